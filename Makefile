@@ -1,0 +1,43 @@
+# Tandem: `make demo` and `make test` are all a newcomer needs.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
+
+.PHONY: demo test test-fast lint bench venv install install-test redis clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Stamps make a second `make` skip the install; they are redone when the pins change.
+$(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) -e .
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed pyproject.toml constraints.txt
+	$(PIP) -e '.[test,dev]'
+	touch $@
+
+venv: $(BIN)/python
+install: $(VENV)/.installed
+install-test: $(VENV)/.installed-test
+
+demo: install
+	$(BIN)/tandem demo
+
+test: install-test
+	$(BIN)/python -m pytest -q
+
+test-fast: install-test
+	$(BIN)/python -m pytest -q -m "not vllm"
+
+lint: install-test
+	$(BIN)/ruff check router judge tests benchmarks
+	$(BIN)/ruff format --check router judge
+	$(BIN)/mypy --strict router judge
+
+bench: install-test
+	$(BIN)/python -m benchmarks.overhead
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

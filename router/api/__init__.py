@@ -1,0 +1,1 @@
+"""Thin HTTP handlers: read the request, call the core, write the answer."""

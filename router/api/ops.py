@@ -1,0 +1,37 @@
+"""Operations endpoints: `/healthz` (the process answers), `/readyz` (it can serve), `/metrics`."""
+
+from __future__ import annotations
+
+import asyncio
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from router.pipeline import Gateway
+from router.wire import json_response
+
+
+async def healthz(request: Request) -> Response:
+    return json_response({"status": "ok"})
+
+
+async def readyz(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    names = list(gateway.upstreams)
+    states = await asyncio.gather(*(gateway.upstreams[n].probe() for n in names))
+    upstreams = {
+        name: {
+            "reachable": state.reachable,
+            "detail": state.detail,
+            "base_url": gateway.upstreams[name].settings.base_url,
+            "model": gateway.upstreams[name].model,
+        }
+        for name, state in zip(names, states, strict=True)
+    }
+    ready = any(state.reachable for state in states)
+    return json_response({"ready": ready, "upstreams": upstreams}, status=200 if ready else 503)
+
+
+async def metrics(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    return Response(gateway.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")

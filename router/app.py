@@ -1,0 +1,113 @@
+"""The ASGI application: routes on plain Starlette routing (no per-request dependency
+injection, no generic middleware) and one place that turns errors into HTTP answers."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import FastAPI
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from router.api.chat import chat_completions
+from router.api.models import get_trajectory, list_models
+from router.api.ops import healthz, metrics, readyz
+from router.errors import GatewayError, error_body
+from router.pipeline import Gateway
+from router.settings import Settings, load_settings
+
+log = logging.getLogger("tandem")
+
+# Every API path is served with the /v1 prefix, without it, and under /s/{session}/v1, where
+# the path names the trajectory (works with every client that takes a base URL).
+API_PREFIXES = ("/v1", "", "/s/{session}/v1", "/s/{session}")
+
+
+def _routes() -> list[Route]:
+    routes: list[Route] = []
+    for prefix in API_PREFIXES:
+        routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
+        routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
+    routes += [
+        Route("/v1/trajectories/{trajectory_id:path}", get_trajectory, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics, methods=["GET"]),
+    ]
+    return routes
+
+
+async def _gateway_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, GatewayError)
+    return exc.to_response()
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        message = f"method {request.method} is not allowed on {request.url.path}"
+    elif exc.status_code == 404:
+        message = f"no endpoint at {request.url.path}; the API is under /v1 (chat/completions, models)"
+    else:
+        message = str(exc.detail)
+    return Response(
+        error_body(message, "invalid_request_error", "not_found" if exc.status_code == 404 else "bad_method"),
+        status_code=exc.status_code,
+        media_type="application/json",
+    )
+
+
+async def _unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return Response(
+        error_body(f"internal error in the gateway: {type(exc).__name__}", "server_error", "internal_error"),
+        status_code=500,
+        media_type="application/json",
+    )
+
+
+def create_app(settings: Settings) -> Starlette:
+    gateway = Gateway(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await gateway.start()
+        try:
+            yield
+        finally:
+            await gateway.close()
+
+    # FastAPI for its ecosystem; the routes are plain Starlette routes, so no per-request
+    # parameter solving runs on the hot path, and the OpenAPI pages are off.
+    app = FastAPI(
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        routes=_routes(),
+        lifespan=lifespan,
+        exception_handlers={
+            GatewayError: _gateway_error,
+            HTTPException: _http_error,
+            Exception: _unexpected,
+        },
+    )
+    app.state.gateway = gateway
+    app.state.client_keys = settings.client_keys()
+    return app
+
+
+CONFIG_ENV = "TANDEM_CONFIG"
+
+
+def app_from_environment() -> Starlette:
+    """Factory for uvicorn workers: each worker process reads the config file named in
+    TANDEM_CONFIG (set by `tandem serve`) and the environment."""
+    path = os.environ.get(CONFIG_ENV)
+    return create_app(load_settings(Path(path) if path else None))

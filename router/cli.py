@@ -1,0 +1,88 @@
+"""The `tandem` command: `serve` the gateway, run the `demo`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from router.settings import ConfigError, load_settings
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from router.app import CONFIG_ENV, app_from_environment
+
+    overrides: dict[str, object] = {}
+    server: dict[str, object] = {}
+    for key in ("host", "port", "workers"):
+        value = getattr(args, key)
+        if value is not None:
+            server[key] = value
+    if server:
+        overrides["server"] = server
+    try:
+        settings = load_settings(args.config, **overrides)
+        if settings.server.workers > 1 and not settings.redis_url:
+            raise ConfigError(
+                f"server.workers is {settings.server.workers}, but several workers need shared "
+                "trajectory state: set redis_url (or run one worker)"
+            )
+        settings.client_keys()
+        for upstream in settings.upstreams.values():
+            upstream.api_key()
+    except ConfigError as exc:
+        print(f"tandem: {exc}", file=sys.stderr)
+        return 2
+    if args.config is not None:
+        os.environ[CONFIG_ENV] = str(args.config.resolve())
+    # Workers re-read the config in their own process; the command-line overrides reach
+    # them through the environment, which the settings read after the file.
+    for key, value in server.items():
+        os.environ[f"TANDEM_SERVER__{key.upper()}"] = str(value)
+    uvicorn.run(
+        "router.app:app_from_environment",
+        factory=True,
+        host=settings.server.host,
+        port=settings.server.port,
+        workers=settings.server.workers,
+        loop="uvloop",
+        http="httptools",
+        log_level=settings.log_level,
+        access_log=False,
+    )
+    return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from router.demo.run import run_demo
+
+    return run_demo(seed=args.seed, tasks=args.tasks, edge_vllm=args.edge_vllm)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tandem", description="Edge-cloud routing gateway for LLM agents")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the gateway")
+    serve.add_argument("--config", type=Path, default=None, help="YAML configuration file")
+    serve.add_argument("--host", default=None)
+    serve.add_argument("--port", type=int, default=None)
+    serve.add_argument("--workers", type=int, default=None)
+    serve.set_defaults(func=_serve)
+
+    demo = commands.add_parser("demo", help="run a simulated agent through the gateway under each strategy")
+    demo.add_argument("--seed", type=int, default=7)
+    demo.add_argument("--tasks", type=int, default=6)
+    demo.add_argument("--edge-vllm", action="store_true", help="use a real tiny vLLM server as the edge")
+    demo.set_defaults(func=_demo)
+
+    args = parser.parse_args(argv)
+    result: int = args.func(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

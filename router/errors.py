@@ -1,0 +1,46 @@
+"""One error type for everything the gateway answers with an error, mapped to HTTP in one place.
+
+The body is OpenAI-shaped, `{"error": {"message", "type", "code", "param"}}`, because that is
+what every client parses.
+"""
+
+from __future__ import annotations
+
+import orjson
+from starlette.responses import Response
+
+
+class GatewayError(Exception):
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        type: str = "invalid_request_error",
+        code: str | None = None,
+        param: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.code = code
+        self.param = param
+        self.headers = dict(headers or {})
+
+    def body(self) -> bytes:
+        return error_body(self.message, self.type, self.code, self.param)
+
+    def to_response(self) -> Response:
+        return Response(
+            self.body(), status_code=self.status, headers=self.headers, media_type="application/json"
+        )
+
+
+def error_body(message: str, type: str, code: str | None, param: str | None = None) -> bytes:
+    return orjson.dumps({"error": {"message": message, "type": type, "code": code, "param": param}})
+
+
+def bad_request(message: str, *, param: str | None = None, code: str = "invalid_request") -> GatewayError:
+    return GatewayError(400, message, code=code, param=param)

@@ -1,0 +1,247 @@
+"""One chat step from request to answer: route, decide, forward with failover, account.
+
+The HTTP handlers stay thin; everything a step goes through is here, in order.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import orjson
+from starlette.datastructures import Headers
+from starlette.responses import Response, StreamingResponse
+
+from router.errors import GatewayError
+from router.ledger import StepRecord, Usage, cost_usd
+from router.metrics import Metrics
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target, other_target
+from router.protocol.chat import ChatRequest, parse_chat_request
+from router.settings import Settings
+from router.streaming import StreamOutcome, relay
+from router.trajectory.identify import new_trajectory_id, session_id
+from router.trajectory.store import MemoryStore
+from router.upstream import Upstream, UpstreamFailure, UpstreamReply
+
+TARGET_HEADER = "x-tandem-target"
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@dataclass(slots=True)
+class Route:
+    name: str
+    settings: RouteBase
+    policy: Policy
+
+
+@dataclass(slots=True)
+class _Step:
+    """What the pipeline knows of the step in hand."""
+
+    route: Route
+    request: ChatRequest
+    trajectory_id: str
+    index: int
+    decision: Decision
+    started: float
+
+    def headers(self, target: Target, fallback: bool) -> dict[str, str]:
+        headers = {
+            "x-tandem-target": target,
+            "x-tandem-route": self.route.name,
+            "x-tandem-reason": self.decision.reason.value,
+            "x-tandem-trajectory": self.trajectory_id,
+            "x-tandem-step": str(self.index),
+        }
+        if self.decision.score is not None:
+            headers["x-tandem-score"] = f"{self.decision.score:.6g}"
+        if fallback:
+            headers["x-tandem-fallback"] = "true"
+        return headers
+
+
+class Gateway:
+    """The routing core: upstreams, routes, trajectory state and metrics of one process."""
+
+    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.metrics = metrics or Metrics()
+        self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
+        self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
+        self.store = MemoryStore()
+
+    async def start(self) -> None:
+        for upstream in self.upstreams.values():
+            await upstream.start()
+
+    async def close(self) -> None:
+        for upstream in self.upstreams.values():
+            await upstream.close()
+
+    def route_for(self, model: str) -> Route:
+        route = self.routes.get(model)
+        if route is None and self.settings.unknown_model_route is not None:
+            route = self.routes[self.settings.unknown_model_route]
+        if route is None:
+            names = ", ".join(sorted(self.routes))
+            raise GatewayError(
+                404,
+                f"The model '{model}' does not exist on this gateway; the models are: {names}",
+                code="model_not_found",
+                param="model",
+            )
+        return route
+
+    async def chat(self, body: bytes, headers: Headers, path_session: str | None) -> Response:
+        started = time.perf_counter()
+        try:
+            request = parse_chat_request(body)
+            route = self.route_for(request.model)
+            forced = self._forced_target(headers)
+        except GatewayError as exc:
+            self.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
+            raise
+        trajectory_id = session_id(path_session, headers, request.raw) or new_trajectory_id()
+        index = self.store.next_step(trajectory_id)
+        if forced is not None:
+            decision = Decision(target=forced, reason=Reason.HEADER_FORCED)
+        else:
+            context = StepContext(route.name, trajectory_id, index, request)
+            decision = await route.policy.decide(context)
+        step = _Step(route, request, trajectory_id, index, decision, started)
+        return await self._forward(step)
+
+    def _forced_target(self, headers: Headers) -> Target | None:
+        value = headers.get(TARGET_HEADER)
+        if value is None or not self.settings.allow_target_header:
+            return None
+        if value == "edge" or value == "cloud":
+            return value
+        raise GatewayError(
+            400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
+        )
+
+    async def _forward(self, step: _Step) -> Response:
+        first = step.decision.target
+        targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
+        failures: list[UpstreamFailure] = []
+        for attempt, target in enumerate(targets):
+            upstream = self.upstreams[target]
+            body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params)
+            for key in dropped:
+                self.metrics.dropped_params.labels(upstream.name, key).inc()
+            try:
+                reply = await upstream.send(body, step.request.stream)
+            except UpstreamFailure as failure:
+                self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
+                failures.append(failure)
+                if attempt + 1 < len(targets):
+                    self.metrics.fallbacks.labels(step.route.name, target, targets[attempt + 1], failure.kind).inc()
+                continue
+            fallback = attempt > 0
+            if reply.stream is not None:
+                return self._stream_response(step, target, fallback, reply, len(body))
+            return self._plain_response(step, target, fallback, reply)
+        return self._failure_response(step, targets[-1], len(targets) > 1, failures)
+
+    def _plain_response(self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
+        usage = None
+        if reply.status < 300:
+            try:
+                parsed = orjson.loads(reply.body)
+            except orjson.JSONDecodeError:
+                parsed = None
+            usage = Usage.from_openai(parsed.get("usage")) if isinstance(parsed, dict) else None
+        record = self._new_record(step, target, fallback)
+        record.http_status = reply.status
+        record.status = "ok" if reply.status < 300 else "error"
+        record.ttft_s = reply.first_byte_s
+        self._account(record, usage, step.started)
+        return Response(
+            reply.body,
+            status_code=reply.status,
+            headers=step.headers(target, fallback),
+            media_type=reply.content_type,
+        )
+
+    def _stream_response(
+        self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int
+    ) -> Response:
+        assert reply.stream is not None
+        record = self._new_record(step, target, fallback)
+        record.ttft_s = reply.first_byte_s
+
+        def on_end(outcome: StreamOutcome) -> None:
+            record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
+            record.error = outcome.error
+            self._account(record, outcome.usage, step.started)
+
+        chunks = relay(
+            reply.stream,
+            upstream=target,
+            model=self.upstreams[target].model,
+            prompt_bytes=prompt_bytes,
+            on_end=on_end,
+        )
+        return StreamingResponse(
+            chunks,
+            status_code=reply.status,
+            headers={**STREAM_HEADERS, **step.headers(target, fallback)},
+            media_type="text/event-stream",
+        )
+
+    def _failure_response(
+        self, step: _Step, target: Target, fallback: bool, failures: list[UpstreamFailure]
+    ) -> Response:
+        last = failures[-1]
+        headers = step.headers(target, fallback)
+        record = self._new_record(step, target, fallback)
+        record.status = "error"
+        record.error = "; ".join(str(f) for f in failures)
+        if last.status is not None:
+            # The upstream's own error, relayed unchanged (status, body, Retry-After).
+            record.http_status = last.status
+            if last.retry_after is not None:
+                headers["Retry-After"] = last.retry_after
+            self._account(record, None, step.started)
+            return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
+        record.http_status = 503
+        self._account(record, None, step.started)
+        headers["Retry-After"] = str(self.settings.retry_after_s)
+        raise GatewayError(
+            503,
+            f"no upstream could answer the step: {record.error}",
+            type="server_error",
+            code="upstream_unavailable",
+            headers=headers,
+        )
+
+    def _new_record(self, step: _Step, target: Target, fallback: bool) -> StepRecord:
+        return StepRecord(
+            trajectory_id=step.trajectory_id,
+            step=step.index,
+            route=step.route.name,
+            target=target,
+            reason=step.decision.reason.value,
+            score=step.decision.score,
+            model=self.upstreams[target].model,
+            fallback=fallback,
+        )
+
+    def _account(self, record: StepRecord, usage: Usage | None, started: float) -> None:
+        """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
+        record.latency_s = time.perf_counter() - started
+        record.usage = usage
+        if usage is not None:
+            record.cost_usd = cost_usd(usage, self.settings.upstreams[record.target].prices)
+            record.cloud_cost_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
+            metrics = self.metrics
+            metrics.tokens.labels(record.target, "prompt").inc(usage.prompt_tokens)
+            metrics.tokens.labels(record.target, "cached").inc(usage.cached_tokens)
+            metrics.tokens.labels(record.target, "completion").inc(usage.completion_tokens)
+            metrics.cost.labels(record.target).inc(record.cost_usd)
+            metrics.counterfactual_cost.inc(record.cloud_cost_usd)
+        self.metrics.steps.labels(record.route, record.target, record.reason, record.status).inc()
+        self.metrics.latency.labels(record.target).observe(record.latency_s)
+        self.metrics.ttft.labels(record.target).observe(record.ttft_s)
+        self.store.record(record)

@@ -1,0 +1,29 @@
+"""Edge-only and cloud-only: every step of the route goes to one target."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+
+
+class FixedPolicy:
+    def __init__(self, target: Target) -> None:
+        self._decision = Decision(target=target, reason=Reason.ROUTE_FIXED)
+
+    async def decide(self, step: StepContext) -> Decision:
+        return self._decision
+
+
+class EdgeRoute(RouteBase):
+    strategy: Literal["edge"]
+
+    def build(self) -> Policy:
+        return FixedPolicy("edge")
+
+
+class CloudRoute(RouteBase):
+    strategy: Literal["cloud"]
+
+    def build(self) -> Policy:
+        return FixedPolicy("cloud")

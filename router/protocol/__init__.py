@@ -1,0 +1,1 @@
+"""Wire types of the API surfaces the gateway speaks; each translates into the same internal step."""

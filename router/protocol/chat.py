@@ -1,0 +1,92 @@
+"""Chat completions: parse and check a client's request, and build what an upstream receives.
+
+The client's JSON object is kept whole (`raw`) so that every field we do not know passes through
+unchanged; the typed attributes are the few the gateway itself reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from router.errors import bad_request
+
+
+@dataclass(slots=True)
+class ChatRequest:
+    raw: dict[str, Any]
+    model: str
+    stream: bool
+    messages: list[dict[str, Any]]
+
+    def upstream_body(self, model: str, drop_params: frozenset[str]) -> tuple[bytes, list[str]]:
+        """The body an upstream receives, and which of the client's keys were dropped for it."""
+        body = dict(self.raw)
+        body["model"] = model
+        dropped = [key for key in drop_params if key in body]
+        for key in dropped:
+            del body[key]
+        if self.stream:
+            # Ask for the final usage chunk: the ledger needs it and some clients count on it.
+            options = body.get("stream_options")
+            body["stream_options"] = {**(options or {}), "include_usage": True}
+        return orjson.dumps(body), dropped
+
+
+def _type_name(value: object) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _check_messages(messages: object) -> list[dict[str, Any]]:
+    if not isinstance(messages, list) or not messages:
+        got = _type_name(messages) if not isinstance(messages, list) else "an empty array"
+        raise bad_request(f"'messages' must be a non-empty array of messages, got {got}", param="messages")
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise bad_request(
+                f"messages[{index}] must be an object, got {_type_name(message)}", param=f"messages[{index}]"
+            )
+        role = message.get("role")
+        if not isinstance(role, str):
+            raise bad_request(
+                f"messages[{index}].role is required and must be a string", param=f"messages[{index}].role"
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            raise bad_request(
+                f"messages[{index}].content must be a string or an array of content parts, "
+                f"got {_type_name(content)}",
+                param=f"messages[{index}].content",
+            )
+    return messages
+
+
+def parse_chat_request(body: bytes) -> ChatRequest:
+    """Parse a `/chat/completions` body; a client's mistake raises a 400 that names it."""
+    if not body.strip():
+        raise bad_request("request body is empty; expected a JSON object")
+    try:
+        raw = orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+    if not isinstance(raw, dict):
+        raise bad_request(f"request body must be a JSON object, got {_type_name(raw)}")
+    model = raw.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("'model' is required and must be a non-empty string", param="model")
+    messages = _check_messages(raw.get("messages"))
+    stream = raw.get("stream", False)
+    if stream is None:
+        stream = False
+    if not isinstance(stream, bool):
+        raise bad_request(f"'stream' must be a boolean, got {_type_name(stream)}", param="stream")
+    for key, kind in (("stream_options", dict), ("tools", list), ("metadata", dict)):
+        value = raw.get(key)
+        if value is not None and not isinstance(value, kind):
+            expected = "an object" if kind is dict else "an array"
+            raise bad_request(f"'{key}' must be {expected}, got {_type_name(value)}", param=key)
+    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages)

@@ -1,0 +1,213 @@
+"""Configuration: a YAML file plus `TANDEM_…` environment variables (nested with `__`).
+
+Precedence, highest first: values passed in code, environment variables, the YAML file,
+the embedded defaults. The embedded defaults describe a single machine: the edge at vLLM's
+default local port, the cloud at OpenAI with the key from `OPENAI_API_KEY`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from router.policies.fixed import CloudRoute, EdgeRoute
+from router.policies.random import RandomRoute
+from router.policies.registry import RouteSettings
+
+TARGETS = ("edge", "cloud")
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the key and the problem."""
+
+
+class _Strict(BaseModel):
+    # A misspelt key in a config file is a mistake to report, not to ignore silently.
+    model_config = ConfigDict(extra="forbid")
+
+
+class Prices(_Strict):
+    """Dollars per million tokens. `cached_input` defaults to `input` when not given."""
+
+    input: float = Field(0.0, ge=0)
+    cached_input: float | None = Field(None, ge=0)
+    output: float = Field(0.0, ge=0)
+
+    @property
+    def cached_input_or_input(self) -> float:
+        return self.input if self.cached_input is None else self.cached_input
+
+
+class Timeouts(_Strict):
+    """Seconds. `first_byte` bounds the wait for the upstream's first byte of the answer
+    (a non-streamed answer is all first byte); `idle` bounds each gap between stream chunks."""
+
+    connect: float = Field(5.0, gt=0)
+    first_byte: float = Field(120.0, gt=0)
+    idle: float = Field(60.0, gt=0)
+
+
+class UpstreamSettings(_Strict):
+    """One OpenAI-compatible endpoint."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    api_key_file: Path | None = None
+    timeouts: Timeouts = Timeouts()
+    prices: Prices = Prices()
+    drop_params: list[str] = Field(default_factory=list)
+    max_connections: int = Field(512, ge=1)
+
+    @model_validator(mode="after")
+    def _check_url(self) -> UpstreamSettings:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
+        self.base_url = self.base_url.rstrip("/")
+        return self
+
+    def api_key(self) -> str | None:
+        """The key, read at start-up from the named variable or file; never logged."""
+        if self.api_key_file is not None:
+            try:
+                return self.api_key_file.read_text().strip() or None
+            except OSError as exc:
+                raise ConfigError(f"api_key_file {self.api_key_file}: {exc.strerror}") from exc
+        if self.api_key_env is not None:
+            return os.environ.get(self.api_key_env) or None
+        return None
+
+
+class ServerSettings(_Strict):
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    workers: int = Field(1, ge=1)
+
+
+def _default_upstreams() -> dict[str, UpstreamSettings]:
+    return {
+        "edge": UpstreamSettings(
+            base_url="http://127.0.0.1:8000/v1",
+            model="Qwen/Qwen3.5-9B",
+            prices=Prices(input=0.10, cached_input=0.10, output=0.15),
+        ),
+        "cloud": UpstreamSettings(
+            base_url="https://api.openai.com/v1",
+            model="gpt-5.4",
+            api_key_env="OPENAI_API_KEY",
+            prices=Prices(input=2.50, cached_input=0.25, output=15.00),
+        ),
+    }
+
+
+def _default_routes() -> dict[str, RouteSettings]:
+    # EdgeWise: about 40% of steps on the cloud matched cloud-only accuracy.
+    return {"tandem": RandomRoute(strategy="random", p=0.4)}
+
+
+class Settings(BaseSettings):
+    """Everything Tandem reads at start-up."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TANDEM_", env_nested_delimiter="__", extra="forbid", yaml_file=None
+    )
+
+    upstreams: dict[str, UpstreamSettings] = Field(default_factory=_default_upstreams)
+    routes: dict[str, Annotated[RouteSettings, Field(discriminator="strategy")]] = Field(
+        default_factory=_default_routes
+    )
+    # The route that answers model names no route claims; none means 404.
+    unknown_model_route: str | None = None
+    # When set, every request needs `Authorization: Bearer <one of these>`.
+    client_api_keys: list[SecretStr] = Field(default_factory=list)
+    client_api_keys_file: Path | None = None
+    # Whether `x-tandem-target: edge|cloud` on a request may force the target.
+    allow_target_header: bool = True
+    max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    # Seconds a client is told to wait (Retry-After) when no upstream could answer.
+    retry_after_s: int = Field(5, ge=0)
+    redis_url: str | None = None
+    server: ServerSettings = ServerSettings()
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        yaml_source = YamlConfigSettingsSource(settings_cls)
+        return (init_settings, env_settings, yaml_source)
+
+    @model_validator(mode="after")
+    def _check_references(self) -> Settings:
+        for role in TARGETS:
+            if role not in self.upstreams:
+                raise ValueError(f"upstreams.{role} is required (the two roles are edge and cloud)")
+        # The forced-target names always exist; a config may still redefine them.
+        self.routes.setdefault("tandem/edge", EdgeRoute(strategy="edge"))
+        self.routes.setdefault("tandem/cloud", CloudRoute(strategy="cloud"))
+        if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
+            raise ValueError(
+                f"unknown_model_route names {self.unknown_model_route!r}, which is not a route "
+                f"(routes: {', '.join(sorted(self.routes))})"
+            )
+        return self
+
+    def client_keys(self) -> frozenset[str]:
+        """All accepted client keys; empty means no authentication."""
+        keys = {k.get_secret_value() for k in self.client_api_keys}
+        if self.client_api_keys_file is not None:
+            try:
+                lines = self.client_api_keys_file.read_text().splitlines()
+            except OSError as exc:
+                raise ConfigError(
+                    f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}"
+                ) from exc
+            keys.update(line.strip() for line in lines if line.strip())
+        return frozenset(keys)
+
+
+def _describe(error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        lines.append(f"  {key}: {item['msg']}")
+    return "invalid configuration:\n" + "\n".join(lines)
+
+
+def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
+    """Read the YAML file (when given), the environment and `overrides`; raise ConfigError."""
+    config: dict[str, Any] = dict(Settings.model_config)
+    if path is not None:
+        if not path.is_file():
+            raise ConfigError(f"config file {path} does not exist")
+        try:
+            data = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+        if data is not None and not isinstance(data, dict):
+            raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        config["yaml_file"] = path
+    loaded_cls = type("LoadedSettings", (Settings,), {"model_config": config})
+    try:
+        settings: Settings = loaded_cls(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(_describe(exc)) from exc
+    except ValueError as exc:
+        # pydantic-settings raises a bare ValueError for an environment value it cannot parse.
+        raise ConfigError(f"invalid configuration: {exc}") from exc
+    return settings

@@ -1,0 +1,149 @@
+"""Relay of an upstream's server-sent events to the client, chunk by chunk as they arrive.
+
+The bytes go out as the upstream sent them; beside them, a light observer splits events only
+to find the usage chunk and the end marker. The stream always ends with a usage chunk and
+`data: [DONE]`; a failure mid-stream ends it with an error event, never a silent cut.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+import aiohttp
+import orjson
+
+from router.errors import error_body
+from router.ledger import Usage
+from router.upstream import StreamSource
+
+DONE_EVENT = b"data: [DONE]\n\n"
+
+
+@dataclass(slots=True)
+class StreamOutcome:
+    usage: Usage | None = None
+    completed: bool = False  # the upstream's [DONE] (or a finish_reason and a clean end) was seen
+    error: str | None = None  # why the stream was ended with an error event
+    cancelled: bool = False  # the client went away
+    events: int = 0
+    duration_s: float = 0.0
+
+
+class _Observer:
+    """Finds the usage chunk and the end of a stream without parsing every event."""
+
+    __slots__ = ("_pending", "usage", "done", "finished", "events")
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self.usage: Usage | None = None
+        self.done = False
+        self.finished = False
+        self.events = 0
+
+    def feed(self, chunk: bytes) -> None:
+        buffer = self._pending + chunk
+        if b"\r" in buffer:
+            buffer = buffer.replace(b"\r\n", b"\n")
+        end = buffer.rfind(b"\n\n")
+        if end < 0:
+            self._pending = buffer
+            return
+        complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
+        self.events += complete.count(b"data:")
+        if b"[DONE]" in complete:
+            self.done = True
+        if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
+            self.finished = True
+        if b'"usage"' in complete:
+            self._find_usage(complete)
+
+    def _find_usage(self, complete: bytes) -> None:
+        for line in complete.split(b"\n"):
+            if not line.startswith(b"data:") or b'"usage"' not in line:
+                continue
+            try:
+                event = orjson.loads(line[5:])
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(event, dict):
+                usage = Usage.from_openai(event.get("usage"))
+                if usage is not None:
+                    self.usage = usage
+
+
+def _error_event(message: str, code: str) -> bytes:
+    return b"data: " + error_body(message, "upstream_error", code) + b"\n\n"
+
+
+def _usage_event(usage: Usage, model: str) -> bytes:
+    chunk = {
+        "id": "chatcmpl-tandem-usage",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [],
+        "usage": {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+            "tandem_estimated": True,
+        },
+    }
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+async def relay(
+    source: StreamSource,
+    *,
+    upstream: str,
+    model: str,
+    prompt_bytes: int,
+    on_end: Callable[[StreamOutcome], None],
+) -> AsyncIterator[bytes]:
+    """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
+    observer = _Observer()
+    outcome = StreamOutcome()
+    started = time.perf_counter()
+    chunk = source.first_chunk
+    try:
+        while chunk:
+            observer.feed(chunk)
+            if observer.done:
+                # Hold the end marker back until we know a usage chunk went out before it.
+                head, _, _ = chunk.partition(b"data: [DONE]")
+                if head:
+                    yield head
+                break
+            yield chunk
+            chunk = await source.chunks()
+        if not observer.done and not observer.finished:
+            outcome.error = f"the {upstream} upstream closed the stream before it was complete"
+            yield _error_event(outcome.error, "upstream_stream_incomplete")
+        elif observer.usage is None:
+            # No usage from the upstream: estimate it (about 4 bytes a prompt token, one
+            # token an event) so that clients never see zero tokens, and mark it estimated.
+            observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
+            yield _usage_event(observer.usage, model)
+        outcome.completed = outcome.error is None
+        yield DONE_EVENT
+    except TimeoutError:
+        outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
+        yield _error_event(outcome.error, "upstream_idle_timeout")
+        yield DONE_EVENT
+    except aiohttp.ClientError as exc:
+        outcome.error = f"the {upstream} upstream failed mid-stream: {type(exc).__name__}"
+        yield _error_event(outcome.error, "upstream_stream_failed")
+        yield DONE_EVENT
+    except BaseException:
+        # GeneratorExit or cancellation: the client disconnected; the upstream is closed below.
+        outcome.cancelled = True
+        raise
+    finally:
+        source.close()
+        outcome.usage = observer.usage
+        outcome.events = observer.events
+        outcome.duration_s = time.perf_counter() - started
+        on_end(outcome)

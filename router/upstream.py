@@ -1,0 +1,200 @@
+"""Clients for the configured upstreams: one pooled keep-alive connection pool per upstream.
+
+aiohttp rather than httpx carries the upstream traffic: httpx's connection pool is slow under
+concurrency (see the anchors in the README), and this is the hot path of every step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from router.settings import UpstreamSettings
+
+# Statuses after which the other target may still answer the step.
+RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+
+
+class UpstreamFailure(Exception):
+    """The upstream did not answer usefully before its first byte reached the client.
+
+    `kind` is one of: connect, timeout, disconnected, status. With `status`, the upstream's
+    own status, body and Retry-After are kept so that they can be relayed unchanged.
+    """
+
+    def __init__(
+        self,
+        upstream: str,
+        kind: str,
+        detail: str,
+        *,
+        status: int | None = None,
+        body: bytes = b"",
+        content_type: str = "application/json",
+        retry_after: str | None = None,
+    ) -> None:
+        super().__init__(f"{upstream}: {kind}: {detail}")
+        self.upstream = upstream
+        self.kind = kind
+        self.detail = detail
+        self.status = status
+        self.body = body
+        self.content_type = content_type
+        self.retry_after = retry_after
+
+
+@dataclass(slots=True)
+class StreamSource:
+    """An open upstream stream whose first chunk has already arrived."""
+
+    response: aiohttp.ClientResponse
+    first_chunk: bytes
+    idle_timeout_s: float
+
+    async def chunks(self) -> bytes:
+        """The next chunk as it arrives, b"" at the end; raises TimeoutError on an idle gap."""
+        async with asyncio.timeout(self.idle_timeout_s):
+            return await self.response.content.readany()
+
+    def close(self) -> None:
+        # Closing (not releasing) drops the connection, which cancels the upstream's generation.
+        self.response.close()
+
+
+@dataclass(slots=True)
+class UpstreamReply:
+    status: int
+    content_type: str
+    body: bytes = b""
+    stream: StreamSource | None = None
+    first_byte_s: float = 0.0
+
+
+@dataclass(slots=True)
+class UpstreamState:
+    """What `/readyz` reports of one upstream."""
+
+    reachable: bool
+    detail: str
+    checked_at: float = field(default_factory=time.monotonic)
+
+
+class Upstream:
+    def __init__(self, name: str, settings: UpstreamSettings) -> None:
+        self.name = name
+        self.settings = settings
+        self.drop_params = frozenset(settings.drop_params)
+        self._url = f"{settings.base_url}/chat/completions"
+        key = settings.api_key()
+        self._headers = {"Content-Type": "application/json"}
+        if key:
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._stream_headers = {**self._headers, "Accept": "text/event-stream", "Accept-Encoding": "identity"}
+        self._session: aiohttp.ClientSession | None = None
+        self._state: UpstreamState | None = None
+
+    @property
+    def model(self) -> str:
+        return self.settings.model
+
+    async def start(self) -> None:
+        connector = aiohttp.TCPConnector(
+            limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.settings.timeouts.connect),
+            # The upstream's own error bodies are relayed; never raise on status.
+            raise_for_status=False,
+            skip_auto_headers=("User-Agent",),
+        )
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def send(self, body: bytes, stream: bool) -> UpstreamReply:
+        """POST a chat completion; return once the first byte of the answer is here."""
+        assert self._session is not None, "Upstream.start() was not awaited"
+        timeouts = self.settings.timeouts
+        started = time.perf_counter()
+        response: aiohttp.ClientResponse | None = None
+        try:
+            async with asyncio.timeout(timeouts.first_byte):
+                response = await self._session.post(
+                    self._url, data=body, headers=self._stream_headers if stream else self._headers
+                )
+                if response.status >= 400 or not stream:
+                    payload = await response.read()
+                    response.release()
+                    self._check_status(response, payload)
+                    return UpstreamReply(
+                        status=response.status,
+                        content_type=response.headers.get("Content-Type", "application/json"),
+                        body=payload,
+                        first_byte_s=time.perf_counter() - started,
+                    )
+                first = await response.content.readany()
+        except TimeoutError as exc:
+            self._abort(response)
+            raise UpstreamFailure(
+                self.name, "timeout", f"no answer within {timeouts.first_byte:g} s"
+            ) from exc
+        except aiohttp.ClientConnectorError as exc:
+            raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
+        except aiohttp.ClientError as exc:
+            self._abort(response)
+            raise UpstreamFailure(self.name, "disconnected", f"{type(exc).__name__}: {exc}") from exc
+        except UpstreamFailure:
+            raise
+        except BaseException:
+            # Cancellation (the client went away) must not leave the connection generating.
+            self._abort(response)
+            raise
+        if not first:
+            response.close()
+            raise UpstreamFailure(self.name, "disconnected", "the stream ended before any data")
+        return UpstreamReply(
+            status=response.status,
+            content_type=response.headers.get("Content-Type", "text/event-stream"),
+            stream=StreamSource(response, first, timeouts.idle),
+            first_byte_s=time.perf_counter() - started,
+        )
+
+    def _check_status(self, response: aiohttp.ClientResponse, payload: bytes) -> None:
+        if response.status in RETRYABLE_STATUSES:
+            raise UpstreamFailure(
+                self.name,
+                "status",
+                f"HTTP {response.status}",
+                status=response.status,
+                body=payload,
+                content_type=response.headers.get("Content-Type", "application/json"),
+                retry_after=response.headers.get("Retry-After"),
+            )
+
+    @staticmethod
+    def _abort(response: aiohttp.ClientResponse | None) -> None:
+        if response is not None:
+            response.close()
+
+    async def probe(self, cache_s: float = 2.0) -> UpstreamState:
+        """Whether the upstream answers HTTP at all (any status counts: a 401 is alive)."""
+        now = time.monotonic()
+        if self._state is not None and now - self._state.checked_at < cache_s:
+            return self._state
+        assert self._session is not None
+        try:
+            async with asyncio.timeout(min(2.0, self.settings.timeouts.connect)):
+                async with self._session.get(f"{self.settings.base_url}/models", headers=self._headers) as response:
+                    state = UpstreamState(True, f"HTTP {response.status}")
+        except TimeoutError:
+            state = UpstreamState(False, "no answer within 2 s")
+        except aiohttp.ClientError as exc:
+            state = UpstreamState(False, f"{type(exc).__name__}: {exc}")
+        self._state = state
+        return state

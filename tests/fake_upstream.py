@@ -1,0 +1,245 @@
+"""A scripted OpenAI-compatible upstream: a real HTTP server on 127.0.0.1.
+
+Each request's behaviour is chosen by the request itself (a `fake` key in the body, which the
+gateway passes through as it passes every unknown key) or, failing that, by the next entry of a
+queue the test filled, or else a plain text answer. Every request is recorded, so a test can
+assert what an upstream received.
+
+Behaviours (`kind`): text, tool_call, error, hang, drop (stream some chunks then cut the
+connection), stall (stream some chunks then go quiet), no_done (end the stream without [DONE]).
+Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
+`usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
+`arguments`, `prompt_tokens`, `cached_tokens`, `completion_tokens`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    disconnected: bool = False  # the client went away before the answer was complete
+
+
+@dataclass
+class FakeUpstream:
+    name: str = "fake"
+    model: str = "fake-model"
+    received: list[Received] = field(default_factory=list)
+    script: deque[dict[str, Any]] = field(default_factory=deque)
+    port: int = 0
+    _loop: asyncio.AbstractEventLoop | None = None
+    _thread: threading.Thread | None = None
+    _runner: web.AppRunner | None = None
+    _stopped: bool = False
+    _sockets: set[Any] = field(default_factory=set)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def push(self, *behaviours: dict[str, Any]) -> None:
+        """Script the next requests that carry no `fake` key of their own."""
+        self.script.extend(behaviours)
+
+    def reset(self) -> None:
+        self.received.clear()
+        self.script.clear()
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeUpstream:
+        ready = threading.Event()
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", self.port))
+        self.port = sock.getsockname()[1]
+        self._listen_sock = sock
+
+        def run() -> None:
+            self._loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self._loop)
+            self._loop.run_until_complete(self._serve(sock))
+            ready.set()
+            self._loop.run_forever()
+
+        self._thread = threading.Thread(target=run, name=f"fake-{self.name}", daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("fake upstream did not start")
+        return self
+
+    async def _serve(self, sock: socket.socket) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._models)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        await web.SockSite(self._runner, sock).start()
+
+    def stop(self) -> None:
+        """Stop listening: later connections are refused, as from a dead server."""
+        if self._loop is None or self._stopped:
+            return
+        self._stopped = True
+        runner = self._runner
+        assert runner is not None
+
+        async def shutdown() -> None:
+            await runner.cleanup()
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        if self._thread is not None:
+            self._thread.join(10)
+
+    # -- handlers ----------------------------------------------------------------------------
+
+    async def _models(self, request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model"}]})
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        body = orjson.loads(raw)
+        record = Received(request.path, dict(request.headers), body)
+        self.received.append(record)
+        behaviour = body.get("fake")
+        if behaviour is None:
+            behaviour = self.script.popleft() if self.script else {"kind": "text"}
+        elif isinstance(behaviour, str):
+            behaviour = {"kind": behaviour}
+        try:
+            return await self._answer(request, body, behaviour)
+        except (asyncio.CancelledError, ConnectionResetError):
+            record.disconnected = True
+            raise
+
+    async def _answer(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
+        kind = how.get("kind", "text")
+        if how.get("delay"):
+            await asyncio.sleep(float(how["delay"]))
+        if kind == "hang":
+            await asyncio.sleep(3600)
+        if kind == "error":
+            status = int(how.get("status", 500))
+            payload = how.get("body") or {
+                "error": {"message": f"scripted error {status}", "type": "server_error", "code": status}
+            }
+            headers = {"Retry-After": str(how["retry_after"])} if "retry_after" in how else None
+            return web.json_response(payload, status=status, headers=headers)
+        if body.get("stream"):
+            return await self._stream(request, body, how)
+        return web.json_response(self._completion(body, how))
+
+    def _usage(self, how: dict[str, Any]) -> dict[str, Any]:
+        prompt = int(how.get("prompt_tokens", 20))
+        completion = int(how.get("completion_tokens", 5))
+        return {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+            "prompt_tokens_details": {"cached_tokens": int(how.get("cached_tokens", 0))},
+        }
+
+    def _completion(self, body: dict[str, Any], how: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": how.get("text", f"hello from {self.name}")}
+        finish = "stop"
+        if how.get("kind") == "tool_call":
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {
+                            "name": how.get("name", "bash"),
+                            "arguments": how.get("arguments", '{"command": "ls"}'),
+                        },
+                    }
+                ],
+            }
+            finish = "tool_calls"
+        return {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": self._usage(how),
+        }
+
+    def _chunk(self, body: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> bytes:
+        chunk = {
+            "id": "chatcmpl-fake",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
+        return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+    async def _stream(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
+        kind = how.get("kind", "text")
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        chunk_delay = float(how.get("chunk_delay", 0))
+        events: list[bytes] = [self._chunk(body, {"role": "assistant", "content": ""})]
+        if kind == "tool_call":
+            name = how.get("name", "bash")
+            arguments = how.get("arguments", '{"command": "ls"}')
+            half = len(arguments) // 2
+            events.append(self._chunk(body, {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                                                "function": {"name": name, "arguments": ""}}]}))
+            for part in (arguments[:half], arguments[half:]):
+                events.append(self._chunk(body, {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
+            finish = "tool_calls"
+        else:
+            words = how.get("text", f"hello from {self.name}").split(" ")
+            count = int(how.get("chunks", len(words)))
+            for i in range(count):
+                word = words[i % len(words)]
+                events.append(self._chunk(body, {"content": word if i == 0 else " " + word}))
+            finish = "stop"
+        cut_after = int(how.get("after", 2))
+        for i, event in enumerate(events):
+            if kind in ("drop", "stall") and i == cut_after:
+                break
+            await response.write(event)
+            if chunk_delay:
+                await asyncio.sleep(chunk_delay)
+        if kind == "drop":
+            # Cut the connection mid-stream, as a crashed server would.
+            assert request.transport is not None
+            request.transport.abort()
+            return response
+        if kind == "stall":
+            await asyncio.sleep(3600)
+        await response.write(self._chunk(body, {}, finish))
+        if how.get("usage", True) and (body.get("stream_options") or {}).get("include_usage"):
+            usage_chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                           "model": body.get("model", self.model), "choices": [], "usage": self._usage(how)}
+            await response.write(b"data: " + orjson.dumps(usage_chunk) + b"\n\n")
+        if kind != "no_done":
+            await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        return response
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

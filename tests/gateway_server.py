@@ -1,0 +1,81 @@
+"""Run the real gateway (uvicorn, real sockets) on a free loopback port in a background thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import httpx
+import uvicorn
+
+from router.app import create_app
+from router.settings import Settings, load_settings
+from tests.fake_upstream import free_port
+
+
+class GatewayServer:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.port = free_port()
+        self.app = create_app(settings)
+        config = uvicorn.Config(
+            self.app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False,
+            loop="asyncio", http="httptools", lifespan="on",
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def gateway(self) -> Any:
+        return self.app.state.gateway
+
+    def start(self) -> GatewayServer:
+        self._thread.start()
+        deadline = time.monotonic() + 10
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the gateway did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
+
+def settings_for(edge_url: str, cloud_url: str, **overrides: Any) -> Settings:
+    upstreams = {
+        "edge": {"base_url": edge_url, "model": "edge-model",
+                 "prices": {"input": 0.10, "cached_input": 0.10, "output": 0.15},
+                 "timeouts": {"connect": 2, "first_byte": 5, "idle": 2}},
+        "cloud": {"base_url": cloud_url, "model": "cloud-model",
+                  "prices": {"input": 2.50, "cached_input": 0.25, "output": 15.0},
+                  "timeouts": {"connect": 2, "first_byte": 5, "idle": 2}},
+    }
+    for name, extra in overrides.pop("upstream_overrides", {}).items():
+        upstreams[name].update(extra)
+    return load_settings(upstreams=upstreams, **overrides)
+
+
+def wait_until(predicate: Any, timeout: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def chat(client: httpx.Client, url: str, **body: Any) -> httpx.Response:
+    body.setdefault("model", "tandem")
+    body.setdefault("messages", [{"role": "user", "content": "hi"}])
+    return client.post(f"{url}/v1/chat/completions", json=body)
