@@ -40,6 +40,8 @@ class FakeUpstream:
     model: str = "fake-model"
     received: list[Received] = field(default_factory=list)
     script: deque[dict[str, Any]] = field(default_factory=deque)
+    # Used when a request has no `fake` key and the queue is empty.
+    default: dict[str, Any] = field(default_factory=lambda: {"kind": "text"})
     port: int = 0
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
@@ -58,6 +60,7 @@ class FakeUpstream:
     def reset(self) -> None:
         self.received.clear()
         self.script.clear()
+        self.default = {"kind": "text"}
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -85,7 +88,11 @@ class FakeUpstream:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
-        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        # handler_cancellation: a client that goes away cancels the handler, which is how the
+        # fake notices (and records) that the gateway cancelled an upstream request.
+        self._runner = web.AppRunner(
+            app, access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=1
+        )
         await self._runner.setup()
         await web.SockSite(self._runner, sock).start()
 
@@ -117,7 +124,7 @@ class FakeUpstream:
         self.received.append(record)
         behaviour = body.get("fake")
         if behaviour is None:
-            behaviour = self.script.popleft() if self.script else {"kind": "text"}
+            behaviour = self.script.popleft() if self.script else self.default
         elif isinstance(behaviour, str):
             behaviour = {"kind": behaviour}
         try:
@@ -127,6 +134,12 @@ class FakeUpstream:
             raise
 
     async def _answer(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
+        if how.get("kind") == "agent":
+            # An agent's next step: the n-th scripted command, n = assistant turns so far.
+            turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+            commands = how["commands"]
+            command = commands[min(turns, len(commands) - 1)]
+            how = {**how, "kind": "tool_call", "name": "bash", "arguments": orjson.dumps({"command": command}).decode()}
         kind = how.get("kind", "text")
         if how.get("delay"):
             await asyncio.sleep(float(how["delay"]))

@@ -1,0 +1,179 @@
+"""Failover before the first byte, errors relayed unchanged, and streams that fail visibly."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import orjson
+import pytest
+
+from tests.fake_upstream import FakeUpstream, free_port
+from tests.gateway_server import GatewayServer, chat, wait_until
+from tests.test_chat import sse_events
+
+
+def test_connection_refused_fails_over_to_the_other_target(
+    make_gateway: object, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, edge_url=f"http://127.0.0.1:{free_port()}/v1")  # type: ignore[operator]
+    response = chat(client, server.url, fake={"text": "from the cloud"})
+    assert response.status_code == 200
+    assert response.json()["choices"][0]["message"]["content"] == "from the cloud"
+    assert response.headers["x-tandem-target"] == "cloud"
+    assert response.headers["x-tandem-fallback"] == "true"
+    assert response.headers["x-tandem-reason"] == "route_fixed"
+    metrics = client.get(f"{server.url}/metrics").text
+    assert 'tandem_fallbacks_total{from_target="edge",kind="connect",route="tandem",to_target="cloud"} 1.0' in metrics
+
+
+@pytest.mark.parametrize("status", [429, 500, 503])
+def test_retryable_status_fails_over(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream, status: int
+) -> None:
+    edge.push({"kind": "error", "status": status})
+    response = chat(client, gateway.url)
+    assert response.status_code == 200
+    assert response.headers["x-tandem-fallback"] == "true"
+    assert len(edge.received) == 1 and len(cloud.received) == 1
+    assert cloud.received[0].body["model"] == "cloud-model"
+
+
+def test_streamed_step_fails_over_when_the_stream_dies_before_its_first_byte(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    edge.push({"kind": "drop", "after": 0})
+    cloud.push({"text": "rescued"})
+    response = chat(client, gateway.url, stream=True)
+    assert response.headers["x-tandem-fallback"] == "true"
+    assert "rescued" in response.text and sse_events(response.text)[-1] == "[DONE]"
+
+
+def test_first_byte_timeout_fails_over(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(  # type: ignore[operator]
+        routes={"tandem": {"strategy": "edge"}},
+        upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 0.4, "idle": 1}}},
+    )
+    edge.push({"kind": "hang"})
+    started = time.monotonic()
+    response = chat(client, server.url)
+    assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+    assert 0.35 < time.monotonic() - started < 3
+    assert wait_until(lambda: edge.received[0].disconnected), "the hung upstream request was not cancelled"
+
+
+def test_client_errors_pass_through_unchanged_without_failover(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    body = {
+        "error": {
+            "message": "This model's maximum context length is 2048 tokens. However, your prompt contains 4000",
+            "type": "BadRequestError",
+            "param": "input_tokens",
+            "code": 400,
+        }
+    }
+    edge.push({"kind": "error", "status": 400, "body": body})
+    response = chat(client, gateway.url)
+    assert response.status_code == 400
+    assert response.json() == body
+    assert response.headers["x-tandem-target"] == "edge"
+    assert not cloud.received
+
+
+def test_failover_off_relays_the_upstream_error_with_retry_after(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})  # type: ignore[operator]
+    upstream_body = {"error": {"message": "slow down", "type": "rate_limit", "code": "rate_limited"}}
+    edge.push({"kind": "error", "status": 429, "body": upstream_body, "retry_after": "7"})
+    response = chat(client, server.url)
+    assert response.status_code == 429
+    assert response.json() == upstream_body
+    assert response.headers["retry-after"] == "7"
+    assert not cloud.received
+
+
+def test_both_targets_down_gives_503_with_retry_after(make_gateway: object, client: httpx.Client) -> None:
+    server = make_gateway(  # type: ignore[operator]
+        edge_url=f"http://127.0.0.1:{free_port()}/v1", cloud_url=f"http://127.0.0.1:{free_port()}/v1"
+    )
+    response = chat(client, server.url, stream=True)
+    assert response.status_code == 503
+    assert response.headers["retry-after"] == "5"
+    error = response.json()["error"]
+    assert error["code"] == "upstream_unavailable"
+    assert "edge" in error["message"] and "cloud" in error["message"]
+    assert response.headers["x-tandem-fallback"] == "true"
+    ready = client.get(f"{server.url}/readyz")
+    assert ready.status_code == 503 and ready.json()["ready"] is False
+
+
+def test_upstream_key_reaches_the_upstream_but_never_the_client(
+    make_gateway: object, client: httpx.Client, cloud: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TEST_CLOUD_KEY", "sk-secret-cloud-key")
+    server = make_gateway(  # type: ignore[operator]
+        routes={"tandem": {"strategy": "cloud"}}, upstream_overrides={"cloud": {"api_key_env": "TEST_CLOUD_KEY"}}
+    )
+    cloud.push({"kind": "error", "status": 401, "body": {"error": {"message": "bad key", "type": "auth", "code": None}}})
+    response = chat(client, server.url)
+    assert cloud.received[0].headers["Authorization"] == "Bearer sk-secret-cloud-key"
+    assert "sk-secret" not in response.text and "sk-secret" not in str(response.headers)
+    assert "sk-secret" not in client.get(f"{server.url}/readyz").text
+
+
+def test_mid_stream_failure_ends_with_an_error_event_then_done(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+    edge.push({"kind": "drop", "after": 2, "text": "a b c d e f"})
+    response = chat(client, gateway.url, stream=True)
+    events = sse_events(response.text)
+    assert events[-1] == "[DONE]"
+    error = orjson.loads(events[-2])["error"]
+    assert error["code"] == "upstream_stream_failed" and "edge" in error["message"]
+    trajectory = client.get(f"{gateway.url}/v1/trajectories/{response.headers['x-tandem-trajectory']}").json()
+    assert trajectory["records"][0]["status"] == "error"
+
+
+def test_idle_gap_ends_the_stream_with_an_error_event(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(  # type: ignore[operator]
+        routes={"tandem": {"strategy": "edge"}},
+        upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 2, "idle": 0.3}}},
+    )
+    edge.push({"kind": "stall", "after": 2})
+    response = chat(client, server.url, stream=True)
+    events = sse_events(response.text)
+    assert events[-1] == "[DONE]"
+    assert orjson.loads(events[-2])["error"]["code"] == "upstream_idle_timeout"
+
+
+def test_client_disconnect_cancels_the_upstream_stream(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    edge.push({"kind": "text", "text": "w " * 200, "chunk_delay": 0.05})
+    with httpx.Client(timeout=10) as http, http.stream(
+        "POST", f"{gateway.url}/v1/chat/completions",
+        json={"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+        headers={"X-Session-ID": "leaver"},
+    ) as response:
+        for _ in response.iter_bytes():
+            break
+    assert wait_until(lambda: edge.received and edge.received[0].disconnected), "upstream kept generating"
+    assert wait_until(
+        lambda: client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][:1]
+        and client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][0]["status"] == "cancelled"
+    ), "the cancelled step was not recorded"
+
+
+def test_readyz_reports_each_upstream(make_gateway: object, client: httpx.Client) -> None:
+    server = make_gateway(edge_url=f"http://127.0.0.1:{free_port()}/v1")  # type: ignore[operator]
+    response = client.get(f"{server.url}/readyz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ready"] is True
+    assert body["upstreams"]["edge"]["reachable"] is False
+    assert body["upstreams"]["cloud"]["reachable"] is True
+    assert client.get(f"{server.url}/healthz").json() == {"status": "ok"}
