@@ -14,7 +14,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 
 from router.api.chat import chat_completions
 from router.api.models import get_trajectory, list_models
@@ -30,8 +30,8 @@ log = logging.getLogger("tandem")
 API_PREFIXES = ("/v1", "", "/s/{session}/v1", "/s/{session}")
 
 
-def _routes() -> list[Route]:
-    routes: list[Route] = []
+def _routes() -> list[BaseRoute]:
+    routes: list[BaseRoute] = []
     for prefix in API_PREFIXES:
         routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
         routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))

@@ -13,7 +13,7 @@ from router.settings import ConfigError, load_settings
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from router.app import CONFIG_ENV, app_from_environment
+    from router.app import CONFIG_ENV
 
     overrides: dict[str, object] = {}
     server: dict[str, object] = {}

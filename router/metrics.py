@@ -17,43 +17,65 @@ class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         self.steps = Counter(
-            "tandem_steps", "Steps answered, by route, target, reason and status",
-            ("route", "target", "reason", "status"), registry=self.registry,
+            "tandem_steps",
+            "Steps answered, by route, target, reason and status",
+            ("route", "target", "reason", "status"),
+            registry=self.registry,
         )
         self.fallbacks = Counter(
-            "tandem_fallbacks", "Steps that went to the other target after a failure",
-            ("route", "from_target", "to_target", "kind"), registry=self.registry,
+            "tandem_fallbacks",
+            "Steps that went to the other target after a failure",
+            ("route", "from_target", "to_target", "kind"),
+            registry=self.registry,
         )
         self.upstream_errors = Counter(
-            "tandem_upstream_errors", "Upstream failures by upstream and kind",
-            ("upstream", "kind"), registry=self.registry,
+            "tandem_upstream_errors",
+            "Upstream failures by upstream and kind",
+            ("upstream", "kind"),
+            registry=self.registry,
         )
         self.dropped_params = Counter(
-            "tandem_dropped_params", "Request keys dropped for an upstream (its drop_params)",
-            ("upstream", "param"), registry=self.registry,
+            "tandem_dropped_params",
+            "Request keys dropped for an upstream (its drop_params)",
+            ("upstream", "param"),
+            registry=self.registry,
         )
         self.tokens = Counter(
-            "tandem_tokens", "Tokens by target and kind (prompt, cached, completion)",
-            ("target", "kind"), registry=self.registry,
+            "tandem_tokens",
+            "Tokens by target and kind (prompt, cached, completion)",
+            ("target", "kind"),
+            registry=self.registry,
         )
         self.cost = Counter(
-            "tandem_cost_usd", "Dollars spent, by target", ("target",), registry=self.registry,
+            "tandem_cost_usd",
+            "Dollars spent, by target",
+            ("target",),
+            registry=self.registry,
         )
         self.counterfactual_cost = Counter(
             "tandem_counterfactual_cloud_cost_usd",
-            "Dollars the same steps would have cost on the cloud", registry=self.registry,
+            "Dollars the same steps would have cost on the cloud",
+            registry=self.registry,
         )
         self.latency = Histogram(
-            "tandem_step_latency_seconds", "Step latency, request to last byte, by target",
-            ("target",), buckets=LATENCY_BUCKETS, registry=self.registry,
+            "tandem_step_latency_seconds",
+            "Step latency, request to last byte, by target",
+            ("target",),
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
         )
         self.ttft = Histogram(
-            "tandem_time_to_first_token_seconds", "Time to the upstream's first byte, by target",
-            ("target",), buckets=LATENCY_BUCKETS, registry=self.registry,
+            "tandem_time_to_first_token_seconds",
+            "Time to the upstream's first byte, by target",
+            ("target",),
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
         )
         self.bad_requests = Counter(
-            "tandem_bad_requests", "Requests refused with a 4xx before routing, by code",
-            ("code",), registry=self.registry,
+            "tandem_bad_requests",
+            "Requests refused with a 4xx before routing, by code",
+            ("code",),
+            registry=self.registry,
         )
         Info("tandem_build", "Build information", registry=self.registry).info({"version": __version__})
 

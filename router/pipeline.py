@@ -115,15 +115,19 @@ class Gateway:
         value = headers.get(TARGET_HEADER)
         if value is None or not self.settings.allow_target_header:
             return None
-        if value == "edge" or value == "cloud":
-            return value
+        if value == "edge":
+            return "edge"
+        if value == "cloud":
+            return "cloud"
         raise GatewayError(
             400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
         )
 
     async def _forward(self, step: _Step) -> Response:
         first = step.decision.target
-        targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
+        targets: tuple[Target, ...] = (
+            (first, other_target(first)) if step.route.settings.failover else (first,)
+        )
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]
@@ -136,7 +140,9 @@ class Gateway:
                 self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
                 failures.append(failure)
                 if attempt + 1 < len(targets):
-                    self.metrics.fallbacks.labels(step.route.name, target, targets[attempt + 1], failure.kind).inc()
+                    self.metrics.fallbacks.labels(
+                        step.route.name, target, targets[attempt + 1], failure.kind
+                    ).inc()
                 continue
             fallback = attempt > 0
             if reply.stream is not None:

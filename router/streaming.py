@@ -34,7 +34,7 @@ class StreamOutcome:
 class _Observer:
     """Finds the usage chunk and the end of a stream without parsing every event."""
 
-    __slots__ = ("_pending", "usage", "done", "finished", "events")
+    __slots__ = ("_pending", "done", "events", "finished", "usage")
 
     def __init__(self) -> None:
         self._pending = b""

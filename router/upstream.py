@@ -190,7 +190,9 @@ class Upstream:
         assert self._session is not None
         try:
             async with asyncio.timeout(min(2.0, self.settings.timeouts.connect)):
-                async with self._session.get(f"{self.settings.base_url}/models", headers=self._headers) as response:
+                async with self._session.get(
+                    f"{self.settings.base_url}/models", headers=self._headers
+                ) as response:
                     state = UpstreamState(True, f"HTTP {response.status}")
         except TimeoutError:
             state = UpstreamState(False, "no answer within 2 s")

@@ -133,13 +133,20 @@ class FakeUpstream:
             record.disconnected = True
             raise
 
-    async def _answer(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
+    async def _answer(
+        self, request: web.Request, body: dict[str, Any], how: dict[str, Any]
+    ) -> web.StreamResponse:
         if how.get("kind") == "agent":
             # An agent's next step: the n-th scripted command, n = assistant turns so far.
             turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
             commands = how["commands"]
             command = commands[min(turns, len(commands) - 1)]
-            how = {**how, "kind": "tool_call", "name": "bash", "arguments": orjson.dumps({"command": command}).decode()}
+            how = {
+                **how,
+                "kind": "tool_call",
+                "name": "bash",
+                "arguments": orjson.dumps({"command": command}).decode(),
+            }
         kind = how.get("kind", "text")
         if how.get("delay"):
             await asyncio.sleep(float(how["delay"]))
@@ -204,7 +211,9 @@ class FakeUpstream:
         }
         return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
-    async def _stream(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
+    async def _stream(
+        self, request: web.Request, body: dict[str, Any], how: dict[str, Any]
+    ) -> web.StreamResponse:
         kind = how.get("kind", "text")
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
@@ -214,10 +223,25 @@ class FakeUpstream:
             name = how.get("name", "bash")
             arguments = how.get("arguments", '{"command": "ls"}')
             half = len(arguments) // 2
-            events.append(self._chunk(body, {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-                                                                "function": {"name": name, "arguments": ""}}]}))
+            events.append(
+                self._chunk(
+                    body,
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": name, "arguments": ""},
+                            }
+                        ]
+                    },
+                )
+            )
             for part in (arguments[:half], arguments[half:]):
-                events.append(self._chunk(body, {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
+                events.append(
+                    self._chunk(body, {"tool_calls": [{"index": 0, "function": {"arguments": part}}]})
+                )
             finish = "tool_calls"
         else:
             words = how.get("text", f"hello from {self.name}").split(" ")
@@ -242,8 +266,14 @@ class FakeUpstream:
             await asyncio.sleep(3600)
         await response.write(self._chunk(body, {}, finish))
         if how.get("usage", True) and (body.get("stream_options") or {}).get("include_usage"):
-            usage_chunk = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
-                           "model": body.get("model", self.model), "choices": [], "usage": self._usage(how)}
+            usage_chunk = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion.chunk",
+                "created": int(time.time()),
+                "model": body.get("model", self.model),
+                "choices": [],
+                "usage": self._usage(how),
+            }
             await response.write(b"data: " + orjson.dumps(usage_chunk) + b"\n\n")
         if kind != "no_done":
             await response.write(b"data: [DONE]\n\n")

@@ -20,8 +20,14 @@ class GatewayServer:
         self.port = free_port()
         self.app = create_app(settings)
         config = uvicorn.Config(
-            self.app, host="127.0.0.1", port=self.port, log_level="warning", access_log=False,
-            loop="asyncio", http="httptools", lifespan="on",
+            self.app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            access_log=False,
+            loop="asyncio",
+            http="httptools",
+            lifespan="on",
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
@@ -54,12 +60,18 @@ class GatewayServer:
 
 def settings_for(edge_url: str, cloud_url: str, **overrides: Any) -> Settings:
     upstreams = {
-        "edge": {"base_url": edge_url, "model": "edge-model",
-                 "prices": {"input": 0.10, "cached_input": 0.10, "output": 0.15},
-                 "timeouts": {"connect": 2, "first_byte": 5, "idle": 2}},
-        "cloud": {"base_url": cloud_url, "model": "cloud-model",
-                  "prices": {"input": 2.50, "cached_input": 0.25, "output": 15.0},
-                  "timeouts": {"connect": 2, "first_byte": 5, "idle": 2}},
+        "edge": {
+            "base_url": edge_url,
+            "model": "edge-model",
+            "prices": {"input": 0.10, "cached_input": 0.10, "output": 0.15},
+            "timeouts": {"connect": 2, "first_byte": 5, "idle": 2},
+        },
+        "cloud": {
+            "base_url": cloud_url,
+            "model": "cloud-model",
+            "prices": {"input": 2.50, "cached_input": 0.25, "output": 15.0},
+            "timeouts": {"connect": 2, "first_byte": 5, "idle": 2},
+        },
     }
     for name, extra in overrides.pop("upstream_overrides", {}).items():
         upstreams[name].update(extra)

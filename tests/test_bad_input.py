@@ -39,7 +39,10 @@ def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str
         (b'{"model": "tandem", "messages": "hi"}', ["'messages'", "string"]),
         (b'{"model": "tandem", "messages": [{"content": "x"}]}', ["messages[0].role"]),
         (b'{"model": "tandem", "messages": [{"role": "user", "content": 5}]}', ["messages[0].content"]),
-        (b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}], "stream": "yes"}', ["'stream'"]),
+        (
+            b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}], "stream": "yes"}',
+            ["'stream'"],
+        ),
         (b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}], "tools": {}}', ["'tools'"]),
     ],
 )

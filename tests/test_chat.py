@@ -41,7 +41,10 @@ def test_unknown_fields_pass_through_and_model_is_rewritten(
         "return_token_ids": True,
         "messages": [
             {"role": "system", "content": "be brief"},
-            {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]},
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+            },
         ],
         "metadata": {"anything": ["goes", 1]},
         "seed": 7,
@@ -60,7 +63,10 @@ def test_streaming_adds_include_usage_and_relays_every_event(
     gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
 ) -> None:
     response = chat(
-        client, gateway.url, stream=True, stream_options={"continuous_usage_stats": False},
+        client,
+        gateway.url,
+        stream=True,
+        stream_options={"continuous_usage_stats": False},
         fake={"text": "one two three four five"},
     )
     assert response.status_code == 200
@@ -110,14 +116,18 @@ def test_drop_params_are_removed_for_that_upstream_only(
 
 def test_tool_call_survives_streaming(gateway: GatewayServer, client: httpx.Client) -> None:
     arguments = '{"command": "sed -i \'s/a/b/\' x.py", "nested": {"k": [1, 2]}}'
-    response = chat(client, gateway.url, stream=True, fake={"kind": "tool_call", "name": "bash", "arguments": arguments})
+    response = chat(
+        client, gateway.url, stream=True, fake={"kind": "tool_call", "name": "bash", "arguments": arguments}
+    )
     chunks = [orjson.loads(e) for e in sse_events(response.text)[:-1]]
     calls = [tc for c in chunks if c["choices"] for tc in c["choices"][0]["delta"].get("tool_calls", [])]
     assert calls[0]["function"]["name"] == "bash" and calls[0]["id"] == "call_1"
     assert "".join(tc["function"]["arguments"] for tc in calls) == arguments
 
 
-def test_session_id_names_the_trajectory_and_steps_count(gateway: GatewayServer, client: httpx.Client) -> None:
+def test_session_id_names_the_trajectory_and_steps_count(
+    gateway: GatewayServer, client: httpx.Client
+) -> None:
     for expected_step in (1, 2, 3):
         response = client.post(
             f"{gateway.url}/v1/chat/completions",
@@ -146,7 +156,10 @@ def test_forced_targets_by_model_name_and_header(
     gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
     response = chat(client, gateway.url, model="tandem/cloud")
-    assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-route"] == "tandem/cloud"
+    assert (
+        response.headers["x-tandem-target"] == "cloud"
+        and response.headers["x-tandem-route"] == "tandem/cloud"
+    )
     response = client.post(
         f"{gateway.url}/v1/chat/completions",
         json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},

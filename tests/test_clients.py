@@ -40,7 +40,10 @@ def sdk(gateway: GatewayServer) -> openai.OpenAI:
 def test_openai_sdk_plain_with_tools(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"kind": "tool_call", "name": "bash", "arguments": '{"command": "pytest -q"}'})
     raw = sdk(gateway).chat.completions.with_raw_response.create(
-        model="tandem", messages=[{"role": "user", "content": "run the tests"}], tools=TOOLS, tool_choice="required"
+        model="tandem",
+        messages=[{"role": "user", "content": "run the tests"}],
+        tools=TOOLS,
+        tool_choice="required",
     )
     completion = raw.parse()
     call = completion.choices[0].message.tool_calls[0]
@@ -53,7 +56,9 @@ def test_openai_sdk_plain_with_tools(gateway: GatewayServer, edge: FakeUpstream)
 def test_openai_sdk_streaming_text_and_usage(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"text": "streamed through the gateway", "completion_tokens": 4})
     stream = sdk(gateway).chat.completions.create(
-        model="tandem", messages=[{"role": "user", "content": "hi"}], stream=True,
+        model="tandem",
+        messages=[{"role": "user", "content": "hi"}],
+        stream=True,
         stream_options={"include_usage": True},
     )
     chunks = list(stream)
@@ -82,10 +87,23 @@ def test_openai_sdk_raises_on_a_mid_stream_failure(gateway: GatewayServer, edge:
             pass
 
 
-def test_openai_sdk_sees_upstream_errors_with_their_status(gateway: GatewayServer, edge: FakeUpstream) -> None:
+def test_openai_sdk_sees_upstream_errors_with_their_status(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
     message = "This model's maximum context length is 2048 tokens. However, you requested 5000 tokens"
-    edge.push({"kind": "error", "status": 400,
-               "body": {"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}})
+    edge.push(
+        {
+            "kind": "error",
+            "status": 400,
+            "body": {
+                "error": {
+                    "message": message,
+                    "type": "invalid_request_error",
+                    "code": "context_length_exceeded",
+                }
+            },
+        }
+    )
     with pytest.raises(openai.BadRequestError) as raised:
         sdk(gateway).chat.completions.create(model="tandem", messages=[{"role": "user", "content": "hi"}])
     assert raised.value.code == "context_length_exceeded"
@@ -102,23 +120,49 @@ def test_litellm_plain_stream_and_context_window_error(gateway: GatewayServer, e
 
     edge.push({"text": "via litellm"}, {"text": "streamed litellm"})
     response = litellm.completion(
-        model="openai/tandem", api_base=gateway.base_url, api_key="unused",
-        messages=[{"role": "user", "content": "hi"}], extra_headers={"X-Session-ID": "lite-1"},
+        model="openai/tandem",
+        api_base=gateway.base_url,
+        api_key="unused",
+        messages=[{"role": "user", "content": "hi"}],
+        extra_headers={"X-Session-ID": "lite-1"},
     )
     assert response.choices[0].message.content == "via litellm"
-    chunks = list(litellm.completion(
-        model="openai/tandem", api_base=gateway.base_url, api_key="unused",
-        messages=[{"role": "user", "content": "hi"}], stream=True, extra_headers={"X-Session-ID": "lite-1"},
-    ))
+    chunks = list(
+        litellm.completion(
+            model="openai/tandem",
+            api_base=gateway.base_url,
+            api_key="unused",
+            messages=[{"role": "user", "content": "hi"}],
+            stream=True,
+            extra_headers={"X-Session-ID": "lite-1"},
+        )
+    )
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "streamed litellm"
     with httpx.Client() as http:
         assert http.get(f"{gateway.url}/v1/trajectories/lite-1").json()["steps"] == 2
-    edge.push({"kind": "error", "status": 400, "body": {"error": {
-        "message": "This model's maximum context length is 2048 tokens. However, your prompt contains at least "
-                   "2049 input tokens", "type": "BadRequestError", "param": "input_tokens", "code": 400}}})
+    edge.push(
+        {
+            "kind": "error",
+            "status": 400,
+            "body": {
+                "error": {
+                    "message": "This model's maximum context length is 2048 tokens. However, your prompt contains at least "
+                    "2049 input tokens",
+                    "type": "BadRequestError",
+                    "param": "input_tokens",
+                    "code": 400,
+                }
+            },
+        }
+    )
     with pytest.raises(litellm.exceptions.ContextWindowExceededError):
-        litellm.completion(model="openai/tandem", api_base=gateway.base_url, api_key="unused",
-                           messages=[{"role": "user", "content": "hi"}], num_retries=0)
+        litellm.completion(
+            model="openai/tandem",
+            api_base=gateway.base_url,
+            api_key="unused",
+            messages=[{"role": "user", "content": "hi"}],
+            num_retries=0,
+        )
 
 
 def test_mini_swe_agent_completes_a_task_through_the_gateway(
@@ -129,21 +173,30 @@ def test_mini_swe_agent_completes_a_task_through_the_gateway(
     from minisweagent.models.litellm_model import LitellmModel
 
     server = make_gateway(routes={"tandem": {"strategy": "random", "p": 0.5, "seed": 3}})  # type: ignore[operator]
-    script = {"kind": "agent", "commands": [
-        "printf 'def add(a, b):\\n    return a + b\\n' > calc.py",
-        "python -c 'import calc; assert calc.add(2, 3) == 5' && echo ok",
-        "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
-    ]}
+    script = {
+        "kind": "agent",
+        "commands": [
+            "printf 'def add(a, b):\\n    return a + b\\n' > calc.py",
+            "python -c 'import calc; assert calc.add(2, 3) == 5' && echo ok",
+            "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT",
+        ],
+    }
     edge.default = cloud.default = script
     model = LitellmModel(
         model_name="openai/tandem",
-        model_kwargs={"api_base": server.base_url, "api_key": "unused",
-                      "extra_headers": {"X-Session-ID": "mini-run"}},
+        model_kwargs={
+            "api_base": server.base_url,
+            "api_key": "unused",
+            "extra_headers": {"X-Session-ID": "mini-run"},
+        },
         cost_tracking="ignore_errors",
     )
     agent = DefaultAgent(
-        model, LocalEnvironment(cwd=str(tmp_path)),
-        system_template="You are a helpful assistant.", instance_template="{{task}}", step_limit=8,
+        model,
+        LocalEnvironment(cwd=str(tmp_path)),
+        system_template="You are a helpful assistant.",
+        instance_template="{{task}}",
+        step_limit=8,
     )
     result = agent.run(task="Create calc.py with add(a, b)")
     assert result["exit_status"] == "Submitted", result
@@ -154,5 +207,5 @@ def test_mini_swe_agent_completes_a_task_through_the_gateway(
     targets = [r["target"] for r in trajectory["records"]]
     assert len(edge.received) == targets.count("edge") and len(cloud.received) == targets.count("cloud")
     # Tool results from earlier steps reached the upstream of the last step.
-    last = (edge.received + cloud.received)
+    last = edge.received + cloud.received
     assert any(m.get("role") == "tool" for r in last for m in r.body["messages"])

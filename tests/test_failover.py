@@ -16,7 +16,9 @@ from tests.test_chat import sse_events
 def test_connection_refused_fails_over_to_the_other_target(
     make_gateway: object, client: httpx.Client, cloud: FakeUpstream
 ) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, edge_url=f"http://127.0.0.1:{free_port()}/v1")  # type: ignore[operator]
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge"}}, edge_url=f"http://127.0.0.1:{free_port()}/v1"
+    )  # type: ignore[operator]
     response = chat(client, server.url, fake={"text": "from the cloud"})
     assert response.status_code == 200
     assert response.json()["choices"][0]["message"]["content"] == "from the cloud"
@@ -24,7 +26,10 @@ def test_connection_refused_fails_over_to_the_other_target(
     assert response.headers["x-tandem-fallback"] == "true"
     assert response.headers["x-tandem-reason"] == "route_fixed"
     metrics = client.get(f"{server.url}/metrics").text
-    assert 'tandem_fallbacks_total{from_target="edge",kind="connect",route="tandem",to_target="cloud"} 1.0' in metrics
+    assert (
+        'tandem_fallbacks_total{from_target="edge",kind="connect",route="tandem",to_target="cloud"} 1.0'
+        in metrics
+    )
 
 
 @pytest.mark.parametrize("status", [429, 500, 503])
@@ -116,16 +121,25 @@ def test_upstream_key_reaches_the_upstream_but_never_the_client(
 ) -> None:
     monkeypatch.setenv("TEST_CLOUD_KEY", "sk-secret-cloud-key")
     server = make_gateway(  # type: ignore[operator]
-        routes={"tandem": {"strategy": "cloud"}}, upstream_overrides={"cloud": {"api_key_env": "TEST_CLOUD_KEY"}}
+        routes={"tandem": {"strategy": "cloud"}},
+        upstream_overrides={"cloud": {"api_key_env": "TEST_CLOUD_KEY"}},
     )
-    cloud.push({"kind": "error", "status": 401, "body": {"error": {"message": "bad key", "type": "auth", "code": None}}})
+    cloud.push(
+        {
+            "kind": "error",
+            "status": 401,
+            "body": {"error": {"message": "bad key", "type": "auth", "code": None}},
+        }
+    )
     response = chat(client, server.url)
     assert cloud.received[0].headers["Authorization"] == "Bearer sk-secret-cloud-key"
     assert "sk-secret" not in response.text and "sk-secret" not in str(response.headers)
     assert "sk-secret" not in client.get(f"{server.url}/readyz").text
 
 
-def test_mid_stream_failure_ends_with_an_error_event_then_done(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+def test_mid_stream_failure_ends_with_an_error_event_then_done(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
     edge.push({"kind": "drop", "after": 2, "text": "a b c d e f"})
     response = chat(client, gateway.url, stream=True)
     events = sse_events(response.text)
@@ -154,17 +168,24 @@ def test_client_disconnect_cancels_the_upstream_stream(
     gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client
 ) -> None:
     edge.push({"kind": "text", "text": "w " * 200, "chunk_delay": 0.05})
-    with httpx.Client(timeout=10) as http, http.stream(
-        "POST", f"{gateway.url}/v1/chat/completions",
-        json={"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
-        headers={"X-Session-ID": "leaver"},
-    ) as response:
+    with (
+        httpx.Client(timeout=10) as http,
+        http.stream(
+            "POST",
+            f"{gateway.url}/v1/chat/completions",
+            json={"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+            headers={"X-Session-ID": "leaver"},
+        ) as response,
+    ):
         for _ in response.iter_bytes():
             break
     assert wait_until(lambda: edge.received and edge.received[0].disconnected), "upstream kept generating"
     assert wait_until(
-        lambda: client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][:1]
-        and client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][0]["status"] == "cancelled"
+        lambda: (
+            client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][:1]
+            and client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][0]["status"]
+            == "cancelled"
+        )
     ), "the cancelled step was not recorded"
 
 

@@ -75,7 +75,10 @@ def test_api_key_from_file(tmp_path: Path) -> None:
         (GOOD.replace("p: 0.3", "p: 1.5"), ["routes.tandem.random.p", "less than or equal to 1"]),
         (GOOD.replace("strategy: cloud", "strategy: moon"), ["routes.careful", "moon"]),
         (GOOD.replace('"http://127.0.0.1:8000/v1"', '"ftp://x"'), ["upstreams.edge", "http://"]),
-        (GOOD.replace("prices: {input: 0.1,", "prices: {inptu: 0.1,"), ["upstreams.edge.prices.inptu", "not permitted"]),
+        (
+            GOOD.replace("prices: {input: 0.1,", "prices: {inptu: 0.1,"),
+            ["upstreams.edge.prices.inptu", "not permitted"],
+        ),
         (GOOD.replace("  edge:", "  egde:"), ["upstreams.edge is required"]),
         ("upstreams: [1, 2]", ["upstreams"]),
         ("just a string", ["mapping"]),

@@ -181,7 +181,30 @@ def build_tokenizer(out_dir: Path) -> int:
     return len(tokenizer)
 
 
-def build_model(out_dir: Path, vocab_size: int, token_ids: dict[str, int]) -> None:
+def suppress_whitespace_tokens(model: Any, whitespace_ids: list[int]) -> None:
+    """Give whitespace-only tokens a large negative logit bias, built out of the weights.
+
+    Under a JSON grammar (strict tool calls, structured outputs) a random model tends to pick
+    whitespace, which JSON allows without limit, until max_tokens: the call never closes.
+    Llama has no output bias, so hidden dimension 0 is made a constant: every embedding holds
+    a fixed positive value there and no layer writes to it, so after the final RMSNorm it is
+    positive for every position, and a negative weight on it in the output rows of the
+    whitespace tokens lowers their logits far below the others (the grammar can still force
+    them where nothing else is allowed).
+    """
+    import torch
+
+    with torch.no_grad():
+        model.model.embed_tokens.weight[:, 0] = 0.1  # others are ~N(0, 0.02)
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight[0, :] = 0.0
+            layer.mlp.down_proj.weight[0, :] = 0.0
+        model.lm_head.weight[whitespace_ids, 0] = -2.0
+
+
+def build_model(
+    out_dir: Path, vocab_size: int, token_ids: dict[str, int], whitespace_ids: list[int]
+) -> None:
     """Save a randomly initialised 2-layer Llama in float32 (about 2.5 MB)."""
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
@@ -204,6 +227,7 @@ def build_model(out_dir: Path, vocab_size: int, token_ids: dict[str, int]) -> No
         torch_dtype="float32",
     )
     model = LlamaForCausalLM(config).to(torch.float32)
+    suppress_whitespace_tokens(model, whitespace_ids)
     model.generation_config = GenerationConfig(
         bos_token_id=token_ids[BOS_TOKEN],
         eos_token_id=token_ids[IM_END],

@@ -15,9 +15,7 @@ def check_client_key(request: Request, keys: frozenset[str]) -> None:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token:
-        raise GatewayError(
-            401, "missing API key: send 'Authorization: Bearer <key>'", code="invalid_api_key"
-        )
+        raise GatewayError(401, "missing API key: send 'Authorization: Bearer <key>'", code="invalid_api_key")
     token = token.strip()
     # Compare against every key in constant time so that timing says nothing about a key.
     matched = False

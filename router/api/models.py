@@ -14,10 +14,7 @@ from router.wire import json_response
 async def list_models(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     check_client_key(request, request.app.state.client_keys)
-    data = [
-        {"id": name, "object": "model", "created": 0, "owned_by": "tandem"}
-        for name in gateway.routes
-    ]
+    data = [{"id": name, "object": "model", "created": 0, "owned_by": "tandem"} for name in gateway.routes]
     return json_response({"object": "list", "data": data})
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
 
 
 class RandomPolicy:
@@ -18,7 +18,7 @@ class RandomPolicy:
 
     async def decide(self, step: StepContext) -> Decision:
         draw = self._rng.random()
-        target = "cloud" if draw < self._p else "edge"
+        target: Target = "cloud" if draw < self._p else "edge"
         return Decision(target=target, reason=Reason.RANDOM_DRAW, score=round(draw, 6))
 
 
