@@ -114,3 +114,10 @@ def test_serve_refuses_several_workers_without_redis(tmp_path: Path) -> None:
     result = run_cli("serve", "--config", str(write(tmp_path, GOOD)), "--workers", "2")
     assert result.returncode == 2
     assert "redis_url" in result.stderr and "workers" in result.stderr
+
+
+def test_the_example_config_in_deploy_is_valid() -> None:
+    example = Path(__file__).resolve().parent.parent / "deploy" / "tandem.example.yaml"
+    settings = load_settings(example)
+    assert settings.upstreams["cloud"].drop_params == ["return_token_ids", "session_id", "litellm_session_id"]
+    assert settings.routes["tandem"].strategy == "random"

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 # The marker records which recipe built the folder: a changed script rebuilds the model.
 MARKER_NAME = ".tandem-tiny-model"
@@ -87,29 +88,30 @@ CHAT_TEMPLATE = """\
 {%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
 """
 
-_WORDS = (
-    "the a an agent model edge cloud step route judge token request answer tool call file "
-    "read write edit list run test build fix bug error patch diff line function class return "
-    "value name path directory command shell output input user assistant system message "
-    "weather city temperature paris london tokyo berlin today tomorrow please thanks hello "
-    "world python json yaml http server client stream usage cost price privacy secret key "
-    "open close start stop wait check result success failure retry timeout cache memory "
-    "and or not if else for while with from import def self true false null none of to in "
-    "is it this that on at by be we you they can will should must may one two three four "
-    "five six seven eight nine ten hundred thousand first last next previous new old good bad "
-    "small large fast slow local remote private public safe unsafe allow deny block redact "
-    "config setting option default value limit budget latency throughput request response "
-    "header body status code session trajectory ledger exposure metric counter gauge "
-    "histogram label alert rule dashboard panel query service deploy chart image container "
-    "kubernetes docker compose redis database table column index record entry field schema "
-    "string integer number boolean array object format parse encode decode compress "
-    "repository branch commit merge review issue ticket plan sketch advisor probe draft "
-    "score threshold entropy confidence probability sample temperature logprob choice "
-    "delta chunk event done finish reason length stop content role function arguments "
-    "search replace insert delete move copy rename create update remove install upgrade "
-    "package module library framework version release date time hour minute second week "
-    "month year morning evening night north south east west left right up down inside outside"
-).split()
+_WORD_TEXT = """
+the a an agent model edge cloud step route judge token request answer tool call file
+read write edit list run test build fix bug error patch diff line function class return
+value name path directory command shell output input user assistant system message
+weather city temperature paris london tokyo berlin today tomorrow please thanks hello
+world python json yaml http server client stream usage cost price privacy secret key
+open close start stop wait check result success failure retry timeout cache memory
+and or not if else for while with from import def self true false null none of to in
+is it this that on at by be we you they can will should must may one two three four
+five six seven eight nine ten hundred thousand first last next previous new old good bad
+small large fast slow local remote private public safe unsafe allow deny block redact
+config setting option default value limit budget latency throughput request response
+header body status code session trajectory ledger exposure metric counter gauge
+histogram label alert rule dashboard panel query service deploy chart image container
+kubernetes docker compose redis database table column index record entry field schema
+string integer number boolean array object format parse encode decode compress
+repository branch commit merge review issue ticket plan sketch advisor probe draft
+score threshold entropy confidence probability sample temperature logprob choice
+delta chunk event done finish reason length stop content role function arguments
+search replace insert delete move copy rename create update remove install upgrade
+package module library framework version release date time hour minute second week
+month year morning evening night north south east west left right up down inside outside
+"""
+_WORDS = _WORD_TEXT.split()
 
 _SNIPPETS = (
     '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}',
@@ -136,8 +138,8 @@ def training_corpus() -> list[str]:
     return lines
 
 
-def build_tokenizer(out_dir: Path) -> int:
-    """Train a byte-level BPE, save it as a fast tokenizer; return its vocabulary size."""
+def build_tokenizer(out_dir: Path) -> Any:
+    """Train a byte-level BPE and save it as a fast tokenizer, which it returns."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import AddedToken, PreTrainedTokenizerFast
 
@@ -178,7 +180,7 @@ def build_tokenizer(out_dir: Path) -> int:
     tokenizer_config["chat_template"] = CHAT_TEMPLATE
     config_path.write_text(json.dumps(tokenizer_config, indent=2, sort_keys=True) + "\n")
     (out_dir / "chat_template.jinja").unlink(missing_ok=True)
-    return len(tokenizer)
+    return tokenizer
 
 
 def suppress_whitespace_tokens(model: Any, whitespace_ids: list[int]) -> None:
@@ -202,9 +204,7 @@ def suppress_whitespace_tokens(model: Any, whitespace_ids: list[int]) -> None:
         model.lm_head.weight[whitespace_ids, 0] = -2.0
 
 
-def build_model(
-    out_dir: Path, vocab_size: int, token_ids: dict[str, int], whitespace_ids: list[int]
-) -> None:
+def build_model(out_dir: Path, vocab_size: int, token_ids: dict[str, int], whitespace_ids: list[int]) -> None:
     """Save a randomly initialised 2-layer Llama in float32 (about 2.5 MB)."""
     import torch
     from transformers import GenerationConfig, LlamaConfig, LlamaForCausalLM
@@ -259,10 +259,15 @@ def make_tiny_model(out_dir: Path) -> bool:
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", dir=out_dir.parent))
     try:
-        vocab_size = build_tokenizer(staging)
-        vocab = json.loads((staging / "tokenizer.json").read_text())["model"]["vocab"]
-        token_ids = {token: vocab[token] for token in (BOS_TOKEN, PAD_TOKEN, IM_END)}
-        build_model(staging, vocab_size, token_ids)
+        tokenizer = build_tokenizer(staging)
+        vocab_size = len(tokenizer)
+        token_ids = {
+            token: tokenizer.convert_tokens_to_ids(token) for token in (BOS_TOKEN, PAD_TOKEN, IM_END)
+        }
+        whitespace_ids = [
+            token_id for token_id in range(vocab_size) if tokenizer.decode([token_id]).isspace()
+        ]
+        build_model(staging, vocab_size, token_ids, whitespace_ids)
         marker = {"recipe": digest, "vocab_size": vocab_size}
         (staging / MARKER_NAME).write_text(json.dumps(marker) + "\n")
         # mkdtemp makes the folder 0700 and safetensors writes 0600; make it readable like

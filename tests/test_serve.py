@@ -1,0 +1,60 @@
+"""`tandem serve` as a user runs it: a real process with uvloop and httptools, from a YAML file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from tests.fake_upstream import FakeUpstream, free_port
+from tests.gateway_server import wait_until
+
+
+def test_serve_from_a_config_file_with_overrides(tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream) -> None:
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        f"""
+upstreams:
+  edge:  {{base_url: "{edge.base_url}", model: small}}
+  cloud: {{base_url: "{cloud.base_url}", model: big, api_key_env: SERVE_TEST_KEY}}
+routes:
+  tandem: {{strategy: cloud}}
+server: {{port: 1}}
+"""
+    )
+    port = free_port()
+    env = {**os.environ, "SERVE_TEST_KEY": "sk-serve-secret"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )
+    try:
+        with httpx.Client(timeout=5) as http:
+
+            def up() -> bool:
+                try:
+                    return http.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
+                except httpx.TransportError:
+                    return False
+
+            assert wait_until(up, timeout=20), "tandem serve did not come up"
+            response = http.post(
+                f"http://127.0.0.1:{port}/v1/chat/completions",
+                json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},
+            )
+            assert response.status_code == 200
+            assert response.headers["x-tandem-target"] == "cloud"
+            assert cloud.received[0].body["model"] == "big"
+            assert cloud.received[0].headers["Authorization"] == "Bearer sk-serve-secret"
+            assert http.get(f"http://127.0.0.1:{port}/readyz").json()["ready"] is True
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=15)
+    # uvicorn shuts down gracefully, then re-raises the signal it caught, as a process should.
+    assert process.returncode in (0, -signal.SIGTERM), output
+    assert "Finished server process" in output
+    assert "sk-serve-secret" not in output
