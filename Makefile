@@ -25,10 +25,14 @@ install-test: $(VENV)/.installed-test
 demo: install
 	$(BIN)/tandem demo
 
-test: install-test
+# The tests start their own redis-server processes; Debian's package provides the binary.
+redis:
+	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
+
+test: install-test redis
 	$(BIN)/python -m pytest -q
 
-test-fast: install-test
+test-fast: install-test redis
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test

@@ -17,11 +17,12 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
 from router.api.chat import chat_completions
-from router.api.models import get_trajectory, list_models
+from router.api.models import list_models
 from router.api.ops import healthz, metrics, readyz
+from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
-from router.settings import Settings, load_settings
+from router.settings import Settings, admin_keys, load_settings
 
 log = logging.getLogger("tandem")
 
@@ -36,7 +37,9 @@ def _routes() -> list[BaseRoute]:
         routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
         routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
     routes += [
-        Route("/v1/trajectories/{trajectory_id:path}", get_trajectory, methods=["GET"]),
+        Route("/v1/trajectories", list_trajectories, methods=["GET"]),
+        Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),
+        Route("/v1/trajectories/{trajectory_id}/outcome", post_outcome, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
@@ -100,6 +103,7 @@ def create_app(settings: Settings) -> Starlette:
     )
     app.state.gateway = gateway
     app.state.client_keys = settings.client_keys()
+    app.state.admin_keys = admin_keys(settings)
     return app
 
 

@@ -33,9 +33,7 @@ class GatewayError(Exception):
         return error_body(self.message, self.type, self.code, self.param)
 
     def to_response(self) -> Response:
-        return Response(
-            self.body(), status_code=self.status, headers=self.headers, media_type="application/json"
-        )
+        return Response(self.body(), status_code=self.status, headers=self.headers, media_type="application/json")
 
 
 def error_body(message: str, type: str, code: str | None, param: str | None = None) -> bytes:

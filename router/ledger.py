@@ -7,7 +7,7 @@ the cloud's prices (the cloud's tokenizer would count a little differently; we s
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from router.settings import Prices
@@ -38,17 +38,24 @@ class Usage:
 
 
 def cost_usd(usage: Usage, prices: Prices) -> float:
+    tier = prices.tier(usage.prompt_tokens)
     raw_input = max(usage.prompt_tokens - usage.cached_tokens, 0)
     return (
-        raw_input * prices.input
-        + usage.cached_tokens * prices.cached_input_or_input
-        + usage.completion_tokens * prices.output
+        raw_input * tier.input
+        + usage.cached_tokens * tier.cached_input_or_input
+        + usage.completion_tokens * tier.output
     ) / 1e6
+
+
+def estimate_usage(prompt_bytes: int, completion_bytes: int) -> Usage:
+    """A documented rule for an upstream that reported no usage: about 4 bytes a token
+    (English text and code with a BPE tokenizer). Flagged `estimated`, never silently zero."""
+    return Usage(prompt_bytes // 4, 0, max(completion_bytes // 4, 1), source="estimated")
 
 
 @dataclass(slots=True)
 class StepRecord:
-    """One step as the ledger keeps it."""
+    """One step (one attempt of it, when a client retried) as the ledger keeps it."""
 
     trajectory_id: str
     step: int
@@ -57,6 +64,8 @@ class StepRecord:
     reason: str
     score: float | None
     model: str
+    at: float = 0.0  # unix time the step started
+    attempt: int = 1  # 2, 3, … for a client's retries of the same step
     fallback: bool = False
     status: str = "ok"  # ok, error, cancelled
     http_status: int = 200
@@ -65,11 +74,21 @@ class StepRecord:
     cloud_cost_usd: float = 0.0  # the same tokens at the cloud's prices
     latency_s: float = 0.0
     ttft_s: float = 0.0
+    tools: list[str] = field(default_factory=list)  # tool names the answer called
+    error_signals: list[str] = field(default_factory=list)  # in the tool results the step was given
     error: str | None = None
 
+    @property
+    def savings_usd(self) -> float:
+        return self.cloud_cost_usd - self.cost_usd
+
     def as_dict(self) -> dict[str, Any]:
+        usage = self.usage
         return {
+            "trajectory_id": self.trajectory_id,
             "step": self.step,
+            "attempt": self.attempt,
+            "at": self.at,
             "route": self.route,
             "target": self.target,
             "reason": self.reason,
@@ -79,16 +98,54 @@ class StepRecord:
             "status": self.status,
             "http_status": self.http_status,
             "usage": None
-            if self.usage is None
+            if usage is None
             else {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "cached_tokens": self.usage.cached_tokens,
-                "completion_tokens": self.usage.completion_tokens,
-                "source": self.usage.source,
+                "prompt_tokens": usage.prompt_tokens,
+                "cached_tokens": usage.cached_tokens,
+                "completion_tokens": usage.completion_tokens,
+                "source": usage.source,
             },
+            "usage_estimated": usage is not None and usage.source == "estimated",
             "cost_usd": self.cost_usd,
             "cloud_cost_usd": self.cloud_cost_usd,
+            "savings_usd": self.savings_usd,
             "latency_s": round(self.latency_s, 6),
             "ttft_s": round(self.ttft_s, 6),
+            "tools": self.tools,
+            "error_signals": self.error_signals,
             "error": self.error,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> StepRecord:
+        raw_usage = data.get("usage")
+        usage = None
+        if isinstance(raw_usage, dict):
+            usage = Usage(
+                int(raw_usage["prompt_tokens"]),
+                int(raw_usage["cached_tokens"]),
+                int(raw_usage["completion_tokens"]),
+                str(raw_usage.get("source", "upstream")),
+            )
+        return cls(
+            trajectory_id=data["trajectory_id"],
+            step=int(data["step"]),
+            route=data["route"],
+            target=data["target"],
+            reason=data["reason"],
+            score=data.get("score"),
+            model=data["model"],
+            at=float(data.get("at", 0.0)),
+            attempt=int(data.get("attempt", 1)),
+            fallback=bool(data.get("fallback", False)),
+            status=data.get("status", "ok"),
+            http_status=int(data.get("http_status", 200)),
+            usage=usage,
+            cost_usd=float(data.get("cost_usd", 0.0)),
+            cloud_cost_usd=float(data.get("cloud_cost_usd", 0.0)),
+            latency_s=float(data.get("latency_s", 0.0)),
+            ttft_s=float(data.get("ttft_s", 0.0)),
+            tools=list(data.get("tools", [])),
+            error_signals=list(data.get("error_signals", [])),
+            error=data.get("error"),
+        )

@@ -6,9 +6,14 @@ one process never share counters.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import CollectorRegistry, Counter, Histogram, Info, generate_latest
 
 from router import __version__
+
+if TYPE_CHECKING:
+    from router.trajectory.state import Trajectory
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -77,7 +82,56 @@ class Metrics:
             ("code",),
             registry=self.registry,
         )
+        self.store_errors = Counter(
+            "tandem_store_errors",
+            "Trajectory store (Redis) failures, by operation",
+            ("operation",),
+            registry=self.registry,
+        )
+        self.trajectories_closed = Counter(
+            "tandem_trajectories_closed",
+            "Trajectories closed, by reason and route",
+            ("reason", "route"),
+            registry=self.registry,
+        )
+        self.run_steps = Histogram(
+            "tandem_trajectory_steps",
+            "Steps per closed trajectory",
+            ("route",),
+            buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
+            registry=self.registry,
+        )
+        self.run_cost = Histogram(
+            "tandem_trajectory_cost_usd",
+            "Dollars per closed trajectory",
+            ("route",),
+            buckets=(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25),
+            registry=self.registry,
+        )
+        self.run_cloud_share = Histogram(
+            "tandem_trajectory_cloud_share",
+            "Share of steps answered by the cloud, per closed trajectory",
+            ("route",),
+            buckets=(0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1),
+            registry=self.registry,
+        )
+        self.run_savings = Histogram(
+            "tandem_trajectory_savings_usd",
+            "Dollars saved against all-cloud, per closed trajectory",
+            ("route",),
+            buckets=(0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=self.registry,
+        )
         Info("tandem_build", "Build information", registry=self.registry).info({"version": __version__})
 
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
+
+    def trajectory_closed(self, trajectory: Trajectory) -> None:
+        """Per-run figures, recorded once, by whoever closed the trajectory."""
+        route = trajectory.route
+        self.trajectories_closed.labels(trajectory.close_reason or "unknown", route).inc()
+        self.run_steps.labels(route).observe(trajectory.steps)
+        self.run_cost.labels(route).observe(trajectory.money["cost_usd"])
+        self.run_cloud_share.labels(route).observe(trajectory.cloud_share)
+        self.run_savings.labels(route).observe(max(trajectory.savings_usd, 0.0))

@@ -7,20 +7,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
-import orjson
 from starlette.datastructures import Headers
 from starlette.responses import Response, StreamingResponse
 
+from router.audit import AuditLog
 from router.errors import GatewayError
-from router.ledger import StepRecord, Usage, cost_usd
+from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target, other_target
-from router.protocol.chat import ChatRequest, parse_chat_request
+from router.protocol.chat import ChatRequest, parse_chat_request, read_answer
 from router.settings import Settings
 from router.streaming import StreamOutcome, relay
-from router.trajectory.identify import new_trajectory_id, session_id
-from router.trajectory.store import MemoryStore
+from router.trajectory.tracker import StepIdentity, Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 TARGET_HEADER = "x-tandem-target"
@@ -40,10 +40,18 @@ class _Step:
 
     route: Route
     request: ChatRequest
-    trajectory_id: str
-    index: int
+    identity: StepIdentity
     decision: Decision
     started: float
+    started_at: float
+
+    @property
+    def trajectory_id(self) -> str:
+        return self.identity.trajectory_id
+
+    @property
+    def index(self) -> int:
+        return self.identity.step
 
     def headers(self, target: Target, fallback: bool) -> dict[str, str]:
         headers = {
@@ -68,13 +76,20 @@ class Gateway:
         self.metrics = metrics or Metrics()
         self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
-        self.store = MemoryStore()
+        self.tracker = Tracker(settings, self.metrics)
+        audit = settings.audit
+        self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
 
     async def start(self) -> None:
         for upstream in self.upstreams.values():
             await upstream.start()
+        await self.tracker.start()
+        self.audit.start()
 
     async def close(self) -> None:
+        # Order matters: finish recording before the store and the audit log go away.
+        await self.tracker.aclose()
+        self.audit.close()
         for upstream in self.upstreams.values():
             await upstream.close()
 
@@ -92,8 +107,9 @@ class Gateway:
             )
         return route
 
-    async def chat(self, body: bytes, headers: Headers, path_session: str | None) -> Response:
+    async def chat(self, body: bytes, headers: Headers, path_session: str | None, namespace: str) -> Response:
         started = time.perf_counter()
+        started_at = time.time()
         try:
             request = parse_chat_request(body)
             route = self.route_for(request.model)
@@ -101,14 +117,13 @@ class Gateway:
         except GatewayError as exc:
             self.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
             raise
-        trajectory_id = session_id(path_session, headers, request.raw) or new_trajectory_id()
-        index = self.store.next_step(trajectory_id)
+        identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
         if forced is not None:
             decision = Decision(target=forced, reason=Reason.HEADER_FORCED)
         else:
-            context = StepContext(route.name, trajectory_id, index, request)
+            context = StepContext(route.name, identity.trajectory_id, identity.step, request)
             decision = await route.policy.decide(context)
-        step = _Step(route, request, trajectory_id, index, decision, started)
+        step = _Step(route, request, identity, decision, started, started_at)
         return await self._forward(step)
 
     def _forced_target(self, headers: Headers) -> Target | None:
@@ -125,9 +140,7 @@ class Gateway:
 
     async def _forward(self, step: _Step) -> Response:
         first = step.decision.target
-        targets: tuple[Target, ...] = (
-            (first, other_target(first)) if step.route.settings.failover else (first,)
-        )
+        targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]
@@ -140,9 +153,7 @@ class Gateway:
                 self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
                 failures.append(failure)
                 if attempt + 1 < len(targets):
-                    self.metrics.fallbacks.labels(
-                        step.route.name, target, targets[attempt + 1], failure.kind
-                    ).inc()
+                    self.metrics.fallbacks.labels(step.route.name, target, targets[attempt + 1], failure.kind).inc()
                 continue
             fallback = attempt > 0
             if reply.stream is not None:
@@ -151,18 +162,25 @@ class Gateway:
         return self._failure_response(step, targets[-1], len(targets) > 1, failures)
 
     def _plain_response(self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
-        usage = None
-        if reply.status < 300:
-            try:
-                parsed = orjson.loads(reply.body)
-            except orjson.JSONDecodeError:
-                parsed = None
-            usage = Usage.from_openai(parsed.get("usage")) if isinstance(parsed, dict) else None
         record = self._new_record(step, target, fallback)
         record.http_status = reply.status
         record.status = "ok" if reply.status < 300 else "error"
         record.ttft_s = reply.first_byte_s
-        self._account(record, usage, step.started)
+        usage = None
+        content = None
+        if reply.status < 300:
+            answer = read_answer(reply.body)
+            usage = answer.usage
+            if usage is None:
+                usage = estimate_usage(step.request.size, len(answer.text.encode()))
+            record.tools = answer.tools
+            if self.audit.wants_content:
+                content = {
+                    "input": step.request.messages,
+                    "output": answer.text,
+                    "output_tools": answer.tools,
+                }
+        self._account(record, usage, step.started, content)
         return Response(
             reply.body,
             status_code=reply.status,
@@ -177,10 +195,20 @@ class Gateway:
         record = self._new_record(step, target, fallback)
         record.ttft_s = reply.first_byte_s
 
+        capture = self.audit.wants_content and target == "cloud"
+
         def on_end(outcome: StreamOutcome) -> None:
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
-            self._account(record, outcome.usage, step.started)
+            record.tools = outcome.tools
+            content = None
+            if capture:
+                content = {
+                    "input": step.request.messages,
+                    "output": outcome.text,
+                    "output_tools": outcome.tools,
+                }
+            self._account(record, outcome.usage, step.started, content)
 
         chunks = relay(
             reply.stream,
@@ -188,6 +216,7 @@ class Gateway:
             model=self.upstreams[target].model,
             prompt_bytes=prompt_bytes,
             on_end=on_end,
+            capture=capture,
         )
         return StreamingResponse(
             chunks,
@@ -231,10 +260,19 @@ class Gateway:
             reason=step.decision.reason.value,
             score=step.decision.score,
             model=self.upstreams[target].model,
+            at=step.started_at,
+            attempt=step.identity.attempt,
             fallback=fallback,
+            error_signals=step.identity.error_signals,
         )
 
-    def _account(self, record: StepRecord, usage: Usage | None, started: float) -> None:
+    def _account(
+        self,
+        record: StepRecord,
+        usage: Usage | None,
+        started: float,
+        content: dict[str, Any] | None = None,
+    ) -> None:
         """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
         record.latency_s = time.perf_counter() - started
         record.usage = usage
@@ -250,4 +288,5 @@ class Gateway:
         self.metrics.steps.labels(record.route, record.target, record.reason, record.status).inc()
         self.metrics.latency.labels(record.target).observe(record.latency_s)
         self.metrics.ttft.labels(record.target).observe(record.ttft_s)
-        self.store.record(record)
+        self.tracker.record(record)
+        self.audit.submit(record, content)

@@ -36,7 +36,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Prices(_Strict):
+class TierPrices(_Strict):
     """Dollars per million tokens. `cached_input` defaults to `input` when not given."""
 
     input: float = Field(0.0, ge=0)
@@ -46,6 +46,21 @@ class Prices(_Strict):
     @property
     def cached_input_or_input(self) -> float:
         return self.input if self.cached_input is None else self.cached_input
+
+
+class LongContextPrices(TierPrices):
+    """Prices that apply instead when a step's prompt is over `above_prompt_tokens`."""
+
+    above_prompt_tokens: int = Field(..., ge=1)
+
+
+class Prices(TierPrices):
+    long_context: LongContextPrices | None = None
+
+    def tier(self, prompt_tokens: int) -> TierPrices:
+        if self.long_context is not None and prompt_tokens > self.long_context.above_prompt_tokens:
+            return self.long_context
+        return self
 
 
 class Timeouts(_Strict):
@@ -88,6 +103,23 @@ class UpstreamSettings(_Strict):
         return None
 
 
+class TrajectorySettings(_Strict):
+    # A trajectory with no step for this long is closed and its per-run figures recorded.
+    idle_close_s: float = Field(1800.0, gt=0)
+    # How long a trajectory's state is kept after its last step (memory and Redis).
+    ttl_s: float = Field(7 * 24 * 3600.0, gt=0)
+    max_in_memory: int = Field(100_000, ge=1)
+    # Last-resort identification by message history when a request carries no session id.
+    stitch_by_history: bool = True
+
+
+class AuditSettings(_Strict):
+    mode: Literal["off", "metadata", "content"] = "off"
+    path: Path = Path("tandem-audit.jsonl")
+    max_bytes: int = Field(100 * 1024 * 1024, ge=1024)
+    backups: int = Field(5, ge=0)
+
+
 class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
@@ -118,9 +150,7 @@ def _default_routes() -> dict[str, RouteSettings]:
 class Settings(BaseSettings):
     """Everything Tandem reads at start-up."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="TANDEM_", env_nested_delimiter="__", extra="forbid", yaml_file=None
-    )
+    model_config = SettingsConfigDict(env_prefix="TANDEM_", env_nested_delimiter="__", extra="forbid", yaml_file=None)
 
     upstreams: dict[str, UpstreamSettings] = Field(default_factory=_default_upstreams)
     routes: dict[str, Annotated[RouteSettings, Field(discriminator="strategy")]] = Field(
@@ -136,7 +166,14 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024)
     # Seconds a client is told to wait (Retry-After) when no upstream could answer.
     retry_after_s: int = Field(5, ge=0)
+    # Keys that may read every trajectory; when set, the trajectory API needs one of them.
+    admin_api_keys: list[SecretStr] = Field(default_factory=list)
     redis_url: str | None = None
+    redis_prefix: str = "tandem:"
+    # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
+    redis_failure: Literal["degrade", "refuse"] = "degrade"
+    trajectories: TrajectorySettings = TrajectorySettings()
+    audit: AuditSettings = AuditSettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
@@ -174,11 +211,13 @@ class Settings(BaseSettings):
             try:
                 lines = self.client_api_keys_file.read_text().splitlines()
             except OSError as exc:
-                raise ConfigError(
-                    f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}"
-                ) from exc
+                raise ConfigError(f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}") from exc
             keys.update(line.strip() for line in lines if line.strip())
         return frozenset(keys)
+
+
+def admin_keys(settings: Settings) -> frozenset[str]:
+    return frozenset(k.get_secret_value() for k in settings.admin_api_keys)
 
 
 def _describe(error: ValidationError) -> str:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 import orjson
@@ -24,6 +25,8 @@ DONE_EVENT = b"data: [DONE]\n\n"
 @dataclass(slots=True)
 class StreamOutcome:
     usage: Usage | None = None
+    tools: list[str] = field(default_factory=list)  # tool names the answer called
+    text: str = ""  # the answer's text, only when capture was asked for (the content audit)
     completed: bool = False  # the upstream's [DONE] (or a finish_reason and a clean end) was seen
     error: str | None = None  # why the stream was ended with an error event
     cancelled: bool = False  # the client went away
@@ -32,16 +35,20 @@ class StreamOutcome:
 
 
 class _Observer:
-    """Finds the usage chunk and the end of a stream without parsing every event."""
+    """Finds the usage chunk, the tools called and the end of a stream without parsing every
+    event (unless `capture` asks for the answer's text too)."""
 
-    __slots__ = ("_pending", "done", "events", "finished", "usage")
+    __slots__ = ("_capture", "_pending", "done", "events", "finished", "text", "tools", "usage")
 
-    def __init__(self) -> None:
+    def __init__(self, capture: bool = False) -> None:
+        self._capture = capture
         self._pending = b""
         self.usage: Usage | None = None
         self.done = False
         self.finished = False
         self.events = 0
+        self.tools: list[str] = []
+        self.text: list[str] = []
 
     def feed(self, chunk: bytes) -> None:
         buffer = self._pending + chunk
@@ -57,21 +64,38 @@ class _Observer:
             self.done = True
         if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
             self.finished = True
-        if b'"usage"' in complete:
-            self._find_usage(complete)
+        if self._capture or b'"usage"' in complete or b'"name"' in complete:
+            self._parse(complete)
 
-    def _find_usage(self, complete: bytes) -> None:
+    def _parse(self, complete: bytes) -> None:
         for line in complete.split(b"\n"):
-            if not line.startswith(b"data:") or b'"usage"' not in line:
+            if not line.startswith(b"data:") or line.startswith(b"data: [DONE]"):
                 continue
             try:
                 event = orjson.loads(line[5:])
             except orjson.JSONDecodeError:
                 continue
-            if isinstance(event, dict):
-                usage = Usage.from_openai(event.get("usage"))
-                if usage is not None:
-                    self.usage = usage
+            if not isinstance(event, dict):
+                continue
+            usage = Usage.from_openai(event.get("usage"))
+            if usage is not None:
+                self.usage = usage
+            for choice in event.get("choices") or ():
+                if isinstance(choice, dict):
+                    self._read_delta(choice.get("delta"))
+
+    def _read_delta(self, delta: Any) -> None:
+        if not isinstance(delta, dict):
+            return
+        if self._capture and isinstance(delta.get("content"), str):
+            self.text.append(delta["content"])
+        for call in delta.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                if isinstance(function.get("name"), str):
+                    self.tools.append(function["name"])
+                if self._capture and isinstance(function.get("arguments"), str):
+                    self.text.append(function["arguments"])
 
 
 def _error_event(message: str, code: str) -> bytes:
@@ -102,9 +126,10 @@ async def relay(
     model: str,
     prompt_bytes: int,
     on_end: Callable[[StreamOutcome], None],
+    capture: bool = False,
 ) -> AsyncIterator[bytes]:
     """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
-    observer = _Observer()
+    observer = _Observer(capture)
     outcome = StreamOutcome()
     started = time.perf_counter()
     chunk = source.first_chunk
@@ -144,6 +169,8 @@ async def relay(
     finally:
         source.close()
         outcome.usage = observer.usage
+        outcome.tools = observer.tools
+        outcome.text = "".join(observer.text)
         outcome.events = observer.events
         outcome.duration_s = time.perf_counter() - started
         on_end(outcome)

@@ -101,9 +101,7 @@ class Upstream:
         return self.settings.model
 
     async def start(self) -> None:
-        connector = aiohttp.TCPConnector(
-            limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300
-        )
+        connector = aiohttp.TCPConnector(limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300)
         self._session = aiohttp.ClientSession(
             connector=connector,
             timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.settings.timeouts.connect),
@@ -141,9 +139,7 @@ class Upstream:
                 first = await response.content.readany()
         except TimeoutError as exc:
             self._abort(response)
-            raise UpstreamFailure(
-                self.name, "timeout", f"no answer within {timeouts.first_byte:g} s"
-            ) from exc
+            raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
         except aiohttp.ClientConnectorError as exc:
             raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
         except aiohttp.ClientError as exc:
@@ -190,9 +186,7 @@ class Upstream:
         assert self._session is not None
         try:
             async with asyncio.timeout(min(2.0, self.settings.timeouts.connect)):
-                async with self._session.get(
-                    f"{self.settings.base_url}/models", headers=self._headers
-                ) as response:
+                async with self._session.get(f"{self.settings.base_url}/models", headers=self._headers) as response:
                     state = UpstreamState(True, f"HTTP {response.status}")
         except TimeoutError:
             state = UpstreamState(False, "no answer within 2 s")

@@ -10,6 +10,7 @@ import pytest
 
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, settings_for
+from tests.redis_server import RedisServer
 
 
 @pytest.fixture(scope="session")
@@ -64,3 +65,16 @@ def gateway(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
 def client() -> Iterator[httpx.Client]:
     with httpx.Client(timeout=20) as http:
         yield http
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture()
+def redis_url(redis_server: RedisServer) -> str:
+    redis_server.flush()
+    return redis_server.url

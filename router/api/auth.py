@@ -1,4 +1,9 @@
-"""Client API keys: when any are configured, every API request must carry one."""
+"""Client and admin API keys.
+
+When client keys are configured, every API request must carry one, and the trajectories it
+creates live in that key's namespace. When admin keys are configured, the trajectory API
+needs one; without admin keys, a client key reads only its own namespace.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +12,53 @@ import hmac
 from starlette.requests import Request
 
 from router.errors import GatewayError
+from router.trajectory.identify import namespace_of
 
 
-def check_client_key(request: Request, keys: frozenset[str]) -> None:
-    if not keys:
-        return
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token:
-        raise GatewayError(401, "missing API key: send 'Authorization: Bearer <key>'", code="invalid_api_key")
+def _bearer(request: Request) -> str | None:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
+    return token if scheme.lower() == "bearer" and token else None
+
+
+def _matches(token: str, keys: frozenset[str]) -> bool:
     # Compare against every key in constant time so that timing says nothing about a key.
     matched = False
     for key in keys:
         matched |= hmac.compare_digest(token.encode(), key.encode())
-    if not matched:
+    return matched
+
+
+def check_client_key(request: Request, keys: frozenset[str]) -> str | None:
+    """The client's key when keys are configured (401 without a valid one), else None."""
+    if not keys:
+        return None
+    token = _bearer(request)
+    if token is None:
+        raise GatewayError(401, "missing API key: send 'Authorization: Bearer <key>'", code="invalid_api_key")
+    if not _matches(token, keys):
         raise GatewayError(401, "invalid API key", code="invalid_api_key")
+    return token
+
+
+def client_namespace(request: Request) -> str:
+    key = check_client_key(request, request.app.state.client_keys)
+    return namespace_of(key)
+
+
+def trajectory_scope(request: Request) -> str | None:
+    """The namespace a caller of the trajectory API may read; None means every namespace."""
+    admin_keys: frozenset[str] = request.app.state.admin_keys
+    client_keys: frozenset[str] = request.app.state.client_keys
+    token = _bearer(request)
+    if admin_keys:
+        if token is not None and _matches(token, admin_keys):
+            return None
+        raise GatewayError(
+            401,
+            "the trajectory API needs an admin key: send 'Authorization: Bearer <admin key>'",
+            code="invalid_api_key",
+        )
+    if client_keys:
+        return namespace_of(check_client_key(request, client_keys))
+    return None

@@ -5,7 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from router.api.auth import check_client_key
+from router.api.auth import client_namespace
 from router.errors import GatewayError
 from router.pipeline import Gateway
 
@@ -35,6 +35,6 @@ def _too_large(size: int, limit: int) -> GatewayError:
 
 async def chat_completions(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
-    check_client_key(request, request.app.state.client_keys)
+    namespace = client_namespace(request)
     body = await read_body(request, gateway.settings.max_body_bytes)
-    return await gateway.chat(body, request.headers, request.path_params.get("session"))
+    return await gateway.chat(body, request.headers, request.path_params.get("session"), namespace)

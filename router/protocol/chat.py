@@ -6,12 +6,13 @@ unchanged; the typed attributes are the few the gateway itself reads.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from router.errors import bad_request
+from router.ledger import Usage
 
 
 @dataclass(slots=True)
@@ -20,6 +21,7 @@ class ChatRequest:
     model: str
     stream: bool
     messages: list[dict[str, Any]]
+    size: int = 0  # bytes of the client's body
 
     def upstream_body(self, model: str, drop_params: frozenset[str]) -> tuple[bytes, list[str]]:
         """The body an upstream receives, and which of the client's keys were dropped for it."""
@@ -58,8 +60,7 @@ def _check_messages(messages: object) -> list[dict[str, Any]]:
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
             raise bad_request(
-                f"messages[{index}].content must be a string or an array of content parts, "
-                f"got {_type_name(content)}",
+                f"messages[{index}].content must be a string or an array of content parts, got {_type_name(content)}",
                 param=f"messages[{index}].content",
             )
     return messages
@@ -89,4 +90,39 @@ def parse_chat_request(body: bytes) -> ChatRequest:
         if value is not None and not isinstance(value, kind):
             expected = "an object" if kind is dict else "an array"
             raise bad_request(f"'{key}' must be {expected}, got {_type_name(value)}", param=key)
-    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages)
+    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=len(body))
+
+
+@dataclass(slots=True)
+class Answer:
+    """What the ledger reads of a non-streamed answer."""
+
+    usage: Usage | None = None
+    tools: list[str] = field(default_factory=list)
+    text: str = ""
+
+
+def read_answer(body: bytes) -> Answer:
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return Answer()
+    if not isinstance(parsed, dict):
+        return Answer()
+    answer = Answer(usage=Usage.from_openai(parsed.get("usage")))
+    parts: list[str] = []
+    for choice in parsed.get("choices") or ():
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if not isinstance(message, dict):
+            continue
+        if isinstance(message.get("content"), str):
+            parts.append(message["content"])
+        for call in message.get("tool_calls") or ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                if isinstance(function.get("name"), str):
+                    answer.tools.append(function["name"])
+                if isinstance(function.get("arguments"), str):
+                    parts.append(function["arguments"])
+    answer.text = "".join(parts)
+    return answer

@@ -1,15 +1,30 @@
-"""Find the session id a request carries, in the order clients are known to send one."""
+"""Which trajectory a request belongs to, and whether it is a new step or a retry.
+
+Sources, in order: the `/s/{session}/v1` path, the headers agents send (`X-Session-ID`,
+`X-Claude-Code-Session-Id`, `session-id`, `x-litellm-session-id`), the body's `session_id`,
+`litellm_session_id`, `metadata.session_id`, `prompt_cache_key`; then, as a last resort,
+stitching by message history. `user` is not a source: it names a person across many runs.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import re
 import uuid
 from typing import Any
 
+import orjson
 from starlette.datastructures import Headers
 
-# Headers first (they survive every SDK), then body fields; see docs in the README.
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
+RETRY_HEADER = "x-stainless-retry-count"
+TRAJECTORY_ID = re.compile(r"^[A-Za-z0-9._:@+=~-]{1,200}$")
+TASK_CHARS = 500
+# Bytes of the body's end hashed for the retry fingerprint: a new step appends messages, so
+# its end differs; a retry resends the same bytes. Hashing the tail keeps the cost flat
+# however long the trajectory grows.
+FINGERPRINT_TAIL = 8192
 
 
 def session_id(path_session: str | None, headers: Headers, body: dict[str, Any]) -> str | None:
@@ -34,5 +49,79 @@ def session_id(path_session: str | None, headers: Headers, body: dict[str, Any])
     return None
 
 
-def new_trajectory_id() -> str:
-    return f"traj-{uuid.uuid4().hex[:20]}"
+def _digest(data: bytes, size: int = 12) -> str:
+    return hashlib.blake2b(data, digest_size=size).hexdigest()
+
+
+def namespace_of(client_key: str | None) -> str:
+    """Trajectory ids are namespaced by client key, so two clients never share one."""
+    return _digest(client_key.encode(), 6) if client_key else ""
+
+
+def trajectory_id(namespace: str, session: str) -> str:
+    """A safe id for a session: kept as sent when it is plain, else a hash of it."""
+    if not TRAJECTORY_ID.match(session):
+        session = "h-" + _digest(session.encode())
+    return f"{namespace}:{session}" if namespace else session
+
+
+def new_trajectory_id(namespace: str) -> str:
+    session = f"traj-{uuid.uuid4().hex[:20]}"
+    return f"{namespace}:{session}" if namespace else session
+
+
+def is_valid_id(value: str) -> bool:
+    return bool(TRAJECTORY_ID.match(value))
+
+
+def fingerprint(body: bytes) -> str:
+    return f"{len(body)}-{_digest(body[-FINGERPRINT_TAIL:], 8)}"
+
+
+def is_client_retry(headers: Headers) -> bool:
+    value = headers.get(RETRY_HEADER, "0")
+    return value.isdigit() and int(value) > 0
+
+
+def history_key(namespace: str, messages: list[dict[str, Any]]) -> str:
+    return _digest(namespace.encode() + orjson.dumps(messages, option=orjson.OPT_SORT_KEYS), 16)
+
+
+def previous_history_key(namespace: str, messages: list[dict[str, Any]]) -> str | None:
+    """The key under which the request this one continues was remembered: the messages before
+    the last assistant message (the previous request's whole history)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "assistant":
+            return history_key(namespace, messages[:index])
+    return None
+
+
+def text_of(content: Any) -> str:
+    """The text of a message's content, whether a string or a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    return ""
+
+
+def task_of(messages: list[dict[str, Any]]) -> str:
+    for message in messages:
+        if message.get("role") == "user":
+            return text_of(message.get("content"))[:TASK_CHARS]
+    return ""
+
+
+def new_tool_results(messages: list[dict[str, Any]]) -> list[str]:
+    """The tool results (and user turns) after the last assistant message: what is new."""
+    results: list[str] = []
+    for message in reversed(messages):
+        role = message.get("role")
+        if role == "assistant":
+            break
+        if role in ("tool", "user", "function"):
+            results.append(text_of(message.get("content")))
+    results.reverse()
+    return results

@@ -1,44 +1,192 @@
-"""In-memory trajectory state: bounded, least recently used trajectories evicted first."""
+"""The trajectory store interface, and the in-memory store (the embedded default).
+
+The memory store is bounded: least recently updated trajectories are evicted first, and
+trajectories older than the time-to-live are dropped.
+"""
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from router.ledger import StepRecord
+from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
 
-# A runaway client must not grow one trajectory without bound; the totals stay right anyway.
-MAX_STEPS_KEPT = 10_000
+# A runaway client must not grow one trajectory without bound; its totals stay right anyway.
+MAX_RECORDS_KEPT = 10_000
+
+
+class StoreUnavailable(Exception):
+    """The shared store cannot be reached (and the gateway is configured to refuse)."""
+
+
+class TrajectoryStore(Protocol):
+    async def begin_step(self, start: StepStart) -> StepSlot:
+        """Count a new step, or recognise a retry of the last one; atomic across replicas."""
+        ...
+
+    async def record_many(self, records: list[StepRecord]) -> None: ...
+
+    async def get(self, trajectory_id: str) -> Trajectory | None: ...
+
+    async def records(self, trajectory_id: str) -> list[StepRecord]: ...
+
+    async def recent(self, query: ListQuery) -> list[Trajectory]: ...
+
+    async def set_outcome(self, trajectory_id: str, outcome: Outcome) -> bool:
+        """Store the outcome unless one is there already; False when one was."""
+        ...
+
+    async def close(self, trajectory_id: str, reason: str, at: float) -> Trajectory | None:
+        """Close once: the trajectory when this call closed it, None if it was closed already."""
+        ...
+
+    async def idle(self, updated_before: float, limit: int) -> list[str]:
+        """Open trajectories not updated since `updated_before`."""
+        ...
+
+    async def stitch_find(self, key: str) -> str | None: ...
+
+    async def stitch_remember(self, key: str, trajectory_id: str) -> None: ...
+
+    async def ping(self) -> None: ...
+
+    async def aclose(self) -> None: ...
+
+
+def is_retry(trajectory: Trajectory, start: StepStart) -> bool:
+    """A retry is the same step: the client says so, or it resends the body that just failed."""
+    if trajectory.steps == 0:
+        return False
+    if start.retry:
+        return True
+    return start.fingerprint == trajectory.last_fingerprint and trajectory.last_status == "error"
 
 
 @dataclass(slots=True)
-class TrajectoryState:
-    trajectory_id: str
-    steps: int = 0
+class _Entry:
+    trajectory: Trajectory
     records: list[StepRecord] = field(default_factory=list)
+    attempts: int = 1
 
 
 @dataclass(slots=True)
 class MemoryStore:
     max_trajectories: int = 100_000
-    _states: OrderedDict[str, TrajectoryState] = field(default_factory=OrderedDict)
+    ttl_s: float = 7 * 24 * 3600.0
+    _entries: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
+    _stitch: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
-    def next_step(self, trajectory_id: str) -> int:
-        """Count a new step of the trajectory and return its 1-based index."""
-        state = self._states.get(trajectory_id)
-        if state is None:
-            state = self._states[trajectory_id] = TrajectoryState(trajectory_id)
-            if len(self._states) > self.max_trajectories:
-                self._states.popitem(last=False)
+    def _evict(self, now: float) -> None:
+        while len(self._entries) > self.max_trajectories:
+            self._entries.popitem(last=False)
+        while self._entries:
+            oldest = next(iter(self._entries.values()))
+            if now - oldest.trajectory.updated_at <= self.ttl_s:
+                break
+            self._entries.popitem(last=False)
+        while len(self._stitch) > self.max_trajectories:
+            self._stitch.popitem(last=False)
+
+    async def begin_step(self, start: StepStart) -> StepSlot:
+        entry = self._entries.get(start.trajectory_id)
+        if entry is None:
+            trajectory = Trajectory(
+                id=start.trajectory_id,
+                namespace=start.namespace,
+                route=start.route,
+                task=start.task,
+                created_at=start.at,
+            )
+            entry = self._entries[start.trajectory_id] = _Entry(trajectory)
         else:
-            self._states.move_to_end(trajectory_id)
-        state.steps += 1
-        return state.steps
+            self._entries.move_to_end(start.trajectory_id)
+        trajectory = entry.trajectory
+        trajectory.updated_at = start.at
+        if is_retry(trajectory, start):
+            entry.attempts += 1
+            trajectory.last_status = "pending"
+            return StepSlot(trajectory.steps, entry.attempts)
+        trajectory.steps += 1
+        trajectory.last_fingerprint = start.fingerprint
+        trajectory.last_status = "pending"
+        entry.attempts = 1
+        self._evict(start.at)
+        return StepSlot(trajectory.steps, 1)
 
-    def record(self, record: StepRecord) -> None:
-        state = self._states.get(record.trajectory_id)
-        if state is not None and len(state.records) < MAX_STEPS_KEPT:
-            state.records.append(record)
+    async def record_many(self, records: list[StepRecord]) -> None:
+        for record in records:
+            entry = self._entries.get(record.trajectory_id)
+            if entry is None:
+                continue
+            entry.trajectory.apply(record)
+            if len(entry.records) < MAX_RECORDS_KEPT:
+                entry.records.append(record)
 
-    def get(self, trajectory_id: str) -> TrajectoryState | None:
-        return self._states.get(trajectory_id)
+    async def get(self, trajectory_id: str) -> Trajectory | None:
+        entry = self._entries.get(trajectory_id)
+        return entry.trajectory if entry else None
+
+    async def records(self, trajectory_id: str) -> list[StepRecord]:
+        entry = self._entries.get(trajectory_id)
+        return list(entry.records) if entry else []
+
+    async def recent(self, query: ListQuery) -> list[Trajectory]:
+        found: list[Trajectory] = []
+        for entry in reversed(self._entries.values()):
+            trajectory = entry.trajectory
+            if _matches(trajectory, query):
+                found.append(trajectory)
+        found.sort(key=lambda t: t.updated_at, reverse=True)
+        return found[: query.limit]
+
+    async def set_outcome(self, trajectory_id: str, outcome: Outcome) -> bool:
+        entry = self._entries.get(trajectory_id)
+        if entry is None or entry.trajectory.outcome is not None:
+            return False
+        entry.trajectory.outcome = outcome
+        return True
+
+    async def close(self, trajectory_id: str, reason: str, at: float) -> Trajectory | None:
+        entry = self._entries.get(trajectory_id)
+        if entry is None or entry.trajectory.closed_at is not None:
+            return None
+        entry.trajectory.closed_at = at
+        entry.trajectory.close_reason = reason
+        return entry.trajectory
+
+    async def idle(self, updated_before: float, limit: int) -> list[str]:
+        return [
+            e.trajectory.id
+            for e in self._entries.values()
+            if e.trajectory.closed_at is None and e.trajectory.updated_at < updated_before
+        ][:limit]
+
+    async def stitch_find(self, key: str) -> str | None:
+        return self._stitch.get(key)
+
+    async def stitch_remember(self, key: str, trajectory_id: str) -> None:
+        self._stitch[key] = trajectory_id
+        self._stitch.move_to_end(key)
+        self._evict(time.time())
+
+    async def ping(self) -> None:
+        return None
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _matches(trajectory: Trajectory, query: ListQuery) -> bool:
+    updated = trajectory.updated_at
+    if query.before is not None and updated >= query.before:
+        return False
+    if query.since is not None and updated < query.since:
+        return False
+    if query.until is not None and updated > query.until:
+        return False
+    if query.route is not None and trajectory.route != query.route:
+        return False
+    return query.namespace is None or trajectory.namespace == query.namespace

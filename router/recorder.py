@@ -1,0 +1,58 @@
+"""Step records leave the request path here: queued, then written to the store in batches.
+
+The answer never waits for the store. Reads that must see every step (the trajectory API,
+closing a trajectory) call `flush()` first. On shutdown, `aclose()` writes what is queued.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from router.ledger import StepRecord
+from router.trajectory.store import TrajectoryStore
+
+log = logging.getLogger("tandem.recorder")
+BATCH = 256
+
+
+class Recorder:
+    def __init__(self, store: TrajectoryStore) -> None:
+        self._store = store
+        self._queue: asyncio.Queue[StepRecord] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="tandem-recorder")
+
+    def submit(self, record: StepRecord) -> None:
+        self._queue.put_nowait(record)
+
+    async def flush(self) -> None:
+        await self._queue.join()
+
+    async def _run(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while len(batch) < BATCH and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            try:
+                await self._store.record_many(batch)
+            except Exception:
+                # The resilient store already degrades to memory; anything else is a bug to
+                # log, never a reason to stop recording the steps that follow.
+                log.exception("could not record %d step(s)", len(batch))
+            finally:
+                for _ in batch:
+                    self._queue.task_done()
+
+    async def aclose(self) -> None:
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(self.flush(), timeout=10)
+        except TimeoutError:
+            log.error("%d step record(s) not written at shutdown", self._queue.qsize())
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        self._task = None

@@ -1,0 +1,137 @@
+"""What is kept of a trajectory: its totals, its outcome, and what a new step tells the store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from router.ledger import StepRecord
+
+
+@dataclass(frozen=True, slots=True)
+class StepStart:
+    """A new request of a trajectory, as the store is told of it."""
+
+    trajectory_id: str
+    fingerprint: str  # a hash of the request body: the same body after an error is a retry
+    retry: bool  # the client says it is retrying (x-stainless-retry-count > 0)
+    task: str  # the first user message, truncated
+    route: str
+    namespace: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StepSlot:
+    step: int  # 1-based index of the step
+    attempt: int  # 1, or more when this request retries the step
+
+
+@dataclass(slots=True)
+class Outcome:
+    success: bool | None
+    score: float | None
+    labels: dict[str, str]
+    at: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"success": self.success, "score": self.score, "labels": self.labels, "at": self.at}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Outcome:
+        return cls(data.get("success"), data.get("score"), dict(data.get("labels") or {}), float(data["at"]))
+
+
+# The totals a step record adds to, by name; the Redis store increments the same fields.
+COUNT_FIELDS = (
+    "cloud_steps",
+    "edge_steps",
+    "fallbacks",
+    "errors",
+    "usage_estimated_steps",
+    "prompt_tokens",
+    "cached_tokens",
+    "completion_tokens",
+)
+MONEY_FIELDS = ("cost_usd", "cloud_cost_usd")
+
+
+def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
+    """How one step record changes a trajectory's totals."""
+    usage = record.usage
+    counts = {
+        "cloud_steps": int(record.target == "cloud"),
+        "edge_steps": int(record.target == "edge"),
+        "fallbacks": int(record.fallback),
+        "errors": int(record.status == "error"),
+        "usage_estimated_steps": int(usage is not None and usage.source == "estimated"),
+        "prompt_tokens": usage.prompt_tokens if usage else 0,
+        "cached_tokens": usage.cached_tokens if usage else 0,
+        "completion_tokens": usage.completion_tokens if usage else 0,
+    }
+    money = {"cost_usd": record.cost_usd, "cloud_cost_usd": record.cloud_cost_usd}
+    return counts, money
+
+
+@dataclass(slots=True)
+class Trajectory:
+    id: str
+    namespace: str = ""
+    route: str = ""
+    task: str = ""
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    steps: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNT_FIELDS, 0))
+    money: dict[str, float] = field(default_factory=lambda: dict.fromkeys(MONEY_FIELDS, 0.0))
+    last_fingerprint: str = ""
+    last_status: str = ""
+    closed_at: float | None = None
+    close_reason: str | None = None
+    outcome: Outcome | None = None
+
+    def apply(self, record: StepRecord) -> None:
+        counts, money = increments(record)
+        for name, value in counts.items():
+            self.counts[name] += value
+        for name, amount in money.items():
+            self.money[name] += amount
+        self.last_status = record.status
+        self.updated_at = max(self.updated_at, record.at)
+
+    @property
+    def cloud_share(self) -> float:
+        answered = self.counts["cloud_steps"] + self.counts["edge_steps"]
+        return self.counts["cloud_steps"] / answered if answered else 0.0
+
+    @property
+    def savings_usd(self) -> float:
+        return self.money["cloud_cost_usd"] - self.money["cost_usd"]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "route": self.route,
+            "task": self.task,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "steps": self.steps,
+            **self.counts,
+            "cost_usd": self.money["cost_usd"],
+            "cloud_cost_usd": self.money["cloud_cost_usd"],
+            "savings_usd": self.savings_usd,
+            "cloud_share": self.cloud_share,
+            "closed_at": self.closed_at,
+            "close_reason": self.close_reason,
+            "outcome": self.outcome.as_dict() if self.outcome else None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    limit: int = 50
+    before: float | None = None  # cursor: only trajectories updated strictly before this time
+    since: float | None = None
+    until: float | None = None
+    route: str | None = None
+    namespace: str | None = None  # None: every namespace (an admin); else only this one

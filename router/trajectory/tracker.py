@@ -1,0 +1,146 @@
+"""Trajectory bookkeeping for the pipeline: identify a request's trajectory, count its step,
+record the step off the request path, and close idle trajectories once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import dataclass
+
+from starlette.datastructures import Headers
+
+from judge.signals import error_signals
+from router.errors import GatewayError
+from router.ledger import StepRecord
+from router.metrics import Metrics
+from router.protocol.chat import ChatRequest
+from router.recorder import Recorder
+from router.settings import Settings
+from router.trajectory import identify
+from router.trajectory.redis_store import RedisStore
+from router.trajectory.resilient import ResilientStore
+from router.trajectory.state import StepStart, Trajectory
+from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
+
+log = logging.getLogger("tandem.trajectory")
+
+
+@dataclass(frozen=True, slots=True)
+class StepIdentity:
+    trajectory_id: str
+    step: int
+    attempt: int
+    error_signals: list[str]
+
+
+def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
+    memory = MemoryStore(settings.trajectories.max_in_memory, settings.trajectories.ttl_s)
+    if settings.redis_url is None:
+        return memory
+    primary = RedisStore(settings.redis_url, settings.redis_prefix, settings.trajectories.ttl_s)
+    return ResilientStore(
+        primary,
+        memory,
+        settings.redis_failure,
+        on_error=lambda operation: metrics.store_errors.labels(operation).inc(),
+    )
+
+
+class Tracker:
+    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+        self._settings = settings.trajectories
+        self._retry_after = str(settings.retry_after_s)
+        self._metrics = metrics
+        self.store = build_store(settings, metrics)
+        self.recorder = Recorder(self.store)
+        self._sweeper: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        self.recorder.start()
+        self._sweeper = asyncio.create_task(self._sweep(), name="tandem-idle-sweep")
+
+    async def aclose(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        await asyncio.gather(*self._background, return_exceptions=True)
+        await self.recorder.aclose()
+        await self.store.aclose()
+
+    async def begin(
+        self,
+        request: ChatRequest,
+        body: bytes,
+        headers: Headers,
+        path_session: str | None,
+        namespace: str,
+        route: str,
+    ) -> StepIdentity:
+        try:
+            trajectory_id = await self._identify(request, headers, path_session, namespace)
+            start = StepStart(
+                trajectory_id=trajectory_id,
+                fingerprint=identify.fingerprint(body),
+                retry=identify.is_client_retry(headers),
+                task=identify.task_of(request.messages),
+                route=route,
+                namespace=namespace,
+                at=time.time(),
+            )
+            slot = await self.store.begin_step(start)
+        except StoreUnavailable as exc:
+            raise GatewayError(
+                503,
+                f"{exc}; the gateway is configured to refuse steps until it is back",
+                type="server_error",
+                code="store_unavailable",
+                headers={"Retry-After": self._retry_after},
+            ) from exc
+        signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals)
+
+    async def _identify(self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str) -> str:
+        session = identify.session_id(path_session, headers, request.raw)
+        if session is not None:
+            return identify.trajectory_id(namespace, session)
+        if not self._settings.stitch_by_history:
+            return identify.new_trajectory_id(namespace)
+        previous = identify.previous_history_key(namespace, request.messages)
+        found = await self.store.stitch_find(previous) if previous is not None else None
+        trajectory_id = found or identify.new_trajectory_id(namespace)
+        # Remember this history for the request that will continue it; not awaited, the
+        # answer need not wait for it.
+        key = identify.history_key(namespace, request.messages)
+        task = asyncio.create_task(self.store.stitch_remember(key, trajectory_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return trajectory_id
+
+    def record(self, record: StepRecord) -> None:
+        self.recorder.submit(record)
+
+    async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
+        """Close once; the per-run figures are recorded by the call that closed it."""
+        await self.recorder.flush()
+        trajectory = await self.store.close(trajectory_id, reason, time.time())
+        if trajectory is not None:
+            self._metrics.trajectory_closed(trajectory)
+        return trajectory
+
+    async def _sweep(self) -> None:
+        interval = min(self._settings.idle_close_s / 4, 30.0)
+        while True:
+            await asyncio.sleep(interval)
+            with contextlib.suppress(Exception):
+                await self.sweep_once()
+
+    async def sweep_once(self) -> int:
+        closed = 0
+        idle = await self.store.idle(time.time() - self._settings.idle_close_s, 500)
+        for trajectory_id in idle:
+            if await self.close(trajectory_id, "idle") is not None:
+                closed += 1
+        return closed

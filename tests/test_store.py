@@ -1,0 +1,174 @@
+"""The same contract for both trajectory stores: memory, and Redis (a real redis-server)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+
+from router.ledger import StepRecord, Usage
+from router.trajectory.redis_store import RedisStore
+from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart
+from router.trajectory.store import MemoryStore, TrajectoryStore
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[TrajectoryStore]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    redis_store = RedisStore(request.getfixturevalue("redis_url"))
+    yield redis_store
+    await redis_store.aclose()
+
+
+def start(
+    trajectory_id: str,
+    body: str = "b1",
+    retry: bool = False,
+    at: float | None = None,
+    route: str = "tandem",
+    namespace: str = "",
+) -> StepStart:
+    return StepStart(trajectory_id, body, retry, "fix the bug", route, namespace, at or time.time())
+
+
+def record(
+    trajectory_id: str,
+    step: int,
+    target: str = "edge",
+    status: str = "ok",
+    cost: float = 0.001,
+    cloud_cost: float = 0.01,
+) -> StepRecord:
+    return StepRecord(
+        trajectory_id=trajectory_id,
+        step=step,
+        route="tandem",
+        target=target,
+        reason="random_draw",
+        score=0.5,
+        model="m",
+        at=time.time(),
+        status=status,
+        usage=Usage(100, 20, 10),
+        cost_usd=cost,
+        cloud_cost_usd=cloud_cost,
+        tools=["bash"],
+        error_signals=["traceback"],
+    )
+
+
+async def test_steps_count_and_records_add_up(store: TrajectoryStore) -> None:
+    for expected, body in enumerate(["a", "b", "c"], start=1):
+        slot = await store.begin_step(start("t1", body))
+        assert (slot.step, slot.attempt) == (expected, 1)
+        await store.record_many([record("t1", expected, target="cloud" if expected == 2 else "edge")])
+    trajectory = await store.get("t1")
+    assert trajectory is not None
+    assert trajectory.steps == 3 and trajectory.task == "fix the bug" and trajectory.route == "tandem"
+    assert trajectory.counts["cloud_steps"] == 1 and trajectory.counts["edge_steps"] == 2
+    assert trajectory.counts["prompt_tokens"] == 300 and trajectory.counts["cached_tokens"] == 60
+    assert trajectory.money["cost_usd"] == pytest.approx(0.003)
+    assert trajectory.savings_usd == pytest.approx(0.027)
+    assert trajectory.cloud_share == pytest.approx(1 / 3)
+    records = await store.records("t1")
+    assert [r.step for r in records] == [1, 2, 3]
+    assert records[0].tools == ["bash"] and records[0].usage == Usage(100, 20, 10)
+    assert await store.get("unknown") is None
+
+
+async def test_retries_are_the_same_step(store: TrajectoryStore) -> None:
+    assert (await store.begin_step(start("t2", "a"))).step == 1
+    await store.record_many([record("t2", 1, status="error")])
+    # The same body after an error: a retry of step 1.
+    assert await store.begin_step(start("t2", "a")) == StepSlot(1, 2)
+    await store.record_many([record("t2", 1)])
+    # The client says it retries (x-stainless-retry-count > 0): still step 1.
+    slot = await store.begin_step(start("t2", "z", retry=True))
+    assert (slot.step, slot.attempt) == (1, 3)
+    await store.record_many([record("t2", 1)])
+    # The same body after a success is a new step (an agent may repeat itself).
+    assert (await store.begin_step(start("t2", "z"))).step == 2
+
+
+async def test_outcome_is_set_once_and_close_happens_once(store: TrajectoryStore) -> None:
+    await store.begin_step(start("t3"))
+    assert await store.set_outcome("t3", Outcome(True, 0.9, {"suite": "x"}, time.time()))
+    assert not await store.set_outcome("t3", Outcome(False, None, {}, time.time()))
+    assert not await store.set_outcome("nope", Outcome(True, None, {}, time.time()))
+    closed = await store.close("t3", "outcome", time.time())
+    assert closed is not None and closed.close_reason == "outcome"
+    assert closed.outcome is not None and closed.outcome.success is True and closed.outcome.labels == {"suite": "x"}
+    assert await store.close("t3", "idle", time.time()) is None
+    assert await store.close("nope", "idle", time.time()) is None
+
+
+async def test_idle_lists_open_trajectories_not_updated_recently(store: TrajectoryStore) -> None:
+    now = time.time()
+    await store.begin_step(start("old", at=now - 100))
+    await store.begin_step(start("new", at=now))
+    assert await store.idle(now - 50, 10) == ["old"]
+    await store.close("old", "idle", now)
+    assert await store.idle(now - 50, 10) == []
+
+
+async def test_list_filters_and_pages(store: TrajectoryStore) -> None:
+    now = time.time()
+    for index in range(6):
+        route = "tandem" if index % 2 else "tandem/cloud"
+        await store.begin_step(
+            start(f"l{index}", at=now - 60 + index, route=route, namespace="ns" if index < 3 else "")
+        )
+    newest = await store.recent(ListQuery(limit=2))
+    assert [t.id for t in newest] == ["l5", "l4"]
+    older = await store.recent(ListQuery(limit=2, before=newest[-1].updated_at))
+    assert [t.id for t in older] == ["l3", "l2"]
+    assert [t.id for t in await store.recent(ListQuery(route="tandem/cloud"))] == ["l4", "l2", "l0"]
+    assert [t.id for t in await store.recent(ListQuery(namespace="ns"))] == ["l2", "l1", "l0"]
+    assert [t.id for t in await store.recent(ListQuery(since=now - 56.5, until=now - 55.5))] == ["l4"]
+
+
+async def test_stitch_keys(store: TrajectoryStore) -> None:
+    assert await store.stitch_find("k") is None
+    await store.stitch_remember("k", "t-stitched")
+    assert await store.stitch_find("k") == "t-stitched"
+
+
+async def test_concurrent_writers_lose_no_step(redis_url: str) -> None:
+    """Two replicas (two clients) counting steps and recording at once: nothing is lost."""
+    stores = [RedisStore(redis_url), RedisStore(redis_url)]
+
+    async def worker(store: RedisStore, offset: int) -> list[int]:
+        steps = []
+        for index in range(50):
+            slot = await store.begin_step(start("shared", f"{offset}-{index}"))
+            steps.append(slot.step)
+            await store.record_many([record("shared", slot.step)])
+        return steps
+
+    results = await asyncio.gather(worker(stores[0], 0), worker(stores[1], 1))
+    assert sorted(results[0] + results[1]) == list(range(1, 101))
+    trajectory = await stores[0].get("shared")
+    assert trajectory is not None and trajectory.steps == 100
+    assert trajectory.counts["edge_steps"] == 100
+    assert trajectory.money["cost_usd"] == pytest.approx(0.1)
+    assert len(await stores[1].records("shared")) == 100
+    for store in stores:
+        await store.aclose()
+
+
+async def test_state_per_step_in_redis_is_small(redis_url: str) -> None:
+    import redis.asyncio as redis
+
+    store = RedisStore(redis_url)
+    for index in range(20):
+        await store.begin_step(start("size", f"b{index}"))
+        await store.record_many([record("size", index + 1)])
+    client = redis.Redis.from_url(redis_url)
+    used = sum([await client.memory_usage(key) or 0 for key in await client.keys("tandem:t:size*")])
+    await client.aclose()
+    await store.aclose()
+    assert used / 20 <= 2048, f"{used / 20:.0f} bytes a step"
