@@ -62,6 +62,31 @@ def _demo(args: argparse.Namespace) -> int:
     return run_demo(seed=args.seed, tasks=args.tasks, edge_vllm=args.edge_vllm)
 
 
+def _export(args: argparse.Namespace) -> int:
+    from router.api.trajectories import parse_time
+    from router.errors import GatewayError
+    from router.export import run_export
+
+    if bool(args.url) == bool(args.redis_url):
+        print("tandem: give exactly one of --url (a running gateway) or --redis-url", file=sys.stderr)
+        return 2
+    try:
+        since = parse_time(args.since, "since") if args.since else None
+    except GatewayError as exc:
+        print(f"tandem: {exc.message}", file=sys.stderr)
+        return 2
+    count = run_export(
+        args.out,
+        url=args.url,
+        redis_url=args.redis_url,
+        prefix=args.redis_prefix,
+        since=since,
+        api_key=args.api_key or os.environ.get("TANDEM_ADMIN_KEY"),
+    )
+    print(f"wrote {count} step(s) to {args.out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tandem", description="Edge-cloud routing gateway for LLM agents")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -78,6 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--tasks", type=int, default=6)
     demo.add_argument("--edge-vllm", action="store_true", help="use a real tiny vLLM server as the edge")
     demo.set_defaults(func=_demo)
+
+    trajectories = commands.add_parser("trajectories", help="work with recorded trajectories")
+    trajectory_commands = trajectories.add_subparsers(dest="trajectory_command", required=True)
+    export = trajectory_commands.add_parser("export", help="write the steps as JSON lines (schema tandem.step/1)")
+    export.add_argument("--out", type=Path, required=True)
+    export.add_argument("--since", default=None, help="unix seconds or ISO 8601 time")
+    export.add_argument("--url", default=None, help="a running gateway, e.g. http://127.0.0.1:8080")
+    export.add_argument("--redis-url", default=None, help="read straight from Redis instead")
+    export.add_argument("--redis-prefix", default="tandem:")
+    export.add_argument("--api-key", default=None, help="admin key (default: $TANDEM_ADMIN_KEY)")
+    export.set_defaults(func=_export)
 
     args = parser.parse_args(argv)
     result: int = args.func(args)

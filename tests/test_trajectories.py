@@ -1,0 +1,220 @@
+"""Trajectories through the real gateway: identification, retries, namespaces, outcome, idle close."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from router.export import SCHEMA
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, wait_until
+
+MakeGateway = Callable[..., GatewayServer]
+HI = [{"role": "user", "content": "fix the failing test"}]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_gateway(request: pytest.FixtureRequest, make_gateway: MakeGateway) -> MakeGateway:
+    """Every test here runs against both stores: in memory, and a real redis-server."""
+    if request.param == "memory":
+        return make_gateway
+    redis_url = request.getfixturevalue("redis_url")
+
+    def make(**overrides: Any) -> GatewayServer:
+        overrides.setdefault("redis_url", redis_url)
+        return make_gateway(**overrides)
+
+    return make
+
+
+def post(
+    client: httpx.Client,
+    server: GatewayServer,
+    path: str = "/v1/chat/completions",
+    headers: dict[str, str] | None = None,
+    **body: Any,
+) -> httpx.Response:
+    body.setdefault("model", "tandem")
+    body.setdefault("messages", HI)
+    return client.post(f"{server.url}{path}", json=body, headers=headers or {})
+
+
+@pytest.mark.parametrize(
+    ("path", "headers", "body", "expected"),
+    [
+        ("/s/from-path/v1/chat/completions", {"X-Session-ID": "header"}, {}, "from-path"),
+        ("/v1/chat/completions", {"X-Session-ID": "xs"}, {"session_id": "body"}, "xs"),
+        ("/v1/chat/completions", {"X-Claude-Code-Session-Id": "cc"}, {}, "cc"),
+        ("/v1/chat/completions", {"session-id": "codex"}, {}, "codex"),
+        ("/v1/chat/completions", {"x-litellm-session-id": "oh"}, {"prompt_cache_key": "pk"}, "oh"),
+        ("/v1/chat/completions", {}, {"session_id": "terminus"}, "terminus"),
+        ("/v1/chat/completions", {}, {"litellm_session_id": "ls"}, "ls"),
+        ("/v1/chat/completions", {}, {"metadata": {"session_id": "md"}}, "md"),
+        ("/v1/chat/completions", {}, {"prompt_cache_key": "pck", "user": "alice"}, "pck"),
+        ("/v1/chat/completions", {"X-Session-ID": "has space/and slash"}, {}, "h-"),
+    ],
+)
+def test_every_identification_source(
+    gateway: GatewayServer,
+    client: httpx.Client,
+    path: str,
+    headers: dict[str, str],
+    body: dict[str, Any],
+    expected: str,
+) -> None:
+    response = post(client, gateway, path, headers, **body)
+    assert response.status_code == 200
+    assert response.headers["x-tandem-trajectory"].startswith(expected)
+
+
+def test_user_is_not_a_session(gateway: GatewayServer, client: httpx.Client) -> None:
+    first = post(client, gateway, user="alice").headers["x-tandem-trajectory"]
+    second = post(client, gateway, user="alice", messages=[{"role": "user", "content": "other"}])
+    assert second.headers["x-tandem-trajectory"] != first
+
+
+def test_stitching_by_message_history(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+    edge.push({"kind": "tool_call", "name": "bash", "arguments": '{"command": "pytest"}'})
+    first = post(client, gateway)
+    call = first.json()["choices"][0]["message"]
+    history = [
+        *HI,
+        call,
+        {"role": "tool", "tool_call_id": "call_1", "content": "1 failed\nTraceback (most recent call last):"},
+    ]
+    second = post(client, gateway, messages=history)
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-step"] == "2"
+    detail = client.get(f"{gateway.url}/v1/trajectories/{first.headers['x-tandem-trajectory']}").json()
+    assert detail["records"][0]["tools"] == ["bash"]
+    assert set(detail["records"][1]["error_signals"]) >= {"traceback", "test_failure"}
+    assert detail["task"] == "fix the failing test"
+
+
+def test_sdk_retry_is_the_same_step(make_gateway: MakeGateway, edge: FakeUpstream) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+    edge.push({"kind": "error", "status": 500}, {"text": "second try"})
+    sdk = openai.OpenAI(
+        base_url=server.base_url, api_key="x", max_retries=1, default_headers={"X-Session-ID": "retrying"}
+    )
+    raw = sdk.chat.completions.with_raw_response.create(model="tandem", messages=HI)
+    assert raw.parse().choices[0].message.content == "second try"
+    assert raw.headers["x-tandem-step"] == "1"
+    assert edge.received[1].headers.get("x-stainless-retry-count") is None  # not forwarded upstream
+    with httpx.Client() as http:
+        detail = http.get(f"{server.url}/v1/trajectories/retrying").json()
+    assert detail["steps"] == 1
+    assert [(r["step"], r["attempt"], r["status"]) for r in detail["records"]] == [(1, 1, "error"), (1, 2, "ok")]
+
+
+def test_same_body_after_an_error_is_a_retry(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+    edge.push({"kind": "error", "status": 503})
+    headers = {"X-Session-ID": "same-body"}
+    assert post(client, server, headers=headers).status_code == 503
+    assert post(client, server, headers=headers).headers["x-tandem-step"] == "1"
+    assert post(client, server, headers=headers).headers["x-tandem-step"] == "2"
+
+
+def test_trajectories_are_namespaced_by_client_key(make_gateway: MakeGateway, client: httpx.Client) -> None:
+    server = make_gateway(client_api_keys=["key-a", "key-b"])
+    ids = {}
+    for key in ("key-a", "key-b"):
+        response = post(client, server, headers={"Authorization": f"Bearer {key}", "X-Session-ID": "same"})
+        ids[key] = response.headers["x-tandem-trajectory"]
+    assert ids["key-a"] != ids["key-b"] and all(i.endswith(":same") for i in ids.values())
+    as_a = {"Authorization": "Bearer key-a"}
+    assert client.get(f"{server.url}/v1/trajectories/{ids['key-a']}", headers=as_a).status_code == 200
+    assert client.get(f"{server.url}/v1/trajectories/{ids['key-b']}", headers=as_a).status_code == 404
+    listed = client.get(f"{server.url}/v1/trajectories", headers=as_a).json()["data"]
+    assert [t["id"] for t in listed] == [ids["key-a"]]
+    assert client.get(f"{server.url}/v1/trajectories").status_code == 401
+
+
+def test_admin_key_reads_every_trajectory_and_client_keys_none(make_gateway: MakeGateway, client: httpx.Client) -> None:
+    server = make_gateway(client_api_keys=["key-a"], admin_api_keys=["admin"])
+    post(client, server, headers={"Authorization": "Bearer key-a", "X-Session-ID": "s"})
+    assert client.get(f"{server.url}/v1/trajectories", headers={"Authorization": "Bearer key-a"}).status_code == 401
+    listed = client.get(f"{server.url}/v1/trajectories", headers={"Authorization": "Bearer admin"}).json()["data"]
+    assert len(listed) == 1 and listed[0]["id"].endswith(":s")
+
+
+def test_outcome_closes_once(gateway: GatewayServer, client: httpx.Client) -> None:
+    post(client, gateway, headers={"X-Session-ID": "done"}, model="tandem/cloud")
+    post(client, gateway, headers={"X-Session-ID": "done"}, messages=[*HI, {"role": "assistant", "content": "ok"}])
+    url = f"{gateway.url}/v1/trajectories/done/outcome"
+    response = client.post(url, json={"success": True, "score": 0.75, "labels": {"benchmark": "demo"}})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["outcome"]["success"] is True and body["close_reason"] == "outcome" and body["closed_at"]
+    again = client.post(url, json={"success": False})
+    assert again.status_code == 409 and "first one stands" in again.json()["error"]["message"]
+    metrics = client.get(f"{gateway.url}/metrics").text
+    assert 'tandem_trajectory_steps_count{route="tandem/cloud"} 1.0' in metrics
+    assert 'tandem_trajectory_cloud_share_sum{route="tandem/cloud"} 0.5' in metrics
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "words"),
+    [
+        ("/v1/trajectories/nope/outcome", {"success": True}, 404, "nope"),
+        ("/v1/trajectories/bad%20id/outcome", {"success": True}, 400, "trajectory id"),
+        ("/v1/trajectories/known/outcome", {}, 400, "'success'"),
+        ("/v1/trajectories/known/outcome", {"score": 2}, 400, "'score'"),
+        ("/v1/trajectories/known/outcome", {"success": "yes"}, 400, "'success'"),
+        ("/v1/trajectories/known/outcome", {"success": True, "extra": 1}, 400, "extra"),
+        ("/v1/trajectories/known/outcome", {"success": True, "labels": {"a": 1}}, 400, "'labels'"),
+    ],
+)
+def test_bad_outcomes(
+    gateway: GatewayServer, client: httpx.Client, path: str, body: dict[str, Any], status: int, words: str
+) -> None:
+    post(client, gateway, headers={"X-Session-ID": "known"})
+    response = client.post(f"{gateway.url}{path}", json=body)
+    assert response.status_code == status
+    assert words in response.json()["error"]["message"]
+
+
+def test_trajectory_api_bad_input(gateway: GatewayServer, client: httpx.Client) -> None:
+    assert client.get(f"{gateway.url}/v1/trajectories/unknown").status_code == 404
+    assert client.get(f"{gateway.url}/v1/trajectories?limit=0").status_code == 400
+    assert "ISO 8601" in client.get(f"{gateway.url}/v1/trajectories?since=yesterday").json()["error"]["message"]
+
+
+def test_idle_trajectories_close_with_their_figures(make_gateway: MakeGateway, client: httpx.Client) -> None:
+    server = make_gateway(trajectories={"idle_close_s": 0.3})
+    post(client, server, headers={"X-Session-ID": "quiet"})
+
+    def closed() -> bool:
+        return client.get(f"{server.url}/v1/trajectories/quiet").json()["close_reason"] == "idle"
+
+    assert wait_until(closed, timeout=5)
+    metrics = client.get(f"{server.url}/metrics").text
+    assert 'tandem_trajectories_closed_total{reason="idle",route="tandem"} 1.0' in metrics
+
+
+def test_list_filters_and_export(gateway: GatewayServer, client: httpx.Client, tmp_path: Path) -> None:
+    for session, model in (("a", "tandem"), ("b", "tandem/cloud"), ("c", "tandem")):
+        post(client, gateway, headers={"X-Session-ID": session}, model=model)
+    listed = client.get(f"{gateway.url}/v1/trajectories", params={"route": "tandem"}).json()
+    assert [t["id"] for t in listed["data"]] == ["c", "a"]
+    page = client.get(f"{gateway.url}/v1/trajectories", params={"limit": 2}).json()
+    assert [t["id"] for t in page["data"]] == ["c", "b"] and page["next_before"] is not None
+    rest = client.get(f"{gateway.url}/v1/trajectories", params={"before": page["next_before"]}).json()
+    assert [t["id"] for t in rest["data"]] == ["a"]
+    out = tmp_path / "steps.jsonl"
+    from router.cli import main
+
+    assert main(["trajectories", "export", "--url", gateway.url, "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 3 and all(line["schema"] == SCHEMA for line in lines)
+    assert {line["trajectory_id"] for line in lines} == {"a", "b", "c"}
+    assert all(line["task"] == "fix the failing test" and line["usage"]["prompt_tokens"] == 20 for line in lines)
