@@ -40,8 +40,9 @@ lint: install-test
 	$(BIN)/ruff format --check router judge
 	$(BIN)/mypy --strict router judge
 
-bench: install-test
+bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
+	$(BIN)/python -m benchmarks.bookkeeping
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -209,3 +209,26 @@ def test_mini_swe_agent_completes_a_task_through_the_gateway(
     # Tool results from earlier steps reached the upstream of the last step.
     last = edge.received + cloud.received
     assert any(m.get("role") == "tool" for r in last for m in r.body["messages"])
+
+
+def test_mini_swe_agent_without_a_session_is_stitched_into_one_trajectory(
+    make_gateway: object, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """mini-swe-agent sends no session id by default: the message history ties its steps."""
+    from minisweagent.agents.default import DefaultAgent
+    from minisweagent.environments.local import LocalEnvironment
+    from minisweagent.models.litellm_model import LitellmModel
+
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})  # type: ignore[operator]
+    edge.default = {"kind": "agent", "commands": ["ls", "echo hi", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}
+    model = LitellmModel(
+        model_name="openai/tandem", model_kwargs={"api_base": server.base_url, "api_key": "unused"},
+        cost_tracking="ignore_errors",
+    )
+    agent = DefaultAgent(model, LocalEnvironment(cwd=str(tmp_path)), system_template="sys",
+                         instance_template="{{task}}", step_limit=6)
+    assert agent.run(task="say hi")["exit_status"] == "Submitted"
+    with httpx.Client() as http:
+        listed = http.get(f"{server.url}/v1/trajectories").json()["data"]
+    assert [t["steps"] for t in listed] == [3]
+    assert listed[0]["task"] == "say hi"

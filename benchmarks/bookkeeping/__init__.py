@@ -1,0 +1,1 @@
+"""Trajectory bookkeeping cost per step: memory store and Redis on loopback."""
