@@ -1,0 +1,49 @@
+"""Run the real gateway (uvicorn, a real socket) inside the running event loop, for the demo.
+
+Sharing the loop with the simulated models and the agent keeps the demo to one thread, which
+matters on a 2-core machine; the gateway is exactly the one `tandem serve` runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import AsyncIterator, Generator
+
+import uvicorn
+from starlette.applications import Starlette
+
+from router.app import create_app
+from router.settings import Settings
+
+
+class _Server(uvicorn.Server):
+    # Several servers share one loop here; none of them should take over Ctrl-C, which
+    # asyncio.run turns into a cancellation that stops them all.
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+@contextlib.asynccontextmanager
+async def running_gateway(settings: Settings) -> AsyncIterator[tuple[str, Starlette]]:
+    """Yield the gateway's base URL (…/v1) and its app while it serves on 127.0.0.1."""
+    app = create_app(settings)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = _Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            if task.done():
+                task.result()  # raises what stopped it
+                raise RuntimeError("the gateway stopped before it started")
+            await asyncio.sleep(0.01)
+        yield f"http://127.0.0.1:{port}/v1", app
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()
