@@ -221,6 +221,6 @@ def test_sim_answers_plain_and_streamed_like_an_openai_server() -> None:
     assert models["data"][0]["id"] == "gpt-5.4-sim"
 
 
-def test_edge_vllm_is_not_available_yet(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_demo(seed=7, tasks=6, edge_vllm=True) == 2
-    assert "not available yet" in capsys.readouterr().out
+def test_tasks_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_demo(seed=7, tasks=0, edge_vllm=True) == 2
+    assert "--tasks must be at least 1" in capsys.readouterr().out

@@ -164,9 +164,9 @@ def build_tokenizer(out_dir: Path) -> Any:
         model_max_length=MAX_POSITION_EMBEDDINGS,
         clean_up_tokenization_spaces=False,
     )
-    # Like Qwen2.5, the tool tags are single tokens (vLLM's `hermes` parser looks their ids
-    # up in the vocabulary) that survive decoding (special=False), so the parser sees them
-    # in the text even when the request skips special tokens.
+    # As in Qwen2.5, the tool tags are single tokens (some vLLM `hermes` parsers look their ids
+    # up in the vocabulary) that survive decoding (special=False): the parser reads them from
+    # the text, which keeps them even when a request skips special tokens.
     tokenizer.add_tokens([AddedToken(tag, special=False, normalized=False) for tag in TOOL_TOKENS])
     tokenizer.add_special_tokens({"additional_special_tokens": [IM_START, IM_END]})
     tokenizer.save_pretrained(out_dir)
@@ -219,14 +219,13 @@ def build_model(out_dir: Path, vocab_size: int, token_ids: dict[str, int], white
         num_key_value_heads=2,
         max_position_embeddings=MAX_POSITION_EMBEDDINGS,
         rms_norm_eps=1e-6,
-        rope_theta=10000.0,
         tie_word_embeddings=False,
         bos_token_id=token_ids[BOS_TOKEN],
         eos_token_id=token_ids[IM_END],
         pad_token_id=token_ids[PAD_TOKEN],
-        torch_dtype="float32",
+        dtype="float32",
     )
-    model = LlamaForCausalLM(config).to(torch.float32)
+    model = LlamaForCausalLM(config)  # float32: torch's default dtype
     suppress_whitespace_tokens(model, whitespace_ids)
     model.generation_config = GenerationConfig(
         bos_token_id=token_ids[BOS_TOKEN],
@@ -261,12 +260,8 @@ def make_tiny_model(out_dir: Path) -> bool:
     try:
         tokenizer = build_tokenizer(staging)
         vocab_size = len(tokenizer)
-        token_ids = {
-            token: tokenizer.convert_tokens_to_ids(token) for token in (BOS_TOKEN, PAD_TOKEN, IM_END)
-        }
-        whitespace_ids = [
-            token_id for token_id in range(vocab_size) if tokenizer.decode([token_id]).isspace()
-        ]
+        token_ids = {token: tokenizer.convert_tokens_to_ids(token) for token in (BOS_TOKEN, PAD_TOKEN, IM_END)}
+        whitespace_ids = [token_id for token_id in range(vocab_size) if tokenizer.decode([token_id]).isspace()]
         build_model(staging, vocab_size, token_ids, whitespace_ids)
         marker = {"recipe": digest, "vocab_size": vocab_size}
         (staging / MARKER_NAME).write_text(json.dumps(marker) + "\n")
@@ -295,7 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     out_dir: Path = args.out_dir.expanduser().resolve()
-    built = make_tiny_model(out_dir)
+    with tempfile.TemporaryDirectory(prefix="tandem-tiny-model-") as scratch:
+        # torch makes an inductor cache folder (/tmp/torchinductor_$USER) while the model is
+        # built; keep it in a scratch folder that goes away.
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(scratch, "torchinductor"))
+        built = make_tiny_model(out_dir)
     print(f"tiny model {'created' if built else 'already present'} in {out_dir}", file=sys.stderr)
     return 0
 

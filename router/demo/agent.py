@@ -102,8 +102,12 @@ async def stream_step(
     return message, target
 
 
-async def run_task(client: httpx.AsyncClient, task: Task, *, model: str, session_id: str) -> TaskRun:
-    """Work one task through the gateway at `client.base_url`; never raises for a failed task."""
+async def run_task(
+    client: httpx.AsyncClient, task: Task, *, model: str, session_id: str, extra: dict[str, Any] | None = None
+) -> TaskRun:
+    """Work one task through the gateway at `client.base_url`; never raises for a failed task.
+
+    `extra` adds request fields (the --edge-vllm mode caps max_tokens for the tiny model)."""
     workspace = Workspace(task)
     run = TaskRun(task, session_id)
     messages: list[dict[str, Any]] = [
@@ -121,6 +125,7 @@ async def run_task(client: httpx.AsyncClient, task: Task, *, model: str, session
             "stream_options": {"include_usage": True},
             # Lets a cloud reuse its prompt cache across the steps of this trajectory.
             "prompt_cache_key": session_id,
+            **(extra or {}),
         }
         message, target = await stream_step(client, body, headers)
         run.steps += 1

@@ -213,12 +213,13 @@ async def run_strategies(
 
 def run_demo(seed: int, tasks: int, edge_vllm: bool, *, latency_scale: float = 1.0) -> int:
     """Run the demo and print its tables; the exit status of `tandem demo`."""
-    if edge_vllm:
-        print("tandem demo --edge-vllm: a real vLLM edge is not available yet (issue 3).")
-        return 2
     if tasks < 1:
         print(f"tandem demo: --tasks must be at least 1, got {tasks}")
         return 2
+    if edge_vllm:
+        from router.demo.vllm_mode import run_vllm_demo
+
+        return run_vllm_demo(seed, min(tasks, 3))
     print(banner(seed, tasks, PRICES), flush=True)
     try:
         result = asyncio.run(run_strategies(seed, tasks, latency_scale=latency_scale))
