@@ -71,7 +71,7 @@ class StepRecord:
     http_status: int = 200
     usage: Usage | None = None
     cost_usd: float = 0.0
-    cloud_cost_usd: float = 0.0  # the same tokens at the cloud's prices
+    counterfactual_usd: float = 0.0  # the same tokens at the cloud's prices
     latency_s: float = 0.0
     ttft_s: float = 0.0
     tools: list[str] = field(default_factory=list)  # tool names the answer called
@@ -80,7 +80,7 @@ class StepRecord:
 
     @property
     def savings_usd(self) -> float:
-        return self.cloud_cost_usd - self.cost_usd
+        return self.counterfactual_usd - self.cost_usd
 
     def as_dict(self) -> dict[str, Any]:
         usage = self.usage
@@ -107,7 +107,7 @@ class StepRecord:
             },
             "usage_estimated": usage is not None and usage.source == "estimated",
             "cost_usd": self.cost_usd,
-            "cloud_cost_usd": self.cloud_cost_usd,
+            "counterfactual_usd": self.counterfactual_usd,
             "savings_usd": self.savings_usd,
             "latency_s": round(self.latency_s, 6),
             "ttft_s": round(self.ttft_s, 6),
@@ -142,7 +142,7 @@ class StepRecord:
             http_status=int(data.get("http_status", 200)),
             usage=usage,
             cost_usd=float(data.get("cost_usd", 0.0)),
-            cloud_cost_usd=float(data.get("cloud_cost_usd", 0.0)),
+            counterfactual_usd=float(data.get("counterfactual_usd", 0.0)),
             latency_s=float(data.get("latency_s", 0.0)),
             ttft_s=float(data.get("ttft_s", 0.0)),
             tools=list(data.get("tools", [])),

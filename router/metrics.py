@@ -58,7 +58,7 @@ class Metrics:
             registry=self.registry,
         )
         self.counterfactual_cost = Counter(
-            "tandem_counterfactual_cloud_cost_usd",
+            "tandem_counterfactual_cost_usd",
             "Dollars the same steps would have cost on the cloud",
             registry=self.registry,
         )

@@ -55,7 +55,7 @@ def record(
         status=status,
         usage=Usage(100, 20, 10),
         cost_usd=cost,
-        cloud_cost_usd=cloud_cost,
+        counterfactual_usd=cloud_cost,
         tools=["bash"],
         error_signals=["traceback"],
     )

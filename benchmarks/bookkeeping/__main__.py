@@ -61,7 +61,7 @@ async def _measure(redis_url: str | None, steps: int, trajectories: int) -> tupl
             begin_s.append(time.perf_counter() - started)
             record = StepRecord(identity.trajectory_id, identity.step, "tandem", "edge", "random_draw", 0.5, "m",
                                 at=time.time(), usage=Usage(1000 + index * 50, 0, 30), cost_usd=0.0001,
-                                cloud_cost_usd=0.003, tools=["bash"], error_signals=identity.error_signals)
+                                counterfactual_usd=0.003, tools=["bash"], error_signals=identity.error_signals)
             started = time.perf_counter()
             await tracker.store.record_many([record])
             record_s.append(time.perf_counter() - started)

@@ -58,8 +58,8 @@ def _strategy_row(result: StrategyResult) -> list[str]:
         f"{result.tokens('cached_tokens'):,}",
         f"{result.tokens('completion_tokens'):,}",
         f"{result.cost_usd:.4f}",
-        f"{result.cloud_cost_usd:.4f}",
-        _percent(result.cloud_cost_usd - result.cost_usd, result.cloud_cost_usd),
+        f"{result.counterfactual_usd:.4f}",
+        _percent(result.counterfactual_usd - result.cost_usd, result.counterfactual_usd),
         f"{result.wall_s:.1f}",
     ]
 

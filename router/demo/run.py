@@ -96,8 +96,8 @@ class StrategyResult:
         return sum(task.total("cost_usd") for task in self.tasks)
 
     @property
-    def cloud_cost_usd(self) -> float:
-        return sum(task.total("cloud_cost_usd") for task in self.tasks)
+    def counterfactual_usd(self) -> float:
+        return sum(task.total("counterfactual_usd") for task in self.tasks)
 
     def tokens(self, usage_key: str) -> int:
         return int(sum(task.total(usage_key) for task in self.tasks))

@@ -53,7 +53,7 @@ COUNT_FIELDS = (
     "cached_tokens",
     "completion_tokens",
 )
-MONEY_FIELDS = ("cost_usd", "cloud_cost_usd")
+MONEY_FIELDS = ("cost_usd", "counterfactual_usd")
 
 
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
@@ -69,7 +69,7 @@ def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
         "cached_tokens": usage.cached_tokens if usage else 0,
         "completion_tokens": usage.completion_tokens if usage else 0,
     }
-    money = {"cost_usd": record.cost_usd, "cloud_cost_usd": record.cloud_cost_usd}
+    money = {"cost_usd": record.cost_usd, "counterfactual_usd": record.counterfactual_usd}
     return counts, money
 
 
@@ -106,7 +106,7 @@ class Trajectory:
 
     @property
     def savings_usd(self) -> float:
-        return self.money["cloud_cost_usd"] - self.money["cost_usd"]
+        return self.money["counterfactual_usd"] - self.money["cost_usd"]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -118,7 +118,7 @@ class Trajectory:
             "steps": self.steps,
             **self.counts,
             "cost_usd": self.money["cost_usd"],
-            "cloud_cost_usd": self.money["cloud_cost_usd"],
+            "counterfactual_usd": self.money["counterfactual_usd"],
             "savings_usd": self.savings_usd,
             "cloud_share": self.cloud_share,
             "closed_at": self.closed_at,
