@@ -54,6 +54,34 @@ def estimate_usage(prompt_bytes: int, completion_bytes: int) -> Usage:
 
 
 @dataclass(slots=True)
+class InnerCall:
+    """A model call the gateway made for a step before its answer: a probe, a judge, a draft,
+    an advisor, a plan. Its tokens and dollars count in the step's cost."""
+
+    purpose: str
+    target: str
+    usage: Usage | None
+    cost_usd: float
+    status: str = "ok"
+
+    def as_dict(self) -> dict[str, Any]:
+        usage = self.usage
+        return {
+            "purpose": self.purpose,
+            "target": self.target,
+            "status": self.status,
+            "cost_usd": self.cost_usd,
+            "usage": None if usage is None else [usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> InnerCall:
+        raw = data.get("usage")
+        usage = Usage(int(raw[0]), int(raw[1]), int(raw[2])) if isinstance(raw, list) else None
+        return cls(data["purpose"], data["target"], usage, float(data["cost_usd"]), data.get("status", "ok"))
+
+
+@dataclass(slots=True)
 class StepRecord:
     """One step (one attempt of it, when a client retried) as the ledger keeps it."""
 
@@ -76,7 +104,23 @@ class StepRecord:
     ttft_s: float = 0.0
     tools: list[str] = field(default_factory=list)  # tool names the answer called
     error_signals: list[str] = field(default_factory=list)  # in the tool results the step was given
+    inner: list[InnerCall] = field(default_factory=list)
     error: str | None = None
+
+    @property
+    def inner_cost_usd(self) -> float:
+        return sum(call.cost_usd for call in self.inner)
+
+    @property
+    def cloud_calls(self) -> int:
+        return int(self.target == "cloud" and self.status != "error") + sum(
+            1 for call in self.inner if call.target == "cloud"
+        )
+
+    @property
+    def cloud_spend_usd(self) -> float:
+        main = self.cost_usd - self.inner_cost_usd if self.target == "cloud" else 0.0
+        return main + sum(call.cost_usd for call in self.inner if call.target == "cloud")
 
     @property
     def savings_usd(self) -> float:
@@ -113,6 +157,7 @@ class StepRecord:
             "ttft_s": round(self.ttft_s, 6),
             "tools": self.tools,
             "error_signals": self.error_signals,
+            "inner": [call.as_dict() for call in self.inner],
             "error": self.error,
         }
 
@@ -147,5 +192,6 @@ class StepRecord:
             ttft_s=float(data.get("ttft_s", 0.0)),
             tools=list(data.get("tools", [])),
             error_signals=list(data.get("error_signals", [])),
+            inner=[InnerCall.from_dict(call) for call in data.get("inner", [])],
             error=data.get("error"),
         )

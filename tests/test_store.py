@@ -10,7 +10,7 @@ import pytest
 
 from router.ledger import StepRecord, Usage
 from router.trajectory.redis_store import RedisStore
-from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart
+from router.trajectory.state import ListQuery, Outcome, StepStart
 from router.trajectory.store import MemoryStore, TrajectoryStore
 
 
@@ -84,7 +84,8 @@ async def test_retries_are_the_same_step(store: TrajectoryStore) -> None:
     assert (await store.begin_step(start("t2", "a"))).step == 1
     await store.record_many([record("t2", 1, status="error")])
     # The same body after an error: a retry of step 1.
-    assert await store.begin_step(start("t2", "a")) == StepSlot(1, 2)
+    slot = await store.begin_step(start("t2", "a"))
+    assert (slot.step, slot.attempt) == (1, 2)
     await store.record_many([record("t2", 1)])
     # The client says it retries (x-stainless-retry-count > 0): still step 1.
     slot = await store.begin_step(start("t2", "z", retry=True))
@@ -172,3 +173,17 @@ async def test_state_per_step_in_redis_is_small(redis_url: str) -> None:
     await client.aclose()
     await store.aclose()
     assert used / 20 <= 2048, f"{used / 20:.0f} bytes a step"
+
+
+async def test_begin_step_returns_the_trajectory_and_notes_keep_first(store: TrajectoryStore) -> None:
+    first = await store.begin_step(start("n1", "a"))
+    assert first.trajectory is not None and first.trajectory.steps == 1 and first.trajectory.notes == {}
+    assert await store.note("n1", "task_target", "cloud", keep_first=True) == "cloud"
+    assert await store.note("n1", "task_target", "edge", keep_first=True) == "cloud"
+    assert await store.note("n1", "plan", "1. read 2. fix") == "1. read 2. fix"
+    await store.record_many([record("n1", 1, target="cloud", cost=0.02)])
+    second = await store.begin_step(start("n1", "b"))
+    assert second.trajectory is not None
+    assert second.trajectory.notes == {"task_target": "cloud", "plan": "1. read 2. fix"}
+    assert second.trajectory.counts["cloud_calls"] == 1 and second.trajectory.counts["last_cloud_step"] == 1
+    assert second.trajectory.money["cloud_spend_usd"] == pytest.approx(0.02)

@@ -24,6 +24,7 @@ from router.ledger import StepRecord
 from router.trajectory.state import (
     COUNT_FIELDS,
     MONEY_FIELDS,
+    NOTE_PREFIX,
     ListQuery,
     Outcome,
     StepSlot,
@@ -61,7 +62,18 @@ redis.call('ZADD', KEYS[2], now, id)
 if redis.call('HEXISTS', h, 'closed_at') == 0 then
   redis.call('ZADD', KEYS[3], now, id)
 end
-return {steps, attempt}
+return {steps, attempt, redis.call('HGETALL', h)}
+"""
+
+_NOTE = """
+if ARGV[3] == '1' then
+  if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+    return redis.call('HGET', KEYS[1], ARGV[1])
+  end
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return ARGV[2]
 """
 
 _SET_OUTCOME = """
@@ -93,6 +105,7 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
         money={name: float(fields.get(name, 0)) for name in MONEY_FIELDS},
         last_fingerprint=fields.get("last_fingerprint", ""),
         last_status=fields.get("last_status", ""),
+        notes={key[len(NOTE_PREFIX) :]: value for key, value in fields.items() if key.startswith(NOTE_PREFIX)},
         closed_at=float(closed) if closed else None,
         close_reason=fields.get("close_reason"),
         outcome=Outcome.from_dict(orjson.loads(outcome)) if outcome else None,
@@ -117,6 +130,7 @@ class RedisStore:
         self._begin = self._redis.register_script(_BEGIN_STEP)
         self._set_outcome = self._redis.register_script(_SET_OUTCOME)
         self._close = self._redis.register_script(_CLOSE)
+        self._note = self._redis.register_script(_NOTE)
 
     def _key(self, trajectory_id: str) -> str:
         return f"{self._prefix}t:{trajectory_id}"
@@ -133,8 +147,14 @@ class RedisStore:
             self._ttl,
             start.trajectory_id,
         ]
-        step, attempt = await self._begin(keys=keys, args=args)
-        return StepSlot(int(step), int(attempt))
+        step, attempt, flat = await self._begin(keys=keys, args=args)
+        return StepSlot(int(step), int(attempt), _trajectory(dict(zip(flat[::2], flat[1::2], strict=True))))
+
+    async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        kept: str = await self._note(
+            keys=[self._key(trajectory_id)], args=[NOTE_PREFIX + key, value, "1" if keep_first else "0"]
+        )
+        return kept
 
     async def record_many(self, records: list[StepRecord]) -> None:
         async with self._redis.pipeline(transaction=True) as pipe:
@@ -144,12 +164,14 @@ class RedisStore:
                 pipe.ltrim(f"{key}:r", 0, MAX_RECORDS_KEPT - 1)
                 counts, money = increments(record)
                 for name, value in counts.items():
-                    if value:
+                    if value and name != "last_cloud_step":
                         pipe.hincrby(key, name, value)
                 for name, amount in money.items():
                     if amount:
                         pipe.hincrbyfloat(key, name, amount)
                 pipe.hset(key, mapping={"last_status": record.status})
+                if record.target == "cloud" and record.status != "error":
+                    pipe.hset(key, "last_cloud_step", record.step)
                 pipe.expire(key, self._ttl)
                 pipe.expire(f"{key}:r", self._ttl)
             await pipe.execute()

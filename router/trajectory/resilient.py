@@ -69,6 +69,9 @@ class ResilientStore:
     async def record_many(self, records: list[StepRecord]) -> None:
         await self._run("record", lambda s: s.record_many(records))
 
+    async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        return await self._run("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))
+
     async def get(self, trajectory_id: str) -> Trajectory | None:
         return await self._run("get", lambda s: s.get(trajectory_id))
 

@@ -25,6 +25,8 @@ class StepStart:
 class StepSlot:
     step: int  # 1-based index of the step
     attempt: int  # 1, or more when this request retries the step
+    # The trajectory as it stood when the step began (before this step's record).
+    trajectory: Trajectory | None = None
 
 
 @dataclass(slots=True)
@@ -52,8 +54,11 @@ COUNT_FIELDS = (
     "prompt_tokens",
     "cached_tokens",
     "completion_tokens",
+    "cloud_calls",  # every call to the cloud, inner calls (probe, advisor, plan…) included
+    "last_cloud_step",  # not a sum: the index of the last step the cloud answered
 )
-MONEY_FIELDS = ("cost_usd", "counterfactual_usd")
+MONEY_FIELDS = ("cost_usd", "counterfactual_usd", "cloud_spend_usd")
+NOTE_PREFIX = "n:"
 
 
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
@@ -68,8 +73,13 @@ def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
         "prompt_tokens": usage.prompt_tokens if usage else 0,
         "cached_tokens": usage.cached_tokens if usage else 0,
         "completion_tokens": usage.completion_tokens if usage else 0,
+        "cloud_calls": record.cloud_calls,
     }
-    money = {"cost_usd": record.cost_usd, "counterfactual_usd": record.counterfactual_usd}
+    money = {
+        "cost_usd": record.cost_usd,
+        "counterfactual_usd": record.counterfactual_usd,
+        "cloud_spend_usd": record.cloud_spend_usd,
+    }
     return counts, money
 
 
@@ -89,11 +99,15 @@ class Trajectory:
     closed_at: float | None = None
     close_reason: str | None = None
     outcome: Outcome | None = None
+    # Small per-trajectory memory of the policies (the task-routing target, a sketch's plan, a pin).
+    notes: dict[str, str] = field(default_factory=dict)
 
     def apply(self, record: StepRecord) -> None:
         counts, money = increments(record)
         for name, value in counts.items():
             self.counts[name] += value
+        if record.target == "cloud" and record.status != "error":
+            self.counts["last_cloud_step"] = max(self.counts["last_cloud_step"], record.step)
         for name, amount in money.items():
             self.money[name] += amount
         self.last_status = record.status
@@ -124,7 +138,16 @@ class Trajectory:
             "closed_at": self.closed_at,
             "close_reason": self.close_reason,
             "outcome": self.outcome.as_dict() if self.outcome else None,
+            "notes": self.notes,
         }
+
+    def snapshot(self) -> Trajectory:
+        return Trajectory(
+            id=self.id, namespace=self.namespace, route=self.route, task=self.task, created_at=self.created_at,
+            updated_at=self.updated_at, steps=self.steps, counts=dict(self.counts), money=dict(self.money),
+            last_fingerprint=self.last_fingerprint, last_status=self.last_status, closed_at=self.closed_at,
+            close_reason=self.close_reason, outcome=self.outcome, notes=dict(self.notes),
+        )
 
 
 @dataclass(frozen=True, slots=True)

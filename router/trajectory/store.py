@@ -29,6 +29,11 @@ class TrajectoryStore(Protocol):
 
     async def record_many(self, records: list[StepRecord]) -> None: ...
 
+    async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        """Remember a policy's note on the trajectory; with `keep_first`, an existing value wins
+        (two replicas deciding a trajectory's first step agree on one). Returns the value kept."""
+        ...
+
     async def get(self, trajectory_id: str) -> Trajectory | None: ...
 
     async def records(self, trajectory_id: str) -> list[StepRecord]: ...
@@ -108,13 +113,23 @@ class MemoryStore:
         if is_retry(trajectory, start):
             entry.attempts += 1
             trajectory.last_status = "pending"
-            return StepSlot(trajectory.steps, entry.attempts)
+            return StepSlot(trajectory.steps, entry.attempts, trajectory.snapshot())
         trajectory.steps += 1
         trajectory.last_fingerprint = start.fingerprint
         trajectory.last_status = "pending"
         entry.attempts = 1
         self._evict(start.at)
-        return StepSlot(trajectory.steps, 1)
+        return StepSlot(trajectory.steps, 1, trajectory.snapshot())
+
+    async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        entry = self._entries.get(trajectory_id)
+        if entry is None:
+            return value
+        notes = entry.trajectory.notes
+        if keep_first and key in notes:
+            return notes[key]
+        notes[key] = value
+        return value
 
     async def record_many(self, records: list[StepRecord]) -> None:
         for record in records:
