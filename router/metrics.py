@@ -82,6 +82,10 @@ class Metrics:
             ("code",),
             registry=self.registry,
         )
+        self.policy_failures = Counter(
+            "tandem_policy_failures", "Strategy failures that fell back (judge down, advisor timeout…)",
+            ("route", "kind"), registry=self.registry,
+        )
         self.store_errors = Counter(
             "tandem_store_errors",
             "Trajectory store (Redis) failures, by operation",

@@ -5,24 +5,40 @@ The HTTP handlers stay thin; everything a step goes through is here, in order.
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from starlette.datastructures import Headers
 from starlette.responses import Response, StreamingResponse
 
 from router.audit import AuditLog
+from router.context import cloud_context
 from router.errors import GatewayError
+from router.inner import InnerCallError, InnerCalls
 from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target, other_target
-from router.protocol.chat import ChatRequest, parse_chat_request, read_answer
+from router.policies.base import (
+    Decision,
+    Policy,
+    PreparedAnswer,
+    Reason,
+    RouteBase,
+    StepContext,
+    Target,
+    other_target,
+)
+from router.policies.constraints import cloud_refusal, constrain
+from router.protocol.chat import ChatRequest, completion_to_sse, parse_chat_request, read_answer
 from router.settings import Settings
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import StepIdentity, Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
+from router.wire import json_response
 
+log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -44,6 +60,8 @@ class _Step:
     decision: Decision
     started: float
     started_at: float
+    calls: InnerCalls
+    pinned: bool = False  # pinned to the edge: no failover to the cloud
 
     @property
     def trajectory_id(self) -> str:
@@ -118,13 +136,29 @@ class Gateway:
             self.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
             raise
         identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
+        calls = InnerCalls(self.upstreams)
+        refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         if forced is not None:
             decision = Decision(target=forced, reason=Reason.HEADER_FORCED)
         else:
-            context = StepContext(route.name, identity.trajectory_id, identity.step, request)
-            decision = await route.policy.decide(context)
-        step = _Step(route, request, identity, decision, started, started_at)
+            context = StepContext(
+                route.name, identity.trajectory_id, identity.step, request, identity.trajectory, calls
+            )
+            decision = constrain(await self._decide(route, context), refusal)
+        step = _Step(route, request, identity, decision, started, started_at, calls, refusal == Reason.PINNED)
+        if decision.answer is not None:
+            return self._prepared_response(step, decision.answer)
         return await self._forward(step)
+
+    async def _decide(self, route: Route, context: StepContext) -> Decision:
+        try:
+            return await route.policy.decide(context)
+        except InnerCallError as error:
+            # Strategies fall back themselves where they can; this catches the rest, so that
+            # the agent still gets an answer, and says why in the record and the metrics.
+            self.metrics.policy_failures.labels(route.name, "inner_call").inc()
+            log.warning("route %s: %s; falling back to the edge", route.name, error)
+            return Decision(target="edge", reason=Reason.INNER_FAILED)
 
     def _forced_target(self, headers: Headers) -> Target | None:
         value = headers.get(TARGET_HEADER)
@@ -141,10 +175,14 @@ class Gateway:
     async def _forward(self, step: _Step) -> Response:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
+        if step.pinned:
+            # A trajectory pinned to the edge never fails over to the cloud.
+            targets = ("edge",)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]
-            body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params)
+            raw = await self._raw_for(step, target)
+            body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params, raw)
             for key in dropped:
                 self.metrics.dropped_params.labels(upstream.name, key).inc()
             try:
@@ -160,6 +198,47 @@ class Gateway:
                 return self._stream_response(step, target, fallback, reply, len(body))
             return self._plain_response(step, target, fallback, reply)
         return self._failure_response(step, targets[-1], len(targets) > 1, failures)
+
+    async def _raw_for(self, step: _Step, target: Target) -> dict[str, Any]:
+        """The request as `target` gets it: the strategy's patch, and the route's context
+        setting when the cloud answers."""
+        raw = step.request.raw
+        if step.decision.patch:
+            raw = {**raw, **step.decision.patch}
+        if target == "cloud" and step.route.settings.context.mode != "full":
+            messages = await cloud_context(
+                step.route.settings.context, raw["messages"], step.calls, self.tracker.store, step.identity
+            )
+            raw = {**raw, "messages": messages}
+        return raw
+
+    def _prepared_response(self, step: _Step, answer: PreparedAnswer) -> Response:
+        """Relay an answer a strategy's inner call already produced (as SSE when streaming)."""
+        target = step.decision.target
+        record = self._new_record(step, target, False)
+        record.http_status = answer.status
+        # The inner call that produced the answer is the step's main call, not an extra.
+        main = step.calls.made.pop(answer.inner_index) if answer.inner_index is not None else None
+        record.inner = list(step.calls.made)
+        record.ttft_s = time.perf_counter() - step.started
+        if main is not None:
+            record.model = self.upstreams[main.target].model
+        parsed = read_answer(orjson.dumps(answer.body))
+        record.tools = parsed.tools
+        usage = main.usage if main is not None else parsed.usage
+        content = None
+        if self.audit.wants_content and target == "cloud":
+            content = {"input": step.request.messages, "output": parsed.text, "output_tools": parsed.tools}
+        self._account(record, usage, step.started, content)
+        headers = step.headers(target, False)
+        if step.request.stream:
+            return Response(
+                completion_to_sse(answer.body),
+                status_code=answer.status,
+                headers={**STREAM_HEADERS, **headers},
+                media_type="text/event-stream",
+            )
+        return json_response(answer.body, status=answer.status, headers=headers)
 
     def _plain_response(self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
         record = self._new_record(step, target, fallback)
@@ -262,6 +341,7 @@ class Gateway:
             model=self.upstreams[target].model,
             at=step.started_at,
             attempt=step.identity.attempt,
+            inner=list(step.calls.made),
             fallback=fallback,
             error_signals=step.identity.error_signals,
         )
@@ -276,8 +356,9 @@ class Gateway:
         """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
         record.latency_s = time.perf_counter() - started
         record.usage = usage
+        record.cost_usd = record.inner_cost_usd
         if usage is not None:
-            record.cost_usd = cost_usd(usage, self.settings.upstreams[record.target].prices)
+            record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
             record.counterfactual_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
             metrics = self.metrics
             metrics.tokens.labels(record.target, "prompt").inc(usage.prompt_tokens)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
+    from router.inner import InnerCalls
     from router.protocol.chat import ChatRequest
+    from router.trajectory.state import Trajectory
 
 Target = Literal["edge", "cloud"]
 
@@ -24,6 +26,33 @@ class Reason(StrEnum):
     ROUTE_FIXED = "route_fixed"  # the route's strategy always picks this target
     HEADER_FORCED = "header_forced"  # the request's x-tandem-target header chose
     RANDOM_DRAW = "random_draw"  # the random strategy's draw chose
+    TASK_ROUTED = "task_routed"  # task routing: decided at the first step, kept for the run
+    ENTROPY = "entropy"  # step routing by the edge's first-token entropy (score = entropy)
+    LLM_JUDGE = "llm_judge"  # a model asked in words decided (score = its answer)
+    JUDGE = "judge"  # the ONNX judge's score against the threshold
+    DRAFT_ACCEPTED = "draft_accepted"  # draft-and-verify: the edge's draft passed
+    DRAFT_REJECTED = "draft_rejected"  # draft-and-verify: the cloud regenerated the step
+    SELF_DELEGATED = "self_delegated"  # the edge asked for the cloud
+    EDGE_ANSWERED = "edge_answered"  # self-delegation / advisor: the edge answered itself
+    ADVISED = "advised"  # the edge consulted the cloud advisor, then answered
+    SKETCH = "sketch"  # sketch-guided: the edge answered with the cloud's plan
+    INVALID_TOOL_CALL = "invalid_tool_call"  # the edge's tool call was invalid; the cloud redid it
+    FAILING = "failing"  # repeated tool errors or a repeated action sent the step to the cloud
+    BUDGET = "budget_exhausted"  # a constraint: the trajectory's cloud budget is spent
+    MAX_SHARE = "max_cloud_share"  # a constraint: the cloud share would pass its maximum
+    MIN_GAP = "min_cloud_gap"  # a constraint: too few steps since the last cloud step
+    PINNED = "pinned_edge"  # a constraint: the trajectory is pinned to the edge (privacy)
+    INNER_FAILED = "inner_call_failed"  # the strategy's inner call failed; the fallback target
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedAnswer:
+    """A complete chat completion an inner call already produced for the agent."""
+
+    body: dict[str, Any]
+    status: int = 200
+    # Which of the step's inner calls produced it (that call becomes the step's main call).
+    inner_index: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,22 +60,63 @@ class Decision:
     target: Target
     reason: Reason
     score: float | None = None
+    # Set when the strategy already holds the agent's answer (a draft it accepted, an edge step
+    # that did not delegate); the pipeline relays it instead of calling an upstream.
+    answer: PreparedAnswer | None = None
+    # Top-level request keys replaced for the final call (a plan in the system prompt, the
+    # advisor's exchange added to the messages).
+    patch: dict[str, Any] | None = None
 
 
-@dataclass(frozen=True, slots=True)
 class StepContext:
-    """What a policy may look at to decide one step."""
+    """What a policy may look at and use to decide one step."""
 
-    route: str
-    trajectory_id: str
-    step: int
-    request: ChatRequest
+    __slots__ = ("calls", "request", "route", "step", "trajectory", "trajectory_id")
+
+    def __init__(
+        self,
+        route: str,
+        trajectory_id: str,
+        step: int,
+        request: ChatRequest,
+        trajectory: Trajectory | None = None,
+        calls: InnerCalls | None = None,
+    ) -> None:
+        self.route = route
+        self.trajectory_id = trajectory_id
+        self.step = step
+        self.request = request
+        # The trajectory as it stood before this step (counters, notes); None before trajectories.
+        self.trajectory = trajectory
+        # Inner model calls (probe, judge, draft, advisor, plan), counted in the step's ledger.
+        self.calls = calls
 
 
 class Policy(Protocol):
-    """Decides the target of a step. Async because later strategies ask a model first."""
+    """Decides the target of a step. Async because several strategies ask a model first."""
 
     async def decide(self, step: StepContext) -> Decision: ...
+
+
+class Constraints(BaseModel):
+    """Bounds on any strategy's use of the cloud within one trajectory."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget_usd: float | None = Field(None, ge=0, description="cloud dollars per trajectory, inner calls included")
+    budget_calls: int | None = Field(None, ge=0, description="cloud calls per trajectory, inner calls included")
+    max_cloud_share: float | None = Field(None, ge=0, le=1, description="share of steps the cloud may answer")
+    min_cloud_gap: int | None = Field(None, ge=0, description="steps required between two cloud steps")
+
+
+class ContextSettings(BaseModel):
+    """What the cloud sees of the history when it answers a step (EdgeWise's context question)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Literal["full", "last_k", "summary", "flattened"] = "full"
+    k: int = Field(6, ge=1, description="last_k and summary: the last k steps kept verbatim")
+    max_chars: int = Field(24_000, ge=1000, description="flattened and summary: size bound of the text")
 
 
 class RouteBase(BaseModel):
@@ -56,6 +126,8 @@ class RouteBase(BaseModel):
 
     # Whether a step may go to the other target when its target fails before the first byte.
     failover: bool = True
+    constraints: Constraints = Constraints()
+    context: ContextSettings = ContextSettings()
 
     def build(self) -> Policy:
         raise NotImplementedError

@@ -23,9 +23,11 @@ class ChatRequest:
     messages: list[dict[str, Any]]
     size: int = 0  # bytes of the client's body
 
-    def upstream_body(self, model: str, drop_params: frozenset[str]) -> tuple[bytes, list[str]]:
+    def upstream_body(
+        self, model: str, drop_params: frozenset[str], raw: dict[str, Any] | None = None
+    ) -> tuple[bytes, list[str]]:
         """The body an upstream receives, and which of the client's keys were dropped for it."""
-        body = dict(self.raw)
+        body = dict(self.raw if raw is None else raw)
         body["model"] = model
         dropped = [key for key in drop_params if key in body]
         for key in dropped:
@@ -126,3 +128,44 @@ def read_answer(body: bytes) -> Answer:
                     parts.append(function["arguments"])
     answer.text = "".join(parts)
     return answer
+
+
+def _chunk(answer: dict[str, Any], index: int, delta: dict[str, Any], finish: str | None) -> bytes:
+    chunk = {
+        "id": answer.get("id", "chatcmpl-tandem"),
+        "object": "chat.completion.chunk",
+        "created": answer.get("created", 0),
+        "model": answer.get("model", ""),
+        "choices": [{"index": index, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+
+
+def completion_to_sse(answer: dict[str, Any]) -> bytes:
+    """A complete chat completion as the stream a streaming client expects: a role chunk, the
+    content, each tool call whole, the finish chunk, the usage chunk and [DONE]."""
+    parts: list[bytes] = []
+    for choice in answer.get("choices") or ():
+        index = int(choice.get("index", 0))
+        message = choice.get("message") or {}
+        parts.append(_chunk(answer, index, {"role": "assistant", "content": ""}, None))
+        for key in ("reasoning_content", "reasoning"):
+            if isinstance(message.get(key), str) and message[key]:
+                parts.append(_chunk(answer, index, {key: message[key]}, None))
+        if isinstance(message.get("content"), str) and message["content"]:
+            parts.append(_chunk(answer, index, {"content": message["content"]}, None))
+        for position, call in enumerate(message.get("tool_calls") or ()):
+            parts.append(_chunk(answer, index, {"tool_calls": [{"index": position, **call}]}, None))
+        parts.append(_chunk(answer, index, {}, choice.get("finish_reason") or "stop"))
+    if answer.get("usage") is not None:
+        usage_chunk = {
+            "id": answer.get("id", "chatcmpl-tandem"),
+            "object": "chat.completion.chunk",
+            "created": answer.get("created", 0),
+            "model": answer.get("model", ""),
+            "choices": [],
+            "usage": answer["usage"],
+        }
+        parts.append(b"data: " + orjson.dumps(usage_chunk) + b"\n\n")
+    parts.append(b"data: [DONE]\n\n")
+    return b"".join(parts)

@@ -33,6 +33,7 @@ class StepIdentity:
     step: int
     attempt: int
     error_signals: list[str]
+    trajectory: Trajectory | None = None  # as it stood before this step
 
 
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
@@ -100,7 +101,7 @@ class Tracker:
                 headers={"Retry-After": self._retry_after},
             ) from exc
         signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals)
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, slot.trajectory)
 
     async def _identify(self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str) -> str:
         session = identify.session_id(path_session, headers, request.raw)

@@ -1,0 +1,62 @@
+"""Inner calls: the model calls a strategy makes for a step before the agent's answer.
+
+Always non-streamed (the agent never sees them), counted in the step's ledger with their
+tokens and dollars, and bounded by the upstream's timeouts like any call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from router.ledger import InnerCall, Usage, cost_usd
+from router.policies.base import Target
+from router.upstream import Upstream, UpstreamFailure
+
+
+class InnerCallError(Exception):
+    """An inner call got no usable answer; the strategy falls back as configured."""
+
+
+class InnerCalls:
+    def __init__(self, upstreams: Mapping[str, Upstream]) -> None:
+        self._upstreams = upstreams
+        self.made: list[InnerCall] = []
+
+    async def complete(self, target: Target, body: dict[str, Any], purpose: str) -> dict[str, Any]:
+        """One chat completion from `target` (its model is filled in); the parsed answer."""
+        upstream = self._upstreams[target]
+        payload = {**body, "model": upstream.model, "stream": False}
+        payload.pop("stream_options", None)
+        try:
+            reply = await upstream.send(orjson.dumps(payload), stream=False)
+        except UpstreamFailure as failure:
+            self.made.append(InnerCall(purpose, target, None, 0.0, status="error"))
+            raise InnerCallError(
+                f"{purpose} call to the {target} failed: {failure.kind}: {failure.detail}"
+            ) from failure
+        try:
+            answer = orjson.loads(reply.body)
+        except orjson.JSONDecodeError:
+            answer = None
+        if reply.status >= 300 or not isinstance(answer, dict) or not answer.get("choices"):
+            self.made.append(InnerCall(purpose, target, None, 0.0, status="error"))
+            raise InnerCallError(f"{purpose} call to the {target} answered HTTP {reply.status}: {reply.body[:200]!r}")
+        usage = Usage.from_openai(answer.get("usage"))
+        cost = cost_usd(usage, upstream.settings.prices) if usage is not None else 0.0
+        self.made.append(InnerCall(purpose, target, usage, cost))
+        return answer
+
+
+def first_message(answer: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message of an answer's first choice ({} when there is none)."""
+    choices = answer.get("choices") or [{}]
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def message_text(answer: dict[str, Any]) -> str:
+    content = first_message(answer).get("content")
+    return content if isinstance(content, str) else ""
