@@ -8,13 +8,16 @@ so the cloud still answers with the tool-call structure the agent expects.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from router.inner import InnerCallError, InnerCalls, message_text
-from router.policies.base import ContextSettings
+from router.inner import InnerCallError, message_text
 from router.trajectory.identify import text_of
-from router.trajectory.store import TrajectoryStore
-from router.trajectory.tracker import StepIdentity
+
+if TYPE_CHECKING:
+    from router.inner import InnerCalls
+    from router.policies.base import ContextSettings
+    from router.trajectory.store import TrajectoryStore
+    from router.trajectory.tracker import StepIdentity
 
 Messages = list[dict[str, Any]]
 
@@ -119,7 +122,8 @@ async def cloud_context(
     # Rewrite the summary only when k more steps have left the verbatim window since the last
     # one: the edge writes it, once per k steps, not once per step.
     covered = int(notes.get("summary_covers", "0") or 0)
-    if not summary or len(earlier) - covered >= settings.k:
+    earlier_steps = sum(1 for message in earlier if message.get("role") == "assistant")
+    if not summary or earlier_steps - covered >= settings.k:
         try:
             answer = await calls.complete(
                 "edge",
@@ -135,5 +139,5 @@ async def cloud_context(
             return last_k(messages, settings.k)
         summary = message_text(answer)
         await store.note(identity.trajectory_id, "summary", summary)
-        await store.note(identity.trajectory_id, "summary_covers", str(len(earlier)))
+        await store.note(identity.trajectory_id, "summary_covers", str(earlier_steps))
     return summarised(messages, summary, settings.k)

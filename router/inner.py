@@ -12,7 +12,6 @@ from typing import Any
 import orjson
 
 from router.ledger import InnerCall, Usage, cost_usd
-from router.policies.base import Target
 from router.upstream import Upstream, UpstreamFailure
 
 
@@ -25,7 +24,7 @@ class InnerCalls:
         self._upstreams = upstreams
         self.made: list[InnerCall] = []
 
-    async def complete(self, target: Target, body: dict[str, Any], purpose: str) -> dict[str, Any]:
+    async def complete(self, target: str, body: dict[str, Any], purpose: str) -> dict[str, Any]:
         """One chat completion from `target` (its model is filled in); the parsed answer."""
         upstream = self._upstreams[target]
         payload = {**body, "model": upstream.model, "stream": False}

@@ -8,9 +8,10 @@ the cloud's prices (the cloud's tokenizer would count a little differently; we s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from router.settings import Prices
+if TYPE_CHECKING:
+    from router.settings import Prices
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ The HTTP handlers stay thin; everything a step goes through is here, in order.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -97,8 +98,10 @@ class Gateway:
         self.tracker = Tracker(settings, self.metrics)
         audit = settings.audit
         self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
+        self.loop = asyncio.get_running_loop()
         for upstream in self.upstreams.values():
             await upstream.start()
         await self.tracker.start()
@@ -142,7 +145,13 @@ class Gateway:
             decision = Decision(target=forced, reason=Reason.HEADER_FORCED)
         else:
             context = StepContext(
-                route.name, identity.trajectory_id, identity.step, request, identity.trajectory, calls
+                route.name,
+                identity.trajectory_id,
+                identity.step,
+                request,
+                identity.trajectory,
+                calls,
+                self.tracker.store,
             )
             decision = constrain(await self._decide(route, context), refusal)
         step = _Step(route, request, identity, decision, started, started_at, calls, refusal == Reason.PINNED)

@@ -197,6 +197,13 @@ class Settings(BaseSettings):
         # The forced-target names always exist; a config may still redefine them.
         self.routes.setdefault("tandem/edge", EdgeRoute(strategy="edge"))
         self.routes.setdefault("tandem/cloud", CloudRoute(strategy="cloud"))
+        for name, route in self.routes.items():
+            for upstream in route.upstreams_used():
+                if upstream not in self.upstreams:
+                    raise ValueError(
+                        f"routes.{name} uses the upstream {upstream!r}, which is not configured "
+                        f"(upstreams: {', '.join(sorted(self.upstreams))})"
+                    )
         if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
             raise ValueError(
                 f"unknown_model_route names {self.unknown_model_route!r}, which is not a route "

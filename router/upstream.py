@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import aiohttp
 
-from router.settings import UpstreamSettings
+if TYPE_CHECKING:
+    from router.settings import UpstreamSettings
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))

@@ -192,12 +192,17 @@ class FakeUpstream:
                 ],
             }
             finish = "tool_calls"
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        if "top_logprobs" in how:
+            tops = [{"token": f"t{i}", "logprob": lp, "bytes": None} for i, lp in enumerate(how["top_logprobs"])]
+            first = tops[0] if tops else {"token": "t0", "logprob": 0.0}
+            choice["logprobs"] = {"content": [{**first, "top_logprobs": tops}]}
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": body.get("model", self.model),
-            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "choices": [choice],
             "usage": self._usage(how),
         }
 

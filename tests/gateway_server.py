@@ -53,6 +53,13 @@ class GatewayServer:
             time.sleep(0.01)
         return self
 
+    def run(self, coroutine: Any) -> Any:
+        """Run a coroutine on the gateway's own event loop (to reach its store, say)."""
+        import asyncio
+
+        loop = self.app.state.gateway.loop
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(10)
+
     def stop(self) -> None:
         self._server.should_exit = True
         self._thread.join(10)
@@ -74,7 +81,7 @@ def settings_for(edge_url: str, cloud_url: str, **overrides: Any) -> Settings:
         },
     }
     for name, extra in overrides.pop("upstream_overrides", {}).items():
-        upstreams[name].update(extra)
+        upstreams.setdefault(name, {}).update(extra)
     return load_settings(upstreams=upstreams, **overrides)
 
 

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from router.inner import InnerCalls
     from router.protocol.chat import ChatRequest
     from router.trajectory.state import Trajectory
+    from router.trajectory.store import TrajectoryStore
 
 Target = Literal["edge", "cloud"]
 
@@ -71,7 +72,7 @@ class Decision:
 class StepContext:
     """What a policy may look at and use to decide one step."""
 
-    __slots__ = ("calls", "request", "route", "step", "trajectory", "trajectory_id")
+    __slots__ = ("calls", "request", "route", "step", "store", "trajectory", "trajectory_id")
 
     def __init__(
         self,
@@ -81,6 +82,7 @@ class StepContext:
         request: ChatRequest,
         trajectory: Trajectory | None = None,
         calls: InnerCalls | None = None,
+        store: TrajectoryStore | None = None,
     ) -> None:
         self.route = route
         self.trajectory_id = trajectory_id
@@ -90,6 +92,8 @@ class StepContext:
         self.trajectory = trajectory
         # Inner model calls (probe, judge, draft, advisor, plan), counted in the step's ledger.
         self.calls = calls
+        # Where a policy keeps its per-trajectory notes (the task target, a plan).
+        self.store = store
 
 
 class Policy(Protocol):
@@ -128,6 +132,10 @@ class RouteBase(BaseModel):
     failover: bool = True
     constraints: Constraints = Constraints()
     context: ContextSettings = ContextSettings()
+
+    def upstreams_used(self) -> list[str]:
+        """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""
+        return []
 
     def build(self) -> Policy:
         raise NotImplementedError

@@ -2,9 +2,43 @@
 
 from __future__ import annotations
 
+from typing import TypeAlias
+
+from router.policies.advisor import AdvisorRoute
+from router.policies.delegation import DelegationRoute
+from router.policies.draft import DraftRoute
+from router.policies.entropy import EntropyRoute
+from router.policies.escalation import EscalationRoute
 from router.policies.fixed import CloudRoute, EdgeRoute
+from router.policies.llm_judge import LLMJudgeRoute
 from router.policies.random import RandomRoute
+from router.policies.sketch import SketchRoute
+from router.policies.task import TaskRoute
 
-RouteSettings = EdgeRoute | CloudRoute | RandomRoute
+RouteSettings: TypeAlias = (
+    EdgeRoute
+    | CloudRoute
+    | RandomRoute
+    | TaskRoute
+    | EntropyRoute
+    | LLMJudgeRoute
+    | DraftRoute
+    | DelegationRoute
+    | AdvisorRoute
+    | SketchRoute
+    | EscalationRoute
+)
 
-STRATEGIES: tuple[str, ...] = ("edge", "cloud", "random")
+STRATEGIES: tuple[str, ...] = (
+    "edge",
+    "cloud",
+    "random",
+    "task",
+    "entropy",
+    "llm_judge",
+    "draft_verify",
+    "self_delegation",
+    "advisor",
+    "sketch",
+    "escalation",
+)

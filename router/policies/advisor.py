@@ -1,0 +1,77 @@
+"""Adaptive assistance (EC2-Bench): the gateway offers the edge an `advisor` tool. When the edge
+calls it, the gateway asks the cloud with the task and a flattened, truncated transcript, gives
+the advice back to the edge as the tool's result, and relays the edge's next step to the agent:
+one agent step, however many inner calls. The agent never sees the advisor tool."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from router.context import flatten
+from router.inner import InnerCallError, first_message, message_text
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.common import ask_edge, called_tools, calls_tool, function_tool, prepared
+from router.policies.constraints import cloud_refusal
+from router.trajectory.identify import task_of
+
+DESCRIPTION = "Ask a stronger model for advice on how to proceed. Use it when you are stuck or unsure."
+ADVICE = (
+    "You advise a smaller model that works on a task as an agent. Read the task and its transcript "
+    "and give concrete advice for its next steps, in under {words} words.\n\nTASK:\n{task}\n\nTRANSCRIPT:\n{transcript}"
+)
+
+
+class AdvisorPolicy:
+    def __init__(self, settings: AdvisorRoute) -> None:
+        self._settings = settings
+        self._tool = function_tool(settings.tool_name, DESCRIPTION)
+
+    async def decide(self, step: StepContext) -> Decision:
+        assert step.calls is not None
+        settings = self._settings
+        try:
+            answer, index = await ask_edge(step, "edge", [self._tool])
+        except InnerCallError:
+            return Decision(target="edge", reason=Reason.INNER_FAILED)
+        if not calls_tool(answer, settings.tool_name):
+            return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
+        if cloud_refusal(settings.constraints, step.trajectory, step.step) is not None:
+            advice = "The advisor is not available for this run. Continue on your own."
+        else:
+            advice = await self._advice(step)
+        call = next(c for c in called_tools(answer) if (c.get("function") or {}).get("name") == settings.tool_name)
+        asked: dict[str, Any] = {**first_message(answer), "tool_calls": [call]}
+        asked.setdefault("content", None)
+        messages = [
+            *step.request.messages,
+            asked,
+            {"role": "tool", "tool_call_id": call.get("id", "advisor"), "content": advice},
+        ]
+        # The final call carries the agent's own tools only, so its answer is a step the agent knows.
+        return Decision(target="edge", reason=Reason.ADVISED, patch={"messages": messages})
+
+    async def _advice(self, step: StepContext) -> str:
+        assert step.calls is not None
+        settings = self._settings
+        prompt = ADVICE.format(
+            words=settings.max_words,
+            task=task_of(step.request.messages),
+            transcript=flatten(step.request.messages, settings.max_chars),
+        )
+        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": settings.max_words * 2}
+        try:
+            return message_text(await step.calls.complete("cloud", body, "advisor")) or "No advice."
+        except InnerCallError:
+            return "The advisor could not be reached. Continue on your own."
+
+
+class AdvisorRoute(RouteBase):
+    strategy: Literal["advisor"]
+    tool_name: str = Field("advisor", min_length=1)
+    max_words: int = Field(500, ge=10)
+    max_chars: int = Field(24_000, ge=1000, description="transcript size the cloud sees")
+
+    def build(self) -> Policy:
+        return AdvisorPolicy(self)

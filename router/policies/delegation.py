@@ -1,0 +1,45 @@
+"""Self-delegation (EdgeWise): the edge decides. The gateway offers it a `delegate_to_cloud`
+tool (name configurable), or recognises a marker in its text; when the edge uses either, the
+cloud answers the step as the agent sent it. The agent never sees the extra tool: an edge
+answer that did not delegate is relayed as it is."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from router.inner import InnerCallError, message_text
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.common import ask_edge, calls_tool, function_tool, prepared
+
+DESCRIPTION = (
+    "Hand this step to a stronger model. Call it when the step is hard for you: editing or writing "
+    "code, recovering from an error you do not understand, or giving the final answer."
+)
+
+
+class DelegationPolicy:
+    def __init__(self, settings: DelegationRoute) -> None:
+        self._settings = settings
+        self._tool = function_tool(settings.tool_name, DESCRIPTION)
+
+    async def decide(self, step: StepContext) -> Decision:
+        settings = self._settings
+        try:
+            answer, index = await ask_edge(step, "edge", [self._tool])
+        except InnerCallError:
+            return Decision(target="cloud", reason=Reason.INNER_FAILED)
+        marked = settings.marker is not None and settings.marker in message_text(answer)
+        if calls_tool(answer, settings.tool_name) or marked:
+            return Decision(target="cloud", reason=Reason.SELF_DELEGATED)
+        return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
+
+
+class DelegationRoute(RouteBase):
+    strategy: Literal["self_delegation"]
+    tool_name: str = Field("delegate_to_cloud", min_length=1)
+    marker: str | None = Field(None, description="text in the edge's answer that also means: delegate")
+
+    def build(self) -> Policy:
+        return DelegationPolicy(self)

@@ -1,0 +1,80 @@
+"""LLM-judge delegation (EdgeWise): a model asked in words whether the step needs the stronger
+model. `binary` reads a yes/no; `score` reads a 0–1 number against the threshold. The judge sees
+a configurable context: the task only, the last k steps, or the full history. A reply that
+cannot be parsed takes the configured default (EC2-Bench's router defaulted to the cloud)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from router.context import flatten, last_k
+from router.inner import InnerCallError, message_text
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.common import parse_score, parse_yes_no
+from router.trajectory.identify import task_of
+
+BINARY = (
+    "You decide whether the next step of a software agent needs a stronger, more expensive model. "
+    "A small local model handles reading, searching and routine commands; a stronger model is worth "
+    "it for edits, writing code, recovering from errors and the final answer. Reply with one word: "
+    "YES (needs the stronger model) or NO.\n\n"
+)
+SCORE = (
+    "You rate how much the next step of a software agent needs a stronger, more expensive model, "
+    "from 0 (a small local model will do) to 1 (only a strong model will get it right). Edits, "
+    "writing code, recovering from errors and the final answer need it most. Reply with the number only.\n\n"
+)
+
+
+class LLMJudgePolicy:
+    def __init__(self, settings: LLMJudgeRoute) -> None:
+        self._settings = settings
+
+    def _prompt(self, step: StepContext) -> str:
+        settings = self._settings
+        messages = step.request.messages
+        if settings.sees == "task":
+            seen = f"TASK:\n{task_of(messages)}"
+        elif settings.sees == "last_k":
+            seen = flatten(last_k(messages, settings.k), settings.max_chars)
+        else:
+            seen = flatten(messages, settings.max_chars)
+        return (BINARY if settings.mode == "binary" else SCORE) + seen
+
+    async def decide(self, step: StepContext) -> Decision:
+        assert step.calls is not None
+        settings = self._settings
+        body = {"messages": [{"role": "user", "content": self._prompt(step)}], "max_tokens": 8, "temperature": 0}
+        try:
+            answer = await step.calls.complete(settings.judge, body, "judge")
+        except InnerCallError:
+            return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
+        text = message_text(answer)
+        if settings.mode == "binary":
+            verdict = parse_yes_no(text)
+            if verdict is None:
+                return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
+            return Decision(target="cloud" if verdict else "edge", reason=Reason.LLM_JUDGE, score=float(verdict))
+        score = parse_score(text)
+        if score is None:
+            return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
+        return Decision(target="cloud" if score >= settings.threshold else "edge", reason=Reason.LLM_JUDGE, score=score)
+
+
+class LLMJudgeRoute(RouteBase):
+    strategy: Literal["llm_judge"]
+    judge: str = Field("edge", description="the upstream asked: edge (free), cloud, or another named upstream")
+    mode: Literal["binary", "score"] = "binary"
+    threshold: float = Field(0.5, ge=0, le=1, description="score mode: at or above, the cloud answers")
+    sees: Literal["task", "last_k", "full"] = "last_k"
+    k: int = Field(4, ge=1)
+    max_chars: int = Field(12_000, ge=500)
+    on_failure: Target = Field("cloud", description="target when the judge fails or its reply cannot be parsed")
+
+    def upstreams_used(self) -> list[str]:
+        return [self.judge]
+
+    def build(self) -> Policy:
+        return LLMJudgePolicy(self)

@@ -1,0 +1,63 @@
+"""Sketch-guided (EC2-Bench): at a trajectory's first step the cloud writes a short plan from the
+task alone; the gateway adds it to the edge's system prompt for the rest of the run. The cloud
+sees only the task, once; every step is answered by the edge."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from router.inner import InnerCallError, message_text
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.constraints import cloud_refusal
+from router.trajectory.identify import task_of
+
+NOTE = "plan"
+PLAN = (
+    "Write a short plan, at most {steps} numbered steps, for an agent that will carry out this task "
+    "with tools (read files, run commands, edit files). No preamble.\n\nTASK:\n{task}"
+)
+
+
+def with_plan(messages: list[dict[str, Any]], plan: str) -> list[dict[str, Any]]:
+    hint = f"\n\nA plan written for this task by a stronger model (a hint, not an order):\n{plan}"
+    if messages and messages[0].get("role") in ("system", "developer") and isinstance(messages[0].get("content"), str):
+        return [{**messages[0], "content": messages[0]["content"] + hint}, *messages[1:]]
+    return [{"role": "system", "content": hint.strip()}, *messages]
+
+
+class SketchPolicy:
+    def __init__(self, settings: SketchRoute) -> None:
+        self._settings = settings
+
+    async def decide(self, step: StepContext) -> Decision:
+        notes = step.trajectory.notes if step.trajectory is not None else {}
+        plan = notes.get(NOTE)
+        if plan is None and cloud_refusal(self._settings.constraints, step.trajectory, step.step) is None:
+            plan = await self._write_plan(step)
+        if not plan:
+            return Decision(target="edge", reason=Reason.SKETCH)
+        return Decision(target="edge", reason=Reason.SKETCH, patch={"messages": with_plan(step.request.messages, plan)})
+
+    async def _write_plan(self, step: StepContext) -> str:
+        assert step.calls is not None
+        prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task_of(step.request.messages))
+        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self._settings.max_plan_tokens}
+        try:
+            plan = message_text(await step.calls.complete("cloud", body, "plan")).strip()
+        except InnerCallError:
+            plan = ""
+        if step.store is not None:
+            # Even an empty plan is kept: a failed planner is not asked again at every step.
+            plan = await step.store.note(step.trajectory_id, NOTE, plan, keep_first=True)
+        return plan
+
+
+class SketchRoute(RouteBase):
+    strategy: Literal["sketch"]
+    max_plan_steps: int = Field(8, ge=1)
+    max_plan_tokens: int = Field(400, ge=16)
+
+    def build(self) -> Policy:
+        return SketchPolicy(self)

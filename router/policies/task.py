@@ -1,0 +1,65 @@
+"""Task routing (EC2-Bench): one decision per run, at its first step, kept for every step.
+
+The decision is a rule on the task (the first user message): a pattern, or its length; the
+chosen target is remembered on the trajectory, so that every replica keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.trajectory.identify import task_of
+
+NOTE = "task_target"
+
+
+class TaskPolicy:
+    def __init__(self, settings: TaskRoute) -> None:
+        self._pattern = re.compile(settings.cloud_if_matches, re.IGNORECASE) if settings.cloud_if_matches else None
+        self._longer_than = settings.cloud_if_longer_than
+        self._default: Target = settings.default
+
+    def _choose(self, task: str) -> Target:
+        if self._pattern is not None and self._pattern.search(task):
+            return "cloud"
+        if self._longer_than is not None and len(task) > self._longer_than:
+            return "cloud"
+        return self._default
+
+    async def decide(self, step: StepContext) -> Decision:
+        notes = step.trajectory.notes if step.trajectory is not None else {}
+        kept = notes.get(NOTE)
+        if kept not in ("edge", "cloud"):
+            chosen = self._choose(task_of(step.request.messages))
+            kept = chosen
+            if step.store is not None:
+                # keep_first: if two replicas decide the first step at once, one choice wins.
+                kept = await step.store.note(step.trajectory_id, NOTE, chosen, keep_first=True)
+        target: Target = "cloud" if kept == "cloud" else "edge"
+        return Decision(target=target, reason=Reason.TASK_ROUTED)
+
+
+class TaskRoute(RouteBase):
+    strategy: Literal["task"]
+    cloud_if_matches: str | None = Field(None, description="regex on the task; a match sends the run to the cloud")
+    cloud_if_longer_than: int | None = Field(
+        None, ge=0, description="tasks longer than this (characters) go to the cloud"
+    )
+    default: Target = "edge"
+
+    @field_validator("cloud_if_matches")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a valid regular expression: {exc}") from exc
+        return value
+
+    def build(self) -> Policy:
+        return TaskPolicy(self)
