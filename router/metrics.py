@@ -86,6 +86,32 @@ class Metrics:
             "tandem_policy_failures", "Strategy failures that fell back (judge down, advisor timeout…)",
             ("route", "kind"), registry=self.registry,
         )
+        self.privacy_values = Counter(
+            "tandem_privacy_values", "Sensitive values by type and what happened to them "
+            "(detected, redacted, exposed to the cloud, blocked)",
+            ("type", "action"), registry=self.registry,
+        )
+        self.privacy_failures = Counter(
+            "tandem_privacy_failures", "Detection failures (the step was treated as sensitive)",
+            registry=self.registry,
+        )
+        self.judge_latency = Histogram(
+            "tandem_judge_latency_seconds", "ONNX judge latency (features and inference) per step",
+            buckets=(0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.005, 0.01), registry=self.registry,
+        )
+        self.judge_score = Histogram(
+            "tandem_judge_score", "ONNX judge scores", ("route",),
+            buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), registry=self.registry,
+        )
+        self.judge_failures = Counter(
+            "tandem_judge_failures", "Judge failures that fell back to the configured target, and model reloads "
+            "that failed", ("kind",), registry=self.registry,
+        )
+        self.run_privacy = Histogram(
+            "tandem_trajectory_privacy_score", "Privacy score (1 = nothing sensitive reached the cloud) "
+            "per closed trajectory", ("route",),
+            buckets=(0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1), registry=self.registry,
+        )
         self.store_errors = Counter(
             "tandem_store_errors",
             "Trajectory store (Redis) failures, by operation",
