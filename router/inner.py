@@ -7,12 +7,15 @@ tokens and dollars, and bounded by the upstream's timeouts like any call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from router.ledger import InnerCall, Usage, cost_usd
 from router.upstream import Upstream, UpstreamFailure
+
+if TYPE_CHECKING:
+    from router.privacy.guard import PrivacyGuard
 
 
 class InnerCallError(Exception):
@@ -20,13 +23,22 @@ class InnerCallError(Exception):
 
 
 class InnerCalls:
-    def __init__(self, upstreams: Mapping[str, Upstream]) -> None:
+    def __init__(self, upstreams: Mapping[str, Upstream], privacy: PrivacyGuard | None = None) -> None:
         self._upstreams = upstreams
+        # The step's privacy stage: inner calls to the cloud are redacted, kept local or
+        # refused exactly like the step's own cloud call.
+        self._privacy = privacy
         self.made: list[InnerCall] = []
 
     async def complete(self, target: str, body: dict[str, Any], purpose: str) -> dict[str, Any]:
         """One chat completion from `target` (its model is filled in); the parsed answer."""
         upstream = self._upstreams[target]
+        privacy = self._privacy if target == "cloud" else None
+        if privacy is not None:
+            if not privacy.allows_cloud():
+                self.made.append(InnerCall(purpose, target, None, 0.0, status="privacy"))
+                raise InnerCallError(f"{purpose}: the privacy policy keeps this step's context off the cloud")
+            body = {**body, "messages": privacy.outgoing(body.get("messages") or [])}
         payload = {**body, "model": upstream.model, "stream": False}
         payload.pop("stream_options", None)
         try:
@@ -46,7 +58,10 @@ class InnerCalls:
         usage = Usage.from_openai(answer.get("usage"))
         cost = cost_usd(usage, upstream.settings.prices) if usage is not None else 0.0
         self.made.append(InnerCall(purpose, target, usage, cost))
-        return answer
+        if privacy is not None and privacy.mode == "redact":
+            return privacy.redactor().restore_answer(answer)
+        result: dict[str, Any] = answer
+        return result
 
 
 def first_message(answer: dict[str, Any]) -> dict[str, Any]:

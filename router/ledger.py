@@ -106,6 +106,8 @@ class StepRecord:
     tools: list[str] = field(default_factory=list)  # tool names the answer called
     error_signals: list[str] = field(default_factory=list)  # in the tool results the step was given
     inner: list[InnerCall] = field(default_factory=list)
+    exposed: list[str] = field(default_factory=list)  # types of sensitive values the cloud received
+    redacted: int = 0  # values replaced by placeholders before the cloud saw them
     error: str | None = None
 
     @property
@@ -159,6 +161,8 @@ class StepRecord:
             "tools": self.tools,
             "error_signals": self.error_signals,
             "inner": [call.as_dict() for call in self.inner],
+            "exposed": self.exposed,
+            "redacted": self.redacted,
             "error": self.error,
         }
 
@@ -194,5 +198,7 @@ class StepRecord:
             tools=list(data.get("tools", [])),
             error_signals=list(data.get("error_signals", [])),
             inner=[InnerCall.from_dict(call) for call in data.get("inner", [])],
+            exposed=list(data.get("exposed", [])),
+            redacted=int(data.get("redacted", 0)),
             error=data.get("error"),
         )

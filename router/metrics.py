@@ -2,162 +2,282 @@
 
 One `Metrics` object per gateway with its own registry, so that tests and several gateways in
 one process never share counters.
+
+With several uvicorn workers (`tandem serve --workers N`) each worker is its own process with
+its own counters; prometheus-client's multiprocess mode makes `/metrics` answer for all of
+them. `prepare_multiprocess` (called by `tandem serve` before the workers start) points
+`PROMETHEUS_MULTIPROC_DIR` at a fresh folder; every worker then keeps its values in memory-mapped
+files there, and whichever worker answers a scrape reads and sums them all. Gauges say how to
+combine workers (`multiprocess_mode`); the live-only gauges of a worker that died are dropped at
+the next scrape.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import atexit
+import contextlib
+import logging
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, Info, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 
 from router import __version__
+from router.exposition import FilesWriter, RegistryWriter
 
 if TYPE_CHECKING:
     from router.trajectory.state import Trajectory
 
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
+TARGETS = ("edge", "cloud")
+TOKEN_KINDS = ("prompt", "cached", "completion")
+_GaugeMode = Literal["livemostrecent", "max"]
+_M = TypeVar("_M", Counter, Gauge, Histogram)
+_PID_OF_FILE = re.compile(r"_(\d+)\.db$")
+
+log = logging.getLogger("tandem.metrics")
+
+
+def multiprocess_active() -> bool:
+    """Whether prometheus-client keeps values in shared files: decided once, when it was
+    imported, by whether PROMETHEUS_MULTIPROC_DIR was set then."""
+    return values.ValueClass is not values.MutexValue
+
+
+def prepare_multiprocess(workers: int) -> Path | None:
+    """Set up multiprocess mode before uvicorn starts its workers; returns the folder, or None
+    when one process serves and nothing needs sharing.
+
+    A folder the operator named in PROMETHEUS_MULTIPROC_DIR is used (and created); otherwise,
+    with more than one worker, a fresh temporary folder is made and removed at exit. Files
+    left by an earlier run are wiped: they would add a dead process's counts to this one's.
+    """
+    named = os.environ.get(MULTIPROC_ENV)
+    if named:
+        folder = Path(named)
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in folder.glob("*.db"):
+            stale.unlink(missing_ok=True)
+        return folder
+    if workers <= 1:
+        return None
+    folder = Path(tempfile.mkdtemp(prefix="tandem-metrics-"))
+    os.environ[MULTIPROC_ENV] = str(folder)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_dead_workers(folder: Path) -> list[int]:
+    """Drop the live-only gauges of workers that are gone (uvicorn restarts a dead worker under
+    a new pid). Their counters and histograms stay: those counts happened."""
+    pids = {int(m.group(1)) for f in folder.glob("gauge_live*.db") if (m := _PID_OF_FILE.search(f.name))}
+    dead = sorted(pid for pid in pids if not _alive(pid))
+    for pid in dead:
+        mark_process_dead(pid, str(folder))  # type: ignore[no-untyped-call]
+    return dead
 
 
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        self.steps = Counter(
+        self.multiprocess = multiprocess_active()
+        self._families: list[Counter | Gauge | Histogram] = []
+        self._steps_and_money()
+        self._failures()
+        self._judge_and_privacy()
+        self._trajectories()
+        self._gauges()
+        self._initialise()
+        self._writer: RegistryWriter | FilesWriter | None = (
+            FilesWriter(Path(os.environ[MULTIPROC_ENV]), self._families)
+            if self.multiprocess
+            else RegistryWriter(self._families)
+        )
+
+    # -- definitions -------------------------------------------------------------------------
+
+    def _counter(self, name: str, doc: str, labels: Iterable[str] = ()) -> Counter:
+        return self._family(Counter(name, doc, tuple(labels), registry=self.registry))
+
+    def _histogram(self, name: str, doc: str, labels: Iterable[str], buckets: Iterable[float]) -> Histogram:
+        return self._family(Histogram(name, doc, tuple(labels), buckets=tuple(buckets), registry=self.registry))
+
+    def _gauge(self, name: str, doc: str, labels: Iterable[str], mode: _GaugeMode) -> Gauge:
+        gauge = Gauge(name, doc, tuple(labels), registry=self.registry, multiprocess_mode=mode)
+        return self._family(gauge)
+
+    def _family(self, metric: _M) -> _M:
+        self._families.append(metric)
+        return metric
+
+    def _steps_and_money(self) -> None:
+        c, h = self._counter, self._histogram
+        self.steps = c(
             "tandem_steps",
             "Steps answered, by route, target, reason and status",
             ("route", "target", "reason", "status"),
-            registry=self.registry,
         )
-        self.fallbacks = Counter(
-            "tandem_fallbacks",
-            "Steps that went to the other target after a failure",
-            ("route", "from_target", "to_target", "kind"),
-            registry=self.registry,
+        self.tokens = c("tandem_tokens", "Tokens by target and kind (prompt, cached, completion)", ("target", "kind"))
+        self.cost = c("tandem_cost_usd", "Dollars spent, by target", ("target",))
+        self.counterfactual_cost = c(
+            "tandem_counterfactual_cost_usd", "Dollars the same steps would have cost on the cloud"
         )
-        self.upstream_errors = Counter(
-            "tandem_upstream_errors",
-            "Upstream failures by upstream and kind",
-            ("upstream", "kind"),
-            registry=self.registry,
+        self.latency = h(
+            "tandem_step_latency_seconds", "Step latency, request to last byte, by target", ("target",), LATENCY_BUCKETS
         )
-        self.dropped_params = Counter(
-            "tandem_dropped_params",
-            "Request keys dropped for an upstream (its drop_params)",
-            ("upstream", "param"),
-            registry=self.registry,
-        )
-        self.tokens = Counter(
-            "tandem_tokens",
-            "Tokens by target and kind (prompt, cached, completion)",
-            ("target", "kind"),
-            registry=self.registry,
-        )
-        self.cost = Counter(
-            "tandem_cost_usd",
-            "Dollars spent, by target",
-            ("target",),
-            registry=self.registry,
-        )
-        self.counterfactual_cost = Counter(
-            "tandem_counterfactual_cost_usd",
-            "Dollars the same steps would have cost on the cloud",
-            registry=self.registry,
-        )
-        self.latency = Histogram(
-            "tandem_step_latency_seconds",
-            "Step latency, request to last byte, by target",
-            ("target",),
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
-        )
-        self.ttft = Histogram(
+        self.ttft = h(
             "tandem_time_to_first_token_seconds",
             "Time to the upstream's first byte, by target",
             ("target",),
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
+            LATENCY_BUCKETS,
         )
-        self.bad_requests = Counter(
-            "tandem_bad_requests",
-            "Requests refused with a 4xx before routing, by code",
-            ("code",),
-            registry=self.registry,
+
+    def _failures(self) -> None:
+        c = self._counter
+        self.fallbacks = c(
+            "tandem_fallbacks",
+            "Steps that went to the other target after a failure",
+            ("route", "from_target", "to_target", "kind"),
         )
-        self.policy_failures = Counter(
-            "tandem_policy_failures", "Strategy failures that fell back (judge down, advisor timeout…)",
-            ("route", "kind"), registry=self.registry,
+        self.upstream_errors = c(
+            "tandem_upstream_errors", "Upstream failures by upstream and kind", ("upstream", "kind")
         )
-        self.privacy_values = Counter(
-            "tandem_privacy_values", "Sensitive values by type and what happened to them "
-            "(detected, redacted, exposed to the cloud, blocked)",
-            ("type", "action"), registry=self.registry,
+        self.dropped_params = c(
+            "tandem_dropped_params", "Request keys dropped for an upstream (its drop_params)", ("upstream", "param")
         )
-        self.privacy_failures = Counter(
-            "tandem_privacy_failures", "Detection failures (the step was treated as sensitive)",
-            registry=self.registry,
+        self.bad_requests = c("tandem_bad_requests", "Requests refused with a 4xx before routing, by code", ("code",))
+        self.policy_failures = c(
+            "tandem_policy_failures",
+            "Strategy failures that fell back (judge down, advisor timeout…)",
+            ("route", "kind"),
         )
-        self.judge_latency = Histogram(
-            "tandem_judge_latency_seconds", "ONNX judge latency (features and inference) per step",
-            buckets=(0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.005, 0.01), registry=self.registry,
+        self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
+
+    def _judge_and_privacy(self) -> None:
+        c, h = self._counter, self._histogram
+        self.privacy_values = c(
+            "tandem_privacy_values",
+            "Sensitive values by type and what happened to them (detected, redacted, exposed to the cloud, blocked)",
+            ("type", "action"),
         )
-        self.judge_score = Histogram(
-            "tandem_judge_score", "ONNX judge scores", ("route",),
-            buckets=(0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0), registry=self.registry,
+        self.privacy_failures = c("tandem_privacy_failures", "Detection failures (the step was treated as sensitive)")
+        self.judge_latency = h(
+            "tandem_judge_latency_seconds",
+            "ONNX judge latency (features and inference) per step",
+            (),
+            (0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.005, 0.01),
         )
-        self.judge_failures = Counter(
-            "tandem_judge_failures", "Judge failures that fell back to the configured target, and model reloads "
-            "that failed", ("kind",), registry=self.registry,
+        self.judge_score = h(
+            "tandem_judge_score", "ONNX judge scores", ("route",), (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
         )
-        self.run_privacy = Histogram(
-            "tandem_trajectory_privacy_score", "Privacy score (1 = nothing sensitive reached the cloud) "
-            "per closed trajectory", ("route",),
-            buckets=(0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1), registry=self.registry,
+        self.judge_failures = c(
+            "tandem_judge_failures",
+            "Judge failures that fell back to the configured target, and model reloads that failed",
+            ("kind",),
         )
-        self.store_errors = Counter(
-            "tandem_store_errors",
-            "Trajectory store (Redis) failures, by operation",
-            ("operation",),
-            registry=self.registry,
+
+    def _trajectories(self) -> None:
+        c, h = self._counter, self._histogram
+        self.trajectories_closed = c(
+            "tandem_trajectories_closed", "Trajectories closed, by reason and route", ("reason", "route")
         )
-        self.trajectories_closed = Counter(
-            "tandem_trajectories_closed",
-            "Trajectories closed, by reason and route",
-            ("reason", "route"),
-            registry=self.registry,
-        )
-        self.run_steps = Histogram(
+        self.run_steps = h(
             "tandem_trajectory_steps",
             "Steps per closed trajectory",
             ("route",),
-            buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
-            registry=self.registry,
+            (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000),
         )
-        self.run_cost = Histogram(
+        self.run_cost = h(
             "tandem_trajectory_cost_usd",
             "Dollars per closed trajectory",
             ("route",),
-            buckets=(0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25),
-            registry=self.registry,
+            (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25),
         )
-        self.run_cloud_share = Histogram(
+        self.run_cloud_share = h(
             "tandem_trajectory_cloud_share",
             "Share of steps answered by the cloud, per closed trajectory",
             ("route",),
-            buckets=(0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1),
-            registry=self.registry,
+            SHARE_BUCKETS,
         )
-        self.run_savings = Histogram(
+        self.run_savings = h(
             "tandem_trajectory_savings_usd",
             "Dollars saved against all-cloud, per closed trajectory",
             ("route",),
-            buckets=(0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
-            registry=self.registry,
+            (0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
         )
-        Info("tandem_build", "Build information", registry=self.registry).info({"version": __version__})
+        self.run_privacy = h(
+            "tandem_trajectory_privacy_score",
+            "Privacy score (1 = nothing sensitive reached the cloud) per closed trajectory",
+            ("route",),
+            (0, *SHARE_BUCKETS[1:-1], 0.95, 1),
+        )
 
-    def exposition(self) -> bytes:
-        return generate_latest(self.registry)
+    def _gauges(self) -> None:
+        # Every worker reports the same figure for these, so `max` merges them; the active count
+        # is set at scrape time, so the most recent live worker's value is the current one.
+        g = self._gauge
+        self.active_trajectories = g(
+            "tandem_active_trajectories",
+            "Open trajectories (begun, not closed) in the trajectory store",
+            (),
+            "livemostrecent",
+        )
+        self.route_info = g(
+            "tandem_route_info", "One series per configured route, naming its strategy", ("route", "strategy"), "max"
+        )
+        self.route_cloud_share_target = g(
+            "tandem_route_cloud_share_target",
+            "A route's intended cloud share: constraints.max_cloud_share, "
+            "else the random strategy's p (routes with neither have no series)",
+            ("route",),
+            "max",
+        )
+        # A gauge rather than an Info: Info does not work in multiprocess mode. Same exposition.
+        self.build_info = g("tandem_build_info", "Build information", ("version",), "max")
+        self.build_info.labels(__version__).set(1)
 
-    def trajectory_closed(self, trajectory: Trajectory) -> None:
+    def _initialise(self) -> None:
+        # Series for every target exist from the start, so that rate() and the alert rules see
+        # a zero rather than nothing before the first step.
+        for target in TARGETS:
+            self.cost.labels(target)
+            self.latency.labels(target)
+            self.ttft.labels(target)
+            for kind in TOKEN_KINDS:
+                self.tokens.labels(target, kind)
+
+    # -- recording ---------------------------------------------------------------------------
+
+    def describe_routes(self, routes: Mapping[str, Any]) -> None:
+        """Export each route's strategy and intended cloud share (the alert rules compare the
+        observed share with it). `routes` maps a route name to its settings."""
+        for name, route in routes.items():
+            self.route_info.labels(name, str(route.strategy)).set(1)
+            target = route.constraints.max_cloud_share
+            if target is None and route.strategy == "random":
+                target = route.p
+            if target is not None:
+                self.route_cloud_share_target.labels(name).set(float(target))
+
+    def trajectory_closed(self, trajectory: Trajectory, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""
         route = trajectory.route
         self.trajectories_closed.labels(trajectory.close_reason or "unknown", route).inc()
@@ -165,3 +285,28 @@ class Metrics:
         self.run_cost.labels(route).observe(trajectory.money["cost_usd"])
         self.run_cloud_share.labels(route).observe(trajectory.cloud_share)
         self.run_savings.labels(route).observe(max(trajectory.savings_usd, 0.0))
+        if privacy_score is not None:
+            self.run_privacy.labels(route).observe(privacy_score)
+
+    # -- exposition --------------------------------------------------------------------------
+
+    def exposition(self) -> bytes:
+        """The text a scrape gets: this gateway's registry, or every worker's files."""
+        if self.multiprocess:
+            with contextlib.suppress(OSError):
+                sweep_dead_workers(Path(os.environ[MULTIPROC_ENV]))
+        if self._writer is not None:
+            try:
+                return self._writer.render()
+            except Exception:  # a prometheus-client whose internals moved: be slow, not down
+                log.warning("fast /metrics writer failed; using prometheus-client's", exc_info=True)
+                self._writer = None
+        return self.library_exposition()
+
+    def library_exposition(self) -> bytes:
+        """prometheus-client's own exposition (the reference the fast writers are tested against)."""
+        if not self.multiprocess:
+            return generate_latest(self.registry)
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, os.environ[MULTIPROC_ENV])  # type: ignore[no-untyped-call]
+        return generate_latest(registry)

@@ -31,7 +31,9 @@ from router.policies.base import (
     Target,
     other_target,
 )
-from router.policies.constraints import cloud_refusal, constrain
+from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
+from router.privacy.guard import PrivacyGuard
+from router.privacy.redact import StreamRestorer
 from router.protocol.chat import ChatRequest, completion_to_sse, parse_chat_request, read_answer
 from router.settings import Settings
 from router.streaming import StreamOutcome, relay
@@ -62,7 +64,9 @@ class _Step:
     started: float
     started_at: float
     calls: InnerCalls
-    pinned: bool = False  # pinned to the edge: no failover to the cloud
+    pinned: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
+    privacy: PrivacyGuard
+    sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
 
     @property
     def trajectory_id(self) -> str:
@@ -139,10 +143,14 @@ class Gateway:
             self.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
             raise
         identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
-        calls = InnerCalls(self.upstreams)
+        notes = identity.trajectory.notes if identity.trajectory is not None else {}
+        guard = PrivacyGuard(route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics)
+        await guard.scan(request.messages)
+        calls = InnerCalls(self.upstreams, guard)
         refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
+        privacy_refusal = None if guard.allows_cloud() or guard.mode == "block" else Reason.PRIVACY
         if forced is not None:
-            decision = Decision(target=forced, reason=Reason.HEADER_FORCED)
+            decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), privacy_refusal)
         else:
             context = StepContext(
                 route.name,
@@ -153,11 +161,30 @@ class Gateway:
                 calls,
                 self.tracker.store,
             )
-            decision = constrain(await self._decide(route, context), refusal)
-        step = _Step(route, request, identity, decision, started, started_at, calls, refusal == Reason.PINNED)
+            decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
+        await self._enforce_privacy(route, guard, decision)
+        cloud_forbidden = refusal == Reason.PINNED or not guard.allows_cloud()
+        step = _Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
         if decision.answer is not None:
             return self._prepared_response(step, decision.answer)
         return await self._forward(step)
+
+    async def _enforce_privacy(self, route: Route, guard: PrivacyGuard, decision: Decision) -> None:
+        """Block a sensitive cloud step, pin a trajectory kept local, count inner exposure."""
+        if decision.target == "cloud" and guard.mode == "block" and guard.sensitive:
+            kinds = sorted({p[1:].rsplit("_", 1)[0] for p in guard.vault.values()}) or ["unknown (detection failed)"]
+            for kind in kinds:
+                self.metrics.privacy_values.labels(kind, "blocked").inc()
+            raise GatewayError(
+                403,
+                f"the privacy policy of route {route.name!r} blocks this step: its context holds sensitive "
+                f"values ({', '.join(kinds)}) and the step was to go to the cloud",
+                type="permission_error",
+                code="privacy_blocked",
+            )
+        if decision.reason == Reason.PRIVACY and route.settings.pin_when_sensitive:
+            await self.tracker.store.note(guard.trajectory_id, PIN_NOTE, "edge")
+        await guard.commit()
 
     async def _decide(self, route: Route, context: StepContext) -> Decision:
         try:
@@ -185,7 +212,8 @@ class Gateway:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         if step.pinned:
-            # A trajectory pinned to the edge never fails over to the cloud.
+            # A trajectory pinned to the edge, or whose context may not leave, never fails
+            # over to the cloud.
             targets = ("edge",)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
@@ -219,6 +247,10 @@ class Gateway:
                 step.route.settings.context, raw["messages"], step.calls, self.tracker.store, step.identity
             )
             raw = {**raw, "messages": messages}
+        if target == "cloud":
+            raw = {**raw, "messages": step.privacy.outgoing(raw["messages"])}
+            step.sent_to_cloud = raw["messages"]
+            await step.privacy.commit()
         return raw
 
     def _prepared_response(self, step: _Step, answer: PreparedAnswer) -> Response:
@@ -256,21 +288,20 @@ class Gateway:
         record.ttft_s = reply.first_byte_s
         usage = None
         content = None
+        body = reply.body
         if reply.status < 300:
-            answer = read_answer(reply.body)
+            if target == "cloud" and step.privacy.redacted:
+                body = self._restored(step, body)
+            answer = read_answer(body)
             usage = answer.usage
             if usage is None:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
             record.tools = answer.tools
             if self.audit.wants_content:
-                content = {
-                    "input": step.request.messages,
-                    "output": answer.text,
-                    "output_tools": answer.tools,
-                }
+                content = {"input": step.sent_to_cloud, "output": answer.text, "output_tools": answer.tools}
         self._account(record, usage, step.started, content)
         return Response(
-            reply.body,
+            body,
             status_code=reply.status,
             headers=step.headers(target, fallback),
             media_type=reply.content_type,
@@ -291,13 +322,10 @@ class Gateway:
             record.tools = outcome.tools
             content = None
             if capture:
-                content = {
-                    "input": step.request.messages,
-                    "output": outcome.text,
-                    "output_tools": outcome.tools,
-                }
+                content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(record, outcome.usage, step.started, content)
 
+        restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
         chunks = relay(
             reply.stream,
             upstream=target,
@@ -305,6 +333,7 @@ class Gateway:
             prompt_bytes=prompt_bytes,
             on_end=on_end,
             capture=capture,
+            restorer=restorer,
         )
         return StreamingResponse(
             chunks,
@@ -339,6 +368,17 @@ class Gateway:
             headers=headers,
         )
 
+    @staticmethod
+    def _restored(step: _Step, body: bytes) -> bytes:
+        """The cloud's answer with our placeholders put back (the agent gets the real values)."""
+        try:
+            answer = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return body
+        if not isinstance(answer, dict):
+            return body
+        return orjson.dumps(step.privacy.redactor().restore_answer(answer))
+
     def _new_record(self, step: _Step, target: Target, fallback: bool) -> StepRecord:
         return StepRecord(
             trajectory_id=step.trajectory_id,
@@ -353,6 +393,8 @@ class Gateway:
             inner=list(step.calls.made),
             fallback=fallback,
             error_signals=step.identity.error_signals,
+            exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
+            redacted=step.privacy.redacted,
         )
 
     def _account(

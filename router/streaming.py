@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import orjson
@@ -18,6 +18,9 @@ import orjson
 from router.errors import error_body
 from router.ledger import Usage
 from router.upstream import StreamSource
+
+if TYPE_CHECKING:
+    from router.privacy.redact import StreamRestorer
 
 DONE_EVENT = b"data: [DONE]\n\n"
 
@@ -127,6 +130,7 @@ async def relay(
     prompt_bytes: int,
     on_end: Callable[[StreamOutcome], None],
     capture: bool = False,
+    restorer: StreamRestorer | None = None,
 ) -> AsyncIterator[bytes]:
     """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
     observer = _Observer(capture)
@@ -139,11 +143,19 @@ async def relay(
             if observer.done:
                 # Hold the end marker back until we know a usage chunk went out before it.
                 head, _, _ = chunk.partition(b"data: [DONE]")
+                if restorer is not None:
+                    head = restorer.feed(head) + restorer.flush()
                 if head:
                     yield head
                 break
-            yield chunk
+            out = restorer.feed(chunk) if restorer is not None else chunk
+            if out:
+                yield out
             chunk = await source.chunks()
+        if restorer is not None and not observer.done:
+            tail = restorer.flush()
+            if tail:
+                yield tail
         if not observer.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
             yield _error_event(outcome.error, "upstream_stream_incomplete")

@@ -14,6 +14,7 @@ from router.api.auth import trajectory_scope
 from router.api.chat import read_body
 from router.errors import GatewayError, bad_request
 from router.pipeline import Gateway
+from router.privacy.guard import exposure_summary
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
 from router.wire import json_response
@@ -70,7 +71,8 @@ async def get_trajectory(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     trajectory = await _visible(gateway, request)
     records = await gateway.tracker.store.records(trajectory.id)
-    return json_response({**trajectory.as_dict(), "records": [r.as_dict() for r in records]})
+    privacy = exposure_summary(trajectory.notes, gateway.settings.privacy_weights)
+    return json_response({**trajectory.as_dict(), "privacy": privacy, "records": [r.as_dict() for r in records]})
 
 
 def _outcome(body: bytes) -> Outcome:

@@ -13,6 +13,7 @@ went to the cloud.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 from pathlib import Path
@@ -26,7 +27,17 @@ from judge.features import step_features
 from judge.model import DEFAULT_MODEL, JudgeModel
 from judge.rows import load_rows
 from judge.train import TrainConfig, train
-from router.demo.dataset import Decide, SimStep, Target, fixed, generate, oracle, parse_seeds, random_delegation, simulate
+from router.demo.dataset import (
+    Decide,
+    SimStep,
+    Target,
+    fixed,
+    generate,
+    oracle,
+    parse_seeds,
+    random_delegation,
+    simulate,
+)
 
 RANDOM_REPEATS = 5  # random delegation is averaged over this many independent draws
 TRAIN_SEEDS = "0-199"
@@ -89,9 +100,7 @@ def render(results: dict[str, Any]) -> str:
     for name, row in results.items():
         if isinstance(row, dict):
             solved = f"{row['solved']:.1f}" if isinstance(row["solved"], float) else str(row["solved"])
-            lines.append(
-                f"{name:<24}{solved:>10}{row['cloud_share']:>13.1%}{row['edge_wrong_recall']:>14.1%}"
-            )
+            lines.append(f"{name:<24}{solved:>10}{row['cloud_share']:>13.1%}{row['edge_wrong_recall']:>14.1%}")
     return "\n".join(lines)
 
 
@@ -134,7 +143,8 @@ def _run_compare(args: argparse.Namespace) -> int:
 def _run_build(args: argparse.Namespace) -> int:
     built = build_model(args.out)
     evaluation = built["card"]["evaluation"]
-    print(f"wrote {args.out} and its card; held-out AUC {evaluation['auc']}, threshold {built['card']['threshold']:.4f}")
+    shown = os.path.relpath(args.out)
+    print(f"wrote {shown} and its card; held-out AUC {evaluation['auc']}, threshold {built['card']['threshold']:.4f}")
     print(render(evaluation["delegation_on_unseen_seeds"]))
     return 0
 

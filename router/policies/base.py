@@ -44,6 +44,7 @@ class Reason(StrEnum):
     MIN_GAP = "min_cloud_gap"  # a constraint: too few steps since the last cloud step
     PINNED = "pinned_edge"  # a constraint: the trajectory is pinned to the edge (privacy)
     INNER_FAILED = "inner_call_failed"  # the strategy's inner call failed; the fallback target
+    PRIVACY = "privacy_keep_local"  # privacy: sensitive values in the context keep the step local
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,11 @@ class RouteBase(BaseModel):
 
     # Whether a step may go to the other target when its target fails before the first byte.
     failover: bool = True
+    # What may reach the cloud: allow (measure only), redact (placeholders, restored in the
+    # answer), keep_local (sensitive steps go to the edge), block (refuse sensitive cloud steps).
+    privacy: Literal["allow", "redact", "keep_local", "block"] = "allow"
+    # keep_local: once a step was kept local for privacy, pin the whole trajectory to the edge.
+    pin_when_sensitive: bool = True
     constraints: Constraints = Constraints()
     context: ContextSettings = ContextSettings()
 

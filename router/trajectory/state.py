@@ -138,15 +138,27 @@ class Trajectory:
             "closed_at": self.closed_at,
             "close_reason": self.close_reason,
             "outcome": self.outcome.as_dict() if self.outcome else None,
-            "notes": self.notes,
+            # The privacy vault's notes hold original values: never shown.
+            "notes": {k: v for k, v in self.notes.items() if not k.startswith("pii")},
         }
 
     def snapshot(self) -> Trajectory:
         return Trajectory(
-            id=self.id, namespace=self.namespace, route=self.route, task=self.task, created_at=self.created_at,
-            updated_at=self.updated_at, steps=self.steps, counts=dict(self.counts), money=dict(self.money),
-            last_fingerprint=self.last_fingerprint, last_status=self.last_status, closed_at=self.closed_at,
-            close_reason=self.close_reason, outcome=self.outcome, notes=dict(self.notes),
+            id=self.id,
+            namespace=self.namespace,
+            route=self.route,
+            task=self.task,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+            steps=self.steps,
+            counts=dict(self.counts),
+            money=dict(self.money),
+            last_fingerprint=self.last_fingerprint,
+            last_status=self.last_status,
+            closed_at=self.closed_at,
+            close_reason=self.close_reason,
+            outcome=self.outcome,
+            notes=dict(self.notes),
         )
 
 

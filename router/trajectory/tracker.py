@@ -15,6 +15,7 @@ from judge.signals import error_signals
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
 from router.recorder import Recorder
 from router.settings import Settings
@@ -52,6 +53,7 @@ def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
 class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self._settings = settings.trajectories
+        self._privacy_weights = settings.privacy_weights
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
         self.store = build_store(settings, metrics)
@@ -128,7 +130,7 @@ class Tracker:
         await self.recorder.flush()
         trajectory = await self.store.close(trajectory_id, reason, time.time())
         if trajectory is not None:
-            self._metrics.trajectory_closed(trajectory)
+            self._metrics.trajectory_closed(trajectory, privacy_score(trajectory.notes, self._privacy_weights))
         return trajectory
 
     async def _sweep(self) -> None:

@@ -1,0 +1,165 @@
+"""`tandem judge …` (also `python -m judge …`): train, calibrate, label, evaluate.
+
+    train     --data steps.jsonl --out judge.onnx [--model gbdt|logreg] [--labels agreement|outcome|teacher|heuristic]
+              [--cloud-share 0.4]
+    calibrate --model judge.onnx --data steps.jsonl --cloud-share 0.4     (writes the threshold into the card)
+    label     --data steps.jsonl --url http://host/v1 --model NAME --out labelled.jsonl
+    evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2]
+
+Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+import orjson
+
+from judge.calibrate import threshold_for_share
+from judge.card import JudgeModelError, card_path, write_card
+from judge.labels import LABEL_SOURCES, make_labels
+from judge.metrics import report
+from judge.rows import JudgeTrainingError, load_rows, matrix, split_by_trajectory, write_rows
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tandem judge", description="Train, calibrate and evaluate the step judge.")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    train = commands.add_parser("train", help="train a judge on tandem.judge-row/1 data and export it to ONNX")
+    train.add_argument("--data", type=Path, required=True)
+    train.add_argument("--out", type=Path, required=True, help="the .onnx file; its card is written beside it")
+    train.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt")
+    train.add_argument("--labels", choices=LABEL_SOURCES, default="agreement")
+    train.add_argument("--cloud-share", type=float, default=0.4)
+    train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--describe", default="", help="where the data came from, for the model card")
+
+    calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
+    calibrate.add_argument("--model", type=Path, required=True)
+    calibrate.add_argument("--data", type=Path, required=True)
+    calibrate.add_argument("--cloud-share", type=float, required=True)
+
+    label = commands.add_parser("label", help="ask an OpenAI-compatible model which steps needed the cloud")
+    label.add_argument("--data", type=Path, required=True)
+    label.add_argument("--url", required=True, help="base URL, e.g. http://localhost:8000/v1")
+    label.add_argument("--model", required=True)
+    label.add_argument("--out", type=Path, required=True)
+    label.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
+    label.add_argument("--steps-per-request", type=int, default=40)
+    label.add_argument("--retries", type=int, default=2)
+
+    evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
+    evaluate.add_argument("--model", type=Path, required=True)
+    evaluate.add_argument("--data", type=Path, required=True)
+    evaluate.add_argument("--labels", choices=LABEL_SOURCES, default="agreement")
+    evaluate.add_argument("--held-out", type=float, default=None, help="evaluate only this held-out share")
+    evaluate.add_argument("--json", action="store_true")
+    return parser
+
+
+def _train(args: argparse.Namespace) -> int:
+    from judge.train import TrainConfig, train  # scikit-learn loads only for training
+
+    rows = load_rows(args.data)
+    config = TrainConfig(
+        model=args.model,
+        labels=args.labels,
+        cloud_share=args.cloud_share,
+        held_out_fraction=args.held_out,
+        seed=args.seed,
+        made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
+        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}",
+        data_description=args.describe or f"{args.data.name}",
+    )
+    result = train(rows, config, args.out)
+    evaluation = result.card.evaluation
+    print(
+        f"wrote {args.out} ({len(result.model_bytes):,} bytes) and {card_path(args.out).name}: "
+        f"held-out AUC {evaluation['auc']}, precision {evaluation['precision']}, recall {evaluation['recall']} "
+        f"at threshold {result.card.threshold:.4f} (cloud share {evaluation['cloud_share']})"
+    )
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from judge.model import JudgeModel
+
+    model = JudgeModel.load(args.model)
+    rows = load_rows(args.data)
+    scores = model.score_batch(matrix(rows))
+    threshold = threshold_for_share(scores, args.cloud_share)
+    card = model.card
+    card.threshold = threshold
+    card.target_cloud_share = args.cloud_share
+    card.evaluation["calibration"] = {
+        "data": args.data.name,
+        "rows": len(rows),
+        "cloud_share": round(float((scores >= threshold).mean()), 4),
+    }
+    write_card(card_path(args.model), card)
+    share = card.evaluation["calibration"]["cloud_share"]
+    print(f"threshold {threshold:.6f} gives cloud share {share} on {len(rows)} rows; card updated")
+    return 0
+
+
+def _label(args: argparse.Namespace) -> int:
+    from judge.label import Teacher, TeacherConfig, label_rows
+
+    rows = load_rows(args.data)
+    config = TeacherConfig(
+        url=args.url,
+        model=args.model,
+        api_key=os.environ.get(args.api_key_env),
+        steps_per_request=args.steps_per_request,
+        retries=args.retries,
+    )
+    teacher = Teacher(config)
+    try:
+        result = label_rows(rows, teacher)
+    finally:
+        teacher.close()
+    write_rows(args.out, rows)
+    print(
+        f"labelled {result.labelled_rows} rows of {result.trajectories} trajectories ({result.positives} cloud) "
+        f"in {result.requests} requests; {result.unlabelled_rows} rows left unlabelled"
+    )
+    for failure in result.failures[:5]:
+        print(f"  {failure}", file=sys.stderr)
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from judge.model import JudgeModel
+
+    model = JudgeModel.load(args.model)
+    rows = load_rows(args.data)
+    labels = make_labels(rows, args.labels)
+    chosen = list(range(len(labels.rows)))
+    if args.held_out is not None:
+        chosen = split_by_trajectory([rows[i] for i in labels.rows], args.held_out).test
+    scores = model.score_batch(matrix([rows[labels.rows[i]] for i in chosen]))
+    figures = report(labels.y[chosen], scores, model.threshold)
+    if args.json:
+        print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
+    else:
+        print(
+            f"{figures['steps']} steps ({args.labels} labels, positive rate {figures['positive_rate']}): "
+            f"AUC {figures['auc']}, Brier {figures['brier']}; at threshold {figures['threshold']}: "
+            f"cloud share {figures['cloud_share']}, precision {figures['precision']}, recall {figures['recall']}"
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handlers = {"train": _train, "calibrate": _calibrate, "label": _label, "evaluate": _evaluate}
+    try:
+        return handlers[args.command](args)
+    except (JudgeTrainingError, JudgeModelError, ValueError) as exc:
+        print(f"tandem judge {args.command}: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,304 @@
+"""Step features: a fixed-length vector that says what state a trajectory is in before a step.
+
+The judge scores this vector to decide whether the step needs the cloud. It reads only a
+bounded part of the conversation (the last `TAIL_MESSAGES` messages, the first user message,
+the last 2 KB of the latest tool output), so the cost per step is flat however long the
+trajectory grows; what the gateway already counts (step index, cloud steps) comes in as
+`TrajectoryCounters` instead of being recounted from the messages.
+
+A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
+must bump it, and models trained on an older version are refused at load.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+import numpy as np
+import numpy.typing as npt
+
+from judge.actions import ACTION_TYPES, ActionType, classify_content, classify_tool_call, content_text, parse_arguments
+from judge.actions import most_consequential as _most_consequential
+from judge.signals import quick_error_signals
+
+FEATURE_VERSION = 1
+TAIL_MESSAGES = 12  # the recent window the features read
+HEAD_MESSAGES = 8  # where the first user message (the task) is looked for
+LAST_ACTIONS = 3
+TEXT_SLICE = 2048  # bytes of the latest tool output (its end) and of the task (its start) hashed
+# What of a tool result the error patterns scan: a failing command says so at its start ("command
+# not found") or its end (traceback, test summary), rarely in the middle of a long output.
+SIGNAL_HEAD, SIGNAL_TAIL = 512, 2048
+HASH_BUCKETS = 64
+
+# Frozen here rather than taken from judge.signals.SIGNALS: a signal added there must not
+# silently change the vector a shipped model was trained on.
+FEATURE_SIGNALS = (
+    "traceback",
+    "nonzero_exit",
+    "command_not_found",
+    "test_failure",
+    "error",
+    "syntax_error",
+    "permission_denied",
+    "timeout",
+)
+
+_SCALARS = (
+    "step_log",
+    "step_frac64",
+    "messages_log",
+    "context_bytes_log",
+    "cloud_share",
+    "steps_since_cloud_log",
+    "no_cloud_yet",
+    "last_step_cloud",
+)
+_ACTIONS = tuple(f"act{i}_{kind.value}" for i in range(1, LAST_ACTIONS + 1) for kind in ACTION_TYPES)
+_STATE = (
+    "last_prose",
+    "last_multi_call",
+    *(f"err_{name}" for name in FEATURE_SIGNALS),
+    "err_any",
+    "err_prev",
+    "results_count",
+    "output_bytes_log",
+    "repeat_last",
+    "repeat_count",
+    "type_streak",
+    "invalid_last",
+    "invalid_in_tail",
+)
+FEATURE_NAMES: tuple[str, ...] = (
+    *_SCALARS,
+    *_ACTIONS,
+    *_STATE,
+    *(f"out_hash_{i}" for i in range(HASH_BUCKETS)),
+    *(f"task_hash_{i}" for i in range(HASH_BUCKETS)),
+)
+N_FEATURES = len(FEATURE_NAMES)
+
+Vector = npt.NDArray[np.float32]
+Message = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryCounters:
+    """What the gateway already knows about the trajectory when it decides a step."""
+
+    step: int  # 1-based index of the step being decided
+    cloud_steps: int = 0  # steps answered by the cloud so far
+    answered_steps: int = 0  # steps answered so far (edge or cloud)
+    steps_since_cloud: int = 0  # answered steps since the last cloud step; all of them if none
+    request_bytes: int = 0  # size of the request body; 0: estimated from the messages read
+
+
+class _Turn(NamedTuple):
+    """One assistant message of the tail, inspected once (a tuple: cheap to make per step)."""
+
+    action: ActionType
+    invalid: bool  # a tool call with arguments that are not a JSON object, or an unknown tool
+    prose: bool  # no tool call and no command: the answer did nothing
+    calls: int
+    signature: tuple[object, ...]  # what it did (names and raw arguments), to spot repeats
+
+
+_CACHE_LIMIT = 8192  # longer texts are classified afresh: the cache must stay small
+
+
+@lru_cache(maxsize=2048)
+def _cached_call(name: str, raw: str) -> tuple[ActionType, bool]:
+    args = parse_arguments(raw)
+    return classify_tool_call(name, args if args is not None else {}), args is not None
+
+
+def _call(name: str, raw: object) -> tuple[ActionType, bool]:
+    """A tool call's action type and whether its arguments are a JSON object.
+
+    Each assistant message is read again on the next several steps (it stays in the tail), so
+    results are cached by content; the gateway parses every request afresh, so identity would
+    never hit.
+    """
+    if isinstance(raw, str) and len(raw) <= _CACHE_LIMIT:
+        return _cached_call(name, raw)
+    args = parse_arguments(raw)
+    return classify_tool_call(name, args if args is not None else {}), args is not None
+
+
+@lru_cache(maxsize=1024)
+def _cached_content(text: str) -> list[ActionType]:
+    return classify_content(text)
+
+
+def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
+    tool_calls = message.get("tool_calls")
+    if isinstance(tool_calls, list) and tool_calls:
+        kinds: list[ActionType] = []
+        signature: list[object] = []
+        invalid = False
+        for call in tool_calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            function = function if isinstance(function, dict) else {}
+            name, raw = str(function.get("name") or ""), function.get("arguments")
+            kind, is_object = _call(name, raw)
+            invalid = invalid or not is_object or (tool_names is not None and name not in tool_names)
+            kinds.append(kind)
+            signature += (name, raw)
+        return _Turn(_most_consequential(kinds), invalid, False, len(tool_calls), tuple(signature))
+    text = content_text(message)
+    kinds = _cached_content(text) if len(text) <= _CACHE_LIMIT else classify_content(text)
+    # The command usually closes the message; its end identifies a repeat without the prose.
+    return _Turn(_most_consequential(kinds), False, not kinds, len(kinds), (text[-300:],))
+
+
+def _signals(text: str) -> tuple[str, ...]:
+    if len(text) > SIGNAL_HEAD + SIGNAL_TAIL:
+        text = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:]
+    return _cached_signals(text)
+
+
+@lru_cache(maxsize=1024)
+def _cached_signals(text: str) -> tuple[str, ...]:
+    # This step's latest tool output is the next step's previous one: scan it once.
+    return tuple(quick_error_signals(text))
+
+
+_MIX = np.uint32(2654435761)  # Fibonacci hashing: the top bits of gram × 2^32/φ are well mixed
+_SHIFT = np.uint32(32 - int(math.log2(HASH_BUCKETS)))
+
+
+def hashed_grams(text: str) -> Vector:
+    """Byte 4-grams of the lower-cased text hashed into `HASH_BUCKETS` buckets, L2-normalised.
+
+    Deterministic (no salted `hash()`). Each 4-gram is read as a little-endian uint32 straight
+    from the bytes (a strided view, no copy), so 2 KB take a handful of numpy calls.
+    """
+    raw = text.lower().encode("utf-8", "replace")
+    if len(raw) < 4:
+        return np.zeros(HASH_BUCKETS, dtype=np.float32)
+    grams = np.ndarray(shape=(len(raw) - 3,), dtype="<u4", buffer=raw, strides=(1,))
+    counts = np.bincount((grams * _MIX) >> _SHIFT, minlength=HASH_BUCKETS).astype(np.float32)
+    return counts / np.float32(np.sqrt(np.dot(counts, counts)))
+
+
+@lru_cache(maxsize=1024)
+def _task_grams(task_slice: str) -> Vector:
+    # The task is the same for every step of a trajectory: hash it once.
+    vector = hashed_grams(task_slice)
+    vector.setflags(write=False)
+    return vector
+
+
+def _first_user(messages: list[Message]) -> Message | None:
+    for message in messages[:HEAD_MESSAGES]:
+        if isinstance(message, dict) and message.get("role") == "user":
+            return message
+    return None
+
+
+def _results(messages: list[Message], start: int, end: int, task: Message | None) -> list[str]:
+    """Texts of the tool results (tool messages, or user messages carrying an observation)."""
+    return [
+        content_text(m)
+        for m in messages[start:end]
+        if m is not task and m.get("role") in ("tool", "user", "function", "ipython")
+    ]
+
+
+def step_features(
+    messages: list[Message], counters: TrajectoryCounters, tools: list[dict[str, Any]] | None = None
+) -> Vector:
+    """The feature vector (float32, `N_FEATURES` long, in `FEATURE_NAMES` order) of one step.
+
+    `messages` is the request's conversation; `tools` its `tools` array (to spot calls of tools
+    that do not exist). Reads at most `TAIL_MESSAGES + HEAD_MESSAGES` messages.
+    """
+    task = _first_user(messages)
+    tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict)]
+    assistants = [i for i, m in enumerate(tail) if m.get("role") == "assistant"]
+    tool_names = _tool_names(tools)
+    turns = [_inspect(tail[i], tool_names) for i in assistants]
+    last = assistants[-1] if assistants else -1
+    latest = _results(tail, last + 1, len(tail), task)
+    previous = _results(tail, assistants[-2] + 1, last, task) if len(assistants) >= 2 else []
+    output = "\n".join(latest)
+    found: set[str] = set()
+    for text in latest:
+        found.update(_signals(text))
+
+    values: list[float] = _scalars(counters, len(messages), tail)
+    for back in range(1, LAST_ACTIONS + 1):
+        one_hot = [0.0] * len(ACTION_TYPES)
+        if len(turns) >= back:
+            one_hot[ACTION_TYPES.index(turns[-back].action)] = 1.0
+        values += one_hot
+    final = turns[-1] if turns else None
+    values += [float(final is not None and final.prose), float(final is not None and final.calls > 1)]
+    values += [float(name in found) for name in FEATURE_SIGNALS]
+    values += [float(bool(found)), float(any(_signals(text) for text in previous)), float(len(latest))]
+    values.append(math.log1p(len(output)))
+    values += _repetition(turns)
+    values += [float(final is not None and final.invalid), float(sum(turn.invalid for turn in turns))]
+    task_text = content_text(task)[:TEXT_SLICE] if task is not None else ""
+    return np.concatenate(
+        (np.array(values, dtype=np.float32), hashed_grams(output[-TEXT_SLICE:]), _task_grams(task_text))
+    )
+
+
+def _tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
+    if not tools:
+        return None  # no tools declared: a call's name cannot be checked
+    names = set()
+    for tool in tools:
+        if isinstance(tool, dict):
+            function = tool.get("function")
+            names.add(str((function if isinstance(function, dict) else tool).get("name") or ""))
+    return frozenset(names)
+
+
+def _scalars(counters: TrajectoryCounters, total_messages: int, tail: list[Message]) -> list[float]:
+    context_bytes = counters.request_bytes
+    if context_bytes <= 0:
+        # Estimate from the tail's text, scaled to the whole conversation: flat cost, rough size.
+        tail_bytes = sum(len(content_text(m)) for m in tail)
+        context_bytes = tail_bytes * total_messages // max(len(tail), 1)
+    answered = max(counters.answered_steps, 0)
+    return [
+        math.log1p(max(counters.step, 0)),
+        min(max(counters.step, 0), 64) / 64,
+        math.log1p(total_messages),
+        math.log1p(context_bytes),
+        counters.cloud_steps / answered if answered else 0.0,
+        math.log1p(max(counters.steps_since_cloud, 0)),
+        float(counters.cloud_steps == 0),
+        float(counters.cloud_steps > 0 and counters.steps_since_cloud == 0),
+    ]
+
+
+def _repetition(turns: list[_Turn]) -> list[float]:
+    """Whether the agent is repeating itself: a loop is where a small model needs help."""
+    if not turns:
+        return [0.0, 0.0, 0.0]
+    last = turns[-1]
+    repeats = sum(turn.signature == last.signature for turn in turns[:-1])
+    streak = 0
+    for turn in reversed(turns):
+        if turn.action != last.action:
+            break
+        streak += 1
+    return [float(len(turns) >= 2 and turns[-2].signature == last.signature), float(repeats), float(streak)]
+
+
+def clear_caches() -> None:
+    """Forget cached classifications (benchmarks start each pass cold, as a new process would)."""
+    _cached_call.cache_clear()
+    _cached_content.cache_clear()
+    _task_grams.cache_clear()
+    _cached_signals.cache_clear()
+
+
+def feature_index(name: str) -> int:
+    return FEATURE_NAMES.index(name)

@@ -1,0 +1,205 @@
+"""The judge at serve time: one onnxruntime session, scored inline on the caller's thread.
+
+A tiny model runs in a few microseconds, less than a thread hop costs, so the session gets one
+intra-op and one inter-op thread with spinning off (an idle spinning pool would burn the CPU the
+gateway needs) and `score` is a plain synchronous call. `ReloadingJudge` picks up a new model
+file without a restart and keeps the old model when the new one is bad.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort  # type: ignore[import-untyped]
+
+from judge.card import JudgeModelError, ModelCard, card_path, read_card
+from judge.features import FEATURE_NAMES, FEATURE_VERSION
+
+__all__ = ["JudgeModel", "JudgeModelError", "ReloadingJudge"]
+
+log = logging.getLogger("judge.model")
+
+DEFAULT_MODEL = Path(__file__).parent / "models" / "judge.onnx"
+
+
+def session_options() -> Any:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    options.log_severity_level = 3  # warnings about unused initialisers are noise here
+    return options
+
+
+def open_session(model_bytes: bytes, source: Path) -> Any:
+    try:
+        return ort.InferenceSession(model_bytes, session_options(), providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped exceptions for bad graphs
+        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise JudgeModelError(f"{source}: not a usable ONNX model ({first_line[:300]})") from exc
+
+
+def _probability_output(session: Any, source: Path) -> str:
+    outputs = session.get_outputs()
+    for output in outputs:
+        if output.name == "probabilities":
+            return str(output.name)
+    tensors = [o for o in outputs if str(o.type).startswith("tensor(float")]
+    if not tensors:
+        raise JudgeModelError(f"{source}: the ONNX model has no float probability output")
+    return str(tensors[-1].name)
+
+
+@dataclass(frozen=True)
+class JudgeModel:
+    """A loaded judge: the session, its card, and where they came from."""
+
+    path: Path
+    card: ModelCard
+    session: Any
+    input_name: str
+    output_names: list[str]
+
+    @property
+    def threshold(self) -> float:
+        return self.card.threshold
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] = DEFAULT_MODEL) -> JudgeModel:
+        """Load `path` (`…/judge.onnx`) and its card (`…/judge.card.json`); `JudgeModelError` if
+        either is missing, corrupt, or made for other features than this code computes."""
+        model_path = Path(path)
+        card = read_card(card_path(model_path))
+        if card.feature_version != FEATURE_VERSION:
+            raise JudgeModelError(
+                f"{model_path}: the model was trained on feature version {card.feature_version}, "
+                f"this judge computes version {FEATURE_VERSION}; retrain it (tandem judge train)"
+            )
+        if tuple(card.feature_names) != FEATURE_NAMES:
+            raise JudgeModelError(
+                f"{model_path}: the card's feature_names differ from feature version {FEATURE_VERSION}'s "
+                f"({len(card.feature_names)} names, expected {len(FEATURE_NAMES)})"
+            )
+        try:
+            model_bytes = model_path.read_bytes()
+        except FileNotFoundError:
+            raise JudgeModelError(f"{model_path}: model file not found") from None
+        except OSError as exc:
+            raise JudgeModelError(f"{model_path}: cannot read the model file ({exc.strerror})") from exc
+        session = open_session(model_bytes, model_path)
+        inputs = session.get_inputs()
+        width = inputs[0].shape[-1] if inputs and inputs[0].shape else None
+        if len(inputs) != 1 or (isinstance(width, int) and width != len(FEATURE_NAMES)):
+            raise JudgeModelError(
+                f"{model_path}: the ONNX model takes {len(inputs)} input(s) of width {width}, "
+                f"expected one input of {len(FEATURE_NAMES)} features"
+            )
+        model = cls(model_path, card, session, str(inputs[0].name), [_probability_output(session, model_path)])
+        model.score(np.zeros(len(FEATURE_NAMES), dtype=np.float32))  # fail now, not on the first step
+        return model
+
+    def score(self, features: npt.NDArray[np.float32]) -> float:
+        """The probability that the step needs the cloud, in [0, 1]."""
+        row = features.reshape(1, -1)
+        if row.dtype != np.float32:
+            row = row.astype(np.float32)
+        probabilities = self.session.run(self.output_names, {self.input_name: row})[0]
+        return float(probabilities[0, -1])
+
+    def score_batch(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """Scores of many rows at once (evaluation, calibration)."""
+        rows = np.ascontiguousarray(features, dtype=np.float32).reshape(-1, len(FEATURE_NAMES))
+        probabilities = self.session.run(self.output_names, {self.input_name: rows})[0]
+        return np.asarray(probabilities[:, -1], dtype=np.float64)
+
+
+Signature = tuple[tuple[int, int] | None, tuple[int, int] | None]
+
+
+def _signature(model_path: Path) -> Signature:
+    def one(path: Path) -> tuple[int, int] | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        return (stat.st_mtime_ns, stat.st_size)
+
+    return one(model_path), one(card_path(model_path))
+
+
+class ReloadingJudge:
+    """A `JudgeModel` that reloads itself when its files change on disk.
+
+    Checks the files' mtime and size at most every `check_interval_s`. A bad new file (missing,
+    corrupt, other feature version) is logged and counted in `reload_failures`; the old model
+    stays in service, and the next change of the files is tried again.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = DEFAULT_MODEL,
+        *,
+        check_interval_s: float = 1.0,
+        on_failure: Callable[[JudgeModelError], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.path = Path(path)
+        self._seen = _signature(self.path)
+        self.model = JudgeModel.load(self.path)  # a bad file at start-up is the caller's error
+        self.check_interval_s = check_interval_s
+        self.reloads = 0
+        self.reload_failures = 0
+        self.last_error: str | None = None
+        self._on_failure = on_failure
+        self._clock = clock
+        self._next_check = clock() + check_interval_s
+
+    @property
+    def threshold(self) -> float:
+        return self.model.threshold
+
+    @property
+    def card(self) -> ModelCard:
+        return self.model.card
+
+    def score(self, features: npt.NDArray[np.float32]) -> float:
+        self.maybe_reload()
+        return self.model.score(features)
+
+    def maybe_reload(self) -> bool:
+        """Reload if the check interval has passed and the files changed; True if reloaded."""
+        now = self._clock()
+        if now < self._next_check:
+            return False
+        self._next_check = now + self.check_interval_s
+        return self.reload_if_changed()
+
+    def reload_if_changed(self) -> bool:
+        signature = _signature(self.path)
+        if signature == self._seen:
+            return False
+        self._seen = signature
+        try:
+            model = JudgeModel.load(self.path)
+        except JudgeModelError as exc:
+            self.reload_failures += 1
+            self.last_error = str(exc)
+            log.warning("judge reload failed, keeping the model loaded before: %s", exc)
+            if self._on_failure is not None:
+                self._on_failure(exc)
+            return False
+        self.model = model
+        self.reloads += 1
+        self.last_error = None
+        log.info("judge reloaded from %s (threshold %.4f)", self.path, model.threshold)
+        return True

@@ -1,0 +1,111 @@
+"""Training data: the `tandem.judge-row/1` JSON lines a judge is trained, calibrated and evaluated
+on, one line per step (the schema is documented in judge/README.md)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from judge.features import FEATURE_VERSION, N_FEATURES
+from judge.progress import Progress
+
+ROW_SCHEMA = "tandem.judge-row/1"
+REQUIRED = ("trajectory_id", "step", "feature_version", "features", "target")
+
+
+class JudgeTrainingError(Exception):
+    """Training data or a training request that cannot give a sound model; says why."""
+
+
+def validate(row: object, where: str) -> dict[str, Any]:
+    if not isinstance(row, dict):
+        raise JudgeTrainingError(f"{where}: a row must be a JSON object")
+    missing = [key for key in REQUIRED if key not in row]
+    if missing:
+        raise JudgeTrainingError(f"{where}: missing field(s) {', '.join(missing)}")
+    if row.get("schema", ROW_SCHEMA) != ROW_SCHEMA:
+        raise JudgeTrainingError(f"{where}: schema {row.get('schema')!r}, expected {ROW_SCHEMA!r}")
+    if row["feature_version"] != FEATURE_VERSION:
+        raise JudgeTrainingError(
+            f"{where}: feature_version {row['feature_version']}, this judge computes version {FEATURE_VERSION}; "
+            "regenerate the rows with the current features"
+        )
+    features = row["features"]
+    if not isinstance(features, list) or len(features) != N_FEATURES:
+        size = len(features) if isinstance(features, list) else type(features).__name__
+        raise JudgeTrainingError(f"{where}: features must be a list of {N_FEATURES} numbers, got {size}")
+    if row["target"] not in ("edge", "cloud"):
+        raise JudgeTrainingError(f"{where}: target must be 'edge' or 'cloud', got {row['target']!r}")
+    return row
+
+
+def load_rows(path: Path, *, show_progress: bool = True) -> list[dict[str, Any]]:
+    """Every row of a JSON-lines file, validated; `JudgeTrainingError` names the first bad line."""
+    try:
+        size = path.stat().st_size
+        handle = path.open("rb")
+    except OSError as exc:
+        raise JudgeTrainingError(f"{path}: cannot read the training data ({exc.strerror})") from exc
+    rows = []
+    bar = Progress(f"reading {path.name}", size, enabled=show_progress and size > 8 << 20)
+    with handle:
+        for number, line in enumerate(handle, 1):
+            bar.advance(len(line))
+            if not line.strip():
+                continue
+            try:
+                row = orjson.loads(line)
+            except orjson.JSONDecodeError as exc:
+                raise JudgeTrainingError(f"{path}:{number}: not valid JSON ({exc})") from exc
+            rows.append(validate(row, f"{path}:{number}"))
+    bar.close()
+    if not rows:
+        raise JudgeTrainingError(f"{path}: no rows")
+    return rows
+
+
+def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    count = 0
+    with path.open("wb") as handle:
+        for row in rows:
+            handle.write(orjson.dumps(row) + b"\n")
+            count += 1
+    return count
+
+
+def matrix(rows: list[dict[str, Any]]) -> npt.NDArray[np.float32]:
+    return np.asarray([row["features"] for row in rows], dtype=np.float32).reshape(-1, N_FEATURES)
+
+
+def held_out(trajectory_id: str, fraction: float) -> bool:
+    """Whether a trajectory belongs to the held-out split: a stable hash, so that every step of a
+    trajectory lands on the same side (a split by row would leak a run into both)."""
+    digest = hashlib.blake2b(trajectory_id.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64 < fraction
+
+
+@dataclass(frozen=True)
+class Split:
+    train: list[int]
+    test: list[int]
+
+
+def split_by_trajectory(rows: list[dict[str, Any]], fraction: float) -> Split:
+    train: list[int] = []
+    test: list[int] = []
+    for index, row in enumerate(rows):
+        (test if held_out(str(row["trajectory_id"]), fraction) else train).append(index)
+    if not train or not test:
+        trajectories = len({row["trajectory_id"] for row in rows})
+        raise JudgeTrainingError(
+            f"cannot hold out {fraction:.0%} of {trajectories} trajectories and keep both splits non-empty; "
+            "add trajectories"
+        )
+    return Split(train, test)

@@ -1,0 +1,1 @@
+"""Privacy: detect, control and measure what leaves for the cloud."""

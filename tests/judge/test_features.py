@@ -1,0 +1,171 @@
+"""Step features: fixed length, deterministic, flat cost, and the signals they are meant to carry."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+
+from judge.features import (
+    FEATURE_NAMES,
+    HEAD_MESSAGES,
+    N_FEATURES,
+    TAIL_MESSAGES,
+    TrajectoryCounters,
+    feature_index,
+    step_features,
+)
+
+TOOLS = [{"type": "function", "function": {"name": n, "parameters": {}}} for n in ("read_file", "edit_file", "bash")]
+
+
+def assistant(name: str, args: Any, call_id: str) -> dict[str, Any]:
+    arguments = args if isinstance(args, str) else orjson.dumps(args).decode()
+    return {
+        "role": "assistant",
+        "content": "working",
+        "tool_calls": [{"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}],
+    }
+
+
+def trajectory(steps: int, last_result: str = "ok") -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "You are an agent."},
+        {"role": "user", "content": "Task: fix the median of even-length lists in src/stats.py"},
+    ]
+    for index in range(steps):
+        messages.append(assistant("read_file", {"path": f"src/f{index}.py"}, f"c{index}"))
+        result = last_result if index == steps - 1 else f"contents of file {index}\n" * 20
+        messages.append({"role": "tool", "tool_call_id": f"c{index}", "content": result})
+    return messages
+
+
+def value(vector: np.ndarray, name: str) -> float:
+    return float(vector[feature_index(name)])
+
+
+def test_fixed_length_float32_and_deterministic() -> None:
+    counters = TrajectoryCounters(step=6, cloud_steps=2, answered_steps=5, steps_since_cloud=1)
+    first = step_features(trajectory(5), counters, TOOLS)
+    second = step_features(trajectory(5), counters, TOOLS)
+    assert first.dtype == np.float32 and first.shape == (N_FEATURES,) == (len(FEATURE_NAMES),)
+    assert np.array_equal(first, second)
+    assert np.all(np.isfinite(first))
+    assert len(set(FEATURE_NAMES)) == N_FEATURES
+    # Even the first step, with no assistant message yet, has the full vector.
+    assert step_features(trajectory(0), TrajectoryCounters(step=1)).shape == (N_FEATURES,)
+
+
+def test_hashing_does_not_depend_on_the_process_hash_seed() -> None:
+    code = (
+        "import sys, orjson; sys.path.insert(0, '.');"
+        "from tests.judge.test_features import trajectory, TOOLS;"
+        "from judge.features import step_features, TrajectoryCounters;"
+        "print(orjson.dumps(step_features(trajectory(4, 'Traceback (most recent call last)'),"
+        " TrajectoryCounters(5), TOOLS).tolist()).decode())"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=Path(__file__).resolve().parents[2],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1
+    local = step_features(trajectory(4, "Traceback (most recent call last)"), TrajectoryCounters(5), TOOLS)
+    assert orjson.loads(outputs.pop()) == local.tolist()
+
+
+class CountingList(list[Any]):
+    """A conversation that counts the messages read from it, and refuses to be walked whole."""
+
+    def __init__(self, items: list[Any]) -> None:
+        super().__init__(items)
+        self.read = 0
+
+    def __getitem__(self, key: Any) -> Any:
+        result = super().__getitem__(key)
+        self.read += len(result) if isinstance(key, slice) else 1
+        return result
+
+    def __iter__(self) -> Any:
+        raise AssertionError("the features walked the whole conversation")
+
+
+class Poison(dict[str, Any]):
+    """A message outside the window: reading it fails the test."""
+
+    def get(self, *args: Any) -> Any:
+        raise AssertionError("a message outside the bounded window was read")
+
+    __getitem__ = get
+
+
+def test_bounded_tail_cost_is_flat() -> None:
+    short, long = trajectory(5), trajectory(200)
+    # Everything between the head and the tail of the long run is poison: never read.
+    window_start = len(long) - TAIL_MESSAGES
+    long = [m if i < 2 or i >= window_start else Poison(m) for i, m in enumerate(long)]
+    reads = []
+    for messages, step in ((short, 6), (long, 201)):
+        counting = CountingList(messages)
+        step_features(counting, TrajectoryCounters(step=step, answered_steps=step - 1), TOOLS)
+        reads.append(counting.read)
+    assert reads[0] <= HEAD_MESSAGES + TAIL_MESSAGES
+    assert reads[1] == reads[0]
+
+
+def test_error_signals_and_last_actions() -> None:
+    messages = trajectory(3, "Traceback (most recent call last):\n  File x\nValueError: bad\n")
+    vector = step_features(messages, TrajectoryCounters(step=4, answered_steps=3, steps_since_cloud=3), TOOLS)
+    assert value(vector, "err_traceback") == value(vector, "err_any") == 1.0
+    assert value(vector, "err_test_failure") == 0.0
+    assert value(vector, "act1_read") == value(vector, "act2_read") == value(vector, "act3_read") == 1.0
+    assert value(vector, "type_streak") == 3.0
+    assert value(vector, "no_cloud_yet") == 1.0
+    clean = step_features(trajectory(3), TrajectoryCounters(step=4), TOOLS)
+    assert value(clean, "err_any") == 0.0
+    assert not np.array_equal(vector[-128:-64], clean[-128:-64])  # the output's n-grams differ
+
+
+def test_invalid_calls_repeats_and_cloud_counters() -> None:
+    messages = trajectory(1)
+    messages.append(assistant("edit_file", "{broken", "x1"))
+    messages.append({"role": "tool", "tool_call_id": "x1", "content": "error: arguments are not valid JSON"})
+    messages.append(assistant("apply_patch", {"patch": "..."}, "x2"))  # not among the request's tools
+    messages.append({"role": "tool", "tool_call_id": "x2", "content": "error: unknown tool"})
+    messages.append(assistant("apply_patch", {"patch": "..."}, "x3"))
+    messages.append({"role": "tool", "tool_call_id": "x3", "content": "error: unknown tool"})
+    counters = TrajectoryCounters(step=5, cloud_steps=2, answered_steps=4, steps_since_cloud=0)
+    vector = step_features(messages, counters, TOOLS)
+    assert value(vector, "invalid_last") == 1.0
+    assert value(vector, "invalid_in_tail") == 3.0
+    assert value(vector, "repeat_last") == 1.0 and value(vector, "repeat_count") == 1.0
+    assert value(vector, "err_error") == 1.0 and value(vector, "err_prev") == 1.0
+    assert value(vector, "cloud_share") == pytest.approx(0.5)
+    assert value(vector, "last_step_cloud") == 1.0 and value(vector, "no_cloud_yet") == 0.0
+    # Without the request's tools, an unknown name cannot be told: only the broken JSON counts.
+    assert value(step_features(messages, counters), "invalid_in_tail") == 1.0
+
+
+def test_mini_swe_agent_observations_in_user_messages() -> None:
+    messages = [
+        {"role": "system", "content": "agent"},
+        {"role": "user", "content": "Please solve this issue: the parser crashes"},
+        {"role": "assistant", "content": "THOUGHT: run it\n\n```bash\npython -m pytest -q\n```"},
+        {"role": "user", "content": "<returncode>1</returncode>\n<output>\n1 failed, 2 passed\n</output>"},
+    ]
+    vector = step_features(messages, TrajectoryCounters(step=2, answered_steps=1, steps_since_cloud=1))
+    assert value(vector, "act1_test") == 1.0
+    assert value(vector, "err_nonzero_exit") == value(vector, "err_test_failure") == 1.0
+    assert value(vector, "last_prose") == 0.0

@@ -1,0 +1,130 @@
+"""The ONNX runtime wrapper: loading, clear errors on bad files, reloading without a restart."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import orjson
+import pytest
+
+from judge.card import card_path, read_card, write_card
+from judge.features import FEATURE_VERSION, N_FEATURES, TrajectoryCounters, step_features
+from judge.model import DEFAULT_MODEL, JudgeModel, JudgeModelError, ReloadingJudge
+from tests.judge.helpers import copy_shipped_model
+
+
+def test_shipped_model_loads_scores_and_says_how_it_was_made() -> None:
+    model = JudgeModel.load()
+    assert DEFAULT_MODEL.stat().st_size <= 1 << 20
+    card = model.card
+    assert card.feature_version == FEATURE_VERSION
+    assert card.labels == "agreement" and "SIMULATED" in card.training_data["description"]
+    assert card.made_by == "python -m router.demo.dataset build-model"
+    assert card.target_cloud_share == 0.4 and 0.0 < card.threshold < 1.0
+    assert card.evaluation["auc"] > 0.7
+    messages = [{"role": "user", "content": "Task x: fix it"}]
+    score = model.score(step_features(messages, TrajectoryCounters(step=1)))
+    assert 0.0 <= score <= 1.0
+    batch = model.score_batch(np.zeros((3, N_FEATURES), dtype=np.float32))
+    assert batch.shape == (3,) and np.allclose(batch, batch[0])
+
+
+def test_missing_model_file(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    path.unlink()
+    with pytest.raises(JudgeModelError, match=r"judge\.onnx: model file not found"):
+        JudgeModel.load(path)
+
+
+def test_missing_card(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    card_path(path).unlink()
+    with pytest.raises(JudgeModelError, match=r"judge\.card\.json: model card not found"):
+        JudgeModel.load(path)
+
+
+def test_corrupt_model_file(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    path.write_bytes(b"\x08\x07this is not an onnx graph" * 10)
+    with pytest.raises(JudgeModelError, match=r"judge\.onnx: not a usable ONNX model"):
+        JudgeModel.load(path)
+
+
+def test_corrupt_card(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    card_path(path).write_text("{ not json")
+    with pytest.raises(JudgeModelError, match=r"judge\.card\.json: the model card is not valid JSON"):
+        JudgeModel.load(path)
+    card_path(path).write_text('{"threshold": 0.5}')
+    with pytest.raises(JudgeModelError, match="lacks feature_version, feature_names"):
+        JudgeModel.load(path)
+
+
+def test_feature_version_mismatch(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    card = read_card(card_path(path))
+    card.feature_version = FEATURE_VERSION + 1
+    write_card(card_path(path), card)
+    with pytest.raises(JudgeModelError, match=rf"trained on feature version {FEATURE_VERSION + 1}.*retrain"):
+        JudgeModel.load(path)
+
+
+def test_feature_names_mismatch(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    data = orjson.loads(card_path(path).read_bytes())
+    data["feature_names"] = data["feature_names"][:-1]
+    card_path(path).write_bytes(orjson.dumps(data))
+    with pytest.raises(JudgeModelError, match="feature_names differ"):
+        JudgeModel.load(path)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _touch_later(path: Path) -> None:
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def test_reload_keeps_the_old_model_on_a_bad_file_and_takes_a_good_one(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    clock = Clock()
+    failures: list[JudgeModelError] = []
+    judge = ReloadingJudge(path, check_interval_s=1.0, clock=clock, on_failure=failures.append)
+    features = np.zeros(N_FEATURES, dtype=np.float32)
+    before = judge.score(features)
+    old_model = judge.model
+
+    path.write_bytes(b"garbage")
+    clock.now = 0.5
+    assert not judge.maybe_reload()  # within the check interval: not even looked at
+    clock.now = 2.0
+    assert judge.score(features) == before  # the bad file was tried, the old model answered
+    assert judge.model is old_model and judge.reload_failures == 1 and len(failures) == 1
+    assert "not a usable ONNX model" in (judge.last_error or "")
+    clock.now = 4.0
+    assert not judge.maybe_reload() and judge.reload_failures == 1  # unchanged bad file: not retried
+
+    copy_shipped_model(tmp_path)
+    card = read_card(card_path(path))
+    card.threshold = 0.77
+    write_card(card_path(path), card)
+    _touch_later(path)
+    clock.now = 6.0
+    assert judge.maybe_reload()
+    assert judge.model is not old_model and judge.threshold == 0.77 and judge.reloads == 1
+    assert judge.last_error is None
+
+
+def test_a_bad_file_at_start_up_is_an_error(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    path.write_bytes(b"")
+    with pytest.raises(JudgeModelError, match=r"judge\.onnx"):
+        ReloadingJudge(path)

@@ -1,0 +1,147 @@
+"""Training: labels, export parity, held-out evaluation, CLI, and clear errors on bad data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+import pytest
+
+from judge.calibrate import OnlineThreshold
+from judge.card import card_path, read_card
+from judge.cli import main
+from judge.features import N_FEATURES
+from judge.labels import make_labels
+from judge.model import JudgeModel
+from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
+from judge.train import TrainConfig, train
+from tests.judge.helpers import synthetic_rows
+
+FAST_GBDT = {"n_estimators": 30, "max_depth": 3, "learning_rate": 0.2, "subsample": 0.8}
+
+
+@pytest.mark.parametrize("kind", ["logreg", "gbdt"])
+def test_train_export_scores_match_sklearn(kind: str, tmp_path: Path) -> None:
+    rows = synthetic_rows()
+    out = tmp_path / "judge.onnx"
+    result = train(rows, TrainConfig(model=kind, gbdt=FAST_GBDT), out)  # type: ignore[arg-type]
+    x = matrix(rows)
+    python_scores = result.estimator.predict_proba(x)[:, 1]
+    onnx_scores = JudgeModel.load(out).score_batch(x)
+    assert np.max(np.abs(onnx_scores - python_scores)) <= 1e-4
+    assert result.parity_max_abs_diff <= 1e-4
+    card = read_card(card_path(out))
+    evaluation = card.evaluation
+    assert evaluation["auc"] > 0.65  # the learnable signal was found on held-out trajectories
+    assert evaluation["cloud_share"] == pytest.approx(0.4, abs=0.08)
+    assert {"precision", "recall", "brier", "reliability"} <= set(evaluation)
+    assert card.training_data["held_out_trajectories"] > 0
+    assert card.training_data["train_trajectories"] + card.training_data["held_out_trajectories"] == 120
+
+
+def test_split_is_by_trajectory(tmp_path: Path) -> None:
+    from judge.rows import split_by_trajectory
+
+    rows = synthetic_rows(trajectories=50)
+    split = split_by_trajectory(rows, 0.3)
+    train_ids = {rows[i]["trajectory_id"] for i in split.train}
+    test_ids = {rows[i]["trajectory_id"] for i in split.test}
+    assert train_ids and test_ids and not train_ids & test_ids
+
+
+def test_label_sources() -> None:
+    rows = synthetic_rows(trajectories=4, steps=4)
+    assert make_labels(rows, "agreement").y.tolist() == [r["edge_wrong"] for r in rows]
+    assert make_labels(rows, "teacher").y.tolist() == [r["teacher_label"] for r in rows]
+    outcome = make_labels(rows, "outcome")
+    for index, label in zip(outcome.rows, outcome.y, strict=True):
+        row = rows[index]
+        assert label == int((row["target"] == "cloud") == row["outcome"]["success"])
+    # Credit spread: each run's credited steps share one unit of weight.
+    by_run: dict[str, float] = {}
+    for index, label, weight in zip(outcome.rows, outcome.y, outcome.weight, strict=True):
+        if label:
+            by_run[rows[index]["trajectory_id"]] = by_run.get(rows[index]["trajectory_id"], 0.0) + weight
+    assert all(total == pytest.approx(1.0) for total in by_run.values())
+    heuristic = make_labels(rows, "heuristic")
+    assert all(label == 1 for label, row in zip(heuristic.y, rows, strict=True) if row["action"] == "edit")
+
+
+def test_no_positive_labels_is_an_error() -> None:
+    rows = synthetic_rows(trajectories=10)
+    for row in rows:
+        row["edge_wrong"] = 0
+    with pytest.raises(JudgeTrainingError, match="no positive"):
+        train(rows, TrainConfig())
+    for row in rows:
+        row["edge_wrong"] = None
+    with pytest.raises(JudgeTrainingError, match="no row has a edge_wrong value"):
+        train(rows, TrainConfig())
+
+
+def _write(tmp_path: Path, rows: list[Any], raw: bytes = b"") -> Path:
+    path = tmp_path / "steps.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows) + raw)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda row: row.pop("features"), r"steps\.jsonl:3: missing field\(s\) features"),
+        (lambda row: row.pop("trajectory_id"), r"missing field\(s\) trajectory_id"),
+        (lambda row: row.update(feature_version=99), "feature_version 99, this judge computes version 1"),
+        (lambda row: row.update(features=[0.0] * 5), f"features must be a list of {N_FEATURES} numbers, got 5"),
+        (lambda row: row.update(target="gpu"), "target must be 'edge' or 'cloud'"),
+    ],
+)
+def test_bad_rows_name_the_line_and_the_problem(tmp_path: Path, mutate: Any, message: str) -> None:
+    rows = synthetic_rows(trajectories=1, steps=4)
+    mutate(rows[2])
+    with pytest.raises(JudgeTrainingError, match=message):
+        load_rows(_write(tmp_path, rows), show_progress=False)
+
+
+def test_bad_json_and_empty_files(tmp_path: Path) -> None:
+    with pytest.raises(JudgeTrainingError, match=r"steps\.jsonl:2: not valid JSON"):
+        load_rows(_write(tmp_path, synthetic_rows(trajectories=1, steps=1), b"{oops\n"), show_progress=False)
+    with pytest.raises(JudgeTrainingError, match="no rows"):
+        load_rows(_write(tmp_path, []), show_progress=False)
+    with pytest.raises(JudgeTrainingError, match="cannot read"):
+        load_rows(tmp_path / "absent.jsonl", show_progress=False)
+
+
+def test_cli_train_calibrate_evaluate_then_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "steps.jsonl"
+    write_rows(data, synthetic_rows(trajectories=150))
+    out = tmp_path / "model" / "judge.onnx"
+    assert main(["train", "--data", str(data), "--out", str(out), "--model", "logreg", "--cloud-share", "0.3"]) == 0
+    assert "held-out AUC" in capsys.readouterr().out
+    assert main(["calibrate", "--model", str(out), "--data", str(data), "--cloud-share", "0.5"]) == 0
+    assert "card updated" in capsys.readouterr().out
+    card = read_card(card_path(out))
+    assert card.target_cloud_share == 0.5
+    assert card.evaluation["calibration"]["cloud_share"] == pytest.approx(0.5, abs=0.01)
+    assert card.evaluation["calibration"]["data"] == "steps.jsonl"  # no machine paths in the card
+    assert main(["evaluate", "--model", str(out), "--data", str(data), "--held-out", "0.2", "--json"]) == 0
+    figures = orjson.loads(capsys.readouterr().out)
+    assert figures["auc"] > 0.6 and figures["cloud_share"] == pytest.approx(0.5, abs=0.1)
+    # Serve: load, score each step, hold the share online.
+    model = JudgeModel.load(out)
+    controller = OnlineThreshold(target_share=0.5, initial=model.threshold)
+    decisions = [controller.decide(model.score(row), 0, 0)[0] for row in matrix(load_rows(data))]
+    assert np.mean(decisions) == pytest.approx(0.5, abs=0.05)
+
+
+def test_cli_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rows = synthetic_rows(trajectories=10)
+    for row in rows:
+        row["edge_wrong"] = 0
+    data = _write(tmp_path, rows)
+    assert main(["train", "--data", str(data), "--out", str(tmp_path / "j.onnx")]) == 2
+    assert "tandem judge train: error: the 'agreement' labels have no positive" in capsys.readouterr().err
+    assert not (tmp_path / "j.onnx").exists()  # no degenerate model written
+    assert main(["evaluate", "--model", str(tmp_path / "absent.onnx"), "--data", str(data)]) == 2
+    assert "model card not found" in capsys.readouterr().err
