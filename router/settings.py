@@ -108,7 +108,8 @@ class TrajectorySettings(_Strict):
     idle_close_s: float = Field(1800.0, gt=0)
     # How long a trajectory's state is kept after its last step (memory and Redis).
     ttl_s: float = Field(7 * 24 * 3600.0, gt=0)
-    max_in_memory: int = Field(100_000, ge=1)
+    # ~2.6 KB a trajectory in memory; Redis holds more when runs are many.
+    max_in_memory: int = Field(20_000, ge=1)
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
 

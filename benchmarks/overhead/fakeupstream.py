@@ -17,6 +17,7 @@ import contextlib
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import cast
 
 import orjson
 
@@ -41,6 +42,14 @@ def _chunk(model: str, delta: dict[str, object], finish: str | None) -> bytes:
         "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
     }
     return b"data: " + orjson.dumps(event) + b"\n\n"
+
+
+def _usage(completion_tokens: int) -> dict[str, int]:
+    return {
+        "prompt_tokens": PROMPT_TOKENS,
+        "completion_tokens": completion_tokens,
+        "total_tokens": PROMPT_TOKENS + completion_tokens,
+    }
 
 
 def _http_chunk(data: bytes) -> bytes:
@@ -72,16 +81,11 @@ class _Answers:
                             "finish_reason": "stop",
                         }
                     ],
-                    "usage": {
-                        "prompt_tokens": PROMPT_TOKENS,
-                        "completion_tokens": self.behaviour.chunks,
-                        "total_tokens": PROMPT_TOKENS + self.behaviour.chunks,
-                    },
+                    "usage": _usage(self.behaviour.chunks),
                 }
             )
             answer = self._plain[model] = (
-                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
-                % (len(body), body)
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body)
             )
         return answer
 
@@ -91,18 +95,18 @@ class _Answers:
         if pieces is None:
             events = [_chunk(model, {"role": "assistant", "content": ""}, None)]
             words = (COMPLETION_TEXT + " ") * (1 + self.behaviour.chunks // 9)
-            events += [_chunk(model, {"content": w + " "}, None) for w in words.split()[: self.behaviour.chunks]]
+            tokens = words.split()[: self.behaviour.chunks]
+            events += [_chunk(model, {"content": token + " "}, None) for token in tokens]
             events.append(_chunk(model, {}, "stop"))
             last = b""
             if usage:
-                n = self.behaviour.chunks
                 usage_event = {
                     "id": "chatcmpl-fake",
                     "object": "chat.completion.chunk",
                     "created": 1700000000,
                     "model": model,
                     "choices": [],
-                    "usage": {"prompt_tokens": PROMPT_TOKENS, "completion_tokens": n, "total_tokens": PROMPT_TOKENS + n},
+                    "usage": _usage(self.behaviour.chunks),
                 }
                 last = b"data: " + orjson.dumps(usage_event) + b"\n\n"
             # The finish, usage and [DONE] events go out together, as servers send them.
@@ -135,8 +139,8 @@ class _Connection(asyncio.Protocol):
         self._loop = asyncio.get_running_loop()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        # uvloop's transports do not subclass asyncio.Transport; they have its methods.
+        self._transport = cast(asyncio.Transport, transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
@@ -208,9 +212,7 @@ class _Connection(asyncio.Protocol):
 async def serve(port: int, behaviour: Behaviour) -> None:
     loop = asyncio.get_running_loop()
     answers = _Answers(behaviour)
-    server = await loop.create_server(
-        lambda: _Connection(answers), "127.0.0.1", port, backlog=1024, reuse_address=True
-    )
+    server = await loop.create_server(lambda: _Connection(answers), "127.0.0.1", port, backlog=1024, reuse_address=True)
     stop = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import orjson
 from pydantic import Field
 
-from judge.signals import error_signals
+from judge.signals import quick_error_signals as error_signals
 from router.inner import InnerCallError
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import ask_edge, called_tools, prepared

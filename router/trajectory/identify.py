@@ -83,17 +83,19 @@ def is_client_retry(headers: Headers) -> bool:
     return value.isdigit() and int(value) > 0
 
 
-def history_key(namespace: str, messages: list[dict[str, Any]]) -> str:
-    return _digest(namespace.encode() + orjson.dumps(messages, option=orjson.OPT_SORT_KEYS), 16)
-
-
-def previous_history_key(namespace: str, messages: list[dict[str, Any]]) -> str | None:
-    """The key under which the request this one continues was remembered: the messages before
-    the last assistant message (the previous request's whole history)."""
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "assistant":
-            return history_key(namespace, messages[:index])
-    return None
+def history_keys(namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str]:
+    """Two stitching keys in one pass over the history: the key under which the request this
+    one continues was remembered (its messages before the last assistant message: the previous
+    request's whole history), and the key of this request's whole history."""
+    last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
+    digest = hashlib.blake2b(namespace.encode(), digest_size=16)
+    previous = None
+    for index, message in enumerate(messages):
+        if index == last_assistant:
+            previous = digest.hexdigest()
+        digest.update(orjson.dumps(message, option=orjson.OPT_SORT_KEYS))
+        digest.update(b"\x1e")
+    return previous, digest.hexdigest()
 
 
 def text_of(content: Any) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 
-from judge.signals import error_signals
+from judge.signals import quick_error_signals as error_signals
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
@@ -111,12 +111,11 @@ class Tracker:
             return identify.trajectory_id(namespace, session)
         if not self._settings.stitch_by_history:
             return identify.new_trajectory_id(namespace)
-        previous = identify.previous_history_key(namespace, request.messages)
+        previous, key = identify.history_keys(namespace, request.messages)
         found = await self.store.stitch_find(previous) if previous is not None else None
         trajectory_id = found or identify.new_trajectory_id(namespace)
         # Remember this history for the request that will continue it; not awaited, the
         # answer need not wait for it.
-        key = identify.history_key(namespace, request.messages)
         task = asyncio.create_task(self.store.stitch_remember(key, trajectory_id))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
