@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench venv install install-test redis clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test redis clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,11 @@ lint: install-test
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
 	$(BIN)/python -m benchmarks.bookkeeping
+	$(BIN)/python -m benchmarks.judge_latency
+
+# Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
+judge-model: install-test
+	$(BIN)/python -m router.demo.dataset build-model
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -82,12 +82,19 @@ def _export(args: argparse.Namespace) -> int:
         prefix=args.redis_prefix,
         since=since,
         api_key=args.api_key or os.environ.get("TANDEM_ADMIN_KEY"),
+        judge_rows=args.judge_rows,
     )
     print(f"wrote {count} step(s) to {args.out}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else argv
+    if arguments[:1] == ["judge"]:
+        # `tandem judge train|calibrate|label|evaluate …` is the judge library's own CLI.
+        from judge.cli import main as judge_main
+
+        return judge_main(arguments[1:])
     parser = argparse.ArgumentParser(prog="tandem", description="Edge-cloud routing gateway for LLM agents")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -113,9 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     export.add_argument("--redis-url", default=None, help="read straight from Redis instead")
     export.add_argument("--redis-prefix", default="tandem:")
     export.add_argument("--api-key", default=None, help="admin key (default: $TANDEM_ADMIN_KEY)")
+    export.add_argument(
+        "--judge-rows",
+        action="store_true",
+        help="write judge training rows (tandem.judge-row/1) from steps recorded with features",
+    )
     export.set_defaults(func=_export)
 
-    args = parser.parse_args(argv)
+    commands.add_parser("judge", help="train, calibrate, label and evaluate the ONNX judge (see `tandem judge -h`)")
+    args = parser.parse_args(arguments)
     result: int = args.func(args)
     return result
 

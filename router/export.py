@@ -11,7 +11,7 @@ gateway's API, or straight from Redis.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,30 @@ SCHEMA = "tandem.step/1"
 PAGE = 200
 
 
+JUDGE_ROW_SCHEMA = "tandem.judge-row/1"
+
+
+def judge_row(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes | None:
+    """A judge training row (judge/README.md) for a step recorded with its features; the labels
+    come later (`tandem judge label`, or outcome credit from the `outcome` field)."""
+    if record.get("features") is None:
+        return None
+    from judge.features import FEATURE_VERSION
+
+    row = {
+        "schema": JUDGE_ROW_SCHEMA,
+        "trajectory_id": record["trajectory_id"],
+        "step": record["step"],
+        "feature_version": FEATURE_VERSION,
+        "features": record["features"],
+        "target": record["target"],
+        "edge_wrong": None,
+        "teacher_label": None,
+        "outcome": trajectory.get("outcome"),
+    }
+    return orjson.dumps(row) + b"\n"
+
+
 def step_line(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes:
     line = {
         "schema": SCHEMA,
@@ -37,7 +61,10 @@ def step_line(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes:
     return orjson.dumps(line) + b"\n"
 
 
-async def _from_api(url: str, since: float | None, api_key: str | None) -> AsyncIterator[bytes]:
+Line = Callable[[dict[str, Any], dict[str, Any]], bytes | None]
+
+
+async def _from_api(url: str, since: float | None, api_key: str | None, line: Line) -> AsyncIterator[bytes]:
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     async with httpx.AsyncClient(base_url=url.rstrip("/"), headers=headers, timeout=30) as client:
         params: dict[str, Any] = {"limit": PAGE}
@@ -52,13 +79,15 @@ async def _from_api(url: str, since: float | None, api_key: str | None) -> Async
                 detail.raise_for_status()
                 trajectory = detail.json()
                 for record in trajectory["records"]:
-                    yield step_line(trajectory, record)
+                    written = line(trajectory, record)
+                    if written is not None:
+                        yield written
             if listing.get("next_before") is None:
                 return
             params["before"] = listing["next_before"]
 
 
-async def _from_redis(redis_url: str, prefix: str, since: float | None) -> AsyncIterator[bytes]:
+async def _from_redis(redis_url: str, prefix: str, since: float | None, line: Line) -> AsyncIterator[bytes]:
     store = RedisStore(redis_url, prefix)
     try:
         before: float | None = None
@@ -68,7 +97,9 @@ async def _from_redis(redis_url: str, prefix: str, since: float | None) -> Async
                 summary = trajectory.as_dict()
                 records: list[StepRecord] = await store.records(trajectory.id)
                 for record in records:
-                    yield step_line(summary, record.as_dict())
+                    written = line(summary, record.as_dict())
+                    if written is not None:
+                        yield written
             if len(found) < PAGE:
                 return
             before = found[-1].updated_at
@@ -77,9 +108,17 @@ async def _from_redis(redis_url: str, prefix: str, since: float | None) -> Async
 
 
 async def export(
-    out: Path, *, url: str | None, redis_url: str | None, prefix: str, since: float | None, api_key: str | None
+    out: Path,
+    *,
+    url: str | None,
+    redis_url: str | None,
+    prefix: str,
+    since: float | None,
+    api_key: str | None,
+    judge_rows: bool = False,
 ) -> int:
-    lines = _from_api(url, since, api_key) if url else _from_redis(redis_url or "", prefix, since)
+    make: Line = judge_row if judge_rows else step_line
+    lines = _from_api(url, since, api_key, make) if url else _from_redis(redis_url or "", prefix, since, make)
     count = 0
     with out.open("wb") as handle:
         async for line in lines:
@@ -89,6 +128,15 @@ async def export(
 
 
 def run_export(
-    out: Path, *, url: str | None, redis_url: str | None, prefix: str, since: float | None, api_key: str | None
+    out: Path,
+    *,
+    url: str | None,
+    redis_url: str | None,
+    prefix: str,
+    since: float | None,
+    api_key: str | None,
+    judge_rows: bool = False,
 ) -> int:
-    return asyncio.run(export(out, url=url, redis_url=redis_url, prefix=prefix, since=since, api_key=api_key))
+    return asyncio.run(
+        export(out, url=url, redis_url=redis_url, prefix=prefix, since=since, api_key=api_key, judge_rows=judge_rows)
+    )

@@ -106,6 +106,7 @@ class StepRecord:
     tools: list[str] = field(default_factory=list)  # tool names the answer called
     error_signals: list[str] = field(default_factory=list)  # in the tool results the step was given
     inner: list[InnerCall] = field(default_factory=list)
+    features: list[float] | None = None  # the judge's features, when the route records them
     exposed: list[str] = field(default_factory=list)  # types of sensitive values the cloud received
     redacted: int = 0  # values replaced by placeholders before the cloud saw them
     error: str | None = None
@@ -163,6 +164,7 @@ class StepRecord:
             "inner": [call.as_dict() for call in self.inner],
             "exposed": self.exposed,
             "redacted": self.redacted,
+            **({"features": self.features} if self.features is not None else {}),
             "error": self.error,
         }
 
@@ -198,6 +200,7 @@ class StepRecord:
             tools=list(data.get("tools", [])),
             error_signals=list(data.get("error_signals", [])),
             inner=[InnerCall.from_dict(call) for call in data.get("inner", [])],
+            features=data.get("features"),
             exposed=list(data.get("exposed", [])),
             redacted=int(data.get("redacted", 0)),
             error=data.get("error"),

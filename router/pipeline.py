@@ -160,6 +160,7 @@ class Gateway:
                 identity.trajectory,
                 calls,
                 self.tracker.store,
+                self.metrics,
             )
             decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
         await self._enforce_privacy(route, guard, decision)
@@ -393,6 +394,7 @@ class Gateway:
             inner=list(step.calls.made),
             fallback=fallback,
             error_signals=step.identity.error_signals,
+            features=step.decision.features,
             exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
             redacted=step.privacy.redacted,
         )

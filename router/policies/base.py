@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from router.inner import InnerCalls
+    from router.metrics import Metrics
     from router.protocol.chat import ChatRequest
     from router.trajectory.state import Trajectory
     from router.trajectory.store import TrajectoryStore
@@ -68,12 +69,14 @@ class Decision:
     # Top-level request keys replaced for the final call (a plan in the system prompt, the
     # advisor's exchange added to the messages).
     patch: dict[str, Any] | None = None
+    # The judge's feature vector, kept in the step record when the route asks (for retraining).
+    features: list[float] | None = None
 
 
 class StepContext:
     """What a policy may look at and use to decide one step."""
 
-    __slots__ = ("calls", "request", "route", "step", "store", "trajectory", "trajectory_id")
+    __slots__ = ("calls", "metrics", "request", "route", "step", "store", "trajectory", "trajectory_id")
 
     def __init__(
         self,
@@ -84,6 +87,7 @@ class StepContext:
         trajectory: Trajectory | None = None,
         calls: InnerCalls | None = None,
         store: TrajectoryStore | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.route = route
         self.trajectory_id = trajectory_id
@@ -95,6 +99,7 @@ class StepContext:
         self.calls = calls
         # Where a policy keeps its per-trajectory notes (the task target, a plan).
         self.store = store
+        self.metrics = metrics
 
 
 class Policy(Protocol):

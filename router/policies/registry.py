@@ -10,6 +10,7 @@ from router.policies.draft import DraftRoute
 from router.policies.entropy import EntropyRoute
 from router.policies.escalation import EscalationRoute
 from router.policies.fixed import CloudRoute, EdgeRoute
+from router.policies.judge import JudgeRoute
 from router.policies.llm_judge import LLMJudgeRoute
 from router.policies.random import RandomRoute
 from router.policies.sketch import SketchRoute
@@ -27,6 +28,7 @@ RouteSettings: TypeAlias = (
     | AdvisorRoute
     | SketchRoute
     | EscalationRoute
+    | JudgeRoute
 )
 
 STRATEGIES: tuple[str, ...] = (
@@ -41,4 +43,5 @@ STRATEGIES: tuple[str, ...] = (
     "advisor",
     "sketch",
     "escalation",
+    "judge",
 )

@@ -1,0 +1,106 @@
+"""The judge strategy: the small ONNX classifier scores how much a step needs the cloud, from
+features of the trajectory's state (judge/features.py), inline on the CPU in microseconds.
+
+Score at or above the threshold → cloud. The threshold is the model card's (calibrated to a
+cloud share), a fixed one from config, or held online at `target_cloud_share` per trajectory
+and globally (judge/calibrate.py's OnlineThreshold, bounded). A judge that fails sends the
+step to `on_failure` and counts it.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from judge.calibrate import OnlineThreshold
+from judge.features import TrajectoryCounters, step_features
+from judge.model import DEFAULT_MODEL, JudgeModel, JudgeModelError, ReloadingJudge
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+
+
+def counters_of(step: StepContext) -> TrajectoryCounters:
+    trajectory = step.trajectory
+    if trajectory is None:
+        return TrajectoryCounters(step=step.step, request_bytes=step.request.size)
+    counts = trajectory.counts
+    answered = counts["cloud_steps"] + counts["edge_steps"]
+    last_cloud = counts["last_cloud_step"]
+    since = answered if last_cloud == 0 else max(step.step - 1 - last_cloud, 0)
+    return TrajectoryCounters(step.step, counts["cloud_steps"], answered, since, step.request.size)
+
+
+class JudgePolicy:
+    def __init__(self, settings: JudgeRoute) -> None:
+        self._settings = settings
+        self.judge = ReloadingJudge(settings.model or DEFAULT_MODEL, check_interval_s=settings.reload_check_s)
+        self._online = (
+            OnlineThreshold(
+                target_share=settings.target_cloud_share,
+                initial=settings.threshold if settings.threshold is not None else self.judge.threshold,
+                lower=settings.threshold_bounds[0],
+                upper=settings.threshold_bounds[1],
+                rate=settings.adapt_rate,
+            )
+            if settings.target_cloud_share is not None
+            else None
+        )
+
+    async def decide(self, step: StepContext) -> Decision:
+        settings = self._settings
+        metrics = step.metrics
+        started = time.perf_counter()
+        reloads_failed = self.judge.reload_failures
+        try:
+            counters = counters_of(step)
+            features = step_features(step.request.messages, counters, step.request.raw.get("tools"))
+            score = self.judge.score(features)
+        except Exception:  # a broken judge must not break the agent's step: fall back, count
+            if metrics is not None:
+                metrics.judge_failures.labels("score").inc()
+            return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
+        finally:
+            if metrics is not None and self.judge.reload_failures > reloads_failed:
+                metrics.judge_failures.labels("reload").inc()
+        if self._online is not None:
+            cloud, _threshold = self._online.decide(score, counters.cloud_steps, counters.answered_steps)
+        else:
+            threshold = settings.threshold if settings.threshold is not None else self.judge.threshold
+            cloud = score >= threshold
+        if metrics is not None:
+            metrics.judge_latency.observe(time.perf_counter() - started)
+            metrics.judge_score.labels(step.route).observe(score)
+        target: Target = "cloud" if cloud else "edge"
+        recorded = [round(float(v), 5) for v in features] if settings.record_features else None
+        return Decision(target=target, reason=Reason.JUDGE, score=round(score, 5), features=recorded)
+
+
+class JudgeRoute(RouteBase):
+    strategy: Literal["judge"]
+    model: Path | None = Field(None, description="an .onnx file with its .card.json; default: the shipped model")
+    threshold: float | None = Field(None, ge=0, le=1, description="fixed threshold; default: the model card's")
+    target_cloud_share: float | None = Field(
+        None, ge=0, le=1, description="hold this cloud share per trajectory and globally by moving the threshold"
+    )
+    threshold_bounds: tuple[float, float] = (0.05, 0.95)
+    adapt_rate: float = Field(0.01, gt=0, le=0.5, description="threshold step per decision when holding a share")
+    on_failure: Target = "cloud"
+    record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
+    reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")
+
+    @model_validator(mode="after")
+    def _model_loads(self) -> JudgeRoute:
+        path = self.model or DEFAULT_MODEL
+        try:
+            JudgeModel.load(path)
+        except JudgeModelError as exc:
+            raise ValueError(str(exc)) from exc
+        low, high = self.threshold_bounds
+        if not 0 <= low <= high <= 1:
+            raise ValueError(f"threshold_bounds must be 0 <= low <= high <= 1, got {self.threshold_bounds}")
+        return self
+
+    def build(self) -> Policy:
+        return JudgePolicy(self)
