@@ -1,0 +1,1 @@
+"""Privacy detection quality and speed on a generated, labelled corpus."""
