@@ -7,6 +7,7 @@ scanning, redacting and restoring.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 
@@ -122,7 +123,7 @@ def main() -> None:
                 "message": {
                     "content": " ".join(list(vault.values())[:5]),
                     "tool_calls": [
-                        {"function": {"name": "send", "arguments": '{"to": "%s"}' % next(iter(vault.values()))}}
+                        {"function": {"name": "send", "arguments": json.dumps({"to": next(iter(vault.values()))})}}
                     ],
                 }
             }
