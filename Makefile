@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test redis clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,10 +29,14 @@ demo: install
 redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
 
-test: install-test redis
+# promtool (Debian's prometheus package) checks and unit-tests the alert rules and the exposition.
+promtool:
+	@command -v promtool >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus; }
+
+test: install-test redis promtool
 	$(BIN)/python -m pytest -q
 
-test-fast: install-test redis
+test-fast: install-test redis promtool
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test
@@ -44,6 +48,9 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
 	$(BIN)/python -m benchmarks.bookkeeping
 	$(BIN)/python -m benchmarks.judge_latency
+	$(BIN)/python -m benchmarks.privacy
+	$(BIN)/python -m benchmarks.metrics
+	$(BIN)/python -m benchmarks.strategies
 
 # Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
 judge-model: install-test

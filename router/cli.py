@@ -42,6 +42,10 @@ def _serve(args: argparse.Namespace) -> int:
     # them through the environment, which the settings read after the file.
     for key, value in server.items():
         os.environ[f"TANDEM_SERVER__{key.upper()}"] = str(value)
+    from router.metrics import prepare_multiprocess
+
+    # With several workers each process keeps its metrics in files that /metrics sums.
+    prepare_multiprocess(settings.server.workers)
     uvicorn.run(
         "router.app:app_from_environment",
         factory=True,

@@ -245,8 +245,8 @@ class Metrics:
         )
         self.route_cloud_share_target = g(
             "tandem_route_cloud_share_target",
-            "A route's intended cloud share: constraints.max_cloud_share, "
-            "else the random strategy's p (routes with neither have no series)",
+            "A route's intended cloud share: its target_cloud_share, else constraints.max_cloud_share, "
+            "else the random strategy's p (routes with none of these have no series)",
             ("route",),
             "max",
         )
@@ -271,7 +271,9 @@ class Metrics:
         observed share with it). `routes` maps a route name to its settings."""
         for name, route in routes.items():
             self.route_info.labels(name, str(route.strategy)).set(1)
-            target = route.constraints.max_cloud_share
+            target = getattr(route, "target_cloud_share", None)
+            if target is None:
+                target = route.constraints.max_cloud_share
             if target is None and route.strategy == "random":
                 target = route.p
             if target is not None:

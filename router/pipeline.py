@@ -97,6 +97,7 @@ class Gateway:
     def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
+        self.metrics.describe_routes(settings.routes)
         self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.tracker = Tracker(settings, self.metrics)

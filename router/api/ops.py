@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -34,4 +35,7 @@ async def readyz(request: Request) -> Response:
 
 async def metrics(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
+    # A scrape must answer even when the store does not: the gauge then keeps its last value.
+    with contextlib.suppress(Exception):
+        gateway.metrics.active_trajectories.set(await gateway.tracker.store.active_count())
     return Response(gateway.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")

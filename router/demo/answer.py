@@ -44,6 +44,7 @@ class Answer:
     finish_reason: str
     usage: dict[str, Any]
     latency_s: float
+    logprobs: dict[str, Any] | None = None  # the choice's `logprobs` (an entropy probe's answer)
 
 
 class PrefixCache:
@@ -80,6 +81,18 @@ def prompt_tokens(body: dict[str, Any]) -> int:
     return max(1, size // BYTES_PER_TOKEN)
 
 
+def latency_s(role: Role, seed: int, task_id: str, step: int, purpose: str, scale: float) -> float:
+    """Seconds a call takes: drawn within the role's range, then scaled."""
+    low, high = LATENCY_S[role]
+    return (low + draw(seed, task_id, step, role, purpose) * (high - low)) * scale
+
+
+def call_id(seed: int, task_id: str, step: int, role: str, purpose: str = "") -> str:
+    """A tool call id fixed by its inputs, so that the same seed replays the same conversation."""
+    digest = hashlib.sha256(f"{seed}:{task_id}:{step}:{role}{purpose}".encode()).hexdigest()[:24]
+    return f"call_{digest}"
+
+
 def build_answer(
     step: NextStep, *, task_id: str, role: Role, seed: int, prompt: int, cached: int, latency_scale: float
 ) -> Answer:
@@ -87,11 +100,10 @@ def build_answer(
     message: dict[str, Any] = {"role": "assistant", "content": content}
     visible = len(content)
     if step.call is not None:
-        arguments = "{" if step.call.args is None else orjson.dumps(step.call.args).decode()
-        call_id = hashlib.sha256(f"{seed}:{task_id}:{step.step}:{role}".encode()).hexdigest()[:24]
+        arguments = step.call.arguments
         message["tool_calls"] = [
             {
-                "id": f"call_{call_id}",
+                "id": call_id(seed, task_id, step.step, role),
                 "type": "function",
                 "function": {"name": step.call.tool, "arguments": arguments},
             }
@@ -100,13 +112,34 @@ def build_answer(
     low, high = REASONING_TOKENS[step.kind]
     reasoning = low + int(draw(seed, task_id, step.step, role, "tokens") * (high - low))
     completion = visible // BYTES_PER_TOKEN + reasoning
-    low_s, high_s = LATENCY_S[role]
-    latency = (low_s + draw(seed, task_id, step.step, role, "latency") * (high_s - low_s)) * latency_scale
     return Answer(
         message=message,
         finish_reason="tool_calls" if step.call is not None else "stop",
         usage=usage_dict(prompt, cached, completion, report_cached=role == "cloud"),
+        latency_s=latency_s(role, seed, task_id, step.step, "latency", latency_scale),
+    )
+
+
+def text_answer(
+    text: str,
+    *,
+    role: Role,
+    prompt: int,
+    cached: int,
+    reasoning: int,
+    latency: float,
+    finish_reason: str = "stop",
+    logprobs: dict[str, Any] | None = None,
+    completion: int | None = None,
+) -> Answer:
+    """A prose answer (a verdict, advice, a plan, a probe's one token) priced like any other."""
+    tokens = completion if completion is not None else max(1, len(text) // BYTES_PER_TOKEN) + reasoning
+    return Answer(
+        message={"role": "assistant", "content": text},
+        finish_reason=finish_reason,
+        usage=usage_dict(prompt, cached, tokens, report_cached=role == "cloud"),
         latency_s=latency,
+        logprobs=logprobs,
     )
 
 

@@ -19,8 +19,10 @@ def banner(seed: int, tasks: int, prices: dict[str, dict[str, float]]) -> str:
         "  on 127.0.0.1) answer the way an agent's model does: tool calls, reading tool results, edits,",
         "  a final answer, with realistic token counts and latencies. The cloud is simulated as the",
         "  stronger model: the edge is scripted to fail edits and error recovery more often than reads,",
-        f"  with a fixed seed ({seed}), so the strategies solve different tasks. The gateway, its routing,",
-        "  its streaming relay and its ledger are the real ones; every number below is from its ledger.",
+        f"  with a fixed seed ({seed}), so the strategies solve different tasks. The strategies' inner calls",
+        "  (entropy probe, judge, verifier, advisor, planner) get simulated answers too: noisy signals of",
+        "  the same draw, never the draw itself. The gateway, its routing, inner calls, streaming relay",
+        "  and ledger are the real ones; every number below is from its ledger.",
         "",
         "  prices, USD per 1M tokens: input / cached input / output",
     ]
@@ -49,17 +51,22 @@ def _percent(part: float, whole: float) -> str:
 
 
 def _strategy_row(result: StrategyResult) -> list[str]:
+    steps = result.steps
     return [
         result.strategy.label,
         f"{result.solved}/{len(result.tasks)}",
-        str(result.steps),
-        _percent(result.cloud_steps, result.steps),
+        str(steps),
+        _percent(result.cloud_steps, steps),
+        str(result.cloud_calls),
+        f"{len(result.inner_calls) / steps:.2f}" if steps else "-",
         f"{result.tokens('prompt_tokens'):,}",
         f"{result.tokens('cached_tokens'):,}",
         f"{result.tokens('completion_tokens'):,}",
+        f"{result.inner_tokens:,}",
         f"{result.cost_usd:.4f}",
         f"{result.counterfactual_usd:.4f}",
         _percent(result.counterfactual_usd - result.cost_usd, result.counterfactual_usd),
+        "-" if result.privacy_score is None else f"{result.privacy_score:.2f}",
         f"{result.wall_s:.1f}",
     ]
 
@@ -69,50 +76,58 @@ STRATEGY_HEADER = [
     "solved",
     "steps",
     "cloud share",
+    "cloud calls",
+    "extra calls/step",
     "prompt tok",
     "cached tok",
-    "completion tok",
+    "output tok",
+    "inner tok",
     "cost $",
     "all-cloud $",
     "saved",
+    "privacy",
     "wall s",
 ]
 
+NOTES = """  cloud share: steps the cloud answered. cloud calls: every call that reached the cloud, inner
+  ones (advice, plans) included. extra calls/step: the strategy's inner calls (probe, judge,
+  draft, verify, advisor, plan) per step, from each step's `inner` list; their tokens are under
+  inner tok (prompt + output) and their dollars in cost $. prompt/cached/output tok: the calls
+  that answered the steps. all-cloud $: those calls' tokens priced as if the cloud had answered
+  them; saved: 1 - cost / all-cloud. privacy: EC2-Bench's score from the gateway, the mean over
+  the runs (1 = nothing sensitive reached the cloud; bump-timeout's config holds an address)."""
+
+
+def _inner_mix(result: StrategyResult) -> str:
+    """The strategy's inner calls per step, by purpose and target: `probe 1.00 edge`."""
+    counts: dict[str, int] = {}
+    for call in result.inner_calls:
+        key = f"{call['purpose']} ({call['target']})"
+        counts[key] = counts.get(key, 0) + 1
+    return ", ".join(f"{key} {count / result.steps:.2f}" for key, count in sorted(counts.items()))
+
 
 def _task_cell(solved: bool, steps: int, cloud_steps: int) -> str:
-    return f"{'solved' if solved else 'FAILED'} {steps:>2} steps, {cloud_steps:>2} on cloud"
+    return f"{'ok' if solved else 'FAIL'} {steps}/{cloud_steps}"
 
 
 def render(result: DemoResult) -> str:
     strategies = result.strategies
     lines = ["Per strategy (all numbers from the gateway's ledger, GET /v1/trajectories/{id}):", ""]
     lines.append(table(STRATEGY_HEADER, [_strategy_row(s) for s in strategies]))
+    lines += ["", NOTES, "", "Inner calls per step, by purpose (target):", ""]
+    mixes = [[s.strategy.label, _inner_mix(s)] for s in strategies if s.inner_calls]
+    lines.append(table(["strategy", "inner calls per step"], mixes, left=2))
     lines += [
         "",
-        "  all-cloud $: the same steps' tokens priced as if the cloud had answered them;",
-        "  saved: 1 - cost / all-cloud.",
+        "Per task: ok/FAIL steps/cloud steps (each run's outcome is also posted to the gateway,",
+        "POST /v1/trajectories/{id}/outcome):",
+        "",
     ]
-    reference = next((s for s in strategies if s.strategy.key == "cloud-only"), None)
-    if reference is not None and reference.cost_usd:
-        for other in strategies:
-            if other is not reference:
-                lines.append(
-                    f"  {other.strategy.label}: {other.solved}/{len(other.tasks)} solved at "
-                    f"{_percent(other.cost_usd, reference.cost_usd)} of the cloud-only run's cost "
-                    f"(cloud-only: {reference.solved}/{len(reference.tasks)})."
-                )
-    lines += ["", "Per task (each run's outcome also posted to the gateway, POST /v1/trajectories/{id}/outcome):", ""]
-    rows = []
-    for index, task in enumerate(strategies[0].tasks):
-        cells = [task.task_id]
-        for strategy in strategies:
-            run = strategy.tasks[index]
-            cells.append(_task_cell(run.solved, run.steps, run.cloud_steps))
-        rows.append(cells)
-    lines.append(table(["task", *(s.strategy.label for s in strategies)], rows, left=len(strategies) + 1))
+    rows = [[s.strategy.label, *(_task_cell(t.solved, t.steps, t.cloud_steps) for t in s.tasks)] for s in strategies]
+    lines.append(table(["strategy", *(t.task_id for t in strategies[0].tasks)], rows))
     lines += [
         "",
-        "  privacy exposure: not measured yet (the gateway's privacy stage is still to come).",
         f"  models SIMULATED; seed {result.seed}; total wall time {result.wall_s:.1f} s.",
     ]
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from router.demo.catalog import CATALOG
 from router.demo.gateway import running_gateway
 from router.demo.report import banner, render
 from router.demo.sim import SimServer
+from router.demo.strategies import STRATEGIES, Strategy
 from router.demo.tasks import Task
 from router.settings import Settings, load_settings
 
@@ -27,26 +28,6 @@ PRICES = {
     "edge": {"input": 0.10, "cached_input": 0.10, "output": 0.15},  # qwen3.5-9b
     "cloud": {"input": 2.50, "cached_input": 0.25, "output": 15.00},  # gpt-5.4, context <= 272k
 }
-
-
-@dataclass(frozen=True)
-class Strategy:
-    """A route the demo gives the gateway under the model name `tandem`, which the agent asks for."""
-
-    key: str  # names the trajectories: <key>-<task>
-    label: str
-    route: dict[str, Any]
-    seeded: bool = False  # the route takes the demo's seed
-
-    def route_settings(self, seed: int) -> dict[str, Any]:
-        return {**self.route, "seed": seed} if self.seeded else dict(self.route)
-
-
-STRATEGIES: tuple[Strategy, ...] = (
-    Strategy("edge-only", "edge-only", {"strategy": "edge"}),
-    Strategy("cloud-only", "cloud-only", {"strategy": "cloud"}),
-    Strategy("random", "random p=0.4", {"strategy": "random", "p": 0.4}, seeded=True),
-)
 
 
 @dataclass
@@ -71,6 +52,11 @@ class TaskResult:
         if key.endswith("_usd"):
             return sum(float(record[key]) for record in self.records)
         return sum(int((record.get("usage") or {}).get(key, 0)) for record in self.records)
+
+    @property
+    def inner_calls(self) -> list[dict[str, Any]]:
+        """The strategy's inner calls (probe, judge, draft, advisor, plan …) of every step."""
+        return [call for record in self.records for call in record.get("inner") or []]
 
 
 @dataclass
@@ -102,13 +88,34 @@ class StrategyResult:
     def tokens(self, usage_key: str) -> int:
         return int(sum(task.total(usage_key) for task in self.tasks))
 
+    @property
+    def inner_calls(self) -> list[dict[str, Any]]:
+        return [call for task in self.tasks for call in task.inner_calls]
+
+    @property
+    def inner_tokens(self) -> int:
+        """Prompt plus completion tokens of the inner calls (their usage is [prompt, cached, completion])."""
+        return sum(int(call["usage"][0]) + int(call["usage"][2]) for call in self.inner_calls if call.get("usage"))
+
+    @property
+    def privacy_score(self) -> float | None:
+        """EC2-Bench's privacy score, the mean over the runs (None when the gateway reports none)."""
+        scores = [(task.ledger.get("privacy") or {}).get("score") for task in self.tasks]
+        known = [float(score) for score in scores if isinstance(score, int | float)]
+        return sum(known) / len(known) if known else None
+
+    @property
+    def cloud_calls(self) -> int:
+        """Every call that reached the cloud: the steps it answered and the inner calls it got."""
+        return self.cloud_steps + sum(1 for call in self.inner_calls if call["target"] == "cloud")
+
 
 @dataclass
 class DemoResult:
     seed: int
     strategies: list[StrategyResult]
     # What the simulated upstreams reported, per role and prompt_cache_key (= trajectory id):
-    # [requests, prompt, cached, completion].
+    # [requests, prompt, cached, completion]; inner calls that carry no key are under "".
     upstream_usage: dict[str, dict[str, list[int]]]
     wall_s: float
 

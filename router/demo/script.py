@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import orjson
 
-from router.demo.tasks import Action, Args, Kind, Task, task_id_of
+from router.demo.tasks import Action, Args, Kind, Task
 from router.demo.workspace import is_error
 
 Role = Literal["edge", "cloud"]
@@ -46,6 +46,15 @@ def draw(seed: int, task_id: str, step: int, role: str, purpose: str) -> float:
 class Call:
     tool: str
     args: Args | None  # None: the arguments were not a JSON object
+    # The arguments as the model wrote them, when they are not valid JSON (a cut-off answer).
+    raw: str | None = None
+
+    @property
+    def arguments(self) -> str:
+        """The `arguments` string of the tool call."""
+        if self.raw is not None:
+            return self.raw
+        return "{" if self.args is None else orjson.dumps(self.args).decode()
 
 
 @dataclass
@@ -68,7 +77,7 @@ class NextStep:
     thought: str
 
 
-def _parse_call(tool_call: dict[str, Any]) -> Call:
+def parse_call(tool_call: dict[str, Any]) -> Call:
     function = tool_call.get("function") or {}
     try:
         args = orjson.loads(function.get("arguments") or "{}")
@@ -92,7 +101,7 @@ def replay(task: Task, messages: list[dict[str, Any]]) -> Progress:
         if not tool_calls:
             progress.last_call = None
             continue
-        call = _parse_call(tool_calls[0])
+        call = parse_call(tool_calls[0])
         ok = not is_error(results.get(tool_calls[0].get("id"), "error: no result"))
         _advance(task, progress, call, ok)
         progress.last_ok, progress.last_call = ok, call
@@ -116,9 +125,8 @@ def _advance(task: Task, progress: Progress, call: Call, ok: bool) -> None:
         progress.pointer += 1
 
 
-def decide(task: Task, messages: list[dict[str, Any]], role: Role, seed: int) -> NextStep:
-    """The next step a `role` model takes in this conversation, right or wrong."""
-    progress = replay(task, messages)
+def _situation(task: Task, progress: Progress) -> tuple[Action, Call, Kind]:
+    """The plan's next action, the call a competent model makes now, and the kind of step."""
     planned = task.plan[min(progress.pointer, len(task.plan) - 1)]
     intended = Call(planned.tool, planned.args)
     kind: Kind = planned.kind
@@ -127,8 +135,23 @@ def decide(task: Task, messages: list[dict[str, Any]], role: Role, seed: int) ->
         if progress.broken:
             fix = progress.broken[0]
             intended = Call("edit_file" if "old" in fix else "write_file", fix)
+    return planned, intended, kind
+
+
+def expected_call(task: Task, messages: list[dict[str, Any]]) -> Call:
+    """The right next call in this conversation (what a step that is not wrong does)."""
+    return _situation(task, replay(task, messages))[1]
+
+
+def decide(task: Task, messages: list[dict[str, Any]], role: Role, seed: int, *, error_scale: float = 1.0) -> NextStep:
+    """The next step a `role` model takes in this conversation, right or wrong.
+
+    `error_scale` < 1 models help the model got (advice, a plan): the same draw is compared with
+    a lower rate, so a helped model gets wrong only a subset of the steps it gets wrong alone."""
+    progress = replay(task, messages)
+    planned, intended, kind = _situation(task, progress)
     step = progress.steps + 1
-    wrong = draw(seed, task.id, step, role, "error") < ERROR_RATES[role][kind]
+    wrong = draw(seed, task.id, step, role, "error") < ERROR_RATES[role][kind] * error_scale
     if not wrong:
         return NextStep(step, kind, False, intended, _thought(kind, intended))
     variant = draw(seed, task.id, step, role, "variant")
@@ -146,8 +169,10 @@ def _mistake(kind: Kind, planned: Action, intended: Call, progress: Progress, va
             return Call("apply_patch", {"patch": f"--- a/{args.get('path', 'src')}\n+++ b/..."})
         return Call("submit", {"summary": "The remaining failure looks flaky; the change is done."})
     if kind in ("edit", "write") and planned.buggy is not None:
-        if variant < 2 / 3:
+        if variant < 0.5:
             return Call(intended.tool, planned.buggy)
+        if variant < 0.75:
+            return _cut_off(intended.tool, args)
         # The classic failed edit: whitespace that does not match the file, or a missing argument.
         broken_args = dict(args)
         broken_args.pop("content", None)
@@ -156,12 +181,21 @@ def _mistake(kind: Kind, planned: Action, intended: Call, progress: Progress, va
         return Call(intended.tool, broken_args)
     if kind == "final":
         return None  # answers in prose and forgets to call submit
+    if variant < 0.3:
+        return _cut_off(intended.tool, {**args, "path": args.get("path", "src/")})
     if kind == "test":
         return Call("run_tests", {"path": "test/"})
     if kind == "search":
         return Call("search", {**args, "path": "lib/"})
     # Reads a path from the repository layout it assumed rather than the one it was shown.
     return Call(intended.tool, {**args, "path": "app/" + args.get("path", "")})
+
+
+def _cut_off(tool: str, args: Args) -> Call:
+    """Arguments cut off mid-JSON: a small model's tool call when it loses the thread in long
+    arguments (invalid before any tool runs: the escalation strategy catches these)."""
+    text = orjson.dumps(args).decode()
+    return Call(tool, None, raw=text[: max(2, len(text) // 2)])
 
 
 def _thought(kind: Kind, call: Call | None) -> str:
@@ -177,11 +211,3 @@ def _thought(kind: Kind, call: Call | None) -> str:
         "final": "The tests pass; submitting.",
         "recover": "That did not work; let me correct course.",
     }[kind]
-
-
-def find_task(messages: list[dict[str, Any]], tasks: dict[str, Task]) -> Task | None:
-    for message in messages:
-        if message.get("role") == "user":
-            task_id = task_id_of(str(message.get("content") or ""))
-            return tasks.get(task_id) if task_id else None
-    return None

@@ -1,7 +1,8 @@
 """A simulated model server: OpenAI-compatible `/v1/chat/completions` (plain and streamed) and
 `/v1/models` on a free 127.0.0.1 port, answering as the edge or the cloud would.
 
-It is SIMULATED: no model runs. Answers are scripted from the conversation (`script.py`) and
+It is SIMULATED: no model runs. Answers are scripted from the conversation (`script.py`), the
+strategies' inner calls answered with noisy but real signals (`respond.py`, `prompts.py`), and
 priced in realistic token counts and latencies (`answer.py`), so that the gateway in front of
 it does all its real work. It also keeps the usage it reported, per `prompt_cache_key`, so a
 check can compare the gateway's ledger with what the upstreams said.
@@ -18,8 +19,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from router.demo.answer import Answer, PrefixCache, build_answer, plain_answer, prompt_tokens
-from router.demo.script import Role, decide, find_task
+from router.demo.answer import Answer
+from router.demo.respond import Responder
+from router.demo.script import Role
 from router.demo.tasks import Task
 
 SIM_MODELS: dict[Role, str] = {"edge": "qwen3.5-9b-sim", "cloud": "gpt-5.4-sim"}
@@ -54,13 +56,14 @@ def _pieces(text: str, parts: int) -> list[str]:
 class SimServer:
     """One simulated upstream. Start it inside the running event loop; stop it the same way."""
 
-    def __init__(self, role: Role, tasks: list[Task], seed: int, latency_scale: float = 1.0) -> None:
+    def __init__(
+        self, role: Role, tasks: list[Task], seed: int, latency_scale: float = 1.0, latency_s: float | None = None
+    ) -> None:
+        """`latency_s` fixes every call's time (benchmarks); otherwise times are drawn and scaled."""
         self.role = role
         self.model = SIM_MODELS[role]
         self.seed = seed
-        self.latency_scale = latency_scale
-        self.tasks = {task.id: task for task in tasks}
-        self.cache = PrefixCache()
+        self.responder = Responder(role, {task.id: task for task in tasks}, seed, latency_scale, latency_s)
         # prompt_cache_key -> [requests, prompt, cached, completion], as reported.
         self.served: defaultdict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         self.port = 0
@@ -113,24 +116,7 @@ class SimServer:
         return web.Response(body=orjson.dumps(self._completion(answer, model)), content_type="application/json")
 
     def _answer(self, body: dict[str, Any]) -> Answer:
-        messages: list[dict[str, Any]] = body["messages"]
-        prompt = prompt_tokens(body)
-        task = find_task(messages, self.tasks)
-        if task is None:
-            return plain_answer("This simulated model only knows the demo's built-in tasks.", prompt)
-        step = decide(task, messages, self.role, self.seed)
-        cached = 0
-        if self.role == "cloud":
-            cached = self.cache.hit_tokens(str(body.get("prompt_cache_key") or ""), body.get("tools"), messages)
-        return build_answer(
-            step,
-            task_id=task.id,
-            role=self.role,
-            seed=self.seed,
-            prompt=prompt,
-            cached=cached,
-            latency_scale=self.latency_scale,
-        )
+        return self.responder.respond(body)
 
     @staticmethod
     def _completion(answer: Answer, model: str) -> dict[str, Any]:
@@ -143,7 +129,7 @@ class SimServer:
                 {
                     "index": 0,
                     "message": answer.message,
-                    "logprobs": None,
+                    "logprobs": answer.logprobs,
                     "finish_reason": answer.finish_reason,
                 }
             ],

@@ -239,6 +239,10 @@ class RedisStore:
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         await self._redis.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
 
+    async def active_count(self) -> int:
+        count: int = await self._redis.zcard(f"{self._prefix}open")
+        return count
+
     async def ping(self) -> None:
         await self._redis.ping()
 

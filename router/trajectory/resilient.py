@@ -96,6 +96,9 @@ class ResilientStore:
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         await self._run("stitch", lambda s: s.stitch_remember(key, trajectory_id))
 
+    async def active_count(self) -> int:
+        return await self._run("active_count", lambda s: s.active_count())
+
     async def ping(self) -> None:
         await self.primary.ping()
 

@@ -56,6 +56,10 @@ class TrajectoryStore(Protocol):
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None: ...
 
+    async def active_count(self) -> int:
+        """Open (not closed) trajectories."""
+        ...
+
     async def ping(self) -> None: ...
 
     async def aclose(self) -> None: ...
@@ -186,6 +190,9 @@ class MemoryStore:
         self._stitch[key] = trajectory_id
         self._stitch.move_to_end(key)
         self._evict(time.time())
+
+    async def active_count(self) -> int:
+        return sum(1 for entry in self._entries.values() if entry.trajectory.closed_at is None)
 
     async def ping(self) -> None:
         return None

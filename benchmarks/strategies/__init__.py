@@ -1,0 +1,1 @@
+"""What each strategy adds to a step: inner calls, latency and tokens, with simulated upstreams."""

@@ -1,0 +1,510 @@
+"""Tandem's Grafana dashboards as code (grafana-foundation-sdk).
+
+    python deploy/grafana/generate.py          # write the JSON files
+    python deploy/grafana/generate.py --check  # exit 1 if a checked-in file differs
+
+Writes `deploy/grafana/dashboards/*.json` (provisioned by the compose stack) and the same files
+under `helm/tandem/dashboards/` (the chart ships them as a ConfigMap for Grafana's sidecar; Helm
+can only read files inside the chart). Every query filters on the `$route` variable where the
+metric has a route label; `$datasource` picks the Prometheus data source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grafana_foundation_sdk.builders import common as common_builders
+from grafana_foundation_sdk.builders.dashboard import Dashboard as DashboardBuilder
+from grafana_foundation_sdk.builders.dashboard import DatasourceVariable, QueryVariable, Row
+from grafana_foundation_sdk.builders.prometheus import Dataquery
+from grafana_foundation_sdk.builders.stat import Panel as StatPanel
+from grafana_foundation_sdk.builders.timeseries import Panel as TimeseriesPanel
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models import common
+from grafana_foundation_sdk.models.dashboard import DataSourceRef, DynamicConfigValue, VariableRefresh, VariableSort
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUTS = (ROOT / "deploy" / "grafana" / "dashboards", ROOT / "helm" / "tandem" / "dashboards")
+DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")
+R = 'route=~"$route"'  # the route filter every route-labelled query carries
+RATE = "$__rate_interval"
+
+
+@dataclass(frozen=True)
+class Query:
+    expr: str
+    legend: str = ""
+
+
+@dataclass(frozen=True)
+class Panel:
+    title: str
+    description: str
+    queries: tuple[Query, ...]
+    unit: str = "short"
+    kind: str = "timeseries"  # or "stat"
+    width: int = 12
+    stacked: bool = False
+    dashed: str = ""  # a regex of series names drawn dashed (targets, thresholds)
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    panels: tuple[Panel, ...] = field(default_factory=tuple)
+
+
+def _q(expr: str, legend: str = "") -> Query:
+    return Query(" ".join(expr.split()), legend)
+
+
+def _quantiles(metric: str, by: str, selector: str = "") -> tuple[Query, ...]:
+    return tuple(
+        _q(
+            f"histogram_quantile({q}, sum by (le, {by}) (rate({metric}_bucket{{{selector}}}[{RATE}])))",
+            f"p{int(q * 100)} {{{{{by}}}}}",
+        )
+        for q in (0.5, 0.95)
+    )
+
+
+SAVED = "sum(increase(tandem_counterfactual_cost_usd_total[$__range])) - sum(increase(tandem_cost_usd_total[$__range]))"
+CLOUD_SHARE = (
+    f'sum by (route) (rate(tandem_steps_total{{target="cloud",{R}}}[{RATE}]))'
+    f" / sum by (route) (rate(tandem_steps_total{{{R}}}[{RATE}]))"
+)
+
+OVERVIEW = (
+    Section(
+        "Money",
+        (
+            Panel(
+                "Spent",
+                "Dollars spent on both targets over the selected range (inner calls included).",
+                (_q("sum(increase(tandem_cost_usd_total[$__range]))"),),
+                "currencyUSD",
+                "stat",
+                6,
+            ),
+            Panel(
+                "All-cloud counterfactual",
+                "What the same steps would have cost had every one gone to the cloud.",
+                (_q("sum(increase(tandem_counterfactual_cost_usd_total[$__range]))"),),
+                "currencyUSD",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Saved",
+                "Counterfactual minus spent over the range: the money routing kept.",
+                (_q(SAVED),),
+                "currencyUSD",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Cloud share of steps",
+                "Share of the selected routes' steps the cloud answered over the range.",
+                (
+                    _q(
+                        f'sum(increase(tandem_steps_total{{target="cloud",{R}}}[$__range]))'
+                        f" / sum(increase(tandem_steps_total{{{R}}}[$__range]))"
+                    ),
+                ),
+                "percentunit",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Spend and savings rate",
+                "Dollars per hour: spent by target, the all-cloud counterfactual, "
+                "and their difference (savings; negative when inner calls cost more than they saved).",
+                (
+                    _q(f"sum by (target) (rate(tandem_cost_usd_total[{RATE}])) * 3600", "spent {{target}}"),
+                    _q(f"sum(rate(tandem_counterfactual_cost_usd_total[{RATE}])) * 3600", "all-cloud"),
+                    _q(
+                        f"(sum(rate(tandem_counterfactual_cost_usd_total[{RATE}]))"
+                        f" - sum(rate(tandem_cost_usd_total[{RATE}]))) * 3600",
+                        "saved",
+                    ),
+                ),
+                "currencyUSD",
+                width=12,
+            ),
+            Panel(
+                "Tokens by target and kind",
+                "Tokens per second the upstreams reported: prompt (cached included), cached, completion.",
+                (_q(f"sum by (target, kind) (rate(tandem_tokens_total[{RATE}]))", "{{target}} {{kind}}"),),
+                "short",
+                width=12,
+            ),
+        ),
+    ),
+    Section(
+        "Routing",
+        (
+            Panel(
+                "Cloud share by route",
+                "Share of each route's steps answered by the cloud; dashed: the route's intended share "
+                "(target_cloud_share, else constraints.max_cloud_share, else p for random).",
+                (
+                    _q(CLOUD_SHARE, "{{route}}"),
+                    _q(f"max by (route) (tandem_route_cloud_share_target{{{R}}})", "target {{route}}"),
+                ),
+                "percentunit",
+                dashed="target .*",
+            ),
+            Panel(
+                "Decisions by reason",
+                "Steps per second by why they went where they went (the x-tandem-reason header) and by target.",
+                (_q(f"sum by (reason, target) (rate(tandem_steps_total{{{R}}}[{RATE}]))", "{{reason}} → {{target}}"),),
+                "reqps",
+                stacked=True,
+            ),
+            Panel(
+                "Steps by route and status",
+                "Steps per second per route: ok, error (the upstream failed), cancelled (the client went away).",
+                (_q(f"sum by (route, status) (rate(tandem_steps_total{{{R}}}[{RATE}]))", "{{route}} {{status}}"),),
+                "reqps",
+            ),
+            Panel(
+                "Active trajectories",
+                "Trajectories begun and not yet closed (by outcome or idle).",
+                (_q("max(tandem_active_trajectories)"),),
+                "short",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Trajectories closed",
+                "Runs closed over the range, by reason (outcome reported, idle).",
+                (_q(f"sum(increase(tandem_trajectories_closed_total{{{R}}}[$__range]))"),),
+                "short",
+                "stat",
+                6,
+            ),
+        ),
+    ),
+    Section(
+        "Latency",
+        (
+            Panel(
+                "Step latency by target",
+                "Request to last byte, p50 and p95, by the target that answered.",
+                _quantiles("tandem_step_latency_seconds", "target"),
+                "s",
+            ),
+            Panel(
+                "Time to first token by target",
+                "Request to the upstream's first byte, p50 and p95.",
+                _quantiles("tandem_time_to_first_token_seconds", "target"),
+                "s",
+            ),
+            Panel(
+                "Judge latency",
+                "The ONNX judge's time per step (features and inference), p50 and p99.",
+                (
+                    _q(
+                        f"histogram_quantile(0.5, sum by (le) (rate(tandem_judge_latency_seconds_bucket[{RATE}])))",
+                        "p50",
+                    ),
+                    _q(
+                        f"histogram_quantile(0.99, sum by (le) (rate(tandem_judge_latency_seconds_bucket[{RATE}])))",
+                        "p99",
+                    ),
+                ),
+                "s",
+            ),
+            Panel(
+                "Judge score by route",
+                "Median and p90 of the judge's scores (higher: the step needs the cloud more).",
+                (
+                    _q(
+                        f"histogram_quantile(0.5, sum by (le, route) (rate(tandem_judge_score_bucket{{{R}}}[{RATE}])))",
+                        "p50 {{route}}",
+                    ),
+                    _q(
+                        f"histogram_quantile(0.9, sum by (le, route) (rate(tandem_judge_score_bucket{{{R}}}[{RATE}])))",
+                        "p90 {{route}}",
+                    ),
+                ),
+                "percentunit",
+            ),
+        ),
+    ),
+    Section(
+        "Failures",
+        (
+            Panel(
+                "Fallbacks",
+                "Steps whose target failed before the first byte and that the other "
+                "target answered, by route, direction and failure kind.",
+                (
+                    _q(
+                        f"sum by (route, from_target, to_target, kind) (rate(tandem_fallbacks_total{{{R}}}[{RATE}]))",
+                        "{{route}} {{from_target}}→{{to_target}} {{kind}}",
+                    ),
+                ),
+                "reqps",
+            ),
+            Panel(
+                "Upstream errors",
+                "Failed upstream calls by upstream and kind (connect, timeout, disconnected, status).",
+                (_q(f"sum by (upstream, kind) (rate(tandem_upstream_errors_total[{RATE}]))", "{{upstream}} {{kind}}"),),
+                "reqps",
+            ),
+            Panel(
+                "Strategy and judge failures",
+                "Inner calls that failed and took the strategy's "
+                "fallback (by route), and ONNX judge failures (by kind).",
+                (
+                    _q(
+                        f"sum by (route, kind) (rate(tandem_policy_failures_total{{{R}}}[{RATE}]))",
+                        "{{route}} {{kind}}",
+                    ),
+                    _q(f"sum by (kind) (rate(tandem_judge_failures_total[{RATE}]))", "judge {{kind}}"),
+                ),
+                "reqps",
+            ),
+            Panel(
+                "Store errors and bad requests",
+                "Trajectory store (Redis) failures by operation, and "
+                "requests refused with a 4xx before routing, by code.",
+                (
+                    _q(f"sum by (operation) (rate(tandem_store_errors_total[{RATE}]))", "store {{operation}}"),
+                    _q(f"sum by (code) (rate(tandem_bad_requests_total[{RATE}]))", "4xx {{code}}"),
+                ),
+                "reqps",
+            ),
+        ),
+    ),
+    Section(
+        "Privacy",
+        (
+            Panel(
+                "Sensitive values exposed",
+                "Sensitive values the cloud received over the range.",
+                (_q('sum(increase(tandem_privacy_values_total{action="exposed"}[$__range]))'),),
+                "short",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Sensitive values blocked",
+                "Sensitive values in cloud steps that a route's privacy: block policy refused (403), over the range.",
+                (_q('sum(increase(tandem_privacy_values_total{action="blocked"}[$__range]))'),),
+                "short",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Privacy score per run",
+                "Mean privacy score of closed trajectories (1: nothing sensitive reached the cloud).",
+                (
+                    _q(
+                        f"sum(rate(tandem_trajectory_privacy_score_sum{{{R}}}[{RATE}]))"
+                        f" / sum(rate(tandem_trajectory_privacy_score_count{{{R}}}[{RATE}]))"
+                    ),
+                ),
+                "percentunit",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Detection failures",
+                "Privacy scans that failed (the step was treated as sensitive).",
+                (_q("sum(increase(tandem_privacy_failures_total[$__range]))"),),
+                "short",
+                "stat",
+                6,
+            ),
+            Panel(
+                "Sensitive values by action",
+                "Per second: detected, redacted (placeholders sent), exposed (reached the cloud), blocked.",
+                (_q(f"sum by (action) (rate(tandem_privacy_values_total[{RATE}]))", "{{action}}"),),
+                "short",
+            ),
+            Panel(
+                "Exposed to the cloud by type",
+                "Sensitive values that reached the cloud, by type.",
+                (_q(f'sum by (type) (rate(tandem_privacy_values_total{{action="exposed"}}[{RATE}]))', "{{type}}"),),
+                "short",
+                stacked=True,
+            ),
+        ),
+    ),
+)
+
+TRAJECTORIES = (
+    Section(
+        "Per run (closed trajectories)",
+        (
+            Panel(
+                "Closed runs by reason",
+                "Trajectories closed per second, by reason and route.",
+                (
+                    _q(
+                        f"sum by (reason, route) (rate(tandem_trajectories_closed_total{{{R}}}[{RATE}]))",
+                        "{{route}} {{reason}}",
+                    ),
+                ),
+                "reqps",
+            ),
+            Panel(
+                "Steps per run",
+                "Median and p95 of the steps in a closed run, by route.",
+                _quantiles("tandem_trajectory_steps", "route", R),
+                "short",
+            ),
+            Panel(
+                "Cloud share per run",
+                "Median and p95 of a run's cloud share, by route.",
+                _quantiles("tandem_trajectory_cloud_share", "route", R),
+                "percentunit",
+            ),
+            Panel(
+                "Cost per run",
+                "Mean dollars a closed run cost, by route.",
+                (
+                    _q(
+                        f"sum by (route) (rate(tandem_trajectory_cost_usd_sum{{{R}}}[{RATE}]))"
+                        f" / sum by (route) (rate(tandem_trajectory_cost_usd_count{{{R}}}[{RATE}]))",
+                        "{{route}}",
+                    ),
+                ),
+                "currencyUSD",
+            ),
+            Panel(
+                "Savings per run",
+                "Mean dollars a closed run saved against all-cloud, by route.",
+                (
+                    _q(
+                        f"sum by (route) (rate(tandem_trajectory_savings_usd_sum{{{R}}}[{RATE}]))"
+                        f" / sum by (route) (rate(tandem_trajectory_savings_usd_count{{{R}}}[{RATE}]))",
+                        "{{route}}",
+                    ),
+                ),
+                "currencyUSD",
+            ),
+            Panel(
+                "Privacy score per run by route",
+                "Mean privacy score of closed runs, by route.",
+                (
+                    _q(
+                        f"sum by (route) (rate(tandem_trajectory_privacy_score_sum{{{R}}}[{RATE}]))"
+                        f" / sum by (route) (rate(tandem_trajectory_privacy_score_count{{{R}}}[{RATE}]))",
+                        "{{route}}",
+                    ),
+                ),
+                "percentunit",
+            ),
+        ),
+    ),
+)
+
+DASHBOARDS = {
+    "tandem-overview": ("Tandem — overview", OVERVIEW),
+    "tandem-trajectories": ("Tandem — trajectories", TRAJECTORIES),
+}
+
+
+def _panel(panel: Panel, panel_id: int) -> StatPanel | TimeseriesPanel:
+    builder: StatPanel | TimeseriesPanel
+    if panel.kind == "stat":
+        builder = StatPanel().reduce_options(common_builders.ReduceDataOptions().calcs(["lastNotNull"]))
+        builder = builder.graph_mode(common.BigValueGraphMode.NONE)
+    else:
+        builder = TimeseriesPanel().legend(
+            common_builders.VizLegendOptions()
+            .display_mode(common.LegendDisplayMode.LIST)
+            .placement(common.LegendPlacement.BOTTOM)
+            .show_legend(True)
+        )
+        if panel.stacked:
+            builder = builder.stacking(common_builders.StackingConfig().mode(common.StackingMode.NORMAL))
+        if panel.dashed:
+            dash = DynamicConfigValue(id_val="custom.lineStyle", value={"fill": "dash", "dash": [10, 10]})
+            builder = builder.override_by_regexp(panel.dashed, [dash])
+    builder = (
+        builder.id(panel_id)
+        .title(panel.title)
+        .description(panel.description)
+        .datasource(DATASOURCE)
+        .unit(panel.unit)
+        .span(panel.width)
+        .height(4 if panel.kind == "stat" else 8)
+    )
+    for index, query in enumerate(panel.queries):
+        target = Dataquery().expr(query.expr).ref_id(chr(ord("A") + index))
+        if query.legend:
+            target = target.legend_format(query.legend)
+        if panel.kind == "stat":
+            target = target.instant()
+        builder = builder.with_target(target)
+    return builder
+
+
+def build(uid: str) -> str:
+    title, sections = DASHBOARDS[uid]
+    route = (
+        QueryVariable("route")
+        .label("Route")
+        .datasource(DATASOURCE)
+        .query("label_values(tandem_steps_total, route)")
+        .multi(True)
+        .include_all(True)
+        .all_value(".*")
+        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+        .sort(VariableSort.ALPHABETICAL_ASC)
+    )
+    dashboard = (
+        DashboardBuilder(title)
+        .uid(uid)
+        .tags(["tandem", "generated"])
+        .description("Generated by deploy/grafana/generate.py; edit that, not this file.")
+        .refresh("30s")
+        .time("now-6h", "now")
+        .timezone(common.TimeZoneBrowser)
+        .with_variable(DatasourceVariable("datasource").label("Prometheus").type("prometheus"))
+        .with_variable(route)
+    )
+    panel_id = 1
+    for section in sections:
+        dashboard = dashboard.with_row(Row(section.title).id(panel_id))
+        panel_id += 1
+        for panel in section.panels:
+            dashboard = dashboard.with_panel(_panel(panel, panel_id))
+            panel_id += 1
+    return JSONEncoder(sort_keys=True, indent=2).encode(dashboard.build()) + "\n"
+
+
+def build_all() -> dict[str, str]:
+    """File name -> JSON text, for every dashboard."""
+    return {f"{uid}.json": build(uid) for uid in DASHBOARDS}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--check", action="store_true", help="compare with the checked-in files, write nothing")
+    args = parser.parse_args(argv)
+    stale = []
+    for folder in OUTPUTS:
+        for name, text in build_all().items():
+            path = folder / name
+            if args.check:
+                if not path.is_file() or path.read_text() != text:
+                    stale.append(str(path.relative_to(ROOT)))
+            else:
+                folder.mkdir(parents=True, exist_ok=True)
+                path.write_text(text)
+    if stale:
+        print("out of date (run python deploy/grafana/generate.py): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

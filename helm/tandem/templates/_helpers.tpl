@@ -1,0 +1,103 @@
+{{/* Names and labels. */}}
+{{- define "tandem.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "tandem.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "tandem.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "tandem.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Selector labels of one component: gateway, redis or vllm. */}}
+{{- define "tandem.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "tandem.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "tandem.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "tandem.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "tandem.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
+{{- end -}}
+
+{{/* Whether more than one gateway process can serve at once. */}}
+{{- define "tandem.scalesOut" -}}
+{{- if or (gt (int .Values.replicaCount) 1) .Values.autoscaling.enabled (gt (int .Values.workers) 1) -}}true{{- end -}}
+{{- end -}}
+
+{{/* Whether the chart runs its own Redis. */}}
+{{- define "tandem.redisDeployed" -}}
+{{- if and (not .Values.redis.externalUrl) (or (include "tandem.scalesOut" .) .Values.redis.alwaysDeploy) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "tandem.redisUrl" -}}
+{{- if .Values.redis.externalUrl -}}
+{{- .Values.redis.externalUrl -}}
+{{- else if include "tandem.redisDeployed" . -}}
+{{- printf "redis://%s-redis:6379/0" (include "tandem.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The gateway's tandem.yaml: the user's config plus what the chart decides. */}}
+{{- define "tandem.config" -}}
+{{- $config := deepCopy .Values.config -}}
+{{- $upstreams := default dict $config.upstreams -}}
+{{- $edge := default dict (get $upstreams "edge") -}}
+{{- if .Values.vllm.enabled -}}
+{{- $_ := set $edge "base_url" (printf "http://%s-vllm:%d/v1" (include "tandem.fullname" .) (int .Values.vllm.port)) -}}
+{{- $_ := set $edge "model" .Values.vllm.servedModelName -}}
+{{- else if not (get $edge "base_url") -}}
+{{- fail "config.upstreams.edge.base_url is required when vllm.enabled is false (point it at your vLLM server, e.g. http://vllm:8000/v1)" -}}
+{{- end -}}
+{{- $_ := set $upstreams "edge" $edge -}}
+{{- $_ := set $config "upstreams" $upstreams -}}
+{{- $_ := set $config "server" (dict "host" "0.0.0.0" "port" 8080 "workers" (int .Values.workers)) -}}
+{{- $redis := include "tandem.redisUrl" . -}}
+{{- if $redis -}}
+{{- $_ := set $config "redis_url" $redis -}}
+{{- end -}}
+{{- if .Values.clientKeys.secretName -}}
+{{- $_ := set $config "client_api_keys_file" (printf "/etc/tandem/client-keys/%s" .Values.clientKeys.key) -}}
+{{- end -}}
+{{- toYaml $config -}}
+{{- end -}}
+
+{{/* Checks the schema cannot say clearly; every template that renders includes it once. */}}
+{{- define "tandem.validate" -}}
+{{- range $key := list "server" "redis_url" -}}
+{{- if hasKey $.Values.config $key -}}
+{{- fail (printf "config.%s is set by the chart: use workers / service.port, or redis.externalUrl, instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $tag := dict "image.tag" $.Values.image.tag "redis.image.tag" $.Values.redis.image.tag "vllm.image.tag" $.Values.vllm.image.tag -}}
+{{- if eq $tag "latest" -}}
+{{- fail (printf "%s must pin a version, not latest" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if and $.Values.autoscaling.enabled (gt (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}
+{{- fail (printf "autoscaling.minReplicas (%d) is above autoscaling.maxReplicas (%d)" (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,272 @@
+"""The Helm chart, rendered offline with Helm's own library (helm-python-sdk): default and
+full-featured values, lint, Kubernetes schemas for core kinds, required fields of the Prometheus
+Operator objects, promtool on the rules inside, and the values that must fail."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from router.settings import load_settings
+from tests.deploy.tools import CHART, RULES, generator, helm, metric_names, run_promtool
+
+FULL_VALUES = yaml.safe_load((CHART / "ci" / "full-values.yaml").read_text())
+KUBERNETES_VERSION = "1.30.0"
+CORE_KINDS = {
+    "ConfigMap",
+    "Deployment",
+    "HorizontalPodAutoscaler",
+    "PodDisruptionBudget",
+    "Service",
+    "ServiceAccount",
+    "StatefulSet",
+}
+OPERATOR_KINDS = {"ServiceMonitor", "PrometheusRule"}
+
+
+@cache
+def _render(values_json: str) -> dict[str, str]:
+    with helm().Chart.load(CHART) as chart:
+        rendered: dict[str, str] = chart.render(json.loads(values_json), name="demo", namespace="ai")
+        return rendered
+
+
+def render(values: dict[str, Any] | None = None) -> dict[str, str]:
+    return _render(json.dumps(values or {}, sort_keys=True))
+
+
+def objects(values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    docs = []
+    for name, text in render(values).items():
+        if name.endswith(".yaml"):
+            docs += [doc for doc in yaml.safe_load_all(text) if doc]
+    return docs
+
+
+def by_kind(docs: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [doc for doc in docs if doc["kind"] == kind]
+
+
+def one(docs: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
+    found = [doc for doc in by_kind(docs, kind) if name is None or doc["metadata"]["name"] == name]
+    assert len(found) == 1, f"{kind} {name}: {len(found)} found"
+    return found[0]
+
+
+def gateway_config(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    config: dict[str, Any] = yaml.safe_load(one(docs, "ConfigMap", "demo-tandem")["data"]["tandem.yaml"])
+    return config
+
+
+@pytest.mark.parametrize("values", [None, FULL_VALUES], ids=["default", "full"])
+def test_helm_lint_passes(values: dict[str, Any] | None) -> None:
+    report = helm().lint(str(CHART), values, strict=True)
+    problems = [m for m in report["messages"] if m["severity"] >= 2] + report["errors"]
+    assert problems == [], problems
+
+
+# The `helm` binary is not in Debian and cannot be fetched here; Helm's own Go library (through
+# helm-python-sdk) lints and renders the chart above, which is the same code the binary runs.
+
+
+def test_default_values_run_one_gateway_without_redis() -> None:
+    docs = objects()
+    assert {doc["kind"] for doc in docs} == {"ConfigMap", "Deployment", "Service", "ServiceAccount"}
+    config = gateway_config(docs)
+    assert "redis_url" not in config
+    assert config["server"] == {"host": "0.0.0.0", "port": 8080, "workers": 1}
+    settings = load_settings(**config)
+    assert settings.upstreams["edge"].base_url == "http://vllm:8000/v1"
+
+
+def test_full_values_gateway_config_is_a_valid_tandem_config() -> None:
+    docs = objects(FULL_VALUES)
+    config = gateway_config(docs)
+    settings = load_settings(**config)
+    assert settings.redis_url == "redis://demo-tandem-redis:6379/0"
+    assert settings.server.workers == 2
+    assert settings.upstreams["edge"].base_url == "http://demo-tandem-vllm:8000/v1"
+    assert settings.upstreams["edge"].model == "qwen3-8b" == FULL_VALUES["vllm"]["servedModelName"]
+    assert settings.client_api_keys_file == Path("/etc/tandem/client-keys/keys")
+
+
+def test_gateway_deployment() -> None:
+    docs = objects(FULL_VALUES)
+    deployment = one(docs, "Deployment", "demo-tandem")
+    pod = deployment["spec"]["template"]
+    container = pod["spec"]["containers"][0]
+    assert "replicas" not in deployment["spec"], "the HPA owns the replica count"
+    assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
+    assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert container["resources"]["requests"] and container["resources"]["limits"]
+    assert container["securityContext"]["readOnlyRootFilesystem"] is True
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    assert container["image"] == "registry.example.com/platform/tandem:0.1.0"
+    env = {item["name"]: item for item in container["env"]}
+    assert env["PROMETHEUS_MULTIPROC_DIR"]["value"].startswith("/tmp/")
+    assert env["OPENAI_API_KEY"]["valueFrom"]["secretKeyRef"] == {
+        "name": "tandem-cloud",
+        "key": "api-key",
+        "optional": False,
+    }
+    assert env["TANDEM_ADMIN_API_KEYS"]["valueFrom"]["secretKeyRef"]["name"] == "tandem-admin"
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts["client-keys"] == "/etc/tandem/client-keys" and mounts["tmp"] == "/tmp"
+    assert one(docs, "HorizontalPodAutoscaler")["spec"]["maxReplicas"] == 12
+    pdb = one(docs, "PodDisruptionBudget")
+    assert pdb["spec"]["minAvailable"] == 2
+    assert pdb["spec"]["selector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
+    service = one(docs, "Service", "demo-tandem")
+    assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+
+
+def test_a_config_change_rolls_the_pods() -> None:
+    def checksum(values: dict[str, Any]) -> str:
+        deployment = one(objects(values), "Deployment", "demo-tandem")
+        return str(deployment["spec"]["template"]["metadata"]["annotations"]["checksum/config"])
+
+    base = checksum({})
+    assert checksum({}) == base
+    assert checksum({"config": {"log_level": "debug"}}) != base
+    assert checksum({"workers": 2}) != base
+
+
+@pytest.mark.parametrize(
+    ("values", "redis_url"),
+    [
+        ({}, None),
+        ({"replicaCount": 2}, "redis://demo-tandem-redis:6379/0"),
+        ({"autoscaling": {"enabled": True}}, "redis://demo-tandem-redis:6379/0"),
+        ({"workers": 3}, "redis://demo-tandem-redis:6379/0"),
+        ({"redis": {"alwaysDeploy": True}}, "redis://demo-tandem-redis:6379/0"),
+        ({"replicaCount": 4, "redis": {"externalUrl": "redis://cache.example:6379/2"}}, "redis://cache.example:6379/2"),
+    ],
+    ids=["one-pod", "replicas", "autoscaling", "workers", "always", "external"],
+)
+def test_redis_runs_whenever_more_than_one_gateway_process_can(values: dict[str, Any], redis_url: str | None) -> None:
+    docs = objects(values)
+    assert gateway_config(docs).get("redis_url") == redis_url
+    statefulsets = by_kind(docs, "StatefulSet")
+    owned = redis_url is not None and "demo-tandem-redis" in redis_url
+    assert len(statefulsets) == int(owned)
+    if owned:
+        redis = statefulsets[0]
+        assert redis["spec"]["template"]["spec"]["containers"][0]["image"] == "redis:7.4.5-alpine"
+        assert one(docs, "Service", "demo-tandem-redis")["spec"]["clusterIP"] == "None"
+
+
+def test_vllm_edge_on_a_gpu_node() -> None:
+    docs = objects(FULL_VALUES)
+    vllm = one(docs, "Deployment", "demo-tandem-vllm")
+    spec = vllm["spec"]["template"]["spec"]
+    container = spec["containers"][0]
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 1
+    assert spec["nodeSelector"] == {"nvidia.com/gpu.product": "NVIDIA-L4"}
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in spec["tolerations"]
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert volumes["models"]["persistentVolumeClaim"]["claimName"] == "models"
+    args = container["args"]
+    assert args[args.index("--model") + 1] == "/models/Qwen3-8B"
+    assert args[args.index("--tool-call-parser") + 1] == "hermes"
+    assert args[args.index("--served-model-name") + 1] == "qwen3-8b"
+    port = one(docs, "Service", "demo-tandem-vllm")["spec"]["ports"][0]["port"]
+    assert gateway_config(docs)["upstreams"]["edge"]["base_url"] == f"http://demo-tandem-vllm:{port}/v1"
+
+
+def test_no_image_is_unpinned() -> None:
+    for values in (None, FULL_VALUES):
+        for doc in objects(values):
+            for container in doc.get("spec", {}).get("template", {}).get("spec", {}).get("containers", []):
+                image = container["image"]
+                assert ":" in image and not image.endswith(":latest"), image
+
+
+def test_service_monitor_fields() -> None:
+    docs = objects(FULL_VALUES)
+    monitors = by_kind(docs, "ServiceMonitor")
+    assert {m["metadata"]["name"] for m in monitors} == {"demo-tandem", "demo-tandem-vllm"}
+    services = {s["metadata"]["name"]: s for s in by_kind(docs, "Service")}
+    for monitor in monitors:
+        assert monitor["apiVersion"] == "monitoring.coreos.com/v1"
+        assert monitor["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+        spec = monitor["spec"]
+        assert spec["namespaceSelector"] == {"matchNames": ["ai"]}
+        selector = spec["selector"]["matchLabels"]
+        matched = [s for s in services.values() if selector.items() <= s["metadata"]["labels"].items()]
+        assert len(matched) == 1, f"{monitor['metadata']['name']} selects {len(matched)} services"
+        port_names = {p["name"] for p in matched[0]["spec"]["ports"]}
+        for endpoint in spec["endpoints"]:
+            assert endpoint["port"] in port_names
+            assert endpoint["path"] == "/metrics"
+            assert endpoint["interval"] == "15s" and endpoint["scrapeTimeout"] == "5s"
+
+
+def test_prometheus_rule_fields_and_promtool(tmp_path: Path) -> None:
+    rule = one(objects(FULL_VALUES), "PrometheusRule")
+    assert rule["apiVersion"] == "monitoring.coreos.com/v1"
+    assert rule["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    groups = rule["spec"]["groups"]
+    assert groups and all(group["name"] and group["rules"] for group in groups)
+    for entry in (r for group in groups for r in group["rules"]):
+        assert set(entry) <= {"alert", "expr", "for", "labels", "annotations"}
+        assert entry["alert"].startswith("Tandem") and entry["labels"]["severity"] in ("warning", "critical")
+        assert metric_names(entry["expr"])
+    spend = next(r for g in groups for r in g["rules"] if r["alert"] == "TandemSpendRateHigh")
+    assert "> 25" in spend["expr"], "alerts.spendUsdPerHour from the values"
+    path = tmp_path / "rules.yaml"
+    path.write_text(yaml.safe_dump({"groups": groups}))
+    done = run_promtool("check", "rules", str(path))
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_chart_rules_equal_the_plain_rules_file_at_default_thresholds() -> None:
+    rule = one(objects({"prometheusRule": {"enabled": True}}), "PrometheusRule")
+
+    def normal(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [
+            {**group, "rules": [{**r, "expr": " ".join(r["expr"].split())} for r in group["rules"]]} for group in groups
+        ]
+
+    assert normal(rule["spec"]["groups"]) == normal(yaml.safe_load(RULES.read_text())["groups"])
+
+
+def test_dashboards_config_map_ships_the_generated_dashboards() -> None:
+    config_map = one(objects(FULL_VALUES), "ConfigMap", "demo-tandem-dashboards")
+    assert config_map["metadata"]["labels"]["grafana_dashboard"] == "1"
+    assert config_map["metadata"]["annotations"]["grafana_folder"] == "AI platform"
+    generated = generator().build_all()
+    assert sorted(config_map["data"]) == sorted(generated)
+    for name, text in generated.items():
+        assert json.loads(config_map["data"][name]) == json.loads(text)
+
+
+def test_notes_say_how_to_reach_the_gateway() -> None:
+    notes = render(FULL_VALUES)["tandem/templates/NOTES.txt"]
+    assert "base_url: http://demo-tandem.ai.svc:80/v1" in notes
+    assert "Redis at redis://demo-tandem-redis:6379/0" in notes
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"workers": "two"}, "at '/workers': got string, want integer"),
+        ({"replicas": 3}, "additional properties 'replicas' not allowed"),
+        ({"alerts": {"spendUsdPerHour": -1}}, "at '/alerts/spendUsdPerHour': minimum"),
+        ({"vllm": {"modelVolume": {"type": "nfs"}}}, "at '/vllm/modelVolume/type'"),
+        ({"redis": {"externalUrl": "cache:6379"}}, "at '/redis/externalUrl'"),
+        ({"image": {"tag": "latest"}}, "image.tag must pin a version, not latest"),
+        ({"config": {"redis_url": "redis://x"}}, "config.redis_url is set by the chart"),
+        ({"config": {"upstreams": {"edge": {"base_url": ""}}}}, "config.upstreams.edge.base_url is required"),
+        ({"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, "minReplicas (5) is above"),
+        ({"vllm": {"enabled": True, "modelVolume": {"type": "persistentVolumeClaim"}}}, "claimName is required"),
+    ],
+)
+def test_bad_values_fail_with_a_clear_message(values: dict[str, Any], message: str) -> None:
+    with pytest.raises(helm().HelmError) as caught:
+        render(values)
+    assert message in str(caught.value)
