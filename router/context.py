@@ -58,16 +58,22 @@ def earlier_and_recent(messages: Messages, k: int) -> tuple[Messages, Messages, 
     return head, rest[:cut], rest[cut:]
 
 
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}…({len(text) - limit} more chars)"
+
+
 def flatten(messages: Messages, max_chars: int) -> str:
-    """A plain transcript, each entry truncated, the oldest dropped first to fit `max_chars`."""
+    """A plain transcript, the oldest entries dropped first to fit `max_chars`. Each entry's
+    text and each call's arguments are cut apart, so a long text never hides the call after it
+    and a cut argument says that it was cut."""
     lines: list[str] = []
     for message in messages:
         role = message.get("role", "?")
-        text = text_of(message.get("content"))
+        text = _clip(text_of(message.get("content")), 4000)
         for call in message.get("tool_calls") or ():
             function = call.get("function") or {}
-            text += f"\n[calls {function.get('name')}({function.get('arguments', '')})]"
-        lines.append(f"{role.upper()}: {text[:4000]}")
+            text += f"\n[calls {function.get('name')}({_clip(str(function.get('arguments', '')), 2000)})]"
+        lines.append(f"{role.upper()}: {text}")
     transcript = "\n\n".join(lines)
     return transcript if len(transcript) <= max_chars else "…" + transcript[-max_chars:]
 

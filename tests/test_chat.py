@@ -184,8 +184,13 @@ def test_random_strategy_is_seedable_and_reports_its_draw(make_gateway: object, 
     def targets(seed: int) -> list[str]:
         server = make_gateway(routes={"tandem": {"strategy": "random", "p": 0.5, "seed": seed}})  # type: ignore[operator]
         out = []
-        for _ in range(20):
-            response = chat(client, server.url)
+        for turn in range(20):
+            messages = [{"role": "user", "content": "hi"}, *[{"role": "assistant", "content": "ok"}] * turn]
+            response = client.post(
+                f"{server.url}/v1/chat/completions",
+                json={"model": "tandem", "messages": messages},
+                headers={"X-Session-ID": "seeded-run"},
+            )
             assert response.headers["x-tandem-reason"] == "random_draw"
             assert 0 <= float(response.headers["x-tandem-score"]) < 1
             out.append(response.headers["x-tandem-target"])

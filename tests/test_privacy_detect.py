@@ -72,3 +72,7 @@ def test_bad_input_never_crashes() -> None:
     assert detect("\udcff broken surrogate a@b.example") != []
     huge = ("x" * 1000 + " jane@example.com ") * 1000
     assert len(detect(huge)) == 1000
+
+
+def test_addresses_that_name_no_host_are_not_exposure() -> None:
+    assert detect("listen: 0.0.0.0:8443, health on 127.0.0.1:8080 and [::1]:9000") == []

@@ -455,3 +455,15 @@ def test_inner_call_failure_falls_back_and_is_recorded(
     assert response.status_code == 200 and sse_events(response.text)[-1] == "[DONE]"
     assert response.headers["x-tandem-reason"] == "inner_call_failed" and response.headers["x-tandem-target"] == "cloud"
     assert record(client, server)["inner"][0]["status"] == "error"
+
+
+def test_flattened_transcripts_keep_every_call_and_mark_cuts() -> None:
+    from router.context import flatten
+
+    long_text = {"role": "assistant", "content": "x" * 5000, "tool_calls": [
+        {"id": "1", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}]}
+    assert "[calls run_tests({})]" in flatten([long_text], 20_000)
+    big = {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "2", "type": "function", "function": {"name": "write_file", "arguments": "y" * 6000}}]}
+    flat = flatten([big], 20_000)
+    assert "more chars)" in flat and flat.endswith(")]")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Literal
 
@@ -13,11 +14,19 @@ from router.policies.base import Decision, Policy, Reason, RouteBase, StepContex
 class RandomPolicy:
     def __init__(self, p: float, seed: int | None) -> None:
         self._p = p
-        # A private generator: a seed makes one process's sequence of draws reproducible.
-        self._rng = random.Random(seed)
+        self._seed = seed
+        self._rng = random.Random()
+
+    def _draw(self, step: StepContext) -> float:
+        if self._seed is None:
+            return self._rng.random()
+        # Seeded: the draw is a function of (seed, trajectory, step), so a run is reproducible
+        # whatever order steps arrive in and whichever replica answers them.
+        key = f"{self._seed}:{step.trajectory_id}:{step.step}".encode()
+        return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64
 
     async def decide(self, step: StepContext) -> Decision:
-        draw = self._rng.random()
+        draw = self._draw(step)
         target: Target = "cloud" if draw < self._p else "edge"
         return Decision(target=target, reason=Reason.RANDOM_DRAW, score=round(draw, 6))
 

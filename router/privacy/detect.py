@@ -121,11 +121,14 @@ def _iban(value: str) -> bool:
 
 def _ipv4(value: str) -> bool:
     parts = value.split(".")
-    return len(parts) == 4 and all(p.isdigit() and int(p) <= 255 and (p == "0" or p[0] != "0") for p in parts)
+    if not (len(parts) == 4 and all(p.isdigit() and int(p) <= 255 and (p == "0" or p[0] != "0") for p in parts)):
+        return False
+    # The unspecified, loopback and broadcast addresses name no host of anyone's.
+    return value != "0.0.0.0" and parts[0] != "127" and value != "255.255.255.255"
 
 
 def _ipv6(value: str) -> bool:
-    if value.count("::") > 1:
+    if value.count("::") > 1 or value in ("::", "::1"):
         return False
     groups = [g for g in value.split(":") if g]
     full = "::" not in value
