@@ -11,17 +11,24 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, model_validator
 
-from judge.calibrate import OnlineThreshold
-from judge.features import TrajectoryCounters, step_features
-from judge.model import DEFAULT_MODEL, JudgeModel, JudgeModelError, ReloadingJudge
+import judge as judge_package
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+
+if TYPE_CHECKING:
+    from judge.features import TrajectoryCounters
+
+# onnxruntime and numpy (~25 MB of a gateway's memory) are imported only when a route uses the
+# judge: the imports below sit inside the functions that need them.
+DEFAULT_MODEL = Path(judge_package.__file__).parent / "models" / "judge.onnx"
 
 
 def counters_of(step: StepContext) -> TrajectoryCounters:
+    from judge.features import TrajectoryCounters
+
     trajectory = step.trajectory
     if trajectory is None:
         return TrajectoryCounters(step=step.step, request_bytes=step.request.size)
@@ -34,6 +41,9 @@ def counters_of(step: StepContext) -> TrajectoryCounters:
 
 class JudgePolicy:
     def __init__(self, settings: JudgeRoute) -> None:
+        from judge.calibrate import OnlineThreshold
+        from judge.model import ReloadingJudge
+
         self._settings = settings
         self.judge = ReloadingJudge(settings.model or DEFAULT_MODEL, check_interval_s=settings.reload_check_s)
         self._online = (
@@ -53,6 +63,8 @@ class JudgePolicy:
         metrics = step.metrics
         started = time.perf_counter()
         reloads_failed = self.judge.reload_failures
+        from judge.features import step_features
+
         try:
             counters = counters_of(step)
             features = step_features(step.request.messages, counters, step.request.raw.get("tools"))
@@ -92,6 +104,8 @@ class JudgeRoute(RouteBase):
 
     @model_validator(mode="after")
     def _model_loads(self) -> JudgeRoute:
+        from judge.model import JudgeModel, JudgeModelError
+
         path = self.model or DEFAULT_MODEL
         try:
             JudgeModel.load(path)
