@@ -112,7 +112,7 @@ def create_app(settings: Settings) -> Starlette:
     return app
 
 
-def chat_path_session(path: str) -> str | None | bool:
+def chat_path_session(path: str) -> str | bool | None:
     """For a chat-completions path: the session it names, or None; False for any other path."""
     if path in ("/v1/chat/completions", "/chat/completions"):
         return None

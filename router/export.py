@@ -127,16 +127,6 @@ async def export(
     return count
 
 
-def run_export(
-    out: Path,
-    *,
-    url: str | None,
-    redis_url: str | None,
-    prefix: str,
-    since: float | None,
-    api_key: str | None,
-    judge_rows: bool = False,
-) -> int:
-    return asyncio.run(
-        export(out, url=url, redis_url=redis_url, prefix=prefix, since=since, api_key=api_key, judge_rows=judge_rows)
-    )
+def run_export(out: Path, **options: Any) -> int:
+    """`export` from synchronous code (the CLI); the same keyword arguments."""
+    return asyncio.run(export(out, **options))
