@@ -39,7 +39,7 @@ class InnerCalls:
                 self.made.append(InnerCall(purpose, target, None, 0.0, status="privacy"))
                 raise InnerCallError(f"{purpose}: the privacy policy keeps this step's context off the cloud")
             body = {**body, "messages": privacy.outgoing(body.get("messages") or [])}
-        payload = {**body, "model": upstream.model, "stream": False}
+        payload = {**body, **upstream.settings.inner_call_params, "model": upstream.model, "stream": False}
         payload.pop("stream_options", None)
         try:
             reply = await upstream.send(orjson.dumps(payload), stream=False)

@@ -82,6 +82,10 @@ class UpstreamSettings(_Strict):
     timeouts: Timeouts = Timeouts()
     prices: Prices = Prices()
     drop_params: list[str] = Field(default_factory=list)
+    # Added to every inner call (probe, judge, verifier, summary…) sent to this upstream, e.g.
+    # `{chat_template_kwargs: {enable_thinking: false}}` so that a thinking model on vLLM answers
+    # a one-token probe or an eight-token verdict without starting with <think>.
+    inner_call_params: dict[str, Any] = Field(default_factory=dict)
     max_connections: int = Field(512, ge=1)
 
     @model_validator(mode="after")

@@ -78,13 +78,17 @@ def test_task_routing_decides_once_per_run(
 def test_entropy_probe_sends_uncertain_steps_to_the_cloud(
     make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
-    server = route(make_gateway, strategy="entropy", threshold=1.7)
+    server = make_gateway(
+        routes={"tandem": {"strategy": "entropy", "threshold": 1.7}},
+        upstream_overrides={"edge": {"inner_call_params": {"chat_template_kwargs": {"enable_thinking": False}}}},
+    )
     edge.push({"top_logprobs": [math.log(1 / 20)] * 20})  # flat: entropy ln 20 ≈ 3.0
     response = ask(client, server, max_tokens=300)
     assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-reason"] == "entropy"
     assert float(response.headers["x-tandem-score"]) == pytest.approx(math.log(20), abs=1e-3)
     probe = edge.received[0].body
     assert (probe["max_tokens"], probe["logprobs"], probe["top_logprobs"], probe["stream"]) == (1, True, 20, False)
+    assert probe["chat_template_kwargs"] == {"enable_thinking": False}  # the edge's inner_call_params
     assert cloud.received[0].body["max_tokens"] == 300 and "logprobs" not in cloud.received[0].body
     assert [c["purpose"] for c in record(client, server)["inner"]] == ["probe"]
 
