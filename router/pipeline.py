@@ -145,7 +145,9 @@ class Gateway:
             raise
         identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
         notes = identity.trajectory.notes if identity.trajectory is not None else {}
-        guard = PrivacyGuard(route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics)
+        guard = PrivacyGuard(
+            route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics, self.tracker.spawn
+        )
         await guard.scan(request.messages)
         calls = InnerCalls(self.upstreams, guard)
         refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Literal
 
 from router.metrics import Metrics
@@ -24,6 +24,10 @@ from router.trajectory.store import TrajectoryStore
 log = logging.getLogger("tandem.privacy")
 PrivacyMode = Literal["allow", "redact", "keep_local", "block"]
 VAULT, IDS, OUT, SCANNED = "pii:", "pii_id:", "pii_out:", "pii_scanned"
+
+
+async def _discard(work: Coroutine[Any, Any, str]) -> None:
+    await work
 
 
 def _hash(value: str) -> str:
@@ -71,8 +75,15 @@ class PrivacyGuard:
     """One step's privacy stage."""
 
     def __init__(
-        self, mode: PrivacyMode, trajectory_id: str, notes: Mapping[str, str], store: TrajectoryStore, metrics: Metrics
+        self,
+        mode: PrivacyMode,
+        trajectory_id: str,
+        notes: Mapping[str, str],
+        store: TrajectoryStore,
+        metrics: Metrics,
+        spawn: Callable[[Coroutine[Any, Any, None]], None] | None = None,
     ) -> None:
+        self._spawn = spawn
         self.mode = mode
         self.trajectory_id = trajectory_id
         self._notes = dict(notes)
@@ -112,7 +123,13 @@ class PrivacyGuard:
             known[finding.value] = placeholder
             self._metrics.privacy_values.labels(finding.type, "detected").inc()
         self._notes[SCANNED] = str(len(messages))
-        await self._store.note(self.trajectory_id, SCANNED, str(len(messages)))
+        # Off the request path: a replica that reads a stale count only scans a few messages
+        # again, and values already in the vault are skipped.
+        write = self._store.note(self.trajectory_id, SCANNED, str(len(messages)))
+        if self._spawn is not None:
+            self._spawn(_discard(write))
+        else:
+            await write
 
     async def _allocate(self, kind: str, value: str, reserved: set[str]) -> str:
         taken = {key[len(VAULT) :] for key in self._notes if key.startswith(VAULT)} | reserved

@@ -7,7 +7,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Coroutine
 from dataclasses import dataclass
+from typing import Any
 
 from starlette.datastructures import Headers
 
@@ -116,10 +118,14 @@ class Tracker:
         trajectory_id = found or identify.new_trajectory_id(namespace)
         # Remember this history for the request that will continue it; not awaited, the
         # answer need not wait for it.
-        task = asyncio.create_task(self.store.stitch_remember(key, trajectory_id))
+        self.spawn(self.store.stitch_remember(key, trajectory_id))
+        return trajectory_id
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run store work off the request path; awaited at shutdown."""
+        task = asyncio.create_task(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
-        return trajectory_id
 
     def record(self, record: StepRecord) -> None:
         self.recorder.submit(record)
