@@ -24,10 +24,11 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
-def send(client: httpx.Client, server: GatewayServer, model: str, session: str) -> httpx.Response:
+def send(client: httpx.Client, server: GatewayServer, model: str, session: str, turn: int = 0) -> httpx.Response:
+    messages = [{"role": "user", "content": "mail me at a@b.example"}, *[{"role": "assistant", "content": "ok"}] * turn]
     return client.post(
         f"{server.url}/v1/chat/completions",
-        json={"model": model, "messages": [{"role": "user", "content": "mail me at a@b.example"}]},
+        json={"model": model, "messages": messages},
         headers={"X-Session-ID": session},
     )
 
@@ -71,8 +72,8 @@ def test_content_mode_keeps_what_the_cloud_received(
 def test_rotation_by_size_keeps_every_line(make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     server = make_gateway(audit={"mode": "metadata", "path": str(path), "max_bytes": 2048, "backups": 20})
-    for _ in range(12):
-        send(client, server, "tandem/edge", "rotating")
+    for turn in range(12):
+        send(client, server, "tandem/edge", "rotating", turn)
     server.stop()
     files = sorted(tmp_path.glob("audit.jsonl*"))
     assert len(files) > 2

@@ -129,9 +129,10 @@ def test_session_id_names_the_trajectory_and_steps_count(
     gateway: GatewayServer, client: httpx.Client
 ) -> None:
     for expected_step in (1, 2, 3):
+        history = [{"role": "user", "content": "hi"}, *[{"role": "assistant", "content": "ok"}] * (expected_step - 1)]
         response = client.post(
             f"{gateway.url}/v1/chat/completions",
-            json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},
+            json={"model": "tandem", "messages": history},
             headers={"X-Session-ID": "run-42"},
         )
         assert response.headers["x-tandem-trajectory"] == "run-42"

@@ -91,7 +91,8 @@ async def test_retries_are_the_same_step(store: TrajectoryStore) -> None:
     slot = await store.begin_step(start("t2", "z", retry=True))
     assert (slot.step, slot.attempt) == (1, 3)
     await store.record_many([record("t2", 1)])
-    # The same body after a success is a new step (an agent may repeat itself).
+    # A new body is a new step; the same body again, whatever came of it, is the same step.
+    assert (await store.begin_step(start("t2", "z"))).step == 2
     assert (await store.begin_step(start("t2", "z"))).step == 2
 
 
@@ -187,3 +188,13 @@ async def test_begin_step_returns_the_trajectory_and_notes_keep_first(store: Tra
     assert second.trajectory.notes == {"task_target": "cloud", "plan": "1. read 2. fix"}
     assert second.trajectory.counts["cloud_calls"] == 1 and second.trajectory.counts["last_cloud_step"] == 1
     assert second.trajectory.money["cloud_spend_usd"] == pytest.approx(0.02)
+
+
+async def test_same_body_before_its_record_arrives_is_a_retry(store: TrajectoryStore) -> None:
+    """Records are written off the request path: a quick retry can come before the failure is
+    recorded, and must still count as the same step."""
+    assert (await store.begin_step(start("q", "body"))).step == 1
+    slot = await store.begin_step(start("q", "body"))
+    assert (slot.step, slot.attempt) == (1, 2)
+    await store.record_many([record("q", 1)])
+    assert (await store.begin_step(start("q", "next body"))).step == 2

@@ -121,7 +121,8 @@ def test_same_body_after_an_error_is_a_retry(
     headers = {"X-Session-ID": "same-body"}
     assert post(client, server, headers=headers).status_code == 503
     assert post(client, server, headers=headers).headers["x-tandem-step"] == "1"
-    assert post(client, server, headers=headers).headers["x-tandem-step"] == "2"
+    longer = [*HI, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "next"}]
+    assert post(client, server, headers=headers, messages=longer).headers["x-tandem-step"] == "2"
 
 
 def test_trajectories_are_namespaced_by_client_key(make_gateway: MakeGateway, client: httpx.Client) -> None:

@@ -43,7 +43,7 @@ local is_retry = false
 if steps > 0 then
   if retry == '1' then
     is_retry = true
-  elseif redis.call('HGET', h, 'last_fingerprint') == fp and redis.call('HGET', h, 'last_status') == 'error' then
+  elseif redis.call('HGET', h, 'last_fingerprint') == fp then
     is_retry = true
   end
 end

@@ -66,12 +66,15 @@ class TrajectoryStore(Protocol):
 
 
 def is_retry(trajectory: Trajectory, start: StepStart) -> bool:
-    """A retry is the same step: the client says so, or it resends the body that just failed."""
+    """A retry is the same step: the client says so, or it resends the last step's body exactly.
+
+    Every agent step appends to the history, so an identical body carries nothing new: it is a
+    client's retry (after an error, a timeout, a dropped stream). Deciding on the body alone,
+    not on the last step's recorded status, keeps the rule exact although records are written
+    off the request path."""
     if trajectory.steps == 0:
         return False
-    if start.retry:
-        return True
-    return start.fingerprint == trajectory.last_fingerprint and trajectory.last_status == "error"
+    return start.retry or start.fingerprint == trajectory.last_fingerprint
 
 
 @dataclass(slots=True)
