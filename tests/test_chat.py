@@ -200,3 +200,11 @@ def test_random_strategy_is_seedable_and_reports_its_draw(make_gateway: object, 
     first, again = targets(11), targets(11)
     assert first == again
     assert {"edge", "cloud"} <= set(first)
+
+
+def test_model_info_for_litellm_proxy_clients(gateway: GatewayServer, client: httpx.Client) -> None:
+    """OpenHands asks `litellm_proxy/` models for /v1/model/info."""
+    info = client.get(f"{gateway.url}/v1/model/info").json()["data"]
+    assert {m["model_name"] for m in info} == {"tandem", "tandem/edge", "tandem/cloud"}
+    tandem = next(m for m in info if m["model_name"] == "tandem")
+    assert tandem["model_info"]["mode"] == "chat" and tandem["model_info"]["input_cost_per_token"] == 2.5e-6

@@ -15,3 +15,28 @@ async def list_models(request: Request) -> Response:
     check_client_key(request, request.app.state.client_keys)
     data = [{"id": name, "object": "model", "created": 0, "owned_by": "tandem"} for name in gateway.routes]
     return json_response({"object": "list", "data": data})
+
+
+async def model_info(request: Request) -> Response:
+    """`GET /v1/model/info` in LiteLLM proxy's shape: OpenHands asks it for `litellm_proxy/`
+    models. Each route is a chat model; its prices are the cloud's (the most a step can cost)."""
+    gateway: Gateway = request.app.state.gateway
+    check_client_key(request, request.app.state.client_keys)
+    prices = gateway.settings.upstreams["cloud"].prices
+    data = [
+        {
+            "model_name": name,
+            "litellm_params": {"model": f"openai/{name}"},
+            "model_info": {
+                "id": name,
+                "mode": "chat",
+                "litellm_provider": "openai",
+                "input_cost_per_token": prices.input / 1e6,
+                "output_cost_per_token": prices.output / 1e6,
+                "supports_function_calling": True,
+                "supports_tool_choice": True,
+            },
+        }
+        for name in gateway.routes
+    ]
+    return json_response({"data": data})
