@@ -1,6 +1,7 @@
-"""One chat step from request to answer: route, decide, forward with failover, account.
+"""One chat step from request to answer: route, decide, forward with failover.
 
-The HTTP handlers stay thin; everything a step goes through is here, in order.
+The HTTP handlers stay thin; everything a step goes through is here, in order; the answer and
+the step's record are written by `router.answers`.
 """
 
 from __future__ import annotations
@@ -8,87 +9,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from starlette.datastructures import Headers
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
+from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
 from router.errors import GatewayError
 from router.inner import InnerCallError, InnerCalls
-from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
-from router.policies.base import (
-    Decision,
-    Policy,
-    PreparedAnswer,
-    Reason,
-    RouteBase,
-    StepContext,
-    Target,
-    other_target,
-)
+from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
-from router.privacy.redact import StreamRestorer
-from router.protocol.chat import ChatRequest, completion_to_sse, parse_chat_request, read_answer
+from router.protocol.chat import parse_chat_request
 from router.settings import Settings
-from router.streaming import StreamOutcome, relay
-from router.trajectory.tracker import StepIdentity, Tracker
-from router.upstream import Upstream, UpstreamFailure, UpstreamReply
-from router.wire import json_response
+from router.step import Route, Step
+from router.trajectory.tracker import Tracker
+from router.upstream import Upstream, UpstreamFailure
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-
-
-@dataclass(slots=True)
-class Route:
-    name: str
-    settings: RouteBase
-    policy: Policy
-
-
-@dataclass(slots=True)
-class _Step:
-    """What the pipeline knows of the step in hand."""
-
-    route: Route
-    request: ChatRequest
-    identity: StepIdentity
-    decision: Decision
-    started: float
-    started_at: float
-    calls: InnerCalls
-    pinned: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
-    privacy: PrivacyGuard
-    sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
-
-    @property
-    def trajectory_id(self) -> str:
-        return self.identity.trajectory_id
-
-    @property
-    def index(self) -> int:
-        return self.identity.step
-
-    def headers(self, target: Target, fallback: bool) -> dict[str, str]:
-        headers = {
-            "x-tandem-target": target,
-            "x-tandem-route": self.route.name,
-            "x-tandem-reason": self.decision.reason.value,
-            "x-tandem-trajectory": self.trajectory_id,
-            "x-tandem-step": str(self.index),
-        }
-        if self.decision.score is not None:
-            headers["x-tandem-score"] = f"{self.decision.score:.6g}"
-        if fallback:
-            headers["x-tandem-fallback"] = "true"
-        return headers
 
 
 class Gateway:
@@ -103,6 +45,7 @@ class Gateway:
         self.tracker = Tracker(settings, self.metrics)
         audit = settings.audit
         self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
+        self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
@@ -168,9 +111,9 @@ class Gateway:
             decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
         await self._enforce_privacy(route, guard, decision)
         cloud_forbidden = refusal == Reason.PINNED or not guard.allows_cloud()
-        step = _Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
+        step = Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
         if decision.answer is not None:
-            return self._prepared_response(step, decision.answer)
+            return self.answers.prepared(step, decision.answer)
         return await self._forward(step)
 
     async def _enforce_privacy(self, route: Route, guard: PrivacyGuard, decision: Decision) -> None:
@@ -212,7 +155,7 @@ class Gateway:
             400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
         )
 
-    async def _forward(self, step: _Step) -> Response:
+    async def _forward(self, step: Step) -> Response:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         if step.pinned:
@@ -236,11 +179,11 @@ class Gateway:
                 continue
             fallback = attempt > 0
             if reply.stream is not None:
-                return self._stream_response(step, target, fallback, reply, len(body))
-            return self._plain_response(step, target, fallback, reply)
-        return self._failure_response(step, targets[-1], len(targets) > 1, failures)
+                return self.answers.stream(step, target, fallback, reply, len(body))
+            return self.answers.plain(step, target, fallback, reply)
+        return self.answers.failure(step, targets[-1], len(targets) > 1, failures)
 
-    async def _raw_for(self, step: _Step, target: Target) -> dict[str, Any]:
+    async def _raw_for(self, step: Step, target: Target) -> dict[str, Any]:
         """The request as `target` gets it: the strategy's patch, and the route's context
         setting when the cloud answers."""
         raw = step.request.raw
@@ -256,174 +199,3 @@ class Gateway:
             step.sent_to_cloud = raw["messages"]
             await step.privacy.commit()
         return raw
-
-    def _prepared_response(self, step: _Step, answer: PreparedAnswer) -> Response:
-        """Relay an answer a strategy's inner call already produced (as SSE when streaming)."""
-        target = step.decision.target
-        record = self._new_record(step, target, False)
-        record.http_status = answer.status
-        # The inner call that produced the answer is the step's main call, not an extra.
-        main = step.calls.made.pop(answer.inner_index) if answer.inner_index is not None else None
-        record.inner = list(step.calls.made)
-        record.ttft_s = time.perf_counter() - step.started
-        if main is not None:
-            record.model = self.upstreams[main.target].model
-        parsed = read_answer(orjson.dumps(answer.body))
-        record.tools = parsed.tools
-        usage = main.usage if main is not None else parsed.usage
-        content = None
-        if self.audit.wants_content and target == "cloud":
-            content = {"input": step.request.messages, "output": parsed.text, "output_tools": parsed.tools}
-        self._account(record, usage, step.started, content)
-        headers = step.headers(target, False)
-        if step.request.stream:
-            return Response(
-                completion_to_sse(answer.body),
-                status_code=answer.status,
-                headers={**STREAM_HEADERS, **headers},
-                media_type="text/event-stream",
-            )
-        return json_response(answer.body, status=answer.status, headers=headers)
-
-    def _plain_response(self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
-        record = self._new_record(step, target, fallback)
-        record.http_status = reply.status
-        record.status = "ok" if reply.status < 300 else "error"
-        record.ttft_s = reply.first_byte_s
-        usage = None
-        content = None
-        body = reply.body
-        if reply.status < 300:
-            if target == "cloud" and step.privacy.redacted:
-                body = self._restored(step, body)
-            answer = read_answer(body)
-            usage = answer.usage
-            if usage is None:
-                usage = estimate_usage(step.request.size, len(answer.text.encode()))
-            record.tools = answer.tools
-            if self.audit.wants_content:
-                content = {"input": step.sent_to_cloud, "output": answer.text, "output_tools": answer.tools}
-        self._account(record, usage, step.started, content)
-        return Response(
-            body,
-            status_code=reply.status,
-            headers=step.headers(target, fallback),
-            media_type=reply.content_type,
-        )
-
-    def _stream_response(
-        self, step: _Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int
-    ) -> Response:
-        assert reply.stream is not None
-        record = self._new_record(step, target, fallback)
-        record.ttft_s = reply.first_byte_s
-
-        capture = self.audit.wants_content and target == "cloud"
-
-        def on_end(outcome: StreamOutcome) -> None:
-            record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
-            record.error = outcome.error
-            record.tools = outcome.tools
-            content = None
-            if capture:
-                content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
-            self._account(record, outcome.usage, step.started, content)
-
-        restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
-        chunks = relay(
-            reply.stream,
-            upstream=target,
-            model=self.upstreams[target].model,
-            prompt_bytes=prompt_bytes,
-            on_end=on_end,
-            capture=capture,
-            restorer=restorer,
-        )
-        return StreamingResponse(
-            chunks,
-            status_code=reply.status,
-            headers={**STREAM_HEADERS, **step.headers(target, fallback)},
-            media_type="text/event-stream",
-        )
-
-    def _failure_response(
-        self, step: _Step, target: Target, fallback: bool, failures: list[UpstreamFailure]
-    ) -> Response:
-        last = failures[-1]
-        headers = step.headers(target, fallback)
-        record = self._new_record(step, target, fallback)
-        record.status = "error"
-        record.error = "; ".join(str(f) for f in failures)
-        if last.status is not None:
-            # The upstream's own error, relayed unchanged (status, body, Retry-After).
-            record.http_status = last.status
-            if last.retry_after is not None:
-                headers["Retry-After"] = last.retry_after
-            self._account(record, None, step.started)
-            return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
-        record.http_status = 503
-        self._account(record, None, step.started)
-        headers["Retry-After"] = str(self.settings.retry_after_s)
-        raise GatewayError(
-            503,
-            f"no upstream could answer the step: {record.error}",
-            type="server_error",
-            code="upstream_unavailable",
-            headers=headers,
-        )
-
-    @staticmethod
-    def _restored(step: _Step, body: bytes) -> bytes:
-        """The cloud's answer with our placeholders put back (the agent gets the real values)."""
-        try:
-            answer = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return body
-        if not isinstance(answer, dict):
-            return body
-        return orjson.dumps(step.privacy.redactor().restore_answer(answer))
-
-    def _new_record(self, step: _Step, target: Target, fallback: bool) -> StepRecord:
-        return StepRecord(
-            trajectory_id=step.trajectory_id,
-            step=step.index,
-            route=step.route.name,
-            target=target,
-            reason=step.decision.reason.value,
-            score=step.decision.score,
-            model=self.upstreams[target].model,
-            at=step.started_at,
-            attempt=step.identity.attempt,
-            inner=list(step.calls.made),
-            fallback=fallback,
-            error_signals=step.identity.error_signals,
-            features=step.decision.features,
-            exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
-            redacted=step.privacy.redacted,
-        )
-
-    def _account(
-        self,
-        record: StepRecord,
-        usage: Usage | None,
-        started: float,
-        content: dict[str, Any] | None = None,
-    ) -> None:
-        """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
-        record.latency_s = time.perf_counter() - started
-        record.usage = usage
-        record.cost_usd = record.inner_cost_usd
-        if usage is not None:
-            record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
-            record.counterfactual_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
-            metrics = self.metrics
-            metrics.tokens.labels(record.target, "prompt").inc(usage.prompt_tokens)
-            metrics.tokens.labels(record.target, "cached").inc(usage.cached_tokens)
-            metrics.tokens.labels(record.target, "completion").inc(usage.completion_tokens)
-            metrics.cost.labels(record.target).inc(record.cost_usd)
-            metrics.counterfactual_cost.inc(record.counterfactual_usd)
-        self.metrics.steps.labels(record.route, record.target, record.reason, record.status).inc()
-        self.metrics.latency.labels(record.target).observe(record.latency_s)
-        self.metrics.ttft.labels(record.target).observe(record.ttft_s)
-        self.tracker.record(record)
-        self.audit.submit(record, content)

@@ -1,0 +1,210 @@
+"""Writing a step's answer to the client and closing its record: relay (plain or streamed),
+prepared answers of inner calls, failures; cost, counterfactual, metrics, audit."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+from starlette.responses import Response, StreamingResponse
+
+from router.audit import AuditLog
+from router.errors import GatewayError
+from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
+from router.metrics import Metrics
+from router.policies.base import PreparedAnswer, Target
+from router.privacy.redact import StreamRestorer
+from router.protocol.chat import completion_to_sse, read_answer
+from router.settings import Settings
+from router.step import STREAM_HEADERS, Step
+from router.streaming import StreamOutcome, relay
+from router.trajectory.tracker import Tracker
+from router.upstream import Upstream, UpstreamFailure, UpstreamReply
+from router.wire import json_response
+
+
+class Answers:
+    """The end of every step: what the client gets, and the one record of the step."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        upstreams: Mapping[str, Upstream],
+        metrics: Metrics,
+        audit: AuditLog,
+        tracker: Tracker,
+    ) -> None:
+        self.settings = settings
+        self.upstreams = upstreams
+        self.metrics = metrics
+        self.audit = audit
+        self.tracker = tracker
+
+    def prepared(self, step: Step, answer: PreparedAnswer) -> Response:
+        """Relay an answer a strategy's inner call already produced (as SSE when streaming)."""
+        target = step.decision.target
+        record = self._new_record(step, target, False)
+        record.http_status = answer.status
+        # The inner call that produced the answer is the step's main call, not an extra.
+        main = step.calls.made.pop(answer.inner_index) if answer.inner_index is not None else None
+        record.inner = list(step.calls.made)
+        record.ttft_s = time.perf_counter() - step.started
+        if main is not None:
+            record.model = self.upstreams[main.target].model
+        parsed = read_answer(orjson.dumps(answer.body))
+        record.tools = parsed.tools
+        usage = main.usage if main is not None else parsed.usage
+        content = None
+        if self.audit.wants_content and target == "cloud":
+            content = {"input": step.request.messages, "output": parsed.text, "output_tools": parsed.tools}
+        self._account(record, usage, step.started, content)
+        headers = step.headers(target, False)
+        if step.request.stream:
+            return Response(
+                completion_to_sse(answer.body),
+                status_code=answer.status,
+                headers={**STREAM_HEADERS, **headers},
+                media_type="text/event-stream",
+            )
+        return json_response(answer.body, status=answer.status, headers=headers)
+
+    def plain(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
+        record = self._new_record(step, target, fallback)
+        record.http_status = reply.status
+        record.status = "ok" if reply.status < 300 else "error"
+        record.ttft_s = reply.first_byte_s
+        usage = None
+        content = None
+        body = reply.body
+        if reply.status < 300:
+            if target == "cloud" and step.privacy.redacted:
+                body = self._restored(step, body)
+            answer = read_answer(body)
+            usage = answer.usage
+            if usage is None:
+                usage = estimate_usage(step.request.size, len(answer.text.encode()))
+            record.tools = answer.tools
+            if self.audit.wants_content:
+                content = {"input": step.sent_to_cloud, "output": answer.text, "output_tools": answer.tools}
+        self._account(record, usage, step.started, content)
+        return Response(
+            body,
+            status_code=reply.status,
+            headers=step.headers(target, fallback),
+            media_type=reply.content_type,
+        )
+
+    def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Response:
+        assert reply.stream is not None
+        record = self._new_record(step, target, fallback)
+        record.ttft_s = reply.first_byte_s
+
+        capture = self.audit.wants_content and target == "cloud"
+
+        def on_end(outcome: StreamOutcome) -> None:
+            record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
+            record.error = outcome.error
+            record.tools = outcome.tools
+            content = None
+            if capture:
+                content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
+            self._account(record, outcome.usage, step.started, content)
+
+        restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
+        chunks = relay(
+            reply.stream,
+            upstream=target,
+            model=self.upstreams[target].model,
+            prompt_bytes=prompt_bytes,
+            on_end=on_end,
+            capture=capture,
+            restorer=restorer,
+        )
+        return StreamingResponse(
+            chunks,
+            status_code=reply.status,
+            headers={**STREAM_HEADERS, **step.headers(target, fallback)},
+            media_type="text/event-stream",
+        )
+
+    def failure(self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure]) -> Response:
+        last = failures[-1]
+        headers = step.headers(target, fallback)
+        record = self._new_record(step, target, fallback)
+        record.status = "error"
+        record.error = "; ".join(str(f) for f in failures)
+        if last.status is not None:
+            # The upstream's own error, relayed unchanged (status, body, Retry-After).
+            record.http_status = last.status
+            if last.retry_after is not None:
+                headers["Retry-After"] = last.retry_after
+            self._account(record, None, step.started)
+            return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
+        record.http_status = 503
+        self._account(record, None, step.started)
+        headers["Retry-After"] = str(self.settings.retry_after_s)
+        raise GatewayError(
+            503,
+            f"no upstream could answer the step: {record.error}",
+            type="server_error",
+            code="upstream_unavailable",
+            headers=headers,
+        )
+
+    @staticmethod
+    def _restored(step: Step, body: bytes) -> bytes:
+        """The cloud's answer with our placeholders put back (the agent gets the real values)."""
+        try:
+            answer = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return body
+        if not isinstance(answer, dict):
+            return body
+        return orjson.dumps(step.privacy.redactor().restore_answer(answer))
+
+    def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
+        return StepRecord(
+            trajectory_id=step.trajectory_id,
+            step=step.index,
+            route=step.route.name,
+            target=target,
+            reason=step.decision.reason.value,
+            score=step.decision.score,
+            model=self.upstreams[target].model,
+            at=step.started_at,
+            attempt=step.identity.attempt,
+            inner=list(step.calls.made),
+            fallback=fallback,
+            error_signals=step.identity.error_signals,
+            features=step.decision.features,
+            exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
+            redacted=step.privacy.redacted,
+        )
+
+    def _account(
+        self,
+        record: StepRecord,
+        usage: Usage | None,
+        started: float,
+        content: dict[str, Any] | None = None,
+    ) -> None:
+        """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
+        record.latency_s = time.perf_counter() - started
+        record.usage = usage
+        record.cost_usd = record.inner_cost_usd
+        if usage is not None:
+            record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
+            record.counterfactual_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
+            metrics = self.metrics
+            metrics.tokens.labels(record.target, "prompt").inc(usage.prompt_tokens)
+            metrics.tokens.labels(record.target, "cached").inc(usage.cached_tokens)
+            metrics.tokens.labels(record.target, "completion").inc(usage.completion_tokens)
+            metrics.cost.labels(record.target).inc(record.cost_usd)
+            metrics.counterfactual_cost.inc(record.counterfactual_usd)
+        self.metrics.steps.labels(record.route, record.target, record.reason, record.status).inc()
+        self.metrics.latency.labels(record.target).observe(record.latency_s)
+        self.metrics.ttft.labels(record.target).observe(record.ttft_s)
+        self.tracker.record(record)
+        self.audit.submit(record, content)

@@ -1,0 +1,59 @@
+"""The step in hand, as the pipeline and the answer writers share it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from router.inner import InnerCalls
+from router.policies.base import Decision, Policy, RouteBase, Target
+from router.privacy.guard import PrivacyGuard
+from router.protocol.chat import ChatRequest
+from router.trajectory.tracker import StepIdentity
+
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+@dataclass(slots=True)
+class Route:
+    name: str
+    settings: RouteBase
+    policy: Policy
+
+
+@dataclass(slots=True)
+class Step:
+    """What the pipeline knows of the step in hand."""
+
+    route: Route
+    request: ChatRequest
+    identity: StepIdentity
+    decision: Decision
+    started: float
+    started_at: float
+    calls: InnerCalls
+    pinned: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
+    privacy: PrivacyGuard
+    sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
+
+    @property
+    def trajectory_id(self) -> str:
+        return self.identity.trajectory_id
+
+    @property
+    def index(self) -> int:
+        return self.identity.step
+
+    def headers(self, target: Target, fallback: bool) -> dict[str, str]:
+        headers = {
+            "x-tandem-target": target,
+            "x-tandem-route": self.route.name,
+            "x-tandem-reason": self.decision.reason.value,
+            "x-tandem-trajectory": self.trajectory_id,
+            "x-tandem-step": str(self.index),
+        }
+        if self.decision.score is not None:
+            headers["x-tandem-score"] = f"{self.decision.score:.6g}"
+        if fallback:
+            headers["x-tandem-fallback"] = "true"
+        return headers
