@@ -18,6 +18,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from router.api.chat import chat_completions
+from router.api.messages import count_tokens, messages
 from router.api.models import list_models, model_info
 from router.api.ops import healthz, metrics, readyz
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
@@ -38,6 +39,8 @@ def _routes() -> list[BaseRoute]:
         routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
         routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
         routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
+        routes.append(Route(f"{prefix}/messages", messages, methods=["POST"]))
+        routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
     routes += [
         Route("/v1/trajectories", list_trajectories, methods=["GET"]),
         Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),

@@ -16,9 +16,12 @@ from router.trajectory.identify import namespace_of
 
 
 def _bearer(request: Request) -> str | None:
+    """The client's key: `Authorization: Bearer …`, or Anthropic clients' `x-api-key`."""
     scheme, _, token = request.headers.get("authorization", "").partition(" ")
     token = token.strip()
-    return token if scheme.lower() == "bearer" and token else None
+    if scheme.lower() == "bearer" and token:
+        return token
+    return request.headers.get("x-api-key") or None
 
 
 def _matches(token: str, keys: frozenset[str]) -> bool:

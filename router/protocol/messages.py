@@ -1,0 +1,307 @@
+"""Anthropic Messages (`POST /v1/messages`, what Claude Code speaks), translated to and from the
+internal chat step: a request becomes a chat-completions body; the answer, plain or streamed,
+becomes a Messages answer (message / content-block / delta events)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+from router.errors import bad_request
+
+STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
+
+
+def _text(blocks: Any) -> str:
+    if isinstance(blocks, str):
+        return blocks
+    if isinstance(blocks, list):
+        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+    return ""
+
+
+def _user_turn(content: Any) -> list[dict[str, Any]]:
+    """A user turn: its tool results become tool messages (in order), the rest one user message."""
+    if isinstance(content, str):
+        return [{"role": "user", "content": content}]
+    out: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_result":
+            out.append(
+                {"role": "tool", "tool_call_id": block.get("tool_use_id", ""), "content": _text(block.get("content"))}
+            )
+        elif kind == "text":
+            parts.append({"type": "text", "text": block.get("text", "")})
+        elif kind == "image" and isinstance(block.get("source"), dict) and block["source"].get("type") == "base64":
+            source = block["source"]
+            parts.append(
+                {
+                    "type": "image_url",
+                    "image_url": {"url": f"data:{source.get('media_type')};base64,{source.get('data')}"},
+                }
+            )
+    if parts:
+        out.append({"role": "user", "content": parts})
+    return out
+
+
+def _assistant_turn(content: Any) -> dict[str, Any]:
+    if isinstance(content, str):
+        return {"role": "assistant", "content": content}
+    text = []
+    calls = []
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            text.append(block.get("text", ""))
+        elif kind == "tool_use":
+            arguments = orjson.dumps(block.get("input") or {}).decode()
+            calls.append(
+                {
+                    "id": block.get("id", ""),
+                    "type": "function",
+                    "function": {"name": block.get("name", ""), "arguments": arguments},
+                }
+            )
+        # thinking blocks stay with the model that wrote them; they are not sent on.
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
+def _tool_choice(choice: Any) -> Any:
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind == "any":
+        return "required"
+    if kind == "tool":
+        return {"type": "function", "function": {"name": choice.get("name", "")}}
+    if kind == "none":
+        return "none"
+    return "auto"
+
+
+def to_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """A Messages request as a chat-completions body; a client's mistake raises a 400."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("'model' is required and must be a non-empty string", param="model")
+    turns = body.get("messages")
+    if not isinstance(turns, list) or not turns:
+        raise bad_request("'messages' must be a non-empty array of messages", param="messages")
+    if not isinstance(body.get("max_tokens"), int):
+        raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
+    messages: list[dict[str, Any]] = []
+    system = _text(body.get("system"))
+    if system:
+        messages.append({"role": "system", "content": system})
+    for index, turn in enumerate(turns):
+        role = turn.get("role") if isinstance(turn, dict) else None
+        if role == "user":
+            messages += _user_turn(turn.get("content"))
+        elif role == "assistant":
+            messages.append(_assistant_turn(turn.get("content")))
+        elif role == "system":  # Claude Code puts one inside the messages
+            messages.append({"role": "system", "content": _text(turn.get("content"))})
+        else:
+            raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
+    chat: dict[str, Any] = {
+        "model": model,
+        "messages": messages,
+        "max_tokens": body["max_tokens"],
+        "stream": bool(body.get("stream", False)),
+    }
+    for key in ("temperature", "top_p"):
+        if key in body:
+            chat[key] = body[key]
+    if body.get("stop_sequences"):
+        chat["stop"] = body["stop_sequences"]
+    if body.get("tools"):
+        chat["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.get("name"),
+                    "description": t.get("description", ""),
+                    "parameters": t.get("input_schema") or {"type": "object"},
+                },
+            }
+            for t in body["tools"]
+            if isinstance(t, dict) and t.get("name")
+        ]
+        chat["tool_choice"] = _tool_choice(body.get("tool_choice"))
+    return chat
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    usage = usage if isinstance(usage, dict) else {}
+    details = usage.get("prompt_tokens_details") or {}
+    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    return {
+        "input_tokens": int(usage.get("prompt_tokens") or 0) - cached,
+        "output_tokens": int(usage.get("completion_tokens") or 0),
+        "cache_read_input_tokens": cached,
+    }
+
+
+def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
+    """A chat completion as a Messages answer."""
+    choice = (answer.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    content: list[dict[str, Any]] = []
+    if message.get("content"):
+        content.append({"type": "text", "text": message["content"]})
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        try:
+            arguments = orjson.loads(function.get("arguments") or "{}")
+        except orjson.JSONDecodeError:
+            arguments = {"_raw": function.get("arguments")}
+        content.append(
+            {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": arguments}
+        )
+    return {
+        "id": answer.get("id", "msg_tandem"),
+        "type": "message",
+        "role": "assistant",
+        "model": answer.get("model", ""),
+        "content": content,
+        "stop_reason": STOP_REASONS.get(choice.get("finish_reason") or "stop", "end_turn"),
+        "stop_sequence": None,
+        "usage": _usage(answer.get("usage")),
+    }
+
+
+def error_body(status: int, message: str) -> bytes:
+    kind = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        403: "permission_error",
+        404: "not_found_error",
+        413: "request_too_large",
+        429: "rate_limit_error",
+    }.get(status, "api_error")
+    return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+
+
+def _event(kind: str, data: dict[str, Any]) -> bytes:
+    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
+
+
+class StreamTranslator:
+    """Chat-completion SSE chunks in, Messages events out."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._started = False
+        self._block: tuple[str, int] | None = None  # ("text", -1) or ("tool", tool index)
+        self._blocks = itertools.count()
+        self._index = -1
+        self._stop = "end_turn"
+        self._usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0}
+
+    def _open(self, key: tuple[str, int], block: dict[str, Any]) -> list[bytes]:
+        out = self._close()
+        self._block, self._index = key, next(self._blocks)
+        out.append(_event("content_block_start", {"index": self._index, "content_block": block}))
+        return out
+
+    def _close(self) -> list[bytes]:
+        if self._block is None:
+            return []
+        self._block = None
+        return [_event("content_block_stop", {"index": self._index})]
+
+    def _chunk(self, chunk: dict[str, Any]) -> list[bytes]:
+        out: list[bytes] = []
+        if not self._started:
+            self._started = True
+            message = {
+                "id": chunk.get("id", "msg_tandem"),
+                "type": "message",
+                "role": "assistant",
+                "model": chunk.get("model", ""),
+                "content": [],
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": dict(self._usage),
+            }
+            out.append(_event("message_start", {"message": message}))
+        if chunk.get("usage"):
+            self._usage = _usage(chunk["usage"])
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                if self._block != ("text", -1):
+                    out += self._open(("text", -1), {"type": "text", "text": ""})
+                out.append(
+                    _event(
+                        "content_block_delta",
+                        {"index": self._index, "delta": {"type": "text_delta", "text": delta["content"]}},
+                    )
+                )
+            for call in delta.get("tool_calls") or []:
+                function = call.get("function") or {}
+                key = ("tool", int(call.get("index", 0)))
+                if self._block != key:
+                    out += self._open(
+                        key,
+                        {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}},
+                    )
+                if function.get("arguments"):
+                    out.append(
+                        _event(
+                            "content_block_delta",
+                            {
+                                "index": self._index,
+                                "delta": {"type": "input_json_delta", "partial_json": function["arguments"]},
+                            },
+                        )
+                    )
+            if choice.get("finish_reason"):
+                self._stop = STOP_REASONS.get(choice["finish_reason"], "end_turn")
+        return out
+
+    def _end(self) -> list[bytes]:
+        out = self._close()
+        out.append(
+            _event(
+                "message_delta",
+                {
+                    "delta": {"stop_reason": self._stop, "stop_sequence": None},
+                    "usage": {"output_tokens": self._usage["output_tokens"]},
+                },
+            )
+        )
+        out.append(_event("message_stop", {}))
+        return out
+
+    async def translate(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        async for raw in chunks:
+            buffer = self._pending + (raw if isinstance(raw, bytes) else raw.encode())
+            end = buffer.rfind(b"\n\n")
+            if end < 0:
+                self._pending = buffer
+                continue
+            complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
+            out: list[bytes] = []
+            for line in complete.split(b"\n"):
+                if not line.startswith(b"data:"):
+                    continue
+                payload = line[5:].strip()
+                if payload == b"[DONE]":
+                    out += self._end()
+                    continue
+                event = orjson.loads(payload)
+                if "error" in event:
+                    error = event["error"] or {}
+                    out.append(_event("error", {"error": {"type": "api_error", "message": error.get("message", "")}}))
+                    continue
+                out += self._chunk(event)
+            if out:
+                yield b"".join(out)

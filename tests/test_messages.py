@@ -1,0 +1,92 @@
+"""Anthropic Messages (`/v1/messages`, what Claude Code speaks) through the gateway, with the
+real anthropic SDK: plain and streamed text, tool use, tool results, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import anthropic
+import httpx
+import pytest
+
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+MakeGateway = Callable[..., GatewayServer]
+TOOLS = [{"name": "bash", "description": "run a command",
+          "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}]
+
+
+def sdk(server: GatewayServer, key: str = "unused") -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=server.url, api_key=key, max_retries=0)
+
+
+def test_plain_text(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"text": "hello from the edge", "prompt_tokens": 30, "cached_tokens": 10, "completion_tokens": 4})
+    raw = sdk(gateway).messages.with_raw_response.create(
+        model="tandem", max_tokens=64, system="be brief", messages=[{"role": "user", "content": "hi"}]
+    )
+    message = raw.parse()
+    assert message.content[0].type == "text" and message.content[0].text == "hello from the edge"
+    assert message.stop_reason == "end_turn"
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (20, 4)
+    assert raw.headers["x-tandem-target"] == "edge"
+    sent = edge.received[0].body
+    assert sent["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
+    assert sent["max_tokens"] == 64
+
+
+def test_tool_use_and_tool_result_round_trip(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"kind": "tool_call", "name": "bash", "arguments": '{"command": "ls"}'}, {"text": "done"})
+    client = sdk(gateway)
+    first = client.messages.create(model="tandem", max_tokens=64, tools=TOOLS,  # type: ignore[arg-type]
+                                   tool_choice={"type": "any"}, messages=[{"role": "user", "content": "list"}])
+    use = first.content[0]
+    assert use.type == "tool_use" and use.name == "bash" and use.input == {"command": "ls"}
+    assert first.stop_reason == "tool_use"
+    assert edge.received[0].body["tools"][0]["function"]["parameters"]["required"] == ["command"]
+    assert edge.received[0].body["tool_choice"] == "required"
+    client.messages.create(model="tandem", max_tokens=64, tools=TOOLS, messages=[  # type: ignore[arg-type]
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": use.id, "name": "bash", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "a.py b.py"}]},
+    ])
+    sent = edge.received[1].body["messages"]
+    assert sent[1]["tool_calls"][0]["function"] == {"name": "bash", "arguments": '{"command":"ls"}'}
+    assert sent[2] == {"role": "tool", "tool_call_id": use.id, "content": "a.py b.py"}
+
+
+def test_streamed_text_and_tool_use(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"text": "one two three"}, {"kind": "tool_call", "name": "bash", "arguments": '{"command": "pytest -q"}'})
+    client = sdk(gateway)
+    with client.messages.stream(model="tandem", max_tokens=64, messages=[{"role": "user", "content": "go"}]) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "one two three" and final.stop_reason == "end_turn"
+    with client.messages.stream(model="tandem", max_tokens=64, tools=TOOLS,  # type: ignore[arg-type]
+                                messages=[{"role": "user", "content": "test"}]) as stream:
+        final = stream.get_final_message()
+    assert final.content[0].type == "tool_use" and final.content[0].input == {"command": "pytest -q"}
+    assert final.stop_reason == "tool_use"
+
+
+def test_errors_are_anthropic_shaped(gateway: GatewayServer) -> None:
+    client = sdk(gateway)
+    with pytest.raises(anthropic.NotFoundError, match="tandem/edge"):
+        client.messages.create(model="claude-x", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    with httpx.Client() as http:
+        response = http.post(f"{gateway.url}/v1/messages", json={"model": "tandem", "messages": [{"role": "user", "content": "x"}]})
+    assert response.status_code == 400
+    assert response.json() == {"type": "error", "error": {"type": "invalid_request_error",
+                                                          "message": "'max_tokens' is required and must be an integer"}}
+
+
+def test_x_api_key_and_count_tokens(make_gateway: MakeGateway) -> None:
+    server = make_gateway(client_api_keys=["sk-claude"])
+    with pytest.raises(anthropic.AuthenticationError):
+        sdk(server, "wrong").messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    assert sdk(server, "sk-claude").messages.create(
+        model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+    ).content[0].text
+    counted = sdk(server, "sk-claude").messages.count_tokens(model="tandem", messages=[{"role": "user", "content": "hi " * 40}])
+    assert counted.input_tokens > 10
