@@ -21,6 +21,7 @@ from router.api.chat import chat_completions
 from router.api.messages import count_tokens, messages
 from router.api.models import list_models, model_info
 from router.api.ops import healthz, metrics, readyz
+from router.api.responses import responses
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
@@ -40,6 +41,7 @@ def _routes() -> list[BaseRoute]:
         routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
         routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
         routes.append(Route(f"{prefix}/messages", messages, methods=["POST"]))
+        routes.append(Route(f"{prefix}/responses", responses, methods=["POST"]))
         routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
     routes += [
         Route("/v1/trajectories", list_trajectories, methods=["GET"]),

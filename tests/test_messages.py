@@ -90,3 +90,16 @@ def test_x_api_key_and_count_tokens(make_gateway: MakeGateway) -> None:
     ).content[0].text
     counted = sdk(server, "sk-claude").messages.count_tokens(model="tandem", messages=[{"role": "user", "content": "hi " * 40}])
     assert counted.input_tokens > 10
+
+
+def test_a_mid_stream_failure_ends_with_an_error_event(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
+    with httpx.Client() as http:
+        response = http.post(f"{gateway.url}/v1/messages", json={
+            "model": "tandem", "max_tokens": 8, "stream": True, "messages": [{"role": "user", "content": "hi"}]})
+    events = [line[len("event: "):] for line in response.text.splitlines() if line.startswith("event: ")]
+    assert events[0] == "message_start" and events[-1] == "error" and "message_stop" not in events
+    with pytest.raises(anthropic.APIStatusError):
+        edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
+        with sdk(gateway).messages.stream(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]) as s:
+            s.get_final_message()

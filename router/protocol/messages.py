@@ -204,6 +204,7 @@ class StreamTranslator:
         self._index = -1
         self._stop = "end_turn"
         self._usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0}
+        self._failed = False  # after an error event the stream ends there
 
     def _open(self, key: tuple[str, int], block: dict[str, Any]) -> list[bytes]:
         out = self._close()
@@ -295,11 +296,13 @@ class StreamTranslator:
                     continue
                 payload = line[5:].strip()
                 if payload == b"[DONE]":
-                    out += self._end()
+                    if not self._failed:
+                        out += self._end()
                     continue
                 event = orjson.loads(payload)
                 if "error" in event:
                     error = event["error"] or {}
+                    self._failed = True
                     out.append(_event("error", {"error": {"type": "api_error", "message": error.get("message", "")}}))
                     continue
                 out += self._chunk(event)
