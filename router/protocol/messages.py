@@ -5,12 +5,12 @@ becomes a Messages answer (message / content-block / delta events)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from router.errors import bad_request
+from router.protocol.sse import ChunkTranslator
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 
@@ -193,18 +193,17 @@ def _event(kind: str, data: dict[str, Any]) -> bytes:
     return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
 
 
-class StreamTranslator:
+class StreamTranslator(ChunkTranslator):
     """Chat-completion SSE chunks in, Messages events out."""
 
     def __init__(self) -> None:
-        self._pending = b""
+        super().__init__()
         self._started = False
         self._block: tuple[str, int] | None = None  # ("text", -1) or ("tool", tool index)
         self._blocks = itertools.count()
         self._index = -1
         self._stop = "end_turn"
         self._usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0}
-        self._failed = False  # after an error event the stream ends there
 
     def _open(self, key: tuple[str, int], block: dict[str, Any]) -> list[bytes]:
         out = self._close()
@@ -218,7 +217,7 @@ class StreamTranslator:
         self._block = None
         return [_event("content_block_stop", {"index": self._index})]
 
-    def _chunk(self, chunk: dict[str, Any]) -> list[bytes]:
+    def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
         out: list[bytes] = []
         if not self._started:
             self._started = True
@@ -268,7 +267,7 @@ class StreamTranslator:
                 self._stop = STOP_REASONS.get(choice["finish_reason"], "end_turn")
         return out
 
-    def _end(self) -> list[bytes]:
+    def on_done(self) -> list[bytes]:
         out = self._close()
         out.append(
             _event(
@@ -282,29 +281,5 @@ class StreamTranslator:
         out.append(_event("message_stop", {}))
         return out
 
-    async def translate(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        async for raw in chunks:
-            buffer = self._pending + (raw if isinstance(raw, bytes) else raw.encode())
-            end = buffer.rfind(b"\n\n")
-            if end < 0:
-                self._pending = buffer
-                continue
-            complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
-            out: list[bytes] = []
-            for line in complete.split(b"\n"):
-                if not line.startswith(b"data:"):
-                    continue
-                payload = line[5:].strip()
-                if payload == b"[DONE]":
-                    if not self._failed:
-                        out += self._end()
-                    continue
-                event = orjson.loads(payload)
-                if "error" in event:
-                    error = event["error"] or {}
-                    self._failed = True
-                    out.append(_event("error", {"error": {"type": "api_error", "message": error.get("message", "")}}))
-                    continue
-                out += self._chunk(event)
-            if out:
-                yield b"".join(out)
+    def on_error(self, error: dict[str, Any]) -> list[bytes]:
+        return [_event("error", {"error": {"type": "api_error", "message": error.get("message", "")}})]

@@ -5,12 +5,12 @@ output items (messages and function calls) with `response.*` events and a final 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 
 from router.errors import bad_request
+from router.protocol.sse import ChunkTranslator
 
 
 def _content_text(content: Any) -> str | list[dict[str, Any]]:
@@ -176,12 +176,12 @@ def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
     return _response(response_id, answer.get("model", ""), output, _usage(answer.get("usage")))
 
 
-class StreamTranslator:
+class StreamTranslator(ChunkTranslator):
     """Chat-completion SSE chunks in, `response.*` events out (Codex needs `output_item.done` per
     item and `response.completed` with usage)."""
 
     def __init__(self) -> None:
-        self._pending = b""
+        super().__init__()
         self._sequence = 0
         self._id = "resp_tandem"
         self._model = ""
@@ -190,7 +190,6 @@ class StreamTranslator:
         self._items: list[dict[str, Any]] = []
         self._usage: dict[str, Any] | None = None
         self._open: str | None = None  # "text" or "call:<index>"
-        self._failed = False  # a failed response ends with response.failed, never also completed
 
     def _event(self, kind: str, data: dict[str, Any]) -> bytes:
         self._sequence += 1
@@ -236,7 +235,7 @@ class StreamTranslator:
         self._open = None
         return out
 
-    def _chunk(self, chunk: dict[str, Any]) -> list[bytes]:
+    def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
         out: list[bytes] = []
         if self._sequence == 0:
             self._id = f"resp_{chunk.get('id', 'tandem')}"
@@ -300,36 +299,14 @@ class StreamTranslator:
                     )
         return out
 
-    async def translate(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-        async for raw in chunks:
-            buffer = self._pending + (raw if isinstance(raw, bytes) else raw.encode())
-            end = buffer.rfind(b"\n\n")
-            if end < 0:
-                self._pending = buffer
-                continue
-            complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
-            out: list[bytes] = []
-            for line in complete.split(b"\n"):
-                if not line.startswith(b"data:"):
-                    continue
-                payload = line[5:].strip()
-                if payload == b"[DONE]":
-                    if self._failed:
-                        continue
-                    out += self._close()
-                    final = _response(self._id, self._model, self._items, self._usage)
-                    out.append(self._event("response.completed", {"response": final}))
-                    continue
-                event = orjson.loads(payload)
-                if "error" in event:
-                    error = event["error"] or {}
-                    failed = {
-                        **_response(self._id, self._model, self._items, self._usage, "failed"),
-                        "error": {"code": error.get("code") or "server_error", "message": error.get("message", "")},
-                    }
-                    self._failed = True
-                    out.append(self._event("response.failed", {"response": failed}))
-                    continue
-                out += self._chunk(event)
-            if out:
-                yield b"".join(out)
+    def on_done(self) -> list[bytes]:
+        out = self._close()
+        out.append(
+            self._event("response.completed", {"response": _response(self._id, self._model, self._items, self._usage)})
+        )
+        return out
+
+    def on_error(self, error: dict[str, Any]) -> list[bytes]:
+        failed = _response(self._id, self._model, self._items, self._usage, "failed")
+        failed["error"] = {"code": error.get("code") or "server_error", "message": error.get("message", "")}
+        return [self._event("response.failed", {"response": failed})]

@@ -1,0 +1,57 @@
+"""Re-framing a chat-completions SSE stream into another API's events, event by event."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+
+
+class ChunkTranslator:
+    """Splits the relayed bytes into chat-completion events and asks the subclass for what each
+    becomes: `on_chunk` per chunk, `on_error` for the gateway's error event (the stream then ends
+    there: `on_done` is not called after it), `on_done` at `[DONE]`."""
+
+    def __init__(self) -> None:
+        self._pending = b""
+        self._failed = False
+
+    def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
+        raise NotImplementedError
+
+    def on_error(self, error: dict[str, Any]) -> list[bytes]:
+        raise NotImplementedError
+
+    def on_done(self) -> list[bytes]:
+        raise NotImplementedError
+
+    def _events(self, complete: bytes) -> list[bytes]:
+        out: list[bytes] = []
+        for line in complete.split(b"\n"):
+            if not line.startswith(b"data:"):
+                continue
+            payload = line[5:].strip()
+            if payload == b"[DONE]":
+                if not self._failed:
+                    out += self.on_done()
+                continue
+            event = orjson.loads(payload)
+            if "error" in event:
+                self._failed = True
+                out += self.on_error(event["error"] or {})
+                continue
+            out += self.on_chunk(event)
+        return out
+
+    async def translate(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        async for raw in chunks:
+            buffer = self._pending + (raw if isinstance(raw, bytes) else raw.encode())
+            end = buffer.rfind(b"\n\n")
+            if end < 0:
+                self._pending = buffer
+                continue
+            complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
+            out = self._events(complete)
+            if out:
+                yield b"".join(out)
