@@ -16,7 +16,7 @@ from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
 from router.privacy.redact import StreamRestorer
-from router.protocol.chat import completion_to_sse, read_answer
+from router.protocol.chat import answer_of, completion_to_sse, read_answer
 from router.settings import Settings
 from router.step import STREAM_HEADERS, Step
 from router.streaming import StreamOutcome, relay
@@ -53,7 +53,7 @@ class Answers:
         record.ttft_s = time.perf_counter() - step.started
         if main is not None:
             record.model = self.upstreams[main.target].model
-        parsed = read_answer(orjson.dumps(answer.body))
+        parsed = answer_of(answer.body)
         record.tools = parsed.tools
         usage = main.usage if main is not None else parsed.usage
         content = None

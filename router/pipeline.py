@@ -158,7 +158,7 @@ class Gateway:
     async def _forward(self, step: Step) -> Response:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
-        if step.pinned:
+        if step.cloud_forbidden:
             # A trajectory pinned to the edge, or whose context may not leave, never fails
             # over to the cloud.
             targets = ("edge",)

@@ -32,7 +32,7 @@ class Step:
     started: float
     started_at: float
     calls: InnerCalls
-    pinned: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
+    cloud_forbidden: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
     privacy: PrivacyGuard
     sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
 

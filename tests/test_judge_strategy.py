@@ -17,17 +17,9 @@ from judge.model import DEFAULT_MODEL, JudgeModel
 from router.cli import main as tandem_main
 from router.settings import ConfigError, load_settings
 from tests.gateway_server import GatewayServer, wait_until
+from tests.test_strategies import TOOLS
 
 MakeGateway = Callable[..., GatewayServer]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "bash",
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-        },
-    }
-]
 
 
 def steps(n: int) -> list[list[dict[str, Any]]]:

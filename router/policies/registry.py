@@ -30,18 +30,3 @@ RouteSettings: TypeAlias = (
     | EscalationRoute
     | JudgeRoute
 )
-
-STRATEGIES: tuple[str, ...] = (
-    "edge",
-    "cloud",
-    "random",
-    "task",
-    "entropy",
-    "llm_judge",
-    "draft_verify",
-    "self_delegation",
-    "advisor",
-    "sketch",
-    "escalation",
-    "judge",
-)

@@ -109,6 +109,11 @@ def read_answer(body: bytes) -> Answer:
         parsed = orjson.loads(body)
     except orjson.JSONDecodeError:
         return Answer()
+    return answer_of(parsed)
+
+
+def answer_of(parsed: Any) -> Answer:
+    """What the ledger reads of a chat completion already parsed."""
     if not isinstance(parsed, dict):
         return Answer()
     answer = Answer(usage=Usage.from_openai(parsed.get("usage")))
