@@ -75,11 +75,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _client_left(request: Request, exc: Exception) -> Response:
+    # The client left mid-body, or the server dropped it for limits.body_timeout_s (and sent
+    # the 408 itself): there is nobody to answer and nothing unexpected.
+    return Response(status_code=499)
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ClientDisconnect):
-        # The client left mid-body (or the server dropped it for limits.body_timeout_s): there
-        # is nobody to answer and nothing unexpected.
-        return Response(status_code=499)
+        return await _client_left(request, exc)
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return Response(
         error_body(f"internal error in the gateway: {type(exc).__name__}", "server_error", "internal_error"),
@@ -117,6 +121,7 @@ def create_app(settings: Settings) -> Starlette:
         lifespan=lifespan,
         exception_handlers={
             GatewayError: _gateway_error,
+            ClientDisconnect: _client_left,
             HTTPException: _http_error,
             Exception: _unexpected,
         },

@@ -91,3 +91,11 @@ def chat(client: httpx.Client, url: str, **body: Any) -> httpx.Response:
     body.setdefault("model", "tandem")
     body.setdefault("messages", [{"role": "user", "content": "hi"}])
     return client.post(f"{url}/v1/chat/completions", json=body)
+
+
+def limit_count(client: httpx.Client, server: GatewayServer, limit: str) -> float:
+    """`tandem_limit_exceeded_total{limit=…}` of the gateway, 0 when it has no series yet."""
+    for line in client.get(f"{server.url}/metrics").text.splitlines():
+        if line.startswith(f'tandem_limit_exceeded_total{{limit="{limit}"}}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0

@@ -4,8 +4,10 @@ dies leaves its counts but not its live gauges."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -115,6 +117,14 @@ redis_url: "{redis_url}"
             assert total(text, "tandem_tokens_total") > 0
             assert 'tandem_build_info{version="0.1.0"} 1.0' in text
             assert text.count("# TYPE tandem_active_trajectories gauge") == 1
+
+        # Each worker serves with the bounded protocol and counts what it refuses.
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 70_000 + b"\r\n\r\n")
+            # Refused with bytes still unread, the kernel may reset rather than close.
+            with contextlib.suppress(ConnectionResetError):
+                assert sock.recv(64).startswith(b"HTTP/1.1 431 ")
+        assert total(fresh(f"{url}/metrics").text, "tandem_limit_exceeded_total") == 1
 
         # A worker dies: uvicorn starts another; its counts stay, its live gauges go.
         victim = min(workers)
