@@ -99,15 +99,16 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             room = self._limits.max_header_bytes - self._head_bytes
             if len(data) > room:
                 # Feed no more than the limit allows: past it, the head is refused unread.
-                self._head_bytes = self._limits.max_header_bytes
+                limit = self._head_bytes = self._limits.max_header_bytes
                 if room > 0:
                     super().data_received(data[:room])
                 if self.transport.is_closing():
                     return
-                if self._in_head:
+                if self._in_head and self._head_bytes == limit:
                     self._refuse_head()
                     return
-                # The head ended within the limit; the rest is its body (or the next request).
+                # The head ended within the limit: the rest is its body, or (its message complete,
+                # which set the count back to 0) a pipelined request's head, counted from here.
                 self.data_received(data[room:])
                 return
             self._head_bytes += len(data)

@@ -68,6 +68,16 @@ def test_an_oversized_request_head_is_431_before_authentication(
     assert response.status_code == 200, response.text
 
 
+def test_heads_are_counted_one_request_at_a_time(make_gateway: Callable[..., GatewayServer]) -> None:
+    """Two pipelined requests in one read, 6 KB together, each head under a 4 KB limit."""
+    server = make_gateway(routes=EDGE_ONLY, limits={"max_header_bytes": 4096})
+    head = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Pad: " + b"p" * 3000 + b"\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(head + head.replace(b"Host: x", b"Host: x\r\nConnection: close"))
+        answer = read_answer(sock)
+    assert answer.count(b"HTTP/1.1 200 ") == 2, answer[:300]
+
+
 def test_a_client_dribbling_its_head_is_dropped_with_408(
     make_gateway: Callable[..., GatewayServer], client: httpx.Client
 ) -> None:
