@@ -50,6 +50,7 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.judge_latency
 	$(BIN)/python -m benchmarks.privacy
 	$(BIN)/python -m benchmarks.metrics
+	$(BIN)/python -m benchmarks.limits
 	$(BIN)/python -m benchmarks.strategies
 
 # Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
