@@ -3,12 +3,14 @@ prepared answers of inner calls, failures; cost, counterfactual, metrics, audit.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import orjson
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from router.audit import AuditLog
 from router.errors import GatewayError
@@ -16,13 +18,32 @@ from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
 from router.privacy.redact import StreamRestorer
-from router.protocol.chat import answer_of, completion_to_sse, read_answer
+from router.protocol.chat import answer_of, completion_to_sse
 from router.settings import Settings
 from router.step import STREAM_HEADERS, Step
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 from router.wire import json_response
+
+
+class StepStream(StreamingResponse):
+    """A relayed stream whose step is closed however the response ends, even when the client
+    left before the relay began (then Starlette never starts the body at all)."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], abandon: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(chunks, **kwargs)
+        self._chunks = chunks
+        self._abandon = abandon
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            aclose = getattr(self._chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            self._abandon()
 
 
 class Answers:
@@ -79,9 +100,12 @@ class Answers:
         content = None
         body = reply.body
         if reply.status < 300:
+            parsed = reply.answer if reply.answer is not None else orjson.loads(body)
             if target == "cloud" and step.privacy.redacted:
-                body = self._restored(step, body)
-            answer = read_answer(body)
+                # The cloud's answer with our placeholders put back (the agent gets the real values).
+                parsed = step.privacy.redactor().restore_answer(parsed)
+                body = orjson.dumps(parsed)
+            answer = answer_of(parsed)
             usage = answer.usage
             if usage is None:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
@@ -102,8 +126,11 @@ class Answers:
         record.ttft_s = reply.first_byte_s
 
         capture = self.audit.wants_content and target == "cloud"
+        ended = False
 
         def on_end(outcome: StreamOutcome) -> None:
+            nonlocal ended
+            ended = True
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
             record.tools = outcome.tools
@@ -112,6 +139,14 @@ class Answers:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(record, outcome.usage, step.started, content)
 
+        def abandon() -> None:
+            # The client left before the relay began (so it never ran, and never ended): close
+            # the upstream and record the step cancelled, charged an estimate of the prompt.
+            if not ended:
+                source.close()
+                on_end(StreamOutcome(usage=Usage(prompt_bytes // 4, 0, 0, source="estimated"), cancelled=True))
+
+        source = reply.stream
         restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
         chunks = relay(
             reply.stream,
@@ -122,8 +157,9 @@ class Answers:
             capture=capture,
             restorer=restorer,
         )
-        return StreamingResponse(
+        return StepStream(
             chunks,
+            abandon,
             status_code=reply.status,
             headers={**STREAM_HEADERS, **step.headers(target, fallback)},
             media_type="text/event-stream",
@@ -142,6 +178,17 @@ class Answers:
                 headers["Retry-After"] = last.retry_after
             self._account(record, None, step.started)
             return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
+        if last.kind == "invalid_answer":
+            # A 200 whose body was no answer: the upstream is broken, not busy.
+            record.http_status = 502
+            self._account(record, None, step.started)
+            raise GatewayError(
+                502,
+                f"the upstream answered with something that is not a chat completion: {record.error}",
+                type="server_error",
+                code="upstream_invalid_answer",
+                headers=headers,
+            )
         record.http_status = 503
         self._account(record, None, step.started)
         headers["Retry-After"] = str(self.settings.retry_after_s)
@@ -153,18 +200,28 @@ class Answers:
             headers=headers,
         )
 
-    @staticmethod
-    def _restored(step: Step, body: bytes) -> bytes:
-        """The cloud's answer with our placeholders put back (the agent gets the real values)."""
-        try:
-            answer = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return body
-        if not isinstance(answer, dict):
-            return body
-        return orjson.dumps(step.privacy.redactor().restore_answer(answer))
+    def aborted(self, step: Step, error: BaseException) -> None:
+        """The record of a step that ended before any answer: the client left (cancelled), or
+        an error (a refusal, a failure of the gateway) after the step began."""
+        target = step.upstream or step.decision.target
+        record = self._new_record(step, target, step.fallback)
+        usage = None
+        if isinstance(error, asyncio.CancelledError):
+            record.status, record.http_status = "cancelled", 499  # 499: the client closed the request
+            record.error = "the client disconnected before the answer began"
+            if step.upstream is not None:
+                # The upstream reported nothing; it did read the prompt: charge an estimate of it.
+                usage = Usage(step.upstream_bytes // 4, 0, 0, source="estimated")
+        else:
+            record.status = "error"
+            if isinstance(error, GatewayError):
+                record.http_status, record.error = error.status, error.message
+            else:
+                record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
+        self._account(record, usage, step.started)
 
     def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
+        step.recorded = True
         return StepRecord(
             trajectory_id=step.trajectory_id,
             step=step.index,

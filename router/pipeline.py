@@ -24,6 +24,7 @@ from router.policies.base import Decision, Reason, StepContext, Target, other_ta
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.protocol.chat import parse_chat_request
+from router.protocol.fields import MAX_JSON_DEPTH
 from router.settings import Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
@@ -31,6 +32,8 @@ from router.upstream import Upstream, UpstreamFailure
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
+# A step's decision until its strategy (or the header) has made one.
+UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
 
 
 class Gateway:
@@ -46,6 +49,8 @@ class Gateway:
         audit = settings.audit
         self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
+        # How deep a request's JSON may nest (to be read from `limits.max_json_depth`).
+        self.max_json_depth = MAX_JSON_DEPTH
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
@@ -80,7 +85,7 @@ class Gateway:
         started = time.perf_counter()
         started_at = time.time()
         try:
-            request = parse_chat_request(body)
+            request = parse_chat_request(body, self.max_json_depth)
             route = self.route_for(request.model)
             forced = self._forced_target(headers)
         except GatewayError as exc:
@@ -91,27 +96,42 @@ class Gateway:
         guard = PrivacyGuard(
             route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics, self.tracker.spawn
         )
-        await guard.scan(request.messages)
         calls = InnerCalls(self.upstreams, guard)
-        refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
+        step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
+        try:
+            return await self._step(step, forced)
+        except BaseException as exc:
+            # Every begun step ends with one record: a refusal, a failure, a client that left.
+            if not step.recorded:
+                self.answers.aborted(step, exc)
+            raise
+
+    async def _step(self, step: Step, forced: Target | None) -> Response:
+        route, identity, guard = step.route, step.identity, step.privacy
+        await guard.scan(step.request.messages)
+        # What may forbid the cloud, highest first: the route's privacy policy, then its
+        # constraints (the pin included); only then the x-tandem-target header, then the strategy.
         privacy_refusal = None if guard.allows_cloud() or guard.mode == "block" else Reason.PRIVACY
+        refusal = privacy_refusal or cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         if forced is not None:
-            decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), privacy_refusal)
+            decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), refusal)
         else:
             context = StepContext(
                 route.name,
                 identity.trajectory_id,
                 identity.step,
-                request,
+                step.request,
                 identity.trajectory,
-                calls,
+                step.calls,
                 self.tracker.store,
                 self.metrics,
             )
-            decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
+            decision = constrain(await self._decide(route, context), refusal)
+        step.decision = decision
         await self._enforce_privacy(route, guard, decision)
-        cloud_forbidden = refusal == Reason.PINNED or not guard.allows_cloud()
-        step = Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
+        # Whatever forbids the cloud also forbids failing over to it, and so does a header
+        # that asked for the edge.
+        step.cloud_forbidden = refusal is not None or forced == "edge" or not guard.allows_cloud()
         if decision.answer is not None:
             return self.answers.prepared(step, decision.answer)
         return await self._forward(step)
@@ -159,16 +179,17 @@ class Gateway:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         if step.cloud_forbidden:
-            # A trajectory pinned to the edge, or whose context may not leave, never fails
-            # over to the cloud.
+            # Privacy, a constraint or the header kept the step off the cloud: no failover there.
             targets = ("edge",)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]
+            step.upstream = None
             raw = await self._raw_for(step, target)
             body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params, raw)
             for key in dropped:
                 self.metrics.dropped_params.labels(upstream.name, key).inc()
+            step.upstream, step.upstream_bytes, step.fallback = target, len(body), attempt > 0
             try:
                 reply = await upstream.send(body, step.request.stream)
             except UpstreamFailure as failure:
