@@ -5,6 +5,7 @@ client fields are checked. Each test runs a real gateway against scripted real u
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 import orjson
 import pytest
+from starlette.datastructures import Headers
 
 from tests.fake_upstream import FakeUpstream, free_port
 from tests.gateway_server import GatewayServer, wait_until
@@ -97,6 +99,37 @@ def test_client_leaving_mid_stream_is_charged_an_estimate_when_no_usage_came(
     (record,) = records(client, server, "mid")
     assert record["status"] == "cancelled"
     assert record["usage_estimated"] is True and record["cost_usd"] > 0
+
+
+def test_a_stream_whose_client_left_before_it_began_is_closed_and_recorded(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """The client leaves in the instant between the step's first byte and the relay's start.
+    A server on ASGI 2.4 then fails the first `send` with OSError, and Starlette never starts
+    the body: nothing inside the relay runs, so the response itself must close the step."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "text": "w " * 100, "chunk_delay": 0.05})
+    body = orjson.dumps({"model": "tandem", "stream": True, "messages": HI})
+
+    async def answer_a_client_already_gone() -> None:
+        from router.api.auth import namespace_of
+
+        response = await server.gateway.chat(body, Headers({"x-session-id": "gone"}), None, namespace_of(None))
+
+        async def receive() -> dict[str, str]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: Any) -> None:
+            raise OSError("the client closed the connection")
+
+        with contextlib.suppress(Exception):
+            await response({"type": "http", "asgi": {"spec_version": "2.4"}}, receive, send)
+
+    server.run(answer_a_client_already_gone())
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=2.0)
+    assert wait_until(lambda: bool(records(client, server, "gone")))
+    (record,) = records(client, server, "gone")
+    assert record["status"] == "cancelled" and record["usage_estimated"] is True
 
 
 # -- item 5: privacy, then constraints, then the header, then the strategy --------------------------
