@@ -256,6 +256,45 @@ def test_json_at_the_depth_limit_is_served(gateway: GatewayServer, client: httpx
     assert len(edge.received) == 1
 
 
+@pytest.mark.parametrize("depth", [129, 300, 5000])
+@pytest.mark.parametrize(
+    ("path", "head"),
+    [
+        ("messages", b'{"model": "tandem", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], '),
+        ("responses", b'{"model": "tandem", "input": "x", '),
+    ],
+    ids=["messages", "responses"],
+)
+def test_deep_json_on_the_translated_surfaces_is_a_400(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, path: str, head: bytes, depth: int
+) -> None:
+    # Tool schemas are kept by the translation, so their depth reaches the re-serialised request.
+    inner = b"[" * (depth - 4) + b"]" * (depth - 4)
+    tool = (
+        b'{"name": "t", "input_schema": {"deep": '
+        if path == "messages"
+        else b'{"type": "function", "name": "t", "parameters": {"deep": '
+    )
+    content = head + b'"tools": [' + tool + inner + b"}}]}"
+    response = client.post(f"{gateway.url}/v1/{path}", content=content, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert "max_json_depth" in response.text
+    assert not edge.received
+
+
+def test_client_leaving_a_messages_request_cancels_the_upstream(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "delay": 4})
+    body = {"model": "tandem", "max_tokens": 5, "messages": HI}
+    with httpx.Client(timeout=0.5) as impatient, pytest.raises(httpx.ReadTimeout):
+        impatient.post(f"{server.url}/v1/messages", json=body, headers={"X-Session-ID": "leaver-messages"})
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=1.5)
+    assert wait_until(lambda: bool(records(client, server, "leaver-messages")))
+    assert records(client, server, "leaver-messages")[0]["status"] == "cancelled"
+
+
 def test_a_privacy_block_ends_the_step_with_a_record(
     make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
 ) -> None:

@@ -10,9 +10,10 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from router.api.auth import client_namespace
-from router.api.chat import read_body
+from router.api.chat import cancel_on_disconnect, read_body
 from router.errors import GatewayError
 from router.pipeline import Gateway
+from router.protocol.fields import MAX_JSON_DEPTH, check_depth, too_deep
 
 ToChat = Callable[[dict[str, Any]], dict[str, Any]]
 FromChat = Callable[[dict[str, Any]], dict[str, Any]]
@@ -24,9 +25,12 @@ def parsed(raw: bytes) -> dict[str, Any]:
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit"):
+            raise too_deep(MAX_JSON_DEPTH) from exc
         raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(body, dict):
         raise GatewayError(400, "request body must be a JSON object")
+    check_depth(body)  # the translated request is re-serialised: no recursion error later
     return body
 
 
@@ -62,7 +66,8 @@ async def serve(
         namespace = client_namespace(request)
         chat = to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes)))
         session = request.path_params.get("session")
-        response = await gateway.chat(orjson.dumps(chat), request.headers, session, namespace)
+        step = gateway.chat(orjson.dumps(chat), request.headers, session, namespace)
+        response = await cancel_on_disconnect(request.receive, step)
     except GatewayError as exc:
         return Response(
             error(exc.status, exc.message), status_code=exc.status, headers=exc.headers, media_type="application/json"
