@@ -170,6 +170,23 @@ class Metrics:
             ("route", "kind"),
         )
         self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
+        self.limit_exceeded = c(
+            "tandem_limit_exceeded",
+            "Requests, connections and upstream answers cut off by a bound of `limits` (named by its key)",
+            ("limit",),
+        )
+        self.upstream_reachable = self._gauge(
+            "tandem_upstream_reachable",
+            "1 when the upstream answered HTTP at its last probe",
+            ("upstream",),
+            "livemostrecent",
+        )
+        self.upstream_authorised = self._gauge(
+            "tandem_upstream_authorised",
+            "1 when the upstream accepted the gateway's key at its last probe (0 on a 401 or 403)",
+            ("upstream",),
+            "livemostrecent",
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
@@ -278,6 +295,10 @@ class Metrics:
                 target = route.p
             if target is not None:
                 self.route_cloud_share_target.labels(name).set(float(target))
+
+    def limit_hit(self, limit: str) -> None:
+        """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
+        self.limit_exceeded.labels(limit).inc()
 
     def trajectory_closed(self, trajectory: Trajectory, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""

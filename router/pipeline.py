@@ -43,7 +43,9 @@ class Gateway:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.metrics.describe_routes(settings.routes)
-        self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
+        self.upstreams = {
+            name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
+        }
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.tracker = Tracker(settings, self.metrics)
         audit = settings.audit

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
@@ -125,6 +126,23 @@ class AuditSettings(_Strict):
     backups: int = Field(5, ge=0)
 
 
+class LimitSettings(_Strict):
+    """Bounds on what one client or one upstream can make the gateway hold or wait for."""
+
+    # Request line and headers together; over it: 431, before authentication.
+    max_header_bytes: int = Field(64 * 1024, ge=1024)
+    # From a request's first byte (or the connection's opening) until its headers are complete.
+    header_timeout_s: float = Field(10.0, gt=0)
+    # From the end of a request's headers until its body is complete; then 408.
+    body_timeout_s: float = Field(30.0, gt=0)
+    # Nesting of a request's JSON body; deeper: 400 at parse time.
+    max_json_depth: int = Field(128, ge=2)
+    # An upstream's whole answer, plain or streamed; over it: 502, or an error event mid-stream.
+    max_answer_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # One server-sent event (its data line) of an upstream stream; over it: an error event.
+    max_sse_line_bytes: int = Field(8 * 1024 * 1024, ge=1024)
+
+
 class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
@@ -169,6 +187,7 @@ class Settings(BaseSettings):
     # Whether `x-tandem-target: edge|cloud` on a request may force the target.
     allow_target_header: bool = True
     max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    limits: LimitSettings = LimitSettings()
     # Seconds a client is told to wait (Retry-After) when no upstream could answer.
     retry_after_s: int = Field(5, ge=0)
     # Keys that may read every trajectory; when set, the trajectory API needs one of them.
@@ -211,6 +230,14 @@ class Settings(BaseSettings):
                         f"routes.{name} uses the upstream {upstream!r}, which is not configured "
                         f"(upstreams: {', '.join(sorted(self.upstreams))})"
                     )
+        for name, endpoint in self.upstreams.items():
+            # aiohttp refuses a URL's user:password together with an Authorization header, so
+            # every call would fail; and two sources of one credential is one too many.
+            if url_has_credentials(endpoint.base_url) and (endpoint.api_key_env or endpoint.api_key_file):
+                raise ValueError(
+                    f"upstreams.{name}: base_url carries credentials (user:password@) and a key is set "
+                    "too (api_key_env or api_key_file); keep the credential in one of them"
+                )
         if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
             raise ValueError(
                 f"unknown_model_route names {self.unknown_model_route!r}, which is not a route "
@@ -228,6 +255,17 @@ class Settings(BaseSettings):
                 raise ConfigError(f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}") from exc
             keys.update(line.strip() for line in lines if line.strip())
         return frozenset(keys)
+
+
+def url_has_credentials(url: str) -> bool:
+    return "@" in urlsplit(url).netloc
+
+
+def public_url(url: str) -> str:
+    """`url` without what may be a credential: user:password@, the query and the fragment."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def admin_keys(settings: Settings) -> frozenset[str]:
