@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from judge.signals import quick_error_signals as error_signals
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.policies.constraints import PIN_NOTE
 from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
 from router.recorder import Recorder
@@ -24,7 +26,7 @@ from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
-from router.trajectory.state import StepStart, Trajectory
+from router.trajectory.state import StepSlot, StepStart, Trajectory
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -40,21 +42,31 @@ class StepIdentity:
 
 
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
-    memory = MemoryStore(settings.trajectories.max_in_memory, settings.trajectories.ttl_s)
+    trajectories = settings.trajectories
     if settings.redis_url is None:
-        return memory
-    primary = RedisStore(settings.redis_url, settings.redis_prefix, settings.trajectories.ttl_s)
-    return ResilientStore(
-        primary,
-        memory,
-        settings.redis_failure,
-        on_error=lambda operation: metrics.store_errors.labels(operation).inc(),
+        return MemoryStore(trajectories.max_in_memory, trajectories.ttl_s)
+    primary = RedisStore(
+        settings.redis_url, settings.redis_prefix, trajectories.ttl_s, max_recent=trajectories.max_listed
     )
+    # The mirror of Redis keeps totals, notes and pins (what an outage needs), not records.
+    mirror = MemoryStore(trajectories.max_in_memory, trajectories.ttl_s, keep_records=False)
+    return ResilientStore(primary, mirror, settings.redis_failure, metrics, journal_max=trajectories.outage_journal_max)
+
+
+def fail_closed(slot: StepSlot, privacy: str) -> Trajectory | None:
+    """The trajectory as the step sees it. Counted during an outage with nothing known of it
+    (another replica may have pinned it to the edge), a privacy route treats it as pinned."""
+    trajectory = slot.trajectory
+    if trajectory is None or not slot.state_unknown or privacy == "allow":
+        return trajectory
+    trajectory.notes[PIN_NOTE] = "edge"
+    return trajectory
 
 
 class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self._settings = settings.trajectories
+        self._routes = settings.routes
         self._privacy_weights = settings.privacy_weights
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
@@ -94,6 +106,7 @@ class Tracker:
                 route=route,
                 namespace=namespace,
                 at=time.time(),
+                token=uuid.uuid4().hex,
             )
             slot = await self.store.begin_step(start)
         except StoreUnavailable as exc:
@@ -105,7 +118,8 @@ class Tracker:
                 headers={"Retry-After": self._retry_after},
             ) from exc
         signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, slot.trajectory)
+        privacy = self._routes[route].privacy if route in self._routes else "allow"
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy))
 
     async def _identify(self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str) -> str:
         session = identify.session_id(path_session, headers, request.raw)
