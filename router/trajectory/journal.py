@@ -64,6 +64,7 @@ class Journal:
         self.max_items = max_items
         self._entries: deque[Entry] = deque()
         self._size = 0
+        self.written = 0  # items written back since start
         self._on_size = on_size
         self._on_dropped = on_dropped
         self._on_written = on_written
@@ -110,6 +111,7 @@ class Journal:
                 await entry.call(primary)
             self._entries.popleft()
             self._size -= _size(entry)
+            self.written += _size(entry)
             self._on_size(self._size)
             self._on_written(_kind(entry), _size(entry))
 
