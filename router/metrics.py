@@ -170,6 +170,11 @@ class Metrics:
             ("route", "kind"),
         )
         self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
+        self.client_limit_refusals = c(
+            "tandem_client_limit_refusals",
+            "Requests refused with 429 because their client key was over a limit, by limit",
+            ("limit",),
+        )
         self.store_reply_errors = c(
             "tandem_store_reply_errors",
             "Trajectory store (Redis) error replies, by operation (not an outage: the breaker stays closed)",

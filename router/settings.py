@@ -123,6 +123,18 @@ class TrajectorySettings(_Strict):
     max_listed: int = Field(1_000_000, ge=1)
 
 
+class ClientLimit(_Strict):
+    requests_per_minute: int | None = Field(None, ge=1)
+    cloud_usd_per_day: float | None = Field(None, gt=0)
+
+
+class ClientLimitSettings(ClientLimit):
+    """Limits per client key (none by default); `keys` overrides them for some keys, named by
+    the key itself or by its namespace (the part of its trajectory ids before the ':')."""
+
+    keys: dict[str, ClientLimit] = Field(default_factory=dict)
+
+
 class AuditSettings(_Strict):
     mode: Literal["off", "metadata", "content"] = "off"
     path: Path = Path("tandem-audit.jsonl")
@@ -183,6 +195,8 @@ class Settings(BaseSettings):
     # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     trajectories: TrajectorySettings = TrajectorySettings()
+    # Requests per minute and cloud dollars per day for each client key; 429 over them.
+    client_limits: ClientLimitSettings = ClientLimitSettings()
     # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()

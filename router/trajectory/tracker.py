@@ -21,9 +21,11 @@ from router.metrics import Metrics
 from router.policies.constraints import PIN_NOTE
 from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
+from router.quota import ClientLimits, Limit, namespace_of_trajectory
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.identify import namespace_of
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
@@ -63,6 +65,30 @@ def fail_closed(slot: StepSlot, privacy: str) -> Trajectory | None:
     return trajectory
 
 
+def build_limits(settings: Settings, metrics: Metrics, store: TrajectoryStore) -> ClientLimits | None:
+    """The per-key limits, shared through Redis when the store uses it; None when there are none."""
+    config = settings.client_limits
+    default = Limit(config.requests_per_minute, config.cloud_usd_per_day)
+    keys = settings.client_keys()
+    per_namespace = {}
+    for name, override in config.keys.items():
+        given = override.model_fields_set
+        per_namespace[namespace_of(name) if name in keys else name] = Limit(
+            override.requests_per_minute if "requests_per_minute" in given else default.requests_per_minute,
+            override.cloud_usd_per_day if "cloud_usd_per_day" in given else default.cloud_usd_per_day,
+        )
+    shared = store if isinstance(store, ResilientStore) else None
+    limits = ClientLimits(
+        default,
+        per_namespace,
+        metrics,
+        shared.primary.client if shared else None,
+        settings.redis_prefix,
+        shared_ok=(lambda: not shared.degraded) if shared else (lambda: False),
+    )
+    return limits if limits.active else None
+
+
 class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self._settings = settings.trajectories
@@ -72,6 +98,8 @@ class Tracker:
         self._metrics = metrics
         self.store = build_store(settings, metrics)
         self.recorder = Recorder(self.store)
+        self.limits = build_limits(settings, metrics, self.store)
+        self._keyed = bool(settings.client_keys())
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
@@ -96,6 +124,8 @@ class Tracker:
         namespace: str,
         route: str,
     ) -> StepIdentity:
+        if self.limits is not None:
+            await self.limits.admit(namespace)
         try:
             trajectory_id = await self._identify(request, headers, path_session, namespace)
             start = StepStart(
@@ -143,6 +173,9 @@ class Tracker:
 
     def record(self, record: StepRecord) -> None:
         self.recorder.submit(record)
+        if self.limits is not None and record.cloud_spend_usd > 0:
+            namespace = namespace_of_trajectory(record.trajectory_id, self._keyed)
+            self.spawn(self.limits.charge(namespace, record.cloud_spend_usd))
 
     async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
         """Close once; the per-run figures are recorded by the call that closed it."""
