@@ -12,6 +12,7 @@ import httpx
 import pytest
 import redis
 
+from router.trajectory.journal import CountedStep, Journal, Write
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepStart
@@ -234,3 +235,21 @@ def test_replicas_renumber_on_write_back_and_fail_closed_on_unknown_pins(
     found = audit(own_redis.url)
     assert found.per_trajectory == {"shared": 4, "pin": 2}
     assert (found.duplicates, found.missing) == (0, 0)
+
+
+async def test_a_write_redis_refuses_for_good_is_dropped_and_the_rest_written_back(redis_url: str) -> None:
+    store = RedisStore(redis_url)
+    direct = redis.Redis.from_url(redis_url)
+    direct.set("tandem:t:bad", "not a hash")
+    dropped: list[tuple[str, int]] = []
+    journal = Journal(10, on_dropped=lambda kind, count: dropped.append((kind, count)))
+    try:
+        journal.add(Write("note", lambda s: s.note("bad", "k", "v")))
+        journal.add(CountedStep(StepStart("good", "b", False, "t", "tandem", "", time.time(), "tok"), 1))
+        await journal.write_back(store)
+        assert dropped == [("note", 1)]
+        assert len(journal) == 0 and journal.written == 1
+        assert direct.hget("tandem:t:good", "steps") == b"1"
+    finally:
+        direct.close()
+        await store.aclose()

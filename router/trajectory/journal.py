@@ -12,16 +12,21 @@ resumes) counts once.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import redis.exceptions
 
 from router.ledger import StepRecord
 from router.trajectory.state import StepStart
 
 if TYPE_CHECKING:
     from router.trajectory.redis_store import RedisStore
+
+log = logging.getLogger("tandem.store")
 
 
 @dataclass(slots=True)
@@ -95,25 +100,34 @@ class Journal:
         return out
 
     async def write_back(self, primary: RedisStore) -> None:
-        """Replay every entry in order; an entry leaves only once written (a failure raises and
-        the rest waits for the next try)."""
+        """Replay every entry in order; an entry leaves once written. An outage raises and the
+        rest waits for the next try; an entry Redis refuses for good (an error reply) is dropped
+        and counted, so that it cannot hold back every later one."""
         while self._entries:
             entry = self._entries[0]
-            if isinstance(entry, CountedStep):
-                slot = await primary.begin_step(entry.start, new_step=True)
-                if slot.step != entry.local_step:
-                    self._renumbered[(entry.start.trajectory_id, entry.local_step)] = slot.step
-                    while len(self._renumbered) > self.max_items:
-                        self._renumbered.popitem(last=False)
-            elif isinstance(entry, Records):
-                await primary.record_many(self.renumber(entry.records), entry.tokens)
+            try:
+                await self._write(entry, primary)
+            except redis.exceptions.ResponseError as exc:
+                log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(entry), exc)
+                self._on_dropped(_kind(entry), _size(entry))
             else:
-                await entry.call(primary)
+                self.written += _size(entry)
+                self._on_written(_kind(entry), _size(entry))
             self._entries.popleft()
             self._size -= _size(entry)
-            self.written += _size(entry)
             self._on_size(self._size)
-            self._on_written(_kind(entry), _size(entry))
+
+    async def _write(self, entry: Entry, primary: RedisStore) -> None:
+        if isinstance(entry, CountedStep):
+            slot = await primary.begin_step(entry.start, new_step=True)
+            if slot.step != entry.local_step:
+                self._renumbered[(entry.start.trajectory_id, entry.local_step)] = slot.step
+                while len(self._renumbered) > self.max_items:
+                    self._renumbered.popitem(last=False)
+        elif isinstance(entry, Records):
+            await primary.record_many(self.renumber(entry.records), entry.tokens)
+        else:
+            await entry.call(primary)
 
 
 def _kind(entry: Entry) -> str:

@@ -193,6 +193,10 @@ class Tracker:
                 await self.sweep_once()
 
     async def sweep_once(self) -> int:
+        if isinstance(self.store, ResilientStore) and self.store.degraded:
+            # During an outage this replica's view of when a trajectory last moved may be stale
+            # (another replica may be serving it): close nothing until the store is back.
+            return 0
         closed = 0
         idle = await self.store.idle(time.time() - self._settings.idle_close_s, 500)
         for trajectory_id in idle:
