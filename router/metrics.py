@@ -39,7 +39,7 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 TARGETS = ("edge", "cloud")
 TOKEN_KINDS = ("prompt", "cached", "completion")
-_GaugeMode = Literal["livemostrecent", "max"]
+_GaugeMode = Literal["livemostrecent", "max", "livesum"]
 _M = TypeVar("_M", Counter, Gauge, Histogram)
 _PID_OF_FILE = re.compile(r"_(\d+)\.db$")
 
@@ -187,6 +187,26 @@ class Metrics:
             ("upstream",),
             "livemostrecent",
         )
+        self.client_limit_refusals = c(
+            "tandem_client_limit_refusals",
+            "Requests refused with 429 because their client key was over a limit, by limit",
+            ("limit",),
+        )
+        self.store_reply_errors = c(
+            "tandem_store_reply_errors",
+            "Trajectory store (Redis) error replies, by operation (not an outage: the breaker stays closed)",
+            ("operation",),
+        )
+        self.store_outage_dropped = c(
+            "tandem_store_outage_dropped",
+            "Writes not kept during a store outage because the outage journal was full, by kind",
+            ("kind",),
+        )
+        self.store_written_back = c(
+            "tandem_store_written_back",
+            "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",
+            ("kind",),
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
@@ -266,6 +286,12 @@ class Metrics:
             "else the random strategy's p (routes with none of these have no series)",
             ("route",),
             "max",
+        )
+        self.store_outage_pending = g(
+            "tandem_store_outage_pending",
+            "Writes kept during a store outage, waiting to be written back (steps, records, notes…)",
+            (),
+            "livesum",
         )
         # A gauge rather than an Info: Info does not work in multiprocess mode. Same exposition.
         self.build_info = g("tandem_build_info", "Build information", ("version",), "max")

@@ -117,6 +117,23 @@ class TrajectorySettings(_Strict):
     max_in_memory: int = Field(20_000, ge=1)
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
+    # Writes (step starts, records, notes…) kept during a Redis outage for write-back; past this
+    # many, new ones are dropped and counted (tandem_store_outage_dropped_total).
+    outage_journal_max: int = Field(100_000, ge=1)
+    # Trajectory ids kept in Redis' `recent` index (listing, export); the oldest leave first.
+    max_listed: int = Field(1_000_000, ge=1)
+
+
+class ClientLimit(_Strict):
+    requests_per_minute: int | None = Field(None, ge=1)
+    cloud_usd_per_day: float | None = Field(None, gt=0)
+
+
+class ClientLimitSettings(ClientLimit):
+    """Limits per client key (none by default); `keys` overrides them for some keys, named by
+    the key itself or by its namespace (the part of its trajectory ids before the ':')."""
+
+    keys: dict[str, ClientLimit] = Field(default_factory=dict)
 
 
 class AuditSettings(_Strict):
@@ -197,6 +214,8 @@ class Settings(BaseSettings):
     # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     trajectories: TrajectorySettings = TrajectorySettings()
+    # Requests per minute and cloud dollars per day for each client key; 429 over them.
+    client_limits: ClientLimitSettings = ClientLimitSettings()
     # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
