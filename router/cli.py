@@ -33,6 +33,9 @@ def _serve(args: argparse.Namespace) -> int:
         settings.client_keys()
         for upstream in settings.upstreams.values():
             upstream.api_key()
+        from router.pipeline import build_vault
+
+        build_vault(settings)
     except ConfigError as exc:
         print(f"tandem: {exc}", file=sys.stderr)
         return 2

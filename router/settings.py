@@ -125,6 +125,12 @@ class AuditSettings(_Strict):
     backups: int = Field(5, ge=0)
 
 
+class VaultSettings(_Strict):
+    # The environment variable holding the key that seals the privacy vault's originals
+    # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
+    key_env: str = "TANDEM_VAULT_KEY"
+
+
 class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
@@ -181,6 +187,7 @@ class Settings(BaseSettings):
     # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
+    vault: VaultSettings = VaultSettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 

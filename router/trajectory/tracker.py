@@ -17,6 +17,7 @@ from judge.signals import quick_error_signals as error_signals
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
 from router.recorder import Recorder
@@ -56,6 +57,7 @@ class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self._settings = settings.trajectories
         self._privacy_weights = settings.privacy_weights
+        self._route_privacy = {name: route.privacy for name, route in settings.routes.items()}
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
         self.store = build_store(settings, metrics)
@@ -90,7 +92,8 @@ class Tracker:
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(body),
                 retry=identify.is_client_retry(headers),
-                task=identify.task_of(request.messages),
+                # Placeholders for the values a sensitive route's policy protects (at_rest.py).
+                task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
                 route=route,
                 namespace=namespace,
                 at=time.time(),
