@@ -170,6 +170,11 @@ class Metrics:
             ("route", "kind"),
         )
         self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
+        self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))
+        self.audit_write_errors = c("tandem_audit_write_errors", "Failed writes to the audit log (each retried)")
+        self.audit_failing = self._gauge(
+            "tandem_audit_failing", "1 while the audit log cannot be written (lines queue, then drop)", (), "max"
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
@@ -257,6 +262,8 @@ class Metrics:
     def _initialise(self) -> None:
         # Series for every target exist from the start, so that rate() and the alert rules see
         # a zero rather than nothing before the first step.
+        for outcome in ("written", "dropped"):
+            self.audit_lines.labels(outcome)
         for target in TARGETS:
             self.cost.labels(target)
             self.latency.labels(target)

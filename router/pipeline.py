@@ -53,8 +53,7 @@ class Gateway:
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.vault = build_vault(settings)
         self.tracker = Tracker(settings, self.metrics)
-        audit = settings.audit
-        self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
+        self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         self.loop: asyncio.AbstractEventLoop | None = None
 

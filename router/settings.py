@@ -123,6 +123,11 @@ class AuditSettings(_Strict):
     path: Path = Path("tandem-audit.jsonl")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     backups: int = Field(5, ge=0)
+    # Lines waiting for the writer (while a disk is full, say), reckoned in bytes; beyond it
+    # new lines are dropped and counted (tandem_audit_lines{outcome="dropped"}).
+    max_queue_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # Content mode: the last input of each open trajectory kept to write the next as a delta.
+    delta_memory_bytes: int = Field(64 * 1024 * 1024, ge=0)
 
 
 class VaultSettings(_Strict):
