@@ -43,7 +43,9 @@ class AuditLog:
     def __init__(self, settings: AuditSettings, metrics: Metrics | None = None, idle_s: float = 1800.0) -> None:
         self.mode: AuditMode = settings.mode
         self._file = AuditFile(settings.path, settings.max_bytes, settings.backups)
-        self._encoder = DeltaEncoder(settings.delta_memory_bytes, idle_s)
+        # The snapshots that open a rotated file hold at most what is remembered: at most half a
+        # file, so that a file always has room for lines and rotations cannot follow each other.
+        self._encoder = DeltaEncoder(min(settings.delta_memory_bytes, settings.max_bytes // 2), idle_s)
         self._max_queue_bytes = settings.max_queue_bytes
         self._metrics = metrics
         self._queue: queue.SimpleQueue[tuple[dict[str, Any], int]] = queue.SimpleQueue()
