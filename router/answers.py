@@ -17,6 +17,7 @@ from router.errors import GatewayError
 from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
+from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.settings import Settings
@@ -79,7 +80,9 @@ class Answers:
         usage = main.usage if main is not None else parsed.usage
         content = None
         if self.audit.wants_content and target == "cloud":
-            content = {"input": step.request.messages, "output": parsed.text, "output_tools": parsed.tools}
+            # An inner call's answer comes back restored: the audit keeps placeholders.
+            said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
+            content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(record, usage, step.started, content)
         headers = step.headers(target, False)
         if step.request.stream:
@@ -111,7 +114,9 @@ class Answers:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
             record.tools = answer.tools
             if self.audit.wants_content:
-                content = {"input": step.sent_to_cloud, "output": answer.text, "output_tools": answer.tools}
+                # What the cloud said, before the gateway put the originals back.
+                said = answer if body is reply.body else read_answer(reply.body)
+                content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
         self._account(record, usage, step.started, content)
         return Response(
             body,

@@ -207,6 +207,11 @@ class Metrics:
             "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",
             ("kind",),
         )
+        self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))
+        self.audit_write_errors = c("tandem_audit_write_errors", "Failed writes to the audit log (each retried)")
+        self.audit_failing = self._gauge(
+            "tandem_audit_failing", "1 while the audit log cannot be written (lines queue, then drop)", (), "max"
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
@@ -300,6 +305,8 @@ class Metrics:
     def _initialise(self) -> None:
         # Series for every target exist from the start, so that rate() and the alert rules see
         # a zero rather than nothing before the first step.
+        for outcome in ("written", "dropped"):
+            self.audit_lines.labels(outcome)
         for target in TARGETS:
             self.cost.labels(target)
             self.latency.labels(target)

@@ -23,9 +23,10 @@ from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
+from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import parse_chat_request
 from router.protocol.fields import MAX_JSON_DEPTH
-from router.settings import Settings
+from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure
@@ -34,6 +35,14 @@ log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
 # A step's decision until its strategy (or the header) has made one.
 UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
+
+
+def build_vault(settings: Settings) -> VaultCipher:
+    """The key that seals the privacy vault; required when the vault would sit in Redis."""
+    try:
+        return VaultCipher.from_env(settings.vault.key_env, required=settings.redis_url is not None)
+    except VaultKeyError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 class Gateway:
@@ -47,9 +56,9 @@ class Gateway:
             name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
         }
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
+        self.vault = build_vault(settings)
         self.tracker = Tracker(settings, self.metrics)
-        audit = settings.audit
-        self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
+        self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         # How deep a request's JSON may nest (to be read from `limits.max_json_depth`).
         self.max_json_depth = MAX_JSON_DEPTH
@@ -96,7 +105,13 @@ class Gateway:
         identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
         notes = identity.trajectory.notes if identity.trajectory is not None else {}
         guard = PrivacyGuard(
-            route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics, self.tracker.spawn
+            route.settings.privacy,
+            identity.trajectory_id,
+            notes,
+            self.tracker.store,
+            self.metrics,
+            self.tracker.spawn,
+            cipher=self.vault,
         )
         calls = InnerCalls(self.upstreams, guard)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)

@@ -141,6 +141,17 @@ class AuditSettings(_Strict):
     path: Path = Path("tandem-audit.jsonl")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     backups: int = Field(5, ge=0)
+    # Lines waiting for the writer (while a disk is full, say), reckoned in bytes; beyond it
+    # new lines are dropped and counted (tandem_audit_lines{outcome="dropped"}).
+    max_queue_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # Content mode: the last input of each open trajectory kept to write the next as a delta.
+    delta_memory_bytes: int = Field(64 * 1024 * 1024, ge=0)
+
+
+class VaultSettings(_Strict):
+    # The environment variable holding the key that seals the privacy vault's originals
+    # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
+    key_env: str = "TANDEM_VAULT_KEY"
 
 
 class LimitSettings(_Strict):
@@ -219,6 +230,7 @@ class Settings(BaseSettings):
     # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
+    vault: VaultSettings = VaultSettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 

@@ -2,8 +2,9 @@
 what would go to the cloud, and count what reached it.
 
 Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas):
-  pii:<placeholder>     the original value (the vault; it never leaves the premises)
-  pii_id:<hash>         value hash -> placeholder (stable numbering across steps and replicas)
+  pii:<placeholder>     the original value, sealed (the vault; it never leaves the premises;
+                        router/privacy/vault.py)
+  pii_id:<hash>         keyed value hash -> placeholder (stable numbering across steps and replicas)
   pii_out:<placeholder> the value reached the cloud (EC2-Bench's rule: what the cloud received)
   pii_scanned           how many messages were scanned already (scanning is incremental)
 """
@@ -18,6 +19,7 @@ from typing import Any, Literal
 from router.metrics import Metrics
 from router.privacy.detect import detect
 from router.privacy.redact import PLACEHOLDER, Redactor
+from router.privacy.vault import VaultCipher
 from router.trajectory.identify import text_of
 from router.trajectory.store import TrajectoryStore
 
@@ -82,8 +84,10 @@ class PrivacyGuard:
         store: TrajectoryStore,
         metrics: Metrics,
         spawn: Callable[[Coroutine[Any, Any, None]], None] | None = None,
+        cipher: VaultCipher | None = None,
     ) -> None:
         self._spawn = spawn
+        self._cipher = cipher
         self.mode = mode
         self.trajectory_id = trajectory_id
         self._notes = dict(notes)
@@ -96,7 +100,24 @@ class PrivacyGuard:
     @property
     def vault(self) -> dict[str, str]:
         """original value -> placeholder"""
-        return {value: key[len(VAULT) :] for key, value in self._notes.items() if key.startswith(VAULT)}
+        found: dict[str, str] = {}
+        for key, stored in self._notes.items():
+            if not key.startswith(VAULT):
+                continue
+            placeholder = key[len(VAULT) :]
+            value = stored if self._cipher is None else self._cipher.open(self.trajectory_id, placeholder, stored)
+            if value is None:
+                # A value that does not open (another key) cannot be redacted: fail closed.
+                if not self.failed:
+                    log.error("vault value %s of %s does not open with this key", placeholder, self.trajectory_id)
+                    self._metrics.privacy_failures.inc()
+                self.failed = True
+                continue
+            found[value] = placeholder
+        return found
+
+    def _value_id(self, value: str) -> str:
+        return _hash(value) if self._cipher is None else self._cipher.value_id(value)
 
     @property
     def sensitive(self) -> bool:
@@ -136,12 +157,12 @@ class PrivacyGuard:
         number = sum(1 for p in taken if p.startswith(f"[{kind}_")) + 1
         while f"[{kind}_{number}]" in taken:
             number += 1
-        placeholder = await self._store.note(
-            self.trajectory_id, IDS + _hash(value), f"[{kind}_{number}]", keep_first=True
-        )
-        await self._store.note(self.trajectory_id, VAULT + placeholder, value)
-        self._notes[VAULT + placeholder] = value
-        self._notes[IDS + _hash(value)] = placeholder
+        value_id = self._value_id(value)
+        placeholder = await self._store.note(self.trajectory_id, IDS + value_id, f"[{kind}_{number}]", keep_first=True)
+        stored = value if self._cipher is None else self._cipher.seal(self.trajectory_id, placeholder, value)
+        await self._store.note(self.trajectory_id, VAULT + placeholder, stored)
+        self._notes[VAULT + placeholder] = stored
+        self._notes[IDS + value_id] = placeholder
         return placeholder
 
     def redactor(self) -> Redactor:

@@ -19,6 +19,7 @@ from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
 from router.policies.constraints import PIN_NOTE
+from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
 from router.quota import ClientLimits, Limit, namespace_of_trajectory
@@ -94,6 +95,7 @@ class Tracker:
         self._settings = settings.trajectories
         self._routes = settings.routes
         self._privacy_weights = settings.privacy_weights
+        self._route_privacy = {name: route.privacy for name, route in settings.routes.items()}
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
         self.store = build_store(settings, metrics)
@@ -132,7 +134,8 @@ class Tracker:
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(body),
                 retry=identify.is_client_retry(headers),
-                task=identify.task_of(request.messages),
+                # Placeholders for the values a sensitive route's policy protects (at_rest.py).
+                task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
                 route=route,
                 namespace=namespace,
                 at=time.time(),

@@ -1,0 +1,59 @@
+"""What the gateway keeps of a step outside the vault, on a route whose privacy policy treats
+values as sensitive (`redact`, `keep_local`, `block`): placeholders, never the originals.
+
+The trajectory's `task` is written when its first step begins, before the step's scan has
+numbered the values, so it gets typed placeholders without a number (`[EMAIL]`); the audit
+log's content gets the trajectory's own numbered placeholders (what the cloud received).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from router.privacy.detect import detect
+from router.privacy.redact import Redactor
+from router.trajectory.identify import TASK_CHARS, text_of
+
+log = logging.getLogger("tandem.privacy")
+WITHHELD = "[task withheld: sensitive-value detection failed]"
+
+
+def treats_values_as_sensitive(mode: str) -> bool:
+    return mode != "allow"
+
+
+def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
+    """The first user message as the trajectory keeps it (truncated after redaction, so that a
+    value cut by the truncation is still found)."""
+    text = ""
+    for message in messages:
+        if message.get("role") == "user":
+            text = text_of(message.get("content"))
+            break
+    if not text or not treats_values_as_sensitive(mode):
+        return text[:TASK_CHARS]
+    # Only the head can survive truncation; a margin keeps a value that straddles the cut whole.
+    head = text[: TASK_CHARS * 4]
+    try:
+        findings = detect(head)
+    except Exception:  # fail closed, as the privacy stage does
+        log.exception("sensitive-value detection failed on a task; withholding it")
+        return WITHHELD
+    if findings:
+        redacted, _ = Redactor({f.value: f"[{f.type}]" for f in findings}).text(head)
+        head = redacted
+    return head[:TASK_CHARS]
+
+
+def audit_content(
+    mode: str, redactor: Redactor, messages: list[dict[str, Any]] | None, text: str
+) -> tuple[list[dict[str, Any]] | None, str]:
+    """The input and output an audit line may hold: on a sensitive route, with the
+    trajectory's placeholders in place of its known values."""
+    if not treats_values_as_sensitive(mode) or redactor.empty:
+        return messages, text
+    if messages is not None:
+        messages, _ = redactor.messages(messages)
+    redacted, _ = redactor.text(text)
+    return messages, redacted
