@@ -11,10 +11,28 @@ from router.wire import json_response
 
 
 async def list_models(request: Request) -> Response:
+    """One answer both the OpenAI and the Anthropic SDKs read (Claude Code asks with
+    `?limit=1000` and reads `data[].id`, `has_more`); there is one page, whatever the limit."""
     gateway: Gateway = request.app.state.gateway
     check_client_key(request, request.app.state.client_keys)
-    data = [{"id": name, "object": "model", "created": 0, "owned_by": "tandem"} for name in gateway.routes]
-    return json_response({"object": "list", "data": data})
+    data = [
+        {
+            "id": name,
+            "object": "model",
+            "created": 0,
+            "owned_by": "tandem",
+            "type": "model",
+            "display_name": name,
+            "created_at": "1970-01-01T00:00:00Z",
+        }
+        for name in gateway.routes
+    ]
+    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+    return json_response({"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last})
+
+
+async def reachable(request: Request) -> Response:
+    return Response(b"", status_code=200)
 
 
 async def model_info(request: Request) -> Response:
