@@ -152,6 +152,14 @@ def _default_routes() -> dict[str, RouteSettings]:
     return {"tandem": RandomRoute(strategy="random", p=0.4)}
 
 
+class ModelAlias(_Strict):
+    """Client model names matching a pattern (`claude-*`) served by a route; `models` are the
+    concrete names `/v1/models` lists for it, so that a client's discovery finds them."""
+
+    route: str
+    models: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseSettings):
     """Everything Tandem reads at start-up."""
 
@@ -163,6 +171,9 @@ class Settings(BaseSettings):
     )
     # The route that answers model names no route claims; none means 404.
     unknown_model_route: str | None = None
+    # fnmatch patterns of client model names -> routes, tried in order after the exact route
+    # names and before unknown_model_route.
+    model_aliases: dict[str, ModelAlias] = Field(default_factory=dict)
     # When set, every request needs `Authorization: Bearer <one of these>`.
     client_api_keys: list[SecretStr] = Field(default_factory=list)
     client_api_keys_file: Path | None = None
@@ -211,6 +222,12 @@ class Settings(BaseSettings):
                         f"routes.{name} uses the upstream {upstream!r}, which is not configured "
                         f"(upstreams: {', '.join(sorted(self.upstreams))})"
                     )
+        for pattern, alias in self.model_aliases.items():
+            if alias.route not in self.routes:
+                raise ValueError(
+                    f"model_aliases.{pattern} names the route {alias.route!r}, which is not a route "
+                    f"(routes: {', '.join(sorted(self.routes))})"
+                )
         if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
             raise ValueError(
                 f"unknown_model_route names {self.unknown_model_route!r}, which is not a route "

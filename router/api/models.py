@@ -5,6 +5,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from router.aliases import listed_models
 from router.api.auth import check_client_key
 from router.pipeline import Gateway
 from router.wire import json_response
@@ -25,7 +26,7 @@ async def list_models(request: Request) -> Response:
             "display_name": name,
             "created_at": "1970-01-01T00:00:00Z",
         }
-        for name in gateway.routes
+        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
     ]
     first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
     return json_response({"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last})
@@ -55,6 +56,6 @@ async def model_info(request: Request) -> Response:
                 "supports_tool_choice": True,
             },
         }
-        for name in gateway.routes
+        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
     ]
     return json_response({"data": data})
