@@ -84,6 +84,7 @@ class Answers:
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(record, usage, step.started, content)
+        self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         headers = step.headers(target, False)
         if step.request.stream:
             return Response(
@@ -117,6 +118,9 @@ class Answers:
                 # What the cloud said, before the gateway put the originals back.
                 said = answer if body is reply.body else read_answer(reply.body)
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
+            self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
+        else:
+            self.tracker.answered(step.identity, "error", "", [])
         self._account(record, usage, step.started, content)
         return Response(
             body,
@@ -143,6 +147,7 @@ class Answers:
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(record, outcome.usage, step.started, content)
+            self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
 
         def abandon() -> None:
             # The client left before the relay began (so it never ran, and never ended): close
@@ -159,7 +164,8 @@ class Answers:
             model=self.upstreams[target].model,
             prompt_bytes=prompt_bytes,
             on_end=on_end,
-            capture=capture,
+            # A stitched step's answer text tells its run from another with the same history.
+            capture=capture or step.identity.stitch_key is not None,
             restorer=restorer,
         )
         return StepStream(
@@ -176,12 +182,17 @@ class Answers:
         record = self._new_record(step, target, fallback)
         record.status = "error"
         record.error = "; ".join(str(f) for f in failures)
+        self.tracker.answered(step.identity, "error", "", [])
+        # The content audit keeps what a failed cloud attempt was sent, as for an answered one.
+        content = None
+        if self.audit.wants_content:
+            content = {"input": step.sent_to_cloud, "output": None, "output_tools": []}
         if last.status is not None:
             # The upstream's own error, relayed unchanged (status, body, Retry-After).
             record.http_status = last.status
             if last.retry_after is not None:
                 headers["Retry-After"] = last.retry_after
-            self._account(record, None, step.started)
+            self._account(record, None, step.started, content)
             return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
         if last.kind == "invalid_answer":
             # A 200 whose body was no answer: the upstream is broken, not busy.
@@ -195,7 +206,7 @@ class Answers:
                 headers=headers,
             )
         record.http_status = 503
-        self._account(record, None, step.started)
+        self._account(record, None, step.started, content)
         headers["Retry-After"] = str(self.settings.retry_after_s)
         raise GatewayError(
             503,

@@ -20,7 +20,7 @@ from starlette.types import Receive, Scope, Send
 
 from router.api.chat import chat_completions
 from router.api.messages import count_tokens, messages
-from router.api.models import list_models, model_info
+from router.api.models import list_models, model_info, reachable
 from router.api.ops import healthz, log_upstreams, metrics, readyz
 from router.api.responses import responses
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
@@ -49,6 +49,9 @@ def _routes() -> list[BaseRoute]:
         Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),
         Route("/v1/trajectories/{trajectory_id}/outcome", post_outcome, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        # Claude Code checks that its base URL answers (HEAD / and HEAD /api/hello).
+        Route("/", reachable, methods=["GET", "HEAD"]),
+        Route("/api/hello", reachable, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
     ]

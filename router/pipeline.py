@@ -14,6 +14,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
+from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
@@ -79,7 +80,7 @@ class Gateway:
             await upstream.close()
 
     def route_for(self, model: str) -> Route:
-        route = self.routes.get(model)
+        route = self.routes.get(model) or aliased_route(self.routes, self.settings.model_aliases, model)
         if route is None and self.settings.unknown_model_route is not None:
             route = self.routes[self.settings.unknown_model_route]
         if route is None:

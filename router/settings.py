@@ -198,6 +198,14 @@ def _default_routes() -> dict[str, RouteSettings]:
     return {"tandem": RandomRoute(strategy="random", p=0.4)}
 
 
+class ModelAlias(_Strict):
+    """Client model names matching a pattern (`claude-*`) served by a route; `models` are the
+    concrete names `/v1/models` lists for it, so that a client's discovery finds them."""
+
+    route: str
+    models: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseSettings):
     """Everything Tandem reads at start-up."""
 
@@ -209,6 +217,9 @@ class Settings(BaseSettings):
     )
     # The route that answers model names no route claims; none means 404.
     unknown_model_route: str | None = None
+    # fnmatch patterns of client model names -> routes, tried in order after the exact route
+    # names and before unknown_model_route.
+    model_aliases: dict[str, ModelAlias] = Field(default_factory=dict)
     # When set, every request needs `Authorization: Bearer <one of these>`.
     client_api_keys: list[SecretStr] = Field(default_factory=list)
     client_api_keys_file: Path | None = None
@@ -268,6 +279,12 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"upstreams.{name}: base_url carries credentials (user:password@) and a key is set "
                     "too (api_key_env or api_key_file); keep the credential in one of them"
+                )
+        for pattern, alias in self.model_aliases.items():
+            if alias.route not in self.routes:
+                raise ValueError(
+                    f"model_aliases.{pattern} names the route {alias.route!r}, which is not a route "
+                    f"(routes: {', '.join(sorted(self.routes))})"
                 )
         if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
             raise ValueError(

@@ -151,3 +151,31 @@ def check_fields(raw: dict[str, Any]) -> None:
             elif key == "n" and _integer(value):
                 got = str(value)
             raise bad_request(f"'{key}' must be {expected}, got {got}", param=key)
+
+
+# -- the translated surfaces (`/v1/messages`, `/v1/responses`) -----------------------------------
+# A mistyped field there is the client's mistake too (`stream: "yes"` must not stream).
+
+# What each kind accepts; bool is not a number here, though Python says it is.
+KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "bool": ("a boolean", (bool,)),
+    "int": ("an integer", (int,)),
+    "number": ("a number", (int, float)),
+    "string": ("a string", (str,)),
+    "object": ("an object", (dict,)),
+    "array": ("an array", (list,)),
+    "string|array": ("a string or an array", (str, list)),
+    "string|object": ("a string or an object", (str, dict)),
+}
+
+
+def check(body: dict[str, Any], fields: dict[str, str]) -> None:
+    """Each present, non-null field must be of its kind (`fields`: name -> a key of KINDS)."""
+    for name, kind in fields.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        words, types = KINDS[kind]
+        wrong_bool = isinstance(value, bool) and bool not in types
+        if wrong_bool or not isinstance(value, types):
+            raise bad_request(f"'{name}' must be {words}, got {type_name(value)}", param=name)

@@ -70,9 +70,11 @@ NOTE_PREFIX = "n:"
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
     """How one step record changes a trajectory's totals."""
     usage = record.usage
+    # A step counts once, where its first attempt went: a client's retries are attempts.
+    first = record.attempt == 1
     counts = {
-        "cloud_steps": int(record.target == "cloud"),
-        "edge_steps": int(record.target == "edge"),
+        "cloud_steps": int(first and record.target == "cloud"),
+        "edge_steps": int(first and record.target == "edge"),
         "fallbacks": int(record.fallback),
         "errors": int(record.status == "error"),
         "usage_estimated_steps": int(usage is not None and usage.source == "estimated"),

@@ -30,6 +30,7 @@ from router.trajectory.identify import namespace_of
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
+from router.trajectory.stitch import Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -42,6 +43,7 @@ class StepIdentity:
     attempt: int
     error_signals: list[str]
     trajectory: Trajectory | None = None  # as it stood before this step
+    stitch_key: str | None = None  # the history key when stitched (no session id)
 
 
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
@@ -102,6 +104,7 @@ class Tracker:
         self.recorder = Recorder(self.store)
         self.limits = build_limits(settings, metrics, self.store)
         self._keyed = bool(settings.client_keys())
+        self.stitcher = Stitcher(self.store)
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
@@ -129,7 +132,7 @@ class Tracker:
         if self.limits is not None:
             await self.limits.admit(namespace)
         try:
-            trajectory_id = await self._identify(request, headers, path_session, namespace)
+            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace)
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(body),
@@ -152,21 +155,22 @@ class Tracker:
             ) from exc
         signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
         privacy = self._routes[route].privacy if route in self._routes else "allow"
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy))
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy), stitch_key)
 
-    async def _identify(self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str) -> str:
+    async def _identify(
+        self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str
+    ) -> tuple[str, str | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
-            return identify.trajectory_id(namespace, session)
+            return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
-            return identify.new_trajectory_id(namespace)
-        previous, key = identify.history_keys(namespace, request.messages)
-        found = await self.store.stitch_find(previous) if previous is not None else None
-        trajectory_id = found or identify.new_trajectory_id(namespace)
-        # Remember this history for the request that will continue it; not awaited, the
-        # answer need not wait for it.
-        self.spawn(self.store.stitch_remember(key, trajectory_id))
-        return trajectory_id
+            return identify.new_trajectory_id(namespace), None
+        return await self.stitcher.find(namespace, request.messages, identify.is_client_retry(headers))
+
+    def answered(self, identity: StepIdentity, status: str, text: str, tools: list[str]) -> None:
+        """A stitched step's answer went out (or failed): see `Stitcher.answered`."""
+        if identity.stitch_key is not None:
+            self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path; awaited at shutdown."""
