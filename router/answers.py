@@ -105,7 +105,11 @@ class Answers:
         body = reply.body
         if reply.status < 300:
             parsed = reply.answer if reply.answer is not None else orjson.loads(body)
-            if target == "cloud" and step.privacy.redacted:
+            restoring = target == "cloud" and step.privacy.redacted
+            # What the cloud said, before the gateway puts the originals back (restoring edits
+            # the answer in place): the audit keeps placeholders.
+            said = answer_of(parsed) if restoring and self.audit.wants_content else None
+            if restoring:
                 # The cloud's answer with our placeholders put back (the agent gets the real values).
                 parsed = step.privacy.redactor().restore_answer(parsed)
                 body = orjson.dumps(parsed)
@@ -115,8 +119,7 @@ class Answers:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
             record.tools = answer.tools
             if self.audit.wants_content:
-                # What the cloud said, before the gateway put the originals back.
-                said = answer if body is reply.body else read_answer(reply.body)
+                said = said or answer
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
             self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
         else:
