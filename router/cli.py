@@ -58,6 +58,7 @@ def _serve(args: argparse.Namespace) -> int:
         access_log=False,
         # Tandem reads no client address; parsing forwarded headers cost every request.
         proxy_headers=False,
+        timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
     )
     return 0
 
