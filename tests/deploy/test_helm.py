@@ -370,3 +370,18 @@ def test_stopping_a_pod_lets_in_flight_streams_finish() -> None:
     shutdown = int(gateway_env(docs)["TANDEM_SERVER__SHUTDOWN_TIMEOUT_S"]["value"])
     assert sleep > 0 and shutdown >= 60
     assert pod["terminationGracePeriodSeconds"] > sleep + shutdown
+
+
+@pytest.mark.parametrize("values", [None, FULL_VALUES], ids=["default", "full"])
+def test_core_objects_match_the_kubernetes_schemas(values: dict[str, Any] | None) -> None:
+    import kubernetes_validate
+
+    docs = objects(values)
+    kinds = {doc["kind"] for doc in docs}
+    assert kinds <= CORE_KINDS | OPERATOR_KINDS | {"ConfigMap"}, kinds - CORE_KINDS - OPERATOR_KINDS
+    checked = 0
+    for doc in docs:
+        if doc["kind"] in CORE_KINDS:
+            kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+            checked += 1
+    assert checked >= 5
