@@ -57,6 +57,7 @@ def _serve(args: argparse.Namespace) -> int:
         port=settings.server.port,
         workers=settings.server.workers,
         log_level=settings.log_level,
+        timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
     )
     return 0 if serve(config) else 3
 

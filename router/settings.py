@@ -175,6 +175,9 @@ class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     workers: int = Field(1, ge=1)
+    # After SIGTERM: no new connections; in-flight steps (long streams too) get this long to
+    # finish and be recorded before the process stops. Keep it below the orchestrator's grace.
+    shutdown_timeout_s: int = Field(60, ge=1)
 
 
 def _default_upstreams() -> dict[str, UpstreamSettings]:
