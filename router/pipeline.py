@@ -39,7 +39,7 @@ class Gateway:
     def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.metrics.describe_routes(settings.routes)
+        self.metrics.describe_routes(settings.routes, settings.allow_target_header)
         self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.tracker = Tracker(settings, self.metrics)
@@ -89,7 +89,13 @@ class Gateway:
         identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
         notes = identity.trajectory.notes if identity.trajectory is not None else {}
         guard = PrivacyGuard(
-            route.settings.privacy, identity.trajectory_id, notes, self.tracker.store, self.metrics, self.tracker.spawn
+            route.settings.privacy,
+            identity.trajectory_id,
+            notes,
+            self.tracker.store,
+            self.metrics,
+            self.tracker.spawn,
+            route=route.name,
         )
         await guard.scan(request.messages)
         calls = InnerCalls(self.upstreams, guard)
@@ -109,19 +115,20 @@ class Gateway:
                 self.metrics,
             )
             decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
-        await self._enforce_privacy(route, guard, decision)
+        await self._enforce_privacy(route, guard, decision, request.messages)
         cloud_forbidden = refusal == Reason.PINNED or not guard.allows_cloud()
         step = Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
         if decision.answer is not None:
             return self.answers.prepared(step, decision.answer)
         return await self._forward(step)
 
-    async def _enforce_privacy(self, route: Route, guard: PrivacyGuard, decision: Decision) -> None:
+    async def _enforce_privacy(
+        self, route: Route, guard: PrivacyGuard, decision: Decision, messages: list[dict[str, Any]]
+    ) -> None:
         """Block a sensitive cloud step, pin a trajectory kept local, count inner exposure."""
         if decision.target == "cloud" and guard.mode == "block" and guard.sensitive:
             kinds = sorted({p[1:].rsplit("_", 1)[0] for p in guard.vault.values()}) or ["unknown (detection failed)"]
-            for kind in kinds:
-                self.metrics.privacy_values.labels(kind, "blocked").inc()
+            guard.count_blocked(messages)
             raise GatewayError(
                 403,
                 f"the privacy policy of route {route.name!r} blocks this step: its context holds sensitive "
@@ -135,13 +142,14 @@ class Gateway:
 
     async def _decide(self, route: Route, context: StepContext) -> Decision:
         try:
-            return await route.policy.decide(context)
+            decision = await route.policy.decide(context)
         except InnerCallError as error:
             # Strategies fall back themselves where they can; this catches the rest, so that
             # the agent still gets an answer, and says why in the record and the metrics.
             self.metrics.policy_failures.labels(route.name, "inner_call").inc()
             log.warning("route %s: %s; falling back to the edge", route.name, error)
             return Decision(target="edge", reason=Reason.INNER_FAILED)
+        return decision
 
     def _forced_target(self, headers: Headers) -> Target | None:
         value = headers.get(TARGET_HEADER)
