@@ -30,7 +30,14 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
-from router.route_series import CLOSE_REASONS, FAILURE_KINDS, POLICY_FAILURE_KINDS, reachable_targets, step_labels
+from router.route_series import (
+    CLOSE_REASONS,
+    FAILURE_KINDS,
+    POLICY_FAILURE_KINDS,
+    STORE_OPERATIONS,
+    reachable_targets,
+    step_labels,
+)
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
@@ -324,6 +331,30 @@ class Metrics:
             self.policy_failures.labels(name, kind)
         for reason in CLOSE_REASONS:
             self.trajectories_closed.labels(reason, name)
+        for histogram in (
+            self.run_steps,
+            self.run_cost,
+            self.run_cloud_share,
+            self.run_savings,
+            self.run_loss,
+            self.run_privacy,
+        ):
+            histogram.labels(name)
+        if route.strategy == "judge":
+            self.judge_score.labels(name)
+            for kind in ("score", "reload"):
+                self.judge_failures.labels(kind)
+
+    def describe_store(self) -> None:
+        """With Redis configured: start at zero every store operation's failure series."""
+        for operation in STORE_OPERATIONS:
+            self.store_errors.labels(operation)
+
+    def describe_upstreams(self, names: Iterable[str]) -> None:
+        """Start at zero every upstream's failure series (every upstream can fail each way)."""
+        for name in names:
+            for kind in FAILURE_KINDS:
+                self.upstream_errors.labels(name, kind)
 
     def step_closed(self, record: StepRecord) -> None:
         """A step's tokens, dollars, decision and latency, once its record is final. Every call

@@ -41,6 +41,9 @@ class Gateway:
         self.metrics = metrics or Metrics()
         self.metrics.describe_routes(settings.routes, settings.allow_target_header)
         self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
+        self.metrics.describe_upstreams(self.upstreams)
+        if settings.redis_url is not None:
+            self.metrics.describe_store()
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.tracker = Tracker(settings, self.metrics)
         audit = settings.audit

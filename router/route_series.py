@@ -17,6 +17,20 @@ from router.policies.base import Reason
 TARGETS = ("edge", "cloud")
 FAILURE_KINDS = ("connect", "timeout", "disconnected", "status")
 CLOSE_REASONS = ("outcome", "idle")
+# The Redis store's operations (router/trajectory/resilient.py), each of which can fail.
+STORE_OPERATIONS = (
+    "active_count",
+    "begin_step",
+    "close",
+    "get",
+    "idle",
+    "note",
+    "recent",
+    "record",
+    "records",
+    "set_outcome",
+    "stitch",
+)
 
 # strategy -> (reason, targets that reason can choose); `on_failure`/`fallback` is read from
 # the route's settings where the strategy has one.

@@ -76,7 +76,9 @@ def test_inner_calls_are_booked_under_their_target_and_spend_equals_the_ledger(
     probes = total(server, client, "tandem_cost_usd_total", route="probe", target="edge", call="probe")
     assert abs(probes - sum(r["inner"][0]["cost_usd"] for r in ledger)) < 1e-12
     assert total(server, client, "tandem_cost_usd_total", route="probe", target="cloud", call="probe") == 0
-    assert total(server, client, "tandem_tokens_total", route="probe", target="edge", kind="prompt", call="probe") == 600
+    assert (
+        total(server, client, "tandem_tokens_total", route="probe", target="edge", kind="prompt", call="probe") == 600
+    )
     counterfactual = total(server, client, "tandem_counterfactual_cost_usd_total", route="probe")
     assert abs(counterfactual - sum(r["counterfactual_usd"] for r in ledger)) < 1e-12
 
