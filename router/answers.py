@@ -273,14 +273,6 @@ class Answers:
         if usage is not None:
             record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
             record.counterfactual_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
-            metrics = self.metrics
-            metrics.tokens.labels(record.target, "prompt").inc(usage.prompt_tokens)
-            metrics.tokens.labels(record.target, "cached").inc(usage.cached_tokens)
-            metrics.tokens.labels(record.target, "completion").inc(usage.completion_tokens)
-            metrics.cost.labels(record.target).inc(record.cost_usd)
-            metrics.counterfactual_cost.inc(record.counterfactual_usd)
-        self.metrics.steps.labels(record.route, record.target, record.reason, record.status).inc()
-        self.metrics.latency.labels(record.target).observe(record.latency_s)
-        self.metrics.ttft.labels(record.target).observe(record.ttft_s)
+        self.metrics.step_closed(record)
         self.tracker.record(record)
         self.audit.submit(record, content)

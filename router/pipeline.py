@@ -52,10 +52,13 @@ class Gateway:
     def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.metrics.describe_routes(settings.routes)
+        self.metrics.describe_routes(settings.routes, settings.allow_target_header)
         self.upstreams = {
             name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
         }
+        self.metrics.describe_upstreams(self.upstreams)
+        if settings.redis_url is not None:
+            self.metrics.describe_store()
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.vault = build_vault(settings)
         self.tracker = Tracker(settings, self.metrics)
@@ -113,6 +116,7 @@ class Gateway:
             self.metrics,
             self.tracker.spawn,
             cipher=self.vault,
+            route=route.name,
         )
         calls = InnerCalls(self.upstreams, guard)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
@@ -146,7 +150,7 @@ class Gateway:
             )
             decision = constrain(await self._decide(route, context), refusal)
         step.decision = decision
-        await self._enforce_privacy(route, guard, decision)
+        await self._enforce_privacy(route, guard, decision, step.request.messages)
         # Whatever forbids the cloud also forbids failing over to it, and so does a header
         # that asked for the edge.
         step.cloud_forbidden = refusal is not None or forced == "edge" or not guard.allows_cloud()
@@ -154,12 +158,13 @@ class Gateway:
             return self.answers.prepared(step, decision.answer)
         return await self._forward(step)
 
-    async def _enforce_privacy(self, route: Route, guard: PrivacyGuard, decision: Decision) -> None:
+    async def _enforce_privacy(
+        self, route: Route, guard: PrivacyGuard, decision: Decision, messages: list[dict[str, Any]]
+    ) -> None:
         """Block a sensitive cloud step, pin a trajectory kept local, count inner exposure."""
         if decision.target == "cloud" and guard.mode == "block" and guard.sensitive:
             kinds = sorted({p[1:].rsplit("_", 1)[0] for p in guard.vault.values()}) or ["unknown (detection failed)"]
-            for kind in kinds:
-                self.metrics.privacy_values.labels(kind, "blocked").inc()
+            guard.count_blocked(messages)
             raise GatewayError(
                 403,
                 f"the privacy policy of route {route.name!r} blocks this step: its context holds sensitive "
@@ -173,13 +178,14 @@ class Gateway:
 
     async def _decide(self, route: Route, context: StepContext) -> Decision:
         try:
-            return await route.policy.decide(context)
+            decision = await route.policy.decide(context)
         except InnerCallError as error:
             # Strategies fall back themselves where they can; this catches the rest, so that
             # the agent still gets an answer, and says why in the record and the metrics.
             self.metrics.policy_failures.labels(route.name, "inner_call").inc()
             log.warning("route %s: %s; falling back to the edge", route.name, error)
             return Decision(target="edge", reason=Reason.INNER_FAILED)
+        return decision
 
     def _forced_target(self, headers: Headers) -> Target | None:
         value = headers.get(TARGET_HEADER)
