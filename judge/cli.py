@@ -5,6 +5,7 @@
     calibrate --model judge.onnx --data steps.jsonl --cloud-share 0.4     (writes the threshold into the card)
     label     --data steps.jsonl --url http://host/v1 --model NAME --out labelled.jsonl
     evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2]
+    import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import orjson
 
+from judge import imports
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, make_labels
@@ -53,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--steps-per-request", type=int, default=40)
     label.add_argument("--retries", type=int, default=2)
 
+    imports.add_parser(commands)
+
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True)
     evaluate.add_argument("--data", type=Path, required=True)
@@ -66,6 +70,7 @@ def _train(args: argparse.Namespace) -> int:
     from judge.train import TrainConfig, train  # scikit-learn loads only for training
 
     rows = load_rows(args.data)
+    sources = args.data.with_name(args.data.name.split(".")[0] + ".sources.json")
     config = TrainConfig(
         model=args.model,
         labels=args.labels,
@@ -75,6 +80,7 @@ def _train(args: argparse.Namespace) -> int:
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
         f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}",
         data_description=args.describe or f"{args.data.name}",
+        sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
     )
     result = train(rows, config, args.out)
     evaluation = result.card.evaluation
@@ -157,9 +163,15 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"train": _train, "calibrate": _calibrate, "label": _label, "evaluate": _evaluate}
+    handlers = {
+        "train": _train,
+        "calibrate": _calibrate,
+        "label": _label,
+        "evaluate": _evaluate,
+        "import": imports.run_import,
+    }
     try:
         return handlers[args.command](args)
-    except (JudgeTrainingError, JudgeModelError, ValueError) as exc:
+    except (JudgeTrainingError, JudgeModelError, ValueError) as exc:  # TrajectoryFormatError is a ValueError
         print(f"tandem judge {args.command}: error: {exc}", file=sys.stderr)
         return 2

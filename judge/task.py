@@ -18,7 +18,6 @@ trajectory pays for it once, not on every step.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any
 
 __all__ = ["TASK_CHARS", "real_task"]
@@ -61,7 +60,7 @@ _ACK_CHARS = 200
 
 def _text(content: Any) -> str:
     if isinstance(content, str):
-        return content[:READ_CHARS]
+        return content if len(content) <= READ_CHARS else content[:READ_CHARS]
     if isinstance(content, list):  # content parts (OpenAI, or Anthropic blocks translated)
         parts = []
         for part in content:
@@ -94,7 +93,6 @@ def _unwrap(text: str) -> str:
     return text
 
 
-@lru_cache(maxsize=512)
 def _from_head(head: tuple[tuple[str, str], ...]) -> str:
     start = 0
     for index, (role, text) in enumerate(head):
@@ -118,6 +116,10 @@ def _from_head(head: tuple[tuple[str, str], ...]) -> str:
     return ""
 
 
+_CACHE_LIMIT = 512
+_cache: dict[tuple[tuple[str, int, str, str], ...], str] = {}
+
+
 def real_task(messages: list[dict[str, Any]]) -> str:
     """The user's request in a conversation, without the client's boilerplate ("" if none).
 
@@ -131,4 +133,13 @@ def real_task(messages: list[dict[str, Any]]) -> str:
         role = str(message.get("role") or "")
         if role in ("user", "assistant"):
             head.append((role, _text(message.get("content"))))
-    return _from_head(tuple(head))
+    # Every step resends the same head: key the cache on a cheap fingerprint of it (length and
+    # ends of each text), not on the texts, whose hashing would cost as much as the extraction.
+    key = tuple((role, len(text), text[:64], text[-64:]) for role, text in head)
+    found = _cache.get(key)
+    if found is None:
+        found = _from_head(tuple(head))
+        if len(_cache) >= _CACHE_LIMIT:
+            _cache.clear()
+        _cache[key] = found
+    return found
