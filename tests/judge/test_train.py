@@ -129,7 +129,7 @@ def test_cli_train_calibrate_evaluate_then_serve(tmp_path: Path, capsys: pytest.
     assert card.evaluation["calibration"]["cloud_share"] == pytest.approx(0.5, abs=0.01)
     assert card.evaluation["calibration"]["data"] == "steps.jsonl"  # no machine paths in the card
     assert main(["evaluate", "--model", str(out), "--data", str(data), "--held-out", "0.2", "--json"]) == 0
-    figures = orjson.loads(capsys.readouterr().out)
+    figures = orjson.loads(capsys.readouterr().out)["candidate"]
     assert figures["auc"] > 0.6 and figures["cloud_share"] == pytest.approx(0.5, abs=0.1)
     # Serve: load, score each step, hold the share online.
     model = JudgeModel.load(out)
