@@ -26,7 +26,6 @@ from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import parse_chat_request
-from router.protocol.fields import MAX_JSON_DEPTH
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
@@ -64,8 +63,8 @@ class Gateway:
         self.tracker = Tracker(settings, self.metrics)
         self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
-        # How deep a request's JSON may nest (to be read from `limits.max_json_depth`).
-        self.max_json_depth = MAX_JSON_DEPTH
+        # How deep a request's JSON may nest (`limits.max_json_depth`).
+        self.max_json_depth = settings.limits.max_json_depth
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:

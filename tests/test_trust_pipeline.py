@@ -256,6 +256,25 @@ def test_json_at_the_depth_limit_is_served(gateway: GatewayServer, client: httpx
     assert len(edge.received) == 1
 
 
+def test_the_depth_limit_is_the_configured_one(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, limits={"max_json_depth": 12})
+    headers = {"content-type": "application/json"}
+    deep = client.post(f"{server.url}/v1/chat/completions", content=nested(13), headers=headers)
+    assert deep.status_code == 400 and "12 levels" in deep.json()["error"]["message"], deep.text
+    translated = client.post(
+        f"{server.url}/v1/messages",
+        content=b'{"model":"tandem","max_tokens":8,"messages":[{"role":"user","content":"x"}],"metadata":'
+        + b"[" * 12
+        + b"]" * 12
+        + b"}",
+        headers=headers,
+    )
+    assert translated.status_code == 400 and "12 levels" in translated.text, translated.text
+    assert client.post(f"{server.url}/v1/chat/completions", content=nested(12), headers=headers).status_code == 200
+
+
 @pytest.mark.parametrize("depth", [129, 300, 5000])
 @pytest.mark.parametrize(
     ("path", "head"),

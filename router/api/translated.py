@@ -35,16 +35,16 @@ class Surface:
     stream_error: Callable[[int, dict[str, Any]], bytes | None] = lambda status, error: None
 
 
-def parsed(raw: bytes) -> dict[str, Any]:
+def parsed(raw: bytes, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit"):
-            raise too_deep(MAX_JSON_DEPTH) from exc
+            raise too_deep(max_depth) from exc
         raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(body, dict):
         raise GatewayError(400, "request body must be a JSON object")
-    check_depth(body)  # the translated request is re-serialised: no recursion error later
+    check_depth(body, max_depth)  # the translated request is re-serialised: no recursion error later
     return body
 
 
@@ -84,7 +84,7 @@ async def serve(request: Request, surface: Surface) -> Response:
     chat: dict[str, Any] | None = None
     try:
         namespace = client_namespace(request)
-        chat = surface.to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes)))
+        chat = surface.to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes), gateway.max_json_depth))
         session = request.path_params.get("session")
         step = gateway.chat(orjson.dumps(chat), request.headers, session, namespace)
         response = await cancel_on_disconnect(request.receive, step)
