@@ -10,7 +10,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from router.api.auth import client_namespace
-from router.api.chat import cancel_on_disconnect, read_body
+from router.api.chat import read_body
+from router.api.disconnect import ClientWatch
 from router.errors import GatewayError
 from router.pipeline import Gateway
 from router.protocol.fields import MAX_JSON_DEPTH, check_depth, too_deep
@@ -66,8 +67,10 @@ async def serve(
         namespace = client_namespace(request)
         chat = to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes)))
         session = request.path_params.get("session")
-        step = gateway.chat(orjson.dumps(chat), request.headers, session, namespace)
-        response = await cancel_on_disconnect(request.receive, step)
+        watch = ClientWatch(request.receive)
+        response = await watch.answer(
+            gateway.chat(orjson.dumps(chat), request.headers, session, namespace, watch.start)
+        )
     except GatewayError as exc:
         return Response(
             error(exc.status, exc.message), status_code=exc.status, headers=exc.headers, media_type="application/json"
