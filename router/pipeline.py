@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
@@ -95,7 +96,16 @@ class Gateway:
             )
         return route
 
-    async def chat(self, body: bytes, headers: Headers, path_session: str | None, namespace: str) -> Response:
+    async def chat(
+        self,
+        body: bytes,
+        headers: Headers,
+        path_session: str | None,
+        namespace: str,
+        on_begun: Callable[[], None] | None = None,
+    ) -> Response:
+        """One step. `on_begun` is called once the step is counted (from then on it may be
+        cancelled, by a client that leaves, and still ends with its record)."""
         started = time.perf_counter()
         started_at = time.time()
         try:
@@ -120,6 +130,8 @@ class Gateway:
         calls = InnerCalls(self.upstreams, guard)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
         try:
+            if on_begun is not None:
+                on_begun()
             return await self._step(step, forced)
         except BaseException as exc:
             # Every begun step ends with one record: a refusal, a failure, a client that left.

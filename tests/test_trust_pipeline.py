@@ -420,3 +420,20 @@ def test_well_typed_standard_and_unknown_fields_pass_unchanged(
     received = edge.received[0].body
     assert {key: received[key] for key in fields} == fields
     assert orjson.dumps(received["vendor_extension"]) == b'{"x":[1,"y"]}'
+
+
+@pytest.mark.parametrize("limit", [1, 10, 128, 200, 254])
+def test_the_depth_check_is_exact_for_every_limit(limit: int) -> None:
+    """It leans on orjson's recursion limit (254 levels): if orjson ever changes it, this fails."""
+    from router.errors import GatewayError
+    from router.protocol.fields import check_depth
+
+    def deep(levels: int) -> Any:
+        value: Any = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
+
+    check_depth(deep(limit), limit)
+    with pytest.raises(GatewayError, match="max_json_depth"):
+        check_depth(deep(limit + 1), limit)

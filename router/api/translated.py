@@ -12,7 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from router.api.auth import client_namespace
-from router.api.chat import cancel_on_disconnect, read_body
+from router.api.chat import read_body
+from router.api.disconnect import ClientWatch
 from router.errors import GatewayError
 from router.pipeline import Gateway
 from router.protocol.fields import MAX_JSON_DEPTH, check_depth, too_deep
@@ -86,8 +87,10 @@ async def serve(request: Request, surface: Surface) -> Response:
         namespace = client_namespace(request)
         chat = surface.to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes), gateway.max_json_depth))
         session = request.path_params.get("session")
-        step = gateway.chat(orjson.dumps(chat), request.headers, session, namespace)
-        response = await cancel_on_disconnect(request.receive, step)
+        watch = ClientWatch(request.receive)
+        response = await watch.answer(
+            gateway.chat(orjson.dumps(chat), request.headers, session, namespace, watch.start)
+        )
     except GatewayError as exc:
         return _error(exc.status, _gateway_error(exc), surface, chat, exc.headers)
     return _answer(response, surface, chat)
