@@ -1,5 +1,5 @@
 """Chaos: 50 agent-like clients against a real gateway while its Redis is stopped and restarted
-(SIGKILL, SIGTERM) or frozen (SIGSTOP/SIGCONT) for several seconds mid-load. After recovery the
+(SIGKILL, SIGTERM) or frozen (SIGSTOP/SIGCONT) for 8 s mid-load. After recovery the
 shared ledger must hold every answered step once, each with its record. Bounded: ~20 s a run.
 
 Run with `-s` to print the figures (answered, counted, recorded, duplicates, missing).
@@ -24,8 +24,8 @@ from tests.redis_server import RedisServer
 
 MakeGateway = Callable[..., GatewayServer]
 CLIENTS = 50
-LOAD_S = 11.0
-OUTAGE_AT_S, OUTAGE_S = 2.5, 6.0
+LOAD_S = 12.0
+OUTAGE_AT_S, OUTAGE_S = 2.0, 8.0
 
 
 @pytest.fixture()
