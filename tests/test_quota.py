@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 
 from router.trajectory.identify import namespace_of
 from tests.gateway_server import GatewayServer, wait_until
+from tests.redis_server import RedisServer
 
 MakeGateway = Callable[..., GatewayServer]
 KEYS = ["alice-key", "bob-key"]
@@ -115,3 +117,23 @@ def test_no_limits_configured_means_no_limiter(make_gateway: MakeGateway, client
     server = make_gateway(routes={"tandem": {"strategy": "edge"}})
     assert server.gateway.tracker.limits is None
     assert all(ask(client, server, "any").status_code == 200 for _ in range(5))
+
+
+def test_limits_hold_per_process_while_redis_is_out(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    own = RedisServer(tmp_path / "redis").start()
+    try:
+        server = make_gateway(
+            routes={"tandem": {"strategy": "edge"}},
+            client_api_keys=KEYS,
+            client_limits={"requests_per_minute": 3},
+            redis_url=own.url,
+        )
+        assert [ask(client, server, "alice-key").status_code for _ in range(2)] == [200, 200]
+        own.stop()
+        # Counted in this process from the outage on: never a 500, still bounded.
+        codes = [ask(client, server, "alice-key").status_code for _ in range(5)]
+        assert codes == [200, 200, 200, 429, 429]
+    finally:
+        own.stop()

@@ -175,7 +175,7 @@ def test_one_replica_continues_its_indexes_through_an_outage_and_writes_back(
     assert "tandem_store_outage_pending 0.0" in metrics
 
 
-def test_budgets_and_pins_hold_during_an_outage(
+def test_budgets_task_decisions_and_pins_hold_during_an_outage(
     make_gateway: MakeGateway, client: httpx.Client, own_redis: RedisServer, cloud: FakeUpstream
 ) -> None:
     server = make_gateway(
@@ -183,9 +183,13 @@ def test_budgets_and_pins_hold_during_an_outage(
         routes={
             "tandem": {"strategy": "cloud", "constraints": {"budget_calls": 1}},
             "private": {"strategy": "cloud", "privacy": "keep_local"},
+            "task": {"strategy": "task", "cloud_if_matches": "deploy"},
         },
     )
     assert ask(client, server, "budget", 0).headers["x-tandem-target"] == "cloud"
+    decided = {"model": "task", "messages": [{"role": "user", "content": "deploy the app"}]}
+    task = client.post(f"{server.url}/v1/chat/completions", json=decided, headers={"X-Session-ID": "task"})
+    assert task.headers["x-tandem-target"] == "cloud"
     private = {"model": "private", "messages": [{"role": "user", "content": f"mail {EMAIL}"}]}
     pinned = client.post(f"{server.url}/v1/chat/completions", json=private, headers={"X-Session-ID": "pin"})
     assert pinned.headers["x-tandem-reason"] == "privacy_keep_local"
@@ -199,12 +203,16 @@ def test_budgets_and_pins_hold_during_an_outage(
     still_pinned = client.post(f"{server.url}/v1/chat/completions", json=clean, headers={"X-Session-ID": "pin"})
     assert (still_pinned.headers["x-tandem-target"], still_pinned.headers["x-tandem-reason"]) == ("edge", "pinned_edge")
     assert still_pinned.headers["x-tandem-step"] == "2"
-    assert len(cloud.received) == 1
+    # The run's decision stands although this (compacted) history no longer says "deploy".
+    compacted = {"model": "task", "messages": [{"role": "user", "content": "continue"}]}
+    kept = client.post(f"{server.url}/v1/chat/completions", json=compacted, headers={"X-Session-ID": "task"})
+    assert (kept.headers["x-tandem-target"], kept.headers["x-tandem-step"]) == ("cloud", "2")
+    assert len(cloud.received) == 3
     own_redis.start()
     assert wait_until(lambda: recovered(server), timeout=5)
     server.run(server.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
-    assert found.per_trajectory == {"budget": 2, "pin": 2}
+    assert found.per_trajectory == {"budget": 2, "pin": 2, "task": 2}
     assert (found.duplicates, found.missing) == (0, 0)
 
 
