@@ -52,9 +52,13 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.metrics
 	$(BIN)/python -m benchmarks.strategies
 
-# Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
+# Rebuilds judge/models/ from the rows of real public agent runs checked in under judge/data/
+# (made by `tandem judge import --no-text`; sources and licences in real-runs.sources.json).
+# Fetches nothing; the same rows and seed give the same model.
 judge-model: install-test
-	$(BIN)/python -m router.demo.dataset build-model
+	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
+		--model gbdt --labels failed --cloud-share 0.4 \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (an error signal in the observation that followed it)"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -3,11 +3,12 @@ on, one line per step (the schema is documented in judge/README.md)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,30 +51,40 @@ def load_rows(path: Path, *, show_progress: bool = True) -> list[dict[str, Any]]
     """Every row of a JSON-lines file, validated; `JudgeTrainingError` names the first bad line."""
     try:
         size = path.stat().st_size
-        handle = path.open("rb")
+        handle: IO[bytes] = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")  # type: ignore[assignment]  # noqa: SIM115
     except OSError as exc:
         raise JudgeTrainingError(f"{path}: cannot read the training data ({exc.strerror})") from exc
-    rows = []
     bar = Progress(f"reading {path.name}", size, enabled=show_progress and size > 8 << 20)
     with handle:
-        for number, line in enumerate(handle, 1):
-            bar.advance(len(line))
-            if not line.strip():
-                continue
-            try:
-                row = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise JudgeTrainingError(f"{path}:{number}: not valid JSON ({exc})") from exc
-            rows.append(validate(row, f"{path}:{number}"))
+        try:
+            rows = _read(path, handle, bar)
+        except (gzip.BadGzipFile, EOFError) as exc:
+            raise JudgeTrainingError(f"{path}: not a whole gzip file ({exc})") from exc
     bar.close()
     if not rows:
         raise JudgeTrainingError(f"{path}: no rows")
     return rows
 
 
+def _read(path: Path, handle: IO[bytes], bar: Progress) -> list[dict[str, Any]]:
+    rows = []
+    for number, line in enumerate(handle, 1):
+        bar.advance(len(line))
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise JudgeTrainingError(f"{path}:{number}: not valid JSON ({exc})") from exc
+        rows.append(validate(row, f"{path}:{number}"))
+    return rows
+
+
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     count = 0
-    with path.open("wb") as handle:
+    # mtime 0: a gzip of the same rows is the same bytes (reproducible, diffable in review).
+    opened = gzip.GzipFile(path, "wb", mtime=0) if path.suffix == ".gz" else path.open("wb")
+    with opened as handle:
         for row in rows:
             handle.write(orjson.dumps(row) + b"\n")
             count += 1

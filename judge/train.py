@@ -9,6 +9,7 @@ is written; the evaluation figures come from trajectories held out of training.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -42,6 +43,7 @@ class TrainConfig:
     logreg_c: float = 1.0
     made_by: str = ""  # the command that rebuilds the model, for the card
     data_description: str = ""  # where the rows came from, for the card
+    sources: Any = None  # the data's sources, licences and counts (`<data>.sources.json`), for the card
 
 
 def _estimator(config: TrainConfig) -> Any:
@@ -74,6 +76,13 @@ def export_onnx(estimator: Any) -> bytes:
     # zipmap off: the probabilities come out as a plain float tensor, cheap to read per step.
     onnx_model = to_onnx(estimator, sample, options={type(final): {"zipmap": False}})
     onnx_model.doc_string = f"tandem judge, feature version {FEATURE_VERSION}"
+    # skl2onnx lists the opset imports in set order, which varies between runs: sort them, so
+    # that `make judge-model` rebuilds the same bytes.
+    imports = sorted((entry.domain, entry.version) for entry in onnx_model.opset_import)
+    del onnx_model.opset_import[:]
+    for domain, version in imports:
+        entry = onnx_model.opset_import.add()
+        entry.domain, entry.version = domain, version
     return bytes(onnx_model.SerializeToString())
 
 
@@ -112,6 +121,7 @@ def _summary(rows: list[dict[str, Any]], labels: Labels, train: list[int], test:
         "held_out_rows": len(test),
         "held_out_trajectories": trajectories(test),
         "cloud_taken_share": round(sum(rows[i]["target"] == "cloud" for i in labels.rows) / len(labels.rows), 4),
+        "families": dict(sorted(Counter(str(rows[i].get("family", "unknown")) for i in labels.rows).items())),
     }
 
 
@@ -160,7 +170,11 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
             "bytes": len(model_bytes),
         },
         labels=config.labels,
-        training_data={"description": config.data_description, **_summary(rows, labels, split.train, split.test)},
+        training_data={
+            "description": config.data_description,
+            **_summary(rows, labels, split.train, split.test),
+            **({"sources": config.sources} if config.sources is not None else {}),
+        },
         evaluation=evaluation,
         made_by=config.made_by,
         versions=_versions(),

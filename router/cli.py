@@ -11,8 +11,6 @@ from router.settings import ConfigError, load_settings
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from router.app import CONFIG_ENV
 
     overrides: dict[str, object] = {}
@@ -49,20 +47,19 @@ def _serve(args: argparse.Namespace) -> int:
 
     # With several workers each process keeps its metrics in files that /metrics sums.
     prepare_multiprocess(settings.server.workers)
-    uvicorn.run(
+    from router.server import serve, server_config
+
+    config = server_config(
         "router.app:app_from_environment",
+        settings.limits,
         factory=True,
         host=settings.server.host,
         port=settings.server.port,
         workers=settings.server.workers,
-        loop="uvloop",
-        http="httptools",
         log_level=settings.log_level,
-        access_log=False,
-        # Tandem reads no client address; parsing forwarded headers cost every request.
-        proxy_headers=False,
+        timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
     )
-    return 0
+    return 0 if serve(config) else 3
 
 
 def _demo(args: argparse.Namespace) -> int:

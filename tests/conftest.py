@@ -64,7 +64,7 @@ def make_gateway(edge: FakeUpstream, cloud: FakeUpstream) -> Iterator[Callable[.
 @pytest.fixture()
 def gateway(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
     """A gateway whose `tandem` route is edge-only (deterministic), failover on."""
-    return make_gateway(routes={"tandem": {"strategy": "edge"}})
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}})
 
 
 @pytest.fixture()

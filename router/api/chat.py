@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import Receive
 
 from router.api.auth import client_namespace
 from router.errors import GatewayError
@@ -33,8 +38,46 @@ def _too_large(size: int, limit: int) -> GatewayError:
     )
 
 
+async def cancel_on_disconnect(receive: Receive, work: Awaitable[Response]) -> Response:
+    """Await `work` (a step, up to its first byte), cancelling it the moment the client leaves.
+
+    Neither uvicorn nor Starlette tells a handler that its client went away; without this, a
+    step waiting for an upstream would go on generating (and be charged) for nobody. Call it
+    once the body is read: from then on `receive` only returns when the client disconnects.
+    """
+    task = asyncio.current_task()
+    assert task is not None
+    left = False
+
+    async def watch() -> None:
+        nonlocal left
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        left = True
+        task.cancel()
+
+    watcher = asyncio.create_task(watch())
+    try:
+        response = await work
+    except asyncio.CancelledError:
+        if not left:
+            raise
+        task.uncancel()
+        return Response(status_code=499)  # nobody reads it: the client is gone
+    finally:
+        watcher.cancel()
+    if left:
+        # The client left in the same instant as the step answered: absorb the cancellation
+        # the watcher asked for, so that it does not hit Starlette writing the answer.
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(0)
+        task.uncancel()
+    return response
+
+
 async def chat_completions(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     namespace = client_namespace(request)
     body = await read_body(request, gateway.settings.max_body_bytes)
-    return await gateway.chat(body, request.headers, request.path_params.get("session"), namespace)
+    step = gateway.chat(body, request.headers, request.path_params.get("session"), namespace)
+    return await cancel_on_disconnect(request.receive, step)

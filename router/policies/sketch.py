@@ -10,6 +10,7 @@ from pydantic import Field
 
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.common import count_failure
 from router.policies.constraints import cloud_refusal
 from router.privacy.at_rest import to_keep, to_use
 from router.trajectory.identify import task_of
@@ -50,6 +51,7 @@ class SketchPolicy:
         try:
             plan = message_text(await step.calls.complete("cloud", body, "plan")).strip()
         except InnerCallError:
+            count_failure(step, "plan")
             plan = ""
         if step.store is not None:
             # Even an empty plan is kept: a failed planner is not asked again at every step.

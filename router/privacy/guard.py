@@ -73,6 +73,11 @@ def exposure_summary(notes: Mapping[str, str], weights: Mapping[str, float]) -> 
     return {"seen": seen, "exposed": exposed, "score": privacy_score(notes, weights)}
 
 
+def _kind(placeholder: str) -> str:
+    """`[EMAIL_2]` -> `EMAIL`"""
+    return placeholder[1:].rsplit("_", 1)[0]
+
+
 class PrivacyGuard:
     """One step's privacy stage."""
 
@@ -85,9 +90,11 @@ class PrivacyGuard:
         metrics: Metrics,
         spawn: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         cipher: VaultCipher | None = None,
+        route: str = "",
     ) -> None:
         self._spawn = spawn
         self._cipher = cipher
+        self.route = route  # the metrics' route label
         self.mode = mode
         self.trajectory_id = trajectory_id
         self._notes = dict(notes)
@@ -142,7 +149,7 @@ class PrivacyGuard:
                 continue
             placeholder = await self._allocate(finding.type, finding.value, reserved)
             known[finding.value] = placeholder
-            self._metrics.privacy_values.labels(finding.type, "detected").inc()
+            self._metrics.privacy_values.labels(self.route, finding.type, "detected").inc()
         self._notes[SCANNED] = str(len(messages))
         # Off the request path: a replica that reads a stale count only scans a few messages
         # again, and values already in the vault are skipped.
@@ -176,12 +183,26 @@ class PrivacyGuard:
         redacted, count = redactor.messages(messages)
         if self.mode == "redact":
             self.redacted += count
+            vault = self.vault
+            for value, times in redactor.replaced.items():
+                self._metrics.privacy_values.labels(self.route, _kind(vault[value]), "redacted").inc(times)
             return redacted
         # allow: measure what goes out as it is.
         vault = self.vault
         found = {vault[value] for value in redactor.found}
         self.exposed.extend(sorted(found - set(self.exposed)))
         return messages
+
+    def count_blocked(self, messages: list[dict[str, Any]]) -> None:
+        """Count the sensitive values of a step a `block` policy refused: each value in the
+        messages once (a failed detection counts as one value of unknown type)."""
+        if self.failed:
+            self._metrics.privacy_values.labels(self.route, "unknown", "blocked").inc()
+        redactor = self.redactor()
+        redactor.messages(messages)
+        vault = self.vault
+        for value in redactor.found:
+            self._metrics.privacy_values.labels(self.route, _kind(vault[value]), "blocked").inc()
 
     def allows_cloud(self) -> bool:
         """Whether anything of this step may go to the cloud at all."""
@@ -197,4 +218,4 @@ class PrivacyGuard:
             if OUT + placeholder not in self._notes:
                 await self._store.note(self.trajectory_id, OUT + placeholder, "1")
                 self._notes[OUT + placeholder] = "1"
-                self._metrics.privacy_values.labels(placeholder[1:].rsplit("_", 1)[0], "exposed").inc()
+                self._metrics.privacy_values.labels(self.route, _kind(placeholder), "exposed").inc()

@@ -29,6 +29,7 @@ class Redactor:
         ordered = sorted(values, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
         self.found: set[str] = set()  # the original values met by text() so far
+        self.replaced: dict[str, int] = {}  # original value -> times replaced (for the metrics)
 
     @property
     def empty(self) -> bool:
@@ -43,6 +44,7 @@ class Redactor:
             nonlocal count
             count += 1
             self.found.add(match.group(0))
+            self.replaced[match.group(0)] = self.replaced.get(match.group(0), 0) + 1
             return self._to_placeholder[match.group(0)]
 
         return self._pattern.sub(swap, text), count

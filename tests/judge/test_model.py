@@ -20,10 +20,16 @@ def test_shipped_model_loads_scores_and_says_how_it_was_made() -> None:
     assert DEFAULT_MODEL.stat().st_size <= 1 << 20
     card = model.card
     assert card.feature_version == FEATURE_VERSION
-    assert card.labels == "agreement" and "SIMULATED" in card.training_data["description"]
-    assert card.made_by == "python -m router.demo.dataset build-model"
+    # Trained on real runs (not the demo's simulation), for "the step's action fails", with the
+    # sources and their licences on the card; the figures are those of its held-out runs.
+    assert card.labels == "failed" and "real agent runs" in card.training_data["description"]
+    assert card.made_by.startswith("tandem judge train --data real-runs.jsonl.gz")
+    sources = card.training_data["sources"]
+    assert sources and all(source["licence"] and source["runs"] > 0 for source in sources)
+    assert card.training_data["trajectories"] == sum(source["runs"] for source in sources)
     assert card.target_cloud_share == 0.4 and 0.0 < card.threshold < 1.0
-    assert card.evaluation["auc"] > 0.7
+    assert card.evaluation["auc"] >= 0.65
+    assert 0.35 <= card.evaluation["cloud_share"] <= 0.45
     messages = [{"role": "user", "content": "Task x: fix it"}]
     score = model.score(step_features(messages, TrajectoryCounters(step=1)))
     assert 0.0 <= score <= 1.0

@@ -12,7 +12,7 @@ import pytest
 from judge.calibrate import OnlineThreshold
 from judge.card import card_path, read_card
 from judge.cli import main
-from judge.features import N_FEATURES
+from judge.features import FEATURE_VERSION, N_FEATURES
 from judge.labels import make_labels
 from judge.model import JudgeModel
 from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
@@ -92,7 +92,10 @@ def _write(tmp_path: Path, rows: list[Any], raw: bytes = b"") -> Path:
     [
         (lambda row: row.pop("features"), r"steps\.jsonl:3: missing field\(s\) features"),
         (lambda row: row.pop("trajectory_id"), r"missing field\(s\) trajectory_id"),
-        (lambda row: row.update(feature_version=99), "feature_version 99, this judge computes version 1"),
+        (
+            lambda row: row.update(feature_version=99),
+            f"feature_version 99, this judge computes version {FEATURE_VERSION}",
+        ),
         (lambda row: row.update(features=[0.0] * 5), f"features must be a list of {N_FEATURES} numbers, got 5"),
         (lambda row: row.update(target="gpu"), "target must be 'edge' or 'cloud'"),
     ],
@@ -126,7 +129,7 @@ def test_cli_train_calibrate_evaluate_then_serve(tmp_path: Path, capsys: pytest.
     assert card.evaluation["calibration"]["cloud_share"] == pytest.approx(0.5, abs=0.01)
     assert card.evaluation["calibration"]["data"] == "steps.jsonl"  # no machine paths in the card
     assert main(["evaluate", "--model", str(out), "--data", str(data), "--held-out", "0.2", "--json"]) == 0
-    figures = orjson.loads(capsys.readouterr().out)
+    figures = orjson.loads(capsys.readouterr().out)["candidate"]
     assert figures["auc"] > 0.6 and figures["cloud_share"] == pytest.approx(0.5, abs=0.1)
     # Serve: load, score each step, hold the share online.
     model = JudgeModel.load(out)
