@@ -149,3 +149,15 @@ def test_a_188_step_run_audits_within_twice_its_transcript(
     assert len(audit_lines(path)) == 188
     assert audit <= 2 * transcript, f"audit {audit} B, transcript {transcript} B"
     assert full_history > 20 * audit  # what writing the whole input on every line would cost
+
+
+def test_expand_says_what_it_cannot_rebuild(tmp_path: Path) -> None:
+    assert tandem(["audit", "expand", str(tmp_path / "missing.jsonl")]) == 2
+    path = tmp_path / "audit.jsonl"
+    orphan = {"trajectory_id": "t", "step": 3, "target": "cloud", "audit_id": "w-3", "input_ref": "w-2"}
+    path.write_bytes(
+        orjson.dumps({**orphan, "input_from": 2, "input_delta": [{"role": "user", "content": "x"}]}) + b"\n"
+    )
+    out = tmp_path / "ec2.jsonl"
+    assert tandem(["audit", "expand", str(path), "--out", str(out)]) == 1
+    assert audit_lines(out)[0]["input"] is None

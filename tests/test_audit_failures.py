@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,3 +87,18 @@ def test_the_queue_is_bounded_and_drops_are_counted(
     # the writer was retrying).
     assert len(written) + dropped == 20
     assert 1 <= len(written) <= 5
+
+
+def test_shutdown_on_a_full_disk_gives_up_in_bounded_time(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.symlink_to("/dev/full")
+    server = make_gateway(audit={"mode": "metadata", "path": str(path)})
+    for index in range(600):  # more than one batch of the writer
+        step(client, server, index)
+    started = time.monotonic()
+    server.stop()
+    assert time.monotonic() - started < 9  # retried for 5 s, then the lines are dropped
+    audit = server.gateway.audit
+    assert audit.lines_written == 0 and audit.lines_dropped == 600

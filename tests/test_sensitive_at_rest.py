@@ -172,3 +172,35 @@ def test_redis_without_a_vault_key_is_refused_at_start(
     # Without Redis the vault never leaves the process: a key made at start-up serves.
     monkeypatch.delenv("TANDEM_VAULT_KEY")
     assert GatewayServer(settings_for(edge.base_url, cloud.base_url)).gateway.vault.ephemeral
+
+
+def test_plans_and_summaries_are_kept_with_placeholders(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream, edge: FakeUpstream, redis_url: str
+) -> None:
+    routes = {
+        "sketched": {"strategy": "sketch", "privacy": "redact"},
+        "summarised": {"strategy": "cloud", "privacy": "redact", "context": {"mode": "summary", "k": 1}},
+    }
+    server = make_gateway(routes=routes, redis_url=redis_url)
+    # The cloud's plan names the placeholder it was given; the edge must get the original back.
+    cloud.push({"text": "1. Find the invoice.\n2. Mail it to [EMAIL_1]."})
+    chat(client, server, "sketched", "plan", [FIRST])
+    assert cloud.received and EMAIL not in str(cloud.received[-1].body)
+    assert f"Mail it to {EMAIL}" in edge.received[-1].body["messages"][0]["content"]
+
+    # The edge summarises the earlier history in its own words, originals included.
+    history = [FIRST]
+    for turn in range(3):
+        if turn == 2:
+            edge.push({"text": f"The user wants the invoice for {CARD} mailed to {EMAIL}."})
+        answer = chat(client, server, "summarised", "summary", [*history, {"role": "user", "content": f"go {turn}"}])
+        history += [{"role": "user", "content": f"go {turn}"}, answer.json()["choices"][0]["message"]]
+    assert len(edge.received) == 2 and "Summarise" in str(edge.received[1].body)  # the summary call
+    assert all(EMAIL not in str(r.body) for r in cloud.received)
+
+    details = [client.get(f"{server.url}/v1/trajectories/{sid}").json() for sid in ("plan", "summary")]
+    assert details[0]["notes"]["plan"] == "1. Find the invoice.\n2. Mail it to [EMAIL_1]."
+    assert details[1]["notes"]["summary"] == "The user wants the invoice for [CARD_1] mailed to [EMAIL_1]."
+    assert_clean("the trajectories API", str(details))
+    server.stop()
+    assert_clean("Redis", redis_dump(redis_url))

@@ -52,6 +52,8 @@ class AuditLog:
         self._queued_bytes = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
+        self._give_up_at = 0.0  # once closing: after this, a failing disk is not waited for
+        self._gave_up = False
         self._thread: threading.Thread | None = None
         self.failing_since: float | None = None
         self._logged_at = 0.0
@@ -125,19 +127,22 @@ class AuditLog:
     def _write(self, data: bytes) -> bool:
         """Write all of `data`, retrying with backoff; False only when closing gave up."""
         view = memoryview(data)
-        wait, gave_up_at = _BACKOFF_S[0], None
+        wait = _BACKOFF_S[0]
         while view:
             try:
                 view = view[self._file.write(view) :]
                 continue
             except OSError as error:
                 self._failed(error)
+            if self._stopping.is_set() and time.monotonic() > self._give_up_at:
+                if not self._gave_up:
+                    self._gave_up = True
+                    log.error("the audit log is still failing at shutdown; dropping the lines left")
+                return False
             if self._stopping.is_set():
-                gave_up_at = gave_up_at or time.monotonic() + _GIVE_UP_S
-                if time.monotonic() > gave_up_at:
-                    log.error("the audit log is still failing at shutdown; dropping what is left")
-                    return False
-            time.sleep(wait)
+                time.sleep(min(wait, max(self._give_up_at - time.monotonic(), 0.0) + 0.01))
+            else:
+                self._stopping.wait(wait)  # close() cuts the wait short
             wait = min(wait * 2, _BACKOFF_S[1])
         self._recovered()
         return True
@@ -182,6 +187,7 @@ class AuditLog:
     def close(self) -> None:
         if self._thread is None:
             return
+        self._give_up_at = time.monotonic() + _GIVE_UP_S
         self._stopping.set()
         self._thread.join(timeout=30)
         self._thread = None

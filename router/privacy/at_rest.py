@@ -9,11 +9,14 @@ log's content gets the trajectory's own numbered placeholders (what the cloud re
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.privacy.detect import detect
 from router.privacy.redact import Redactor
 from router.trajectory.identify import TASK_CHARS, text_of
+
+if TYPE_CHECKING:
+    from router.privacy.guard import PrivacyGuard
 
 log = logging.getLogger("tandem.privacy")
 WITHHELD = "[task withheld: sensitive-value detection failed]"
@@ -44,6 +47,21 @@ def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
         redacted, _ = Redactor({f.value: f"[{f.type}]" for f in findings}).text(head)
         head = redacted
     return head[:TASK_CHARS]
+
+
+def to_keep(guard: PrivacyGuard | None, text: str) -> str:
+    """Text the gateway writes into a trajectory's notes (a sketch's plan, a summary of the
+    history): with placeholders on a sensitive route."""
+    if guard is None or not treats_values_as_sensitive(guard.mode):
+        return text
+    return guard.redactor().text(text)[0]
+
+
+def to_use(guard: PrivacyGuard | None, text: str) -> str:
+    """A note kept by `to_keep`, with the originals back for the edge."""
+    if guard is None or not treats_values_as_sensitive(guard.mode):
+        return text
+    return guard.redactor().restore_text(text)
 
 
 def audit_content(
