@@ -20,6 +20,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from router.ledger import PromptCacheRules
 from router.policies.fixed import CloudRoute, EdgeRoute
 from router.policies.random import RandomRoute
 from router.policies.registry import RouteSettings
@@ -87,6 +88,9 @@ class UpstreamSettings(_Strict):
     # a one-token probe or an eight-token verdict without starting with <think>.
     inner_call_params: dict[str, Any] = Field(default_factory=dict)
     max_connections: int = Field(512, ge=1)
+    # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
+    # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
+    prompt_cache: PromptCacheRules | None = PromptCacheRules()
 
     @model_validator(mode="after")
     def _check_url(self) -> UpstreamSettings:
@@ -116,6 +120,14 @@ class TrajectorySettings(_Strict):
     max_in_memory: int = Field(20_000, ge=1)
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
+
+
+class UISettings(_Strict):
+    # The operator's view (/ui): read-only pages of recent trajectories and one run's steps.
+    # Off by default; refused while no admin key is configured (the sign-in is an admin key).
+    enabled: bool = False
+    # How long a sign-in cookie from the login form lasts.
+    session_s: float = Field(8 * 3600.0, gt=0)
 
 
 class AuditSettings(_Strict):
@@ -181,6 +193,7 @@ class Settings(BaseSettings):
     # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
+    ui: UISettings = UISettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
