@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool chromium clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,14 +29,19 @@ demo: install
 redis:
 	@command -v redis-server >/dev/null || { apt-get update -qq && apt-get install -y -qq redis-server; }
 
-# promtool (Debian's prometheus package) checks and unit-tests the alert rules and the exposition.
+# promtool (Debian's prometheus package) checks and unit-tests the alert rules and the exposition;
+# the same package's prometheus server scrapes real gateways in tests/deploy/test_live_prometheus.py.
 promtool:
-	@command -v promtool >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus; }
+	@command -v promtool >/dev/null && command -v prometheus >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus; }
 
-test: install-test redis promtool
+# A real headless browser for the operator's view (tests/test_operator_view.py).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
+
+test: install-test redis promtool chromium
 	$(BIN)/python -m pytest -q
 
-test-fast: install-test redis promtool
+test-fast: install-test redis promtool chromium
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test

@@ -14,7 +14,15 @@ from starlette.types import Receive, Scope, Send
 
 from router.audit import AuditLog
 from router.errors import GatewayError
-from router.ledger import StepRecord, Usage, cost_usd, estimate_usage
+from router.ledger import (
+    CACHE_NOTE,
+    StepRecord,
+    Usage,
+    all_cloud_cached,
+    cost_usd,
+    estimate_usage,
+    read_cache_note,
+)
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
 from router.privacy.at_rest import audit_content
@@ -257,7 +265,22 @@ class Answers:
             features=step.decision.features,
             exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
             redacted=step.privacy.redacted,
+            cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE))
+            if step.identity.trajectory is not None
+            else None,
         )
+
+    def _counterfactual(self, record: StepRecord, usage: Usage) -> None:
+        """The step at the cloud's prices with an all-cloud run's prompt cache; remember this
+        step's prompt for the next step's counterfactual."""
+        cloud = self.settings.upstreams["cloud"]
+        cached = all_cloud_cached(usage, record.target, cloud.prompt_cache, record.cache_prefix, record.at)
+        record.counterfactual_cached_tokens = cached
+        all_cloud = Usage(usage.prompt_tokens, cached, usage.completion_tokens, usage.source)
+        record.counterfactual_usd = cost_usd(all_cloud, cloud.prices)
+        if record.status == "ok":
+            note = f"{usage.prompt_tokens} {record.at}"
+            self.tracker.spawn(_remember(self.tracker, record.trajectory_id, note))
 
     def _account(
         self,
@@ -272,7 +295,11 @@ class Answers:
         record.cost_usd = record.inner_cost_usd
         if usage is not None:
             record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
-            record.counterfactual_usd = cost_usd(usage, self.settings.upstreams["cloud"].prices)
+            self._counterfactual(record, usage)
         self.metrics.step_closed(record)
         self.tracker.record(record)
         self.audit.submit(record, content)
+
+
+async def _remember(tracker: Tracker, trajectory_id: str, prefix: str) -> None:
+    await tracker.store.note(trajectory_id, CACHE_NOTE, prefix)

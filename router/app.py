@@ -24,6 +24,7 @@ from router.api.models import list_models, model_info, reachable
 from router.api.ops import healthz, log_upstreams, metrics, readyz
 from router.api.responses import responses
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
+from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
 from router.settings import Settings, admin_keys, load_settings
@@ -54,6 +55,12 @@ def _routes() -> list[BaseRoute]:
         Route("/api/hello", reachable, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        # The operator's view (off unless ui.enabled): router/api/view.py.
+        Route("/ui", ui_home, methods=["GET"]),
+        Route("/ui/t/{trajectory_id}", ui_trajectory, methods=["GET"]),
+        Route("/ui/login", ui_login_form, methods=["GET"]),
+        Route("/ui/login", ui_login, methods=["POST"]),
+        Route("/ui/logout", ui_logout, methods=["POST"]),
     ]
     return routes
 

@@ -21,6 +21,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from router.ledger import PromptCacheRules
 from router.policies.fixed import CloudRoute, EdgeRoute
 from router.policies.random import RandomRoute
 from router.policies.registry import RouteSettings
@@ -88,6 +89,9 @@ class UpstreamSettings(_Strict):
     # a one-token probe or an eight-token verdict without starting with <think>.
     inner_call_params: dict[str, Any] = Field(default_factory=dict)
     max_connections: int = Field(512, ge=1)
+    # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
+    # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
+    prompt_cache: PromptCacheRules | None = PromptCacheRules()
 
     @model_validator(mode="after")
     def _check_url(self) -> UpstreamSettings:
@@ -134,6 +138,14 @@ class ClientLimitSettings(ClientLimit):
     the key itself or by its namespace (the part of its trajectory ids before the ':')."""
 
     keys: dict[str, ClientLimit] = Field(default_factory=dict)
+
+
+class UISettings(_Strict):
+    # The operator's view (/ui): read-only pages of recent trajectories and one run's steps.
+    # Off by default; refused while no admin key is configured (the sign-in is an admin key).
+    enabled: bool = False
+    # How long a sign-in cookie from the login form lasts.
+    session_s: float = Field(8 * 3600.0, gt=0)
 
 
 class AuditSettings(_Strict):
@@ -245,6 +257,7 @@ class Settings(BaseSettings):
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
     vault: VaultSettings = VaultSettings()
+    ui: UISettings = UISettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
 
