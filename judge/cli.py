@@ -7,6 +7,7 @@
     evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2] [--against serving.onnx]
               [--report folder]          (report.md, report.json, roc.png, share.png, calibration.png)
     promote   --candidate new.onnx --data rows.jsonl [--serving judge.onnx] [--labels failed] [--report folder]
+    groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import imports
+from judge import groups, imports
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES
@@ -57,6 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--retries", type=int, default=2)
 
     imports.add_parser(commands)
+    groups.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True)
@@ -205,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         "evaluate": _evaluate,
         "import": imports.run_import,
         "promote": _promote,
+        "groups": groups.run_groups,
     }
     try:
         return handlers[args.command](args)
