@@ -42,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
+    train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True)
@@ -90,8 +91,10 @@ def _train(args: argparse.Namespace) -> int:
         cloud_share=args.cloud_share,
         held_out_fraction=args.held_out,
         seed=args.seed,
+        sees=args.sees,
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
-        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}",
+        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}"
+        + (f" --sees {args.sees}" if args.sees != "state" else ""),
         data_description=args.describe or f"{args.data.name}",
         sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
     )
@@ -110,7 +113,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     model = JudgeModel.load(args.model)
     rows = load_rows(args.data)
-    scores = model.score_batch(matrix(rows))
+    scores = model.score_batch(matrix(rows, model.card.sees))
     threshold = threshold_for_share(scores, args.cloud_share)
     card = model.card
     card.threshold = threshold
