@@ -64,6 +64,9 @@ judge-model: install-test
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 \
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (an error signal in the observation that followed it)"
+	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
+		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving); label: that action failed"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

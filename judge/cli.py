@@ -7,6 +7,7 @@
     evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2] [--against serving.onnx]
               [--report folder]          (report.md, report.json, roc.png, share.png, calibration.png)
     promote   --candidate new.onnx --data rows.jsonl [--serving judge.onnx] [--labels failed] [--report folder]
+    groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
@@ -21,7 +22,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import imports
+from judge import groups, imports
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES
@@ -41,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
+    train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True)
@@ -57,6 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--retries", type=int, default=2)
 
     imports.add_parser(commands)
+    groups.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True)
@@ -88,8 +91,10 @@ def _train(args: argparse.Namespace) -> int:
         cloud_share=args.cloud_share,
         held_out_fraction=args.held_out,
         seed=args.seed,
+        sees=args.sees,
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
-        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}",
+        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}"
+        + (f" --sees {args.sees}" if args.sees != "state" else ""),
         data_description=args.describe or f"{args.data.name}",
         sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
     )
@@ -108,7 +113,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     model = JudgeModel.load(args.model)
     rows = load_rows(args.data)
-    scores = model.score_batch(matrix(rows))
+    scores = model.score_batch(matrix(rows, model.card.sees))
     threshold = threshold_for_share(scores, args.cloud_share)
     card = model.card
     card.threshold = threshold
@@ -205,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         "evaluate": _evaluate,
         "import": imports.run_import,
         "promote": _promote,
+        "groups": groups.run_groups,
     }
     try:
         return handlers[args.command](args)

@@ -62,13 +62,12 @@ def compare(
     y = chosen.y[test]
     if y.min() == y.max():
         raise JudgeTrainingError(f"the {len(test)} held-out rows have one label value only; add trajectories")
-    x = matrix(picked)
     families = [str(row.get("family", "unknown")) for row in picked]
-    scores = {"candidate": candidate.score_batch(x)}
+    scores = {"candidate": candidate.score_batch(matrix(picked, candidate.card.sees))}
     figures = {"candidate": _figures(y, scores["candidate"], candidate.threshold, families)}
     if serving is None:
         return Comparison(figures, scores, y, families, True, "no serving model to compare with")
-    scores["serving"] = serving.score_batch(x)
+    scores["serving"] = serving.score_batch(matrix(picked, serving.card.sees))
     figures["serving"] = _figures(y, scores["serving"], serving.threshold, families)
     gap = figures["candidate"]["auc"] - figures["serving"]["auc"]
     not_worse = math.isfinite(gap) and gap >= -AUC_TOLERANCE

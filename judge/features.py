@@ -143,7 +143,7 @@ def _cached_content(text: str) -> list[ActionType]:
     return classify_content(text)
 
 
-def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
+def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         kinds: list[ActionType] = []
@@ -154,7 +154,7 @@ def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
             function = function if isinstance(function, dict) else {}
             name, raw = str(function.get("name") or ""), function.get("arguments")
             kind, is_object = _call(name, raw)
-            invalid = invalid or not is_object or (tool_names is not None and name not in tool_names)
+            invalid = invalid or not is_object or (declared is not None and name not in declared)
             kinds.append(kind)
             signature += (name, raw)
         return _Turn(_most_consequential(kinds), invalid, False, len(tool_calls), tuple(signature))
@@ -162,6 +162,9 @@ def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
     kinds = _cached_content(text) if len(text) <= _CACHE_LIMIT else classify_content(text)
     # The command usually closes the message; its end identifies a repeat without the prose.
     return _Turn(_most_consequential(kinds), False, not kinds, len(kinds), (text[-300:],))
+
+
+inspect_turn = _inspect  # for judge/draft.py: the draft is read as the turns before it are
 
 
 def _signals(text: str) -> tuple[str, ...]:
@@ -212,8 +215,8 @@ def step_features(
     task = _first_user(head)
     tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict)]
     assistants = [i for i, m in enumerate(tail) if m.get("role") == "assistant"]
-    tool_names = _tool_names(tools)
-    turns = [_inspect(tail[i], tool_names) for i in assistants]
+    declared = tool_names(tools)
+    turns = [_inspect(tail[i], declared) for i in assistants]
     last = assistants[-1] if assistants else -1
     latest = _results(tail, last + 1, len(tail), task)
     previous = _results(tail, assistants[-2] + 1, last, task) if len(assistants) >= 2 else []
@@ -260,7 +263,7 @@ def _error_history(tail: list[Message], assistants: list[int], task: Message | N
     return [float(streak), share, math.log1p(since)]
 
 
-def _tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
+def tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
     if not tools:
         return None  # no tools declared: a call's name cannot be checked
     names = set()

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from judge.actions import classify_message, content_text, most_consequential
+from judge.draft import draft_features
 from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
 from judge.importers import Message, Run
 from judge.rows import ROW_SCHEMA
@@ -73,6 +74,8 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
             step=step, answered_steps=step - 1, steps_since_cloud=step - 1, request_bytes=size
         )
         features = step_features(state, counters, run.tools)
+        # What a `sees: draft` judge reads of the action: here the action the run really took.
+        draft = draft_features(message, state, run.tools)
         texts, followed = _observed(messages, index)
         signals = sorted({name for text in texts for name in error_signals(text)})
         latest = next((content_text(m) for m in reversed(state) if m.get("role") in ("tool", "user")), "")
@@ -82,6 +85,7 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
             "step": step,
             "feature_version": FEATURE_VERSION,
             "features": [round(float(v), DECIMALS) for v in features],
+            "draft_features": [round(float(v), DECIMALS) for v in draft],
             "target": "cloud",  # one model ran the whole run; the labels say which steps needed help
             "replayed": True,  # so the target is no routing choice (judge/labels.py)
             "family": run.family,

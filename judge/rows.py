@@ -14,10 +14,12 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from judge.draft import DRAFT_FEATURE_NAMES
 from judge.features import FEATURE_VERSION, N_FEATURES
 from judge.progress import Progress
 
 ROW_SCHEMA = "tandem.judge-row/1"
+N_DRAFT = len(DRAFT_FEATURE_NAMES)
 REQUIRED = ("trajectory_id", "step", "feature_version", "features", "target")
 
 
@@ -42,6 +44,9 @@ def validate(row: object, where: str) -> dict[str, Any]:
     if not isinstance(features, list) or len(features) != N_FEATURES:
         size = len(features) if isinstance(features, list) else type(features).__name__
         raise JudgeTrainingError(f"{where}: features must be a list of {N_FEATURES} numbers, got {size}")
+    draft = row.get("draft_features")
+    if draft is not None and (not isinstance(draft, list) or len(draft) != N_DRAFT):
+        raise JudgeTrainingError(f"{where}: draft_features must be a list of {N_DRAFT} numbers or null")
     if row["target"] not in ("edge", "cloud"):
         raise JudgeTrainingError(f"{where}: target must be 'edge' or 'cloud', got {row['target']!r}")
     return row
@@ -91,8 +96,16 @@ def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def matrix(rows: list[dict[str, Any]]) -> npt.NDArray[np.float32]:
-    return np.asarray([row["features"] for row in rows], dtype=np.float32).reshape(-1, N_FEATURES)
+def matrix(rows: list[dict[str, Any]], sees: str = "state") -> npt.NDArray[np.float32]:
+    """The rows' feature vectors; with `sees="draft"`, each followed by its `draft_features`."""
+    state = np.asarray([row["features"] for row in rows], dtype=np.float32).reshape(-1, N_FEATURES)
+    if sees == "state":
+        return state
+    missing = sum(row.get("draft_features") is None for row in rows)
+    if missing:
+        raise JudgeTrainingError(f"{missing} of {len(rows)} rows have no draft_features: a draft judge needs them")
+    draft = np.asarray([row["draft_features"] for row in rows], dtype=np.float32).reshape(-1, N_DRAFT)
+    return np.concatenate((state, draft), axis=1)
 
 
 def held_out(trajectory_id: str, fraction: float) -> bool:

@@ -134,3 +134,27 @@ def test_a_bad_file_at_start_up_is_an_error(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(JudgeModelError, match=r"judge\.onnx"):
         ReloadingJudge(path)
+
+
+def test_shipped_draft_model_sees_the_draft_and_beats_the_state_model() -> None:
+    from judge.draft import STATE_AND_DRAFT_NAMES
+    from router.policies.judge import DEFAULT_DRAFT_MODEL
+
+    state, draft = JudgeModel.load().card, JudgeModel.load(DEFAULT_DRAFT_MODEL).card
+    assert draft.sees == "draft" and tuple(draft.feature_names) == STATE_AND_DRAFT_NAMES
+    assert draft.evaluation["auc"] >= 0.75 > state.evaluation["auc"]
+    assert 0.35 <= draft.evaluation["cloud_share"] <= 0.45
+    assert DEFAULT_DRAFT_MODEL.stat().st_size <= 1 << 20
+
+
+def test_a_card_whose_mode_does_not_match_its_features_is_refused(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    card = read_card(card_path(path))
+    card.sees = "draft"  # but the features are the state's only
+    write_card(card_path(path), card)
+    with pytest.raises(JudgeModelError, match=r"feature_names differ .* for sees: draft"):
+        JudgeModel.load(path)
+    card.sees = "telepathy"
+    write_card(card_path(path), card)
+    with pytest.raises(JudgeModelError, match=r"sees is 'telepathy'"):
+        JudgeModel.load(path)
