@@ -8,10 +8,9 @@ from __future__ import annotations
 import json
 import sys
 
-from pydantic import SecretStr
-
 from openhands.sdk import LLM, Agent, Conversation, Tool
 from openhands.tools.terminal import TerminalTool
+from pydantic import SecretStr
 
 
 def main() -> None:

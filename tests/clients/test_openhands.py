@@ -58,7 +58,7 @@ def test_openhands_two_steps_with_a_tool_round_trip_after_an_upstream_error(
 
 def test_openhands_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
     edge.push(OVERFLOW)
-    result, output, _ = openhands(server, tmp_path, "summarise the repository")
+    result, _, _ = openhands(server, tmp_path, "summarise the repository")
     assert result["status"] == "raised"
     assert "ContextWindowExceededError" in result["error"]
     assert len(edge.received) == 1  # not retried as a transient error
