@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool clients clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,15 @@ redis:
 promtool:
 	@command -v promtool >/dev/null || { apt-get update -qq && apt-get install -y -qq prometheus; }
 
-test: install-test redis promtool
+# The real agent clients tests/clients/ drives: Codex CLI and Claude Code (npm, so Debian's
+# nodejs/npm), the OpenHands SDK and harbor's Terminus-2 (Python 3.12 virtualenvs; Terminus-2's
+# terminal is a tmux session). Installed once into ~/.cache/tandem/clients (about 1.9 GB).
+clients:
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	deploy/clients/install.sh
+
+test: install-test redis promtool clients
 	$(BIN)/python -m pytest -q
 
 test-fast: install-test redis promtool

@@ -46,7 +46,9 @@ install_one() {
     rm -rf "$dir"
     if [[ "$kind" == python ]]; then
         "$(python312)" -m venv "$dir"
-        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --progress-bar off "$@"
+        # (pip's notes about find-links folders this machine lacks are left out of the log)
+        "$dir/bin/python" -m pip install --quiet --disable-pip-version-check --progress-bar off "$@" \
+            2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
     else
         command -v npm >/dev/null || { log "npm is missing (make clients installs nodejs)"; return 1; }
         mkdir -p "$dir"
