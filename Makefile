@@ -59,6 +59,7 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.privacy
 	$(BIN)/python -m benchmarks.metrics
 	$(BIN)/python -m benchmarks.strategies
+	$(BIN)/python -m benchmarks.translation
 
 # Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
 judge-model: install-test
