@@ -36,6 +36,7 @@ class Detector:
     validate: Callable[[str], bool] | None = None
     group: int = 0  # the group holding the value (0: the whole match)
     reach: int = 0  # bytes past the core's end the exact match may still extend (private keys)
+    lead: int = 0  # bytes before the core's start where the exact match may begin (e-mail local parts)
 
 
 _B = r"(?<![\w.+-])"  # not inside a longer token
@@ -63,6 +64,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+"),
         rb"://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@",
         reach=600,
+        lead=16,
     ),
     Detector(
         "AWS_ACCESS_KEY",
@@ -117,6 +119,7 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
         reach=30,
+        lead=64,  # the core starts one character before the `@`; a local part has up to 64
     ),
     Detector(
         "IBAN",
@@ -169,6 +172,7 @@ DETECTORS: tuple[Detector, ...] = (
         rb"(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}|[0-9a-fA-F]{0,4}::[0-9a-fA-F]{1,4}",
         validate=validators.ipv6,
         reach=40,
+        lead=40,
     ),
 )
 
@@ -277,6 +281,6 @@ def detect(text: str) -> list[Finding]:
     for index, spans in _ENGINE.candidates(data).items():
         detector = DETECTORS[index]
         for start, end in spans:
-            low, high = max(0, start - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
+            low, high = max(0, start - detector.lead - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
             raw.extend((index, s, e, v) for s, e, v in _exact(detector, text, low, high, end))
     return _resolve(raw)
