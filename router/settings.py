@@ -178,7 +178,7 @@ class Settings(BaseSettings):
     # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     trajectories: TrajectorySettings = TrajectorySettings()
-    # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
+    # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
     server: ServerSettings = ServerSettings()
