@@ -253,7 +253,7 @@ class Settings(BaseSettings):
     trajectories: TrajectorySettings = TrajectorySettings()
     # Requests per minute and cloud dollars per day for each client key; 429 over them.
     client_limits: ClientLimitSettings = ClientLimitSettings()
-    # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
+    # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
     audit: AuditSettings = AuditSettings()
     vault: VaultSettings = VaultSettings()

@@ -33,6 +33,7 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     disconnected: bool = False  # the client went away before the answer was complete
+    raw: bytes = b""  # the body exactly as it arrived
 
 
 @dataclass
@@ -122,6 +123,7 @@ class FakeUpstream:
         raw = await request.read()
         body = orjson.loads(raw)
         record = Received(request.path, dict(request.headers), body)
+        record.raw = raw
         self.received.append(record)
         behaviour = body.get("fake")
         if behaviour is None:

@@ -18,9 +18,8 @@ from typing import Any, Literal
 
 from router.metrics import Metrics
 from router.privacy.detect import detect
-from router.privacy.redact import PLACEHOLDER, Redactor
+from router.privacy.redact import PLACEHOLDER, Redactor, message_strings
 from router.privacy.vault import VaultCipher
-from router.trajectory.identify import text_of
 from router.trajectory.store import TrajectoryStore
 
 log = logging.getLogger("tandem.privacy")
@@ -37,13 +36,9 @@ def _hash(value: str) -> str:
 
 
 def message_texts(message: dict[str, Any]) -> list[str]:
-    """Everything in a message that would reach the cloud: text, parts, tool-call arguments."""
-    texts = [text_of(message.get("content"))]
-    for call in message.get("tool_calls") or ():
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            texts.append(function["arguments"])
-    return [t for t in texts if t]
+    """Everything in a message that would reach the cloud (text, parts, tool-call arguments),
+    decoded: the same strings the redactor replaces values in."""
+    return message_strings(message)
 
 
 def privacy_score(notes: Mapping[str, str], weights: Mapping[str, float]) -> float:
