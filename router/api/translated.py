@@ -85,7 +85,8 @@ async def serve(request: Request, surface: Surface) -> Response:
     chat: dict[str, Any] | None = None
     try:
         namespace = client_namespace(request)
-        chat = surface.to_chat(parsed(await read_body(request, gateway.settings.max_body_bytes), gateway.max_json_depth))
+        raw = await read_body(request, gateway.settings.max_body_bytes)
+        chat = surface.to_chat(parsed(raw, gateway.max_json_depth))
         session = request.path_params.get("session")
         watch = ClientWatch(request.receive)
         response = await watch.answer(

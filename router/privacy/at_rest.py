@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from router.privacy.detect import detect
 from router.privacy.redact import Redactor
-from router.trajectory.identify import TASK_CHARS, text_of
+from router.trajectory.identify import TASK_CHARS, task_of
 
 if TYPE_CHECKING:
     from router.privacy.guard import PrivacyGuard
@@ -27,13 +27,9 @@ def treats_values_as_sensitive(mode: str) -> bool:
 
 
 def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
-    """The first user message as the trajectory keeps it (truncated after redaction, so that a
-    value cut by the truncation is still found)."""
-    text = ""
-    for message in messages:
-        if message.get("role") == "user":
-            text = text_of(message.get("content"))
-            break
+    """The task (the user's request behind the client's boilerplate) as the trajectory keeps
+    it: truncated after redaction, so that a value cut by the truncation is still found."""
+    text = task_of(messages, TASK_CHARS * 4)
     if not text or not treats_values_as_sensitive(mode):
         return text[:TASK_CHARS]
     # Only the head can survive truncation; a margin keeps a value that straddles the cut whole.

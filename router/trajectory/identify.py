@@ -17,6 +17,8 @@ from typing import Any
 import orjson
 from starlette.datastructures import Headers
 
+from judge.task import real_task
+
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
 RETRY_HEADER = "x-stainless-retry-count"
@@ -165,10 +167,15 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def task_of(messages: list[dict[str, Any]]) -> str:
+def task_of(messages: list[dict[str, Any]], limit: int = TASK_CHARS) -> str:
+    """The user's request behind the client's boilerplate (Claude Code's reminders, Codex's
+    environment block, instance templates: `judge.task.real_task`), else the first user message."""
+    task = real_task(messages)
+    if task:
+        return task[:limit]
     for message in messages:
         if message.get("role") == "user":
-            return text_of(message.get("content"))[:TASK_CHARS]
+            return text_of(message.get("content"))[:limit]
     return ""
 
 
