@@ -176,7 +176,7 @@ class LimitSettings(_Strict):
     # From the end of a request's headers until its body is complete; then 408.
     body_timeout_s: float = Field(30.0, gt=0)
     # Nesting of a request's JSON body; deeper: 400 at parse time.
-    max_json_depth: int = Field(128, ge=2)
+    max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254
     # An upstream's whole answer, plain or streamed; over it: 502, or an error event mid-stream.
     max_answer_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     # One server-sent event (its data line) of an upstream stream; over it: an error event.

@@ -298,6 +298,8 @@ def test_deep_json_on_the_translated_surfaces_is_a_400(
     response = client.post(f"{gateway.url}/v1/{path}", content=content, headers={"content-type": "application/json"})
     assert response.status_code == 400, response.text
     assert "max_json_depth" in response.text
+    counted = client.get(f"{gateway.url}/metrics").text
+    assert 'tandem_bad_requests_total{code="json_too_deep"} 1.0' in counted
     assert not edge.received
 
 

@@ -86,7 +86,12 @@ async def serve(request: Request, surface: Surface) -> Response:
     try:
         namespace = client_namespace(request)
         raw = await read_body(request, gateway.settings.max_body_bytes)
-        chat = surface.to_chat(parsed(raw, gateway.max_json_depth))
+        try:
+            chat = surface.to_chat(parsed(raw, gateway.max_json_depth))
+        except GatewayError as exc:
+            # Refused before it became a step, as the chat path counts its own refusals.
+            gateway.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
+            raise
         session = request.path_params.get("session")
         watch = ClientWatch(request.receive)
         response = await watch.answer(
