@@ -33,16 +33,20 @@ def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
     if not text or not treats_values_as_sensitive(mode):
         return text[:TASK_CHARS]
     # Only the head can survive truncation; a margin keeps a value that straddles the cut whole.
-    head = text[: TASK_CHARS * 4]
+    return masked(text[: TASK_CHARS * 4])[:TASK_CHARS]
+
+
+def masked(text: str) -> str:
+    """`text` with every detected value as an unnumbered typed placeholder (`[EMAIL]`); withheld
+    whole when detection fails (fail closed, as the privacy stage does)."""
     try:
-        findings = detect(head)
-    except Exception:  # fail closed, as the privacy stage does
-        log.exception("sensitive-value detection failed on a task; withholding it")
+        findings = detect(text)
+    except Exception:
+        log.exception("sensitive-value detection failed; withholding the text")
         return WITHHELD
-    if findings:
-        redacted, _ = Redactor({f.value: f"[{f.type}]" for f in findings}).text(head)
-        head = redacted
-    return head[:TASK_CHARS]
+    if not findings:
+        return text
+    return Redactor({f.value: f"[{f.type}]" for f in findings}).text(text)[0]
 
 
 def to_keep(guard: PrivacyGuard | None, text: str) -> str:
