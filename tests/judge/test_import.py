@@ -172,3 +172,14 @@ def test_rows_with_no_failed_step_are_refused_for_training(tmp_path: Path) -> No
         row["action_failed"] = 0 if row["action_failed"] is not None else None
     with pytest.raises(JudgeTrainingError, match="no positive"):
         make_labels(rows, "failed")
+
+
+def test_the_teacher_is_shown_the_task_the_command_and_what_followed() -> None:
+    from judge.label import build_prompt, describe_step
+
+    rows = list(replay(read_run(FILES / "mini.traj.json")))
+    line = describe_step(rows[1])
+    assert "action test" in line and "command: " in line and "pytest" in line
+    assert "errors after it: nonzero_exit, test_failure" in line
+    prompt = build_prompt(rows[0]["task"], None, rows)[1]["content"]
+    assert prompt.startswith("Task: parse_date rejects ISO weeks")
