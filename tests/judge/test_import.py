@@ -183,3 +183,30 @@ def test_the_teacher_is_shown_the_task_the_command_and_what_followed() -> None:
     assert "errors after it: nonzero_exit, test_failure" in line
     prompt = build_prompt(rows[0]["task"], None, rows)[1]["content"]
     assert prompt.startswith("Task: parse_date rejects ISO weeks")
+
+
+@pytest.mark.parametrize("name", ["mini.traj.json", "claude-session.jsonl", "openhands-events.json"])
+def test_the_gateway_computes_the_features_the_import_wrote(
+    name: str, make_gateway: Any, client: Any, tmp_path: Path
+) -> None:
+    """One path: each imported state, sent to a live gateway, is recorded with the same features
+    (but the body size, which the gateway measures on its own request)."""
+    from router.cli import main as tandem_main
+
+    run = read_run(FILES / name)
+    rows = list(replay(run))
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}})
+    assistants = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
+    for index in assistants:
+        body = {"model": "tandem", "messages": run.messages[:index]}
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "replay"})
+        assert response.status_code == 200
+    out = tmp_path / "rows.jsonl"
+    assert tandem_main(["trajectories", "export", "--url", server.url, "--judge-rows", "--out", str(out)]) == 0
+    served = load_rows(out, show_progress=False)
+    assert [row["step"] for row in served] == [row["step"] for row in rows]
+    size = 3  # context_bytes_log
+    for imported, recorded in zip(rows, served, strict=True):
+        a, b = np.asarray(imported["features"]), np.asarray(recorded["features"])
+        assert np.allclose(np.delete(a, size), np.delete(b, size), atol=1e-4)
+        assert abs(a[size] - b[size]) < 0.2  # the same size to within ~20%
