@@ -210,3 +210,39 @@ def test_the_gateway_computes_the_features_the_import_wrote(
         a, b = np.asarray(imported["features"]), np.asarray(recorded["features"])
         assert np.allclose(np.delete(a, size), np.delete(b, size), atol=1e-4)
         assert abs(a[size] - b[size]) < 0.2  # the same size to within ~20%
+
+
+def _mutate(value: Any, rng: Any) -> Any:
+    junk = [None, 1, "x", [], {}, [1], {"a": 1}, True, 2.5, [{"role": 3}], {"type": "user"}]
+    if isinstance(value, dict):
+        value = {k: _mutate(v, rng) if rng.random() < 0.8 else v for k, v in value.items()}
+        if value and rng.random() < 0.7:
+            value[rng.choice(list(value))] = rng.choice(junk)
+        return value
+    if isinstance(value, list):
+        value = [_mutate(v, rng) if rng.random() < 0.5 else v for v in value]
+        if value and rng.random() < 0.5:
+            value[rng.randrange(len(value))] = rng.choice(junk)
+    return value
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_damaged_files_give_a_format_error_or_rows_never_a_crash(name: str, tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(name)
+    raw = (FILES / name).read_bytes()
+    lines = name.endswith(".jsonl")
+    document = [orjson.loads(line) for line in raw.splitlines() if line.strip()] if lines else orjson.loads(raw)
+    outcomes = {"rows": 0, "errors": 0}
+    for attempt in range(60):
+        damaged = [_mutate(d, rng) for d in document] if lines else _mutate(document, rng)
+        path = tmp_path / f"{attempt}-{name}"
+        path.write_bytes(b"\n".join(orjson.dumps(d) for d in damaged) if lines else orjson.dumps(damaged))
+        try:
+            list(replay(read_run(path)))
+            outcomes["rows"] += 1
+        except TrajectoryFormatError as exc:
+            assert str(exc).startswith(str(path))  # names the file
+            outcomes["errors"] += 1
+    assert outcomes["errors"] > 0  # the damage was seen, and reported as such
