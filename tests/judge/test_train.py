@@ -77,7 +77,7 @@ def test_no_positive_labels_is_an_error() -> None:
         train(rows, TrainConfig())
     for row in rows:
         row["edge_wrong"] = None
-    with pytest.raises(JudgeTrainingError, match="no row has a edge_wrong value"):
+    with pytest.raises(JudgeTrainingError, match="no row has a value for edge_wrong"):
         train(rows, TrainConfig())
 
 
@@ -148,3 +148,13 @@ def test_cli_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "j.onnx").exists()  # no degenerate model written
     assert main(["evaluate", "--model", str(tmp_path / "absent.onnx"), "--data", str(data)]) == 2
     assert "model card not found" in capsys.readouterr().err
+
+
+def test_rows_without_failure_labels_are_refused_by_name() -> None:
+    rows = synthetic_rows(trajectories=10)
+    with pytest.raises(JudgeTrainingError, match="no row has a value for action_failed: the 'failed' labels"):
+        train(rows, TrainConfig(labels="failed"))
+    for row in rows:
+        row["action_failed"] = 1
+    with pytest.raises(JudgeTrainingError, match="every one of the 80 'failed' labels is positive"):
+        train(rows, TrainConfig(labels="failed"))
