@@ -63,7 +63,7 @@ def _binary(rows: list[dict[str, Any]], field: str, source: str) -> Labels:
         kept.append(index)
         values.append(int(value))
     if not kept:
-        raise JudgeTrainingError(f"no row has a {field} value: the {source!r} labels need it")
+        raise JudgeTrainingError(f"no row has a value for {field}: the {source!r} labels need it")
     return Labels(kept, np.asarray(values, dtype=np.int64), np.ones(len(kept)), source)
 
 

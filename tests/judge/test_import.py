@@ -172,3 +172,77 @@ def test_rows_with_no_failed_step_are_refused_for_training(tmp_path: Path) -> No
         row["action_failed"] = 0 if row["action_failed"] is not None else None
     with pytest.raises(JudgeTrainingError, match="no positive"):
         make_labels(rows, "failed")
+
+
+def test_the_teacher_is_shown_the_task_the_command_and_what_followed() -> None:
+    from judge.label import build_prompt, describe_step
+
+    rows = list(replay(read_run(FILES / "mini.traj.json")))
+    line = describe_step(rows[1])
+    assert "action test" in line and "command: " in line and "pytest" in line
+    assert "errors after it: nonzero_exit, test_failure" in line
+    prompt = build_prompt(rows[0]["task"], None, rows)[1]["content"]
+    assert prompt.startswith("Task: parse_date rejects ISO weeks")
+
+
+@pytest.mark.parametrize("name", ["mini.traj.json", "claude-session.jsonl", "openhands-events.json"])
+def test_the_gateway_computes_the_features_the_import_wrote(
+    name: str, make_gateway: Any, client: Any, tmp_path: Path
+) -> None:
+    """One path: each imported state, sent to a live gateway, is recorded with the same features
+    (but the body size, which the gateway measures on its own request)."""
+    from router.cli import main as tandem_main
+
+    run = read_run(FILES / name)
+    rows = list(replay(run))
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}})
+    assistants = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
+    for index in assistants:
+        body = {"model": "tandem", "messages": run.messages[:index]}
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "replay"})
+        assert response.status_code == 200
+    out = tmp_path / "rows.jsonl"
+    assert tandem_main(["trajectories", "export", "--url", server.url, "--judge-rows", "--out", str(out)]) == 0
+    served = load_rows(out, show_progress=False)
+    assert [row["step"] for row in served] == [row["step"] for row in rows]
+    size = 3  # context_bytes_log
+    for imported, recorded in zip(rows, served, strict=True):
+        a, b = np.asarray(imported["features"]), np.asarray(recorded["features"])
+        assert np.allclose(np.delete(a, size), np.delete(b, size), atol=1e-4)
+        assert abs(a[size] - b[size]) < 0.2  # the same size to within ~20%
+
+
+def _mutate(value: Any, rng: Any) -> Any:
+    junk = [None, 1, "x", [], {}, [1], {"a": 1}, True, 2.5, [{"role": 3}], {"type": "user"}]
+    if isinstance(value, dict):
+        value = {k: _mutate(v, rng) if rng.random() < 0.8 else v for k, v in value.items()}
+        if value and rng.random() < 0.7:
+            value[rng.choice(list(value))] = rng.choice(junk)
+        return value
+    if isinstance(value, list):
+        value = [_mutate(v, rng) if rng.random() < 0.5 else v for v in value]
+        if value and rng.random() < 0.5:
+            value[rng.randrange(len(value))] = rng.choice(junk)
+    return value
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_damaged_files_give_a_format_error_or_rows_never_a_crash(name: str, tmp_path: Path) -> None:
+    import random
+
+    rng = random.Random(name)
+    raw = (FILES / name).read_bytes()
+    lines = name.endswith(".jsonl")
+    document = [orjson.loads(line) for line in raw.splitlines() if line.strip()] if lines else orjson.loads(raw)
+    outcomes = {"rows": 0, "errors": 0}
+    for attempt in range(60):
+        damaged = [_mutate(d, rng) for d in document] if lines else _mutate(document, rng)
+        path = tmp_path / f"{attempt}-{name}"
+        path.write_bytes(b"\n".join(orjson.dumps(d) for d in damaged) if lines else orjson.dumps(damaged))
+        try:
+            list(replay(read_run(path)))
+            outcomes["rows"] += 1
+        except TrajectoryFormatError as exc:
+            assert str(exc).startswith(str(path))  # names the file
+            outcomes["errors"] += 1
+    assert outcomes["errors"] > 0  # the damage was seen, and reported as such

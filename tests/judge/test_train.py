@@ -77,7 +77,7 @@ def test_no_positive_labels_is_an_error() -> None:
         train(rows, TrainConfig())
     for row in rows:
         row["edge_wrong"] = None
-    with pytest.raises(JudgeTrainingError, match="no row has a edge_wrong value"):
+    with pytest.raises(JudgeTrainingError, match="no row has a value for edge_wrong"):
         train(rows, TrainConfig())
 
 
@@ -148,3 +148,29 @@ def test_cli_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "j.onnx").exists()  # no degenerate model written
     assert main(["evaluate", "--model", str(tmp_path / "absent.onnx"), "--data", str(data)]) == 2
     assert "model card not found" in capsys.readouterr().err
+
+
+def test_rows_without_failure_labels_are_refused_by_name() -> None:
+    rows = synthetic_rows(trajectories=10)
+    with pytest.raises(JudgeTrainingError, match="no row has a value for action_failed: the 'failed' labels"):
+        train(rows, TrainConfig(labels="failed"))
+    for row in rows:
+        row["action_failed"] = 1
+    with pytest.raises(JudgeTrainingError, match="every one of the 80 'failed' labels is positive"):
+        train(rows, TrainConfig(labels="failed"))
+
+
+def test_combined_labels_take_the_most_direct_signal_and_weigh_failed_runs() -> None:
+    rows = synthetic_rows(trajectories=4, steps=3)
+    for index, row in enumerate(rows):
+        row["edge_wrong"] = 1 if index == 0 else None
+        row["teacher_label"] = 0 if index in (0, 1) else None
+        row["action_failed"] = 0 if index == 0 else (1 if index % 2 else 0) if index < 10 else None
+        row["outcome"] = {"success": index >= 6}
+    combined = make_labels(rows, "combined")
+    assert combined.rows == list(range(10))  # rows 10, 11 have no label of any kind
+    assert combined.y.tolist()[:3] == [1, 0, 0]  # edge_wrong, then teacher_label, then action_failed
+    assert combined.weight.tolist()[:6] == [2.0] * 6 and combined.weight.tolist()[6:] == [1.0] * 4
+    for row in rows:
+        row["edge_wrong"] = row["teacher_label"] = row["action_failed"] = None
+    assert make_labels(rows, "combined").source == "heuristic"  # nothing measured: the cold start
