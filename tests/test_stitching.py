@@ -157,3 +157,18 @@ def test_the_audit_keeps_the_input_of_a_failed_cloud_attempt(
     assert wait_until(lambda: path.exists() and path.read_text().strip() != "")
     line = json.loads(path.read_text().splitlines()[0])
     assert line["status"] == "error" and line["input"] == TASK
+
+
+def test_an_sdk_retry_while_its_first_attempt_is_in_flight_is_a_retry(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """The SDK gave up waiting and retried (x-stainless-retry-count: 1) while the gateway still
+    waits on the upstream: the same step, not another run."""
+    edge.push({"text": "too slow", "delay": 1.5}, {"text": "in time"})
+    sdk = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=1, timeout=0.5)
+    raw = sdk.chat.completions.with_raw_response.create(model="tandem", messages=TASK)  # type: ignore[arg-type]
+    assert raw.parse().choices[0].message.content == "in time"
+    assert raw.headers["x-tandem-step"] == "1"
+    assert edge.received[1].headers.get("x-stainless-retry-count") is None
+    listed = client.get(f"{server.url}/v1/trajectories").json()["data"]
+    assert [t["id"] for t in listed] == [raw.headers["x-tandem-trajectory"]]
