@@ -20,10 +20,11 @@ from starlette.types import Receive, Scope, Send
 
 from router.api.chat import chat_completions
 from router.api.messages import count_tokens, messages
-from router.api.models import list_models, model_info
+from router.api.models import list_models, model_info, reachable
 from router.api.ops import healthz, log_upstreams, metrics, readyz
 from router.api.responses import responses
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
+from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
 from router.settings import Settings, admin_keys, load_settings
@@ -49,8 +50,17 @@ def _routes() -> list[BaseRoute]:
         Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),
         Route("/v1/trajectories/{trajectory_id}/outcome", post_outcome, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        # Claude Code checks that its base URL answers (HEAD / and HEAD /api/hello).
+        Route("/", reachable, methods=["GET", "HEAD"]),
+        Route("/api/hello", reachable, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
+        # The operator's view (off unless ui.enabled): router/api/view.py.
+        Route("/ui", ui_home, methods=["GET"]),
+        Route("/ui/t/{trajectory_id}", ui_trajectory, methods=["GET"]),
+        Route("/ui/login", ui_login_form, methods=["GET"]),
+        Route("/ui/login", ui_login, methods=["POST"]),
+        Route("/ui/logout", ui_logout, methods=["POST"]),
     ]
     return routes
 

@@ -1,8 +1,13 @@
 """Tokens and dollars of a step, with the all-cloud counterfactual.
 
 Cost follows EC2-Bench: `(raw_input × p_in + cached × p_cached + output × p_out) / 1e6`, with
-raw input = prompt tokens − cached tokens. The counterfactual prices the same token counts at
-the cloud's prices (the cloud's tokenizer would count a little differently; we say so).
+raw input = prompt tokens − cached tokens, from the usage the upstream reported. The
+counterfactual prices the step's tokens at the cloud's prices (the cloud's tokenizer would count
+a little differently; we say so), with the cached input an all-cloud run would have had: in such
+a run the cloud saw the previous step's prompt, and each step's prompt extends it, so the
+provider's prompt cache (`PromptCacheRules`) holds that shared prefix. A cloud step after edge
+steps pays what the cloud reported (a prefix it never saw is not cached); its counterfactual
+does not inherit that cold cache.
 """
 
 from __future__ import annotations
@@ -10,8 +15,54 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 if TYPE_CHECKING:
     from router.settings import Prices
+
+# The trajectory note holding the last answered step's prompt tokens and start time
+# (`"<tokens> <unix time>"`): the prefix an all-cloud run's prompt cache would hold.
+CACHE_NOTE = "cache_prefix"
+
+
+class PromptCacheRules(BaseModel):
+    """A provider's prompt-cache rules. Defaults: OpenAI's documented automatic caching:
+    prompts of 1024 tokens or more, cache hits in 128-token increments of the prefix shared
+    with an earlier request, kept through 5 to 10 minutes of inactivity (600 s here)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    min_tokens: int = Field(1024, ge=1, description="shortest prefix the provider caches")
+    increment: int = Field(128, ge=1, description="cache hits grow in steps of this many tokens")
+    ttl_s: float = Field(600.0, gt=0, description="a cached prefix unused this long is gone")
+
+    def cached(self, shared_prefix_tokens: int) -> int:
+        """Tokens read from the cache when `shared_prefix_tokens` match an earlier prompt."""
+        if shared_prefix_tokens < self.min_tokens:
+            return 0
+        return self.min_tokens + (shared_prefix_tokens - self.min_tokens) // self.increment * self.increment
+
+
+def read_cache_note(value: str | None) -> tuple[int, float] | None:
+    """(prompt tokens, unix time) of the previous step, from the trajectory's note."""
+    try:
+        tokens, at = (value or "").split(" ")
+        return int(tokens), float(at)
+    except ValueError:
+        return None
+
+
+def all_cloud_cached(
+    usage: Usage, target: str, rules: PromptCacheRules | None, previous: tuple[int, float] | None, at: float
+) -> int:
+    """Cached input tokens of the same step in an all-cloud run: the prefix it shares with the
+    previous step's prompt (the prompt only grows within a run), by the provider's rules, or
+    what the cloud reported when it answered and reported more."""
+    modelled = 0
+    if rules is not None and previous is not None and 0 <= at - previous[1] <= rules.ttl_s:
+        modelled = rules.cached(min(previous[0], usage.prompt_tokens))
+    reported = usage.cached_tokens if target == "cloud" else 0
+    return min(max(modelled, reported), usage.prompt_tokens)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +151,9 @@ class StepRecord:
     http_status: int = 200
     usage: Usage | None = None
     cost_usd: float = 0.0
-    counterfactual_usd: float = 0.0  # the same tokens at the cloud's prices
+    counterfactual_usd: float = 0.0  # the same tokens at the cloud's prices, its cache modelled
+    counterfactual_cached_tokens: int = 0  # cached input of the step in an all-cloud run
+    cache_prefix: tuple[int, float] | None = None  # the previous step's (prompt tokens, start)
     latency_s: float = 0.0
     ttft_s: float = 0.0
     tools: list[str] = field(default_factory=list)  # tool names the answer called
@@ -156,6 +209,7 @@ class StepRecord:
             "usage_estimated": usage is not None and usage.source == "estimated",
             "cost_usd": self.cost_usd,
             "counterfactual_usd": self.counterfactual_usd,
+            "counterfactual_cached_tokens": self.counterfactual_cached_tokens,
             "savings_usd": self.savings_usd,
             "latency_s": round(self.latency_s, 6),
             "ttft_s": round(self.ttft_s, 6),
@@ -195,6 +249,7 @@ class StepRecord:
             usage=usage,
             cost_usd=float(data.get("cost_usd", 0.0)),
             counterfactual_usd=float(data.get("counterfactual_usd", 0.0)),
+            counterfactual_cached_tokens=int(data.get("counterfactual_cached_tokens", 0)),
             latency_s=float(data.get("latency_s", 0.0)),
             ttft_s=float(data.get("ttft_s", 0.0)),
             tools=list(data.get("tools", [])),

@@ -30,8 +30,17 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
+from router.route_series import (
+    CLOSE_REASONS,
+    FAILURE_KINDS,
+    POLICY_FAILURE_KINDS,
+    STORE_OPERATIONS,
+    reachable_targets,
+    step_labels,
+)
 
 if TYPE_CHECKING:
+    from router.ledger import StepRecord
     from router.trajectory.state import Trajectory
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -39,7 +48,7 @@ LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 TARGETS = ("edge", "cloud")
 TOKEN_KINDS = ("prompt", "cached", "completion")
-_GaugeMode = Literal["livemostrecent", "max"]
+_GaugeMode = Literal["livemostrecent", "max", "livesum"]
 _M = TypeVar("_M", Counter, Gauge, Histogram)
 _PID_OF_FILE = re.compile(r"_(\d+)\.db$")
 
@@ -135,10 +144,23 @@ class Metrics:
             "Steps answered, by route, target, reason and status",
             ("route", "target", "reason", "status"),
         )
-        self.tokens = c("tandem_tokens", "Tokens by target and kind (prompt, cached, completion)", ("target", "kind"))
-        self.cost = c("tandem_cost_usd", "Dollars spent, by target", ("target",))
+        # `call`: "step" for the call that answered the agent, else the inner call's purpose
+        # (probe, judge, draft, verify, edge, advisor, plan, summary); each call is booked under
+        # the target that served it, so that an edge probe of a cloud step counts as edge.
+        self.tokens = c(
+            "tandem_tokens",
+            "Tokens by route, target, kind (prompt, cached, completion) and call (step or an inner call's purpose)",
+            ("route", "target", "kind", "call"),
+        )
+        self.cost = c(
+            "tandem_cost_usd",
+            "Dollars spent, by route, target and call (step or inner purpose)",
+            ("route", "target", "call"),
+        )
         self.counterfactual_cost = c(
-            "tandem_counterfactual_cost_usd", "Dollars the same steps would have cost on the cloud"
+            "tandem_counterfactual_cost_usd",
+            "Dollars the same steps would have cost on an all-cloud run (its prompt cache modelled), by route",
+            ("route",),
         )
         self.latency = h(
             "tandem_step_latency_seconds", "Step latency, request to last byte, by target", ("target",), LATENCY_BUCKETS
@@ -166,7 +188,7 @@ class Metrics:
         self.bad_requests = c("tandem_bad_requests", "Requests refused with a 4xx before routing, by code", ("code",))
         self.policy_failures = c(
             "tandem_policy_failures",
-            "Strategy failures that fell back (judge down, advisor timeout…)",
+            "Inner calls of a strategy that failed or answered unreadably, by route and kind (the call's purpose)",
             ("route", "kind"),
         )
         self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
@@ -187,13 +209,39 @@ class Metrics:
             ("upstream",),
             "livemostrecent",
         )
+        self.client_limit_refusals = c(
+            "tandem_client_limit_refusals",
+            "Requests refused with 429 because their client key was over a limit, by limit",
+            ("limit",),
+        )
+        self.store_reply_errors = c(
+            "tandem_store_reply_errors",
+            "Trajectory store (Redis) error replies, by operation (not an outage: the breaker stays closed)",
+            ("operation",),
+        )
+        self.store_outage_dropped = c(
+            "tandem_store_outage_dropped",
+            "Writes not kept during a store outage because the outage journal was full, by kind",
+            ("kind",),
+        )
+        self.store_written_back = c(
+            "tandem_store_written_back",
+            "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",
+            ("kind",),
+        )
+        self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))
+        self.audit_write_errors = c("tandem_audit_write_errors", "Failed writes to the audit log (each retried)")
+        self.audit_failing = self._gauge(
+            "tandem_audit_failing", "1 while the audit log cannot be written (lines queue, then drop)", (), "max"
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
         self.privacy_values = c(
             "tandem_privacy_values",
-            "Sensitive values by type and what happened to them (detected, redacted, exposed to the cloud, blocked)",
-            ("type", "action"),
+            "Sensitive values by route, type and what happened to them "
+            "(detected, redacted, exposed to the cloud, blocked)",
+            ("route", "type", "action"),
         )
         self.privacy_failures = c("tandem_privacy_failures", "Detection failures (the step was treated as sensitive)")
         self.judge_latency = h(
@@ -240,6 +288,15 @@ class Metrics:
             ("route",),
             (0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
         )
+        # A run that cost more than all-cloud (inner calls, cold prompt caches) is a loss, not a
+        # zero saving. A histogram's sum must not go down (rate() would read a reset), so the
+        # loss is its own series: net savings = savings_sum - loss_sum.
+        self.run_loss = h(
+            "tandem_trajectory_loss_usd",
+            "Dollars a closed trajectory cost beyond its all-cloud counterfactual (0 when it saved)",
+            ("route",),
+            (0, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+        )
         self.run_privacy = h(
             "tandem_trajectory_privacy_score",
             "Privacy score (1 = nothing sensitive reached the cloud) per closed trajectory",
@@ -258,7 +315,10 @@ class Metrics:
             "livemostrecent",
         )
         self.route_info = g(
-            "tandem_route_info", "One series per configured route, naming its strategy", ("route", "strategy"), "max"
+            "tandem_route_info",
+            "One series per configured route, naming its strategy and privacy policy",
+            ("route", "strategy", "privacy"),
+            "max",
         )
         self.route_cloud_share_target = g(
             "tandem_route_cloud_share_target",
@@ -267,27 +327,35 @@ class Metrics:
             ("route",),
             "max",
         )
+        self.store_outage_pending = g(
+            "tandem_store_outage_pending",
+            "Writes kept during a store outage, waiting to be written back (steps, records, notes…)",
+            (),
+            "livesum",
+        )
         # A gauge rather than an Info: Info does not work in multiprocess mode. Same exposition.
         self.build_info = g("tandem_build_info", "Build information", ("version",), "max")
         self.build_info.labels(__version__).set(1)
 
     def _initialise(self) -> None:
         # Series for every target exist from the start, so that rate() and the alert rules see
-        # a zero rather than nothing before the first step.
+        # a zero rather than nothing before the first step. Route-labelled series start in
+        # describe_routes, for the label sets each route can emit.
+        for outcome in ("written", "dropped"):
+            self.audit_lines.labels(outcome)
         for target in TARGETS:
-            self.cost.labels(target)
             self.latency.labels(target)
             self.ttft.labels(target)
-            for kind in TOKEN_KINDS:
-                self.tokens.labels(target, kind)
 
     # -- recording ---------------------------------------------------------------------------
 
-    def describe_routes(self, routes: Mapping[str, Any]) -> None:
-        """Export each route's strategy and intended cloud share (the alert rules compare the
-        observed share with it). `routes` maps a route name to its settings."""
+    def describe_routes(self, routes: Mapping[str, Any], header_forced: bool = False) -> None:
+        """Export each route's strategy, privacy policy and intended cloud share (the alert
+        rules compare the observed share with it), and start at zero the series the route can
+        emit. `routes` maps a route name to its settings."""
         for name, route in routes.items():
-            self.route_info.labels(name, str(route.strategy)).set(1)
+            self._start_route_series(name, route, header_forced)
+            self.route_info.labels(name, str(route.strategy), str(route.privacy)).set(1)
             target = getattr(route, "target_cloud_share", None)
             if target is None:
                 target = route.constraints.max_cloud_share
@@ -300,6 +368,71 @@ class Metrics:
         """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
         self.limit_exceeded.labels(limit).inc()
 
+    def _start_route_series(self, name: str, route: Any, header_forced: bool) -> None:
+        for target, reason in step_labels(route, header_forced):
+            self.steps.labels(name, target, reason, "ok")
+        targets = reachable_targets(route, header_forced)
+        for target in targets:
+            self.cost.labels(name, target, "step")
+            for kind in TOKEN_KINDS:
+                self.tokens.labels(name, target, kind, "step")
+        self.counterfactual_cost.labels(name)
+        if route.failover and len(targets) == 2:
+            for source in TARGETS:
+                for kind in FAILURE_KINDS:
+                    self.fallbacks.labels(name, source, "cloud" if source == "edge" else "edge", kind)
+        for kind in POLICY_FAILURE_KINDS.get(str(route.strategy), ()):
+            self.policy_failures.labels(name, kind)
+        for reason in CLOSE_REASONS:
+            self.trajectories_closed.labels(reason, name)
+        for histogram in (
+            self.run_steps,
+            self.run_cost,
+            self.run_cloud_share,
+            self.run_savings,
+            self.run_loss,
+            self.run_privacy,
+        ):
+            histogram.labels(name)
+        if route.strategy == "judge":
+            self.judge_score.labels(name)
+            for kind in ("score", "reload"):
+                self.judge_failures.labels(kind)
+
+    def describe_store(self) -> None:
+        """With Redis configured: start at zero every store operation's failure series."""
+        for operation in STORE_OPERATIONS:
+            self.store_errors.labels(operation)
+
+    def describe_upstreams(self, names: Iterable[str]) -> None:
+        """Start at zero every upstream's failure series (every upstream can fail each way)."""
+        for name in names:
+            for kind in FAILURE_KINDS:
+                self.upstream_errors.labels(name, kind)
+
+    def step_closed(self, record: StepRecord) -> None:
+        """A step's tokens, dollars, decision and latency, once its record is final. Every call
+        is booked under the target that served it; the sum of `tandem_cost_usd_total` equals
+        the ledger's cost, inner calls of failed steps included."""
+        route = record.route
+        for call in record.inner:
+            if call.usage is not None:
+                self._tokens(route, call.target, call.purpose, call.usage)
+            if call.cost_usd:
+                self.cost.labels(route, call.target, call.purpose).inc(call.cost_usd)
+        if record.usage is not None:
+            self._tokens(route, record.target, "step", record.usage)
+            self.cost.labels(route, record.target, "step").inc(max(record.cost_usd - record.inner_cost_usd, 0.0))
+        self.counterfactual_cost.labels(route).inc(record.counterfactual_usd)
+        self.steps.labels(route, record.target, record.reason, record.status).inc()
+        self.latency.labels(record.target).observe(record.latency_s)
+        self.ttft.labels(record.target).observe(record.ttft_s)
+
+    def _tokens(self, route: str, target: str, call: str, usage: Any) -> None:
+        self.tokens.labels(route, target, "prompt", call).inc(usage.prompt_tokens)
+        self.tokens.labels(route, target, "cached", call).inc(usage.cached_tokens)
+        self.tokens.labels(route, target, "completion", call).inc(usage.completion_tokens)
+
     def trajectory_closed(self, trajectory: Trajectory, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""
         route = trajectory.route
@@ -308,6 +441,7 @@ class Metrics:
         self.run_cost.labels(route).observe(trajectory.money["cost_usd"])
         self.run_cloud_share.labels(route).observe(trajectory.cloud_share)
         self.run_savings.labels(route).observe(max(trajectory.savings_usd, 0.0))
+        self.run_loss.labels(route).observe(max(-trajectory.savings_usd, 0.0))
         if privacy_score is not None:
             self.run_privacy.labels(route).observe(privacy_score)
 

@@ -10,9 +10,10 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
+import orjson
 
 from router.errors import error_body
 
@@ -26,8 +27,9 @@ RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 class UpstreamFailure(Exception):
     """The upstream did not answer usefully before its first byte reached the client.
 
-    `kind` is one of: connect, timeout, disconnected, status. With `status`, the upstream's
-    own status, body and Retry-After are kept so that they can be relayed unchanged.
+    `kind` is one of: connect, timeout, disconnected, status, invalid_answer (a 2xx whose body
+    is an error object or not JSON). With `status`, the upstream's own status, body and
+    Retry-After are kept so that they can be relayed unchanged.
     """
 
     def __init__(
@@ -79,6 +81,7 @@ class UpstreamReply:
     body: bytes = b""
     stream: StreamSource | None = None
     first_byte_s: float = 0.0
+    answer: Any = None  # a 2xx plain answer, parsed once (a JSON object)
 
 
 @dataclass(slots=True)
@@ -156,6 +159,7 @@ class Upstream:
                         content_type=response.headers.get("Content-Type", "application/json"),
                         body=payload,
                         first_byte_s=time.perf_counter() - started,
+                        answer=self._answer_of(response.status, payload),
                     )
                 first = await response.content.readany()
         except TimeoutError as exc:
@@ -217,6 +221,22 @@ class Upstream:
                 content_type=response.headers.get("Content-Type", "application/json"),
                 retry_after=response.headers.get("Retry-After"),
             )
+
+    def _answer_of(self, status: int, payload: bytes) -> Any:
+        """A 2xx answer parsed; one that is not a JSON object, or is an error object, is a
+        failure of the upstream (some providers answer errors with 200), not an answer."""
+        if status >= 300:
+            return None
+        try:
+            answer = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            answer = None
+        if isinstance(answer, dict) and answer.get("error") is None:
+            return answer
+        detail = "an error object" if isinstance(answer, dict) else "not a JSON object"
+        raise UpstreamFailure(
+            self.name, "invalid_answer", f"HTTP {status} with a body that is {detail}: {payload[:200]!r}"
+        )
 
     @staticmethod
     def _abort(response: aiohttp.ClientResponse | None) -> None:

@@ -116,7 +116,10 @@ def test_cost_is_the_gateways_ledger_and_matches_upstream_usage(fast_run: DemoRe
                     assert call["cost_usd"] == pytest.approx(_priced(call["usage"], call["target"]), rel=1e-9)
                 # A step's dollars are its main call's and its inner calls', at the configured prices.
                 assert record["cost_usd"] == pytest.approx(sum(_priced(u, role) for role, u in calls), rel=1e-9)
-                assert record["counterfactual_usd"] == pytest.approx(_priced(main, "cloud"), rel=1e-9)
+                # All-cloud: the same tokens at the cloud's prices, with the prompt cache an
+                # all-cloud run would have had (router/ledger.py).
+                all_cloud = [usage["prompt_tokens"], record["counterfactual_cached_tokens"], usage["completion_tokens"]]
+                assert record["counterfactual_usd"] == pytest.approx(_priced(all_cloud, "cloud"), rel=1e-9)
                 for role, tokens in calls:
                     for index, value in enumerate([1, *tokens]):
                         ledgered[role][index] += value

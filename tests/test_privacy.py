@@ -46,7 +46,7 @@ def test_allow_measures_what_the_cloud_received(
     assert detail["records"][0]["exposed"] == ["CARD", "EMAIL"]
     assert "pii:[EMAIL_1]" not in str(detail) and EMAIL not in str(detail["notes"])  # the vault is never shown
     metrics = client.get(f"{server.url}/metrics").text
-    assert 'tandem_privacy_values_total{action="exposed",type="EMAIL"} 1.0' in metrics
+    assert 'tandem_privacy_values_total{action="exposed",route="tandem",type="EMAIL"} 1.0' in metrics
 
 
 def test_redact_sends_placeholders_and_restores_the_answer(

@@ -69,7 +69,9 @@ def test_task_routing_decides_once_per_run(
             == "edge"
         )
     assert len(cloud.received) == 3 and len(edge.received) == 2
-    assert client.get(f"{server.url}/v1/trajectories/hard").json()["notes"] == {"task_target": "cloud"}
+    notes = client.get(f"{server.url}/v1/trajectories/hard").json()["notes"]
+    # The task note, and the ledger's prompt-cache prefix (router/ledger.py).
+    assert notes.keys() == {"task_target", "cache_prefix"} and notes["task_target"] == "cloud"
 
 
 # -- step routing by entropy ----------------------------------------------------------------

@@ -17,12 +17,12 @@ def route_names(count: int) -> list[str]:
 
 
 def step_calls(metrics: Any, route: str, target: str, reason: str, status: str) -> None:
-    """Exactly the calls `Gateway._account` makes for one step with usage."""
-    metrics.tokens.labels(target, "prompt").inc(1200)
-    metrics.tokens.labels(target, "cached").inc(800)
-    metrics.tokens.labels(target, "completion").inc(90)
-    metrics.cost.labels(target).inc(0.0012)
-    metrics.counterfactual_cost.inc(0.0031)
+    """Exactly the calls `Metrics.step_closed` makes for one step with usage and no inner call."""
+    metrics.tokens.labels(route, target, "prompt", "step").inc(1200)
+    metrics.tokens.labels(route, target, "cached", "step").inc(800)
+    metrics.tokens.labels(route, target, "completion", "step").inc(90)
+    metrics.cost.labels(route, target, "step").inc(0.0012)
+    metrics.counterfactual_cost.labels(route).inc(0.0031)
     metrics.steps.labels(route, target, reason, status).inc()
     metrics.latency.labels(target).observe(0.42)
     metrics.ttft.labels(target).observe(0.08)
@@ -40,20 +40,21 @@ def fill(metrics: Any, routes: list[str]) -> None:
         metrics.judge_score.labels(route).observe(0.37)
         metrics.trajectories_closed.labels("outcome", route).inc()
         metrics.trajectories_closed.labels("idle", route).inc()
+        for kind in PRIVACY_TYPES:
+            for action in PRIVACY_ACTIONS:
+                metrics.privacy_values.labels(route, kind, action).inc()
         for histogram, value in (
             (metrics.run_steps, 42),
             (metrics.run_cost, 0.8),
             (metrics.run_cloud_share, 0.4),
             (metrics.run_savings, 1.2),
+            (metrics.run_loss, 0.0),
             (metrics.run_privacy, 0.95),
         ):
             histogram.labels(route).observe(value)
     for kind in ("connect", "timeout", "status", "disconnected"):
         metrics.upstream_errors.labels("edge", kind).inc()
         metrics.upstream_errors.labels("cloud", kind).inc()
-    for kind in PRIVACY_TYPES:
-        for action in PRIVACY_ACTIONS:
-            metrics.privacy_values.labels(kind, action).inc()
     metrics.judge_latency.observe(0.0001)
 
 

@@ -61,20 +61,34 @@ def _q(expr: str, legend: str = "") -> Query:
     return Query(" ".join(expr.split()), legend)
 
 
-def _quantiles(metric: str, by: str, selector: str = "") -> tuple[Query, ...]:
+def _quantiles(
+    metric: str, by: str, selector: str = "", quantiles: tuple[float, ...] = (0.5, 0.95)
+) -> tuple[Query, ...]:
+    # Only series that had observations in the window: a quantile of no observations is NaN.
     return tuple(
         _q(
-            f"histogram_quantile({q}, sum by (le, {by}) (rate({metric}_bucket{{{selector}}}[{RATE}])))",
+            f"histogram_quantile({q}, sum by (le, {by}) (rate({metric}_bucket{{{selector}}}[{RATE}])))"
+            f" and on ({by}) (sum by ({by}) (rate({metric}_count{{{selector}}}[{RATE}])) > 0)",
             f"p{int(q * 100)} {{{{{by}}}}}",
         )
-        for q in (0.5, 0.95)
+        for q in quantiles
     )
 
 
-SAVED = "sum(increase(tandem_counterfactual_cost_usd_total[$__range])) - sum(increase(tandem_cost_usd_total[$__range]))"
+def _mean(metric: str, by: str = "route", numerator: str = "") -> str:
+    """Mean per observation of a histogram over the rate window; routes without observations
+    are left out (0/0 would be NaN). `numerator` replaces the plain sum (net savings)."""
+    top = numerator or f"sum by ({by}) (rate({metric}_sum{{{R}}}[{RATE}]))"
+    return f"{top} / (sum by ({by}) (rate({metric}_count{{{R}}}[{RATE}])) > 0)"
+
+
+SAVED = (
+    f"sum(increase(tandem_counterfactual_cost_usd_total{{{R}}}[$__range]))"
+    f" - sum(increase(tandem_cost_usd_total{{{R}}}[$__range]))"
+)
 CLOUD_SHARE = (
     f'sum by (route) (rate(tandem_steps_total{{target="cloud",{R}}}[{RATE}]))'
-    f" / sum by (route) (rate(tandem_steps_total{{{R}}}[{RATE}]))"
+    f" / (sum by (route) (rate(tandem_steps_total{{{R}}}[{RATE}])) > 0)"
 )
 
 OVERVIEW = (
@@ -84,15 +98,15 @@ OVERVIEW = (
             Panel(
                 "Spent",
                 "Dollars spent on both targets over the selected range (inner calls included).",
-                (_q("sum(increase(tandem_cost_usd_total[$__range]))"),),
+                (_q(f"sum(increase(tandem_cost_usd_total{{{R}}}[$__range]))"),),
                 "currencyUSD",
                 "stat",
                 6,
             ),
             Panel(
                 "All-cloud counterfactual",
-                "What the same steps would have cost had every one gone to the cloud.",
-                (_q("sum(increase(tandem_counterfactual_cost_usd_total[$__range]))"),),
+                "What the same steps would have cost had every one gone to the cloud (its prompt cache modelled).",
+                (_q(f"sum(increase(tandem_counterfactual_cost_usd_total{{{R}}}[$__range]))"),),
                 "currencyUSD",
                 "stat",
                 6,
@@ -111,7 +125,7 @@ OVERVIEW = (
                 (
                     _q(
                         f'sum(increase(tandem_steps_total{{target="cloud",{R}}}[$__range]))'
-                        f" / sum(increase(tandem_steps_total{{{R}}}[$__range]))"
+                        f" / (sum(increase(tandem_steps_total{{{R}}}[$__range])) > 0)"
                     ),
                 ),
                 "percentunit",
@@ -123,11 +137,11 @@ OVERVIEW = (
                 "Dollars per hour: spent by target, the all-cloud counterfactual, "
                 "and their difference (savings; negative when inner calls cost more than they saved).",
                 (
-                    _q(f"sum by (target) (rate(tandem_cost_usd_total[{RATE}])) * 3600", "spent {{target}}"),
-                    _q(f"sum(rate(tandem_counterfactual_cost_usd_total[{RATE}])) * 3600", "all-cloud"),
+                    _q(f"sum by (target) (rate(tandem_cost_usd_total{{{R}}}[{RATE}])) * 3600", "spent {{target}}"),
+                    _q(f"sum(rate(tandem_counterfactual_cost_usd_total{{{R}}}[{RATE}])) * 3600", "all-cloud"),
                     _q(
-                        f"(sum(rate(tandem_counterfactual_cost_usd_total[{RATE}]))"
-                        f" - sum(rate(tandem_cost_usd_total[{RATE}]))) * 3600",
+                        f"(sum(rate(tandem_counterfactual_cost_usd_total{{{R}}}[{RATE}]))"
+                        f" - sum(rate(tandem_cost_usd_total{{{R}}}[{RATE}]))) * 3600",
                         "saved",
                     ),
                 ),
@@ -136,8 +150,9 @@ OVERVIEW = (
             ),
             Panel(
                 "Tokens by target and kind",
-                "Tokens per second the upstreams reported: prompt (cached included), cached, completion.",
-                (_q(f"sum by (target, kind) (rate(tandem_tokens_total[{RATE}]))", "{{target}} {{kind}}"),),
+                "Tokens per second the upstreams reported, inner calls included: prompt (cached included), "
+                "cached, completion.",
+                (_q(f"sum by (target, kind) (rate(tandem_tokens_total{{{R}}}[{RATE}]))", "{{target}} {{kind}}"),),
                 "short",
                 width=12,
             ),
@@ -206,31 +221,20 @@ OVERVIEW = (
             Panel(
                 "Judge latency",
                 "The ONNX judge's time per step (features and inference), p50 and p99.",
-                (
+                tuple(
                     _q(
-                        f"histogram_quantile(0.5, sum by (le) (rate(tandem_judge_latency_seconds_bucket[{RATE}])))",
-                        "p50",
-                    ),
-                    _q(
-                        f"histogram_quantile(0.99, sum by (le) (rate(tandem_judge_latency_seconds_bucket[{RATE}])))",
-                        "p99",
-                    ),
+                        f"histogram_quantile({q}, sum by (le) (rate(tandem_judge_latency_seconds_bucket[{RATE}])))"
+                        f" and on () (sum(rate(tandem_judge_latency_seconds_count[{RATE}])) > 0)",
+                        f"p{int(q * 100)}",
+                    )
+                    for q in (0.5, 0.99)
                 ),
                 "s",
             ),
             Panel(
                 "Judge score by route",
                 "Median and p90 of the judge's scores (higher: the step needs the cloud more).",
-                (
-                    _q(
-                        f"histogram_quantile(0.5, sum by (le, route) (rate(tandem_judge_score_bucket{{{R}}}[{RATE}])))",
-                        "p50 {{route}}",
-                    ),
-                    _q(
-                        f"histogram_quantile(0.9, sum by (le, route) (rate(tandem_judge_score_bucket{{{R}}}[{RATE}])))",
-                        "p90 {{route}}",
-                    ),
-                ),
+                _quantiles("tandem_judge_score", "route", R, (0.5, 0.9)),
                 "percentunit",
             ),
         ),
@@ -287,7 +291,7 @@ OVERVIEW = (
             Panel(
                 "Sensitive values exposed",
                 "Sensitive values the cloud received over the range.",
-                (_q('sum(increase(tandem_privacy_values_total{action="exposed"}[$__range]))'),),
+                (_q(f'sum(increase(tandem_privacy_values_total{{action="exposed",{R}}}[$__range]))'),),
                 "short",
                 "stat",
                 6,
@@ -295,18 +299,19 @@ OVERVIEW = (
             Panel(
                 "Sensitive values blocked",
                 "Sensitive values in cloud steps that a route's privacy: block policy refused (403), over the range.",
-                (_q('sum(increase(tandem_privacy_values_total{action="blocked"}[$__range]))'),),
+                (_q(f'sum(increase(tandem_privacy_values_total{{action="blocked",{R}}}[$__range]))'),),
                 "short",
                 "stat",
                 6,
             ),
             Panel(
                 "Privacy score per run",
-                "Mean privacy score of closed trajectories (1: nothing sensitive reached the cloud).",
+                "Mean privacy score of the trajectories closed over the range (1: nothing sensitive reached "
+                "the cloud); no value when none closed.",
                 (
                     _q(
-                        f"sum(rate(tandem_trajectory_privacy_score_sum{{{R}}}[{RATE}]))"
-                        f" / sum(rate(tandem_trajectory_privacy_score_count{{{R}}}[{RATE}]))"
+                        f"sum(increase(tandem_trajectory_privacy_score_sum{{{R}}}[$__range]))"
+                        f" / (sum(increase(tandem_trajectory_privacy_score_count{{{R}}}[$__range])) > 0)"
                     ),
                 ),
                 "percentunit",
@@ -324,13 +329,18 @@ OVERVIEW = (
             Panel(
                 "Sensitive values by action",
                 "Per second: detected, redacted (placeholders sent), exposed (reached the cloud), blocked.",
-                (_q(f"sum by (action) (rate(tandem_privacy_values_total[{RATE}]))", "{{action}}"),),
+                (_q(f"sum by (action) (rate(tandem_privacy_values_total{{{R}}}[{RATE}]))", "{{action}}"),),
                 "short",
             ),
             Panel(
                 "Exposed to the cloud by type",
                 "Sensitive values that reached the cloud, by type.",
-                (_q(f'sum by (type) (rate(tandem_privacy_values_total{{action="exposed"}}[{RATE}]))', "{{type}}"),),
+                (
+                    _q(
+                        f'sum by (type) (rate(tandem_privacy_values_total{{action="exposed",{R}}}[{RATE}]))',
+                        "{{type}}",
+                    ),
+                ),
                 "short",
                 stacked=True,
             ),
@@ -368,22 +378,20 @@ TRAJECTORIES = (
             Panel(
                 "Cost per run",
                 "Mean dollars a closed run cost, by route.",
-                (
-                    _q(
-                        f"sum by (route) (rate(tandem_trajectory_cost_usd_sum{{{R}}}[{RATE}]))"
-                        f" / sum by (route) (rate(tandem_trajectory_cost_usd_count{{{R}}}[{RATE}]))",
-                        "{{route}}",
-                    ),
-                ),
+                (_q(_mean("tandem_trajectory_cost_usd"), "{{route}}"),),
                 "currencyUSD",
             ),
             Panel(
                 "Savings per run",
-                "Mean dollars a closed run saved against all-cloud, by route.",
+                "Mean dollars a closed run saved against all-cloud, by route; negative when runs cost "
+                "more than all-cloud would have (savings minus losses).",
                 (
                     _q(
-                        f"sum by (route) (rate(tandem_trajectory_savings_usd_sum{{{R}}}[{RATE}]))"
-                        f" / sum by (route) (rate(tandem_trajectory_savings_usd_count{{{R}}}[{RATE}]))",
+                        _mean(
+                            "tandem_trajectory_savings_usd",
+                            numerator=f"(sum by (route) (rate(tandem_trajectory_savings_usd_sum{{{R}}}[{RATE}]))"
+                            f" - sum by (route) (rate(tandem_trajectory_loss_usd_sum{{{R}}}[{RATE}])))",
+                        ),
                         "{{route}}",
                     ),
                 ),
@@ -392,13 +400,7 @@ TRAJECTORIES = (
             Panel(
                 "Privacy score per run by route",
                 "Mean privacy score of closed runs, by route.",
-                (
-                    _q(
-                        f"sum by (route) (rate(tandem_trajectory_privacy_score_sum{{{R}}}[{RATE}]))"
-                        f" / sum by (route) (rate(tandem_trajectory_privacy_score_count{{{R}}}[{RATE}]))",
-                        "{{route}}",
-                    ),
-                ),
+                (_q(_mean("tandem_trajectory_privacy_score"), "{{route}}"),),
                 "percentunit",
             ),
         ),
@@ -453,7 +455,8 @@ def build(uid: str) -> str:
         QueryVariable("route")
         .label("Route")
         .datasource(DATASOURCE)
-        .query("label_values(tandem_steps_total, route)")
+        # Every configured route, also one whose steps were all refused (it has no steps).
+        .query("label_values(tandem_route_info, route)")
         .multi(True)
         .include_all(True)
         .all_value(".*")

@@ -85,7 +85,10 @@ async def readyz(request: Request) -> Response:
     upstreams = await check_upstreams(gateway)
     # Ready while any upstream answers: an unauthorised cloud must not take edge traffic down.
     ready = any(state["reachable"] for state in upstreams.values())
-    return json_response({"ready": ready, "upstreams": upstreams}, status=200 if ready else 503)
+    # The audit log's state is shown, not judged: a full audit disk must not take every replica
+    # out of service (lines queue, then drop, counted in tandem_audit_lines).
+    body = {"ready": ready, "upstreams": upstreams, "audit": gateway.audit.state}
+    return json_response(body, status=200 if ready else 503)
 
 
 async def metrics(request: Request) -> Response:

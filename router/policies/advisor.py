@@ -12,7 +12,7 @@ from pydantic import Field
 from router.context import flatten
 from router.inner import InnerCallError, first_message, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
-from router.policies.common import ask_edge, called_tools, calls_tool, function_tool, prepared
+from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
 from router.policies.constraints import cloud_refusal
 from router.trajectory.identify import task_of
 
@@ -34,6 +34,7 @@ class AdvisorPolicy:
         try:
             answer, index = await ask_edge(step, "edge", [self._tool])
         except InnerCallError:
+            count_failure(step, "edge")
             return Decision(target="edge", reason=Reason.INNER_FAILED)
         if not calls_tool(answer, settings.tool_name):
             return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
@@ -64,6 +65,7 @@ class AdvisorPolicy:
         try:
             return message_text(await step.calls.complete("cloud", body, "advisor")) or "No advice."
         except InnerCallError:
+            count_failure(step, "advisor")
             return "The advisor could not be reached. Continue on your own."
 
 

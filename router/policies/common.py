@@ -39,6 +39,13 @@ async def ask_edge(
     return answer, len(step.calls.made) - 1
 
 
+def count_failure(step: StepContext, kind: str) -> None:
+    """Count an inner call the strategy caught and fell back from (`kind`: the call's purpose,
+    or `<purpose>_unreadable` when it answered but its answer could not be read)."""
+    if step.metrics is not None:
+        step.metrics.policy_failures.labels(step.route, kind).inc()
+
+
 def called_tools(answer: dict[str, Any]) -> list[dict[str, Any]]:
     calls = first_message(answer).get("tool_calls") or []
     return [call for call in calls if isinstance(call, dict)]

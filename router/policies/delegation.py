@@ -11,7 +11,7 @@ from pydantic import Field
 
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
-from router.policies.common import ask_edge, calls_tool, function_tool, prepared
+from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
 
 DESCRIPTION = (
     "Hand this step to a stronger model. Call it when the step is hard for you: editing or writing "
@@ -29,6 +29,7 @@ class DelegationPolicy:
         try:
             answer, index = await ask_edge(step, "edge", [self._tool])
         except InnerCallError:
+            count_failure(step, "edge")
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         marked = settings.marker is not None and settings.marker in message_text(answer)
         if calls_tool(answer, settings.tool_name) or marked:

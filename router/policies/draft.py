@@ -13,7 +13,7 @@ from pydantic import Field
 from router.context import flatten, last_k
 from router.inner import InnerCallError, first_message, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
-from router.policies.common import ask_edge, parse_score, prepared
+from router.policies.common import ask_edge, count_failure, parse_score, prepared
 
 VERIFY = (
     "A software agent is about to take the step below. Rate from 0 to 1 how likely the step is "
@@ -31,6 +31,7 @@ class DraftPolicy:
         try:
             draft, index = await ask_edge(step, "draft")
         except InnerCallError:
+            count_failure(step, "draft")
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         proposal = first_message(draft)
         shown = flatten([*last_k(step.request.messages, settings.k), proposal], settings.max_chars)
@@ -38,7 +39,10 @@ class DraftPolicy:
         try:
             verdict = await step.calls.complete(settings.verifier, body, "verify")
             score = parse_score(message_text(verdict))
+            if score is None:
+                count_failure(step, "verify_unreadable")
         except InnerCallError:
+            count_failure(step, "verify")
             score = None
         if score is None:
             return Decision(

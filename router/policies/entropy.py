@@ -15,6 +15,7 @@ from pydantic import Field
 
 from router.inner import InnerCallError
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.common import count_failure
 
 
 def top_entropy(logprobs: list[float]) -> float:
@@ -47,10 +48,12 @@ class EntropyPolicy:
         try:
             answer = await step.calls.complete("edge", probe, "probe")
         except InnerCallError:
+            count_failure(step, "probe")
             return Decision(target=settings.fallback, reason=Reason.INNER_FAILED)
         logprobs = first_token_logprobs(answer)
         if logprobs is None:
             step.calls.made[-1].status = "no_logprobs"
+            count_failure(step, "probe_unreadable")
             return Decision(target=settings.fallback, reason=Reason.INNER_FAILED)
         entropy = top_entropy(logprobs)
         target: Target = "cloud" if entropy > settings.threshold else "edge"

@@ -15,7 +15,7 @@ from pydantic import Field
 from judge.signals import quick_error_signals as error_signals
 from router.inner import InnerCallError
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
-from router.policies.common import ask_edge, called_tools, prepared
+from router.policies.common import ask_edge, called_tools, count_failure, prepared
 from router.trajectory.identify import text_of
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -86,6 +86,7 @@ class EscalationPolicy:
         try:
             answer, index = await ask_edge(step, "edge")
         except InnerCallError:
+            count_failure(step, "edge")
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         problem = invalid_tool_call(answer, step.request.raw.get("tools"))
         if problem is not None:

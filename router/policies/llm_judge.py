@@ -12,7 +12,7 @@ from pydantic import Field
 from router.context import flatten, last_k
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
-from router.policies.common import parse_score, parse_yes_no
+from router.policies.common import count_failure, parse_score, parse_yes_no
 from router.trajectory.identify import task_of
 
 BINARY = (
@@ -50,15 +50,18 @@ class LLMJudgePolicy:
         try:
             answer = await step.calls.complete(settings.judge, body, "judge")
         except InnerCallError:
+            count_failure(step, "judge")
             return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
         text = message_text(answer)
         if settings.mode == "binary":
             verdict = parse_yes_no(text)
             if verdict is None:
+                count_failure(step, "judge_unreadable")
                 return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
             return Decision(target="cloud" if verdict else "edge", reason=Reason.LLM_JUDGE, score=float(verdict))
         score = parse_score(text)
         if score is None:
+            count_failure(step, "judge_unreadable")
             return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
         return Decision(target="cloud" if score >= settings.threshold else "edge", reason=Reason.LLM_JUDGE, score=score)
 

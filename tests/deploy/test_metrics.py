@@ -21,9 +21,9 @@ from tests.deploy.tools import ROOT, promtool
 # Every metric, its type and its labels: dashboards, alert rules and operators depend on them.
 CATALOGUE = {
     "tandem_steps": ("counter", ("route", "target", "reason", "status")),
-    "tandem_tokens": ("counter", ("target", "kind")),
-    "tandem_cost_usd": ("counter", ("target",)),
-    "tandem_counterfactual_cost_usd": ("counter", ()),
+    "tandem_tokens": ("counter", ("route", "target", "kind", "call")),
+    "tandem_cost_usd": ("counter", ("route", "target", "call")),
+    "tandem_counterfactual_cost_usd": ("counter", ("route",)),
     "tandem_step_latency_seconds": ("histogram", ("target",)),
     "tandem_time_to_first_token_seconds": ("histogram", ("target",)),
     "tandem_fallbacks": ("counter", ("route", "from_target", "to_target", "kind")),
@@ -35,7 +35,15 @@ CATALOGUE = {
     "tandem_limit_exceeded": ("counter", ("limit",)),
     "tandem_upstream_reachable": ("gauge", ("upstream",)),
     "tandem_upstream_authorised": ("gauge", ("upstream",)),
-    "tandem_privacy_values": ("counter", ("type", "action")),
+    "tandem_store_reply_errors": ("counter", ("operation",)),
+    "tandem_store_outage_dropped": ("counter", ("kind",)),
+    "tandem_store_written_back": ("counter", ("kind",)),
+    "tandem_store_outage_pending": ("gauge", ()),
+    "tandem_client_limit_refusals": ("counter", ("limit",)),
+    "tandem_audit_lines": ("counter", ("outcome",)),
+    "tandem_audit_write_errors": ("counter", ()),
+    "tandem_audit_failing": ("gauge", ()),
+    "tandem_privacy_values": ("counter", ("route", "type", "action")),
     "tandem_privacy_failures": ("counter", ()),
     "tandem_judge_latency_seconds": ("histogram", ()),
     "tandem_judge_score": ("histogram", ("route",)),
@@ -45,9 +53,10 @@ CATALOGUE = {
     "tandem_trajectory_cost_usd": ("histogram", ("route",)),
     "tandem_trajectory_cloud_share": ("histogram", ("route",)),
     "tandem_trajectory_savings_usd": ("histogram", ("route",)),
+    "tandem_trajectory_loss_usd": ("histogram", ("route",)),
     "tandem_trajectory_privacy_score": ("histogram", ("route",)),
     "tandem_active_trajectories": ("gauge", ()),
-    "tandem_route_info": ("gauge", ("route", "strategy")),
+    "tandem_route_info": ("gauge", ("route", "strategy", "privacy")),
     "tandem_route_cloud_share_target": ("gauge", ("route",)),
     "tandem_build_info": ("gauge", ("version",)),
 }
@@ -68,7 +77,7 @@ def test_catalogue_of_names_types_and_labels() -> None:
 def test_fast_exposition_equals_prometheus_clients_without_created_series() -> None:
     metrics = Metrics()
     fill(metrics, route_names(7))
-    metrics.route_info.labels('odd "name"\\ with\nnewline', "random").set(1)
+    metrics.route_info.labels('odd "name"\\ with\nnewline', "random", "allow").set(1)
     reference = []
     skipping = False
     for line in generate_latest(metrics.registry).decode().splitlines(keepends=True):
@@ -98,8 +107,8 @@ def test_routes_are_described_for_the_alert_rules() -> None:
     metrics = Metrics()
     metrics.describe_routes(settings.routes)
     text = metrics.exposition().decode()
-    assert 'tandem_route_info{route="capped",strategy="entropy"} 1.0' in text
-    assert 'tandem_route_info{route="tandem/edge",strategy="edge"} 1.0' in text
+    assert 'tandem_route_info{privacy="allow",route="capped",strategy="entropy"} 1.0' in text
+    assert 'tandem_route_info{privacy="allow",route="tandem/edge",strategy="edge"} 1.0' in text
     assert 'tandem_route_cloud_share_target{route="tandem"} 0.3' in text
     assert 'tandem_route_cloud_share_target{route="capped"} 0.25' in text
     assert 'tandem_route_cloud_share_target{route="both"} 0.5' in text
@@ -107,12 +116,50 @@ def test_routes_are_described_for_the_alert_rules() -> None:
     assert 'tandem_route_cloud_share_target{route="tandem/edge"}' not in text
 
 
-def test_every_target_has_series_before_the_first_step() -> None:
+def test_every_target_has_latency_series_before_the_first_step() -> None:
     text = Metrics().exposition().decode()
     for target in ("edge", "cloud"):
-        assert f'tandem_cost_usd_total{{target="{target}"}} 0.0' in text
-        assert f'tandem_tokens_total{{kind="cached",target="{target}"}} 0.0' in text
         assert f'tandem_step_latency_seconds_count{{target="{target}"}} 0.0' in text
+        assert f'tandem_time_to_first_token_seconds_count{{target="{target}"}} 0.0' in text
+
+
+def series_of(text: str, name: str) -> set[str]:
+    return {line.split(" ")[0] for line in text.splitlines() if line.startswith(name + "{")}
+
+
+def test_route_series_start_at_zero_for_what_each_route_can_emit_and_no_more() -> None:
+    settings = load_settings(
+        routes={
+            "fixed": {"strategy": "edge", "failover": False},
+            "probe": {"strategy": "entropy", "fallback": "edge", "constraints": {"max_cloud_share": 0.3}},
+            "private": {"strategy": "cloud", "privacy": "keep_local"},
+        },
+        allow_target_header=False,
+    )
+    metrics = Metrics()
+    metrics.describe_routes(settings.routes, header_forced=False)
+    text = metrics.exposition().decode()
+    steps = series_of(text, "tandem_steps_total")
+    fixed = {s for s in steps if 'route="fixed"' in s}
+    # An edge-only route without failover can only record edge steps, for one reason.
+    assert fixed == {'tandem_steps_total{reason="route_fixed",route="fixed",status="ok",target="edge"}'}
+    probe = {s.split('reason="')[1].split('"')[0] for s in steps if 'route="probe"' in s}
+    assert probe == {"entropy", "inner_call_failed", "max_cloud_share"}
+    private = {(s.split('reason="')[1].split('"')[0], s.split('target="')[1].split('"')[0]) for s in steps if 'route="private"' in s}
+    # Kept local for privacy or pinned: edge only, never failed over to the cloud.
+    assert ("privacy_keep_local", "edge") in private and ("pinned_edge", "edge") in private
+    assert ("privacy_keep_local", "cloud") not in private
+    assert 'tandem_policy_failures_total{kind="probe",route="probe"} 0.0' in text
+    assert 'tandem_policy_failures_total{kind="probe_unreadable",route="probe"} 0.0' in text
+    assert 'route="fixed"' not in "".join(series_of(text, "tandem_policy_failures_total"))
+    assert 'tandem_cost_usd_total{call="step",route="fixed",target="edge"} 0.0' in text
+    assert 'tandem_cost_usd_total{call="step",route="fixed",target="cloud"}' not in text
+    assert 'tandem_counterfactual_cost_usd_total{route="fixed"} 0.0' in text
+    assert not series_of(text, "tandem_fallbacks_total") & {s for s in steps if 'route="fixed"' in s}
+    assert 'tandem_fallbacks_total{from_target="edge",kind="timeout",route="probe",to_target="cloud"} 0.0' in text
+    assert 'tandem_trajectories_closed_total{reason="idle",route="private"} 0.0' in text
+    # The header-forced reason exists only where the header is allowed.
+    assert "header_forced" not in text
 
 
 def test_multiprocess_exposition_equals_prometheus_clients(tmp_path: Path) -> None:

@@ -1,0 +1,165 @@
+"""The operator's view: read-only pages served by the gateway (`ui.enabled`), listing recent
+trajectories and, for one, its steps as a timeline. Grafana shows the fleet; this shows why
+one run went where it went.
+
+Off by default and refused while no admin key is configured. A browser signs in with an admin
+key: HTTP Basic auth (any user name, the key as password), or the login form, which sets an
+HttpOnly, SameSite=Strict cookie holding an expiry signed with the key (never the key itself).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import time
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from router.api import view_html
+from router.api.chat import read_body
+from router.errors import GatewayError
+from router.pipeline import Gateway
+from router.privacy.at_rest import masked
+from router.privacy.guard import exposure_summary
+from router.trajectory.identify import is_valid_id
+from router.trajectory.state import ListQuery, Trajectory
+
+COOKIE = "tandem_ui"
+# No script, no outside resources, no framing: the pages are plain HTML with inline styles.
+HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+def _html(text: str, status: int = 200) -> HTMLResponse:
+    return HTMLResponse(text, status_code=status, headers=HEADERS)
+
+
+def _keys(request: Request) -> frozenset[str]:
+    gateway: Gateway = request.app.state.gateway
+    if not gateway.settings.ui.enabled:
+        raise GatewayError(404, "the operator's view is off: set ui.enabled: true in the config", code="ui_disabled")
+    keys: frozenset[str] = request.app.state.admin_keys
+    if not keys:
+        raise GatewayError(
+            403, "the operator's view needs an admin key: configure admin_api_keys", code="ui_needs_admin_key"
+        )
+    return keys
+
+
+def _signature(key: str, expires: int) -> str:
+    return hmac.new(key.encode(), f"tandem-ui:{expires}".encode(), hashlib.sha256).hexdigest()
+
+
+def _matches(token: str, keys: frozenset[str]) -> bool:
+    matched = False
+    for key in keys:  # every key compared, in constant time
+        matched |= hmac.compare_digest(token.encode(), key.encode())
+    return matched
+
+
+def signed_in(request: Request, keys: frozenset[str]) -> bool:
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            _user, _, password = base64.b64decode(value.strip(), validate=True).decode().partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return False
+        return _matches(password, keys)
+    if scheme.lower() == "bearer":
+        return _matches(value.strip(), keys)
+    expires_text, _, signature = request.cookies.get(COOKIE, "").partition(".")
+    if not expires_text.isdigit() or int(expires_text) < time.time():
+        return False
+    matched = False
+    for key in keys:
+        matched |= hmac.compare_digest(signature.encode(), _signature(key, int(expires_text)).encode())
+    return matched
+
+
+def _challenge() -> Response:
+    """401 with a Basic challenge (a browser given a key in the URL, or asking its user, sends
+    it) and the login form as the body (shown when the user dismisses the dialog)."""
+    response = _html(view_html.login_form(), 401)
+    response.headers["WWW-Authenticate"] = 'Basic realm="Tandem operator\'s view", charset="UTF-8"'
+    return response
+
+
+def _shown(trajectory: Trajectory) -> dict[str, Any]:
+    """The trajectory's fields, the task with its sensitive values as typed placeholders (found
+    anew: the vault's originals are sealed, and an `allow` route keeps its task as it came)."""
+    data = trajectory.as_dict()
+    data["task_shown"] = masked(trajectory.task)[:160]
+    data.pop("notes", None)
+    return data
+
+
+async def ui_home(request: Request) -> Response:
+    keys = _keys(request)
+    if not signed_in(request, keys):
+        return _challenge()
+    gateway: Gateway = request.app.state.gateway
+    await gateway.tracker.recorder.flush()
+    found = await gateway.tracker.store.recent(ListQuery(limit=100))
+    return _html(view_html.trajectory_list(_shown(t) for t in found))
+
+
+async def ui_trajectory(request: Request) -> Response:
+    keys = _keys(request)
+    if not signed_in(request, keys):
+        return _challenge()
+    gateway: Gateway = request.app.state.gateway
+    trajectory_id = request.path_params["trajectory_id"]
+    trajectory = None
+    if is_valid_id(trajectory_id):
+        await gateway.tracker.recorder.flush()
+        trajectory = await gateway.tracker.store.get(trajectory_id)
+    if trajectory is None:
+        return _html(view_html.page("Not found", "<h1>No such trajectory</h1><p><a href='/ui'>back</a></p>"), 404)
+    records = [r.as_dict() for r in await gateway.tracker.store.records(trajectory.id)]
+    privacy = exposure_summary(trajectory.notes, gateway.settings.privacy_weights)
+    return _html(view_html.timeline(_shown(trajectory), records, privacy))
+
+
+async def ui_login_form(request: Request) -> Response:
+    _keys(request)
+    return _html(view_html.login_form())
+
+
+async def ui_login(request: Request) -> Response:
+    keys = _keys(request)
+    fields = parse_qs((await read_body(request, 16 * 1024)).decode("utf-8", "replace"))
+    key = (fields.get("key") or [""])[0]
+    matched = [k for k in keys if hmac.compare_digest(key.encode(), k.encode())]
+    if not matched:
+        return _html(view_html.login_form("That is not an admin key of this gateway."), 401)
+    gateway: Gateway = request.app.state.gateway
+    lifetime = int(gateway.settings.ui.session_s)
+    expires = int(time.time()) + lifetime
+    response = RedirectResponse("/ui", status_code=303, headers=HEADERS)
+    response.set_cookie(
+        COOKIE,
+        f"{expires}.{_signature(matched[0], expires)}",
+        max_age=lifetime,
+        path="/ui",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+async def ui_logout(request: Request) -> Response:
+    _keys(request)
+    response = RedirectResponse("/ui/login", status_code=303, headers=HEADERS)
+    response.delete_cookie(COOKIE, path="/ui")
+    return response

@@ -1,0 +1,190 @@
+"""HTML of the operator's view: server-rendered, no script, every value escaped.
+
+Never shows a sensitive value: privacy findings are kinds and counts, and the task line is
+shown with the trajectory's detected values replaced by their placeholders.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from html import escape
+from typing import Any
+from urllib.parse import quote
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2330;background:#fafbfc}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}
+table{border-collapse:collapse;width:100%;background:#fff}
+th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.edge{color:#116329}.cloud{color:#0b5cad}.error{color:#b3261e}.muted{color:#6b7280}
+.bar{height:10px;border-radius:2px;display:inline-block;min-width:2px}
+.bar.edge{background:#2da44e}.bar.cloud{background:#2f81f7}.bar.error{background:#cf222e}
+.totals span{margin-right:18px}a{color:#0b5cad}
+form{max-width:360px;background:#fff;padding:16px;border:1px solid #e3e6ea}
+input{width:100%;margin:6px 0 12px;padding:6px}
+"""
+
+
+def page(title: str, body: str) -> str:
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        f"<title>{escape(title)} · Tandem</title><style>{STYLE}</style></head>"
+        f"<body>{body}</body></html>"
+    )
+
+
+def usd(value: Any) -> str:
+    if value is None:
+        return "–"
+    amount = float(value)
+    return f"−${-amount:.6f}" if amount < 0 else f"${amount:.6f}"
+
+
+def seconds(value: Any) -> str:
+    return f"{float(value or 0):.3f} s"
+
+
+def when(stamp: Any) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(float(stamp))) + " UTC" if stamp else "–"
+
+
+def cell(text: Any, css: str = "") -> str:
+    klass = f' class="{escape(css)}"' if css else ""
+    return f"<td{klass}>{escape(str(text))}</td>"
+
+
+def login_form(message: str = "") -> str:
+    note = f'<p class="error">{escape(message)}</p>' if message else ""
+    return page(
+        "Sign in",
+        "<h1>Tandem operator's view</h1><p class=muted>Sign in with an admin key.</p>"
+        f'{note}<form method=post action="/ui/login"><label for=key>Admin key</label>'
+        "<input id=key name=key type=password autocomplete=current-password required autofocus>"
+        "<button type=submit>Sign in</button></form>",
+    )
+
+
+def trajectory_list(trajectories: Iterable[Mapping[str, Any]]) -> str:
+    rows = []
+    for t in trajectories:
+        link = f'<a href="/ui/t/{escape(quote(t["id"], safe=""))}">{escape(t["id"])}</a>'
+        outcome = t.get("outcome") or {}
+        rows.append(
+            "<tr>"
+            f"<td>{link}</td>"
+            + cell(t.get("route", ""))
+            + cell(when(t.get("created_at")))
+            + cell(t.get("steps", 0), "num")
+            + cell(f"{float(t.get('cloud_share', 0)):.0%}", "num")
+            + cell(usd(t.get("cost_usd")), "num")
+            + cell(usd(t.get("counterfactual_usd")), "num")
+            + cell(usd(t.get("savings_usd")), "num")
+            + cell(_outcome_text(outcome, t.get("close_reason")))
+            + cell(t.get("task_shown", ""), "muted")
+            + "</tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("trajectory", "route", "started", "steps", "cloud", "cost", "all-cloud", "saved", "outcome", "task")
+    )
+    table = f"<table id=trajectories><tr>{head}</tr>{''.join(rows)}</table>" if rows else "<p>No trajectories yet.</p>"
+    return page("Trajectories", f"<h1>Recent trajectories</h1>{_signout()}{table}")
+
+
+def _signout() -> str:
+    style = "border:0;padding:0;background:none"
+    return f'<form method=post action="/ui/logout" style="{style}"><button>Sign out</button></form>'
+
+
+def _outcome_text(outcome: Mapping[str, Any], close_reason: Any) -> str:
+    if outcome:
+        parts = []
+        if outcome.get("success") is not None:
+            parts.append("success" if outcome["success"] else "failure")
+        if outcome.get("score") is not None:
+            parts.append(f"score {outcome['score']}")
+        return ", ".join(parts)
+    return f"closed ({close_reason})" if close_reason else "open"
+
+
+def _privacy(record: Mapping[str, Any]) -> str:
+    """Kinds of the values the cloud received in this step, and how many were redacted."""
+    parts = []
+    if record.get("exposed"):
+        parts.append("exposed " + ", ".join(sorted(record["exposed"])))
+    if record.get("redacted"):
+        parts.append(f"redacted ×{int(record['redacted'])}")
+    return "; ".join(parts) or "–"
+
+
+def _inner(record: Mapping[str, Any]) -> str:
+    calls = record.get("inner") or []
+    return "; ".join(f"{c['purpose']} → {c['target']} {c['status']} {usd(c['cost_usd'])}" for c in calls) or "–"
+
+
+def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]], privacy: Mapping[str, Any]) -> str:
+    longest = max((float(r.get("latency_s") or 0) for r in records), default=0.0) or 1.0
+    rows = []
+    for r in records:
+        css = "error" if r.get("status") != "ok" else r["target"]
+        width = max(int(200 * float(r.get("latency_s") or 0) / longest), 2)
+        error = r.get("error") or ("" if r.get("status") == "ok" else f"HTTP {r.get('http_status')}")
+        score = "–" if r.get("score") is None else f"{float(r['score']):.4g}"
+        rows.append(
+            f'<tr class="step" data-step="{int(r["step"])}" data-target="{escape(r["target"])}">'
+            + cell(r["step"] if r.get("attempt", 1) == 1 else f"{r['step']} (attempt {r['attempt']})", "num")
+            + cell(r["target"], r["target"])
+            + cell(r["reason"])
+            + cell(score, "num")
+            + cell(usd(r.get("cost_usd")), "num")
+            + cell(usd(r.get("counterfactual_usd")), "num")
+            + cell(usd(r.get("savings_usd")), "num")
+            + f"<td class=num>{escape(seconds(r.get('latency_s')))} "
+            + f'<span class="bar {css}" style="width:{width}px"></span></td>'
+            + cell(_privacy(r))
+            + cell(f"{r.get('status')}{': ' + str(error)[:200] if error else ''}", "error" if error else "")
+            + cell(_inner(r))
+            + cell(", ".join(r.get("tools") or []) or "–")
+            + "</tr>"
+        )
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "step",
+            "target",
+            "reason",
+            "score",
+            "cost",
+            "all-cloud",
+            "saved",
+            "latency",
+            "privacy",
+            "status",
+            "inner calls",
+            "tools",
+        )
+    )
+    outcome = _outcome_text(trajectory.get("outcome") or {}, trajectory.get("close_reason"))
+    seen = ", ".join(f"{k} ×{v}" for k, v in sorted((privacy.get("seen") or {}).items())) or "none"
+    exposed = ", ".join(f"{k} ×{v}" for k, v in sorted((privacy.get("exposed") or {}).items())) or "none"
+    totals = (
+        "<p class=totals>"
+        f"<span>route <b>{escape(str(trajectory.get('route', '')))}</b></span>"
+        f"<span>steps <b>{int(trajectory.get('steps', 0))}</b></span>"
+        f"<span>cloud share <b>{float(trajectory.get('cloud_share', 0)):.0%}</b></span>"
+        f"<span>cost <b>{usd(trajectory.get('cost_usd'))}</b></span>"
+        f"<span>all-cloud <b>{usd(trajectory.get('counterfactual_usd'))}</b></span>"
+        f"<span>saved <b>{usd(trajectory.get('savings_usd'))}</b></span>"
+        f"<span>outcome <b>{escape(outcome)}</b></span>"
+        "</p>"
+        f"<p>Sensitive values seen: {escape(seen)}; reached the cloud: {escape(exposed)}; "
+        f"privacy score {escape(str(privacy.get('score')))}</p>"
+    )
+    body = (
+        f'<p><a href="/ui">← recent trajectories</a></p><h1>Trajectory {escape(str(trajectory["id"]))}</h1>'
+        f"<p class=muted>{escape(str(trajectory.get('task_shown', '')))}</p>{totals}"
+        f"<h2>Steps</h2><table id=steps><tr>{head}</tr>{''.join(rows)}</table>"
+    )
+    return page(f"Trajectory {trajectory['id']}", body)

@@ -1,0 +1,107 @@
+"""Phone numbers: candidates by shape, validity from libphonenumber's metadata (`phonenumbers`),
+and context rules so that dates, timestamps, ids and amounts are not phones.
+
+- International (`+44 20 7946 0958`, `0044…`, `001-415-…`): valid for the country it names.
+- National with separators (`(415) 555-2671`, `020 7946 0958`, `06 12 34 56 78`): valid in one
+  of the regions below, and not shaped like a date, a time or a grouped amount.
+- National without separators (`4155552671`): only beside a phone word or label.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import phonenumbers
+
+# The regions whose national formats are recognised without a country code.
+REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
+_LABEL = re.compile(
+    r"(?i)(?:\b(?:tel(?:ephone|efon|éfono|efono|éphone)?|phone|ph|mobile?|mob|cell(?:ular|phone)?|fax|call"
+    r"|contact|whats ?app|sms|handy|portable|móvil|movil|celular|cellulare|numéro|n[uú]mero|nummer|hotline)\b"
+    r"|電話|电话|手机|携帯|☎|📞)[^\n\d+(]{0,16}$"
+)
+_LABEL_WORDS = (
+    "tel",
+    "phone",
+    "mobile",
+    "mob",
+    "cell",
+    "fax",
+    "call",
+    "contact",
+    "whatsapp",
+    "sms",
+    "handy",
+    "portable",
+    "móvil",
+    "movil",
+    "celular",
+    "cellulare",
+    "numéro",
+    "numero",
+    "número",
+    "nummer",
+    "hotline",
+    "ph",
+    "電話",
+    "电话",
+    "手机",
+    "携帯",
+    "☎",
+    "📞",
+)
+# Hyperscan core of the labelled detector (caseless literals; see detect.py).
+LABEL_CORE = (
+    b"(?i)(?:\\b(?:"
+    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if w.isascii())
+    + b")\\b|"
+    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if not w.isascii())
+    + b")"
+)  # ASCII words whole: `sin` is not in `using`
+LABEL_SPAN = max(len(w.encode()) for w in _LABEL_WORDS)
+_NOT_PHONE_BEFORE = re.compile(
+    r"(?i)(?:\b(?:id|ids|order|invoice|ref|build|version|ver|pid|port|uid|gid|ticket|account|acct|no|nr|sku"
+    r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step|line)\b|[#=@$€£¥%])"
+    r"[\s:#=.]{0,3}$"
+)
+_DATE = re.compile(r"^(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})$")
+_SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$")  # and IPv4
+# The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
+_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]|\b[A-Z0-9]{4} )$")
+_GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$")
+
+
+def _label_before(text: str, start: int) -> bool:
+    return bool(_LABEL.search(text, max(0, start - 40), start))
+
+
+@functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps
+def _valid(number: str, region: str | None) -> bool:
+    try:
+        parsed = phonenumbers.parse(number, region)
+    except phonenumbers.NumberParseException:
+        return False
+    return bool(phonenumbers.is_valid_number(parsed))
+
+
+def check(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
+    Cheap shape rules first: most candidates in logs are dates and ids."""
+    value = text[start:end]
+    digits = re.sub(r"\D", "", value)
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value):
+        return False
+    if value.startswith("+"):
+        return _valid("+" + digits, None)
+    if value.startswith(("00", "011")) and _valid("+" + digits[2 if value.startswith("00") else 3 :], None):
+        return True
+    separated = len(digits) != len(value)
+    plain_context = not (
+        _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
+        or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
+    )
+    if separated and len(digits) >= 8 and not _GROUPED_AMOUNT.match(value) and plain_context:
+        return any(_valid(value, region) for region in REGIONS)
+    # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
+    return _label_before(text, start) and any(_valid(value, region) for region in REGIONS)

@@ -1,0 +1,219 @@
+"""The operator's view in a real headless browser (Debian's chromium): the pages load, a
+trajectory's timeline matches its ledger, nothing sensitive appears, everything is escaped.
+
+    python -m tests.test_operator_view docs/operator-view.png   # the README's screenshot
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from html.parser import HTMLParser
+from pathlib import Path
+
+import httpx
+import pytest
+
+from router.api.view_html import usd
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, settings_for
+
+ADMIN_KEY = "admin-key-for-the-view"
+EMAIL = "alice@example.com"
+HOSTILE = "<script>document.title='owned'</script><b>bold</b>"
+ROUTES = {"asked": {"strategy": "llm_judge", "judge": "cloud", "failover": False}}
+
+
+def chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    return path
+
+
+def browse(url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    """One headless chromium run on `url` (a fresh profile each time)."""
+    with tempfile.TemporaryDirectory(prefix="tandem-chromium-") as profile:
+        return subprocess.run(
+            [
+                chromium(),
+                "--headless",
+                "--no-sandbox",  # tests run as root in CI containers
+                "--disable-gpu",
+                "--no-first-run",
+                f"--user-data-dir={profile}",
+                *extra,
+                url,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+
+def dom(url: str) -> str:
+    done = browse(url, "--dump-dom")
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def drive(client: httpx.Client, server: GatewayServer, cloud: FakeUpstream) -> str:
+    """One run: an edge step, a cloud step with an e-mail address (exposed), a failed cloud step."""
+    session = "view-run"
+
+    def step(text: str) -> httpx.Response:
+        body = {"model": "asked", "messages": [{"role": "user", "content": text}]}
+        return client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": session})
+
+    cloud.push({"kind": "text", "text": "no"})
+    assert step(f"{HOSTILE} fix the test and mail {EMAIL}").status_code == 200
+    cloud.push({"kind": "text", "text": "yes"}, {"kind": "text"})
+    assert step(f"mail the report to {EMAIL}").status_code == 200
+    cloud.push({"kind": "text", "text": "yes"}, {"kind": "error", "status": 500})
+    assert step("once more").status_code == 500
+    return session
+
+
+class Rows(HTMLParser):
+    """The timeline's step rows: each row's cell texts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[list[str]] = []
+        self._in_row = False
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr" and ("class", "step") in attrs:
+            self._in_row = True
+            self.rows.append([])
+        elif tag == "td" and self._in_row:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._cell is not None:
+            self.rows[-1].append("".join(self._cell).strip())
+            self._cell = None
+        elif tag == "tr":
+            self._in_row = False
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+@pytest.fixture()
+def view(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    return make_gateway(routes=ROUTES, ui={"enabled": True}, admin_api_keys=[ADMIN_KEY])
+
+
+def signed(server: GatewayServer, path: str) -> str:
+    return f"http://operator:{ADMIN_KEY}@127.0.0.1:{server.port}{path}"
+
+
+def test_off_by_default_and_refused_without_an_admin_key(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client
+) -> None:
+    off = make_gateway(routes=ROUTES)
+    reply = client.get(f"{off.url}/ui")
+    assert reply.status_code == 404 and "ui.enabled" in reply.json()["error"]["message"]
+    keyless = make_gateway(routes=ROUTES, ui={"enabled": True})
+    reply = client.get(f"{keyless.url}/ui", auth=("operator", "anything"))
+    assert reply.status_code == 403 and "admin_api_keys" in reply.json()["error"]["message"]
+
+
+def test_sign_in_by_basic_auth_or_the_login_form(view: GatewayServer, client: httpx.Client) -> None:
+    anonymous = client.get(f"{view.url}/ui")
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"].startswith("Basic ")
+    assert 'action="/ui/login"' in anonymous.text
+    assert client.get(f"{view.url}/ui", auth=("operator", "wrong")).status_code == 401
+    assert client.get(f"{view.url}/ui", auth=("operator", ADMIN_KEY)).status_code == 200
+    wrong = client.post(f"{view.url}/ui/login", data={"key": "wrong"})
+    assert wrong.status_code == 401 and "not an admin key" in wrong.text
+    login = client.post(f"{view.url}/ui/login", data={"key": ADMIN_KEY})
+    assert login.status_code == 303 and login.headers["location"] == "/ui"
+    cookie = login.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/ui" in cookie
+    assert ADMIN_KEY not in cookie
+    token = cookie.split(";")[0].split("=", 1)[1]
+    with httpx.Client(cookies={"tandem_ui": token}) as browser:
+        assert browser.get(f"{view.url}/ui").status_code == 200
+    forged = token.rsplit(".", 1)[0] + "." + "0" * 64
+    with httpx.Client(cookies={"tandem_ui": forged}) as browser:
+        assert browser.get(f"{view.url}/ui").status_code == 401
+    logout = client.post(f"{view.url}/ui/logout")
+    assert logout.status_code == 303 and "tandem_ui=" in logout.headers["set-cookie"]
+
+
+def test_pages_in_a_real_browser_match_the_ledger_and_show_no_sensitive_value(
+    view: GatewayServer, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    session = drive(client, view, cloud)
+    admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+    closed = client.post(f"{view.url}/v1/trajectories/{session}/outcome", json={"success": True}, headers=admin)
+    assert closed.status_code == 200, closed.text
+    ledger = client.get(f"{view.url}/v1/trajectories/{session}", headers={"Authorization": f"Bearer {ADMIN_KEY}"})
+    records = ledger.json()["records"]
+    listing = dom(signed(view, "/ui"))
+    assert "Recent trajectories" in listing and f'href="/ui/t/{session}"' in listing
+    page = dom(signed(view, f"/ui/t/{session}"))
+    parser = Rows()
+    parser.feed(page)
+    assert len(parser.rows) == len(records) == 3
+    for row, record in zip(parser.rows, records, strict=True):
+        step, target, reason, _score, cost, all_cloud, saved, _latency, privacy, status, inner, _tools = row
+        assert (int(step), target, reason) == (record["step"], record["target"], record["reason"])
+        assert (cost, all_cloud, saved) == (
+            usd(record["cost_usd"]),
+            usd(record["counterfactual_usd"]),
+            usd(record["savings_usd"]),
+        )
+        assert status.startswith(record["status"])
+        assert inner.startswith("judge → cloud ok")
+        assert ("EMAIL" in privacy) == bool(record["exposed"])
+    assert [r["status"] for r in records] == ["ok", "ok", "error"]
+    assert parser.rows[2][9].startswith("error: ")
+    # Kinds and counts, never values; the task is shown with placeholders; the key never shows.
+    for text in (listing, page):
+        assert EMAIL not in text and ADMIN_KEY not in text
+    assert "and mail [EMAIL]" in page  # the task line, its e-mail address as a typed placeholder
+    # Escaped: the agent's markup is text, not elements, and ran no script.
+    assert "<script" not in page.split("</style>", 1)[1] and "&lt;script&gt;" in listing
+    assert "<title>Trajectory view-run · Tandem</title>" in page
+    assert "outcome <b>success</b>" in page and "success" in listing
+
+
+def test_a_screenshot_of_the_timeline(view: GatewayServer, client: httpx.Client, cloud: FakeUpstream) -> None:
+    session = drive(client, view, cloud)
+    with tempfile.TemporaryDirectory() as folder:
+        shot = Path(folder) / "timeline.png"
+        done = browse(signed(view, f"/ui/t/{session}"), f"--screenshot={shot}", "--window-size=1500,420")
+        assert done.returncode == 0, done.stderr[-2000:]
+        data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def write_screenshot(target: Path) -> None:
+    """The README's screenshot: a run of every kind of step, in the browser."""
+    edge = FakeUpstream(name="edge", model="edge-model").start()
+    cloud = FakeUpstream(name="cloud", model="cloud-model").start()
+    settings = settings_for(
+        edge.base_url, cloud.base_url, routes=ROUTES, ui={"enabled": True}, admin_api_keys=[ADMIN_KEY]
+    )
+    server = GatewayServer(settings).start()
+    try:
+        with httpx.Client(timeout=20) as client:
+            session = drive(client, server, cloud)
+        done = browse(signed(server, f"/ui/t/{session}"), f"--screenshot={target.resolve()}", "--window-size=1500,420")
+        assert done.returncode == 0, done.stderr[-2000:]
+    finally:
+        server.stop()
+        edge.stop()
+        cloud.stop()
+
+
+if __name__ == "__main__":
+    write_screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/operator-view.png"))
