@@ -180,6 +180,8 @@ class Settings(BaseSettings):
     trajectories: TrajectorySettings = TrajectorySettings()
     # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
+    # Optional detector backends after Tandem's own (router/privacy/backends.py); off by default.
+    privacy_backends: list[Literal["presidio"]] = Field(default_factory=list)
     audit: AuditSettings = AuditSettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"

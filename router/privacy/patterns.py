@@ -39,13 +39,18 @@ def _card_context(text: str, start: int, end: int) -> bool:
 
 # A phone: an optional international prefix, then one run of 7-15 digits, or groups split by
 # separators (the first may be a lone country or trunk digit; later ones have two or more).
+_UNIT = r"(?:\(\d{1,5}\)[ .-]?|\d{%s}(?:[ .-]{1,2}|(?=\()))"
 _PHONE = re.compile(
-    r"(?<![\w+.,/:@-])(?:\+|00|011[ -]?)?(?:\d{7,15}|(?:\(\d{1,5}\)[ .-]?|\d{1,8}(?:[ .-]{1,2}|(?=\()))"
-    r"(?:\(\d{1,5}\)[ .-]?|\d{2,8}(?:[ .-]{1,2}|(?=\())){0,5}\d{2,10})(?![\w/:@]|[.,-]\d)"
+    r"(?<![\w+./:@-])(?<!\d,)(?:"  # a CSV field may hold it, a grouped amount not
+    # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`).
+    r"(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12})"
+    # National: later groups have two digits or more (`115.9.135.217` is no phone).
+    r"|\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12}"
+    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?![\w/:@]|[.,-]\d)"
 )
 # Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
 _PHONE_CORE = (
-    rb"(?:^|[^\w+.,/:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
+    rb"(?:^|[^\w+./:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
     # Three groups or more; a 4-digit group then a 2-digit one only split by spaces (not a date).
     rb"|(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
     rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}"
@@ -105,8 +110,8 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "MESSAGING_TOKEN",
-        re.compile(r"(?<![\w-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
-        rb"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
+        re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+        rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
         reach=256,
         rule="slack-token",
     ),
@@ -149,7 +154,7 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "Bearer …".
         re.compile(
-            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of)\s+[\w@.-]{1,40})?"
+            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
             r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`]{5,199}[^\s\"'`.,;:)])"
         ),
         rb"(?i)pass(?:word|wd|phrase)|pwd|pin code|bearer\s",
