@@ -210,6 +210,8 @@ def _own(text: str) -> list[Finding]:
         found: list[tuple[int, int, str]] = []
         for start, end in hits[index]:
             low, high = max(0, start - detector.lead - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
+            if detector.gate is not None and not detector.gate(text, low, high):
+                continue
             found.extend(_exact(detector, text, low, high, high if detector.follows else end, kept))
         kept.add(detector, found)
     return kept.result()
