@@ -28,9 +28,14 @@ _NAME = (
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
 
+_IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
+
+
 def _card_context(text: str, start: int, end: int) -> bool:
     """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps) and 12 digits are
-    cards only beside a card word."""
+    cards only beside a card word; digits after an IBAN's country and check are its account."""
+    if _IBAN_HEAD.search(text, max(0, start - 5), start):
+        return False
     digits = end - start - text.count(" ", start, end) - text.count("-", start, end)
     if digits in (12, 17, 18, 19) and digits == end - start:
         return bool(_LABEL_CARD.search(text, max(0, start - 30), start))
@@ -155,7 +160,7 @@ DETECTORS: tuple[Detector, ...] = (
         # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "Bearer …".
         re.compile(
             r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
-            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`]{5,199}[^\s\"'`.,;:)])"
+            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`,;]{5,199}[^\s\"'`.,;:)])"
         ),
         rb"(?i)pass(?:word|wd|phrase)|pwd|pin code|bearer\s",
         validate=validators.prose_secret,
@@ -225,7 +230,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}(?::|(?::[0-9a-fA-F]{1,4}){1,7}|"
             r"[0-9a-fA-F]{1,4})(?![\w:])"
         ),
-        rb"(?:^|[^\w:])(?:[0-9a-fA-F]{1,4}:(?:[0-9a-fA-F]{1,4}:){2,6}[0-9a-fA-F]{1,4}|(?:[0-9a-fA-F]{1,4}:){1,7}:)",
+        # Every valid form has `::` or three colons within its first groups: one end per address.
+        rb"(?:^|[^\w:])[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:))",
         validate=validators.ipv6,
         reach=40,
         lead=40,

@@ -84,6 +84,8 @@ _EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
 _SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|20)\d\d ?[-–] ?(?:19|20)\d\d$")
 # Unlabelled, these shapes are something else: a US ZIP+4, table columns split by runs of spaces.
 _NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|\s\s")
+# A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
+_DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
 _CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} )$")
 _GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
@@ -107,7 +109,7 @@ def check(text: str, start: int, end: int) -> bool:
     Cheap shape rules first: most candidates in logs are dates and ids."""
     value = text[start:end]
     digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
-    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value):
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
         return False
     if value.startswith("(+"):  # `(+358) 401439147`
         value = "+" + value[2:].replace(")", "", 1)
