@@ -32,12 +32,13 @@ _IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
 
 
 def _card_context(text: str, start: int, end: int) -> bool:
-    """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps) and 12 digits are
-    cards only beside a card word; digits after an IBAN's country and check are its account."""
+    """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps), 12 and 13 digits
+    (Maestro, old Visa; mostly durations and ids) are cards only beside a card word; digits
+    after an IBAN's country and check digits are its account number."""
     if _IBAN_HEAD.search(text, max(0, start - 5), start):
         return False
     digits = end - start - text.count(" ", start, end) - text.count("-", start, end)
-    if digits in (12, 17, 18, 19) and digits == end - start:
+    if digits in (12, 13, 17, 18, 19) and digits == end - start:
         return bool(_LABEL_CARD.search(text, max(0, start - 30), start))
     return True
 

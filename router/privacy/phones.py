@@ -87,7 +87,8 @@ _NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|\s\s")
 # A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
 _DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
-_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} )$")
+# ... nor the rest of an international number that failed (`+46 (0)39 88 01 60`).
+_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)$")
 _GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
 
 
