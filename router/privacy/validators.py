@@ -79,18 +79,6 @@ def ssn(value: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
-_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-
-
-def cn_id(value: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(value[:17], _CN_WEIGHTS, strict=True))
-    return "10X98765432"[total % 11] == value[17].upper()
-
-
-def es_dni(value: str) -> bool:
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[int(value[:8]) % 23] == value[8].upper()
-
-
 # A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
 # `<password>`, `os.environ[...]`, and stand-ins people write in examples.
 _REFERENCE = re.compile(
@@ -193,8 +181,3 @@ def ip_context(text: str, start: int, end: int) -> bool:
     """Four-part version numbers (`version 1.2.3.4`, `pkg==1.0.0.1`, `Chrome/1.2.3.4`) are not
     addresses."""
     return not (_VERSION_BEFORE.search(text, max(0, start - 20), start) or _VERSION_AFTER.match(text[end : end + 8]))
-
-
-def phone(value: str) -> bool:
-    digits = re.sub(r"\D", "", value)
-    return 8 <= len(digits) <= 15 if value.startswith("+") else len(digits) == 10
