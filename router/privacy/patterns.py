@@ -21,10 +21,9 @@ _SECRET_WORDS = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key|auth[_-]?key"
     r"|private[_-]?key|client[_-]?secret|credentials?|encryption[_-]?key|signing[_-]?key)"
 )
-# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`), then `=` or `:`.
-_NAME = (
-    r"(?i)(?<![A-Za-z0-9])(?:[\w.-]{0,40}[_.-])?" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
-)
+# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`: the match
+# starts at the word), then `=` or `:`.
+_NAME = r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
 
@@ -143,7 +142,6 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.quoted_secret,
         group=2,
         reach=210,
-        lead=48,
         rule="secret-assignment-quoted",
     ),
     Detector(
@@ -153,7 +151,6 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.secret_value,
         group=1,
         reach=200,
-        lead=48,
         rule="secret-assignment",
     ),
     Detector(

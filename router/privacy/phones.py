@@ -18,6 +18,17 @@ import phonenumbers
 REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
 # Beside a phone word a national number may also be from these regions.
 LABELLED_REGIONS = (*REGIONS, "CA", "AU", "NL", "SE", "FI", "PL", "KR", "MX", "PT", "BE", "CH", "AT", "IE", "RU")
+# National numbers start with the trunk prefix 0 in these regions (Italy keeps its 0; India,
+# China and Brazil write mobiles without it too): a number's first digit rules out the others.
+_TRUNK_ZERO = {"GB", "DE", "FR", "IT", "IN", "CN", "JP", "BR", "AU", "NL", "SE", "FI", "KR", "BE", "CH", "AT", "IE"}
+_NO_TRUNK = {"US", "CA", "ES", "IT", "IN", "CN", "BR", "PT", "PL", "MX", "RU"}
+
+
+def _national(value: str, first_digit: str, regions: tuple[str, ...]) -> bool:
+    plausible = _TRUNK_ZERO if first_digit == "0" else _NO_TRUNK
+    return any(_valid(value, region) for region in regions if region in plausible)
+
+
 _LABEL_WORDS = (
     "tel",
     "telephone",
@@ -125,13 +136,7 @@ def check(text: str, start: int, end: int) -> bool:
         or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
     )
     plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value))
-    if (
-        separated
-        and len(digits) >= 8
-        and plain_shape
-        and plain_context
-        and any(_valid(value, region) for region in REGIONS)
-    ):
+    if separated and len(digits) >= 8 and plain_shape and plain_context and _national(value, digits[0], REGIONS):
         return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
-    return _label_before(text, start) and any(_valid(value, region) for region in LABELLED_REGIONS)
+    return _label_before(text, start) and _national(value, digits[0], LABELLED_REGIONS)
