@@ -27,6 +27,7 @@ from router.api.trajectories import get_trajectory, list_trajectories, post_outc
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
+from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys, load_settings
 
 log = logging.getLogger("tandem")
@@ -103,6 +104,7 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 
 def create_app(settings: Settings) -> Starlette:
+    privacy_backends.enable(list(settings.privacy_backends))
     gateway = Gateway(settings)
 
     @asynccontextmanager

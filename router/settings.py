@@ -255,6 +255,8 @@ class Settings(BaseSettings):
     client_limits: ClientLimitSettings = ClientLimitSettings()
     # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
+    # Optional detector backends after Tandem's own (router/privacy/backends.py); off by default.
+    privacy_backends: list[Literal["presidio"]] = Field(default_factory=list)
     audit: AuditSettings = AuditSettings()
     vault: VaultSettings = VaultSettings()
     ui: UISettings = UISettings()

@@ -137,3 +137,12 @@ def test_backends_plug_in_and_take_free_places(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(detection, "_BACKENDS", [])
     detection.register(names)
     assert found("Ada Lovelace <ada@example.com>") == [("PERSON", "Ada Lovelace"), ("EMAIL", "ada@example.com")]
+
+
+def test_presidio_backend_is_off_by_default_and_a_clear_error_when_missing() -> None:
+    from router.privacy import backends
+    from router.settings import Settings
+
+    assert Settings().privacy_backends == []
+    with pytest.raises(RuntimeError, match="presidio-analyzer is not installed"):
+        backends.enable(["presidio"])

@@ -33,8 +33,8 @@ _SECRETS = tuple(
     d for d in _OWN if d.type not in ("SECRET_ASSIGNMENT", "EMAIL", "IBAN", "CARD", "US_SSN", "PHONE", "IP_ADDRESS")
 )
 _ASSIGNMENTS = tuple(d for d in _OWN if d.type == "SECRET_ASSIGNMENT")
-_PERSONAL_FIRST = tuple(d for d in _OWN if d.type in ("EMAIL", "IBAN"))
-_PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("CARD", "US_SSN", "PHONE", "IP_ADDRESS"))
+_PERSONAL_FIRST = tuple(d for d in _OWN if d.type in ("EMAIL", "IBAN", "CARD"))
+_PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("US_SSN", "PHONE", "IP_ADDRESS"))
 # Ordered from the most specific: where two findings overlap, the earlier detector's stands.
 DETECTORS: tuple[Detector, ...] = (
     _SECRETS + provider_rules.detectors() + _ASSIGNMENTS + _PERSONAL_FIRST + national_ids.detectors() + _PERSONAL_LAST
@@ -210,6 +210,8 @@ def _own(text: str) -> list[Finding]:
         found: list[tuple[int, int, str]] = []
         for start, end in hits[index]:
             low, high = max(0, start - detector.lead - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
+            if detector.gate is not None and not detector.gate(text, low, high):
+                continue
             found.extend(_exact(detector, text, low, high, high if detector.follows else end, kept))
         kept.add(detector, found)
     return kept.result()

@@ -35,3 +35,6 @@ class Detector:
     # The value follows its core (a label such as `SSN:` or `tel`) instead of containing it:
     # matches may begin anywhere up to `reach` past the core.
     follows: bool = False
+    # A cheap necessary condition on a candidate's window (text, low, high), tried before the
+    # exact pattern runs there (a provider rule's keywords).
+    gate: Callable[[str, int, int], bool] | None = None

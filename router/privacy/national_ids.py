@@ -17,8 +17,9 @@ from typing import Any
 
 from router.privacy.detector import Detector
 
-_D = r"(?<![\w.+/-])"  # not inside a longer token
-_E = r"(?![\w@/]|[.-]\w)"
+# Not inside a longer token, nor a group of a longer run of digit groups (a card, an account).
+_D = r"(?<![\w.+/-])(?<!\d[ -])"
+_E = r"(?![\w@/]|[.-]\w|[ -]\d)"
 
 # Words that name a national id, in the languages of the countries covered; a label-only
 # detector's core is these words (hyperscan, caseless), its value follows within `_AFTER`.

@@ -21,31 +21,41 @@ _SECRET_WORDS = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key|auth[_-]?key"
     r"|private[_-]?key|client[_-]?secret|credentials?|encryption[_-]?key|signing[_-]?key)"
 )
-# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`), then `=` or `:`.
-_NAME = (
-    r"(?i)(?<![A-Za-z0-9])(?:[\w.-]{0,40}[_.-])?" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
-)
+# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`: the match
+# starts at the word), then `=` or `:`.
+_NAME = r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
 
+_IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
+
+
 def _card_context(text: str, start: int, end: int) -> bool:
-    """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps) and 12 digits are
-    cards only beside a card word."""
+    """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps), 12 and 13 digits
+    (Maestro, old Visa; mostly durations and ids) are cards only beside a card word; digits
+    after an IBAN's country and check digits are its account number."""
+    if _IBAN_HEAD.search(text, max(0, start - 5), start):
+        return False
     digits = end - start - text.count(" ", start, end) - text.count("-", start, end)
-    if digits in (12, 17, 18, 19) and digits == end - start:
+    if digits in (12, 13, 17, 18, 19) and digits == end - start:
         return bool(_LABEL_CARD.search(text, max(0, start - 30), start))
     return True
 
 
 # A phone: an optional international prefix, then one run of 7-15 digits, or groups split by
 # separators (the first may be a lone country or trunk digit; later ones have two or more).
+_UNIT = r"(?:\(\d{1,5}\)[ .-]?|\d{%s}(?:[ .-]{1,2}|(?=\()))"
 _PHONE = re.compile(
-    r"(?<![\w+.,/:@-])(?:\+|00|011[ -]?)?(?:\d{7,15}|(?:\(\d{1,5}\)[ .-]?|\d{1,8}(?:[ .-]{1,2}|(?=\()))"
-    r"(?:\(\d{1,5}\)[ .-]?|\d{2,8}(?:[ .-]{1,2}|(?=\())){0,5}\d{2,10})(?![\w/:@]|[.,-]\d)"
+    r"(?<![\w+./:@-])(?<!\d,)(?:"  # a CSV field may hold it, a grouped amount not
+    # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`).
+    r"(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12})"
+    # National: later groups have two digits or more (`115.9.135.217` is no phone).
+    r"|\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12}"
+    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?![\w/:@]|[.,-]\d)"
 )
 # Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
 _PHONE_CORE = (
-    rb"(?:^|[^\w+.,/:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
+    rb"(?:^|[^\w+./:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
     # Three groups or more; a 4-digit group then a 2-digit one only split by spaces (not a date).
     rb"|(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
     rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}"
@@ -105,8 +115,8 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "MESSAGING_TOKEN",
-        re.compile(r"(?<![\w-])(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
-        rb"(?:xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
+        re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+        rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
         reach=256,
         rule="slack-token",
     ),
@@ -132,7 +142,6 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.quoted_secret,
         group=2,
         reach=210,
-        lead=48,
         rule="secret-assignment-quoted",
     ),
     Detector(
@@ -142,15 +151,14 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.secret_value,
         group=1,
         reach=200,
-        lead=48,
         rule="secret-assignment",
     ),
     Detector(
         "SECRET_ASSIGNMENT",
         # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "Bearer …".
         re.compile(
-            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of)\s+[\w@.-]{1,40})?"
-            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`]{5,199}[^\s\"'`.,;:)])"
+            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
+            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`,;]{5,199}[^\s\"'`.,;:)])"
         ),
         rb"(?i)pass(?:word|wd|phrase)|pwd|pin code|bearer\s",
         validate=validators.prose_secret,
@@ -220,7 +228,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}(?::|(?::[0-9a-fA-F]{1,4}){1,7}|"
             r"[0-9a-fA-F]{1,4})(?![\w:])"
         ),
-        rb"(?:^|[^\w:])(?:[0-9a-fA-F]{1,4}:(?:[0-9a-fA-F]{1,4}:){2,6}[0-9a-fA-F]{1,4}|(?:[0-9a-fA-F]{1,4}:){1,7}:)",
+        # Every valid form has `::` or three colons within its first groups: one end per address.
+        rb"(?:^|[^\w:])[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:))",
         validate=validators.ipv6,
         reach=40,
         lead=40,

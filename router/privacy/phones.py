@@ -16,17 +16,36 @@ import phonenumbers
 
 # The regions whose national formats are recognised without a country code.
 REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
-_LABEL = re.compile(
-    r"(?i)(?:\b(?:tel(?:ephone|efon|éfono|efono|éphone)?|phone|ph|mobile?|mob|cell(?:ular|phone)?|fax|call"
-    r"|contact|whats ?app|sms|handy|portable|móvil|movil|celular|cellulare|numéro|n[uú]mero|nummer|hotline)\b"
-    r"|電話|电话|手机|携帯|☎|📞)[^\n\d+(]{0,16}$"
-)
+# Beside a phone word a national number may also be from these regions.
+LABELLED_REGIONS = (*REGIONS, "CA", "AU", "NL", "SE", "FI", "PL", "KR", "MX", "PT", "BE", "CH", "AT", "IE", "RU")
+# National numbers start with the trunk prefix 0 in these regions (Italy keeps its 0; India,
+# China and Brazil write mobiles without it too): a number's first digit rules out the others.
+_TRUNK_ZERO = {"GB", "DE", "FR", "IT", "IN", "CN", "JP", "BR", "AU", "NL", "SE", "FI", "KR", "BE", "CH", "AT", "IE"}
+_NO_TRUNK = {"US", "CA", "ES", "IT", "IN", "CN", "BR", "PT", "PL", "MX", "RU"}
+
+
+def _national(value: str, first_digit: str, regions: tuple[str, ...]) -> bool:
+    plausible = _TRUNK_ZERO if first_digit == "0" else _NO_TRUNK
+    return any(_valid(value, region) for region in regions if region in plausible)
+
+
 _LABEL_WORDS = (
     "tel",
+    "telephone",
+    "telefon",
+    "telefono",
+    "teléfono",
+    "téléphone",
+    "telefone",
+    "telf",
+    "tfno",
     "phone",
     "mobile",
+    "mobil",
     "mob",
     "cell",
+    "cellphone",
+    "cellular",
     "fax",
     "call",
     "contact",
@@ -42,14 +61,19 @@ _LABEL_WORDS = (
     "numero",
     "número",
     "nummer",
+    "puhelin",
     "hotline",
     "ph",
     "電話",
     "电话",
     "手机",
     "携帯",
+    "전화",
     "☎",
     "📞",
+)
+_LABEL = re.compile(
+    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _LABEL_WORDS) + r")(?![A-Za-z])[^\n\d+(]{0,16}$"
 )
 # Hyperscan core of the labelled detector (caseless literals; see detect.py).
 LABEL_CORE = (
@@ -66,10 +90,17 @@ _NOT_PHONE_BEFORE = re.compile(
     r"[\s:#=.]{0,3}$"
 )
 _DATE = re.compile(r"^(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})$")
-_SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$")  # and IPv4
+_EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
+# An SSN, an IPv4 address, a range of years (`2012-2022`): never phones.
+_SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|20)\d\d ?[-–] ?(?:19|20)\d\d$")
+# Unlabelled, these shapes are something else: a US ZIP+4, table columns split by runs of spaces.
+_NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|\s\s")
+# A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
+_DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
-_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]|\b[A-Z0-9]{4} )$")
-_GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$")
+# ... nor the rest of an international number that failed (`+46 (0)39 88 01 60`).
+_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)$")
+_GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
 
 
 def _label_before(text: str, start: int) -> bool:
@@ -89,19 +120,23 @@ def check(text: str, start: int, end: int) -> bool:
     """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
     Cheap shape rules first: most candidates in logs are dates and ids."""
     value = text[start:end]
-    digits = re.sub(r"\D", "", value)
-    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value):
+    digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
         return False
+    if value.startswith("(+"):  # `(+358) 401439147`
+        value = "+" + value[2:].replace(")", "", 1)
     if value.startswith("+"):
-        return _valid("+" + digits, None)
+        # `+44 (0)20 …`: the trunk 0 in brackets is not dialled from abroad; the extension is kept.
+        return _valid(value.replace("(0)", ""), None)
     if value.startswith(("00", "011")) and _valid("+" + digits[2 if value.startswith("00") else 3 :], None):
         return True
-    separated = len(digits) != len(value)
+    separated = len(digits) != len(_EXTENSION.sub("", value))
     plain_context = not (
         _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
         or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
     )
-    if separated and len(digits) >= 8 and not _GROUPED_AMOUNT.match(value) and plain_context:
-        return any(_valid(value, region) for region in REGIONS)
+    plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value))
+    if separated and len(digits) >= 8 and plain_shape and plain_context and _national(value, digits[0], REGIONS):
+        return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
-    return _label_before(text, start) and any(_valid(value, region) for region in REGIONS)
+    return _label_before(text, start) and _national(value, digits[0], LABELLED_REGIONS)

@@ -63,7 +63,8 @@ def detectors() -> tuple[Detector, ...]:
                 group=group,
                 reach=0,  # hyperscan reports where the whole match ends
                 rule=rule_id,
-                check=_near_keyword(keywords),
+                check=(near := _near_keyword(keywords)),
+                gate=near,
                 keyword_core=_SPAN,
             )
         )

@@ -24,15 +24,24 @@ def luhn(digits: str) -> bool:
 
 
 # Issuer prefixes (IIN ranges) with the lengths each issues: Visa, Mastercard (2-series
-# included), Amex, Discover, Diners, JCB (the 15-digit 2131/1800 too), UnionPay, Maestro (12-19).
+# included), Amex, Discover, Diners, JCB (the 15-digit 2131/1800 too), UnionPay, Maestro (its
+# published IINs, 12-19 digits).
 _CARD_PREFIX = re.compile(
     r"^(?:4\d{12}(?:\d{3}){0,2}|(?:5[1-5]\d|2(?:2[2-9]|[3-6]\d|7[01]|720))\d{13}|3[47]\d{13}"
     r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11,16}|35(?:2[89]|[3-8]\d)\d{12,15}"
-    r"|(?:2131|1800)\d{11}|62\d{14,17}|(?:5[06-9]|6\d)\d{10,17})$"
+    r"|(?:2131|1800)\d{11}|62\d{14,17}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15})$"
+)
+
+
+_CARD_GROUPS = re.compile(
+    r"^\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}$|^\d{4}[ -]\d{6}[ -]\d{4,5}$|^\d{4}(?:[ -]\d{4}){3}[ -]\d{1,3}$"
 )
 
 
 def card(value: str) -> bool:
+    """Issuer range and length, Luhn, and printed as cards are (in fours, or 4-6-5)."""
+    if (" " in value or "-" in value) and not _CARD_GROUPS.match(value):
+        return False
     digits = value.replace(" ", "").replace("-", "")
     return 12 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn(digits)
 
@@ -70,22 +79,10 @@ def ssn(value: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
-_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-
-
-def cn_id(value: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(value[:17], _CN_WEIGHTS, strict=True))
-    return "10X98765432"[total % 11] == value[17].upper()
-
-
-def es_dni(value: str) -> bool:
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[int(value[:8]) % 23] == value[8].upper()
-
-
 # A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
 # `<password>`, `os.environ[...]`, and stand-ins people write in examples.
 _REFERENCE = re.compile(
-    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(?\w+\)?s?%?"
+    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(?\w+\)?s?%?|\{[\w.\[\]'\"()]*\}"
     r"|<[^>]*>|\[[^\]]*\]|\*+|x+|X+|\.+|#+|(?:os\.)?(?:environ|getenv|env|process\.env|secrets?|vars|config|settings)\b.*)$"
 )
 _STAND_INS = {
@@ -118,6 +115,7 @@ _STAND_INS = {
 }
 # Code, not a value: a call, an attribute path, a name, an index.
 _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)?[,;)]*$|.*\w\(.*")
+_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s*[+.]\s*$|\s\+\s")
 _PROSE = re.compile(r"(?i)\b(?:your|enter|the|please|must|should|will|here|goes)\b")
 
 
@@ -151,13 +149,15 @@ def quoted_secret(value: str) -> bool:
         return False
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
         return False
+    if _CONCATENATION.search(value):  # `'…=' + PASSWORD + '…'`: code building a string
+        return False
     return entropy(value) >= 2.5
 
 
 def prose_secret(value: str) -> bool:
     """A password written in a sentence: it must look like one (a digit, a symbol or inner
     capitals), since the word after `password is` is usually just a word."""
-    if is_reference(value) or value.endswith(":"):
+    if is_reference(value) or value.endswith(":") or len(value) < 8 or value.isalpha():
         return False
     if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
         return False
@@ -174,15 +174,10 @@ def url_credentials(value: str) -> bool:
 _VERSION_BEFORE = re.compile(
     r"(?i)(?:\b(?:version|ver|release|build|rev|revision|firmware|v)\b\.?|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-)\s*[:=]?\s*$"
 )
-_VERSION_AFTER = re.compile(r"^(?:[-+~][A-Za-z]|\.(?:dev|post|rc|final)|[ab]\d|rc\d)")
+_VERSION_AFTER = re.compile(r"^(?:[-+~]\w|\.(?:dev|post|rc|final)|[ab]\d|rc\d)")  # `1.2.5.1-2` (Debian)
 
 
 def ip_context(text: str, start: int, end: int) -> bool:
     """Four-part version numbers (`version 1.2.3.4`, `pkg==1.0.0.1`, `Chrome/1.2.3.4`) are not
     addresses."""
     return not (_VERSION_BEFORE.search(text, max(0, start - 20), start) or _VERSION_AFTER.match(text[end : end + 8]))
-
-
-def phone(value: str) -> bool:
-    digits = re.sub(r"\D", "", value)
-    return 8 <= len(digits) <= 15 if value.startswith("+") else len(digits) == 10
