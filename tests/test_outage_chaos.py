@@ -90,7 +90,9 @@ def test_no_step_is_lost_when_redis_goes_away_under_load(
     chaos.start()
     answered, errors = asyncio.run(load(server.url))
     chaos.join()
-    assert wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=10)
+    load_ended = time.monotonic()
+    assert wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=20)
+    caught_up_s = round(time.monotonic() - load_ended, 2)
     server.run(server.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
     total = sum(len(steps) for steps in answered.values())
@@ -105,6 +107,7 @@ def test_no_step_is_lost_when_redis_goes_away_under_load(
         "duplicate_indexes": found.duplicates,
         "counted_without_record": found.missing,
         "written_back": store.journal.written,
+        "caught_up_after_load_s": caught_up_s,
         "seconds": round(time.monotonic() - started, 1),
     }
     print("\nchaos figures:", orjson.dumps(figures).decode())
@@ -127,7 +130,9 @@ def test_two_replicas_lose_nothing_and_renumber_what_both_counted(
     chaos.start()
     answered, errors = asyncio.run(load(*(replica.url for replica in replicas)))
     chaos.join()
-    assert wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=10)
+    load_ended = time.monotonic()
+    assert wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=20)
+    caught_up_s = round(time.monotonic() - load_ended, 2)
     for replica in replicas:
         replica.run(replica.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
@@ -143,6 +148,7 @@ def test_two_replicas_lose_nothing_and_renumber_what_both_counted(
                 "duplicate_indexes": found.duplicates,
                 "counted_without_record": found.missing,
                 "indexes_told_twice": told_twice,
+                "caught_up_after_load_s": caught_up_s,
             }
         ).decode(),
     )
