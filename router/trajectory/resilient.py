@@ -215,9 +215,11 @@ class ResilientStore:
 
     async def aclose(self) -> None:
         if self._recovery is not None:
-            # One last try to write back what the outage kept, then stop.
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
+            # Stop the probe first (one writer at a time), then one last try to write back what
+            # the outage kept.
             self._recovery.cancel()
             await asyncio.gather(self._recovery, return_exceptions=True)
+            if len(self.journal):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
         await self.primary.aclose()
