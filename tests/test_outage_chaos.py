@@ -91,7 +91,8 @@ def test_no_step_is_lost_when_redis_goes_away_under_load(
     answered, errors = asyncio.run(load(server.url))
     chaos.join()
     load_ended = time.monotonic()
-    assert wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=20)
+    caught_up = wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=20)
+    assert caught_up, (store.degraded, len(store.journal))
     caught_up_s = round(time.monotonic() - load_ended, 2)
     server.run(server.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
@@ -131,7 +132,8 @@ def test_two_replicas_lose_nothing_and_renumber_what_both_counted(
     answered, errors = asyncio.run(load(*(replica.url for replica in replicas)))
     chaos.join()
     load_ended = time.monotonic()
-    assert wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=20)
+    caught_up = wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=20)
+    assert caught_up, [(s.degraded, len(s.journal)) for s in stores]
     caught_up_s = round(time.monotonic() - load_ended, 2)
     for replica in replicas:
         replica.run(replica.gateway.tracker.recorder.flush())
