@@ -37,17 +37,28 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     server.stop()
 
 
-async def agent(http: httpx.AsyncClient, urls: list[str], session: str, until: float, answered: list[int]) -> int:
+async def agent(
+    http: httpx.AsyncClient, urls: list[str], session: str, until: float, answered: list[int], dropped: list[int]
+) -> int:
     """One multi-step trajectory: each step resends the history plus the last answer; with
-    several replicas, its steps go to each in turn."""
+    several replicas, its steps go to each in turn. A dropped connection is retried with the
+    same body (up to 3 times), which the gateway counts as the same step if it had begun it; an
+    HTTP error is counted and fails the test."""
     messages = [{"role": "user", "content": f"task of {session}: fix the failing test"}]
     errors = 0
-    while time.monotonic() < until:
-        response = await http.post(
-            f"{urls[len(answered) % len(urls)]}/v1/chat/completions",
-            json={"model": "tandem", "messages": messages},
-            headers={"X-Session-ID": session},
-        )
+    retry = 0
+    while time.monotonic() < until or 0 < retry <= 3:
+        try:
+            response = await http.post(
+                f"{urls[len(answered) % len(urls)]}/v1/chat/completions",
+                json={"model": "tandem", "messages": messages},
+                headers={"X-Session-ID": session},
+            )
+        except httpx.TransportError:
+            dropped.append(1)
+            retry += 1
+            continue
+        retry = 0
         if response.status_code != 200:
             errors += 1
             continue
@@ -57,13 +68,16 @@ async def agent(http: httpx.AsyncClient, urls: list[str], session: str, until: f
     return errors
 
 
-async def load(*urls: str) -> tuple[dict[str, list[int]], int]:
+async def load(*urls: str) -> tuple[dict[str, list[int]], int, int]:
     until = time.monotonic() + LOAD_S
     answered: dict[str, list[int]] = {f"agent-{i}": [] for i in range(CLIENTS)}
+    dropped: list[int] = []
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
     async with httpx.AsyncClient(timeout=20, limits=limits) as http:
-        errors = await asyncio.gather(*(agent(http, list(urls), s, until, steps) for s, steps in answered.items()))
-    return answered, sum(errors)
+        errors = await asyncio.gather(
+            *(agent(http, list(urls), s, until, steps, dropped) for s, steps in answered.items())
+        )
+    return answered, sum(errors), len(dropped)
 
 
 def outage(redis: RedisServer, how: str) -> None:
@@ -88,9 +102,12 @@ def test_no_step_is_lost_when_redis_goes_away_under_load(
     chaos = threading.Thread(target=outage, args=(own_redis, how))
     started = time.monotonic()
     chaos.start()
-    answered, errors = asyncio.run(load(server.url))
+    answered, errors, dropped = asyncio.run(load(server.url))
     chaos.join()
-    assert wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=10)
+    load_ended = time.monotonic()
+    caught_up = wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=20)
+    assert caught_up, (store.degraded, len(store.journal))
+    caught_up_s = round(time.monotonic() - load_ended, 2)
     server.run(server.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
     total = sum(len(steps) for steps in answered.values())
@@ -100,11 +117,13 @@ def test_no_step_is_lost_when_redis_goes_away_under_load(
         "outage_s": OUTAGE_S,
         "answered": total,
         "client_errors": errors,
+        "connections_dropped": dropped,
         "in_ledger": found.counted,
         "recorded_indexes": found.recorded,
         "duplicate_indexes": found.duplicates,
         "counted_without_record": found.missing,
         "written_back": store.journal.written,
+        "caught_up_after_load_s": caught_up_s,
         "seconds": round(time.monotonic() - started, 1),
     }
     print("\nchaos figures:", orjson.dumps(figures).decode())
@@ -125,9 +144,12 @@ def test_two_replicas_lose_nothing_and_renumber_what_both_counted(
     assert all(isinstance(store, ResilientStore) for store in stores)
     chaos = threading.Thread(target=outage, args=(own_redis, "sigkill"))
     chaos.start()
-    answered, errors = asyncio.run(load(*(replica.url for replica in replicas)))
+    answered, errors, dropped = asyncio.run(load(*(replica.url for replica in replicas)))
     chaos.join()
-    assert wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=10)
+    load_ended = time.monotonic()
+    caught_up = wait_until(lambda: all(not s.degraded and len(s.journal) == 0 for s in stores), timeout=20)
+    assert caught_up, [(s.degraded, len(s.journal)) for s in stores]
+    caught_up_s = round(time.monotonic() - load_ended, 2)
     for replica in replicas:
         replica.run(replica.gateway.tracker.recorder.flush())
     found = audit(own_redis.url)
@@ -139,10 +161,12 @@ def test_two_replicas_lose_nothing_and_renumber_what_both_counted(
         orjson.dumps(
             {
                 "answered": total,
+                "connections_dropped": dropped,
                 "in_ledger": found.counted,
                 "duplicate_indexes": found.duplicates,
                 "counted_without_record": found.missing,
                 "indexes_told_twice": told_twice,
+                "caught_up_after_load_s": caught_up_s,
             }
         ).decode(),
     )

@@ -12,7 +12,7 @@ import httpx
 import pytest
 import redis
 
-from router.trajectory.journal import CountedStep, Journal, Write
+from router.trajectory.journal import CountedStep, Journal, Note, Write
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepStart
@@ -263,12 +263,16 @@ async def test_a_write_redis_refuses_for_good_is_dropped_and_the_rest_written_ba
     dropped: list[tuple[str, int]] = []
     journal = Journal(10, on_dropped=lambda kind, count: dropped.append((kind, count)))
     try:
-        journal.add(Write("note", lambda s: s.note("bad", "k", "v")))
-        journal.add(CountedStep(StepStart("good", "b", False, "t", "tandem", "", time.time(), "tok"), 1))
+        journal.add(Note("bad", "k", "v", False))
+        journal.add(Write("stitch", lambda s: s.stitch_remember("key", "good")))
+        for index, name in enumerate(["good", "bad", "good2"]):
+            journal.add(CountedStep(StepStart(name, "b", False, "t", "tandem", "", time.time(), f"tok{index}"), 1))
         await journal.write_back(store)
-        assert dropped == [("note", 1)]
-        assert len(journal) == 0 and journal.written == 1
+        assert dropped == [("note", 1), ("step", 1)]
+        assert len(journal) == 0 and journal.written == 3
+        assert direct.get("tandem:s:key") == b"good"
         assert direct.hget("tandem:t:good", "steps") == b"1"
+        assert direct.hget("tandem:t:good2", "steps") == b"1"  # once, although its batch was sent twice
     finally:
         direct.close()
         await store.aclose()

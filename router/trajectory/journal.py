@@ -44,14 +44,23 @@ class Records:
 
 
 @dataclass(slots=True)
+class Note:
+    trajectory_id: str
+    key: str
+    value: str
+    keep_first: bool
+
+
+@dataclass(slots=True)
 class Write:
-    """An idempotent write (a note, an outcome, a close, a stitching key), replayed as it was."""
+    """An idempotent write (an outcome, a close, a stitching key), replayed as it was."""
 
     kind: str
     call: Callable[[RedisStore], Awaitable[object]]
 
 
-Entry = CountedStep | Records | Write
+Entry = CountedStep | Records | Note | Write
+BATCH = 512  # items (step starts, records) written back in one round trip
 
 
 def _size(entry: Entry) -> int:
@@ -100,34 +109,81 @@ class Journal:
         return out
 
     async def write_back(self, primary: RedisStore) -> None:
-        """Replay every entry in order; an entry leaves once written. An outage raises and the
-        rest waits for the next try; an entry Redis refuses for good (an error reply) is dropped
-        and counted, so that it cannot hold back every later one."""
+        """Replay every entry in order; a run of step starts, records and notes goes in three
+        round trips (the starts first, so that their records are renumbered; then the records;
+        then the notes, in their order). An entry leaves once written.
+        An outage raises and the rest waits for the next try; an entry Redis refuses for good (an
+        error reply) is dropped and counted, so that it cannot hold back every later one."""
         while self._entries:
-            entry = self._entries[0]
+            batch = self._next_batch()
             try:
-                await self._write(entry, primary)
+                await self._write(batch, primary)
+            except redis.exceptions.ResponseError as exc:
+                if len(batch) > 1:
+                    await self._write_one_by_one(batch, primary)
+                    continue
+                log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(batch[0]), exc)
+                self._done(batch[0], written=False)
+            else:
+                for entry in batch:
+                    self._done(entry, written=True)
+
+    async def _write_one_by_one(self, batch: list[Entry], primary: RedisStore) -> None:
+        for entry in batch:
+            try:
+                await self._write([entry], primary)
             except redis.exceptions.ResponseError as exc:
                 log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(entry), exc)
-                self._on_dropped(_kind(entry), _size(entry))
+                self._done(entry, written=False)
             else:
-                self.written += _size(entry)
-                self._on_written(_kind(entry), _size(entry))
-            self._entries.popleft()
-            self._size -= _size(entry)
-            self._on_size(self._size)
+                self._done(entry, written=True)
 
-    async def _write(self, entry: Entry, primary: RedisStore) -> None:
-        if isinstance(entry, CountedStep):
-            slot = await primary.begin_step(entry.start, new_step=True)
-            if slot.step != entry.local_step:
-                self._renumbered[(entry.start.trajectory_id, entry.local_step)] = slot.step
-                while len(self._renumbered) > self.max_items:
-                    self._renumbered.popitem(last=False)
-        elif isinstance(entry, Records):
-            await primary.record_many(self.renumber(entry.records), entry.tokens)
+    def _next_batch(self) -> list[Entry]:
+        first = self._entries[0]
+        if isinstance(first, Write):
+            return [first]
+        batch: list[Entry] = []
+        items = 0
+        for entry in self._entries:
+            if isinstance(entry, Write) or (batch and items + _size(entry) > BATCH):
+                break
+            batch.append(entry)
+            items += _size(entry)
+        return batch
+
+    def _done(self, entry: Entry, written: bool) -> None:
+        assert self._entries[0] is entry
+        self._entries.popleft()
+        size = _size(entry)
+        self._size -= size
+        self._on_size(self._size)
+        if written:
+            self.written += size
+            self._on_written(_kind(entry), size)
         else:
-            await entry.call(primary)
+            self._on_dropped(_kind(entry), size)
+
+    async def _write(self, batch: list[Entry], primary: RedisStore) -> None:
+        steps = [entry for entry in batch if isinstance(entry, CountedStep)]
+        if steps:
+            slots = await primary.count_new_steps([counted.start for counted in steps])
+            for counted, slot in zip(steps, slots, strict=True):
+                if slot.step != counted.local_step:
+                    self._renumbered[(counted.start.trajectory_id, counted.local_step)] = slot.step
+            while len(self._renumbered) > self.max_items:
+                self._renumbered.popitem(last=False)
+        kept = [entry for entry in batch if isinstance(entry, Records)]
+        if kept:
+            await primary.record_many(
+                self.renumber([record for entry in kept for record in entry.records]),
+                [token for entry in kept for token in entry.tokens],
+            )
+        notes = [(n.trajectory_id, n.key, n.value, n.keep_first) for n in batch if isinstance(n, Note)]
+        if notes:
+            await primary.note_many(notes)
+        for write in batch:
+            if isinstance(write, Write):
+                await write.call(primary)
 
 
 def _kind(entry: Entry) -> str:
@@ -135,4 +191,6 @@ def _kind(entry: Entry) -> str:
         return "step"
     if isinstance(entry, Records):
         return "record"
+    if isinstance(entry, Note):
+        return "note"
     return entry.kind

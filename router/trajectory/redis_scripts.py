@@ -8,6 +8,7 @@ local h = KEYS[1]
 local seen = redis.call('GET', KEYS[4])
 if seen then
   local step, attempt = string.match(seen, '(%d+):(%d+)')
+  if ARGV[9] == '1' then return {tonumber(step), tonumber(attempt), {}} end
   return {tonumber(step), tonumber(attempt), redis.call('HGETALL', h)}
 end
 local fp, retry, now, id = ARGV[1], ARGV[2], ARGV[3], ARGV[8]
@@ -44,6 +45,8 @@ end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[11])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[11])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[12]) - 1)
+-- A write-back needs the index only: the whole hash would cost it a reply per step.
+if ARGV[9] == '1' then return {steps, attempt, {}} end
 return {steps, attempt, redis.call('HGETALL', h)}
 """
 

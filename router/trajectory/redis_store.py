@@ -68,6 +68,12 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
     )
 
 
+def _slot(reply: Any) -> StepSlot:
+    step, attempt, flat = reply
+    trajectory = _trajectory(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
+    return StepSlot(int(step), int(attempt), trajectory)
+
+
 class RedisStore:
     def __init__(
         self,
@@ -107,8 +113,7 @@ class RedisStore:
     def prefix(self) -> str:
         return self._prefix
 
-    async def begin_step(self, start: StepStart, *, new_step: bool = False) -> StepSlot:
-        """Count a step; `new_step` (a write-back after an outage) never takes it for a retry."""
+    def _begin_call(self, start: StepStart, new_step: bool) -> tuple[list[str], list[Any]]:
         token = start.token or uuid.uuid4().hex
         keys = [
             self._key(start.trajectory_id),
@@ -130,14 +135,38 @@ class RedisStore:
             repr(time.time() - self._ttl),
             self._max_recent,
         ]
-        step, attempt, flat = await self._begin(keys=keys, args=args)
-        return StepSlot(int(step), int(attempt), _trajectory(dict(zip(flat[::2], flat[1::2], strict=True))))
+        return keys, args
+
+    async def begin_step(self, start: StepStart, *, new_step: bool = False) -> StepSlot:
+        """Count a step; `new_step` (a write-back after an outage) never takes it for a retry."""
+        keys, args = self._begin_call(start, new_step)
+        return _slot(await self._begin(keys=keys, args=args))
+
+    async def count_new_steps(self, starts: list[StepStart]) -> list[StepSlot]:
+        """Count steps as new ones (never retries), in one round trip: an outage's write-back."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for start in starts:
+                keys, args = self._begin_call(start, True)
+                await self._begin(keys=keys, args=args, client=pipe)
+            replies = await pipe.execute()
+        return [_slot(reply) for reply in replies]
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
         kept: str = await self._note(
             keys=[self._key(trajectory_id)], args=[NOTE_PREFIX + key, value, "1" if keep_first else "0"]
         )
         return kept
+
+    async def note_many(self, notes: list[tuple[str, str, str, bool]]) -> None:
+        """Notes (trajectory id, key, value, keep_first) in one round trip, in order."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for trajectory_id, key, value, keep_first in notes:
+                await self._note(
+                    keys=[self._key(trajectory_id)],
+                    args=[NOTE_PREFIX + key, value, "1" if keep_first else "0"],
+                    client=pipe,
+                )
+            await pipe.execute()
 
     async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> None:
         """Write step records; a record whose token was written already is not written again."""
@@ -238,6 +267,10 @@ class RedisStore:
     async def active_count(self) -> int:
         count: int = await self._redis.zcard(f"{self._prefix}open")
         return count
+
+    async def reset_connections(self) -> None:
+        """Drop every pooled connection: after Redis restarts, each would fail once more."""
+        await self._redis.connection_pool.disconnect(inuse_connections=True)
 
     async def ping(self) -> None:
         await self._redis.ping()

@@ -24,7 +24,7 @@ import redis.exceptions
 
 from router.ledger import StepRecord
 from router.metrics import Metrics
-from router.trajectory.journal import CountedStep, Journal, Records, Write
+from router.trajectory.journal import CountedStep, Journal, Note, Records, Write
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
 from router.trajectory.store import MemoryStore, StoreReplyError, StoreUnavailable, TrajectoryStore
@@ -95,6 +95,9 @@ class ResilientStore:
         while True:
             await asyncio.sleep(self._breaker_s)
             try:
+                # Fresh connections: a pool of ones to a Redis that restarted would make each
+                # try (and then each step) fail once more, one after the other.
+                await self.primary.reset_connections()
                 await self.primary.ping()
                 await self.journal.write_back(self.primary)
             except OUTAGE_ERRORS:
@@ -153,7 +156,7 @@ class ResilientStore:
         if ok and kept is not None:
             await self.fallback.note(trajectory_id, key, kept)
             return kept
-        self._keep("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))
+        self.journal.add(Note(trajectory_id, key, value, keep_first))
         return await self.fallback.note(trajectory_id, key, value, keep_first=keep_first)
 
     async def set_outcome(self, trajectory_id: str, outcome: Outcome) -> bool:
@@ -212,9 +215,11 @@ class ResilientStore:
 
     async def aclose(self) -> None:
         if self._recovery is not None:
-            # One last try to write back what the outage kept, then stop.
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
+            # Stop the probe first (one writer at a time), then one last try to write back what
+            # the outage kept.
             self._recovery.cancel()
             await asyncio.gather(self._recovery, return_exceptions=True)
+            if len(self.journal):
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
         await self.primary.aclose()
