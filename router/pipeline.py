@@ -101,7 +101,7 @@ class Gateway:
             route=route.name,
         )
         await guard.scan(request.messages)
-        calls = InnerCalls(self.upstreams, guard)
+        calls = InnerCalls(self.upstreams, guard, self.metrics)
         refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         privacy_refusal = None if guard.allows_cloud() or guard.mode == "block" else Reason.PRIVACY
         if forced is not None:
