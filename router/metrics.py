@@ -30,14 +30,7 @@ from prometheus_client.multiprocess import MultiProcessCollector, mark_process_d
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
-from router.route_series import (
-    CLOSE_REASONS,
-    FAILURE_KINDS,
-    POLICY_FAILURE_KINDS,
-    STORE_OPERATIONS,
-    reachable_targets,
-    step_labels,
-)
+from router.route_series import FAILURE_KINDS, STORE_OPERATIONS, TARGETS, start_route_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
@@ -46,8 +39,6 @@ if TYPE_CHECKING:
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
-TARGETS = ("edge", "cloud")
-TOKEN_KINDS = ("prompt", "cached", "completion")
 _GaugeMode = Literal["livemostrecent", "max"]
 _M = TypeVar("_M", Counter, Gauge, Histogram)
 _PID_OF_FILE = re.compile(r"_(\d+)\.db$")
@@ -304,7 +295,7 @@ class Metrics:
         rules compare the observed share with it), and start at zero the series the route can
         emit. `routes` maps a route name to its settings."""
         for name, route in routes.items():
-            self._start_route_series(name, route, header_forced)
+            start_route_series(self, name, route, header_forced)
             self.route_info.labels(name, str(route.strategy), str(route.privacy)).set(1)
             target = getattr(route, "target_cloud_share", None)
             if target is None:
@@ -313,37 +304,6 @@ class Metrics:
                 target = route.p
             if target is not None:
                 self.route_cloud_share_target.labels(name).set(float(target))
-
-    def _start_route_series(self, name: str, route: Any, header_forced: bool) -> None:
-        for target, reason in step_labels(route, header_forced):
-            self.steps.labels(name, target, reason, "ok")
-        targets = reachable_targets(route, header_forced)
-        for target in targets:
-            self.cost.labels(name, target, "step")
-            for kind in TOKEN_KINDS:
-                self.tokens.labels(name, target, kind, "step")
-        self.counterfactual_cost.labels(name)
-        if route.failover and len(targets) == 2:
-            for source in TARGETS:
-                for kind in FAILURE_KINDS:
-                    self.fallbacks.labels(name, source, "cloud" if source == "edge" else "edge", kind)
-        for kind in POLICY_FAILURE_KINDS.get(str(route.strategy), ()):
-            self.policy_failures.labels(name, kind)
-        for reason in CLOSE_REASONS:
-            self.trajectories_closed.labels(reason, name)
-        for histogram in (
-            self.run_steps,
-            self.run_cost,
-            self.run_cloud_share,
-            self.run_savings,
-            self.run_loss,
-            self.run_privacy,
-        ):
-            histogram.labels(name)
-        if route.strategy == "judge":
-            self.judge_score.labels(name)
-            for kind in ("score", "reload"):
-                self.judge_failures.labels(kind)
 
     def describe_store(self) -> None:
         """With Redis configured: start at zero every store operation's failure series."""
