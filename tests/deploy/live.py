@@ -3,7 +3,8 @@ second while they serve traffic through every route and failure kind.
 
 Two gateways share one Prometheus job, as replicas do: `healthy` serves every strategy route
 against scripted fake upstreams; `sick` has an edge no one listens on (every edge call fails to
-connect, steps fail over) and a Redis no one listens on (store errors, served from memory).
+connect, steps fail over to a premium-priced cloud, so its route's cloud share and the job's
+spend pass their thresholds) and a Redis no one listens on (store errors, served from memory).
 At the end `sick` is stopped, so that its scrape fails. Used by test_live_prometheus.py and by
 record_series.py (which writes the promtool rule tests from what this run recorded).
 """
@@ -45,6 +46,7 @@ ROUTES: dict[str, dict[str, Any]] = {
     "tandem/local": {"strategy": "cloud", "privacy": "keep_local"},
 }
 HIGH_ENTROPY = {"kind": "text", "top_logprobs": [-0.7, -0.7, -1.0]}
+PREMIUM = {"input": 50.0, "cached_input": 5.0, "output": 150.0}
 
 
 def prometheus_binary() -> str:
@@ -190,7 +192,8 @@ def running_fleet() -> Iterator[Fleet]:
             dead,
             cloud.base_url,
             routes={"tandem": ROUTES["tandem"]},
-            upstream_overrides={"edge": fast},
+            # A premium cloud: the sick gateway's failovers spend above the hourly threshold.
+            upstream_overrides={"edge": fast, "cloud": {"prices": PREMIUM}},
             redis_url=f"redis://127.0.0.1:{free_port()}/0",
         )
     ).start()
