@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool chromium clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool chromium clients clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,10 +38,18 @@ promtool:
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
 
-test: install-test redis promtool chromium
+# The real agent clients tests/clients/ drives: Codex CLI and Claude Code (npm, so Debian's
+# nodejs/npm), the OpenHands SDK and harbor's Terminus-2 (Python 3.12 virtualenvs; Terminus-2's
+# terminal is a tmux session). Installed once into ~/.cache/tandem/clients (about 1.9 GB).
+clients:
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
+	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
+	deploy/clients/install.sh
+
+test: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q
 
-test-fast: install-test redis promtool chromium
+test-fast: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test
@@ -56,10 +64,18 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.privacy
 	$(BIN)/python -m benchmarks.metrics
 	$(BIN)/python -m benchmarks.strategies
+	$(BIN)/python -m benchmarks.translation
 
-# Rebuilds judge/models/ from the demo's simulated trajectories (reproducible: fixed seeds).
+# Rebuilds judge/models/ from the rows of real public agent runs checked in under judge/data/
+# (made by `tandem judge import --no-text`; sources and licences in real-runs.sources.json).
+# Fetches nothing; the same rows and seed give the same model.
 judge-model: install-test
-	$(BIN)/python -m router.demo.dataset build-model
+	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
+		--model gbdt --labels failed --cloud-share 0.4 \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (an error signal in the observation that followed it)"
+	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
+		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving); label: that action failed"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -81,6 +81,14 @@ _READERS = frozenset({"cat", "head", "tail", "less", "more", "nl", "bat", "view"
 _SEARCHERS = frozenset({"grep", "egrep", "rg", "ag", "ack", "find", "fd", "ls", "tree", "locate", "which", "glob"})
 _WRITERS = frozenset({"echo", "printf", "cat", "tee", "touch", "mkdir", "cp", "mv"})
 _EDITORS = frozenset({"patch", "ed", "ex"})
+# SWE-agent's own commands (its 0.7 interface, run in its shell): named by what they do.
+_SWE_AGENT_COMMANDS = {
+    **dict.fromkeys(("open", "goto", "scroll_up", "scroll_down"), "read"),
+    **dict.fromkeys(("find_file", "search_dir", "search_file"), "search"),
+    "edit": "edit",
+    "create": "write",
+    "submit": "submit",
+}
 _IGNORED = frozenset({"cd", "pushd", "popd", "set", "source", ".", "export", "true", "clear", ""})
 
 
@@ -100,6 +108,8 @@ def _classify_segment(segment: str) -> ActionType | None:
         return None
     program = words[0].rsplit("/", 1)[-1]
     rest = words[1:]
+    if program in _SWE_AGENT_COMMANDS:
+        return ActionType(_SWE_AGENT_COMMANDS[program])
     if program in _TEST_WORDS or program.startswith(("runtests", "run_tests", "test_")):
         return ActionType.TEST
     if program.startswith("python") and rest and rest[0] == "-m" and len(rest) > 1:

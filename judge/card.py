@@ -40,11 +40,13 @@ class ModelCard:
     evaluation: dict[str, Any] = field(default_factory=dict)
     made_by: str = ""  # the command that rebuilds it
     versions: dict[str, str] = field(default_factory=dict)
+    sees: str = "state"  # "state": features of the state; "draft": the state and the edge's draft
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "schema": CARD_SCHEMA,
             "feature_version": self.feature_version,
+            "sees": self.sees,
             "threshold": self.threshold,
             "target_cloud_share": self.target_cloud_share,
             "labels": self.labels,
@@ -82,6 +84,7 @@ class ModelCard:
             evaluation=dict(data.get("evaluation") or {}),
             made_by=str(data.get("made_by") or ""),
             versions={str(k): str(v) for k, v in (data.get("versions") or {}).items()},
+            sees=str(data.get("sees") or "state"),
         )
 
 

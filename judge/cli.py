@@ -4,7 +4,11 @@
               [--cloud-share 0.4]
     calibrate --model judge.onnx --data steps.jsonl --cloud-share 0.4     (writes the threshold into the card)
     label     --data steps.jsonl --url http://host/v1 --model NAME --out labelled.jsonl
-    evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2]
+    evaluate  --model judge.onnx --data steps.jsonl [--labels agreement] [--held-out 0.2] [--against serving.onnx]
+              [--report folder]          (report.md, report.json, roc.png, share.png, calibration.png)
+    promote   --candidate new.onnx --data rows.jsonl [--serving judge.onnx] [--labels failed] [--report folder]
+    groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
+    import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
 """
@@ -18,11 +22,11 @@ from pathlib import Path
 
 import orjson
 
+from judge import groups, imports
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
-from judge.labels import LABEL_SOURCES, make_labels
-from judge.metrics import report
-from judge.rows import JudgeTrainingError, load_rows, matrix, split_by_trajectory, write_rows
+from judge.labels import LABEL_SOURCES
+from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,6 +42,7 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
+    train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True)
@@ -53,12 +58,25 @@ def _parser() -> argparse.ArgumentParser:
     label.add_argument("--steps-per-request", type=int, default=40)
     label.add_argument("--retries", type=int, default=2)
 
+    imports.add_parser(commands)
+    groups.add_parser(commands)
+
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True)
     evaluate.add_argument("--data", type=Path, required=True)
     evaluate.add_argument("--labels", choices=LABEL_SOURCES, default="agreement")
     evaluate.add_argument("--held-out", type=float, default=None, help="evaluate only this held-out share")
     evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--against", type=Path, help="the serving model to compare with (its .card.json beside it)")
+    evaluate.add_argument("--report", type=Path, help="folder for report.md, report.json and the PNG plots")
+
+    promote = commands.add_parser("promote", help="replace the serving model with a candidate that is not worse")
+    promote.add_argument("--candidate", type=Path, required=True)
+    promote.add_argument("--serving", type=Path, default=None, help="default: the shipped judge/models/judge.onnx")
+    promote.add_argument("--data", type=Path, required=True)
+    promote.add_argument("--labels", choices=LABEL_SOURCES, default="failed")
+    promote.add_argument("--held-out", type=float, default=0.2)
+    promote.add_argument("--report", type=Path, help="folder for the comparison's report and plots")
     return parser
 
 
@@ -66,15 +84,19 @@ def _train(args: argparse.Namespace) -> int:
     from judge.train import TrainConfig, train  # scikit-learn loads only for training
 
     rows = load_rows(args.data)
+    sources = args.data.with_name(args.data.name.split(".")[0] + ".sources.json")
     config = TrainConfig(
         model=args.model,
         labels=args.labels,
         cloud_share=args.cloud_share,
         held_out_fraction=args.held_out,
         seed=args.seed,
+        sees=args.sees,
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
-        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}",
+        f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}"
+        + (f" --sees {args.sees}" if args.sees != "state" else ""),
         data_description=args.describe or f"{args.data.name}",
+        sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
     )
     result = train(rows, config, args.out)
     evaluation = result.card.evaluation
@@ -91,7 +113,7 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     model = JudgeModel.load(args.model)
     rows = load_rows(args.data)
-    scores = model.score_batch(matrix(rows))
+    scores = model.score_batch(matrix(rows, model.card.sees))
     threshold = threshold_for_share(scores, args.cloud_share)
     card = model.card
     card.threshold = threshold
@@ -134,32 +156,64 @@ def _label(args: argparse.Namespace) -> int:
 
 
 def _evaluate(args: argparse.Namespace) -> int:
+    from judge.evaluate import compare, write_report
     from judge.model import JudgeModel
 
     model = JudgeModel.load(args.model)
+    serving = JudgeModel.load(args.against) if args.against is not None else None
     rows = load_rows(args.data)
-    labels = make_labels(rows, args.labels)
-    chosen = list(range(len(labels.rows)))
-    if args.held_out is not None:
-        chosen = split_by_trajectory([rows[i] for i in labels.rows], args.held_out).test
-    scores = model.score_batch(matrix([rows[labels.rows[i]] for i in chosen]))
-    figures = report(labels.y[chosen], scores, model.threshold)
+    comparison = compare(model, serving, rows, args.labels, args.held_out or 0.0)
+    if args.report is not None:
+        write_report(comparison, args.report, f"Judge evaluation: {args.model.name} on {args.data.name}")
     if args.json:
-        print(orjson.dumps(figures, option=orjson.OPT_INDENT_2).decode())
-    else:
+        print(orjson.dumps(comparison.figures, option=orjson.OPT_INDENT_2).decode())
+        return 0
+    for name, figures in comparison.figures.items():
         print(
-            f"{figures['steps']} steps ({args.labels} labels, positive rate {figures['positive_rate']}): "
+            f"{name}: {figures['steps']} steps ({args.labels} labels, positive rate {figures['positive_rate']}): "
             f"AUC {figures['auc']}, Brier {figures['brier']}; at threshold {figures['threshold']}: "
             f"cloud share {figures['cloud_share']}, precision {figures['precision']}, recall {figures['recall']}"
         )
+    if serving is not None:
+        print(comparison.reason)
+    return 0
+
+
+def _promote(args: argparse.Namespace) -> int:
+    from judge.evaluate import compare, promote, write_report
+    from judge.model import DEFAULT_MODEL, JudgeModel
+
+    serving_path = args.serving or DEFAULT_MODEL
+    candidate = JudgeModel.load(args.candidate)
+    try:
+        serving: JudgeModel | None = JudgeModel.load(serving_path)
+    except JudgeModelError as exc:
+        if serving_path.exists():
+            # A serving model that cannot score these rows (another feature version, a broken
+            # file) cannot be shown to be better: say so rather than keep a model that won't load.
+            print(f"the serving model cannot be compared ({exc}); judging the candidate alone", file=sys.stderr)
+        serving = None
+    comparison = compare(candidate, serving, load_rows(args.data), args.labels, args.held_out)
+    if args.report is not None:
+        write_report(comparison, args.report, f"Promotion of {args.candidate.name}")
+    promote(args.candidate, serving_path, comparison)
+    print(f"promoted {args.candidate} to {serving_path}: {comparison.reason}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"train": _train, "calibrate": _calibrate, "label": _label, "evaluate": _evaluate}
+    handlers = {
+        "train": _train,
+        "calibrate": _calibrate,
+        "label": _label,
+        "evaluate": _evaluate,
+        "import": imports.run_import,
+        "promote": _promote,
+        "groups": groups.run_groups,
+    }
     try:
         return handlers[args.command](args)
-    except (JudgeTrainingError, JudgeModelError, ValueError) as exc:
+    except (JudgeTrainingError, JudgeModelError, ValueError) as exc:  # TrajectoryFormatError is a ValueError
         print(f"tandem judge {args.command}: error: {exc}", file=sys.stderr)
         return 2

@@ -1,13 +1,18 @@
 """Step features: a fixed-length vector that says what state a trajectory is in before a step.
 
-The judge scores this vector to decide whether the step needs the cloud. It reads only a
-bounded part of the conversation (the last `TAIL_MESSAGES` messages, the first user message,
-the last 2 KB of the latest tool output), so the cost per step is flat however long the
-trajectory grows; what the gateway already counts (step index, cloud steps) comes in as
+The judge scores this vector to judge whether the step's action will fail (and so needs the
+cloud). It reads only a bounded part of the conversation (the last `TAIL_MESSAGES` messages, the
+head where the task is, the ends of the latest tool output), so the cost per step is flat however
+long the trajectory grows; what the gateway already counts (step index, cloud steps) comes in as
 `TrajectoryCounters` instead of being recounted from the messages.
 
+Version 2 holds only features that mean the same for every agent family: counts, action types,
+error signals, repetition, sizes, and shape of the real task (`judge.task`). Version 1's hashed
+byte n-grams of the tool output and the task were learned from the demo's simulated text and
+acted as noise on real runs; they are gone.
+
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
-must bump it, and models trained on an older version are refused at load.
+must bump it, and models trained on another version are refused at load.
 """
 
 from __future__ import annotations
@@ -23,16 +28,14 @@ import numpy.typing as npt
 from judge.actions import ACTION_TYPES, ActionType, classify_content, classify_tool_call, content_text, parse_arguments
 from judge.actions import most_consequential as _most_consequential
 from judge.signals import quick_error_signals
+from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 TAIL_MESSAGES = 12  # the recent window the features read
-HEAD_MESSAGES = 8  # where the first user message (the task) is looked for
 LAST_ACTIONS = 3
-TEXT_SLICE = 2048  # bytes of the latest tool output (its end) and of the task (its start) hashed
 # What of a tool result the error patterns scan: a failing command says so at its start ("command
 # not found") or its end (traceback, test summary), rarely in the middle of a long output.
 SIGNAL_HEAD, SIGNAL_TAIL = 512, 2048
-HASH_BUCKETS = 64
 
 # Frozen here rather than taken from judge.signals.SIGNALS: a signal added there must not
 # silently change the vector a shipped model was trained on.
@@ -52,11 +55,11 @@ _SCALARS = (
     "step_frac64",
     "messages_log",
     "context_bytes_log",
-    "cloud_share",
-    "steps_since_cloud_log",
-    "no_cloud_yet",
-    "last_step_cloud",
 )
+# Version 1 also read where the router had sent earlier steps (cloud share, steps since a cloud
+# step): that says how the router behaved, not how the run is going, and it differs between
+# a replayed run and a served one, so version 2 leaves it out (`TrajectoryCounters` still
+# carries it for the online threshold).
 _ACTIONS = tuple(f"act{i}_{kind.value}" for i in range(1, LAST_ACTIONS + 1) for kind in ACTION_TYPES)
 _STATE = (
     "last_prose",
@@ -72,13 +75,20 @@ _STATE = (
     "invalid_last",
     "invalid_in_tail",
 )
-FEATURE_NAMES: tuple[str, ...] = (
-    *_SCALARS,
-    *_ACTIONS,
-    *_STATE,
-    *(f"out_hash_{i}" for i in range(HASH_BUCKETS)),
-    *(f"task_hash_{i}" for i in range(HASH_BUCKETS)),
+_HISTORY = (
+    "err_streak",  # consecutive latest turns whose results showed an error
+    "err_share_tail",  # share of the tail's results with an error
+    "turns_since_err_log",  # turns since the last result with an error (tail only; all if none)
+    "output_lines_log",
+    "output_empty",
+    "last_text_log",  # the last assistant turn's prose: how much it reasoned
+    "last_calls",
+    "submit_in_tail",
+    "task_chars_log",
+    "task_has_code",  # a code block or a traceback in the request
+    "task_mentions_test",
 )
+FEATURE_NAMES: tuple[str, ...] = (*_SCALARS, *_ACTIONS, *_STATE, *_HISTORY)
 N_FEATURES = len(FEATURE_NAMES)
 
 Vector = npt.NDArray[np.float32]
@@ -133,7 +143,7 @@ def _cached_content(text: str) -> list[ActionType]:
     return classify_content(text)
 
 
-def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
+def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         kinds: list[ActionType] = []
@@ -144,7 +154,7 @@ def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
             function = function if isinstance(function, dict) else {}
             name, raw = str(function.get("name") or ""), function.get("arguments")
             kind, is_object = _call(name, raw)
-            invalid = invalid or not is_object or (tool_names is not None and name not in tool_names)
+            invalid = invalid or not is_object or (declared is not None and name not in declared)
             kinds.append(kind)
             signature += (name, raw)
         return _Turn(_most_consequential(kinds), invalid, False, len(tool_calls), tuple(signature))
@@ -152,6 +162,9 @@ def _inspect(message: Message, tool_names: frozenset[str] | None) -> _Turn:
     kinds = _cached_content(text) if len(text) <= _CACHE_LIMIT else classify_content(text)
     # The command usually closes the message; its end identifies a repeat without the prose.
     return _Turn(_most_consequential(kinds), False, not kinds, len(kinds), (text[-300:],))
+
+
+inspect_turn = _inspect  # for judge/draft.py: the draft is read as the turns before it are
 
 
 def _signals(text: str) -> tuple[str, ...]:
@@ -166,34 +179,16 @@ def _cached_signals(text: str) -> tuple[str, ...]:
     return tuple(quick_error_signals(text))
 
 
-_MIX = np.uint32(2654435761)  # Fibonacci hashing: the top bits of gram × 2^32/φ are well mixed
-_SHIFT = np.uint32(32 - int(math.log2(HASH_BUCKETS)))
-
-
-def hashed_grams(text: str) -> Vector:
-    """Byte 4-grams of the lower-cased text hashed into `HASH_BUCKETS` buckets, L2-normalised.
-
-    Deterministic (no salted `hash()`). Each 4-gram is read as a little-endian uint32 straight
-    from the bytes (a strided view, no copy), so 2 KB take a handful of numpy calls.
-    """
-    raw = text.lower().encode("utf-8", "replace")
-    if len(raw) < 4:
-        return np.zeros(HASH_BUCKETS, dtype=np.float32)
-    grams = np.ndarray(shape=(len(raw) - 3,), dtype="<u4", buffer=raw, strides=(1,))
-    counts = np.bincount((grams * _MIX) >> _SHIFT, minlength=HASH_BUCKETS).astype(np.float32)
-    return counts / np.float32(np.sqrt(np.dot(counts, counts)))
-
-
 @lru_cache(maxsize=1024)
-def _task_grams(task_slice: str) -> Vector:
-    # The task is the same for every step of a trajectory: hash it once.
-    vector = hashed_grams(task_slice)
-    vector.setflags(write=False)
-    return vector
+def _task_shape(task: str) -> tuple[float, float, float]:
+    # The task is the same for every step of a trajectory: read it once.
+    lowered = task.lower()
+    has_code = "```" in task or "Traceback (most recent call last)" in task or "\n    " in task
+    return math.log1p(len(task)), float(has_code), float("test" in lowered)
 
 
-def _first_user(messages: list[Message]) -> Message | None:
-    for message in messages[:HEAD_MESSAGES]:
+def _first_user(head: list[Message]) -> Message | None:
+    for message in head:
         if isinstance(message, dict) and message.get("role") == "user":
             return message
     return None
@@ -216,11 +211,12 @@ def step_features(
     `messages` is the request's conversation; `tools` its `tools` array (to spot calls of tools
     that do not exist). Reads at most `TAIL_MESSAGES + HEAD_MESSAGES` messages.
     """
-    task = _first_user(messages)
+    head = messages[:HEAD_MESSAGES]
+    task = _first_user(head)
     tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict)]
     assistants = [i for i, m in enumerate(tail) if m.get("role") == "assistant"]
-    tool_names = _tool_names(tools)
-    turns = [_inspect(tail[i], tool_names) for i in assistants]
+    declared = tool_names(tools)
+    turns = [_inspect(tail[i], declared) for i in assistants]
     last = assistants[-1] if assistants else -1
     latest = _results(tail, last + 1, len(tail), task)
     previous = _results(tail, assistants[-2] + 1, last, task) if len(assistants) >= 2 else []
@@ -242,13 +238,32 @@ def step_features(
     values.append(math.log1p(len(output)))
     values += _repetition(turns)
     values += [float(final is not None and final.invalid), float(sum(turn.invalid for turn in turns))]
-    task_text = content_text(task)[:TEXT_SLICE] if task is not None else ""
-    return np.concatenate(
-        (np.array(values, dtype=np.float32), hashed_grams(output[-TEXT_SLICE:]), _task_grams(task_text))
-    )
+    values += _error_history(tail, assistants, task)
+    values += [math.log1p(output.count("\n") + (1 if output else 0)), float(not output.strip())]
+    last_text = content_text(tail[last]) if last >= 0 else ""
+    values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
+    values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
+    values += _task_shape(real_task(head))
+    return np.array(values, dtype=np.float32)
 
 
-def _tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
+def _error_history(tail: list[Message], assistants: list[int], task: Message | None) -> list[float]:
+    """How the recent turns went: a run that keeps failing is where a small model flounders."""
+    failed: list[bool] = []
+    for number, index in enumerate(assistants):
+        end = assistants[number + 1] if number + 1 < len(assistants) else len(tail)
+        failed.append(any(_signals(text) for text in _results(tail, index + 1, end, task)))
+    streak = 0
+    for flag in reversed(failed):
+        if not flag:
+            break
+        streak += 1
+    since = next((age for age, flag in enumerate(reversed(failed)) if flag), len(failed))
+    share = sum(failed) / len(failed) if failed else 0.0
+    return [float(streak), share, math.log1p(since)]
+
+
+def tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
     if not tools:
         return None  # no tools declared: a call's name cannot be checked
     names = set()
@@ -265,16 +280,11 @@ def _scalars(counters: TrajectoryCounters, total_messages: int, tail: list[Messa
         # Estimate from the tail's text, scaled to the whole conversation: flat cost, rough size.
         tail_bytes = sum(len(content_text(m)) for m in tail)
         context_bytes = tail_bytes * total_messages // max(len(tail), 1)
-    answered = max(counters.answered_steps, 0)
     return [
         math.log1p(max(counters.step, 0)),
         min(max(counters.step, 0), 64) / 64,
         math.log1p(total_messages),
         math.log1p(context_bytes),
-        counters.cloud_steps / answered if answered else 0.0,
-        math.log1p(max(counters.steps_since_cloud, 0)),
-        float(counters.cloud_steps == 0),
-        float(counters.cloud_steps > 0 and counters.steps_since_cloud == 0),
     ]
 
 
@@ -296,7 +306,7 @@ def clear_caches() -> None:
     """Forget cached classifications (benchmarks start each pass cold, as a new process would)."""
     _cached_call.cache_clear()
     _cached_content.cache_clear()
-    _task_grams.cache_clear()
+    _task_shape.cache_clear()
     _cached_signals.cache_clear()
 
 

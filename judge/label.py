@@ -111,8 +111,13 @@ def describe_step(row: dict[str, Any]) -> str:
     parts = [f"step {row['step']}", f"answered by {row.get('target', '?')}", f"action {row.get('action', '?')}"]
     if signals:
         parts.append(f"errors before it: {', '.join(signals)}")
+    if row.get("next_signals"):  # imported or exported rows: what the action produced
+        parts.append(f"errors after it: {', '.join(map(str, row['next_signals']))}")
+    command = str(row.get("command") or "")[:300]
     excerpt = str(row.get("excerpt") or "")[:400]
-    return "; ".join(parts) + (f"\n    {excerpt}" if excerpt else "")
+    lines = [f"    command: {command}"] if command else []
+    lines += [f"    {excerpt}"] if excerpt else []
+    return "; ".join(parts) + "".join(f"\n{line}" for line in lines)
 
 
 def build_prompt(task: str, outcome: Any, chunk: list[dict[str, Any]]) -> list[dict[str, str]]:

@@ -1,4 +1,9 @@
-"""Labels: which steps needed the cloud, from one of four sources.
+"""Labels: which steps needed the cloud, from one of six sources.
+
+- `failed` (real signals): the row's `action_failed`, 1 when the observation that followed the
+  step's action showed an error signal (judge/signals.py: a traceback, a non-zero exit, a failing
+  test, …). What `sees: state` judges: the chance that the action about to be taken fails. Rows
+  written by `tandem judge import` carry it; so do exported gateway rows joined with step k+1.
 
 - `agreement` (the Hera recipe): the row's `edge_wrong`, 1 when the edge's action on this state
   was wrong (so the cloud was needed). The best source where it exists: the simulation knows it,
@@ -8,8 +13,14 @@
   in a failed run the edge steps take the blame (1) and the cloud steps are labelled 0. Noisy
   per row, but unbiased over many runs of a random delegation policy.
 - `teacher`: the row's `teacher_label`, written by `judge.label` (an LLM asked offline).
+  Runs that one model ran whole (imported trajectories, rows marked `replayed`) have no
+  cloud/edge contrast: a failed run's steps take the blame (1), a successful run's are 0.
 - `heuristic`: a cold start with no data about outcomes: a step right after an error signal or an
   invalid tool call, or a step whose answer wrote or edited a file, is labelled cloud.
+- `combined`: per row, the most direct signal it has: `edge_wrong` (agreement: a measured
+  disagreement), else `teacher_label`, else `action_failed`; where the run's outcome is known,
+  a row of a failed run weighs `FAILED_RUN_WEIGHT` times as much (its failures mattered). Rows with
+  none of the three are left out; if no row has any, the heuristic labels are the cold start.
 """
 
 from __future__ import annotations
@@ -24,7 +35,8 @@ import numpy.typing as npt
 from judge.features import feature_index
 from judge.rows import JudgeTrainingError
 
-LabelSource = Literal["agreement", "outcome", "teacher", "heuristic"]
+LabelSource = Literal["failed", "combined", "agreement", "outcome", "teacher", "heuristic"]
+FAILED_RUN_WEIGHT = 2.0
 LABEL_SOURCES: tuple[str, ...] = get_args(LabelSource)
 
 
@@ -51,7 +63,7 @@ def _binary(rows: list[dict[str, Any]], field: str, source: str) -> Labels:
         kept.append(index)
         values.append(int(value))
     if not kept:
-        raise JudgeTrainingError(f"no row has a {field} value: the {source!r} labels need it")
+        raise JudgeTrainingError(f"no row has a value for {field}: the {source!r} labels need it")
     return Labels(kept, np.asarray(values, dtype=np.int64), np.ones(len(kept)), source)
 
 
@@ -68,6 +80,13 @@ def _outcome(rows: list[dict[str, Any]]) -> Labels:
     weight: list[float] = []
     for indices in runs.values():
         success = rows[indices[0]]["outcome"]["success"]
+        if all(rows[i].get("replayed") for i in indices):
+            # One model ran it all: no contrast to credit; blame a failure on every step evenly.
+            for index in indices:
+                kept.append(index)
+                y.append(int(not success))
+                weight.append(1.0 / len(indices))
+            continue
         # Credit goes to the cloud steps of a success and to the edge steps of a failure.
         credited = [i for i in indices if (rows[i]["target"] == "cloud") == success]
         others = [i for i in indices if i not in set(credited)]
@@ -95,8 +114,32 @@ def _heuristic(rows: list[dict[str, Any]]) -> Labels:
     return Labels(list(range(len(rows))), np.asarray(values, dtype=np.int64), np.ones(len(rows)), "heuristic")
 
 
+def _combined(rows: list[dict[str, Any]]) -> Labels:
+    kept, values, weights = [], [], []
+    for index, row in enumerate(rows):
+        value = next(
+            (row.get(f) for f in ("edge_wrong", "teacher_label", "action_failed") if row.get(f) is not None), None
+        )
+        if value is None:
+            continue
+        if isinstance(value, bool) or value not in (0, 1):
+            raise JudgeTrainingError(f"row {index + 1}: a label must be 0, 1 or null, got {value!r}")
+        outcome = row.get("outcome")
+        failed_run = isinstance(outcome, dict) and outcome.get("success") is False
+        kept.append(index)
+        values.append(int(value))
+        weights.append(FAILED_RUN_WEIGHT if failed_run else 1.0)
+    if not kept:
+        return _heuristic(rows)
+    return Labels(kept, np.asarray(values, dtype=np.int64), np.asarray(weights, dtype=np.float64), "combined")
+
+
 def make_labels(rows: list[dict[str, Any]], source: str) -> Labels:
-    if source == "agreement":
+    if source == "failed":
+        labels = _binary(rows, "action_failed", source)
+    elif source == "combined":
+        labels = _combined(rows)
+    elif source == "agreement":
         labels = _binary(rows, "edge_wrong", source)
     elif source == "teacher":
         labels = _binary(rows, "teacher_label", source)

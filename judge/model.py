@@ -21,7 +21,8 @@ import numpy.typing as npt
 import onnxruntime as ort  # type: ignore[import-untyped]
 
 from judge.card import JudgeModelError, ModelCard, card_path, read_card
-from judge.features import FEATURE_NAMES, FEATURE_VERSION
+from judge.features import FEATURE_VERSION
+from judge.modes import SEES, names_for
 
 __all__ = ["JudgeModel", "JudgeModelError", "ReloadingJudge"]
 
@@ -85,10 +86,13 @@ class JudgeModel:
                 f"{model_path}: the model was trained on feature version {card.feature_version}, "
                 f"this judge computes version {FEATURE_VERSION}; retrain it (tandem judge train)"
             )
-        if tuple(card.feature_names) != FEATURE_NAMES:
+        if card.sees not in SEES:
+            raise JudgeModelError(f"{model_path}: the card's sees is {card.sees!r}; one of {', '.join(SEES)}")
+        expected = names_for(card.sees)
+        if tuple(card.feature_names) != expected:
             raise JudgeModelError(
                 f"{model_path}: the card's feature_names differ from feature version {FEATURE_VERSION}'s "
-                f"({len(card.feature_names)} names, expected {len(FEATURE_NAMES)})"
+                f"for sees: {card.sees} ({len(card.feature_names)} names, expected {len(expected)})"
             )
         try:
             model_bytes = model_path.read_bytes()
@@ -99,13 +103,13 @@ class JudgeModel:
         session = open_session(model_bytes, model_path)
         inputs = session.get_inputs()
         width = inputs[0].shape[-1] if inputs and inputs[0].shape else None
-        if len(inputs) != 1 or (isinstance(width, int) and width != len(FEATURE_NAMES)):
+        if len(inputs) != 1 or (isinstance(width, int) and width != len(expected)):
             raise JudgeModelError(
                 f"{model_path}: the ONNX model takes {len(inputs)} input(s) of width {width}, "
-                f"expected one input of {len(FEATURE_NAMES)} features"
+                f"expected one input of {len(expected)} features"
             )
         model = cls(model_path, card, session, str(inputs[0].name), [_probability_output(session, model_path)])
-        model.score(np.zeros(len(FEATURE_NAMES), dtype=np.float32))  # fail now, not on the first step
+        model.score(np.zeros(len(expected), dtype=np.float32))  # fail now, not on the first step
         return model
 
     def score(self, features: npt.NDArray[np.float32]) -> float:
@@ -118,7 +122,7 @@ class JudgeModel:
 
     def score_batch(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
         """Scores of many rows at once (evaluation, calibration)."""
-        rows = np.ascontiguousarray(features, dtype=np.float32).reshape(-1, len(FEATURE_NAMES))
+        rows = np.ascontiguousarray(features, dtype=np.float32).reshape(-1, len(self.card.feature_names))
         probabilities = self.session.run(self.output_names, {self.input_name: rows})[0]
         return np.asarray(probabilities[:, -1], dtype=np.float64)
 

@@ -3,20 +3,23 @@ on, one line per step (the schema is documented in judge/README.md)."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import numpy.typing as npt
 import orjson
 
+from judge.draft import DRAFT_FEATURE_NAMES
 from judge.features import FEATURE_VERSION, N_FEATURES
 from judge.progress import Progress
 
 ROW_SCHEMA = "tandem.judge-row/1"
+N_DRAFT = len(DRAFT_FEATURE_NAMES)
 REQUIRED = ("trajectory_id", "step", "feature_version", "features", "target")
 
 
@@ -41,6 +44,9 @@ def validate(row: object, where: str) -> dict[str, Any]:
     if not isinstance(features, list) or len(features) != N_FEATURES:
         size = len(features) if isinstance(features, list) else type(features).__name__
         raise JudgeTrainingError(f"{where}: features must be a list of {N_FEATURES} numbers, got {size}")
+    draft = row.get("draft_features")
+    if draft is not None and (not isinstance(draft, list) or len(draft) != N_DRAFT):
+        raise JudgeTrainingError(f"{where}: draft_features must be a list of {N_DRAFT} numbers or null")
     if row["target"] not in ("edge", "cloud"):
         raise JudgeTrainingError(f"{where}: target must be 'edge' or 'cloud', got {row['target']!r}")
     return row
@@ -50,38 +56,56 @@ def load_rows(path: Path, *, show_progress: bool = True) -> list[dict[str, Any]]
     """Every row of a JSON-lines file, validated; `JudgeTrainingError` names the first bad line."""
     try:
         size = path.stat().st_size
-        handle = path.open("rb")
+        handle: IO[bytes] = gzip.open(path, "rb") if path.suffix == ".gz" else path.open("rb")  # type: ignore[assignment]  # noqa: SIM115
     except OSError as exc:
         raise JudgeTrainingError(f"{path}: cannot read the training data ({exc.strerror})") from exc
-    rows = []
     bar = Progress(f"reading {path.name}", size, enabled=show_progress and size > 8 << 20)
     with handle:
-        for number, line in enumerate(handle, 1):
-            bar.advance(len(line))
-            if not line.strip():
-                continue
-            try:
-                row = orjson.loads(line)
-            except orjson.JSONDecodeError as exc:
-                raise JudgeTrainingError(f"{path}:{number}: not valid JSON ({exc})") from exc
-            rows.append(validate(row, f"{path}:{number}"))
+        try:
+            rows = _read(path, handle, bar)
+        except (gzip.BadGzipFile, EOFError) as exc:
+            raise JudgeTrainingError(f"{path}: not a whole gzip file ({exc})") from exc
     bar.close()
     if not rows:
         raise JudgeTrainingError(f"{path}: no rows")
     return rows
 
 
+def _read(path: Path, handle: IO[bytes], bar: Progress) -> list[dict[str, Any]]:
+    rows = []
+    for number, line in enumerate(handle, 1):
+        bar.advance(len(line))
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise JudgeTrainingError(f"{path}:{number}: not valid JSON ({exc})") from exc
+        rows.append(validate(row, f"{path}:{number}"))
+    return rows
+
+
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> int:
     count = 0
-    with path.open("wb") as handle:
+    # mtime 0: a gzip of the same rows is the same bytes (reproducible, diffable in review).
+    opened = gzip.GzipFile(path, "wb", mtime=0) if path.suffix == ".gz" else path.open("wb")
+    with opened as handle:
         for row in rows:
             handle.write(orjson.dumps(row) + b"\n")
             count += 1
     return count
 
 
-def matrix(rows: list[dict[str, Any]]) -> npt.NDArray[np.float32]:
-    return np.asarray([row["features"] for row in rows], dtype=np.float32).reshape(-1, N_FEATURES)
+def matrix(rows: list[dict[str, Any]], sees: str = "state") -> npt.NDArray[np.float32]:
+    """The rows' feature vectors; with `sees="draft"`, each followed by its `draft_features`."""
+    state = np.asarray([row["features"] for row in rows], dtype=np.float32).reshape(-1, N_FEATURES)
+    if sees == "state":
+        return state
+    missing = sum(row.get("draft_features") is None for row in rows)
+    if missing:
+        raise JudgeTrainingError(f"{missing} of {len(rows)} rows have no draft_features: a draft judge needs them")
+    draft = np.asarray([row["draft_features"] for row in rows], dtype=np.float32).reshape(-1, N_DRAFT)
+    return np.concatenate((state, draft), axis=1)
 
 
 def held_out(trajectory_id: str, fraction: float) -> bool:

@@ -9,6 +9,7 @@ is written; the evaluation figures come from trajectories held out of training.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -19,10 +20,11 @@ import numpy.typing as npt
 
 from judge.calibrate import threshold_for_share
 from judge.card import ModelCard, atomic_write, card_path, write_card
-from judge.features import FEATURE_NAMES, FEATURE_VERSION
+from judge.features import FEATURE_VERSION
 from judge.labels import Labels, make_labels
 from judge.metrics import report
 from judge.model import open_session
+from judge.modes import names_for
 from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
 
 ModelKind = Literal["logreg", "gbdt"]
@@ -42,6 +44,8 @@ class TrainConfig:
     logreg_c: float = 1.0
     made_by: str = ""  # the command that rebuilds the model, for the card
     data_description: str = ""  # where the rows came from, for the card
+    sees: str = "state"  # "draft": the state and the step's own action (`draft_features`)
+    sources: Any = None  # the data's sources, licences and counts (`<data>.sources.json`), for the card
 
 
 def _estimator(config: TrainConfig) -> Any:
@@ -66,14 +70,21 @@ def _fit(estimator: Any, x: npt.NDArray[np.float32], y: npt.NDArray[np.int64], w
         estimator.fit(x, y, sample_weight=weight)
 
 
-def export_onnx(estimator: Any) -> bytes:
+def export_onnx(estimator: Any, width: int) -> bytes:
     from skl2onnx import to_onnx  # type: ignore[import-untyped]
 
     final = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-    sample = np.zeros((1, len(FEATURE_NAMES)), dtype=np.float32)
+    sample = np.zeros((1, width), dtype=np.float32)
     # zipmap off: the probabilities come out as a plain float tensor, cheap to read per step.
     onnx_model = to_onnx(estimator, sample, options={type(final): {"zipmap": False}})
     onnx_model.doc_string = f"tandem judge, feature version {FEATURE_VERSION}"
+    # skl2onnx lists the opset imports in set order, which varies between runs: sort them, so
+    # that `make judge-model` rebuilds the same bytes.
+    imports = sorted((entry.domain, entry.version) for entry in onnx_model.opset_import)
+    del onnx_model.opset_import[:]
+    for domain, version in imports:
+        entry = onnx_model.opset_import.add()
+        entry.domain, entry.version = domain, version
     return bytes(onnx_model.SerializeToString())
 
 
@@ -112,6 +123,7 @@ def _summary(rows: list[dict[str, Any]], labels: Labels, train: list[int], test:
         "held_out_rows": len(test),
         "held_out_trajectories": trajectories(test),
         "cloud_taken_share": round(sum(rows[i]["target"] == "cloud" for i in labels.rows) / len(labels.rows), 4),
+        "families": dict(sorted(Counter(str(rows[i].get("family", "unknown")) for i in labels.rows).items())),
     }
 
 
@@ -129,14 +141,15 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
         raise JudgeTrainingError(f"cloud share must be between 0 and 1, got {config.cloud_share}")
     labels = make_labels(rows, config.labels)
     split = split_by_trajectory([rows[i] for i in labels.rows], config.held_out_fraction)
-    x_all = matrix(rows)[labels.rows]
+    names = names_for(config.sees)
+    x_all = matrix([rows[i] for i in labels.rows], config.sees)
     x_train = x_all[split.train]
     y_train, y_test = labels.y[split.train], labels.y[split.test]
     if y_train.min() == y_train.max():
         raise JudgeTrainingError("the training split has only one label value; add trajectories")
     estimator = _estimator(config)
     _fit(estimator, x_train, y_train, labels.weight[split.train])
-    model_bytes = export_onnx(estimator)
+    model_bytes = export_onnx(estimator, len(names))
     parity = check_parity(estimator, model_bytes, x_all)
     session = open_session(model_bytes, Path("<exported model>"))
     scores = session.run(["probabilities"], {session.get_inputs()[0].name: x_all})[0][:, 1].astype(np.float64)
@@ -149,7 +162,8 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
     params = dict(config.gbdt) if config.model == "gbdt" else {"C": config.logreg_c, "scaler": "standard"}
     card = ModelCard(
         feature_version=FEATURE_VERSION,
-        feature_names=list(FEATURE_NAMES),
+        feature_names=list(names),
+        sees=config.sees,
         threshold=threshold,
         target_cloud_share=config.cloud_share,
         model={
@@ -160,7 +174,11 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
             "bytes": len(model_bytes),
         },
         labels=config.labels,
-        training_data={"description": config.data_description, **_summary(rows, labels, split.train, split.test)},
+        training_data={
+            "description": config.data_description,
+            **_summary(rows, labels, split.train, split.test),
+            **({"sources": config.sources} if config.sources is not None else {}),
+        },
         evaluation=evaluation,
         made_by=config.made_by,
         versions=_versions(),

@@ -3,12 +3,14 @@ prepared answers of inner calls, failures; cost, counterfactual, metrics, audit.
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import orjson
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from router.audit import AuditLog
 from router.errors import GatewayError
@@ -23,14 +25,34 @@ from router.ledger import (
 )
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
+from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
-from router.protocol.chat import answer_of, completion_to_sse, read_answer
+from router.protocol.chat import answer_of, completion_to_sse
 from router.settings import Settings
 from router.step import STREAM_HEADERS, Step
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 from router.wire import json_response
+
+
+class StepStream(StreamingResponse):
+    """A relayed stream whose step is closed however the response ends, even when the client
+    left before the relay began (then Starlette never starts the body at all)."""
+
+    def __init__(self, chunks: AsyncIterator[bytes], abandon: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(chunks, **kwargs)
+        self._chunks = chunks
+        self._abandon = abandon
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            aclose = getattr(self._chunks, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            self._abandon()
 
 
 class Answers:
@@ -66,8 +88,11 @@ class Answers:
         usage = main.usage if main is not None else parsed.usage
         content = None
         if self.audit.wants_content and target == "cloud":
-            content = {"input": step.request.messages, "output": parsed.text, "output_tools": parsed.tools}
+            # An inner call's answer comes back restored: the audit keeps placeholders.
+            said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
+            content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(record, usage, step.started, content)
+        self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         headers = step.headers(target, False)
         if step.request.stream:
             return Response(
@@ -87,15 +112,26 @@ class Answers:
         content = None
         body = reply.body
         if reply.status < 300:
-            if target == "cloud" and step.privacy.redacted:
-                body = self._restored(step, body)
-            answer = read_answer(body)
+            parsed = reply.answer if reply.answer is not None else orjson.loads(body)
+            restoring = target == "cloud" and step.privacy.redacted
+            # What the cloud said, before the gateway puts the originals back (restoring edits
+            # the answer in place): the audit keeps placeholders.
+            said = answer_of(parsed) if restoring and self.audit.wants_content else None
+            if restoring:
+                # The cloud's answer with our placeholders put back (the agent gets the real values).
+                parsed = step.privacy.redactor().restore_answer(parsed)
+                body = orjson.dumps(parsed)
+            answer = answer_of(parsed)
             usage = answer.usage
             if usage is None:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
             record.tools = answer.tools
             if self.audit.wants_content:
-                content = {"input": step.sent_to_cloud, "output": answer.text, "output_tools": answer.tools}
+                said = said or answer
+                content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
+            self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
+        else:
+            self.tracker.answered(step.identity, "error", "", [])
         self._account(record, usage, step.started, content)
         return Response(
             body,
@@ -110,8 +146,11 @@ class Answers:
         record.ttft_s = reply.first_byte_s
 
         capture = self.audit.wants_content and target == "cloud"
+        ended = False
 
         def on_end(outcome: StreamOutcome) -> None:
+            nonlocal ended
+            ended = True
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
             record.tools = outcome.tools
@@ -119,7 +158,16 @@ class Answers:
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(record, outcome.usage, step.started, content)
+            self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
 
+        def abandon() -> None:
+            # The client left before the relay began (so it never ran, and never ended): close
+            # the upstream and record the step cancelled, charged an estimate of the prompt.
+            if not ended:
+                source.close()
+                on_end(StreamOutcome(usage=Usage(prompt_bytes // 4, 0, 0, source="estimated"), cancelled=True))
+
+        source = reply.stream
         restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
         chunks = relay(
             reply.stream,
@@ -127,11 +175,13 @@ class Answers:
             model=self.upstreams[target].model,
             prompt_bytes=prompt_bytes,
             on_end=on_end,
-            capture=capture,
+            # A stitched step's answer text tells its run from another with the same history.
+            capture=capture or step.identity.stitch_key is not None,
             restorer=restorer,
         )
-        return StreamingResponse(
+        return StepStream(
             chunks,
+            abandon,
             status_code=reply.status,
             headers={**STREAM_HEADERS, **step.headers(target, fallback)},
             media_type="text/event-stream",
@@ -143,15 +193,31 @@ class Answers:
         record = self._new_record(step, target, fallback)
         record.status = "error"
         record.error = "; ".join(str(f) for f in failures)
+        self.tracker.answered(step.identity, "error", "", [])
+        # The content audit keeps what a failed cloud attempt was sent, as for an answered one.
+        content = None
+        if self.audit.wants_content:
+            content = {"input": step.sent_to_cloud, "output": None, "output_tools": []}
         if last.status is not None:
             # The upstream's own error, relayed unchanged (status, body, Retry-After).
             record.http_status = last.status
             if last.retry_after is not None:
                 headers["Retry-After"] = last.retry_after
-            self._account(record, None, step.started)
+            self._account(record, None, step.started, content)
             return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
+        if last.kind == "invalid_answer":
+            # A 200 whose body was no answer: the upstream is broken, not busy.
+            record.http_status = 502
+            self._account(record, None, step.started)
+            raise GatewayError(
+                502,
+                f"the upstream answered with something that is not a chat completion: {record.error}",
+                type="server_error",
+                code="upstream_invalid_answer",
+                headers=headers,
+            )
         record.http_status = 503
-        self._account(record, None, step.started)
+        self._account(record, None, step.started, content)
         headers["Retry-After"] = str(self.settings.retry_after_s)
         raise GatewayError(
             503,
@@ -161,18 +227,28 @@ class Answers:
             headers=headers,
         )
 
-    @staticmethod
-    def _restored(step: Step, body: bytes) -> bytes:
-        """The cloud's answer with our placeholders put back (the agent gets the real values)."""
-        try:
-            answer = orjson.loads(body)
-        except orjson.JSONDecodeError:
-            return body
-        if not isinstance(answer, dict):
-            return body
-        return orjson.dumps(step.privacy.redactor().restore_answer(answer))
+    def aborted(self, step: Step, error: BaseException) -> None:
+        """The record of a step that ended before any answer: the client left (cancelled), or
+        an error (a refusal, a failure of the gateway) after the step began."""
+        target = step.upstream or step.decision.target
+        record = self._new_record(step, target, step.fallback)
+        usage = None
+        if isinstance(error, asyncio.CancelledError):
+            record.status, record.http_status = "cancelled", 499  # 499: the client closed the request
+            record.error = "the client disconnected before the answer began"
+            if step.upstream is not None:
+                # The upstream reported nothing; it did read the prompt: charge an estimate of it.
+                usage = Usage(step.upstream_bytes // 4, 0, 0, source="estimated")
+        else:
+            record.status = "error"
+            if isinstance(error, GatewayError):
+                record.http_status, record.error = error.status, error.message
+            else:
+                record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
+        self._account(record, usage, step.started)
 
     def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
+        step.recorded = True
         return StepRecord(
             trajectory_id=step.trajectory_id,
             step=step.index,

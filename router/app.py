@@ -3,6 +3,7 @@ injection, no generic middleware) and one place that turns errors into HTTP answ
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -12,20 +13,21 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from router.api.chat import chat_completions
 from router.api.messages import count_tokens, messages
-from router.api.models import list_models, model_info
-from router.api.ops import healthz, metrics, readyz
+from router.api.models import list_models, model_info, reachable
+from router.api.ops import healthz, log_upstreams, metrics, readyz
 from router.api.responses import responses
 from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.errors import GatewayError, error_body
 from router.pipeline import Gateway
+from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys, load_settings
 
 log = logging.getLogger("tandem")
@@ -49,6 +51,9 @@ def _routes() -> list[BaseRoute]:
         Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),
         Route("/v1/trajectories/{trajectory_id}/outcome", post_outcome, methods=["POST"]),
         Route("/healthz", healthz, methods=["GET"]),
+        # Claude Code checks that its base URL answers (HEAD / and HEAD /api/hello).
+        Route("/", reachable, methods=["GET", "HEAD"]),
+        Route("/api/hello", reachable, methods=["GET", "HEAD"]),
         Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         # The operator's view (off unless ui.enabled): router/api/view.py.
@@ -82,6 +87,10 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, ClientDisconnect):
+        # The client left mid-body (or the server dropped it for limits.body_timeout_s): there
+        # is nobody to answer and nothing unexpected.
+        return Response(status_code=499)
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return Response(
         error_body(f"internal error in the gateway: {type(exc).__name__}", "server_error", "internal_error"),
@@ -91,11 +100,15 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
 
 
 def create_app(settings: Settings) -> Starlette:
+    privacy_backends.enable(list(settings.privacy_backends))
     gateway = Gateway(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await gateway.start()
+        # Whether each upstream answers and takes our key, logged once at start (in the
+        # background: a slow upstream must not hold the start up).
+        report = asyncio.create_task(log_upstreams(gateway))
         # The start-up heap never becomes garbage: keep the collector from walking it again
         # and again (full collections of it cost tens of milliseconds under load).
         gc.collect()
@@ -106,6 +119,7 @@ def create_app(settings: Settings) -> Starlette:
         try:
             yield
         finally:
+            report.cancel()
             await gateway.close()
 
     # Plain Starlette: FastAPI's own middlewares ran on every request although no route uses its

@@ -11,8 +11,6 @@ from router.settings import ConfigError, load_settings
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from router.app import CONFIG_ENV
 
     overrides: dict[str, object] = {}
@@ -33,6 +31,9 @@ def _serve(args: argparse.Namespace) -> int:
         settings.client_keys()
         for upstream in settings.upstreams.values():
             upstream.api_key()
+        from router.pipeline import build_vault
+
+        build_vault(settings)
     except ConfigError as exc:
         print(f"tandem: {exc}", file=sys.stderr)
         return 2
@@ -46,20 +47,19 @@ def _serve(args: argparse.Namespace) -> int:
 
     # With several workers each process keeps its metrics in files that /metrics sums.
     prepare_multiprocess(settings.server.workers)
-    uvicorn.run(
+    from router.server import serve, server_config
+
+    config = server_config(
         "router.app:app_from_environment",
+        settings.limits,
         factory=True,
         host=settings.server.host,
         port=settings.server.port,
         workers=settings.server.workers,
-        loop="uvloop",
-        http="httptools",
         log_level=settings.log_level,
-        access_log=False,
-        # Tandem reads no client address; parsing forwarded headers cost every request.
-        proxy_headers=False,
+        timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
     )
-    return 0
+    return 0 if serve(config) else 3
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -91,6 +91,26 @@ def _export(args: argparse.Namespace) -> int:
         judge_rows=args.judge_rows,
     )
     print(f"wrote {count} step(s) to {args.out}")
+    return 0
+
+
+def _audit_expand(args: argparse.Namespace) -> int:
+    from router.audit.expand import expand
+    from router.audit.sink import kept_files
+
+    files = kept_files(args.path) if not args.only else [args.path]
+    if not files or not all(f.is_file() for f in files):
+        print(f"tandem: no audit file at {args.path}", file=sys.stderr)
+        return 2
+    if str(args.out) == "-":
+        result = expand(files, sys.stdout.buffer)
+    else:
+        with args.out.open("wb") as out:
+            result = expand(files, out)
+    print(f"wrote {result.lines} line(s) from {len(files)} file(s)", file=sys.stderr)
+    if result.unresolved:
+        print(f"tandem: {len(result.unresolved)} line(s) refer to lines not in these files", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -132,6 +152,16 @@ def main(argv: list[str] | None = None) -> int:
         help="write judge training rows (tandem.judge-row/1) from steps recorded with features",
     )
     export.set_defaults(func=_export)
+
+    audit = commands.add_parser("audit", help="work with the audit log")
+    audit_commands = audit.add_subparsers(dest="audit_command", required=True)
+    expand = audit_commands.add_parser(
+        "expand", help="write EC2-Bench-shaped lines with the full input from a content-mode audit log"
+    )
+    expand.add_argument("path", type=Path, help="the audit file (its rotated files path.N … path.1 are read first)")
+    expand.add_argument("--out", type=Path, default=Path("-"), help="output file (default: standard output)")
+    expand.add_argument("--only", action="store_true", help="read this one file, not its rotated predecessors")
+    expand.set_defaults(func=_audit_expand)
 
     commands.add_parser("judge", help="train, calibrate, label and evaluate the ONNX judge (see `tandem judge -h`)")
     args = parser.parse_args(arguments)

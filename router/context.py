@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from router.inner import InnerCallError, message_text
+from router.privacy.at_rest import to_keep
 from router.trajectory.identify import text_of
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ async def cloud_context(
             # Without a summary, the recent steps alone still give the cloud the tool structure.
             return last_k(messages, settings.k)
         summary = message_text(answer)
-        await store.note(identity.trajectory_id, "summary", summary)
+        # The summary goes to the cloud only (redacted on the way); kept with placeholders.
+        await store.note(identity.trajectory_id, "summary", to_keep(calls.privacy, summary))
         await store.note(identity.trajectory_id, "summary_covers", str(earlier_steps))
     return summarised(messages, summary, settings.k)

@@ -29,28 +29,57 @@ PAGE = 200
 JUDGE_ROW_SCHEMA = "tandem.judge-row/1"
 
 
-def judge_row(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes | None:
-    """A judge training row (judge/README.md) for a step recorded with its features; the labels
-    come later (`tandem judge label`, or outcome credit from the `outcome` field)."""
+def judge_row(
+    trajectory: dict[str, Any], record: dict[str, Any], following: dict[str, Any] | None = None
+) -> bytes | None:
+    """A judge training row (judge/README.md) for a step recorded with its features.
+
+    `following` is the record of the next step: the error signals in the tool results it was
+    given are what this step's action produced, so they label whether the action failed
+    (`action_failed`; null for a run's last step). Other labels come later (`tandem judge label`,
+    outcome credit from the `outcome` field)."""
     if record.get("features") is None:
         return None
-    from judge.features import FEATURE_VERSION
+    from judge.draft import DRAFT_FEATURE_NAMES
+    from judge.features import FEATURE_VERSION, N_FEATURES
 
+    recorded = record["features"]
+    # A `sees: draft` route records the state's features followed by the draft's.
+    fits = len(recorded) in (N_FEATURES, N_FEATURES + len(DRAFT_FEATURE_NAMES))
+    next_signals = following.get("error_signals") if following is not None else None
     row = {
         "schema": JUDGE_ROW_SCHEMA,
         "trajectory_id": record["trajectory_id"],
         "step": record["step"],
-        "feature_version": FEATURE_VERSION,
-        "features": record["features"],
+        # A record of other features (an older gateway) keeps no version: training refuses it.
+        "feature_version": FEATURE_VERSION if fits else None,
+        "features": recorded[:N_FEATURES] if fits else recorded,
+        "draft_features": recorded[N_FEATURES:] if fits and len(recorded) > N_FEATURES else None,
         "target": record["target"],
+        "task": trajectory.get("task", ""),
+        "tools": record.get("tools", []),
+        "error_signals": record.get("error_signals", []),
+        "next_signals": next_signals,
+        "action_failed": int(bool(next_signals)) if next_signals is not None else None,
         "edge_wrong": None,
         "teacher_label": None,
         "outcome": trajectory.get("outcome"),
     }
+    for key in ("action", "excerpt"):  # when the gateway records them
+        if record.get(key) is not None:
+            row[key] = record[key]
     return orjson.dumps(row) + b"\n"
 
 
-def step_line(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes:
+def with_following(records: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Each record with the last record of the next step (a client's retry repeats a step)."""
+    last_of: dict[int, dict[str, Any]] = {}
+    for record in records:
+        last_of[int(record["step"])] = record
+    return [(record, last_of.get(int(record["step"]) + 1)) for record in records]
+
+
+def step_line(trajectory: dict[str, Any], record: dict[str, Any], following: dict[str, Any] | None = None) -> bytes:
     line = {
         "schema": SCHEMA,
         **record,
@@ -61,7 +90,7 @@ def step_line(trajectory: dict[str, Any], record: dict[str, Any]) -> bytes:
     return orjson.dumps(line) + b"\n"
 
 
-Line = Callable[[dict[str, Any], dict[str, Any]], bytes | None]
+Line = Callable[[dict[str, Any], dict[str, Any], dict[str, Any] | None], bytes | None]
 
 
 async def _from_api(url: str, since: float | None, api_key: str | None, line: Line) -> AsyncIterator[bytes]:
@@ -78,8 +107,8 @@ async def _from_api(url: str, since: float | None, api_key: str | None, line: Li
                 detail = await client.get(f"/v1/trajectories/{summary['id']}")
                 detail.raise_for_status()
                 trajectory = detail.json()
-                for record in trajectory["records"]:
-                    written = line(trajectory, record)
+                for record, following in with_following(trajectory["records"]):
+                    written = line(trajectory, record, following)
                     if written is not None:
                         yield written
             if listing.get("next_before") is None:
@@ -96,8 +125,8 @@ async def _from_redis(redis_url: str, prefix: str, since: float | None, line: Li
             for trajectory in found:
                 summary = trajectory.as_dict()
                 records: list[StepRecord] = await store.records(trajectory.id)
-                for record in records:
-                    written = line(summary, record.as_dict())
+                for record, following in with_following([r.as_dict() for r in records]):
+                    written = line(summary, record, following)
                     if written is not None:
                         yield written
             if len(found) < PAGE:

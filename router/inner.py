@@ -36,6 +36,10 @@ class InnerCalls:
         self._privacy = privacy
         self.made: list[InnerCall] = []
 
+    @property
+    def privacy(self) -> PrivacyGuard | None:
+        return self._privacy
+
     async def complete(self, target: str, body: dict[str, Any], purpose: str) -> dict[str, Any]:
         """One chat completion from `target` (its model is filled in); the parsed answer."""
         upstream = self._upstreams[target]

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
-_GaugeMode = Literal["livemostrecent", "max"]
+_GaugeMode = Literal["livemostrecent", "max", "livesum"]
 _M = TypeVar("_M", Counter, Gauge, Histogram)
 _PID_OF_FILE = re.compile(r"_(\d+)\.db$")
 
@@ -183,6 +183,48 @@ class Metrics:
             ("route", "kind"),
         )
         self.store_errors = c("tandem_store_errors", "Trajectory store (Redis) failures, by operation", ("operation",))
+        self.limit_exceeded = c(
+            "tandem_limit_exceeded",
+            "Requests, connections and upstream answers cut off by a bound of `limits` (named by its key)",
+            ("limit",),
+        )
+        self.upstream_reachable = self._gauge(
+            "tandem_upstream_reachable",
+            "1 when the upstream answered HTTP at its last probe",
+            ("upstream",),
+            "livemostrecent",
+        )
+        self.upstream_authorised = self._gauge(
+            "tandem_upstream_authorised",
+            "1 when the upstream accepted the gateway's key at its last probe (0 on a 401 or 403)",
+            ("upstream",),
+            "livemostrecent",
+        )
+        self.client_limit_refusals = c(
+            "tandem_client_limit_refusals",
+            "Requests refused with 429 because their client key was over a limit, by limit",
+            ("limit",),
+        )
+        self.store_reply_errors = c(
+            "tandem_store_reply_errors",
+            "Trajectory store (Redis) error replies, by operation (not an outage: the breaker stays closed)",
+            ("operation",),
+        )
+        self.store_outage_dropped = c(
+            "tandem_store_outage_dropped",
+            "Writes not kept during a store outage because the outage journal was full, by kind",
+            ("kind",),
+        )
+        self.store_written_back = c(
+            "tandem_store_written_back",
+            "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",
+            ("kind",),
+        )
+        self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))
+        self.audit_write_errors = c("tandem_audit_write_errors", "Failed writes to the audit log (each retried)")
+        self.audit_failing = self._gauge(
+            "tandem_audit_failing", "1 while the audit log cannot be written (lines queue, then drop)", (), "max"
+        )
 
     def _judge_and_privacy(self) -> None:
         c, h = self._counter, self._histogram
@@ -276,6 +318,12 @@ class Metrics:
             ("route",),
             "max",
         )
+        self.store_outage_pending = g(
+            "tandem_store_outage_pending",
+            "Writes kept during a store outage, waiting to be written back (steps, records, notes…)",
+            (),
+            "livesum",
+        )
         # A gauge rather than an Info: Info does not work in multiprocess mode. Same exposition.
         self.build_info = g("tandem_build_info", "Build information", ("version",), "max")
         self.build_info.labels(__version__).set(1)
@@ -284,6 +332,8 @@ class Metrics:
         # Series for every target exist from the start, so that rate() and the alert rules see
         # a zero rather than nothing before the first step. Route-labelled series start in
         # describe_routes, for the label sets each route can emit.
+        for outcome in ("written", "dropped"):
+            self.audit_lines.labels(outcome)
         for target in TARGETS:
             self.latency.labels(target)
             self.ttft.labels(target)
@@ -304,6 +354,10 @@ class Metrics:
                 target = route.p
             if target is not None:
                 self.route_cloud_share_target.labels(name).set(float(target))
+
+    def limit_hit(self, limit: str) -> None:
+        """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
+        self.limit_exceeded.labels(limit).inc()
 
     def describe_store(self) -> None:
         """With Redis configured: start at zero every store operation's failure series."""

@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
+from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
@@ -23,14 +25,25 @@ from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
+from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import parse_chat_request
-from router.settings import Settings
+from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
+# A step's decision until its strategy (or the header) has made one.
+UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
+
+
+def build_vault(settings: Settings) -> VaultCipher:
+    """The key that seals the privacy vault; required when the vault would sit in Redis."""
+    try:
+        return VaultCipher.from_env(settings.vault.key_env, required=settings.redis_url is not None)
+    except VaultKeyError as exc:
+        raise ConfigError(str(exc)) from exc
 
 
 class Gateway:
@@ -40,15 +53,19 @@ class Gateway:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.metrics.describe_routes(settings.routes, settings.allow_target_header)
-        self.upstreams = {name: Upstream(name, s) for name, s in settings.upstreams.items()}
+        self.upstreams = {
+            name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
+        }
         self.metrics.describe_upstreams(self.upstreams)
         if settings.redis_url is not None:
             self.metrics.describe_store()
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
+        self.vault = build_vault(settings)
         self.tracker = Tracker(settings, self.metrics)
-        audit = settings.audit
-        self.audit = AuditLog(audit.mode, audit.path, audit.max_bytes, audit.backups)
+        self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
+        # How deep a request's JSON may nest (`limits.max_json_depth`).
+        self.max_json_depth = settings.limits.max_json_depth
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
@@ -66,7 +83,7 @@ class Gateway:
             await upstream.close()
 
     def route_for(self, model: str) -> Route:
-        route = self.routes.get(model)
+        route = self.routes.get(model) or aliased_route(self.routes, self.settings.model_aliases, model)
         if route is None and self.settings.unknown_model_route is not None:
             route = self.routes[self.settings.unknown_model_route]
         if route is None:
@@ -79,11 +96,20 @@ class Gateway:
             )
         return route
 
-    async def chat(self, body: bytes, headers: Headers, path_session: str | None, namespace: str) -> Response:
+    async def chat(
+        self,
+        body: bytes,
+        headers: Headers,
+        path_session: str | None,
+        namespace: str,
+        on_begun: Callable[[], None] | None = None,
+    ) -> Response:
+        """One step. `on_begun` is called once the step is counted (from then on it may be
+        cancelled, by a client that leaves, and still ends with its record)."""
         started = time.perf_counter()
         started_at = time.time()
         try:
-            request = parse_chat_request(body)
+            request = parse_chat_request(body, self.max_json_depth)
             route = self.route_for(request.model)
             forced = self._forced_target(headers)
         except GatewayError as exc:
@@ -98,29 +124,47 @@ class Gateway:
             self.tracker.store,
             self.metrics,
             self.tracker.spawn,
+            cipher=self.vault,
             route=route.name,
         )
-        await guard.scan(request.messages)
         calls = InnerCalls(self.upstreams, guard, self.metrics)
-        refusal = cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
+        step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
+        try:
+            if on_begun is not None:
+                on_begun()
+            return await self._step(step, forced)
+        except BaseException as exc:
+            # Every begun step ends with one record: a refusal, a failure, a client that left.
+            if not step.recorded:
+                self.answers.aborted(step, exc)
+            raise
+
+    async def _step(self, step: Step, forced: Target | None) -> Response:
+        route, identity, guard = step.route, step.identity, step.privacy
+        await guard.scan(step.request.messages)
+        # What may forbid the cloud, highest first: the route's privacy policy, then its
+        # constraints (the pin included); only then the x-tandem-target header, then the strategy.
         privacy_refusal = None if guard.allows_cloud() or guard.mode == "block" else Reason.PRIVACY
+        refusal = privacy_refusal or cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         if forced is not None:
-            decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), privacy_refusal)
+            decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), refusal)
         else:
             context = StepContext(
                 route.name,
                 identity.trajectory_id,
                 identity.step,
-                request,
+                step.request,
                 identity.trajectory,
-                calls,
+                step.calls,
                 self.tracker.store,
                 self.metrics,
             )
-            decision = constrain(await self._decide(route, context), refusal or privacy_refusal)
-        await self._enforce_privacy(route, guard, decision, request.messages)
-        cloud_forbidden = refusal == Reason.PINNED or not guard.allows_cloud()
-        step = Step(route, request, identity, decision, started, started_at, calls, cloud_forbidden, guard)
+            decision = constrain(await self._decide(route, context), refusal)
+        step.decision = decision
+        await self._enforce_privacy(route, guard, decision, step.request.messages)
+        # Whatever forbids the cloud also forbids failing over to it, and so does a header
+        # that asked for the edge.
+        step.cloud_forbidden = refusal is not None or forced == "edge" or not guard.allows_cloud()
         if decision.answer is not None:
             return self.answers.prepared(step, decision.answer)
         return await self._forward(step)
@@ -170,16 +214,17 @@ class Gateway:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         if step.cloud_forbidden:
-            # A trajectory pinned to the edge, or whose context may not leave, never fails
-            # over to the cloud.
+            # Privacy, a constraint or the header kept the step off the cloud: no failover there.
             targets = ("edge",)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]
+            step.upstream = None
             raw = await self._raw_for(step, target)
             body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params, raw)
             for key in dropped:
                 self.metrics.dropped_params.labels(upstream.name, key).inc()
+            step.upstream, step.upstream_bytes, step.fallback = target, len(body), attempt > 0
             try:
                 reply = await upstream.send(body, step.request.stream)
             except UpstreamFailure as failure:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
@@ -120,6 +121,23 @@ class TrajectorySettings(_Strict):
     max_in_memory: int = Field(20_000, ge=1)
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
+    # Writes (step starts, records, notes…) kept during a Redis outage for write-back; past this
+    # many, new ones are dropped and counted (tandem_store_outage_dropped_total).
+    outage_journal_max: int = Field(100_000, ge=1)
+    # Trajectory ids kept in Redis' `recent` index (listing, export); the oldest leave first.
+    max_listed: int = Field(1_000_000, ge=1)
+
+
+class ClientLimit(_Strict):
+    requests_per_minute: int | None = Field(None, ge=1)
+    cloud_usd_per_day: float | None = Field(None, gt=0)
+
+
+class ClientLimitSettings(ClientLimit):
+    """Limits per client key (none by default); `keys` overrides them for some keys, named by
+    the key itself or by its namespace (the part of its trajectory ids before the ':')."""
+
+    keys: dict[str, ClientLimit] = Field(default_factory=dict)
 
 
 class UISettings(_Strict):
@@ -135,12 +153,43 @@ class AuditSettings(_Strict):
     path: Path = Path("tandem-audit.jsonl")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1024)
     backups: int = Field(5, ge=0)
+    # Lines waiting for the writer (while a disk is full, say), reckoned in bytes; beyond it
+    # new lines are dropped and counted (tandem_audit_lines{outcome="dropped"}).
+    max_queue_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # Content mode: the last input of each open trajectory kept to write the next as a delta.
+    delta_memory_bytes: int = Field(64 * 1024 * 1024, ge=0)
+
+
+class VaultSettings(_Strict):
+    # The environment variable holding the key that seals the privacy vault's originals
+    # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
+    key_env: str = "TANDEM_VAULT_KEY"
+
+
+class LimitSettings(_Strict):
+    """Bounds on what one client or one upstream can make the gateway hold or wait for."""
+
+    # Request line and headers together; over it: 431, before authentication.
+    max_header_bytes: int = Field(64 * 1024, ge=1024)
+    # From a request's first byte (or the connection's opening) until its headers are complete.
+    header_timeout_s: float = Field(10.0, gt=0)
+    # From the end of a request's headers until its body is complete; then 408.
+    body_timeout_s: float = Field(30.0, gt=0)
+    # Nesting of a request's JSON body; deeper: 400 at parse time.
+    max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254
+    # An upstream's whole answer, plain or streamed; over it: 502, or an error event mid-stream.
+    max_answer_bytes: int = Field(64 * 1024 * 1024, ge=1024)
+    # One server-sent event (its data line) of an upstream stream; over it: an error event.
+    max_sse_line_bytes: int = Field(8 * 1024 * 1024, ge=1024)
 
 
 class ServerSettings(_Strict):
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
     workers: int = Field(1, ge=1)
+    # After SIGTERM: no new connections; in-flight steps (long streams too) get this long to
+    # finish and be recorded before the process stops. Keep it below the orchestrator's grace.
+    shutdown_timeout_s: int = Field(60, ge=1)
 
 
 def _default_upstreams() -> dict[str, UpstreamSettings]:
@@ -164,6 +213,14 @@ def _default_routes() -> dict[str, RouteSettings]:
     return {"tandem": RandomRoute(strategy="random", p=0.4)}
 
 
+class ModelAlias(_Strict):
+    """Client model names matching a pattern (`claude-*`) served by a route; `models` are the
+    concrete names `/v1/models` lists for it, so that a client's discovery finds them."""
+
+    route: str
+    models: list[str] = Field(default_factory=list)
+
+
 class Settings(BaseSettings):
     """Everything Tandem reads at start-up."""
 
@@ -175,12 +232,16 @@ class Settings(BaseSettings):
     )
     # The route that answers model names no route claims; none means 404.
     unknown_model_route: str | None = None
+    # fnmatch patterns of client model names -> routes, tried in order after the exact route
+    # names and before unknown_model_route.
+    model_aliases: dict[str, ModelAlias] = Field(default_factory=dict)
     # When set, every request needs `Authorization: Bearer <one of these>`.
     client_api_keys: list[SecretStr] = Field(default_factory=list)
     client_api_keys_file: Path | None = None
     # Whether `x-tandem-target: edge|cloud` on a request may force the target.
     allow_target_header: bool = True
     max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    limits: LimitSettings = LimitSettings()
     # Seconds a client is told to wait (Retry-After) when no upstream could answer.
     retry_after_s: int = Field(5, ge=0)
     # Keys that may read every trajectory; when set, the trajectory API needs one of them.
@@ -190,9 +251,14 @@ class Settings(BaseSettings):
     # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     trajectories: TrajectorySettings = TrajectorySettings()
-    # Weights of the privacy score per value type (EMAIL, CARD, OPENAI_KEY…); 1.0 when not listed.
+    # Requests per minute and cloud dollars per day for each client key; 429 over them.
+    client_limits: ClientLimitSettings = ClientLimitSettings()
+    # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
     privacy_weights: dict[str, float] = Field(default_factory=dict)
+    # Optional detector backends after Tandem's own (router/privacy/backends.py); off by default.
+    privacy_backends: list[Literal["presidio"]] = Field(default_factory=list)
     audit: AuditSettings = AuditSettings()
+    vault: VaultSettings = VaultSettings()
     ui: UISettings = UISettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = "info"
@@ -224,6 +290,20 @@ class Settings(BaseSettings):
                         f"routes.{name} uses the upstream {upstream!r}, which is not configured "
                         f"(upstreams: {', '.join(sorted(self.upstreams))})"
                     )
+        for name, endpoint in self.upstreams.items():
+            # aiohttp refuses a URL's user:password together with an Authorization header, so
+            # every call would fail; and two sources of one credential is one too many.
+            if url_has_credentials(endpoint.base_url) and (endpoint.api_key_env or endpoint.api_key_file):
+                raise ValueError(
+                    f"upstreams.{name}: base_url carries credentials (user:password@) and a key is set "
+                    "too (api_key_env or api_key_file); keep the credential in one of them"
+                )
+        for pattern, alias in self.model_aliases.items():
+            if alias.route not in self.routes:
+                raise ValueError(
+                    f"model_aliases.{pattern} names the route {alias.route!r}, which is not a route "
+                    f"(routes: {', '.join(sorted(self.routes))})"
+                )
         if self.unknown_model_route is not None and self.unknown_model_route not in self.routes:
             raise ValueError(
                 f"unknown_model_route names {self.unknown_model_route!r}, which is not a route "
@@ -241,6 +321,17 @@ class Settings(BaseSettings):
                 raise ConfigError(f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}") from exc
             keys.update(line.strip() for line in lines if line.strip())
         return frozenset(keys)
+
+
+def url_has_credentials(url: str) -> bool:
+    return "@" in urlsplit(url).netloc
+
+
+def public_url(url: str) -> str:
+    """`url` without what may be a credential: user:password@, the query and the fragment."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def admin_keys(settings: Settings) -> frozenset[str]:

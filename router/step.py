@@ -32,9 +32,16 @@ class Step:
     started: float
     started_at: float
     calls: InnerCalls
-    cloud_forbidden: bool  # pinned to the edge, or the context may not leave: no failover to the cloud
     privacy: PrivacyGuard
+    # Privacy, a constraint or a header asking for the edge forbids the cloud: no failover to it.
+    cloud_forbidden: bool = False
     sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
+    # The main call in flight: its target, the bytes sent, whether it is the failover attempt
+    # (what a step that ends without an answer is recorded and charged for).
+    upstream: Target | None = None
+    upstream_bytes: int = 0
+    fallback: bool = False
+    recorded: bool = False  # the answer writer has taken the step's one record
 
     @property
     def trajectory_id(self) -> str:

@@ -37,15 +37,25 @@ class StreamOutcome:
     duration_s: float = 0.0
 
 
+class EventTooLong(Exception):
+    """An upstream event (its data line) grew past `limits.max_sse_line_bytes`."""
+
+
 class _Observer:
     """Finds the usage chunk, the tools called and the end of a stream without parsing every
-    event (unless `capture` asks for the answer's text too)."""
+    event (unless `capture` asks for the answer's text too).
 
-    __slots__ = ("_capture", "_pending", "done", "events", "finished", "text", "tools", "usage")
+    The incomplete event waits in one bytearray that grows by each chunk, and only the newly
+    arrived bytes are searched for its end: a stream that never ends an event costs time in
+    proportion to its length (joining the wait to every chunk cost its square), and it stops
+    at `max_event_bytes`."""
 
-    def __init__(self, capture: bool = False) -> None:
+    __slots__ = ("_capture", "_max_event_bytes", "_pending", "done", "events", "finished", "text", "tools", "usage")
+
+    def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024) -> None:
         self._capture = capture
-        self._pending = b""
+        self._max_event_bytes = max_event_bytes
+        self._pending = bytearray()
         self.usage: Usage | None = None
         self.done = False
         self.finished = False
@@ -53,15 +63,27 @@ class _Observer:
         self.tools: list[str] = []
         self.text: list[str] = []
 
+    @property
+    def partial(self) -> bool:
+        """Whether part of an event is waiting for its end."""
+        return bool(self._pending)
+
     def feed(self, chunk: bytes) -> None:
-        buffer = self._pending + chunk
-        if b"\r" in buffer:
-            buffer = buffer.replace(b"\r\n", b"\n")
-        end = buffer.rfind(b"\n\n")
+        pending = self._pending
+        # From the last byte already held: a \r\n or an event's end may straddle two chunks.
+        start = max(len(pending) - 1, 0)
+        pending += chunk
+        if b"\r" in chunk or pending[start : start + 1] == b"\r":
+            pending[start:] = pending[start:].replace(b"\r\n", b"\n")
+        end = pending.rfind(b"\n\n", max(start - 1, 0))
         if end < 0:
-            self._pending = buffer
+            if len(pending) > self._max_event_bytes:
+                raise EventTooLong(len(pending))
             return
-        complete, self._pending = buffer[: end + 2], buffer[end + 2 :]
+        complete = bytes(pending[: end + 2])
+        del pending[: end + 2]
+        if len(pending) > self._max_event_bytes:
+            raise EventTooLong(len(pending))
         self.events += complete.count(b"data:")
         if b"[DONE]" in complete:
             self.done = True
@@ -101,8 +123,10 @@ class _Observer:
                     self.text.append(function["arguments"])
 
 
-def _error_event(message: str, code: str) -> bytes:
-    return b"data: " + error_body(message, "upstream_error", code) + b"\n\n"
+def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
+    # After part of an event went out, end that event first, so the error is an event of its own.
+    start = b"\n\ndata: " if after_partial else b"data: "
+    return start + error_body(message, "upstream_error", code) + b"\n\n"
 
 
 def _usage_event(usage: Usage, model: str) -> bytes:
@@ -133,12 +157,24 @@ async def relay(
     restorer: StreamRestorer | None = None,
 ) -> AsyncIterator[bytes]:
     """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
-    observer = _Observer(capture)
+    limits = source.limits
+    observer = _Observer(capture, limits.max_sse_line_bytes)
     outcome = StreamOutcome()
     started = time.perf_counter()
     chunk = source.first_chunk
+    received = 0
     try:
         while chunk:
+            received += len(chunk)
+            if received > limits.max_answer_bytes:
+                source.on_limit("max_answer_bytes")
+                outcome.error = (
+                    f"the {upstream} upstream's answer passed the limit of {limits.max_answer_bytes} bytes "
+                    "(limits.max_answer_bytes)"
+                )
+                yield _error_event(outcome.error, "answer_too_large", observer.partial)
+                yield DONE_EVENT
+                return
             observer.feed(chunk)
             if observer.done:
                 # Hold the end marker back until we know a usage chunk went out before it.
@@ -166,6 +202,14 @@ async def relay(
             yield _usage_event(observer.usage, model)
         outcome.completed = outcome.error is None
         yield DONE_EVENT
+    except EventTooLong as exc:
+        source.on_limit("max_sse_line_bytes")
+        outcome.error = (
+            f"the {upstream} upstream sent an event of {exc.args[0]} bytes or more without its end, over the "
+            f"limit of {limits.max_sse_line_bytes} bytes (limits.max_sse_line_bytes)"
+        )
+        yield _error_event(outcome.error, "upstream_event_too_long", True)
+        yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
         yield _error_event(outcome.error, "upstream_idle_timeout")
@@ -180,6 +224,9 @@ async def relay(
         raise
     finally:
         source.close()
+        if outcome.cancelled and observer.usage is None:
+            # The client left before the usage chunk: charge an estimate, marked as such.
+            observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
         outcome.usage = observer.usage
         outcome.tools = observer.tools
         outcome.text = "".join(observer.text)

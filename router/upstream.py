@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
+import orjson
+
+from router.errors import error_body
 
 if TYPE_CHECKING:
-    from router.settings import UpstreamSettings
+    from router.settings import LimitSettings, UpstreamSettings
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
@@ -23,8 +27,9 @@ RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 class UpstreamFailure(Exception):
     """The upstream did not answer usefully before its first byte reached the client.
 
-    `kind` is one of: connect, timeout, disconnected, status. With `status`, the upstream's
-    own status, body and Retry-After are kept so that they can be relayed unchanged.
+    `kind` is one of: connect, timeout, disconnected, status, invalid_answer (a 2xx whose body
+    is an error object or not JSON). With `status`, the upstream's own status, body and
+    Retry-After are kept so that they can be relayed unchanged.
     """
 
     def __init__(
@@ -55,6 +60,9 @@ class StreamSource:
     response: aiohttp.ClientResponse
     first_chunk: bytes
     idle_timeout_s: float
+    # The bounds the relay keeps to (the whole stream, one event), and what counts a cut-off.
+    limits: LimitSettings
+    on_limit: Callable[[str], None]
 
     async def chunks(self) -> bytes:
         """The next chunk as it arrives, b"" at the end; raises TimeoutError on an idle gap."""
@@ -73,6 +81,7 @@ class UpstreamReply:
     body: bytes = b""
     stream: StreamSource | None = None
     first_byte_s: float = 0.0
+    answer: Any = None  # a 2xx plain answer, parsed once (a JSON object)
 
 
 @dataclass(slots=True)
@@ -82,12 +91,25 @@ class UpstreamState:
     reachable: bool
     detail: str
     checked_at: float = field(default_factory=time.monotonic)
+    status: int | None = None  # the HTTP status of the probe, when the upstream answered
+
+    @property
+    def authorised(self) -> bool | None:
+        """Whether the upstream accepted the gateway's key: False on 401 or 403; unknown (None)
+        when it did not answer."""
+        if self.status is None:
+            return None
+        return self.status not in (401, 403)
 
 
 class Upstream:
-    def __init__(self, name: str, settings: UpstreamSettings) -> None:
+    def __init__(
+        self, name: str, settings: UpstreamSettings, limits: LimitSettings, on_limit: Callable[[str], None]
+    ) -> None:
         self.name = name
         self.settings = settings
+        self.limits = limits
+        self.on_limit = on_limit  # counts a bound of `limits` cutting an answer off
         self.drop_params = frozenset(settings.drop_params)
         self._url = f"{settings.base_url}/chat/completions"
         key = settings.api_key()
@@ -129,7 +151,7 @@ class Upstream:
                     self._url, data=body, headers=self._stream_headers if stream else self._headers
                 )
                 if response.status >= 400 or not stream:
-                    payload = await response.read()
+                    payload = await self._read_bounded(response)
                     response.release()
                     self._check_status(response, payload)
                     return UpstreamReply(
@@ -137,6 +159,7 @@ class Upstream:
                         content_type=response.headers.get("Content-Type", "application/json"),
                         body=payload,
                         first_byte_s=time.perf_counter() - started,
+                        answer=self._answer_of(response.status, payload),
                     )
                 first = await response.content.readany()
         except TimeoutError as exc:
@@ -159,9 +182,33 @@ class Upstream:
         return UpstreamReply(
             status=response.status,
             content_type=response.headers.get("Content-Type", "text/event-stream"),
-            stream=StreamSource(response, first, timeouts.idle),
+            stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit),
             first_byte_s=time.perf_counter() - started,
         )
+
+    async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes:
+        """The whole answer, refused (502) as soon as it passes `limits.max_answer_bytes`."""
+        limit = self.limits.max_answer_bytes
+        declared = response.content_length
+        if declared is not None and declared > limit:
+            raise self._too_large(response, declared)
+        parts: list[bytes] = []
+        size = 0
+        async for part in response.content.iter_any():
+            size += len(part)
+            if size > limit:
+                raise self._too_large(response, size)
+            parts.append(part)
+        return b"".join(parts)
+
+    def _too_large(self, response: aiohttp.ClientResponse, size: int) -> UpstreamFailure:
+        # Dropping the connection stops the upstream sending the rest.
+        response.close()
+        self.on_limit("max_answer_bytes")
+        limit = self.limits.max_answer_bytes
+        detail = f"the answer of {size} bytes or more is over the limit of {limit} bytes (limits.max_answer_bytes)"
+        body = error_body(f"the {self.name} upstream's {detail}", "upstream_error", "answer_too_large")
+        return UpstreamFailure(self.name, "too_large", detail, status=502, body=body)
 
     def _check_status(self, response: aiohttp.ClientResponse, payload: bytes) -> None:
         if response.status in RETRYABLE_STATUSES:
@@ -175,13 +222,30 @@ class Upstream:
                 retry_after=response.headers.get("Retry-After"),
             )
 
+    def _answer_of(self, status: int, payload: bytes) -> Any:
+        """A 2xx answer parsed; one that is not a JSON object, or is an error object, is a
+        failure of the upstream (some providers answer errors with 200), not an answer."""
+        if status >= 300:
+            return None
+        try:
+            answer = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            answer = None
+        if isinstance(answer, dict) and answer.get("error") is None:
+            return answer
+        detail = "an error object" if isinstance(answer, dict) else "not a JSON object"
+        raise UpstreamFailure(
+            self.name, "invalid_answer", f"HTTP {status} with a body that is {detail}: {payload[:200]!r}"
+        )
+
     @staticmethod
     def _abort(response: aiohttp.ClientResponse | None) -> None:
         if response is not None:
             response.close()
 
     async def probe(self, cache_s: float = 2.0) -> UpstreamState:
-        """Whether the upstream answers HTTP at all (any status counts: a 401 is alive)."""
+        """Whether the upstream answers HTTP at all (any status counts: a 401 is alive, though
+        not authorised)."""
         now = time.monotonic()
         if self._state is not None and now - self._state.checked_at < cache_s:
             return self._state
@@ -189,7 +253,7 @@ class Upstream:
         try:
             async with asyncio.timeout(min(2.0, self.settings.timeouts.connect)):
                 async with self._session.get(f"{self.settings.base_url}/models", headers=self._headers) as response:
-                    state = UpstreamState(True, f"HTTP {response.status}")
+                    state = UpstreamState(True, f"HTTP {response.status}", status=response.status)
         except TimeoutError:
             state = UpstreamState(False, "no answer within 2 s")
         except aiohttp.ClientError as exc:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -11,6 +13,10 @@ import pytest
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, settings_for
 from tests.redis_server import RedisServer
+
+# A gateway with redis_url needs the key that seals its privacy vault (router/privacy/vault.py);
+# the gateways of a test run (and the processes they start) share one.
+os.environ.setdefault("TANDEM_VAULT_KEY", base64.b64encode(os.urandom(32)).decode())
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +64,7 @@ def make_gateway(edge: FakeUpstream, cloud: FakeUpstream) -> Iterator[Callable[.
 @pytest.fixture()
 def gateway(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
     """A gateway whose `tandem` route is edge-only (deterministic), failover on."""
-    return make_gateway(routes={"tandem": {"strategy": "edge"}})
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}})
 
 
 @pytest.fixture()

@@ -6,7 +6,8 @@ queue the test filled, or else a plain text answer. Every request is recorded, s
 assert what an upstream received.
 
 Behaviours (`kind`): text, tool_call, error, hang, drop (stream some chunks then cut the
-connection), stall (stream some chunks then go quiet), no_done (end the stream without [DONE]).
+connection), stall (stream some chunks then go quiet), no_done (end the stream without [DONE]),
+raw (`body` as it is, with `status` and `content_type`: an answer that is not a completion).
 Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
 `usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
 `arguments`, `prompt_tokens`, `cached_tokens`, `completion_tokens`.
@@ -32,6 +33,7 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     disconnected: bool = False  # the client went away before the answer was complete
+    raw: bytes = b""  # the body exactly as it arrived
 
 
 @dataclass
@@ -121,6 +123,7 @@ class FakeUpstream:
         raw = await request.read()
         body = orjson.loads(raw)
         record = Received(request.path, dict(request.headers), body)
+        record.raw = raw
         self.received.append(record)
         behaviour = body.get("fake")
         if behaviour is None:
@@ -159,6 +162,12 @@ class FakeUpstream:
             }
             headers = {"Retry-After": str(how["retry_after"])} if "retry_after" in how else None
             return web.json_response(payload, status=status, headers=headers)
+        if kind == "raw":
+            return web.Response(
+                body=str(how.get("body", "")).encode(),
+                status=int(how.get("status", 200)),
+                content_type=how.get("content_type", "text/plain"),
+            )
         if body.get("stream"):
             return await self._stream(request, body, how)
         return web.json_response(self._completion(body, how))

@@ -10,6 +10,7 @@ import httpx
 import uvicorn
 
 from router.app import create_app
+from router.server import server_config
 from router.settings import Settings, load_settings
 from tests.fake_upstream import free_port
 
@@ -19,16 +20,8 @@ class GatewayServer:
         self.settings = settings
         self.port = free_port()
         self.app = create_app(settings)
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=self.port,
-            log_level="warning",
-            access_log=False,
-            loop="asyncio",
-            http="httptools",
-            lifespan="on",
-        )
+        # The server `tandem serve` runs (protocol, limits, loop), on a loopback port.
+        config = server_config(self.app, settings.limits, host="127.0.0.1", port=self.port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
 

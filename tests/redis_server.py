@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -12,13 +13,16 @@ from tests.fake_upstream import free_port
 
 
 class RedisServer:
-    def __init__(self, folder: Path, port: int | None = None) -> None:
+    def __init__(self, folder: Path, port: int | None = None, persistent: bool = False) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             raise RuntimeError("redis-server is not installed: `make test` installs it (apt-get install redis-server)")
         self.binary = binary
         self.folder = folder
         self.port = port or free_port()
+        # With an append-only file synced at every write, a restart keeps every write Redis
+        # acknowledged: what a production Redis with persistence does.
+        self.persistent = persistent
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -37,7 +41,9 @@ class RedisServer:
                 "--save",
                 "",
                 "--appendonly",
-                "no",
+                "yes" if self.persistent else "no",
+                "--appendfsync",
+                "always",
                 "--dir",
                 str(self.folder),
             ],
@@ -60,6 +66,22 @@ class RedisServer:
             self.process.kill()
             self.process.wait(10)
             self.process = None
+
+    def terminate(self) -> None:
+        """Stop as an operator would (SIGTERM)."""
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+    def pause(self) -> None:
+        """Freeze it (SIGSTOP): connections stay open, nothing answers."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        self.process.send_signal(signal.SIGCONT)
 
     def flush(self) -> None:
         with socket.create_connection(("127.0.0.1", self.port), timeout=2) as sock:

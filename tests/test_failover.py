@@ -17,7 +17,7 @@ def test_connection_refused_fails_over_to_the_other_target(
     make_gateway: object, client: httpx.Client, cloud: FakeUpstream
 ) -> None:
     server = make_gateway(
-        routes={"tandem": {"strategy": "edge"}}, edge_url=f"http://127.0.0.1:{free_port()}/v1"
+        routes={"tandem": {"strategy": "edge", "failover": True}}, edge_url=f"http://127.0.0.1:{free_port()}/v1"
     )  # type: ignore[operator]
     response = chat(client, server.url, fake={"text": "from the cloud"})
     assert response.status_code == 200
@@ -58,7 +58,7 @@ def test_first_byte_timeout_fails_over(
     make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
     server = make_gateway(  # type: ignore[operator]
-        routes={"tandem": {"strategy": "edge"}},
+        routes={"tandem": {"strategy": "edge", "failover": True}},
         upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 0.4, "idle": 1}}},
     )
     edge.push({"kind": "hang"})

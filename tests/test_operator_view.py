@@ -179,7 +179,7 @@ def test_pages_in_a_real_browser_match_the_ledger_and_show_no_sensitive_value(
     # Kinds and counts, never values; the task is shown with placeholders; the key never shows.
     for text in (listing, page):
         assert EMAIL not in text and ADMIN_KEY not in text
-    assert "and mail [EMAIL_1]" in page  # the task line, its e-mail address as its placeholder
+    assert "and mail [EMAIL]" in page  # the task line, its e-mail address as a typed placeholder
     # Escaped: the agent's markup is text, not elements, and ran no script.
     assert "<script" not in page.split("</style>", 1)[1] and "&lt;script&gt;" in listing
     assert "<title>Trajectory view-run · Tandem</title>" in page

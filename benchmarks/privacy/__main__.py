@@ -18,15 +18,23 @@ from router.privacy.redact import Redactor, StreamRestorer
 CHECKSUM_AND_KEYS = {
     "CARD",
     "IBAN",
-    "CN_RESIDENT_ID",
-    "ES_DNI",
-    "AWS_ACCESS_KEY",
-    "GITHUB_TOKEN",
-    "OPENAI_KEY",
-    "SLACK_TOKEN",
-    "GOOGLE_API_KEY",
+    "NATIONAL_ID",
+    "CLOUD_KEY",
+    "CODE_TOKEN",
+    "AI_KEY",
+    "MESSAGING_TOKEN",
     "JWT",
     "PRIVATE_KEY",
+}
+# The generated corpus names the value's format; detection reports its kind (router/privacy/kinds.py).
+KIND_OF = {
+    "CN_RESIDENT_ID": "NATIONAL_ID",
+    "ES_DNI": "NATIONAL_ID",
+    "AWS_ACCESS_KEY": "CLOUD_KEY",
+    "GOOGLE_API_KEY": "CLOUD_KEY",
+    "GITHUB_TOKEN": "CODE_TOKEN",
+    "OPENAI_KEY": "AI_KEY",
+    "SLACK_TOKEN": "MESSAGING_TOKEN",
 }
 
 
@@ -34,13 +42,14 @@ def quality(documents: int, seed: int) -> dict[str, tuple[int, int, int]]:
     counts: dict[str, list[int]] = {}
     for document in generate(documents, seed):
         found = {(f.type, f.value) for f in detect(document.text)}
-        for kind, _value in found | document.truth:
+        truth = {(KIND_OF.get(kind, kind), value) for kind, value in document.truth}
+        for kind, _value in found | truth:
             counts.setdefault(kind, [0, 0, 0])
-        for kind, _value in found & document.truth:
+        for kind, _value in found & truth:
             counts[kind][0] += 1
-        for kind, _value in found - document.truth:
+        for kind, _value in found - truth:
             counts[kind][1] += 1
-        for kind, _value in document.truth - found:
+        for kind, _value in truth - found:
             counts[kind][2] += 1
     return {kind: (tp, fp, fn) for kind, (tp, fp, fn) in sorted(counts.items())}
 
@@ -148,3 +157,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    # The acceptance figures: public sources, held-out part (benchmarks/privacy/evaluate.py).
+    from benchmarks.privacy import evaluate
+
+    evaluate.main([])

@@ -6,6 +6,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from router.api.auth import client_namespace
+from router.api.disconnect import ClientWatch
 from router.errors import GatewayError
 from router.pipeline import Gateway
 
@@ -37,4 +38,6 @@ async def chat_completions(request: Request) -> Response:
     gateway: Gateway = request.app.state.gateway
     namespace = client_namespace(request)
     body = await read_body(request, gateway.settings.max_body_bytes)
-    return await gateway.chat(body, request.headers, request.path_params.get("session"), namespace)
+    watch = ClientWatch(request.receive)
+    step = gateway.chat(body, request.headers, request.path_params.get("session"), namespace, watch.start)
+    return await watch.answer(step)

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.chat import read_body
-from router.api.translated import parsed, serve
+from router.api.translated import Surface, Translate, parsed, serve
 from router.errors import GatewayError
 from router.pipeline import Gateway
-from router.protocol.messages import StreamTranslator, error_body, from_chat, to_chat
+from router.protocol.messages import StreamTranslator, error_body, estimate_tokens, from_chat, to_chat
+
+
+def _stream(chat: dict[str, Any]) -> Translate:
+    return StreamTranslator(estimate_tokens(chat)).translate
+
+
+SURFACE = Surface(to_chat, from_chat, _stream, error_body)
 
 
 async def messages(request: Request) -> Response:
-    return await serve(request, to_chat, from_chat, lambda: StreamTranslator().translate, error_body)
+    return await serve(request, SURFACE)
 
 
 async def count_tokens(request: Request) -> Response:
@@ -26,5 +35,6 @@ async def count_tokens(request: Request) -> Response:
         raw = await read_body(request, gateway.settings.max_body_bytes)
         parsed(raw)
     except GatewayError as exc:
-        return Response(error_body(exc.status, exc.message), status_code=exc.status, media_type="application/json")
+        error = {"message": exc.message, "type": exc.type, "code": exc.code, "param": exc.param}
+        return Response(error_body(exc.status, error), status_code=exc.status, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": max(len(raw) // 4, 1)}), media_type="application/json")

@@ -5,16 +5,35 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from router.aliases import listed_models
 from router.api.auth import check_client_key
 from router.pipeline import Gateway
 from router.wire import json_response
 
 
 async def list_models(request: Request) -> Response:
+    """One answer both the OpenAI and the Anthropic SDKs read (Claude Code asks with
+    `?limit=1000` and reads `data[].id`, `has_more`); there is one page, whatever the limit."""
     gateway: Gateway = request.app.state.gateway
     check_client_key(request, request.app.state.client_keys)
-    data = [{"id": name, "object": "model", "created": 0, "owned_by": "tandem"} for name in gateway.routes]
-    return json_response({"object": "list", "data": data})
+    data = [
+        {
+            "id": name,
+            "object": "model",
+            "created": 0,
+            "owned_by": "tandem",
+            "type": "model",
+            "display_name": name,
+            "created_at": "1970-01-01T00:00:00Z",
+        }
+        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
+    ]
+    first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
+    return json_response({"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last})
+
+
+async def reachable(request: Request) -> Response:
+    return Response(b"", status_code=200)
 
 
 async def model_info(request: Request) -> Response:
@@ -37,6 +56,6 @@ async def model_info(request: Request) -> Response:
                 "supports_tool_choice": True,
             },
         }
-        for name in gateway.routes
+        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
     ]
     return json_response({"data": data})

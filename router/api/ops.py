@@ -1,36 +1,94 @@
-"""Operations endpoints: `/healthz` (the process answers), `/readyz` (it can serve), `/metrics`."""
+"""Operations endpoints: `/healthz` (the process answers), `/readyz` (it can serve), `/metrics`.
+
+`/readyz` needs no key, so it shows nothing that may be a credential: an upstream's base URL
+without user:password@ and query, and no detail that could carry either. It reports apart
+whether each upstream answers ("reachable") and whether it takes the gateway's key
+("authorised"): a cloud upstream that answers 401 leaves the pod ready, since edge steps still
+work, but shows in the field, in `tandem_upstream_authorised` and in a log line at start.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from router.pipeline import Gateway
+from router.settings import ConfigError, public_url
+from router.upstream import Upstream, UpstreamState
 from router.wire import json_response
+
+log = logging.getLogger("tandem")
 
 
 async def healthz(request: Request) -> Response:
     return json_response({"status": "ok"})
 
 
-async def readyz(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
+def _scrubbed(text: str, upstream: Upstream) -> str:
+    """`text` with the upstream's configured URL and key taken out (an error message may quote them)."""
+    base_url = upstream.settings.base_url
+    text = text.replace(base_url, public_url(base_url))
+    try:
+        key = upstream.settings.api_key()
+    except ConfigError:  # a key file gone since start: nothing of it to take out
+        key = None
+    if key:
+        text = text.replace(key, "***")
+    return text
+
+
+def _describe(upstream: Upstream, state: UpstreamState) -> dict[str, Any]:
+    return {
+        "reachable": state.reachable,
+        "authorised": state.authorised,
+        "detail": _scrubbed(state.detail, upstream),
+        "base_url": public_url(upstream.settings.base_url),
+        "model": upstream.model,
+    }
+
+
+async def check_upstreams(gateway: Gateway) -> dict[str, dict[str, Any]]:
+    """Probe every upstream; set the readiness gauges; what `/readyz` shows of each."""
     names = list(gateway.upstreams)
     states = await asyncio.gather(*(gateway.upstreams[n].probe() for n in names))
-    upstreams = {
-        name: {
-            "reachable": state.reachable,
-            "detail": state.detail,
-            "base_url": gateway.upstreams[name].settings.base_url,
-            "model": gateway.upstreams[name].model,
-        }
-        for name, state in zip(names, states, strict=True)
-    }
-    ready = any(state.reachable for state in states)
-    return json_response({"ready": ready, "upstreams": upstreams}, status=200 if ready else 503)
+    report = {}
+    for name, state in zip(names, states, strict=True):
+        gateway.metrics.upstream_reachable.labels(name).set(1 if state.reachable else 0)
+        gateway.metrics.upstream_authorised.labels(name).set(1 if state.authorised else 0)
+        report[name] = _describe(gateway.upstreams[name], state)
+    return report
+
+
+async def log_upstreams(gateway: Gateway) -> None:
+    """One line per upstream at start: reachable, and whether it took the gateway's key."""
+    for name, state in (await check_upstreams(gateway)).items():
+        if not state["reachable"]:
+            log.warning("upstream %s is not reachable (%s)", name, state["detail"])
+        elif not state["authorised"]:
+            log.warning(
+                "upstream %s is reachable but NOT authorised (%s): steps sent to it will fail until "
+                "its key (api_key_env / api_key_file) is right",
+                name,
+                state["detail"],
+            )
+        else:
+            log.info("upstream %s is reachable and authorised (%s)", name, state["detail"])
+
+
+async def readyz(request: Request) -> Response:
+    gateway: Gateway = request.app.state.gateway
+    upstreams = await check_upstreams(gateway)
+    # Ready while any upstream answers: an unauthorised cloud must not take edge traffic down.
+    ready = any(state["reachable"] for state in upstreams.values())
+    # The audit log's state is shown, not judged: a full audit disk must not take every replica
+    # out of service (lines queue, then drop, counted in tandem_audit_lines).
+    body = {"ready": ready, "upstreams": upstreams, "audit": gateway.audit.state}
+    return json_response(body, status=200 if ready else 503)
 
 
 async def metrics(request: Request) -> Response:

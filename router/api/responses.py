@@ -1,19 +1,22 @@
-"""`POST /v1/responses` (OpenAI Responses, Codex CLI): errors in the OpenAI shape."""
+"""`POST /v1/responses` (OpenAI Responses, Codex CLI)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from router.api.translated import serve
-from router.errors import error_body
-from router.protocol.responses import StreamTranslator, from_chat, to_chat
+from router.api.translated import Surface, Translate, serve
+from router.protocol.responses import StreamTranslator, error_body, from_chat, stream_error, to_chat
 
 
-def _error(status: int, message: str) -> bytes:
-    kind = "invalid_request_error" if status < 500 else "server_error"
-    return error_body(message, kind, None)
+def _stream(chat: dict[str, Any]) -> Translate:
+    return StreamTranslator().translate
+
+
+SURFACE = Surface(to_chat, from_chat, _stream, error_body, stream_error)
 
 
 async def responses(request: Request) -> Response:
-    return await serve(request, to_chat, from_chat, lambda: StreamTranslator().translate, _error)
+    return await serve(request, SURFACE)

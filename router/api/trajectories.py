@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from datetime import datetime
 from typing import Any
@@ -20,34 +22,78 @@ from router.trajectory.state import ListQuery, Outcome, Trajectory
 from router.wire import json_response
 
 MAX_LIMIT = 500
+# Times are unix seconds from 1970 to the end of year 9999: anything else (nan, inf, a negative or
+# astronomic number) is a mistake to report, and must never reach the store as a query.
+MAX_TIME = 253_402_300_799.0
+MAX_ROUTE_CHARS = 200
+LIST_PARAMS = ("limit", "before", "since", "until", "route")
+LIMIT_TEXT = re.compile(r"[0-9]{1,6}")
 
 
 def parse_time(value: str, name: str) -> float:
-    """Unix seconds or an ISO 8601 time (UTC when no zone is given)."""
+    """Unix seconds or an ISO 8601 time (UTC when no zone is given), from 1970 to 9999."""
     try:
-        return float(value)
+        seconds = float(value)
     except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise bad_request(f"'{name}' must be unix seconds or an ISO 8601 time, got {value!r}", param=name) from exc
-    if moment.tzinfo is None:
-        return moment.replace(tzinfo=datetime.now().astimezone().tzinfo).timestamp()
-    return moment.timestamp()
+        seconds = None
+    if seconds is None:
+        try:
+            moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=datetime.now().astimezone().tzinfo)
+            seconds = moment.timestamp()
+        except (ValueError, OverflowError, OSError) as exc:
+            raise bad_request(
+                f"'{name}' must be unix seconds or an ISO 8601 time, got {value[:80]!r}", param=name
+            ) from exc
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TIME:
+        raise bad_request(
+            f"'{name}' must be a time from 1970 to 9999 (unix seconds 0 to {MAX_TIME:.0f}), got {value[:80]!r}",
+            param=name,
+        )
+    return seconds
+
+
+def _single(request: Request, name: str) -> str | None:
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise bad_request(f"query parameter '{name}' is given {len(values)} times; give it once", param=name)
+    return values[0] if values else None
+
+
+def no_query(request: Request) -> None:
+    """Endpoints that take no query parameters say so rather than ignore them."""
+    if request.query_params:
+        name = next(iter(request.query_params.keys()))
+        raise bad_request(f"this endpoint takes no query parameters, got '{name[:80]}'", param=name[:80])
 
 
 def _query(request: Request, namespace: str | None) -> ListQuery:
-    params = request.query_params
-    limit_text = params.get("limit", "50")
-    if not limit_text.isdigit() or not 1 <= int(limit_text) <= MAX_LIMIT:
-        raise bad_request(f"'limit' must be a whole number from 1 to {MAX_LIMIT}, got {limit_text!r}", param="limit")
-    times = {name: parse_time(params[name], name) for name in ("before", "since", "until") if name in params}
-    return ListQuery(limit=int(limit_text), route=params.get("route"), namespace=namespace, **times)
+    unknown = sorted(set(request.query_params.keys()) - set(LIST_PARAMS))
+    if unknown:
+        raise bad_request(
+            f"unknown query parameter '{unknown[0][:80]}'; the parameters are {', '.join(LIST_PARAMS)}",
+            param=unknown[0][:80],
+        )
+    limit_text = _single(request, "limit") or "50"
+    if not LIMIT_TEXT.fullmatch(limit_text) or not 1 <= int(limit_text) <= MAX_LIMIT:
+        raise bad_request(
+            f"'limit' must be a whole number from 1 to {MAX_LIMIT}, got {limit_text[:80]!r}", param="limit"
+        )
+    times: dict[str, float] = {}
+    for name in ("before", "since", "until"):
+        text = _single(request, name)
+        if text is not None:
+            times[name] = parse_time(text, name)
+    route = _single(request, "route")
+    if route is not None and (not route or len(route) > MAX_ROUTE_CHARS or not route.isprintable()):
+        raise bad_request(f"'route' must be a route name of 1 to {MAX_ROUTE_CHARS} printable characters", param="route")
+    return ListQuery(limit=int(limit_text), route=route, namespace=namespace, **times)
 
 
 async def _visible(gateway: Gateway, request: Request) -> Trajectory:
     scope = trajectory_scope(request)
+    no_query(request)
     trajectory_id = request.path_params["trajectory_id"]
     if not is_valid_id(trajectory_id):
         raise bad_request("a trajectory id is 1 to 200 characters of letters, digits and . _ : @ + = ~ -", param="id")

@@ -24,8 +24,8 @@ from router.api import view_html
 from router.api.chat import read_body
 from router.errors import GatewayError
 from router.pipeline import Gateway
-from router.privacy.guard import VAULT, exposure_summary
-from router.privacy.redact import Redactor
+from router.privacy.at_rest import masked
+from router.privacy.guard import exposure_summary
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Trajectory
 
@@ -95,11 +95,10 @@ def _challenge() -> Response:
 
 
 def _shown(trajectory: Trajectory) -> dict[str, Any]:
-    """The trajectory's fields, the task with its detected sensitive values as placeholders."""
+    """The trajectory's fields, the task with its sensitive values as typed placeholders (found
+    anew: the vault's originals are sealed, and an `allow` route keeps its task as it came)."""
     data = trajectory.as_dict()
-    vault = {value: key[len(VAULT) :] for key, value in trajectory.notes.items() if key.startswith(VAULT)}
-    task, _ = Redactor(vault).text(trajectory.task)
-    data["task_shown"] = task[:160]
+    data["task_shown"] = masked(trajectory.task)[:160]
     data.pop("notes", None)
     return data
 

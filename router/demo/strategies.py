@@ -38,7 +38,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     Strategy("random", "random p=0.4", {"strategy": "random", "p": 0.4}, seeded=True),
     Strategy("task", "task routing", {"strategy": "task", "cloud_if_matches": HARD_TASKS}),
     Strategy("entropy", "entropy > 1.7", {"strategy": "entropy", "threshold": 1.7}),
-    # The shipped ONNX judge (trained on this simulation's runs), at its card's threshold.
+    # The shipped ONNX judge (trained on real public agent runs), at its card's threshold.
     Strategy("judge", "ONNX judge", {"strategy": "judge"}),
     Strategy(
         "llm-judge",

@@ -46,6 +46,7 @@ class Reason(StrEnum):
     PINNED = "pinned_edge"  # a constraint: the trajectory is pinned to the edge (privacy)
     INNER_FAILED = "inner_call_failed"  # the strategy's inner call failed; the fallback target
     PRIVACY = "privacy_keep_local"  # privacy: sensitive values in the context keep the step local
+    UNDECIDED = "undecided"  # the step ended (an error, the client left) before a decision
 
 
 @dataclass(frozen=True, slots=True)

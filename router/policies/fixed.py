@@ -17,6 +17,8 @@ class FixedPolicy:
 
 class EdgeRoute(RouteBase):
     strategy: Literal["edge"]
+    # Edge-only means the data never leaves: no failover to the cloud unless asked for.
+    failover: bool = False
 
     def build(self) -> Policy:
         return FixedPolicy("edge")

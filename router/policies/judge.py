@@ -1,22 +1,29 @@
 """The judge strategy: the small ONNX classifier scores how much a step needs the cloud, from
 features of the trajectory's state (judge/features.py), inline on the CPU in microseconds.
 
-Score at or above the threshold → cloud. The threshold is the model card's (calibrated to a
-cloud share), a fixed one from config, or held online at `target_cloud_share` per trajectory
-and globally (judge/calibrate.py's OnlineThreshold, bounded). A judge that fails sends the
-step to `on_failure` and counts it.
+The score is the judged chance that the step's action fails; at or above the threshold → cloud.
+The threshold is the model card's (calibrated to a cloud share), a fixed one from config, or held
+online at `target_cloud_share` per trajectory and globally (judge/calibrate.py's OnlineThreshold,
+bounded). A judge that fails sends the step to `on_failure` and counts it.
+
+`sees: draft`: the edge drafts the step first; the judge scores the state together with the draft
+(judge/draft.py) with its own model and calibrated threshold (judge/models/judge-draft.onnx). An
+accepted draft is the step's answer (no second edge call); a rejected one goes to the cloud. An
+edge that fails to draft sends the step to `on_failure`.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, model_validator
 
 import judge as judge_package
+from router.inner import InnerCallError, first_message
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.common import ask_edge, prepared
 
 if TYPE_CHECKING:
     from judge.features import TrajectoryCounters
@@ -24,6 +31,11 @@ if TYPE_CHECKING:
 # onnxruntime and numpy (~25 MB of a gateway's memory) are imported only when a route uses the
 # judge: the imports below sit inside the functions that need them.
 DEFAULT_MODEL = Path(judge_package.__file__).parent / "models" / "judge.onnx"
+DEFAULT_DRAFT_MODEL = DEFAULT_MODEL.with_name("judge-draft.onnx")
+
+
+def model_path(settings: JudgeRoute) -> Path:
+    return settings.model or (DEFAULT_DRAFT_MODEL if settings.sees == "draft" else DEFAULT_MODEL)
 
 
 def counters_of(step: StepContext) -> TrajectoryCounters:
@@ -45,7 +57,7 @@ class JudgePolicy:
         from judge.model import ReloadingJudge
 
         self._settings = settings
-        self.judge = ReloadingJudge(settings.model or DEFAULT_MODEL, check_interval_s=settings.reload_check_s)
+        self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s)
         self._online = (
             OnlineThreshold(
                 target_share=settings.target_cloud_share,
@@ -60,6 +72,12 @@ class JudgePolicy:
 
     async def decide(self, step: StepContext) -> Decision:
         settings = self._settings
+        draft: tuple[dict[str, Any], int] | None = None
+        if settings.sees == "draft":
+            try:
+                draft = await ask_edge(step, "draft")
+            except InnerCallError:
+                return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
         metrics = step.metrics
         started = time.perf_counter()
         reloads_failed = self.judge.reload_failures
@@ -67,7 +85,15 @@ class JudgePolicy:
 
         try:
             counters = counters_of(step)
-            features = step_features(step.request.messages, counters, step.request.raw.get("tools"))
+            tools = step.request.raw.get("tools")
+            features = step_features(step.request.messages, counters, tools)
+            if draft is not None:
+                import numpy as np
+
+                from judge.draft import draft_features
+
+                drafted = draft_features(first_message(draft[0]), step.request.messages, tools)
+                features = np.concatenate((features, drafted))
             score = self.judge.score(features)
         except Exception:  # a broken judge must not break the agent's step: fall back, count
             if metrics is not None:
@@ -86,7 +112,9 @@ class JudgePolicy:
             metrics.judge_score.labels(step.route).observe(score)
         target: Target = "cloud" if cloud else "edge"
         recorded = [round(float(v), 5) for v in features] if settings.record_features else None
-        return Decision(target=target, reason=Reason.JUDGE, score=round(score, 5), features=recorded)
+        # An accepted draft is the answer: the edge is not asked the same question twice.
+        answer = prepared(*draft) if draft is not None and not cloud else None
+        return Decision(target=target, reason=Reason.JUDGE, score=round(score, 5), features=recorded, answer=answer)
 
 
 class JudgeRoute(RouteBase):
@@ -101,16 +129,23 @@ class JudgeRoute(RouteBase):
     on_failure: Target = "cloud"
     record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
     reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")
+    sees: Literal["state", "draft"] = Field(
+        "state", description="draft: the edge drafts first and the judge scores the state with the draft"
+    )
 
     @model_validator(mode="after")
     def _model_loads(self) -> JudgeRoute:
         from judge.model import JudgeModel, JudgeModelError
 
-        path = self.model or DEFAULT_MODEL
         try:
-            JudgeModel.load(path)
+            loaded = JudgeModel.load(model_path(self))
         except JudgeModelError as exc:
             raise ValueError(str(exc)) from exc
+        if loaded.card.sees != self.sees:
+            raise ValueError(
+                f"{model_path(self)}: the model was trained for sees: {loaded.card.sees}, "
+                f"the route has sees: {self.sees}"
+            )
         low, high = self.threshold_bounds
         if not 0 <= low <= high <= 1:
             raise ValueError(f"threshold_bounds must be 0 <= low <= high <= 1, got {self.threshold_bounds}")

@@ -14,14 +14,13 @@ from router.policies.base import Decision, Policy, Reason, RouteBase, StepContex
 class RandomPolicy:
     def __init__(self, p: float, seed: int | None) -> None:
         self._p = p
-        self._seed = seed
-        self._rng = random.Random()
+        # Unseeded: a salt drawn at start. Either way the draw is a function of (seed,
+        # trajectory, step): a client's retry of a step gets the target its first attempt got,
+        # and a seeded run is reproducible whatever order steps arrive in and whichever
+        # replica answers them.
+        self._seed = seed if seed is not None else random.SystemRandom().getrandbits(64)
 
     def _draw(self, step: StepContext) -> float:
-        if self._seed is None:
-            return self._rng.random()
-        # Seeded: the draw is a function of (seed, trajectory, step), so a run is reproducible
-        # whatever order steps arrive in and whichever replica answers them.
         key = f"{self._seed}:{step.trajectory_id}:{step.step}".encode()
         return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64
 

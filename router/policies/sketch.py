@@ -12,6 +12,7 @@ from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
 from router.policies.constraints import cloud_refusal
+from router.privacy.at_rest import to_keep, to_use
 from router.trajectory.identify import task_of
 
 NOTE = "plan"
@@ -39,6 +40,8 @@ class SketchPolicy:
             plan = await self._write_plan(step)
         if not plan:
             return Decision(target="edge", reason=Reason.SKETCH)
+        # Kept with placeholders on a sensitive route; the edge gets the originals back.
+        plan = to_use(step.calls.privacy if step.calls is not None else None, plan)
         return Decision(target="edge", reason=Reason.SKETCH, patch={"messages": with_plan(step.request.messages, plan)})
 
     async def _write_plan(self, step: StepContext) -> str:
@@ -52,7 +55,7 @@ class SketchPolicy:
             plan = ""
         if step.store is not None:
             # Even an empty plan is kept: a failed planner is not asked again at every step.
-            plan = await step.store.note(step.trajectory_id, NOTE, plan, keep_first=True)
+            plan = await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
         return plan
 
 

@@ -1,6 +1,8 @@
 """Task routing (EC2-Bench): one decision per run, at its first step, kept for every step.
 
-The decision is a rule on the task (the first user message): a pattern, or its length; the
+The decision is a rule on the task (the user's request, found behind the client's boilerplate by
+`judge.task.real_task`: Claude Code's reminders, Codex's environment block, Aider's examples): a
+pattern, or its length; the
 chosen target is remembered on the trajectory, so that every replica keeps it.
 """
 
@@ -11,8 +13,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from judge.task import real_task
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
-from router.trajectory.identify import task_of
 
 NOTE = "task_target"
 
@@ -34,7 +36,7 @@ class TaskPolicy:
         notes = step.trajectory.notes if step.trajectory is not None else {}
         kept = notes.get(NOTE)
         if kept not in ("edge", "cloud"):
-            chosen = self._choose(task_of(step.request.messages))
+            chosen = self._choose(real_task(step.request.messages))
             kept = chosen
             if step.store is not None:
                 # keep_first: if two replicas decide the first step at once, one choice wins.

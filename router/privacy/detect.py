@@ -1,207 +1,104 @@
 """Detect PII and secrets in text that would go to the cloud.
 
-Each detector is a regular expression that finds candidates plus, where the format has one, a
-validator (Luhn for cards, mod 97 for IBANs, the check character of national ids, the octet
-range of IPv4 addresses, the entropy of a secret). Candidates are cheap to find; validation is
-what keeps look-alikes (order numbers, version strings, hashes, dates) out.
+Detectors (detector.py) come from three places: Tandem's own (patterns.py), national ids
+validated by python-stdnum (national_ids.py) and provider secret rules from gitleaks' published
+rule data (provider_rules.py). Every one reports a kind of the small vocabulary in kinds.py.
 
-Speed: hyperscan looks for every detector's core at once, in one pass over the bytes; the
-exact pattern (with its look-arounds) and the validator run only where a core matched. Without
+Speed: hyperscan looks for every detector's core at once, in one pass over the UTF-8 bytes;
+the exact pattern (with its look-arounds), the validator and the context rules run only where a
+core matched. Cores that could match at every position of a long run (digits, hex) start at a
+token boundary, so a 50 MB line of digits gives one candidate, not fifty million. Without
 hyperscan every exact pattern scans the whole text: the same findings, more slowly.
+
+Optional backends (a Presidio analyzer for names and addresses, see presidio.py) plug in through
+`register`; they run after Tandem's detectors and their findings take the places left free.
 """
 
 from __future__ import annotations
 
 import bisect
-import re
+import hashlib
+import importlib.metadata
+import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from pathlib import Path
 
-from router.privacy import validators
+from router.privacy import national_ids, patterns, provider_rules
+from router.privacy.detector import Detector, Finding
 
+__all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "register"]
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    type: str
-    value: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True, slots=True)
-class Detector:
-    type: str
-    pattern: re.Pattern[str]  # the exact pattern (with its boundary checks), run on candidates only
-    core: bytes  # what hyperscan looks for: the pattern without look-arounds (a superset of it)
-    validate: Callable[[str], bool] | None = None
-    group: int = 0  # the group holding the value (0: the whole match)
-    reach: int = 0  # bytes past the core's end the exact match may still extend (private keys)
-
-
-_B = r"(?<![\w.+-])"  # not inside a longer token
-_E = r"(?![\w@-])"
-_SECRET_WORDS = (
-    r"(?:pass(?:word|wd)?|secret|token|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?)"
+_OWN = patterns.DETECTORS
+_SECRETS = tuple(
+    d for d in _OWN if d.type not in ("SECRET_ASSIGNMENT", "EMAIL", "IBAN", "CARD", "US_SSN", "PHONE", "IP_ADDRESS")
 )
-
+_ASSIGNMENTS = tuple(d for d in _OWN if d.type == "SECRET_ASSIGNMENT")
+_PERSONAL_FIRST = tuple(d for d in _OWN if d.type in ("EMAIL", "IBAN", "CARD"))
+_PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("US_SSN", "PHONE", "IP_ADDRESS"))
 # Ordered from the most specific: where two findings overlap, the earlier detector's stands.
 DETECTORS: tuple[Detector, ...] = (
-    Detector(
-        "PRIVATE_KEY",
-        re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----[\s\S]+?-----END (?:[A-Z]+ )*PRIVATE KEY-----"),
-        rb"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY-----",
-        reach=16384,
-    ),
-    Detector(
-        "JWT",
-        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,}"),
-        rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16}",
-        reach=4096,
-    ),
-    Detector(
-        "URL_CREDENTIALS",
-        re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+"),
-        rb"://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@",
-        reach=600,
-    ),
-    Detector(
-        "AWS_ACCESS_KEY",
-        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}(?![A-Z0-9])"),
-        rb"(?:AKIA|ASIA|AGPA|AIDA|AROA)[A-Z0-9]{16}",
-    ),
-    Detector(
-        "GITHUB_TOKEN",
-        re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})"),
-        rb"gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50}",
-        reach=256,
-    ),
-    Detector(
-        "OPENAI_KEY",
-        re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|ant-api\d\d-)?[A-Za-z0-9_-]{20,}"),
-        rb"sk-[A-Za-z0-9_-]{20}",
-        reach=256,
-    ),
-    Detector(
-        "SLACK_TOKEN",
-        re.compile(r"(?<![\w-])xox[abposr]-[A-Za-z0-9-]{10,}"),
-        rb"xox[abposr]-[A-Za-z0-9-]{10}",
-        reach=256,
-    ),
-    Detector(
-        "SLACK_WEBHOOK",
-        re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}"),
-        rb"https://hooks\.slack\.com/services/",
-        reach=256,
-    ),
-    Detector("GOOGLE_API_KEY", re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"), rb"AIza[0-9A-Za-z_-]{35}"),
-    Detector(
-        "STRIPE_KEY",
-        re.compile(r"(?<![\w])(?:sk|rk)_live_[0-9A-Za-z]{20,}"),
-        rb"(?:sk|rk)_live_[0-9A-Za-z]{20}",
-        reach=256,
-    ),
-    Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(r"(?i)" + _SECRET_WORDS + r"[\"']?\s*[:=]\s*[\"']?([^\s\"',;}{<>]{8,200})"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"[\"']?\s*[:=]\s*[\"']?[^\s\"',;}{<>]{8}",
-        validate=validators.secret_value,
-        group=1,
-        reach=200,
-    ),
-    Detector(
-        "EMAIL",
-        re.compile(
-            r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}"
-            r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
-            r"(?![A-Za-z0-9-])"
-        ),
-        rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
-        reach=30,
-    ),
-    Detector(
-        "IBAN",
-        re.compile(r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"),
-        rb"[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2}",
-        validate=validators.iban,
-        reach=30,
-    ),
-    Detector(
-        "CN_RESIDENT_ID",
-        re.compile(
-            r"(?<![\d])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
-            r"\d{3}[\dXx](?![\dA-Za-z])"
-        ),
-        rb"[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]",
-        validate=validators.cn_id,
-    ),
-    Detector(
-        "CARD", re.compile(_B + r"(?:\d[ -]?){12,18}\d" + _E), rb"(?:\d[ -]?){12}\d", validate=validators.card, reach=12
-    ),
-    Detector("US_SSN", re.compile(_B + r"\d{3}-\d{2}-\d{4}" + _E), rb"\d{3}-\d{2}-\d{4}", validate=validators.ssn),
-    Detector(
-        "ES_DNI",
-        re.compile(r"(?<![\w])\d{8}-?[A-HJ-NP-TV-Z](?![\w])"),
-        rb"\d{8}-?[A-HJ-NP-TV-Z]",
-        validate=lambda v: validators.es_dni(v.replace("-", "")),
-    ),
-    Detector(
-        "PHONE",
-        re.compile(
-            r"(?:(?<![\w+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,4}\)?){2,5}\d(?![\d-])"
-            r"|(?<![\w.-])\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}(?![\w-]))"
-        ),
-        rb"\+[1-9]\d{0,2}[ .-]?\(?\d|\(?\d{3}\)?[ .-]\d{3}[ .-]\d{4}",
-        validate=validators.phone,
-        reach=20,
-    ),
-    Detector(
-        "IP_ADDRESS",
-        re.compile(r"(?<![\w.])(?<!version )(?<!Version )(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"),
-        rb"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
-        validate=validators.ipv4,
-    ),
-    Detector(
-        "IP_ADDRESS",
-        re.compile(
-            r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}(?::|(?::[0-9a-fA-F]{1,4}){1,7}|"
-            r"[0-9a-fA-F]{1,4})(?![\w:])"
-        ),
-        rb"(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}|[0-9a-fA-F]{0,4}::[0-9a-fA-F]{1,4}",
-        validate=validators.ipv6,
-        reach=40,
-    ),
+    _SECRETS + provider_rules.detectors() + _ASSIGNMENTS + _PERSONAL_FIRST + national_ids.detectors() + _PERSONAL_LAST
 )
-
 TYPES: tuple[str, ...] = tuple(dict.fromkeys(d.type for d in DETECTORS))
+# Without start-of-match tracking a match reports start 0: its start is at most this far back.
+_KEYWORD_SPAN = [d.keyword_core for d in DETECTORS]
 # Characters of context the exact patterns' look-arounds read on each side of a candidate.
 _MARGIN = 16
+# UTF-8 continuation bytes: a byte offset minus the continuation bytes before it is the
+# character offset (surrogates encoded with surrogatepass follow the same rule).
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+Backend = Callable[[str], list[Finding]]
+_BACKENDS: list[Backend] = []
+
+
+def register(backend: Backend) -> None:
+    """Add a detector backend (names, addresses…): called with each text after Tandem's own."""
+    _BACKENDS.append(backend)
 
 
 class _Engine:
-    """Hyperscan over every detector's core at once (~1 ms per MB of ordinary text): only
-    where a core matches does the exact pattern, with its validator, run."""
+    """Hyperscan over every detector's core at once: only where a core matches does the exact
+    pattern, with its validator, run. Compiling ~270 expressions takes seconds, so the compiled
+    database is kept in a cache directory (`TANDEM_CACHE_DIR`, else the user's cache) keyed by
+    the expressions and the hyperscan version; without a writable one it is compiled each time."""
 
     def __init__(self) -> None:
         import hyperscan
 
-        self._db = hyperscan.Database()
         cores = [detector.core for detector in DETECTORS]
-        self._db.compile(
-            expressions=cores,
-            ids=list(range(len(cores))),
-            elements=len(cores),
-            flags=[hyperscan.HS_FLAG_SOM_LEFTMOST] * len(cores),
-        )
-        self._scratch = hyperscan.Scratch(self._db)
+        # Start of match is costly to track: only cores that need it ask for it.
+        flags = [0 if d.keyword_core else hyperscan.HS_FLAG_SOM_LEFTMOST for d in DETECTORS]
+        version = importlib.metadata.version("hyperscan")
+        key = hashlib.sha256(repr((version, cores, flags)).encode()).hexdigest()[:24]
+        cache = Path(os.environ.get("TANDEM_CACHE_DIR") or Path.home() / ".cache" / "tandem") / f"hs-{key}.db"
+        try:
+            database = hyperscan.loadb(cache.read_bytes(), hyperscan.HS_MODE_BLOCK)
+        except Exception:  # absent, unreadable or from another build: compile it
+            database = hyperscan.Database()
+            database.compile(expressions=cores, ids=list(range(len(cores))), elements=len(cores), flags=flags)
+            try:
+                cache.parent.mkdir(parents=True, exist_ok=True)
+                partial = cache.with_suffix(f".{os.getpid()}.tmp")
+                partial.write_bytes(hyperscan.dumpb(database))
+                partial.replace(cache)
+            except OSError:
+                pass
+        self._db = database
+        self._scratch = hyperscan.Scratch(database)
 
     def candidates(self, data: bytes) -> dict[int, list[tuple[int, int]]]:
-        """Per detector, the merged spans where its core matched."""
+        """Per detector, the merged spans (byte offsets) where its core matched."""
         hits: dict[int, list[tuple[int, int]]] = {}
 
         def on_match(index: int, start: int, end: int, _flags: int, _context: object) -> None:
+            if not start and _KEYWORD_SPAN[index]:
+                start = max(0, end - _KEYWORD_SPAN[index])
             spans = hits.setdefault(index, [])
             if spans and start <= spans[-1][1]:
-                spans[-1] = (min(spans[-1][0], start), max(spans[-1][1], end))
+                last = spans[-1]
+                if end > last[1]:
+                    spans[-1] = (last[0] if last[0] < start else start, end)
             else:
                 spans.append((start, end))
 
@@ -219,46 +116,105 @@ def _load_engine() -> _Engine | None:
 _ENGINE = _load_engine()
 
 
+class _Kept:
+    """Findings kept so far, as sorted non-overlapping spans: detectors run from the most
+    specific, and a later detector's match that overlaps a kept finding is dropped before its
+    (costly) validation, as it would be after it."""
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.findings: list[Finding] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        position = bisect.bisect_left(self.starts, start)
+        if position > 0 and self.ends[position - 1] > start:
+            return True
+        return position < len(self.starts) and self.starts[position] < end
+
+    def add(self, detector: Detector, found: list[tuple[int, int, str]]) -> None:
+        for start, end, value in sorted(found):
+            if not self.overlaps(start, end):
+                position = bisect.bisect_left(self.starts, start)
+                self.starts.insert(position, start)
+                self.ends.insert(position, end)
+                self.findings.append(Finding(detector.type, value, start, end, detector.rule or detector.type))
+
+    def result(self) -> list[Finding]:
+        return sorted(self.findings, key=lambda f: f.start)
+
+
 def _exact(
-    detector: Detector, text: str, start: int, end: int, before: int | None = None
+    detector: Detector, text: str, start: int, end: int, before: int | None = None, kept: _Kept | None = None
 ) -> list[tuple[int, int, str]]:
     """The exact pattern's validated matches in text[start:end] (look-arounds see around it)
-    that begin before `before` (matches further on belong to a later candidate)."""
+    that begin before `before` (matches further on belong to a later candidate) and overlap no
+    kept finding. A match that fails is retried one character on, so that a longer look-alike
+    does not hide a value inside it and the result does not depend on where the window begins."""
     found = []
-    for match in detector.pattern.finditer(text, start, end):
-        if before is not None and match.start() >= before:
+    position = start
+    rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
+    while position < end:
+        match = detector.pattern.search(text, position, end)
+        if match is None or (before is not None and match.start() >= before):
             break
         value = match.group(detector.group)
-        if detector.validate is None or detector.validate(value):
-            found.append((*match.span(detector.group), value))
+        span = match.span(detector.group)
+        if not value or value in rejected or (kept is not None and kept.overlaps(*span)):
+            position = match.start() + 1
+            continue
+        if detector.validate is not None and not detector.validate(value):
+            rejected.add(value)
+            position = match.start() + 1
+            continue
+        if detector.check is None or detector.check(text, *span):
+            found.append((*span, value))
+            position = max(match.end(), match.start() + 1)
+        else:
+            position = match.start() + 1
     return found
-
-
-def _resolve(raw: list[tuple[int, int, int, str]]) -> list[Finding]:
-    """Overlapping findings: the earlier detector's stands (`raw`: detector index, span, value)."""
-    raw.sort()
-    # Kept spans never overlap, so sorted by start they are sorted by end too: one bisect finds
-    # the only neighbours a new span could overlap (dense text holds thousands of findings).
-    starts: list[int] = []
-    ends: list[int] = []
-    findings: list[Finding] = []
-    for index, start, end, value in raw:
-        position = bisect.bisect_left(starts, start)
-        if position > 0 and ends[position - 1] > start:
-            continue
-        if position < len(starts) and starts[position] < end:
-            continue
-        starts.insert(position, start)
-        ends.insert(position, end)
-        findings.append(Finding(DETECTORS[index].type, value, start, end))
-    findings.sort(key=lambda f: f.start)
-    return findings
 
 
 def _detect_all(text: str) -> list[Finding]:
     """Without hyperscan: every exact pattern over the whole text (correct, but slower)."""
-    raw = [(i, s, e, v) for i, d in enumerate(DETECTORS) for s, e, v in _exact(d, text, 0, len(text))]
-    return _resolve(raw)
+    kept = _Kept()
+    for detector in DETECTORS:
+        kept.add(detector, _exact(detector, text, 0, len(text), kept=kept))
+    return kept.result()
+
+
+def _char_offsets(data: bytes, positions: list[int]) -> dict[int, int]:
+    """Byte offset -> character offset for the given positions, in one walk over the data."""
+    offsets: dict[int, int] = {}
+    byte = char = 0
+    for position in sorted(set(positions)):
+        char += len(data[byte:position].translate(None, _CONTINUATION))
+        offsets[position] = char
+        byte = position
+    return offsets
+
+
+def _own(text: str) -> list[Finding]:
+    if _ENGINE is None:
+        return _detect_all(text)
+    data = text.encode("utf-8", "surrogatepass")
+    hits = _ENGINE.candidates(data)
+    if len(data) != len(text):
+        # Non-ASCII text: map the candidates' byte offsets to character offsets. Windows measured
+        # in characters cover at least as much as the same count of bytes.
+        mapping = _char_offsets(data, [p for spans in hits.values() for span in spans for p in span])
+        hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
+    kept = _Kept()
+    for index in sorted(hits):
+        detector = DETECTORS[index]
+        found: list[tuple[int, int, str]] = []
+        for start, end in hits[index]:
+            low, high = max(0, start - detector.lead - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
+            if detector.gate is not None and not detector.gate(text, low, high):
+                continue
+            found.extend(_exact(detector, text, low, high, high if detector.follows else end, kept))
+        kept.add(detector, found)
+    return kept.result()
 
 
 def detect(text: str) -> list[Finding]:
@@ -266,17 +222,10 @@ def detect(text: str) -> list[Finding]:
     detector's stands. Offsets are in `text` (characters)."""
     if not text:
         return []
-    if _ENGINE is None:
-        return _detect_all(text)
-    data = text.encode("utf-8", "surrogatepass")
-    if len(data) != len(text):
-        # Byte offsets differ from character offsets: map the candidates through the ASCII prefix
-        # when there is one, else scan the text the slow way (rare: non-ASCII tool output).
-        return _detect_all(text)
-    raw: list[tuple[int, int, int, str]] = []
-    for index, spans in _ENGINE.candidates(data).items():
-        detector = DETECTORS[index]
-        for start, end in spans:
-            low, high = max(0, start - _MARGIN), min(len(text), end + detector.reach + _MARGIN)
-            raw.extend((index, s, e, v) for s, e, v in _exact(detector, text, low, high, end))
-    return _resolve(raw)
+    findings = _own(text)
+    for backend in _BACKENDS:
+        taken = [(f.start, f.end) for f in findings]
+        extra = [f for f in backend(text) if not any(s < f.end and f.start < e for s, e in taken)]
+        if extra:
+            findings = sorted(findings + extra, key=lambda f: f.start)
+    return findings

@@ -2,8 +2,9 @@
 what would go to the cloud, and count what reached it.
 
 Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas):
-  pii:<placeholder>     the original value (the vault; it never leaves the premises)
-  pii_id:<hash>         value hash -> placeholder (stable numbering across steps and replicas)
+  pii:<placeholder>     the original value, sealed (the vault; it never leaves the premises;
+                        router/privacy/vault.py)
+  pii_id:<hash>         keyed value hash -> placeholder (stable numbering across steps and replicas)
   pii_out:<placeholder> the value reached the cloud (EC2-Bench's rule: what the cloud received)
   pii_scanned           how many messages were scanned already (scanning is incremental)
 """
@@ -17,8 +18,8 @@ from typing import Any, Literal
 
 from router.metrics import Metrics
 from router.privacy.detect import detect
-from router.privacy.redact import PLACEHOLDER, Redactor
-from router.trajectory.identify import text_of
+from router.privacy.redact import PLACEHOLDER, Redactor, message_strings
+from router.privacy.vault import VaultCipher
 from router.trajectory.store import TrajectoryStore
 
 log = logging.getLogger("tandem.privacy")
@@ -35,13 +36,9 @@ def _hash(value: str) -> str:
 
 
 def message_texts(message: dict[str, Any]) -> list[str]:
-    """Everything in a message that would reach the cloud: text, parts, tool-call arguments."""
-    texts = [text_of(message.get("content"))]
-    for call in message.get("tool_calls") or ():
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            texts.append(function["arguments"])
-    return [t for t in texts if t]
+    """Everything in a message that would reach the cloud (text, parts, tool-call arguments),
+    decoded: the same strings the redactor replaces values in."""
+    return message_strings(message)
 
 
 def privacy_score(notes: Mapping[str, str], weights: Mapping[str, float]) -> float:
@@ -87,9 +84,11 @@ class PrivacyGuard:
         store: TrajectoryStore,
         metrics: Metrics,
         spawn: Callable[[Coroutine[Any, Any, None]], None] | None = None,
+        cipher: VaultCipher | None = None,
         route: str = "",
     ) -> None:
         self._spawn = spawn
+        self._cipher = cipher
         self.route = route  # the metrics' route label
         self.mode = mode
         self.trajectory_id = trajectory_id
@@ -103,7 +102,24 @@ class PrivacyGuard:
     @property
     def vault(self) -> dict[str, str]:
         """original value -> placeholder"""
-        return {value: key[len(VAULT) :] for key, value in self._notes.items() if key.startswith(VAULT)}
+        found: dict[str, str] = {}
+        for key, stored in self._notes.items():
+            if not key.startswith(VAULT):
+                continue
+            placeholder = key[len(VAULT) :]
+            value = stored if self._cipher is None else self._cipher.open(self.trajectory_id, placeholder, stored)
+            if value is None:
+                # A value that does not open (another key) cannot be redacted: fail closed.
+                if not self.failed:
+                    log.error("vault value %s of %s does not open with this key", placeholder, self.trajectory_id)
+                    self._metrics.privacy_failures.inc()
+                self.failed = True
+                continue
+            found[value] = placeholder
+        return found
+
+    def _value_id(self, value: str) -> str:
+        return _hash(value) if self._cipher is None else self._cipher.value_id(value)
 
     @property
     def sensitive(self) -> bool:
@@ -143,12 +159,12 @@ class PrivacyGuard:
         number = sum(1 for p in taken if p.startswith(f"[{kind}_")) + 1
         while f"[{kind}_{number}]" in taken:
             number += 1
-        placeholder = await self._store.note(
-            self.trajectory_id, IDS + _hash(value), f"[{kind}_{number}]", keep_first=True
-        )
-        await self._store.note(self.trajectory_id, VAULT + placeholder, value)
-        self._notes[VAULT + placeholder] = value
-        self._notes[IDS + _hash(value)] = placeholder
+        value_id = self._value_id(value)
+        placeholder = await self._store.note(self.trajectory_id, IDS + value_id, f"[{kind}_{number}]", keep_first=True)
+        stored = value if self._cipher is None else self._cipher.seal(self.trajectory_id, placeholder, value)
+        await self._store.note(self.trajectory_id, VAULT + placeholder, stored)
+        self._notes[VAULT + placeholder] = stored
+        self._notes[IDS + value_id] = placeholder
         return placeholder
 
     def redactor(self) -> Redactor:

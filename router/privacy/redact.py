@@ -11,7 +11,7 @@ the value JSON-escaped, so that the agent's tools get the real value and valid J
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -19,6 +19,45 @@ import orjson
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")
 # The longest text that may still grow into a placeholder at the end of a streamed chunk.
 _PARTIAL = re.compile(r"\[[A-Z0-9_]{0,40}$")
+
+
+def _strings(value: Any) -> Iterator[str]:
+    """Every string in decoded JSON, keys included, in the order `Redactor._deep` visits them."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+
+
+def argument_strings(arguments: str) -> list[str]:
+    """The strings of tool-call arguments as the tool will read them: JSON decoded, so that a
+    value followed by an escape (`\\n`, `\\"`, `\\u00e9`) is seen without it. Arguments that are
+    not JSON are one string, as written."""
+    try:
+        return list(_strings(orjson.loads(arguments)))
+    except (orjson.JSONDecodeError, RecursionError):
+        return [arguments]
+
+
+def message_strings(message: Mapping[str, Any]) -> list[str]:
+    """Every string of a message that would reach the cloud, exactly as `Redactor.messages`
+    redacts it: what is scanned is what is redacted (content, its parts, tool-call arguments)."""
+    out: list[str] = []
+    content = message.get("content")
+    if isinstance(content, str):
+        out.append(content)
+    elif isinstance(content, list):
+        out.extend(_strings(content))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            out.extend(argument_strings(function["arguments"]))
+    return [text for text in out if text]
 
 
 class Redactor:
@@ -50,15 +89,15 @@ class Redactor:
         return self._pattern.sub(swap, text), count
 
     def arguments(self, arguments: str) -> tuple[str, int]:
-        """Tool-call arguments are JSON text: a value is matched as it is written there
-        (JSON-escaped), and the placeholder needs no escaping."""
+        """Tool-call arguments are JSON text: values are replaced in its decoded strings (as they
+        were scanned, see `argument_strings`) and the result re-encoded; a placeholder needs no
+        escaping. Arguments that are not JSON are replaced as written."""
         if self._pattern is None or not arguments:
             return arguments, 0
         try:
-            parsed = orjson.loads(arguments)
-        except orjson.JSONDecodeError:
+            redacted, count = self._deep(orjson.loads(arguments))
+        except (orjson.JSONDecodeError, RecursionError):  # as `argument_strings` reads them
             return self.text(arguments)
-        redacted, count = self._deep(parsed)
         return (orjson.dumps(redacted).decode(), count) if count else (arguments, 0)
 
     def _deep(self, value: Any) -> tuple[Any, int]:
@@ -74,9 +113,10 @@ class Redactor:
         if isinstance(value, dict):
             total, mapping = 0, {}
             for key, item in value.items():
+                new_key, key_count = self.text(key)  # keys are scanned too: a value may be one
                 new, count = self._deep(item)
-                mapping[key] = new
-                total += count
+                mapping[new_key] = new
+                total += count + key_count
             return mapping, total
         return value, 0
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import re
 
+from stdnum import iban as _iban
+
 
 def luhn(digits: str) -> bool:
     total = 0
@@ -21,85 +23,36 @@ def luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-_CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|6(?:011|5|4[4-9]|22)|35|3(?:0[0-5]|[68]))")
+# Issuer prefixes (IIN ranges) with the lengths each issues: Visa, Mastercard (2-series
+# included), Amex, Discover, Diners, JCB (the 15-digit 2131/1800 too), UnionPay, Maestro (its
+# published IINs, 12-19 digits).
+_CARD_PREFIX = re.compile(
+    r"^(?:4\d{12}(?:\d{3}){0,2}|(?:5[1-5]\d|2(?:2[2-9]|[3-6]\d|7[01]|720))\d{13}|3[47]\d{13}"
+    r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11,16}|35(?:2[89]|[3-8]\d)\d{12,15}"
+    r"|(?:2131|1800)\d{11}|62\d{14,17}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15})$"
+)
+
+
+_CARD_GROUPS = re.compile(
+    r"^\d{4}(?:[ -]\d{4}){2}[ -]\d{1,7}$|^\d{4}[ -]\d{6}[ -]\d{4,5}$|^\d{4}(?:[ -]\d{4}){3}[ -]\d{1,3}$"
+)
 
 
 def card(value: str) -> bool:
-    digits = re.sub(r"[ -]", "", value)
-    return 13 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn(digits)
-
-
-_IBAN_LENGTHS = {
-    "AD": 24,
-    "AE": 23,
-    "AT": 20,
-    "BA": 20,
-    "BE": 16,
-    "BG": 22,
-    "BH": 22,
-    "BR": 29,
-    "CH": 21,
-    "CY": 28,
-    "CZ": 24,
-    "DE": 22,
-    "DK": 18,
-    "EE": 20,
-    "ES": 24,
-    "FI": 18,
-    "FO": 18,
-    "FR": 27,
-    "GB": 22,
-    "GE": 22,
-    "GI": 23,
-    "GL": 18,
-    "GR": 27,
-    "HR": 21,
-    "HU": 28,
-    "IE": 22,
-    "IL": 23,
-    "IS": 26,
-    "IT": 27,
-    "JO": 30,
-    "KW": 30,
-    "KZ": 20,
-    "LB": 28,
-    "LI": 21,
-    "LT": 20,
-    "LU": 20,
-    "LV": 21,
-    "MC": 27,
-    "ME": 22,
-    "MK": 19,
-    "MT": 31,
-    "MU": 30,
-    "NL": 18,
-    "NO": 15,
-    "PK": 24,
-    "PL": 28,
-    "PS": 29,
-    "PT": 25,
-    "QA": 29,
-    "RO": 24,
-    "RS": 22,
-    "SA": 24,
-    "SE": 24,
-    "SI": 19,
-    "SK": 24,
-    "SM": 27,
-    "TN": 24,
-    "TR": 26,
-    "UA": 29,
-    "VG": 24,
-}
+    """Issuer range and length, Luhn, and printed as cards are (in fours, or 4-6-5)."""
+    if (" " in value or "-" in value) and not _CARD_GROUPS.match(value):
+        return False
+    digits = value.replace(" ", "").replace("-", "")
+    return 12 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn(digits)
 
 
 def iban(value: str) -> bool:
-    compact = value.replace(" ", "").upper()
-    if _IBAN_LENGTHS.get(compact[:2]) != len(compact):
+    """The IBAN registry's lengths and formats per country, and mod 97 (python-stdnum)."""
+    try:
+        _iban.validate(value, check_country=False)  # the national check digits are not all known
+    except Exception:
         return False
-    rearranged = compact[4:] + compact[:4]
-    number = "".join(str(int(char, 36)) for char in rearranged)
-    return int(number) % 97 == 1
+    return True
 
 
 def ipv4(value: str) -> bool:
@@ -126,16 +79,44 @@ def ssn(value: str) -> bool:
     return area not in ("000", "666") and area[0] != "9" and group != "00" and serial != "0000"
 
 
-_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-
-
-def cn_id(value: str) -> bool:
-    total = sum(int(d) * w for d, w in zip(value[:17], _CN_WEIGHTS, strict=True))
-    return "10X98765432"[total % 11] == value[17].upper()
-
-
-def es_dni(value: str) -> bool:
-    return "TRWAGMYFPDXBNJZSQVHLCKE"[int(value[:8]) % 23] == value[8].upper()
+# A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
+# `<password>`, `os.environ[...]`, and stand-ins people write in examples.
+_REFERENCE = re.compile(
+    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(?\w+\)?s?%?|\{[\w.\[\]'\"()]*\}"
+    r"|<[^>]*>|\[[^\]]*\]|\*+|x+|X+|\.+|#+|(?:os\.)?(?:environ|getenv|env|process\.env|secrets?|vars|config|settings)\b.*)$"
+)
+_STAND_INS = {
+    "true",
+    "false",
+    "null",
+    "none",
+    "nil",
+    "undefined",
+    "changeme",
+    "change_me",
+    "password",
+    "passw0rd",
+    "secret",
+    "redacted",
+    "<redacted>",
+    "your_password",
+    "yourpassword",
+    "your-password",
+    "example",
+    "placeholder",
+    "required",
+    "optional",
+    "string",
+    "hidden",
+    "masked",
+    "dummy",
+    "test",
+    "testing",
+}
+# Code, not a value: a call, an attribute path, a name, an index.
+_CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)?[,;)]*$|.*\w\(.*")
+_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s*[+.]\s*$|\s\+\s")
+_PROSE = re.compile(r"(?i)\b(?:your|enter|the|please|must|should|will|here|goes)\b")
 
 
 def entropy(value: str) -> float:
@@ -145,17 +126,58 @@ def entropy(value: str) -> float:
     return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
 
 
+def is_reference(value: str) -> bool:
+    """A reference to a secret or a stand-in for one, not a secret."""
+    stripped = value.strip()
+    return stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2
+
+
 def secret_value(value: str) -> bool:
-    # An assigned secret: long enough, mixed, high entropy; not a placeholder or a variable.
-    if value.lower() in ("true", "false", "null", "none", "changeme", "password", "<redacted>"):
+    """An unquoted assigned secret: long enough, high entropy; not a reference, a stand-in or code
+    (`token = some_call(x)`, `self._token = _app.set(self)`, `password = user.password`)."""
+    if is_reference(value) or not 8 <= len(value) <= 200:
         return False
-    if value.startswith(("$", "{{", "${", "<", "os.environ", "env.")) or (
-        value.startswith("[") and value.endswith("]")
-    ):
+    if _CODE.match(value) and not (any(c.isdigit() for c in value) and "." not in value and "(" not in value):
         return False
-    return len(value) >= 8 and entropy(value) >= 3.0 and not value.isalpha()
+    return entropy(value) >= 3.0 and not value.isalpha()
 
 
-def phone(value: str) -> bool:
-    digits = re.sub(r"\D", "", value)
-    return 8 <= len(digits) <= 15 if value.startswith("+") else len(digits) == 10
+def quoted_secret(value: str) -> bool:
+    """A quoted assigned secret (what is between the quotes): spaces, `{ } $` allowed; a
+    reference, a stand-in or a sentence is not one."""
+    if is_reference(value) or len(value) < 6 or value.startswith(("{{", "${")):
+        return False
+    if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
+        return False
+    if _CONCATENATION.search(value):  # `'…=' + PASSWORD + '…'`: code building a string
+        return False
+    return entropy(value) >= 2.5
+
+
+def prose_secret(value: str) -> bool:
+    """A password written in a sentence: it must look like one (a digit, a symbol or inner
+    capitals), since the word after `password is` is usually just a word."""
+    if is_reference(value) or value.endswith(":") or len(value) < 8 or value.isalpha():
+        return False
+    if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
+        return False
+    return entropy(value) >= 2.3
+
+
+def url_credentials(value: str) -> bool:
+    """A URL's user:password, unless the password is a reference or a stand-in."""
+    userinfo = value.split("://", 1)[-1].rsplit("@", 1)[0]
+    password = userinfo.split(":", 1)[1] if ":" in userinfo else ""
+    return bool(password) and not is_reference(password)
+
+
+_VERSION_BEFORE = re.compile(
+    r"(?i)(?:\b(?:version|ver|release|build|rev|revision|firmware|v)\b\.?|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-)\s*[:=]?\s*$"
+)
+_VERSION_AFTER = re.compile(r"^(?:[-+~]\w|\.(?:dev|post|rc|final)|[ab]\d|rc\d)")  # `1.2.5.1-2` (Debian)
+
+
+def ip_context(text: str, start: int, end: int) -> bool:
+    """Four-part version numbers (`version 1.2.3.4`, `pkg==1.0.0.1`, `Chrome/1.2.3.4`) are not
+    addresses."""
+    return not (_VERSION_BEFORE.search(text, max(0, start - 20), start) or _VERSION_AFTER.match(text[end : end + 8]))

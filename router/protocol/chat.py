@@ -13,6 +13,7 @@ import orjson
 
 from router.errors import bad_request
 from router.ledger import Usage
+from router.protocol.fields import MAX_JSON_DEPTH, check_depth, check_fields, too_deep, type_name
 
 
 @dataclass(slots=True)
@@ -39,20 +40,14 @@ class ChatRequest:
         return orjson.dumps(body), dropped
 
 
-def _type_name(value: object) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
-        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
-    )
-
-
 def _check_messages(messages: object) -> list[dict[str, Any]]:
     if not isinstance(messages, list) or not messages:
-        got = _type_name(messages) if not isinstance(messages, list) else "an empty array"
+        got = type_name(messages) if not isinstance(messages, list) else "an empty array"
         raise bad_request(f"'messages' must be a non-empty array of messages, got {got}", param="messages")
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise bad_request(
-                f"messages[{index}] must be an object, got {_type_name(message)}", param=f"messages[{index}]"
+                f"messages[{index}] must be an object, got {type_name(message)}", param=f"messages[{index}]"
             )
         role = message.get("role")
         if not isinstance(role, str):
@@ -62,36 +57,31 @@ def _check_messages(messages: object) -> list[dict[str, Any]]:
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
             raise bad_request(
-                f"messages[{index}].content must be a string or an array of content parts, got {_type_name(content)}",
+                f"messages[{index}].content must be a string or an array of content parts, got {type_name(content)}",
                 param=f"messages[{index}].content",
             )
     return messages
 
 
-def parse_chat_request(body: bytes) -> ChatRequest:
+def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequest:
     """Parse a `/chat/completions` body; a client's mistake raises a 400 that names it."""
     if not body.strip():
         raise bad_request("request body is empty; expected a JSON object")
     try:
         raw = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit"):  # orjson stops parsing at 1024 levels
+            raise too_deep(max_depth) from exc
         raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(raw, dict):
-        raise bad_request(f"request body must be a JSON object, got {_type_name(raw)}")
+        raise bad_request(f"request body must be a JSON object, got {type_name(raw)}")
+    check_depth(raw, max_depth)
     model = raw.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     messages = _check_messages(raw.get("messages"))
-    stream = raw.get("stream", False)
-    if stream is None:
-        stream = False
-    if not isinstance(stream, bool):
-        raise bad_request(f"'stream' must be a boolean, got {_type_name(stream)}", param="stream")
-    for key, kind in (("stream_options", dict), ("tools", list), ("metadata", dict)):
-        value = raw.get(key)
-        if value is not None and not isinstance(value, kind):
-            expected = "an object" if kind is dict else "an array"
-            raise bad_request(f"'{key}' must be {expected}, got {_type_name(value)}", param=key)
+    check_fields(raw)
+    stream = raw.get("stream") or False
     return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=len(body))
 
 
@@ -102,14 +92,6 @@ class Answer:
     usage: Usage | None = None
     tools: list[str] = field(default_factory=list)
     text: str = ""
-
-
-def read_answer(body: bytes) -> Answer:
-    try:
-        parsed = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return Answer()
-    return answer_of(parsed)
 
 
 def answer_of(parsed: Any) -> Answer:

@@ -10,16 +10,35 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
+from router.protocol.fields import check
 from router.protocol.sse import ChunkTranslator
+from router.protocol.upstream_error import is_overflow, overflow_tokens
 
+# The request fields whose type is checked (a mistyped one is a 400 that names it).
+FIELDS = {
+    "stream": "bool",
+    "max_tokens": "int",
+    "temperature": "number",
+    "top_p": "number",
+    "top_k": "int",
+    "system": "string|array",
+    "tools": "array",
+    "tool_choice": "object",
+    "stop_sequences": "array",
+    "metadata": "object",
+    "thinking": "object",
+}
+# Between the text blocks of a system prompt: Claude Code sends several (identity, instructions,
+# environment) that were written as separate paragraphs.
+BLOCK_SEPARATOR = "\n\n"
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 
 
-def _text(blocks: Any) -> str:
+def _text(blocks: Any, separator: str = "") -> str:
     if isinstance(blocks, str):
         return blocks
     if isinstance(blocks, list):
-        return "".join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        return separator.join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
     return ""
 
 
@@ -94,20 +113,26 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     turns = body.get("messages")
     if not isinstance(turns, list) or not turns:
         raise bad_request("'messages' must be a non-empty array of messages", param="messages")
-    if not isinstance(body.get("max_tokens"), int):
+    if "max_tokens" not in body:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
+    check(body, FIELDS)
     messages: list[dict[str, Any]] = []
-    system = _text(body.get("system"))
+    system = _text(body.get("system"), BLOCK_SEPARATOR)
     if system:
         messages.append({"role": "system", "content": system})
     for index, turn in enumerate(turns):
         role = turn.get("role") if isinstance(turn, dict) else None
+        if role is not None and not isinstance(turn.get("content"), (str, list)):
+            raise bad_request(
+                f"messages[{index}].content must be a string or an array of content blocks",
+                param=f"messages[{index}].content",
+            )
         if role == "user":
             messages += _user_turn(turn.get("content"))
         elif role == "assistant":
             messages.append(_assistant_turn(turn.get("content")))
         elif role == "system":  # Claude Code puts one inside the messages
-            messages.append({"role": "system", "content": _text(turn.get("content"))})
+            messages.append({"role": "system", "content": _text(turn.get("content"), BLOCK_SEPARATOR)})
         else:
             raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
     chat: dict[str, Any] = {
@@ -177,16 +202,33 @@ def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def error_body(status: int, message: str) -> bytes:
-    kind = {
-        400: "invalid_request_error",
-        401: "authentication_error",
-        403: "permission_error",
-        404: "not_found_error",
-        413: "request_too_large",
-        429: "rate_limit_error",
-    }.get(status, "api_error")
+ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def error_body(status: int, error: dict[str, Any]) -> bytes:
+    """An error in the Messages shape. A context overflow is worded as Anthropic words it
+    ("prompt is too long: N tokens > M maximum"), the only wording Claude Code recognises."""
+    message = str(error.get("message") or "")
+    kind = ERROR_TYPES.get(status, "api_error")
+    if is_overflow(status, error):
+        kind = "invalid_request_error"
+        tokens = overflow_tokens(message)
+        detail = f"{tokens[0]} tokens > {tokens[1]} maximum" if tokens else message
+        message = f"prompt is too long: {detail}"
     return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
+
+
+def estimate_tokens(chat: dict[str, Any]) -> int:
+    """About 4 bytes a token, for the usage Claude Code reads before the upstream's arrives."""
+    return max(len(orjson.dumps(chat.get("messages") or [])) // 4, 1)
 
 
 def _event(kind: str, data: dict[str, Any]) -> bytes:
@@ -196,14 +238,16 @@ def _event(kind: str, data: dict[str, Any]) -> bytes:
 class StreamTranslator(ChunkTranslator):
     """Chat-completion SSE chunks in, Messages events out."""
 
-    def __init__(self) -> None:
+    def __init__(self, input_estimate: int = 0) -> None:
         super().__init__()
         self._started = False
         self._block: tuple[str, int] | None = None  # ("text", -1) or ("tool", tool index)
         self._blocks = itertools.count()
         self._index = -1
         self._stop = "end_turn"
-        self._usage: dict[str, int] = {"input_tokens": 0, "output_tokens": 0}
+        # message_start goes out before the upstream's usage (the stream's last chunk): it
+        # carries an estimate; message_delta carries the upstream's figures.
+        self._usage: dict[str, int] = {"input_tokens": input_estimate, "output_tokens": 0}
 
     def _open(self, key: tuple[str, int], block: dict[str, Any]) -> list[bytes]:
         out = self._close()
@@ -274,7 +318,7 @@ class StreamTranslator(ChunkTranslator):
                 "message_delta",
                 {
                     "delta": {"stop_reason": self._stop, "stop_sequence": None},
-                    "usage": {"output_tokens": self._usage["output_tokens"]},
+                    "usage": dict(self._usage),
                 },
             )
         )
@@ -282,4 +326,7 @@ class StreamTranslator(ChunkTranslator):
         return out
 
     def on_error(self, error: dict[str, Any]) -> list[bytes]:
-        return [_event("error", {"error": {"type": "api_error", "message": error.get("message", "")}})]
+        code = error.get("code")
+        status = code if isinstance(code, int) else 500
+        payload = orjson.loads(error_body(status, error))
+        return [_event("error", {"error": payload["error"]})]

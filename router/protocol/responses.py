@@ -9,99 +9,12 @@ from typing import Any
 
 import orjson
 
-from router.errors import bad_request
+from router.errors import error_body as openai_error
+from router.protocol.responses_request import to_chat
 from router.protocol.sse import ChunkTranslator
+from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
 
-
-def _content_text(content: Any) -> str | list[dict[str, Any]]:
-    if isinstance(content, str):
-        return content
-    parts: list[dict[str, Any]] = []
-    for part in content if isinstance(content, list) else []:
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind in ("input_text", "output_text", "text"):
-            parts.append({"type": "text", "text": part.get("text", "")})
-        elif kind == "input_image" and isinstance(part.get("image_url"), str):
-            parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
-    if all(p["type"] == "text" for p in parts):
-        return "".join(p["text"] for p in parts)
-    return parts
-
-
-def _messages(items: Any) -> list[dict[str, Any]]:
-    if isinstance(items, str):
-        return [{"role": "user", "content": items}]
-    if not isinstance(items, list):
-        raise bad_request("'input' must be a string or an array of input items", param="input")
-    messages: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise bad_request(f"input[{index}] must be an object", param=f"input[{index}]")
-        kind = item.get("type", "message")
-        if kind == "message":
-            role = item.get("role")
-            if role not in ("user", "assistant", "system", "developer"):
-                raise bad_request(f"input[{index}].role must be user, assistant, system or developer")
-            messages.append(
-                {"role": "system" if role == "developer" else role, "content": _content_text(item.get("content"))}
-            )
-        elif kind == "function_call":
-            call = {
-                "id": item.get("call_id", ""),
-                "type": "function",
-                "function": {"name": item.get("name", ""), "arguments": item.get("arguments", "")},
-            }
-            last = messages[-1] if messages else None
-            if last is not None and last.get("role") == "assistant" and last.get("tool_calls") is not None:
-                last["tool_calls"].append(call)  # parallel calls belong to one assistant turn
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        elif kind == "function_call_output":
-            output = item.get("output")
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": item.get("call_id", ""),
-                    "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
-                }
-            )
-        # reasoning items stay with the model that wrote them; other item types are not sent on.
-    return messages
-
-
-def to_chat(body: dict[str, Any]) -> dict[str, Any]:
-    """A Responses request as a chat-completions body; a client's mistake raises a 400."""
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required and must be a non-empty string", param="model")
-    if "input" not in body:
-        raise bad_request("'input' is required", param="input")
-    messages = _messages(body["input"])
-    if isinstance(body.get("instructions"), str) and body["instructions"]:
-        messages.insert(0, {"role": "system", "content": body["instructions"]})
-    chat: dict[str, Any] = {"model": model, "messages": messages, "stream": bool(body.get("stream", False))}
-    if isinstance(body.get("max_output_tokens"), int):
-        chat["max_tokens"] = body["max_output_tokens"]
-    for key in ("temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"):
-        if key in body:
-            chat[key] = body[key]
-    effort = (body.get("reasoning") or {}).get("effort") if isinstance(body.get("reasoning"), dict) else None
-    if effort:
-        chat["reasoning_effort"] = effort
-    tools = [t for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "function"]
-    if tools:
-        chat["tools"] = [
-            {
-                "type": "function",
-                "function": {k: t[k] for k in ("name", "description", "parameters", "strict") if k in t},
-            }
-            for t in tools
-        ]
-        choice = body.get("tool_choice", "auto")
-        if isinstance(choice, dict) and choice.get("type") == "function":
-            choice = {"type": "function", "function": {"name": choice.get("name", "")}}
-        chat["tool_choice"] = choice
-    return chat
+__all__ = ["StreamTranslator", "error_body", "from_chat", "stream_error", "to_chat"]
 
 
 def _usage(usage: Any) -> dict[str, Any]:
@@ -307,6 +220,55 @@ class StreamTranslator(ChunkTranslator):
         return out
 
     def on_error(self, error: dict[str, Any]) -> list[bytes]:
+        code = error.get("code")
+        status = code if isinstance(code, int) else 500
         failed = _response(self._id, self._model, self._items, self._usage, "failed")
-        failed["error"] = {"code": error.get("code") or "server_error", "message": error.get("message", "")}
+        failed["error"] = _failure(status, error)
         return [self._event("response.failed", {"response": failed})]
+
+
+def _failure(status: int, error: dict[str, Any]) -> dict[str, Any]:
+    """The `error` of a failed response: Codex reads its `code` (context_length_exceeded means
+    compact the context; a rate limit is retried)."""
+    code = error.get("code")
+    if is_overflow(status, error):
+        code = OVERFLOW_CODE
+    elif not isinstance(code, str):
+        code = "rate_limit_exceeded" if status == 429 else "server_error"
+    return {"code": code, "message": str(error.get("message") or "")}
+
+
+DEFAULT_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    409: "conflict_error",
+    429: "rate_limit_error",
+}
+
+
+def error_body(status: int, error: dict[str, Any]) -> bytes:
+    """An HTTP error in the OpenAI shape, with the upstream's type, code and param kept; a
+    context overflow carries code context_length_exceeded whatever the upstream called it."""
+    kind, code = error.get("type"), error.get("code")
+    if is_overflow(status, error):
+        kind, code = kind or "invalid_request_error", OVERFLOW_CODE
+    if not kind:
+        kind = DEFAULT_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    if code is None and status == 429:
+        code = "rate_limit_exceeded"
+    return openai_error(str(error.get("message") or ""), str(kind), code, error.get("param"))
+
+
+def stream_error(status: int, error: dict[str, Any]) -> bytes | None:
+    """A streamed request's context overflow as `response.created` then `response.failed`:
+    Codex recognises an overflow only there (an HTTP 400 is a fatal error to it). Other errors
+    stay HTTP statuses, which the clients retry (429, 5xx) or report."""
+    if not is_overflow(status, error):
+        return None
+    translator = StreamTranslator()
+    created = translator._event(
+        "response.created", {"response": _response(translator._id, "", [], None, "in_progress")}
+    )
+    return created + b"".join(translator.on_error({**error, "code": OVERFLOW_CODE}))

@@ -8,6 +8,7 @@ stitching by message history. `user` is not a source: it names a person across m
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import uuid
@@ -15,6 +16,8 @@ from typing import Any
 
 import orjson
 from starlette.datastructures import Headers
+
+from judge.task import real_task
 
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
@@ -83,19 +86,74 @@ def is_client_retry(headers: Headers) -> bool:
     return value.isdigit() and int(value) > 0
 
 
+# The keys of a message that say what the conversation was; everything else (cache_control,
+# litellm's provider_specific_fields, reasoning blocks, refusal: null…) is a per-request marker
+# that clients add, move or drop from one step to the next.
+_KEPT = ("role", "tool_call_id", "name")
+
+
+def canonical(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as history stitching compares it: string content and the same text as a list
+    of parts alike, no per-request markers, tool call arguments as parsed JSON."""
+    out: dict[str, Any] = {k: message[k] for k in _KEPT if message.get(k) is not None}
+    content = message.get("content")
+    if isinstance(content, list):
+        parts = [
+            {k: v for k, v in part.items() if k != "cache_control"} if isinstance(part, dict) else part
+            for part in content
+        ]
+        if all(isinstance(p, dict) and p.get("type") == "text" for p in parts):
+            content = "".join(str(p.get("text", "")) for p in parts)
+        else:
+            content = parts
+    if message.get("role") == "assistant" and isinstance(content, str):
+        content = content.strip()  # clients trim the answer they resend
+    out["content"] = content or ""
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        out["tool_calls"] = [_call(call) for call in calls if isinstance(call, dict)]
+    return out
+
+
+def _call(call: dict[str, Any]) -> list[Any]:
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = {}
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            arguments = orjson.loads(arguments)
+    return [call.get("id"), function.get("name"), arguments]
+
+
 def history_keys(namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str]:
-    """Two stitching keys in one pass over the history: the key under which the request this
-    one continues was remembered (its messages before the last assistant message: the previous
-    request's whole history), and the key of this request's whole history."""
+    """Two stitching keys in one pass over the history: the key of the history this request
+    continues (its messages before the last assistant message: the previous request's whole
+    history), and the key of this request's whole history."""
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     digest = hashlib.blake2b(namespace.encode(), digest_size=16)
     previous = None
     for index, message in enumerate(messages):
         if index == last_assistant:
             previous = digest.hexdigest()
-        digest.update(orjson.dumps(message, option=orjson.OPT_SORT_KEYS))
+        digest.update(orjson.dumps(canonical(message), option=orjson.OPT_SORT_KEYS))
         digest.update(b"\x1e")
     return previous, digest.hexdigest()
+
+
+def answer_key(text: str, tools: list[str]) -> str:
+    """What an answer said, as the gateway delivered it and as the client resends it (its text
+    and the tools it called): runs with the same history are told apart by it."""
+    return _digest(text.strip().encode() + b"\x1f" + ",".join(tools).encode(), 8)
+
+
+def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
+            names = [str(_call(c)[1]) for c in calls if isinstance(c, dict)]
+            return answer_key(text_of(message.get("content")), names)
+    return None
 
 
 def text_of(content: Any) -> str:
@@ -109,10 +167,15 @@ def text_of(content: Any) -> str:
     return ""
 
 
-def task_of(messages: list[dict[str, Any]]) -> str:
+def task_of(messages: list[dict[str, Any]], limit: int = TASK_CHARS) -> str:
+    """The user's request behind the client's boilerplate (Claude Code's reminders, Codex's
+    environment block, instance templates: `judge.task.real_task`), else the first user message."""
+    task = real_task(messages)
+    if task:
+        return task[:limit]
     for message in messages:
         if message.get("role") == "user":
-            return text_of(message.get("content"))[:TASK_CHARS]
+            return text_of(message.get("content"))[:limit]
     return ""
 
 

@@ -7,12 +7,17 @@ Layout (prefix `tandem:` by default):
   {p}recent     sorted set: id by last update (listing, export)
   {p}open       sorted set: id by last update, open trajectories only (the idle sweep)
   {p}s:{key}    string: message-history stitching key -> trajectory id
-Starting a step is one Lua script (atomic: a retry and a new step cannot both count);
-recording steps is one MULTI pipeline per batch.
+  {p}k:{token}  string, an hour: a step start's or a record's token, so each counts once
+  {p}q:…        client limits' counters (router/quota.py)
+Starting a step is one Lua script (atomic: a retry and a new step cannot both count); each
+record is one script (written once, by its token), a batch of them one pipelined round trip.
+The indexes are bounded: ids older than the time-to-live leave both, `recent` keeps the newest.
 """
 
 from __future__ import annotations
 
+import time
+import uuid
 from typing import Any
 
 import orjson
@@ -21,6 +26,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from router.ledger import StepRecord
+from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME
 from router.trajectory.state import (
     COUNT_FIELDS,
     MONEY_FIELDS,
@@ -34,60 +40,10 @@ from router.trajectory.state import (
 )
 from router.trajectory.store import MAX_RECORDS_KEPT
 
-_BEGIN_STEP = """
-local h = KEYS[1]
-local fp, retry, now, id = ARGV[1], ARGV[2], ARGV[3], ARGV[8]
-local steps = tonumber(redis.call('HGET', h, 'steps') or '0')
-local attempt = 1
-local is_retry = false
-if steps > 0 then
-  if retry == '1' then
-    is_retry = true
-  elseif redis.call('HGET', h, 'last_fingerprint') == fp then
-    is_retry = true
-  end
-end
-if is_retry then
-  attempt = redis.call('HINCRBY', h, 'attempts', 1)
-else
-  if steps == 0 then
-    redis.call('HSET', h, 'id', id, 'created_at', now, 'task', ARGV[4], 'route', ARGV[5], 'namespace', ARGV[6])
-  end
-  steps = redis.call('HINCRBY', h, 'steps', 1)
-  redis.call('HSET', h, 'attempts', 1, 'last_fingerprint', fp)
-end
-redis.call('HSET', h, 'last_status', 'pending', 'updated_at', now)
-redis.call('EXPIRE', h, tonumber(ARGV[7]))
-redis.call('ZADD', KEYS[2], now, id)
-if redis.call('HEXISTS', h, 'closed_at') == 0 then
-  redis.call('ZADD', KEYS[3], now, id)
-end
-return {steps, attempt, redis.call('HGETALL', h)}
-"""
-
-_NOTE = """
-if ARGV[3] == '1' then
-  if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
-    return redis.call('HGET', KEYS[1], ARGV[1])
-  end
-else
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-end
-return ARGV[2]
-"""
-
-_SET_OUTCOME = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-return redis.call('HSETNX', KEYS[1], 'outcome', ARGV[1])
-"""
-
-_CLOSE = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-if redis.call('HSETNX', KEYS[1], 'closed_at', ARGV[1]) == 0 then return nil end
-redis.call('HSET', KEYS[1], 'close_reason', ARGV[2])
-redis.call('ZREM', KEYS[2], ARGV[3])
-return redis.call('HGETALL', KEYS[1])
-"""
+# How long a step start's or a record's token is remembered: longer than a reply can be late
+# (a frozen Redis that resumes) and than an outage's write-back takes.
+TOKEN_TTL_S = 3600
+MAX_RECENT = 1_000_000
 
 
 def _trajectory(fields: dict[str, str]) -> Trajectory:
@@ -114,7 +70,12 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
 
 class RedisStore:
     def __init__(
-        self, url: str, prefix: str = "tandem:", ttl_s: float = 7 * 24 * 3600.0, timeout_s: float = 0.5
+        self,
+        url: str,
+        prefix: str = "tandem:",
+        ttl_s: float = 7 * 24 * 3600.0,
+        timeout_s: float = 0.5,
+        max_recent: int = MAX_RECENT,
     ) -> None:
         # No retries inside the client: a failure must reach the resilient wrapper at once.
         self._redis: Any = redis.Redis.from_url(
@@ -126,17 +87,35 @@ class RedisStore:
             health_check_interval=0,
         )
         self._prefix = prefix
-        self._ttl = int(ttl_s)
-        self._begin = self._redis.register_script(_BEGIN_STEP)
-        self._set_outcome = self._redis.register_script(_SET_OUTCOME)
-        self._close = self._redis.register_script(_CLOSE)
-        self._note = self._redis.register_script(_NOTE)
+        self._ttl = max(int(ttl_s), 1)
+        self._max_recent = max_recent
+        self._record = self._redis.register_script(RECORD)
+        self._begin = self._redis.register_script(BEGIN_STEP)
+        self._set_outcome = self._redis.register_script(SET_OUTCOME)
+        self._close = self._redis.register_script(CLOSE)
+        self._note = self._redis.register_script(NOTE)
 
     def _key(self, trajectory_id: str) -> str:
         return f"{self._prefix}t:{trajectory_id}"
 
-    async def begin_step(self, start: StepStart) -> StepSlot:
-        keys = [self._key(start.trajectory_id), f"{self._prefix}recent", f"{self._prefix}open"]
+    @property
+    def client(self) -> Any:
+        """The Redis connection pool, for other shared state of the gateway (client limits)."""
+        return self._redis
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    async def begin_step(self, start: StepStart, *, new_step: bool = False) -> StepSlot:
+        """Count a step; `new_step` (a write-back after an outage) never takes it for a retry."""
+        token = start.token or uuid.uuid4().hex
+        keys = [
+            self._key(start.trajectory_id),
+            f"{self._prefix}recent",
+            f"{self._prefix}open",
+            f"{self._prefix}k:{token}",
+        ]
         args = [
             start.fingerprint,
             "1" if start.retry else "0",
@@ -146,6 +125,10 @@ class RedisStore:
             start.namespace,
             self._ttl,
             start.trajectory_id,
+            "1" if new_step else "0",
+            TOKEN_TTL_S,
+            repr(time.time() - self._ttl),
+            self._max_recent,
         ]
         step, attempt, flat = await self._begin(keys=keys, args=args)
         return StepSlot(int(step), int(attempt), _trajectory(dict(zip(flat[::2], flat[1::2], strict=True))))
@@ -156,24 +139,34 @@ class RedisStore:
         )
         return kept
 
-    async def record_many(self, records: list[StepRecord]) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            for record in records:
+    async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> None:
+        """Write step records; a record whose token was written already is not written again."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for index, record in enumerate(records):
                 key = self._key(record.trajectory_id)
-                pipe.rpush(f"{key}:r", orjson.dumps(record.as_dict()))
-                pipe.ltrim(f"{key}:r", 0, MAX_RECORDS_KEPT - 1)
+                token = tokens[index] if tokens is not None else uuid.uuid4().hex
                 counts, money = increments(record)
+                totals: list[Any] = []
                 for name, value in counts.items():
                     if value and name != "last_cloud_step":
-                        pipe.hincrby(key, name, value)
+                        totals += [f"i:{name}", value]
                 for name, amount in money.items():
                     if amount:
-                        pipe.hincrbyfloat(key, name, amount)
-                pipe.hset(key, mapping={"last_status": record.status})
-                if record.target == "cloud" and record.status != "error":
-                    pipe.hset(key, "last_cloud_step", record.step)
-                pipe.expire(key, self._ttl)
-                pipe.expire(f"{key}:r", self._ttl)
+                        totals += [f"f:{name}", repr(amount)]
+                cloud_step = str(record.step) if record.target == "cloud" and record.status != "error" else ""
+                await self._record(
+                    keys=[key, f"{key}:r", f"{self._prefix}k:{token}"],
+                    args=[
+                        orjson.dumps(record.as_dict()),
+                        record.status,
+                        cloud_step,
+                        self._ttl,
+                        MAX_RECORDS_KEPT,
+                        TOKEN_TTL_S,
+                        *totals,
+                    ],
+                    client=pipe,
+                )
             await pipe.execute()
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
@@ -227,6 +220,9 @@ class RedisStore:
         return _trajectory(dict(zip(flat[::2], flat[1::2], strict=True)))
 
     async def idle(self, updated_before: float, limit: int) -> list[str]:
+        # Ids whose trajectory has expired leave the open index here too (closing them finds
+        # nothing to close), so that `open` and the active count never keep them.
+        await self._redis.zremrangebyscore(f"{self._prefix}open", "-inf", f"({time.time() - self._ttl!r}")
         ids: list[str] = await self._redis.zrangebyscore(
             f"{self._prefix}open", "-inf", f"({updated_before!r}", start=0, num=limit
         )

@@ -1,106 +1,220 @@
-"""Redis with a way out: when the shared store fails, degrade to memory (or refuse) and recover.
+"""Redis with a way out: when the shared store is out, keep serving (or refuse), lose nothing.
 
-A failure opens a short breaker so that a Redis that hangs does not cost every request its
-timeout; after the breaker, the next call tries Redis again, and the first success closes it.
+Only an outage counts as one: a connection error or a timeout. A reply error (a bad command, a
+full store) fails that one operation and leaves the other tenants' steps alone.
+
+While healthy, memory mirrors each trajectory as Redis returns it at the start of a step, so
+that in an outage a trajectory continues from there: its indexes, totals, notes and pin. During
+an outage every write goes to memory and to the journal (bounded); a probe every `breaker_s`
+waits for Redis, writes the journal back in order, and only then leaves degraded mode.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import dataclasses
 import logging
-import time
+import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Literal, TypeVar
 
 import redis.exceptions
 
 from router.ledger import StepRecord
+from router.metrics import Metrics
+from router.trajectory.journal import CountedStep, Journal, Records, Write
+from router.trajectory.redis_store import RedisStore
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
-from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
+from router.trajectory.store import MemoryStore, StoreReplyError, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.store")
 T = TypeVar("T")
-STORE_ERRORS = (redis.exceptions.RedisError, OSError, TimeoutError)
+# redis-py's ConnectionError covers a refused or reset connection and a Redis still loading.
+OUTAGE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, TimeoutError)
 
 
 class ResilientStore:
     def __init__(
         self,
-        primary: TrajectoryStore,
+        primary: RedisStore,
         fallback: MemoryStore,
         mode: Literal["degrade", "refuse"],
-        on_error: Callable[[str], None],
+        metrics: Metrics | None = None,
         breaker_s: float = 1.0,
+        journal_max: int = 100_000,
     ) -> None:
         self.primary = primary
         self.fallback = fallback
         self._mode = mode
-        self._on_error = on_error
+        self._metrics = metrics or Metrics()
         self._breaker_s = breaker_s
-        self._open_until = 0.0
+        m = self._metrics
+        self.journal = Journal(
+            journal_max,
+            on_size=m.store_outage_pending.set,
+            on_dropped=lambda kind, count: m.store_outage_dropped.labels(kind).inc(count),
+            on_written=lambda kind, count: m.store_written_back.labels(kind).inc(count),
+        )
+        # Trajectories first seen during an outage: what another replica knows of them is unknown.
+        self._unknown: OrderedDict[str, None] = OrderedDict()
+        self._recovery: asyncio.Task[None] | None = None
         self.degraded = False
 
-    async def _run(self, operation: str, call: Callable[[TrajectoryStore], Awaitable[T]]) -> T:
-        if time.monotonic() >= self._open_until:
+    # -- the outage ------------------------------------------------------------------------
+
+    async def _try(self, operation: str, call: Callable[[RedisStore], Awaitable[T]]) -> tuple[bool, T | None]:
+        """(True, result) from Redis, or (False, None) once the store is (or just went) out."""
+        if self.degraded:
+            return False, None
+        try:
+            return True, await call(self.primary)
+        except OUTAGE_ERRORS as exc:
+            self._metrics.store_errors.labels(operation).inc()
+            self._enter_outage(operation, exc)
+            return False, None
+        except redis.exceptions.RedisError as exc:
+            self._metrics.store_reply_errors.labels(operation).inc()
+            raise StoreReplyError(operation, str(exc)) from exc
+
+    def _enter_outage(self, operation: str, exc: BaseException) -> None:
+        if self.degraded:
+            return
+        self.degraded = True
+        log.warning(
+            "trajectory store is out (%s: %s); %s, keeping its writes for when it is back",
+            operation,
+            exc,
+            "serving from memory" if self._mode == "degrade" else "refusing steps",
+        )
+        if self._recovery is None or self._recovery.done():
+            self._recovery = asyncio.create_task(self._recover(), name="tandem-store-recovery")
+
+    async def _recover(self) -> None:
+        while True:
+            await asyncio.sleep(self._breaker_s)
             try:
-                result = await call(self.primary)
-            except STORE_ERRORS as exc:
-                self._open_until = time.monotonic() + self._breaker_s
-                self._on_error(operation)
-                if not self.degraded:
-                    log.warning(
-                        "trajectory store failed (%s: %s); %s",
-                        operation,
-                        exc,
-                        "serving from memory" if self._mode == "degrade" else "refusing steps",
-                    )
-                self.degraded = True
-            else:
-                if self.degraded:
-                    log.warning("trajectory store is back; leaving degraded mode")
-                    self.degraded = False
-                return result
+                await self.primary.ping()
+                await self.journal.write_back(self.primary)
+            except OUTAGE_ERRORS:
+                self._metrics.store_errors.labels("write_back").inc()
+                continue
+            except Exception:
+                # A write the store refuses for good would block every later one: log it, and
+                # keep trying (an operator sees the pending figure not going down).
+                log.exception("could not write back to the trajectory store; trying again")
+                self._metrics.store_reply_errors.labels("write_back").inc()
+                continue
+            # Nothing awaited between the journal found empty and this: no write slips between.
+            self.degraded = False
+            log.warning("trajectory store is back; its missed writes are written back")
+            return
+
+    def _refuse(self) -> None:
         if self._mode == "refuse":
             raise StoreUnavailable("the shared trajectory store (Redis) is unavailable")
-        return await call(self.fallback)
+
+    def _keep(self, kind: str, call: Callable[[RedisStore], Awaitable[object]]) -> None:
+        self.journal.add(Write(kind, call))
+
+    # -- writes ----------------------------------------------------------------------------
 
     async def begin_step(self, start: StepStart) -> StepSlot:
-        return await self._run("begin_step", lambda s: s.begin_step(start))
+        if not start.token:
+            start = dataclasses.replace(start, token=uuid.uuid4().hex)
+        ok, slot = await self._try("begin_step", lambda s: s.begin_step(start))
+        if ok and slot is not None:
+            self.fallback.adopt(slot)
+            self._unknown.pop(start.trajectory_id, None)
+            return slot
+        self._refuse()
+        if not self.fallback.knows(start.trajectory_id):
+            self._unknown[start.trajectory_id] = None
+            while len(self._unknown) > self.journal.max_items:
+                self._unknown.popitem(last=False)
+        local = await self.fallback.begin_step(start)
+        if local.attempt == 1:
+            self.journal.add(CountedStep(start, local.step))
+        unknown = start.trajectory_id in self._unknown
+        return StepSlot(local.step, local.attempt, local.trajectory, state_unknown=unknown)
 
     async def record_many(self, records: list[StepRecord]) -> None:
-        await self._run("record", lambda s: s.record_many(records))
+        records = self.journal.renumber(records)
+        tokens = [uuid.uuid4().hex for _ in records]
+        ok, _ = await self._try("record", lambda s: s.record_many(records, tokens))
+        # The mirror keeps the totals that constraints read (budgets, shares, gaps).
+        await self.fallback.record_many(records)
+        if not ok:
+            self.journal.add(Records(records, tokens))
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
-        return await self._run("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))
-
-    async def get(self, trajectory_id: str) -> Trajectory | None:
-        return await self._run("get", lambda s: s.get(trajectory_id))
-
-    async def records(self, trajectory_id: str) -> list[StepRecord]:
-        return await self._run("records", lambda s: s.records(trajectory_id))
-
-    async def recent(self, query: ListQuery) -> list[Trajectory]:
-        return await self._run("recent", lambda s: s.recent(query))
+        ok, kept = await self._try("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))
+        if ok and kept is not None:
+            await self.fallback.note(trajectory_id, key, kept)
+            return kept
+        self._keep("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))
+        return await self.fallback.note(trajectory_id, key, value, keep_first=keep_first)
 
     async def set_outcome(self, trajectory_id: str, outcome: Outcome) -> bool:
-        return await self._run("set_outcome", lambda s: s.set_outcome(trajectory_id, outcome))
+        ok, stored = await self._try("set_outcome", lambda s: s.set_outcome(trajectory_id, outcome))
+        if ok:
+            await self.fallback.set_outcome(trajectory_id, outcome)
+            return bool(stored)
+        self._refuse()
+        self._keep("set_outcome", lambda s: s.set_outcome(trajectory_id, outcome))
+        return await self.fallback.set_outcome(trajectory_id, outcome)
 
     async def close(self, trajectory_id: str, reason: str, at: float) -> Trajectory | None:
-        return await self._run("close", lambda s: s.close(trajectory_id, reason, at))
-
-    async def idle(self, updated_before: float, limit: int) -> list[str]:
-        return await self._run("idle", lambda s: s.idle(updated_before, limit))
-
-    async def stitch_find(self, key: str) -> str | None:
-        return await self._run("stitch", lambda s: s.stitch_find(key))
+        ok, closed = await self._try("close", lambda s: s.close(trajectory_id, reason, at))
+        if ok:
+            await self.fallback.close(trajectory_id, reason, at)
+            return closed
+        self._refuse()
+        self._keep("close", lambda s: s.close(trajectory_id, reason, at))
+        return await self.fallback.close(trajectory_id, reason, at)
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
-        await self._run("stitch", lambda s: s.stitch_remember(key, trajectory_id))
+        ok, _ = await self._try("stitch", lambda s: s.stitch_remember(key, trajectory_id))
+        if not ok:
+            self._keep("stitch", lambda s: s.stitch_remember(key, trajectory_id))
+        await self.fallback.stitch_remember(key, trajectory_id)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    async def _read(self, operation: str, call: Callable[[TrajectoryStore], Awaitable[T]]) -> T:
+        ok, result = await self._try(operation, call)
+        if ok:
+            return result  # type: ignore[return-value]
+        self._refuse()
+        return await call(self.fallback)
+
+    async def get(self, trajectory_id: str) -> Trajectory | None:
+        return await self._read("get", lambda s: s.get(trajectory_id))
+
+    async def records(self, trajectory_id: str) -> list[StepRecord]:
+        return await self._read("records", lambda s: s.records(trajectory_id))
+
+    async def recent(self, query: ListQuery) -> list[Trajectory]:
+        return await self._read("recent", lambda s: s.recent(query))
+
+    async def idle(self, updated_before: float, limit: int) -> list[str]:
+        return await self._read("idle", lambda s: s.idle(updated_before, limit))
+
+    async def stitch_find(self, key: str) -> str | None:
+        return await self._read("stitch", lambda s: s.stitch_find(key))
 
     async def active_count(self) -> int:
-        return await self._run("active_count", lambda s: s.active_count())
+        return await self._read("active_count", lambda s: s.active_count())
 
     async def ping(self) -> None:
         await self.primary.ping()
 
     async def aclose(self) -> None:
+        if self._recovery is not None:
+            # One last try to write back what the outage kept, then stop.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
+            self._recovery.cancel()
+            await asyncio.gather(self._recovery, return_exceptions=True)
         await self.primary.aclose()

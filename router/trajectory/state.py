@@ -19,6 +19,9 @@ class StepStart:
     route: str
     namespace: str
     at: float
+    # Names this step start in the shared store, so that a start sent twice (a reply lost to a
+    # timeout, then written back after an outage) counts once. Empty: the store draws one.
+    token: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +30,9 @@ class StepSlot:
     attempt: int  # 1, or more when this request retries the step
     # The trajectory as it stood when the step began (before this step's record).
     trajectory: Trajectory | None = None
+    # Counted during a shared-store outage for a trajectory this replica had not seen: its pin
+    # and constraints may be known to another replica only (privacy routes then fail closed).
+    state_unknown: bool = False
 
 
 @dataclass(slots=True)
@@ -64,9 +70,11 @@ NOTE_PREFIX = "n:"
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
     """How one step record changes a trajectory's totals."""
     usage = record.usage
+    # A step counts once, where its first attempt went: a client's retries are attempts.
+    first = record.attempt == 1
     counts = {
-        "cloud_steps": int(record.target == "cloud"),
-        "edge_steps": int(record.target == "edge"),
+        "cloud_steps": int(first and record.target == "cloud"),
+        "edge_steps": int(first and record.target == "edge"),
         "fallbacks": int(record.fallback),
         "errors": int(record.status == "error"),
         "usage_estimated_steps": int(usage is not None and usage.source == "estimated"),

@@ -11,6 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
 
@@ -20,6 +21,16 @@ MAX_RECORDS_KEPT = 10_000
 
 class StoreUnavailable(Exception):
     """The shared store cannot be reached (and the gateway is configured to refuse)."""
+
+
+class StoreReplyError(GatewayError):
+    """The shared store answered with an error (a bug or a full store, not an outage): this one
+    operation fails; the breaker stays closed, so other tenants' steps are not affected."""
+
+    def __init__(self, operation: str, reply: str) -> None:
+        super().__init__(
+            503, f"the trajectory store rejected {operation}: {reply[:200]}", type="server_error", code="store_error"
+        )
 
 
 class TrajectoryStore(Protocol):
@@ -88,6 +99,8 @@ class _Entry:
 class MemoryStore:
     max_trajectories: int = 100_000
     ttl_s: float = 7 * 24 * 3600.0
+    # False for the mirror of a shared store: it keeps totals, notes and pins, not the records.
+    keep_records: bool = True
     _entries: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
     _stitch: OrderedDict[str, str] = field(default_factory=OrderedDict)
 
@@ -128,6 +141,23 @@ class MemoryStore:
         self._evict(start.at)
         return StepSlot(trajectory.steps, 1, trajectory.snapshot())
 
+    def knows(self, trajectory_id: str) -> bool:
+        return trajectory_id in self._entries
+
+    def adopt(self, slot: StepSlot) -> None:
+        """Mirror a trajectory as the shared store returned it at the start of a step, so that
+        an outage continues from there (indexes, totals, notes and pins) rather than from 1."""
+        if slot.trajectory is None:
+            return
+        entry = self._entries.get(slot.trajectory.id)
+        if entry is None:
+            entry = self._entries[slot.trajectory.id] = _Entry(slot.trajectory.snapshot())
+        else:
+            entry.trajectory = slot.trajectory.snapshot()
+            self._entries.move_to_end(slot.trajectory.id)
+        entry.attempts = slot.attempt
+        self._evict(slot.trajectory.updated_at)
+
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
         entry = self._entries.get(trajectory_id)
         if entry is None:
@@ -144,7 +174,7 @@ class MemoryStore:
             if entry is None:
                 continue
             entry.trajectory.apply(record)
-            if len(entry.records) < MAX_RECORDS_KEPT:
+            if self.keep_records and len(entry.records) < MAX_RECORDS_KEPT:
                 entry.records.append(record)
 
     async def get(self, trajectory_id: str) -> Trajectory | None:

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import time
+import uuid
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -17,14 +18,19 @@ from judge.signals import quick_error_signals as error_signals
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.policies.constraints import PIN_NOTE
+from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score
 from router.protocol.chat import ChatRequest
+from router.quota import ClientLimits, Limit, namespace_of_trajectory
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.identify import namespace_of
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
-from router.trajectory.state import StepStart, Trajectory
+from router.trajectory.state import StepSlot, StepStart, Trajectory
+from router.trajectory.stitch import Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -37,29 +43,68 @@ class StepIdentity:
     attempt: int
     error_signals: list[str]
     trajectory: Trajectory | None = None  # as it stood before this step
+    stitch_key: str | None = None  # the history key when stitched (no session id)
 
 
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
-    memory = MemoryStore(settings.trajectories.max_in_memory, settings.trajectories.ttl_s)
+    trajectories = settings.trajectories
     if settings.redis_url is None:
-        return memory
-    primary = RedisStore(settings.redis_url, settings.redis_prefix, settings.trajectories.ttl_s)
-    return ResilientStore(
-        primary,
-        memory,
-        settings.redis_failure,
-        on_error=lambda operation: metrics.store_errors.labels(operation).inc(),
+        return MemoryStore(trajectories.max_in_memory, trajectories.ttl_s)
+    primary = RedisStore(
+        settings.redis_url, settings.redis_prefix, trajectories.ttl_s, max_recent=trajectories.max_listed
     )
+    # The mirror of Redis keeps totals, notes and pins (what an outage needs), not records.
+    mirror = MemoryStore(trajectories.max_in_memory, trajectories.ttl_s, keep_records=False)
+    return ResilientStore(primary, mirror, settings.redis_failure, metrics, journal_max=trajectories.outage_journal_max)
+
+
+def fail_closed(slot: StepSlot, privacy: str) -> Trajectory | None:
+    """The trajectory as the step sees it. Counted during an outage with nothing known of it
+    (another replica may have pinned it to the edge), a privacy route treats it as pinned."""
+    trajectory = slot.trajectory
+    if trajectory is None or not slot.state_unknown or privacy == "allow":
+        return trajectory
+    trajectory.notes[PIN_NOTE] = "edge"
+    return trajectory
+
+
+def build_limits(settings: Settings, metrics: Metrics, store: TrajectoryStore) -> ClientLimits | None:
+    """The per-key limits, shared through Redis when the store uses it; None when there are none."""
+    config = settings.client_limits
+    default = Limit(config.requests_per_minute, config.cloud_usd_per_day)
+    keys = settings.client_keys()
+    per_namespace = {}
+    for name, override in config.keys.items():
+        given = override.model_fields_set
+        per_namespace[namespace_of(name) if name in keys else name] = Limit(
+            override.requests_per_minute if "requests_per_minute" in given else default.requests_per_minute,
+            override.cloud_usd_per_day if "cloud_usd_per_day" in given else default.cloud_usd_per_day,
+        )
+    shared = store if isinstance(store, ResilientStore) else None
+    limits = ClientLimits(
+        default,
+        per_namespace,
+        metrics,
+        shared.primary.client if shared else None,
+        settings.redis_prefix,
+        shared_ok=(lambda: not shared.degraded) if shared else (lambda: False),
+    )
+    return limits if limits.active else None
 
 
 class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics) -> None:
         self._settings = settings.trajectories
+        self._routes = settings.routes
         self._privacy_weights = settings.privacy_weights
+        self._route_privacy = {name: route.privacy for name, route in settings.routes.items()}
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
         self.store = build_store(settings, metrics)
         self.recorder = Recorder(self.store)
+        self.limits = build_limits(settings, metrics, self.store)
+        self._keyed = bool(settings.client_keys())
+        self.stitcher = Stitcher(self.store)
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
 
@@ -84,16 +129,20 @@ class Tracker:
         namespace: str,
         route: str,
     ) -> StepIdentity:
+        if self.limits is not None:
+            await self.limits.admit(namespace)
         try:
-            trajectory_id = await self._identify(request, headers, path_session, namespace)
+            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace)
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(body),
                 retry=identify.is_client_retry(headers),
-                task=identify.task_of(request.messages),
+                # Placeholders for the values a sensitive route's policy protects (at_rest.py).
+                task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
                 route=route,
                 namespace=namespace,
                 at=time.time(),
+                token=uuid.uuid4().hex,
             )
             slot = await self.store.begin_step(start)
         except StoreUnavailable as exc:
@@ -105,21 +154,23 @@ class Tracker:
                 headers={"Retry-After": self._retry_after},
             ) from exc
         signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, slot.trajectory)
+        privacy = self._routes[route].privacy if route in self._routes else "allow"
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy), stitch_key)
 
-    async def _identify(self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str) -> str:
+    async def _identify(
+        self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str
+    ) -> tuple[str, str | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
-            return identify.trajectory_id(namespace, session)
+            return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
-            return identify.new_trajectory_id(namespace)
-        previous, key = identify.history_keys(namespace, request.messages)
-        found = await self.store.stitch_find(previous) if previous is not None else None
-        trajectory_id = found or identify.new_trajectory_id(namespace)
-        # Remember this history for the request that will continue it; not awaited, the
-        # answer need not wait for it.
-        self.spawn(self.store.stitch_remember(key, trajectory_id))
-        return trajectory_id
+            return identify.new_trajectory_id(namespace), None
+        return await self.stitcher.find(namespace, request.messages, identify.is_client_retry(headers))
+
+    def answered(self, identity: StepIdentity, status: str, text: str, tools: list[str]) -> None:
+        """A stitched step's answer went out (or failed): see `Stitcher.answered`."""
+        if identity.stitch_key is not None:
+            self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path; awaited at shutdown."""
@@ -129,6 +180,9 @@ class Tracker:
 
     def record(self, record: StepRecord) -> None:
         self.recorder.submit(record)
+        if self.limits is not None and record.cloud_spend_usd > 0:
+            namespace = namespace_of_trajectory(record.trajectory_id, self._keyed)
+            self.spawn(self.limits.charge(namespace, record.cloud_spend_usd))
 
     async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
         """Close once; the per-run figures are recorded by the call that closed it."""
@@ -146,6 +200,10 @@ class Tracker:
                 await self.sweep_once()
 
     async def sweep_once(self) -> int:
+        if isinstance(self.store, ResilientStore) and self.store.degraded:
+            # During an outage this replica's view of when a trajectory last moved may be stale
+            # (another replica may be serving it): close nothing until the store is back.
+            return 0
         closed = 0
         idle = await self.store.idle(time.time() - self._settings.idle_close_s, 500)
         for trajectory_id in idle:

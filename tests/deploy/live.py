@@ -44,6 +44,8 @@ ROUTES: dict[str, dict[str, Any]] = {
     "tandem/redact": {"strategy": "cloud", "privacy": "redact"},
     "tandem/block": {"strategy": "cloud", "privacy": "block"},
     "tandem/local": {"strategy": "cloud", "privacy": "keep_local"},
+    # `tandem/edge` never fails over (edge-only keeps the data local); this one does.
+    "tandem/edge-failover": {"strategy": "edge", "failover": True},
 }
 HIGH_ENTROPY = {"kind": "text", "top_logprobs": [-0.7, -0.7, -1.0]}
 PREMIUM = {"input": 50.0, "cached_input": 5.0, "output": 150.0}
@@ -191,7 +193,9 @@ def running_fleet() -> Iterator[Fleet]:
         settings_for(
             dead,
             cloud.base_url,
-            routes={"tandem": ROUTES["tandem"]},
+            # No cloud-share constraint here: every step of the sick gateway fails over to the
+            # cloud, and a constraint that forbids the cloud forbids failing over to it too.
+            routes={"tandem": {key: value for key, value in ROUTES["tandem"].items() if key != "constraints"}},
             # A premium cloud: the sick gateway's failovers spend above the hourly threshold.
             upstream_overrides={"edge": fast, "cloud": {"prices": PREMIUM}},
             redis_url=f"redis://127.0.0.1:{free_port()}/0",

@@ -81,11 +81,11 @@ def drive_healthy(fleet: Fleet) -> None:
     _ok(step(fleet, "tandem/cloud", "run-exposed", f"mail the report to {EMAIL}"))
     # Failures on the edge: a 503 and a hang fail over to the cloud; a drop mid-stream fails the step.
     edge.push({"kind": "error", "status": 503})
-    assert step(fleet, "tandem/edge", "run-fail").headers["x-tandem-fallback"] == "true"
+    assert step(fleet, "tandem/edge-failover", "run-fail").headers["x-tandem-fallback"] == "true"
     edge.push({"kind": "hang"})
-    assert step(fleet, "tandem/edge", "run-fail", "next").headers["x-tandem-fallback"] == "true"
+    assert step(fleet, "tandem/edge-failover", "run-fail", "next").headers["x-tandem-fallback"] == "true"
     edge.push({"kind": "drop"})
-    dropped = step(fleet, "tandem/edge", "run-fail", "again", stream=True)
+    dropped = step(fleet, "tandem/edge-failover", "run-fail", "again", stream=True)
     assert dropped.status_code == 200 and "error" in dropped.text
     bad = fleet.client.post(f"{fleet.healthy.url}/v1/chat/completions", content=b"{not json")
     assert bad.status_code == 400

@@ -4,6 +4,7 @@ Operator objects, promtool on the rules inside, and the values that must fail.""
 
 from __future__ import annotations
 
+import base64
 import json
 from functools import cache
 from pathlib import Path
@@ -21,7 +22,9 @@ CORE_KINDS = {
     "ConfigMap",
     "Deployment",
     "HorizontalPodAutoscaler",
+    "NetworkPolicy",
     "PodDisruptionBudget",
+    "Secret",
     "Service",
     "ServiceAccount",
     "StatefulSet",
@@ -74,9 +77,26 @@ def test_helm_lint_passes(values: dict[str, Any] | None) -> None:
 # helm-python-sdk) lints and renders the chart above, which is the same code the binary runs.
 
 
+def gateway_env(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    container = one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]["containers"][0]
+    return {item["name"]: item for item in container["env"]}
+
+
+def redis_url_of(docs: list[dict[str, Any]]) -> str | None:
+    """The Redis URL the gateway reads: from the environment (with the password's Secret)
+    when the chart's Redis asks for one, else from the config file."""
+    env = gateway_env(docs)
+    if "TANDEM_REDIS_URL" in env:
+        return str(env["TANDEM_REDIS_URL"]["value"])
+    url = gateway_config(docs).get("redis_url")
+    return None if url is None else str(url)
+
+
 def test_default_values_run_one_gateway_without_redis() -> None:
     docs = objects()
-    assert {doc["kind"] for doc in docs} == {"ConfigMap", "Deployment", "Service", "ServiceAccount"}
+    kinds = {doc["kind"] for doc in docs}
+    assert kinds == {"ConfigMap", "Deployment", "Service", "ServiceAccount", "Secret", "NetworkPolicy"}
+    assert [s["metadata"]["name"] for s in by_kind(docs, "Secret")] == ["demo-tandem-vault"]
     config = gateway_config(docs)
     assert "redis_url" not in config
     assert config["server"] == {"host": "0.0.0.0", "port": 8080, "workers": 1}
@@ -88,7 +108,8 @@ def test_full_values_gateway_config_is_a_valid_tandem_config() -> None:
     docs = objects(FULL_VALUES)
     config = gateway_config(docs)
     settings = load_settings(**config)
-    assert settings.redis_url == "redis://demo-tandem-redis:6379/0"
+    assert settings.redis_url is None, "the URL with its password comes from a Secret, not the ConfigMap"
+    assert redis_url_of(docs) == "redis://:$(REDIS_PASSWORD)@demo-tandem-redis:6379/0"
     assert settings.server.workers == 2
     assert settings.upstreams["edge"].base_url == "http://demo-tandem-vllm:8000/v1"
     assert settings.upstreams["edge"].model == "qwen3-8b" == FULL_VALUES["vllm"]["servedModelName"]
@@ -140,17 +161,18 @@ def test_a_config_change_rolls_the_pods() -> None:
     ("values", "redis_url"),
     [
         ({}, None),
-        ({"replicaCount": 2}, "redis://demo-tandem-redis:6379/0"),
-        ({"autoscaling": {"enabled": True}}, "redis://demo-tandem-redis:6379/0"),
-        ({"workers": 3}, "redis://demo-tandem-redis:6379/0"),
-        ({"redis": {"alwaysDeploy": True}}, "redis://demo-tandem-redis:6379/0"),
+        ({"replicaCount": 2}, "redis://:$(REDIS_PASSWORD)@demo-tandem-redis:6379/0"),
+        ({"autoscaling": {"enabled": True}}, "redis://:$(REDIS_PASSWORD)@demo-tandem-redis:6379/0"),
+        ({"workers": 3}, "redis://:$(REDIS_PASSWORD)@demo-tandem-redis:6379/0"),
+        ({"redis": {"alwaysDeploy": True}}, "redis://:$(REDIS_PASSWORD)@demo-tandem-redis:6379/0"),
+        ({"workers": 2, "redis": {"auth": {"enabled": False}}}, "redis://demo-tandem-redis:6379/0"),
         ({"replicaCount": 4, "redis": {"externalUrl": "redis://cache.example:6379/2"}}, "redis://cache.example:6379/2"),
     ],
-    ids=["one-pod", "replicas", "autoscaling", "workers", "always", "external"],
+    ids=["one-pod", "replicas", "autoscaling", "workers", "always", "no-auth", "external"],
 )
 def test_redis_runs_whenever_more_than_one_gateway_process_can(values: dict[str, Any], redis_url: str | None) -> None:
     docs = objects(values)
-    assert gateway_config(docs).get("redis_url") == redis_url
+    assert redis_url_of(docs) == redis_url
     statefulsets = by_kind(docs, "StatefulSet")
     owned = redis_url is not None and "demo-tandem-redis" in redis_url
     assert len(statefulsets) == int(owned)
@@ -171,7 +193,9 @@ def test_vllm_edge_on_a_gpu_node() -> None:
     volumes = {v["name"]: v for v in spec["volumes"]}
     assert volumes["models"]["persistentVolumeClaim"]["claimName"] == "models"
     args = container["args"]
-    assert args[args.index("--model") + 1] == "/models/Qwen3-8B"
+    assert container["command"] == ["vllm", "serve"]
+    assert args[0] == "/models/Qwen3-8B" and "--model" not in args, "the model is positional in `vllm serve`"
+    assert args[args.index("--tensor-parallel-size") + 1] == "1"
     assert args[args.index("--tool-call-parser") + 1] == "hermes"
     assert args[args.index("--served-model-name") + 1] == "qwen3-8b"
     port = one(docs, "Service", "demo-tandem-vllm")["spec"]["ports"][0]["port"]
@@ -261,6 +285,9 @@ def test_notes_say_how_to_reach_the_gateway() -> None:
         ({"redis": {"externalUrl": "cache:6379"}}, "at '/redis/externalUrl'"),
         ({"image": {"tag": "latest"}}, "image.tag must pin a version, not latest"),
         ({"config": {"redis_url": "redis://x"}}, "config.redis_url is set by the chart"),
+        ({"config": {"client_api_keys": ["k"]}}, "config.client_api_keys would put keys into a ConfigMap"),
+        ({"config": {"admin_api_keys": ["k"]}}, "config.admin_api_keys would put keys into a ConfigMap"),
+        ({"config": {"upstreams": {"cloud": {"api_key": "sk-x"}}}}, "config.upstreams.cloud.api_key would put a key"),
         ({"config": {"upstreams": {"edge": {"base_url": ""}}}}, "config.upstreams.edge.base_url is required"),
         ({"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, "minReplicas (5) is above"),
         ({"vllm": {"enabled": True, "modelVolume": {"type": "persistentVolumeClaim"}}}, "claimName is required"),
@@ -270,3 +297,92 @@ def test_bad_values_fail_with_a_clear_message(values: dict[str, Any], message: s
     with pytest.raises(helm().HelmError) as caught:
         render(values)
     assert message in str(caught.value)
+
+
+def test_vllm_runs_as_non_root_with_its_caches_on_volumes() -> None:
+    docs = objects({**FULL_VALUES, "vllm": {**FULL_VALUES["vllm"], "gpus": 4}})
+    spec = one(docs, "Deployment", "demo-tandem-vllm")["spec"]["template"]["spec"]
+    container = spec["containers"][0]
+    assert spec["securityContext"]["runAsNonRoot"] is True and spec["securityContext"]["runAsUser"] != 0
+    assert container["securityContext"]["allowPrivilegeEscalation"] is False
+    args = container["args"]
+    assert args[args.index("--tensor-parallel-size") + 1] == "4"
+    assert container["resources"]["limits"]["nvidia.com/gpu"] == 4
+    env = {item["name"]: item.get("value") for item in container["env"]}
+    mounts = {m["mountPath"] for m in container["volumeMounts"]}
+    for variable in ("HOME", "HF_HOME", "VLLM_CACHE_ROOT"):
+        assert env[variable].startswith("/models/"), variable
+    assert "/tmp" in mounts and "/models" in mounts
+
+
+def test_keys_and_passwords_live_in_secrets_never_in_the_config_map() -> None:
+    docs = objects(FULL_VALUES)
+    config_text = one(docs, "ConfigMap", "demo-tandem")["data"]["tandem.yaml"]
+    secrets = {s["metadata"]["name"]: s for s in by_kind(docs, "Secret")}
+    assert set(secrets) == {"demo-tandem-redis", "demo-tandem-vault"}
+    for secret in secrets.values():
+        assert secret["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+        for value in secret["data"].values():
+            assert base64.b64decode(value).decode() not in config_text
+    vault_key = base64.b64decode(secrets["demo-tandem-vault"]["data"]["vault-key"])
+    assert len(base64.b64decode(vault_key)) == 32, "the vault key is 32 random bytes in base64"
+    env = gateway_env(docs)
+    assert env["TANDEM_ADMIN_API_KEYS"]["valueFrom"]["secretKeyRef"] == {"name": "tandem-admin", "key": "keys-json"}
+    assert env["TANDEM_VAULT_KEY"]["valueFrom"]["secretKeyRef"]["name"] == "demo-tandem-vault"
+    assert env["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"] == {"name": "demo-tandem-redis", "key": "password"}
+    names = list(env)
+    assert names.index("REDIS_PASSWORD") < names.index("TANDEM_REDIS_URL"), "$(REDIS_PASSWORD) must be defined first"
+
+
+def test_chart_redis_asks_for_a_password_and_keeps_its_data() -> None:
+    docs = objects({"replicaCount": 2})
+    redis = one(docs, "StatefulSet", "demo-tandem-redis")
+    container = redis["spec"]["template"]["spec"]["containers"][0]
+    args = container["args"]
+    assert args[args.index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
+    assert args[args.index("--appendonly") + 1] == "yes"
+    assert redis["spec"]["volumeClaimTemplates"][0]["spec"]["resources"]["requests"]["storage"] == "1Gi"
+    for probe in ("livenessProbe", "readinessProbe"):
+        command = " ".join(container[probe]["exec"]["command"])
+        assert "REDISCLI_AUTH" in command and "$(REDIS_PASSWORD)" not in command
+    existing = objects({"replicaCount": 2, "redis": {"auth": {"existingSecret": "my-redis"}}})
+    assert "demo-tandem-redis" not in {s["metadata"]["name"] for s in by_kind(existing, "Secret")}
+    assert gateway_env(existing)["REDIS_PASSWORD"]["valueFrom"]["secretKeyRef"]["name"] == "my-redis"
+
+
+def test_network_policies_let_only_the_gateway_reach_redis_and_vllm() -> None:
+    docs = objects(FULL_VALUES)
+    policies = {p["metadata"]["name"]: p["spec"] for p in by_kind(docs, "NetworkPolicy")}
+    assert set(policies) == {"demo-tandem", "demo-tandem-redis", "demo-tandem-vllm"}
+    gateway_labels = one(docs, "Deployment", "demo-tandem")["spec"]["selector"]["matchLabels"]
+    for name, workload in (("demo-tandem-redis", "StatefulSet"), ("demo-tandem-vllm", "Deployment")):
+        spec = policies[name]
+        assert spec["podSelector"]["matchLabels"] == one(docs, workload, name)["spec"]["selector"]["matchLabels"]
+        assert spec["ingress"][0]["from"] == [{"podSelector": {"matchLabels": gateway_labels}}]
+    assert "from" not in policies["demo-tandem"]["ingress"][0], "the gateway is open to clients by default"
+    assert by_kind(objects({"networkPolicy": {"enabled": False}}), "NetworkPolicy") == []
+
+
+def test_stopping_a_pod_lets_in_flight_streams_finish() -> None:
+    docs = objects()
+    pod = one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    sleep = int(container["lifecycle"]["preStop"]["exec"]["command"][1])
+    shutdown = int(gateway_env(docs)["TANDEM_SERVER__SHUTDOWN_TIMEOUT_S"]["value"])
+    assert sleep > 0 and shutdown >= 60
+    assert pod["terminationGracePeriodSeconds"] > sleep + shutdown
+
+
+@pytest.mark.parametrize("values", [None, FULL_VALUES], ids=["default", "full"])
+def test_core_objects_match_the_kubernetes_schemas(values: dict[str, Any] | None) -> None:
+    import kubernetes_validate
+
+    docs = objects(values)
+    kinds = {doc["kind"] for doc in docs}
+    assert kinds <= CORE_KINDS | OPERATOR_KINDS | {"ConfigMap"}, kinds - CORE_KINDS - OPERATOR_KINDS
+    checked = 0
+    for doc in docs:
+        if doc["kind"] in CORE_KINDS:
+            kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+            checked += 1
+    assert checked >= 5

@@ -126,7 +126,7 @@ def test_alerts_are_per_gateway_and_per_route(fleet: Fleet) -> None:
     failing = {route for name, route in pending if name == "TandemInnerCallsFailing"}
     assert {"tandem/entropy", "tandem/llm", "tandem/draft"} <= failing
     assert "tandem/judge" not in failing
-    assert ("TandemFallbackRateHigh", "tandem/edge") in pending
+    assert ("TandemFallbackRateHigh", "tandem/edge-failover") in pending
     # The sick replica's failovers lift its route's cloud share (both replicas together) above
     # the route's target, and the job's spend above the hourly threshold.
     assert ("TandemCloudShareAboveTarget", "tandem") in pending
@@ -150,9 +150,9 @@ def test_metrics_equal_the_ledger(fleet: Fleet) -> None:
         (observed,) = values(fleet.prometheus.query(f"sum({metric}{{{instance}}})", fleet.traffic_done_at))
         assert math.isclose(observed, sum(t[field] for t in trajectories), rel_tol=1e-9), metric
     (steps,) = values(fleet.prometheus.query(f"sum(tandem_steps_total{{{instance}}})", fleet.traffic_done_at))
-    # Every recorded step (a step the privacy policy refused has no record, and no answer).
+    # Every begun step ends with one record and one count, a step the privacy policy refused too.
     assert steps == sum(t["edge_steps"] + t["cloud_steps"] for t in trajectories)
-    assert sum(t["steps"] for t in trajectories) == steps + 1  # the blocked step
+    assert sum(t["steps"] for t in trajectories) == steps
 
 
 def test_money_panels_follow_the_route_variable_and_the_selector_lists_every_route(fleet: Fleet) -> None:

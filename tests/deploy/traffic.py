@@ -14,6 +14,8 @@ ROUTES = {
     "tandem": {"strategy": "random", "p": 0.5, "seed": 7, "constraints": {"max_cloud_share": 0.6}},
     "tandem/task": {"strategy": "task", "cloud_if_matches": "refactor", "default": "edge"},
     "tandem/judge": {"strategy": "judge", "target_cloud_share": 0.4},
+    # Edge-only routes do not fail over unless told to.
+    "tandem/edge-failover": {"strategy": "edge", "failover": True},
 }
 
 
@@ -29,7 +31,7 @@ def drive(client: httpx.Client, server: GatewayServer, edge: FakeUpstream) -> No
     step("tandem/task", "run-b", "refactor the parser")
     step("tandem/edge", "run-c")
     edge.push({"kind": "error", "status": 503})
-    assert step("tandem/edge", "run-c").headers["x-tandem-fallback"] == "true"
+    assert step("tandem/edge-failover", "run-c").headers["x-tandem-fallback"] == "true"
     step("tandem/cloud", "run-d")
     step("tandem/judge", "run-e", "edit calc.py so that the failing test passes")
     step("tandem/cloud", "run-f", "mail the report to alice@example.com")  # privacy: allow, so exposed

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import statistics
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from judge.model import JudgeModel
 from judge.rows import load_rows
 from judge.train import TrainConfig, train
 from router.demo.dataset import SimStep, fixed, generate, parse_seeds, random_delegation, run_trajectory, simulate
-from router.demo.delegation import judge_decider, online_decider
+from router.demo.delegation import online_decider
 from router.demo.run import STRATEGIES, pick_tasks, run_strategies
 from router.demo.script import ERROR_RATES, draw
 
@@ -64,18 +63,6 @@ def test_the_features_are_those_the_gateway_would_compute() -> None:
     for step, row in zip(seen, run.rows, strict=True):
         assert isinstance(step.counters, TrajectoryCounters)
         assert row["features"] == step_features(step.messages, step.counters, step.tools).tolist()
-
-
-def test_shipped_judge_beats_random_delegation_at_the_same_share() -> None:
-    model = JudgeModel.load()
-    judge = simulate(HELD_OUT, 6, judge_decider(model))
-    share = judge.cloud_share
-    assert 0.3 < share < 0.5  # calibrated to 0.4 on the training seeds
-    randoms = [simulate(HELD_OUT, 6, random_delegation(share, f"r{i}")) for i in range(3)]
-    assert judge.solved > max(r.solved for r in randoms)
-    assert judge.wrong_recall > statistics.mean(r.wrong_recall for r in randoms) + 0.2
-    edge_only = simulate(HELD_OUT, 6, fixed("edge"))
-    assert judge.solved > edge_only.solved
 
 
 def test_train_calibrate_serve_end_to_end_on_generated_data(tmp_path: Path) -> None:

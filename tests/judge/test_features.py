@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -62,7 +63,7 @@ def test_fixed_length_float32_and_deterministic() -> None:
     assert step_features(trajectory(0), TrajectoryCounters(step=1)).shape == (N_FEATURES,)
 
 
-def test_hashing_does_not_depend_on_the_process_hash_seed() -> None:
+def test_features_do_not_depend_on_the_process_hash_seed() -> None:
     code = (
         "import sys, orjson; sys.path.insert(0, '.');"
         "from tests.judge.test_features import trajectory, TOOLS;"
@@ -112,12 +113,12 @@ class Poison(dict[str, Any]):
 
 
 def test_bounded_tail_cost_is_flat() -> None:
-    short, long = trajectory(5), trajectory(200)
+    short, long = trajectory(8), trajectory(200)  # the short one just fills the head
     # Everything between the head and the tail of the long run is poison: never read.
     window_start = len(long) - TAIL_MESSAGES
-    long = [m if i < 2 or i >= window_start else Poison(m) for i, m in enumerate(long)]
+    long = [m if i < HEAD_MESSAGES or i >= window_start else Poison(m) for i, m in enumerate(long)]
     reads = []
-    for messages, step in ((short, 6), (long, 201)):
+    for messages, step in ((short, 9), (long, 201)):
         counting = CountingList(messages)
         step_features(counting, TrajectoryCounters(step=step, answered_steps=step - 1), TOOLS)
         reads.append(counting.read)
@@ -132,10 +133,12 @@ def test_error_signals_and_last_actions() -> None:
     assert value(vector, "err_test_failure") == 0.0
     assert value(vector, "act1_read") == value(vector, "act2_read") == value(vector, "act3_read") == 1.0
     assert value(vector, "type_streak") == 3.0
-    assert value(vector, "no_cloud_yet") == 1.0
     clean = step_features(trajectory(3), TrajectoryCounters(step=4), TOOLS)
     assert value(clean, "err_any") == 0.0
-    assert not np.array_equal(vector[-128:-64], clean[-128:-64])  # the output's n-grams differ
+    # Only the latest result failed: a streak of one, one turn in three, none since.
+    assert value(vector, "err_streak") == 1.0 and value(clean, "err_streak") == 0.0
+    assert value(vector, "err_share_tail") == pytest.approx(1 / 3)
+    assert value(vector, "turns_since_err_log") == 0.0 < value(clean, "turns_since_err_log")
 
 
 def test_invalid_calls_repeats_and_cloud_counters() -> None:
@@ -152,8 +155,10 @@ def test_invalid_calls_repeats_and_cloud_counters() -> None:
     assert value(vector, "invalid_in_tail") == 3.0
     assert value(vector, "repeat_last") == 1.0 and value(vector, "repeat_count") == 1.0
     assert value(vector, "err_error") == 1.0 and value(vector, "err_prev") == 1.0
-    assert value(vector, "cloud_share") == pytest.approx(0.5)
-    assert value(vector, "last_step_cloud") == 1.0 and value(vector, "no_cloud_yet") == 0.0
+    assert value(vector, "err_streak") == 3.0  # three failing turns in a row
+    # Where the router sent earlier steps is not a feature (version 2): counters do not move it.
+    other = TrajectoryCounters(step=5, cloud_steps=0, answered_steps=4, steps_since_cloud=4)
+    assert np.array_equal(step_features(messages, other, TOOLS), vector)
     # Without the request's tools, an unknown name cannot be told: only the broken JSON counts.
     assert value(step_features(messages, counters), "invalid_in_tail") == 1.0
 
@@ -169,3 +174,13 @@ def test_mini_swe_agent_observations_in_user_messages() -> None:
     assert value(vector, "act1_test") == 1.0
     assert value(vector, "err_nonzero_exit") == value(vector, "err_test_failure") == 1.0
     assert value(vector, "last_prose") == 0.0
+
+
+def test_task_features_read_the_request_not_the_boilerplate() -> None:
+    reminder = "<system-reminder>" + "context " * 400 + "</system-reminder>"
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": reminder}, {"type": "text", "text": "fix the test"}]}
+    ]
+    vector = step_features(messages, TrajectoryCounters(step=1))
+    assert value(vector, "task_chars_log") == pytest.approx(math.log1p(len("fix the test")))
+    assert value(vector, "task_mentions_test") == 1.0 and value(vector, "task_has_code") == 0.0

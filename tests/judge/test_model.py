@@ -20,10 +20,16 @@ def test_shipped_model_loads_scores_and_says_how_it_was_made() -> None:
     assert DEFAULT_MODEL.stat().st_size <= 1 << 20
     card = model.card
     assert card.feature_version == FEATURE_VERSION
-    assert card.labels == "agreement" and "SIMULATED" in card.training_data["description"]
-    assert card.made_by == "python -m router.demo.dataset build-model"
+    # Trained on real runs (not the demo's simulation), for "the step's action fails", with the
+    # sources and their licences on the card; the figures are those of its held-out runs.
+    assert card.labels == "failed" and "real agent runs" in card.training_data["description"]
+    assert card.made_by.startswith("tandem judge train --data real-runs.jsonl.gz")
+    sources = card.training_data["sources"]
+    assert sources and all(source["licence"] and source["runs"] > 0 for source in sources)
+    assert card.training_data["trajectories"] == sum(source["runs"] for source in sources)
     assert card.target_cloud_share == 0.4 and 0.0 < card.threshold < 1.0
-    assert card.evaluation["auc"] > 0.7
+    assert card.evaluation["auc"] >= 0.65
+    assert 0.35 <= card.evaluation["cloud_share"] <= 0.45
     messages = [{"role": "user", "content": "Task x: fix it"}]
     score = model.score(step_features(messages, TrajectoryCounters(step=1)))
     assert 0.0 <= score <= 1.0
@@ -128,3 +134,27 @@ def test_a_bad_file_at_start_up_is_an_error(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(JudgeModelError, match=r"judge\.onnx"):
         ReloadingJudge(path)
+
+
+def test_shipped_draft_model_sees_the_draft_and_beats_the_state_model() -> None:
+    from judge.draft import STATE_AND_DRAFT_NAMES
+    from router.policies.judge import DEFAULT_DRAFT_MODEL
+
+    state, draft = JudgeModel.load().card, JudgeModel.load(DEFAULT_DRAFT_MODEL).card
+    assert draft.sees == "draft" and tuple(draft.feature_names) == STATE_AND_DRAFT_NAMES
+    assert draft.evaluation["auc"] >= 0.75 > state.evaluation["auc"]
+    assert 0.35 <= draft.evaluation["cloud_share"] <= 0.45
+    assert DEFAULT_DRAFT_MODEL.stat().st_size <= 1 << 20
+
+
+def test_a_card_whose_mode_does_not_match_its_features_is_refused(tmp_path: Path) -> None:
+    path = copy_shipped_model(tmp_path)
+    card = read_card(card_path(path))
+    card.sees = "draft"  # but the features are the state's only
+    write_card(card_path(path), card)
+    with pytest.raises(JudgeModelError, match=r"feature_names differ .* for sees: draft"):
+        JudgeModel.load(path)
+    card.sees = "telepathy"
+    write_card(card_path(path), card)
+    with pytest.raises(JudgeModelError, match=r"sees is 'telepathy'"):
+        JudgeModel.load(path)

@@ -12,7 +12,7 @@ import pytest
 from judge.calibrate import OnlineThreshold
 from judge.card import card_path, read_card
 from judge.cli import main
-from judge.features import N_FEATURES
+from judge.features import FEATURE_VERSION, N_FEATURES
 from judge.labels import make_labels
 from judge.model import JudgeModel
 from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
@@ -77,7 +77,7 @@ def test_no_positive_labels_is_an_error() -> None:
         train(rows, TrainConfig())
     for row in rows:
         row["edge_wrong"] = None
-    with pytest.raises(JudgeTrainingError, match="no row has a edge_wrong value"):
+    with pytest.raises(JudgeTrainingError, match="no row has a value for edge_wrong"):
         train(rows, TrainConfig())
 
 
@@ -92,7 +92,10 @@ def _write(tmp_path: Path, rows: list[Any], raw: bytes = b"") -> Path:
     [
         (lambda row: row.pop("features"), r"steps\.jsonl:3: missing field\(s\) features"),
         (lambda row: row.pop("trajectory_id"), r"missing field\(s\) trajectory_id"),
-        (lambda row: row.update(feature_version=99), "feature_version 99, this judge computes version 1"),
+        (
+            lambda row: row.update(feature_version=99),
+            f"feature_version 99, this judge computes version {FEATURE_VERSION}",
+        ),
         (lambda row: row.update(features=[0.0] * 5), f"features must be a list of {N_FEATURES} numbers, got 5"),
         (lambda row: row.update(target="gpu"), "target must be 'edge' or 'cloud'"),
     ],
@@ -126,7 +129,7 @@ def test_cli_train_calibrate_evaluate_then_serve(tmp_path: Path, capsys: pytest.
     assert card.evaluation["calibration"]["cloud_share"] == pytest.approx(0.5, abs=0.01)
     assert card.evaluation["calibration"]["data"] == "steps.jsonl"  # no machine paths in the card
     assert main(["evaluate", "--model", str(out), "--data", str(data), "--held-out", "0.2", "--json"]) == 0
-    figures = orjson.loads(capsys.readouterr().out)
+    figures = orjson.loads(capsys.readouterr().out)["candidate"]
     assert figures["auc"] > 0.6 and figures["cloud_share"] == pytest.approx(0.5, abs=0.1)
     # Serve: load, score each step, hold the share online.
     model = JudgeModel.load(out)
@@ -145,3 +148,29 @@ def test_cli_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert not (tmp_path / "j.onnx").exists()  # no degenerate model written
     assert main(["evaluate", "--model", str(tmp_path / "absent.onnx"), "--data", str(data)]) == 2
     assert "model card not found" in capsys.readouterr().err
+
+
+def test_rows_without_failure_labels_are_refused_by_name() -> None:
+    rows = synthetic_rows(trajectories=10)
+    with pytest.raises(JudgeTrainingError, match="no row has a value for action_failed: the 'failed' labels"):
+        train(rows, TrainConfig(labels="failed"))
+    for row in rows:
+        row["action_failed"] = 1
+    with pytest.raises(JudgeTrainingError, match="every one of the 80 'failed' labels is positive"):
+        train(rows, TrainConfig(labels="failed"))
+
+
+def test_combined_labels_take_the_most_direct_signal_and_weigh_failed_runs() -> None:
+    rows = synthetic_rows(trajectories=4, steps=3)
+    for index, row in enumerate(rows):
+        row["edge_wrong"] = 1 if index == 0 else None
+        row["teacher_label"] = 0 if index in (0, 1) else None
+        row["action_failed"] = 0 if index == 0 else (1 if index % 2 else 0) if index < 10 else None
+        row["outcome"] = {"success": index >= 6}
+    combined = make_labels(rows, "combined")
+    assert combined.rows == list(range(10))  # rows 10, 11 have no label of any kind
+    assert combined.y.tolist()[:3] == [1, 0, 0]  # edge_wrong, then teacher_label, then action_failed
+    assert combined.weight.tolist()[:6] == [2.0] * 6 and combined.weight.tolist()[6:] == [1.0] * 4
+    for row in rows:
+        row["edge_wrong"] = row["teacher_label"] = row["action_failed"] = None
+    assert make_labels(rows, "combined").source == "heuristic"  # nothing measured: the cold start

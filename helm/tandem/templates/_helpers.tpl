@@ -61,6 +61,32 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{/* Whether the chart's own Redis asks for a password (the URL then comes from a Secret). */}}
+{{- define "tandem.redisAuth" -}}
+{{- if and (include "tandem.redisDeployed" .) .Values.redis.auth.enabled -}}true{{- end -}}
+{{- end -}}
+
+{{- define "tandem.redisSecretName" -}}
+{{- default (printf "%s-redis" (include "tandem.fullname" .)) .Values.redis.auth.existingSecret -}}
+{{- end -}}
+
+{{- define "tandem.vaultSecretName" -}}
+{{- default (printf "%s-vault" (include "tandem.fullname" .)) .Values.vaultKey.secretName -}}
+{{- end -}}
+
+{{/* A random value kept across upgrades: the one already in the Secret when there is one. */}}
+{{- define "tandem.keptRandom" -}}
+{{- $existing := lookup "v1" "Secret" .root.Release.Namespace .name -}}
+{{- if and $existing (hasKey (default dict $existing.data) .key) -}}
+{{- index $existing.data .key -}}
+{{- else if .bytes -}}
+{{- /* `bytes` random bytes, base64 (what the vault key is), as Secret data (base64 again) */ -}}
+{{- randBytes .bytes | b64enc -}}
+{{- else -}}
+{{- randAlphaNum .length | b64enc -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The gateway's tandem.yaml: the user's config plus what the chart decides. */}}
 {{- define "tandem.config" -}}
 {{- $config := deepCopy .Values.config -}}
@@ -76,7 +102,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- $_ := set $config "upstreams" $upstreams -}}
 {{- $_ := set $config "server" (dict "host" "0.0.0.0" "port" 8080 "workers" (int .Values.workers)) -}}
 {{- $redis := include "tandem.redisUrl" . -}}
-{{- if $redis -}}
+{{- if and $redis (not (include "tandem.redisAuth" .)) -}}
 {{- $_ := set $config "redis_url" $redis -}}
 {{- end -}}
 {{- if .Values.clientKeys.secretName -}}
@@ -95,6 +121,16 @@ app.kubernetes.io/component: {{ .component }}
 {{- range $name, $tag := dict "image.tag" $.Values.image.tag "redis.image.tag" $.Values.redis.image.tag "vllm.image.tag" $.Values.vllm.image.tag -}}
 {{- if eq $tag "latest" -}}
 {{- fail (printf "%s must pin a version, not latest" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- range $key := list "client_api_keys" "admin_api_keys" -}}
+{{- if hasKey $.Values.config $key -}}
+{{- fail (printf "config.%s would put keys into a ConfigMap: use clientKeys / adminKeys (existing Secrets) instead" $key) -}}
+{{- end -}}
+{{- end -}}
+{{- range $name, $upstream := (default dict $.Values.config.upstreams) -}}
+{{- if hasKey (default dict $upstream) "api_key" -}}
+{{- fail (printf "config.upstreams.%s.api_key would put a key into a ConfigMap: set api_key_env and pass the key with secretEnv" $name) -}}
 {{- end -}}
 {{- end -}}
 {{- if and $.Values.autoscaling.enabled (gt (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}

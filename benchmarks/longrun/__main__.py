@@ -1,0 +1,183 @@
+"""Long runs through the gateway: added latency against step index and body size.
+
+`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick]`
+
+Method: one scripted fake upstream (benchmarks.overhead.fakeupstream, answering at once) and one
+gateway process, pinned to different cores when there are two; one client at a time (c=1).
+Each step of each run is sent twice on keep-alive connections, straight to the upstream and then
+through the gateway, with the same body; the added latency is the difference. Routes:
+`edge` (strategy edge), `judge` (the shipped ONNX judge), `redact` (strategy cloud with
+`privacy: redact`, whose runs open with a dump of `--vault-values` distinct sensitive values,
+so the trajectory's vault holds that many), and `stitched` (the edge route with no session id:
+the gateway finds the trajectory from the message history). Reported per route: p50/p99 of the
+added latency over every run's first 10 and last 10 steps, and p50 by body size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+import yaml
+
+from benchmarks.longrun.trajectory import RunShape, request_body, run_messages
+from benchmarks.overhead.gateways import _base_env
+from benchmarks.overhead.loadgen import connect
+from benchmarks.overhead.procs import Service, free_port, pinned
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / ".bench" / "longrun"
+ROUTES = ("edge", "judge", "redact", "stitched")
+
+
+@dataclass
+class RouteFigures:
+    first: list[float] = field(default_factory=list)  # added ms, each run's first 10 steps
+    last: list[float] = field(default_factory=list)  # added ms, each run's last 10 steps
+    by_size: dict[int, list[float]] = field(default_factory=dict)  # 100 KB bucket -> added ms
+
+
+def _request(port: int, body: bytes, session: str | None) -> bytes:
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:%d\r\ncontent-type: application/json\r\n" % port
+    if session is not None:
+        head += b"x-session-id: %s\r\n" % session.encode()
+    return head + b"content-length: %d\r\n\r\n" % len(body) + body
+
+
+def _config(path: Path, upstream_port: int) -> Path:
+    base = f"http://127.0.0.1:{upstream_port}/v1"
+    prices = {"input": 2.50, "cached_input": 0.25, "output": 15.00}
+    config = {
+        "log_level": "warning",
+        "upstreams": {
+            "edge": {"base_url": base, "model": "fake-model", "prices": {"input": 0.1, "output": 0.15}},
+            "cloud": {"base_url": base, "model": "fake-model", "prices": prices},
+        },
+        "routes": {
+            "edge": {"strategy": "edge"},
+            "judge": {"strategy": "judge"},
+            "redact": {"strategy": "cloud", "privacy": "redact"},
+        },
+        "trajectories": {"max_in_memory": 1000},
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+async def _one_run(route: str, run: int, shape: RunShape, upstream: int, gateway: int, figures: RouteFigures) -> None:
+    direct = await connect(upstream)
+    through = await connect(gateway)
+    model = "edge" if route == "stitched" else route
+    session = None if route == "stitched" else f"longrun-{route}-{run}"
+    try:
+        for index, messages in enumerate(run_messages(seed=run, shape=shape), start=1):
+            body = request_body(model, messages)
+            started = time.perf_counter()
+            answer = await direct.send(_request(upstream, body, None))
+            direct_s = time.perf_counter() - started
+            started = time.perf_counter()
+            answer = await through.send(_request(gateway, body, session))
+            gateway_s = time.perf_counter() - started
+            if answer.status != 200:
+                raise RuntimeError(f"{route} run {run} step {index}: HTTP {answer.status} {answer.body[:300]!r}")
+            added_ms = (gateway_s - direct_s) * 1000
+            if index <= 10:
+                figures.first.append(added_ms)
+            if index > shape.steps - 10:
+                figures.last.append(added_ms)
+            figures.by_size.setdefault(len(body) // 100_000, []).append(added_ms)
+    finally:
+        for connection in (direct, through):
+            if connection.transport is not None:
+                connection.transport.close()
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int) -> str:
+    lines = [
+        f"long runs: {runs} runs x {shape.steps} steps per route, bodies to ~{shape.target_bytes // 1000} KB, "
+        f"redact vault {shape.dump_values} values; added latency in ms (c=1)",
+        "",
+        "| route | first 10 p50 | last 10 p50 | last - first | last 10 p99 |",
+        "|---|---|---|---|---|",
+    ]
+    for route, f in figures.items():
+        first, last = statistics.median(f.first), statistics.median(f.last)
+        lines.append(f"| {route} | {first:.2f} | {last:.2f} | {last - first:+.2f} | {_pct(f.last, 0.99):.2f} |")
+    buckets = sorted({b for f in figures.values() for b in f.by_size})
+    sizes = " | ".join(f"{b * 100}-{b * 100 + 100} KB" for b in buckets)
+    lines += ["", "p50 added ms by body size:", "", f"| route | {sizes} |"]
+    lines.append("|---|" + "---|" * len(buckets))
+    for route, f in figures.items():
+        cells = [f"{statistics.median(f.by_size[b]):.2f}" if b in f.by_size else "" for b in buckets]
+        lines.append(f"| {route} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    cores = os.cpu_count() or 1
+    gateway_cpu, other_cpu = (0, 1) if cores >= 2 else (None, None)
+    upstream_port, gateway_port = free_port(), free_port()
+    env = _base_env()
+    upstream = Service.start(
+        "upstream",
+        upstream_port,
+        pinned([sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)], other_cpu),
+        OUT / "upstream.log",
+        env,
+        cwd=REPO,
+    )
+    config = _config(OUT / "tandem.yaml", upstream_port)
+    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(gateway_port)]
+    gateway = Service.start("tandem", gateway_port, pinned(command, gateway_cpu), OUT / "tandem.log", env, cwd=REPO)
+    if other_cpu is not None:
+        os.sched_setaffinity(0, {other_cpu})
+    try:
+        await upstream.wait_ready("/v1/models", 20)
+        await gateway.wait_ready("/healthz", 30)
+        results: dict[str, RouteFigures] = {}
+        for route in ROUTES:
+            figures = results[route] = RouteFigures()
+            shape = RunShape(steps=args.steps, dump_values=args.vault_values if route == "redact" else 0)
+            for run in range(args.runs):
+                await _one_run(route, run, shape, upstream_port, gateway_port, figures)
+            print(f"{route}: done", flush=True)
+        gateway.sample()
+        text = _report(results, RunShape(steps=args.steps, dump_values=args.vault_values), args.runs)
+        text += f"\n\ngateway RSS at the end: {gateway.peak_rss_kb / 1024:.0f} MB"
+        print(text)
+        (OUT / "report.md").write_text(text + "\n")
+        raw = {route: {"first": f.first, "last": f.last} for route, f in results.items()}
+        (OUT / "figures.json").write_bytes(orjson.dumps(raw))
+        return 0
+    finally:
+        gateway.stop()
+        upstream.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=120)
+    parser.add_argument("--vault-values", type=int, default=5000)
+    parser.add_argument("--quick", action="store_true", help="3 runs of 100 steps (a smoke run)")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.steps = 3, 100
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

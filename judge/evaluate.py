@@ -1,0 +1,123 @@
+"""Candidate against serving judge on held-out rows, and promotion when the candidate is not worse.
+
+The held-out rows are those of the trajectories `split_by_trajectory` holds out (a stable hash of
+the trajectory id, the split `train` uses), so a candidate trained on the same rows is judged on
+runs it never saw. Figures are given for all held-out rows and per agent family (`family`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from judge.card import JudgeModelError, atomic_write, card_path, write_card
+from judge.labels import Labels, make_labels
+from judge.metrics import report
+from judge.model import JudgeModel
+from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
+
+AUC_TOLERANCE = 0.005  # "not worse": the candidate's held-out AUC may trail by this much (noise)
+
+
+@dataclass
+class Comparison:
+    figures: dict[str, Any]  # per model name: overall and per-family figures
+    scores: dict[str, npt.NDArray[np.float64]]  # per model name: held-out scores
+    y: npt.NDArray[np.int64]
+    families: list[str]
+    not_worse: bool
+    reason: str
+
+
+def _held_out(rows: list[dict[str, Any]], labels: Labels, fraction: float) -> list[int]:
+    labelled = [rows[i] for i in labels.rows]
+    return split_by_trajectory(labelled, fraction).test if fraction > 0 else list(range(len(labelled)))
+
+
+def _figures(
+    y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], threshold: float, families: list[str]
+) -> dict[str, Any]:
+    figures: dict[str, Any] = report(y, scores, threshold)
+    by_family = {}
+    for family in sorted(set(families)):
+        members = np.asarray([f == family for f in families])
+        if 0 < y[members].sum() < members.sum():
+            by_family[family] = report(y[members], scores[members], threshold)
+    figures["by_family"] = by_family
+    return figures
+
+
+def compare(
+    candidate: JudgeModel, serving: JudgeModel | None, rows: list[dict[str, Any]], labels: str, held_out: float
+) -> Comparison:
+    chosen = make_labels(rows, labels)
+    test = _held_out(rows, chosen, held_out)
+    picked = [rows[chosen.rows[i]] for i in test]
+    y = chosen.y[test]
+    if y.min() == y.max():
+        raise JudgeTrainingError(f"the {len(test)} held-out rows have one label value only; add trajectories")
+    families = [str(row.get("family", "unknown")) for row in picked]
+    scores = {"candidate": candidate.score_batch(matrix(picked, candidate.card.sees))}
+    figures = {"candidate": _figures(y, scores["candidate"], candidate.threshold, families)}
+    if serving is None:
+        return Comparison(figures, scores, y, families, True, "no serving model to compare with")
+    scores["serving"] = serving.score_batch(matrix(picked, serving.card.sees))
+    figures["serving"] = _figures(y, scores["serving"], serving.threshold, families)
+    gap = figures["candidate"]["auc"] - figures["serving"]["auc"]
+    not_worse = math.isfinite(gap) and gap >= -AUC_TOLERANCE
+    reason = (
+        f"held-out AUC {figures['candidate']['auc']} against the serving model's {figures['serving']['auc']} "
+        f"({'not worse' if not_worse else 'worse'}: tolerance {AUC_TOLERANCE})"
+    )
+    return Comparison(figures, scores, y, families, not_worse, reason)
+
+
+def write_report(comparison: Comparison, folder: Path, title: str) -> list[Path]:
+    """report.md, report.json and three PNG plots (ROC, cloud share vs failing steps caught,
+    calibration) in `folder`; the paths written."""
+    from judge.plots import calibration_plot, roc_plot, share_plot
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = [
+        roc_plot(comparison.y, comparison.scores, folder / "roc.png"),
+        share_plot(comparison.y, comparison.scores, folder / "share.png"),
+        calibration_plot(comparison.y, comparison.scores, folder / "calibration.png"),
+    ]
+    (folder / "report.json").write_bytes(orjson.dumps(comparison.figures, option=orjson.OPT_INDENT_2))
+    lines = [
+        f"# {title}",
+        "",
+        comparison.reason,
+        "",
+        "| model | rows | AUC | Brier | cloud share | recall | precision |",
+    ]
+    lines.append("|---|---|---|---|---|---|---|")
+    for name, figures in comparison.figures.items():
+        for scope, f in [("all", figures), *figures["by_family"].items()]:
+            label = name if scope == "all" else f"{name} / {scope}"
+            cells = [label, *(f[key] for key in ("steps", "auc", "brier", "cloud_share", "recall", "precision"))]
+            lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
+    lines += ["", "![ROC](roc.png)", "", "![cloud share against failing steps caught](share.png)", ""]
+    lines += ["![calibration](calibration.png)", ""]
+    (folder / "report.md").write_text("\n".join(lines))
+    return [*written, folder / "report.json", folder / "report.md"]
+
+
+def promote(candidate_path: Path, serving_path: Path, comparison: Comparison) -> None:
+    """Replace the serving model and card with the candidate's; the card records the comparison.
+
+    The model file is replaced first, then the card: a gateway that reloads between the two sees
+    a card that does not match and keeps its old model until the card lands (judge/model.py)."""
+    if not comparison.not_worse:
+        raise JudgeModelError(f"{candidate_path}: not promoted: {comparison.reason}")
+    candidate = JudgeModel.load(candidate_path)
+    card = candidate.card
+    card.evaluation["promotion"] = {"against": str(serving_path.name), "decision": comparison.reason}
+    atomic_write(serving_path, candidate_path.read_bytes())
+    write_card(card_path(serving_path), card)

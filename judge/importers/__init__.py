@@ -1,0 +1,63 @@
+"""Trajectory files of real agents, read into one shape: a `Run`, the chat conversation the agent's
+model saw (OpenAI chat messages, tool calls included), so that `judge.replay` can compute every
+step's features with the very `step_features` the gateway runs.
+
+Formats (and the versions the readers were written against, from the formats' public docs and
+source):
+
+| family | file | versions |
+|---|---|---|
+| `mini-swe-agent` | `*.traj.json` (`trajectory_format` `mini-swe-agent-1`, `-1.1`) | mini-swe-agent 1.x, 2.x |
+| `swe-agent` | `*.traj` (`history` and/or `trajectory`) | SWE-agent 0.7, 1.0–1.1 |
+| `openhands` | event stream: a JSON list of events, or an object with `history` | OpenHands 0.x (V0 events) |
+| `claude-code` | session `*.jsonl` (`type` user/assistant lines) | Claude Code 1.x, 2.x |
+| `codex` | rollout `*.jsonl` (`session_meta` / `response_item` lines, or the older bare items) | Codex CLI 0.x |
+| `terminus-2` | harbor trajectory JSON (ATIF `schema_version` `ATIF-v1.*`) | harbor Terminus-2, ATIF v1.0–1.5 |
+
+A file that is none of these, or is broken, raises `TrajectoryFormatError` naming the file, the
+line (of a JSON-lines file, or of a JSON syntax error; the JSON path otherwise) and the problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+Message = dict[str, Any]
+
+FAMILIES = ("mini-swe-agent", "swe-agent", "openhands", "claude-code", "codex", "terminus-2")
+
+
+class TrajectoryFormatError(ValueError):
+    """A trajectory file that cannot be read: the file, the line and the problem."""
+
+    def __init__(self, path: Path | str, line: int | None, problem: str, where: str = "") -> None:
+        self.path, self.line, self.problem = str(path), line, problem
+        place = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(f"{place}: {problem}" + (f" (at {where})" if where else ""))
+
+
+@dataclass
+class Run:
+    """One agent run as its model saw it."""
+
+    trajectory_id: str
+    family: str
+    messages: list[Message]
+    tools: list[dict[str, Any]] | None = None
+    outcome: dict[str, Any] | None = None  # {"success": bool, …} when the file or an outcomes file says
+    source: str = ""  # the file it came from
+    meta: dict[str, Any] = field(default_factory=dict)  # model, agent version: for the card's counts
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (optional fields of loose formats)."""
+    return value if isinstance(value, dict) else {}
+
+
+def read_run(path: Path) -> Run:
+    """The run in one trajectory file, whatever its format (detected from its content)."""
+    from judge.importers.detect import read_any
+
+    return read_any(path)

@@ -1,0 +1,104 @@
+"""Which format a trajectory file is in, from its content (names vary: a run dir, a `.json`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from judge.importers import Run, TrajectoryFormatError
+from judge.importers.chats import read_mini_swe_agent, read_swe_agent, read_terminus
+from judge.importers.events import read_claude_code, read_codex, read_openhands
+
+MAX_BYTES = 256 << 20  # a trajectory larger than this is not one run
+_CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
+
+
+def _syntax_error(path: Path, raw: bytes, line_offset: int = 0) -> TrajectoryFormatError:
+    try:
+        json.loads(raw)
+    except json.JSONDecodeError as exc:  # the stdlib says where; orjson's message is terse
+        return TrajectoryFormatError(path, exc.lineno + line_offset, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    except UnicodeDecodeError as exc:
+        return TrajectoryFormatError(path, 1 + line_offset, f"not UTF-8 text ({exc.reason})")
+    return TrajectoryFormatError(path, 1 + line_offset, "not valid JSON")
+
+
+def _lines(path: Path, raw: bytes) -> list[tuple[int, Any]]:
+    parsed = []
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        if not line.strip():
+            continue
+        try:
+            parsed.append((number, orjson.loads(line)))
+        except orjson.JSONDecodeError:
+            raise _syntax_error(path, line, number - 1) from None
+    return parsed
+
+
+def _first_line_is_object(raw: bytes) -> bool:
+    """Whether the file reads as JSON lines: its first line is a whole JSON object."""
+    first = next((line for line in raw.split(b"\n") if line.strip()), b"")
+    try:
+        return isinstance(orjson.loads(first), dict)
+    except orjson.JSONDecodeError:
+        return False
+
+
+def read_any(path: Path) -> Run:
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise TrajectoryFormatError(path, None, f"{size:,} bytes is more than one run ({MAX_BYTES:,} at most)")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TrajectoryFormatError(path, None, f"cannot read the file ({exc.strerror})") from exc
+    if not raw.strip():
+        raise TrajectoryFormatError(path, 1, "the file is empty")
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if not _first_line_is_object(raw):
+            raise _syntax_error(path, raw) from None  # one JSON document, broken somewhere
+        return _read_lines(path, _lines(path, raw))
+    if isinstance(document, dict):
+        if str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or (
+            isinstance(document.get("messages"), list) and isinstance(document.get("info"), dict)
+        ):
+            return read_mini_swe_agent(path, document)
+        if str(document.get("schema_version", "")).startswith("ATIF") or (
+            isinstance(document.get("steps"), list) and isinstance(document.get("agent"), dict)
+        ):
+            return read_terminus(path, document)
+        if isinstance(document.get("trajectory"), list) or (
+            isinstance(document.get("history"), list) and ("info" in document or "replay_config" in document)
+        ):
+            return read_swe_agent(path, document)
+        if isinstance(document.get("history"), list):
+            return read_openhands(path, document["history"], document)
+    events = document if isinstance(document, list) and all(isinstance(e, dict) for e in document) else []
+    if any("source" in e and ("action" in e or "observation" in e) for e in events[:20]):
+        return read_openhands(path, events, {})
+    if isinstance(document, dict) and ("type" in document or "payload" in document):
+        return _read_lines(path, [(1, document)])  # a one-line JSON-lines file
+    raise TrajectoryFormatError(path, 1, _UNKNOWN)
+
+
+_UNKNOWN = (
+    "not a trajectory format this importer knows (mini-swe-agent .traj.json, SWE-agent .traj, OpenHands events, "
+    "Claude Code session .jsonl, Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json)"
+)
+
+
+def _read_lines(path: Path, lines: list[tuple[int, Any]]) -> Run:
+    for number, line in lines:
+        if not isinstance(line, dict):
+            raise TrajectoryFormatError(path, number, f"each line must be a JSON object, got {type(line).__name__}")
+    types = {str(line.get("type")) for _, line in lines}
+    if types & _CODEX_TYPES or (lines and "instructions" in lines[0][1] and "id" in lines[0][1]):
+        return read_codex(path, lines)
+    if types & {"user", "assistant"} and any(isinstance(line.get("message"), dict) for _, line in lines):
+        return read_claude_code(path, lines)
+    raise TrajectoryFormatError(path, lines[0][0] if lines else 1, _UNKNOWN)

@@ -1,0 +1,64 @@
+"""A client that leaves cancels its step: the upstream call stops at once, the step is recorded.
+
+Neither uvicorn nor Starlette tells a handler that its client went away (Starlette notices only
+once a stream has begun); without this, a step waiting for an upstream's first byte would go on
+generating, and be charged, for nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+
+from starlette.responses import Response
+from starlette.types import Receive
+
+# What a step cancelled because its client left answers (nobody reads it); nginx's code.
+CLIENT_CLOSED = 499
+
+
+class ClientWatch:
+    """Watches one request's connection while its step runs, up to the step's answer."""
+
+    __slots__ = ("_receive", "_task", "_watcher", "left")
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._task: asyncio.Task[object] | None = None
+        self._watcher: asyncio.Task[None] | None = None
+        self.left = False
+
+    def start(self) -> None:
+        """Watch from now on. The pipeline calls it once the step is counted: cancelling the
+        count itself (a store round trip) could leave a counted step without a record. Needs the
+        request body read: from then on `receive` returns only when the client disconnects."""
+        self._task = asyncio.current_task()
+        self._watcher = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        while (await self._receive())["type"] != "http.disconnect":
+            pass
+        self.left = True
+        assert self._task is not None
+        self._task.cancel()
+
+    async def answer(self, work: Awaitable[Response]) -> Response:
+        """`work`'s response; a plain 499 when the client left and the step was cancelled."""
+        try:
+            response = await work
+        except asyncio.CancelledError:
+            if not self.left or self._task is None:
+                raise
+            self._task.uncancel()
+            return Response(status_code=CLIENT_CLOSED)
+        finally:
+            if self._watcher is not None:
+                self._watcher.cancel()
+        if self.left and self._task is not None:
+            # The client left in the same instant as the step answered: absorb the cancellation
+            # the watcher asked for, so that it does not hit Starlette writing the answer.
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.sleep(0)
+            self._task.uncancel()
+        return response

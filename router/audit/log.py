@@ -1,0 +1,193 @@
+"""The audit log: one JSON line per step, written by a thread off the request path.
+
+Modes: `off`; `metadata` (decision, tokens, cost, latency, tools called); `content` (also, for
+cloud steps, the messages the cloud received and its answer: the fields EC2-Bench's privacy
+and cost analysis read; written as deltas, see `delta.py`). Files rotate by size; `close()`
+writes every queued line first, so a SIGTERM loses nothing that was answered.
+
+A write that fails (a full disk, a vanished volume) is retried with backoff, the file reopened
+each time, until it succeeds: the writer never dies. Meanwhile lines wait in a queue bounded in
+bytes; beyond it new lines are dropped and counted. The state (`ok`, `failing`) is in `/readyz`
+and in the metrics.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Literal
+
+from router.audit.delta import DeltaEncoder
+from router.audit.sink import AuditFile
+from router.ledger import StepRecord
+from router.metrics import Metrics
+
+if TYPE_CHECKING:
+    from router.settings import AuditSettings
+
+log = logging.getLogger("tandem.audit")
+AuditMode = Literal["off", "metadata", "content"]
+AuditState = Literal["off", "ok", "failing"]
+# What a queued line is reckoned to weigh: the record, plus its content for a content line
+# (its prompt at about 4 bytes a token: known without serialising it on the event loop).
+_RECORD_BYTES = 1024
+_BATCH = 256
+_BACKOFF_S = (0.05, 5.0)  # first and longest wait between retries of a failed write
+_GIVE_UP_S = 5.0  # once closing, how long a failing disk is still retried before lines are dropped
+_REPEAT_LOG_S = 60.0
+
+
+class AuditLog:
+    def __init__(self, settings: AuditSettings, metrics: Metrics | None = None, idle_s: float = 1800.0) -> None:
+        self.mode: AuditMode = settings.mode
+        self._file = AuditFile(settings.path, settings.max_bytes, settings.backups)
+        # The snapshots that open a rotated file hold at most what is remembered: at most half a
+        # file, so that a file always has room for lines and rotations cannot follow each other.
+        self._encoder = DeltaEncoder(min(settings.delta_memory_bytes, settings.max_bytes // 2), idle_s)
+        self._max_queue_bytes = settings.max_queue_bytes
+        self._metrics = metrics
+        self._queue: queue.SimpleQueue[tuple[dict[str, Any], int]] = queue.SimpleQueue()
+        self._queued_bytes = 0
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._give_up_at = 0.0  # once closing: after this, a failing disk is not waited for
+        self._gave_up = False
+        self._thread: threading.Thread | None = None
+        self.failing_since: float | None = None
+        self._logged_at = 0.0
+        self.lines_written = 0
+        self.lines_dropped = 0
+
+    @property
+    def wants_content(self) -> bool:
+        return self.mode == "content"
+
+    @property
+    def state(self) -> AuditState:
+        if self.mode == "off":
+            return "off"
+        return "failing" if self.failing_since is not None else "ok"
+
+    def start(self) -> None:
+        if self.mode == "off":
+            return
+        self._thread = threading.Thread(target=self._run, name="tandem-audit", daemon=True)
+        self._thread.start()
+
+    def submit(self, record: StepRecord, content: dict[str, Any] | None = None) -> None:
+        if self._thread is None:
+            return
+        line = record.as_dict()
+        weight = _RECORD_BYTES
+        if content is not None and self.mode == "content" and record.target == "cloud":
+            line.update(content)
+            weight += 4 * (record.usage.prompt_tokens if record.usage else 0) + len(content.get("output") or "")
+        with self._lock:
+            if self._queued_bytes + weight > self._max_queue_bytes:
+                self._dropped(1)
+                return
+            self._queued_bytes += weight
+        self._queue.put((line, weight))
+
+    def _dropped(self, count: int) -> None:
+        self.lines_dropped += count
+        if self._metrics is not None:
+            self._metrics.audit_lines.labels("dropped").inc(count)
+
+    # -- the writer thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            try:
+                first = self._queue.get(timeout=0.2)
+            except queue.Empty:
+                if self._stopping.is_set():
+                    break
+                continue
+            batch = [first]
+            while len(batch) < _BATCH:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            with self._lock:
+                self._queued_bytes -= sum(weight for _, weight in batch)
+            data = b"".join(self._encoder.encode(line) for line, _ in batch)
+            if self._write(data):
+                self.lines_written += len(batch)
+                if self._metrics is not None:
+                    self._metrics.audit_lines.labels("written").inc(len(batch))
+                self._rotate_when_full()
+            else:
+                self._dropped(len(batch))
+        self._file.close()
+
+    def _write(self, data: bytes) -> bool:
+        """Write all of `data`, retrying with backoff; False only when closing gave up."""
+        view = memoryview(data)
+        wait = _BACKOFF_S[0]
+        while view:
+            try:
+                view = view[self._file.write(view) :]
+                continue
+            except OSError as error:
+                self._failed(error)
+            if self._stopping.is_set() and time.monotonic() > self._give_up_at:
+                if not self._gave_up:
+                    self._gave_up = True
+                    log.error("the audit log is still failing at shutdown; dropping the lines left")
+                return False
+            if self._stopping.is_set():
+                time.sleep(min(wait, max(self._give_up_at - time.monotonic(), 0.0) + 0.01))
+            else:
+                self._stopping.wait(wait)  # close() cuts the wait short
+            wait = min(wait * 2, _BACKOFF_S[1])
+        self._recovered()
+        return True
+
+    def _rotate_when_full(self) -> None:
+        if not self._file.full:
+            return
+        try:
+            self._file.rotate()
+        except OSError as error:
+            self._failed(error)  # the next write retries on the same file; it rotates later
+            return
+        # The new file opens with the open trajectories' inputs, so no line refers outside it.
+        snapshots = self._encoder.snapshots()
+        if snapshots:
+            self._write(snapshots)
+
+    def _failed(self, error: OSError) -> None:
+        self._file.close()  # reopened on the next try: the path may point somewhere new
+        if self._metrics is not None:
+            self._metrics.audit_write_errors.inc()
+            self._metrics.audit_failing.set(1)
+        now = time.monotonic()
+        if self.failing_since is None:
+            self.failing_since = now
+            self._logged_at = now
+            log.error("audit log %s cannot be written (%s); retrying, lines queue meanwhile", self._file.path, error)
+        elif now - self._logged_at > _REPEAT_LOG_S:
+            self._logged_at = now
+            dropped = self.lines_dropped
+            log.error("audit log %s still failing (%s); %d line(s) dropped so far", self._file.path, error, dropped)
+
+    def _recovered(self) -> None:
+        if self.failing_since is None:
+            return
+        down_s = time.monotonic() - self.failing_since
+        log.warning("audit log %s is written again after %.1f s", self._file.path, down_s)
+        self.failing_since = None
+        if self._metrics is not None:
+            self._metrics.audit_failing.set(0)
+
+    def close(self) -> None:
+        if self._thread is None:
+            return
+        self._give_up_at = time.monotonic() + _GIVE_UP_S
+        self._stopping.set()
+        self._thread.join(timeout=30)
+        self._thread = None

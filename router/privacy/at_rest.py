@@ -1,0 +1,77 @@
+"""What the gateway keeps of a step outside the vault, on a route whose privacy policy treats
+values as sensitive (`redact`, `keep_local`, `block`): placeholders, never the originals.
+
+The trajectory's `task` is written when its first step begins, before the step's scan has
+numbered the values, so it gets typed placeholders without a number (`[EMAIL]`); the audit
+log's content gets the trajectory's own numbered placeholders (what the cloud received).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from router.privacy.detect import detect
+from router.privacy.redact import Redactor
+from router.trajectory.identify import TASK_CHARS, task_of
+
+if TYPE_CHECKING:
+    from router.privacy.guard import PrivacyGuard
+
+log = logging.getLogger("tandem.privacy")
+WITHHELD = "[task withheld: sensitive-value detection failed]"
+
+
+def treats_values_as_sensitive(mode: str) -> bool:
+    return mode != "allow"
+
+
+def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
+    """The task (the user's request behind the client's boilerplate) as the trajectory keeps
+    it: truncated after redaction, so that a value cut by the truncation is still found."""
+    text = task_of(messages, TASK_CHARS * 4)
+    if not text or not treats_values_as_sensitive(mode):
+        return text[:TASK_CHARS]
+    # Only the head can survive truncation; a margin keeps a value that straddles the cut whole.
+    return masked(text[: TASK_CHARS * 4])[:TASK_CHARS]
+
+
+def masked(text: str) -> str:
+    """`text` with every detected value as an unnumbered typed placeholder (`[EMAIL]`); withheld
+    whole when detection fails (fail closed, as the privacy stage does)."""
+    try:
+        findings = detect(text)
+    except Exception:
+        log.exception("sensitive-value detection failed; withholding the text")
+        return WITHHELD
+    if not findings:
+        return text
+    return Redactor({f.value: f"[{f.type}]" for f in findings}).text(text)[0]
+
+
+def to_keep(guard: PrivacyGuard | None, text: str) -> str:
+    """Text the gateway writes into a trajectory's notes (a sketch's plan, a summary of the
+    history): with placeholders on a sensitive route."""
+    if guard is None or not treats_values_as_sensitive(guard.mode):
+        return text
+    return guard.redactor().text(text)[0]
+
+
+def to_use(guard: PrivacyGuard | None, text: str) -> str:
+    """A note kept by `to_keep`, with the originals back for the edge."""
+    if guard is None or not treats_values_as_sensitive(guard.mode):
+        return text
+    return guard.redactor().restore_text(text)
+
+
+def audit_content(
+    mode: str, redactor: Redactor, messages: list[dict[str, Any]] | None, text: str
+) -> tuple[list[dict[str, Any]] | None, str]:
+    """The input and output an audit line may hold: on a sensitive route, with the
+    trajectory's placeholders in place of its known values."""
+    if not treats_values_as_sensitive(mode) or redactor.empty:
+        return messages, text
+    if messages is not None:
+        messages, _ = redactor.messages(messages)
+    redacted, _ = redactor.text(text)
+    return messages, redacted

@@ -1,0 +1,40 @@
+"""What a detector is and what it finds: shared by Tandem's detectors, the provider secret
+rules and optional backends (see detect.py for how they run)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    type: str  # one of kinds.KINDS
+    value: str
+    start: int
+    end: int
+    rule: str = ""  # the rule that found it (a provider rule id, `PHONE`, `FR_NIR`, …)
+
+
+@dataclass(frozen=True, slots=True)
+class Detector:
+    type: str  # one of kinds.KINDS
+    pattern: re.Pattern[str]  # the exact pattern (with its boundary checks), run on candidates only
+    core: bytes  # what hyperscan looks for: the pattern without look-arounds (a superset of it)
+    validate: Callable[[str], bool] | None = None
+    group: int = 0  # the group holding the value (0: the whole match)
+    reach: int = 0  # bytes past the core's end the exact match may still extend (private keys)
+    lead: int = 0  # bytes before the core's start where the exact match may begin (e-mail local parts)
+    rule: str = ""  # defaults to the type
+    # Context rules: (text, start, end) of the value -> whether it stands (a label before it, …).
+    check: Callable[[str, int, int], bool] | None = None
+    # Hyperscan need not track where the core's matches start (costly): they start at most this
+    # many bytes before their end (literal labels, provider rules' bounded regexes). 0: track it.
+    keyword_core: int = 0
+    # The value follows its core (a label such as `SSN:` or `tel`) instead of containing it:
+    # matches may begin anywhere up to `reach` past the core.
+    follows: bool = False
+    # A cheap necessary condition on a candidate's window (text, low, high), tried before the
+    # exact pattern runs there (a provider rule's keywords).
+    gate: Callable[[str, int, int], bool] | None = None

@@ -1,0 +1,208 @@
+"""National ids, tax and insurance numbers, validated by python-stdnum.
+
+Each entry: a shape (regex), the stdnum module that validates it, and whether it must stand
+beside a label. Numbers whose check is weak for their length (a mod-10 or mod-11 digit on 9–12
+plain digits) or that have no check at all are taken only beside a label naming them (`SIN`,
+`BSN`, `Aadhaar`, `マイナンバー`, …): plain digit runs of those lengths are mostly order
+numbers, timestamps and ids. Distinctive shapes (letters and digits in fixed places, dates with
+a check) stand on their own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from router.privacy.detector import Detector
+
+# Not inside a longer token, nor a group of a longer run of digit groups (a card, an account).
+_D = r"(?<![\w.+/-])(?<!\d[ -])"
+_E = r"(?![\w@/]|[.-]\w|[ -]\d)"
+
+# Words that name a national id, in the languages of the countries covered; a label-only
+# detector's core is these words (hyperscan, caseless), its value follows within `_AFTER`.
+LABEL_WORDS = (
+    "ssn",
+    "social security",
+    "sin",
+    "social insurance",
+    "nas",
+    "bsn",
+    "burgerservicenummer",
+    "sofi",
+    "pesel",
+    "cpf",
+    "cnpj",
+    "curp",
+    "rut",
+    "cuit",
+    "cuil",
+    "dni",
+    "nie",
+    "nif",
+    "nir",
+    "insee",
+    "sécurité sociale",
+    "securite sociale",
+    "codice fiscale",
+    "personnummer",
+    "hetu",
+    "henkilötunnus",
+    "cpr",
+    "fødselsnummer",
+    "fodselsnummer",
+    "personal number",
+    "national id",
+    "national insurance",
+    "national number",
+    "national identity",
+    "nhs",
+    "steuer-id",
+    "steuerid",
+    "steuer id",
+    "idnr",
+    "identifikationsnummer",
+    "steueridentifikationsnummer",
+    "rijksregisternummer",
+    "numéro national",
+    "aadhaar",
+    "aadhar",
+    "uid",
+    "my number",
+    "mynumber",
+    "individual number",
+    "rrn",
+    "resident registration",
+    "tfn",
+    "tax file",
+    "tax id",
+    "taxid",
+    "tin",
+    "id card",
+    "id number",
+    "id no",
+    "identity card",
+    "identity number",
+    "cnp",
+    "egn",
+    "isikukood",
+    "asmens kodas",
+    "amka",
+    "マイナンバー",
+    "個人番号",
+    "주민등록번호",
+    "身份证",
+    "身份證",
+)
+_AFTER = 48
+_LABEL = re.compile(
+    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in LABEL_WORDS) + ")(?![A-Za-z])[^\n\\d]{0,24}$"
+)
+_LABEL_CORE = (
+    b"(?i)(?:\\b(?:"
+    + b"|".join(re.escape(w).encode() for w in LABEL_WORDS if w.isascii())
+    + b")\\b|"
+    + b"|".join(re.escape(w).encode() for w in LABEL_WORDS if not w.isascii())
+    + b")"
+)  # ASCII words whole: `sin` is not in `using`
+_LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
+
+
+def _labelled(text: str, start: int, _end: int) -> bool:
+    return bool(_LABEL.search(text, max(0, start - _AFTER), start))
+
+
+def _validator(module: str) -> Callable[[str], bool]:
+    validator: Any = importlib.import_module(f"stdnum.{module}")
+
+    def valid(value: str) -> bool:
+        try:
+            return bool(validator.is_valid(value))
+        except Exception:  # a library gap (an unknown region code) is not a valid number
+            return False
+
+    return valid
+
+
+# (rule, stdnum module, shape, core for hyperscan, needs a label)
+_TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
+    (
+        "CN_RIC",
+        "cn.ric",
+        r"[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx]",
+        rb"[1-9]\d{5}(?:19|20)\d{2}[01]\d[0-3]\d{4}[\dXx]",
+        False,
+    ),
+    ("ES_DNI", "es.dni", r"\d{8}-?[A-HJ-NP-TV-Z]", rb"\d{8}-?[A-HJ-NP-TV-Z]", False),
+    ("ES_NIE", "es.nie", r"[XYZ]-?\d{7}-?[A-HJ-NP-TV-Z]", rb"[XYZ]-?\d{7}-?[A-Z]", False),
+    (
+        "IT_CODICE_FISCALE",
+        "it.codicefiscale",
+        r"[A-Z]{6}\d{2}[A-EHLMPRST]\d{2}[A-Z]\d{3}[A-Z]",
+        rb"[A-Z]{6}\d\d[A-Z]\d\d[A-Z]\d{3}[A-Z]",
+        False,
+    ),
+    (
+        "FR_NIR",
+        "fr.nir",
+        r"[12] ?\d{2} ?(?:0[1-9]|1[0-2]|[2-9]\d) ?(?:\d{2}|2[AB]) ?\d{3} ?\d{3} ?\d{2}",
+        rb"[12] ?\d\d ?\d\d ?[0-9AB]{2} ?\d{3} ?\d{3} ?\d\d",
+        False,
+    ),
+    ("BE_NN", "be.nn", r"\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}", rb"\d\d\.\d\d\.\d\d-\d{3}\.\d\d", False),
+    ("SE_PERSONNUMMER", "se.personnummer", r"(?:19|20)?\d{6}[-+]\d{4}", rb"\d{6}[-+]\d{4}", False),
+    ("FI_HETU", "fi.hetu", r"\d{6}[-+ABCDEFYXWVU]\d{3}[0-9A-FHJ-NPR-Y]", rb"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]", False),
+    ("KR_RRN", "kr.rrn", r"\d{6}-[1-8]\d{6}", rb"\d{6}-\d{7}", False),
+    ("BR_CPF", "br.cpf", r"\d{3}\.\d{3}\.\d{3}-\d{2}", rb"\d{3}\.\d{3}\.\d{3}-\d\d", False),
+    ("BR_CNPJ", "br.cnpj", r"\d{2}\.\d{3}\.\d{3}/\d{4}-\d{2}", rb"\d\d\.\d{3}\.\d{3}/\d{4}-\d\d", False),
+    ("MX_CURP", "mx.curp", r"[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d", rb"[A-Z]{4}\d{6}[HMX][A-Z]{5}[0-9A-Z]\d", False),
+    ("CL_RUT", "cl.rut", r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]", rb"\d\.\d{3}\.\d{3}-[\dkK]", False),
+    ("AR_CUIT", "ar.cuit", r"\d{2}-\d{8}-\d", rb"\d\d-\d{8}-\d", False),
+    ("IN_AADHAAR", "in_.aadhaar", r"[2-9]\d{3} \d{4} \d{4}", rb"\d{4} \d{4} \d{4}", False),
+    ("IN_PAN", "in_.pan", r"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", rb"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", False),
+    ("GB_NHS", "gb.nhs", r"\d{3}[ -]?\d{3}[ -]?\d{4}", rb"\d{3}[ -]?\d{3}[ -]?\d{4}", True),
+    ("CA_SIN", "ca.sin", r"\d{3}[ -]?\d{3}[ -]?\d{3}", rb"\d{3}[ -]?\d{3}[ -]?\d{3}", True),
+    ("NL_BSN", "nl.bsn", r"\d{4}\.?\d{2}\.?\d{3}|\d{9}", rb"\d{4}\.?\d\d\.?\d{3}", True),
+    ("DE_IDNR", "de.idnr", r"\d{2} ?\d{3} ?\d{3} ?\d{3}", rb"\d\d ?\d{3} ?\d{3} ?\d{3}", True),
+    ("PL_PESEL", "pl.pesel", r"\d{11}", rb"\d{11}", True),
+    ("DK_CPR", "dk.cpr", r"\d{6}-?\d{4}", rb"\d{6}-?\d{4}", True),
+    ("NO_FODSELSNUMMER", "no.fodselsnummer", r"\d{6} ?\d{5}", rb"\d{6} ?\d{5}", True),
+    ("RO_CNP", "ro.cnp", r"[1-9]\d{12}", rb"\d{13}", True),
+    ("BR_CPF_PLAIN", "br.cpf", r"\d{11}", rb"\d{11}", True),
+    ("IN_AADHAAR_PLAIN", "in_.aadhaar", r"[2-9]\d{11}", rb"\d{12}", True),
+    ("JP_MY_NUMBER", "jp.in_", r"\d{4} ?\d{4} ?\d{4}", rb"\d{4} ?\d{4} ?\d{4}", True),
+    ("AU_TFN", "au.tfn", r"\d{3} ?\d{3} ?\d{2,3}", rb"\d{3} ?\d{3} ?\d\d", True),
+    ("US_SSN_PLAIN", "us.ssn", r"\d{9}", rb"\d{9}", True),
+)
+
+
+def detectors() -> tuple[Detector, ...]:
+    out = []
+    for rule, module, shape, core, needs_label in _TABLE:
+        kind = "US_SSN" if module == "us.ssn" else "NATIONAL_ID"
+        pattern = re.compile(_D + "(?:" + shape + ")" + _E)
+        if needs_label:
+            # Plain digit runs are everywhere: look for the label, then the number after it.
+            detector = Detector(
+                kind,
+                pattern,
+                _LABEL_CORE,
+                validate=_validator(module),
+                rule=rule,
+                check=_labelled,
+                reach=_AFTER + 24,
+                keyword_core=_LABEL_SPAN,
+                follows=True,
+            )
+        else:
+            detector = Detector(
+                kind,
+                pattern,
+                rb"(?:^|[^\w.+/-])(?:" + core + rb")",  # from a token's start: see detect.py
+                validate=_validator(module),
+                rule=rule,
+            )
+        out.append(detector)
+    return tuple(out)

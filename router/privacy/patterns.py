@@ -1,0 +1,237 @@
+"""Tandem's own detectors: typed secrets with fixed shapes, assignments of secrets, and personal
+data (e-mail, cards, IBANs, US SSN, phones, IP addresses). National ids are in national_ids.py,
+the provider secret rules in provider_rules.py.
+
+Each is a regular expression that finds candidates plus, where the format has one, a validator
+(Luhn and issuer ranges for cards, the IBAN registry for IBANs, the octet range of IPv4, the
+shape and entropy of a secret) and context rules: validation is what keeps look-alikes (order
+numbers, version strings, hashes, dates, snowflake ids, code) out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.privacy import phones, validators
+from router.privacy.detector import Detector
+
+_B = r"(?<![\w.+-])"  # not inside a longer token
+_E = r"(?![\w@-])"
+_SECRET_WORDS = (
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key|auth[_-]?key"
+    r"|private[_-]?key|client[_-]?secret|credentials?|encryption[_-]?key|signing[_-]?key)"
+)
+# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`: the match
+# starts at the word), then `=` or `:`.
+_NAME = r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
+_LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
+
+
+_IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
+
+
+def _card_context(text: str, start: int, end: int) -> bool:
+    """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps), 12 and 13 digits
+    (Maestro, old Visa; mostly durations and ids) are cards only beside a card word; digits
+    after an IBAN's country and check digits are its account number."""
+    if _IBAN_HEAD.search(text, max(0, start - 5), start):
+        return False
+    digits = end - start - text.count(" ", start, end) - text.count("-", start, end)
+    if digits in (12, 13, 17, 18, 19) and digits == end - start:
+        return bool(_LABEL_CARD.search(text, max(0, start - 30), start))
+    return True
+
+
+# A phone: an optional international prefix, then one run of 7-15 digits, or groups split by
+# separators (the first may be a lone country or trunk digit; later ones have two or more).
+_UNIT = r"(?:\(\d{1,5}\)[ .-]?|\d{%s}(?:[ .-]{1,2}|(?=\()))"
+_PHONE = re.compile(
+    r"(?<![\w+./:@-])(?<!\d,)(?:"  # a CSV field may hold it, a grouped amount not
+    # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`).
+    r"(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12})"
+    # National: later groups have two digits or more (`115.9.135.217` is no phone).
+    r"|\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12}"
+    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?![\w/:@]|[.,-]\d)"
+)
+# Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
+_PHONE_CORE = (
+    rb"(?:^|[^\w+./:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
+    # Three groups or more; a 4-digit group then a 2-digit one only split by spaces (not a date).
+    rb"|(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
+    rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}"
+    rb"|\d[ .-]{1,2}\d{6}|\d{2}[ .-]{1,2}\d{5}|\d{3}[ .-]{1,2}\d{4}|\d{4}[ .-]{1,2}\d{3}|\d{5,8}[ .-]{1,2}\d{2})"
+)
+_PRIVATE_KEY = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "PRIVATE_KEY",
+        re.compile(_PRIVATE_KEY + r"[\s\S]+?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        _PRIVATE_KEY.encode(),
+        reach=16384,
+    ),
+    Detector(
+        "JWT",
+        # Signed or not (`alg: none` tokens end with the second dot).
+        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,}|(?![\w-]))"),
+        rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.",
+        reach=4096,
+    ),
+    Detector(
+        "URL_CREDENTIALS",
+        re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+"),
+        rb"://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@",
+        reach=600,
+        lead=16,
+        validate=validators.url_credentials,
+    ),
+    Detector(
+        "CLOUD_KEY",
+        re.compile(
+            r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ABIA|ACCA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"
+        ),
+        rb"(?:AKIA|ASIA|AGPA|AIDA|AROA|ABIA|ACCA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        rule="aws-access-key",
+    ),
+    Detector(
+        "CLOUD_KEY",
+        re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"),
+        rb"AIza[0-9A-Za-z_-]{35}",
+        rule="google-api-key",
+    ),
+    Detector(
+        "CODE_TOKEN",
+        re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})"),
+        rb"gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50}",
+        reach=256,
+        rule="github-token",
+    ),
+    Detector(
+        "AI_KEY",
+        re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{20,}"),
+        rb"sk-[A-Za-z0-9_-]{20}",
+        reach=256,
+        rule="openai-anthropic-key",
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
+        re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
+        rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
+        reach=256,
+        rule="slack-token",
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/+]{20,}"),
+        rb"https://hooks\.slack\.com/",
+        reach=256,
+        rule="slack-webhook",
+    ),
+    Detector(
+        "PAYMENT_KEY",
+        re.compile(r"(?<![\w])(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20,}"),
+        rb"(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20}",
+        reach=256,
+        rule="stripe-key",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
+        re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,200})\1"),
+        b"(?i)" + _SECRET_WORDS.encode() + rb"[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
+        validate=validators.quoted_secret,
+        group=2,
+        reach=210,
+        rule="secret-assignment-quoted",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(_NAME + r"([^\s\"'`,;}{<>]{8,200})"),
+        b"(?i)" + _SECRET_WORDS.encode() + rb"[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
+        validate=validators.secret_value,
+        group=1,
+        reach=200,
+        rule="secret-assignment",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "Bearer …".
+        re.compile(
+            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
+            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`,;]{5,199}[^\s\"'`.,;:)])"
+        ),
+        rb"(?i)pass(?:word|wd|phrase)|pwd|pin code|bearer\s",
+        validate=validators.prose_secret,
+        group=1,
+        reach=260,
+        rule="secret-in-prose",
+    ),
+    Detector(
+        "EMAIL",
+        re.compile(
+            r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}"
+            r"[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}"
+            r"(?![A-Za-z0-9-])"
+        ),
+        rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
+        reach=300,
+        lead=64,  # the core starts one character before the `@`; a local part has up to 64
+    ),
+    Detector(
+        "IBAN",
+        re.compile(r"(?<![A-Za-z0-9])[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"),
+        rb"(?:^|[^A-Za-z0-9])[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2}",
+        validate=validators.iban,
+        reach=30,
+    ),
+    Detector(
+        "CARD",
+        re.compile(_B + r"(?:\d[ -]?){11,18}\d" + _E),
+        rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d",
+        validate=validators.card,
+        check=_card_context,
+        reach=12,
+    ),
+    Detector(
+        "US_SSN",
+        re.compile(_B + r"\d{3}-\d{2}-\d{4}" + _E),
+        rb"(?:^|[^\w.+-])\d{3}-\d{2}-\d{4}",
+        validate=validators.ssn,
+    ),
+    Detector(
+        "PHONE",
+        _PHONE,
+        _PHONE_CORE,
+        check=phones.check,
+        reach=24,
+        lead=8,
+    ),
+    Detector(
+        "PHONE",
+        _PHONE,
+        phones.LABEL_CORE,  # unseparated national numbers stand only beside a phone word
+        check=phones.check,
+        reach=64,
+        keyword_core=phones.LABEL_SPAN,
+        follows=True,
+    ),
+    Detector(
+        "IP_ADDRESS",
+        re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"),
+        rb"(?:^|[^\w.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
+        validate=validators.ipv4,
+        check=validators.ip_context,
+    ),
+    Detector(
+        "IP_ADDRESS",
+        re.compile(
+            r"(?<![\w:])(?:[0-9a-fA-F]{1,4}:){1,7}(?::|(?::[0-9a-fA-F]{1,4}){1,7}|"
+            r"[0-9a-fA-F]{1,4})(?![\w:])"
+        ),
+        # Every valid form has `::` or three colons within its first groups: one end per address.
+        rb"(?:^|[^\w:])[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:(?::|[0-9a-fA-F]{1,4}:))",
+        validate=validators.ipv6,
+        reach=40,
+        lead=40,
+    ),
+)

@@ -1,0 +1,142 @@
+"""Phone numbers: candidates by shape, validity from libphonenumber's metadata (`phonenumbers`),
+and context rules so that dates, timestamps, ids and amounts are not phones.
+
+- International (`+44 20 7946 0958`, `0044…`, `001-415-…`): valid for the country it names.
+- National with separators (`(415) 555-2671`, `020 7946 0958`, `06 12 34 56 78`): valid in one
+  of the regions below, and not shaped like a date, a time or a grouped amount.
+- National without separators (`4155552671`): only beside a phone word or label.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import phonenumbers
+
+# The regions whose national formats are recognised without a country code.
+REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
+# Beside a phone word a national number may also be from these regions.
+LABELLED_REGIONS = (*REGIONS, "CA", "AU", "NL", "SE", "FI", "PL", "KR", "MX", "PT", "BE", "CH", "AT", "IE", "RU")
+# National numbers start with the trunk prefix 0 in these regions (Italy keeps its 0; India,
+# China and Brazil write mobiles without it too): a number's first digit rules out the others.
+_TRUNK_ZERO = {"GB", "DE", "FR", "IT", "IN", "CN", "JP", "BR", "AU", "NL", "SE", "FI", "KR", "BE", "CH", "AT", "IE"}
+_NO_TRUNK = {"US", "CA", "ES", "IT", "IN", "CN", "BR", "PT", "PL", "MX", "RU"}
+
+
+def _national(value: str, first_digit: str, regions: tuple[str, ...]) -> bool:
+    plausible = _TRUNK_ZERO if first_digit == "0" else _NO_TRUNK
+    return any(_valid(value, region) for region in regions if region in plausible)
+
+
+_LABEL_WORDS = (
+    "tel",
+    "telephone",
+    "telefon",
+    "telefono",
+    "teléfono",
+    "téléphone",
+    "telefone",
+    "telf",
+    "tfno",
+    "phone",
+    "mobile",
+    "mobil",
+    "mob",
+    "cell",
+    "cellphone",
+    "cellular",
+    "fax",
+    "call",
+    "contact",
+    "whatsapp",
+    "sms",
+    "handy",
+    "portable",
+    "móvil",
+    "movil",
+    "celular",
+    "cellulare",
+    "numéro",
+    "numero",
+    "número",
+    "nummer",
+    "puhelin",
+    "hotline",
+    "ph",
+    "電話",
+    "电话",
+    "手机",
+    "携帯",
+    "전화",
+    "☎",
+    "📞",
+)
+_LABEL = re.compile(
+    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _LABEL_WORDS) + r")(?![A-Za-z])[^\n\d+(]{0,16}$"
+)
+# Hyperscan core of the labelled detector (caseless literals; see detect.py).
+LABEL_CORE = (
+    b"(?i)(?:\\b(?:"
+    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if w.isascii())
+    + b")\\b|"
+    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if not w.isascii())
+    + b")"
+)  # ASCII words whole: `sin` is not in `using`
+LABEL_SPAN = max(len(w.encode()) for w in _LABEL_WORDS)
+_NOT_PHONE_BEFORE = re.compile(
+    r"(?i)(?:\b(?:id|ids|order|invoice|ref|build|version|ver|pid|port|uid|gid|ticket|account|acct|no|nr|sku"
+    r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step|line)\b|[#=@$€£¥%])"
+    r"[\s:#=.]{0,3}$"
+)
+_DATE = re.compile(r"^(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})$")
+_EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
+# An SSN, an IPv4 address, a range of years (`2012-2022`): never phones.
+_SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|20)\d\d ?[-–] ?(?:19|20)\d\d$")
+# Unlabelled, these shapes are something else: a US ZIP+4, table columns split by runs of spaces.
+_NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|\s\s")
+# A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
+_DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
+# The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
+# ... nor the rest of an international number that failed (`+46 (0)39 88 01 60`).
+_CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)$")
+_GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
+
+
+def _label_before(text: str, start: int) -> bool:
+    return bool(_LABEL.search(text, max(0, start - 40), start))
+
+
+@functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps
+def _valid(number: str, region: str | None) -> bool:
+    try:
+        parsed = phonenumbers.parse(number, region)
+    except phonenumbers.NumberParseException:
+        return False
+    return bool(phonenumbers.is_valid_number(parsed))
+
+
+def check(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
+    Cheap shape rules first: most candidates in logs are dates and ids."""
+    value = text[start:end]
+    digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
+        return False
+    if value.startswith("(+"):  # `(+358) 401439147`
+        value = "+" + value[2:].replace(")", "", 1)
+    if value.startswith("+"):
+        # `+44 (0)20 …`: the trunk 0 in brackets is not dialled from abroad; the extension is kept.
+        return _valid(value.replace("(0)", ""), None)
+    if value.startswith(("00", "011")) and _valid("+" + digits[2 if value.startswith("00") else 3 :], None):
+        return True
+    separated = len(digits) != len(_EXTENSION.sub("", value))
+    plain_context = not (
+        _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
+        or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
+    )
+    plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value))
+    if separated and len(digits) >= 8 and plain_shape and plain_context and _national(value, digits[0], REGIONS):
+        return True
+    # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
+    return _label_before(text, start) and _national(value, digits[0], LABELLED_REGIONS)

@@ -1,0 +1,71 @@
+"""Provider secret rules (gitleaks' published rule data, see secret_rules.py) as detectors.
+
+Hyperscan runs every rule's own regex in the one pass (without tracking where matches start,
+which is what makes 200 regexes cheap); Python's `re` then finds the match in the window that
+ends there and applies the secret group, the entropy floor and allowlists, the rule's keywords
+(gitleaks applies a rule only where one occurs) and the global references (`${VAR}`, `{{ x }}`)
+Tandem never treats as secrets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from router.privacy import validators
+from router.privacy.detector import Detector
+from router.privacy.secret_rules import RULES
+
+# A match is at most this long (gitleaks' generic template starts up to 50 characters before its
+# keyword; values run up to a few hundred characters after it).
+_SPAN = 640
+_NEAR = 64
+
+
+def _validator(entropy: float, allow: tuple[str, ...], stop: tuple[str, ...]) -> Callable[[str], bool]:
+    allowed = [re.compile(expression) for expression in allow]
+    stops = tuple(word.lower() for word in stop)
+
+    def valid(value: str) -> bool:
+        if not value or validators.entropy(value) < entropy:
+            return False
+        if any(expression.search(value) for expression in allowed):
+            return False
+        lowered = value.lower()
+        if any(word in lowered for word in stops):
+            return False
+        return not validators.is_reference(value)
+
+    return valid
+
+
+def _near_keyword(keywords: tuple[str, ...]) -> Callable[[str, int, int], bool]:
+    """Gitleaks applies a rule only where one of its keywords occurs; some rules' regexes can
+    match without one (`sourcegraph-access-token` takes any 40 hex digits), so a value stands
+    only with a keyword within reach, on either scanning path."""
+    pattern = re.compile("(?i)" + "|".join(re.escape(k) for k in keywords))
+
+    def near(text: str, start: int, end: int) -> bool:
+        return bool(pattern.search(text, max(0, start - _NEAR), end + _NEAR))
+
+    return near
+
+
+def detectors() -> tuple[Detector, ...]:
+    out = []
+    for rule_id, kind, regex, keywords, group, entropy, allow, stop in RULES:
+        out.append(
+            Detector(
+                kind,
+                re.compile(regex),
+                regex.encode(),
+                validate=_validator(entropy, allow, stop),
+                group=group,
+                reach=0,  # hyperscan reports where the whole match ends
+                rule=rule_id,
+                check=(near := _near_keyword(keywords)),
+                gate=near,
+                keyword_core=_SPAN,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,181 @@
+"""Checks on a client's JSON before it becomes a step: how deep it nests, and the types of the
+standard OpenAI chat-completions fields that Tandem forwards (unknown fields are not checked)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from router.errors import GatewayError, bad_request
+
+# How deep a request's JSON may nest (the top-level object is level 1). Deeper is a 400 at parse
+# time: the body is re-serialised for the upstream, and orjson refuses more than 254 levels.
+MAX_JSON_DEPTH = 128
+ORJSON_MAX_DEPTH = 254
+
+
+def type_name(value: object) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def too_deep(limit: int) -> GatewayError:
+    return bad_request(f"request body nests JSON more than {limit} levels deep (max_json_depth)", code="json_too_deep")
+
+
+class _Wrappers(threading.local):
+    """Per thread: lists nested `ORJSON_MAX_DEPTH - limit` deep, to put a request inside."""
+
+    def __init__(self) -> None:
+        self.by_limit: dict[int, tuple[list[Any], list[Any]]] = {}
+
+
+_wrappers = _Wrappers()
+
+
+def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> None:
+    """Raise a 400 when `value` nests deeper than `limit` levels.
+
+    No Python walk over the request: it is serialised once inside `254 - limit` levels of
+    one-item lists, so that orjson's own recursion limit (254) trips exactly when the request
+    is deeper than `limit`. One pass in C, about half the cost of parsing the body.
+    """
+    limit = min(limit, ORJSON_MAX_DEPTH)
+    wrapper = _wrappers.by_limit.get(limit)
+    if wrapper is None:
+        outer: list[Any] = [None]
+        inner = outer
+        for _ in range(ORJSON_MAX_DEPTH - limit - 1):
+            inner[0] = [None]
+            inner = inner[0]
+        wrapper = _wrappers.by_limit[limit] = (outer, inner)
+    outer, inner = wrapper
+    inner[0] = value
+    try:
+        orjson.dumps(outer if limit < ORJSON_MAX_DEPTH else value)
+    except orjson.JSONEncodeError as exc:
+        raise too_deep(limit) from exc
+    finally:
+        inner[0] = None
+
+
+def _integer(value: Any) -> bool:
+    # An integral float (10.0) is what some clients write for an integer; the upstream takes it.
+    return (type(value) is int) or (type(value) is float and value.is_integer())
+
+
+def _number(value: Any) -> bool:
+    return type(value) is int or type(value) is float
+
+
+def _count(value: Any) -> bool:
+    return _integer(value) and value >= 1
+
+
+def _stop(value: Any) -> bool:
+    return type(value) is str or (type(value) is list and all(type(item) is str for item in value))
+
+
+def _objects(value: Any) -> bool:
+    return type(value) is list and all(type(item) is dict for item in value)
+
+
+def _string_or_object(value: Any) -> bool:
+    return type(value) is str or type(value) is dict
+
+
+def _is(kind: type) -> Callable[[Any], bool]:
+    return lambda value: type(value) is kind
+
+
+_STRING = ("a string", _is(str))
+_BOOLEAN = ("a boolean", _is(bool))
+_OBJECT = ("an object", _is(dict))
+_ARRAY = ("an array", _is(list))
+_INTEGER = ("an integer", _integer)
+_NUMBER = ("a number", _number)
+
+# The request fields of the OpenAI chat-completions API reference, with the type each must have
+# when present (null is accepted for all: it means "not set" to the upstream as well).
+CHAT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "audio": _OBJECT,
+    "frequency_penalty": _NUMBER,
+    "function_call": ("a string or an object", _string_or_object),
+    "functions": ("an array of objects", _objects),
+    "logit_bias": _OBJECT,
+    "logprobs": _BOOLEAN,
+    "max_completion_tokens": _INTEGER,
+    "max_tokens": _INTEGER,
+    "metadata": _OBJECT,
+    "modalities": _ARRAY,
+    "n": ("an integer of at least 1", _count),
+    "parallel_tool_calls": _BOOLEAN,
+    "prediction": _OBJECT,
+    "presence_penalty": _NUMBER,
+    "prompt_cache_key": _STRING,
+    "reasoning_effort": _STRING,
+    "response_format": _OBJECT,
+    "safety_identifier": _STRING,
+    "seed": _INTEGER,
+    "service_tier": _STRING,
+    "stop": ("a string or an array of strings", _stop),
+    "store": _BOOLEAN,
+    "stream": _BOOLEAN,
+    "stream_options": _OBJECT,
+    "temperature": _NUMBER,
+    "tool_choice": ("a string or an object", _string_or_object),
+    "tools": ("an array of objects", _objects),
+    "top_logprobs": _INTEGER,
+    "top_p": _NUMBER,
+    "user": _STRING,
+    "verbosity": _STRING,
+    "web_search_options": _OBJECT,
+}
+
+
+def check_fields(raw: dict[str, Any]) -> None:
+    """Raise a 400 naming the first standard field whose value has the wrong type."""
+    for key, value in raw.items():
+        rule = CHAT_FIELDS.get(key)
+        if rule is None or value is None:
+            continue
+        expected, valid = rule
+        if not valid(value):
+            got = type_name(value)
+            if got == "array" and expected.startswith("an array"):
+                got = "an array with an item of another type"
+            elif key == "n" and _integer(value):
+                got = str(value)
+            raise bad_request(f"'{key}' must be {expected}, got {got}", param=key)
+
+
+# -- the translated surfaces (`/v1/messages`, `/v1/responses`) -----------------------------------
+# A mistyped field there is the client's mistake too (`stream: "yes"` must not stream).
+
+# What each kind accepts; bool is not a number here, though Python says it is.
+KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
+    "bool": ("a boolean", (bool,)),
+    "int": ("an integer", (int,)),
+    "number": ("a number", (int, float)),
+    "string": ("a string", (str,)),
+    "object": ("an object", (dict,)),
+    "array": ("an array", (list,)),
+    "string|array": ("a string or an array", (str, list)),
+    "string|object": ("a string or an object", (str, dict)),
+}
+
+
+def check(body: dict[str, Any], fields: dict[str, str]) -> None:
+    """Each present, non-null field must be of its kind (`fields`: name -> a key of KINDS)."""
+    for name, kind in fields.items():
+        value = body.get(name)
+        if value is None:
+            continue
+        words, types = KINDS[kind]
+        wrong_bool = isinstance(value, bool) and bool not in types
+        if wrong_bool or not isinstance(value, types):
+            raise bad_request(f"'{name}' must be {words}, got {type_name(value)}", param=name)

@@ -1,0 +1,142 @@
+"""OpenAI Responses requests (`POST /v1/responses`) as chat-completions bodies: input items
+become chat messages, one assistant turn one message, the leading instructions one system
+message; a mistyped field or an unsupported one is a 400 that names it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.errors import bad_request
+from router.protocol.fields import check
+
+# The request fields whose type is checked (a mistyped one is a 400 that names it).
+FIELDS = {
+    "stream": "bool",
+    "input": "string|array",
+    "instructions": "string",
+    "max_output_tokens": "int",
+    "temperature": "number",
+    "top_p": "number",
+    "tools": "array",
+    "tool_choice": "string|object",
+    "reasoning": "object",
+    "parallel_tool_calls": "bool",
+    "store": "bool",
+    "metadata": "object",
+    "previous_response_id": "string",
+    "prompt_cache_key": "string",
+}
+
+
+def _content_text(content: Any) -> str | list[dict[str, Any]]:
+    if isinstance(content, str):
+        return content
+    parts: list[dict[str, Any]] = []
+    for part in content if isinstance(content, list) else []:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in ("input_text", "output_text", "text"):
+            parts.append({"type": "text", "text": part.get("text", "")})
+        elif kind == "input_image" and isinstance(part.get("image_url"), str):
+            parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
+    if all(p["type"] == "text" for p in parts):
+        return "".join(p["text"] for p in parts)
+    return parts
+
+
+def _messages(items: Any) -> list[dict[str, Any]]:
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    if not isinstance(items, list):
+        raise bad_request("'input' must be a string or an array of input items", param="input")
+    messages: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise bad_request(f"input[{index}] must be an object", param=f"input[{index}]")
+        kind = item.get("type", "message")
+        if kind == "message":
+            role = item.get("role")
+            if role not in ("user", "assistant", "system", "developer"):
+                raise bad_request(f"input[{index}].role must be user, assistant, system or developer")
+            messages.append(
+                {"role": "system" if role == "developer" else role, "content": _content_text(item.get("content"))}
+            )
+        elif kind == "function_call":
+            call = {
+                "id": item.get("call_id", ""),
+                "type": "function",
+                "function": {"name": item.get("name", ""), "arguments": item.get("arguments", "")},
+            }
+            last = messages[-1] if messages else None
+            if last is not None and last.get("role") == "assistant":
+                # One assistant turn (its text, then each of its calls) is one chat message,
+                # as the chat model wrote it; two would be a different conversation.
+                last.setdefault("tool_calls", []).append(call)
+            else:
+                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+        elif kind == "function_call_output":
+            output = item.get("output")
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": item.get("call_id", ""),
+                    "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
+                }
+            )
+        # reasoning items stay with the model that wrote them; other item types are not sent on.
+    return messages
+
+
+def _leading_system(instructions: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The instructions and the system/developer messages before the first other one become one
+    system message: Codex sends two developer messages after its instructions, and many chat
+    templates accept one system message, first, only."""
+    texts = [instructions] if isinstance(instructions, str) and instructions else []
+    first = 0
+    while first < len(messages) and messages[first]["role"] == "system" and isinstance(messages[first]["content"], str):
+        texts.append(messages[first]["content"])
+        first += 1
+    if not texts:
+        return messages
+    return [{"role": "system", "content": "\n\n".join(texts)}, *messages[first:]]
+
+
+def to_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """A Responses request as a chat-completions body; a client's mistake raises a 400."""
+    model = body.get("model")
+    if not isinstance(model, str) or not model:
+        raise bad_request("'model' is required and must be a non-empty string", param="model")
+    if "input" not in body:
+        raise bad_request("'input' is required", param="input")
+    check(body, FIELDS)
+    if body.get("previous_response_id"):
+        raise bad_request(
+            "'previous_response_id' is not supported: this gateway keeps no responses; send the whole "
+            "conversation in 'input' (as Codex does with store: false)",
+            param="previous_response_id",
+        )
+    messages = _leading_system(body.get("instructions"), _messages(body["input"]))
+    chat: dict[str, Any] = {"model": model, "messages": messages, "stream": bool(body.get("stream", False))}
+    if body.get("max_output_tokens") is not None:
+        chat["max_tokens"] = body["max_output_tokens"]
+    for key in ("temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"):
+        if key in body:
+            chat[key] = body[key]
+    effort = (body.get("reasoning") or {}).get("effort") if isinstance(body.get("reasoning"), dict) else None
+    if effort:
+        chat["reasoning_effort"] = effort
+    tools = [t for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "function"]
+    if tools:
+        chat["tools"] = [
+            {
+                "type": "function",
+                "function": {k: t[k] for k in ("name", "description", "parameters", "strict") if k in t},
+            }
+            for t in tools
+        ]
+        choice = body.get("tool_choice", "auto")
+        if isinstance(choice, dict) and choice.get("type") == "function":
+            choice = {"type": "function", "function": {"name": choice.get("name", "")}}
+        chat["tool_choice"] = choice
+    return chat

@@ -1,0 +1,239 @@
+"""How the gateway is served: uvicorn with httptools, with each request's head and body bounded.
+
+uvicorn's httptools protocol neither limits the size of a request's head nor times a client
+that sends it slowly: httptools joins a header's value piece by piece until it ends, so one
+endless header makes the server hold (and copy again and again) all of it before any
+authentication runs, and a client that dribbles its head holds a connection for ever.
+`BoundedHttpToolsProtocol` counts the bytes of each request head before the parser sees them and
+answers 431 once they pass `limits.max_header_bytes`; it drops a client whose head is not
+complete `limits.header_timeout_s` after its first byte (or after the connection opened), and
+one whose body is not complete `limits.body_timeout_s` after its head, with 408. Each time it
+counts `tandem_limit_exceeded_total{limit=…}`.
+
+`server_config` builds the uvicorn config for `tandem serve` and for the tests' gateway server
+alike, so that the tests run the server that production runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.server import ServerState
+from uvicorn.supervisors import Multiprocess
+
+from router.errors import error_body
+from router.settings import LimitSettings
+
+log = logging.getLogger("tandem")
+OnLimit = Callable[[str], None]
+
+
+def _uncounted(limit: str) -> None:
+    """Until the application is loaded there is no metrics registry to count in."""
+
+
+class BoundedConfig(uvicorn.Config):
+    """uvicorn's config with Tandem's `limits`; picklable, since uvicorn hands it to each worker
+    process, which loads the application (and so finds its metrics) itself."""
+
+    def __init__(self, app: Any, limits: LimitSettings, **kwargs: Any) -> None:
+        super().__init__(app, http=BoundedHttpToolsProtocol, **kwargs)
+        self.limits = limits
+        self.on_limit: OnLimit = _uncounted
+
+    def load(self) -> None:
+        super().load()
+        self.on_limit = _limit_counter(self.loaded_app)
+
+
+def _limit_counter(app: Any) -> OnLimit:
+    """The gateway's `Metrics.limit_hit`, found through whatever uvicorn wrapped around the app."""
+    while app is not None:
+        gateway = getattr(getattr(app, "state", None), "gateway", None)
+        if gateway is not None:
+            counter: OnLimit = gateway.metrics.limit_hit
+            return counter
+        app = getattr(app, "app", None)
+    return _uncounted
+
+
+class BoundedHttpToolsProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bounded, timed request head and a timed body."""
+
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        assert isinstance(config, BoundedConfig), "BoundedHttpToolsProtocol needs a BoundedConfig"
+        self._limits = config.limits
+        self._on_limit = config.on_limit
+        self._in_head = True  # between the end of one request and the end of the next one's head
+        self._head_bytes = 0
+        self._body_pending = False  # the head is complete, the body is not
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
+        self._refused = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        # A client that connects and sends nothing is timed like one that sends its head slowly.
+        self._head_timer = self.loop.call_later(self._limits.header_timeout_s, self._head_too_slow)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._cancel_timers()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if self._in_head:
+            room = self._limits.max_header_bytes - self._head_bytes
+            if len(data) > room:
+                # Feed no more than the limit allows: past it, the head is refused unread.
+                self._head_bytes = self._limits.max_header_bytes
+                if room > 0:
+                    super().data_received(data[:room])
+                if self.transport.is_closing():
+                    return
+                if self._in_head:
+                    self._refuse_head()
+                    return
+                # The head ended within the limit; the rest is its body (or the next request).
+                self.data_received(data[room:])
+                return
+            self._head_bytes += len(data)
+        super().data_received(data)
+        self._arm_timers()
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._body_pending = True
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._body_pending = False
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+        self._in_head = True
+        self._head_bytes = 0
+
+    # -- timers ------------------------------------------------------------------------------
+    # Armed only while a head or body is incomplete after a read, so that a request that comes
+    # whole in one read (nearly all of them) never creates a timer.
+
+    def _arm_timers(self) -> None:
+        if self._in_head and self._head_bytes and self._head_timer is None:
+            self._head_timer = self.loop.call_later(self._limits.header_timeout_s, self._head_too_slow)
+        if self._body_pending and self._body_timer is None:
+            self._body_timer = self.loop.call_later(self._limits.body_timeout_s, self._body_too_slow)
+
+    def _cancel_timers(self) -> None:
+        for timer in (self._head_timer, self._body_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._body_timer = None
+
+    def _head_too_slow(self) -> None:
+        self._head_timer = None
+        if self.transport.is_closing() or not self._in_head:
+            return
+        self._on_limit("header_timeout_s")
+        if not self._head_bytes and not self._response_in_flight():
+            # Nothing of a request arrived: there is nobody to answer, only a socket to free.
+            self._refused = True
+            self.transport.close()
+            return
+        message = f"request headers not complete within {self._limits.header_timeout_s:g} s (limits.header_timeout_s)"
+        self._refuse(408, message, "request_timeout")
+
+    def _body_too_slow(self) -> None:
+        self._body_timer = None
+        if self.transport.is_closing() or not self._body_pending:
+            return
+        self._on_limit("body_timeout_s")
+        cycle = self.cycle
+        self._refused = True
+        if cycle.response_started:
+            # The application answered without waiting for the body (a 413, say): stop here.
+            if cycle.response_complete:
+                self.transport.close()
+            else:
+                self._close_after_response()
+            return
+        # The handler waiting for the body sees the client leave; the 408 goes out instead.
+        cycle.disconnected = True
+        cycle.message_event.set()
+        message = f"request body not complete within {self._limits.body_timeout_s:g} s (limits.body_timeout_s)"
+        self._write_error(408, message, "request_timeout")
+
+    # -- refusing ----------------------------------------------------------------------------
+
+    def _refuse_head(self) -> None:
+        self._on_limit("max_header_bytes")
+        limit = self._limits.max_header_bytes
+        message = f"request line and headers are over the limit of {limit} bytes (limits.max_header_bytes)"
+        self._refuse(431, message, "request_headers_too_large")
+
+    def _refuse(self, status: int, message: str, code: str) -> None:
+        """Answer a request whose head cannot be read, and close; what else comes is dropped."""
+        self._refused = True
+        if self._response_in_flight():
+            # A pipelined head behind a response still going out: no room for an answer.
+            self._close_after_response()
+            return
+        self._write_error(status, message, code)
+
+    def _response_in_flight(self) -> bool:
+        return self.cycle is not None and not self.cycle.response_complete
+
+    def _close_after_response(self) -> None:
+        self.cycle.keep_alive = False
+        self.flow.pause_reading()
+
+    def _write_error(self, status: int, message: str, code: str) -> None:
+        body = error_body(message, "invalid_request_error", code)
+        head = [STATUS_LINE[status]]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [
+            b"content-type: application/json\r\n",
+            b"content-length: %d\r\n" % len(body),
+            b"connection: close\r\n\r\n",
+        ]
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
+
+
+def server_config(app: Any, limits: LimitSettings, **options: Any) -> BoundedConfig:
+    """The uvicorn config Tandem is served with; `app` is an ASGI app or an import string of a
+    factory. `options` are uvicorn's (host, port, workers, loop, log_level…)."""
+    options.setdefault("loop", "uvloop")
+    options.setdefault("access_log", False)
+    # Tandem reads no client address; parsing forwarded headers cost every request.
+    options.setdefault("proxy_headers", False)
+    return BoundedConfig(app, limits, **options)
+
+
+def serve(config: BoundedConfig) -> bool:
+    """Run the server in this process, or in `config.workers` worker processes (as `uvicorn.run`
+    does); False when a single server failed to start."""
+    if config.workers > 1:
+        Multiprocess(config, sockets=[config.bind_socket()]).run()
+        return True
+    server = uvicorn.Server(config)
+    server.run()
+    return server.started

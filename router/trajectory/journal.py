@@ -1,0 +1,138 @@
+"""What a replica did while the shared store was out, kept in order and written back on recovery.
+
+Every write the store missed is kept here (bounded: past `max_items`, new items are dropped and
+counted): steps counted in memory, step records, notes, outcomes, closes, stitching keys. On
+recovery they are replayed in order. A step counted during the outage is counted again in Redis
+as a new step, so that two replicas that both counted "step 6" of one trajectory end with two
+steps, 6 and 7; its records are renumbered to match. Every step start and record carries a
+token, so that one the store executed although its reply was lost (a frozen Redis that
+resumes) counts once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections import OrderedDict, deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import redis.exceptions
+
+from router.ledger import StepRecord
+from router.trajectory.state import StepStart
+
+if TYPE_CHECKING:
+    from router.trajectory.redis_store import RedisStore
+
+log = logging.getLogger("tandem.store")
+
+
+@dataclass(slots=True)
+class CountedStep:
+    """A new step counted in memory during the outage, with the index its client was told."""
+
+    start: StepStart
+    local_step: int
+
+
+@dataclass(slots=True)
+class Records:
+    records: list[StepRecord]
+    tokens: list[str]
+
+
+@dataclass(slots=True)
+class Write:
+    """An idempotent write (a note, an outcome, a close, a stitching key), replayed as it was."""
+
+    kind: str
+    call: Callable[[RedisStore], Awaitable[object]]
+
+
+Entry = CountedStep | Records | Write
+
+
+def _size(entry: Entry) -> int:
+    return len(entry.records) if isinstance(entry, Records) else 1
+
+
+class Journal:
+    def __init__(
+        self,
+        max_items: int,
+        on_size: Callable[[int], None] = lambda size: None,
+        on_dropped: Callable[[str, int], None] = lambda kind, count: None,
+        on_written: Callable[[str, int], None] = lambda kind, count: None,
+    ) -> None:
+        self.max_items = max_items
+        self._entries: deque[Entry] = deque()
+        self._size = 0
+        self.written = 0  # items written back since start
+        self._on_size = on_size
+        self._on_dropped = on_dropped
+        self._on_written = on_written
+        # (trajectory id, index its client was told) -> the index the shared store gave it.
+        self._renumbered: OrderedDict[tuple[str, int], int] = OrderedDict()
+
+    def __len__(self) -> int:
+        return self._size
+
+    def add(self, entry: Entry) -> bool:
+        size = _size(entry)
+        if self._size + size > self.max_items:
+            self._on_dropped(_kind(entry), size)
+            return False
+        self._entries.append(entry)
+        self._size += size
+        self._on_size(self._size)
+        return True
+
+    def renumber(self, records: list[StepRecord]) -> list[StepRecord]:
+        """Records of steps counted during an outage, with the index the shared store gave."""
+        if not self._renumbered:
+            return records
+        out = []
+        for record in records:
+            index = self._renumbered.get((record.trajectory_id, record.step))
+            out.append(record if index is None else dataclasses.replace(record, step=index))
+        return out
+
+    async def write_back(self, primary: RedisStore) -> None:
+        """Replay every entry in order; an entry leaves once written. An outage raises and the
+        rest waits for the next try; an entry Redis refuses for good (an error reply) is dropped
+        and counted, so that it cannot hold back every later one."""
+        while self._entries:
+            entry = self._entries[0]
+            try:
+                await self._write(entry, primary)
+            except redis.exceptions.ResponseError as exc:
+                log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(entry), exc)
+                self._on_dropped(_kind(entry), _size(entry))
+            else:
+                self.written += _size(entry)
+                self._on_written(_kind(entry), _size(entry))
+            self._entries.popleft()
+            self._size -= _size(entry)
+            self._on_size(self._size)
+
+    async def _write(self, entry: Entry, primary: RedisStore) -> None:
+        if isinstance(entry, CountedStep):
+            slot = await primary.begin_step(entry.start, new_step=True)
+            if slot.step != entry.local_step:
+                self._renumbered[(entry.start.trajectory_id, entry.local_step)] = slot.step
+                while len(self._renumbered) > self.max_items:
+                    self._renumbered.popitem(last=False)
+        elif isinstance(entry, Records):
+            await primary.record_many(self.renumber(entry.records), entry.tokens)
+        else:
+            await entry.call(primary)
+
+
+def _kind(entry: Entry) -> str:
+    if isinstance(entry, CountedStep):
+        return "step"
+    if isinstance(entry, Records):
+        return "record"
+    return entry.kind

@@ -1,0 +1,97 @@
+"""The Lua scripts of the Redis trajectory store: each one atomic, one round trip."""
+
+# KEYS: the trajectory hash, recent, open, the start's token key.
+# ARGV: fingerprint, retry flag, now, task, route, namespace, ttl, id, force-new flag, token ttl,
+# the oldest time kept in the indexes, the most ids kept in `recent`.
+BEGIN_STEP = """
+local h = KEYS[1]
+local seen = redis.call('GET', KEYS[4])
+if seen then
+  local step, attempt = string.match(seen, '(%d+):(%d+)')
+  return {tonumber(step), tonumber(attempt), redis.call('HGETALL', h)}
+end
+local fp, retry, now, id = ARGV[1], ARGV[2], ARGV[3], ARGV[8]
+local steps = tonumber(redis.call('HGET', h, 'steps') or '0')
+local attempt = 1
+local is_retry = false
+if steps > 0 and ARGV[9] ~= '1' then
+  if retry == '1' then
+    is_retry = true
+  elseif redis.call('HGET', h, 'last_fingerprint') == fp then
+    is_retry = true
+  end
+end
+if is_retry then
+  attempt = redis.call('HINCRBY', h, 'attempts', 1)
+else
+  if steps == 0 then
+    redis.call('HSET', h, 'id', id, 'created_at', now, 'task', ARGV[4], 'route', ARGV[5], 'namespace', ARGV[6])
+  end
+  steps = redis.call('HINCRBY', h, 'steps', 1)
+  redis.call('HSET', h, 'attempts', 1, 'last_fingerprint', fp)
+end
+redis.call('HSET', h, 'last_status', 'pending')
+if tonumber(redis.call('HGET', h, 'updated_at') or '0') < tonumber(now) then
+  redis.call('HSET', h, 'updated_at', now)
+end
+redis.call('EXPIRE', h, tonumber(ARGV[7]))
+redis.call('SET', KEYS[4], steps .. ':' .. attempt, 'EX', tonumber(ARGV[10]))
+redis.call('ZADD', KEYS[2], now, id)
+if redis.call('HEXISTS', h, 'closed_at') == 0 then
+  redis.call('ZADD', KEYS[3], now, id)
+end
+-- Bounded indexes: ids whose trajectory has expired leave both; `recent` keeps the newest only.
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[11])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[11])
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[12]) - 1)
+return {steps, attempt, redis.call('HGETALL', h)}
+"""
+
+# One step record, once: KEYS: the trajectory hash, its record list, the record's token key.
+# ARGV: the record, its status, the cloud step index or '', ttl, records kept, token ttl, then
+# pairs of ('i:' or 'f:' + total name, increment).
+RECORD = """
+if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[6])) then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
+for i = 7, #ARGV, 2 do
+  local name = string.sub(ARGV[i], 3)
+  if string.sub(ARGV[i], 1, 1) == 'i' then
+    redis.call('HINCRBY', KEYS[1], name, ARGV[i + 1])
+  else
+    redis.call('HINCRBYFLOAT', KEYS[1], name, ARGV[i + 1])
+  end
+end
+redis.call('HSET', KEYS[1], 'last_status', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'last_cloud_step', ARGV[3]) end
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+return 1
+"""
+
+NOTE = """
+if ARGV[3] == '1' then
+  if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then
+    return redis.call('HGET', KEYS[1], ARGV[1])
+  end
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+end
+return ARGV[2]
+"""
+
+SET_OUTCOME = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('HSETNX', KEYS[1], 'outcome', ARGV[1])
+"""
+
+CLOSE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('ZREM', KEYS[2], ARGV[3])  -- expired: it must not stay open for ever
+  return nil
+end
+if redis.call('HSETNX', KEYS[1], 'closed_at', ARGV[1]) == 0 then return nil end
+redis.call('HSET', KEYS[1], 'close_reason', ARGV[2])
+redis.call('ZREM', KEYS[2], ARGV[3])
+return redis.call('HGETALL', KEYS[1])
+"""

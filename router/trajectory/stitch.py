@@ -1,0 +1,90 @@
+"""Stitching requests without a session id into trajectories, telling runs from retries by what
+the gateway knows.
+
+A request continues the trajectory whose last step's history (and answer) its history starts
+with. Two runs of one task send the same bodies; they are told apart thus:
+- a body identical to a step whose first attempt is still in flight is another run;
+- an identical body after that step failed, or after an answer the client never finished
+  reading, or with `x-stainless-retry-count` > 0, is a retry of that step;
+- an identical body after an answer delivered in full is another run;
+- runs that diverge later are told apart by the answer each one received: a step continues the
+  trajectory that was given the answer its history ends with.
+
+Kept in the trajectory store's stitching map (so replicas sharing Redis share it):
+  b:<history key>  "<trajectory id> flight|delivered|failed"  the last request with that history
+  c:<history key>  "<trajectory id>|<answer key> …"            trajectories answered for it that
+                                                              no later step has continued yet
+A claim is a read then a write: one process serialises its claims (a lock around each find),
+but two replicas claiming the same key at the same instant may both continue one trajectory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from router.trajectory import identify
+from router.trajectory.store import TrajectoryStore
+
+MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same history
+
+
+class Stitcher:
+    def __init__(self, store: TrajectoryStore) -> None:
+        self._store = store
+        self._lock = asyncio.Lock()
+
+    async def find(self, namespace: str, messages: list[dict[str, Any]], client_retry: bool) -> tuple[str, str]:
+        """The trajectory of a request without a session id, and its history key."""
+        previous, key = identify.history_keys(namespace, messages)
+        async with self._lock:
+            return await self._find(namespace, messages, client_retry, previous, key)
+
+    async def _find(
+        self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, previous: str | None, key: str
+    ) -> tuple[str, str]:
+        last = await self._store.stitch_find("b:" + key)
+        exclude = None
+        if last is not None:
+            trajectory_id, _, state = last.partition(" ")
+            if client_retry or state == "failed":
+                return trajectory_id, key
+            exclude = trajectory_id  # in flight or answered: this is another run
+        found = None
+        if previous is not None:
+            found = await self._claim(previous, identify.last_answer_key(messages), exclude)
+        trajectory_id = found or identify.new_trajectory_id(namespace)
+        await self._store.stitch_remember("b:" + key, f"{trajectory_id} flight")
+        return trajectory_id, key
+
+    async def _claim(self, previous: str, answer: str | None, exclude: str | None) -> str | None:
+        raw = await self._store.stitch_find("c:" + previous)
+        entries = [e.partition("|") for e in (raw or "").split()]
+        waiting = [(t, a) for t, _, a in entries if t != exclude]
+        if not waiting:
+            # The answer's note is written off the request path and may not be there yet when
+            # a fast client sends its next step: the request with that history will do.
+            last = await self._store.stitch_find("b:" + previous)
+            trajectory_id = last.partition(" ")[0] if last else None
+            return trajectory_id if trajectory_id != exclude else None
+        chosen = next(((t, a) for t, a in waiting if a == answer), waiting[0])
+        left = [f"{t}|{a}" for t, _, a in entries if (t, a) != chosen]
+        await self._store.stitch_remember("c:" + previous, " ".join(left))
+        return chosen[0]
+
+    async def answered(self, trajectory_id: str, key: str, status: str, text: str, tools: list[str]) -> None:
+        """After a step's answer: `ok` (delivered in full) makes an identical body another run
+        and lets the next step continue this trajectory; an error, or a stream the client did not
+        read to the end (`cancelled`), makes an identical body a retry."""
+        delivered = status == "ok"
+        async with self._lock:
+            await self._remember_answer(trajectory_id, key, delivered, text, tools)
+
+    async def _remember_answer(
+        self, trajectory_id: str, key: str, delivered: bool, text: str, tools: list[str]
+    ) -> None:
+        await self._store.stitch_remember("b:" + key, f"{trajectory_id} {'delivered' if delivered else 'failed'}")
+        if delivered:
+            raw = await self._store.stitch_find("c:" + key)
+            entries = [*(raw or "").split(), f"{trajectory_id}|{identify.answer_key(text, tools)}"]
+            await self._store.stitch_remember("c:" + key, " ".join(entries[-MAX_CANDIDATES:]))

@@ -1,0 +1,64 @@
+"""The Codex CLI (npm @openai/codex, its native binary) through the gateway's /v1/responses,
+streamed: a two-step task with a tool round trip after an injected upstream error, and a context
+overflow Codex must recognise as one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+
+@pytest.fixture()
+def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    return make_gateway(routes=ROUTES, model_aliases=ALIASES)
+
+
+def codex(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, Path]:
+    binary = installed("codex", "node_modules/.bin/codex")
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    provider = f'{{name="tandem", base_url="{server.url}/v1", wire_api="responses", env_key="TANDEM_KEY"}}'
+    command = [
+        str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
+        "-c", "model_provider=tandem", "-c", f"model_providers.tandem={provider}", "-m", "gpt-5-codex", task,
+    ]
+    env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home"), "TANDEM_KEY": "unused"}
+    (tmp_path / "codex-home").mkdir(exist_ok=True)
+    code, output = run(command, work, env)
+    return code, output, work
+
+
+def test_codex_two_steps_with_a_tool_round_trip_after_an_upstream_error(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    command = orjson.dumps({"cmd": "echo tandem > proof.txt && cat proof.txt"}).decode()
+    edge.push(SERVER_ERROR, {"kind": "tool_call", "name": "exec_command", "arguments": command}, {"text": "all done"})
+    code, output, work = codex(server, tmp_path, "write proof.txt")
+    assert code == 0, output
+    assert (work / "proof.txt").read_text() == "tandem\n"  # Codex ran the tool the model called
+    assert "all done" in output
+    # What Codex sent: streamed, its tool output returned as a tool message on the second step.
+    assert all(r.body["stream"] for r in edge.received) and len(edge.received) == 3
+    sent = edge.received[2].body["messages"]
+    assert sent[-2]["tool_calls"][0]["function"]["name"] == "exec_command"
+    assert sent[-1]["role"] == "tool" and "tandem" in sent[-1]["content"]
+    assert sum(m["role"] == "system" for m in sent) == 1
+    # What the gateway recorded: one trajectory (Codex's session), two steps, the error an attempt.
+    [trajectory] = trajectories(server)
+    assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["exec_command"]), (2, 1, "ok", [])]
+    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
+
+
+def test_codex_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    edge.push(OVERFLOW)
+    code, output, _ = codex(server, tmp_path, "summarise the repository")
+    assert code != 0
+    assert "ran out of room in the model's context window" in output
+    assert len(edge.received) == 1  # not retried as if it were a transient error

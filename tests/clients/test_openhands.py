@@ -1,0 +1,64 @@
+"""The OpenHands SDK (V1, PyPI openhands-sdk + openhands-tools, in its own Python 3.12
+virtualenv) through the gateway's chat completions: a two-step task with a terminal tool round
+trip after an injected upstream error, and a context overflow it must recognise as one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+SCRIPT = Path(__file__).with_name("run_openhands.py")
+
+
+@pytest.fixture()
+def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    return make_gateway(routes=ROUTES, model_aliases=ALIASES)
+
+
+def openhands(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
+    python = installed("openhands", "bin/python")
+    work = tmp_path / "work"
+    work.mkdir(exist_ok=True)
+    env = {"HOME": str(tmp_path), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENHANDS_SUPPRESS_BANNER": "1"}
+    code, output = run([str(python), str(SCRIPT), server.url, str(work), task], work, env)
+    assert code == 0, output
+    lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
+    assert lines, output
+    return json.loads(lines[-1][len("RESULT "):]), output, work
+
+
+def test_openhands_two_steps_with_a_tool_round_trip_after_an_upstream_error(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    command = orjson.dumps({"command": "echo tandem > proof.txt && cat proof.txt", "security_risk": "LOW"}).decode()
+    edge.push(SERVER_ERROR, {"kind": "tool_call", "name": "terminal", "arguments": command}, {"text": "all done"})
+    result, output, work = openhands(server, tmp_path, "write proof.txt")
+    assert result["status"] == "finished", output
+    assert result["last_message"] == "all done"
+    assert (work / "proof.txt").read_text() == "tandem\n"  # the agent ran the tool the model called
+    assert len(edge.received) == 3
+    sent = edge.received[2].body["messages"]
+    assert sent[-2]["tool_calls"][0]["function"]["name"] == "terminal"
+    assert sent[-1]["role"] == "tool" and "tandem" in json.dumps(sent[-1]["content"])
+    # One trajectory named by its conversation id (prompt_cache_key); the error an attempt.
+    [trajectory] = trajectories(server)
+    assert trajectory["id"] == result["id"]
+    assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["terminal"]), (2, 1, "ok", [])]
+    assert (trajectory["steps"], trajectory["edge_steps"]) == (2, 2)
+
+
+def test_openhands_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    edge.push(OVERFLOW)
+    result, _, _ = openhands(server, tmp_path, "summarise the repository")
+    assert result["status"] == "raised"
+    assert "ContextWindowExceededError" in result["error"]
+    assert len(edge.received) == 1  # not retried as a transient error

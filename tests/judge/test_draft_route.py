@@ -1,0 +1,89 @@
+"""`strategy: judge` with `sees: draft` against scripted upstreams: the edge drafts, the judge
+scores the state with the draft, an accepted draft is the answer, a rejected one goes to the cloud."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import numpy as np
+import pytest
+
+from judge.draft import DRAFT_FEATURE_NAMES, draft_features
+from judge.features import TrajectoryCounters, step_features
+from judge.model import JudgeModel
+from router.policies.judge import DEFAULT_DRAFT_MODEL, DEFAULT_MODEL
+from router.settings import ConfigError, load_settings
+from tests.fake_upstream import FakeUpstream
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "bash",
+            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+        },
+    }
+]
+TASK = {"role": "user", "content": "Fix the failing test in calc.py"}
+RISKY = '{"command": "cd /repo && python reproduce_bug.py && python -c \\"import calc; calc.run()\\""}'
+SAFE = '{"command": "cat calc.py"}'
+
+
+def _draft(arguments: str) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": "bash", "arguments": arguments}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def _score(model: JudgeModel, arguments: str, request_bytes: int) -> float:
+    state = step_features([TASK], TrajectoryCounters(step=1, request_bytes=request_bytes), TOOLS)
+    return model.score(np.concatenate((state, draft_features(_draft(arguments), [TASK], TOOLS))))
+
+
+def _ask(client: httpx.Client, url: str, session: str) -> httpx.Response:
+    body = {"model": "tandem", "messages": [TASK], "tools": TOOLS}
+    return client.post(f"{url}/v1/chat/completions", json=body, headers={"X-Session-ID": session})
+
+
+def test_the_draft_decides_and_an_accepted_draft_is_the_answer(
+    make_gateway: Any, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    model = JudgeModel.load(DEFAULT_DRAFT_MODEL)
+    assert model.card.sees == "draft" and model.card.feature_names[-len(DRAFT_FEATURE_NAMES) :] == list(
+        DRAFT_FEATURE_NAMES
+    )
+    size = len(httpx.Request("POST", "http://x", json={"model": "tandem", "messages": [TASK], "tools": TOOLS}).content)
+    risky, safe = _score(model, RISKY, size), _score(model, SAFE, size)
+    assert risky > safe  # the same state: only the draft differs
+    threshold = (risky + safe) / 2
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft", "threshold": threshold}})
+
+    edge.push({"kind": "tool_call", "arguments": SAFE})
+    response = _ask(client, server.url, "safe")
+    assert response.status_code == 200 and response.headers["x-tandem-target"] == "edge"
+    assert float(response.headers["x-tandem-score"]) == pytest.approx(safe, abs=1e-4)
+    assert response.json()["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == SAFE
+    assert len(edge.received) == 1 and not cloud.received  # the draft was relayed, not asked again
+
+    edge.push({"kind": "tool_call", "arguments": RISKY})
+    response = _ask(client, server.url, "risky")
+    assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-reason"] == "judge"
+    assert float(response.headers["x-tandem-score"]) == pytest.approx(risky, abs=1e-4)
+    assert len(edge.received) == 2 and len(cloud.received) == 1
+    assert cloud.received[0].body["messages"] == [TASK]  # the rejected draft is not shown to the cloud
+
+
+def test_an_edge_that_cannot_draft_sends_the_step_to_on_failure(
+    make_gateway: Any, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft", "failover": False}})
+    edge.push({"kind": "error", "status": 500})
+    response = _ask(client, server.url, "broken")
+    assert response.status_code == 200
+    assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-reason"] == "inner_call_failed"
+    assert len(cloud.received) == 1
+
+
+def test_a_state_model_on_a_draft_route_is_refused() -> None:
+    with pytest.raises(ConfigError, match=r"trained for sees: state, the route has sees: draft"):
+        load_settings(routes={"tandem": {"strategy": "judge", "sees": "draft", "model": str(DEFAULT_MODEL)}})

@@ -1,0 +1,191 @@
+"""The translated surfaces as real clients read them (issue 14): errors keep their type and code
+in each surface's shape, one assistant turn stays one message, streamed usage is complete,
+system text is joined as the target expects, and mistyped or unsupported fields are refused.
+Real gateway, scripted upstream, the real openai and anthropic SDKs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+import httpx
+import openai
+import orjson
+import pytest
+
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+OVERFLOW = "This model's maximum context length is 2048 tokens. However, you requested 5000 tokens (4900 in the messages, 100 in the completion)."
+# vLLM's own shape: its code is the status, not context_length_exceeded.
+VLLM_OVERFLOW = {"error": {"message": OVERFLOW, "type": "BadRequestError", "param": None, "code": 400}}
+RATE_LIMIT = {"error": {"message": "Rate limit reached", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
+TOOLS = [{"type": "function", "name": "shell", "description": "run a command",
+          "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}]
+
+
+@pytest.fixture()
+def strict(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    """Edge only, no failover: the edge's error is the answer."""
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+
+
+def oai(server: GatewayServer) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0)
+
+
+def ant(server: GatewayServer) -> anthropic.Anthropic:
+    return anthropic.Anthropic(base_url=server.url, api_key="unused", max_retries=0)
+
+
+# --- /v1/responses ---------------------------------------------------------------------------
+
+
+def test_responses_keeps_the_upstream_error_type_code_and_param(strict: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"kind": "error", "status": 429, "body": RATE_LIMIT, "retry_after": 3})
+    with pytest.raises(openai.RateLimitError) as limited:
+        oai(strict).responses.create(model="tandem", input="hi")
+    assert limited.value.code == "rate_limit_exceeded" and limited.value.type == "requests"
+    assert limited.value.response.headers["retry-after"] == "3"
+    edge.push({"kind": "error", "status": 400, "body": VLLM_OVERFLOW})
+    with pytest.raises(openai.BadRequestError) as overflow:
+        oai(strict).responses.create(model="tandem", input="hi")
+    assert overflow.value.code == "context_length_exceeded"
+    assert "maximum context length" in overflow.value.message
+
+
+def test_responses_streamed_context_overflow_is_a_failed_response_codex_recognises(
+    strict: GatewayServer, edge: FakeUpstream
+) -> None:
+    edge.push({"kind": "error", "status": 400, "body": VLLM_OVERFLOW})
+    events = list(oai(strict).responses.create(model="tandem", input="hi", stream=True))
+    assert [e.type for e in events] == ["response.created", "response.failed"]
+    error = events[-1].response.error  # type: ignore[union-attr]
+    assert error is not None and error.code == "context_length_exceeded"
+
+
+def test_responses_text_and_function_call_stay_one_assistant_message(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    oai(gateway).responses.create(model="tandem", tools=TOOLS, input=[  # type: ignore[arg-type]
+        {"role": "user", "content": "list files"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "I will run ls."}]},
+        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"command":"ls"}'},
+        {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+    ])
+    sent = edge.received[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+    assert sent[1]["content"] == "I will run ls." and sent[1]["tool_calls"][0]["id"] == "c1"
+
+
+def test_responses_steps_without_a_session_stitch_into_one_trajectory(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    history: list[dict[str, Any]] = [{"role": "user", "content": "list files"}]
+    first = oai(gateway).responses.with_raw_response.create(model="tandem", input=history)  # type: ignore[arg-type]
+    history += [
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello from fake"}]},
+        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+    ]
+    second = oai(gateway).responses.with_raw_response.create(model="tandem", input=history)  # type: ignore[arg-type]
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-step"] == "2"
+
+
+def test_codex_developer_messages_become_one_leading_system_message(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    oai(gateway).responses.create(model="tandem", instructions="You are Codex.", input=[  # type: ignore[arg-type]
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<permissions>"}]},
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<skills>"}]},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]},
+    ])
+    assert edge.received[0].body["messages"] == [
+        {"role": "system", "content": "You are Codex.\n\n<permissions>\n\n<skills>"},
+        {"role": "user", "content": "fix the bug"},
+    ]
+
+
+def test_previous_response_id_is_refused_not_ignored(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        oai(gateway).responses.create(model="tandem", input="and then?", previous_response_id="resp_1")
+    assert refused.value.param == "previous_response_id" and "not supported" in refused.value.message
+    assert edge.received == []
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("stream", "yes"), ("max_output_tokens", "x"), ("temperature", "hot"), ("tools", {}), ("input", 3),
+     ("instructions", ["a"]), ("parallel_tool_calls", "no")],
+)
+def test_responses_mistyped_fields_are_a_400_naming_the_field(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client, field: str, value: Any
+) -> None:
+    body = {"model": "tandem", "input": "hi", field: value}
+    response = client.post(f"{gateway.url}/v1/responses", json=body)
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["param"] == field and f"'{field}'" in response.json()["error"]["message"]
+    assert edge.received == []
+
+
+# --- /v1/messages ----------------------------------------------------------------------------
+
+
+def test_messages_stream_reports_input_tokens(gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client) -> None:
+    edge.push({"text": "one two", "prompt_tokens": 1200, "cached_tokens": 200, "completion_tokens": 7})
+    body = {"model": "tandem", "max_tokens": 64, "stream": True, "messages": [{"role": "user", "content": "x" * 400}]}
+    with client.stream("POST", f"{gateway.url}/v1/messages", json=body) as response:
+        events = [orjson.loads(line[5:]) for line in response.iter_lines() if line.startswith("data:")]
+    start = next(e for e in events if e["type"] == "message_start")
+    delta = next(e for e in events if e["type"] == "message_delta")
+    assert start["message"]["usage"]["input_tokens"] >= 100  # an estimate before the upstream says
+    assert delta["usage"] == {"input_tokens": 1000, "output_tokens": 7, "cache_read_input_tokens": 200}
+    edge.push({"text": "one two", "prompt_tokens": 1200, "completion_tokens": 7})
+    with ant(gateway).messages.stream(model="tandem", max_tokens=64, messages=[{"role": "user", "content": "hi"}]) as s:
+        final = s.get_final_message()
+    assert final.usage.input_tokens == 1200 and final.usage.output_tokens == 7
+
+
+def test_messages_context_overflow_is_worded_as_claude_code_expects(strict: GatewayServer, edge: FakeUpstream) -> None:
+    edge.push({"kind": "error", "status": 400, "body": VLLM_OVERFLOW})
+    with pytest.raises(anthropic.BadRequestError) as overflow:
+        ant(strict).messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    error = overflow.value.body["error"]  # type: ignore[index]
+    assert error == {"type": "invalid_request_error", "message": "prompt is too long: 5000 tokens > 2048 maximum"}
+    edge.push({"kind": "error", "status": 529, "body": {"error": {"message": "busy", "type": "server_error"}}})
+    with pytest.raises(anthropic.APIStatusError) as busy:
+        ant(strict).messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+    assert busy.value.status_code == 529 and busy.value.body["error"]["type"] == "overloaded_error"  # type: ignore[index]
+
+
+def test_claude_code_system_blocks_are_joined_with_a_separator(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    ant(gateway).messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}], system=[
+        {"type": "text", "text": "You are Claude Code."},
+        {"type": "text", "text": "Be concise.", "cache_control": {"type": "ephemeral"}},
+    ])
+    assert edge.received[0].body["messages"][0] == {"role": "system", "content": "You are Claude Code.\n\nBe concise."}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("stream", "yes"), ("max_tokens", "64"), ("max_tokens", True), ("temperature", "hot"), ("tools", {}),
+     ("system", 5), ("stop_sequences", "END")],
+)
+def test_messages_mistyped_fields_are_a_400_naming_the_field(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client, field: str, value: Any
+) -> None:
+    body = {"model": "tandem", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}], field: value}
+    response = client.post(f"{gateway.url}/v1/messages", json=body)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error" and f"'{field}'" in error["message"]
+    assert edge.received == []
+
+
+def test_claude_code_reachability_checks_answer(gateway: GatewayServer, client: httpx.Client) -> None:
+    for path in ("/", "/api/hello"):
+        assert client.head(f"{gateway.url}{path}").status_code == 200
+    listed = client.get(f"{gateway.url}/v1/models", params={"limit": 1000}, headers={"anthropic-version": "2023-06-01"})
+    body = listed.json()
+    assert body["has_more"] is False and body["first_id"] == body["data"][0]["id"]
+    assert all(m["type"] == "model" and m["display_name"] for m in body["data"])

@@ -1,0 +1,148 @@
+"""The detector set at the field's standard: library-validated phones and ids, provider secret
+rules, one small vocabulary of kinds, precision on code and logs, bounded time on bad input."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from router.privacy import detect as detection
+from router.privacy.detect import DETECTORS, detect
+from router.privacy.kinds import KINDS
+from router.privacy.secret_rules import RULES
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(f.type, f.value) for f in detect(text)]
+
+
+def test_every_rule_maps_onto_the_small_vocabulary() -> None:
+    assert len(KINDS) <= 20
+    assert {d.type for d in DETECTORS} <= set(KINDS)
+    assert len(RULES) >= 100 and len({rule[0] for rule in RULES}) == len(RULES)
+
+
+FOUND = [
+    # Phones: international, national with separators, or beside a label (libphonenumber).
+    ("PHONE", "call +44 20 7946 0958 after 5", "+44 20 7946 0958"),
+    ("PHONE", "office (415)555-2671", "(415)555-2671"),
+    ("PHONE", "dial 001-415-555-2671", "001-415-555-2671"),
+    ("PHONE", "phone 4155552671", "4155552671"),
+    ("PHONE", "Tel. 030 12345678", "030 12345678"),
+    ("PHONE", "portable 06 12 34 56 78", "06 12 34 56 78"),
+    ("PHONE", "móvil 612 345 678", "612 345 678"),
+    ("PHONE", "cell 098765 43210", "098765 43210"),
+    ("PHONE", "电话 138 0013 8000", "138 0013 8000"),
+    ("PHONE", "電話 03-1234-5678", "03-1234-5678"),
+    ("PHONE", "celular (11) 91234-5678", "(11) 91234-5678"),
+    # Cards: 15-digit JCB, 12-digit Maestro beside a card word.
+    ("CARD", "card 2131 0000 0000 001", "2131 0000 0000 001"),
+    ("CARD", "maestro 501800000009", "501800000009"),
+    # IBANs of the full registry, printed in groups.
+    ("IBAN", "IBAN ES91 2100 0418 4502 0005 1332", "ES91 2100 0418 4502 0005 1332"),
+    ("IBAN", "iban: NO9386011117947", "NO9386011117947"),
+    # National ids (python-stdnum): distinctive shapes alone, plain digit runs beside a label.
+    ("NATIONAL_ID", "codice fiscale RSSMRA85T10A562S", "RSSMRA85T10A562S"),
+    ("NATIONAL_ID", "CPF 390.533.447-05", "390.533.447-05"),
+    ("NATIONAL_ID", "NIE X-1234567-L", "X-1234567-L"),
+    ("NATIONAL_ID", "BSN 111222333", "111222333"),
+    ("NATIONAL_ID", "Aadhaar 2345 6789 0124", "2345 6789 0124"),
+    ("NATIONAL_ID", "PAN ABCPE1234F", "ABCPE1234F"),
+    ("NATIONAL_ID", "주민등록번호 900101-1234568", "900101-1234568"),
+    ("NATIONAL_ID", "NHS number 943 476 5919", "943 476 5919"),
+    # Provider keys (gitleaks' rule data and Tandem's own).
+    ("CLOUD_KEY", "aws_access_key_id=ABIAIOSFODNN7EXAMPLQ", "ABIAIOSFODNN7EXAMPLQ"),
+    (
+        "MESSAGING_TOKEN",
+        "SLACK_APP_TOKEN=xapp-1-A0123456789-1234567890123-abcdef",
+        "xapp-1-A0123456789-1234567890123-abcdef",
+    ),
+    ("PAYMENT_KEY", "stripe sk_test_4eC39HqLyjWDarjtT1zdp7dc", "sk_test_4eC39HqLyjWDarjtT1zdp7dc"),
+    ("AI_KEY", "HF_TOKEN=hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"),
+    ("CODE_TOKEN", "glpat-xYz12345678901234567 for gitlab", "glpat-xYz12345678901234567"),
+    (
+        "JWT",
+        "token eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0. done",
+        "eyJhbGciOiJub25lIn0.eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
+    ),
+    # Assignments with quoted and escaped values, and passwords in prose.
+    ("SECRET_ASSIGNMENT", "SECRET_KEY = '192b9bdd22ab9ed4d12e236c78afcb9a'", "192b9bdd22ab9ed4d12e236c78afcb9a"),
+    ("SECRET_ASSIGNMENT", "app.secret_key = b'_5#y2L\"F4Q8z'", '_5#y2L"F4Q8z'),
+    ("SECRET_ASSIGNMENT", 'password: "open {sesame} $42"', "open {sesame} $42"),
+    ("SECRET_ASSIGNMENT", "the password for bob is Xy7!kq2m, keep it", "Xy7!kq2m"),
+]
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), FOUND)
+def test_found(kind: str, text: str, value: str) -> None:
+    assert (kind, value) in found(text), found(text)
+
+
+def test_private_pgp_key_block() -> None:
+    block = "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBF0x\n=abcd\n-----END PGP PRIVATE KEY BLOCK-----"
+    assert found(f"key:\n{block}\n") == [("PRIVATE_KEY", block)]
+
+
+NOT_FOUND = [
+    "Version 10.0.19041.1 and pkg==1.2.3.4 and Chrome/120.0.61.109 and build 4.3.2.1",
+    "message id 1143291876543219712 from discord",  # a snowflake id, not a card
+    "self._cv_token = _cv_app.set(self)",
+    "token = some_call(x)",
+    "password = user.password",
+    "api_key = get_api_key()",
+    "DB_PASSWORD=${DB_PASSWORD} and secret: {{ secret }} and token: $TOKEN",
+    "password: '<your password here>' and SECRET_KEY = 'changeme'",
+    "the password is required",
+    "2026-11-29 12:00:01 took 1732891234567 ms, order 20261129120001",
+    "commit 4f3a2b1c9d8e7f60a1b2c3d4e5f60718293a4b5c merged",
+    "account 1234 5698 7654 32 and GB00 WEST 1234 5698 7654 32",
+]
+
+
+@pytest.mark.parametrize("text", NOT_FOUND)
+def test_not_found(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\x00\x01\x02binary\xff\xfe" * 1000,
+        b"\xff\xfe\xfd invalid utf-8 a@b.example".decode("utf-8", "surrogateescape"),
+        "1" * 2_000_000,
+        "a" * 2_000_000 + "@",
+        "a@" * 500_000,
+        "1 " * 1_000_000,
+        "+1" * 1_000_000,
+        ("x" * 1_000_000 + " jane@example.com ") * 50,  # 50 MB on one line
+    ],
+)
+def test_bad_input_is_bounded_and_never_raises(text: str) -> None:
+    started = time.process_time()
+    findings = detect(text)
+    elapsed = time.process_time() - started
+    # Linear: at most ~1 µs per character even where every position is a candidate (digits
+    # split by spaces), ~0.1 µs on ordinary text.
+    assert elapsed < 0.5 + len(text) / 1e6, elapsed
+    if "jane@" in text:
+        assert len(findings) == 50
+
+
+def test_backends_plug_in_and_take_free_places(monkeypatch: pytest.MonkeyPatch) -> None:
+    def names(text: str) -> list[detection.Finding]:
+        start = text.find("Ada Lovelace")
+        return [detection.Finding("PERSON", "Ada Lovelace", start, start + 12, "test")] if start >= 0 else []
+
+    monkeypatch.setattr(detection, "_BACKENDS", [])
+    detection.register(names)
+    assert found("Ada Lovelace <ada@example.com>") == [("PERSON", "Ada Lovelace"), ("EMAIL", "ada@example.com")]
+
+
+def test_presidio_backend_is_off_by_default_and_a_clear_error_when_missing() -> None:
+    from router.privacy import backends
+    from router.settings import Settings
+
+    assert Settings().privacy_backends == []
+    with pytest.raises(RuntimeError, match="presidio-analyzer is not installed"):
+        backends.enable(["presidio"])

@@ -1,0 +1,140 @@
+"""Values inside tool-call arguments (JSON text in JSON) are scanned and redacted as the tool reads
+them, decoded: a value followed by an escape never reaches the cloud in clear."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+
+from benchmarks.privacy.corpus import generate
+from benchmarks.privacy.public import labelled
+from router.privacy import detect as detection
+from router.privacy.redact import Redactor, argument_strings
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+MakeGateway = Callable[..., GatewayServer]
+PASSWORD, API_KEY, QUOTED = "S3cr3t-Pa55w0rd!", "q8Zr2LmX7vTp4N", "Xk9#mQ2vL7pz"
+LONG_EMAIL = "firstname.lastname.billing@example.com"  # 26 characters before the `@`
+# Written by hand so that each value is followed by an escape: \n, \t, \" and \u00e9.
+ARGUMENTS = (
+    '{"command": "export DB_PASSWORD=' + PASSWORD + '\\n./deploy.sh",'
+    ' "env": "API_KEY=' + API_KEY + '\\tNEXT=1",'
+    ' "mysql": "mysql --password=\\"' + QUOTED + '\\" -h db",'
+    ' "note": "mail ' + LONG_EMAIL + '\\u00e9 now"}'
+)
+HISTORY: list[dict[str, Any]] = [
+    {"role": "user", "content": "deploy the app"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": ARGUMENTS}}],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "deployed"},
+]
+
+
+def _forms(value: str) -> list[bytes]:
+    """How a value could appear in the bytes sent: plain, JSON-escaped, escaped twice."""
+    once = orjson.dumps(value)[1:-1]
+    twice = orjson.dumps(once.decode())[1:-1]
+    return [value.encode(), once, twice]
+
+
+def test_arguments_are_scanned_decoded() -> None:
+    assert argument_strings(ARGUMENTS) == [
+        "command",
+        f"export DB_PASSWORD={PASSWORD}\n./deploy.sh",
+        "env",
+        f"API_KEY={API_KEY}\tNEXT=1",
+        "mysql",
+        f'mysql --password="{QUOTED}" -h db',
+        "note",
+        f"mail {LONG_EMAIL}é now",
+    ]
+    found = {f.value for text in argument_strings(ARGUMENTS) for f in detection.detect(text)}
+    assert found == {PASSWORD, API_KEY, QUOTED, LONG_EMAIL}
+    assert argument_strings("not json: token=abc") == ["not json: token=abc"]
+
+
+def test_redact_route_sends_no_escaped_value_in_clear(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "redact"}})
+    response = client.post(
+        f"{server.url}/v1/chat/completions",
+        json={"model": "tandem", "messages": HISTORY},
+        headers={"X-Session-ID": "esc"},
+    )
+    assert response.status_code == 200
+    received = cloud.received[0]
+    for value in (PASSWORD, API_KEY, QUOTED, LONG_EMAIL):
+        for form in _forms(value):
+            assert form not in received.raw, (value, form)
+    # Byte for byte: the arguments re-encoded from the redacted decoded strings.
+    expected = orjson.dumps(
+        {
+            "command": "export DB_PASSWORD=[SECRET_ASSIGNMENT_1]\n./deploy.sh",
+            "env": "API_KEY=[SECRET_ASSIGNMENT_2]\tNEXT=1",
+            "mysql": 'mysql --password="[SECRET_ASSIGNMENT_3]" -h db',
+            "note": "mail [EMAIL_1]é now",
+        }
+    ).decode()
+    sent = received.body["messages"]
+    assert sent[1]["tool_calls"][0]["function"]["arguments"] == expected
+    assert sent[0] == HISTORY[0] and sent[2] == HISTORY[2]
+    detail = client.get(f"{server.url}/v1/trajectories/esc").json()
+    assert detail["privacy"]["seen"] == {"SECRET_ASSIGNMENT": 3, "EMAIL": 1}
+    assert detail["privacy"]["exposed"] == {} and detail["records"][0]["redacted"] == 4
+
+
+def test_block_route_refuses_a_quoted_password_in_arguments(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "block"}})
+    arguments = '{"cmd": "psql --password=\\"' + QUOTED + '\\""}'
+    messages = [
+        HISTORY[0],
+        {
+            **HISTORY[1],
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "sh", "arguments": arguments}}],
+        },
+        HISTORY[2],
+    ]
+    response = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": messages})
+    assert response.status_code == 403 and "SECRET_ASSIGNMENT" in response.json()["error"]["message"]
+    assert not cloud.received
+
+
+def test_redactor_replaces_values_in_keys_too() -> None:
+    redactor = Redactor({LONG_EMAIL: "[EMAIL_1]"})
+    out, count = redactor.arguments(orjson.dumps({LONG_EMAIL: "owner"}).decode())
+    assert (out, count) == ('{"[EMAIL_1]":"owner"}', 1)
+
+
+EDGE_CASES = [
+    "contact abcdefghijklmnopqrstu.vwxyz@example.com now",
+    "x" * 20 + "@example.com",
+    "a.very.long.local.part.with.many.dots.in.it.for.sure@sub.example.org",
+    "y" * 64 + "@example.com and " + "z" * 65 + "@example.com",
+    "postgresql+psycopg2://user:pa55word@db.internal:5432/app",
+    "fe80::1ff:fe23:4567:890a and 1:2:3:4:5:6:7::",
+    "card 4111 1111 1111 1111 1111 1111 1111 and " + "4" * 300,
+    "+1 415 555 2671, (415) 555-2671, 415.555.2671",
+    "token = " + "Ab1" * 90,
+]
+
+
+def test_fast_and_slow_paths_find_the_same_values() -> None:
+    assert detection._ENGINE is not None, "hyperscan is a dependency: the fast path must be there"
+    # Generated tool output, Faker records in 17 locales (non-ASCII: the byte-to-character offset
+    # mapping) and the edge cases above.
+    texts = [d.text for d in generate(300, 11)] + [d.text for d in labelled(60, 5)] + EDGE_CASES
+    for text in texts:
+        fast = [(f.type, f.value, f.start) for f in detection.detect(text)]
+        slow = [(f.type, f.value, f.start) for f in detection._detect_all(text)]
+        assert fast == slow, text[:200]
+    assert [f.value for f in detection.detect(EDGE_CASES[0])] == ["abcdefghijklmnopqrstu.vwxyz@example.com"]

@@ -1,0 +1,118 @@
+"""`/readyz` needs no key: it must show no credential, and it tells "reachable" from "authorised"."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from aiohttp import web
+
+from router.cli import main
+from router.settings import ConfigError, load_settings
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, chat, wait_until
+from tests.raw_upstream import RawUpstream
+
+
+def test_readyz_shows_no_credentials(
+    make_gateway: Callable[..., GatewayServer],
+    edge: FakeUpstream,
+    cloud: FakeUpstream,
+    client: httpx.Client,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("READYZ_TEST_KEY", "sk-readyz-secret")
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge"}},
+        edge_url=f"http://probe-user:edge-password@127.0.0.1:{edge.port}/v1",
+        cloud_url=f"{cloud.base_url}?token=query-secret",
+        upstream_overrides={"cloud": {"api_key_env": "READYZ_TEST_KEY"}},
+    )
+    response = client.get(f"{server.url}/readyz")
+    assert response.status_code == 200
+    for secret in ("probe-user", "edge-password", "query-secret", "sk-readyz-secret"):
+        assert secret not in response.text, secret
+    upstreams = response.json()["upstreams"]
+    assert upstreams["edge"]["base_url"] == edge.base_url
+    assert upstreams["cloud"]["base_url"] == cloud.base_url
+    assert upstreams["edge"]["reachable"] is True
+
+
+def test_credentials_in_a_url_beside_a_key_stop_the_start(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    upstreams = {
+        "edge": {"base_url": "http://127.0.0.1:8000/v1", "model": "small"},
+        "cloud": {"base_url": "https://user:pw@api.example.com/v1", "model": "big", "api_key_env": "SOME_KEY"},
+    }
+    with pytest.raises(ConfigError, match=r"upstreams\.cloud: base_url carries credentials"):
+        load_settings(upstreams=upstreams)
+    # Credentials in the URL alone are a way to authenticate, and fine.
+    upstreams["cloud"].pop("api_key_env")
+    assert load_settings(upstreams=upstreams).upstreams["cloud"].base_url.startswith("https://user:pw@")
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        """
+upstreams:
+  edge: {base_url: "http://127.0.0.1:8000/v1", model: small}
+  cloud: {base_url: "https://user:pw@api.example.com/v1", model: big, api_key_file: key.txt}
+"""
+    )
+    assert main(["serve", "--config", str(config)]) == 2
+    assert "upstreams.cloud" in capsys.readouterr().err
+
+
+@pytest.fixture()
+def refusing_cloud() -> Iterator[RawUpstream]:
+    """A cloud that answers, but takes no key: 401 on everything."""
+
+    async def unauthorised(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        body = {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}
+        return web.json_response(body, status=401)
+
+    upstream = RawUpstream(
+        {("GET", "/v1/models"): unauthorised, ("POST", "/v1/chat/completions"): unauthorised}
+    ).start()
+    yield upstream
+    upstream.stop()
+
+
+def test_an_unauthorised_cloud_is_reachable_not_authorised_and_the_pod_stays_ready(
+    make_gateway: Callable[..., GatewayServer],
+    refusing_cloud: RawUpstream,
+    client: httpx.Client,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO, logger="tandem")
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, cloud_url=refusing_cloud.base_url)
+
+    def logged() -> bool:
+        return any("upstream cloud is reachable but NOT authorised" in r.getMessage() for r in caplog.records)
+
+    assert wait_until(logged), [r.getMessage() for r in caplog.records]
+    assert any("upstream edge is reachable and authorised" in r.getMessage() for r in caplog.records)
+    response = client.get(f"{server.url}/readyz")
+    assert response.status_code == 200
+    report = response.json()
+    assert report["ready"] is True
+    assert report["upstreams"]["cloud"]["reachable"] is True
+    assert report["upstreams"]["cloud"]["authorised"] is False
+    assert report["upstreams"]["edge"]["authorised"] is True
+    metrics = client.get(f"{server.url}/metrics").text
+    assert 'tandem_upstream_authorised{upstream="cloud"} 0.0' in metrics
+    assert 'tandem_upstream_authorised{upstream="edge"} 1.0' in metrics
+    assert 'tandem_upstream_reachable{upstream="cloud"} 1.0' in metrics
+    # Edge steps still work while the cloud refuses the key.
+    assert chat(client, server.url).status_code == 200
+
+
+def test_an_unreachable_upstream_has_unknown_authorisation(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, cloud_url="http://127.0.0.1:1/v1")
+    report = client.get(f"{server.url}/readyz").json()
+    assert report["ready"] is True
+    assert report["upstreams"]["cloud"]["reachable"] is False
+    assert report["upstreams"]["cloud"]["authorised"] is None

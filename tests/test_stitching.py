@@ -1,0 +1,174 @@
+"""Stitching requests without a session id as real clients send them (issue 14): per-request
+markers and content shapes ignored, runs told from retries by what the gateway knows, retries
+not counted as steps nor re-drawn. Real gateway and scripted upstreams, memory and Redis stores."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, wait_until
+
+MakeGateway = Callable[..., GatewayServer]
+TASK = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": "fix the failing test"}]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def make_gateway(request: pytest.FixtureRequest, make_gateway: MakeGateway) -> MakeGateway:
+    if request.param == "memory":
+        return make_gateway
+    redis_url = request.getfixturevalue("redis_url")
+
+    def make(**overrides: Any) -> GatewayServer:
+        overrides.setdefault("redis_url", redis_url)
+        return make_gateway(**overrides)
+
+    return make
+
+
+@pytest.fixture()
+def server(make_gateway: MakeGateway) -> GatewayServer:
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+
+
+def post(client: httpx.Client, server: GatewayServer, messages: list[dict[str, Any]], **extra: Any) -> httpx.Response:
+    headers = extra.pop("headers", {})
+    return client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": messages, **extra},
+                       headers=headers)
+
+
+def trajectory(client: httpx.Client, server: GatewayServer, trajectory_id: str) -> dict[str, Any]:
+    detail: dict[str, Any] = {}
+
+    def recorded() -> bool:
+        detail.update(client.get(f"{server.url}/v1/trajectories/{trajectory_id}").json())
+        return len(detail.get("records", [])) >= detail.get("steps", 0)
+
+    assert wait_until(recorded)
+    return detail
+
+
+def answered(response: httpx.Response) -> dict[str, Any]:
+    message: dict[str, Any] = response.json()["choices"][0]["message"]
+    return {k: v for k, v in message.items() if v is not None}
+
+
+def test_cache_control_markers_moved_each_step_do_not_split_a_run(server: GatewayServer, client: httpx.Client) -> None:
+    """SWE-agent moves Anthropic cache_control markers onto the latest messages every step, and
+    sends string content one step and a list of parts the next."""
+    marked = {"type": "ephemeral"}
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": [{"type": "text", "text": "You are an agent.", "cache_control": marked}]},
+        {"role": "user", "content": [{"type": "text", "text": "fix it", "cache_control": marked}]},
+    ]
+    ids = []
+    for step in range(3):
+        response = post(client, server, history)
+        ids.append(response.headers["x-tandem-trajectory"])
+        assert response.headers["x-tandem-step"] == str(step + 1)
+        for message in history:  # the markers move on: the old messages lose theirs
+            if isinstance(message["content"], list):
+                message["content"] = message["content"][0]["text"]
+        history += [answered(response),
+                    {"role": "user", "content": [{"type": "text", "text": f"output {step}", "cache_control": marked}]}]
+    assert len(set(ids)) == 1
+
+
+def test_two_concurrent_runs_of_one_task_are_two_trajectories(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    edge.default = {"kind": "text", "text": "same answer", "delay": 0.4}  # both in flight at once
+    with ThreadPoolExecutor(2) as pool:
+        firsts = list(pool.map(lambda _: post(client, server, TASK), range(2)))
+        histories = [[*TASK, answered(r), {"role": "user", "content": "go on"}] for r in firsts]
+        seconds = list(pool.map(lambda h: post(client, server, h), histories))
+    ids = {r.headers["x-tandem-trajectory"] for r in firsts}
+    assert len(ids) == 2
+    assert {r.headers["x-tandem-trajectory"] for r in seconds} == ids
+    assert sorted(r.headers["x-tandem-step"] for r in seconds) == ["2", "2"]
+    for trajectory_id in ids:
+        assert trajectory(client, server, trajectory_id)["steps"] == 2
+
+
+def test_runs_that_diverge_are_told_apart_by_the_answer_each_received(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    edge.push({"text": "alpha"}, {"text": "beta"})
+    run_a = post(client, server, TASK)
+    run_b = post(client, server, TASK)  # the same body after A's answer was delivered: another run
+    a, b = run_a.headers["x-tandem-trajectory"], run_b.headers["x-tandem-trajectory"]
+    assert a != b
+    # B moves on first; each continues the trajectory that gave it its answer.
+    b2 = post(client, server, [*TASK, answered(run_b), {"role": "user", "content": "next"}])
+    a2 = post(client, server, [*TASK, answered(run_a), {"role": "user", "content": "next"}])
+    assert (a2.headers["x-tandem-trajectory"], b2.headers["x-tandem-trajectory"]) == (a, b)
+
+
+def test_a_retry_of_step_one_without_a_session_stays_in_its_trajectory(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    edge.push({"kind": "error", "status": 500})
+    failed = post(client, server, TASK)
+    assert failed.status_code == 500
+    retried = post(client, server, TASK)
+    assert retried.status_code == 200
+    assert retried.headers["x-tandem-trajectory"] == failed.headers["x-tandem-trajectory"]
+    assert retried.headers["x-tandem-step"] == "1"
+
+
+def test_sdk_retries_are_attempts_not_steps(server: GatewayServer, edge: FakeUpstream, client: httpx.Client) -> None:
+    edge.push({"kind": "error", "status": 500}, {"kind": "error", "status": 503}, {"text": "third time"})
+    sdk = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=2)
+    raw = sdk.chat.completions.with_raw_response.create(model="tandem", messages=TASK)  # type: ignore[arg-type]
+    assert raw.parse().choices[0].message.content == "third time"
+    assert wait_until(lambda: len(trajectory(client, server, raw.headers["x-tandem-trajectory"])["records"]) == 3)
+    detail = trajectory(client, server, raw.headers["x-tandem-trajectory"])
+    assert detail["steps"] == 1 and detail["errors"] == 2
+    assert (detail["edge_steps"], detail["cloud_steps"]) == (1, 0)
+    assert [r["attempt"] for r in detail["records"]] == [1, 2, 3]
+
+
+def test_a_retry_gets_the_target_its_first_attempt_drew(
+    make_gateway: MakeGateway, edge: FakeUpstream, cloud: FakeUpstream, client: httpx.Client
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "random", "p": 0.5, "failover": False}})
+    edge.default = cloud.default = {"kind": "error", "status": 503}
+    headers = {"X-Session-ID": "redraw"}
+    targets = {post(client, server, TASK, headers=headers).headers["x-tandem-target"] for _ in range(10)}
+    assert len(targets) == 1  # ten fresh draws would agree with probability 1/512
+
+
+def test_the_audit_keeps_the_input_of_a_failed_cloud_attempt(
+    make_gateway: MakeGateway, cloud: FakeUpstream, client: httpx.Client, tmp_path: Path
+) -> None:
+    path = tmp_path / "audit.jsonl"
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False}},
+                          audit={"mode": "content", "path": str(path)})
+    cloud.push({"kind": "error", "status": 500})
+    assert post(client, server, TASK).status_code == 500
+    assert wait_until(lambda: path.exists() and path.read_text().strip() != "")
+    line = json.loads(path.read_text().splitlines()[0])
+    assert line["status"] == "error" and line["input"] == TASK
+
+
+def test_an_sdk_retry_while_its_first_attempt_is_in_flight_is_a_retry(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """The SDK gave up waiting and retried (x-stainless-retry-count: 1) while the gateway still
+    waits on the upstream: the same step, not another run."""
+    edge.push({"text": "too slow", "delay": 1.5}, {"text": "in time"})
+    sdk = openai.OpenAI(base_url=server.base_url, api_key="x", max_retries=1, timeout=0.5)
+    raw = sdk.chat.completions.with_raw_response.create(model="tandem", messages=TASK)  # type: ignore[arg-type]
+    assert raw.parse().choices[0].message.content == "in time"
+    assert raw.headers["x-tandem-step"] == "1"
+    assert edge.received[1].headers.get("x-stainless-retry-count") is None
+    listed = client.get(f"{server.url}/v1/trajectories").json()["data"]
+    assert [t["id"] for t in listed] == [raw.headers["x-tandem-trajectory"]]

@@ -1,0 +1,441 @@
+"""Trust in the step pipeline (issue 11): a client that leaves cancels the upstream call, the
+route's privacy policy and constraints outrank the target header, edge-only routes never fail
+over to the cloud unless told, every begun step ends with a record, and upstream answers and
+client fields are checked. Each test runs a real gateway against scripted real upstreams."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from starlette.datastructures import Headers
+
+from tests.fake_upstream import FakeUpstream, free_port
+from tests.gateway_server import GatewayServer, wait_until
+
+MakeGateway = Callable[..., GatewayServer]
+HI = [{"role": "user", "content": "hi"}]
+EMAIL = "jane.doe@example.com"
+
+
+def ask(
+    client: httpx.Client,
+    server: GatewayServer,
+    session: str = "s",
+    messages: list[dict[str, Any]] | None = None,
+    target: str | None = None,
+    model: str = "tandem",
+    **body: Any,
+) -> httpx.Response:
+    headers = {"X-Session-ID": session}
+    if target is not None:
+        headers["x-tandem-target"] = target
+    payload = {"model": model, "messages": messages or HI, **body}
+    return client.post(f"{server.url}/v1/chat/completions", json=payload, headers=headers)
+
+
+def records(client: httpx.Client, server: GatewayServer, session: str) -> list[dict[str, Any]]:
+    response = client.get(f"{server.url}/v1/trajectories/{session}")
+    if response.status_code != 200:
+        return []
+    found: list[dict[str, Any]] = response.json()["records"]
+    return found
+
+
+def turns(count: int) -> list[dict[str, Any]]:
+    """A history `count` steps long, so that each request is the trajectory's next step."""
+    return [*HI, *[{"role": "assistant", "content": "ok"}, {"role": "user", "content": "go on"}] * count]
+
+
+# -- item 4: a client that leaves before the first byte ---------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_client_leaving_before_the_first_byte_cancels_the_upstream_at_once(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, stream: bool
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "delay": 4})
+    session = f"leaver-{stream}"
+    with httpx.Client(timeout=0.5) as impatient, pytest.raises(httpx.ReadTimeout):
+        ask(impatient, server, session, stream=stream)
+    left = time.monotonic()
+    # The upstream sees its connection closed well before it would have answered (4 s).
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=2.0)
+    assert time.monotonic() - left < 1.5
+    assert wait_until(lambda: bool(records(client, server, session)), timeout=2.0)
+    (record,) = records(client, server, session)
+    assert record["status"] == "cancelled" and record["target"] == "edge"
+    # Nothing reported by the upstream: the prompt is charged as an estimate, flagged as such.
+    assert record["usage_estimated"] is True and record["usage"]["completion_tokens"] == 0
+    assert record["usage"]["prompt_tokens"] > 0 and record["cost_usd"] > 0
+    # The gateway still serves: the cancellation did not leave anything behind.
+    assert ask(client, server, "after").status_code == 200
+
+
+def test_client_leaving_mid_stream_is_charged_an_estimate_when_no_usage_came(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "text": "w " * 200, "chunk_delay": 0.05})
+    with (
+        httpx.Client(timeout=10) as http,
+        http.stream(
+            "POST",
+            f"{server.url}/v1/chat/completions",
+            json={"model": "tandem", "stream": True, "messages": HI},
+            headers={"X-Session-ID": "mid"},
+        ) as response,
+    ):
+        for _ in response.iter_bytes():
+            break
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected)
+    assert wait_until(lambda: bool(records(client, server, "mid")))
+    (record,) = records(client, server, "mid")
+    assert record["status"] == "cancelled"
+    assert record["usage_estimated"] is True and record["cost_usd"] > 0
+
+
+def test_a_stream_whose_client_left_before_it_began_is_closed_and_recorded(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """The client leaves in the instant between the step's first byte and the relay's start.
+    A server on ASGI 2.4 then fails the first `send` with OSError, and Starlette never starts
+    the body: nothing inside the relay runs, so the response itself must close the step."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "text": "w " * 100, "chunk_delay": 0.05})
+    body = orjson.dumps({"model": "tandem", "stream": True, "messages": HI})
+
+    async def answer_a_client_already_gone() -> None:
+        from router.api.auth import namespace_of
+
+        response = await server.gateway.chat(body, Headers({"x-session-id": "gone"}), None, namespace_of(None))
+
+        async def receive() -> dict[str, str]:
+            return {"type": "http.disconnect"}
+
+        async def send(message: Any) -> None:
+            raise OSError("the client closed the connection")
+
+        with contextlib.suppress(Exception):
+            await response({"type": "http", "asgi": {"spec_version": "2.4"}}, receive, send)
+
+    server.run(answer_a_client_already_gone())
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=2.0)
+    assert wait_until(lambda: bool(records(client, server, "gone")))
+    (record,) = records(client, server, "gone")
+    assert record["status"] == "cancelled" and record["usage_estimated"] is True
+
+
+# -- item 5: privacy, then constraints, then the header, then the strategy --------------------------
+
+
+@pytest.mark.parametrize(
+    ("constraints", "reason"),
+    [
+        ({"budget_calls": 1}, "budget_exhausted"),
+        ({"budget_usd": 0.0001}, "budget_exhausted"),
+        ({"max_cloud_share": 0.2}, "max_cloud_share"),
+        ({"min_cloud_gap": 5}, "min_cloud_gap"),
+    ],
+)
+def test_target_header_cannot_pass_the_route_constraints(
+    make_gateway: MakeGateway,
+    client: httpx.Client,
+    cloud: FakeUpstream,
+    constraints: dict[str, Any],
+    reason: str,
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "constraints": constraints}})
+    answers = [ask(client, server, "forced", turns(i), target="cloud") for i in range(4)]
+    decided = [(r.headers["x-tandem-target"], r.headers["x-tandem-reason"]) for r in answers]
+    if reason == "max_cloud_share":
+        # A cloud step would make a share of 1/1, 1/2, 1/3, 1/4: over 0.2 each time.
+        assert decided == [("edge", reason)] * 4
+        assert not cloud.received
+    else:
+        assert decided == [("cloud", "header_forced")] + [("edge", reason)] * 3
+        assert len(cloud.received) == 1
+
+
+def test_privacy_outranks_the_target_header_and_the_pin(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "keep_local"}})
+    secret = [{"role": "user", "content": f"mail {EMAIL} the report"}]
+    response = ask(client, server, "private", secret, target="cloud")
+    assert (response.headers["x-tandem-target"], response.headers["x-tandem-reason"]) == ("edge", "privacy_keep_local")
+    # The trajectory is now pinned: the header still cannot send its next step to the cloud.
+    again = ask(client, server, "private", [*secret, {"role": "assistant", "content": "ok"}], target="cloud")
+    assert again.headers["x-tandem-target"] == "edge"
+    assert again.headers["x-tandem-reason"] in ("privacy_keep_local", "pinned_edge")
+    assert not cloud.received
+
+
+@pytest.mark.parametrize("forced", [None, "cloud"])
+def test_a_constraint_that_forbids_the_cloud_forbids_failing_over_to_it(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream, forced: str | None
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "constraints": {"budget_calls": 1}}})
+    assert ask(client, server, "spent", turns(0), target=forced).headers["x-tandem-target"] == "cloud"
+    edge.push({"kind": "error", "status": 503})
+    response = ask(client, server, "spent", turns(1), target=forced)
+    assert response.status_code == 503
+    assert response.headers["x-tandem-reason"] == "budget_exhausted"
+    assert len(cloud.received) == 1  # the exhausted budget kept the failover off the cloud
+
+
+# -- item 6: edge-only means the data never leaves -------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["tandem", "tandem/edge"])
+def test_edge_routes_do_not_fail_over_to_the_cloud_by_default(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream, model: str
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, edge_url=f"http://127.0.0.1:{free_port()}/v1")
+    response = ask(client, server, f"edge-down-{model}", model=model)
+    assert response.status_code == 503
+    assert response.headers["x-tandem-target"] == "edge"
+    assert not cloud.received
+
+
+def test_edge_route_with_failover_true_fails_over(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge", "failover": True}}, edge_url=f"http://127.0.0.1:{free_port()}/v1"
+    )
+    response = ask(client, server)
+    assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+    assert len(cloud.received) == 1
+
+
+def test_a_step_forced_to_the_edge_never_fails_over_to_the_cloud(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": True}})
+    edge.push({"kind": "error", "status": 500})
+    response = ask(client, server, target="edge")
+    assert response.status_code == 500
+    assert response.headers["x-tandem-reason"] == "header_forced"
+    assert not cloud.received
+
+
+# -- item 10: deep JSON is a 400, and every begun step ends with a record -----------------------------
+
+
+def nested(depth: int) -> bytes:
+    """A chat request whose JSON is `depth` levels deep (the top-level object is level 1)."""
+    inner = b"[" * (depth - 1) + b"]" * (depth - 1)
+    return b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}], "deep": ' + inner + b"}"
+
+
+@pytest.mark.parametrize("depth", [129, 300, 1000, 5000])
+def test_json_nested_deeper_than_the_limit_is_a_400(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, depth: int
+) -> None:
+    response = client.post(
+        f"{gateway.url}/v1/chat/completions", content=nested(depth), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "json_too_deep" and "max_json_depth" in error["message"] and "128" in error["message"]
+    assert not edge.received
+
+
+def test_json_at_the_depth_limit_is_served(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+    response = client.post(
+        f"{gateway.url}/v1/chat/completions", content=nested(128), headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 200, response.text
+    assert len(edge.received) == 1
+
+
+def test_the_depth_limit_is_the_configured_one(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, limits={"max_json_depth": 12})
+    headers = {"content-type": "application/json"}
+    deep = client.post(f"{server.url}/v1/chat/completions", content=nested(13), headers=headers)
+    assert deep.status_code == 400 and "12 levels" in deep.json()["error"]["message"], deep.text
+    translated = client.post(
+        f"{server.url}/v1/messages",
+        content=b'{"model":"tandem","max_tokens":8,"messages":[{"role":"user","content":"x"}],"metadata":'
+        + b"[" * 12
+        + b"]" * 12
+        + b"}",
+        headers=headers,
+    )
+    assert translated.status_code == 400 and "12 levels" in translated.text, translated.text
+    assert client.post(f"{server.url}/v1/chat/completions", content=nested(12), headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize("depth", [129, 300, 5000])
+@pytest.mark.parametrize(
+    ("path", "head"),
+    [
+        ("messages", b'{"model": "tandem", "max_tokens": 5, "messages": [{"role": "user", "content": "x"}], '),
+        ("responses", b'{"model": "tandem", "input": "x", '),
+    ],
+    ids=["messages", "responses"],
+)
+def test_deep_json_on_the_translated_surfaces_is_a_400(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, path: str, head: bytes, depth: int
+) -> None:
+    # Tool schemas are kept by the translation, so their depth reaches the re-serialised request.
+    inner = b"[" * (depth - 4) + b"]" * (depth - 4)
+    tool = (
+        b'{"name": "t", "input_schema": {"deep": '
+        if path == "messages"
+        else b'{"type": "function", "name": "t", "parameters": {"deep": '
+    )
+    content = head + b'"tools": [' + tool + inner + b"}}]}"
+    response = client.post(f"{gateway.url}/v1/{path}", content=content, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    assert "max_json_depth" in response.text
+    counted = client.get(f"{gateway.url}/metrics").text
+    assert 'tandem_bad_requests_total{code="json_too_deep"} 1.0' in counted
+    assert not edge.received
+
+
+def test_client_leaving_a_messages_request_cancels_the_upstream(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "delay": 4})
+    body = {"model": "tandem", "max_tokens": 5, "messages": HI}
+    with httpx.Client(timeout=0.5) as impatient, pytest.raises(httpx.ReadTimeout):
+        impatient.post(f"{server.url}/v1/messages", json=body, headers={"X-Session-ID": "leaver-messages"})
+    assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=1.5)
+    assert wait_until(lambda: bool(records(client, server, "leaver-messages")))
+    assert records(client, server, "leaver-messages")[0]["status"] == "cancelled"
+
+
+def test_a_privacy_block_ends_the_step_with_a_record(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "block"}})
+    response = ask(client, server, "blocked", [{"role": "user", "content": f"write to {EMAIL}"}])
+    assert response.status_code == 403
+    assert wait_until(lambda: bool(records(client, server, "blocked")))
+    (record,) = records(client, server, "blocked")
+    assert (record["status"], record["http_status"], record["cost_usd"]) == ("error", 403, 0.0)
+    assert "privacy" in (record["error"] or "")
+    assert not cloud.received
+
+
+# -- item 12: upstream answers that are not answers; mistyped standard fields --------------------------
+
+
+@pytest.mark.parametrize(
+    "behaviour",
+    [
+        {"kind": "error", "status": 200, "body": {"error": {"message": "overloaded", "type": "server_error"}}},
+        {"kind": "raw", "status": 200, "body": "<html>Bad gateway</html>", "content_type": "text/html"},
+        {"kind": "raw", "status": 200, "body": '{"choices": [', "content_type": "application/json"},
+    ],
+)
+def test_a_200_that_is_not_an_answer_fails_over_and_is_not_charged(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream, behaviour: dict[str, Any]
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}})
+    edge.push(behaviour)
+    response = ask(client, server, "bad-200")
+    assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+    assert response.headers["x-tandem-target"] == "cloud" and len(cloud.received) == 1
+    metrics = client.get(f"{server.url}/metrics").text
+    assert 'tandem_upstream_errors_total{kind="invalid_answer",upstream="edge"} 1.0' in metrics
+
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push(behaviour)
+    response = ask(client, server, "bad-200-alone")
+    assert response.status_code == 502, response.text
+    assert response.json()["error"]["code"] == "upstream_invalid_answer"
+    assert wait_until(lambda: bool(records(client, server, "bad-200-alone")))
+    (record,) = records(client, server, "bad-200-alone")
+    assert (record["status"], record["http_status"], record["cost_usd"], record["usage"]) == ("error", 502, 0.0, None)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("max_tokens", "x", "an integer"),
+        ("max_tokens", True, "an integer"),
+        ("max_tokens", 1.5, "an integer"),
+        ("max_completion_tokens", "10", "an integer"),
+        ("n", [], "an integer"),
+        ("n", 0, "at least 1"),
+        ("temperature", "hot", "a number"),
+        ("top_p", [0.9], "a number"),
+        ("stop", 5, "a string or an array of strings"),
+        ("stop", ["a", 1], "a string or an array of strings"),
+        ("tools", [1], "an array of objects"),
+        ("tool_choice", 3, "a string or an object"),
+        ("logprobs", "yes", "a boolean"),
+        ("top_logprobs", 2.5, "an integer"),
+        ("stream_options", [], "an object"),
+        ("seed", "42", "an integer"),
+        ("response_format", "json", "an object"),
+        ("user", 7, "a string"),
+        ("presence_penalty", "0", "a number"),
+        ("parallel_tool_calls", 1, "a boolean"),
+        ("metadata", "m", "an object"),
+    ],
+)
+def test_mistyped_standard_fields_get_a_400_naming_field_and_type(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, field: str, value: Any, expected: str
+) -> None:
+    response = ask(client, gateway, **{field: value})
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["param"] == field and f"'{field}'" in error["message"] and expected in error["message"]
+    assert not edge.received
+
+
+def test_well_typed_standard_and_unknown_fields_pass_unchanged(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    fields: dict[str, Any] = {
+        "max_tokens": 10,
+        "max_completion_tokens": None,
+        "n": 1,
+        "temperature": 0,
+        "top_p": 0.5,
+        "stop": ["END"],
+        "tool_choice": {"type": "function", "function": {"name": "bash"}},
+        "tools": [{"type": "function", "function": {"name": "bash"}}],
+        "logprobs": False,
+        "top_logprobs": 0,
+        "seed": 3,
+        "response_format": {"type": "text"},
+        "user": "u",
+        "frequency_penalty": -0.5,
+        "vendor_extension": {"x": [1, "y"]},
+        "top_k": "not ours to check",
+    }
+    assert ask(client, gateway, **fields).status_code == 200
+    received = edge.received[0].body
+    assert {key: received[key] for key in fields} == fields
+    assert orjson.dumps(received["vendor_extension"]) == b'{"x":[1,"y"]}'
+
+
+@pytest.mark.parametrize("limit", [1, 10, 128, 200, 254])
+def test_the_depth_check_is_exact_for_every_limit(limit: int) -> None:
+    """It leans on orjson's recursion limit (254 levels): if orjson ever changes it, this fails."""
+    from router.errors import GatewayError
+    from router.protocol.fields import check_depth
+
+    def deep(levels: int) -> Any:
+        value: Any = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
+
+    check_depth(deep(limit), limit)
+    with pytest.raises(GatewayError, match="max_json_depth"):
+        check_depth(deep(limit + 1), limit)
