@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 TARGETS = ("edge", "cloud")
 TOKEN_KINDS = ("prompt", "cached", "completion")
-FAILURE_KINDS = ("connect", "timeout", "disconnected", "status")
+FAILURE_KINDS = ("connect", "timeout", "disconnected", "status", "invalid_answer")
 CLOSE_REASONS = ("outcome", "idle")
 # The Redis store's operations (router/trajectory/resilient.py), each of which can fail.
 STORE_OPERATIONS = (

@@ -11,6 +11,8 @@ record_series.py (which writes the promtool rule tests from what this run record
 
 from __future__ import annotations
 
+import base64
+import os
 import shutil
 import subprocess
 import tempfile
@@ -175,6 +177,9 @@ class Fleet:
 
 @contextmanager
 def running_fleet() -> Iterator[Fleet]:
+    # A gateway with redis_url seals its privacy vault with this key (tests/conftest.py sets it
+    # too; record_series.py runs without it).
+    os.environ.setdefault("TANDEM_VAULT_KEY", base64.b64encode(os.urandom(32)).decode())
     folder = Path(tempfile.mkdtemp(prefix="tandem-live-"))
     edge = FakeUpstream(name="edge", model="edge-model").start()
     cloud = FakeUpstream(name="cloud", model="cloud-model").start()
