@@ -15,6 +15,7 @@ from router.ledger import InnerCall, Usage, cost_usd
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
+    from router.metrics import Metrics
     from router.privacy.guard import PrivacyGuard
 
 
@@ -23,8 +24,13 @@ class InnerCallError(Exception):
 
 
 class InnerCalls:
-    def __init__(self, upstreams: Mapping[str, Upstream], privacy: PrivacyGuard | None = None) -> None:
+    def __init__(
+        self, upstreams: Mapping[str, Upstream], privacy: PrivacyGuard | None = None, metrics: Metrics | None = None
+    ) -> None:
         self._upstreams = upstreams
+        # An inner call's upstream failure is an upstream error like a step's (TandemEdgeDown
+        # must see an edge that fails every probe while the cloud answers the steps).
+        self._metrics = metrics
         # The step's privacy stage: inner calls to the cloud are redacted, kept local or
         # refused exactly like the step's own cloud call.
         self._privacy = privacy
@@ -48,6 +54,8 @@ class InnerCalls:
         try:
             reply = await upstream.send(orjson.dumps(payload), stream=False)
         except UpstreamFailure as failure:
+            if self._metrics is not None:
+                self._metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
             self.made.append(InnerCall(purpose, target, None, 0.0, status="error"))
             raise InnerCallError(
                 f"{purpose} call to the {target} failed: {failure.kind}: {failure.detail}"

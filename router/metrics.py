@@ -14,94 +14,34 @@ the next scrape.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import logging
 import os
-import re
-import shutil
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest, values
-from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
-from router.route_series import (
-    CLOSE_REASONS,
-    FAILURE_KINDS,
-    POLICY_FAILURE_KINDS,
-    STORE_OPERATIONS,
-    reachable_targets,
-    step_labels,
-)
+from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
+from router.metrics_multiprocess import multiprocess_active as multiprocess_active
+from router.metrics_multiprocess import prepare_multiprocess as prepare_multiprocess
+from router.metrics_multiprocess import sweep_dead_workers as sweep_dead_workers
+from router.route_series import FAILURE_KINDS, STORE_OPERATIONS, TARGETS, start_route_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
     from router.trajectory.state import Trajectory
 
-MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
-TARGETS = ("edge", "cloud")
-TOKEN_KINDS = ("prompt", "cached", "completion")
 _GaugeMode = Literal["livemostrecent", "max", "livesum"]
 _M = TypeVar("_M", Counter, Gauge, Histogram)
-_PID_OF_FILE = re.compile(r"_(\d+)\.db$")
 
 log = logging.getLogger("tandem.metrics")
-
-
-def multiprocess_active() -> bool:
-    """Whether prometheus-client keeps values in shared files: decided once, when it was
-    imported, by whether PROMETHEUS_MULTIPROC_DIR was set then."""
-    return values.ValueClass is not values.MutexValue
-
-
-def prepare_multiprocess(workers: int) -> Path | None:
-    """Set up multiprocess mode before uvicorn starts its workers; returns the folder, or None
-    when one process serves and nothing needs sharing.
-
-    A folder the operator named in PROMETHEUS_MULTIPROC_DIR is used (and created); otherwise,
-    with more than one worker, a fresh temporary folder is made and removed at exit. Files
-    left by an earlier run are wiped: they would add a dead process's counts to this one's.
-    """
-    named = os.environ.get(MULTIPROC_ENV)
-    if named:
-        folder = Path(named)
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in folder.glob("*.db"):
-            stale.unlink(missing_ok=True)
-        return folder
-    if workers <= 1:
-        return None
-    folder = Path(tempfile.mkdtemp(prefix="tandem-metrics-"))
-    os.environ[MULTIPROC_ENV] = str(folder)
-    atexit.register(shutil.rmtree, folder, True)
-    return folder
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def sweep_dead_workers(folder: Path) -> list[int]:
-    """Drop the live-only gauges of workers that are gone (uvicorn restarts a dead worker under
-    a new pid). Their counters and histograms stay: those counts happened."""
-    pids = {int(m.group(1)) for f in folder.glob("gauge_live*.db") if (m := _PID_OF_FILE.search(f.name))}
-    dead = sorted(pid for pid in pids if not _alive(pid))
-    for pid in dead:
-        mark_process_dead(pid, str(folder))  # type: ignore[no-untyped-call]
-    return dead
 
 
 class Metrics:
@@ -354,7 +294,7 @@ class Metrics:
         rules compare the observed share with it), and start at zero the series the route can
         emit. `routes` maps a route name to its settings."""
         for name, route in routes.items():
-            self._start_route_series(name, route, header_forced)
+            start_route_series(self, name, route, header_forced)
             self.route_info.labels(name, str(route.strategy), str(route.privacy)).set(1)
             target = getattr(route, "target_cloud_share", None)
             if target is None:
@@ -367,37 +307,6 @@ class Metrics:
     def limit_hit(self, limit: str) -> None:
         """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
         self.limit_exceeded.labels(limit).inc()
-
-    def _start_route_series(self, name: str, route: Any, header_forced: bool) -> None:
-        for target, reason in step_labels(route, header_forced):
-            self.steps.labels(name, target, reason, "ok")
-        targets = reachable_targets(route, header_forced)
-        for target in targets:
-            self.cost.labels(name, target, "step")
-            for kind in TOKEN_KINDS:
-                self.tokens.labels(name, target, kind, "step")
-        self.counterfactual_cost.labels(name)
-        if route.failover and len(targets) == 2:
-            for source in TARGETS:
-                for kind in FAILURE_KINDS:
-                    self.fallbacks.labels(name, source, "cloud" if source == "edge" else "edge", kind)
-        for kind in POLICY_FAILURE_KINDS.get(str(route.strategy), ()):
-            self.policy_failures.labels(name, kind)
-        for reason in CLOSE_REASONS:
-            self.trajectories_closed.labels(reason, name)
-        for histogram in (
-            self.run_steps,
-            self.run_cost,
-            self.run_cloud_share,
-            self.run_savings,
-            self.run_loss,
-            self.run_privacy,
-        ):
-            histogram.labels(name)
-        if route.strategy == "judge":
-            self.judge_score.labels(name)
-            for kind in ("score", "reload"):
-                self.judge_failures.labels(kind)
 
     def describe_store(self) -> None:
         """With Redis configured: start at zero every store operation's failure series."""

@@ -127,7 +127,7 @@ class Gateway:
             cipher=self.vault,
             route=route.name,
         )
-        calls = InnerCalls(self.upstreams, guard)
+        calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
         try:
             if on_begun is not None:

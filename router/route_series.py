@@ -10,12 +10,16 @@ produce it, so that a 100-route gateway does not expose thousands of idle series
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.policies.base import Reason
 
+if TYPE_CHECKING:
+    from router.metrics import Metrics
+
 TARGETS = ("edge", "cloud")
-FAILURE_KINDS = ("connect", "timeout", "disconnected", "status")
+TOKEN_KINDS = ("prompt", "cached", "completion")
+FAILURE_KINDS = ("connect", "timeout", "disconnected", "status", "invalid_answer")
 CLOSE_REASONS = ("outcome", "idle")
 # The Redis store's operations (router/trajectory/resilient.py), each of which can fail.
 STORE_OPERATIONS = (
@@ -112,3 +116,36 @@ def step_labels(route: Any, header_forced: bool) -> set[tuple[str, str]]:
 
 def reachable_targets(route: Any, header_forced: bool) -> set[str]:
     return {target for target, _ in step_labels(route, header_forced)}
+
+
+def start_route_series(metrics: Metrics, name: str, route: Any, header_forced: bool) -> None:
+    """Start at zero the series route `name` can emit."""
+    for target, reason in step_labels(route, header_forced):
+        metrics.steps.labels(name, target, reason, "ok")
+    targets = reachable_targets(route, header_forced)
+    for target in targets:
+        metrics.cost.labels(name, target, "step")
+        for kind in TOKEN_KINDS:
+            metrics.tokens.labels(name, target, kind, "step")
+    metrics.counterfactual_cost.labels(name)
+    if route.failover and len(targets) == 2:
+        for source in TARGETS:
+            for kind in FAILURE_KINDS:
+                metrics.fallbacks.labels(name, source, "cloud" if source == "edge" else "edge", kind)
+    for kind in POLICY_FAILURE_KINDS.get(str(route.strategy), ()):
+        metrics.policy_failures.labels(name, kind)
+    for reason in CLOSE_REASONS:
+        metrics.trajectories_closed.labels(reason, name)
+    for histogram in (
+        metrics.run_steps,
+        metrics.run_cost,
+        metrics.run_cloud_share,
+        metrics.run_savings,
+        metrics.run_loss,
+        metrics.run_privacy,
+    ):
+        histogram.labels(name)
+    if route.strategy == "judge":
+        metrics.judge_score.labels(name)
+        for kind in ("score", "reload"):
+            metrics.judge_failures.labels(kind)

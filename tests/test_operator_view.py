@@ -217,3 +217,29 @@ def write_screenshot(target: Path) -> None:
 
 if __name__ == "__main__":
     write_screenshot(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/operator-view.png"))
+
+
+def test_the_login_form_in_a_real_browser_sets_an_httponly_cookie(
+    view: GatewayServer, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    from tests.devtools import Browser
+
+    session = drive(client, view, cloud)
+    browser = Browser(chromium())
+    try:
+        browser.send("Network.enable")
+        browser.open(f"{view.url}/ui/login")
+        browser.wait_for("document.getElementById('key') !== null")
+        browser.evaluate(f"document.getElementById('key').value = {ADMIN_KEY!r}; document.forms[0].submit()")
+        browser.wait_for("document.getElementById('trajectories') !== null")
+        assert browser.evaluate("location.pathname") == "/ui"
+        assert browser.evaluate("document.cookie") == ""  # HttpOnly: no script can read it
+        cookies = browser.send("Network.getCookies")["cookies"]
+        (cookie,) = [c for c in cookies if c["name"] == "tandem_ui"]
+        assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and ADMIN_KEY not in cookie["value"]
+        browser.open(f"{view.url}/ui/t/{session}")
+        assert browser.wait_for("document.querySelectorAll('tr.step').length") == 3
+        assert browser.evaluate("document.title") == f"Trajectory {session} · Tandem"  # no script ran
+        assert EMAIL not in browser.evaluate("document.documentElement.outerHTML")
+    finally:
+        browser.close()

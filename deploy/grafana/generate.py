@@ -256,7 +256,8 @@ OVERVIEW = (
             ),
             Panel(
                 "Upstream errors",
-                "Failed upstream calls by upstream and kind (connect, timeout, disconnected, status).",
+                "Failed upstream calls, inner calls included, by upstream and kind "
+                "(connect, timeout, disconnected, status, invalid_answer).",
                 (_q(f"sum by (upstream, kind) (rate(tandem_upstream_errors_total[{RATE}]))", "{{upstream}} {{kind}}"),),
                 "reqps",
             ),

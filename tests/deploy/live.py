@@ -3,13 +3,16 @@ second while they serve traffic through every route and failure kind.
 
 Two gateways share one Prometheus job, as replicas do: `healthy` serves every strategy route
 against scripted fake upstreams; `sick` has an edge no one listens on (every edge call fails to
-connect, steps fail over) and a Redis no one listens on (store errors, served from memory).
+connect, steps fail over to a premium-priced cloud, so its route's cloud share and the job's
+spend pass their thresholds) and a Redis no one listens on (store errors, served from memory).
 At the end `sick` is stopped, so that its scrape fails. Used by test_live_prometheus.py and by
 record_series.py (which writes the promtool rule tests from what this run recorded).
 """
 
 from __future__ import annotations
 
+import base64
+import os
 import shutil
 import subprocess
 import tempfile
@@ -47,6 +50,7 @@ ROUTES: dict[str, dict[str, Any]] = {
     "tandem/edge-failover": {"strategy": "edge", "failover": True},
 }
 HIGH_ENTROPY = {"kind": "text", "top_logprobs": [-0.7, -0.7, -1.0]}
+PREMIUM = {"input": 50.0, "cached_input": 5.0, "output": 150.0}
 
 
 def prometheus_binary() -> str:
@@ -173,6 +177,9 @@ class Fleet:
 
 @contextmanager
 def running_fleet() -> Iterator[Fleet]:
+    # A gateway with redis_url seals its privacy vault with this key (tests/conftest.py sets it
+    # too; record_series.py runs without it).
+    os.environ.setdefault("TANDEM_VAULT_KEY", base64.b64encode(os.urandom(32)).decode())
     folder = Path(tempfile.mkdtemp(prefix="tandem-live-"))
     edge = FakeUpstream(name="edge", model="edge-model").start()
     cloud = FakeUpstream(name="cloud", model="cloud-model").start()
@@ -194,7 +201,8 @@ def running_fleet() -> Iterator[Fleet]:
             # No cloud-share constraint here: every step of the sick gateway fails over to the
             # cloud, and a constraint that forbids the cloud forbids failing over to it too.
             routes={"tandem": {key: value for key, value in ROUTES["tandem"].items() if key != "constraints"}},
-            upstream_overrides={"edge": fast},
+            # A premium cloud: the sick gateway's failovers spend above the hourly threshold.
+            upstream_overrides={"edge": fast, "cloud": {"prices": PREMIUM}},
             redis_url=f"redis://127.0.0.1:{free_port()}/0",
         )
     ).start()

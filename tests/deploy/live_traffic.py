@@ -92,7 +92,9 @@ def drive_healthy(fleet: Fleet) -> None:
 
 
 def drive_sick(fleet: Fleet) -> None:
-    for index in range(6):
-        response = _step(fleet, "tandem", "run-sick", f"step {index}", url=fleet.sick.url)
+    # Long prompts (a large agent context) on every step: all of them fail over to the cloud.
+    long_prompt = {"kind": "text", "prompt_tokens": 100_000, "completion_tokens": 500}
+    for index in range(12):
+        response = _step(fleet, "tandem", "run-sick", f"step {index}", url=fleet.sick.url, fake=long_prompt)
         _ok(response)
         assert response.headers["x-tandem-target"] == "cloud"

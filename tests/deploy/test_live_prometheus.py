@@ -127,6 +127,11 @@ def test_alerts_are_per_gateway_and_per_route(fleet: Fleet) -> None:
     assert {"tandem/entropy", "tandem/llm", "tandem/draft"} <= failing
     assert "tandem/judge" not in failing
     assert ("TandemFallbackRateHigh", "tandem/edge-failover") in pending
+    # The sick replica's failovers lift its route's cloud share (both replicas together) above
+    # the route's target, and the job's spend above the hourly threshold.
+    assert ("TandemCloudShareAboveTarget", "tandem") in pending
+    assert ("TandemCloudShareAboveTarget", "tandem/judge") not in pending
+    assert ("TandemSpendRateHigh", "") in pending
     assert not {name for name, _ in pending} & {"TandemPrivacyExposure", "TandemGatewayDown", "TandemGatewayAbsent"}
 
 

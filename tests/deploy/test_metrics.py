@@ -145,7 +145,11 @@ def test_route_series_start_at_zero_for_what_each_route_can_emit_and_no_more() -
     assert fixed == {'tandem_steps_total{reason="route_fixed",route="fixed",status="ok",target="edge"}'}
     probe = {s.split('reason="')[1].split('"')[0] for s in steps if 'route="probe"' in s}
     assert probe == {"entropy", "inner_call_failed", "max_cloud_share"}
-    private = {(s.split('reason="')[1].split('"')[0], s.split('target="')[1].split('"')[0]) for s in steps if 'route="private"' in s}
+    private = {
+        (s.split('reason="')[1].split('"')[0], s.split('target="')[1].split('"')[0])
+        for s in steps
+        if 'route="private"' in s
+    }
     # Kept local for privacy or pinned: edge only, never failed over to the cloud.
     assert ("privacy_keep_local", "edge") in private and ("pinned_edge", "edge") in private
     assert ("privacy_keep_local", "cloud") not in private

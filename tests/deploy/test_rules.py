@@ -50,7 +50,8 @@ def test_rule_tests_replay_recorded_series_and_fire_the_alerts_of_that_run() -> 
     assert ("TandemEdgeDown", "sick:8080") in firing and ("TandemEdgeDown", "healthy:8080") not in firing
     assert ("TandemGatewayDown", "sick:8080") in firing
     assert ("TandemInnerCallsFailing", "tandem/entropy") in firing
-    assert {name for name, _ in firing} >= {"TandemFallbackRateHigh", "TandemStoreErrors"}
+    assert ("TandemCloudShareAboveTarget", "tandem") in firing
+    assert {name for name, _ in firing} >= {"TandemFallbackRateHigh", "TandemStoreErrors", "TandemSpendRateHigh"}
 
 
 def test_rules_use_only_metrics_the_gateway_declares() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fake_upstream import FakeUpstream
+from tests.fake_upstream import FakeUpstream, free_port
 from tests.gateway_server import GatewayServer
 
 EMAIL = "alice@example.com"
@@ -116,3 +116,21 @@ def test_a_run_that_cost_more_than_all_cloud_is_a_loss(
     assert abs(total(server, client, "tandem_trajectory_loss_usd_sum", route="asked") + savings) < 1e-12
     assert total(server, client, "tandem_trajectory_loss_usd_count", route="asked") == 1
     assert total(server, client, "tandem_trajectory_savings_usd_sum", route="asked") == 0
+
+
+def test_an_edge_that_fails_every_probe_is_an_upstream_error(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client
+) -> None:
+    # The probe cannot reach the edge; the cloud answers every step (the fallback): without
+    # counting the probes' failures, TandemEdgeDown would never see this edge down.
+    dead = f"http://127.0.0.1:{free_port()}/v1"
+    server = make_gateway(
+        routes={"probe": {"strategy": "entropy", "fallback": "cloud"}},
+        edge_url=dead,
+        upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 1, "idle": 1}}},
+    )
+    for index in range(3):
+        response = step(client, server, "probe", f"d-{index}")
+        assert response.status_code == 200 and response.headers["x-tandem-target"] == "cloud"
+    assert total(server, client, "tandem_upstream_errors_total", upstream="edge", kind="connect") == 3
+    assert total(server, client, "tandem_policy_failures_total", route="probe", kind="probe") == 3
