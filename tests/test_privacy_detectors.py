@@ -146,3 +146,16 @@ def test_presidio_backend_is_off_by_default_and_a_clear_error_when_missing() -> 
     assert Settings().privacy_backends == []
     with pytest.raises(RuntimeError, match="presidio-analyzer is not installed"):
         backends.enable(["presidio"])
+
+
+def test_scans_from_many_threads_at_once_find_the_same_values() -> None:
+    """Hyperscan's scratch space serves one scan at a time: threads must not share one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from router.privacy.detect import detect
+
+    text = "write to alice.smith@example.com or bob@example.org, card 4111 1111 1111 1111 " * 200
+    expected = sorted((f.type, f.value) for f in detect(text))
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(lambda _: sorted((f.type, f.value) for f in detect(text)), range(64)))
+    assert expected and all(result == expected for result in results)

@@ -20,6 +20,7 @@ import bisect
 import hashlib
 import importlib.metadata
 import os
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -85,7 +86,10 @@ class _Engine:
             except OSError:
                 pass
         self._db = database
+        # A scratch space serves one scan at a time: each thread that scans gets its own clone
+        # (two gateways in one process, or a scan moved off the event loop, never share one).
         self._scratch = hyperscan.Scratch(database)
+        self._per_thread = threading.local()
 
     def candidates(self, data: bytes) -> dict[int, list[tuple[int, int]]]:
         """Per detector, the merged spans (byte offsets) where its core matched."""
@@ -102,7 +106,10 @@ class _Engine:
             else:
                 spans.append((start, end))
 
-        self._db.scan(data, match_event_handler=on_match, scratch=self._scratch)
+        scratch = getattr(self._per_thread, "scratch", None)
+        if scratch is None:
+            scratch = self._per_thread.scratch = self._scratch.clone()
+        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
         return hits
 
 
