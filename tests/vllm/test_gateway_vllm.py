@@ -23,9 +23,10 @@ MakeGateway = Callable[..., GatewayServer]
 
 @pytest.fixture()
 def edge_vllm(make_gateway: MakeGateway, vllm_server: VLLMServer) -> GatewayServer:
-    """The `tandem` route is edge-only, with the real vLLM as the edge."""
+    """The `tandem` route is edge-only, with the real vLLM as the edge; it fails over to the
+    cloud when the edge is down (edge routes do not by default), and `tandem/edge` does not."""
     return make_gateway(
-        routes={"tandem": {"strategy": "edge"}},
+        routes={"tandem": {"strategy": "edge", "failover": True}},
         edge_url=vllm_server.base_url,
         upstream_overrides={
             "edge": {"model": vllm_server.model, "timeouts": {"connect": 2, "first_byte": 60, "idle": 30}}
@@ -165,6 +166,8 @@ def test_killed_vllm_fails_over_to_the_cloud_and_readyz_follows(
         vllm_server.kill()  # a crash: the engine process goes too
         try:
             assert not Path(f"/proc/{pid}").exists() and live_process_group_members(pid) == []
+            edge_only = http.post(f"{edge_vllm.base_url}/chat/completions", json={**ask(), "model": "tandem/edge"})
+            assert edge_only.status_code == 503, "edge-only never answers from the cloud"
             response = http.post(f"{edge_vllm.base_url}/chat/completions", json=ask())
             assert response.status_code == 200
             assert response.headers["x-tandem-target"] == "cloud"
