@@ -258,8 +258,8 @@ class Metrics:
             "Judge failures that fell back to the configured target, and model reloads that failed",
             ("kind",),
         )
-        # Shadow labelling (router/shadow.py): outcome is agree, disagree, failed, over_budget
-        # or private (the route's privacy kept the step off the cloud).
+        # Shadow labelling (router/shadow.py): outcome is agree, disagree, failed, over_budget,
+        # busy (too many in flight) or private (the route's privacy kept the step off the cloud).
         self.shadow_calls = c(
             "tandem_shadow_calls",
             "Shadow calls (the other target asked a sampled step again), by route, target and outcome",

@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("tandem.shadow")
 DAY_S = 86_400
 NOTE_PREFIX = "shadow:"
+# Shadow calls in flight per process: each holds its step's request; a slow upstream must not
+# let them pile up (beyond this, a drawn step is counted `busy` and not shadowed).
+MAX_IN_FLIGHT = 64
 
 
 class ShadowBudget:
@@ -148,6 +151,9 @@ class Shadow:
 
     async def launch(self, job: Job) -> None:
         """Start the shadow call and return at once (the response's background runs it)."""
+        if len(self._tasks) >= MAX_IN_FLIGHT:
+            self._count(job, other_target(job.record.target), "busy")  # type: ignore[arg-type]
+            return
         task = asyncio.create_task(self.run(job), name="tandem-shadow")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

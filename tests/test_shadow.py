@@ -213,3 +213,25 @@ def test_rate_zero_never_shadows_and_bad_settings_are_refused(
         load_settings(routes={"tandem": {"strategy": "edge", "shadow": {"rate": 2}}})
     with pytest.raises(ConfigError, match="budget"):
         load_settings(routes={"tandem": {"strategy": "edge", "shadow": {"budget_usd_per_day": -1}}})
+
+
+def test_translated_surfaces_are_shadowed_too_and_in_flight_shadows_are_bounded(
+    make_gateway: Any, edge: FakeUpstream, cloud: FakeUpstream, client: httpx.Client, monkeypatch: Any
+) -> None:
+    import router.shadow
+
+    server = make_gateway(routes=shadowed("edge"))
+    body = {"model": "tandem", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}
+    for stream in (False, True):
+        response = client.post(f"{server.url}/v1/messages", json={**body, "stream": stream})
+        assert response.status_code == 200, response.text
+    assert wait_until(lambda: shadow_calls(client, server, "cloud", "agree") == 2)
+    assert all(received.body["max_tokens"] == 64 for received in cloud.received)  # the client's, smaller
+
+    monkeypatch.setattr(router.shadow, "MAX_IN_FLIGHT", 1)
+    cloud.default = {"kind": "hang"}
+    step(client, server, "slow-1")
+    assert wait_until(lambda: len(cloud.received) == 3)
+    step(client, server, "slow-2")  # the first shadow still hangs: this one is not started
+    assert wait_until(lambda: shadow_calls(client, server, "cloud", "busy") == 1)
+    assert len(cloud.received) == 3
