@@ -101,10 +101,13 @@ def agree(own: dict[str, Any], other: dict[str, Any]) -> bool:
         calls = message.get("tool_calls")
         if not isinstance(calls, list):
             return []
-        names = [c.get("function", {}).get("name") for c in calls if isinstance(c, dict)]
-        return sorted(str(name).lower() for name in names if name)
+        functions = [call.get("function") for call in calls if isinstance(call, dict)]
+        return sorted(str(f.get("name")).lower() for f in functions if isinstance(f, dict) and f.get("name"))
 
-    return message_action(own) == message_action(other) and tools(own) == tools(other)
+    def calls(message: dict[str, Any]) -> bool:
+        return bool(message.get("tool_calls"))
+
+    return calls(own) == calls(other) and message_action(own) == message_action(other) and tools(own) == tools(other)
 
 
 def shadow_body(raw: dict[str, Any], max_tokens: int, drop: frozenset[str]) -> dict[str, Any]:
@@ -179,8 +182,6 @@ class Shadow:
             return
         try:
             answer, usage, cost = await asyncio.wait_for(self._ask(job, target), settings.timeout_s)
-        except asyncio.CancelledError:
-            raise
         except Exception as exc:  # whatever went wrong, the step's answer is long gone: count it
             log.info("shadow call of %s step %d to the %s failed: %s", record.trajectory_id, record.step, target, exc)
             self._count(job, target, "failed")

@@ -235,3 +235,20 @@ def test_translated_surfaces_are_shadowed_too_and_in_flight_shadows_are_bounded(
     step(client, server, "slow-2")  # the first shadow still hangs: this one is not started
     assert wait_until(lambda: shadow_calls(client, server, "cloud", "busy") == 1)
     assert len(cloud.received) == 3
+
+
+def test_agreement_and_the_shadow_request() -> None:
+    from router.shadow import agree, shadow_body
+
+    def bash(command: str) -> dict[str, Any]:
+        arguments = json.dumps({"command": command})
+        return {"role": "assistant", "tool_calls": [{"function": {"name": "bash", "arguments": arguments}}]}
+
+    assert agree(bash("grep -rn x ."), bash("ls src"))  # both search with the same tool
+    assert not agree(bash("ls"), bash("python -m pytest"))  # search against test
+    assert not agree(bash("ls"), {"role": "assistant", "tool_calls": [{"function": {"name": "glob"}}]})
+    assert not agree({"role": "assistant", "tool_calls": [{"function": "broken"}]}, {"content": "done"})
+    assert agree({"content": "```bash\nls\n```"}, {"content": "```bash\nfind . -name '*.py'\n```"})
+    raw = {"messages": [], "stream": True, "stream_options": {}, "n": 2, "max_completion_tokens": 10, "seed_x": 1}
+    assert shadow_body(raw, 100, frozenset({"seed_x"})) == {"messages": [], "max_tokens": 10}
+    assert shadow_body({"messages": [], "max_tokens": 5000}, 100, frozenset())["max_tokens"] == 100
