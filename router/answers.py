@@ -9,11 +9,14 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import orjson
+from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from router.audit import AuditLog
 from router.errors import GatewayError
+from router.inner import first_message
+from router.judge_rows import action_of, excerpt_of, streamed_message
 from router.ledger import (
     CACHE_NOTE,
     StepRecord,
@@ -29,6 +32,7 @@ from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.settings import Settings
+from router.shadow import build_shadow
 from router.step import STREAM_HEADERS, Step
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import Tracker
@@ -71,6 +75,13 @@ class Answers:
         self.metrics = metrics
         self.audit = audit
         self.tracker = tracker
+        self.shadow = build_shadow(settings, upstreams, metrics, tracker.store)
+
+    def _answered(self, step: Step, record: StepRecord, message: dict[str, Any]) -> None:
+        """What a judge row needs of an answered step, when the route records features."""
+        if record.features is not None:
+            record.action = action_of(message)
+            record.excerpt = excerpt_of(step.request.messages, step.privacy)
 
     def prepared(self, step: Step, answer: PreparedAnswer) -> Response:
         """Relay an answer a strategy's inner call already produced (as SSE when streaming)."""
@@ -85,6 +96,8 @@ class Answers:
             record.model = self.upstreams[main.target].model
         parsed = answer_of(answer.body)
         record.tools = parsed.tools
+        message = first_message(answer.body)
+        self._answered(step, record, message)
         usage = main.usage if main is not None else parsed.usage
         content = None
         if self.audit.wants_content and target == "cloud":
@@ -95,13 +108,17 @@ class Answers:
         self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         headers = step.headers(target, False)
         if step.request.stream:
-            return Response(
+            response = Response(
                 completion_to_sse(answer.body),
                 status_code=answer.status,
                 headers={**STREAM_HEADERS, **headers},
                 media_type="text/event-stream",
             )
-        return json_response(answer.body, status=answer.status, headers=headers)
+        else:
+            response = json_response(answer.body, status=answer.status, headers=headers)
+        # Shadow labelling starts once the answer is sent (the response's background).
+        response.background = self.shadow.after(step, record, message)
+        return response
 
     def plain(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
         record = self._new_record(step, target, fallback)
@@ -111,6 +128,7 @@ class Answers:
         usage = None
         content = None
         body = reply.body
+        message: dict[str, Any] = {}
         if reply.status < 300:
             parsed = reply.answer if reply.answer is not None else orjson.loads(body)
             restoring = target == "cloud" and step.privacy.redacted
@@ -122,6 +140,8 @@ class Answers:
                 parsed = step.privacy.redactor().restore_answer(parsed)
                 body = orjson.dumps(parsed)
             answer = answer_of(parsed)
+            message = first_message(parsed)
+            self._answered(step, record, message)
             usage = answer.usage
             if usage is None:
                 usage = estimate_usage(step.request.size, len(answer.text.encode()))
@@ -138,6 +158,7 @@ class Answers:
             status_code=reply.status,
             headers=step.headers(target, fallback),
             media_type=reply.content_type,
+            background=self.shadow.after(step, record, message),
         )
 
     def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Response:
@@ -146,7 +167,10 @@ class Answers:
         record.ttft_s = reply.first_byte_s
 
         capture = self.audit.wants_content and target == "cloud"
+        # A judge row or a shadow compares the answer's action: the relay keeps its text.
+        wants_action = step.decision.features is not None or step.route.settings.shadow is not None
         ended = False
+        shadow: list[Any] = []
 
         def on_end(outcome: StreamOutcome) -> None:
             nonlocal ended
@@ -154,11 +178,20 @@ class Answers:
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
             record.tools = outcome.tools
+            message = streamed_message(outcome.text, outcome.tools) if wants_action else {}
+            if record.status == "ok":
+                self._answered(step, record, message)
             content = None
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(record, outcome.usage, step.started, content)
             self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
+            shadow.append(self.shadow.after(step, record, message))
+
+        async def after_sent() -> None:
+            # The stream has been sent whole: start its shadow, if the step was drawn.
+            if shadow and shadow[0] is not None:
+                await shadow[0]()
 
         def abandon() -> None:
             # The client left before the relay began (so it never ran, and never ended): close
@@ -176,7 +209,7 @@ class Answers:
             prompt_bytes=prompt_bytes,
             on_end=on_end,
             # A stitched step's answer text tells its run from another with the same history.
-            capture=capture or step.identity.stitch_key is not None,
+            capture=capture or wants_action or step.identity.stitch_key is not None,
             restorer=restorer,
         )
         return StepStream(
@@ -185,6 +218,7 @@ class Answers:
             status_code=reply.status,
             headers={**STREAM_HEADERS, **step.headers(target, fallback)},
             media_type="text/event-stream",
+            background=BackgroundTask(after_sent),
         )
 
     def failure(self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure]) -> Response:

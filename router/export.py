@@ -4,8 +4,9 @@ Schema `tandem.step/1` (each line): `schema`, every field of a step record (see
 `StepRecord.as_dict`: trajectory_id, step, attempt, at, route, target, reason, score, model,
 fallback, status, http_status, usage, usage_estimated, cost_usd, counterfactual_usd,
 savings_usd, latency_s, ttft_s, tools, error_signals, error), and of its trajectory: `task`,
-`trajectory_steps`, `outcome` ({success, score, labels, at} or null). Read from a running
-gateway's API, or straight from Redis.
+`trajectory_steps`, `outcome` ({success, score, labels, at} or null), and `shadow` (the shadow
+label of the step, router/shadow.py, or null). Read from a running gateway's API, or straight
+from Redis.
 """
 
 from __future__ import annotations
@@ -27,6 +28,19 @@ PAGE = 200
 
 
 JUDGE_ROW_SCHEMA = "tandem.judge-row/1"
+SHADOW_NOTE = "shadow:"  # router/shadow.py's NOTE_PREFIX (not imported: it pulls in the gateway)
+
+
+def shadow_of(trajectory: dict[str, Any], step: int) -> dict[str, Any] | None:
+    """The step's shadow label, kept as a trajectory note by the gateway; None without one."""
+    raw = (trajectory.get("notes") or {}).get(f"{SHADOW_NOTE}{step}")
+    if not raw:
+        return None
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return entry if isinstance(entry, dict) else None
 
 
 def judge_row(
@@ -37,7 +51,12 @@ def judge_row(
     `following` is the record of the next step: the error signals in the tool results it was
     given are what this step's action produced, so they label whether the action failed
     (`action_failed`; null for a run's last step). Other labels come later (`tandem judge label`,
-    outcome credit from the `outcome` field)."""
+    outcome credit from the `outcome` field). A shadowed step carries `shadow` ({target, action,
+    agree, cost_usd}) and `edge_wrong` (1 when the edge's action and the cloud's differ); one of a
+    route that records no features takes them from its shadow label."""
+    shadow = shadow_of(trajectory, int(record["step"]))
+    if record.get("features") is None and shadow is not None and shadow.get("features") is not None:
+        record = {**record, "features": shadow["features"], "action": record.get("action") or shadow.get("own_action")}
     if record.get("features") is None:
         return None
     from judge.draft import DRAFT_FEATURE_NAMES
@@ -61,13 +80,15 @@ def judge_row(
         "error_signals": record.get("error_signals", []),
         "next_signals": next_signals,
         "action_failed": int(bool(next_signals)) if next_signals is not None else None,
-        "edge_wrong": None,
+        "edge_wrong": None if shadow is None else int(not shadow.get("agree")),
         "teacher_label": None,
         "outcome": trajectory.get("outcome"),
     }
     for key in ("action", "excerpt"):  # when the gateway records them
         if record.get(key) is not None:
             row[key] = record[key]
+    if shadow is not None:
+        row["shadow"] = {key: shadow.get(key) for key in ("target", "action", "agree", "cost_usd")}
     return orjson.dumps(row) + b"\n"
 
 
@@ -87,6 +108,9 @@ def step_line(trajectory: dict[str, Any], record: dict[str, Any], following: dic
         "trajectory_steps": trajectory.get("steps", 0),
         "outcome": trajectory.get("outcome"),
     }
+    shadow = shadow_of(trajectory, int(record["step"]))
+    # The shadow's features belong in a judge row; a step line keeps the label only.
+    line["shadow"] = {k: v for k, v in shadow.items() if k != "features"} if shadow is not None else None
     return orjson.dumps(line) + b"\n"
 
 

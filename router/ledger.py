@@ -162,6 +162,10 @@ class StepRecord:
     features: list[float] | None = None  # the judge's features, when the route records them
     exposed: list[str] = field(default_factory=list)  # types of sensitive values the cloud received
     redacted: int = 0  # values replaced by placeholders before the cloud saw them
+    # What a judge row needs, kept only when the route records features (router/judge_rows.py):
+    # the answer's action type, and the end of the context it answered (privacy applied).
+    action: str | None = None
+    excerpt: str | None = None
     error: str | None = None
 
     @property
@@ -219,6 +223,8 @@ class StepRecord:
             "exposed": self.exposed,
             "redacted": self.redacted,
             **({"features": self.features} if self.features is not None else {}),
+            **({"action": self.action} if self.action is not None else {}),
+            **({"excerpt": self.excerpt} if self.excerpt is not None else {}),
             "error": self.error,
         }
 
@@ -258,5 +264,7 @@ class StepRecord:
             features=data.get("features"),
             exposed=list(data.get("exposed", [])),
             redacted=int(data.get("redacted", 0)),
+            action=data.get("action"),
+            excerpt=data.get("excerpt"),
             error=data.get("error"),
         )

@@ -198,6 +198,13 @@ class Metrics:
             "Judge failures that fell back to the configured target, and model reloads that failed",
             ("kind",),
         )
+        # Shadow labelling (router/shadow.py): outcome is agree, disagree, failed, over_budget,
+        # busy (too many in flight) or private (the route's privacy kept the step off the cloud).
+        self.shadow_calls = c(
+            "tandem_shadow_calls",
+            "Shadow calls (the other target asked a sampled step again), by route, target and outcome",
+            ("route", "target", "outcome"),
+        )
 
     def _trajectories(self) -> None:
         c, h = self._counter, self._histogram
@@ -336,6 +343,12 @@ class Metrics:
         self.steps.labels(route, record.target, record.reason, record.status).inc()
         self.latency.labels(record.target).observe(record.latency_s)
         self.ttft.labels(record.target).observe(record.ttft_s)
+
+    def shadow_spent(self, route: str, target: str, usage: Any, cost_usd: float) -> None:
+        """A shadow call's tokens and dollars, as `call="shadow"` (not in any step's record)."""
+        if usage is not None:
+            self._tokens(route, target, "shadow", usage)
+        self.cost.labels(route, target, "shadow").inc(cost_usd)
 
     def _tokens(self, route: str, target: str, call: str, usage: Any) -> None:
         self.tokens.labels(route, target, "prompt", call).inc(usage.prompt_tokens)

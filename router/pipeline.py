@@ -76,7 +76,9 @@ class Gateway:
         self.audit.start()
 
     async def close(self) -> None:
-        # Order matters: finish recording before the store and the audit log go away.
+        # Order matters: finish recording before the store and the audit log go away; shadow
+        # calls still in flight are dropped (they never affect an answer).
+        await self.answers.shadow.aclose()
         await self.tracker.aclose()
         self.audit.close()
         for upstream in self.upstreams.values():

@@ -145,6 +145,10 @@ def start_route_series(metrics: Metrics, name: str, route: Any, header_forced: b
         metrics.run_privacy,
     ):
         histogram.labels(name)
+    if getattr(route, "shadow", None) is not None:
+        for target in TARGETS:
+            for outcome in ("agree", "disagree", "failed"):
+                metrics.shadow_calls.labels(name, target, outcome)
     if route.strategy == "judge":
         metrics.judge_score.labels(name)
         for kind in ("score", "reload"):

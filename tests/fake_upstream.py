@@ -34,6 +34,7 @@ class Received:
     body: dict[str, Any]
     disconnected: bool = False  # the client went away before the answer was complete
     raw: bytes = b""  # the body exactly as it arrived
+    at: float = field(default_factory=time.monotonic)  # when it arrived (this process's clock)
 
 
 @dataclass

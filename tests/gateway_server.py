@@ -16,12 +16,14 @@ from tests.fake_upstream import free_port
 
 
 class GatewayServer:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, wrap: Any = None) -> None:
         self.settings = settings
         self.port = free_port()
         self.app = create_app(settings)
+        # `wrap`: an ASGI middleware around the app (a test that watches what is sent when).
+        served = self.app if wrap is None else wrap(self.app)
         # The server `tandem serve` runs (protocol, limits, loop), on a loopback port.
-        config = server_config(self.app, settings.limits, host="127.0.0.1", port=self.port, log_level="warning")
+        config = server_config(served, settings.limits, host="127.0.0.1", port=self.port, log_level="warning")
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
 

@@ -61,11 +61,16 @@ def _answer(response: Response, surface: Surface, chat: dict[str, Any]) -> Respo
             status_code=response.status_code,
             headers=headers,
             media_type="text/event-stream",
+            # What runs once the answer is sent (a shadow call) runs after the translated one.
+            background=response.background,
         )
     body = bytes(response.body)
     if response.status_code < 300:
         return Response(
-            orjson.dumps(surface.from_chat(orjson.loads(body))), headers=headers, media_type="application/json"
+            orjson.dumps(surface.from_chat(orjson.loads(body))),
+            headers=headers,
+            media_type="application/json",
+            background=response.background,
         )
     return _error(response.status_code, read_error(response.status_code, body), surface, chat, headers)
 

@@ -130,6 +130,18 @@ class ContextSettings(BaseModel):
     max_chars: int = Field(24_000, ge=1000, description="flattened and summary: size bound of the text")
 
 
+class ShadowSettings(BaseModel):
+    """Shadow labelling (router/shadow.py): after a sampled step's answer has gone to the
+    client, ask the other target the same question and keep whether the two actions agree."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rate: float = Field(0.05, ge=0, le=1, description="share of answered steps shadowed")
+    budget_usd_per_day: float = Field(5.0, ge=0, description="shadow dollars per UTC day, per route")
+    max_tokens: int = Field(1024, ge=1, description="bound on the shadow answer's tokens")
+    timeout_s: float = Field(120.0, gt=0, description="a shadow call still unanswered after this is dropped")
+
+
 class RouteBase(BaseModel):
     """Settings shared by every route, whatever its strategy."""
 
@@ -144,6 +156,8 @@ class RouteBase(BaseModel):
     pin_when_sensitive: bool = True
     constraints: Constraints = Constraints()
     context: ContextSettings = ContextSettings()
+    # Shadow labelling: off unless set (`shadow: {rate: 0.05, budget_usd_per_day: 5}`).
+    shadow: ShadowSettings | None = None
 
     def upstreams_used(self) -> list[str]:
         """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""

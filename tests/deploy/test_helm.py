@@ -20,6 +20,7 @@ FULL_VALUES = yaml.safe_load((CHART / "ci" / "full-values.yaml").read_text())
 KUBERNETES_VERSION = "1.30.0"
 CORE_KINDS = {
     "ConfigMap",
+    "CronJob",
     "Deployment",
     "HorizontalPodAutoscaler",
     "NetworkPolicy",
@@ -291,6 +292,13 @@ def test_notes_say_how_to_reach_the_gateway() -> None:
         ({"config": {"upstreams": {"edge": {"base_url": ""}}}}, "config.upstreams.edge.base_url is required"),
         ({"autoscaling": {"enabled": True, "minReplicas": 5, "maxReplicas": 2}}, "minReplicas (5) is above"),
         ({"vllm": {"enabled": True, "modelVolume": {"type": "persistentVolumeClaim"}}}, "claimName is required"),
+        ({"judgeTraining": {"enabled": True, "modelVolume": {"claimName": "m"}}}, "judgeTraining needs adminKeys"),
+        (
+            {"adminKeys": {"secretName": "a"}, "judgeTraining": {"enabled": True}},
+            "judgeTraining.modelVolume.claimName is required",
+        ),
+        ({"judgeTraining": {"labels": "vibes"}}, "at '/judgeTraining/labels'"),
+        ({"judgeTraining": {"schedul": "x"}}, "additional properties 'schedul' not allowed"),
     ],
 )
 def test_bad_values_fail_with_a_clear_message(values: dict[str, Any], message: str) -> None:
@@ -386,3 +394,57 @@ def test_core_objects_match_the_kubernetes_schemas(values: dict[str, Any] | None
             kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
             checked += 1
     assert checked >= 5
+
+
+TRAINING = {
+    "adminKeys": {"secretName": "tandem-admin", "key": "keys-json"},
+    "judgeTraining": {"enabled": True, "modelVolume": {"claimName": "judge-models"}},
+}
+
+
+def training_script(docs: list[dict[str, Any]]) -> str:
+    container = one(docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    assert container["command"] == ["/bin/sh", "-ec"]
+    script: str = container["args"][0]
+    return script
+
+
+def test_judge_training_is_off_by_default() -> None:
+    docs = objects()
+    assert by_kind(docs, "CronJob") == []
+    assert "initContainers" not in one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+
+
+def test_judge_training_cronjob_exports_labels_trains_evaluates_and_promotes_into_the_gateways_volume() -> None:
+    docs = objects(TRAINING)
+    cronjob = one(docs, "CronJob", "demo-tandem-judge-training")
+    assert cronjob["spec"]["schedule"] == "17 3 * * *" and cronjob["spec"]["concurrencyPolicy"] == "Forbid"
+    pod = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["image"] == "tandem:0.1.0-train"  # the image with the `train` extra
+    script = training_script(docs)
+    order = ["trajectories export", "judge label", "judge train", "judge evaluate", "judge promote"]
+    assert [script.index(step) for step in order] == sorted(script.index(step) for step in order)
+    env = {item["name"]: item for item in container["env"]}
+    assert env["GATEWAY_URL"]["value"] == "http://demo-tandem:8080"
+    assert env["TANDEM_ADMIN_API_KEYS"]["valueFrom"]["secretKeyRef"] == {"name": "tandem-admin", "key": "keys-json"}
+    assert env["SERVING"]["value"] == "/var/lib/tandem/judge/judge.onnx"
+    assert env["TEACHER_URL"]["value"] == ""  # no teacher unless one is named
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert volumes["judge-model"]["persistentVolumeClaim"]["claimName"] == "judge-models"
+    assert "emptyDir" in volumes["work"]
+    # The gateway reads the same volume, read-only, seeded with the shipped models at start.
+    gateway = one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+    mounts = {m["name"]: m for m in gateway["containers"][0]["volumeMounts"]}
+    assert mounts["judge-model"] == {"name": "judge-model", "mountPath": "/var/lib/tandem/judge", "readOnly": True}
+    assert {v["name"]: v for v in gateway["volumes"]}["judge-model"] == volumes["judge-model"]
+    seed = gateway["initContainers"][0]
+    assert seed["volumeMounts"][0]["mountPath"] == "/var/lib/tandem/judge" and "readOnly" not in seed["volumeMounts"][0]
+    assert "judge.__file__" in seed["command"][2]
+
+
+def test_judge_training_reaches_a_gateway_that_admits_only_some_clients() -> None:
+    docs = objects({**TRAINING, "networkPolicy": {"enabled": True, "gatewayFrom": [{"podSelector": {}}]}})
+    policy = one(docs, "NetworkPolicy", "demo-tandem")["spec"]["ingress"][0]["from"]
+    pod_labels = one(docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
+    assert {"podSelector": {"matchLabels": pod_labels}} in policy

@@ -48,6 +48,7 @@ CATALOGUE = {
     "tandem_judge_latency_seconds": ("histogram", ()),
     "tandem_judge_score": ("histogram", ("route",)),
     "tandem_judge_failures": ("counter", ("kind",)),
+    "tandem_shadow_calls": ("counter", ("route", "target", "outcome")),
     "tandem_trajectories_closed": ("counter", ("reason", "route")),
     "tandem_trajectory_steps": ("histogram", ("route",)),
     "tandem_trajectory_cost_usd": ("histogram", ("route",)),

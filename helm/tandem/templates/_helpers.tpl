@@ -133,7 +133,37 @@ app.kubernetes.io/component: {{ .component }}
 {{- fail (printf "config.upstreams.%s.api_key would put a key into a ConfigMap: set api_key_env and pass the key with secretEnv" $name) -}}
 {{- end -}}
 {{- end -}}
+{{- if $.Values.judgeTraining.enabled -}}
+{{- if not $.Values.adminKeys.secretName -}}
+{{- fail "judgeTraining needs adminKeys.secretName: the job exports the judge rows through the gateway's admin API" -}}
+{{- end -}}
+{{- if not $.Values.judgeTraining.modelVolume.claimName -}}
+{{- fail "judgeTraining.modelVolume.claimName is required: a PVC that the job promotes models into and the gateway reads them from" -}}
+{{- end -}}
+{{- if and (eq $.Values.judgeTraining.workVolume.type "persistentVolumeClaim") (not $.Values.judgeTraining.workVolume.claimName) -}}
+{{- fail "judgeTraining.workVolume.claimName is required when judgeTraining.workVolume.type is persistentVolumeClaim" -}}
+{{- end -}}
+{{- if and $.Values.judgeTraining.teacher.url (not $.Values.judgeTraining.teacher.model) -}}
+{{- fail "judgeTraining.teacher.model is required when judgeTraining.teacher.url is set" -}}
+{{- end -}}
+{{- if eq $.Values.judgeTraining.image.tag "latest" -}}
+{{- fail "judgeTraining.image.tag must pin a version, not latest" -}}
+{{- end -}}
+{{- end -}}
 {{- if and $.Values.autoscaling.enabled (gt (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}
 {{- fail (printf "autoscaling.minReplicas (%d) is above autoscaling.maxReplicas (%d)" (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The judge-training CronJob's image: the gateway image's `-train` build unless named. */}}
+{{- define "tandem.trainingImage" -}}
+{{- $jt := .Values.judgeTraining -}}
+{{- $repository := default .Values.image.repository $jt.image.repository -}}
+{{- $tag := default (printf "%s-train" (default .Chart.AppVersion .Values.image.tag)) $jt.image.tag -}}
+{{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
+
+{{/* The file the judge-training CronJob promotes into (and a judge route's `model`). */}}
+{{- define "tandem.judgeModelFile" -}}
+{{- printf "%s/%s" .Values.judgeTraining.modelVolume.mountPath (ternary "judge-draft.onnx" "judge.onnx" (eq .Values.judgeTraining.sees "draft")) -}}
 {{- end -}}
