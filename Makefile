@@ -53,9 +53,9 @@ test-fast: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test
-	$(BIN)/ruff check router judge tests benchmarks
-	$(BIN)/ruff format --check router judge
-	$(BIN)/mypy --strict router judge
+	$(BIN)/ruff check router judge sim tests benchmarks
+	$(BIN)/ruff format --check router judge sim
+	$(BIN)/mypy --strict router judge sim
 
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
