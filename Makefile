@@ -56,6 +56,9 @@ lint: install-test
 	$(BIN)/ruff check router judge sim tests benchmarks
 	$(BIN)/ruff format --check router judge sim
 	$(BIN)/mypy --strict router judge sim
+	# The layers (pyproject's [tool.importlinter]) and no import cycle at runtime.
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
