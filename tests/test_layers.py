@@ -90,7 +90,9 @@ def _runtime_imports(tree: ast.Module, name: str, is_package: bool, known: set[s
 
 
 def runtime_cycles() -> list[list[str]]:
-    files = {_module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "vllm" not in p.parts}
+    files = {
+        _module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "vllm" not in p.parts
+    }
     known = set(files)
     edges = {
         name: _runtime_imports(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
