@@ -53,9 +53,12 @@ test-fast: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test
-	$(BIN)/ruff check router judge tests benchmarks
-	$(BIN)/ruff format --check router judge
-	$(BIN)/mypy --strict router judge
+	$(BIN)/ruff check router judge sim tests benchmarks
+	$(BIN)/ruff format --check router judge sim
+	$(BIN)/mypy --strict router judge sim
+	# The layers (pyproject's [tool.importlinter]) and no import cycle at runtime.
+	$(BIN)/lint-imports
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead

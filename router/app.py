@@ -1,5 +1,8 @@
-"""The ASGI application: routes on plain Starlette routing (no per-request dependency
-injection, no generic middleware) and one place that turns errors into HTTP answers."""
+"""The ASGI application: a FastAPI app whose management endpoints (trajectories, outcome,
+models, health) are declared with pydantic models (`router/api/schema.py`: `/openapi.json`,
+`/docs`), while the chat, messages and responses paths stay raw routes (no per-request
+dependency solving), the chat path even outside the middlewares; one place turns errors into
+HTTP answers."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
@@ -18,14 +23,15 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from router import __version__
 from router.api.chat import chat_completions
 from router.api.messages import count_tokens, messages
 from router.api.models import list_models, model_info, reachable
-from router.api.ops import healthz, log_upstreams, metrics, readyz
+from router.api.ops import log_upstreams, metrics
 from router.api.responses import responses
-from router.api.trajectories import get_trajectory, list_trajectories, post_outcome
+from router.api.schema import management_routes
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
-from router.errors import GatewayError, error_body
+from router.errors import GatewayError, bad_request, error_body
 from router.pipeline import Gateway
 from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys, load_settings
@@ -41,20 +47,16 @@ def _routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = []
     for prefix in API_PREFIXES:
         routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
-        routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
-        routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
+        if prefix != "/v1":  # /v1/models and /v1/model/info are in the schema (management_routes)
+            routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
+            routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
         routes.append(Route(f"{prefix}/messages", messages, methods=["POST"]))
         routes.append(Route(f"{prefix}/responses", responses, methods=["POST"]))
         routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
     routes += [
-        Route("/v1/trajectories", list_trajectories, methods=["GET"]),
-        Route("/v1/trajectories/{trajectory_id}", get_trajectory, methods=["GET"]),
-        Route("/v1/trajectories/{trajectory_id}/outcome", post_outcome, methods=["POST"]),
-        Route("/healthz", healthz, methods=["GET"]),
         # Claude Code checks that its base URL answers (HEAD / and HEAD /api/hello).
         Route("/", reachable, methods=["GET", "HEAD"]),
         Route("/api/hello", reachable, methods=["GET", "HEAD"]),
-        Route("/readyz", readyz, methods=["GET"]),
         Route("/metrics", metrics, methods=["GET"]),
         # The operator's view (off unless ui.enabled): router/api/view.py.
         Route("/ui", ui_home, methods=["GET"]),
@@ -63,7 +65,8 @@ def _routes() -> list[BaseRoute]:
         Route("/ui/login", ui_login, methods=["POST"]),
         Route("/ui/logout", ui_logout, methods=["POST"]),
     ]
-    return routes
+    # Declared routes last: a FastAPI route's match costs more, and the drop-in API paths come first.
+    return [*routes, *management_routes()]
 
 
 async def _gateway_error(request: Request, exc: Exception) -> Response:
@@ -90,6 +93,15 @@ async def _client_left(request: Request, exc: Exception) -> Response:
     # The client left mid-body, or the server dropped it for limits.body_timeout_s (and sent
     # the 408 itself): there is nobody to answer and nothing unexpected.
     return Response(status_code=499)
+
+
+async def _invalid(request: Request, exc: Exception) -> Response:
+    # No declared route validates its input through FastAPI (the handlers parse and answer in
+    # OpenAI's shape); should one ever, its 422 is answered in the same shape.
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    where = ".".join(str(part) for part in first.get("loc", ())) or None
+    return bad_request(f"invalid request at {where}: {first.get('msg', 'invalid')}", param=where).to_response()
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -126,17 +138,24 @@ def create_app(settings: Settings) -> Starlette:
             report.cancel()
             await gateway.close()
 
-    # Plain Starlette: FastAPI's own middlewares ran on every request although no route uses its
-    # parameter solving (the overhead benchmark's profile); the gateway needs none of them.
     app = TandemApp(
+        title="Tandem",
+        version=__version__,
+        summary="The gateway's management API (chat, messages and responses are OpenAI's and Anthropic's APIs)",
         routes=_routes(),
         lifespan=lifespan,
         exception_handlers={
             GatewayError: _gateway_error,
             ClientDisconnect: _client_left,
             HTTPException: _http_error,
+            RequestValidationError: _invalid,
             Exception: _unexpected,
         },
+        # debug=True would answer an unexpected error with a traceback instead of `_unexpected`.
+        debug=False,
+        redoc_url=None,
+        # FastAPI's OpenTelemetry hooks: off (the gateway's metrics are Prometheus').
+        telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
     app.state.gateway = gateway
     app.state.client_keys = settings.client_keys()
@@ -155,8 +174,8 @@ def chat_path_session(path: str) -> str | bool | None:
     return False
 
 
-class TandemApp(Starlette):
-    """Starlette, with the chat-completions path served without the generic routing and
+class TandemApp(FastAPI):
+    """FastAPI, with the chat-completions path served without the generic routing and
     exception middlewares (a tenth of a step's CPU in the overhead profile); every other path,
     and every error there, goes the usual way."""
 

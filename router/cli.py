@@ -63,7 +63,14 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from router.demo.run import run_demo
+    # The simulator is a package beside the gateway, imported only here (the gateway's image leaves it out).
+    try:
+        from sim.run import run_demo
+    except ModuleNotFoundError as error:
+        if error.name != "sim":
+            raise
+        print("tandem: the demo needs the simulator package `sim`, which this installation leaves out", file=sys.stderr)
+        return 2
 
     return run_demo(seed=args.seed, tasks=args.tasks, edge_vllm=args.edge_vllm)
 

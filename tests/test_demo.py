@@ -11,13 +11,13 @@ import httpx
 import orjson
 import pytest
 
-from router.demo.catalog import CATALOG
-from router.demo.report import STRATEGY_HEADER
-from router.demo.run import PRICES, DemoResult, StrategyResult, run_demo, run_strategies
-from router.demo.sim import SimServer
-from router.demo.strategies import HARD_TASKS, NO_INNER_CALLS, STRATEGIES
-from router.demo.tasks import Task
-from router.demo.workspace import TOOLS, Workspace, is_error
+from sim.catalog import CATALOG
+from sim.report import STRATEGY_HEADER
+from sim.run import PRICES, DemoResult, StrategyResult, run_demo, run_strategies
+from sim.server import SimServer
+from sim.strategies import HARD_TASKS, NO_INNER_CALLS, STRATEGIES
+from sim.tasks import Task
+from sim.workspace import TOOLS, Workspace, is_error
 
 FAST = 0.02  # latency scale for the runs that check numbers, not time
 LABEL = {s.key: s.label for s in STRATEGIES}

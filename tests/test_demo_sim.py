@@ -12,22 +12,20 @@ import orjson
 import pytest
 
 from router.context import SUMMARY_PROMPT, earlier_and_recent, flatten
-from router.demo.agent import NO_TOOL_CALL, SYSTEM_PROMPT
-from router.demo.answer import build_answer
-from router.demo.catalog import CATALOG
-from router.demo.prompts import describe
-from router.demo.respond import Responder
-from router.demo.script import NextStep, Role, decide, draw, expected_call
-from router.demo.tasks import Task
-from router.demo.workspace import TOOLS, Workspace
-from router.policies.advisor import ADVICE
 from router.policies.common import function_tool, parse_score, parse_yes_no
-from router.policies.draft import VERIFY
 from router.policies.entropy import first_token_logprobs, top_entropy
 from router.policies.escalation import invalid_tool_call
-from router.policies.llm_judge import BINARY, SCORE
-from router.policies.sketch import PLAN, with_plan
+from router.policies.prompts import ADVICE, BINARY, PLAN, SCORE, VERIFY
+from router.policies.sketch import with_plan
 from router.trajectory.identify import task_of
+from sim.agent import NO_TOOL_CALL, SYSTEM_PROMPT
+from sim.answer import build_answer
+from sim.catalog import CATALOG
+from sim.prompts import describe
+from sim.respond import Responder
+from sim.script import NextStep, Role, decide, draw, expected_call
+from sim.tasks import Task
+from sim.workspace import TOOLS, Workspace
 
 TASKS = {task.id: task for task in CATALOG}
 WHOLE = 200_000  # transcript characters: the whole run, as the demo's routes show it

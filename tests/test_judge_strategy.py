@@ -119,7 +119,7 @@ def test_a_bad_model_on_reload_keeps_the_old_one(
 def test_train_export_calibrate_serve_end_to_end(
     make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
 ) -> None:
-    from router.demo.dataset import generate
+    from sim.dataset import generate
 
     data = tmp_path / "steps.jsonl"
     assert generate(range(0, 30), 6, data) > 100

@@ -25,12 +25,12 @@ from typing import Any
 
 import httpx
 
-from router.demo.agent import run_task
-from router.demo.gateway import running_gateway
-from router.demo.run import fetch_ledger, gateway_settings, pick_tasks
-from router.demo.sim import SimServer
-from router.demo.strategies import STRATEGIES, Strategy
-from router.demo.tasks import Task
+from sim.agent import run_task
+from sim.gateway import running_gateway
+from sim.run import fetch_ledger, gateway_settings, pick_tasks
+from sim.server import SimServer
+from sim.strategies import STRATEGIES, Strategy
+from sim.tasks import Task
 
 TASK_POOL = 36  # distinct tasks (the catalog, round after round), so runs differ
 LIMIT_S = 110  # stop starting new strategies past this, to stay under two minutes

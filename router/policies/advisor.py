@@ -14,13 +14,10 @@ from router.inner import InnerCallError, first_message, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
 from router.policies.constraints import cloud_refusal
+from router.policies.prompts import ADVICE, ADVISOR_TOOL
 from router.trajectory.identify import task_of
 
 DESCRIPTION = "Ask a stronger model for advice on how to proceed. Use it when you are stuck or unsure."
-ADVICE = (
-    "You advise a smaller model that works on a task as an agent. Read the task and its transcript "
-    "and give concrete advice for its next steps, in under {words} words.\n\nTASK:\n{task}\n\nTRANSCRIPT:\n{transcript}"
-)
 
 
 class AdvisorPolicy:
@@ -71,7 +68,7 @@ class AdvisorPolicy:
 
 class AdvisorRoute(RouteBase):
     strategy: Literal["advisor"]
-    tool_name: str = Field("advisor", min_length=1)
+    tool_name: str = Field(ADVISOR_TOOL, min_length=1)
     max_words: int = Field(500, ge=10)
     max_chars: int = Field(24_000, ge=1000, description="transcript size the cloud sees")
 

@@ -12,6 +12,7 @@ from pydantic import Field
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
+from router.policies.prompts import DELEGATE_TOOL
 
 DESCRIPTION = (
     "Hand this step to a stronger model. Call it when the step is hard for you: editing or writing "
@@ -39,7 +40,7 @@ class DelegationPolicy:
 
 class DelegationRoute(RouteBase):
     strategy: Literal["self_delegation"]
-    tool_name: str = Field("delegate_to_cloud", min_length=1)
+    tool_name: str = Field(DELEGATE_TOOL, min_length=1)
     marker: str | None = Field(None, description="text in the edge's answer that also means: delegate")
 
     def build(self) -> Policy:

@@ -14,11 +14,7 @@ from router.context import flatten, last_k
 from router.inner import InnerCallError, first_message, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
 from router.policies.common import ask_edge, count_failure, parse_score, prepared
-
-VERIFY = (
-    "A software agent is about to take the step below. Rate from 0 to 1 how likely the step is "
-    "correct and useful for the task (1 = certainly right). Reply with the number only.\n\n"
-)
+from router.policies.prompts import VERIFY
 
 
 class DraftPolicy:

@@ -13,19 +13,8 @@ from router.context import flatten, last_k
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
 from router.policies.common import count_failure, parse_score, parse_yes_no
+from router.policies.prompts import BINARY, SCORE
 from router.trajectory.identify import task_of
-
-BINARY = (
-    "You decide whether the next step of a software agent needs a stronger, more expensive model. "
-    "A small local model handles reading, searching and routine commands; a stronger model is worth "
-    "it for edits, writing code, recovering from errors and the final answer. Reply with one word: "
-    "YES (needs the stronger model) or NO.\n\n"
-)
-SCORE = (
-    "You rate how much the next step of a software agent needs a stronger, more expensive model, "
-    "from 0 (a small local model will do) to 1 (only a strong model will get it right). Edits, "
-    "writing code, recovering from errors and the final answer need it most. Reply with the number only.\n\n"
-)
 
 
 class LLMJudgePolicy:

@@ -12,18 +12,15 @@ from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
 from router.policies.constraints import cloud_refusal
+from router.policies.prompts import PLAN, PLAN_HINT
 from router.privacy.at_rest import to_keep, to_use
 from router.trajectory.identify import task_of
 
 NOTE = "plan"
-PLAN = (
-    "Write a short plan, at most {steps} numbered steps, for an agent that will carry out this task "
-    "with tools (read files, run commands, edit files). No preamble.\n\nTASK:\n{task}"
-)
 
 
 def with_plan(messages: list[dict[str, Any]], plan: str) -> list[dict[str, Any]]:
-    hint = f"\n\nA plan written for this task by a stronger model (a hint, not an order):\n{plan}"
+    hint = f"\n\n{PLAN_HINT}{plan}"
     if messages and messages[0].get("role") in ("system", "developer") and isinstance(messages[0].get("content"), str):
         return [{**messages[0], "content": messages[0]["content"] + hint}, *messages[1:]]
     return [{"role": "system", "content": hint.strip()}, *messages]

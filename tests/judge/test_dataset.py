@@ -11,10 +11,10 @@ from judge.features import TrajectoryCounters, step_features
 from judge.model import JudgeModel
 from judge.rows import load_rows
 from judge.train import TrainConfig, train
-from router.demo.dataset import SimStep, fixed, generate, parse_seeds, random_delegation, run_trajectory, simulate
-from router.demo.delegation import online_decider
-from router.demo.run import STRATEGIES, pick_tasks, run_strategies
-from router.demo.script import ERROR_RATES, draw
+from sim.dataset import SimStep, fixed, generate, parse_seeds, random_delegation, run_trajectory, simulate
+from sim.delegation import online_decider
+from sim.run import STRATEGIES, pick_tasks, run_strategies
+from sim.script import ERROR_RATES, draw
 
 HELD_OUT = parse_seeds("1000-1049")  # the shipped model trained on seeds 0-199
 

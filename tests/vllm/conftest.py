@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from router.vllm_edge import (
+from sim.vllm_edge import (
     READY_TIMEOUT_S,
     VLLMServer,
     VLLMServerError,

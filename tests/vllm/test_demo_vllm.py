@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from router.demo.vllm_mode import _render, _run
-from router.vllm_edge import VLLMServer
+from sim.vllm_edge import VLLMServer
+from sim.vllm_mode import _render, _run
 
 pytestmark = pytest.mark.vllm
 

@@ -12,7 +12,7 @@ import litellm
 import openai
 import pytest
 
-from router.vllm_edge import VLLMServer, live_process_group_members
+from sim.vllm_edge import VLLMServer, live_process_group_members
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 from tests.vllm.test_vllm_smoke import WEATHER_TOOL

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from router.vllm_edge import VLLMServer
+from sim.vllm_edge import VLLMServer
 
 pytestmark = pytest.mark.vllm
 

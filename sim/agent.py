@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import orjson
 
-from router.demo.tasks import Task
-from router.demo.workspace import TOOLS, Workspace
+from sim.tasks import Task
+from sim.workspace import TOOLS, Workspace
 
 SYSTEM_PROMPT = """You are a careful software engineer working in a small repository through tools.
 

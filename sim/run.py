@@ -15,14 +15,14 @@ from typing import Any
 
 import httpx
 
-from router.demo.agent import run_task
-from router.demo.catalog import CATALOG
-from router.demo.gateway import running_gateway
-from router.demo.report import banner, render
-from router.demo.sim import SimServer
-from router.demo.strategies import STRATEGIES, Strategy
-from router.demo.tasks import Task
 from router.settings import Settings, load_settings
+from sim.agent import run_task
+from sim.catalog import CATALOG
+from sim.gateway import running_gateway
+from sim.report import banner, render
+from sim.server import SimServer
+from sim.strategies import STRATEGIES, Strategy
+from sim.tasks import Task
 
 PRICES = {
     "edge": {"input": 0.10, "cached_input": 0.10, "output": 0.15},  # qwen3.5-9b
@@ -224,7 +224,7 @@ def run_demo(seed: int, tasks: int, edge_vllm: bool, *, latency_scale: float = 1
         print(f"tandem demo: --tasks must be at least 1, got {tasks}")
         return 2
     if edge_vllm:
-        from router.demo.vllm_mode import run_vllm_demo
+        from sim.vllm_mode import run_vllm_demo
 
         return run_vllm_demo(seed, min(tasks, 3))
     print(banner(seed, tasks, PRICES), flush=True)

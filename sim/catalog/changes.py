@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from router.demo.tasks import Check, Task, edit, read, run_tests, search, submit, write
+from sim.tasks import Check, Task, edit, read, run_tests, search, submit, write
 
 _TEXT = '''"""Text helpers for titles and log lines."""
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from router.demo.tasks import Task
+from sim.tasks import Task
 
 ERROR_PREFIXES = ("error:", "tests failed")
 

@@ -19,10 +19,10 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from router.demo.answer import Answer
-from router.demo.respond import Responder
-from router.demo.script import Role
-from router.demo.tasks import Task
+from sim.answer import Answer
+from sim.respond import Responder
+from sim.script import Role
+from sim.tasks import Task
 
 SIM_MODELS: dict[Role, str] = {"edge": "qwen3.5-9b-sim", "cloud": "gpt-5.4-sim"}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from router.demo.tasks import Task, task_id_of
+from sim.tasks import Task, task_id_of
 
 Messages = list[dict[str, Any]]
 

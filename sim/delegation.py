@@ -1,7 +1,7 @@
 """Judge against random delegation on simulated runs, and the rebuild of the shipped judge.
 
-    python -m router.demo.dataset compare --model judge/models/judge.onnx --seeds 1000-1199
-    python -m router.demo.dataset build-model        # what `make judge-model` runs
+    python -m sim.dataset compare --model judge/models/judge.onnx --seeds 1000-1199
+    python -m sim.dataset build-model        # what `make judge-model` runs
 
 `compare` runs held-out seeds (the shipped model trains on seeds 0-199) under edge-only,
 cloud-only, the judge at its calibrated threshold, the judge with the online share controller,
@@ -27,7 +27,7 @@ from judge.features import step_features
 from judge.model import DEFAULT_MODEL, JudgeModel
 from judge.rows import load_rows
 from judge.train import TrainConfig, train
-from router.demo.dataset import (
+from sim.dataset import (
     Decide,
     SimStep,
     Target,
@@ -42,7 +42,7 @@ from router.demo.dataset import (
 RANDOM_REPEATS = 5  # random delegation is averaged over this many independent draws
 TRAIN_SEEDS = "0-199"
 EVAL_SEEDS = "1000-1199"
-BUILD_COMMAND = "python -m router.demo.dataset build-model"
+BUILD_COMMAND = "python -m sim.dataset build-model"
 
 
 def judge_decider(model: JudgeModel, threshold: float | None = None) -> Decide:
@@ -118,7 +118,7 @@ def build_model(out: Path = DEFAULT_MODEL, *, seeds: str = TRAIN_SEEDS, eval_see
         seed=0,
         made_by=BUILD_COMMAND,
         data_description=(
-            f"SIMULATED trajectories of the demo (router/demo), seeds {seeds}, the 6 built-in tasks, "
+            f"SIMULATED trajectories of the demo (sim), seeds {seeds}, the 6 built-in tasks, "
             "collected in-process under random delegation with a cloud share drawn per trajectory "
             "from [0, 1]; labels: agreement, i.e. edge_wrong = the simulation's own draw of whether "
             "the simulated edge's action on that state is wrong (not any rule the judge is tested on)"

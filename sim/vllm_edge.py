@@ -5,9 +5,9 @@ Plain Python (standard library only), so any test or benchmark can use it::
     with VLLMServer(run_dir) as server:
         httpx.post(f"{server.base_url}/chat/completions", json={"model": server.model, ...})
 
-On entry it installs vLLM if needed (``deploy/vllm/install.sh``, a no-op once done), builds the
-tiny model once into a cache folder (``deploy/vllm/make_tiny_model.py``), starts
-``deploy/vllm/serve.sh`` on a free loopback port and waits until the server really answers:
+On entry it installs vLLM if needed (``sim/vllm/install.sh``, a no-op once done), builds the
+tiny model once into a cache folder (``sim/vllm/make_tiny_model.py``), starts
+``sim/vllm/serve.sh`` on a free loopback port and waits until the server really answers:
 ``/health`` is 200 *and* a one-token chat completion succeeds. Everything the server writes
 (caches, socket files, its log) goes into ``run_dir``.
 """
@@ -29,7 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-DEPLOY_DIR = Path(__file__).resolve().parents[1] / "deploy" / "vllm"
+SCRIPTS_DIR = Path(__file__).resolve().parent / "vllm"  # package data: found from a wheel as from the clone
 READY_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 10.0
 # Install on a fresh machine downloads ~3.4 GB; it is not part of the readiness deadline.
@@ -85,7 +85,7 @@ def _run_setup_step(command: list[str], what: str, env: dict[str, str] | None = 
 
 def ensure_venv() -> Path:
     """Install vLLM into its virtualenv unless it is already there; return the venv folder."""
-    _run_setup_step(["bash", str(DEPLOY_DIR / "install.sh")], "deploy/vllm/install.sh")
+    _run_setup_step(["bash", str(SCRIPTS_DIR / "install.sh")], "sim/vllm/install.sh")
     return venv_dir()
 
 
@@ -97,8 +97,8 @@ def ensure_tiny_model(model_dir: Path | None = None, scratch_dir: Path | None = 
         scratch_dir.mkdir(parents=True, exist_ok=True)
         env["TMPDIR"] = str(scratch_dir)
     python = str(venv_dir() / "bin" / "python")
-    script = str(DEPLOY_DIR / "make_tiny_model.py")
-    _run_setup_step([python, script, str(model_dir)], "deploy/vllm/make_tiny_model.py", env)
+    script = str(SCRIPTS_DIR / "make_tiny_model.py")
+    _run_setup_step([python, script, str(model_dir)], "sim/vllm/make_tiny_model.py", env)
     return model_dir
 
 
@@ -251,7 +251,7 @@ class VLLMServer:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         command = [
             "bash",
-            str(DEPLOY_DIR / "serve.sh"),
+            str(SCRIPTS_DIR / "serve.sh"),
             "--model",
             str(self.model_dir),
             "--name",

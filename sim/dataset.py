@@ -8,7 +8,7 @@ picks which answer the agent gets. Ground truth comes from the simulation's own 
 says whether the simulated edge's action on this state is wrong. It is never derived from the
 rules the judge is later tested against.
 
-    python -m router.demo.dataset generate --seeds 0-199 --out steps.jsonl
+    python -m sim.dataset generate --seeds 0-199 --out steps.jsonl
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from judge.actions import message_action
 from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
 from judge.progress import Progress
 from judge.rows import ROW_SCHEMA, write_rows
-from router.demo.agent import NO_TOOL_CALL, SYSTEM_PROMPT
-from router.demo.answer import build_answer, prompt_tokens
-from router.demo.run import pick_tasks
-from router.demo.script import NextStep, decide, draw
-from router.demo.tasks import Task
-from router.demo.workspace import TOOLS, Workspace
+from sim.agent import NO_TOOL_CALL, SYSTEM_PROMPT
+from sim.answer import build_answer, prompt_tokens
+from sim.run import pick_tasks
+from sim.script import NextStep, decide, draw
+from sim.tasks import Task
+from sim.workspace import TOOLS, Workspace
 
 Target = str  # "edge" or "cloud"
 
@@ -242,13 +242,13 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m router.demo.dataset", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m sim.dataset", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="write judge training rows from simulated runs")
     gen.add_argument("--seeds", default="0-199")
     gen.add_argument("--tasks", type=int, default=6)
     gen.add_argument("--out", type=Path, required=True)
-    from router.demo.delegation import add_commands
+    from sim.delegation import add_commands
 
     add_commands(commands)
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run vLLM's real OpenAI-compatible server on a CPU, offline, in the foreground.
 #
-#   deploy/vllm/serve.sh [--model DIR] [--name NAME] [--port P] [--host H] [--run-dir DIR]
+#   sim/vllm/serve.sh [--model DIR] [--name NAME] [--port P] [--host H] [--run-dir DIR]
 #                        [-- EXTRA_VLLM_ARGS...]
 #
 # Without --model it serves the tiny random model (built on first use, see make_tiny_model.py).
@@ -33,7 +33,7 @@ while (($#)); do
     esac
 done
 
-"$here/install.sh"
+bash "$here/install.sh"  # bash: a wheel may drop the file mode
 if [[ -z "$model" ]]; then
     model="${TANDEM_TINY_MODEL_DIR:-$cache_home/tandem/tiny-model}"
     "$venv/bin/python" "$here/make_tiny_model.py" "$model"

@@ -2,9 +2,10 @@
 (YES/NO or a score), the draft verifier's score, the advisor's advice, the sketch's plan and
 the summary of earlier steps for the cloud's context.
 
-The prompts are recognised by the gateway's own constants, so the simulation follows them when
-they change. The judge and the verifier answer with the noisy signals of `signals.py`; advice,
-plans and summaries are written from what the prompt shows (the task, the transcript).
+The prompts are recognised by the gateway's public constants (`router.policies.prompts`, and
+`router.context` for the summary), so the simulation follows them when they change. The judge
+and the verifier answer with the noisy signals of `signals.py`; advice, plans and summaries are
+written from what the prompt shows (the task, the transcript).
 """
 
 from __future__ import annotations
@@ -13,16 +14,13 @@ import re
 from typing import Any
 
 from router.context import SUMMARY_PROMPT
-from router.demo.script import Call, decide, expected_call, parse_call
-from router.demo.signals import judge_says_cloud, judge_score, verify_score
-from router.demo.tasks import Args, Task
-from router.demo.transcript import Messages, find_task_in, rebuild, task_named_in
-from router.demo.workspace import is_error
-from router.policies.advisor import ADVICE
-from router.policies.draft import VERIFY
-from router.policies.llm_judge import BINARY, SCORE
-from router.policies.sketch import PLAN
+from router.policies.prompts import ADVICE, BINARY, PLAN, SCORE, VERIFY
 from router.trajectory.identify import text_of
+from sim.script import Call, decide, expected_call, parse_call
+from sim.signals import judge_says_cloud, judge_score, verify_score
+from sim.tasks import Args, Task
+from sim.transcript import Messages, find_task_in, rebuild, task_named_in
+from sim.workspace import is_error
 
 # purpose -> the text an inner prompt starts with (the part of a template before its first field).
 PROMPTS: dict[str, str] = {

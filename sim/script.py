@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 import orjson
 
-from router.demo.tasks import Action, Args, Kind, Task
-from router.demo.workspace import is_error
+from sim.tasks import Action, Args, Kind, Task
+from sim.workspace import is_error
 
 Role = Literal["edge", "cloud"]
 

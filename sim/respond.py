@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from router.demo.answer import (
+from router.policies.prompts import ADVISOR_TOOL, DELEGATE_TOOL, PLAN_HINT
+from sim.answer import (
     REASONING_TOKENS,
     Answer,
     PrefixCache,
@@ -25,20 +26,14 @@ from router.demo.answer import (
     prompt_tokens,
     text_answer,
 )
-from router.demo.prompts import PromptAnswers, prompt_purpose
-from router.demo.script import Call, NextStep, Role, decide, draw
-from router.demo.signals import Help, asks_for_help, first_token_entropy, top_logprobs
-from router.demo.tasks import Task
-from router.demo.transcript import find_task_in
-from router.policies.advisor import AdvisorRoute
-from router.policies.delegation import DelegationRoute
-from router.policies.sketch import with_plan
+from sim.prompts import PromptAnswers, prompt_purpose
+from sim.script import Call, NextStep, Role, decide, draw
+from sim.signals import Help, asks_for_help, first_token_entropy, top_logprobs
+from sim.tasks import Task
+from sim.transcript import find_task_in
 
-# The gateway's tool names and plan hint, read from the strategies so that the simulation follows them.
-ADVISOR_TOOL: str = AdvisorRoute.model_fields["tool_name"].default
-DELEGATE_TOOL: str = DelegationRoute.model_fields["tool_name"].default
-PLAN_MARKER: str = with_plan([], "\0")[0]["content"].split("\0", 1)[0]
-
+# The gateway's tool names and plan hint come from its public prompts module
+# (`router.policies.prompts`), so the simulation follows them when they change.
 ADVISED_ERROR_SCALE = 0.5
 PLANNED_ERROR_SCALE = 0.7
 
@@ -89,7 +84,7 @@ def read_step(body: dict[str, Any]) -> AgentStep:
         # The gateway's own exchange with the advisor is not a step of the agent's run.
         messages = messages[:-2]
     head = messages[0] if messages else {}
-    planned = head.get("role") == "system" and PLAN_MARKER in str(head.get("content") or "")
+    planned = head.get("role") == "system" and PLAN_HINT in str(head.get("content") or "")
     return AgentStep(messages, help, advised, planned)
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from router.demo.script import NextStep, Role, draw
-from router.demo.tasks import Kind
+from sim.script import NextStep, Role, draw
+from sim.tasks import Kind
 
 # Hidden reasoning tokens per kind of step, on top of the visible answer: edits and recovery
 # take thought, reads little.

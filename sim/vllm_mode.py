@@ -15,11 +15,11 @@ from typing import Any
 
 import httpx
 
-from router.demo.agent import AgentError, run_task
-from router.demo.gateway import running_gateway
-from router.demo.run import gateway_settings, pick_tasks
-from router.demo.sim import SimServer
-from router.vllm_edge import VLLMServer, VLLMServerError
+from sim.agent import AgentError, run_task
+from sim.gateway import running_gateway
+from sim.run import gateway_settings, pick_tasks
+from sim.server import SimServer
+from sim.vllm_edge import VLLMServer, VLLMServerError
 
 NOTE = (
     "EDGE = a REAL vLLM server (CPU) serving a TINY RANDOM model: its text is random, so edge steps\n"

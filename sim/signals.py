@@ -15,7 +15,7 @@ import math
 from statistics import NormalDist
 from typing import Literal
 
-from router.demo.script import NextStep, draw
+from sim.script import NextStep, draw
 
 HARD_KINDS = frozenset({"edit", "write", "recover", "final"})
 TOP_K = 20

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from router.demo.run import DemoResult, StrategyResult
+    from sim.run import DemoResult, StrategyResult
 
 MODELS = {"edge": "qwen3.5-9b", "cloud": "gpt-5.4"}
 

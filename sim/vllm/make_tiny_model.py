@@ -3,7 +3,7 @@
 Run it with the vLLM virtualenv's Python (it needs ``torch``, ``transformers`` and
 ``tokenizers``)::
 
-    python deploy/vllm/make_tiny_model.py OUT_DIR
+    python sim/vllm/make_tiny_model.py OUT_DIR
 
 The model answers nonsense, but it exercises vLLM's real serving path: chat template,
 tokenizer, sampling, logprobs, structured outputs and the ``hermes`` tool-call parser.

@@ -4,8 +4,8 @@ takes them. Each has a buggy variant of its edits, the kind of slip a small mode
 
 from __future__ import annotations
 
-from router.demo.catalog.changes import ADD_SLUGIFY, BUMP_TIMEOUT, RENAME
-from router.demo.catalog.fixes import FIX_MEDIAN, FIX_PAGINATION, MISSING_KEY
-from router.demo.tasks import Task
+from sim.catalog.changes import ADD_SLUGIFY, BUMP_TIMEOUT, RENAME
+from sim.catalog.fixes import FIX_MEDIAN, FIX_PAGINATION, MISSING_KEY
+from sim.tasks import Task
 
 CATALOG: tuple[Task, ...] = (FIX_MEDIAN, ADD_SLUGIFY, BUMP_TIMEOUT, FIX_PAGINATION, RENAME, MISSING_KEY)

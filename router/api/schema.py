@@ -1,0 +1,248 @@
+"""The management API as `/openapi.json` and `/docs` describe it: pydantic models of what the
+trajectory, outcome, models and health endpoints answer and take, and the FastAPI routes that
+declare them.
+
+The handlers stay as they are (`(request) -> Response`, their own parsing and OpenAI-shaped
+errors): FastAPI passes a returned Response through untouched, so these models document the
+answers without validating them again, and the outcome's body is described here but read by the
+handler (a 422 in FastAPI's own shape would break the OpenAI-shaped errors clients parse).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from router.api.models import list_models, model_info
+from router.api.ops import healthz, readyz
+from router.api.trajectories import MAX_LIMIT, MAX_ROUTE_CHARS, get_trajectory, list_trajectories, post_outcome
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+class ErrorDetail(BaseModel):
+    message: str
+    type: str
+    code: str | None
+    param: str | None
+
+
+class ErrorBody(BaseModel):
+    """Every error, OpenAI-shaped."""
+
+    error: ErrorDetail
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
+
+
+class UpstreamReadiness(BaseModel):
+    reachable: bool
+    authorised: bool | None = Field(description="whether it took the gateway's key (null when unreachable)")
+    detail: str
+    base_url: str = Field(description="without user:password@ and query")
+    model: str
+
+
+class Readiness(BaseModel):
+    ready: bool = Field(description="any upstream reachable (503 otherwise)")
+    upstreams: dict[str, UpstreamReadiness]
+    audit: Literal["off", "ok", "failing"]
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"]
+    created: int
+    owned_by: str
+    type: Literal["model"]
+    display_name: str
+    created_at: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"]
+    data: list[ModelCard]
+    has_more: bool
+    first_id: str | None
+    last_id: str | None
+
+
+class LiteLLMParams(BaseModel):
+    model: str
+
+
+class LiteLLMModelInfo(BaseModel):
+    id: str
+    mode: Literal["chat"]
+    litellm_provider: str
+    input_cost_per_token: float
+    output_cost_per_token: float
+    supports_function_calling: bool
+    supports_tool_choice: bool
+
+
+class ModelInfoEntry(BaseModel):
+    model_name: str
+    litellm_params: LiteLLMParams
+    model_info: LiteLLMModelInfo
+
+
+class ModelInfoList(BaseModel):
+    """LiteLLM proxy's shape (OpenHands reads it)."""
+
+    data: list[ModelInfoEntry]
+
+
+class Outcome(BaseModel):
+    success: bool | None
+    score: float | None
+    labels: dict[str, str]
+    at: float
+
+
+class TrajectorySummary(BaseModel):
+    """A trajectory's totals; the step counters and token sums are listed in the README."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    route: str
+    task: str | None
+    created_at: float
+    updated_at: float
+    steps: int
+    cost_usd: float
+    counterfactual_usd: float
+    savings_usd: float
+    cloud_share: float
+    closed_at: float | None
+    close_reason: str | None
+    outcome: Outcome | None
+    notes: dict[str, Any]
+
+
+class TrajectoryList(BaseModel):
+    object: Literal["list"]
+    data: list[TrajectorySummary]
+    next_before: float | None = Field(description="pass as `before` for the next page; null on the last")
+
+
+class StepRecordView(BaseModel):
+    """One step of the ledger (more fields than listed: usage, cost, latency, inner calls…)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    trajectory_id: str
+    step: int
+    attempt: int
+    at: float
+    route: str
+    target: str
+    reason: str
+    score: float | None
+    model: str
+
+
+class TrajectoryDetail(TrajectorySummary):
+    privacy: dict[str, Any]
+    records: list[StepRecordView]
+
+
+class OutcomeRequest(BaseModel):
+    """At least one of `success` and `score`; the first outcome posted stands (409 after)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    success: bool | None = None
+    score: float | None = Field(None, ge=0, le=1)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
+def _errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {status: {"model": ErrorBody} for status in statuses}
+
+
+def _query(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+    return {"name": name, "in": "query", "required": False, "schema": schema, "description": description}
+
+
+TIME = {"type": "string", "description": "unix seconds or an ISO 8601 time"}
+TRAJECTORY_ID = {
+    "name": "trajectory_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+}
+LIST_PARAMETERS = [
+    _query("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 50}, "page size"),
+    _query("before", TIME, "runs last updated before this time (the previous page's next_before)"),
+    _query("since", TIME, "runs last updated at or after this time"),
+    _query("until", TIME, "runs last updated at or before this time"),
+    _query("route", {"type": "string", "minLength": 1, "maxLength": MAX_ROUTE_CHARS}, "only this route's runs"),
+]
+OUTCOME_BODY = {
+    "required": True,
+    "content": {"application/json": {"schema": OutcomeRequest.model_json_schema()}},
+}
+
+
+def _get(path: str, endpoint: Handler, model: type[BaseModel], tag: str, **extra: Any) -> list[BaseRoute]:
+    """A documented GET, and HEAD on the same handler (Starlette's `Route` answered HEAD for GET)."""
+    return [
+        APIRoute(path, endpoint, methods=["GET"], response_model=model, tags=[tag], **extra),
+        Route(path, endpoint, methods=["HEAD"], include_in_schema=False),
+    ]
+
+
+def management_routes() -> list[BaseRoute]:
+    """The trajectory API, the model listings and the health checks, declared for the schema."""
+    keyed = _errors(401)
+    return [
+        *_get("/v1/models", list_models, ModelList, "models", responses=keyed, summary="Route names to ask for"),
+        *_get("/v1/model/info", model_info, ModelInfoList, "models", responses=keyed, summary="Routes, LiteLLM-style"),
+        *_get(
+            "/v1/trajectories",
+            list_trajectories,
+            TrajectoryList,
+            "trajectories",
+            responses=_errors(400, 401),
+            openapi_extra={"parameters": LIST_PARAMETERS},
+            summary="Recent trajectories, newest first",
+        ),
+        *_get(
+            "/v1/trajectories/{trajectory_id}",
+            get_trajectory,
+            TrajectoryDetail,
+            "trajectories",
+            responses=_errors(400, 401, 404),
+            openapi_extra={"parameters": [TRAJECTORY_ID]},
+            summary="One trajectory with its steps",
+        ),
+        APIRoute(
+            "/v1/trajectories/{trajectory_id}/outcome",
+            post_outcome,
+            methods=["POST"],
+            response_model=TrajectorySummary,
+            tags=["trajectories"],
+            responses=_errors(400, 401, 404, 409, 413),
+            openapi_extra={"parameters": [TRAJECTORY_ID], "requestBody": OUTCOME_BODY},
+            summary="Post a run's outcome (once)",
+        ),
+        *_get("/healthz", healthz, Health, "health", summary="The process answers"),
+        *_get(
+            "/readyz",
+            readyz,
+            Readiness,
+            "health",
+            responses={503: {"model": Readiness, "description": "no upstream reachable"}},
+            summary="The gateway can serve",
+        ),
+    ]
