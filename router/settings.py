@@ -164,6 +164,9 @@ class VaultSettings(_Strict):
     # The environment variable holding the key that seals the privacy vault's originals
     # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
     key_env: str = "TANDEM_VAULT_KEY"
+    # Per process: what the privacy stage learned of each trajectory's messages (their redacted
+    # form, the vault opened), so a step costs its new messages, not its history (bytes).
+    memory_bytes: int = Field(64 * 1024 * 1024, ge=0)
 
 
 class LimitSettings(_Strict):
