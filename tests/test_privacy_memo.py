@@ -271,3 +271,12 @@ async def test_a_step_learns_only_its_new_messages(monkeypatch: pytest.MonkeyPat
         history += _tool_step(step, "no values here" if step != 4 else f"now {EMAILS[3]}")
     # Step 5 brought a new value: the history was looked at for it, and nothing held it but the
     # new message, so no older message was redacted again.
+
+
+async def test_a_trajectory_without_sensitive_values_is_not_remembered() -> None:
+    cipher, store, memo = VaultCipher(b"k" * 32), MemoryStore(), PrivacyMemo()
+    await _step(store, "allow", memo, cipher, "plain", 1, [{"role": "user", "content": "list the files"}])
+    assert memo.get("plain") is None and memo.bytes == 0
+    await _step(store, "allow", memo, cipher, "mail", 1, [{"role": "user", "content": f"mail {EMAILS[0]}"}])
+    held = memo.get("mail")
+    assert held is not None and held.matcher.values == [EMAILS[0]] and memo.bytes == held.size > 0

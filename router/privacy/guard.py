@@ -107,10 +107,16 @@ class PrivacyGuard:
         """The trajectory's memory, brought up to its notes: vault values another replica (or
         an earlier step) added are read once, not at every step."""
         memo, notes = self._memo, self._notes
-        entry = memo.entry(self.trajectory_id)
-        if (born is not None and entry.born is not None and born != entry.born) or len(notes) < len(entry.note_keys):
-            entry = memo.forget(self.trajectory_id)  # the trajectory began anew under this id
-        entry.born = born if born is not None else entry.born
+        entry = memo.get(self.trajectory_id)
+        if entry is not None and (
+            (born is not None and entry.born is not None and born != entry.born) or len(notes) < len(entry.note_keys)
+        ):
+            memo.forget(self.trajectory_id)  # the trajectory began anew under this id
+            entry = None
+        if entry is None:
+            entry = TrajectoryMemo(born=born)
+            if any(key.startswith(VAULT) or key.startswith(OUT) for key in notes):
+                memo.adopt(self.trajectory_id, entry)
         if len(notes) != len(entry.note_keys):
             fresh = notes.keys() - entry.note_keys
             entry.note_keys.update(fresh)
@@ -182,6 +188,8 @@ class PrivacyGuard:
             added = True
             self._metrics.privacy_values.labels(self.route, finding.type, "detected").inc()
         if added:
+            if not self._memo.holds(self.trajectory_id, self._entry):
+                self._memo.adopt(self.trajectory_id, self._entry)
             self._memo.account(self._entry)
         self._remember(SCANNED, str(len(messages)))
         # Off the request path: a replica that reads a stale count only scans a few messages

@@ -27,6 +27,7 @@ from router.privacy.redact import message_strings, redact_message
 
 TRACKS = 3  # distinct message lists per trajectory: the step's, and inner calls' own
 _OVERHEAD = 200  # bytes a remembered message costs beyond its text (objects, list slots)
+_ENTRY = 2048  # bytes a trajectory's memory costs empty (its matcher, maps and sets)
 
 
 @dataclass(slots=True)
@@ -74,11 +75,12 @@ class TrajectoryMemo:
     tracks: OrderedDict[str, list[Seen]] = field(default_factory=OrderedDict)
     track_bytes: int = 0
     size: int = 0  # bytes as the memo counted them last
+    held: bool = False  # by the memo (else it lives for one step)
 
     def bytes_now(self) -> int:
         # A value is held three times over (its list, both maps) and once in an automaton.
         values = self.matcher.chars * 4 + _OVERHEAD * len(self.matcher.values)
-        return self.track_bytes + values
+        return _ENTRY + self.track_bytes + values + _OVERHEAD * len(self.note_keys)
 
 
 def _track_key(messages: list[dict[str, Any]]) -> str:
@@ -97,20 +99,28 @@ class PrivacyMemo:
         self._entries: OrderedDict[str, TrajectoryMemo] = OrderedDict()
         self._bytes = 0
 
-    def entry(self, trajectory_id: str) -> TrajectoryMemo:
+    def get(self, trajectory_id: str) -> TrajectoryMemo | None:
         entry = self._entries.get(trajectory_id)
-        if entry is None:
-            entry = self._entries[trajectory_id] = TrajectoryMemo()
-        else:
+        if entry is not None:
             self._entries.move_to_end(trajectory_id)
         return entry
 
-    def forget(self, trajectory_id: str) -> TrajectoryMemo:
-        """Start the trajectory's memory afresh (its vault was not what the memory held)."""
+    def holds(self, trajectory_id: str, entry: TrajectoryMemo) -> bool:
+        return self._entries.get(trajectory_id) is entry
+
+    def adopt(self, trajectory_id: str, entry: TrajectoryMemo) -> None:
+        """Remember `entry` for the trajectory's next steps (a trajectory without sensitive
+        values is not remembered: there is nothing to learn of its messages)."""
+        self.forget(trajectory_id)
+        self._entries[trajectory_id] = entry
+        entry.held = True
+        self.account(entry)
+
+    def forget(self, trajectory_id: str) -> None:
         old = self._entries.pop(trajectory_id, None)
         if old is not None:
             self._bytes -= old.size
-        return self.entry(trajectory_id)
+            old.size, old.held = 0, False
 
     @property
     def bytes(self) -> int:
@@ -176,9 +186,10 @@ class PrivacyMemo:
     def account(self, entry: TrajectoryMemo) -> None:
         """Count what `entry` holds now, and forget the least recently used trajectories while
         over the bound (never the one in use: it was just moved to the end)."""
+        if not entry.held:
+            return
         now = entry.bytes_now()
         self._bytes += now - entry.size
         entry.size = now
         while self._bytes > self.max_bytes and len(self._entries) > 1:
-            _, evicted = self._entries.popitem(last=False)
-            self._bytes -= evicted.size
+            self.forget(next(iter(self._entries)))
