@@ -256,7 +256,9 @@ class Gateway:
             )
             raw = {**raw, "messages": messages}
         if target == "cloud":
-            raw = {**raw, "messages": step.privacy.outgoing(raw["messages"])}
-            step.sent_to_cloud = raw["messages"]
+            sent = step.privacy.outgoing(raw["messages"])
+            if sent is not raw["messages"]:  # else the body can go as the client's bytes
+                raw = {**raw, "messages": sent}
+            step.sent_to_cloud = sent
             await step.privacy.commit()
         return raw
