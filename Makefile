@@ -57,6 +57,8 @@ lint: install-test
 	$(BIN)/ruff format --check router judge
 	$(BIN)/mypy --strict router judge
 
+# benchmarks.wrk measures the tail under wrk beside the project's load generator; without wrk
+# (apt-get install wrk) it says so and is skipped: `make test` does not need it.
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
 	$(BIN)/python -m benchmarks.bookkeeping
@@ -65,6 +67,8 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.metrics
 	$(BIN)/python -m benchmarks.strategies
 	$(BIN)/python -m benchmarks.translation
+	$(BIN)/python -m benchmarks.memory
+	$(BIN)/python -m benchmarks.wrk
 
 # Rebuilds judge/models/ from the rows of real public agent runs checked in under judge/data/
 # (made by `tandem judge import --no-text`; sources and licences in real-runs.sources.json).
