@@ -60,6 +60,8 @@ lint: install-test
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
 
+# benchmarks.wrk measures the tail under wrk beside the project's load generator; without wrk
+# (apt-get install wrk) it says so and is skipped: `make test` does not need it.
 bench: install-test redis
 	$(BIN)/python -m benchmarks.overhead
 	$(BIN)/python -m benchmarks.bookkeeping
@@ -69,6 +71,8 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.limits
 	$(BIN)/python -m benchmarks.strategies
 	$(BIN)/python -m benchmarks.translation
+	$(BIN)/python -m benchmarks.memory
+	$(BIN)/python -m benchmarks.wrk
 
 # Rebuilds judge/models/ from the rows of real public agent runs checked in under judge/data/
 # (made by `tandem judge import --no-text`; sources and licences in real-runs.sources.json).

@@ -297,7 +297,7 @@ class Answers:
             fallback=fallback,
             error_signals=step.identity.error_signals,
             features=step.decision.features,
-            exposed=sorted({p[1:].rsplit("_", 1)[0] for p in step.privacy.exposed}),
+            exposed=sorted(step.privacy.exposed_kinds),
             redacted=step.privacy.redacted,
             cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE))
             if step.identity.trajectory is not None

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
@@ -268,3 +269,76 @@ class StepRecord:
             excerpt=data.get("excerpt"),
             error=data.get("error"),
         )
+
+    def pack(self) -> bytes:
+        """The record as the memory store keeps it: one compact JSON array, positional, without
+        the trajectory id (the store knows it) — about 300 bytes instead of ~750 as objects."""
+        return orjson.dumps(
+            [
+                self.step,
+                self.route,
+                self.target,
+                self.reason,
+                self.score,
+                self.model,
+                self.at,
+                self.attempt,
+                self.fallback,
+                self.status,
+                self.http_status,
+                _usage_list(self.usage),
+                self.cost_usd,
+                self.counterfactual_usd,
+                self.counterfactual_cached_tokens,
+                self.cache_prefix,
+                self.latency_s,
+                self.ttft_s,
+                self.tools,
+                self.error_signals,
+                [[c.purpose, c.target, _usage_list(c.usage), c.cost_usd, c.status] for c in self.inner],
+                self.features,
+                self.exposed,
+                self.redacted,
+                self.error,
+            ]
+        )
+
+    @classmethod
+    def unpack(cls, trajectory_id: str, packed: bytes) -> StepRecord:
+        (
+            step, route, target, reason, score, model, at, attempt, fallback, status, http_status, usage,
+            cost, counterfactual, counterfactual_cached, cache_prefix, latency, ttft, tools, signals, inner,
+            features, exposed, redacted, error,
+        ) = orjson.loads(packed)  # fmt: skip
+        return cls(
+            trajectory_id=trajectory_id,
+            step=step,
+            route=route,
+            target=target,
+            reason=reason,
+            score=score,
+            model=model,
+            at=at,
+            attempt=attempt,
+            fallback=fallback,
+            status=status,
+            http_status=http_status,
+            usage=None if usage is None else Usage(*usage),
+            cost_usd=cost,
+            counterfactual_usd=counterfactual,
+            counterfactual_cached_tokens=counterfactual_cached,
+            cache_prefix=None if cache_prefix is None else (cache_prefix[0], cache_prefix[1]),
+            latency_s=latency,
+            ttft_s=ttft,
+            tools=tools,
+            error_signals=signals,
+            inner=[InnerCall(p, t, None if u is None else Usage(*u), c, st) for p, t, u, c, st in inner],
+            features=features,
+            exposed=exposed,
+            redacted=redacted,
+            error=error,
+        )
+
+
+def _usage_list(usage: Usage | None) -> list[Any] | None:
+    return None if usage is None else [usage.prompt_tokens, usage.cached_tokens, usage.completion_tokens, usage.source]

@@ -25,6 +25,7 @@ from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
+from router.privacy.memo import PrivacyMemo
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import parse_chat_request
 from router.settings import ConfigError, Settings
@@ -61,6 +62,8 @@ class Gateway:
             self.metrics.describe_store()
         self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
         self.vault = build_vault(settings)
+        # What the privacy stage learned of each trajectory's messages, kept between its steps.
+        self.privacy_memo = PrivacyMemo(settings.vault.memory_bytes)
         self.tracker = Tracker(settings, self.metrics)
         self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
@@ -128,6 +131,8 @@ class Gateway:
             self.tracker.spawn,
             cipher=self.vault,
             route=route.name,
+            memo=self.privacy_memo,
+            born=identity.trajectory.created_at if identity.trajectory is not None else None,
         )
         calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
@@ -253,7 +258,9 @@ class Gateway:
             )
             raw = {**raw, "messages": messages}
         if target == "cloud":
-            raw = {**raw, "messages": step.privacy.outgoing(raw["messages"])}
-            step.sent_to_cloud = raw["messages"]
+            sent = step.privacy.outgoing(raw["messages"])
+            if sent is not raw["messages"]:  # else the body can go as the client's bytes
+                raw = {**raw, "messages": sent}
+            step.sent_to_cloud = sent
             await step.privacy.commit()
         return raw

@@ -117,8 +117,12 @@ class TrajectorySettings(_Strict):
     idle_close_s: float = Field(1800.0, gt=0)
     # How long a trajectory's state is kept after its last step (memory and Redis).
     ttl_s: float = Field(7 * 24 * 3600.0, gt=0)
-    # ~2.6 KB a trajectory in memory; Redis holds more when runs are many.
+    # Trajectories kept in memory (their totals, notes and pins; records are bounded below).
     max_in_memory: int = Field(20_000, ge=1)
+    # Step records the in-memory store keeps, packed (~300 bytes each, more with features): all
+    # trajectories' together, and one trajectory's; past it the least recently recorded lose theirs.
+    record_bytes: int = Field(128 * 1024 * 1024, ge=0)
+    trajectory_record_bytes: int = Field(4 * 1024 * 1024, ge=0)
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
     # Writes (step starts, records, notes…) kept during a Redis outage for write-back; past this
@@ -164,6 +168,9 @@ class VaultSettings(_Strict):
     # The environment variable holding the key that seals the privacy vault's originals
     # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
     key_env: str = "TANDEM_VAULT_KEY"
+    # Per process: what the privacy stage learned of each trajectory's messages (their redacted
+    # form, the vault opened), so a step costs its new messages, not its history (bytes).
+    memory_bytes: int = Field(64 * 1024 * 1024, ge=0)
 
 
 class LimitSettings(_Strict):

@@ -11,6 +11,10 @@ through the gateway, with the same body; the added latency is the difference. Ro
 so the trajectory's vault holds that many), and `stitched` (the edge route with no session id:
 the gateway finds the trajectory from the message history). Reported per route: p50/p99 of the
 added latency over every run's first 10 and last 10 steps, and p50 by body size.
+
+`--baseline DIR` runs a second gateway from another checkout (`git archive <commit> | tar -x -C
+DIR`) on the same core, each run through one gateway and then the other, so that both meet the
+same load on a shared, noisy machine: compare the two tables, not figures from different runs.
 """
 
 from __future__ import annotations
@@ -126,44 +130,66 @@ def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int) -> str
     return "\n".join(lines)
 
 
+def _gateway(name: str, source: Path, upstream_port: int, cpu: int | None) -> Service:
+    port = free_port()
+    env = {**_base_env(), "PYTHONPATH": str(source)}
+    config = _config(OUT / name / "tandem.yaml", upstream_port)
+    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
+    # The checkout's own directory: `python -m` puts the working directory first on the path.
+    return Service.start(name, port, pinned(command, cpu), OUT / name / "tandem.log", env, cwd=source)
+
+
 async def main_async(args: argparse.Namespace) -> int:
     cores = os.cpu_count() or 1
     gateway_cpu, other_cpu = (0, 1) if cores >= 2 else (None, None)
-    upstream_port, gateway_port = free_port(), free_port()
-    env = _base_env()
+    upstream_port = free_port()
     upstream = Service.start(
         "upstream",
         upstream_port,
         pinned([sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)], other_cpu),
         OUT / "upstream.log",
-        env,
+        _base_env(),
         cwd=REPO,
     )
-    config = _config(OUT / "tandem.yaml", upstream_port)
-    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(gateway_port)]
-    gateway = Service.start("tandem", gateway_port, pinned(command, gateway_cpu), OUT / "tandem.log", env, cwd=REPO)
+    sources = {"tandem": REPO}
+    if args.baseline is not None:
+        sources["baseline"] = args.baseline
+    gateways = {name: _gateway(name, source, upstream_port, gateway_cpu) for name, source in sources.items()}
     if other_cpu is not None:
         os.sched_setaffinity(0, {other_cpu})
     try:
         await upstream.wait_ready("/v1/models", 20)
-        await gateway.wait_ready("/healthz", 30)
-        results: dict[str, RouteFigures] = {}
+        for gateway in gateways.values():
+            await gateway.wait_ready("/healthz", 30)
+        results: dict[str, dict[str, RouteFigures]] = {name: {} for name in gateways}
         for route in ROUTES:
-            figures = results[route] = RouteFigures()
             shape = RunShape(steps=args.steps, dump_values=args.vault_values if route == "redact" else 0)
             for run in range(args.runs):
-                await _one_run(route, run, shape, upstream_port, gateway_port, figures)
+                # Alternate which gateway goes first, so neither always meets a warmer machine.
+                order = list(gateways.items()) if run % 2 == 0 else list(reversed(gateways.items()))
+                for name, gateway in order:
+                    figures = results[name].setdefault(route, RouteFigures())
+                    await _one_run(route, run, shape, upstream_port, gateway.port, figures)
+                    gateway.sample()
             print(f"{route}: done", flush=True)
-        gateway.sample()
-        text = _report(results, RunShape(steps=args.steps, dump_values=args.vault_values), args.runs)
-        text += f"\n\ngateway RSS at the end: {gateway.peak_rss_kb / 1024:.0f} MB"
+        text = ""
+        for name, gateway in gateways.items():
+            if len(gateways) > 1:
+                text += f"## {name} ({sources[name]})\n\n"
+            text += _report(results[name], RunShape(steps=args.steps, dump_values=args.vault_values), args.runs)
+            text += f"\n\ngateway RSS (largest seen after a run): {gateway.peak_rss_kb / 1024:.0f} MB\n\n"
+        text += f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         print(text)
         (OUT / "report.md").write_text(text + "\n")
-        raw = {route: {"first": f.first, "last": f.last} for route, f in results.items()}
+        raw = {
+            name: {route: {"first": f.first, "last": f.last} for route, f in figures.items()}
+            for name, figures in results.items()
+        }
         (OUT / "figures.json").write_bytes(orjson.dumps(raw))
         return 0
     finally:
-        gateway.stop()
+        for gateway in gateways.values():
+            gateway.stop()
         upstream.stop()
 
 
@@ -173,9 +199,12 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--vault-values", type=int, default=5000)
     parser.add_argument("--quick", action="store_true", help="3 runs of 100 steps (a smoke run)")
+    parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.steps = 3, 100
+    if args.baseline is not None:
+        args.baseline = Path(args.baseline).resolve()
     return asyncio.run(main_async(args))
 
 

@@ -55,6 +55,11 @@ class ClientWatch:
         finally:
             if self._watcher is not None:
                 self._watcher.cancel()
+                # The cancelled watcher keeps its CancelledError, whose traceback holds the
+                # watcher's frame, which holds this object: without this, every step would leave
+                # a reference cycle (the server's request cycle and its body in it) for the
+                # rarely run full collection.
+                self._watcher = None
         if self.left and self._task is not None:
             # The client left in the same instant as the step answered: absorb the cancellation
             # the watcher asked for, so that it does not hit Starlette writing the answer.

@@ -8,6 +8,7 @@ log's content gets the trajectory's own numbered placeholders (what the cloud re
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -40,10 +41,16 @@ def masked(text: str) -> str:
     """`text` with every detected value as an unnumbered typed placeholder (`[EMAIL]`); withheld
     whole when detection fails (fail closed, as the privacy stage does)."""
     try:
-        findings = detect(text)
+        return _masked(text)
     except Exception:
         log.exception("sensitive-value detection failed; withholding the text")
         return WITHHELD
+
+
+# Every step of a trajectory resends its task: it is masked once (a failure is not kept).
+@functools.lru_cache(maxsize=4096)
+def _masked(text: str) -> str:
+    findings = detect(text)
     if not findings:
         return text
     return Redactor({f.value: f"[{f.type}]" for f in findings}).text(text)[0]

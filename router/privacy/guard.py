@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from router.metrics import Metrics
 from router.privacy.detect import detect
+from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo, kind_of
 from router.privacy.redact import PLACEHOLDER, Redactor, message_strings
 from router.privacy.vault import VaultCipher
 from router.trajectory.store import TrajectoryStore
@@ -68,13 +69,9 @@ def exposure_summary(notes: Mapping[str, str], weights: Mapping[str, float]) -> 
     return {"seen": seen, "exposed": exposed, "score": privacy_score(notes, weights)}
 
 
-def _kind(placeholder: str) -> str:
-    """`[EMAIL_2]` -> `EMAIL`"""
-    return placeholder[1:].rsplit("_", 1)[0]
-
-
 class PrivacyGuard:
-    """One step's privacy stage."""
+    """One step's privacy stage. What it learns of the trajectory (the vault opened, each
+    message redacted) is kept in the process's `PrivacyMemo` for the next steps."""
 
     def __init__(
         self,
@@ -86,48 +83,92 @@ class PrivacyGuard:
         spawn: Callable[[Coroutine[Any, Any, None]], None] | None = None,
         cipher: VaultCipher | None = None,
         route: str = "",
+        memo: PrivacyMemo | None = None,
+        born: float | None = None,
     ) -> None:
         self._spawn = spawn
         self._cipher = cipher
         self.route = route  # the metrics' route label
         self.mode = mode
         self.trajectory_id = trajectory_id
-        self._notes = dict(notes)
+        self._notes = notes  # as the step began (read only: what this step writes is in _added)
+        self._added: dict[str, str] = {}
         self._store = store
         self._metrics = metrics
         self.failed = False  # detection failed: the step counts as sensitive (fail closed)
         self.redacted = 0
-        self.exposed: list[str] = []  # placeholders that reached the cloud in this step
+        self.exposed: list[str] = []  # placeholders that first reached the cloud in this step
+        self.exposed_kinds: set[str] = set()  # kinds of the values the cloud received in this step
+        # Without a process memo (tests, tools) the guard learns the trajectory afresh.
+        self._memo = memo if memo is not None else PrivacyMemo()
+        self._entry = self._sync(born)
+
+    def _sync(self, born: float | None) -> TrajectoryMemo:
+        """The trajectory's memory, brought up to its notes: vault values another replica (or
+        an earlier step) added are read once, not at every step."""
+        memo, notes = self._memo, self._notes
+        entry = memo.get(self.trajectory_id)
+        if entry is not None and (
+            (born is not None and entry.born is not None and born != entry.born) or len(notes) < len(entry.note_keys)
+        ):
+            memo.forget(self.trajectory_id)  # the trajectory began anew under this id
+            entry = None
+        if entry is None:
+            entry = TrajectoryMemo(born=born)
+            if any(key.startswith(VAULT) or key.startswith(OUT) for key in notes):
+                memo.adopt(self.trajectory_id, entry)
+        if len(notes) != len(entry.note_keys):
+            fresh = notes.keys() - entry.note_keys
+            entry.note_keys.update(fresh)
+            for key in fresh:
+                if key.startswith(VAULT):
+                    self._learn(entry, key[len(VAULT) :], notes[key])
+                elif key.startswith(OUT):
+                    entry.exposed.add(key[len(OUT) :])
+            memo.account(entry)
+        if entry.unopened:
+            # A value that does not open (another key) cannot be redacted: fail closed.
+            log.error("%d vault values of %s do not open with this key", len(entry.unopened), self.trajectory_id)
+            self._metrics.privacy_failures.inc()
+            self.failed = True
+        return entry
+
+    def _learn(self, entry: TrajectoryMemo, placeholder: str, stored: str) -> None:
+        value = stored if self._cipher is None else self._cipher.open(self.trajectory_id, placeholder, stored)
+        if value is None:
+            entry.unopened.add(placeholder)
+            return
+        self._know(entry, placeholder, value)
+
+    @staticmethod
+    def _know(entry: TrajectoryMemo, placeholder: str, value: str) -> None:
+        before = entry.matcher.placeholder.get(value)
+        if before == placeholder:
+            return
+        if before is not None:
+            entry.generation += 1  # a known value renamed: what was redacted with the old name goes
+        entry.matcher.add(value, placeholder)
+        kind = kind_of(placeholder)
+        entry.kinds[kind] = entry.kinds.get(kind, 0) + 1
+
+    def _get(self, key: str) -> str | None:
+        return self._added.get(key, self._notes.get(key))
 
     @property
     def vault(self) -> dict[str, str]:
         """original value -> placeholder"""
-        found: dict[str, str] = {}
-        for key, stored in self._notes.items():
-            if not key.startswith(VAULT):
-                continue
-            placeholder = key[len(VAULT) :]
-            value = stored if self._cipher is None else self._cipher.open(self.trajectory_id, placeholder, stored)
-            if value is None:
-                # A value that does not open (another key) cannot be redacted: fail closed.
-                if not self.failed:
-                    log.error("vault value %s of %s does not open with this key", placeholder, self.trajectory_id)
-                    self._metrics.privacy_failures.inc()
-                self.failed = True
-                continue
-            found[value] = placeholder
-        return found
+        return self._entry.matcher.placeholder
 
     def _value_id(self, value: str) -> str:
         return _hash(value) if self._cipher is None else self._cipher.value_id(value)
 
     @property
     def sensitive(self) -> bool:
-        return self.failed or any(key.startswith(VAULT) for key in self._notes)
+        return self.failed or bool(self._entry.matcher.values) or bool(self._entry.unopened)
 
     async def scan(self, messages: list[dict[str, Any]]) -> None:
         """Detect values in the messages not scanned before; give each new value a placeholder."""
-        scanned = int(self._notes.get(SCANNED, "0") or 0)
+        scanned = int(self._get(SCANNED) or "0")
         if scanned > len(messages):
             scanned = 0  # the client compacted its history: scan it again
         try:
@@ -138,14 +179,19 @@ class PrivacyGuard:
             self._metrics.privacy_failures.inc()
             self.failed = True
             return
-        known = self.vault
+        known = self._entry.matcher.placeholder
+        added = False
         for finding in findings:
             if finding.value in known:
                 continue
-            placeholder = await self._allocate(finding.type, finding.value, reserved)
-            known[finding.value] = placeholder
+            await self._allocate(finding.type, finding.value, reserved)
+            added = True
             self._metrics.privacy_values.labels(self.route, finding.type, "detected").inc()
-        self._notes[SCANNED] = str(len(messages))
+        if added:
+            if not self._memo.holds(self.trajectory_id, self._entry):
+                self._memo.adopt(self.trajectory_id, self._entry)
+            self._memo.account(self._entry)
+        self._remember(SCANNED, str(len(messages)))
         # Off the request path: a replica that reads a stale count only scans a few messages
         # again, and values already in the vault are skipped.
         write = self._store.note(self.trajectory_id, SCANNED, str(len(messages)))
@@ -154,38 +200,62 @@ class PrivacyGuard:
         else:
             await write
 
+    def _remember(self, key: str, value: str) -> None:
+        self._added[key] = value
+        self._entry.note_keys.add(key)
+
     async def _allocate(self, kind: str, value: str, reserved: set[str]) -> str:
-        taken = {key[len(VAULT) :] for key in self._notes if key.startswith(VAULT)} | reserved
-        number = sum(1 for p in taken if p.startswith(f"[{kind}_")) + 1
-        while f"[{kind}_{number}]" in taken:
+        entry = self._entry
+        # Numbered per kind: the next number that neither the vault nor the text has taken.
+        number = entry.kinds.get(kind, 0) + 1
+        while (name := f"[{kind}_{number}]") in entry.matcher.value_of or name in entry.unopened or name in reserved:
             number += 1
         value_id = self._value_id(value)
-        placeholder = await self._store.note(self.trajectory_id, IDS + value_id, f"[{kind}_{number}]", keep_first=True)
+        placeholder = await self._store.note(self.trajectory_id, IDS + value_id, name, keep_first=True)
         stored = value if self._cipher is None else self._cipher.seal(self.trajectory_id, placeholder, value)
         await self._store.note(self.trajectory_id, VAULT + placeholder, stored)
-        self._notes[VAULT + placeholder] = stored
-        self._notes[IDS + value_id] = placeholder
+        self._remember(VAULT + placeholder, stored)
+        self._remember(IDS + value_id, placeholder)
+        self._know(entry, placeholder, value)
         return placeholder
 
     def redactor(self) -> Redactor:
-        return Redactor(self.vault)
+        """A redactor over the trajectory's vault (shared, nothing rebuilt), whose `messages`
+        reuses what earlier steps learned."""
+        return _MemoRedactor(self)
+
+    def learned(self, messages: list[dict[str, Any]]) -> list[Seen]:
+        if not self._entry.matcher.values:
+            return []
+        seen = self._memo.learned(self._entry, messages)
+        self._memo.account(self._entry)
+        return seen
 
     def outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages as the cloud may receive them; records what reaches it."""
-        redactor = self.redactor()
-        if redactor.empty:
+        seen = self.learned(messages)
+        if not seen:
             return messages
-        redacted, count = redactor.messages(messages)
+        kinds: dict[str, int] = {}
+        found: set[str] = set()
+        exposed = self._entry.exposed
+        for item in seen:
+            if item.count:
+                for kind, times in item.kinds.items():
+                    kinds[kind] = kinds.get(kind, 0) + times
+                if self.mode != "redact" and not item.settled:
+                    # Once all its values are known to be out, a message is not looked at again.
+                    item.settled = item.placeholders <= exposed
+                    found |= item.placeholders
         if self.mode == "redact":
-            self.redacted += count
-            vault = self.vault
-            for value, times in redactor.replaced.items():
-                self._metrics.privacy_values.labels(self.route, _kind(vault[value]), "redacted").inc(times)
-            return redacted
+            self.redacted += sum(kinds.values())
+            for kind, times in kinds.items():
+                self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
+            return [item.redacted for item in seen]
         # allow: measure what goes out as it is.
-        vault = self.vault
-        found = {vault[value] for value in redactor.found}
-        self.exposed.extend(sorted(found - set(self.exposed)))
+        self.exposed_kinds.update(kinds)
+        new = found - exposed - set(self.exposed)
+        self.exposed.extend(sorted(new))
         return messages
 
     def count_blocked(self, messages: list[dict[str, Any]]) -> None:
@@ -193,11 +263,11 @@ class PrivacyGuard:
         messages once (a failed detection counts as one value of unknown type)."""
         if self.failed:
             self._metrics.privacy_values.labels(self.route, "unknown", "blocked").inc()
-        redactor = self.redactor()
-        redactor.messages(messages)
-        vault = self.vault
-        for value in redactor.found:
-            self._metrics.privacy_values.labels(self.route, _kind(vault[value]), "blocked").inc()
+        found: set[str] = set()
+        for item in self.learned(messages):
+            found |= item.placeholders
+        for placeholder in found:
+            self._metrics.privacy_values.labels(self.route, kind_of(placeholder), "blocked").inc()
 
     def allows_cloud(self) -> bool:
         """Whether anything of this step may go to the cloud at all."""
@@ -210,7 +280,29 @@ class PrivacyGuard:
     async def commit(self) -> None:
         """Write the step's exposure (once per value) and count it."""
         for placeholder in self.exposed:
-            if OUT + placeholder not in self._notes:
+            if placeholder not in self._entry.exposed and self._get(OUT + placeholder) is None:
                 await self._store.note(self.trajectory_id, OUT + placeholder, "1")
-                self._notes[OUT + placeholder] = "1"
-                self._metrics.privacy_values.labels(self.route, _kind(placeholder), "exposed").inc()
+                self._remember(OUT + placeholder, "1")
+                self._entry.exposed.add(placeholder)
+                self._metrics.privacy_values.labels(self.route, kind_of(placeholder), "exposed").inc()
+
+
+class _MemoRedactor(Redactor):
+    """The guard's redactor: `messages` goes through the trajectory's memory."""
+
+    def __init__(self, guard: PrivacyGuard) -> None:
+        super().__init__(guard._entry.matcher)
+        self._guard = guard
+
+    def messages(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+        seen = self._guard.learned(messages)
+        if not seen:
+            return messages, 0
+        total = 0
+        for item in seen:
+            if item.count:
+                total += item.count
+                # The values themselves, as `Redactor.messages` counts them.
+                for placeholder in item.placeholders:
+                    self.found.add(self.matcher.value_of[placeholder])
+        return [item.redacted for item in seen], total

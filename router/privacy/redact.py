@@ -16,6 +16,8 @@ from typing import Any
 
 import orjson
 
+from router.privacy.matcher import ValueMatcher
+
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")
 # The longest text that may still grow into a placeholder at the end of a streamed chunk.
 _PARTIAL = re.compile(r"\[[A-Z0-9_]{0,40}$")
@@ -60,101 +62,127 @@ def message_strings(message: Mapping[str, Any]) -> list[str]:
     return [text for text in out if text]
 
 
+class _Pass:
+    """One redaction of a message: what it replaced, value by value (for the metrics and the
+    exposure), so that a message redacted once is never redacted again to learn it."""
+
+    __slots__ = ("matcher", "replaced")
+
+    def __init__(self, matcher: ValueMatcher) -> None:
+        self.matcher = matcher
+        self.replaced: dict[str, int] = {}  # original value -> times replaced
+
+    def text(self, text: str) -> str:
+        if not text:
+            return text
+        new, values = self.matcher.replace(text)
+        for value in values:
+            self.replaced[value] = self.replaced.get(value, 0) + 1
+        return new
+
+    def arguments(self, arguments: str) -> str:
+        """Tool-call arguments are JSON text: values are replaced in its decoded strings (as they
+        were scanned, see `argument_strings`) and the result re-encoded; a placeholder needs no
+        escaping. Arguments that are not JSON are replaced as written."""
+        if not arguments:
+            return arguments
+        try:
+            decoded = orjson.loads(arguments)
+        except (orjson.JSONDecodeError, RecursionError):  # as `argument_strings` reads them
+            return self.text(arguments)
+        before = sum(self.replaced.values())
+        redacted = self.deep(decoded)
+        return orjson.dumps(redacted).decode() if sum(self.replaced.values()) > before else arguments
+
+    def deep(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            return [self.deep(item) for item in value]
+        if isinstance(value, dict):
+            # Keys are scanned too: a value may be one.
+            return {self.text(key): self.deep(item) for key, item in value.items()}
+        return value
+
+    def message(self, message: dict[str, Any]) -> dict[str, Any]:
+        new = dict(message)
+        content = message.get("content")
+        if isinstance(content, str):
+            new["content"] = self.text(content)
+        elif isinstance(content, list):
+            new["content"] = self.deep(content)
+        calls = message.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            new["tool_calls"] = [self._call(call) for call in calls]
+        return new
+
+    def _call(self, call: Any) -> Any:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+            return call  # nothing the redactor reads (as `message_strings` reads it)
+        return {**call, "function": {**function, "arguments": self.arguments(function["arguments"])}}
+
+
+def redact_message(matcher: ValueMatcher, message: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
+    """One message as the cloud may receive it (the same object when nothing in it is known),
+    and the values replaced in it with how many times."""
+    work = _Pass(matcher)
+    new = work.message(message)
+    return (new, work.replaced) if work.replaced else (message, {})
+
+
 class Redactor:
-    def __init__(self, values: Mapping[str, str]) -> None:
-        """`values`: original value -> placeholder."""
-        self._to_placeholder = dict(values)
-        self._to_value = {placeholder: value for value, placeholder in values.items()}
-        ordered = sorted(values, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+    def __init__(self, values: Mapping[str, str] | ValueMatcher) -> None:
+        """`values`: original value -> placeholder (or a trajectory's matcher, shared)."""
+        self.matcher = values if isinstance(values, ValueMatcher) else ValueMatcher(values)
         self.found: set[str] = set()  # the original values met by text() so far
         self.replaced: dict[str, int] = {}  # original value -> times replaced (for the metrics)
 
     @property
     def empty(self) -> bool:
-        return self._pattern is None
+        return not self.matcher.values
+
+    def _count(self, replaced: dict[str, int]) -> int:
+        for value, times in replaced.items():
+            self.found.add(value)
+            self.replaced[value] = self.replaced.get(value, 0) + times
+        return sum(replaced.values())
 
     def text(self, text: str) -> tuple[str, int]:
-        if self._pattern is None or not text:
+        if self.empty or not text:
             return text, 0
-        count = 0
-
-        def swap(match: re.Match[str]) -> str:
-            nonlocal count
-            count += 1
-            self.found.add(match.group(0))
-            self.replaced[match.group(0)] = self.replaced.get(match.group(0), 0) + 1
-            return self._to_placeholder[match.group(0)]
-
-        return self._pattern.sub(swap, text), count
+        work = _Pass(self.matcher)
+        new = work.text(text)
+        return new, self._count(work.replaced)
 
     def arguments(self, arguments: str) -> tuple[str, int]:
-        """Tool-call arguments are JSON text: values are replaced in its decoded strings (as they
-        were scanned, see `argument_strings`) and the result re-encoded; a placeholder needs no
-        escaping. Arguments that are not JSON are replaced as written."""
-        if self._pattern is None or not arguments:
+        if self.empty or not arguments:
             return arguments, 0
-        try:
-            redacted, count = self._deep(orjson.loads(arguments))
-        except (orjson.JSONDecodeError, RecursionError):  # as `argument_strings` reads them
-            return self.text(arguments)
-        return (orjson.dumps(redacted).decode(), count) if count else (arguments, 0)
-
-    def _deep(self, value: Any) -> tuple[Any, int]:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, list):
-            total, items = 0, []
-            for item in value:
-                new, count = self._deep(item)
-                items.append(new)
-                total += count
-            return items, total
-        if isinstance(value, dict):
-            total, mapping = 0, {}
-            for key, item in value.items():
-                new_key, key_count = self.text(key)  # keys are scanned too: a value may be one
-                new, count = self._deep(item)
-                mapping[new_key] = new
-                total += count + key_count
-            return mapping, total
-        return value, 0
+        work = _Pass(self.matcher)
+        new = work.arguments(arguments)
+        return new, self._count(work.replaced)
 
     def messages(self, messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
         """The messages with every known value replaced; the number of replacements."""
-        if self._pattern is None:
+        if self.empty:
             return messages, 0
         total = 0
         out: list[dict[str, Any]] = []
         for message in messages:
-            new = dict(message)
-            content = message.get("content")
-            if isinstance(content, str):
-                new["content"], count = self.text(content)
-                total += count
-            elif isinstance(content, list):
-                new["content"], count = self._deep(content)
-                total += count
-            if message.get("tool_calls"):
-                calls = []
-                for call in message["tool_calls"]:
-                    function = dict(call.get("function") or {})
-                    if isinstance(function.get("arguments"), str):
-                        function["arguments"], count = self.arguments(function["arguments"])
-                        total += count
-                    calls.append({**call, "function": function})
-                new["tool_calls"] = calls
+            new, replaced = redact_message(self.matcher, message)
+            total += self._count(replaced)
             out.append(new)
         return out, total
 
     # -- restoration --------------------------------------------------------------------------
 
     def restore_text(self, text: str, *, json_escaped: bool = False) -> str:
-        if not self._to_value or "[" not in text:
+        to_value = self.matcher.value_of
+        if not to_value or "[" not in text:
             return text
 
         def back(match: re.Match[str]) -> str:
-            value = self._to_value.get(match.group(0))
+            value = to_value.get(match.group(0))
             if value is None:
                 return match.group(0)
             return orjson.dumps(value).decode()[1:-1] if json_escaped else value

@@ -23,11 +23,18 @@ class ChatRequest:
     stream: bool
     messages: list[dict[str, Any]]
     size: int = 0  # bytes of the client's body
+    # The request serialised with `model` as its first key (by the depth check): a body that
+    # goes as the client sent it is this with the model swapped, not the history serialised again.
+    serialised: memoryview | None = None
 
     def upstream_body(
         self, model: str, drop_params: frozenset[str], raw: dict[str, Any] | None = None
     ) -> tuple[bytes, list[str]]:
         """The body an upstream receives, and which of the client's keys were dropped for it."""
+        if (raw is None or raw is self.raw) and self.serialised is not None:
+            edited = self._edited(model, drop_params)
+            if edited is not None:
+                return edited, []
         body = dict(self.raw if raw is None else raw)
         body["model"] = model
         dropped = [key for key in drop_params if key in body]
@@ -38,6 +45,23 @@ class ChatRequest:
             options = body.get("stream_options")
             body["stream_options"] = {**(options or {}), "include_usage": True}
         return orjson.dumps(body), dropped
+
+    def _edited(self, model: str, drop_params: frozenset[str]) -> bytes | None:
+        """`serialised` with `model` in the first key's place (and the usage chunk asked for when
+        streaming), or None when more must change (parameters to drop, options to merge)."""
+        assert self.serialised is not None
+        head = b'{"model":' + orjson.dumps(self.model)
+        if self.serialised[: len(head)] != head or any(key in self.raw for key in drop_params):
+            return None
+        edited: list[bytes | memoryview] = [b'{"model":', orjson.dumps(model)]
+        if self.stream:
+            options = self.raw.get("stream_options", None)
+            if "stream_options" not in self.raw:
+                edited.append(b',"stream_options":{"include_usage":true}')
+            elif not (isinstance(options, dict) and options.get("include_usage") is True):
+                return None
+        edited.append(self.serialised[len(head) :])
+        return b"".join(edited)
 
 
 def _check_messages(messages: object) -> list[dict[str, Any]]:
@@ -75,14 +99,16 @@ def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequ
         raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(raw, dict):
         raise bad_request(f"request body must be a JSON object, got {type_name(raw)}")
-    check_depth(raw, max_depth)
     model = raw.get("model")
+    # Serialised once, for the depth check and for an upstream that gets the body unchanged.
+    first = {"model": model, **raw} if isinstance(model, str) and next(iter(raw)) != "model" else raw
+    serialised = check_depth(first, max_depth)
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     messages = _check_messages(raw.get("messages"))
     check_fields(raw)
     stream = raw.get("stream") or False
-    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=len(body))
+    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=len(body), serialised=serialised)
 
 
 @dataclass(slots=True)

@@ -37,12 +37,13 @@ class _Wrappers(threading.local):
 _wrappers = _Wrappers()
 
 
-def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> None:
-    """Raise a 400 when `value` nests deeper than `limit` levels.
+def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> memoryview:
+    """Raise a 400 when `value` nests deeper than `limit` levels; else `value` serialised.
 
     No Python walk over the request: it is serialised once inside `254 - limit` levels of
     one-item lists, so that orjson's own recursion limit (254) trips exactly when the request
-    is deeper than `limit`. One pass in C, about half the cost of parsing the body.
+    is deeper than `limit`. One pass in C, about half the cost of parsing the body; its output
+    is returned (without the lists), so that a body forwarded unchanged is not serialised again.
     """
     limit = min(limit, ORJSON_MAX_DEPTH)
     wrapper = _wrappers.by_limit.get(limit)
@@ -56,11 +57,13 @@ def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> None:
     outer, inner = wrapper
     inner[0] = value
     try:
-        orjson.dumps(outer if limit < ORJSON_MAX_DEPTH else value)
+        out = orjson.dumps(outer if limit < ORJSON_MAX_DEPTH else value)
     except orjson.JSONEncodeError as exc:
         raise too_deep(limit) from exc
     finally:
         inner[0] = None
+    lists = ORJSON_MAX_DEPTH - limit if limit < ORJSON_MAX_DEPTH else 0
+    return memoryview(out)[lists : len(out) - lists]
 
 
 def _integer(value: Any) -> bool:

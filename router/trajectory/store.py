@@ -1,12 +1,16 @@
 """The trajectory store interface, and the in-memory store (the embedded default).
 
 The memory store is bounded: least recently updated trajectories are evicted first, and
-trajectories older than the time-to-live are dropped.
+trajectories older than the time-to-live are dropped. Step records are kept packed (one compact
+JSON array each, `StepRecord.pack`: ~300 bytes) and bounded in bytes, per trajectory and over
+all of them; past the bound the least recently recorded trajectories lose their records first
+(their totals stay).
 """
 
 from __future__ import annotations
 
 import time
+from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -17,6 +21,8 @@ from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Tra
 
 # A runaway client must not grow one trajectory without bound; its totals stay right anyway.
 MAX_RECORDS_KEPT = 10_000
+# What a packed record costs beyond its bytes: its end offset, and the buffer's spare room.
+RECORD_OVERHEAD = 4 + 32
 
 
 class StoreUnavailable(Exception):
@@ -91,7 +97,12 @@ def is_retry(trajectory: Trajectory, start: StepStart) -> bool:
 @dataclass(slots=True)
 class _Entry:
     trajectory: Trajectory
-    records: list[StepRecord] = field(default_factory=list)
+    # The records packed (`StepRecord.pack`) end to end in one buffer, and where each ends: one
+    # growing allocation per trajectory rather than an object per step, which would pin the
+    # allocator's arenas between the requests' short-lived objects (RSS grows, the heap not).
+    records: bytearray = field(default_factory=bytearray)
+    ends: array[int] = field(default_factory=lambda: array("I"))
+    record_bytes: int = 0
     attempts: int = 1
 
 
@@ -101,17 +112,37 @@ class MemoryStore:
     ttl_s: float = 7 * 24 * 3600.0
     # False for the mirror of a shared store: it keeps totals, notes and pins, not the records.
     keep_records: bool = True
+    record_bytes: int = 128 * 1024 * 1024  # all trajectories' records
+    trajectory_record_bytes: int = 4 * 1024 * 1024  # one trajectory's
     _entries: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
     _stitch: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    # Trajectories holding records, least recently recorded first: the first to shed them.
+    _recorded: OrderedDict[str, _Entry] = field(default_factory=OrderedDict)
+    _record_bytes: int = 0
+
+    @property
+    def records_bytes(self) -> int:
+        """Bytes the kept step records take (packed, with their overhead)."""
+        return self._record_bytes
+
+    def _forget_records(self, trajectory_id: str) -> None:
+        entry = self._recorded.pop(trajectory_id, None)
+        if entry is not None:
+            self._record_bytes -= entry.record_bytes
+            entry.records, entry.ends, entry.record_bytes = bytearray(), array("I"), 0
+
+    def _pop_oldest(self) -> None:
+        trajectory_id, _ = self._entries.popitem(last=False)
+        self._forget_records(trajectory_id)
 
     def _evict(self, now: float) -> None:
         while len(self._entries) > self.max_trajectories:
-            self._entries.popitem(last=False)
+            self._pop_oldest()
         while self._entries:
             oldest = next(iter(self._entries.values()))
             if now - oldest.trajectory.updated_at <= self.ttl_s:
                 break
-            self._entries.popitem(last=False)
+            self._pop_oldest()
         while len(self._stitch) > self.max_trajectories:
             self._stitch.popitem(last=False)
 
@@ -174,8 +205,21 @@ class MemoryStore:
             if entry is None:
                 continue
             entry.trajectory.apply(record)
-            if self.keep_records and len(entry.records) < MAX_RECORDS_KEPT:
-                entry.records.append(record)
+            if self.keep_records and len(entry.ends) < MAX_RECORDS_KEPT:
+                self._keep(record.trajectory_id, entry, record.pack())
+
+    def _keep(self, trajectory_id: str, entry: _Entry, packed: bytes) -> None:
+        size = len(packed) + RECORD_OVERHEAD
+        if entry.record_bytes + size > self.trajectory_record_bytes:
+            return  # like the count: the first records stay, the trajectory's totals count the rest
+        entry.records += packed
+        entry.ends.append(len(entry.records))
+        entry.record_bytes += size
+        self._record_bytes += size
+        self._recorded[trajectory_id] = entry
+        self._recorded.move_to_end(trajectory_id)
+        while self._record_bytes > self.record_bytes and len(self._recorded) > 1:
+            self._forget_records(next(iter(self._recorded)))
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
         entry = self._entries.get(trajectory_id)
@@ -183,7 +227,10 @@ class MemoryStore:
 
     async def records(self, trajectory_id: str) -> list[StepRecord]:
         entry = self._entries.get(trajectory_id)
-        return list(entry.records) if entry else []
+        if entry is None:
+            return []
+        data, ends = bytes(entry.records), entry.ends
+        return [StepRecord.unpack(trajectory_id, data[start:end]) for start, end in zip([0, *ends], ends, strict=False)]
 
     async def recent(self, query: ListQuery) -> list[Trajectory]:
         found: list[Trajectory] = []

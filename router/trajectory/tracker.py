@@ -49,7 +49,12 @@ class StepIdentity:
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
     trajectories = settings.trajectories
     if settings.redis_url is None:
-        return MemoryStore(trajectories.max_in_memory, trajectories.ttl_s)
+        return MemoryStore(
+            trajectories.max_in_memory,
+            trajectories.ttl_s,
+            record_bytes=trajectories.record_bytes,
+            trajectory_record_bytes=trajectories.trajectory_record_bytes,
+        )
     primary = RedisStore(
         settings.redis_url, settings.redis_prefix, trajectories.ttl_s, max_recent=trajectories.max_listed
     )

@@ -1,0 +1,140 @@
+"""Known sensitive values found in text in one pass, however many a trajectory holds.
+
+A trajectory's vault grows a few values a step (and sometimes by thousands at once, a data
+dump). One regex alternation of every value costs a compilation per step and a pass per value;
+here the values sit in levels of Aho-Corasick automata over runs of them in arrival order,
+sized like a binary counter: new values make a new level, which merges with the last one while
+that one is no bigger. Adding a few values rebuilds a small automaton, never the whole set, and
+a text is read once per level (there are at most log2(values) of them); the newest few values
+are looked for one by one until there are enough of them for a level of their own.
+
+What is replaced is exactly what one alternation of the values, longest first, replaces: at the
+leftmost position where a value starts, the longest value starting there, then on after it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ahocorasick_rs import AhoCorasick, MatchKind
+
+Occurrence = tuple[int, int, str]  # start, end, the value
+# Values added since the last automaton was built, looked for one by one (`str.find`) until
+# there are more than this: a trajectory adding a value or two a step rebuilds nothing.
+LOOSE = 16
+
+
+def _occurrences(value: str, text: str) -> list[Occurrence]:
+    found: list[Occurrence] = []
+    at = text.find(value)
+    while at >= 0:
+        found.append((at, at + len(value), value))
+        at = text.find(value, at + 1)
+    return found
+
+
+def leftmost_longest(hits: list[Occurrence]) -> list[Occurrence]:
+    """Non-overlapping occurrences, as a scan from the left that takes the longest value at the
+    first position where one starts would take them."""
+    if len(hits) < 2:
+        return hits
+    hits.sort(key=lambda hit: (hit[0], -hit[1]))
+    kept: list[Occurrence] = []
+    cursor = 0
+    for hit in hits:
+        if hit[0] >= cursor:
+            kept.append(hit)
+            cursor = hit[1]
+    return kept
+
+
+class _Level:
+    __slots__ = ("automaton", "end", "start")
+
+    def __init__(self, values: list[str], start: int, end: int) -> None:
+        self.start, self.end = start, end
+        # Standard + overlapping: every occurrence of every value; the choice is made after.
+        self.automaton = AhoCorasick(values[start:end], matchkind=MatchKind.Standard)
+
+
+class ValueMatcher:
+    """Values -> placeholders, and where the values occur in a text."""
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self.values: list[str] = []  # in arrival order; `values[:n]` is the vault at size n
+        self.chars = 0  # the values' total length (for a memory bound)
+        self.placeholder: dict[str, str] = {}  # value -> placeholder
+        self.value_of: dict[str, str] = {}  # placeholder -> value
+        self._levels: list[_Level] = []
+        self._built = 0  # values[:_built] are in the levels
+        self._recent: _Level | None = None  # the automaton of values[start:] last asked for
+        for value, placeholder in (values or {}).items():
+            self.add(value, placeholder)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def add(self, value: str, placeholder: str) -> bool:
+        """Know `value` as `placeholder`; False when it was known (then the placeholder is
+        updated: the caller forgets what it redacted with the old one)."""
+        if not value:
+            return False  # an empty value occurs everywhere and means nothing
+        old = self.placeholder.get(value)
+        self.placeholder[value] = placeholder
+        self.value_of[placeholder] = value
+        if old is not None:
+            return False
+        self.values.append(value)
+        self.chars += len(value)
+        return True
+
+    def _levels_now(self) -> list[_Level]:
+        if len(self.values) - self._built > LOOSE:
+            level = _Level(self.values, self._built, len(self.values))
+            while self._levels and self._levels[-1].end - self._levels[-1].start <= level.end - level.start:
+                level = _Level(self.values, self._levels.pop().start, level.end)
+            self._levels.append(level)
+            self._built = len(self.values)
+        return self._levels
+
+    def find(self, text: str) -> list[Occurrence]:
+        """Where known values occur in `text`: leftmost-longest, without overlap."""
+        if not text or not self.values:
+            return []
+        hits: list[Occurrence] = []
+        values = self.values
+        for level in self._levels_now():
+            start = level.start
+            for index, begin, end in level.automaton.find_matches_as_indexes(text, overlapping=True):
+                hits.append((begin, end, values[start + index]))
+        for value in values[self._built :]:
+            hits.extend(_occurrences(value, text))
+        return leftmost_longest(hits)
+
+    def any_since(self, known: int, texts: list[str]) -> bool:
+        """Whether a value added after the first `known` occurs in any of `texts`."""
+        fresh = self.values[known:]
+        if not fresh:
+            return False
+        if len(fresh) <= LOOSE:
+            # A few values: a substring search each (memchr-fast) beats building an automaton.
+            return any(value in text for text in texts for value in fresh)
+        recent = self._recent
+        if recent is None or recent.start != known or recent.end != len(self.values):
+            recent = self._recent = _Level(self.values, known, len(self.values))
+        automaton = recent.automaton
+        return any(automaton.find_matches_as_indexes(text) for text in texts if text)
+
+    def replace(self, text: str) -> tuple[str, list[str]]:
+        """`text` with each known value as its placeholder; the values replaced, in order."""
+        hits = self.find(text)
+        if not hits:
+            return text, []
+        pieces: list[str] = []
+        cursor = 0
+        for begin, end, value in hits:
+            pieces.append(text[cursor:begin])
+            pieces.append(self.placeholder[value])
+            cursor = end
+        pieces.append(text[cursor:])
+        return "".join(pieces), [hit[2] for hit in hits]

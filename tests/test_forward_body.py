@@ -1,0 +1,81 @@
+"""A body that goes upstream as the client sent it is not serialised twice: the depth check's
+serialisation (the model first) is forwarded with the model swapped. The same request as
+re-serialising it, or a re-serialisation when more must change."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from router.protocol.chat import parse_chat_request
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+MakeGateway = Callable[..., GatewayServer]
+
+
+def _both(body: bytes, model: str, drop: frozenset[str] = frozenset()) -> tuple[bytes, bytes]:
+    """(the forwarded body, the body re-serialised from the parsed request)."""
+    request = parse_chat_request(body)
+    edited, _ = request.upstream_body(model, drop)
+    request.serialised = None
+    rebuilt, _ = request.upstream_body(model, drop)
+    return edited, rebuilt
+
+
+def test_random_requests_forward_as_their_re_serialisation() -> None:
+    rng = random.Random(5)
+    for _ in range(400):
+        fields: dict[str, Any] = {
+            "messages": [{"role": "user", "content": rng.choice(['"model"', "é\\", "x" * rng.randint(0, 9)])}],
+            "model": rng.choice(["tandem", 'a"b', "é", "tandem/edge"]),
+        }
+        if rng.random() < 0.5:
+            fields["stream"] = rng.random() < 0.7
+        if rng.random() < 0.3:
+            fields["metadata"] = {"model": "nested"}
+        if rng.random() < 0.3:
+            fields["stream_options"] = {"include_usage": True}
+        order = list(fields)
+        rng.shuffle(order)
+        body = orjson.dumps({key: fields[key] for key in order})
+        edited, rebuilt = _both(body, rng.choice(["up", "tandem", 'q"uote']))
+        assert orjson.loads(edited) == orjson.loads(rebuilt), body
+        assert edited.startswith(b'{"model":')
+
+
+@pytest.mark.parametrize(
+    ("body", "drop"),
+    [
+        (b'{"messages":[{"role":"user","content":"a"}],"model":"t","seed":1}', frozenset({"seed"})),
+        (
+            b'{"model":"t","messages":[{"role":"user","content":"a"}],"stream":true,"stream_options":{"x":1}}',
+            frozenset(),
+        ),
+        (b'{"model":"t","messages":[{"role":"user","content":"a"}],"stream":true,"stream_options":null}', frozenset()),
+    ],
+)
+def test_what_needs_more_than_the_model_is_re_serialised(body: bytes, drop: frozenset[str]) -> None:
+    edited, rebuilt = _both(body, "up", drop)
+    assert edited == rebuilt  # the same path: nothing forwarded from the depth check
+
+
+def test_the_edge_receives_the_request_serialised_once_with_its_model(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    body = b'{ "messages" : [ {"role": "user", "content": "hi"} ],\n "model": "tandem", "max_tokens": 5 }'
+    reply = client.post(f"{server.url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 200, reply.text
+    expected = {"model": "edge-model", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 5}
+    assert edge.received[0].raw == orjson.dumps(expected)
+    body = body.replace(b'"max_tokens": 5', b'"max_tokens": 5, "stream": true')
+    reply = client.post(f"{server.url}/v1/chat/completions", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 200 and b"[DONE]" in reply.content
+    streamed = {"model": "edge-model", "stream_options": {"include_usage": True}, **expected, "stream": True}
+    assert edge.received[1].raw == orjson.dumps(streamed)

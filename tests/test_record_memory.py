@@ -1,0 +1,102 @@
+"""Step records in the memory store: packed, exact on the way back, bounded in bytes."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+from router.ledger import InnerCall, StepRecord, Usage
+from router.trajectory.state import StepStart
+from router.trajectory.store import MemoryStore
+
+
+def _record(trajectory_id: str, step: int, **fields: object) -> StepRecord:
+    values: dict[str, object] = {
+        "trajectory_id": trajectory_id,
+        "step": step,
+        "route": "judge",
+        "target": "edge",
+        "reason": "judge_below_threshold",
+        "score": 0.123456789,
+        "model": "edge-model",
+        "at": 1764500000.123456 + step,
+        "usage": Usage(40_000 + step, 38_912, 120),
+        "cost_usd": 0.00412,
+        "counterfactual_usd": 0.0321,
+        "counterfactual_cached_tokens": 38_912,
+        "cache_prefix": (39_000, 1764499999.5),
+        "latency_s": 0.123,
+        "ttft_s": 0.051,
+        "tools": ["bash"],
+    }
+    values.update(fields)
+    return StepRecord(**values)  # type: ignore[arg-type]
+
+
+def test_a_packed_record_comes_back_equal() -> None:
+    records = [
+        _record("ns:t", 1),
+        _record(
+            "ns:t",
+            2,
+            attempt=2,
+            fallback=True,
+            status="error",
+            http_status=502,
+            usage=Usage(10, 0, 1, source="estimated"),
+            score=None,
+            cache_prefix=None,
+            error_signals=["traceback", "exit_code"],
+            inner=[
+                InnerCall("judge", "cloud", Usage(5, 1, 2), 0.5, "ok"),
+                InnerCall("probe", "edge", None, 0.0, "error"),
+            ],
+            features=[0.1, -2.5, 1e-9, 3.0],
+            exposed=["EMAIL"],
+            redacted=4,
+            error='upstream said "no" — ünïcode',
+        ),
+    ]
+    for record in records:
+        assert StepRecord.unpack(record.trajectory_id, record.pack()) == record
+
+
+async def _fill(store: MemoryStore, trajectories: int, steps: int) -> None:
+    for t in range(trajectories):
+        trajectory_id = f"ns:traj-{t:05d}"
+        for step in range(1, steps + 1):
+            await store.begin_step(StepStart(trajectory_id, f"f{step}", False, "task", "judge", "ns", float(step)))
+            await store.record_many([_record(trajectory_id, step)])
+
+
+async def test_a_record_takes_under_a_kilobyte_in_memory() -> None:
+    store = MemoryStore()
+    await _fill(store, 1, 1)  # the trajectory itself is not what is measured
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    trajectory_id = "ns:traj-00000"
+    for step in range(2, 2002):
+        await store.begin_step(StepStart(trajectory_id, f"f{step}", False, "task", "judge", "ns", float(step)))
+        await store.record_many([_record(trajectory_id, step)])
+    gc.collect()
+    per_record = (tracemalloc.get_traced_memory()[0] - before) / 2000
+    tracemalloc.stop()
+    assert per_record <= 1024, per_record
+    # What the store counts is what it holds, within the allocator's rounding.
+    assert store.records_bytes / 2001 <= per_record * 1.2
+    assert [r.step for r in await store.records(trajectory_id)] == list(range(1, 2002))
+
+
+async def test_records_are_bounded_in_bytes_per_trajectory_and_overall() -> None:
+    store = MemoryStore(record_bytes=60_000, trajectory_record_bytes=20_000)
+    await _fill(store, 6, 100)
+    kept = [len(await store.records(f"ns:traj-{t:05d}")) for t in range(6)]
+    # Each trajectory kept its first records up to its bound; the least recently recorded
+    # trajectories lost theirs when all together went over the overall bound.
+    assert 0 < kept[-1] < 100 and kept[0] == 0
+    assert store.records_bytes <= 60_000
+    assert sum(kept) * 250 <= 60_000
+    # Totals count every step whatever the records kept.
+    trajectory = await store.get("ns:traj-00000")
+    assert trajectory is not None and trajectory.counts["edge_steps"] == 100
