@@ -150,3 +150,32 @@ def test_the_cycle_check_sees_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(ast, "parse", parse)
     assert any("router.ledger" in cycle for cycle in runtime_cycles())
+
+
+WITHOUT_SIM = """
+import sys
+
+
+class NoSimulator:
+    # As in the gateway's image, which leaves the simulator out: `sim` is not there.
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "sim" or name.startswith("sim."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, NoSimulator())
+from router.app import create_app
+from router.cli import main
+from router.settings import load_settings
+create_app(load_settings())
+sys.exit(main(["demo"]))
+"""
+
+
+def test_the_gateway_runs_without_the_simulator() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", WITHOUT_SIM], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "the demo needs the simulator package `sim`" in done.stderr
