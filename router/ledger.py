@@ -12,7 +12,7 @@ does not inherit that cold cache.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -271,73 +271,40 @@ class StepRecord:
         )
 
     def pack(self) -> bytes:
-        """The record as the memory store keeps it: one compact JSON array, positional, without
-        the trajectory id (the store knows it) — about 300 bytes instead of ~750 as objects."""
-        return orjson.dumps(
-            [
-                self.step,
-                self.route,
-                self.target,
-                self.reason,
-                self.score,
-                self.model,
-                self.at,
-                self.attempt,
-                self.fallback,
-                self.status,
-                self.http_status,
-                _usage_list(self.usage),
-                self.cost_usd,
-                self.counterfactual_usd,
-                self.counterfactual_cached_tokens,
-                self.cache_prefix,
-                self.latency_s,
-                self.ttft_s,
-                self.tools,
-                self.error_signals,
-                [[c.purpose, c.target, _usage_list(c.usage), c.cost_usd, c.status] for c in self.inner],
-                self.features,
-                self.exposed,
-                self.redacted,
-                self.error,
-            ]
-        )
+        """The record as the memory store keeps it: one compact JSON array, positional (every
+        field but the trajectory id, which the store knows, in declaration order, so a new field
+        cannot be left out), about 300 bytes instead of ~750 as an object."""
+        return orjson.dumps([_packed_value(name, getattr(self, name)) for name in _PACKED])
 
     @classmethod
     def unpack(cls, trajectory_id: str, packed: bytes) -> StepRecord:
-        (
-            step, route, target, reason, score, model, at, attempt, fallback, status, http_status, usage,
-            cost, counterfactual, counterfactual_cached, cache_prefix, latency, ttft, tools, signals, inner,
-            features, exposed, redacted, error,
-        ) = orjson.loads(packed)  # fmt: skip
-        return cls(
-            trajectory_id=trajectory_id,
-            step=step,
-            route=route,
-            target=target,
-            reason=reason,
-            score=score,
-            model=model,
-            at=at,
-            attempt=attempt,
-            fallback=fallback,
-            status=status,
-            http_status=http_status,
-            usage=None if usage is None else Usage(*usage),
-            cost_usd=cost,
-            counterfactual_usd=counterfactual,
-            counterfactual_cached_tokens=counterfactual_cached,
-            cache_prefix=None if cache_prefix is None else (cache_prefix[0], cache_prefix[1]),
-            latency_s=latency,
-            ttft_s=ttft,
-            tools=tools,
-            error_signals=signals,
-            inner=[InnerCall(p, t, None if u is None else Usage(*u), c, st) for p, t, u, c, st in inner],
-            features=features,
-            exposed=exposed,
-            redacted=redacted,
-            error=error,
-        )
+        values = orjson.loads(packed)
+        kept = {name: _unpacked_value(name, value) for name, value in zip(_PACKED, values, strict=True)}
+        return cls(trajectory_id=trajectory_id, **kept)
+
+
+def _packed_value(name: str, value: Any) -> Any:
+    if name == "usage":
+        return _usage_list(value)
+    if name == "inner":
+        return [[c.purpose, c.target, _usage_list(c.usage), c.cost_usd, c.status] for c in value]
+    return value
+
+
+def _unpacked_value(name: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if name == "usage":
+        return Usage(*value)
+    if name == "inner":
+        return [InnerCall(p, t, None if u is None else Usage(*u), c, st) for p, t, u, c, st in value]
+    if name == "cache_prefix":
+        return (value[0], value[1])
+    return value
+
+
+# The fields `pack` keeps, in order: all of StepRecord's but the trajectory id.
+_PACKED = tuple(f.name for f in fields(StepRecord) if f.name != "trajectory_id")
 
 
 def _usage_list(usage: Usage | None) -> list[Any] | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import tracemalloc
 
@@ -59,6 +60,35 @@ def test_a_packed_record_comes_back_equal() -> None:
     ]
     for record in records:
         assert StepRecord.unpack(record.trajectory_id, record.pack()) == record
+
+
+def test_every_field_survives_packing() -> None:
+    """A field added to StepRecord is packed too: each field set to a value unlike its default."""
+    record = _record("ns:t", 3)
+    for item in dataclasses.fields(StepRecord):
+        if item.name in ("trajectory_id", "step"):
+            continue
+        current = getattr(record, item.name)
+        if isinstance(current, bool):
+            changed: object = not current
+        elif isinstance(current, (int, float)):
+            changed = current + 7
+        elif item.name == "usage":
+            changed = Usage(3, 2, 1)
+        elif item.name == "inner":
+            changed = [InnerCall("verify", "cloud", Usage(1, 0, 1), 0.25, "ok")]
+        elif item.name == "cache_prefix":
+            changed = (120, 1700000000.5)
+        elif item.name == "features":
+            changed = [0.5, 1.5]
+        elif isinstance(current, list) or (current is None and item.name in ("tools", "exposed", "error_signals")):
+            changed = ["x"]
+        else:
+            changed = f"{item.name}-value"
+        record = dataclasses.replace(record, **{item.name: changed})
+    back = StepRecord.unpack(record.trajectory_id, record.pack())
+    assert back == record
+    assert back.action == "action-value" and back.excerpt == "excerpt-value"
 
 
 async def _fill(store: MemoryStore, trajectories: int, steps: int) -> None:
