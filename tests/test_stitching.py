@@ -14,24 +14,14 @@ import httpx
 import openai
 import pytest
 
+from tests import both_stores
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
 
 MakeGateway = Callable[..., GatewayServer]
+# Every test here runs against both stores: in memory, and a real redis-server.
+make_gateway = both_stores.make_gateway
 TASK = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": "fix the failing test"}]
-
-
-@pytest.fixture(params=["memory", "redis"])
-def make_gateway(request: pytest.FixtureRequest, make_gateway: MakeGateway) -> MakeGateway:
-    if request.param == "memory":
-        return make_gateway
-    redis_url = request.getfixturevalue("redis_url")
-
-    def make(**overrides: Any) -> GatewayServer:
-        overrides.setdefault("redis_url", redis_url)
-        return make_gateway(**overrides)
-
-    return make
 
 
 @pytest.fixture()
@@ -41,8 +31,9 @@ def server(make_gateway: MakeGateway) -> GatewayServer:
 
 def post(client: httpx.Client, server: GatewayServer, messages: list[dict[str, Any]], **extra: Any) -> httpx.Response:
     headers = extra.pop("headers", {})
-    return client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": messages, **extra},
-                       headers=headers)
+    return client.post(
+        f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": messages, **extra}, headers=headers
+    )
 
 
 def trajectory(client: httpx.Client, server: GatewayServer, trajectory_id: str) -> dict[str, Any]:
@@ -77,8 +68,10 @@ def test_cache_control_markers_moved_each_step_do_not_split_a_run(server: Gatewa
         for message in history:  # the markers move on: the old messages lose theirs
             if isinstance(message["content"], list):
                 message["content"] = message["content"][0]["text"]
-        history += [answered(response),
-                    {"role": "user", "content": [{"type": "text", "text": f"output {step}", "cache_control": marked}]}]
+        history += [
+            answered(response),
+            {"role": "user", "content": [{"type": "text", "text": f"output {step}", "cache_control": marked}]},
+        ]
     assert len(set(ids)) == 1
 
 
@@ -150,8 +143,9 @@ def test_the_audit_keeps_the_input_of_a_failed_cloud_attempt(
     make_gateway: MakeGateway, cloud: FakeUpstream, client: httpx.Client, tmp_path: Path
 ) -> None:
     path = tmp_path / "audit.jsonl"
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False}},
-                          audit={"mode": "content", "path": str(path)})
+    server = make_gateway(
+        routes={"tandem": {"strategy": "cloud", "failover": False}}, audit={"mode": "content", "path": str(path)}
+    )
     cloud.push({"kind": "error", "status": 500})
     assert post(client, server, TASK).status_code == 500
     assert wait_until(lambda: path.exists() and path.read_text().strip() != "")

@@ -12,25 +12,14 @@ import openai
 import pytest
 
 from router.export import SCHEMA
+from tests import both_stores
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
 
 MakeGateway = Callable[..., GatewayServer]
+# Every test here runs against both stores: in memory, and a real redis-server.
+make_gateway = both_stores.make_gateway
 HI = [{"role": "user", "content": "fix the failing test"}]
-
-
-@pytest.fixture(params=["memory", "redis"])
-def make_gateway(request: pytest.FixtureRequest, make_gateway: MakeGateway) -> MakeGateway:
-    """Every test here runs against both stores: in memory, and a real redis-server."""
-    if request.param == "memory":
-        return make_gateway
-    redis_url = request.getfixturevalue("redis_url")
-
-    def make(**overrides: Any) -> GatewayServer:
-        overrides.setdefault("redis_url", redis_url)
-        return make_gateway(**overrides)
-
-    return make
 
 
 def post(
