@@ -26,6 +26,7 @@ from router.policies.base import Decision, Reason, StepContext, Target, other_ta
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
+from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import parse_chat_request
 from router.settings import ConfigError, Settings
@@ -181,7 +182,7 @@ class Gateway:
     ) -> None:
         """Block a sensitive cloud step, pin a trajectory kept local, count inner exposure."""
         if decision.target == "cloud" and guard.mode == "block" and guard.sensitive:
-            kinds = sorted({p[1:].rsplit("_", 1)[0] for p in guard.vault.values()}) or ["unknown (detection failed)"]
+            kinds = sorted({kind_of(p) for p in guard.vault.values()}) or ["unknown (detection failed)"]
             guard.count_blocked(messages)
             raise GatewayError(
                 403,

@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from router.metrics import Metrics
 from router.privacy.detect import detect
-from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo, kind_of
-from router.privacy.redact import PLACEHOLDER, Redactor, message_strings
+from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
+from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.vault import VaultCipher
 from router.trajectory.store import TrajectoryStore
 
@@ -50,7 +50,7 @@ def privacy_score(notes: Mapping[str, str], weights: Mapping[str, float]) -> flo
     exposed = {key[len(OUT) :] for key in notes if key.startswith(OUT)}
 
     def weight(placeholder: str) -> float:
-        return weights.get(placeholder[1:].rsplit("_", 1)[0], 1.0)
+        return weights.get(kind_of(placeholder), 1.0)
 
     total = sum(weight(p) for p in seen)
     leaked = sum(weight(p) for p in seen & exposed)
@@ -62,7 +62,7 @@ def exposure_summary(notes: Mapping[str, str], weights: Mapping[str, float]) -> 
     exposed: dict[str, int] = {}
     for key in notes:
         if key.startswith(VAULT):
-            kind = key[len(VAULT) + 1 :].rsplit("_", 1)[0]
+            kind = kind_of(key[len(VAULT) :])
             seen[kind] = seen.get(kind, 0) + 1
             if OUT + key[len(VAULT) :] in notes:
                 exposed[kind] = exposed.get(kind, 0) + 1

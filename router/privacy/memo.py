@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.privacy.matcher import ValueMatcher
-from router.privacy.redact import message_strings, redact_message
+from router.privacy.redact import kind_of, message_strings, redact_message
 
 TRACKS = 3  # distinct message lists per trajectory: the step's, and inner calls' own
 _OVERHEAD = 200  # bytes a remembered message costs beyond its text (objects, list slots)
@@ -44,11 +44,6 @@ class Seen:
     generation: int
     size: int
     settled: bool = False  # every value it holds is known to have reached the cloud
-
-
-def kind_of(placeholder: str) -> str:
-    """`[EMAIL_2]` -> `EMAIL`"""
-    return placeholder[1:].rsplit("_", 1)[0]
 
 
 def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> Seen:

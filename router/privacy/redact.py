@@ -19,6 +19,13 @@ import orjson
 from router.privacy.matcher import ValueMatcher
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")
+
+
+def kind_of(placeholder: str) -> str:
+    """`[EMAIL_2]` -> `EMAIL`: the placeholder format's one reader."""
+    return placeholder[1:].rsplit("_", 1)[0]
+
+
 # The longest text that may still grow into a placeholder at the end of a streamed chunk.
 _PARTIAL = re.compile(r"\[[A-Z0-9_]{0,40}$")
 
