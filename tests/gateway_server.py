@@ -101,3 +101,31 @@ def limit_count(client: httpx.Client, server: GatewayServer, limit: str) -> floa
         if line.startswith(f'tandem_limit_exceeded_total{{limit="{limit}"}}'):
             return float(line.rsplit(" ", 1)[1])
     return 0.0
+
+
+def serve_process(config: Any, port: int, env: dict[str, str] | None = None) -> Any:
+    """A real `tandem serve` (the CLI, in its own process) on `port`, once `/healthz` answers;
+    its output is piped (read it with `communicate()` after stopping it)."""
+    import os
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env if env is not None else dict(os.environ),
+    )
+
+    def up() -> bool:
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
+        except httpx.TransportError:
+            return False
+
+    if not wait_until(up, timeout=20):
+        process.kill()
+        output, _ = process.communicate(timeout=10)
+        raise RuntimeError(f"tandem serve did not come up; its output:\n{output[-3000:]}")
+    return process

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
-import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +12,7 @@ from typing import Any
 import httpx
 
 from tests.fake_upstream import FakeUpstream, free_port
-from tests.gateway_server import GatewayServer, wait_until
+from tests.gateway_server import GatewayServer, serve_process, wait_until
 
 MakeGateway = Callable[..., GatewayServer]
 
@@ -95,25 +92,11 @@ audit: {{mode: metadata, path: "{audit}"}}
     )
     edge.default = {"kind": "text", "delay": 0.4}
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=dict(os.environ),
-    )
+    process = serve_process(config, port)
     answered: list[tuple[str, str]] = []
     url = f"http://127.0.0.1:{port}"
     try:
         with httpx.Client(timeout=10) as http:
-
-            def up() -> bool:
-                try:
-                    return http.get(f"{url}/healthz").status_code == 200
-                except httpx.TransportError:
-                    return False
-
-            assert wait_until(up, timeout=20)
 
             def one(index: int) -> None:
                 try:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import logging
 import signal
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +17,7 @@ import orjson
 import pytest
 
 from tests.fake_upstream import FakeUpstream, free_port
-from tests.gateway_server import GatewayServer, chat, limit_count, wait_until
+from tests.gateway_server import GatewayServer, chat, limit_count, serve_process
 
 EDGE_ONLY = {"tandem": {"strategy": "edge", "failover": False}}
 
@@ -201,22 +199,9 @@ log_level: warning
 """
     )
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process = serve_process(config, port)
     try:
         with httpx.Client(timeout=5) as http:
-
-            def up() -> bool:
-                try:
-                    return http.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
-                except httpx.TransportError:
-                    return False
-
-            assert wait_until(up, timeout=20), "tandem serve did not come up"
             before = _rss_mb(process.pid)
             with ThreadPoolExecutor(8) as pool:
                 answers = list(pool.map(lambda _: _send_huge_head(port, 32 << 20), range(8)))

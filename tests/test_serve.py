@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
 from tests.fake_upstream import FakeUpstream, free_port
-from tests.gateway_server import wait_until
+from tests.gateway_server import serve_process
 
 
 def test_serve_from_a_config_file_with_overrides(tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream) -> None:
@@ -28,20 +26,9 @@ server: {{port: 1}}
     )
     port = free_port()
     env = {**os.environ, "SERVE_TEST_KEY": "sk-serve-secret"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-    )
+    process = serve_process(config, port, env)
     try:
         with httpx.Client(timeout=5) as http:
-
-            def up() -> bool:
-                try:
-                    return http.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
-                except httpx.TransportError:
-                    return False
-
-            assert wait_until(up, timeout=20), "tandem serve did not come up"
             response = http.post(
                 f"http://127.0.0.1:{port}/v1/chat/completions",
                 json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},
