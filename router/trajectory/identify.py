@@ -12,10 +12,10 @@ import contextlib
 import hashlib
 import re
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
-from starlette.datastructures import Headers
 
 from judge.task import real_task
 
@@ -30,7 +30,7 @@ TASK_CHARS = 500
 FINGERPRINT_TAIL = 8192
 
 
-def session_id(path_session: str | None, headers: Headers, body: dict[str, Any]) -> str | None:
+def session_id(path_session: str | None, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
     if path_session:
         return path_session
     for name in SESSION_HEADERS:
@@ -81,7 +81,7 @@ def fingerprint(body: bytes) -> str:
     return f"{len(body)}-{_digest(body[-FINGERPRINT_TAIL:], 8)}"
 
 
-def is_client_retry(headers: Headers) -> bool:
+def is_client_retry(headers: Mapping[str, str]) -> bool:
     value = headers.get(RETRY_HEADER, "0")
     return value.isdigit() and int(value) > 0
 

@@ -8,11 +8,9 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
-
-from starlette.datastructures import Headers
 
 from judge.signals import quick_error_signals as error_signals
 from router.errors import GatewayError
@@ -129,7 +127,7 @@ class Tracker:
         self,
         request: ChatRequest,
         body: bytes,
-        headers: Headers,
+        headers: Mapping[str, str],
         path_session: str | None,
         namespace: str,
         route: str,
@@ -163,7 +161,7 @@ class Tracker:
         return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy), stitch_key)
 
     async def _identify(
-        self, request: ChatRequest, headers: Headers, path_session: str | None, namespace: str
+        self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str
     ) -> tuple[str, str | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
