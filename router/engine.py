@@ -13,6 +13,8 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+import aiohttp
+
 from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
@@ -50,12 +52,21 @@ def build_vault(settings: Settings) -> VaultCipher:
 class Engine:
     """The routing core: upstreams, routes, trajectory state and metrics of one process."""
 
-    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        metrics: Metrics | None = None,
+        sessions: Mapping[str, aiohttp.ClientSession] | None = None,
+    ) -> None:
+        """`sessions`: an HTTP client session per upstream name, to use instead of the pooled
+        ones the engine opens itself (the in-process tests script their upstreams so)."""
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.metrics.describe_routes(settings.routes, settings.allow_target_header)
+        sessions = sessions or {}
         self.upstreams = {
-            name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
+            name: Upstream(name, s, settings.limits, self.metrics.limit_hit, sessions.get(name))
+            for name, s in settings.upstreams.items()
         }
         self.metrics.describe_upstreams(self.upstreams)
         if settings.redis_url is not None:
