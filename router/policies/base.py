@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from router.result import Target as Target  # the word every strategy uses
+
 if TYPE_CHECKING:
     from router.inner import InnerCalls
     from router.metrics import Metrics
     from router.protocol.chat import ChatRequest
     from router.trajectory.state import Trajectory
     from router.trajectory.store import TrajectoryStore
-
-Target = Literal["edge", "cloud"]
 
 
 def other_target(target: Target) -> Target:
