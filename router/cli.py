@@ -31,9 +31,10 @@ def _serve(args: argparse.Namespace) -> int:
         settings.client_keys()
         for upstream in settings.upstreams.values():
             upstream.api_key()
-        from router.engine import build_vault
+        from router.engine import build_routes, build_vault
 
         build_vault(settings)
+        build_routes(settings)  # a judge's model loads, or the command stops naming it
     except ConfigError as exc:
         print(f"tandem: {exc}", file=sys.stderr)
         return 2

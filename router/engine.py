@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 
+from judge.model import JudgeModelError
 from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
@@ -49,6 +50,19 @@ def build_vault(settings: Settings) -> VaultCipher:
         raise ConfigError(str(exc)) from exc
 
 
+def build_routes(settings: Settings) -> dict[str, Route]:
+    """Each route with its policy built (a judge's model loaded and checked): the start-up
+    error of a route that cannot be built names the route."""
+    routes = {}
+    for name, route in settings.routes.items():
+        try:
+            policy = route.build()
+        except (ValueError, JudgeModelError) as exc:
+            raise ConfigError(f"routes.{name}.{route.strategy}: {exc}") from exc
+        routes[name] = Route(name, route, policy)
+    return routes
+
+
 class Engine:
     """The routing core: upstreams, routes, trajectory state and metrics of one process."""
 
@@ -71,7 +85,7 @@ class Engine:
         self.metrics.describe_upstreams(self.upstreams)
         if settings.redis_url is not None:
             self.metrics.describe_store()
-        self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
+        self.routes = build_routes(settings)
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
         self.privacy_memo = PrivacyMemo(settings.vault.memory_bytes)
