@@ -163,5 +163,10 @@ class RouteBase(BaseModel):
         """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""
         return []
 
+    def intended_cloud_share(self) -> float | None:
+        """The cloud share the route means to hold (the metrics' target series, which the
+        alert rules compare the observed share with); a strategy with its own says so."""
+        return self.constraints.max_cloud_share
+
     def build(self) -> Policy:
         raise NotImplementedError

@@ -149,3 +149,7 @@ class JudgeRoute(RouteBase):
 
     def build(self) -> Policy:
         return JudgePolicy(self)
+
+    def intended_cloud_share(self) -> float | None:
+        share = self.target_cloud_share
+        return self.constraints.max_cloud_share if share is None else share
