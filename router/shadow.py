@@ -32,6 +32,7 @@ import redis.exceptions
 from starlette.background import BackgroundTask
 
 from judge.actions import message_action
+from router import notes
 from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
 from router.policies.base import Reason, ShadowSettings, StepContext, Target, other_target
@@ -47,7 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tandem.shadow")
 DAY_S = 86_400
-NOTE_PREFIX = "shadow:"
 # Shadow calls in flight per process: each holds its step's request; a slow upstream must not
 # let them pile up (beyond this, a drawn step is counted `busy` and not shadowed).
 MAX_IN_FLIGHT = 64
@@ -200,7 +200,7 @@ class Shadow:
         }
         if record.features is None:
             entry["features"] = _features(step)
-        await self._store.note(record.trajectory_id, f"{NOTE_PREFIX}{record.step}", orjson.dumps(entry).decode())
+        await self._store.note(record.trajectory_id, notes.shadow(record.step), orjson.dumps(entry).decode())
         self._count(job, target, "agree" if agreed else "disagree")
 
     async def _ask(self, job: Job, target: Target) -> tuple[dict[str, Any], Usage | None, float]:

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from router import notes
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
@@ -16,7 +17,7 @@ from router.policies.prompts import PLAN, PLAN_HINT
 from router.privacy.at_rest import to_keep, to_use
 from router.trajectory.identify import task_of
 
-NOTE = "plan"
+NOTE = notes.strategy("sketch", "plan")
 
 
 def with_plan(messages: list[dict[str, Any]], plan: str) -> list[dict[str, Any]]:
@@ -31,8 +32,7 @@ class SketchPolicy:
         self._settings = settings
 
     async def decide(self, step: StepContext) -> Decision:
-        notes = step.trajectory.notes if step.trajectory is not None else {}
-        plan = notes.get(NOTE)
+        plan = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
         if plan is None and cloud_refusal(self._settings.constraints, step.trajectory, step.step) is None:
             plan = await self._write_plan(step)
         if not plan:

@@ -14,9 +14,10 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from judge.task import real_task
+from router import notes
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
 
-NOTE = "task_target"
+NOTE = notes.strategy("task", "target")
 
 
 class TaskPolicy:
@@ -33,8 +34,7 @@ class TaskPolicy:
         return self._default
 
     async def decide(self, step: StepContext) -> Decision:
-        notes = step.trajectory.notes if step.trajectory is not None else {}
-        kept = notes.get(NOTE)
+        kept = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
         if kept not in ("edge", "cloud"):
             chosen = self._choose(real_task(step.request.messages))
             kept = chosen

@@ -1,12 +1,14 @@
 """The privacy stage of one step: scan what is new, then allow, redact, keep local or block
 what would go to the cloud, and count what reached it.
 
-Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas):
-  pii:<placeholder>     the original value, sealed (the vault; it never leaves the premises;
-                        router/privacy/vault.py)
-  pii_id:<hash>         keyed value hash -> placeholder (stable numbering across steps and replicas)
-  pii_out:<placeholder> the value reached the cloud (EC2-Bench's rule: what the cloud received)
-  pii_scanned           how many messages were scanned already (scanning is incremental)
+Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas), in
+the vault's namespace (router/notes.py), which a trajectory's readers never see:
+  vault:value:<placeholder>  the original value, sealed (it never leaves the premises;
+                             router/privacy/vault.py)
+  vault:id:<hash>            keyed value hash -> placeholder (stable numbering across steps and
+                             replicas)
+  vault:out:<placeholder>    the value reached the cloud (EC2-Bench's rule: what the cloud received)
+  vault:scanned              how many messages were scanned already (scanning is incremental)
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any, Literal
 
 from router.metrics import Metrics
+from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
@@ -25,7 +28,7 @@ from router.trajectory.store import TrajectoryStore
 
 log = logging.getLogger("tandem.privacy")
 PrivacyMode = Literal["allow", "redact", "keep_local", "block"]
-VAULT, IDS, OUT, SCANNED = "pii:", "pii_id:", "pii_out:", "pii_scanned"
+VAULT, IDS, OUT, SCANNED = VAULT_VALUE, VAULT_ID, VAULT_OUT, VAULT_SCANNED
 
 
 async def _discard(work: Coroutine[Any, Any, str]) -> None:
