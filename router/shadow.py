@@ -35,7 +35,7 @@ from judge.actions import message_action
 from router import notes
 from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
-from router.policies.base import Reason, ShadowSettings, StepContext, Target, other_target
+from router.policies.base import Reason, ShadowSettings, StepFacts, Target, other_target
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
@@ -235,7 +235,7 @@ def _features(step: Step) -> list[float] | None:
         from judge.features import step_features
         from router.policies.judge import counters_of
 
-        context = StepContext(step.route.name, step.trajectory_id, step.index, step.request, step.identity.trajectory)
+        context = StepFacts(step.route.name, step.trajectory_id, step.index, step.request, step.identity.trajectory)
         values = step_features(step.request.messages, counters_of(context), step.request.raw.get("tools"))
         return [round(float(v), 5) for v in values]
     except Exception:

@@ -38,11 +38,10 @@ class SketchPolicy:
         if not plan:
             return Decision(target="edge", reason=Reason.SKETCH)
         # Kept with placeholders on a sensitive route; the edge gets the originals back.
-        plan = to_use(step.calls.privacy if step.calls is not None else None, plan)
+        plan = to_use(step.calls.privacy, plan)
         return Decision(target="edge", reason=Reason.SKETCH, patch={"messages": with_plan(step.request.messages, plan)})
 
     async def _write_plan(self, step: StepContext) -> str:
-        assert step.calls is not None
         prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task_of(step.request.messages))
         body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self._settings.max_plan_tokens}
         try:
@@ -50,10 +49,8 @@ class SketchPolicy:
         except InnerCallError:
             count_failure(step, "plan")
             plan = ""
-        if step.store is not None:
-            # Even an empty plan is kept: a failed planner is not asked again at every step.
-            plan = await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
-        return plan
+        # Even an empty plan is kept: a failed planner is not asked again at every step.
+        return await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
 
 
 class SketchRoute(RouteBase):
