@@ -36,6 +36,7 @@ from router import notes
 from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
 from router.policies.base import Reason, ShadowSettings, StepFacts, Target, other_target
+from router.privacy.modes import redacts
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ class Shadow:
         redacting = False
         if target == "cloud":
             body["messages"] = step.privacy.outgoing(body.get("messages") or [])
-            redacting = step.privacy.mode == "redact"
+            redacting = redacts(step.privacy.mode)
             await step.privacy.commit()  # what reached the cloud, on an `allow` route
         payload = {**body, "model": upstream.model, "stream": False}
         try:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from router.privacy.modes import PrivacyMode
+
 if TYPE_CHECKING:
     from router.inner import InnerCalls
     from router.metrics import Metrics
@@ -179,7 +181,7 @@ class RouteBase(BaseModel):
     failover: bool = True
     # What may reach the cloud: allow (measure only), redact (placeholders, restored in the
     # answer), keep_local (sensitive steps go to the edge), block (refuse sensitive cloud steps).
-    privacy: Literal["allow", "redact", "keep_local", "block"] = "allow"
+    privacy: PrivacyMode = "allow"
     # keep_local: once a step was kept local for privacy, pin the whole trajectory to the edge.
     pin_when_sensitive: bool = True
     constraints: Constraints = Constraints()
