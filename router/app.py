@@ -7,12 +7,9 @@ HTTP answers."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
-import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -35,7 +32,7 @@ from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_traj
 from router.engine import Engine
 from router.errors import GatewayError, bad_request, error_body
 from router.privacy import backends as privacy_backends
-from router.settings import Settings, admin_keys, load_settings
+from router.settings import Settings, admin_keys
 
 log = logging.getLogger("tandem")
 
@@ -116,7 +113,9 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     )
 
 
-def create_app(settings: Settings) -> Starlette:
+def create_app(settings: Settings, on_started: Callable[[], None] | None = None) -> Starlette:
+    """The app for these settings. `on_started` runs once the gateway has started: what its
+    process makes of itself then (`tandem serve` tunes the garbage collector: router/runtime.py)."""
     privacy_backends.enable(list(settings.privacy_backends))
     engine = Engine(settings)
 
@@ -126,13 +125,8 @@ def create_app(settings: Settings) -> Starlette:
         # Whether each upstream answers and takes our key, logged once at start (in the
         # background: a slow upstream must not hold the start up).
         report = asyncio.create_task(log_upstreams(engine))
-        # The start-up heap never becomes garbage: keep the collector from walking it again
-        # and again (full collections of it cost tens of milliseconds under load).
-        gc.collect()
-        gc.freeze()
-        # Fewer young-generation collections: a step allocates many short-lived objects, and
-        # the default threshold (700) made collections a visible share of the time at load.
-        gc.set_threshold(20_000, 20, 100)
+        if on_started is not None:
+            on_started()
         try:
             yield
         finally:
@@ -200,13 +194,3 @@ class TandemApp(FastAPI):
         except Exception as exc:
             response = await _unexpected(request, exc)
         await response(scope, receive, send)
-
-
-CONFIG_ENV = "TANDEM_CONFIG"
-
-
-def app_from_environment() -> Starlette:
-    """Factory for uvicorn workers: each worker process reads the config file named in
-    TANDEM_CONFIG (set by `tandem serve`) and the environment."""
-    path = os.environ.get(CONFIG_ENV)
-    return create_app(load_settings(Path(path) if path else None))

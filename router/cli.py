@@ -6,13 +6,28 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from router.settings import ConfigError, load_settings
 
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+CONFIG_ENV = "TANDEM_CONFIG"
+
+
+def serve_app() -> Starlette:
+    """`tandem serve`'s app factory, called in each uvicorn worker process: it reads the config
+    file named in TANDEM_CONFIG and the environment, and makes the process-wide settings of a
+    gateway process (router/runtime.py) once the gateway has started."""
+    from router.app import create_app
+    from router.runtime import tune_gc
+
+    path = os.environ.get(CONFIG_ENV)
+    return create_app(load_settings(Path(path) if path else None), on_started=tune_gc)
+
 
 def _serve(args: argparse.Namespace) -> int:
-    from router.app import CONFIG_ENV
-
     overrides: dict[str, object] = {}
     server: dict[str, object] = {}
     for key in ("host", "port", "workers"):
@@ -51,7 +66,7 @@ def _serve(args: argparse.Namespace) -> int:
     from router.server import serve, server_config
 
     config = server_config(
-        "router.app:app_from_environment",
+        "router.cli:serve_app",
         settings.limits,
         factory=True,
         host=settings.server.host,

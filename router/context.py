@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from router import notes
 from router.inner import InnerCallError, message_text
 from router.privacy.at_rest import to_keep
 from router.trajectory.identify import text_of
@@ -105,6 +106,8 @@ SUMMARY_PROMPT = (
     "Summarise the agent's earlier steps below for a colleague who takes over: what was tried, "
     "what was learnt (files, errors, results), what is left. At most 200 words.\n\n"
 )
+# The summary kept for the trajectory, and how many earlier steps it covers.
+SUMMARY_NOTE, COVERS_NOTE = notes.context("summary"), notes.context("summary_covers")
 
 
 async def cloud_context(
@@ -124,11 +127,11 @@ async def cloud_context(
     _head, earlier, _recent = earlier_and_recent(messages, settings.k)
     if not earlier:
         return messages
-    notes = identity.trajectory.notes if identity.trajectory is not None else {}
-    summary = notes.get("summary", "")
+    kept = identity.trajectory.notes if identity.trajectory is not None else {}
+    summary = kept.get(SUMMARY_NOTE, "")
     # Rewrite the summary only when k more steps have left the verbatim window since the last
     # one: the edge writes it, once per k steps, not once per step.
-    covered = int(notes.get("summary_covers", "0") or 0)
+    covered = int(kept.get(COVERS_NOTE, "0") or 0)
     earlier_steps = sum(1 for message in earlier if message.get("role") == "assistant")
     if not summary or earlier_steps - covered >= settings.k:
         try:
@@ -146,6 +149,6 @@ async def cloud_context(
             return last_k(messages, settings.k)
         summary = message_text(answer)
         # The summary goes to the cloud only (redacted on the way); kept with placeholders.
-        await store.note(identity.trajectory_id, "summary", to_keep(calls.privacy, summary))
-        await store.note(identity.trajectory_id, "summary_covers", str(earlier_steps))
+        await store.note(identity.trajectory_id, SUMMARY_NOTE, to_keep(calls.privacy, summary))
+        await store.note(identity.trajectory_id, COVERS_NOTE, str(earlier_steps))
     return summarised(messages, summary, settings.k)

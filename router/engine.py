@@ -27,6 +27,7 @@ from router.policies.base import Decision, Reason, StepContext, Target, other_ta
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
+from router.privacy.modes import blocks
 from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
@@ -181,7 +182,7 @@ class Engine:
         await guard.scan(step.request.messages)
         # What may forbid the cloud, highest first: the route's privacy policy, then its
         # constraints (the pin included); only then the x-tandem-target header, then the strategy.
-        privacy_refusal = None if guard.allows_cloud() or guard.mode == "block" else Reason.PRIVACY
+        privacy_refusal = None if guard.allows_cloud() or blocks(guard.mode) else Reason.PRIVACY
         refusal = privacy_refusal or cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         if forced is not None:
             decision = constrain(Decision(target=forced, reason=Reason.HEADER_FORCED), refusal)
@@ -210,7 +211,7 @@ class Engine:
         self, route: Route, guard: PrivacyGuard, decision: Decision, messages: list[dict[str, Any]]
     ) -> None:
         """Block a sensitive cloud step, pin a trajectory kept local, count inner exposure."""
-        if decision.target == "cloud" and guard.mode == "block" and guard.sensitive:
+        if decision.target == "cloud" and blocks(guard.mode) and guard.sensitive:
             kinds = sorted({kind_of(p) for p in guard.vault.values()}) or ["unknown (detection failed)"]
             guard.count_blocked(messages)
             raise GatewayError(

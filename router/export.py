@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import orjson
 
+from router import notes
 from router.ledger import StepRecord
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.state import ListQuery, Trajectory
@@ -28,12 +29,11 @@ PAGE = 200
 
 
 JUDGE_ROW_SCHEMA = "tandem.judge-row/1"
-SHADOW_NOTE = "shadow:"  # router/shadow.py's NOTE_PREFIX (not imported: it pulls in the gateway)
 
 
 def shadow_of(trajectory: dict[str, Any], step: int) -> dict[str, Any] | None:
     """The step's shadow label, kept as a trajectory note by the gateway; None without one."""
-    raw = (trajectory.get("notes") or {}).get(f"{SHADOW_NOTE}{step}")
+    raw = (trajectory.get("notes") or {}).get(notes.shadow(step))
     if not raw:
         return None
     try:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from router.ledger import InnerCall, Usage, cost_usd
+from router.privacy.modes import redacts
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class InnerCalls:
         usage = Usage.from_openai(answer.get("usage"))
         cost = cost_usd(usage, upstream.settings.prices) if usage is not None else 0.0
         self.made.append(InnerCall(purpose, target, usage, cost))
-        if privacy is not None and privacy.mode == "redact":
+        if privacy is not None and redacts(privacy.mode):
             return privacy.redactor().restore_answer(answer)
         result: dict[str, Any] = answer
         return result

@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from judge.actions import content_text, message_action
-from router.privacy.at_rest import WITHHELD, treats_values_as_sensitive
+from router.privacy.at_rest import WITHHELD
 from router.privacy.guard import PrivacyGuard
+from router.privacy.modes import protects
 
 # The importer's excerpt length (judge/replay.py, not imported: it pulls numpy into a gateway
 # that may not use the judge).
@@ -50,7 +51,7 @@ def excerpt_of(messages: list[dict[str, Any]], guard: PrivacyGuard) -> str:
     the route's privacy applied: the trajectory's placeholders on a sensitive route, and nothing
     when detection failed there (fail closed)."""
     text = latest_context(messages)[-_WINDOW:]
-    if not text or not treats_values_as_sensitive(guard.mode):
+    if not text or not protects(guard.mode):
         return text[-EXCERPT_CHARS:]
     if guard.failed:
         return WITHHELD

@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
+from router import notes
+
 if TYPE_CHECKING:
     from router.settings import Prices
 
 # The trajectory note holding the last answered step's prompt tokens and start time
 # (`"<tokens> <unix time>"`): the prefix an all-cloud run's prompt cache would hold.
-CACHE_NOTE = "cache_prefix"
+CACHE_NOTE = notes.ledger("cache_prefix")
 
 
 class PromptCacheRules(BaseModel):

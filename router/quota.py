@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import redis.exceptions
 
+from router.clock import SYSTEM_CLOCK, Clock
 from router.errors import GatewayError
 from router.metrics import Metrics
 
@@ -57,6 +57,7 @@ class ClientLimits:
         redis_client: Any | None = None,
         prefix: str = "tandem:",
         shared_ok: Callable[[], bool] = lambda: True,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._default = default
         self._per_namespace = dict(per_namespace)
@@ -66,6 +67,8 @@ class ClientLimits:
         # False while the trajectory store knows Redis is out: count here, without waiting
         # for a timeout on every request.
         self._shared_ok = shared_ok
+        # Where "now" comes from (a test's clock moves it: the windows are UTC minutes and days).
+        self.clock = clock
         if self._redis is not None:
             self._admit = self._redis.register_script(_ADMIT)
         # The per-process counters: (namespace, window) -> count or dollars; old windows pruned.
@@ -79,12 +82,12 @@ class ClientLimits:
     def limit_for(self, namespace: str) -> Limit:
         return self._per_namespace.get(namespace, self._default)
 
-    async def admit(self, namespace: str, now: float | None = None) -> None:
+    async def admit(self, namespace: str) -> None:
         """Count a request of this key; 429 when it is over a limit."""
         limit = self.limit_for(namespace)
         if not limit.active:
             return
-        now = time.time() if now is None else now
+        now = self.clock.time()
         minute, day = int(now // 60), int(now // DAY_S)
         requests, dollars = await self._count(namespace, minute, day)
         if limit.requests_per_minute is not None and requests > limit.requests_per_minute:
@@ -110,11 +113,11 @@ class ClientLimits:
             429, message, type="rate_limit_error", code="rate_limit_exceeded", headers={"Retry-After": str(wait)}
         )
 
-    async def charge(self, namespace: str, cloud_usd: float, now: float | None = None) -> None:
+    async def charge(self, namespace: str, cloud_usd: float) -> None:
         """Add a step's cloud dollars to its key's day."""
         if cloud_usd <= 0 or self.limit_for(namespace).cloud_usd_per_day is None:
             return
-        day = int((time.time() if now is None else now) // DAY_S)
+        day = int(self.clock.time() // DAY_S)
         if self._redis is not None and self._shared_ok():
             try:
                 key = f"{self._prefix}q:usd:{namespace}:{day}"
@@ -128,9 +131,9 @@ class ClientLimits:
         self._dollars[(namespace, day)] = self._dollars.get((namespace, day), 0.0) + cloud_usd
         self._prune(self._dollars, day)
 
-    async def cloud_spent(self, namespace: str, now: float | None = None) -> float:
+    async def cloud_spent(self, namespace: str) -> float:
         """Cloud dollars this key spent today (UTC)."""
-        day = int((time.time() if now is None else now) // DAY_S)
+        day = int(self.clock.time() // DAY_S)
         local = self._dollars.get((namespace, day), 0.0)
         if self._redis is not None and self._shared_ok():
             value = await self._redis.get(f"{self._prefix}q:usd:{namespace}:{day}")

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from router.policies.base import Reason
+from router.privacy.modes import can_keep_local, protects
 
 if TYPE_CHECKING:
     from router.metrics import Metrics
@@ -95,9 +96,11 @@ def _decisions(route: Any, header_forced: bool) -> Iterator[tuple[Reason, tuple[
         yield Reason.MAX_SHARE, ("edge",)
     if constraints.min_cloud_gap is not None:
         yield Reason.MIN_GAP, ("edge",)
-    if route.privacy in ("keep_local", "redact"):
+    if can_keep_local(route.privacy):
         yield Reason.PRIVACY, ("edge",)
-    if route.privacy == "keep_local" and route.pin_when_sensitive:
+    # Pinned by a step kept local (`pin_when_sensitive`), or, on any protecting mode, by a store
+    # outage that leaves the trajectory's state unknown (router/trajectory/tracker.fail_closed).
+    if protects(route.privacy):
         yield Reason.PINNED, ("edge",)
 
 

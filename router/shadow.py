@@ -31,9 +31,11 @@ import orjson
 import redis.exceptions
 
 from judge.actions import message_action
+from router import notes
 from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
-from router.policies.base import Reason, ShadowSettings, StepContext, Target, other_target
+from router.policies.base import Reason, ShadowSettings, StepFacts, Target, other_target
+from router.privacy.modes import redacts
 from router.result import After
 from router.upstream import Upstream, UpstreamFailure
 
@@ -47,7 +49,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tandem.shadow")
 DAY_S = 86_400
-NOTE_PREFIX = "shadow:"
 # Shadow calls in flight per process: each holds its step's request; a slow upstream must not
 # let them pile up (beyond this, a drawn step is counted `busy` and not shadowed).
 MAX_IN_FLIGHT = 64
@@ -205,7 +206,7 @@ class Shadow:
         }
         if record.features is None:
             entry["features"] = _features(step)
-        await self._store.note(record.trajectory_id, f"{NOTE_PREFIX}{record.step}", orjson.dumps(entry).decode())
+        await self._store.note(record.trajectory_id, notes.shadow(record.step), orjson.dumps(entry).decode())
         self._count(job, target, "agree" if agreed else "disagree")
 
     async def _ask(self, job: Job, target: Target) -> tuple[dict[str, Any], Usage | None, float]:
@@ -216,7 +217,7 @@ class Shadow:
         redacting = False
         if target == "cloud":
             body["messages"] = step.privacy.outgoing(body.get("messages") or [])
-            redacting = step.privacy.mode == "redact"
+            redacting = redacts(step.privacy.mode)
             await step.privacy.commit()  # what reached the cloud, on an `allow` route
         payload = {**body, "model": upstream.model, "stream": False}
         try:
@@ -240,9 +241,8 @@ def _features(step: Step) -> list[float] | None:
         from judge.features import step_features
         from router.policies.judge import counters_of
 
-        context = StepContext(
-            step.route.name, step.trajectory_id, step.identity.step, step.request, step.identity.trajectory
-        )
+        identity = step.identity
+        context = StepFacts(step.route.name, identity.trajectory_id, identity.step, step.request, identity.trajectory)
         values = step_features(step.request.messages, counters_of(context), step.request.raw.get("tools"))
         return [round(float(v), 5) for v in values]
     except Exception:

@@ -17,6 +17,7 @@ import orjson
 
 from router.errors import error_body
 from router.ledger import Usage
+from router.protocol.chat import chunk_event
 from router.upstream import StreamSource
 
 if TYPE_CHECKING:
@@ -130,20 +131,13 @@ def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
 
 
 def _usage_event(usage: Usage, model: str) -> bytes:
-    chunk = {
-        "id": "chatcmpl-tandem-usage",
-        "object": "chat.completion.chunk",
-        "created": int(time.time()),
-        "model": model,
-        "choices": [],
-        "usage": {
-            "prompt_tokens": usage.prompt_tokens,
-            "completion_tokens": usage.completion_tokens,
-            "total_tokens": usage.prompt_tokens + usage.completion_tokens,
-            "tandem_estimated": True,
-        },
+    estimated = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+        "tandem_estimated": True,
     }
-    return b"data: " + orjson.dumps(chunk) + b"\n\n"
+    return chunk_event("chatcmpl-tandem-usage", model, int(time.time()), [], usage=estimated)
 
 
 async def relay(

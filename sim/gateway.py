@@ -15,6 +15,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from router.app import create_app
+from router.runtime import tune_gc
 from router.settings import Settings
 
 
@@ -29,7 +30,7 @@ class _Server(uvicorn.Server):
 @contextlib.asynccontextmanager
 async def running_gateway(settings: Settings) -> AsyncIterator[tuple[str, Starlette]]:
     """Yield the gateway's base URL (…/v1) and its app while it serves on 127.0.0.1."""
-    app = create_app(settings)
+    app = create_app(settings, on_started=tune_gc)  # the process-wide settings `tandem serve` makes
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from router.protocol.chat import chunk_event
 from sim.answer import Answer
 from sim.respond import Responder
 from sim.script import Role
@@ -30,18 +31,6 @@ SIM_MODELS: dict[Role, str] = {"edge": "qwen3.5-9b-sim", "cloud": "gpt-5.4-sim"}
 def _error(status: int, message: str) -> web.Response:
     body = {"error": {"message": message, "type": "invalid_request_error", "param": None, "code": None}}
     return web.Response(status=status, body=orjson.dumps(body), content_type="application/json")
-
-
-def _chunk(completion_id: str, model: str, created: int, choices: list[dict[str, Any]], **extra: Any) -> bytes:
-    event = {
-        "id": completion_id,
-        "object": "chat.completion.chunk",
-        "created": created,
-        "model": model,
-        "choices": choices,
-        **extra,
-    }
-    return b"data: " + orjson.dumps(event) + b"\n\n"
 
 
 def _delta(delta: dict[str, Any], finish_reason: str | None = None) -> list[dict[str, Any]]:
@@ -163,10 +152,10 @@ class SimServer:
         events.append(_delta({}, answer.finish_reason))
         gap = answer.latency_s / 2 / len(events)
         for choices in events:
-            await response.write(_chunk(completion_id, model, created, choices))
+            await response.write(chunk_event(completion_id, model, created, choices))
             await asyncio.sleep(gap)
         if include_usage:
-            await response.write(_chunk(completion_id, model, created, [], usage=answer.usage))
+            await response.write(chunk_event(completion_id, model, created, [], usage=answer.usage))
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response

@@ -10,6 +10,7 @@ import httpx
 import uvicorn
 
 from router.app import create_app
+from router.runtime import tune_gc
 from router.server import server_config
 from router.settings import Settings, load_settings
 from tests.fake_upstream import free_port
@@ -19,7 +20,8 @@ class GatewayServer:
     def __init__(self, settings: Settings, wrap: Any = None) -> None:
         self.settings = settings
         self.port = free_port()
-        self.app = create_app(settings)
+        # The process-wide settings `tandem serve` makes (the tests run the gateway alike).
+        self.app = create_app(settings, on_started=tune_gc)
         # `wrap`: an ASGI middleware around the app (a test that watches what is sent when).
         served = self.app if wrap is None else wrap(self.app)
         # The server `tandem serve` runs (protocol, limits, loop), on a loopback port.

@@ -44,7 +44,7 @@ def test_allow_measures_what_the_cloud_received(
     assert detail["privacy"]["exposed"] == {"CARD": 1, "EMAIL": 1}
     assert detail["privacy"]["score"] == 0.0
     assert detail["records"][0]["exposed"] == ["CARD", "EMAIL"]
-    assert "pii:[EMAIL_1]" not in str(detail) and EMAIL not in str(detail["notes"])  # the vault is never shown
+    assert "vault:value:[EMAIL_1]" not in str(detail) and EMAIL not in str(detail["notes"])  # the vault is never shown
     metrics = client.get(f"{server.url}/metrics").text
     assert 'tandem_privacy_values_total{action="exposed",route="tandem",type="EMAIL"} 1.0' in metrics
 
@@ -138,7 +138,7 @@ def test_keep_local_keeps_sensitive_steps_on_the_edge_and_pins(
     edge.push({"kind": "error", "status": 503})  # the edge fails: still no failover to the cloud
     failed = ask(client, server, [*messages, {"role": "assistant", "content": "x"}], "k")
     assert failed.status_code == 503 and len(cloud.received) == 1
-    assert trajectory(client, server, "k")["notes"]["pinned"] == "edge"
+    assert trajectory(client, server, "k")["notes"]["pin"] == "edge"
 
 
 def test_block_refuses_sensitive_cloud_steps(

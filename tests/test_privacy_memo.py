@@ -15,7 +15,7 @@ import pytest
 
 import router.privacy.matcher as matcher_module
 from router.metrics import Metrics
-from router.privacy.guard import VAULT, PrivacyGuard, PrivacyMode
+from router.privacy.guard import OUT, VAULT, PrivacyGuard, PrivacyMode
 from router.privacy.matcher import ValueMatcher
 from router.privacy.memo import PrivacyMemo
 from router.privacy.redact import Redactor
@@ -179,9 +179,9 @@ async def test_remembered_steps_send_the_same_bytes_as_learning_afresh(mode: Pri
         assert "Jane Roe" in bodies[13] and "for [PERSON_1]." in bodies[14]
         assert all(EMAILS[0] not in body and CARD not in body for body in bodies)
     else:
-        shared = {key for key in notes if key.startswith("pii_out:")}
-        mine = {key for key in (await remembered.get("t")).notes if key.startswith("pii_out:")}  # type: ignore[union-attr]
-        assert mine == shared and "pii_out:[PERSON_1]" in shared
+        shared = {key for key in notes if key.startswith(OUT)}
+        mine = {key for key in (await remembered.get("t")).notes if key.startswith(OUT)}  # type: ignore[union-attr]
+        assert mine == shared and f"{OUT}[PERSON_1]" in shared
 
 
 async def test_a_small_memory_forgets_and_still_sends_the_same_bytes() -> None:

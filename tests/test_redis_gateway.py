@@ -9,6 +9,7 @@ import httpx
 import redis
 
 from router.trajectory.resilient import ResilientStore
+from tests.fake_clock import FakeClock
 from tests.gateway_server import GatewayServer, wait_until
 from tests.redis_server import RedisServer
 
@@ -46,6 +47,9 @@ def test_redis_going_away_degrades_to_memory_and_recovers(
     own = RedisServer(tmp_path / "redis").start()
     try:
         server = make_gateway(redis_url=own.url)
+        store = server.gateway.tracker.store
+        assert isinstance(store, ResilientStore)
+        store.clock = clock = FakeClock()  # the breaker waits on it: the test moves it
         assert step(client, server, "r", 0).headers["x-tandem-step"] == "1"
         own.stop()
         degraded = step(client, server, "r", 1)
@@ -53,13 +57,16 @@ def test_redis_going_away_degrades_to_memory_and_recovers(
         metrics = client.get(f"{server.url}/metrics").text
         assert 'tandem_store_errors_total{operation=' in metrics
         own.start()  # same port: Redis is back
-        # After the breaker (1 s), steps reach Redis again.
-        import time
-
-        time.sleep(1.1)
+        assert wait_until(lambda: clock.sleeping == 1) and clock.slept == [1.0]  # the breaker: 1 s
+        assert step(client, server, "early", 0).status_code == 200
+        assert store.degraded  # the breaker has not probed yet: still served from memory
+        clock.advance(1.0)
+        # After the breaker, the journal goes back and steps reach Redis again.
+        assert wait_until(lambda: not store.degraded)
         assert step(client, server, "back", 0).status_code == 200
         direct = redis.Redis.from_url(own.url)
         assert direct.hget("tandem:t:back", "steps") == b"1"
+        assert direct.hget("tandem:t:early", "steps") == b"1"  # written back from the journal
         direct.close()
     finally:
         own.stop()

@@ -199,8 +199,8 @@ def test_plans_and_summaries_are_kept_with_placeholders(
     assert all(EMAIL not in str(r.body) for r in cloud.received)
 
     details = [client.get(f"{server.url}/v1/trajectories/{sid}").json() for sid in ("plan", "summary")]
-    assert details[0]["notes"]["plan"] == "1. Find the invoice.\n2. Mail it to [EMAIL_1]."
-    assert details[1]["notes"]["summary"] == "The user wants the invoice for [CARD_1] mailed to [EMAIL_1]."
+    assert details[0]["notes"]["strategy:sketch:plan"] == "1. Find the invoice.\n2. Mail it to [EMAIL_1]."
+    assert details[1]["notes"]["context:summary"] == "The user wants the invoice for [CARD_1] mailed to [EMAIL_1]."
     assert_clean("the trajectories API", str(details))
     server.stop()
     assert_clean("Redis", redis_dump(redis_url))

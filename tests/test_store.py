@@ -179,13 +179,13 @@ async def test_state_per_step_in_redis_is_small(redis_url: str) -> None:
 async def test_begin_step_returns_the_trajectory_and_notes_keep_first(store: TrajectoryStore) -> None:
     first = await store.begin_step(start("n1", "a"))
     assert first.trajectory is not None and first.trajectory.steps == 1 and first.trajectory.notes == {}
-    assert await store.note("n1", "task_target", "cloud", keep_first=True) == "cloud"
-    assert await store.note("n1", "task_target", "edge", keep_first=True) == "cloud"
-    assert await store.note("n1", "plan", "1. read 2. fix") == "1. read 2. fix"
+    assert await store.note("n1", "strategy:task:target", "cloud", keep_first=True) == "cloud"
+    assert await store.note("n1", "strategy:task:target", "edge", keep_first=True) == "cloud"
+    assert await store.note("n1", "strategy:sketch:plan", "1. read 2. fix") == "1. read 2. fix"
     await store.record_many([record("n1", 1, target="cloud", cost=0.02)])
     second = await store.begin_step(start("n1", "b"))
     assert second.trajectory is not None
-    assert second.trajectory.notes == {"task_target": "cloud", "plan": "1. read 2. fix"}
+    assert second.trajectory.notes == {"strategy:task:target": "cloud", "strategy:sketch:plan": "1. read 2. fix"}
     assert second.trajectory.counts["cloud_calls"] == 1 and second.trajectory.counts["last_cloud_step"] == 1
     assert second.trajectory.money["cloud_spend_usd"] == pytest.approx(0.02)
 

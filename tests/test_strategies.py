@@ -70,8 +70,9 @@ def test_task_routing_decides_once_per_run(
         )
     assert len(cloud.received) == 3 and len(edge.received) == 2
     notes = client.get(f"{server.url}/v1/trajectories/hard").json()["notes"]
-    # The task note, and the ledger's prompt-cache prefix (router/ledger.py).
-    assert notes.keys() == {"task_target", "cache_prefix"} and notes["task_target"] == "cloud"
+    # The task strategy's note, and the ledger's prompt-cache prefix (router/ledger.py), each in
+    # its owner's namespace (router/notes.py).
+    assert notes.keys() == {"strategy:task:target", "ledger:cache_prefix"} and notes["strategy:task:target"] == "cloud"
 
 
 # -- step routing by entropy ----------------------------------------------------------------
@@ -370,7 +371,7 @@ def test_pinned_trajectory_stays_on_the_edge_even_when_it_is_down(
 ) -> None:
     server = make_gateway(routes={"tandem": {"strategy": "cloud"}})
     ask(client, server, "pinned")
-    server.run(server.gateway.tracker.store.note("pinned", "pinned", "edge"))
+    server.run(server.gateway.tracker.store.note("pinned", "pin", "edge"))
     response = ask(client, server, "pinned", [TASK, {"role": "assistant", "content": "x"}])
     assert response.headers["x-tandem-target"] == "edge" and response.headers["x-tandem-reason"] == "pinned_edge"
     edge.push({"kind": "error", "status": 503})

@@ -11,7 +11,7 @@ from pydantic import Field
 
 from router.context import flatten
 from router.inner import InnerCallError, first_message, message_text
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
 from router.policies.constraints import cloud_refusal
 from router.policies.prompts import ADVICE, ADVISOR_TOOL
@@ -25,8 +25,7 @@ class AdvisorPolicy:
         self._settings = settings
         self._tool = function_tool(settings.tool_name, DESCRIPTION)
 
-    async def decide(self, step: StepContext) -> Decision:
-        assert step.calls is not None
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         try:
             answer, index = await ask_edge(step, "edge", [self._tool])
@@ -50,8 +49,7 @@ class AdvisorPolicy:
         # The final call carries the agent's own tools only, so its answer is a step the agent knows.
         return Decision(target="edge", reason=Reason.ADVISED, patch={"messages": messages})
 
-    async def _advice(self, step: StepContext) -> str:
-        assert step.calls is not None
+    async def _advice(self, step: AsksModels) -> str:
         settings = self._settings
         prompt = ADVICE.format(
             words=settings.max_words,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from router.privacy.modes import PrivacyMode
 from router.result import Target as Target  # the word every strategy uses
 
 if TYPE_CHECKING:
@@ -74,37 +75,65 @@ class Decision:
     features: list[float] | None = None
 
 
-class StepContext:
-    """What a policy may look at and use to decide one step."""
+class StepView(Protocol):
+    """What every policy may read of a step (a policy that only reads takes this)."""
 
-    __slots__ = ("calls", "metrics", "request", "route", "step", "store", "trajectory", "trajectory_id")
+    @property
+    def route(self) -> str: ...
+    @property
+    def trajectory_id(self) -> str: ...
+    @property
+    def step(self) -> int: ...
+    @property
+    def request(self) -> ChatRequest: ...
+    @property
+    def trajectory(self) -> Trajectory | None: ...
 
-    def __init__(
-        self,
-        route: str,
-        trajectory_id: str,
-        step: int,
-        request: ChatRequest,
-        trajectory: Trajectory | None = None,
-        calls: InnerCalls | None = None,
-        store: TrajectoryStore | None = None,
-        metrics: Metrics | None = None,
-    ) -> None:
-        self.route = route
-        self.trajectory_id = trajectory_id
-        self.step = step
-        self.request = request
-        # The trajectory as it stood before this step (counters, notes); None before trajectories.
-        self.trajectory = trajectory
-        # Inner model calls (probe, judge, draft, advisor, plan), counted in the step's ledger.
-        self.calls = calls
-        # Where a policy keeps its per-trajectory notes (the task target, a plan).
-        self.store = store
-        self.metrics = metrics
+
+class AsksModels(StepView, Protocol):
+    """A step a policy may ask models about (probe, judge, draft, advisor, plan)."""
+
+    @property
+    def calls(self) -> InnerCalls: ...
+    @property
+    def metrics(self) -> Metrics: ...
+
+
+class KeepsNotes(StepView, Protocol):
+    """A step whose policy keeps per-trajectory notes (under `router.notes.strategy(...)`)."""
+
+    @property
+    def store(self) -> TrajectoryStore: ...
+
+
+@dataclass(frozen=True, slots=True)
+class StepFacts:
+    """The facts of a step, without the means to act on it (what shadow labelling computes the
+    judge's features from)."""
+
+    route: str
+    trajectory_id: str
+    step: int  # the step's number in its trajectory, from 1
+    request: ChatRequest
+    # The trajectory as it stood before this step (counters, notes); None only where a store
+    # returned no state.
+    trajectory: Trajectory | None
+
+
+@dataclass(frozen=True, slots=True)
+class StepContext(StepFacts):
+    """What a policy may look at and use to decide one step: every field always set."""
+
+    # Inner model calls (probe, judge, draft, advisor, plan), counted in the step's ledger.
+    calls: InnerCalls
+    # Where a policy keeps its per-trajectory notes (the task target, a plan).
+    store: TrajectoryStore
+    metrics: Metrics
 
 
 class Policy(Protocol):
-    """Decides the target of a step. Async because several strategies ask a model first."""
+    """Decides the target of a step. Async because several strategies ask a model first. A
+    policy may declare the narrower view it uses (`StepView`, `AsksModels`, `KeepsNotes`)."""
 
     async def decide(self, step: StepContext) -> Decision: ...
 
@@ -151,7 +180,7 @@ class RouteBase(BaseModel):
     failover: bool = True
     # What may reach the cloud: allow (measure only), redact (placeholders, restored in the
     # answer), keep_local (sensitive steps go to the edge), block (refuse sensitive cloud steps).
-    privacy: Literal["allow", "redact", "keep_local", "block"] = "allow"
+    privacy: PrivacyMode = "allow"
     # keep_local: once a step was kept local for privacy, pin the whole trajectory to the edge.
     pin_when_sensitive: bool = True
     constraints: Constraints = Constraints()

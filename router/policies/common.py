@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from router.inner import first_message
-from router.policies.base import PreparedAnswer, StepContext
+from router.policies.base import AsksModels, PreparedAnswer
 
 
 def function_tool(name: str, description: str) -> dict[str, Any]:
@@ -23,11 +23,10 @@ def function_tool(name: str, description: str) -> dict[str, Any]:
 
 
 async def ask_edge(
-    step: StepContext, purpose: str, extra_tools: list[dict[str, Any]] | None = None
+    step: AsksModels, purpose: str, extra_tools: list[dict[str, Any]] | None = None
 ) -> tuple[dict[str, Any], int]:
     """The edge's answer to the step as the agent sent it (plus gateway tools), and the index of
     that inner call (so that the pipeline can make it the step's main call)."""
-    assert step.calls is not None
     body = dict(step.request.raw)
     if extra_tools:
         body["tools"] = [*(body.get("tools") or []), *extra_tools]
@@ -39,11 +38,10 @@ async def ask_edge(
     return answer, len(step.calls.made) - 1
 
 
-def count_failure(step: StepContext, kind: str) -> None:
+def count_failure(step: AsksModels, kind: str) -> None:
     """Count an inner call the strategy caught and fell back from (`kind`: the call's purpose,
     or `<purpose>_unreadable` when it answered but its answer could not be read)."""
-    if step.metrics is not None:
-        step.metrics.policy_failures.labels(step.route, kind).inc()
+    step.metrics.policy_failures.labels(step.route, kind).inc()
 
 
 def called_tools(answer: dict[str, Any]) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from router.inner import InnerCallError, message_text
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
 from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
 from router.policies.prompts import DELEGATE_TOOL
 
@@ -25,7 +25,7 @@ class DelegationPolicy:
         self._settings = settings
         self._tool = function_tool(settings.tool_name, DESCRIPTION)
 
-    async def decide(self, step: StepContext) -> Decision:
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         try:
             answer, index = await ask_edge(step, "edge", [self._tool])

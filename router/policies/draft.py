@@ -12,7 +12,7 @@ from pydantic import Field
 
 from router.context import flatten, last_k
 from router.inner import InnerCallError, first_message, message_text
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, Target
 from router.policies.common import ask_edge, count_failure, parse_score, prepared
 from router.policies.prompts import VERIFY
 
@@ -21,8 +21,7 @@ class DraftPolicy:
     def __init__(self, settings: DraftRoute) -> None:
         self._settings = settings
 
-    async def decide(self, step: StepContext) -> Decision:
-        assert step.calls is not None
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         try:
             draft, index = await ask_edge(step, "draft")

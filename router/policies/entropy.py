@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from router.inner import InnerCallError
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, Target
 from router.policies.common import count_failure
 
 
@@ -40,8 +40,7 @@ class EntropyPolicy:
     def __init__(self, settings: EntropyRoute) -> None:
         self._settings = settings
 
-    async def decide(self, step: StepContext) -> Decision:
-        assert step.calls is not None
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         probe = {**step.request.raw, "max_tokens": 1, "logprobs": True, "top_logprobs": settings.top_logprobs}
         probe.pop("max_completion_tokens", None)

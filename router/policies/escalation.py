@@ -14,7 +14,7 @@ from pydantic import Field
 
 from judge.signals import quick_error_signals as error_signals
 from router.inner import InnerCallError
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, count_failure, prepared
 from router.trajectory.identify import text_of
 
@@ -80,7 +80,7 @@ class EscalationPolicy:
     def __init__(self, settings: EscalationRoute) -> None:
         self._settings = settings
 
-    async def decide(self, step: StepContext) -> Decision:
+    async def decide(self, step: AsksModels) -> Decision:
         if failing(step.request.messages, self._settings.errors_in_a_row):
             return Decision(target="cloud", reason=Reason.FAILING)
         try:
@@ -90,7 +90,7 @@ class EscalationPolicy:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         problem = invalid_tool_call(answer, step.request.raw.get("tools"))
         if problem is not None:
-            step.calls.made[index].status = f"invalid: {problem}"  # type: ignore[union-attr]
+            step.calls.made[index].status = f"invalid: {problem}"
             return Decision(target="cloud", reason=Reason.INVALID_TOOL_CALL)
         return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepView, Target
 
 
 class FixedPolicy:
     def __init__(self, target: Target) -> None:
         self._decision = Decision(target=target, reason=Reason.ROUTE_FIXED)
 
-    async def decide(self, step: StepContext) -> Decision:
+    async def decide(self, step: StepView) -> Decision:
         return self._decision
 
 

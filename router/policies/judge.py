@@ -22,7 +22,7 @@ from pydantic import Field, model_validator
 
 import judge as judge_package
 from router.inner import InnerCallError, first_message
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, StepView, Target
 from router.policies.common import ask_edge, prepared
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def model_path(settings: JudgeRoute) -> Path:
     return settings.model or (DEFAULT_DRAFT_MODEL if settings.sees == "draft" else DEFAULT_MODEL)
 
 
-def counters_of(step: StepContext) -> TrajectoryCounters:
+def counters_of(step: StepView) -> TrajectoryCounters:
     from judge.features import TrajectoryCounters
 
     trajectory = step.trajectory
@@ -75,7 +75,7 @@ class JudgePolicy:
             else None
         )
 
-    async def decide(self, step: StepContext) -> Decision:
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         draft: tuple[dict[str, Any], int] | None = None
         if settings.sees == "draft":
@@ -101,20 +101,18 @@ class JudgePolicy:
                 features = np.concatenate((features, drafted))
             score = self.judge.score(features)
         except Exception:  # a broken judge must not break the agent's step: fall back, count
-            if metrics is not None:
-                metrics.judge_failures.labels("score").inc()
+            metrics.judge_failures.labels("score").inc()
             return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
         finally:
-            if metrics is not None and self.judge.reload_failures > reloads_failed:
+            if self.judge.reload_failures > reloads_failed:
                 metrics.judge_failures.labels("reload").inc()
         if self._online is not None:
             cloud, _threshold = self._online.decide(score, counters.cloud_steps, counters.answered_steps)
         else:
             threshold = settings.threshold if settings.threshold is not None else self.judge.threshold
             cloud = score >= threshold
-        if metrics is not None:
-            metrics.judge_latency.observe(time.perf_counter() - started)
-            metrics.judge_score.labels(step.route).observe(score)
+        metrics.judge_latency.observe(time.perf_counter() - started)
+        metrics.judge_score.labels(step.route).observe(score)
         target: Target = "cloud" if cloud else "edge"
         recorded = [round(float(v), 5) for v in features] if settings.record_features else None
         # An accepted draft is the answer: the edge is not asked the same question twice.

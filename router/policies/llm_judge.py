@@ -11,7 +11,7 @@ from pydantic import Field
 
 from router.context import flatten, last_k
 from router.inner import InnerCallError, message_text
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, Target
 from router.policies.common import count_failure, parse_score, parse_yes_no
 from router.policies.prompts import BINARY, SCORE
 from router.trajectory.identify import task_of
@@ -21,7 +21,7 @@ class LLMJudgePolicy:
     def __init__(self, settings: LLMJudgeRoute) -> None:
         self._settings = settings
 
-    def _prompt(self, step: StepContext) -> str:
+    def _prompt(self, step: AsksModels) -> str:
         settings = self._settings
         messages = step.request.messages
         if settings.sees == "task":
@@ -32,8 +32,7 @@ class LLMJudgePolicy:
             seen = flatten(messages, settings.max_chars)
         return (BINARY if settings.mode == "binary" else SCORE) + seen
 
-    async def decide(self, step: StepContext) -> Decision:
-        assert step.calls is not None
+    async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
         body = {"messages": [{"role": "user", "content": self._prompt(step)}], "max_tokens": 8, "temperature": 0}
         try:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router.policies.base import Decision, Policy, Reason, RouteBase, StepView, Target
 
 
 class RandomPolicy:
@@ -20,11 +20,11 @@ class RandomPolicy:
         # replica answers them.
         self._seed = seed if seed is not None else random.SystemRandom().getrandbits(64)
 
-    def _draw(self, step: StepContext) -> float:
+    def _draw(self, step: StepView) -> float:
         key = f"{self._seed}:{step.trajectory_id}:{step.step}".encode()
         return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64
 
-    async def decide(self, step: StepContext) -> Decision:
+    async def decide(self, step: StepView) -> Decision:
         draw = self._draw(step)
         target: Target = "cloud" if draw < self._p else "edge"
         return Decision(target=target, reason=Reason.RANDOM_DRAW, score=round(draw, 6))

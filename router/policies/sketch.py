@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from router import notes
 from router.inner import InnerCallError, message_text
 from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
@@ -16,7 +17,7 @@ from router.policies.prompts import PLAN, PLAN_HINT
 from router.privacy.at_rest import to_keep, to_use
 from router.trajectory.identify import task_of
 
-NOTE = "plan"
+NOTE = notes.strategy("sketch", "plan")
 
 
 def with_plan(messages: list[dict[str, Any]], plan: str) -> list[dict[str, Any]]:
@@ -31,18 +32,16 @@ class SketchPolicy:
         self._settings = settings
 
     async def decide(self, step: StepContext) -> Decision:
-        notes = step.trajectory.notes if step.trajectory is not None else {}
-        plan = notes.get(NOTE)
+        plan = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
         if plan is None and cloud_refusal(self._settings.constraints, step.trajectory, step.step) is None:
             plan = await self._write_plan(step)
         if not plan:
             return Decision(target="edge", reason=Reason.SKETCH)
         # Kept with placeholders on a sensitive route; the edge gets the originals back.
-        plan = to_use(step.calls.privacy if step.calls is not None else None, plan)
+        plan = to_use(step.calls.privacy, plan)
         return Decision(target="edge", reason=Reason.SKETCH, patch={"messages": with_plan(step.request.messages, plan)})
 
     async def _write_plan(self, step: StepContext) -> str:
-        assert step.calls is not None
         prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task_of(step.request.messages))
         body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self._settings.max_plan_tokens}
         try:
@@ -50,10 +49,8 @@ class SketchPolicy:
         except InnerCallError:
             count_failure(step, "plan")
             plan = ""
-        if step.store is not None:
-            # Even an empty plan is kept: a failed planner is not asked again at every step.
-            plan = await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
-        return plan
+        # Even an empty plan is kept: a failed planner is not asked again at every step.
+        return await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
 
 
 class SketchRoute(RouteBase):

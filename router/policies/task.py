@@ -14,9 +14,10 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from judge.task import real_task
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext, Target
+from router import notes
+from router.policies.base import Decision, KeepsNotes, Policy, Reason, RouteBase, Target
 
-NOTE = "task_target"
+NOTE = notes.strategy("task", "target")
 
 
 class TaskPolicy:
@@ -32,15 +33,12 @@ class TaskPolicy:
             return "cloud"
         return self._default
 
-    async def decide(self, step: StepContext) -> Decision:
-        notes = step.trajectory.notes if step.trajectory is not None else {}
-        kept = notes.get(NOTE)
+    async def decide(self, step: KeepsNotes) -> Decision:
+        kept = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
         if kept not in ("edge", "cloud"):
             chosen = self._choose(real_task(step.request.messages))
-            kept = chosen
-            if step.store is not None:
-                # keep_first: if two replicas decide the first step at once, one choice wins.
-                kept = await step.store.note(step.trajectory_id, NOTE, chosen, keep_first=True)
+            # keep_first: if two replicas decide the first step at once, one choice wins.
+            kept = await step.store.note(step.trajectory_id, NOTE, chosen, keep_first=True)
         target: Target = "cloud" if kept == "cloud" else "edge"
         return Decision(target=target, reason=Reason.TASK_ROUTED)
 

@@ -13,6 +13,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from router.privacy.detect import detect
+from router.privacy.modes import protects
 from router.privacy.redact import Redactor
 from router.trajectory.identify import TASK_CHARS, task_of
 
@@ -23,15 +24,11 @@ log = logging.getLogger("tandem.privacy")
 WITHHELD = "[task withheld: sensitive-value detection failed]"
 
 
-def treats_values_as_sensitive(mode: str) -> bool:
-    return mode != "allow"
-
-
 def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
     """The task (the user's request behind the client's boilerplate) as the trajectory keeps
     it: truncated after redaction, so that a value cut by the truncation is still found."""
     text = task_of(messages, TASK_CHARS * 4)
-    if not text or not treats_values_as_sensitive(mode):
+    if not text or not protects(mode):
         return text[:TASK_CHARS]
     # Only the head can survive truncation; a margin keeps a value that straddles the cut whole.
     return masked(text[: TASK_CHARS * 4])[:TASK_CHARS]
@@ -59,14 +56,14 @@ def _masked(text: str) -> str:
 def to_keep(guard: PrivacyGuard | None, text: str) -> str:
     """Text the gateway writes into a trajectory's notes (a sketch's plan, a summary of the
     history): with placeholders on a sensitive route."""
-    if guard is None or not treats_values_as_sensitive(guard.mode):
+    if guard is None or not protects(guard.mode):
         return text
     return guard.redactor().text(text)[0]
 
 
 def to_use(guard: PrivacyGuard | None, text: str) -> str:
     """A note kept by `to_keep`, with the originals back for the edge."""
-    if guard is None or not treats_values_as_sensitive(guard.mode):
+    if guard is None or not protects(guard.mode):
         return text
     return guard.redactor().restore_text(text)
 
@@ -76,7 +73,7 @@ def audit_content(
 ) -> tuple[list[dict[str, Any]] | None, str]:
     """The input and output an audit line may hold: on a sensitive route, with the
     trajectory's placeholders in place of its known values."""
-    if not treats_values_as_sensitive(mode) or redactor.empty:
+    if not protects(mode) or redactor.empty:
         return messages, text
     if messages is not None:
         messages, _ = redactor.messages(messages)

@@ -1,12 +1,14 @@
 """The privacy stage of one step: scan what is new, then allow, redact, keep local or block
 what would go to the cloud, and count what reached it.
 
-Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas):
-  pii:<placeholder>     the original value, sealed (the vault; it never leaves the premises;
-                        router/privacy/vault.py)
-  pii_id:<hash>         keyed value hash -> placeholder (stable numbering across steps and replicas)
-  pii_out:<placeholder> the value reached the cloud (EC2-Bench's rule: what the cloud received)
-  pii_scanned           how many messages were scanned already (scanning is incremental)
+Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas), in
+the vault's namespace (router/notes.py), which a trajectory's readers never see:
+  vault:value:<placeholder>  the original value, sealed (it never leaves the premises;
+                             router/privacy/vault.py)
+  vault:id:<hash>            keyed value hash -> placeholder (stable numbering across steps and
+                             replicas)
+  vault:out:<placeholder>    the value reached the cloud (EC2-Bench's rule: what the cloud received)
+  vault:scanned              how many messages were scanned already (scanning is incremental)
 """
 
 from __future__ import annotations
@@ -14,18 +16,19 @@ from __future__ import annotations
 import hashlib
 import logging
 from collections.abc import Callable, Coroutine, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from router.metrics import Metrics
+from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
+from router.privacy.modes import PrivacyMode, cloud_allowed, redacts
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.vault import VaultCipher
 from router.trajectory.store import TrajectoryStore
 
 log = logging.getLogger("tandem.privacy")
-PrivacyMode = Literal["allow", "redact", "keep_local", "block"]
-VAULT, IDS, OUT, SCANNED = "pii:", "pii_id:", "pii_out:", "pii_scanned"
+VAULT, IDS, OUT, SCANNED = VAULT_VALUE, VAULT_ID, VAULT_OUT, VAULT_SCANNED
 
 
 async def _discard(work: Coroutine[Any, Any, str]) -> None:
@@ -243,11 +246,11 @@ class PrivacyGuard:
             if item.count:
                 for kind, times in item.kinds.items():
                     kinds[kind] = kinds.get(kind, 0) + times
-                if self.mode != "redact" and not item.settled:
+                if not redacts(self.mode) and not item.settled:
                     # Once all its values are known to be out, a message is not looked at again.
                     item.settled = item.placeholders <= exposed
                     found |= item.placeholders
-        if self.mode == "redact":
+        if redacts(self.mode):
             self.redacted += sum(kinds.values())
             for kind, times in kinds.items():
                 self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
@@ -271,11 +274,7 @@ class PrivacyGuard:
 
     def allows_cloud(self) -> bool:
         """Whether anything of this step may go to the cloud at all."""
-        if self.mode in ("keep_local", "block"):
-            return not self.sensitive
-        if self.mode == "redact":
-            return not self.failed
-        return True
+        return cloud_allowed(self.mode, self.sensitive, self.failed)
 
     async def commit(self) -> None:
         """Write the step's exposure (once per value) and count it."""

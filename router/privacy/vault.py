@@ -1,8 +1,8 @@
 """The privacy vault's originals at rest: sealed with AES-256-GCM before any store holds them.
 
-A vault note (`pii:<placeholder>`) holds `v1:` + base64url(nonce ‖ ciphertext ‖ tag); the
+A vault note (`vault:value:<placeholder>`) holds `v1:` + base64url(nonce ‖ ciphertext ‖ tag); the
 trajectory id and the placeholder are the associated data, so a sealed value copied to another
-trajectory or placeholder does not open. The value → placeholder index (`pii_id:<hash>`) uses a
+trajectory or placeholder does not open. The value → placeholder index (`vault:id:<hash>`) uses a
 hash keyed from the same key, so a reader of Redis cannot confirm a guessed e-mail or card
 number by hashing it.
 

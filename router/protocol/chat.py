@@ -153,42 +153,47 @@ def answer_of(parsed: Any) -> Answer:
     return answer
 
 
-def _chunk(answer: dict[str, Any], index: int, delta: dict[str, Any], finish: str | None) -> bytes:
-    chunk = {
-        "id": answer.get("id", "chatcmpl-tandem"),
+def chunk_event(
+    completion_id: str, model: str, created: int, choices: list[dict[str, Any]], usage: dict[str, Any] | None = None
+) -> bytes:
+    """One `chat.completion.chunk` as a server-sent event: choices (each a `delta`), or none and
+    the usage (the last chunk of a stream that asked for `include_usage`). The one builder of
+    chunks: the gateway's own streams and the simulator's."""
+    chunk: dict[str, Any] = {
+        "id": completion_id,
         "object": "chat.completion.chunk",
-        "created": answer.get("created", 0),
-        "model": answer.get("model", ""),
-        "choices": [{"index": index, "delta": delta, "finish_reason": finish}],
+        "created": created,
+        "model": model,
+        "choices": choices,
     }
+    if usage is not None:
+        chunk["usage"] = usage
     return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
 
 def completion_to_sse(answer: dict[str, Any]) -> bytes:
     """A complete chat completion as the stream a streaming client expects: a role chunk, the
     content, each tool call whole, the finish chunk, the usage chunk and [DONE]."""
+    completion_id = answer.get("id", "chatcmpl-tandem")
+    model, created = answer.get("model", ""), answer.get("created", 0)
+
+    def chunk(index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return chunk_event(completion_id, model, created, [{"index": index, "delta": delta, "finish_reason": finish}])
+
     parts: list[bytes] = []
     for choice in answer.get("choices") or ():
         index = int(choice.get("index", 0))
         message = choice.get("message") or {}
-        parts.append(_chunk(answer, index, {"role": "assistant", "content": ""}, None))
+        parts.append(chunk(index, {"role": "assistant", "content": ""}))
         for key in ("reasoning_content", "reasoning"):
             if isinstance(message.get(key), str) and message[key]:
-                parts.append(_chunk(answer, index, {key: message[key]}, None))
+                parts.append(chunk(index, {key: message[key]}))
         if isinstance(message.get("content"), str) and message["content"]:
-            parts.append(_chunk(answer, index, {"content": message["content"]}, None))
+            parts.append(chunk(index, {"content": message["content"]}))
         for position, call in enumerate(message.get("tool_calls") or ()):
-            parts.append(_chunk(answer, index, {"tool_calls": [{"index": position, **call}]}, None))
-        parts.append(_chunk(answer, index, {}, choice.get("finish_reason") or "stop"))
+            parts.append(chunk(index, {"tool_calls": [{"index": position, **call}]}))
+        parts.append(chunk(index, {}, choice.get("finish_reason") or "stop"))
     if answer.get("usage") is not None:
-        usage_chunk = {
-            "id": answer.get("id", "chatcmpl-tandem"),
-            "object": "chat.completion.chunk",
-            "created": answer.get("created", 0),
-            "model": answer.get("model", ""),
-            "choices": [],
-            "usage": answer["usage"],
-        }
-        parts.append(b"data: " + orjson.dumps(usage_chunk) + b"\n\n")
+        parts.append(chunk_event(completion_id, model, created, [], usage=answer["usage"]))
     parts.append(b"data: [DONE]\n\n")
     return b"".join(parts)

@@ -26,6 +26,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from router.ledger import StepRecord
+from router.notes import read as read_notes
 from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME
 from router.trajectory.state import (
     COUNT_FIELDS,
@@ -61,7 +62,9 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
         money={name: float(fields.get(name, 0)) for name in MONEY_FIELDS},
         last_fingerprint=fields.get("last_fingerprint", ""),
         last_status=fields.get("last_status", ""),
-        notes={key[len(NOTE_PREFIX) :]: value for key, value in fields.items() if key.startswith(NOTE_PREFIX)},
+        notes=read_notes(
+            (key[len(NOTE_PREFIX) :], value) for key, value in fields.items() if key.startswith(NOTE_PREFIX)
+        ),
         closed_at=float(closed) if closed else None,
         close_reason=fields.get("close_reason"),
         outcome=Outcome.from_dict(orjson.loads(outcome)) if outcome else None,

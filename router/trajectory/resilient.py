@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 
 import redis.exceptions
 
+from router.clock import SYSTEM_CLOCK, Clock
 from router.ledger import StepRecord
 from router.metrics import Metrics
 from router.trajectory.journal import CountedStep, Journal, Note, Records, Write
@@ -44,12 +45,15 @@ class ResilientStore:
         metrics: Metrics | None = None,
         breaker_s: float = 1.0,
         journal_max: int = 100_000,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self.primary = primary
         self.fallback = fallback
         self._mode = mode
         self._metrics = metrics or Metrics()
         self._breaker_s = breaker_s
+        # What the breaker waits with between two probes (a test's clock moves it by hand).
+        self.clock = clock
         m = self._metrics
         self.journal = Journal(
             journal_max,
@@ -93,7 +97,7 @@ class ResilientStore:
 
     async def _recover(self) -> None:
         while True:
-            await asyncio.sleep(self._breaker_s)
+            await self.clock.sleep(self._breaker_s)
             try:
                 # Fresh connections: a pool of ones to a Redis that restarted would make each
                 # try (and then each step) fail once more, one after the other.

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.ledger import StepRecord
+from router.notes import shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,8 @@ class Trajectory:
     closed_at: float | None = None
     close_reason: str | None = None
     outcome: Outcome | None = None
-    # Small per-trajectory memory of the policies (the task-routing target, a sketch's plan, a pin).
+    # Small per-trajectory memory, one namespace per owner (router/notes.py): a strategy's
+    # choice or plan, the pin, the privacy vault, the ledger's prompt-cache note.
     notes: dict[str, str] = field(default_factory=dict)
 
     def apply(self, record: StepRecord) -> None:
@@ -147,7 +149,7 @@ class Trajectory:
             "close_reason": self.close_reason,
             "outcome": self.outcome.as_dict() if self.outcome else None,
             # The privacy vault's notes hold original values: never shown.
-            "notes": {k: v for k, v in self.notes.items() if not k.startswith("pii")},
+            "notes": shown(self.notes),
         }
 
     def snapshot(self) -> Trajectory:

@@ -19,6 +19,7 @@ from router.metrics import Metrics
 from router.policies.constraints import PIN_NOTE
 from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score
+from router.privacy.modes import protects
 from router.protocol.chat import ChatRequest
 from router.quota import ClientLimits, Limit, namespace_of_trajectory
 from router.recorder import Recorder
@@ -65,7 +66,7 @@ def fail_closed(slot: StepSlot, privacy: str) -> Trajectory | None:
     """The trajectory as the step sees it. Counted during an outage with nothing known of it
     (another replica may have pinned it to the edge), a privacy route treats it as pinned."""
     trajectory = slot.trajectory
-    if trajectory is None or not slot.state_unknown or privacy == "allow":
+    if trajectory is None or not slot.state_unknown or not protects(privacy):
         return trajectory
     trajectory.notes[PIN_NOTE] = "edge"
     return trajectory
