@@ -1,17 +1,14 @@
-"""Writing a step's answer to the client and closing its record: relay (plain or streamed),
-prepared answers of inner calls, failures; cost, counterfactual, metrics, audit."""
+"""Ending a step: the result the client gets (relayed plain or streamed, an inner call's
+prepared answer, a failure) and the step's one record: cost, counterfactual, metrics, audit."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import orjson
-from starlette.background import BackgroundTask
-from starlette.responses import Response, StreamingResponse
-from starlette.types import Receive, Scope, Send
 
 from router.audit import AuditLog
 from router.errors import GatewayError
@@ -31,36 +28,22 @@ from router.policies.base import PreparedAnswer, Target
 from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
+from router.protocol.upstream_error import read_error
+from router.result import Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
-from router.step import STREAM_HEADERS, Step
+from router.step import Step
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
-from router.wire import json_response
 
 
-class StepStream(StreamingResponse):
-    """A relayed stream whose step is closed however the response ends, even when the client
-    left before the relay began (then Starlette never starts the body at all)."""
-
-    def __init__(self, chunks: AsyncIterator[bytes], abandon: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(chunks, **kwargs)
-        self._chunks = chunks
-        self._abandon = abandon
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            aclose = getattr(self._chunks, "aclose", None)
-            if aclose is not None:
-                await aclose()
-            self._abandon()
+async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
+    yield data
 
 
 class Answers:
-    """The end of every step: what the client gets, and the one record of the step."""
+    """The end of every step: its result, and its one record."""
 
     def __init__(
         self,
@@ -83,7 +66,7 @@ class Answers:
             record.action = action_of(message)
             record.excerpt = excerpt_of(step.request.messages, step.privacy)
 
-    def prepared(self, step: Step, answer: PreparedAnswer) -> Response:
+    def prepared(self, step: Step, answer: PreparedAnswer) -> StepResult:
         """Relay an answer a strategy's inner call already produced (as SSE when streaming)."""
         target = step.decision.target
         record = self._new_record(step, target, False)
@@ -106,21 +89,17 @@ class Answers:
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(record, usage, step.started, content)
         self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
-        headers = step.headers(target, False)
+        facts = step.facts(target, False)
+        # Shadow labelling starts once the answer is sent.
+        after = self.shadow.after(step, record, message)
+        if answer.status >= 300:
+            return Failure(answer.status, read_error(answer.status, orjson.dumps(answer.body)), facts)
         if step.request.stream:
-            response = Response(
-                completion_to_sse(answer.body),
-                status_code=answer.status,
-                headers={**STREAM_HEADERS, **headers},
-                media_type="text/event-stream",
-            )
-        else:
-            response = json_response(answer.body, status=answer.status, headers=headers)
-        # Shadow labelling starts once the answer is sent (the response's background).
-        response.background = self.shadow.after(step, record, message)
-        return response
+            chunks = _once(completion_to_sse(answer.body))
+            return Stream(facts, chunks, chunks.aclose, after)
+        return Answer(facts, answer.body, orjson.dumps(answer.body), after)
 
-    def plain(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply) -> Response:
+    def plain(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply) -> StepResult:
         record = self._new_record(step, target, fallback)
         record.http_status = reply.status
         record.status = "ok" if reply.status < 300 else "error"
@@ -129,6 +108,7 @@ class Answers:
         content = None
         body = reply.body
         message: dict[str, Any] = {}
+        parsed: dict[str, Any] = {}
         if reply.status < 300:
             parsed = reply.answer if reply.answer is not None else orjson.loads(body)
             restoring = target == "cloud" and step.privacy.redacted
@@ -153,15 +133,14 @@ class Answers:
         else:
             self.tracker.answered(step.identity, "error", "", [])
         self._account(record, usage, step.started, content)
-        return Response(
-            body,
-            status_code=reply.status,
-            headers=step.headers(target, fallback),
-            media_type=reply.content_type,
-            background=self.shadow.after(step, record, message),
-        )
+        facts = step.facts(target, fallback)
+        if reply.status >= 300:
+            # The upstream's refusal of the request itself (a 4xx), relayed as it said it.
+            error = read_error(reply.status, body)
+            return Failure(reply.status, error, facts, body=body, content_type=reply.content_type)
+        return Answer(facts, parsed, body, self.shadow.after(step, record, message))
 
-    def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Response:
+    def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Stream:
         assert reply.stream is not None
         record = self._new_record(step, target, fallback)
         record.ttft_s = reply.first_byte_s
@@ -212,18 +191,17 @@ class Answers:
             capture=capture or wants_action or step.identity.stitch_key is not None,
             restorer=restorer,
         )
-        return StepStream(
-            chunks,
-            abandon,
-            status_code=reply.status,
-            headers={**STREAM_HEADERS, **step.headers(target, fallback)},
-            media_type="text/event-stream",
-            background=BackgroundTask(after_sent),
-        )
 
-    def failure(self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure]) -> Response:
+        async def close() -> None:
+            await chunks.aclose()
+            abandon()
+
+        return Stream(step.facts(target, fallback), chunks, close, after_sent)
+
+    def failure(self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure]) -> Failure:
         last = failures[-1]
-        headers = step.headers(target, fallback)
+        facts = step.facts(target, fallback)
+        headers: dict[str, str] = {}
         record = self._new_record(step, target, fallback)
         record.status = "error"
         record.error = "; ".join(str(f) for f in failures)
@@ -238,28 +216,19 @@ class Answers:
             if last.retry_after is not None:
                 headers["Retry-After"] = last.retry_after
             self._account(record, None, step.started, content)
-            return Response(last.body, status_code=last.status, headers=headers, media_type=last.content_type)
+            error = read_error(last.status, last.body)
+            return Failure(last.status, error, facts, headers, last.body, last.content_type)
         if last.kind == "invalid_answer":
             # A 200 whose body was no answer: the upstream is broken, not busy.
             record.http_status = 502
             self._account(record, None, step.started)
-            raise GatewayError(
-                502,
-                f"the upstream answered with something that is not a chat completion: {record.error}",
-                type="server_error",
-                code="upstream_invalid_answer",
-                headers=headers,
-            )
+            message = f"the upstream answered with something that is not a chat completion: {record.error}"
+            return Failure(502, _server_error(message, "upstream_invalid_answer"), facts)
         record.http_status = 503
         self._account(record, None, step.started, content)
         headers["Retry-After"] = str(self.settings.retry_after_s)
-        raise GatewayError(
-            503,
-            f"no upstream could answer the step: {record.error}",
-            type="server_error",
-            code="upstream_unavailable",
-            headers=headers,
-        )
+        message = f"no upstream could answer the step: {record.error}"
+        return Failure(503, _server_error(message, "upstream_unavailable"), facts, headers)
 
     def aborted(self, step: Step, error: BaseException) -> None:
         """The record of a step that ended before any answer: the client left (cancelled), or
@@ -285,7 +254,7 @@ class Answers:
         step.recorded = True
         return StepRecord(
             trajectory_id=step.trajectory_id,
-            step=step.index,
+            step=step.identity.step,
             route=step.route.name,
             target=target,
             reason=step.decision.reason.value,
@@ -337,3 +306,7 @@ class Answers:
 
 async def _remember(tracker: Tracker, trajectory_id: str, prefix: str) -> None:
     await tracker.store.note(trajectory_id, CACHE_NOTE, prefix)
+
+
+def _server_error(message: str, code: str) -> dict[str, Any]:
+    return {"message": message, "type": "server_error", "code": code, "param": None}

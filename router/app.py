@@ -22,14 +22,15 @@ from starlette.types import Receive, Scope, Send
 
 from router import __version__
 from router.api.chat import chat_completions
+from router.api.http import error_response
 from router.api.messages import count_tokens, messages
 from router.api.models import list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
 from router.api.responses import responses
 from router.api.schema import management_routes
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
+from router.engine import Engine
 from router.errors import GatewayError, bad_request, error_body
-from router.pipeline import Gateway
 from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys
 
@@ -68,7 +69,7 @@ def _routes() -> list[BaseRoute]:
 
 async def _gateway_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GatewayError)
-    return exc.to_response()
+    return error_response(exc)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -98,7 +99,7 @@ async def _invalid(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     first = exc.errors()[0] if exc.errors() else {}
     where = ".".join(str(part) for part in first.get("loc", ())) or None
-    return bad_request(f"invalid request at {where}: {first.get('msg', 'invalid')}", param=where).to_response()
+    return error_response(bad_request(f"invalid request at {where}: {first.get('msg', 'invalid')}", param=where))
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -116,21 +117,21 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     """The app for these settings. `on_started` runs once the gateway has started: what its
     process makes of itself then (`tandem serve` tunes the garbage collector: router/runtime.py)."""
     privacy_backends.enable(list(settings.privacy_backends))
-    gateway = Gateway(settings)
+    engine = Engine(settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await gateway.start()
+        await engine.start()
         # Whether each upstream answers and takes our key, logged once at start (in the
         # background: a slow upstream must not hold the start up).
-        report = asyncio.create_task(log_upstreams(gateway))
+        report = asyncio.create_task(log_upstreams(engine))
         if on_started is not None:
             on_started()
         try:
             yield
         finally:
             report.cancel()
-            await gateway.close()
+            await engine.close()
 
     app = TandemApp(
         title="Tandem",
@@ -151,7 +152,7 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
         # FastAPI's OpenTelemetry hooks: off (the gateway's metrics are Prometheus').
         telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
-    app.state.gateway = gateway
+    app.state.engine = engine
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)
     return app
@@ -189,7 +190,7 @@ class TandemApp(FastAPI):
         try:
             response = await chat_completions(request)
         except GatewayError as exc:
-            response = exc.to_response()
+            response = error_response(exc)
         except Exception as exc:
             response = await _unexpected(request, exc)
         await response(scope, receive, send)

@@ -46,9 +46,10 @@ def _serve(args: argparse.Namespace) -> int:
         settings.client_keys()
         for upstream in settings.upstreams.values():
             upstream.api_key()
-        from router.pipeline import build_vault
+        from router.engine import build_routes, build_vault
 
         build_vault(settings)
+        build_routes(settings)  # a judge's model loads, or the command stops naming it
     except ConfigError as exc:
         print(f"tandem: {exc}", file=sys.stderr)
         return 2
@@ -96,7 +97,7 @@ def _export(args: argparse.Namespace) -> int:
     from router.export import run_export
 
     if bool(args.url) == bool(args.redis_url):
-        print("tandem: give exactly one of --url (a running gateway) or --redis-url", file=sys.stderr)
+        print("tandem: give exactly one of --url (a running engine) or --redis-url", file=sys.stderr)
         return 2
     try:
         since = parse_time(args.since, "since") if args.since else None

@@ -1,4 +1,4 @@
-"""One error type for everything the gateway answers with an error, mapped to HTTP in one place.
+"""One error type for everything the gateway answers with an error; the API layer maps it to HTTP.
 
 The body is OpenAI-shaped, `{"error": {"message", "type", "code", "param"}}`, because that is
 what every client parses.
@@ -6,8 +6,9 @@ what every client parses.
 
 from __future__ import annotations
 
+from typing import Any
+
 import orjson
-from starlette.responses import Response
 
 
 class GatewayError(Exception):
@@ -32,8 +33,9 @@ class GatewayError(Exception):
     def body(self) -> bytes:
         return error_body(self.message, self.type, self.code, self.param)
 
-    def to_response(self) -> Response:
-        return Response(self.body(), status_code=self.status, headers=self.headers, media_type="application/json")
+    def error(self) -> dict[str, Any]:
+        """The OpenAI error object (what `body` wraps in `{"error": ...}`)."""
+        return {"message": self.message, "type": self.type, "code": self.code, "param": self.param}
 
 
 def error_body(message: str, type: str, code: str | None, param: str | None = None) -> bytes:

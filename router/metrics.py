@@ -303,11 +303,7 @@ class Metrics:
         for name, route in routes.items():
             start_route_series(self, name, route, header_forced)
             self.route_info.labels(name, str(route.strategy), str(route.privacy)).set(1)
-            target = getattr(route, "target_cloud_share", None)
-            if target is None:
-                target = route.constraints.max_cloud_share
-            if target is None and route.strategy == "random":
-                target = route.p
+            target = route.intended_cloud_share()
             if target is not None:
                 self.route_cloud_share_target.labels(name).set(float(target))
 

@@ -54,9 +54,9 @@ class BoundedConfig(uvicorn.Config):
 def _limit_counter(app: Any) -> OnLimit:
     """The gateway's `Metrics.limit_hit`, found through whatever uvicorn wrapped around the app."""
     while app is not None:
-        gateway = getattr(getattr(app, "state", None), "gateway", None)
-        if gateway is not None:
-            counter: OnLimit = gateway.metrics.limit_hit
+        engine = getattr(getattr(app, "state", None), "engine", None)
+        if engine is not None:
+            counter: OnLimit = engine.metrics.limit_hit
             return counter
         app = getattr(app, "app", None)
     return _uncounted

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 import redis.exceptions
-from starlette.background import BackgroundTask
 
 from judge.actions import message_action
 from router import notes
@@ -37,6 +36,7 @@ from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
 from router.policies.base import Reason, ShadowSettings, StepFacts, Target, other_target
 from router.privacy.modes import redacts
+from router.result import After
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
@@ -143,15 +143,20 @@ class Shadow:
         self._draw = draw
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def after(self, step: Step, record: StepRecord, message: dict[str, Any]) -> BackgroundTask | None:
-        """The background task that starts a sampled step's shadow once its answer is sent;
+    def after(self, step: Step, record: StepRecord, message: dict[str, Any]) -> After | None:
+        """What starts a sampled step's shadow once its answer is sent;
         None when the step is not shadowed (no `shadow` on the route, not answered, not drawn)."""
         settings = step.route.settings.shadow
         if settings is None or record.status != "ok" or record.http_status >= 300 or record.fallback:
             return None
         if self._draw() >= settings.rate:
             return None
-        return BackgroundTask(self.launch, Job(step, record, message, settings))
+        job = Job(step, record, message, settings)
+
+        async def launch() -> None:
+            await self.launch(job)
+
+        return launch
 
     async def launch(self, job: Job) -> None:
         """Start the shadow call and return at once (the response's background runs it)."""
@@ -236,7 +241,9 @@ def _features(step: Step) -> list[float] | None:
         from judge.features import step_features
         from router.policies.judge import counters_of
 
-        context = StepFacts(step.route.name, step.trajectory_id, step.index, step.request, step.identity.trajectory)
+        context = StepFacts(
+            step.route.name, step.trajectory_id, step.identity.step, step.request, step.identity.trajectory
+        )
         values = step_features(step.request.messages, counters_of(context), step.request.raw.get("tools"))
         return [round(float(v), 5) for v in values]
     except Exception:

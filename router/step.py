@@ -9,9 +9,8 @@ from router.inner import InnerCalls
 from router.policies.base import Decision, Policy, RouteBase, Target
 from router.privacy.guard import PrivacyGuard
 from router.protocol.chat import ChatRequest
+from router.result import Facts
 from router.trajectory.tracker import StepIdentity
-
-STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 @dataclass(slots=True)
@@ -47,20 +46,14 @@ class Step:
     def trajectory_id(self) -> str:
         return self.identity.trajectory_id
 
-    @property
-    def index(self) -> int:
-        return self.identity.step
-
-    def headers(self, target: Target, fallback: bool) -> dict[str, str]:
-        headers = {
-            "x-tandem-target": target,
-            "x-tandem-route": self.route.name,
-            "x-tandem-reason": self.decision.reason.value,
-            "x-tandem-trajectory": self.trajectory_id,
-            "x-tandem-step": str(self.index),
-        }
-        if self.decision.score is not None:
-            headers["x-tandem-score"] = f"{self.decision.score:.6g}"
-        if fallback:
-            headers["x-tandem-fallback"] = "true"
-        return headers
+    def facts(self, target: Target, fallback: bool) -> Facts:
+        decision = self.decision
+        return Facts(
+            target,
+            self.route.name,
+            decision.reason.value,
+            self.trajectory_id,
+            self.identity.step,
+            decision.score,
+            fallback,
+        )

@@ -8,7 +8,7 @@ to find the usage chunk and the end marker. The stream always ends with a usage 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -149,7 +149,7 @@ async def relay(
     on_end: Callable[[StreamOutcome], None],
     capture: bool = False,
     restorer: StreamRestorer | None = None,
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
     limits = source.limits
     observer = _Observer(capture, limits.max_sse_line_bytes)

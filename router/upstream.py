@@ -104,7 +104,12 @@ class UpstreamState:
 
 class Upstream:
     def __init__(
-        self, name: str, settings: UpstreamSettings, limits: LimitSettings, on_limit: Callable[[str], None]
+        self,
+        name: str,
+        settings: UpstreamSettings,
+        limits: LimitSettings,
+        on_limit: Callable[[str], None],
+        session: aiohttp.ClientSession | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -117,7 +122,8 @@ class Upstream:
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
         self._stream_headers = {**self._headers, "Accept": "text/event-stream", "Accept-Encoding": "identity"}
-        self._session: aiohttp.ClientSession | None = None
+        # A session given here (the in-process tests' scripted one) is used instead of a pool.
+        self._session: aiohttp.ClientSession | None = session
         self._state: UpstreamState | None = None
 
     @property
@@ -125,6 +131,8 @@ class Upstream:
         return self.settings.model
 
     async def start(self) -> None:
+        if self._session is not None:
+            return
         connector = aiohttp.TCPConnector(limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300)
         self._session = aiohttp.ClientSession(
             connector=connector,

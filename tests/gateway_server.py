@@ -39,7 +39,7 @@ class GatewayServer:
 
     @property
     def gateway(self) -> Any:
-        return self.app.state.gateway
+        return self.app.state.engine
 
     def start(self) -> GatewayServer:
         self._thread.start()
@@ -54,7 +54,7 @@ class GatewayServer:
         """Run a coroutine on the gateway's own event loop (to reach its store, say)."""
         import asyncio
 
-        loop = self.app.state.gateway.loop
+        loop = self.app.state.engine.loop
         return asyncio.run_coroutine_threadsafe(coroutine, loop).result(10)
 
     def stop(self) -> None:

@@ -15,6 +15,7 @@ import pytest
 from judge.cli import main as judge_main
 from judge.model import DEFAULT_MODEL, JudgeModel
 from router.cli import main as tandem_main
+from router.engine import build_routes
 from router.settings import ConfigError, load_settings
 from tests.gateway_server import GatewayServer, wait_until
 from tests.test_strategies import TOOLS
@@ -91,10 +92,20 @@ def test_a_bad_model_stops_start_up_naming_the_file(tmp_path: Path, content: byt
     if content is not None:
         model.write_bytes(content)
         shutil.copy(DEFAULT_MODEL.with_suffix(".card.json"), tmp_path / "judge.card.json")
+    settings = load_settings(routes={"tandem": {"strategy": "judge", "model": str(model)}})  # reads no file
     with pytest.raises(ConfigError) as raised:
-        load_settings(routes={"tandem": {"strategy": "judge", "model": str(model)}})
+        build_routes(settings)
     assert str(tmp_path / "judge.") in str(raised.value) and "routes.tandem.judge" in str(raised.value)
     assert words in str(raised.value)
+
+
+def test_tandem_serve_stops_on_a_bad_model_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    model = tmp_path / "judge.onnx"
+    config = tmp_path / "tandem.yaml"
+    config.write_text(f"routes:\n  tandem:\n    strategy: judge\n    model: {model}\n")
+    assert tandem_main(["serve", "--config", str(config), "--port", "1"]) == 2
+    error = capsys.readouterr().err
+    assert "routes.tandem.judge" in error and str(tmp_path / "judge.") in error and "not found" in error
 
 
 def test_a_bad_model_on_reload_keeps_the_old_one(

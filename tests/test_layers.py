@@ -36,7 +36,9 @@ def test_the_layer_contracts_hold() -> None:
         ("router/ledger.py", "import starlette.responses", "bottom: plain types"),
         ("judge/features.py", "import router.errors", "judge is a library"),
         ("router/metrics.py", "import sim.tasks", "never imports the simulator"),
-        ("router/protocol/sse.py", "import router.pipeline", "gateway layers"),
+        ("router/protocol/sse.py", "import router.engine", "gateway layers"),
+        ("router/upstream.py", "import starlette.responses", "no HTTP framework below"),
+        ("router/engine.py", "from fastapi import FastAPI", "no HTTP framework below"),
     ],
 )
 def test_a_contract_catches_a_break(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -145,7 +147,7 @@ def test_the_cycle_check_sees_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
     def parse(source: str | bytes, *args: object, **kwargs: object) -> ast.Module:
         tree = original(source, *args, **kwargs)  # type: ignore[arg-type]
         if isinstance(source, str) and source == ledger.read_text():
-            tree.body.append(ast.parse("import router.pipeline").body[0])
+            tree.body.append(ast.parse("import router.engine").body[0])
         return tree
 
     monkeypatch.setattr(ast, "parse", parse)

@@ -103,3 +103,19 @@ def test_a_mid_stream_failure_ends_with_an_error_event(gateway: GatewayServer, e
         edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
         with sdk(gateway).messages.stream(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]) as s:
             s.get_final_message()
+
+
+def test_a_streamed_answer_a_strategy_prepared_is_streamed_as_messages_events(
+    make_gateway: MakeGateway, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    # Self-delegation: the edge answered itself, so the step's answer is the inner call's,
+    # prepared by the engine as a stream of chat chunks, then translated like any other stream.
+    server = make_gateway(routes={"tandem": {"strategy": "self_delegation"}})
+    edge.push({"text": "I can do this myself"})
+    with sdk(server).messages.stream(
+        model="tandem", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        text = "".join(stream.text_stream)
+        final = stream.get_final_message()
+    assert text == "I can do this myself" and final.stop_reason == "end_turn"
+    assert not cloud.received and len(edge.received) == 1

@@ -3,16 +3,29 @@ openai SDK: plain and streamed text, function calls and their outputs, errors.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import openai
 import pytest
 
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
-TOOLS = [{"type": "function", "name": "shell", "description": "run a command", "strict": True,
-          "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"],
-                         "additionalProperties": False}},
-         {"type": "web_search"}]
+TOOLS = [
+    {
+        "type": "function",
+        "name": "shell",
+        "description": "run a command",
+        "strict": True,
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string"}},
+            "required": ["command"],
+            "additionalProperties": False,
+        },
+    },
+    {"type": "web_search"},
+]
 
 
 def sdk(server: GatewayServer) -> openai.OpenAI:
@@ -21,8 +34,9 @@ def sdk(server: GatewayServer) -> openai.OpenAI:
 
 def test_plain_text_with_instructions(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"text": "hello from the edge", "prompt_tokens": 30, "cached_tokens": 10, "completion_tokens": 4})
-    raw = sdk(gateway).responses.with_raw_response.create(model="tandem", instructions="be brief", input="hi",
-                                                         max_output_tokens=64)
+    raw = sdk(gateway).responses.with_raw_response.create(
+        model="tandem", instructions="be brief", input="hi", max_output_tokens=64
+    )
     response = raw.parse()
     assert response.output_text == "hello from the edge" and response.status == "completed"
     assert response.usage is not None and (response.usage.input_tokens, response.usage.output_tokens) == (30, 4)
@@ -40,11 +54,15 @@ def test_function_call_and_its_output(gateway: GatewayServer, edge: FakeUpstream
     call = first.output[0]
     assert call.type == "function_call" and call.name == "shell" and call.arguments == '{"command": "ls"}'
     assert [t["function"]["name"] for t in edge.received[0].body["tools"]] == ["shell"]  # web_search is not passed on
-    second = client.responses.create(model="tandem", tools=TOOLS, input=[  # type: ignore[arg-type]
-        {"role": "user", "content": "list files"},
-        {"type": "function_call", "call_id": call.call_id, "name": "shell", "arguments": call.arguments},
-        {"type": "function_call_output", "call_id": call.call_id, "output": "a.py b.py"},
-    ])
+    second = client.responses.create(
+        model="tandem",
+        tools=TOOLS,
+        input=[  # type: ignore[arg-type]
+            {"role": "user", "content": "list files"},
+            {"type": "function_call", "call_id": call.call_id, "name": "shell", "arguments": call.arguments},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "a.py b.py"},
+        ],
+    )
     assert second.output_text == "two files"
     sent = edge.received[1].body["messages"]
     assert sent[1]["tool_calls"][0]["id"] == call.call_id
@@ -74,3 +92,14 @@ def test_errors(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
     events = list(sdk(gateway).responses.create(model="tandem", input="go", stream=True))
     assert events[-1].type == "response.failed"
+
+
+def test_a_streamed_answer_a_strategy_prepared_is_streamed_as_response_events(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "self_delegation"}})
+    edge.push({"text": "done here"})
+    events = list(sdk(server).responses.create(model="tandem", input="hi", stream=True))
+    assert events[-1].type == "response.completed"
+    assert events[-1].response.output_text == "done here"
+    assert not cloud.received

@@ -13,8 +13,10 @@ from typing import Any
 import httpx
 import orjson
 import pytest
-from starlette.datastructures import Headers
 
+from router.api.http import chat_response
+from router.protocol.chat import parse_chat_request
+from router.result import StepMeta
 from tests.fake_upstream import FakeUpstream, free_port
 from tests.gateway_server import GatewayServer, wait_until
 
@@ -114,7 +116,10 @@ def test_a_stream_whose_client_left_before_it_began_is_closed_and_recorded(
     async def answer_a_client_already_gone() -> None:
         from router.api.auth import namespace_of
 
-        response = await server.gateway.chat(body, Headers({"x-session-id": "gone"}), None, namespace_of(None))
+        engine = server.gateway
+        request = parse_chat_request(body)
+        result = await engine.run(request, StepMeta({"x-session-id": "gone"}, namespace_of(None)))
+        response = chat_response(result)
 
         async def receive() -> dict[str, str]:
             return {"type": "http.disconnect"}

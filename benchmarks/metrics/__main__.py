@@ -90,7 +90,7 @@ def scrape_ms_http(routes: int, scrapes: int) -> tuple[list[float], int]:
         routes={name: {"strategy": "random", "p": 0.4} for name in names},
     )
     app = create_app(settings, on_started=tune_gc)  # as `tandem serve` runs it
-    fill(app.state.gateway.metrics, names)
+    fill(app.state.engine.metrics, names)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", loop="asyncio")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

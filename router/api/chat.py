@@ -7,8 +7,11 @@ from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.disconnect import ClientWatch
+from router.api.http import chat_response, failure_response
+from router.engine import Engine
 from router.errors import GatewayError
-from router.pipeline import Gateway
+from router.protocol.chat import parse_chat_request
+from router.result import StepMeta
 
 
 async def read_body(request: Request, limit: int) -> bytes:
@@ -35,9 +38,14 @@ def _too_large(size: int, limit: int) -> GatewayError:
 
 
 async def chat_completions(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     namespace = client_namespace(request)
-    body = await read_body(request, gateway.settings.max_body_bytes)
+    body = await read_body(request, engine.settings.max_body_bytes)
+    try:
+        chat = parse_chat_request(body, engine.max_json_depth)
+    except GatewayError as exc:
+        return failure_response(engine.refused(exc))
     watch = ClientWatch(request.receive)
-    step = gateway.chat(body, request.headers, request.path_params.get("session"), namespace, watch.start)
-    return await watch.answer(step)
+    meta = StepMeta(request.headers, namespace, request.path_params.get("session"), watch.start)
+    result = await watch.answer(engine.run(chat, meta))
+    return result if isinstance(result, Response) else chat_response(result)

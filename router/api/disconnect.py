@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
+from typing import TypeVar
 
 from starlette.responses import Response
 from starlette.types import Receive
 
+T = TypeVar("T")
 # What a step cancelled because its client left answers (nobody reads it); nginx's code.
 CLIENT_CLOSED = 499
 
@@ -43,8 +45,8 @@ class ClientWatch:
         assert self._task is not None
         self._task.cancel()
 
-    async def answer(self, work: Awaitable[Response]) -> Response:
-        """`work`'s response; a plain 499 when the client left and the step was cancelled."""
+    async def answer(self, work: Awaitable[T]) -> T | Response:
+        """`work`'s result; a plain 499 response when the client left and the step was cancelled."""
         try:
             response = await work
         except asyncio.CancelledError:

@@ -11,8 +11,8 @@ from starlette.responses import Response
 from router.api.auth import client_namespace
 from router.api.chat import read_body
 from router.api.translated import Surface, Translate, parsed, serve
+from router.engine import Engine
 from router.errors import GatewayError
-from router.pipeline import Gateway
 from router.protocol.messages import StreamTranslator, error_body, estimate_tokens, from_chat, to_chat
 
 
@@ -29,10 +29,10 @@ async def messages(request: Request) -> Response:
 
 async def count_tokens(request: Request) -> Response:
     """An estimate (about 4 bytes a token), as Claude Code only uses it to size its context."""
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     try:
         client_namespace(request)
-        raw = await read_body(request, gateway.settings.max_body_bytes)
+        raw = await read_body(request, engine.settings.max_body_bytes)
         parsed(raw)
     except GatewayError as exc:
         error = {"message": exc.message, "type": exc.type, "code": exc.code, "param": exc.param}

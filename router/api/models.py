@@ -7,14 +7,14 @@ from starlette.responses import Response
 
 from router.aliases import listed_models
 from router.api.auth import check_client_key
-from router.pipeline import Gateway
-from router.wire import json_response
+from router.api.http import json_response
+from router.engine import Engine
 
 
 async def list_models(request: Request) -> Response:
     """One answer both the OpenAI and the Anthropic SDKs read (Claude Code asks with
     `?limit=1000` and reads `data[].id`, `has_more`); there is one page, whatever the limit."""
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     check_client_key(request, request.app.state.client_keys)
     data = [
         {
@@ -26,7 +26,7 @@ async def list_models(request: Request) -> Response:
             "display_name": name,
             "created_at": "1970-01-01T00:00:00Z",
         }
-        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
+        for name in listed_models(engine.routes, engine.settings.model_aliases)
     ]
     first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
     return json_response({"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last})
@@ -39,9 +39,9 @@ async def reachable(request: Request) -> Response:
 async def model_info(request: Request) -> Response:
     """`GET /v1/model/info` in LiteLLM proxy's shape: OpenHands asks it for `litellm_proxy/`
     models. Each route is a chat model; its prices are the cloud's (the most a step can cost)."""
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     check_client_key(request, request.app.state.client_keys)
-    prices = gateway.settings.upstreams["cloud"].prices
+    prices = engine.settings.upstreams["cloud"].prices
     data = [
         {
             "model_name": name,
@@ -56,6 +56,6 @@ async def model_info(request: Request) -> Response:
                 "supports_tool_choice": True,
             },
         }
-        for name in listed_models(gateway.routes, gateway.settings.model_aliases)
+        for name in listed_models(engine.routes, engine.settings.model_aliases)
     ]
     return json_response({"data": data})

@@ -17,10 +17,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from router.pipeline import Gateway
+from router.api.http import json_response
+from router.engine import Engine
 from router.settings import ConfigError, public_url
 from router.upstream import Upstream, UpstreamState
-from router.wire import json_response
 
 log = logging.getLogger("tandem")
 
@@ -52,21 +52,21 @@ def _describe(upstream: Upstream, state: UpstreamState) -> dict[str, Any]:
     }
 
 
-async def check_upstreams(gateway: Gateway) -> dict[str, dict[str, Any]]:
+async def check_upstreams(engine: Engine) -> dict[str, dict[str, Any]]:
     """Probe every upstream; set the readiness gauges; what `/readyz` shows of each."""
-    names = list(gateway.upstreams)
-    states = await asyncio.gather(*(gateway.upstreams[n].probe() for n in names))
+    names = list(engine.upstreams)
+    states = await asyncio.gather(*(engine.upstreams[n].probe() for n in names))
     report = {}
     for name, state in zip(names, states, strict=True):
-        gateway.metrics.upstream_reachable.labels(name).set(1 if state.reachable else 0)
-        gateway.metrics.upstream_authorised.labels(name).set(1 if state.authorised else 0)
-        report[name] = _describe(gateway.upstreams[name], state)
+        engine.metrics.upstream_reachable.labels(name).set(1 if state.reachable else 0)
+        engine.metrics.upstream_authorised.labels(name).set(1 if state.authorised else 0)
+        report[name] = _describe(engine.upstreams[name], state)
     return report
 
 
-async def log_upstreams(gateway: Gateway) -> None:
+async def log_upstreams(engine: Engine) -> None:
     """One line per upstream at start: reachable, and whether it took the gateway's key."""
-    for name, state in (await check_upstreams(gateway)).items():
+    for name, state in (await check_upstreams(engine)).items():
         if not state["reachable"]:
             log.warning("upstream %s is not reachable (%s)", name, state["detail"])
         elif not state["authorised"]:
@@ -81,19 +81,19 @@ async def log_upstreams(gateway: Gateway) -> None:
 
 
 async def readyz(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    upstreams = await check_upstreams(gateway)
+    engine: Engine = request.app.state.engine
+    upstreams = await check_upstreams(engine)
     # Ready while any upstream answers: an unauthorised cloud must not take edge traffic down.
     ready = any(state["reachable"] for state in upstreams.values())
     # The audit log's state is shown, not judged: a full audit disk must not take every replica
     # out of service (lines queue, then drop, counted in tandem_audit_lines).
-    body = {"ready": ready, "upstreams": upstreams, "audit": gateway.audit.state}
+    body = {"ready": ready, "upstreams": upstreams, "audit": engine.audit.state}
     return json_response(body, status=200 if ready else 503)
 
 
 async def metrics(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     # A scrape must answer even when the store does not: the gauge then keeps its last value.
     with contextlib.suppress(Exception):
-        gateway.metrics.active_trajectories.set(await gateway.tracker.store.active_count())
-    return Response(gateway.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")
+        engine.metrics.active_trajectories.set(await engine.tracker.store.active_count())
+    return Response(engine.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -14,12 +14,12 @@ from starlette.responses import Response
 
 from router.api.auth import trajectory_scope
 from router.api.chat import read_body
+from router.api.http import json_response
+from router.engine import Engine
 from router.errors import GatewayError, bad_request
-from router.pipeline import Gateway
 from router.privacy.guard import exposure_summary
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
-from router.wire import json_response
 
 MAX_LIMIT = 500
 # Times are unix seconds from 1970 to the end of year 9999: anything else (nan, inf, a negative or
@@ -91,33 +91,33 @@ def _query(request: Request, namespace: str | None) -> ListQuery:
     return ListQuery(limit=int(limit_text), route=route, namespace=namespace, **times)
 
 
-async def _visible(gateway: Gateway, request: Request) -> Trajectory:
+async def _visible(engine: Engine, request: Request) -> Trajectory:
     scope = trajectory_scope(request)
     no_query(request)
     trajectory_id = request.path_params["trajectory_id"]
     if not is_valid_id(trajectory_id):
         raise bad_request("a trajectory id is 1 to 200 characters of letters, digits and . _ : @ + = ~ -", param="id")
-    await gateway.tracker.recorder.flush()
-    trajectory = await gateway.tracker.store.get(trajectory_id)
+    await engine.tracker.recorder.flush()
+    trajectory = await engine.tracker.store.get(trajectory_id)
     if trajectory is None or (scope is not None and trajectory.namespace != scope):
         raise GatewayError(404, f"no trajectory {trajectory_id!r} is known", code="trajectory_not_found")
     return trajectory
 
 
 async def list_trajectories(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     query = _query(request, trajectory_scope(request))
-    await gateway.tracker.recorder.flush()
-    found = await gateway.tracker.store.recent(query)
+    await engine.tracker.recorder.flush()
+    found = await engine.tracker.store.recent(query)
     next_before = found[-1].updated_at if len(found) == query.limit else None
     return json_response({"object": "list", "data": [t.as_dict() for t in found], "next_before": next_before})
 
 
 async def get_trajectory(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    trajectory = await _visible(gateway, request)
-    records = await gateway.tracker.store.records(trajectory.id)
-    privacy = exposure_summary(trajectory.notes, gateway.settings.privacy_weights)
+    engine: Engine = request.app.state.engine
+    trajectory = await _visible(engine, request)
+    records = await engine.tracker.store.records(trajectory.id)
+    privacy = exposure_summary(trajectory.notes, engine.settings.privacy_weights)
     return json_response({**trajectory.as_dict(), "privacy": privacy, "records": [r.as_dict() for r in records]})
 
 
@@ -144,16 +144,16 @@ def _outcome(body: bytes) -> Outcome:
 
 
 async def post_outcome(request: Request) -> Response:
-    gateway: Gateway = request.app.state.gateway
-    trajectory = await _visible(gateway, request)
+    engine: Engine = request.app.state.engine
+    trajectory = await _visible(engine, request)
     outcome = _outcome(await read_body(request, 64 * 1024))
-    if not await gateway.tracker.store.set_outcome(trajectory.id, outcome):
+    if not await engine.tracker.store.set_outcome(trajectory.id, outcome):
         raise GatewayError(
             409,
             f"trajectory {trajectory.id!r} already has an outcome; the first one stands",
             code="outcome_exists",
         )
-    await gateway.tracker.close(trajectory.id, "outcome")
-    updated = await gateway.tracker.store.get(trajectory.id)
+    await engine.tracker.close(trajectory.id, "outcome")
+    updated = await engine.tracker.store.get(trajectory.id)
     assert updated is not None
     return json_response(updated.as_dict())

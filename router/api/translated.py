@@ -1,5 +1,5 @@
-"""Serving another API surface through the chat step: translate the request in, the answer out,
-and errors into the surface's own shape with their type, code and param kept."""
+"""Serving another API surface through the chat step: translate the request in, the engine's
+result out, and errors into the surface's own shape with their type, code and param kept."""
 
 from __future__ import annotations
 
@@ -9,15 +9,17 @@ from typing import Any
 
 import orjson
 from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
+from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.chat import read_body
 from router.api.disconnect import ClientWatch
+from router.api.http import StepStream, background
+from router.engine import Engine
 from router.errors import GatewayError
-from router.pipeline import Gateway
+from router.protocol.chat import chat_request
 from router.protocol.fields import MAX_JSON_DEPTH, check_depth, too_deep
-from router.protocol.upstream_error import read_error
+from router.result import Answer, Failure, StepMeta, StepResult, Stream
 
 Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
 
@@ -45,34 +47,20 @@ def parsed(raw: bytes, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
         raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(body, dict):
         raise GatewayError(400, "request body must be a JSON object")
-    check_depth(body, max_depth)  # the translated request is re-serialised: no recursion error later
+    check_depth(body, max_depth)  # before translating it: no recursion error later
     return body
 
 
-def _gateway_error(exc: GatewayError) -> dict[str, Any]:
-    return {"message": exc.message, "type": exc.type, "code": exc.code, "param": exc.param}
-
-
-def _answer(response: Response, surface: Surface, chat: dict[str, Any]) -> Response:
-    headers = {k: v for k, v in response.headers.items() if k.startswith("x-tandem-") or k == "retry-after"}
-    if isinstance(response, StreamingResponse):
-        return StreamingResponse(
-            surface.stream(chat)(response.body_iterator),  # type: ignore[arg-type]
-            status_code=response.status_code,
-            headers=headers,
-            media_type="text/event-stream",
-            # What runs once the answer is sent (a shadow call) runs after the translated one.
-            background=response.background,
-        )
-    body = bytes(response.body)
-    if response.status_code < 300:
-        return Response(
-            orjson.dumps(surface.from_chat(orjson.loads(body))),
-            headers=headers,
-            media_type="application/json",
-            background=response.background,
-        )
-    return _error(response.status_code, read_error(response.status_code, body), surface, chat, headers)
+def _answer(result: StepResult, surface: Surface, chat: dict[str, Any]) -> Response:
+    if isinstance(result, Failure):
+        return _error(result.status, result.error, surface, chat, result.all_headers())
+    headers = result.facts.headers()
+    if isinstance(result, Stream):
+        # What runs once the answer is sent (a shadow call) runs after the translated one.
+        return StepStream(result, surface.stream(chat)(result.chunks), headers=headers)
+    assert isinstance(result, Answer)
+    body = orjson.dumps(surface.from_chat(result.completion))
+    return Response(body, headers=headers, media_type="application/json", background=background(result.after))
 
 
 def _error(
@@ -86,22 +74,23 @@ def _error(
 
 
 async def serve(request: Request, surface: Surface) -> Response:
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     chat: dict[str, Any] | None = None
     try:
         namespace = client_namespace(request)
-        raw = await read_body(request, gateway.settings.max_body_bytes)
+        raw = await read_body(request, engine.settings.max_body_bytes)
         try:
-            chat = surface.to_chat(parsed(raw, gateway.max_json_depth))
+            chat = surface.to_chat(parsed(raw, engine.max_json_depth))
+            step = chat_request(chat, len(raw), engine.max_json_depth)
         except GatewayError as exc:
             # Refused before it became a step, as the chat path counts its own refusals.
-            gateway.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
-            raise
-        session = request.path_params.get("session")
+            failure = engine.refused(exc)
+            return _error(failure.status, failure.error, surface, chat, failure.headers)
         watch = ClientWatch(request.receive)
-        response = await watch.answer(
-            gateway.chat(orjson.dumps(chat), request.headers, session, namespace, watch.start)
-        )
+        meta = StepMeta(request.headers, namespace, request.path_params.get("session"), watch.start)
+        result = await watch.answer(engine.run(step, meta))
     except GatewayError as exc:
-        return _error(exc.status, _gateway_error(exc), surface, chat, exc.headers)
-    return _answer(response, surface, chat)
+        return _error(exc.status, exc.error(), surface, chat, exc.headers)
+    if isinstance(result, Response):
+        return result  # the client left
+    return _answer(result, surface, chat)

@@ -22,8 +22,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from router.api import view_html
 from router.api.chat import read_body
+from router.engine import Engine
 from router.errors import GatewayError
-from router.pipeline import Gateway
 from router.privacy.at_rest import masked
 from router.privacy.guard import exposure_summary
 from router.trajectory.identify import is_valid_id
@@ -45,8 +45,8 @@ def _html(text: str, status: int = 200) -> HTMLResponse:
 
 
 def _keys(request: Request) -> frozenset[str]:
-    gateway: Gateway = request.app.state.gateway
-    if not gateway.settings.ui.enabled:
+    engine: Engine = request.app.state.engine
+    if not engine.settings.ui.enabled:
         raise GatewayError(404, "the operator's view is off: set ui.enabled: true in the config", code="ui_disabled")
     keys: frozenset[str] = request.app.state.admin_keys
     if not keys:
@@ -107,9 +107,9 @@ async def ui_home(request: Request) -> Response:
     keys = _keys(request)
     if not signed_in(request, keys):
         return _challenge()
-    gateway: Gateway = request.app.state.gateway
-    await gateway.tracker.recorder.flush()
-    found = await gateway.tracker.store.recent(ListQuery(limit=100))
+    engine: Engine = request.app.state.engine
+    await engine.tracker.recorder.flush()
+    found = await engine.tracker.store.recent(ListQuery(limit=100))
     return _html(view_html.trajectory_list(_shown(t) for t in found))
 
 
@@ -117,16 +117,16 @@ async def ui_trajectory(request: Request) -> Response:
     keys = _keys(request)
     if not signed_in(request, keys):
         return _challenge()
-    gateway: Gateway = request.app.state.gateway
+    engine: Engine = request.app.state.engine
     trajectory_id = request.path_params["trajectory_id"]
     trajectory = None
     if is_valid_id(trajectory_id):
-        await gateway.tracker.recorder.flush()
-        trajectory = await gateway.tracker.store.get(trajectory_id)
+        await engine.tracker.recorder.flush()
+        trajectory = await engine.tracker.store.get(trajectory_id)
     if trajectory is None:
         return _html(view_html.page("Not found", "<h1>No such trajectory</h1><p><a href='/ui'>back</a></p>"), 404)
-    records = [r.as_dict() for r in await gateway.tracker.store.records(trajectory.id)]
-    privacy = exposure_summary(trajectory.notes, gateway.settings.privacy_weights)
+    records = [r.as_dict() for r in await engine.tracker.store.records(trajectory.id)]
+    privacy = exposure_summary(trajectory.notes, engine.settings.privacy_weights)
     return _html(view_html.timeline(_shown(trajectory), records, privacy))
 
 
@@ -141,9 +141,9 @@ async def ui_login(request: Request) -> Response:
     key = (fields.get("key") or [""])[0]
     matched = [k for k in keys if hmac.compare_digest(key.encode(), k.encode())]
     if not matched:
-        return _html(view_html.login_form("That is not an admin key of this gateway."), 401)
-    gateway: Gateway = request.app.state.gateway
-    lifetime = int(gateway.settings.ui.session_s)
+        return _html(view_html.login_form("That is not an admin key of this engine."), 401)
+    engine: Engine = request.app.state.engine
+    lifetime = int(engine.settings.ui.session_s)
     expires = int(time.time()) + lifetime
     response = RedirectResponse("/ui", status_code=303, headers=HEADERS)
     response.set_cookie(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field
 
 from router.privacy.modes import PrivacyMode
+from router.result import Target as Target  # the word every strategy uses
 
 if TYPE_CHECKING:
     from router.inner import InnerCalls
@@ -16,8 +17,6 @@ if TYPE_CHECKING:
     from router.protocol.chat import ChatRequest
     from router.trajectory.state import Trajectory
     from router.trajectory.store import TrajectoryStore
-
-Target = Literal["edge", "cloud"]
 
 
 def other_target(target: Target) -> Target:
@@ -192,6 +191,11 @@ class RouteBase(BaseModel):
     def upstreams_used(self) -> list[str]:
         """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""
         return []
+
+    def intended_cloud_share(self) -> float | None:
+        """The cloud share the route means to hold (the metrics' target series, which the
+        alert rules compare the observed share with); a strategy with its own says so."""
+        return self.constraints.max_cloud_share
 
     def build(self) -> Policy:
         raise NotImplementedError

@@ -58,6 +58,11 @@ class JudgePolicy:
 
         self._settings = settings
         self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s)
+        if self.judge.card.sees != settings.sees:
+            raise ValueError(
+                f"{model_path(settings)}: the model was trained for sees: {self.judge.card.sees}, "
+                f"the route has sees: {settings.sees}"
+            )
         self._online = (
             OnlineThreshold(
                 target_share=settings.target_cloud_share,
@@ -132,18 +137,9 @@ class JudgeRoute(RouteBase):
     )
 
     @model_validator(mode="after")
-    def _model_loads(self) -> JudgeRoute:
-        from judge.model import JudgeModel, JudgeModelError
-
-        try:
-            loaded = JudgeModel.load(model_path(self))
-        except JudgeModelError as exc:
-            raise ValueError(str(exc)) from exc
-        if loaded.card.sees != self.sees:
-            raise ValueError(
-                f"{model_path(self)}: the model was trained for sees: {loaded.card.sees}, "
-                f"the route has sees: {self.sees}"
-            )
+    def _bounds(self) -> JudgeRoute:
+        # The model itself is loaded (and checked against `sees`) when the route is built, by
+        # the engine or by `tandem serve` before it starts: validating settings reads no file.
         low, high = self.threshold_bounds
         if not 0 <= low <= high <= 1:
             raise ValueError(f"threshold_bounds must be 0 <= low <= high <= 1, got {self.threshold_bounds}")
@@ -151,3 +147,7 @@ class JudgeRoute(RouteBase):
 
     def build(self) -> Policy:
         return JudgePolicy(self)
+
+    def intended_cloud_share(self) -> float | None:
+        share = self.target_cloud_share
+        return self.constraints.max_cloud_share if share is None else share

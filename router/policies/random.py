@@ -37,3 +37,7 @@ class RandomRoute(RouteBase):
 
     def build(self) -> Policy:
         return RandomPolicy(self.p, self.seed)
+
+    def intended_cloud_share(self) -> float | None:
+        share = self.constraints.max_cloud_share
+        return self.p if share is None else share

@@ -27,6 +27,10 @@ class ChatRequest:
     # goes as the client sent it is this with the model swapped, not the history serialised again.
     serialised: memoryview | None = None
 
+    def encoded(self) -> bytes | memoryview:
+        """The request as JSON (the client's body re-encoded with `model` first, by the depth check)."""
+        return self.serialised if self.serialised is not None else orjson.dumps(self.raw)
+
     def upstream_body(
         self, model: str, drop_params: frozenset[str], raw: dict[str, Any] | None = None
     ) -> tuple[bytes, list[str]]:
@@ -99,16 +103,22 @@ def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequ
         raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
     if not isinstance(raw, dict):
         raise bad_request(f"request body must be a JSON object, got {type_name(raw)}")
+    return chat_request(raw, len(body), max_depth)
+
+
+def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH) -> ChatRequest:
+    """Check a chat request already parsed (a client's body, or another surface's request
+    translated); a client's mistake raises a 400 that names it. `size`: the client's bytes."""
     model = raw.get("model")
     # Serialised once, for the depth check and for an upstream that gets the body unchanged.
-    first = {"model": model, **raw} if isinstance(model, str) and next(iter(raw)) != "model" else raw
+    first = {"model": model, **raw} if isinstance(model, str) and next(iter(raw), None) != "model" else raw
     serialised = check_depth(first, max_depth)
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     messages = _check_messages(raw.get("messages"))
     check_fields(raw)
     stream = raw.get("stream") or False
-    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=len(body), serialised=serialised)
+    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=size, serialised=serialised)
 
 
 @dataclass(slots=True)

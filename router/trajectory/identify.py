@@ -52,7 +52,7 @@ def session_id(path_session: str | None, headers: Mapping[str, str], body: dict[
     return None
 
 
-def _digest(data: bytes, size: int = 12) -> str:
+def _digest(data: bytes | memoryview, size: int = 12) -> str:
     return hashlib.blake2b(data, digest_size=size).hexdigest()
 
 
@@ -77,7 +77,7 @@ def is_valid_id(value: str) -> bool:
     return bool(TRAJECTORY_ID.match(value))
 
 
-def fingerprint(body: bytes) -> str:
+def fingerprint(body: bytes | memoryview) -> str:
     return f"{len(body)}-{_digest(body[-FINGERPRINT_TAIL:], 8)}"
 
 

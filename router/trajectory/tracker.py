@@ -126,7 +126,6 @@ class Tracker:
     async def begin(
         self,
         request: ChatRequest,
-        body: bytes,
         headers: Mapping[str, str],
         path_session: str | None,
         namespace: str,
@@ -138,7 +137,7 @@ class Tracker:
             trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace)
             start = StepStart(
                 trajectory_id=trajectory_id,
-                fingerprint=identify.fingerprint(body),
+                fingerprint=identify.fingerprint(request.encoded()),
                 retry=identify.is_client_retry(headers),
                 # Placeholders for the values a sensitive route's policy protects (at_rest.py).
                 task=stored_task(request.messages, self._route_privacy.get(route, "allow")),

@@ -12,6 +12,7 @@ import pytest
 from judge.draft import DRAFT_FEATURE_NAMES, draft_features
 from judge.features import TrajectoryCounters, step_features
 from judge.model import JudgeModel
+from router.engine import build_routes
 from router.policies.judge import DEFAULT_DRAFT_MODEL, DEFAULT_MODEL
 from router.settings import ConfigError, load_settings
 from tests.fake_upstream import FakeUpstream
@@ -86,4 +87,6 @@ def test_an_edge_that_cannot_draft_sends_the_step_to_on_failure(
 
 def test_a_state_model_on_a_draft_route_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"trained for sees: state, the route has sees: draft"):
-        load_settings(routes={"tandem": {"strategy": "judge", "sees": "draft", "model": str(DEFAULT_MODEL)}})
+        build_routes(
+            load_settings(routes={"tandem": {"strategy": "judge", "sees": "draft", "model": str(DEFAULT_MODEL)}})
+        )

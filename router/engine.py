@@ -1,7 +1,8 @@
-"""One chat step from request to answer: route, decide, forward with failover.
+"""The engine: one chat step from request to result — route, decide, forward with failover.
 
-The HTTP handlers stay thin; everything a step goes through is here, in order; the answer and
-the step's record are written by `router.answers`.
+It speaks no HTTP. The API surfaces parse their request into a `ChatRequest`, call
+`Engine.run`, and turn the `StepResult` into their own responses; everything a step goes
+through is here, in order; its result and its record are made by `router.answers`.
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 
-from starlette.datastructures import Headers
-from starlette.responses import Response
+import aiohttp
 
+from judge.model import JudgeModelError
 from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
@@ -28,7 +29,8 @@ from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
 from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
-from router.protocol.chat import parse_chat_request
+from router.protocol.chat import ChatRequest
+from router.result import Failure, StepMeta, StepResult
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
@@ -48,20 +50,42 @@ def build_vault(settings: Settings) -> VaultCipher:
         raise ConfigError(str(exc)) from exc
 
 
-class Gateway:
+def build_routes(settings: Settings) -> dict[str, Route]:
+    """Each route with its policy built (a judge's model loaded and checked): the start-up
+    error of a route that cannot be built names the route."""
+    routes = {}
+    for name, route in settings.routes.items():
+        try:
+            policy = route.build()
+        except (ValueError, JudgeModelError) as exc:
+            raise ConfigError(f"routes.{name}.{route.strategy}: {exc}") from exc
+        routes[name] = Route(name, route, policy)
+    return routes
+
+
+class Engine:
     """The routing core: upstreams, routes, trajectory state and metrics of one process."""
 
-    def __init__(self, settings: Settings, metrics: Metrics | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        metrics: Metrics | None = None,
+        sessions: Mapping[str, aiohttp.ClientSession] | None = None,
+    ) -> None:
+        """`sessions`: an HTTP client session per upstream name, to use instead of the pooled
+        ones the engine opens itself (the in-process tests script their upstreams so)."""
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.metrics.describe_routes(settings.routes, settings.allow_target_header)
+        sessions = sessions or {}
         self.upstreams = {
-            name: Upstream(name, s, settings.limits, self.metrics.limit_hit) for name, s in settings.upstreams.items()
+            name: Upstream(name, s, settings.limits, self.metrics.limit_hit, sessions.get(name))
+            for name, s in settings.upstreams.items()
         }
         self.metrics.describe_upstreams(self.upstreams)
         if settings.redis_url is not None:
             self.metrics.describe_store()
-        self.routes = {name: Route(name, s, s.build()) for name, s in settings.routes.items()}
+        self.routes = build_routes(settings)
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
         self.privacy_memo = PrivacyMemo(settings.vault.memory_bytes)
@@ -102,26 +126,25 @@ class Gateway:
             )
         return route
 
-    async def chat(
-        self,
-        body: bytes,
-        headers: Headers,
-        path_session: str | None,
-        namespace: str,
-        on_begun: Callable[[], None] | None = None,
-    ) -> Response:
-        """One step. `on_begun` is called once the step is counted (from then on it may be
-        cancelled, by a client that leaves, and still ends with its record)."""
+    def refused(self, error: GatewayError) -> Failure:
+        """A request refused before it became a step (unreadable, unknown model, bad header)."""
+        self.metrics.bad_requests.labels(error.code or "invalid_request").inc()
+        return Failure(error.status, error.error(), headers=error.headers)
+
+    async def run(self, request: ChatRequest, meta: StepMeta) -> StepResult:
+        """One step. A client that leaves cancels it (once `meta.on_begun` has been called);
+        it still ends with its one record."""
         started = time.perf_counter()
         started_at = time.time()
         try:
-            request = parse_chat_request(body, self.max_json_depth)
             route = self.route_for(request.model)
-            forced = self._forced_target(headers)
+            forced = self._forced_target(meta.headers)
         except GatewayError as exc:
-            self.metrics.bad_requests.labels(exc.code or "invalid_request").inc()
-            raise
-        identity = await self.tracker.begin(request, body, headers, path_session, namespace, route.name)
+            return self.refused(exc)
+        try:
+            identity = await self.tracker.begin(request, meta.headers, meta.session, meta.namespace, route.name)
+        except GatewayError as exc:  # the store refuses steps, or the client is over its limits
+            return Failure(exc.status, exc.error(), headers=exc.headers)
         notes = identity.trajectory.notes if identity.trajectory is not None else {}
         guard = PrivacyGuard(
             route.settings.privacy,
@@ -138,16 +161,22 @@ class Gateway:
         calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
         try:
-            if on_begun is not None:
-                on_begun()
+            if meta.on_begun is not None:
+                meta.on_begun()
             return await self._step(step, forced)
+        except GatewayError as exc:
+            # A refusal after the step began (a privacy block): recorded, then answered.
+            if not step.recorded:
+                self.answers.aborted(step, exc)
+            facts = step.facts(step.upstream or step.decision.target, step.fallback)
+            return Failure(exc.status, exc.error(), facts, exc.headers)
         except BaseException as exc:
-            # Every begun step ends with one record: a refusal, a failure, a client that left.
+            # Every begun step ends with one record: a failure of the gateway, a client that left.
             if not step.recorded:
                 self.answers.aborted(step, exc)
             raise
 
-    async def _step(self, step: Step, forced: Target | None) -> Response:
+    async def _step(self, step: Step, forced: Target | None) -> StepResult:
         route, identity, guard = step.route, step.identity, step.privacy
         await guard.scan(step.request.messages)
         # What may forbid the cloud, highest first: the route's privacy policy, then its
@@ -206,7 +235,7 @@ class Gateway:
             return Decision(target="edge", reason=Reason.INNER_FAILED)
         return decision
 
-    def _forced_target(self, headers: Headers) -> Target | None:
+    def _forced_target(self, headers: Mapping[str, str]) -> Target | None:
         value = headers.get(TARGET_HEADER)
         if value is None or not self.settings.allow_target_header:
             return None
@@ -218,7 +247,7 @@ class Gateway:
             400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
         )
 
-    async def _forward(self, step: Step) -> Response:
+    async def _forward(self, step: Step) -> StepResult:
         first = step.decision.target
         targets: tuple[Target, ...] = (first, other_target(first)) if step.route.settings.failover else (first,)
         if step.cloud_forbidden:

@@ -1,0 +1,73 @@
+"""The HTTP side of the engine's results and errors: responses built with orjson, the error
+body in OpenAI's shape, and streams that close their step however the response ends."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from starlette.background import BackgroundTask
+from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from router.errors import GatewayError, error_body
+from router.result import After, Answer, Failure, StepResult, Stream
+
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def json_response(content: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(orjson.dumps(content), status_code=status, headers=headers, media_type="application/json")
+
+
+def error_response(error: GatewayError) -> Response:
+    return Response(error.body(), status_code=error.status, headers=error.headers, media_type="application/json")
+
+
+def background(after: After | None) -> BackgroundTask | None:
+    return BackgroundTask(after) if after is not None else None
+
+
+class StepStream(StreamingResponse):
+    """A step's stream (as relayed, or translated into another surface's events) whose step is
+    closed however the response ends, even when the client left before the body began (then
+    Starlette never iterates it at all)."""
+
+    def __init__(self, stream: Stream, chunks: AsyncIterator[bytes] | None = None, **kwargs: Any) -> None:
+        super().__init__(
+            chunks if chunks is not None else stream.chunks,
+            headers={**STREAM_HEADERS, **kwargs.pop("headers", {})},
+            media_type="text/event-stream",
+            background=background(stream.after),
+            **kwargs,
+        )
+        self._stream = stream
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._stream.close()
+
+
+def chat_response(result: StepResult) -> Response:
+    """A result as `/v1/chat/completions` answers it: bytes as the upstream sent them."""
+    if isinstance(result, Answer):
+        headers = result.facts.headers()
+        return Response(
+            result.body, headers=headers, media_type="application/json", background=background(result.after)
+        )
+    if isinstance(result, Stream):
+        return StepStream(result, headers=result.facts.headers())
+    return failure_response(result)
+
+
+def failure_response(failure: Failure) -> Response:
+    """An error in OpenAI's shape: the upstream's own body relayed, else the gateway's."""
+    if failure.body is not None:
+        body = failure.body
+    else:
+        error = failure.error
+        body = error_body(error["message"], error["type"], error["code"], error.get("param"))
+    return Response(body, status_code=failure.status, headers=failure.all_headers(), media_type=failure.content_type)
