@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,9 @@ import pytest
 
 from router.export import SCHEMA
 from tests import both_stores
+from tests.fake_clock import FakeClock
 from tests.fake_upstream import FakeUpstream
-from tests.gateway_server import GatewayServer, wait_until
+from tests.gateway_server import GatewayServer
 
 MakeGateway = Callable[..., GatewayServer]
 # Every test here runs against both stores: in memory, and a real redis-server.
@@ -180,13 +182,18 @@ def test_trajectory_api_bad_input(gateway: GatewayServer, client: httpx.Client) 
 
 
 def test_idle_trajectories_close_with_their_figures(make_gateway: MakeGateway, client: httpx.Client) -> None:
-    server = make_gateway(trajectories={"idle_close_s": 0.3})
+    server = make_gateway(trajectories={"idle_close_s": 600})
+    tracker = server.gateway.tracker
+    tracker.clock = clock = FakeClock(time.time())  # the sweep reads the test's clock
     post(client, server, headers={"X-Session-ID": "quiet"})
 
     def closed() -> bool:
         return client.get(f"{server.url}/v1/trajectories/quiet").json()["close_reason"] == "idle"
 
-    assert wait_until(closed, timeout=5)
+    clock.advance(599)
+    assert server.run(tracker.sweep_once()) == 0 and not closed()  # not idle long enough yet
+    clock.advance(2)
+    assert server.run(tracker.sweep_once()) == 1 and closed()
     metrics = client.get(f"{server.url}/metrics").text
     assert 'tandem_trajectories_closed_total{reason="idle",route="tandem"} 1.0' in metrics
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 import uuid
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from judge.signals import quick_error_signals as error_signals
+from router.clock import SYSTEM_CLOCK, Clock
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
@@ -97,13 +97,15 @@ def build_limits(settings: Settings, metrics: Metrics, store: TrajectoryStore) -
 
 
 class Tracker:
-    def __init__(self, settings: Settings, metrics: Metrics) -> None:
+    def __init__(self, settings: Settings, metrics: Metrics, clock: Clock = SYSTEM_CLOCK) -> None:
         self._settings = settings.trajectories
         self._routes = settings.routes
         self._privacy_weights = settings.privacy_weights
         self._route_privacy = {name: route.privacy for name, route in settings.routes.items()}
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
+        # Where the idle sweep reads the time and waits (a test's clock moves it by hand).
+        self.clock = clock
         self.store = build_store(settings, metrics)
         self.recorder = Recorder(self.store)
         self.limits = build_limits(settings, metrics, self.store)
@@ -144,7 +146,7 @@ class Tracker:
                 task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
                 route=route,
                 namespace=namespace,
-                at=time.time(),
+                at=self.clock.time(),
                 token=uuid.uuid4().hex,
             )
             slot = await self.store.begin_step(start)
@@ -190,7 +192,7 @@ class Tracker:
     async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
         """Close once; the per-run figures are recorded by the call that closed it."""
         await self.recorder.flush()
-        trajectory = await self.store.close(trajectory_id, reason, time.time())
+        trajectory = await self.store.close(trajectory_id, reason, self.clock.time())
         if trajectory is not None:
             self._metrics.trajectory_closed(trajectory, privacy_score(trajectory.notes, self._privacy_weights))
         return trajectory
@@ -198,7 +200,7 @@ class Tracker:
     async def _sweep(self) -> None:
         interval = min(self._settings.idle_close_s / 4, 30.0)
         while True:
-            await asyncio.sleep(interval)
+            await self.clock.sleep(interval)
             with contextlib.suppress(Exception):
                 await self.sweep_once()
 
@@ -208,7 +210,7 @@ class Tracker:
             # (another replica may be serving it): close nothing until the store is back.
             return 0
         closed = 0
-        idle = await self.store.idle(time.time() - self._settings.idle_close_s, 500)
+        idle = await self.store.idle(self.clock.time() - self._settings.idle_close_s, 500)
         for trajectory_id in idle:
             if await self.close(trajectory_id, "idle") is not None:
                 closed += 1
