@@ -268,9 +268,7 @@ class Answers:
             features=step.decision.features,
             exposed=sorted(step.privacy.exposed_kinds),
             redacted=step.privacy.redacted,
-            cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE))
-            if step.identity.trajectory is not None
-            else None,
+            cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE)),
         )
 
     def _counterfactual(self, record: StepRecord, usage: Usage) -> None:

@@ -127,7 +127,7 @@ async def cloud_context(
     _head, earlier, _recent = earlier_and_recent(messages, settings.k)
     if not earlier:
         return messages
-    kept = identity.trajectory.notes if identity.trajectory is not None else {}
+    kept = identity.trajectory.notes
     summary = kept.get(SUMMARY_NOTE, "")
     # Rewrite the summary only when k more steps have left the verbatim window since the last
     # one: the edge writes it, once per k steps, not once per step.

@@ -146,7 +146,7 @@ class Engine:
             identity = await self.tracker.begin(request, meta.headers, meta.session, meta.namespace, route.name)
         except GatewayError as exc:  # the store refuses steps, or the client is over its limits
             return Failure(exc.status, exc.error(), headers=exc.headers)
-        notes = identity.trajectory.notes if identity.trajectory is not None else {}
+        notes = identity.trajectory.notes
         guard = PrivacyGuard(
             route.settings.privacy,
             identity.trajectory_id,
@@ -157,7 +157,7 @@ class Engine:
             cipher=self.vault,
             route=route.name,
             memo=self.privacy_memo,
-            born=identity.trajectory.created_at if identity.trajectory is not None else None,
+            born=identity.trajectory.created_at,
         )
         calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)

@@ -41,7 +41,7 @@ def test_the_context_requires_every_field() -> None:
 
 async def test_a_reading_policy_decides_from_the_facts_alone() -> None:
     policy = RandomPolicy(0.5, seed=7)
-    facts = StepFacts("tandem", "t", 3, REQUEST, None)
+    facts = StepFacts("tandem", "t", 3, REQUEST, Trajectory(id="t", steps=3))
     first, again = await policy.decide(facts), await policy.decide(facts)
     assert first.score is not None and first == again  # a function of (seed, trajectory, step)
     trajectory = Trajectory(id="t", steps=3)

@@ -87,7 +87,7 @@ class StepView(Protocol):
     @property
     def request(self) -> ChatRequest: ...
     @property
-    def trajectory(self) -> Trajectory | None: ...
+    def trajectory(self) -> Trajectory: ...
 
 
 class AsksModels(StepView, Protocol):
@@ -115,9 +115,8 @@ class StepFacts:
     trajectory_id: str
     step: int  # the step's number in its trajectory, from 1
     request: ChatRequest
-    # The trajectory as it stood before this step (counters, notes); None only where a store
-    # returned no state.
-    trajectory: Trajectory | None
+    # The trajectory as it stood before this step (counters, notes).
+    trajectory: Trajectory
 
 
 @dataclass(frozen=True, slots=True)

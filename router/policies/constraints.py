@@ -11,10 +11,8 @@ from router.trajectory.state import Trajectory
 PIN_NOTE = notes.PIN
 
 
-def cloud_refusal(constraints: Constraints, trajectory: Trajectory | None, step: int) -> Reason | None:
+def cloud_refusal(constraints: Constraints, trajectory: Trajectory, step: int) -> Reason | None:
     """Why this step may not use the cloud, or None when it may."""
-    if trajectory is None:
-        return None
     if trajectory.notes.get(PIN_NOTE) == "edge":
         return Reason.PINNED
     counts, money = trajectory.counts, trajectory.money

@@ -42,8 +42,6 @@ def counters_of(step: StepView) -> TrajectoryCounters:
     from judge.features import TrajectoryCounters
 
     trajectory = step.trajectory
-    if trajectory is None:
-        return TrajectoryCounters(step=step.step, request_bytes=step.request.size)
     counts = trajectory.counts
     answered = counts["cloud_steps"] + counts["edge_steps"]
     last_cloud = counts["last_cloud_step"]

@@ -32,7 +32,7 @@ class SketchPolicy:
         self._settings = settings
 
     async def decide(self, step: StepContext) -> Decision:
-        plan = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
+        plan = step.trajectory.notes.get(NOTE)
         if plan is None and cloud_refusal(self._settings.constraints, step.trajectory, step.step) is None:
             plan = await self._write_plan(step)
         if not plan:

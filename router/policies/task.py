@@ -34,7 +34,7 @@ class TaskPolicy:
         return self._default
 
     async def decide(self, step: KeepsNotes) -> Decision:
-        kept = step.trajectory.notes.get(NOTE) if step.trajectory is not None else None
+        kept = step.trajectory.notes.get(NOTE)
         if kept not in ("edge", "cloud"):
             chosen = self._choose(real_task(step.request.messages))
             # keep_first: if two replicas decide the first step at once, one choice wins.

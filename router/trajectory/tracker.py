@@ -41,7 +41,7 @@ class StepIdentity:
     step: int
     attempt: int
     error_signals: list[str]
-    trajectory: Trajectory | None = None  # as it stood before this step
+    trajectory: Trajectory  # as it stood before this step
     stitch_key: str | None = None  # the history key when stitched (no session id)
 
 
@@ -62,11 +62,12 @@ def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
     return ResilientStore(primary, mirror, settings.redis_failure, metrics, journal_max=trajectories.outage_journal_max)
 
 
-def fail_closed(slot: StepSlot, privacy: str) -> Trajectory | None:
-    """The trajectory as the step sees it. Counted during an outage with nothing known of it
-    (another replica may have pinned it to the edge), a privacy route treats it as pinned."""
-    trajectory = slot.trajectory
-    if trajectory is None or not slot.state_unknown or not protects(privacy):
+def fail_closed(slot: StepSlot, trajectory_id: str, privacy: str) -> Trajectory:
+    """The trajectory as the step sees it (a new one when a store returned none). Counted
+    during an outage with nothing known of it (another replica may have pinned it to the
+    edge), a privacy route treats it as pinned."""
+    trajectory = slot.trajectory or Trajectory(id=trajectory_id, steps=slot.step)
+    if not slot.state_unknown or not protects(privacy):
         return trajectory
     trajectory.notes[PIN_NOTE] = "edge"
     return trajectory
@@ -160,7 +161,8 @@ class Tracker:
             ) from exc
         signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
         privacy = self._routes[route].privacy if route in self._routes else "allow"
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, fail_closed(slot, privacy), stitch_key)
+        trajectory = fail_closed(slot, trajectory_id, privacy)
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, trajectory, stitch_key)
 
     async def _identify(
         self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str
