@@ -74,6 +74,7 @@ def _serve(args: argparse.Namespace) -> int:
         workers=settings.server.workers,
         log_level=settings.log_level,
         timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
+        timeout_keep_alive=settings.server.keep_alive_s,
     )
     return 0 if serve(config) else 3
 

@@ -197,6 +197,11 @@ class ServerSettings(_Strict):
     # After SIGTERM: no new connections; in-flight steps (long streams too) get this long to
     # finish and be recorded before the process stops. Keep it below the orchestrator's grace.
     shutdown_timeout_s: int = Field(60, ge=1)
+    # How long an idle keep-alive connection stays open. Longer than the clients' own idle
+    # expiry (httpx, so the openai SDK: 5 s; aiohttp 15 s) and a load balancer's (60 s), so
+    # that the client, not the server, closes an idle connection: when both close at once, a
+    # request sent in that instant meets a closed connection and gets no answer.
+    keep_alive_s: int = Field(65, ge=1)
 
 
 def _default_upstreams() -> dict[str, UpstreamSettings]:

@@ -25,7 +25,14 @@ class GatewayServer:
         # `wrap`: an ASGI middleware around the app (a test that watches what is sent when).
         served = self.app if wrap is None else wrap(self.app)
         # The server `tandem serve` runs (protocol, limits, loop), on a loopback port.
-        config = server_config(served, settings.limits, host="127.0.0.1", port=self.port, log_level="warning")
+        config = server_config(
+            served,
+            settings.limits,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            timeout_keep_alive=settings.server.keep_alive_s,
+        )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="gateway", daemon=True)
 
