@@ -9,9 +9,10 @@ stitching by message history. `user` is not a source: it names a person across m
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import os
 import re
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +57,7 @@ def _digest(data: bytes, size: int = 12) -> str:
     return hashlib.blake2b(data, digest_size=size).hexdigest()
 
 
+@functools.lru_cache(maxsize=256)  # per request, and a deployment has a few keys (all checked)
 def namespace_of(client_key: str | None) -> str:
     """Trajectory ids are namespaced by client key, so two clients never share one."""
     return _digest(client_key.encode(), 6) if client_key else ""
@@ -69,7 +71,7 @@ def trajectory_id(namespace: str, session: str) -> str:
 
 
 def new_trajectory_id(namespace: str) -> str:
-    session = f"traj-{uuid.uuid4().hex[:20]}"
+    session = f"traj-{os.urandom(10).hex()}"  # 20 hex digits, as before; no UUID object made
     return f"{namespace}:{session}" if namespace else session
 
 
