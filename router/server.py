@@ -30,6 +30,7 @@ from router.errors import error_body
 from router.settings import LimitSettings
 
 log = logging.getLogger("tandem")
+KEEP_ALIVE_S = 65
 OnLimit = Callable[[str], None]
 
 
@@ -244,6 +245,11 @@ def server_config(app: Any, limits: LimitSettings, **options: Any) -> BoundedCon
     options.setdefault("access_log", False)
     # Tandem reads no client address; parsing forwarded headers cost every request.
     options.setdefault("proxy_headers", False)
+    # An idle keep-alive connection is closed by the client, never by the server: uvicorn's 5 s
+    # equals the idle expiry of httpx (the openai SDK's client), so a client could send a request
+    # on a connection in the instant the server closed it (reset unread: httpx.ReadError). Longer
+    # than clients' own expiry and than load balancers' idle timeouts (60 s), as is usual.
+    options.setdefault("timeout_keep_alive", KEEP_ALIVE_S)
     return BoundedConfig(app, limits, **options)
 
 

@@ -214,3 +214,22 @@ log_level: warning
     finally:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=15)
+
+
+# -- keep-alive --------------------------------------------------------------------------------
+
+
+def test_an_idle_keep_alive_connection_outlives_the_clients_own_expiry(
+    make_gateway: Callable[..., GatewayServer],
+) -> None:
+    """The server must not close an idle connection first: with uvicorn's 5 s, equal to httpx's
+    keep-alive expiry, a request sent as the server closed was reset unread (httpx.ReadError)."""
+    server = make_gateway(routes=EDGE_ONLY)
+    request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(request)
+        sock.settimeout(5)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+        time.sleep(httpx.Limits().keepalive_expiry + 1.0)  # past the client's own expiry (5 s)
+        sock.sendall(request)
+        assert sock.recv(65536).startswith(b"HTTP/1.1 200 "), "the server closed an idle connection first"
