@@ -82,6 +82,19 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
         self._refused = False
+        # Steps watching for their client to leave (router/api/disconnect.py): cycle -> callback.
+        self._watchers: dict[object, Callable[[], None]] = {}
+
+    def watch_disconnect(self, cycle: object, on_left: Callable[[], None]) -> None:
+        """Call `on_left` if the connection is lost before `cycle`'s response is complete: a
+        callback from `connection_lost`, so that watching a step costs no task of its own."""
+        if getattr(cycle, "disconnected", False):
+            on_left()
+            return
+        self._watchers[cycle] = on_left
+
+    def unwatch_disconnect(self, cycle: object) -> None:
+        self._watchers.pop(cycle, None)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -91,6 +104,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timers()
         super().connection_lost(exc)
+        watchers, self._watchers = self._watchers, {}
+        for cycle, on_left in watchers.items():
+            # uvicorn marks only its newest cycle; a watched one still answering lost its client too.
+            if not getattr(cycle, "response_complete", True):
+                on_left()
 
     def data_received(self, data: bytes) -> None:
         if self._refused:

@@ -139,6 +139,34 @@ def test_backends_plug_in_and_take_free_places(monkeypatch: pytest.MonkeyPatch) 
     assert found("Ada Lovelace <ada@example.com>") == [("PERSON", "Ada Lovelace"), ("EMAIL", "ada@example.com")]
 
 
+def test_a_text_sent_again_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16: trajectories resend the same texts (system prompts); each is scanned once while
+    it is kept, with the same findings, and scanned afresh once the backends change."""
+    scanned: list[str] = []
+    real = detection._own
+
+    def counting(text: str) -> list[detection.Finding]:
+        scanned.append(text)
+        return real(text)
+
+    monkeypatch.setattr(detection, "_own", counting)
+    text = "You are an agent. Mail ops@example.com when stuck. " + str(id(scanned))
+    first = detection.detect(text)
+    again = detection.detect("".join([text[:10], text[10:]]))  # an equal text, another object
+    assert again == first and [f.value for f in first] == ["ops@example.com"]
+    assert scanned == [text]
+    again.clear()  # a caller's list is its own
+    assert detection.detect(text) == first
+
+    def names(text: str) -> list[detection.Finding]:
+        return [detection.Finding("PERSON", "agent", 12, 17, "test")] if "agent" in text else []
+
+    monkeypatch.setattr(detection, "_BACKENDS", [])
+    detection.register(names)
+    assert [f.type for f in detection.detect(text)] == ["PERSON", "EMAIL"]
+    assert len(scanned) == 2
+
+
 def test_presidio_backend_is_off_by_default_and_a_clear_error_when_missing() -> None:
     from router.privacy import backends
     from router.settings import Settings

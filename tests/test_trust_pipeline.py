@@ -80,6 +80,29 @@ def test_client_leaving_before_the_first_byte_cancels_the_upstream_at_once(
     assert ask(client, server, "after").status_code == 200
 
 
+def test_watching_for_a_client_that_leaves_costs_no_task_per_request(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """Issue 16: the server's own protocol tells the step that its client left (a callback from
+    the lost connection); the watch is not a task of its own beside each request's."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "delay": 1.0})
+
+    async def tasks() -> list[str]:
+        return [getattr(t.get_coro(), "__qualname__", "") for t in asyncio.all_tasks()]
+
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(ask, client, server, "watched")
+        assert wait_until(lambda: bool(edge.received))
+        running = server.run(tasks())
+        assert pending.result().status_code == 200
+    assert "RequestResponseCycle.run_asgi" in running  # the request was in flight
+    assert not [name for name in running if "ClientWatch" in name], running
+
+
 def test_client_leaving_mid_stream_is_charged_an_estimate_when_no_usage_came(
     make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
 ) -> None:

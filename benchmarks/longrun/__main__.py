@@ -10,7 +10,9 @@ through the gateway, with the same body; the added latency is the difference. Ro
 `privacy: redact`, whose runs open with a dump of `--vault-values` distinct sensitive values,
 so the trajectory's vault holds that many), and `stitched` (the edge route with no session id:
 the gateway finds the trajectory from the message history). Reported per route: p50/p99 of the
-added latency over every run's first 10 and last 10 steps, and p50 by body size.
+added latency over every run's first 10 and last 10 steps, and p50 by body size; and the
+gateway's CPU time per step (p50, first and last 10 steps; from /proc/<pid>/schedstat, from one
+step's request to the next's), which other processes on a shared machine barely move.
 
 `--baseline DIR` runs a second gateway from another checkout (`git archive <commit> | tar -x -C
 DIR`) on the same core, each run through one gateway and then the other, so that both meet the
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import statistics
 import sys
@@ -46,6 +49,16 @@ class RouteFigures:
     first: list[float] = field(default_factory=list)  # added ms, each run's first 10 steps
     last: list[float] = field(default_factory=list)  # added ms, each run's last 10 steps
     by_size: dict[int, list[float]] = field(default_factory=dict)  # 100 KB bucket -> added ms
+    cpu_first: list[float] = field(default_factory=list)  # the gateway's CPU ms, first 10 steps
+    cpu_last: list[float] = field(default_factory=list)  # the gateway's CPU ms, last 10 steps
+
+
+def on_cpu_ms(pid: int) -> float:
+    """Time the process has run on a CPU (ns in /proc/<pid>/schedstat), in ms: unlike the
+    latency, it barely moves when other processes take the core, so it compares checkouts on a
+    shared machine."""
+    with open(f"/proc/{pid}/schedstat") as stat:
+        return int(stat.read().split()[0]) / 1e6
 
 
 def _request(port: int, body: bytes, session: str | None) -> bytes:
@@ -76,9 +89,15 @@ def _config(path: Path, upstream_port: int) -> Path:
     return path
 
 
-async def _one_run(route: str, run: int, shape: RunShape, upstream: int, gateway: int, figures: RouteFigures) -> None:
+async def _one_run(
+    route: str, run: int, shape: RunShape, upstream: int, gateway: Service, figures: RouteFigures
+) -> None:
     direct = await connect(upstream)
-    through = await connect(gateway)
+    through = await connect(gateway.port)
+    pid = gateway.process.pid
+    # A step's CPU: from its request to the next one's (the work it leaves off the answer's path
+    # included; the gateway does nothing else meanwhile).
+    cpu: list[float] = []
     model = "edge" if route == "stitched" else route
     session = None if route == "stitched" else f"longrun-{route}-{run}"
     try:
@@ -87,8 +106,9 @@ async def _one_run(route: str, run: int, shape: RunShape, upstream: int, gateway
             started = time.perf_counter()
             answer = await direct.send(_request(upstream, body, None))
             direct_s = time.perf_counter() - started
+            cpu.append(on_cpu_ms(pid))
             started = time.perf_counter()
-            answer = await through.send(_request(gateway, body, session))
+            answer = await through.send(_request(gateway.port, body, session))
             gateway_s = time.perf_counter() - started
             if answer.status != 200:
                 raise RuntimeError(f"{route} run {run} step {index}: HTTP {answer.status} {answer.body[:300]!r}")
@@ -98,6 +118,11 @@ async def _one_run(route: str, run: int, shape: RunShape, upstream: int, gateway
             if index > shape.steps - 10:
                 figures.last.append(added_ms)
             figures.by_size.setdefault(len(body) // 100_000, []).append(added_ms)
+        await asyncio.sleep(0.05)
+        cpu.append(on_cpu_ms(pid))
+        steps = [after - before for before, after in itertools.pairwise(cpu)]
+        figures.cpu_first += steps[:10]
+        figures.cpu_last += steps[-10:]
     finally:
         for connection in (direct, through):
             if connection.transport is not None:
@@ -114,12 +139,13 @@ def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int) -> str
         f"long runs: {runs} runs x {shape.steps} steps per route, bodies to ~{shape.target_bytes // 1000} KB, "
         f"redact vault {shape.dump_values} values; added latency in ms (c=1)",
         "",
-        "| route | first 10 p50 | last 10 p50 | last - first | last 10 p99 |",
-        "|---|---|---|---|---|",
+        "| route | first 10 p50 | last 10 p50 | last - first | last 10 p99 | gateway CPU ms/step, first / last 10 |",
+        "|---|---|---|---|---|---|",
     ]
     for route, f in figures.items():
         first, last = statistics.median(f.first), statistics.median(f.last)
-        lines.append(f"| {route} | {first:.2f} | {last:.2f} | {last - first:+.2f} | {_pct(f.last, 0.99):.2f} |")
+        cpu = f"{statistics.median(f.cpu_first):.2f} / {statistics.median(f.cpu_last):.2f}"
+        lines.append(f"| {route} | {first:.2f} | {last:.2f} | {last - first:+.2f} | {_pct(f.last, 0.99):.2f} | {cpu} |")
     buckets = sorted({b for f in figures.values() for b in f.by_size})
     sizes = " | ".join(f"{b * 100}-{b * 100 + 100} KB" for b in buckets)
     lines += ["", "p50 added ms by body size:", "", f"| route | {sizes} |"]
@@ -169,7 +195,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 order = list(gateways.items()) if run % 2 == 0 else list(reversed(gateways.items()))
                 for name, gateway in order:
                     figures = results[name].setdefault(route, RouteFigures())
-                    await _one_run(route, run, shape, upstream_port, gateway.port, figures)
+                    await _one_run(route, run, shape, upstream_port, gateway, figures)
                     gateway.sample()
             print(f"{route}: done", flush=True)
         text = ""

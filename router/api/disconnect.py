@@ -3,6 +3,10 @@
 Neither uvicorn nor Starlette tells a handler that its client went away (Starlette notices only
 once a stream has begun); without this, a step waiting for an upstream's first byte would go on
 generating, and be charged, for nobody.
+
+Served by Tandem's own protocol (router/server.py), the watch is a callback from the
+connection's `connection_lost`: no task per request. Any other server gets a task that waits on
+`receive` for `http.disconnect`.
 """
 
 from __future__ import annotations
@@ -10,10 +14,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from starlette.responses import Response
 from starlette.types import Receive
+
+from router.server import BoundedHttpToolsProtocol
 
 T = TypeVar("T")
 # What a step cancelled because its client left answers (nobody reads it); nginx's code.
@@ -23,12 +29,14 @@ CLIENT_CLOSED = 499
 class ClientWatch:
     """Watches one request's connection while its step runs, up to the step's answer."""
 
-    __slots__ = ("_receive", "_task", "_watcher", "left")
+    __slots__ = ("_cycle", "_protocol", "_receive", "_task", "_watcher", "left")
 
     def __init__(self, receive: Receive) -> None:
         self._receive = receive
         self._task: asyncio.Task[object] | None = None
         self._watcher: asyncio.Task[None] | None = None
+        self._protocol: BoundedHttpToolsProtocol | None = None
+        self._cycle: Any = None
         self.left = False
 
     def start(self) -> None:
@@ -36,14 +44,26 @@ class ClientWatch:
         count itself (a store round trip) could leave a counted step without a record. Needs the
         request body read: from then on `receive` returns only when the client disconnects."""
         self._task = asyncio.current_task()
+        # uvicorn's `receive` is its request cycle's method; the cycle's transport leads to the
+        # connection's protocol.
+        cycle = getattr(self._receive, "__self__", None)
+        get_protocol = getattr(getattr(cycle, "transport", None), "get_protocol", None)
+        protocol = get_protocol() if get_protocol is not None else None
+        if isinstance(protocol, BoundedHttpToolsProtocol):
+            self._protocol, self._cycle = protocol, cycle
+            protocol.watch_disconnect(cycle, self._left)
+            return
         self._watcher = asyncio.create_task(self._watch())
+
+    def _left(self) -> None:
+        self.left = True
+        assert self._task is not None
+        self._task.cancel()
 
     async def _watch(self) -> None:
         while (await self._receive())["type"] != "http.disconnect":
             pass
-        self.left = True
-        assert self._task is not None
-        self._task.cancel()
+        self._left()
 
     async def answer(self, work: Awaitable[T]) -> T | Response:
         """`work`'s result; a plain 499 response when the client left and the step was cancelled."""
@@ -55,6 +75,9 @@ class ClientWatch:
             self._task.uncancel()
             return Response(status_code=CLIENT_CLOSED)
         finally:
+            if self._protocol is not None:
+                self._protocol.unwatch_disconnect(self._cycle)
+                self._protocol = self._cycle = None
             if self._watcher is not None:
                 self._watcher.cancel()
                 # The cancelled watcher keeps its CancelledError, whose traceback holds the

@@ -58,6 +58,16 @@ def register(backend: Backend) -> None:
     _BACKENDS.append(backend)
 
 
+# Texts detected lately -> what was found. Trajectories resend the same texts (a client's system
+# prompt, a task's template) at their first step, and each text costs ~10-40 µs a KB to scan
+# against a lookup that hashes it at ~1 µs a KB. Bounded in characters (the texts are held).
+_SEEN: dict[str, tuple[Finding, ...]] = {}
+_SEEN_MAX_CHARS = 4_000_000
+_SEEN_MAX_TEXT = 65_536
+_seen_chars = 0
+_seen_with: list[Backend] = []  # the backends the kept findings were found with
+
+
 class _Engine:
     """Hyperscan over every detector's core at once: only where a core matches does the exact
     pattern, with its validator, run. Compiling ~270 expressions takes seconds, so the compiled
@@ -227,8 +237,25 @@ def _own(text: str) -> list[Finding]:
 def detect(text: str) -> list[Finding]:
     """Every sensitive value in `text`, earliest first; where findings overlap, the more specific
     detector's stands. Offsets are in `text` (characters)."""
+    global _seen_chars, _seen_with
     if not text:
         return []
+    if len(text) > _SEEN_MAX_TEXT:
+        return _detect(text)
+    if _seen_with != _BACKENDS:
+        _SEEN.clear()
+        _seen_chars, _seen_with = 0, list(_BACKENDS)
+    kept = _SEEN.pop(text, None)
+    if kept is None:
+        kept = tuple(_detect(text))
+        _seen_chars += len(text)
+        while _seen_chars > _SEEN_MAX_CHARS and _SEEN:
+            _seen_chars -= len(_SEEN.pop(next(iter(_SEEN))))
+    _SEEN[text] = kept  # (re)inserted last: evicted last
+    return list(kept)
+
+
+def _detect(text: str) -> list[Finding]:
     findings = _own(text)
     for backend in _BACKENDS:
         taken = [(f.start, f.end) for f in findings]

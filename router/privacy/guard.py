@@ -175,8 +175,9 @@ class PrivacyGuard:
         if scanned > len(messages):
             scanned = 0  # the client compacted its history: scan it again
         try:
-            findings = [f for m in messages[scanned:] for text in message_texts(m) for f in detect(text)]
-            reserved = {p for m in messages[scanned:] for text in message_texts(m) for p in PLACEHOLDER.findall(text)}
+            texts = [text for m in messages[scanned:] for text in message_texts(m)]
+            findings = [f for text in texts for f in detect(text)]
+            reserved = {p for text in texts if "[" in text for p in PLACEHOLDER.findall(text)}
         except Exception:  # a detector bug must not let a value through: fail closed
             log.exception("privacy detection failed; treating the step as sensitive")
             self._metrics.privacy_failures.inc()

@@ -9,9 +9,10 @@ stitching by message history. `user` is not a source: it names a person across m
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import os
 import re
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -56,6 +57,7 @@ def _digest(data: bytes | memoryview, size: int = 12) -> str:
     return hashlib.blake2b(data, digest_size=size).hexdigest()
 
 
+@functools.lru_cache(maxsize=256)  # per request, and a deployment has a few keys (all checked)
 def namespace_of(client_key: str | None) -> str:
     """Trajectory ids are namespaced by client key, so two clients never share one."""
     return _digest(client_key.encode(), 6) if client_key else ""
@@ -69,7 +71,7 @@ def trajectory_id(namespace: str, session: str) -> str:
 
 
 def new_trajectory_id(namespace: str) -> str:
-    session = f"traj-{uuid.uuid4().hex[:20]}"
+    session = f"traj-{os.urandom(10).hex()}"  # 20 hex digits, as before; no UUID object made
     return f"{namespace}:{session}" if namespace else session
 
 
@@ -126,19 +128,39 @@ def _call(call: dict[str, Any]) -> list[Any]:
     return [call.get("id"), function.get("name"), arguments]
 
 
+HISTORY_DIGEST = 16
+
+
+def message_digest(message: dict[str, Any]) -> tuple[bytes, int]:
+    """A message's digest as history stitching compares it, and the size of what was hashed."""
+    data = orjson.dumps(canonical(message), option=orjson.OPT_SORT_KEYS)
+    return hashlib.blake2b(data, digest_size=HISTORY_DIGEST).digest(), len(data)
+
+
+def chain_start(namespace: str) -> bytes:
+    return hashlib.blake2b(namespace.encode(), digest_size=HISTORY_DIGEST).digest()
+
+
+def chain_link(chain: bytes, digest: bytes) -> bytes:
+    """The key of a history one message longer: a chain, so that the key of a history's every
+    prefix comes with it (`history.HistoryKeys` reuses them from one step to the next)."""
+    return hashlib.blake2b(chain + digest, digest_size=HISTORY_DIGEST).digest()
+
+
 def history_keys(namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str]:
     """Two stitching keys in one pass over the history: the key of the history this request
     continues (its messages before the last assistant message: the previous request's whole
-    history), and the key of this request's whole history."""
+    history), and the key of this request's whole history. Computed from scratch; the gateway
+    uses `history.HistoryKeys`, which gives the same keys hashing only the messages it has not
+    seen."""
     last_assistant = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    digest = hashlib.blake2b(namespace.encode(), digest_size=16)
+    chain = chain_start(namespace)
     previous = None
     for index, message in enumerate(messages):
         if index == last_assistant:
-            previous = digest.hexdigest()
-        digest.update(orjson.dumps(canonical(message), option=orjson.OPT_SORT_KEYS))
-        digest.update(b"\x1e")
-    return previous, digest.hexdigest()
+            previous = chain.hex()
+        chain = chain_link(chain, message_digest(message)[0])
+    return previous, chain.hex()
 
 
 def answer_key(text: str, tools: list[str]) -> str:

@@ -24,6 +24,7 @@ import asyncio
 from typing import Any
 
 from router.trajectory import identify
+from router.trajectory.history import HistoryKeys
 from router.trajectory.store import TrajectoryStore
 
 MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same history
@@ -33,10 +34,11 @@ class Stitcher:
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
         self._lock = asyncio.Lock()
+        self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
 
     async def find(self, namespace: str, messages: list[dict[str, Any]], client_retry: bool) -> tuple[str, str]:
         """The trajectory of a request without a session id, and its history key."""
-        previous, key = identify.history_keys(namespace, messages)
+        previous, key = self._keys.keys(namespace, messages)
         async with self._lock:
             return await self._find(namespace, messages, client_retry, previous, key)
 

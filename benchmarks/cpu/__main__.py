@@ -1,0 +1,102 @@
+"""The gateway's CPU time per request at saturation, for this checkout and others, alternating.
+
+`python -m benchmarks.cpu [--rounds 4] [--seconds 5] [--baseline DIR ...]`
+
+Throughput and latency on a machine shared with other jobs move by a third from one run to the
+next; the CPU time the gateway's process spends per request (utime + stime from
+/proc/<pid>/stat over a window of thousands of requests) barely does, so it is what compares two
+checkouts there. Method: the fast fake upstream of `benchmarks.overhead` on the second core, a
+fresh gateway per round on the first (`tandem serve`, the overhead benchmark's config), the
+overhead benchmark's 1.6 KB agent step sent non-streamed by 64 keep-alive connections (no
+session id: history stitching runs, as in that benchmark's saturation scenario), 0.5 s warm-up,
+then `--seconds` measured; the checkouts take turns, the order reversed each round. Reported:
+the median CPU µs per request of each checkout, with every round's figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
+from benchmarks.overhead.loadgen import chat_body, http_request, run_load
+from benchmarks.overhead.procs import Service, free_port, pinned
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / ".bench" / "cpu"
+KEY = "sk-bench"
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_s(pid: int) -> float:
+    """utime + stime of a process, in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+async def _round(source: Path, upstream_port: int, seconds: float, cpu: int | None) -> tuple[float, float]:
+    """(CPU µs per request, requests/s) of a fresh gateway from `source`."""
+    port = free_port()
+    config = tandem_config(OUT / source.name / "tandem.yaml", Upstreams(upstream_port, upstream_port), KEY)
+    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
+    env = {**_base_env(), "PYTHONPATH": str(source)}
+    gateway = Service.start(source.name, port, pinned(command, cpu), OUT / source.name / "tandem.log", env, cwd=source)
+    try:
+        await gateway.wait_ready("/healthz", 30)
+        request = http_request(port, "/v1/chat/completions", chat_body("fast", False))
+        await run_load(port, request, streamed=False, concurrency=64, warmup_s=0.0, duration_s=0.5)
+        before = cpu_s(gateway.process.pid)
+        result = await run_load(port, request, streamed=False, concurrency=64, warmup_s=0.0, duration_s=seconds)
+        spent = cpu_s(gateway.process.pid) - before
+        if result.errors:
+            raise RuntimeError(f"{source}: {result.errors} errors, first: {result.first_error}")
+        return spent / result.answered * 1e6, result.answered / seconds
+    finally:
+        gateway.stop()
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    cores = os.cpu_count() or 1
+    gateway_cpu, other_cpu = (0, 1) if cores >= 2 else (None, None)
+    sources: list[Path] = [REPO, *args.baseline]
+    upstream_port = free_port()
+    fake = [sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)]
+    upstream = Service.start("upstream", upstream_port, pinned(fake, other_cpu), OUT / "upstream.log", _base_env())
+    if other_cpu is not None:
+        os.sched_setaffinity(0, {other_cpu})
+    figures: dict[Path, list[float]] = {source: [] for source in sources}
+    try:
+        await upstream.wait_ready("/v1/models", 20)
+        for number in range(args.rounds):
+            for source in sources if number % 2 == 0 else reversed(sources):
+                per_request, rate = await _round(source, upstream_port, args.seconds, gateway_cpu)
+                figures[source].append(per_request)
+                load = os.getloadavg()[0]
+                line = f"round {number + 1} {source}: {per_request:.0f} µs/request, {rate:.0f} requests/s"
+                print(f"{line}, load {load:.2f}")
+        print("\ngateway CPU per request at saturation (c=64, no session id), median of the rounds:")
+        for source, values in figures.items():
+            rounds = ", ".join(f"{v:.0f}" for v in values)
+            print(f"  {source}: {statistics.median(values):.0f} µs (rounds: {rounds})")
+        return 0
+    finally:
+        upstream.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
+    parser.add_argument("--baseline", action="append", default=[], help="another checkout to measure beside")
+    args = parser.parse_args()
+    args.baseline = [Path(b).resolve() for b in args.baseline]
+    return asyncio.run(main_async(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
