@@ -222,6 +222,9 @@ class InProcess:
         body.setdefault("messages", [{"role": "user", "content": "hi"}])
         request = chat_request(body, len(orjson.dumps(body)))
         meta_headers = {**({"x-session-id": session} if session else {}), **(headers or {})}
+        # The steps before are written first, as they are between an agent's requests over
+        # HTTP (records leave the request path through a queue; constraints read their counts).
+        await self.engine.tracker.recorder.flush()
         return await self.engine.run(request, StepMeta(meta_headers, ""))
 
     async def records(self, trajectory_id: str) -> list[StepRecord]:
