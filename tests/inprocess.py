@@ -12,9 +12,10 @@ Behaviours (`kind`): text (a plain answer, or streamed when the request asks), t
 call of `name` with `arguments`; streamed as the name, then the arguments in two halves),
 status (an error status with an OpenAI error body, `retry_after` optional), raw (`body` as
 given, with `status`), connect (the connection fails), hang (no answer until cancelled), drop
-(a stream cut after `after` events). Options: `text`, `chunks`, `usage` (False: none
-reported), `prompt_tokens`, `cached_tokens`, `completion_tokens`, `top_logprobs` (the first
-token's, as a plain answer carries them), `delay` (seconds before the first byte).
+(a stream cut after `after` events), stall (a stream gone quiet after `after` events).
+Options: `text`, `chunks`, `usage` (False: none reported), `prompt_tokens`, `cached_tokens`,
+`completion_tokens`, `top_logprobs` (the first token's, as a plain answer carries them),
+`delay` (seconds before the first byte).
 """
 
 from __future__ import annotations
@@ -38,18 +39,19 @@ from tests.gateway_server import settings_for
 
 
 class _Content:
-    """The body's parts; `cut` raises as aiohttp does when the connection drops after them."""
+    """The body's parts; after them, `end` "cut" raises as aiohttp does when the connection
+    drops, "stall" waits (the upstream goes quiet); `hang` waits before any part."""
 
-    def __init__(self, parts: list[bytes], hang: bool = False, cut: bool = False) -> None:
+    def __init__(self, parts: list[bytes], hang: bool = False, end: str = "") -> None:
         self._parts = deque(parts)
         self._hang = hang
-        self._cut = cut
+        self._end = end
 
     async def readany(self) -> bytes:
-        if self._hang:
+        if self._hang or (not self._parts and self._end == "stall"):
             await asyncio.Event().wait()
         await asyncio.sleep(0)  # a chunk arrives later: let the loop run, as a socket would
-        if not self._parts and self._cut:
+        if not self._parts and self._end == "cut":
             raise aiohttp.ClientPayloadError("Response payload is not completed (scripted drop)")
         return self._parts.popleft() if self._parts else b""
 
@@ -120,10 +122,10 @@ class ScriptedSession:
             response = ScriptedResponse(how.get("status", 200), {}, _Content([how["body"]]))
         elif body.get("stream"):
             events = self._events(how)
-            cut = kind == "drop"
-            if cut:
+            end = {"drop": "cut", "stall": "stall"}.get(kind, "")
+            if end:
                 events = events[: int(how.get("after", 2))]
-            response = ScriptedResponse(200, {"Content-Type": "text/event-stream"}, _Content(events, cut=cut))
+            response = ScriptedResponse(200, {"Content-Type": "text/event-stream"}, _Content(events, end=end))
         else:
             response = ScriptedResponse(200, json, _Content([self._answer(how)]))
         received.response = response

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from router.result import Answer, Failure, Stream
-from tests.inprocess import InProcess, drain, engine_settings, events, in_process
+from tests.inprocess import drain, engine_settings, events, in_process
 
 HI = [{"role": "user", "content": "hi"}]
 TASK = [{"role": "system", "content": "You are an agent."}, {"role": "user", "content": "fix the failing test"}]
