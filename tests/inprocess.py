@@ -25,6 +25,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -108,8 +109,9 @@ class ScriptedSession:
         kind = how.get("kind", "text")
         if how.get("delay"):
             await asyncio.sleep(float(how["delay"]))
-        if kind == "connect":
-            raise aiohttp.ClientConnectionError("connection refused (scripted)")
+        if kind == "connect":  # as aiohttp raises it for a refused connection
+            key = SimpleNamespace(host=url.split("/")[2], port=80, ssl=False)
+            raise aiohttp.ClientConnectorError(key, ConnectionRefusedError(111, "Connection refused"))  # type: ignore[arg-type]
         json = {"Content-Type": "application/json"}
         if kind == "hang":
             response = ScriptedResponse(200, json, _Content([], hang=True))
@@ -228,6 +230,10 @@ class InProcess:
         # HTTP (records leave the request path through a queue; constraints read their counts).
         await self.engine.tracker.recorder.flush()
         return await self.engine.run(request, StepMeta(meta_headers, ""))
+
+    def metric(self, name: str, **labels: str) -> float:
+        """A sample of the engine's metrics (0 when it has none yet)."""
+        return self.engine.metrics.registry.get_sample_value(name, labels) or 0.0
 
     async def records(self, trajectory_id: str) -> list[StepRecord]:
         await self.engine.tracker.recorder.flush()

@@ -32,6 +32,9 @@ async def test_a_refused_connection_fails_over_to_the_other_target() -> None:
         assert env.cloud.received[0].body["model"] == "cloud-model"
         (record,) = await env.records("s1")
         assert (record.target, record.fallback, record.status) == ("cloud", True, "ok")
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="connect") == 1
+        fallback = {"route": "tandem", "from_target": "edge", "to_target": "cloud", "kind": "connect"}
+        assert env.metric("tandem_fallbacks_total", **fallback) == 1
 
 
 @pytest.mark.parametrize("status", [429, 500, 503])
@@ -42,6 +45,7 @@ async def test_a_retryable_status_fails_over(status: int) -> None:
         assert isinstance(result, Answer) and result.facts.fallback
         assert len(env.edge.received) == 1 and len(env.cloud.received) == 1
         assert env.cloud.received[0].body == {**env.edge.received[0].body, "model": "cloud-model"}
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="status") == 1
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -54,6 +58,7 @@ async def test_a_first_byte_timeout_fails_over_and_stops_the_hung_call(stream: b
             assert events(await drain(result))[-1] == "[DONE]" and env.cloud.received[0].body["stream"]
         hung = env.edge.received[0].response
         assert hung is not None and hung.closed  # the hung upstream request was cancelled
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="timeout") == 1
 
 
 async def test_a_delay_past_the_first_byte_timeout_fails_over() -> None:
@@ -61,6 +66,7 @@ async def test_a_delay_past_the_first_byte_timeout_fails_over() -> None:
         env.edge.push({"delay": 10})
         result = await env.run()
         assert isinstance(result, Answer) and result.facts.fallback
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="timeout") == 1
 
 
 async def test_a_delay_within_the_timeout_is_waited_for_and_timed() -> None:
@@ -81,6 +87,7 @@ async def test_a_200_that_is_no_answer_fails_over(body: bytes) -> None:
         env.edge.push({"kind": "raw", "body": body})
         result = await env.run()
         assert isinstance(result, Answer) and (result.facts.target, result.facts.fallback) == ("cloud", True)
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="invalid_answer") == 1
 
 
 async def test_a_streamed_step_fails_over_when_the_stream_dies_before_its_first_byte() -> None:
@@ -91,6 +98,7 @@ async def test_a_streamed_step_fails_over_when_the_stream_dies_before_its_first_
         assert isinstance(result, Stream) and result.facts.fallback
         data = await drain(result)
         assert b"rescued" in data and events(data)[-1] == "[DONE]"
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="disconnected") == 1
 
 
 async def test_a_client_error_is_relayed_unchanged_without_failover() -> None:
