@@ -168,7 +168,12 @@ class ScriptedSession:
             tops = [{"token": f"t{i}", "logprob": lp, "bytes": None} for i, lp in enumerate(how["top_logprobs"])]
             first = tops[0] if tops else {"token": "t0", "logprob": 0.0}
             choice["logprobs"] = {"content": [{**first, "top_logprobs": tops}]}
-        answer = {"id": "chatcmpl-1", "object": "chat.completion", "model": self.model, "choices": [choice]}
+        answer: dict[str, Any] = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [choice],
+        }
         if how.get("usage", True):
             answer["usage"] = self._usage(how)
         return orjson.dumps(answer)

@@ -11,12 +11,13 @@ import asyncio
 import pytest
 
 from router.result import Answer, Failure, Stream
+from router.settings import Settings
 from tests.inprocess import drain, engine_settings, events, in_process
 
 EDGE_FAILS_OVER = {"tandem": {"strategy": "edge", "failover": True}}
 
 
-def failing_over(**timeouts: float) -> object:
+def failing_over(**timeouts: float) -> Settings:
     overrides = {"edge": {"timeouts": {"connect": 1, "first_byte": 5, "idle": 2, **timeouts}}}
     return engine_settings(routes=EDGE_FAILS_OVER, upstream_overrides=overrides)
 

@@ -124,7 +124,8 @@ async def test_inner_calls_are_charged_to_their_step() -> None:
         assert isinstance(result, Answer) and result.facts.reason == "draft_rejected"
         (record,) = await env.records("s1")
         draft, verify = record.inner
-        assert (draft.purpose, draft.target, draft.cost_usd) == ("draft", "edge", pytest.approx(edge_cost(300, 20)))
+        assert (draft.purpose, draft.target) == ("draft", "edge")
+        assert draft.cost_usd == pytest.approx(edge_cost(300, 20))
         assert (verify.purpose, verify.target) == ("verify", "cloud")
         assert verify.cost_usd == pytest.approx(cloud_cost(400, 0, 2))
         assert record.usage is not None and record.usage.prompt_tokens == 500  # the step's own call

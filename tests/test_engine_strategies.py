@@ -53,7 +53,7 @@ async def last_record(env: InProcess, session: str = "s1") -> StepRecord:
 async def test_random_is_seedable_and_reports_its_draw() -> None:
     async def targets(seed: int) -> list[str]:
         async with in_process(route(strategy="random", p=0.5, seed=seed)) as env:
-            out = []
+            out: list[str] = []
             for turn in range(20):
                 result = await ask(env, "seeded", [TASK, *[OK] * turn])
                 assert result.facts.reason == "random_draw" and result.facts.score is not None
@@ -205,7 +205,7 @@ async def test_advisor_round_trip_is_one_agent_step() -> None:
         )
         env.cloud.push({"text": "Run the failing test alone first."})
         call = {"id": "c0", "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
-        history = [
+        history: list[dict[str, Any]] = [
             TASK,
             {"role": "assistant", "content": None, "tool_calls": [call]},
             {"role": "tool", "tool_call_id": "c0", "content": "calc.py test_calc.py"},
@@ -229,7 +229,7 @@ async def test_advisor_round_trip_is_one_agent_step() -> None:
 async def test_sketch_plans_once_from_the_task_alone() -> None:
     async with in_process(route(strategy="sketch")) as env:
         env.cloud.push({"text": "1. run the tests\n2. fix calc.add"})
-        system = {"role": "system", "content": "You are an agent."}
+        system: dict[str, Any] = {"role": "system", "content": "You are an agent."}
         await ask(env, messages=[system, TASK])
         await ask(env, messages=[system, TASK, OK, {"role": "user", "content": "go"}])
         assert len(env.cloud.received) == 1
