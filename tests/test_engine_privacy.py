@@ -151,6 +151,7 @@ async def test_a_detection_failure_fails_closed(monkeypatch: pytest.MonkeyPatch)
     async with in_process(route("redact")) as env:
         result = await env.run(messages=[TASK])
         assert result.facts is not None and result.facts.target == "edge" and not env.cloud.received
+        assert env.metric("tandem_privacy_failures_total") == 1
 
 
 async def test_the_privacy_score_weighs_what_the_cloud_saw() -> None:

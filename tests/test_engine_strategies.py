@@ -76,6 +76,8 @@ async def test_task_routing_decides_once_per_run() -> None:
         assert len(env.cloud.received) == 3 and len(env.edge.received) == 2
         trajectory = await env.engine.tracker.store.get("hard")
         assert trajectory is not None and trajectory.notes["strategy:task:target"] == "cloud"
+        # The task strategy's note, and the ledger's prompt-cache prefix, each in its owner's namespace.
+        assert trajectory.as_dict()["notes"].keys() == {"strategy:task:target", "ledger:cache_prefix"}
 
 
 async def test_entropy_probe_sends_uncertain_steps_to_the_cloud() -> None:
@@ -134,7 +136,7 @@ async def test_llm_judge_score_on_a_third_upstream() -> None:
         referee = env.sessions["referee"]
         referee.push({"text": "0.8"}, {"text": "40%"})
         result = await ask(env)
-        assert result.facts.target == "cloud" and result.facts.score == 0.8
+        assert result.facts.target == "cloud" and result.facts.headers()["x-tandem-score"] == "0.8"
         assert referee.received[0].body["model"] == "referee-model"
         assert env.cloud.received[0].body["model"] == "cloud-model"
         assert (await ask(env, "t2")).facts.target == "edge"
@@ -303,3 +305,4 @@ async def test_the_shipped_judge_decides_by_score_against_the_threshold() -> Non
         assert len({r.facts.score for r in results}) > 1  # the state moves the score
         assert len(env.cloud.received) == sum(r.facts.target == "cloud" for r in results)
         assert not any(r.inner for r in await env.records("j"))  # the judge runs in process
+        assert env.metric("tandem_judge_latency_seconds_count") == 8
