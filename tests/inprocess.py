@@ -2,14 +2,20 @@
 
 `ScriptedSession` stands where the engine's aiohttp session stands (the one seam `Engine`
 offers for it, like httpx's `MockTransport`): every POST is recorded and answered by the next
-scripted behaviour, so a test drives the whole engine (tracker, store, privacy, strategies,
-relay, ledger) and asserts what each upstream received and what the step's result and record
-are. The socket suite (tests/fake_upstream.py, tests/gateway_server.py) keeps what only a real
-server shows: drop-in clients, limits on the wire, real Redis and vLLM.
+scripted behaviour (else `default`), so a test drives the whole engine (tracker, store,
+privacy, strategies, relay, ledger) and asserts what each upstream received and what the
+step's result and record are. The socket suite (tests/fake_upstream.py, tests/gateway_server.py)
+keeps what only a real server shows: drop-in clients, limits on the wire, real Redis and vLLM.
+The shapes are the socket fake's.
 
-Behaviours (`kind`): text (a plain answer, or streamed when the request asks), status (an
-error status with an OpenAI error body), raw (`body` as given, with `status`), connect (the
-connection fails), hang (no answer until cancelled). Options: `text`, `chunks`, `usage`.
+Behaviours (`kind`): text (a plain answer, or streamed when the request asks), tool_call (one
+call of `name` with `arguments`; streamed as the name, then the arguments in two halves),
+status (an error status with an OpenAI error body, `retry_after` optional), raw (`body` as
+given, with `status`), connect (the connection fails), hang (no answer until cancelled), drop
+(a stream cut after `after` events), stall (a stream gone quiet after `after` events).
+Options: `text`, `chunks`, `usage` (False: none reported), `prompt_tokens`, `cached_tokens`,
+`completion_tokens`, `top_logprobs` (the first token's, as a plain answer carries them),
+`delay` (seconds before the first byte).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
@@ -33,14 +40,20 @@ from tests.gateway_server import settings_for
 
 
 class _Content:
-    def __init__(self, parts: list[bytes], hang: bool = False) -> None:
+    """The body's parts; after them, `end` "cut" raises as aiohttp does when the connection
+    drops, "stall" waits (the upstream goes quiet); `hang` waits before any part."""
+
+    def __init__(self, parts: list[bytes], hang: bool = False, end: str = "") -> None:
         self._parts = deque(parts)
         self._hang = hang
+        self._end = end
 
     async def readany(self) -> bytes:
-        if self._hang:
+        if self._hang or (not self._parts and self._end == "stall"):
             await asyncio.Event().wait()
         await asyncio.sleep(0)  # a chunk arrives later: let the loop run, as a socket would
+        if not self._parts and self._end == "cut":
+            raise aiohttp.ClientPayloadError("Response payload is not completed (scripted drop)")
         return self._parts.popleft() if self._parts else b""
 
     async def iter_any(self) -> AsyncIterator[bytes]:
@@ -69,7 +82,12 @@ class ScriptedResponse:
 @dataclass
 class Received:
     body: dict[str, Any]
+    headers: dict[str, str]
     response: ScriptedResponse | None = None
+
+
+def _sse(payload: dict[str, Any]) -> bytes:
+    return b"data: " + orjson.dumps(payload) + b"\n\n"
 
 
 @dataclass
@@ -77,30 +95,41 @@ class ScriptedSession:
     model: str = "model"
     script: deque[dict[str, Any]] = field(default_factory=deque)
     received: list[Received] = field(default_factory=list)
+    # Used when the script is empty.
+    default: dict[str, Any] = field(default_factory=lambda: {"kind": "text"})
 
     def push(self, *behaviours: dict[str, Any]) -> None:
         self.script.extend(behaviours)
 
     async def post(self, url: str, data: bytes, headers: dict[str, str]) -> ScriptedResponse:
         body = orjson.loads(data)
-        received = Received(body)
+        received = Received(body, headers)
         self.received.append(received)
-        how = self.script.popleft() if self.script else {"kind": "text"}
+        how = self.script.popleft() if self.script else self.default
         kind = how.get("kind", "text")
-        if kind == "connect":
-            raise aiohttp.ClientConnectionError("connection refused (scripted)")
+        if how.get("delay"):
+            await asyncio.sleep(float(how["delay"]))
+        if kind == "connect":  # as aiohttp raises it for a refused connection
+            key = SimpleNamespace(host=url.split("/")[2], port=80, ssl=False)
+            raise aiohttp.ClientConnectorError(key, ConnectionRefusedError(111, "Connection refused"))  # type: ignore[arg-type]
+        json = {"Content-Type": "application/json"}
         if kind == "hang":
-            response = ScriptedResponse(200, {"Content-Type": "application/json"}, _Content([], hang=True))
+            response = ScriptedResponse(200, json, _Content([], hang=True))
         elif kind == "status":
             status = how.get("status", 503)
             error = {"error": {"message": how.get("text", f"scripted {status}"), "type": "server_error"}}
-            response = ScriptedResponse(status, {"Content-Type": "application/json"}, _Content([orjson.dumps(error)]))
+            extra = {"Retry-After": str(how["retry_after"])} if "retry_after" in how else {}
+            response = ScriptedResponse(status, {**json, **extra}, _Content([orjson.dumps(error)]))
         elif kind == "raw":
             response = ScriptedResponse(how.get("status", 200), {}, _Content([how["body"]]))
         elif body.get("stream"):
-            response = ScriptedResponse(200, {"Content-Type": "text/event-stream"}, _Content(self._events(how)))
+            events = self._events(how)
+            end = {"drop": "cut", "stall": "stall"}.get(kind, "")
+            if end:
+                events = events[: int(how.get("after", 2))]
+            response = ScriptedResponse(200, {"Content-Type": "text/event-stream"}, _Content(events, end=end))
         else:
-            response = ScriptedResponse(200, {"Content-Type": "application/json"}, _Content([self._answer(how)]))
+            response = ScriptedResponse(200, json, _Content([self._answer(how)]))
         received.response = response
         return response
 
@@ -114,37 +143,66 @@ class ScriptedSession:
     async def close(self) -> None:
         pass
 
-    def _usage(self, how: dict[str, Any]) -> dict[str, int]:
-        return {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    def _usage(self, how: dict[str, Any]) -> dict[str, Any]:
+        prompt, completion = int(how.get("prompt_tokens", 100)), int(how.get("completion_tokens", 10))
+        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion}
+        usage["total_tokens"] = prompt + completion
+        if "cached_tokens" in how:
+            usage["prompt_tokens_details"] = {"cached_tokens": int(how["cached_tokens"])}
+        return usage
+
+    def _tool_call(self, how: dict[str, Any]) -> tuple[str, str]:
+        return how.get("name", "bash"), how.get("arguments", '{"command": "ls"}')
 
     def _answer(self, how: dict[str, Any]) -> bytes:
-        message = {"role": "assistant", "content": how.get("text", f"{self.model} says hi")}
-        return orjson.dumps(
-            {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "model": self.model,
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                "usage": self._usage(how),
-            }
-        )
+        message: dict[str, Any] = {"role": "assistant", "content": how.get("text", f"{self.model} says hi")}
+        finish = "stop"
+        if how.get("kind") == "tool_call":
+            name, arguments = self._tool_call(how)
+            function = {"name": name, "arguments": arguments}
+            message = {"role": "assistant", "content": None}
+            message["tool_calls"] = [{"id": "call_1", "type": "function", "function": function}]
+            finish = "tool_calls"
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish}
+        if "top_logprobs" in how:
+            tops = [{"token": f"t{i}", "logprob": lp, "bytes": None} for i, lp in enumerate(how["top_logprobs"])]
+            first = tops[0] if tops else {"token": "t0", "logprob": 0.0}
+            choice["logprobs"] = {"content": [{**first, "top_logprobs": tops}]}
+        answer: dict[str, Any] = {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [choice],
+        }
+        if how.get("usage", True):
+            answer["usage"] = self._usage(how)
+        return orjson.dumps(answer)
 
     def _events(self, how: dict[str, Any]) -> list[bytes]:
-        words = how.get("text", f"{self.model} says hi").split(" ")
-        events = []
-        for i, word in enumerate(words):
-            delta = {"role": "assistant", "content": word if i == 0 else " " + word}
-            chunk = {"id": "c", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
-            events.append(b"data: " + orjson.dumps(chunk) + b"\n\n")
-        end = {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-        }
-        events.append(b"data: " + orjson.dumps(end) + b"\n\n")
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish}
+            return _sse({"id": "c", "object": "chat.completion.chunk", "model": self.model, "choices": [choice]})
+
+        events = [chunk({"role": "assistant", "content": ""})]
+        if how.get("kind") == "tool_call":
+            name, arguments = self._tool_call(how)
+            start = {"index": 0, "id": "call_1", "type": "function", "function": {"name": name, "arguments": ""}}
+            events.append(chunk({"tool_calls": [start]}))
+            half = len(arguments) // 2
+            for part in (arguments[:half], arguments[half:]):
+                events.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
+            finish = "tool_calls"
+        else:
+            words = how.get("text", f"{self.model} says hi").split(" ")
+            for i in range(int(how.get("chunks", len(words)))):
+                word = words[i % len(words)]
+                events.append(chunk({"content": word if i == 0 else " " + word}))
+            finish = "stop"
+        events.append(chunk({}, finish))
         if how.get("usage", True):
-            usage = {"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": self._usage(how)}
-            events.append(b"data: " + orjson.dumps(usage) + b"\n\n")
+            events.append(
+                _sse({"id": "c", "object": "chat.completion.chunk", "choices": [], "usage": self._usage(how)})
+            )
         events.append(b"data: [DONE]\n\n")
         return events
 
@@ -158,15 +216,29 @@ def engine_settings(**overrides: Any) -> Settings:
 @dataclass
 class InProcess:
     engine: Engine
-    edge: ScriptedSession
-    cloud: ScriptedSession
+    sessions: dict[str, ScriptedSession]  # one per configured upstream
+
+    @property
+    def edge(self) -> ScriptedSession:
+        return self.sessions["edge"]
+
+    @property
+    def cloud(self) -> ScriptedSession:
+        return self.sessions["cloud"]
 
     async def run(self, session: str | None = "s1", headers: dict[str, str] | None = None, **body: Any) -> StepResult:
         body.setdefault("model", "tandem")
         body.setdefault("messages", [{"role": "user", "content": "hi"}])
         request = chat_request(body, len(orjson.dumps(body)))
         meta_headers = {**({"x-session-id": session} if session else {}), **(headers or {})}
+        # The steps before are written first, as they are between an agent's requests over
+        # HTTP (records leave the request path through a queue; constraints read their counts).
+        await self.engine.tracker.recorder.flush()
         return await self.engine.run(request, StepMeta(meta_headers, ""))
+
+    def metric(self, name: str, **labels: str) -> float:
+        """A sample of the engine's metrics (0 when it has none yet)."""
+        return self.engine.metrics.registry.get_sample_value(name, labels) or 0.0
 
     async def records(self, trajectory_id: str) -> list[StepRecord]:
         await self.engine.tracker.recorder.flush()
@@ -175,11 +247,12 @@ class InProcess:
 
 @asynccontextmanager
 async def in_process(settings: Settings | None = None) -> AsyncIterator[InProcess]:
-    edge, cloud = ScriptedSession("edge-model"), ScriptedSession("cloud-model")
-    engine = Engine(settings or engine_settings(), sessions={"edge": edge, "cloud": cloud})  # type: ignore[dict-item]
+    settings = settings or engine_settings()
+    sessions = {name: ScriptedSession(f"{name}-model") for name in settings.upstreams}
+    engine = Engine(settings, sessions=sessions)  # type: ignore[arg-type]
     await engine.start()
     try:
-        yield InProcess(engine, edge, cloud)
+        yield InProcess(engine, sessions)
     finally:
         await engine.close()
 
@@ -191,4 +264,24 @@ async def drain(stream: Stream) -> bytes:
     return b"".join(parts)
 
 
-__all__ = ["Answer", "Failure", "InProcess", "ScriptedSession", "Stream", "drain", "engine_settings", "in_process"]
+def events(data: bytes) -> list[Any]:
+    """The `data:` payloads of a server-sent event stream, parsed ("[DONE]" as it is)."""
+    found: list[Any] = []
+    for line in data.decode().splitlines():
+        if line.startswith("data: "):
+            payload = line[len("data: ") :]
+            found.append(payload if payload == "[DONE]" else orjson.loads(payload))
+    return found
+
+
+__all__ = [
+    "Answer",
+    "Failure",
+    "InProcess",
+    "ScriptedSession",
+    "Stream",
+    "drain",
+    "engine_settings",
+    "events",
+    "in_process",
+]

@@ -104,18 +104,6 @@ def test_sdk_retry_is_the_same_step(make_gateway: MakeGateway, edge: FakeUpstrea
     assert [(r["step"], r["attempt"], r["status"]) for r in detail["records"]] == [(1, 1, "error"), (1, 2, "ok")]
 
 
-def test_same_body_after_an_error_is_a_retry(
-    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
-    edge.push({"kind": "error", "status": 503})
-    headers = {"X-Session-ID": "same-body"}
-    assert post(client, server, headers=headers).status_code == 503
-    assert post(client, server, headers=headers).headers["x-tandem-step"] == "1"
-    longer = [*HI, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "next"}]
-    assert post(client, server, headers=headers, messages=longer).headers["x-tandem-step"] == "2"
-
-
 def test_trajectories_are_namespaced_by_client_key(make_gateway: MakeGateway, client: httpx.Client) -> None:
     server = make_gateway(client_api_keys=["key-a", "key-b"])
     ids = {}

@@ -22,7 +22,6 @@ from tests.gateway_server import GatewayServer, wait_until
 
 MakeGateway = Callable[..., GatewayServer]
 HI = [{"role": "user", "content": "hi"}]
-EMAIL = "jane.doe@example.com"
 
 
 def ask(
@@ -47,11 +46,6 @@ def records(client: httpx.Client, server: GatewayServer, session: str) -> list[d
         return []
     found: list[dict[str, Any]] = response.json()["records"]
     return found
-
-
-def turns(count: int) -> list[dict[str, Any]]:
-    """A history `count` steps long, so that each request is the trajectory's next step."""
-    return [*HI, *[{"role": "assistant", "content": "ok"}, {"role": "user", "content": "go on"}] * count]
 
 
 # -- item 4: a client that leaves before the first byte ---------------------------------------------
@@ -161,61 +155,8 @@ def test_a_stream_whose_client_left_before_it_began_is_closed_and_recorded(
 
 
 # -- item 5: privacy, then constraints, then the header, then the strategy --------------------------
-
-
-@pytest.mark.parametrize(
-    ("constraints", "reason"),
-    [
-        ({"budget_calls": 1}, "budget_exhausted"),
-        ({"budget_usd": 0.0001}, "budget_exhausted"),
-        ({"max_cloud_share": 0.2}, "max_cloud_share"),
-        ({"min_cloud_gap": 5}, "min_cloud_gap"),
-    ],
-)
-def test_target_header_cannot_pass_the_route_constraints(
-    make_gateway: MakeGateway,
-    client: httpx.Client,
-    cloud: FakeUpstream,
-    constraints: dict[str, Any],
-    reason: str,
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "edge", "constraints": constraints}})
-    answers = [ask(client, server, "forced", turns(i), target="cloud") for i in range(4)]
-    decided = [(r.headers["x-tandem-target"], r.headers["x-tandem-reason"]) for r in answers]
-    if reason == "max_cloud_share":
-        # A cloud step would make a share of 1/1, 1/2, 1/3, 1/4: over 0.2 each time.
-        assert decided == [("edge", reason)] * 4
-        assert not cloud.received
-    else:
-        assert decided == [("cloud", "header_forced")] + [("edge", reason)] * 3
-        assert len(cloud.received) == 1
-
-
-def test_privacy_outranks_the_target_header_and_the_pin(
-    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "keep_local"}})
-    secret = [{"role": "user", "content": f"mail {EMAIL} the report"}]
-    response = ask(client, server, "private", secret, target="cloud")
-    assert (response.headers["x-tandem-target"], response.headers["x-tandem-reason"]) == ("edge", "privacy_keep_local")
-    # The trajectory is now pinned: the header still cannot send its next step to the cloud.
-    again = ask(client, server, "private", [*secret, {"role": "assistant", "content": "ok"}], target="cloud")
-    assert again.headers["x-tandem-target"] == "edge"
-    assert again.headers["x-tandem-reason"] in ("privacy_keep_local", "pinned_edge")
-    assert not cloud.received
-
-
-@pytest.mark.parametrize("forced", [None, "cloud"])
-def test_a_constraint_that_forbids_the_cloud_forbids_failing_over_to_it(
-    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream, forced: str | None
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "constraints": {"budget_calls": 1}}})
-    assert ask(client, server, "spent", turns(0), target=forced).headers["x-tandem-target"] == "cloud"
-    edge.push({"kind": "error", "status": 503})
-    response = ask(client, server, "spent", turns(1), target=forced)
-    assert response.status_code == 503
-    assert response.headers["x-tandem-reason"] == "budget_exhausted"
-    assert len(cloud.received) == 1  # the exhausted budget kept the failover off the cloud
+# In process: tests/test_engine_decisions.py (and the privacy block's record:
+# tests/test_engine_privacy.py).
 
 
 # -- item 6: edge-only means the data never leaves -------------------------------------------------
@@ -241,17 +182,6 @@ def test_edge_route_with_failover_true_fails_over(
     response = ask(client, server)
     assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
     assert len(cloud.received) == 1
-
-
-def test_a_step_forced_to_the_edge_never_fails_over_to_the_cloud(
-    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": True}})
-    edge.push({"kind": "error", "status": 500})
-    response = ask(client, server, target="edge")
-    assert response.status_code == 500
-    assert response.headers["x-tandem-reason"] == "header_forced"
-    assert not cloud.received
 
 
 # -- item 10: deep JSON is a 400, and every begun step ends with a record -----------------------------
@@ -342,19 +272,6 @@ def test_client_leaving_a_messages_request_cancels_the_upstream(
     assert wait_until(lambda: bool(edge.received) and edge.received[0].disconnected, timeout=1.5)
     assert wait_until(lambda: bool(records(client, server, "leaver-messages")))
     assert records(client, server, "leaver-messages")[0]["status"] == "cancelled"
-
-
-def test_a_privacy_block_ends_the_step_with_a_record(
-    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
-) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "block"}})
-    response = ask(client, server, "blocked", [{"role": "user", "content": f"write to {EMAIL}"}])
-    assert response.status_code == 403
-    assert wait_until(lambda: bool(records(client, server, "blocked")))
-    (record,) = records(client, server, "blocked")
-    assert (record["status"], record["http_status"], record["cost_usd"]) == ("error", 403, 0.0)
-    assert "privacy" in (record["error"] or "")
-    assert not cloud.received
 
 
 # -- item 12: upstream answers that are not answers; mistyped standard fields --------------------------
