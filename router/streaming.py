@@ -218,8 +218,9 @@ async def relay(
         raise
     finally:
         source.close()
-        if outcome.cancelled and observer.usage is None:
-            # The client left before the usage chunk: charge an estimate, marked as such.
+        if (outcome.cancelled or outcome.error is not None) and observer.usage is None:
+            # The client left, or the upstream broke off, before the usage chunk: the prompt was
+            # read and some tokens made all the same. Charge an estimate, marked as such.
             observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
         outcome.usage = observer.usage
         outcome.tools = observer.tools
