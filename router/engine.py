@@ -15,7 +15,7 @@ from typing import Any
 
 import aiohttp
 
-from judge.model import JudgeModelError
+from judge.card import JudgeModelError  # not judge.model: that imports onnxruntime (~30 MB) for every gateway
 from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog

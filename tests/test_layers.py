@@ -181,3 +181,11 @@ def test_the_gateway_runs_without_the_simulator() -> None:
     done = subprocess.run([sys.executable, "-c", WITHOUT_SIM], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "the demo needs the simulator package `sim`" in done.stderr
+
+
+def test_a_gateway_without_a_judge_route_never_loads_onnxruntime() -> None:
+    # onnxruntime costs ~30 MB of resident memory: only a judge route's policy may import it.
+    code = "import sys, router.app, router.cli; print('onnxruntime' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
