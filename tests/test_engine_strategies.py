@@ -13,17 +13,8 @@ import pytest
 from router.ledger import StepRecord
 from router.result import Answer, Stream
 from tests.inprocess import InProcess, drain, engine_settings, events, in_process
+from tests.test_strategies import TASK, TOOLS
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "bash",
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-        },
-    }
-]
-TASK = {"role": "user", "content": "Fix the failing test in calc.py"}
 OK = {"role": "assistant", "content": "ok"}
 
 

@@ -16,17 +16,8 @@ from router.engine import build_routes
 from router.policies.judge import DEFAULT_DRAFT_MODEL, DEFAULT_MODEL
 from router.settings import ConfigError, load_settings
 from tests.fake_upstream import FakeUpstream
+from tests.test_strategies import TASK, TOOLS
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "bash",
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
-        },
-    }
-]
-TASK = {"role": "user", "content": "Fix the failing test in calc.py"}
 RISKY = '{"command": "cd /repo && python reproduce_bug.py && python -c \\"import calc; calc.run()\\""}'
 SAFE = '{"command": "cat calc.py"}'
 
