@@ -130,7 +130,7 @@ class Engine:
     def refused(self, error: GatewayError) -> Failure:
         """A request refused before it became a step (unreadable, unknown model, bad header)."""
         self.metrics.bad_requests.labels(error.code or "invalid_request").inc()
-        return Failure(error.status, error.error(), headers=error.headers)
+        return Failure.of(error)
 
     async def run(self, request: ChatRequest, meta: StepMeta) -> StepResult:
         """One step. A client that leaves cancels it (once `meta.on_begun` has been called);
@@ -145,7 +145,7 @@ class Engine:
         try:
             identity = await self.tracker.begin(request, meta.headers, meta.session, meta.namespace, route.name)
         except GatewayError as exc:  # the store refuses steps, or the client is over its limits
-            return Failure(exc.status, exc.error(), headers=exc.headers)
+            return Failure.of(exc)
         notes = identity.trajectory.notes
         guard = PrivacyGuard(
             route.settings.privacy,
@@ -170,7 +170,7 @@ class Engine:
             if not step.recorded:
                 self.answers.aborted(step, exc)
             facts = step.facts(step.upstream or step.decision.target, step.fallback)
-            return Failure(exc.status, exc.error(), facts, exc.headers)
+            return Failure.of(exc, facts)
         except BaseException as exc:
             # Every begun step ends with one record: a failure of the gateway, a client that left.
             if not step.recorded:

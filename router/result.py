@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from router.errors import GatewayError
+
 # Work to run once the client has the whole answer (a shadow call): never delays it.
 After = Callable[[], Awaitable[None]]
 Target = Literal["edge", "cloud"]
@@ -90,6 +92,11 @@ class Failure:
     headers: dict[str, str] = field(default_factory=dict)  # Retry-After and the like
     body: bytes | None = None
     content_type: str = "application/json"
+
+    @classmethod
+    def of(cls, error: GatewayError, facts: Facts | None = None) -> Failure:
+        """The gateway's own error (a refusal, a limit, a store that refuses steps)."""
+        return cls(error.status, error.error(), facts, error.headers)
 
     def all_headers(self) -> dict[str, str]:
         facts = self.facts.headers() if self.facts is not None else {}

@@ -35,6 +35,5 @@ async def count_tokens(request: Request) -> Response:
         raw = await read_body(request, engine.settings.max_body_bytes)
         parsed(raw)
     except GatewayError as exc:
-        error = {"message": exc.message, "type": exc.type, "code": exc.code, "param": exc.param}
-        return Response(error_body(exc.status, error), status_code=exc.status, media_type="application/json")
+        return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": max(len(raw) // 4, 1)}), media_type="application/json")
