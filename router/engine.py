@@ -31,6 +31,7 @@ from router.privacy.modes import blocks
 from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
+from router.protocol.prefix import PrefixParser
 from router.result import Failure, StepMeta, StepResult
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
@@ -95,6 +96,8 @@ class Engine:
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         # How deep a request's JSON may nest (`limits.max_json_depth`).
         self.max_json_depth = settings.limits.max_json_depth
+        # Chat bodies parsed from the trajectory's last body when they extend it (new bytes only).
+        self.parser = PrefixParser(settings.limits.reuse_parse_bytes, self.max_json_depth)
         self.loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:

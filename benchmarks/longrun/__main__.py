@@ -188,7 +188,7 @@ async def main_async(args: argparse.Namespace) -> int:
         for gateway in gateways.values():
             await gateway.wait_ready("/healthz", 30)
         results: dict[str, dict[str, RouteFigures]] = {name: {} for name in gateways}
-        for route in ROUTES:
+        for route in args.routes:
             shape = RunShape(steps=args.steps, dump_values=args.vault_values if route == "redact" else 0)
             for run in range(args.runs):
                 # Alternate which gateway goes first, so neither always meets a warmer machine.
@@ -225,6 +225,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--vault-values", type=int, default=5000)
     parser.add_argument("--quick", action="store_true", help="3 runs of 100 steps (a smoke run)")
+    parser.add_argument("--routes", nargs="+", choices=ROUTES, default=list(ROUTES), help="the routes to run")
     parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
     args = parser.parse_args()
     if args.quick:

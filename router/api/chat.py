@@ -10,7 +10,6 @@ from router.api.disconnect import ClientWatch
 from router.api.http import chat_response, failure_response
 from router.engine import Engine
 from router.errors import GatewayError
-from router.protocol.chat import parse_chat_request
 from router.result import StepMeta
 
 
@@ -42,7 +41,7 @@ async def chat_completions(request: Request) -> Response:
     namespace = client_namespace(request)
     body = await read_body(request, engine.settings.max_body_bytes)
     try:
-        chat = parse_chat_request(body, engine.max_json_depth)
+        chat = engine.parser.parse(body, namespace)
     except GatewayError as exc:
         return failure_response(engine.refused(exc))
     watch = ClientWatch(request.receive)

@@ -68,7 +68,7 @@ class ChatRequest:
         return b"".join(edited)
 
 
-def _check_messages(messages: object) -> list[dict[str, Any]]:
+def check_messages(messages: object) -> list[dict[str, Any]]:
     if not isinstance(messages, list) or not messages:
         got = type_name(messages) if not isinstance(messages, list) else "an empty array"
         raise bad_request(f"'messages' must be a non-empty array of messages, got {got}", param="messages")
@@ -115,7 +115,7 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
     serialised = check_depth(first, max_depth)
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
-    messages = _check_messages(raw.get("messages"))
+    messages = check_messages(raw.get("messages"))
     check_fields(raw)
     stream = raw.get("stream") or False
     return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=size, serialised=serialised)
