@@ -17,6 +17,10 @@ step's request to the next's), which other processes on a shared machine barely 
 `--baseline DIR` runs a second gateway from another checkout (`git archive <commit> | tar -x -C
 DIR`) on the same core, each run through one gateway and then the other, so that both meet the
 same load on a shared, noisy machine: compare the two tables, not figures from different runs.
+
+Beside the edge route runs the floor (`--no-floor` leaves it out): a bare uvicorn + aiohttp
+pass-through on the same core (benchmarks/longrun/floor.py), what the stack itself adds to a
+step of that size before the gateway does anything.
 """
 
 from __future__ import annotations
@@ -156,6 +160,14 @@ def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int) -> str
     return "\n".join(lines)
 
 
+def _floor(upstream_port: int, cpu: int | None) -> Service:
+    """The stack's own cost (benchmarks/longrun/floor.py), on the gateway's core."""
+    port = free_port()
+    upstream = f"http://127.0.0.1:{upstream_port}"
+    command = [sys.executable, "-m", "benchmarks.longrun.floor", "--port", str(port), "--upstream", upstream]
+    return Service.start("floor", port, pinned(command, cpu), OUT / "floor" / "floor.log", _base_env(), cwd=REPO)
+
+
 def _gateway(name: str, source: Path, upstream_port: int, cpu: int | None) -> Service:
     port = free_port()
     env = {**_base_env(), "PYTHONPATH": str(source)}
@@ -181,6 +193,8 @@ async def main_async(args: argparse.Namespace) -> int:
     if args.baseline is not None:
         sources["baseline"] = args.baseline
     gateways = {name: _gateway(name, source, upstream_port, gateway_cpu) for name, source in sources.items()}
+    if not args.no_floor:
+        gateways["floor"] = _floor(upstream_port, gateway_cpu)
     if other_cpu is not None:
         os.sched_setaffinity(0, {other_cpu})
     try:
@@ -194,14 +208,17 @@ async def main_async(args: argparse.Namespace) -> int:
                 # Alternate which gateway goes first, so neither always meets a warmer machine.
                 order = list(gateways.items()) if run % 2 == 0 else list(reversed(gateways.items()))
                 for name, gateway in order:
-                    figures = results[name].setdefault(route, RouteFigures())
+                    if name == "floor" and route != "edge":
+                        continue  # the pass-through has no routes: it runs beside the edge route
+                    figures = results[name].setdefault("pass-through" if name == "floor" else route, RouteFigures())
                     await _one_run(route, run, shape, upstream_port, gateway, figures)
                     gateway.sample()
             print(f"{route}: done", flush=True)
         text = ""
         for name, gateway in gateways.items():
             if len(gateways) > 1:
-                text += f"## {name} ({sources[name]})\n\n"
+                where = sources.get(name, "a bare uvicorn + aiohttp pass-through, benchmarks/longrun/floor.py")
+                text += f"## {name} ({where})\n\n"
             text += _report(results[name], RunShape(steps=args.steps, dump_values=args.vault_values), args.runs)
             text += f"\n\ngateway RSS (largest seen after a run): {gateway.peak_rss_kb / 1024:.0f} MB\n\n"
         text += f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
@@ -225,6 +242,7 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=120)
     parser.add_argument("--vault-values", type=int, default=5000)
     parser.add_argument("--quick", action="store_true", help="3 runs of 100 steps (a smoke run)")
+    parser.add_argument("--no-floor", action="store_true", help="without the bare pass-through beside the edge route")
     parser.add_argument("--routes", nargs="+", choices=ROUTES, default=list(ROUTES), help="the routes to run")
     parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
     args = parser.parse_args()
