@@ -186,7 +186,7 @@ class LimitSettings(_Strict):
     max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254
     # Bytes held to parse a trajectory's next body from its last (only the new messages are
     # parsed; router/protocol/prefix.py); least recently used dropped first; 0: parse every body whole.
-    reuse_parse_bytes: int = Field(32 * 1024 * 1024, ge=0)
+    reuse_parse_bytes: int = Field(16 * 1024 * 1024, ge=0)
     # An upstream's whole answer, plain or streamed; over it: 502, or an error event mid-stream.
     max_answer_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     # One server-sent event (its data line) of an upstream stream; over it: an error event.

@@ -19,7 +19,8 @@ from router.result import StepMeta
 from tests.inprocess import engine_settings, in_process
 
 CARD, EMAIL = "4111 1111 1111 1111", "jane.doe@example.com"
-SYSTEM = "You are a careful software engineer. Work in small verified steps. " * 30
+# Longer than the smallest body the parser keeps (MIN_BYTES), as an agent's are after a few steps.
+SYSTEM = "You are a careful software engineer. Work in small verified steps. " * 1000
 
 ROUTES: dict[str, dict[str, Any]] = {
     "edge": {"strategy": "edge"},

@@ -18,7 +18,7 @@ import pytest
 
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest, parse_chat_request
-from router.protocol.prefix import KEY_BYTES, PrefixParser
+from router.protocol.prefix import MIN_BYTES, PrefixParser
 
 TOOLS = [
     {
@@ -119,7 +119,7 @@ def _both(parser: PrefixParser, body: bytes) -> None:
 def test_a_growing_history_parses_as_a_whole_parse_does_and_reuses_its_prefix(encoding: str, order: str) -> None:
     rng = random.Random(f"{encoding}-{order}")
     encode = ENCODINGS[encoding]
-    parser = PrefixParser(64 * 1024 * 1024, 128)
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": _text(rng)}]
     steps = 40
     for index in range(steps):
@@ -136,7 +136,7 @@ def test_a_growing_history_parses_as_a_whole_parse_does_and_reuses_its_prefix(en
 
 def test_an_edited_history_is_parsed_whole_and_then_reused_again() -> None:
     rng = random.Random(7)
-    parser = PrefixParser(64 * 1024 * 1024, 128)
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "task"}]
     for index in range(12):
         messages.append(_message(rng, index))
@@ -149,7 +149,7 @@ def test_an_edited_history_is_parsed_whole_and_then_reused_again() -> None:
 
 
 def test_the_same_body_sent_twice_and_a_shorter_one() -> None:
-    parser = PrefixParser(64 * 1024 * 1024, 128)
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "a"},
@@ -189,7 +189,7 @@ BAD_ENDINGS = [
 
 @pytest.mark.parametrize("ending", BAD_ENDINGS, ids=range(len(BAD_ENDINGS)))
 def test_a_body_that_goes_wrong_after_a_known_prefix_gets_the_whole_parse_s_answer(ending: bytes) -> None:
-    parser = PrefixParser(64 * 1024 * 1024, 128)
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "task"}]
     first = orjson.dumps({"model": "edge", "messages": messages})
     parser.parse(first)
@@ -201,7 +201,7 @@ def test_a_body_that_goes_wrong_after_a_known_prefix_gets_the_whole_parse_s_answ
 
 
 def test_each_client_key_has_its_own_prefixes() -> None:
-    parser = PrefixParser(64 * 1024 * 1024, 128)
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "task"}]
     body = orjson.dumps({"model": "edge", "messages": messages})
     parser.parse(body, "tenant-a")
@@ -213,7 +213,7 @@ def test_each_client_key_has_its_own_prefixes() -> None:
 
 def test_what_is_held_stays_within_its_budget() -> None:
     budget = 200_000
-    parser = PrefixParser(budget, 128)
+    parser = PrefixParser(budget, 128, min_bytes=0)
     rng = random.Random(3)
     for run in range(30):
         messages = [{"role": "system", "content": f"{run} " + SYSTEM}, {"role": "user", "content": _text(rng)}]
@@ -223,16 +223,20 @@ def test_what_is_held_stays_within_its_budget() -> None:
             _same(parser.parse(body), parse_chat_request(body))
             assert parser.held_bytes <= budget
     assert parser.held_bytes > 0
-    off = PrefixParser(0, 128)
+    off = PrefixParser(0, 128, min_bytes=0)
     off.parse(body)
     off.parse(body)
     assert (off.reused, off.held_bytes) == (0, 0)
 
 
-def test_short_bodies_are_parsed_whole() -> None:
-    parser = PrefixParser(64 * 1024 * 1024, 128)
-    body = orjson.dumps({"model": "edge", "messages": [{"role": "user", "content": "hi"}]})
-    assert len(body) <= KEY_BYTES
-    for _ in range(3):
+def test_short_bodies_are_parsed_whole_and_long_ones_reused() -> None:
+    parser = PrefixParser(64 * 1024 * 1024, 128)  # the gateway's default: MIN_BYTES
+    short = orjson.dumps({"model": "edge", "messages": [{"role": "system", "content": SYSTEM}]})
+    long = orjson.dumps({"model": "edge", "messages": [{"role": "system", "content": "x" * MIN_BYTES}]})
+    assert len(short) < MIN_BYTES < len(long)
+    for body in (short, short, short):
         _same(parser.parse(body), parse_chat_request(body))
     assert (parser.reused, parser.held_bytes) == (0, 0)
+    for body in (long, long):
+        _same(parser.parse(body), parse_chat_request(body))
+    assert parser.reused == 1 and parser.held_bytes > 0
