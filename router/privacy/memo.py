@@ -62,6 +62,7 @@ def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> Se
 class TrajectoryMemo:
     matcher: ValueMatcher = field(default_factory=ValueMatcher)
     note_keys: set[str] = field(default_factory=set)  # the trajectory's notes read so far
+    vault_read: int = 0  # entries of the trajectory's vault log read so far (its position)
     born: float | None = None  # the trajectory's creation time: one begun anew is another
     unopened: set[str] = field(default_factory=set)  # vault notes that do not open (fail closed)
     exposed: set[str] = field(default_factory=set)  # placeholders known to have reached the cloud
