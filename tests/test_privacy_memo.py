@@ -66,8 +66,8 @@ def test_matcher_levels_stay_few_and_new_values_are_looked_for_alone() -> None:
             matcher.find("text")
     assert len(matcher._levels) <= 7  # a binary counter: at most log2(values / 16) + 1
     assert matcher.replace("a value-0999-x and value-0000-x")[0] == "a [V_999] and [V_0]"
-    assert matcher.any_since(999, ["... value-0999-x ..."])
-    assert not matcher.any_since(999, ["... value-0998-x ..."])  # known before: not looked for
+    assert matcher.spans_since(999, b"... value-0999-x ...") == [(4, 16)]
+    assert matcher.spans_since(999, b"... value-0998-x ...") == []  # known before: not looked for
 
 
 def _start(trajectory_id: str, step: int) -> StepStart:
