@@ -161,6 +161,7 @@ class Engine:
             route=route.name,
             memo=self.privacy_memo,
             born=identity.trajectory.created_at,
+            vault_size=identity.trajectory.vault_size,
         )
         calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)

@@ -9,7 +9,9 @@ none can overwrite another's (a strategy cannot clobber the pin or the vault):
   pin                         "edge": the trajectory is pinned to the edge (privacy)
   ledger:<name>               the ledger's prompt-cache note
   shadow:<step>               shadow labelling's verdict on one step
-  vault:<name>                the privacy vault (router/privacy/guard.py): never shown
+  vault:<name>                the privacy vault (router/privacy/guard.py): never shown; kept
+                              in the vault's own store apart from the notes (a step's start does
+                              not read it), all but `vault:scanned`
 
 Notes written before this layout (keys without an owner: `pinned`, `task_target`, `plan`,
 `pii:…`) are read under their new names by `upgraded`, so that a trajectory running across an

@@ -11,7 +11,7 @@ import orjson
 import pytest
 
 from router.policies.constraints import PIN_NOTE
-from router.privacy.guard import exposure_summary
+from router.privacy.guard import exposure_summary, vault_of
 from router.result import Answer, Failure, Stream
 from tests.inprocess import InProcess, drain, engine_settings, events, in_process
 
@@ -27,7 +27,8 @@ async def privacy_of(env: InProcess, session: str = "s1") -> dict[str, Any]:
     await env.engine.tracker.recorder.flush()
     trajectory = await env.engine.tracker.store.get(session)
     assert trajectory is not None
-    summary: dict[str, Any] = exposure_summary(trajectory.notes, env.engine.settings.privacy_weights)
+    vault = await vault_of(env.engine.tracker.store, trajectory)
+    summary: dict[str, Any] = exposure_summary(vault, env.engine.settings.privacy_weights)
     return summary
 
 

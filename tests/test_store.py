@@ -10,7 +10,7 @@ import pytest
 
 from router.ledger import StepRecord, Usage
 from router.trajectory.redis_store import RedisStore
-from router.trajectory.state import ListQuery, Outcome, StepStart
+from router.trajectory.state import ListQuery, Outcome, StepStart, VaultRead
 from router.trajectory.store import MemoryStore, TrajectoryStore
 
 
@@ -198,3 +198,67 @@ async def test_same_body_before_its_record_arrives_is_a_retry(store: TrajectoryS
     assert (slot.step, slot.attempt) == (1, 2)
     await store.record_many([record("q", 1)])
     assert (await store.begin_step(start("q", "next body"))).step == 2
+
+
+async def test_the_vault_is_kept_apart_and_read_by_position(store: TrajectoryStore) -> None:
+    """The privacy vault: not in a step's trajectory (its notes), counted by its log's length,
+    read from a position, first-writer-wins for a value's id, a rewrite of the same value not
+    logged again."""
+    assert (await store.begin_step(start("v", "a"))).trajectory.vault_size == 0  # type: ignore[union-attr]
+    assert await store.vault_note("v", "vault:id:ab", "[EMAIL_1]", keep_first=True) == "[EMAIL_1]"
+    assert await store.vault_note("v", "vault:id:ab", "[EMAIL_2]", keep_first=True) == "[EMAIL_1]"
+    await store.vault_note("v", "vault:value:[EMAIL_1]", "sealed-1")
+    await store.vault_note("v", "vault:value:[EMAIL_1]", "sealed-1")  # unchanged: not logged
+    await store.note("v", "strategy:task:target", "cloud")
+    slot = await store.begin_step(start("v", "b"))
+    assert slot.trajectory is not None and slot.trajectory.vault_size == 2
+    assert slot.trajectory.notes == {"strategy:task:target": "cloud"}  # no vault note in a step's start
+    first = await store.vault_since("v", 0)
+    assert first.entries == [("vault:id:ab", "[EMAIL_1]"), ("vault:value:[EMAIL_1]", "sealed-1")]
+    assert first.next == 2
+    assert await store.vault_since("v", first.next) == VaultRead([], 2)  # nothing new
+    await store.vault_note("v", "vault:out:[EMAIL_1]", "1")
+    later = await store.vault_since("v", first.next)
+    assert later == VaultRead([("vault:out:[EMAIL_1]", "1")], 3)
+    assert (await store.begin_step(start("v", "c"))).trajectory.vault_size == 3  # type: ignore[union-attr]
+    assert await store.vault("v") == {
+        "vault:id:ab": "[EMAIL_1]",
+        "vault:value:[EMAIL_1]": "sealed-1",
+        "vault:out:[EMAIL_1]": "1",
+    }
+    got = await store.get("v")
+    assert got is not None and not any(key.startswith("vault:") for key in got.notes)
+    assert await store.vault("other") == {} and (await store.vault_since("other", 0)).entries == []
+
+
+async def test_the_vault_goes_with_its_trajectory(store: TrajectoryStore) -> None:
+    """A trajectory evicted (memory) or gone (Redis) takes its vault with it: one begun anew
+    under the same id starts with an empty vault."""
+    await store.begin_step(start("gone", "a"))
+    await store.vault_note("gone", "vault:value:[EMAIL_1]", "sealed")
+    if isinstance(store, MemoryStore):
+        store.max_trajectories = 1
+        await store.begin_step(start("newer", "a"))  # evicts "gone"
+        assert await store.get("gone") is None and await store.vault("gone") == {}
+    else:
+        assert isinstance(store, RedisStore)
+        await store.client.delete("tandem:t:gone")  # its hash gone (expired first, say); its vault not yet
+        assert await store.vault("gone") != {}
+    slot = await store.begin_step(start("gone", "b"))
+    assert slot.step == 1 and slot.trajectory is not None and slot.trajectory.vault_size == 0
+    assert await store.vault("gone") == {} and (await store.vault_since("gone", 0)).entries == []
+
+
+async def test_the_vault_expires_with_its_trajectory_in_redis(redis_url: str) -> None:
+    store = RedisStore(redis_url, ttl_s=1)
+    await store.begin_step(start("brief", "a"))
+    await store.vault_note("brief", "vault:value:[EMAIL_1]", "sealed")
+    await store.record_many([record("brief", 1)])
+    keys = ["tandem:t:brief", "tandem:t:brief:v", "tandem:t:brief:vl"]
+    assert [0 < await store.client.pttl(key) <= 1000 for key in keys] == [True] * 3
+    for _ in range(50):  # expired after 1 s; Redis drops expired keys within moments
+        if not await store.client.exists(*keys):
+            break
+        await asyncio.sleep(0.1)
+    assert await store.client.exists(*keys) == 0 and await store.vault("brief") == {}
+    await store.aclose()

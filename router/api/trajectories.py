@@ -17,7 +17,7 @@ from router.api.chat import read_body
 from router.api.http import json_response
 from router.engine import Engine
 from router.errors import GatewayError, bad_request
-from router.privacy.guard import exposure_summary
+from router.privacy.guard import exposure_summary, vault_of
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
 
@@ -117,7 +117,7 @@ async def get_trajectory(request: Request) -> Response:
     engine: Engine = request.app.state.engine
     trajectory = await _visible(engine, request)
     records = await engine.tracker.store.records(trajectory.id)
-    privacy = exposure_summary(trajectory.notes, engine.settings.privacy_weights)
+    privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
     return json_response({**trajectory.as_dict(), "privacy": privacy, "records": [r.as_dict() for r in records]})
 
 

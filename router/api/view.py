@@ -25,7 +25,7 @@ from router.api.chat import read_body
 from router.engine import Engine
 from router.errors import GatewayError
 from router.privacy.at_rest import masked
-from router.privacy.guard import exposure_summary
+from router.privacy.guard import exposure_summary, vault_of
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Trajectory
 
@@ -126,7 +126,7 @@ async def ui_trajectory(request: Request) -> Response:
     if trajectory is None:
         return _html(view_html.page("Not found", "<h1>No such trajectory</h1><p><a href='/ui'>back</a></p>"), 404)
     records = [r.as_dict() for r in await engine.tracker.store.records(trajectory.id)]
-    privacy = exposure_summary(trajectory.notes, engine.settings.privacy_weights)
+    privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
     return _html(view_html.timeline(_shown(trajectory), records, privacy))
 
 

@@ -1,14 +1,19 @@
 """The privacy stage of one step: scan what is new, then allow, redact, keep local or block
 what would go to the cloud, and count what reached it.
 
-Per-trajectory state lives in the trajectory's notes (memory or Redis, shared by replicas), in
-the vault's namespace (router/notes.py), which a trajectory's readers never see:
+Per-trajectory state lives in the trajectory's vault (memory or Redis, shared by replicas), kept
+apart from its notes so that a step's start does not read it (router/trajectory/store.py), under
+the vault's note keys (router/notes.py), which a trajectory's readers never see:
   vault:value:<placeholder>  the original value, sealed (it never leaves the premises;
                              router/privacy/vault.py)
   vault:id:<hash>            keyed value hash -> placeholder (stable numbering across steps and
                              replicas)
   vault:out:<placeholder>    the value reached the cloud (EC2-Bench's rule: what the cloud received)
+and, in the trajectory's notes (one small field):
   vault:scanned              how many messages were scanned already (scanning is incremental)
+The guard reads the vault incrementally: the process's memo (router/privacy/memo.py) keeps what
+it learned and its position in the vault's log, and a step reads only the entries written since
+(by another replica, or before a restart: then all of them, once).
 """
 
 from __future__ import annotations
@@ -19,12 +24,14 @@ from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from router.metrics import Metrics
+from router.notes import VAULT as VAULT_NOTES
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
 from router.privacy.modes import PrivacyMode, cloud_allowed, redacts
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.vault import VaultCipher
+from router.trajectory.state import Trajectory
 from router.trajectory.store import TrajectoryStore
 
 log = logging.getLogger("tandem.privacy")
@@ -43,6 +50,13 @@ def message_texts(message: dict[str, Any]) -> list[str]:
     """Everything in a message that would reach the cloud (text, parts, tool-call arguments),
     decoded: the same strings the redactor replaces values in."""
     return message_strings(message)
+
+
+async def vault_of(store: TrajectoryStore, trajectory: Trajectory) -> dict[str, str]:
+    """The trajectory's vault notes (for `privacy_score` and `exposure_summary`): its vault, and
+    any that a layout before the vault's own store kept in its notes."""
+    legacy = {key: value for key, value in trajectory.notes.items() if key.startswith(VAULT_NOTES)}
+    return {**legacy, **await store.vault(trajectory.id)}
 
 
 def privacy_score(notes: Mapping[str, str], weights: Mapping[str, float]) -> float:
@@ -88,6 +102,7 @@ class PrivacyGuard:
         route: str = "",
         memo: PrivacyMemo | None = None,
         born: float | None = None,
+        vault_size: int | None = None,
     ) -> None:
         self._spawn = spawn
         self._cipher = cipher
@@ -104,11 +119,14 @@ class PrivacyGuard:
         self.exposed_kinds: set[str] = set()  # kinds of the values the cloud received in this step
         # Without a process memo (tests, tools) the guard learns the trajectory afresh.
         self._memo = memo if memo is not None else PrivacyMemo()
+        # The vault log's length as the step began (None: unknown, read what is new anyway).
+        self._vault_size = vault_size
+        self._loaded = False
         self._entry = self._sync(born)
 
     def _sync(self, born: float | None) -> TrajectoryMemo:
-        """The trajectory's memory, brought up to its notes: vault values another replica (or
-        an earlier step) added are read once, not at every step."""
+        """The trajectory's memory, brought up to its notes (vault notes there were written by
+        an earlier layout: each is read once). The vault itself is read by `load`."""
         memo, notes = self._memo, self._notes
         entry = memo.get(self.trajectory_id)
         if entry is not None and (
@@ -129,12 +147,35 @@ class PrivacyGuard:
                 elif key.startswith(OUT):
                     entry.exposed.add(key[len(OUT) :])
             memo.account(entry)
+        return entry
+
+    async def load(self) -> None:
+        """Read the vault entries this process does not know yet: none when its memo has read
+        as many as the vault's log holds (most steps: no round trip), those written since
+        otherwise (another replica's values), the whole vault for a trajectory new to it."""
+        if self._loaded:
+            return
+        self._loaded = True
+        entry, size = self._entry, self._vault_size
+        if size is not None and size < entry.vault_read:
+            entry.vault_read = 0  # the log began again (expired, flushed): read it all again
+        if size is None or entry.vault_read < size:
+            read = await self._store.vault_since(self.trajectory_id, entry.vault_read)
+            for key, value in read.entries:
+                if key.startswith(VAULT) and value:
+                    self._learn(entry, key[len(VAULT) :], value)
+                elif key.startswith(OUT):
+                    entry.exposed.add(key[len(OUT) :])
+            entry.vault_read = read.next
+            if read.entries:
+                if not self._memo.holds(self.trajectory_id, entry):
+                    self._memo.adopt(self.trajectory_id, entry)
+                self._memo.account(entry)
         if entry.unopened:
             # A value that does not open (another key) cannot be redacted: fail closed.
             log.error("%d vault values of %s do not open with this key", len(entry.unopened), self.trajectory_id)
             self._metrics.privacy_failures.inc()
             self.failed = True
-        return entry
 
     def _learn(self, entry: TrajectoryMemo, placeholder: str, stored: str) -> None:
         value = stored if self._cipher is None else self._cipher.open(self.trajectory_id, placeholder, stored)
@@ -171,6 +212,7 @@ class PrivacyGuard:
 
     async def scan(self, messages: list[dict[str, Any]]) -> None:
         """Detect values in the messages not scanned before; give each new value a placeholder."""
+        await self.load()
         scanned = int(self._get(SCANNED) or "0")
         if scanned > len(messages):
             scanned = 0  # the client compacted its history: scan it again
@@ -206,7 +248,8 @@ class PrivacyGuard:
 
     def _remember(self, key: str, value: str) -> None:
         self._added[key] = value
-        self._entry.note_keys.add(key)
+        if key == SCANNED:
+            self._entry.note_keys.add(key)  # the one note kept in the notes, not in the vault
 
     async def _allocate(self, kind: str, value: str, reserved: set[str]) -> str:
         entry = self._entry
@@ -215,9 +258,9 @@ class PrivacyGuard:
         while (name := f"[{kind}_{number}]") in entry.matcher.value_of or name in entry.unopened or name in reserved:
             number += 1
         value_id = self._value_id(value)
-        placeholder = await self._store.note(self.trajectory_id, IDS + value_id, name, keep_first=True)
+        placeholder = await self._store.vault_note(self.trajectory_id, IDS + value_id, name, keep_first=True)
         stored = value if self._cipher is None else self._cipher.seal(self.trajectory_id, placeholder, value)
-        await self._store.note(self.trajectory_id, VAULT + placeholder, stored)
+        await self._store.vault_note(self.trajectory_id, VAULT + placeholder, stored)
         self._remember(VAULT + placeholder, stored)
         self._remember(IDS + value_id, placeholder)
         self._know(entry, placeholder, value)
@@ -281,7 +324,7 @@ class PrivacyGuard:
         """Write the step's exposure (once per value) and count it."""
         for placeholder in self.exposed:
             if placeholder not in self._entry.exposed and self._get(OUT + placeholder) is None:
-                await self._store.note(self.trajectory_id, OUT + placeholder, "1")
+                await self._store.vault_note(self.trajectory_id, OUT + placeholder, "1")
                 self._remember(OUT + placeholder, "1")
                 self._entry.exposed.add(placeholder)
                 self._metrics.privacy_values.labels(self.route, kind_of(placeholder), "exposed").inc()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ahocorasick_rs import AhoCorasick, MatchKind
+from ahocorasick_rs import AhoCorasick, BytesAhoCorasick, MatchKind
 
 Occurrence = tuple[int, int, str]  # start, end, the value
 # Values added since the last automaton was built, looked for one by one (`str.find`) until
@@ -67,7 +67,8 @@ class ValueMatcher:
         self.value_of: dict[str, str] = {}  # placeholder -> value
         self._levels: list[_Level] = []
         self._built = 0  # values[:_built] are in the levels
-        self._recent: _Level | None = None  # the automaton of values[start:] last asked for
+        # The automaton of values[start:end] last asked for, over their UTF-8 (start, end, it).
+        self._recent_bytes: tuple[int, int, BytesAhoCorasick] | None = None
         for value, placeholder in (values or {}).items():
             self.add(value, placeholder)
 
@@ -111,19 +112,27 @@ class ValueMatcher:
             hits.extend(_occurrences(value, text))
         return leftmost_longest(hits)
 
-    def any_since(self, known: int, texts: list[str]) -> bool:
-        """Whether a value added after the first `known` occurs in any of `texts`."""
+    def spans_since(self, known: int, data: bytes | bytearray) -> list[tuple[int, int]]:
+        """Where the values added after the first `known` occur in `data` (UTF-8 text, lone
+        surrogates passed through): byte spans, every occurrence. A value's UTF-8 found in UTF-8
+        text starts and ends on character boundaries, so these are exactly the values' places."""
         fresh = self.values[known:]
-        if not fresh:
-            return False
+        if not fresh or not data:
+            return []
         if len(fresh) <= LOOSE:
-            # A few values: a substring search each (memchr-fast) beats building an automaton.
-            return any(value in text for text in texts for value in fresh)
-        recent = self._recent
-        if recent is None or recent.start != known or recent.end != len(self.values):
-            recent = self._recent = _Level(self.values, known, len(self.values))
-        automaton = recent.automaton
-        return any(automaton.find_matches_as_indexes(text) for text in texts if text)
+            # One automaton per value: a single pattern is searched with memmem (~25 µs for
+            # 400 KB), where a few patterns together, digits among them (a card number), defeat
+            # the prefilters and cost a full automaton pass (~0.7 ms).
+            spans: list[tuple[int, int]] = []
+            for value in fresh:
+                automaton = BytesAhoCorasick([value.encode("utf-8", "surrogatepass")])
+                spans += [(begin, end) for _, begin, end in automaton.find_matches_as_indexes(data, overlapping=True)]
+            return spans
+        recent = self._recent_bytes
+        if recent is None or recent[0] != known or recent[1] != len(self.values):
+            patterns = [value.encode("utf-8", "surrogatepass") for value in fresh]
+            recent = self._recent_bytes = (known, len(self.values), BytesAhoCorasick(patterns))
+        return [(begin, end) for _, begin, end in recent[2].find_matches_as_indexes(data, overlapping=True)]
 
     def replace(self, text: str) -> tuple[str, list[str]]:
         """`text` with each known value as its placeholder; the values replaced, in order."""

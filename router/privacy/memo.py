@@ -2,13 +2,19 @@
 
 Every step resends the whole history, and a trajectory's vault only grows, so the stage learns
 each message once: its redacted form, what it replaced (for the metrics and the exposure) and
-the size of the vault it was redacted against. At the next step a message equal (`==`, a memory
-comparison) to the one at its place in the previous call is taken as it was; when values were
-added to the vault since, only those values are looked for in it (one small automaton over the
-history), and the message is redacted again only when one occurs. The result is the same as
-redacting the whole history against the whole vault (tests/test_privacy_memo.py checks it byte
-for byte); the work per step is the new messages against the vault, plus the history against
-the new values.
+the size of the vault it was redacted against. At the next step the messages equal to those
+at their place in the previous call are taken as they were: the unchanged prefix is found with
+one list comparison (C speed: the same objects, as a parser reusing its last parse hands them,
+compare by identity; equal ones parsed anew compare by memory), and only the messages after it
+are looked at one by one. When values were added to the vault since, only those are looked
+for in the earlier messages: in the track's text, their strings kept as UTF-8 bytes end to end
+(appended to, never rebuilt, while the prefix holds), searched natively (memmem for each of a
+few new values, one automaton for many); a message is redacted again only when one occurs in
+it. The result is the same as redacting the whole history against the whole vault
+(tests/test_privacy_memo.py checks it byte for byte; tests/test_privacy_memo_incremental.py
+against learning afresh over random histories); the work per step is the new
+messages against the vault, plus a native search of the history's bytes for the new values
+(~30 µs per value at 400 KB: `python -m benchmarks.privacy.memo_steps`).
 
 Kept per trajectory: its value matcher (the vault, opened once), and the messages of the last
 few calls that went out (`TRACKS`: the step's own messages, an inner call's). Bounded in bytes
@@ -18,6 +24,7 @@ take a quarter of it, and what does not fit is redacted anew at each step.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,15 +66,58 @@ def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> Se
 
 
 @dataclass(slots=True)
+class Track:
+    """One list of messages as last learned: the messages, what was learned of each, and their
+    strings as UTF-8 bytes end to end (each message's followed by a NUL), for the new values."""
+
+    generation: int
+    known: int  # every message here was redacted against at least the vault's first `known`
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    items: list[Seen] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)  # running total of the items' sizes
+    text: bytearray = field(default_factory=bytearray)
+    ends: list[int] = field(default_factory=list)  # where each of items[:len(ends)] ends in text
+
+    @property
+    def bytes(self) -> int:
+        return (self.sizes[-1] if self.sizes else 0) + len(self.text) + 8 * len(self.ends)
+
+    def cut(self, count: int) -> None:
+        """Keep what is known of the first `count` messages only."""
+        del self.messages[count:], self.items[count:], self.sizes[count:]
+        if count < len(self.ends):
+            del self.text[self.ends[count - 1] + 1 if count else 0 :], self.ends[count:]
+
+    def extend_text(self) -> None:
+        for item in self.items[len(self.ends) :]:
+            self.text += "\0".join(item.strings).encode("utf-8", "surrogatepass")
+            self.ends.append(len(self.text))
+            self.text += b"\0"
+
+
+def _equal_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
+    """How many first messages of `new` equal those of `old` (identity first, then content)."""
+    count = min(len(old), len(new))
+    if old[:count] == new[:count]:  # C speed: `is` for each message first, `==` only when not
+        return count
+    for index in range(count):
+        before, now = old[index], new[index]
+        if before is not now and before != now:
+            return index
+    return count
+
+
+@dataclass(slots=True)
 class TrajectoryMemo:
     matcher: ValueMatcher = field(default_factory=ValueMatcher)
     note_keys: set[str] = field(default_factory=set)  # the trajectory's notes read so far
+    vault_read: int = 0  # entries of the trajectory's vault log read so far (its position)
     born: float | None = None  # the trajectory's creation time: one begun anew is another
     unopened: set[str] = field(default_factory=set)  # vault notes that do not open (fail closed)
     exposed: set[str] = field(default_factory=set)  # placeholders known to have reached the cloud
     kinds: dict[str, int] = field(default_factory=dict)  # placeholders per kind (numbering)
     generation: int = 0  # bumped when a known value changes placeholder: forget every redaction
-    tracks: OrderedDict[str, list[Seen]] = field(default_factory=OrderedDict)
+    tracks: OrderedDict[str, Track] = field(default_factory=OrderedDict)
     track_bytes: int = 0
     size: int = 0  # bytes as the memo counted them last
     held: bool = False  # by the memo (else it lives for one step)
@@ -123,59 +173,66 @@ class PrivacyMemo:
 
     def learned(self, entry: TrajectoryMemo, messages: list[dict[str, Any]]) -> list[Seen]:
         """Each message as learned against the entry's vault (redacted, what it holds)."""
-        matcher, generation = entry.matcher, entry.generation
+        matcher, generation, size = entry.matcher, entry.generation, len(entry.matcher)
         key = _track_key(messages)
-        previous = entry.tracks.pop(key, None) or []
-        seen: list[Seen] = []
-        stale: list[Seen] = []  # equal messages redacted against a smaller vault
-        size = len(matcher.values)
-        for index, message in enumerate(messages):
-            old = previous[index] if index < len(previous) else None
-            if old is None or old.generation != generation or not (old.message is message or old.message == message):
-                seen.append(learn(matcher, message, generation))
-                continue
-            if old.known < size:
-                stale.append(old)
-            # Hold the newest parse: the previous request's objects can go.
-            old.redacted = message if old.redacted is old.message else old.redacted
-            old.message = message
-            seen.append(old)
-        if stale:
-            self._refresh(matcher, stale, seen, generation)
-        self._keep(entry, key, seen)
+        track = entry.tracks.pop(key, None)
+        if track is None or track.generation != generation:
+            track = Track(generation, size)
+        same = _equal_prefix(track.messages, messages)
+        old_messages, old_items = track.messages[same:], track.items[same:]
+        if same and track.messages[same - 1] is not messages[same - 1]:
+            # Parsed anew: hold the newest objects, so that the previous request's can go.
+            track.messages[:same] = messages[:same]
+            for item, message in zip(track.items, messages[:same], strict=False):
+                item.redacted = message if item.redacted is item.message else item.redacted
+                item.message = message
+        track.cut(same)
+        # After a changed message (a compaction that kept the count): still one by one.
+        for index, message in enumerate(messages[same:]):
+            old = old_items[index] if index < len(old_items) else None
+            if old is None or not (old_messages[index] is message or old_messages[index] == message):
+                old = learn(matcher, message, generation)
+            else:
+                old.redacted = message if old.redacted is old.message else old.redacted
+                old.message = message
+            track.messages.append(message)
+            track.items.append(old)
+            track.sizes.append((track.sizes[-1] if track.sizes else 0) + old.size)
+        if track.known < size:
+            self._refresh(matcher, track, generation)
+        seen = list(track.items)
+        self._keep(entry, key, track)
         return seen
 
     @staticmethod
-    def _refresh(matcher: ValueMatcher, stale: list[Seen], seen: list[Seen], generation: int) -> None:
-        """Look for the values added since in messages redacted before them."""
-        for known in sorted({item.known for item in stale}):
-            group = [item for item in stale if item.known == known]
-            # One pass over the group's text (a separator no value holds; a false hit only
-            # means a message is redacted again).
-            if not matcher.any_since(known, ["\0".join(text for item in group for text in item.strings)]):
-                for item in group:
-                    item.known = len(matcher)
-                continue
-            for item in group:
-                if matcher.any_since(known, item.strings):
-                    fresh = learn(matcher, item.message, generation)
-                    seen[seen.index(item)] = fresh
-                else:
-                    item.known = len(matcher)
+    def _refresh(matcher: ValueMatcher, track: Track, generation: int) -> None:
+        """Look for the values added since `track.known` in the messages learned before them:
+        one pass of the track's bytes (a separator no value holds; a false hit only means a
+        message is redacted again)."""
+        track.extend_text()
+        ends, items, size = track.ends, track.items, len(matcher)
+        again: set[int] = set()
+        for begin, end in matcher.spans_since(track.known, track.text):
+            # Every message the occurrence touches (one, unless a value holds a NUL).
+            again.update(range(bisect_right(ends, begin), min(bisect_right(ends, end - 1), len(items) - 1) + 1))
+        for index in sorted(again):
+            if items[index].known < size:
+                items[index] = learn(matcher, items[index].message, generation)
+        if again:
+            first = min(again)
+            total = track.sizes[first - 1] if first else 0
+            for index in range(first, len(items)):
+                total += items[index].size
+                track.sizes[index] = total
+        track.known = size
 
-    def _keep(self, entry: TrajectoryMemo, key: str, seen: list[Seen]) -> None:
-        budget = self.max_bytes // 4
-        kept: list[Seen] = []
-        size = 0
-        for item in seen:
-            if size + item.size > budget:
-                break  # the rest is redacted anew each step: too big to remember
-            kept.append(item)
-            size += item.size
-        entry.tracks[key] = kept
+    def _keep(self, entry: TrajectoryMemo, key: str, track: Track) -> None:
+        # Past a quarter of the memory, the rest is redacted anew each step: too big to remember.
+        track.cut(bisect_right(track.sizes, self.max_bytes // 4))
+        entry.tracks[key] = track
         while len(entry.tracks) > TRACKS:
             entry.tracks.popitem(last=False)
-        entry.track_bytes = sum(sum(item.size for item in track) for track in entry.tracks.values())
+        entry.track_bytes = sum(kept.bytes for kept in entry.tracks.values())
         self.account(entry)
 
     def account(self, entry: TrajectoryMemo) -> None:

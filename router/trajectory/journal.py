@@ -49,6 +49,7 @@ class Note:
     key: str
     value: str
     keep_first: bool
+    vault: bool = False  # a note of the privacy vault (kept apart from the notes)
 
 
 @dataclass(slots=True)
@@ -178,7 +179,7 @@ class Journal:
                 self.renumber([record for entry in kept for record in entry.records]),
                 [token for entry in kept for token in entry.tokens],
             )
-        notes = [(n.trajectory_id, n.key, n.value, n.keep_first) for n in batch if isinstance(n, Note)]
+        notes = [(n.trajectory_id, n.key, n.value, n.keep_first, n.vault) for n in batch if isinstance(n, Note)]
         if notes:
             await primary.note_many(notes)
         for write in batch:

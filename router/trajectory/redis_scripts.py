@@ -1,6 +1,8 @@
 """The Lua scripts of the Redis trajectory store: each one atomic, one round trip."""
 
-# KEYS: the trajectory hash, recent, open, the start's token key.
+# KEYS: the trajectory hash, recent, open, the start's token key, the vault hash, the vault log.
+# Returns the step, the attempt, the trajectory's hash and the length of its vault log (the vault
+# itself is not returned: a reader reads what it does not know yet, VAULT_SINCE).
 # ARGV: fingerprint, retry flag, now, task, route, namespace, ttl, id, force-new flag, token ttl,
 # the oldest time kept in the indexes, the most ids kept in `recent`.
 BEGIN_STEP = """
@@ -8,8 +10,8 @@ local h = KEYS[1]
 local seen = redis.call('GET', KEYS[4])
 if seen then
   local step, attempt = string.match(seen, '(%d+):(%d+)')
-  if ARGV[9] == '1' then return {tonumber(step), tonumber(attempt), {}} end
-  return {tonumber(step), tonumber(attempt), redis.call('HGETALL', h)}
+  if ARGV[9] == '1' then return {tonumber(step), tonumber(attempt), {}, 0} end
+  return {tonumber(step), tonumber(attempt), redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 end
 local fp, retry, now, id = ARGV[1], ARGV[2], ARGV[3], ARGV[8]
 local steps = tonumber(redis.call('HGET', h, 'steps') or '0')
@@ -26,6 +28,8 @@ if is_retry then
   attempt = redis.call('HINCRBY', h, 'attempts', 1)
 else
   if steps == 0 then
+    -- A trajectory begun anew under this id: a vault left by an earlier one is not its own.
+    redis.call('DEL', KEYS[5], KEYS[6])
     redis.call('HSET', h, 'id', id, 'created_at', now, 'task', ARGV[4], 'route', ARGV[5], 'namespace', ARGV[6])
   end
   steps = redis.call('HINCRBY', h, 'steps', 1)
@@ -36,6 +40,8 @@ if tonumber(redis.call('HGET', h, 'updated_at') or '0') < tonumber(now) then
   redis.call('HSET', h, 'updated_at', now)
 end
 redis.call('EXPIRE', h, tonumber(ARGV[7]))
+redis.call('EXPIRE', KEYS[5], tonumber(ARGV[7]))
+redis.call('EXPIRE', KEYS[6], tonumber(ARGV[7]))
 redis.call('SET', KEYS[4], steps .. ':' .. attempt, 'EX', tonumber(ARGV[10]))
 redis.call('ZADD', KEYS[2], now, id)
 if redis.call('HEXISTS', h, 'closed_at') == 0 then
@@ -46,11 +52,12 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[11])
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[11])
 redis.call('ZREMRANGEBYRANK', KEYS[2], 0, -tonumber(ARGV[12]) - 1)
 -- A write-back needs the index only: the whole hash would cost it a reply per step.
-if ARGV[9] == '1' then return {steps, attempt, {}} end
-return {steps, attempt, redis.call('HGETALL', h)}
+if ARGV[9] == '1' then return {steps, attempt, {}, 0} end
+return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 """
 
-# One step record, once: KEYS: the trajectory hash, its record list, the record's token key.
+# One step record, once: KEYS: the trajectory hash, its record list, the record's token key, the
+# vault hash and log (their time-to-live follows the trajectory's).
 # ARGV: the record, its status, the cloud step index or '', ttl, records kept, token ttl, then
 # pairs of ('i:' or 'f:' + total name, increment).
 RECORD = """
@@ -69,7 +76,33 @@ redis.call('HSET', KEYS[1], 'last_status', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'last_cloud_step', ARGV[3]) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 return 1
+"""
+
+# A vault note: KEYS: the vault hash, the vault log. ARGV: key, value, keep-first flag, ttl.
+# A new or changed value is logged (its key), so that readers read it once, by position.
+VAULT_NOTE = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and (ARGV[3] == '1' or old == ARGV[2]) then return old end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('RPUSH', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
+return ARGV[2]
+"""
+
+# The vault entries logged after the first ARGV[1]: {next position, {key, value, ...}}.
+VAULT_SINCE = """
+local since = tonumber(ARGV[1])
+local keys = redis.call('LRANGE', KEYS[2], since, -1)
+local flat = {}
+for _, key in ipairs(keys) do
+  flat[#flat + 1] = key
+  flat[#flat + 1] = redis.call('HGET', KEYS[1], key) or ''
+end
+return {since + #keys, flat}
 """
 
 NOTE = """

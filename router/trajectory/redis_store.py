@@ -4,6 +4,10 @@ Layout (prefix `tandem:` by default):
   {p}t:{id}     hash: the trajectory's fields and totals (HINCRBY / HINCRBYFLOAT, so that two
                 replicas writing at once lose nothing)
   {p}t:{id}:r   list: one JSON step record per step attempt (no content; ~0.6 KB each)
+  {p}t:{id}:v   hash: the trajectory's privacy vault (`vault:` notes: sealed values, value ids,
+                exposure), apart from its hash so that a step's start does not read it
+  {p}t:{id}:vl  list: the vault's keys in the order written (a new or changed value once), so
+                that a replica reads only the entries written since it last read (VAULT_SINCE)
   {p}recent     sorted set: id by last update (listing, export)
   {p}open       sorted set: id by last update, open trajectories only (the idle sweep)
   {p}s:{key}    string: message-history stitching key -> trajectory id
@@ -11,7 +15,8 @@ Layout (prefix `tandem:` by default):
   {p}q:…        client limits' counters (router/quota.py)
 Starting a step is one Lua script (atomic: a retry and a new step cannot both count); each
 record is one script (written once, by its token), a batch of them one pipelined round trip.
-The indexes are bounded: ids older than the time-to-live leave both, `recent` keeps the newest.
+The vault's two keys expire with the trajectory's hash and are deleted when a trajectory begins
+anew under the same id. The indexes are bounded: ids older than the time-to-live leave both, `recent` keeps the newest.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from redis.retry import Retry
 
 from router.ledger import StepRecord
 from router.notes import read as read_notes
-from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME
+from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME, VAULT_NOTE, VAULT_SINCE
 from router.trajectory.state import (
     COUNT_FIELDS,
     MONEY_FIELDS,
@@ -37,6 +42,7 @@ from router.trajectory.state import (
     StepSlot,
     StepStart,
     Trajectory,
+    VaultRead,
     increments,
 )
 from router.trajectory.store import MAX_RECORDS_KEPT
@@ -72,8 +78,10 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
 
 
 def _slot(reply: Any) -> StepSlot:
-    step, attempt, flat = reply
+    step, attempt, flat, vault_size = reply
     trajectory = _trajectory(dict(zip(flat[::2], flat[1::2], strict=True))) if flat else None
+    if trajectory is not None:
+        trajectory.vault_size = int(vault_size)
     return StepSlot(int(step), int(attempt), trajectory)
 
 
@@ -103,9 +111,15 @@ class RedisStore:
         self._set_outcome = self._redis.register_script(SET_OUTCOME)
         self._close = self._redis.register_script(CLOSE)
         self._note = self._redis.register_script(NOTE)
+        self._vault_note = self._redis.register_script(VAULT_NOTE)
+        self._vault_since = self._redis.register_script(VAULT_SINCE)
 
     def _key(self, trajectory_id: str) -> str:
         return f"{self._prefix}t:{trajectory_id}"
+
+    def _vault_keys(self, trajectory_id: str) -> list[str]:
+        key = self._key(trajectory_id)
+        return [f"{key}:v", f"{key}:vl"]
 
     @property
     def client(self) -> Any:
@@ -123,6 +137,7 @@ class RedisStore:
             f"{self._prefix}recent",
             f"{self._prefix}open",
             f"{self._prefix}k:{token}",
+            *self._vault_keys(start.trajectory_id),
         ]
         args = [
             start.fingerprint,
@@ -160,16 +175,32 @@ class RedisStore:
         )
         return kept
 
-    async def note_many(self, notes: list[tuple[str, str, str, bool]]) -> None:
-        """Notes (trajectory id, key, value, keep_first) in one round trip, in order."""
+    async def note_many(self, notes: list[tuple[str, str, str, bool, bool]]) -> None:
+        """Notes (trajectory id, key, value, keep_first, in the vault) in one round trip, in order."""
         async with self._redis.pipeline(transaction=False) as pipe:
-            for trajectory_id, key, value, keep_first in notes:
-                await self._note(
-                    keys=[self._key(trajectory_id)],
-                    args=[NOTE_PREFIX + key, value, "1" if keep_first else "0"],
-                    client=pipe,
-                )
+            for trajectory_id, key, value, keep_first, vault in notes:
+                flag = "1" if keep_first else "0"
+                if vault:
+                    vault_args: list[Any] = [key, value, flag, self._ttl]
+                    await self._vault_note(keys=self._vault_keys(trajectory_id), args=vault_args, client=pipe)
+                else:
+                    args = [NOTE_PREFIX + key, value, flag]
+                    await self._note(keys=[self._key(trajectory_id)], args=args, client=pipe)
             await pipe.execute()
+
+    async def vault_note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        kept: str = await self._vault_note(
+            keys=self._vault_keys(trajectory_id), args=[key, value, "1" if keep_first else "0", self._ttl]
+        )
+        return kept
+
+    async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
+        position, flat = await self._vault_since(keys=self._vault_keys(trajectory_id), args=[since])
+        return VaultRead(list(zip(flat[::2], flat[1::2], strict=True)), int(position))
+
+    async def vault(self, trajectory_id: str) -> dict[str, str]:
+        fields: dict[str, str] = await self._redis.hgetall(self._vault_keys(trajectory_id)[0])
+        return fields
 
     async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> None:
         """Write step records; a record whose token was written already is not written again."""
@@ -187,7 +218,7 @@ class RedisStore:
                         totals += [f"f:{name}", repr(amount)]
                 cloud_step = str(record.step) if record.target == "cloud" and record.status != "error" else ""
                 await self._record(
-                    keys=[key, f"{key}:r", f"{self._prefix}k:{token}"],
+                    keys=[key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl"],
                     args=[
                         orjson.dumps(record.as_dict()),
                         record.status,

@@ -27,7 +27,7 @@ from router.ledger import StepRecord
 from router.metrics import Metrics
 from router.trajectory.journal import CountedStep, Journal, Note, Records, Write
 from router.trajectory.redis_store import RedisStore
-from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
+from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 from router.trajectory.store import MemoryStore, StoreReplyError, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.store")
@@ -162,6 +162,31 @@ class ResilientStore:
             return kept
         self.journal.add(Note(trajectory_id, key, value, keep_first))
         return await self.fallback.note(trajectory_id, key, value, keep_first=keep_first)
+
+    async def vault_note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        ok, kept = await self._try("note", lambda s: s.vault_note(trajectory_id, key, value, keep_first=keep_first))
+        if ok and kept is not None:
+            self.fallback.remember_vault(trajectory_id, [(key, kept)])
+            return kept
+        self.journal.add(Note(trajectory_id, key, value, keep_first, vault=True))
+        return await self.fallback.vault_note(trajectory_id, key, value, keep_first=keep_first)
+
+    async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
+        ok, read = await self._try("vault", lambda s: s.vault_since(trajectory_id, since))
+        if ok and read is not None:
+            # Mirrored, so that an outage still redacts what this replica read.
+            self.fallback.remember_vault(trajectory_id, read.entries)
+            return read
+        # Not refused even in `refuse` mode: the step has begun, and the mirror serves it.
+        # The mirror's log is in its own order: a reader that has read the shared log has
+        # learned all it holds (what it read, what this replica wrote); one that has read
+        # nothing gets all of it, and its position stays where it was for when Redis is back.
+        if since > 0:
+            return VaultRead([], since)
+        return VaultRead(list((await self.fallback.vault(trajectory_id)).items()), since)
+
+    async def vault(self, trajectory_id: str) -> dict[str, str]:
+        return await self._read("vault", lambda s: s.vault(trajectory_id))
 
     async def set_outcome(self, trajectory_id: str, outcome: Outcome) -> bool:
         ok, stored = await self._try("set_outcome", lambda s: s.set_outcome(trajectory_id, outcome))

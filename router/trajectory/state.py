@@ -109,8 +109,12 @@ class Trajectory:
     close_reason: str | None = None
     outcome: Outcome | None = None
     # Small per-trajectory memory, one namespace per owner (router/notes.py): a strategy's
-    # choice or plan, the pin, the privacy vault, the ledger's prompt-cache note.
+    # choice or plan, the pin, the ledger's prompt-cache note. The privacy vault is not here: it
+    # grows with the values seen, so it is kept apart and read incrementally (`VaultRead`).
     notes: dict[str, str] = field(default_factory=dict)
+    # Entries in the trajectory's vault log when the step began (set by `begin_step` only): a
+    # reader that has read as many has nothing to read.
+    vault_size: int = 0
 
     def apply(self, record: StepRecord) -> None:
         counts, money = increments(record)
@@ -169,7 +173,19 @@ class Trajectory:
             close_reason=self.close_reason,
             outcome=self.outcome,
             notes=dict(self.notes),
+            vault_size=self.vault_size,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class VaultRead:
+    """Vault entries written since a reader's position in the trajectory's vault log, and the
+    position to read from next time. An entry written twice (a key rewritten) may come twice:
+    its latest value is the one given. `next` equal to the position asked: nothing to advance
+    (nothing new, or an answer from an outage's memory, whose log positions are its own)."""
+
+    entries: list[tuple[str, str]]
+    next: int
 
 
 @dataclass(frozen=True, slots=True)

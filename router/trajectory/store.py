@@ -17,7 +17,7 @@ from typing import Protocol
 
 from router.errors import GatewayError
 from router.ledger import StepRecord
-from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory
+from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 
 # A runaway client must not grow one trajectory without bound; its totals stay right anyway.
 MAX_RECORDS_KEPT = 10_000
@@ -49,6 +49,19 @@ class TrajectoryStore(Protocol):
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
         """Remember a policy's note on the trajectory; with `keep_first`, an existing value wins
         (two replicas deciding a trajectory's first step agree on one). Returns the value kept."""
+        ...
+
+    async def vault_note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        """Write a note of the trajectory's privacy vault (`router.notes.VAULT` keys), kept apart
+        from its notes: a step's start does not read it. Same rules as `note`."""
+        ...
+
+    async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
+        """The vault entries written after the first `since` of the trajectory's vault log."""
+        ...
+
+    async def vault(self, trajectory_id: str) -> dict[str, str]:
+        """The whole vault (exposure summaries, a trajectory's close): key -> value."""
         ...
 
     async def get(self, trajectory_id: str) -> Trajectory | None: ...
@@ -104,6 +117,10 @@ class _Entry:
     ends: array[int] = field(default_factory=lambda: array("I"))
     record_bytes: int = 0
     attempts: int = 1
+    # The privacy vault, apart from the notes (a step's snapshot does not copy it): key -> value,
+    # and its log, the keys in the order they were written (read incrementally by position).
+    vault: dict[str, str] = field(default_factory=dict)
+    vault_log: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -161,6 +178,7 @@ class MemoryStore:
             self._entries.move_to_end(start.trajectory_id)
         trajectory = entry.trajectory
         trajectory.updated_at = start.at
+        trajectory.vault_size = len(entry.vault_log)
         if is_retry(trajectory, start):
             entry.attempts += 1
             trajectory.last_status = "pending"
@@ -186,6 +204,8 @@ class MemoryStore:
         else:
             entry.trajectory = slot.trajectory.snapshot()
             self._entries.move_to_end(slot.trajectory.id)
+        # The shared store's log position is not this mirror's: its own vault is counted here.
+        entry.trajectory.vault_size = len(entry.vault_log)
         entry.attempts = slot.attempt
         self._evict(slot.trajectory.updated_at)
 
@@ -198,6 +218,38 @@ class MemoryStore:
             return notes[key]
         notes[key] = value
         return value
+
+    async def vault_note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
+        entry = self._entries.get(trajectory_id)
+        if entry is None:
+            return value
+        old = entry.vault.get(key)
+        if old is not None and (keep_first or old == value):
+            return old  # kept, or unchanged: nothing new for a reader
+        entry.vault[key] = value
+        entry.vault_log.append(key)
+        return value
+
+    def remember_vault(self, trajectory_id: str, entries: list[tuple[str, str]]) -> None:
+        """Mirror vault entries the shared store returned (the vault of an outage)."""
+        entry = self._entries.get(trajectory_id)
+        if entry is None:
+            return
+        for key, value in entries:
+            if entry.vault.get(key) != value:
+                entry.vault[key] = value
+                entry.vault_log.append(key)
+
+    async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
+        entry = self._entries.get(trajectory_id)
+        if entry is None:
+            return VaultRead([], since)
+        log = entry.vault_log
+        return VaultRead([(key, entry.vault[key]) for key in log[since:]], max(len(log), since))
+
+    async def vault(self, trajectory_id: str) -> dict[str, str]:
+        entry = self._entries.get(trajectory_id)
+        return dict(entry.vault) if entry else {}
 
     async def record_many(self, records: list[StepRecord]) -> None:
         for record in records:

@@ -18,7 +18,7 @@ from router.ledger import StepRecord
 from router.metrics import Metrics
 from router.policies.constraints import PIN_NOTE
 from router.privacy.at_rest import stored_task
-from router.privacy.guard import privacy_score
+from router.privacy.guard import privacy_score, vault_of
 from router.privacy.modes import protects
 from router.protocol.chat import ChatRequest
 from router.quota import ClientLimits, Limit, namespace_of_trajectory
@@ -196,7 +196,8 @@ class Tracker:
         await self.recorder.flush()
         trajectory = await self.store.close(trajectory_id, reason, self.clock.time())
         if trajectory is not None:
-            self._metrics.trajectory_closed(trajectory, privacy_score(trajectory.notes, self._privacy_weights))
+            vault = await vault_of(self.store, trajectory)
+            self._metrics.trajectory_closed(trajectory, privacy_score(vault, self._privacy_weights))
         return trajectory
 
     async def _sweep(self) -> None:
