@@ -134,7 +134,7 @@ def test_a_growing_history_parses_as_a_whole_parse_does_and_reuses_its_prefix(en
     assert parser.reused == steps - 1
 
 
-def test_an_edited_history_is_parsed_whole_and_then_reused_again() -> None:
+def test_an_edited_history_is_parsed_from_the_last_message_end_it_shares() -> None:
     rng = random.Random(7)
     parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "task"}]
@@ -144,8 +144,10 @@ def test_an_edited_history_is_parsed_whole_and_then_reused_again() -> None:
             messages[3] = {"role": "user", "content": "[output elided]"}
         body = orjson.dumps(_body(rng, messages, "between"))
         _same(parser.parse(body), parse_chat_request(body))
-    assert parser.whole == 2  # the first body and the edited one
-    assert parser.reused == 10
+    # The edited body shares the ends of its first three messages (known since the first
+    # reuse): it is parsed from there, not whole.
+    assert parser.whole == 1
+    assert parser.reused == 11
 
 
 def test_the_same_body_sent_twice_and_a_shorter_one() -> None:
@@ -159,8 +161,8 @@ def test_the_same_body_sent_twice_and_a_shorter_one() -> None:
     short = orjson.dumps({"model": "edge", "messages": messages[:2]})
     for body in (long, long, short, long):
         _same(parser.parse(body), parse_chat_request(body))
-    # The repeat, and the last body (it extends the shorter one); the shorter one is parsed whole.
-    assert (parser.reused, parser.whole) == (2, 2)
+    # The repeat; the shorter one ends where a known message ends; the last extends it.
+    assert (parser.reused, parser.whole) == (3, 1)
 
 
 BAD_ENDINGS = [
