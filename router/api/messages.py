@@ -10,17 +10,31 @@ from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.chat import read_body
-from router.api.translated import Surface, Translate, parsed, serve
+from router.api.translated import Surface, Translate, serve
 from router.engine import Engine
 from router.errors import GatewayError
-from router.protocol.messages import StreamTranslator, error_body, estimate_tokens, from_chat, to_chat
+from router.protocol.chat import ChatRequest
+from router.protocol.messages import (
+    StreamTranslator,
+    chat_fields,
+    check_request,
+    error_body,
+    estimate_tokens,
+    from_chat,
+    system_messages,
+    to_chat,
+    turn_messages,
+)
+from router.protocol.prefix_translated import SurfaceSpec, parsed
+
+SPEC = SurfaceSpec("messages", to_chat, "messages", check_request, turn_messages, system_messages, chat_fields)
 
 
-def _stream(chat: dict[str, Any]) -> Translate:
-    return StreamTranslator(estimate_tokens(chat)).translate
+def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
+    return StreamTranslator(estimate_tokens(len(step.encoded()))).translate
 
 
-SURFACE = Surface(to_chat, from_chat, _stream, error_body)
+SURFACE = Surface(SPEC, from_chat, _stream, error_body)
 
 
 async def messages(request: Request) -> Response:
@@ -33,7 +47,7 @@ async def count_tokens(request: Request) -> Response:
     try:
         client_namespace(request)
         raw = await read_body(request, engine.settings.max_body_bytes)
-        parsed(raw)
+        parsed(raw, engine.max_json_depth)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": max(len(raw) // 4, 1)}), media_type="application/json")

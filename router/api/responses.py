@@ -8,14 +8,17 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from router.api.translated import Surface, Translate, serve
+from router.protocol.chat import ChatRequest
+from router.protocol.prefix_translated import SurfaceSpec
 from router.protocol.responses import StreamTranslator, error_body, from_chat, stream_error, to_chat
 
 
-def _stream(chat: dict[str, Any]) -> Translate:
+def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
     return StreamTranslator().translate
 
 
-SURFACE = Surface(to_chat, from_chat, _stream, error_body, stream_error)
+# Parsed whole at every step (see router/protocol/prefix_translated.py for why).
+SURFACE = Surface(SurfaceSpec("responses", to_chat), from_chat, _stream, error_body, stream_error)
 
 
 async def responses(request: Request) -> Response:

@@ -17,8 +17,8 @@ from router.api.disconnect import ClientWatch
 from router.api.http import StepStream, background
 from router.engine import Engine
 from router.errors import GatewayError
-from router.protocol.chat import chat_request
-from router.protocol.fields import MAX_JSON_DEPTH, check_depth, too_deep
+from router.protocol.chat import ChatRequest
+from router.protocol.prefix_translated import SurfaceSpec
 from router.result import Answer, Failure, StepMeta, StepResult, Stream
 
 Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
@@ -31,33 +31,20 @@ class Surface:
     and an OpenAI error object, and, where its clients expect a streamed request's error inside
     the stream rather than as an HTTP status, the events for it (None: an HTTP error)."""
 
-    to_chat: Callable[[dict[str, Any]], dict[str, Any]]
+    spec: SurfaceSpec  # how its request becomes a chat step (router/protocol/prefix_translated.py)
     from_chat: Callable[[dict[str, Any]], dict[str, Any]]
-    stream: Callable[[dict[str, Any]], Translate]
+    stream: Callable[[dict[str, Any], ChatRequest], Translate]
     error: Callable[[int, dict[str, Any]], bytes]
     stream_error: Callable[[int, dict[str, Any]], bytes | None] = lambda status, error: None
 
 
-def parsed(raw: bytes, max_depth: int = MAX_JSON_DEPTH) -> dict[str, Any]:
-    try:
-        body = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        if str(exc).startswith("depth limit"):
-            raise too_deep(max_depth) from exc
-        raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
-    if not isinstance(body, dict):
-        raise GatewayError(400, "request body must be a JSON object")
-    check_depth(body, max_depth)  # before translating it: no recursion error later
-    return body
-
-
-def _answer(result: StepResult, surface: Surface, chat: dict[str, Any]) -> Response:
+def _answer(result: StepResult, surface: Surface, chat: dict[str, Any], step: ChatRequest) -> Response:
     if isinstance(result, Failure):
         return _error(result.status, result.error, surface, chat, result.all_headers())
     headers = result.facts.headers()
     if isinstance(result, Stream):
         # What runs once the answer is sent (a shadow call) runs after the translated one.
-        return StepStream(result, surface.stream(chat)(result.chunks), headers=headers)
+        return StepStream(result, surface.stream(chat, step)(result.chunks), headers=headers)
     assert isinstance(result, Answer)
     body = orjson.dumps(surface.from_chat(result.completion))
     return Response(body, headers=headers, media_type="application/json", background=background(result.after))
@@ -80,8 +67,9 @@ async def serve(request: Request, surface: Surface) -> Response:
         namespace = client_namespace(request)
         raw = await read_body(request, engine.settings.max_body_bytes)
         try:
-            chat = surface.to_chat(parsed(raw, engine.max_json_depth))
-            step = chat_request(chat, len(raw), engine.max_json_depth)
+            # Parsed from the trajectory's last body where it extends it (new turns only).
+            translated = engine.parser.translated(surface.spec).parse(raw, namespace)
+            chat, step = translated.chat, translated.request
         except GatewayError as exc:
             # Refused before it became a step, as the chat path counts its own refusals.
             failure = engine.refused(exc)
@@ -93,4 +81,4 @@ async def serve(request: Request, surface: Surface) -> Response:
         return _error(exc.status, exc.error(), surface, chat, exc.headers)
     if isinstance(result, Response):
         return result  # the client left
-    return _answer(result, surface, chat)
+    return _answer(result, surface, chat, step)

@@ -105,8 +105,8 @@ def _tool_choice(choice: Any) -> Any:
     return "auto"
 
 
-def to_chat(body: dict[str, Any]) -> dict[str, Any]:
-    """A Messages request as a chat-completions body; a client's mistake raises a 400."""
+def check_request(body: dict[str, Any]) -> None:
+    """The checks on a Messages request's own fields (its turns are checked as translated)."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
@@ -116,27 +116,45 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     if "max_tokens" not in body:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
     check(body, FIELDS)
-    messages: list[dict[str, Any]] = []
+
+
+def system_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chat messages before the turns: the top-level system prompt, if any."""
     system = _text(body.get("system"), BLOCK_SEPARATOR)
-    if system:
-        messages.append({"role": "system", "content": system})
-    for index, turn in enumerate(turns):
-        role = turn.get("role") if isinstance(turn, dict) else None
-        if role is not None and not isinstance(turn.get("content"), (str, list)):
-            raise bad_request(
-                f"messages[{index}].content must be a string or an array of content blocks",
-                param=f"messages[{index}].content",
-            )
-        if role == "user":
-            messages += _user_turn(turn.get("content"))
-        elif role == "assistant":
-            messages.append(_assistant_turn(turn.get("content")))
-        elif role == "system":  # Claude Code puts one inside the messages
-            messages.append({"role": "system", "content": _text(turn.get("content"), BLOCK_SEPARATOR)})
-        else:
-            raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
+    return [{"role": "system", "content": system}] if system else []
+
+
+def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
+    """The chat messages of `messages[index]`: each turn's translation depends on it alone, so
+    the turns of a history translated before are reused as they were (router/protocol/prefix_translated.py)."""
+    role = turn.get("role") if isinstance(turn, dict) else None
+    if role is not None and not isinstance(turn.get("content"), (str, list)):
+        raise bad_request(
+            f"messages[{index}].content must be a string or an array of content blocks",
+            param=f"messages[{index}].content",
+        )
+    if role == "user":
+        return _user_turn(turn.get("content"))
+    if role == "assistant":
+        return [_assistant_turn(turn.get("content"))]
+    if role == "system":  # Claude Code puts one inside the messages
+        return [{"role": "system", "content": _text(turn.get("content"), BLOCK_SEPARATOR)}]
+    raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
+
+
+def to_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """A Messages request as a chat-completions body; a client's mistake raises a 400."""
+    check_request(body)
+    messages = system_messages(body)
+    for index, turn in enumerate(body["messages"]):
+        messages += turn_messages(turn, index)
+    return chat_fields(body, messages)
+
+
+def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chat-completions body of a checked Messages request whose messages are `messages`."""
     chat: dict[str, Any] = {
-        "model": model,
+        "model": body["model"],
         "messages": messages,
         "max_tokens": body["max_tokens"],
         "stream": bool(body.get("stream", False)),
@@ -226,9 +244,10 @@ def error_body(status: int, error: dict[str, Any]) -> bytes:
     return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
 
 
-def estimate_tokens(chat: dict[str, Any]) -> int:
-    """About 4 bytes a token, for the usage Claude Code reads before the upstream's arrives."""
-    return max(len(orjson.dumps(chat.get("messages") or [])) // 4, 1)
+def estimate_tokens(encoded_bytes: int) -> int:
+    """About 4 bytes a token (of the request as encoded for the upstream: no second encoding of
+    the history), for the usage Claude Code reads before the upstream's arrives."""
+    return max(encoded_bytes // 4, 1)
 
 
 def _event(kind: str, data: dict[str, Any]) -> bytes:

@@ -24,8 +24,9 @@ from typing import Any
 
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest, check_messages, parse_chat_request
-from router.protocol.fields import check_depth, check_fields
-from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split, messages_array
+from router.protocol.fields import check_fields
+from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split, messages_array, serialised_with
+from router.protocol.prefix_translated import SurfaceSpec, TranslatedParser
 
 # Smaller bodies are parsed whole (~25 µs at 32 KB): what keeping them would save is less than
 # what it costs in memory (a gateway holding 1,000 short trajectories, benchmarks/memory).
@@ -47,6 +48,14 @@ class PrefixParser:
         self.reader = Reader("messages", _chat_messages, max_depth, translates=False)
         self.reused = 0  # bodies parsed from a known prefix
         self.whole = 0  # bodies parsed whole
+        self._translated: dict[str, TranslatedParser] = {}
+
+    def translated(self, spec: SurfaceSpec) -> TranslatedParser:
+        """The parser of a translated surface's bodies, sharing this one's store and budget."""
+        parser = self._translated.get(spec.name)
+        if parser is None:
+            parser = self._translated[spec.name] = TranslatedParser(spec, self.store, self.max_depth, self.min_bytes)
+        return parser
 
     @property
     def held_bytes(self) -> int:
@@ -80,21 +89,3 @@ class PrefixParser:
         serialised = serialised_with(raw, "messages", messages_array(split.encoded), self.max_depth)
         stream = raw.get("stream") or False
         return ChatRequest(raw, model, stream, split.messages, size, memoryview(serialised))
-
-
-def serialised_with(raw: dict[str, Any], key: str, array: list[bytes | memoryview], max_depth: int) -> bytes:
-    """The bytes `chat_request` makes for `raw` (model first, then the client's order: a retry
-    is known by them), with the encoding of `raw[key]` (`array`) reused instead of made again;
-    the other fields are checked for depth as that does."""
-    keys = list(raw)
-    at = keys.index(key)
-    parts: list[bytes | memoryview] = [b'{"model":', check_depth(raw["model"], max_depth)]
-    before = {name: raw[name] for name in keys[:at] if name != "model"}
-    if before:
-        parts += [b",", check_depth(before, max_depth)[1:-1]]
-    parts += [b",", check_depth(key, max_depth), b":", *array]
-    after = {name: raw[name] for name in keys[at + 1 :] if name != "model"}
-    if after:
-        parts += [b",", check_depth(after, max_depth)[1:-1]]
-    parts.append(b"}")
-    return b"".join(parts)

@@ -285,3 +285,21 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
     )
     after.cost = _cost(after, reader)
     return Split(key, entry, entry.head, items, tail, messages, encoded, after)
+
+
+def serialised_with(raw: dict[str, Any], key: str, array: list[bytes | memoryview], max_depth: int) -> bytes:
+    """The bytes `chat_request` makes for `raw` (model first, then the client's order: a retry
+    is known by them), with the encoding of `raw[key]` (`array`) reused instead of made again;
+    the other fields are checked for depth as that does."""
+    keys = list(raw)
+    at = keys.index(key)
+    parts: list[bytes | memoryview] = [b'{"model":', check_depth(raw["model"], max_depth)]
+    before = {name: raw[name] for name in keys[:at] if name != "model"}
+    if before:
+        parts += [b",", check_depth(before, max_depth)[1:-1]]
+    parts += [b",", check_depth(key, max_depth), b":", *array]
+    after = {name: raw[name] for name in keys[at + 1 :] if name != "model"}
+    if after:
+        parts += [b",", check_depth(after, max_depth)[1:-1]]
+    parts.append(b"}")
+    return b"".join(parts)

@@ -1,0 +1,140 @@
+"""The translated surfaces' bodies parsed from the last one: only new turns are parsed,
+checked, translated to chat messages and encoded.
+
+`/v1/messages` (Claude Code) sends its whole history at every step, as chat clients do, in a
+top-level `messages` array of turns. Each turn's chat messages depend on that turn alone
+(`protocol.messages.turn_messages`), so the chat messages of the turns a body shares with one
+seen before (router/protocol/prefix_store.py) are those made then, with their encoding; the
+system prompt and the other fields are translated at every step (they are not the history).
+
+Exactness: the request equals the whole path's (`to_chat(parsed(body))` then `chat_request`)
+in every field and in its bytes, and a body the split path cannot take, or would refuse, goes
+the whole path, which writes the error a client gets (tests/test_prefix_translated.py). Every
+check of the whole path is made: on the surface body (its depth: the old turns' at the step
+that learned them, the new turns' and the trailing fields' now), on the turns (as translated),
+and on the chat request (the new chat messages, the system message, the other fields).
+`/v1/responses` goes the whole path: an input item's chat message may merge into the one
+before (a function call into its assistant turn), and the instructions into the leading
+system messages, so its items are not translated one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from router.errors import GatewayError
+from router.protocol.chat import ChatRequest, chat_request, check_messages
+from router.protocol.fields import check_depth, check_fields, too_deep
+from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split, serialised_with
+
+
+def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
+    """A surface's body as a JSON object, checked for depth (before translating it: no
+    recursion error later); a client's mistake raises a 400."""
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit"):
+            raise too_deep(max_depth) from exc
+        raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+    if not isinstance(body, dict):
+        raise GatewayError(400, "request body must be a JSON object")
+    check_depth(body, max_depth)
+    return body
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceSpec:
+    """A translated surface: its whole translation, and the pieces of it used on a split body
+    (None: always the whole path)."""
+
+    name: str
+    to_chat: Callable[[dict[str, Any]], dict[str, Any]]
+    array: str | None = None  # the top-level array of the history
+    check: Callable[[dict[str, Any]], None] | None = None  # the body's own fields
+    item: Callable[[Any, int], list[dict[str, Any]]] | None = None  # one item's chat messages
+    lead: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None  # chat messages before the items'
+    fields: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None  # the chat body
+
+
+@dataclass(frozen=True, slots=True)
+class Translated:
+    chat: dict[str, Any]  # the chat-completions body
+    request: ChatRequest
+
+
+class TranslatedParser:
+    """`parse(body, namespace)`: a surface's body as a chat request, equal to the whole path's."""
+
+    def __init__(self, spec: SurfaceSpec, store: PrefixStore, max_depth: int, min_bytes: int) -> None:
+        self.spec = spec
+        self.store = store
+        self.max_depth = max_depth
+        self.min_bytes = max(min_bytes, KEY_BYTES + 1)
+        self.reader = Reader(spec.array or "", self._translate, max_depth, translates=True)
+        self.reused = 0
+        self.whole = 0
+
+    def parse(self, body: bytes, namespace: str = "") -> Translated:
+        spec = self.spec
+        namespace = f"{spec.name}:{namespace}"  # the surfaces' bodies never meet
+        reusable = spec.array is not None and self.store.budget_bytes > 0 and len(body) >= self.min_bytes
+        if reusable:
+            split = self.store.split(body, namespace, self.reader)
+            if split is not None:
+                try:
+                    translated = self._request(split, len(body))
+                except GatewayError:
+                    translated = None
+                if translated is not None:
+                    self.store.replace(split)
+                    self.reused += 1
+                    return translated
+        self.whole += 1
+        surface_body = parsed(body, self.max_depth)
+        chat = spec.to_chat(surface_body)
+        translated = Translated(chat, chat_request(chat, len(body), self.max_depth))
+        if reusable:
+            self.store.learn(body, namespace, surface_body, self.reader)
+        return translated
+
+    def _translate(self, items: list[Any], first: int) -> list[list[dict[str, Any]]]:
+        assert self.spec.item is not None
+        check_depth(items, self.max_depth - 1)  # the surface body's depth, for these items
+        made = [self.spec.item(item, first + index) for index, item in enumerate(items)]
+        messages = [message for one in made for message in one]
+        if messages:
+            check_messages(messages)
+        return made
+
+    def _request(self, split: Split, size: int) -> Translated | None:
+        spec = self.spec
+        assert spec.array is not None and spec.check and spec.lead and spec.fields
+        body = {**split.head, spec.array: split.items, **split.tail}
+        spec.check(body)
+        check_depth(split.tail, self.max_depth)  # the head's was checked with the old items
+        lead = spec.lead(body)
+        messages = lead + split.messages
+        if not messages:
+            return None  # the whole path says what is wrong
+        check_messages(messages)  # cheap: the history's were checked when made
+        pieces: list[bytes | memoryview] = []
+        for message in lead:
+            pieces += [check_depth(message, self.max_depth - 2), b","]
+        if split.encoded:
+            pieces.append(memoryview(split.encoded)[:-1])  # without its last comma
+        else:
+            pieces.pop()  # the lead's last comma (there are messages: the lead's)
+        chat = spec.fields(body, messages)
+        model = chat.get("model")
+        if not isinstance(model, str) or not model:
+            return None
+        check_fields(chat)
+        serialised = serialised_with(chat, "messages", [b"[", *pieces, b"]"], self.max_depth)
+        stream = chat.get("stream") or False
+        request = ChatRequest(chat, model, stream, messages, size, memoryview(serialised))
+        return Translated(chat, request)
