@@ -1,6 +1,11 @@
 """Long runs through the gateway: added latency against step index and body size.
 
-`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick]`
+`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick] [--surface chat|messages]`
+
+`--surface messages` sends the same runs to `/v1/messages` as Claude Code shapes them (tool_use
+and tool_result blocks, `cache_control` moved onto the newest turn at every step); the direct
+request is still the chat body (what the gateway sends upstream), so the added latency includes
+the translation.
 
 Method: one scripted fake upstream (benchmarks.overhead.fakeupstream, answering at once) and one
 gateway process, pinned to different cores when there are two; one client at a time (c=1).
@@ -38,7 +43,7 @@ from pathlib import Path
 import orjson
 import yaml
 
-from benchmarks.longrun.trajectory import RunShape, request_body, run_messages
+from benchmarks.longrun.trajectory import RunShape, anthropic_body, request_body, run_messages
 from benchmarks.overhead.gateways import _base_env
 from benchmarks.overhead.loadgen import connect
 from benchmarks.overhead.procs import Service, free_port, pinned
@@ -65,8 +70,11 @@ def on_cpu_ms(pid: int) -> float:
         return int(stat.read().split()[0]) / 1e6
 
 
-def _request(port: int, body: bytes, session: str | None) -> bytes:
-    head = b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1:%d\r\ncontent-type: application/json\r\n" % port
+PATHS = {"chat": b"/v1/chat/completions", "messages": b"/v1/messages"}
+
+
+def _request(port: int, body: bytes, session: str | None, path: bytes = PATHS["chat"]) -> bytes:
+    head = b"POST %s HTTP/1.1\r\nhost: 127.0.0.1:%d\r\ncontent-type: application/json\r\n" % (path, port)
     if session is not None:
         head += b"x-session-id: %s\r\n" % session.encode()
     return head + b"content-length: %d\r\n\r\n" % len(body) + body
@@ -94,7 +102,7 @@ def _config(path: Path, upstream_port: int) -> Path:
 
 
 async def _one_run(
-    route: str, run: int, shape: RunShape, upstream: int, gateway: Service, figures: RouteFigures
+    route: str, run: int, shape: RunShape, upstream: int, gateway: Service, figures: RouteFigures, surface: str = "chat"
 ) -> None:
     direct = await connect(upstream)
     through = await connect(gateway.port)
@@ -107,12 +115,14 @@ async def _one_run(
     try:
         for index, messages in enumerate(run_messages(seed=run, shape=shape), start=1):
             body = request_body(model, messages)
+            sent = anthropic_body(model, messages) if surface == "messages" and gateway.name != "floor" else body
+            path = PATHS[surface] if gateway.name != "floor" else PATHS["chat"]
             started = time.perf_counter()
             answer = await direct.send(_request(upstream, body, None))
             direct_s = time.perf_counter() - started
             cpu.append(on_cpu_ms(pid))
             started = time.perf_counter()
-            answer = await through.send(_request(gateway.port, body, session))
+            answer = await through.send(_request(gateway.port, sent, session, path))
             gateway_s = time.perf_counter() - started
             if answer.status != 200:
                 raise RuntimeError(f"{route} run {run} step {index}: HTTP {answer.status} {answer.body[:300]!r}")
@@ -121,7 +131,7 @@ async def _one_run(
                 figures.first.append(added_ms)
             if index > shape.steps - 10:
                 figures.last.append(added_ms)
-            figures.by_size.setdefault(len(body) // 100_000, []).append(added_ms)
+            figures.by_size.setdefault(len(sent) // 100_000, []).append(added_ms)
         await asyncio.sleep(0.05)
         cpu.append(on_cpu_ms(pid))
         steps = [after - before for before, after in itertools.pairwise(cpu)]
@@ -138,10 +148,11 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int) -> str:
+def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int, surface: str = "chat") -> str:
+    surface_note = f"; surface {surface} ({PATHS[surface].decode()})"
     lines = [
         f"long runs: {runs} runs x {shape.steps} steps per route, bodies to ~{shape.target_bytes // 1000} KB, "
-        f"redact vault {shape.dump_values} values; added latency in ms (c=1)",
+        f"redact vault {shape.dump_values} values; added latency in ms (c=1)" + surface_note,
         "",
         "| route | first 10 p50 | last 10 p50 | last - first | last 10 p99 | gateway CPU ms/step, first / last 10 |",
         "|---|---|---|---|---|---|",
@@ -211,7 +222,7 @@ async def main_async(args: argparse.Namespace) -> int:
                     if name == "floor" and route != "edge":
                         continue  # the pass-through has no routes: it runs beside the edge route
                     figures = results[name].setdefault("pass-through" if name == "floor" else route, RouteFigures())
-                    await _one_run(route, run, shape, upstream_port, gateway, figures)
+                    await _one_run(route, run, shape, upstream_port, gateway, figures, args.surface)
                     gateway.sample()
             print(f"{route}: done", flush=True)
         text = ""
@@ -219,7 +230,8 @@ async def main_async(args: argparse.Namespace) -> int:
             if len(gateways) > 1:
                 where = sources.get(name, "a bare uvicorn + aiohttp pass-through, benchmarks/longrun/floor.py")
                 text += f"## {name} ({where})\n\n"
-            text += _report(results[name], RunShape(steps=args.steps, dump_values=args.vault_values), args.runs)
+            shape = RunShape(steps=args.steps, dump_values=args.vault_values)
+            text += _report(results[name], shape, args.runs, "chat" if name == "floor" else args.surface)
             text += f"\n\ngateway RSS (largest seen after a run): {gateway.peak_rss_kb / 1024:.0f} MB\n\n"
         text += f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         print(text)
@@ -245,6 +257,7 @@ def main() -> int:
     parser.add_argument("--no-floor", action="store_true", help="without the bare pass-through beside the edge route")
     parser.add_argument("--routes", nargs="+", choices=ROUTES, default=list(ROUTES), help="the routes to run")
     parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
+    parser.add_argument("--surface", choices=("chat", "messages"), default="chat", help="the API the runs speak")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.steps = 3, 100

@@ -134,3 +134,43 @@ def _tool_output(rng: random.Random, path: Path, values: list[str], size: int) -
 
 def request_body(model: str, messages: list[dict[str, Any]]) -> bytes:
     return orjson.dumps({"model": model, "messages": messages, "tools": TOOLS, "max_tokens": 256, "temperature": 0})
+
+
+CACHE_MARK = {"type": "ephemeral"}
+
+
+def anthropic_body(model: str, messages: list[dict[str, Any]]) -> bytes:
+    """The same step as Claude Code sends it to `/v1/messages`: the system prompt apart, tool
+    calls as `tool_use` blocks, their outputs as `tool_result` blocks, and `cache_control` on the
+    newest turn's last block (moved at every step, as Claude Code does)."""
+    turns: list[dict[str, Any]] = []
+    for message in messages[1:]:
+        if message["role"] == "assistant":
+            blocks = [
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["function"]["name"],
+                    "input": orjson.loads(call["function"]["arguments"]),
+                }
+                for call in message.get("tool_calls") or []
+            ]
+            turns.append({"role": "assistant", "content": blocks})
+        elif message["role"] == "tool":
+            block = {"type": "tool_result", "tool_use_id": message["tool_call_id"], "content": message["content"]}
+            turns.append({"role": "user", "content": [block]})
+        else:
+            turns.append({"role": "user", "content": [{"type": "text", "text": message["content"]}]})
+    last = turns[-1]["content"]
+    last[-1] = {**last[-1], "cache_control": CACHE_MARK}
+    tools = [
+        {
+            "name": t["function"]["name"],
+            "description": t["function"]["description"],
+            "input_schema": t["function"]["parameters"],
+        }
+        for t in TOOLS
+    ]
+    system = [{"type": "text", "text": messages[0]["content"], "cache_control": CACHE_MARK}]
+    body = {"model": model, "messages": turns, "system": system, "tools": tools, "max_tokens": 256, "temperature": 0}
+    return orjson.dumps(body)
