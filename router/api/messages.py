@@ -21,13 +21,18 @@ from router.protocol.messages import (
     error_body,
     estimate_tokens,
     from_chat,
-    system_messages,
+    leading,
     to_chat,
     turn_messages,
 )
 from router.protocol.prefix_translated import SurfaceSpec, parsed
 
-SPEC = SurfaceSpec("messages", to_chat, "messages", check_request, turn_messages, system_messages, chat_fields)
+
+def _turns(turns: list[Any], first: int) -> list[list[dict[str, Any]]]:
+    return [turn_messages(turn, first + index) for index, turn in enumerate(turns)]
+
+
+SPEC = SurfaceSpec("messages", to_chat, "messages", check_request, _turns, leading, chat_fields)
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:

@@ -11,14 +11,15 @@ from router.api.translated import Surface, Translate, serve
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.protocol.responses import StreamTranslator, error_body, from_chat, stream_error, to_chat
+from router.protocol.responses_request import chat_fields, check_request, item_messages, leading, usable
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
     return StreamTranslator().translate
 
 
-# Parsed whole at every step (see router/protocol/prefix_translated.py for why).
-SURFACE = Surface(SurfaceSpec("responses", to_chat), from_chat, _stream, error_body, stream_error)
+SPEC = SurfaceSpec("responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable)
+SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 
 async def responses(request: Request) -> Response:

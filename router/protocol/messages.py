@@ -124,9 +124,14 @@ def system_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system}] if system else []
 
 
+def leading(body: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The chat messages before the turns' (the system prompt), standing for none of them."""
+    return system_messages(body), 0
+
+
 def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
     """The chat messages of `messages[index]`: each turn's translation depends on it alone, so
-    the turns of a history translated before are reused as they were (router/protocol/prefix_translated.py)."""
+    the turns of a history translated before are reused (router/protocol/prefix_translated.py)."""
     role = turn.get("role") if isinstance(turn, dict) else None
     if role is not None and not isinstance(turn.get("content"), (str, list)):
         raise bad_request(

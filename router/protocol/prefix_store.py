@@ -62,6 +62,9 @@ class Reader:
     translate: Callable[[list[Any], int], list[list[dict[str, Any]]]]
     max_depth: int
     translates: bool  # whether chat messages are objects of their own (else the items themselves)
+    # Whether a body may be split after an item whose chat messages so far are `messages[:count]`
+    # (None: after any): not where a later item's translation would change one of them.
+    usable: Callable[[list[dict[str, Any]], int], bool] | None = None
 
     @property
     def name(self) -> bytes:
@@ -222,8 +225,15 @@ def _verify(entry: Entry, cut: int, reader: Reader) -> int:
             size += len(encoded) + 1
         messages += made
         marks.append((len(messages), size))
-    entry.ends = [*chain, end]
-    entry.counts = list(range(len(items) - len(chain), len(items) + 1))
+    ends = [*chain, end]
+    counts = list(range(len(items) - len(chain), len(items) + 1))
+    usable = reader.usable
+    if usable is not None:
+        kept = [index for index, count in enumerate(counts) if usable(messages, marks[count - 1][0])]
+        if not kept:
+            raise NotSplit
+        ends, counts = [ends[index] for index in kept], [counts[index] for index in kept]
+    entry.ends, entry.counts = ends, counts
     entry.marks = [marks[count - 1] for count in entry.counts]
     entry.items, entry.messages, entry.encoded = items, messages, b"".join(parts)
     entry.cost = _cost(entry, reader)
@@ -275,14 +285,16 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
     end = start + len(rest[:close].rstrip(WHITESPACE))
     counts = list(range(count + 1, len(items) + 1))
     if len(ends) != len(new):  # not expected on bytes that parsed; then only the last end
-        ends, counts, marks = ends[-1:], counts[-1:], marks[-1:]
+        ends, counts, marks = [end], counts[-1:], marks[-1:]
+    usable = reader.usable
+    if usable is not None:
+        kept = [index for index, mark in enumerate(marks) if usable(messages, mark[0])]
+        ends, counts, marks = [ends[i] for i in kept], [counts[i] for i in kept], [marks[i] for i in kept]
     ends = (entry.ends[: cut + 1] + ends)[-MAX_ENDS:]
     counts = (entry.counts[: cut + 1] + counts)[-MAX_ENDS:]
     kept_marks = (entry.marks[: cut + 1] + marks)[-MAX_ENDS:]
     tail_key = next(iter(tail), None)
-    after = Entry(
-        body[:end], entry.array_at, entry.head, tail_key, ends, counts, kept_marks, items, messages, encoded, 0
-    )
+    after = Entry(body, entry.array_at, entry.head, tail_key, ends, counts, kept_marks, items, messages, encoded, 0)
     after.cost = _cost(after, reader)
     return Split(key, entry, entry.head, items, tail, messages, encoded, after)
 

@@ -13,9 +13,10 @@ the whole path, which writes the error a client gets (tests/test_prefix_translat
 check of the whole path is made: on the surface body (its depth: the old turns' at the step
 that learned them, the new turns' and the trailing fields' now), on the turns (as translated),
 and on the chat request (the new chat messages, the system message, the other fields).
-`/v1/responses` goes the whole path: an input item's chat message may merge into the one
-before (a function call into its assistant turn), and the instructions into the leading
-system messages, so its items are not translated one by one.
+`/v1/responses` (Codex) likewise, with its `input` items: there an item's translation may
+change the chat message before it (a function call joins its assistant message), so a body is
+split only after an item whose last chat message no later item can change (not an assistant's,
+not in the leading run of system messages, which the `instructions` join at every step).
 """
 
 from __future__ import annotations
@@ -56,9 +57,13 @@ class SurfaceSpec:
     to_chat: Callable[[dict[str, Any]], dict[str, Any]]
     array: str | None = None  # the top-level array of the history
     check: Callable[[dict[str, Any]], None] | None = None  # the body's own fields
-    item: Callable[[Any, int], list[dict[str, Any]]] | None = None  # one item's chat messages
-    lead: Callable[[dict[str, Any]], list[dict[str, Any]]] | None = None  # chat messages before the items'
+    # The chat messages each item adds (items, index of the first), checked as the whole path does.
+    items: Callable[[list[Any], int], list[list[dict[str, Any]]]] | None = None
+    # The chat messages before the items' (a system prompt), and how many of the items' they
+    # stand for (Responses: the instructions join the leading system messages).
+    lead: Callable[[dict[str, Any], list[dict[str, Any]]], tuple[list[dict[str, Any]], int]] | None = None
     fields: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None  # the chat body
+    usable: Callable[[list[dict[str, Any]], int], bool] | None = None  # see prefix_store.Reader
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +80,7 @@ class TranslatedParser:
         self.store = store
         self.max_depth = max_depth
         self.min_bytes = max(min_bytes, KEY_BYTES + 1)
-        self.reader = Reader(spec.array or "", self._translate, max_depth, translates=True)
+        self.reader = Reader(spec.array or "", self._translate, max_depth, translates=True, usable=spec.usable)
         self.reused = 0
         self.whole = 0
 
@@ -103,9 +108,9 @@ class TranslatedParser:
         return translated
 
     def _translate(self, items: list[Any], first: int) -> list[list[dict[str, Any]]]:
-        assert self.spec.item is not None
+        assert self.spec.items is not None
         check_depth(items, self.max_depth - 1)  # the surface body's depth, for these items
-        made = [self.spec.item(item, first + index) for index, item in enumerate(items)]
+        made = self.spec.items(items, first)
         messages = [message for one in made for message in one]
         if messages:
             check_messages(messages)
@@ -117,16 +122,19 @@ class TranslatedParser:
         body = {**split.head, spec.array: split.items, **split.tail}
         spec.check(body)
         check_depth(split.tail, self.max_depth)  # the head's was checked with the old items
-        lead = spec.lead(body)
-        messages = lead + split.messages
+        lead, skip = spec.lead(body, split.messages)
+        messages = lead + split.messages[skip:]
         if not messages:
             return None  # the whole path says what is wrong
-        check_messages(messages)  # cheap: the history's were checked when made
+        if lead:
+            check_messages(lead)  # the history's were checked when they were made
         pieces: list[bytes | memoryview] = []
         for message in lead:
             pieces += [check_depth(message, self.max_depth - 2), b","]
-        if split.encoded:
-            pieces.append(memoryview(split.encoded)[:-1])  # without its last comma
+        # Where the messages the lead stands for end in the encoding (a few, at its start).
+        offset = sum(len(check_depth(message, self.max_depth - 2)) + 1 for message in split.messages[:skip])
+        if offset < len(split.encoded):
+            pieces.append(memoryview(split.encoded)[offset:-1])  # without its last comma
         else:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)

@@ -50,8 +50,18 @@ def _messages(items: Any) -> list[dict[str, Any]]:
         return [{"role": "user", "content": items}]
     if not isinstance(items, list):
         raise bad_request("'input' must be a string or an array of input items", param="input")
-    messages: list[dict[str, Any]] = []
-    for index, item in enumerate(items):
+    return [message for made in item_messages(items, 0) for message in made]
+
+
+def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
+    """The chat messages each of `input[first:]` (`items`) adds. A function call joins the
+    assistant message before it, so an item's translation depends on the one before: a body is
+    split only after an item whose last message is not an assistant's (`usable`)."""
+    out: list[list[dict[str, Any]]] = []
+    last: dict[str, Any] | None = None
+    for index, item in enumerate(items, start=first):
+        made: list[dict[str, Any]] = []
+        out.append(made)
         if not isinstance(item, dict):
             raise bad_request(f"input[{index}] must be an object", param=f"input[{index}]")
         kind = item.get("type", "message")
@@ -59,33 +69,53 @@ def _messages(items: Any) -> list[dict[str, Any]]:
             role = item.get("role")
             if role not in ("user", "assistant", "system", "developer"):
                 raise bad_request(f"input[{index}].role must be user, assistant, system or developer")
-            messages.append(
-                {"role": "system" if role == "developer" else role, "content": _content_text(item.get("content"))}
-            )
+            last = {"role": "system" if role == "developer" else role, "content": _content_text(item.get("content"))}
+            made.append(last)
         elif kind == "function_call":
             call = {
                 "id": item.get("call_id", ""),
                 "type": "function",
                 "function": {"name": item.get("name", ""), "arguments": item.get("arguments", "")},
             }
-            last = messages[-1] if messages else None
             if last is not None and last.get("role") == "assistant":
                 # One assistant turn (its text, then each of its calls) is one chat message,
                 # as the chat model wrote it; two would be a different conversation.
                 last.setdefault("tool_calls", []).append(call)
             else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+                last = {"role": "assistant", "content": None, "tool_calls": [call]}
+                made.append(last)
         elif kind == "function_call_output":
             output = item.get("output")
-            messages.append(
-                {
-                    "role": "tool",
-                    "tool_call_id": item.get("call_id", ""),
-                    "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
-                }
-            )
+            last = {
+                "role": "tool",
+                "tool_call_id": item.get("call_id", ""),
+                "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
+            }
+            made.append(last)
         # reasoning items stay with the model that wrote them; other item types are not sent on.
-    return messages
+    return out
+
+
+def _leading_run(messages: list[dict[str, Any]], count: int) -> int:
+    """How many of `messages[:count]` lead as system messages with text (what the instructions
+    join)."""
+    first = 0
+    while first < count and messages[first]["role"] == "system" and isinstance(messages[first]["content"], str):
+        first += 1
+    return first
+
+
+def usable(messages: list[dict[str, Any]], count: int) -> bool:
+    """Whether a body may be split where `messages[:count]` have been made: no later item can
+    change them (a function call joins an assistant message; a system message the leading run)."""
+    return count > 0 and messages[count - 1]["role"] != "assistant" and _leading_run(messages, count) < count
+
+
+def leading(body: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """The system message the instructions and the leading system messages become, and how
+    many of `messages` it stands for."""
+    run = _leading_run(messages, len(messages))
+    return _leading_system(body.get("instructions"), messages[:run]), run
 
 
 def _leading_system(instructions: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -102,8 +132,8 @@ def _leading_system(instructions: Any, messages: list[dict[str, Any]]) -> list[d
     return [{"role": "system", "content": "\n\n".join(texts)}, *messages[first:]]
 
 
-def to_chat(body: dict[str, Any]) -> dict[str, Any]:
-    """A Responses request as a chat-completions body; a client's mistake raises a 400."""
+def check_request(body: dict[str, Any]) -> None:
+    """The checks on a Responses request's own fields (its items are checked as translated)."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
@@ -116,8 +146,17 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
             "conversation in 'input' (as Codex does with store: false)",
             param="previous_response_id",
         )
-    messages = _leading_system(body.get("instructions"), _messages(body["input"]))
-    chat: dict[str, Any] = {"model": model, "messages": messages, "stream": bool(body.get("stream", False))}
+
+
+def to_chat(body: dict[str, Any]) -> dict[str, Any]:
+    """A Responses request as a chat-completions body; a client's mistake raises a 400."""
+    check_request(body)
+    return chat_fields(body, _leading_system(body.get("instructions"), _messages(body["input"])))
+
+
+def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
+    """The chat-completions body of a checked Responses request whose messages are `messages`."""
+    chat: dict[str, Any] = {"model": body["model"], "messages": messages, "stream": bool(body.get("stream", False))}
     if body.get("max_output_tokens") is not None:
         chat["max_tokens"] = body["max_output_tokens"]
     for key in ("temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"):
