@@ -12,10 +12,9 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-import orjson
 import pytest
 
-from benchmarks.longrun.trajectory import RunShape, anthropic_body, run_messages
+from benchmarks.longrun.trajectory import RunShape, anthropic_body, responses_body, run_messages
 from router.api.messages import SPEC as MESSAGES
 from router.api.responses import SPEC as RESPONSES
 from router.protocol.prefix_translated import SurfaceSpec
@@ -26,36 +25,9 @@ ROUTES = {"tandem": {"strategy": "edge"}}
 STEPS = 24
 
 
-def _codex_body(messages: list[dict[str, Any]]) -> bytes:
-    """The same step as Codex sends it: instructions apart, function calls and their outputs."""
-    items: list[dict[str, Any]] = []
-    for message in messages[1:]:
-        if message["role"] == "assistant":
-            for call in message["tool_calls"]:
-                function = call["function"]
-                items.append(
-                    {
-                        "type": "function_call",
-                        "call_id": call["id"],
-                        "name": function["name"],
-                        "arguments": function["arguments"],
-                    }
-                )
-        elif message["role"] == "tool":
-            items.append(
-                {"type": "function_call_output", "call_id": message["tool_call_id"], "output": message["content"]}
-            )
-        else:
-            items.append(
-                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": message["content"]}]}
-            )
-    body = {"model": "tandem", "instructions": messages[0]["content"], "input": items, "store": False, "stream": False}
-    return orjson.dumps(body)
-
-
 SURFACES: dict[str, tuple[str, SurfaceSpec, Callable[[list[dict[str, Any]]], bytes]]] = {
     "messages": ("/v1/messages", MESSAGES, lambda messages: anthropic_body("tandem", messages)),
-    "responses": ("/v1/responses", RESPONSES, _codex_body),
+    "responses": ("/v1/responses", RESPONSES, lambda messages: responses_body("tandem", messages)),
 }
 
 

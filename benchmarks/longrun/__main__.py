@@ -1,11 +1,12 @@
 """Long runs through the gateway: added latency against step index and body size.
 
-`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick] [--surface chat|messages]`
+`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick] [--surface chat|messages|responses]`
 
 `--surface messages` sends the same runs to `/v1/messages` as Claude Code shapes them (tool_use
-and tool_result blocks, `cache_control` moved onto the newest turn at every step); the direct
-request is still the chat body (what the gateway sends upstream), so the added latency includes
-the translation.
+and tool_result blocks, `cache_control` moved onto the newest turn at every step), `responses`
+to `/v1/responses` as Codex does (instructions, function_call and function_call_output items);
+the direct request is still the chat body (what the gateway sends upstream), so the added
+latency includes the translation.
 
 Method: one scripted fake upstream (benchmarks.overhead.fakeupstream, answering at once) and one
 gateway process, pinned to different cores when there are two; one client at a time (c=1).
@@ -43,7 +44,7 @@ from pathlib import Path
 import orjson
 import yaml
 
-from benchmarks.longrun.trajectory import RunShape, anthropic_body, request_body, run_messages
+from benchmarks.longrun.trajectory import RunShape, anthropic_body, request_body, responses_body, run_messages
 from benchmarks.overhead.gateways import _base_env
 from benchmarks.overhead.loadgen import connect
 from benchmarks.overhead.procs import Service, free_port, pinned
@@ -70,7 +71,8 @@ def on_cpu_ms(pid: int) -> float:
         return int(stat.read().split()[0]) / 1e6
 
 
-PATHS = {"chat": b"/v1/chat/completions", "messages": b"/v1/messages"}
+PATHS = {"chat": b"/v1/chat/completions", "messages": b"/v1/messages", "responses": b"/v1/responses"}
+SURFACE_BODIES = {"messages": anthropic_body, "responses": responses_body}
 
 
 def _request(port: int, body: bytes, session: str | None, path: bytes = PATHS["chat"]) -> bytes:
@@ -115,7 +117,8 @@ async def _one_run(
     try:
         for index, messages in enumerate(run_messages(seed=run, shape=shape), start=1):
             body = request_body(model, messages)
-            sent = anthropic_body(model, messages) if surface == "messages" and gateway.name != "floor" else body
+            translated = SURFACE_BODIES.get(surface) if gateway.name != "floor" else None
+            sent = translated(model, messages) if translated is not None else body
             path = PATHS[surface] if gateway.name != "floor" else PATHS["chat"]
             started = time.perf_counter()
             answer = await direct.send(_request(upstream, body, None))
@@ -257,7 +260,7 @@ def main() -> int:
     parser.add_argument("--no-floor", action="store_true", help="without the bare pass-through beside the edge route")
     parser.add_argument("--routes", nargs="+", choices=ROUTES, default=list(ROUTES), help="the routes to run")
     parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
-    parser.add_argument("--surface", choices=("chat", "messages"), default="chat", help="the API the runs speak")
+    parser.add_argument("--surface", choices=sorted(PATHS), default="chat", help="the API the runs speak")
     args = parser.parse_args()
     if args.quick:
         args.runs, args.steps = 3, 100

@@ -174,3 +174,41 @@ def anthropic_body(model: str, messages: list[dict[str, Any]]) -> bytes:
     system = [{"type": "text", "text": messages[0]["content"], "cache_control": CACHE_MARK}]
     body = {"model": model, "messages": turns, "system": system, "tools": tools, "max_tokens": 256, "temperature": 0}
     return orjson.dumps(body)
+
+
+def responses_body(model: str, messages: list[dict[str, Any]]) -> bytes:
+    """The same step as Codex sends it to `/v1/responses` (`store: false`, the whole
+    conversation each turn): the system prompt as `instructions`, tool calls as `function_call`
+    items, their outputs as `function_call_output` items."""
+    items: list[dict[str, Any]] = []
+    for message in messages[1:]:
+        if message["role"] == "assistant":
+            for call in message.get("tool_calls") or []:
+                function = call["function"]
+                items.append(
+                    {
+                        "type": "function_call",
+                        "call_id": call["id"],
+                        "name": function["name"],
+                        "arguments": function["arguments"],
+                    }
+                )
+        elif message["role"] == "tool":
+            items.append(
+                {"type": "function_call_output", "call_id": message["tool_call_id"], "output": message["content"]}
+            )
+        else:
+            content = [{"type": "input_text", "text": message["content"]}]
+            items.append({"type": "message", "role": "user", "content": content})
+    tools = [{"type": "function", **t["function"]} for t in TOOLS]
+    body = {
+        "model": model,
+        "instructions": messages[0]["content"],
+        "input": items,
+        "tools": tools,
+        "tool_choice": "auto",
+        "store": False,
+        "stream": False,
+        "prompt_cache_key": "longrun",
+    }
+    return orjson.dumps(body)

@@ -21,6 +21,7 @@ taken (as a whole parse would), and only the boundaries proven then are kept.
 
 from __future__ import annotations
 
+import bisect
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,6 +51,46 @@ class NotSplit(Exception):
 
 
 Mark = tuple[int, int]  # after an item: chat messages made so far, bytes of their encoding
+
+
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """Chat messages' encodings, each followed by a comma, as the chunks the steps made (not
+    joined: the request's bytes are the one copy of the history a step makes)."""
+
+    chunks: tuple[bytes | memoryview, ...] = ()
+    ends: tuple[int, ...] = ()  # where each chunk ends
+
+    @property
+    def size(self) -> int:
+        return self.ends[-1] if self.ends else 0
+
+    def upto(self, size: int) -> Encoded:
+        """The first `size` bytes."""
+        if size == self.size:
+            return self
+        index = bisect.bisect_left(self.ends, size)
+        start = self.ends[index - 1] if index else 0
+        chunks, ends = self.chunks[:index], self.ends[:index]
+        if size > start:
+            chunks, ends = (*chunks, memoryview(self.chunks[index])[: size - start]), (*ends, size)
+        return Encoded(chunks, ends)
+
+    def plus(self, chunk: bytes) -> Encoded:
+        return Encoded((*self.chunks, chunk), (*self.ends, self.size + len(chunk))) if chunk else self
+
+    def array(self, skip: int = 0) -> list[bytes | memoryview]:
+        """The pieces of the JSON array of the messages after the first `skip` bytes (without
+        its brackets, nor the last comma); empty when there are none."""
+        pieces: list[bytes | memoryview] = []
+        start = 0
+        for chunk, end in zip(self.chunks, self.ends, strict=True):
+            if end > skip:
+                pieces.append(memoryview(chunk)[max(0, skip - start) :])
+            start = end
+        if pieces:
+            pieces[-1] = memoryview(pieces[-1])[:-1]
+        return pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +125,7 @@ class Entry:
     marks: list[Mark] | None  # the chat messages through each end; None until verified
     items: list[Any] | None  # None until verified (made from a whole parse)
     messages: list[dict[str, Any]] | None  # the chat messages made of `items`
-    encoded: bytes  # each chat message's encoding followed by a comma
+    encoded: Encoded  # the chat messages' encodings
     cost: int  # bytes counted against the budget
 
 
@@ -98,14 +139,13 @@ class Split:
     items: list[Any]
     tail: dict[str, Any]
     messages: list[dict[str, Any]]  # the chat messages of all items
-    encoded: bytes  # their encoding, each followed by a comma
+    encoded: Encoded  # their encodings
     after: Entry  # what to keep once the surface has built its request from this
 
 
-def messages_array(encoded: bytes) -> list[bytes | memoryview]:
-    """The JSON array of chat messages whose encodings, each followed by a comma, are `encoded`
-    (pieces to join, not joined: the request's bytes are the one copy)."""
-    return [b"[", memoryview(encoded)[:-1], b"]"] if encoded else [b"[]"]
+def messages_array(encoded: Encoded) -> list[bytes | memoryview]:
+    """The JSON array of the chat messages `encoded`, as pieces to join."""
+    return [b"[", *encoded.array(), b"]"]
 
 
 class PrefixStore:
@@ -180,7 +220,7 @@ class PrefixStore:
         cost = len(body) + UNVERIFIED_COST + END_COST * len(ends)
         self.keep(
             (namespace, body[:KEY_BYTES]),
-            Entry(body, array_at, head, tail_key, ends, counts, None, None, None, b"", cost),
+            Entry(body, array_at, head, tail_key, ends, counts, None, None, None, Encoded(), cost),
         )
 
     def keep(self, key: tuple[str, bytes], entry: Entry) -> None:
@@ -235,7 +275,7 @@ def _verify(entry: Entry, cut: int, reader: Reader) -> int:
         ends, counts = [ends[index] for index in kept], [counts[index] for index in kept]
     entry.ends, entry.counts = ends, counts
     entry.marks = [marks[count - 1] for count in entry.counts]
-    entry.items, entry.messages, entry.encoded = items, messages, b"".join(parts)
+    entry.items, entry.messages, entry.encoded = items, messages, Encoded().plus(b"".join(parts))
     entry.cost = _cost(entry, reader)
     return len(entry.ends) - 1
 
@@ -243,7 +283,7 @@ def _verify(entry: Entry, cut: int, reader: Reader) -> int:
 def _cost(entry: Entry, reader: Reader) -> int:
     assert entry.items is not None and entry.messages is not None
     objects = len(entry.items) + (len(entry.messages) if reader.translates else 0)
-    return 2 * len(entry.prefix) + len(entry.encoded) + MESSAGE_COST * objects + END_COST * len(entry.ends)
+    return 2 * len(entry.prefix) + entry.encoded.size + MESSAGE_COST * objects + END_COST * len(entry.ends)
 
 
 def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: Reader) -> Split | None:
@@ -263,7 +303,7 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
     added = rest[:close].strip(WHITESPACE)
     new: list[Any] = []
     ends: list[int] = []
-    parts: list[bytes | memoryview] = [memoryview(entry.encoded)[:size]]
+    parts: list[bytes | memoryview] = []
     messages = entry.messages[:made]
     marks: list[Mark] = []
     if added:
@@ -281,7 +321,7 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
             messages += made_of_item
             marks.append((len(messages), size))
     items = entry.items[:count] + new
-    encoded = b"".join(parts)
+    encoded = entry.encoded.upto(entry.marks[cut][1]).plus(b"".join(parts))
     end = start + len(rest[:close].rstrip(WHITESPACE))
     counts = list(range(count + 1, len(items) + 1))
     if len(ends) != len(new):  # not expected on bytes that parsed; then only the last end

@@ -133,8 +133,9 @@ class TranslatedParser:
             pieces += [check_depth(message, self.max_depth - 2), b","]
         # Where the messages the lead stands for end in the encoding (a few, at its start).
         offset = sum(len(check_depth(message, self.max_depth - 2)) + 1 for message in split.messages[:skip])
-        if offset < len(split.encoded):
-            pieces.append(memoryview(split.encoded)[offset:-1])  # without its last comma
+        rest = split.encoded.array(offset)
+        if rest:
+            pieces += rest
         else:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)
