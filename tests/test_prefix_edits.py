@@ -10,6 +10,7 @@ and the bytes sent upstream) or, for a bad body, the error a client gets.
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
@@ -19,7 +20,7 @@ import pytest
 from router.errors import GatewayError
 from router.protocol.chat import parse_chat_request
 from router.protocol.prefix import PrefixParser
-from router.protocol.prefix_bytes import chain_ends, item_ends, shared_end
+from router.protocol.prefix_bytes import chain_ends, compact_ends, item_ends, shared_end
 from router.protocol.prefix_store import LEARN_BACK
 from tests.test_prefix_parse import BAD_ENDINGS, ENCODINGS, SYSTEM, _body, _error, _message, _same, _text
 
@@ -175,3 +176,12 @@ def test_shared_end_finds_the_last_common_boundary() -> None:
         body = prefix[:diverge] + b"!" + prefix[diverge + 1 :]
         expected = max((i for i, end in enumerate(ends) if end <= diverge), default=-1)
         assert shared_end(body, prefix, ends) == expected, diverge
+
+
+def test_compact_ends_agree_with_tokenising_and_refuse_other_writing() -> None:
+    items = [{"a": "}]{[\\\"", "b": [1, {"c": "]"}]}, {"d": "\\"}, {"e": "é 🙂 \u2028"}]
+    compact = b" ," + b",".join(orjson.dumps(item) for item in items) + b"]}"
+    assert compact_ends(compact, 0, items) == item_ends(compact, 0, len(compact) - 2)
+    spaced = b"," + b", ".join(orjson.dumps(item) for item in items) + b"]}"
+    assert compact_ends(spaced, 0, items) is None
+    assert compact_ends(b"," + json.dumps(items[0]).encode() + b"]}", 0, items[:1]) is None

@@ -103,6 +103,27 @@ def item_ends(body: bytes, start: int, stop: int) -> list[int]:
     return ends
 
 
+def compact_ends(body: bytes, start: int, items: list[Any]) -> list[int] | None:
+    """Where each of `items` ends when `body[start:]` is a comma then their compact encodings
+    (orjson's) joined by bare commas, else None (tokenise then). Exact: an item's bytes start
+    right after a comma that ends the one before, and a complete encoding read from an item's
+    start ends where the item does (the same bytes tokenise the same way), so an item whose
+    bytes begin with its own encoding ends there. One `orjson.dumps` per item, no tokenising."""
+    at = start
+    while at < len(body) and body[at] in WHITESPACE:
+        at += 1
+    ends: list[int] = []
+    for item in items:
+        if body[at : at + 1] != b",":
+            return None
+        encoded = orjson.dumps(item)
+        if not body.startswith(encoded, at + 1):
+            return None
+        at += 1 + len(encoded)
+        ends.append(at)
+    return ends
+
+
 def chain_ends(body: bytes, end: int, items: list[Any], floor: int, limit: int) -> list[int]:
     """Where the items before the last one end (ascending, at most `limit`), when the bytes
     before `end` (the true end of `items[-1]`) are their compact encodings (orjson's, which is

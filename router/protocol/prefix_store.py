@@ -31,7 +31,15 @@ import orjson
 
 from router.errors import GatewayError
 from router.protocol.fields import check_depth
-from router.protocol.prefix_bytes import WHITESPACE, array_close, array_start, chain_ends, item_ends, shared_end
+from router.protocol.prefix_bytes import (
+    WHITESPACE,
+    array_close,
+    array_start,
+    chain_ends,
+    compact_ends,
+    item_ends,
+    shared_end,
+)
 
 KEY_BYTES = 1024  # a body's first bytes name its bucket
 PER_BUCKET = 4  # trajectories that share their first KEY_BYTES (one agent's system prompt)
@@ -312,7 +320,10 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
         new = orjson.loads(b"[" + added[1:] + b"]")
         if not isinstance(new, list) or not new:
             return None
-        ends = [start + at for at in item_ends(rest, 0, close)]
+        found_ends = compact_ends(rest, 0, new)
+        if found_ends is None:  # not written compactly: tokenise the new bytes
+            found_ends = item_ends(rest, 0, close)
+        ends = [start + at for at in found_ends]
         for made_of_item in reader.translate(new, count):
             for message in made_of_item:
                 piece = check_depth(message, reader.max_depth - 2)
