@@ -21,7 +21,7 @@ from router.errors import GatewayError
 from router.protocol.chat import parse_chat_request
 from router.protocol.prefix import PrefixParser
 from router.protocol.prefix_bytes import chain_ends, compact_ends, item_ends, shared_end
-from router.protocol.prefix_store import LEARN_BACK
+from router.protocol.prefix_store import LEARN_BACK, Encoded
 from tests.test_prefix_parse import BAD_ENDINGS, ENCODINGS, SYSTEM, _body, _error, _message, _same, _text
 
 COMPACT = ("orjson", "json-compact-utf8")  # JS JSON.stringify and httpx >= 0.28 write so
@@ -179,9 +179,24 @@ def test_shared_end_finds_the_last_common_boundary() -> None:
 
 
 def test_compact_ends_agree_with_tokenising_and_refuse_other_writing() -> None:
-    items = [{"a": "}]{[\\\"", "b": [1, {"c": "]"}]}, {"d": "\\"}, {"e": "é 🙂 \u2028"}]
+    items = [{"a": '}]{[\\"', "b": [1, {"c": "]"}]}, {"d": "\\"}, {"e": "é 🙂 \u2028"}]
     compact = b" ," + b",".join(orjson.dumps(item) for item in items) + b"]}"
     assert compact_ends(compact, 0, items) == item_ends(compact, 0, len(compact) - 2)
     spaced = b"," + b", ".join(orjson.dumps(item) for item in items) + b"]}"
     assert compact_ends(spaced, 0, items) is None
     assert compact_ends(b"," + json.dumps(items[0]).encode() + b"]}", 0, items[:1]) is None
+
+
+def test_the_encoding_kept_in_chunks_reads_as_the_bytes_it_stands_for() -> None:
+    rng = random.Random(1)
+    for _ in range(200):
+        encoded, whole = Encoded(), b""
+        for _ in range(rng.randint(0, 150)):  # past MAX_CHUNKS: the chunks are joined
+            chunk = bytes(rng.choice(b"ab{}") for _ in range(rng.randint(0, 5))) + b","
+            encoded, whole = encoded.plus(chunk), whole + chunk
+            if rng.random() < 0.2 and whole:
+                cut = rng.randint(0, len(whole))
+                encoded, whole = encoded.upto(cut), whole[:cut]
+        assert encoded.size == len(whole)
+        for skip in {0, rng.randint(0, len(whole)), len(whole)}:
+            assert b"".join(encoded.array(skip)) == (whole[skip:-1] if skip < len(whole) else b"")
