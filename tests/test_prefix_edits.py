@@ -21,7 +21,8 @@ from router.errors import GatewayError
 from router.protocol.chat import parse_chat_request
 from router.protocol.prefix import PrefixParser
 from router.protocol.prefix_bytes import chain_ends, compact_ends, item_ends, shared_end
-from router.protocol.prefix_store import LEARN_BACK, Encoded
+from router.protocol.prefix_encoded import Encoded
+from router.protocol.prefix_store import LEARN_BACK
 from tests.test_prefix_parse import BAD_ENDINGS, ENCODINGS, SYSTEM, _body, _error, _message, _same, _text
 
 COMPACT = ("orjson", "json-compact-utf8")  # JS JSON.stringify and httpx >= 0.28 write so

@@ -25,7 +25,8 @@ from typing import Any
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest, check_messages, parse_chat_request
 from router.protocol.fields import check_fields
-from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split, messages_array, serialised_with
+from router.protocol.prefix_encoded import messages_array, serialised_with
+from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 from router.protocol.prefix_translated import SurfaceSpec, TranslatedParser
 
 # Smaller bodies are parsed whole (~25 µs at 32 KB): what keeping them would save is less than

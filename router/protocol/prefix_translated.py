@@ -30,7 +30,8 @@ import orjson
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest, chat_request, check_messages
 from router.protocol.fields import check_depth, check_fields, too_deep
-from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split, serialised_with
+from router.protocol.prefix_encoded import serialised_with
+from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 
 
 def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
