@@ -6,7 +6,9 @@
 and tool_result blocks, `cache_control` moved onto the newest turn at every step), `responses`
 to `/v1/responses` as Codex does (instructions, function_call and function_call_output items);
 the direct request is still the chat body (what the gateway sends upstream), so the added
-latency includes the translation.
+latency includes the translation. `chat-marked`: chat completions with `cache_control` on the
+newest message, moved at every step (LiteLLM's Anthropic-style prompt caching, as OpenHands
+sends it).
 
 Method: one scripted fake upstream (benchmarks.overhead.fakeupstream, answering at once) and one
 gateway process, pinned to different cores when there are two; one client at a time (c=1).
@@ -44,7 +46,14 @@ from pathlib import Path
 import orjson
 import yaml
 
-from benchmarks.longrun.trajectory import RunShape, anthropic_body, request_body, responses_body, run_messages
+from benchmarks.longrun.trajectory import (
+    RunShape,
+    anthropic_body,
+    marked_chat_body,
+    request_body,
+    responses_body,
+    run_messages,
+)
 from benchmarks.overhead.gateways import _base_env
 from benchmarks.overhead.loadgen import connect
 from benchmarks.overhead.procs import Service, free_port, pinned
@@ -71,8 +80,13 @@ def on_cpu_ms(pid: int) -> float:
         return int(stat.read().split()[0]) / 1e6
 
 
-PATHS = {"chat": b"/v1/chat/completions", "messages": b"/v1/messages", "responses": b"/v1/responses"}
-SURFACE_BODIES = {"messages": anthropic_body, "responses": responses_body}
+PATHS = {
+    "chat": b"/v1/chat/completions",
+    "chat-marked": b"/v1/chat/completions",
+    "messages": b"/v1/messages",
+    "responses": b"/v1/responses",
+}
+SURFACE_BODIES = {"chat-marked": marked_chat_body, "messages": anthropic_body, "responses": responses_body}
 
 
 def _request(port: int, body: bytes, session: str | None, path: bytes = PATHS["chat"]) -> bytes:

@@ -139,6 +139,14 @@ def request_body(model: str, messages: list[dict[str, Any]]) -> bytes:
 CACHE_MARK = {"type": "ephemeral"}
 
 
+def marked_chat_body(model: str, messages: list[dict[str, Any]]) -> bytes:
+    """The chat body as LiteLLM sends it with Anthropic-style prompt caching (OpenHands): the
+    newest message's text as a part carrying `cache_control`, moved at every step."""
+    last = messages[-1]
+    part = {"type": "text", "text": last["content"], "cache_control": CACHE_MARK}
+    return request_body(model, [*messages[:-1], {**last, "content": [part]}])
+
+
 def anthropic_body(model: str, messages: list[dict[str, Any]]) -> bytes:
     """The same step as Claude Code sends it to `/v1/messages`: the system prompt apart, tool
     calls as `tool_use` blocks, their outputs as `tool_result` blocks, and `cache_control` on the
