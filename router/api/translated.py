@@ -26,8 +26,9 @@ Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
 
 @dataclass(frozen=True, slots=True)
 class Surface:
-    """What a surface supplies: its request as a chat body (a client's mistake raises a 400), a
-    chat answer in its shape, a stream translator for a chat body, its error body for a status
+    """What a surface supplies: how its request becomes a chat body (whole, or from the
+    trajectory's last body; a client's mistake raises a 400), a chat answer in its shape, a
+    stream translator for a chat body and its step, its error body for a status
     and an OpenAI error object, and, where its clients expect a streamed request's error inside
     the stream rather than as an HTTP status, the events for it (None: an HTTP error)."""
 
