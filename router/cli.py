@@ -21,10 +21,10 @@ def serve_app() -> Starlette:
     file named in TANDEM_CONFIG and the environment, and makes the process-wide settings of a
     gateway process (router/runtime.py) once the gateway has started."""
     from router.app import create_app
-    from router.runtime import tune_gc
+    from router.runtime import tune_process
 
     path = os.environ.get(CONFIG_ENV)
-    return create_app(load_settings(Path(path) if path else None), on_started=tune_gc)
+    return create_app(load_settings(Path(path) if path else None), on_started=tune_process)
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ import httpx
 import uvicorn
 
 from router.app import create_app
-from router.runtime import tune_gc
+from router.runtime import tune_process
 from router.server import server_config
 from router.settings import Settings, load_settings
 from tests.fake_upstream import free_port
@@ -21,7 +21,7 @@ class GatewayServer:
         self.settings = settings
         self.port = free_port()
         # The process-wide settings `tandem serve` makes (the tests run the gateway alike).
-        self.app = create_app(settings, on_started=tune_gc)
+        self.app = create_app(settings, on_started=tune_process)
         # `wrap`: an ASGI middleware around the app (a test that watches what is sent when).
         served = self.app if wrap is None else wrap(self.app)
         # The server `tandem serve` runs (protocol, limits, loop), on a loopback port.

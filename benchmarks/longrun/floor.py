@@ -1,7 +1,8 @@
 """The floor: a bare pass-through on the gateway's own stack, with none of the gateway's work.
 
 uvicorn (httptools, uvloop) reads the body, aiohttp sends it to the upstream, and the answer's
-bytes go back: no parsing, no trajectory, no privacy, no ledger. What it adds over a direct call
+bytes go back: no parsing, no trajectory, no privacy, no ledger; malloc tuned as the gateway's
+process is (router/runtime.py). What it adds over a direct call
 is what any gateway on this stack adds before doing anything (reading a 400 KB body, sending it
 again), so the long-run report shows how far above that floor the gateway's own work is.
 
@@ -15,6 +16,8 @@ from typing import Any
 
 import aiohttp
 import uvicorn
+
+from router.runtime import tune_malloc
 
 ANSWER_HEADERS = [(b"content-type", b"application/json")]
 
@@ -58,6 +61,7 @@ def main() -> None:
     parser.add_argument("--upstream", required=True, help="the upstream's origin, e.g. http://127.0.0.1:9000")
     args = parser.parse_args()
     app = PassThrough(args.upstream)
+    tune_malloc()  # the gateway's process settings (router/runtime.py), so the floor is its stack's
     uvicorn.run(app, host="127.0.0.1", port=args.port, loop="uvloop", http="httptools", log_level="warning")
 
 

@@ -78,7 +78,7 @@ def scrape_ms_http(routes: int, scrapes: int) -> tuple[list[float], int]:
     import uvicorn
 
     from router.app import create_app
-    from router.runtime import tune_gc
+    from router.runtime import tune_process
     from router.settings import load_settings
 
     names = route_names(routes)
@@ -89,7 +89,7 @@ def scrape_ms_http(routes: int, scrapes: int) -> tuple[list[float], int]:
         },
         routes={name: {"strategy": "random", "p": 0.4} for name in names},
     )
-    app = create_app(settings, on_started=tune_gc)  # as `tandem serve` runs it
+    app = create_app(settings, on_started=tune_process)  # as `tandem serve` runs it
     fill(app.state.engine.metrics, names)
     config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", loop="asyncio")
     server = uvicorn.Server(config)
