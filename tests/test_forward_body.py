@@ -1,6 +1,7 @@
 """A body that goes upstream as the client sent it is not serialised twice: the depth check's
 serialisation (the model first) is forwarded with the model swapped. The same request as
-re-serialising it, or a re-serialisation when more must change."""
+re-serialising it; when more must change (fields dropped, stream options merged), the fields
+are encoded again around the messages' bytes, which are not."""
 
 from __future__ import annotations
 
@@ -60,9 +61,45 @@ def test_random_requests_forward_as_their_re_serialisation() -> None:
         (b'{"model":"t","messages":[{"role":"user","content":"a"}],"stream":true,"stream_options":null}', frozenset()),
     ],
 )
-def test_what_needs_more_than_the_model_is_re_serialised(body: bytes, drop: frozenset[str]) -> None:
+def test_what_needs_more_than_the_model_keeps_the_messages_bytes(body: bytes, drop: frozenset[str]) -> None:
     edited, rebuilt = _both(body, "up", drop)
-    assert edited == rebuilt  # the same path: nothing forwarded from the depth check
+    assert orjson.loads(edited) == orjson.loads(rebuilt)
+    assert edited.startswith(b'{"model":"up"')
+    # The messages are the bytes `serialised` holds, not encoded again: written there with
+    # spaces (as no encoder of ours would), they go upstream with them.
+    request = parse_chat_request(body)
+    assert request.serialised is not None and request.messages_span is not None
+    start, end = request.messages_span
+    assert orjson.loads(request.serialised[start:end]) == request.messages
+    spaced = b"[ " + bytes(request.serialised[start + 1 : end - 1]) + b" ]"
+    request.serialised = memoryview(bytes(request.serialised[:start]) + spaced + bytes(request.serialised[end:]))
+    request.messages_span = (start, start + len(spaced))
+    forwarded, dropped = request.upstream_body("up", drop)
+    assert b'"messages":' + spaced + b"}" in forwarded
+    assert orjson.loads(forwarded) == orjson.loads(rebuilt)
+    assert dropped == sorted(drop & set(request.raw))
+
+
+def test_dropped_fields_and_merged_options_forward_as_their_re_serialisation() -> None:
+    rng = random.Random(11)
+    for _ in range(400):
+        fields: dict[str, Any] = {"messages": [{"role": "user", "content": "x" * rng.randint(0, 9)}], "model": "t"}
+        for key, value in (("session_id", "s"), ("return_token_ids", True), ("seed", 3), ("user", "u")):
+            if rng.random() < 0.5:
+                fields[key] = value
+        if rng.random() < 0.5:
+            fields["stream"] = rng.random() < 0.7
+            fields["stream_options"] = rng.choice([None, {}, {"include_usage": False}, {"x": 1}])
+        order = list(fields)
+        rng.shuffle(order)
+        body = orjson.dumps({key: fields[key] for key in order})
+        drop = frozenset(rng.sample(["session_id", "return_token_ids", "user", "absent"], rng.randint(0, 3)))
+        request = parse_chat_request(body)
+        edited, dropped = request.upstream_body("up", drop)
+        request.serialised = None
+        rebuilt, rebuilt_dropped = request.upstream_body("up", drop)
+        assert orjson.loads(edited) == orjson.loads(rebuilt), body
+        assert sorted(dropped) == sorted(rebuilt_dropped)
 
 
 def test_the_edge_receives_the_request_serialised_once_with_its_model(

@@ -14,6 +14,7 @@ import orjson
 from router.errors import bad_request
 from router.ledger import Usage
 from router.protocol.fields import MAX_JSON_DEPTH, check_depth, check_fields, too_deep, type_name
+from router.protocol.prefix_encoded import serialised_with
 
 
 @dataclass(slots=True)
@@ -26,6 +27,9 @@ class ChatRequest:
     # The request serialised with `model` as its first key (by the depth check): a body that
     # goes as the client sent it is this with the model swapped, not the history serialised again.
     serialised: memoryview | None = None
+    # Where the messages array lies in `serialised`: an upstream whose body drops fields or
+    # merges stream options gets those bytes around the other fields encoded again, not all.
+    messages_span: tuple[int, int] | None = None
 
     def encoded(self) -> bytes | memoryview:
         """The request as JSON (the client's body re-encoded with `model` first, by the depth check)."""
@@ -36,9 +40,10 @@ class ChatRequest:
     ) -> tuple[bytes, list[str]]:
         """The body an upstream receives, and which of the client's keys were dropped for it."""
         if (raw is None or raw is self.raw) and self.serialised is not None:
-            edited = self._edited(model, drop_params)
+            dropped = [key for key in drop_params if key in self.raw]
+            edited = self._edited(model, dropped)
             if edited is not None:
-                return edited, []
+                return edited, dropped
         body = dict(self.raw if raw is None else raw)
         body["model"] = model
         dropped = [key for key in drop_params if key in body]
@@ -50,22 +55,39 @@ class ChatRequest:
             body["stream_options"] = {**(options or {}), "include_usage": True}
         return orjson.dumps(body), dropped
 
-    def _edited(self, model: str, drop_params: frozenset[str]) -> bytes | None:
+    def _edited(self, model: str, dropped: list[str]) -> bytes | None:
         """`serialised` with `model` in the first key's place (and the usage chunk asked for when
         streaming), or None when more must change (parameters to drop, options to merge)."""
         assert self.serialised is not None
         head = b'{"model":' + orjson.dumps(self.model)
-        if self.serialised[: len(head)] != head or any(key in self.raw for key in drop_params):
+        if self.serialised[: len(head)] != head:
             return None
+        if dropped:
+            return self._rebuilt(model, dropped)
         edited: list[bytes | memoryview] = [b'{"model":', orjson.dumps(model)]
         if self.stream:
             options = self.raw.get("stream_options", None)
             if "stream_options" not in self.raw:
                 edited.append(b',"stream_options":{"include_usage":true}')
             elif not (isinstance(options, dict) and options.get("include_usage") is True):
-                return None
+                return self._rebuilt(model, dropped)
         edited.append(self.serialised[len(head) :])
         return b"".join(edited)
+
+    def _rebuilt(self, model: str, dropped: list[str]) -> bytes | None:
+        """The upstream's body with fields dropped or stream options merged: every field but
+        the messages encoded again (model first, the messages last), the messages' bytes as
+        `serialised` holds them; None when their place there is not known."""
+        if self.messages_span is None or self.serialised is None or "messages" in dropped:
+            return None
+        kept = (*dropped, "messages", "model")
+        fields = {key: value for key, value in self.raw.items() if key not in kept}
+        if self.stream:
+            options = fields.get("stream_options")
+            fields["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
+        encoded = orjson.dumps({"model": model, **fields})
+        start, end = self.messages_span
+        return b"".join((encoded[:-1], b',"messages":', self.serialised[start:end], b"}"))
 
 
 def check_messages(messages: object) -> list[dict[str, Any]]:
@@ -110,15 +132,22 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
     """Check a chat request already parsed (a client's body, or another surface's request
     translated); a client's mistake raises a 400 that names it. `size`: the client's bytes."""
     model = raw.get("model")
-    # Serialised once, for the depth check and for an upstream that gets the body unchanged.
-    first = {"model": model, **raw} if isinstance(model, str) and next(iter(raw), None) != "model" else raw
-    serialised = check_depth(first, max_depth)
+    # Serialised once, for the depth check and for an upstream that gets the body unchanged:
+    # in three pieces (the fields before the messages, the messages, the fields after), one
+    # pass in all, so that the messages' place in it is known (ChatRequest.messages_span).
+    span: tuple[int, int] | None = None
+    if isinstance(model, str) and "messages" in raw:
+        array = check_depth(raw["messages"], max_depth - 1)
+        whole, span = serialised_with(raw, "messages", [array], max_depth)
+        serialised = memoryview(whole)
+    else:
+        serialised = check_depth(raw, max_depth)
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     messages = check_messages(raw.get("messages"))
     check_fields(raw)
     stream = raw.get("stream") or False
-    return ChatRequest(raw=raw, model=model, stream=stream, messages=messages, size=size, serialised=serialised)
+    return ChatRequest(raw, model, stream, messages, size, serialised, span)
 
 
 @dataclass(slots=True)

@@ -87,6 +87,6 @@ class PrefixParser:
         if not isinstance(model, str) or not model:
             return None
         check_fields(raw)
-        serialised = serialised_with(raw, "messages", messages_array(split.encoded), self.max_depth)
+        serialised, span = serialised_with(raw, "messages", messages_array(split.encoded), self.max_depth)
         stream = raw.get("stream") or False
-        return ChatRequest(raw, model, stream, split.messages, size, memoryview(serialised))
+        return ChatRequest(raw, model, stream, split.messages, size, memoryview(serialised), span)

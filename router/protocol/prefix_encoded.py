@@ -63,19 +63,25 @@ def messages_array(encoded: Encoded) -> list[bytes | memoryview]:
     return [b"[", *encoded.array(), b"]"]
 
 
-def serialised_with(raw: dict[str, Any], key: str, array: list[bytes | memoryview], max_depth: int) -> bytes:
+def serialised_with(
+    raw: dict[str, Any], key: str, array: list[bytes | memoryview], max_depth: int
+) -> tuple[bytes, tuple[int, int]]:
     """The bytes `chat_request` makes for `raw` (model first, then the client's order: a retry
     is known by them), with the encoding of `raw[key]` (`array`) reused instead of made again;
-    the other fields are checked for depth as that does."""
+    the other fields are checked for depth as that does. And where `array` lies in them, so that
+    an upstream's edits (dropped fields) need not encode it again (`ChatRequest.upstream_body`)."""
     keys = list(raw)
     at = keys.index(key)
     parts: list[bytes | memoryview] = [b'{"model":', check_depth(raw["model"], max_depth)]
     before = {name: raw[name] for name in keys[:at] if name != "model"}
     if before:
         parts += [b",", check_depth(before, max_depth)[1:-1]]
-    parts += [b",", check_depth(key, max_depth), b":", *array]
+    parts += [b",", check_depth(key, max_depth), b":"]
+    start = sum(len(part) for part in parts)
+    parts += array
+    end = sum(len(part) for part in parts)
     after = {name: raw[name] for name in keys[at + 1 :] if name != "model"}
     if after:
         parts += [b",", check_depth(after, max_depth)[1:-1]]
     parts.append(b"}")
-    return b"".join(parts)
+    return b"".join(parts), (start, end)

@@ -144,7 +144,7 @@ class TranslatedParser:
         if not isinstance(model, str) or not model:
             return None
         check_fields(chat)
-        serialised = serialised_with(chat, "messages", [b"[", *pieces, b"]"], self.max_depth)
+        serialised, span = serialised_with(chat, "messages", [b"[", *pieces, b"]"], self.max_depth)
         stream = chat.get("stream") or False
-        request = ChatRequest(chat, model, stream, messages, size, memoryview(serialised))
+        request = ChatRequest(chat, model, stream, messages, size, memoryview(serialised), span)
         return Translated(chat, request)
