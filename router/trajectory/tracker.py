@@ -25,6 +25,7 @@ from router.quota import ClientLimits, Limit, namespace_of_trajectory
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
@@ -180,10 +181,12 @@ class Tracker:
             self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run store work off the request path; awaited at shutdown."""
-        task = asyncio.create_task(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        """Run store work off the request path: started at once, and what has to wait for the
+        store goes on in a task, awaited at shutdown."""
+        task = start_eagerly(work)
+        if task is not None:
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     def record(self, record: StepRecord) -> None:
         self.recorder.submit(record)
