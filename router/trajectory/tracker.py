@@ -139,11 +139,12 @@ class Tracker:
         if self.limits is not None:
             await self.limits.admit(namespace)
         try:
-            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace)
+            retry = identify.is_client_retry(headers)
+            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace, retry)
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(request.encoded()),
-                retry=identify.is_client_retry(headers),
+                retry=retry,
                 # Placeholders for the values a sensitive route's policy protects (at_rest.py).
                 task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
                 route=route,
@@ -166,14 +167,14 @@ class Tracker:
         return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, trajectory, stitch_key)
 
     async def _identify(
-        self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str
+        self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
     ) -> tuple[str, str | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
             return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
             return identify.new_trajectory_id(namespace), None
-        return await self.stitcher.find(namespace, request.messages, identify.is_client_retry(headers))
+        return await self.stitcher.find(namespace, request.messages, retry)
 
     def answered(self, identity: StepIdentity, status: str, text: str, tools: list[str]) -> None:
         """A stitched step's answer went out (or failed): see `Stitcher.answered`."""
