@@ -145,8 +145,7 @@ class Tracker:
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(request.encoded()),
                 retry=retry,
-                # Placeholders for the values a sensitive route's policy protects (at_rest.py).
-                task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
+                task=self._task(trajectory_id, request, route),
                 route=route,
                 namespace=namespace,
                 at=self.clock.time(),
@@ -165,6 +164,15 @@ class Tracker:
         privacy = self._routes[route].privacy if route in self._routes else "allow"
         trajectory = fail_closed(slot, trajectory_id, privacy)
         return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, trajectory, stitch_key)
+
+    def _task(self, trajectory_id: str, request: ChatRequest, route: str) -> str:
+        """The task a trajectory keeps from its first step, with placeholders for the values a
+        sensitive route's policy protects (at_rest.py). Stores read it only when the trajectory
+        is new: one the memory store holds already is spared finding it (a shared store decides
+        in its own script, so it is always sent there)."""
+        if isinstance(self.store, MemoryStore) and self.store.knows(trajectory_id):
+            return ""
+        return stored_task(request.messages, self._route_privacy.get(route, "allow"))
 
     async def _identify(
         self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
