@@ -49,8 +49,10 @@ class PromptCacheRules(BaseModel):
 
 def read_cache_note(value: str | None) -> tuple[int, float] | None:
     """(prompt tokens, unix time) of the previous step, from the trajectory's note."""
+    if not value:  # a trajectory's first step: no exception raised and caught every time
+        return None
     try:
-        tokens, at = (value or "").split(" ")
+        tokens, at = value.split(" ")
         return int(tokens), float(at)
     except ValueError:
         return None
