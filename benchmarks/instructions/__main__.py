@@ -10,7 +10,8 @@ Method: the fast fake upstream of `benchmarks.overhead`, a gateway of each check
 under `valgrind --tool=callgrind` (the overhead benchmark's config, edge route, 50x slower),
 the overhead benchmark's 1.6 KB agent step sent non-streamed by 16 keep-alive connections
 (without `--session`, no session id: history stitching runs and each request begins a
-trajectory, as in `benchmarks.cpu`; with it, every request is a step of one of 16 sessions);
+trajectory, as in `benchmarks.cpu`; with it, each request is the next step of one of 16
+sessions, its history an answer and a tool output longer: ~80 steps each, bodies to ~9 KB);
 300 requests to warm up, the counters zeroed, `--requests` more, the counters dumped. Reported:
 instructions per request, each checkout's. Needs `valgrind` (Debian: `apt-get install valgrind`);
 about a minute per checkout.
@@ -23,7 +24,10 @@ import asyncio
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import orjson
 
 from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
 from benchmarks.overhead.loadgen import chat_body, http_request
@@ -35,16 +39,17 @@ WARMUP = 300
 CONNECTIONS = 16
 
 
-async def _send(port: int, requests: list[bytes], count: int) -> None:
-    """`count` requests over the connections, one in flight on each; every answer must be a 200."""
+async def _send(port: int, make: Callable[[int, int], bytes], count: int) -> None:
+    """`count` requests over the connections, one in flight on each (`make(connection, number)`
+    writes each); every answer must be a 200."""
     left = [count]
 
-    async def connection(request: bytes) -> None:
+    async def connection(index: int) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
             while left[0] > 0:
                 left[0] -= 1
-                writer.write(request)
+                writer.write(make(index, left[0]))
                 head = await reader.readuntil(b"\r\n\r\n")
                 if not head.startswith(b"HTTP/1.1 200"):
                     raise RuntimeError(f"the gateway answered {head[:200]!r}")
@@ -53,22 +58,35 @@ async def _send(port: int, requests: list[bytes], count: int) -> None:
         finally:
             writer.close()
 
-    await asyncio.gather(*(connection(requests[i % len(requests)]) for i in range(CONNECTIONS)))
+    await asyncio.gather(*(connection(index) for index in range(CONNECTIONS)))
 
 
-def _requests(port: int, session: bool) -> list[bytes]:
-    request = http_request(port, "/v1/chat/completions", chat_body("fast", False))
+def _maker(port: int, session: bool) -> Callable[[int, int], bytes]:
+    """The cpu benchmark's request; with `session`, the next step of the connection's session
+    each time: a session header, and the history one answer and one tool output longer."""
+    plain = http_request(port, "/v1/chat/completions", chat_body("fast", False))
     if not session:
-        return [request]
-    # A session header per connection, after the request line.
-    line, _, rest = request.partition(b"\r\n")
-    return [b"%s\r\nx-session-id: bench-%d\r\n%s" % (line, i, rest) for i in range(CONNECTIONS)]
+        return lambda index, number: plain
+    body = orjson.loads(chat_body("fast", False))
+    histories: dict[int, list[dict[str, str]]] = {}
+
+    def make(index: int, number: int) -> bytes:
+        history = histories.setdefault(index, list(body["messages"]))
+        history += [
+            {"role": "assistant", "content": f"Running the tests again ({number})."},
+            {"role": "user", "content": f"FAILED tests/test_parser.py::test_{number} - exit status 1"},
+        ]
+        request = http_request(port, "/v1/chat/completions", orjson.dumps({**body, "messages": history}))
+        line, _, rest = request.partition(b"\r\n")
+        return b"%s\r\nx-session-id: bench-%d\r\n%s" % (line, index, rest)
+
+    return make
 
 
-async def _ready(port: int, requests: list[bytes]) -> None:
+async def _ready(port: int, make: Callable[[int, int], bytes]) -> None:
     for _ in range(240):  # start-up under valgrind takes ~20 s
         try:
-            await _send(port, requests, 1)
+            await _send(port, make, 1)
             return
         except (OSError, RuntimeError, asyncio.IncompleteReadError):
             await asyncio.sleep(0.5)
@@ -94,11 +112,11 @@ def count(source: Path, upstream_port: int, requests: int, session: bool) -> flo
     with open(folder / "valgrind.log", "w") as log:
         gateway = subprocess.Popen(command, env=env, cwd=source, stdout=log, stderr=subprocess.STDOUT)
     try:
-        sent = _requests(port, session)
-        asyncio.run(_ready(port, sent))
-        asyncio.run(_send(port, sent, WARMUP))
+        make = _maker(port, session)
+        asyncio.run(_ready(port, make))
+        asyncio.run(_send(port, make, WARMUP))
         subprocess.run(["callgrind_control", "--zero", str(gateway.pid)], check=True, capture_output=True)
-        asyncio.run(_send(port, sent, requests))
+        asyncio.run(_send(port, make, requests))
         subprocess.run(["callgrind_control", "--dump", str(gateway.pid)], check=True, capture_output=True)
     finally:
         gateway.terminate()
@@ -117,7 +135,7 @@ def measure(args: argparse.Namespace) -> int:
         for source in [REPO, *args.baseline]:
             figures[source] = count(source, upstream_port, args.requests, args.session)
             print(f"{source}: {figures[source]:,.0f} instructions/request", flush=True)
-        what = "one of 16 sessions" if args.session else "no session id"
+        what = "new steps of 16 sessions" if args.session else "no session id"
         print(f"\ngateway instructions per request (c=16, {what}, {args.requests} requests, callgrind):")
         for source, value in figures.items():
             print(f"  {source}: {value:,.0f}")
