@@ -110,3 +110,26 @@ async def test_the_tracker_runs_memory_store_work_at_once_and_awaits_waiting_wor
     await tracker.aclose()
     assert finished == ["written"]
     assert tracker._background == set()
+
+
+async def test_with_redis_off_path_work_runs_in_its_own_task_so_its_timeouts_time_that_task(redis_url: str) -> None:
+    # A Redis command enters `asyncio.timeout`, which binds to the task current when entered:
+    # started eagerly, that would be the request's task, and the timeout's expiry would cancel
+    # the request. With a shared store the tracker gives the work a task of its own.
+    tracker = Tracker(engine_settings(redis_url=redis_url), Metrics())
+    caller = asyncio.current_task()
+    timed: list[asyncio.Task[object] | None] = []
+
+    async def write_with_a_timeout() -> None:
+        async with asyncio.timeout(0.01):
+            timed.append(asyncio.current_task())
+            await asyncio.sleep(1)  # the store does not answer in time
+
+    tracker.spawn(write_with_a_timeout())
+    assert timed == []  # nothing ran on the caller's stack
+    (task,) = tracker._background
+    with pytest.raises(TimeoutError):
+        await task
+    assert timed == [task] and timed[0] is not caller
+    assert caller is not None and not caller.cancelling()  # the request was not cancelled
+    await tracker.aclose()

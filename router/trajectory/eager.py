@@ -6,6 +6,11 @@ store each finishes without waiting for anything, and a task per write (created,
 run, discarded) cost about a twentieth of a step's CPU at saturation. `start_eagerly` runs the
 work at once, up to its first real wait; only work that waits (a Redis round trip) continues
 in a task. Python 3.12's eager task factory does the same; the gateway still runs on 3.11.
+
+Only for work that enters no `asyncio.timeout` before its first wait: a timeout binds to the
+task current when it is entered, which here is the caller's (a Redis command's read would be
+timed against the request, and its expiry would cancel the request). The tracker starts work
+eagerly only when every store is in process.
 """
 
 from __future__ import annotations

@@ -115,6 +115,9 @@ class Tracker:
         self.stitcher = Stitcher(self.store)
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        # Off-path work starts eagerly only when every store is in process: a Redis command
+        # enters `asyncio.timeout`, which would time (and on expiry cancel) the request's task.
+        self._eager = isinstance(self.store, MemoryStore)
 
     async def start(self) -> None:
         self.recorder.start()
@@ -190,9 +193,9 @@ class Tracker:
             self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run store work off the request path: started at once, and what has to wait for the
-        store goes on in a task, awaited at shutdown."""
-        task = start_eagerly(work)
+        """Run store work off the request path, in a task awaited at shutdown; with the memory
+        store, started at once (it does not wait: no task at all)."""
+        task = start_eagerly(work) if self._eager else asyncio.create_task(work)
         if task is not None:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
