@@ -200,10 +200,6 @@ class Upstream:
         declared = response.content_length
         if declared is not None and declared > limit:
             raise self._too_large(response, declared)
-        if declared is not None and "Content-Encoding" not in response.headers:
-            # The parser delivers no more than the declared length: one read, no iterator. (A
-            # compressed body may inflate past it: that one is counted as it is read, below.)
-            return await response.read()
         parts: list[bytes] = []
         size = 0
         async for part in response.content.iter_any():
