@@ -55,6 +55,9 @@ class Metrics:
         self._trajectories()
         self._gauges()
         self._initialise()
+        # The per-step series' children, found once per label set: `labels()` costs about a
+        # microsecond a call, and a step books eight (the label values are bounded).
+        self._children: dict[tuple[Any, ...], Any] = {}
         self._writer: RegistryWriter | FilesWriter | None = (
             FilesWriter(Path(os.environ[MULTIPROC_ENV]), self._families)
             if self.multiprocess
@@ -326,30 +329,39 @@ class Metrics:
         """A step's tokens, dollars, decision and latency, once its record is final. Every call
         is booked under the target that served it; the sum of `tandem_cost_usd_total` equals
         the ledger's cost, inner calls of failed steps included."""
-        route = record.route
+        route, target, child = record.route, record.target, self._child
         for call in record.inner:
             if call.usage is not None:
                 self._tokens(route, call.target, call.purpose, call.usage)
             if call.cost_usd:
-                self.cost.labels(route, call.target, call.purpose).inc(call.cost_usd)
+                child(self.cost, route, call.target, call.purpose).inc(call.cost_usd)
         if record.usage is not None:
-            self._tokens(route, record.target, "step", record.usage)
-            self.cost.labels(route, record.target, "step").inc(max(record.cost_usd - record.inner_cost_usd, 0.0))
-        self.counterfactual_cost.labels(route).inc(record.counterfactual_usd)
-        self.steps.labels(route, record.target, record.reason, record.status).inc()
-        self.latency.labels(record.target).observe(record.latency_s)
-        self.ttft.labels(record.target).observe(record.ttft_s)
+            self._tokens(route, target, "step", record.usage)
+            child(self.cost, route, target, "step").inc(max(record.cost_usd - record.inner_cost_usd, 0.0))
+        child(self.counterfactual_cost, route).inc(record.counterfactual_usd)
+        child(self.steps, route, target, record.reason, record.status).inc()
+        child(self.latency, target).observe(record.latency_s)
+        child(self.ttft, target).observe(record.ttft_s)
 
     def shadow_spent(self, route: str, target: str, usage: Any, cost_usd: float) -> None:
         """A shadow call's tokens and dollars, as `call="shadow"` (not in any step's record)."""
         if usage is not None:
             self._tokens(route, target, "shadow", usage)
-        self.cost.labels(route, target, "shadow").inc(cost_usd)
+        self._child(self.cost, route, target, "shadow").inc(cost_usd)
 
     def _tokens(self, route: str, target: str, call: str, usage: Any) -> None:
-        self.tokens.labels(route, target, "prompt", call).inc(usage.prompt_tokens)
-        self.tokens.labels(route, target, "cached", call).inc(usage.cached_tokens)
-        self.tokens.labels(route, target, "completion", call).inc(usage.completion_tokens)
+        child = self._child
+        child(self.tokens, route, target, "prompt", call).inc(usage.prompt_tokens)
+        child(self.tokens, route, target, "cached", call).inc(usage.cached_tokens)
+        child(self.tokens, route, target, "completion", call).inc(usage.completion_tokens)
+
+    def _child(self, family: Counter | Histogram, *values: str) -> Any:
+        """`family.labels(*values)`, remembered."""
+        key = (family, *values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = family.labels(*values)
+        return child
 
     def trajectory_closed(self, trajectory: Trajectory, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""

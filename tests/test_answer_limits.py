@@ -3,6 +3,7 @@ real gateway and misbehaving upstreams, each counted in `tandem_limit_exceeded_t
 
 from __future__ import annotations
 
+import gzip
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -45,9 +46,9 @@ def _completion(text: str) -> bytes:
     )
 
 
-@pytest.mark.parametrize("declared", [True, False], ids=["content-length", "chunked"])
+@pytest.mark.parametrize("declared", ["length", "chunked", "gzip"], ids=["content-length", "chunked", "gzip"])
 def test_an_oversized_plain_answer_is_502(
-    declared: bool,
+    declared: str,
     make_gateway: Callable[..., GatewayServer],
     raw_upstream: Callable[..., RawUpstream],
     client: httpx.Client,
@@ -56,8 +57,15 @@ def test_an_oversized_plain_answer_is_502(
 
     async def answer(request: web.Request) -> web.StreamResponse:
         await request.read()
-        if declared:
+        if declared == "length":
             return web.Response(body=big, content_type="application/json")
+        if declared == "gzip":
+            # A few KB on the wire, with its Content-Length, that inflate to 3 MB: what counts
+            # against the limit is the answer as read, not the length declared.
+            squeezed = gzip.compress(big)
+            assert len(squeezed) < 1_000_000
+            headers = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
+            return web.Response(body=squeezed, headers=headers)
         response = web.StreamResponse(headers={"Content-Type": "application/json"})
         await response.prepare(request)
         for start in range(0, len(big), 65536):

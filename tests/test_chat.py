@@ -128,6 +128,27 @@ def test_session_id_names_the_trajectory_and_steps_count(
     assert trajectory["records"][0]["usage"]["prompt_tokens"] == 20
 
 
+def test_the_first_of_repeated_step_headers_counts_as_before(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    # The engine reads the step's headers from a dict made once per request: a repeated name
+    # still means its first value (Starlette's `Headers.get`), whatever the case of the name.
+    body = orjson.dumps({"model": "tandem", "messages": [{"role": "user", "content": "hi"}]})
+    headers = [
+        ("Content-Type", "application/json"),
+        ("X-Session-ID", "first-run"),
+        ("x-session-id", "second-run"),
+        ("X-Tandem-Target", "cloud"),
+        ("x-tandem-target", "edge"),
+    ]
+    response = client.post(f"{gateway.url}/v1/chat/completions", content=body, headers=headers)
+    assert response.status_code == 200
+    assert response.headers["x-tandem-trajectory"] == "first-run"
+    assert response.headers["x-tandem-target"] == "cloud"
+    assert response.headers["x-tandem-reason"] == "header_forced"
+    assert len(cloud.received) == 1 and not edge.received
+
+
 def test_session_in_path_and_paths_without_v1(gateway: GatewayServer, client: httpx.Client) -> None:
     body = {"model": "tandem", "messages": [{"role": "user", "content": "hi"}]}
     response = client.post(f"{gateway.url}/s/abc/v1/chat/completions", json=body)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import httpx
+from typing import Any
 
+import httpx
+import pytest
+
+import router.trajectory.tracker as tracker_module
+from router.privacy.at_rest import stored_task
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
+from tests.inprocess import in_process
 
 REMINDER = "<system-reminder>\nAs you answer the user's questions, you can use the following context: " + "x" * 900
 CODEX_CONTEXT = "<environment_context>\n  <cwd>/repo</cwd>\n  <shell>bash</shell>\n</environment_context>"
@@ -42,3 +48,25 @@ def test_claude_code_reminders_and_codex_context_are_not_the_task(
 def test_a_plain_first_message_is_the_task(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
     plain = [{"role": "user", "content": "What is 2 + 2?"}]
     assert trajectory(client, gateway, "plain-1", plain)["task"] == "What is 2 + 2?"
+
+
+async def test_the_task_is_found_once_per_trajectory_and_kept_from_its_first_step(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The memory store keeps the task of a trajectory's first step only: later steps of a
+    # trajectory it holds are spared finding theirs (the judge's task extraction, and masking).
+    found: list[str] = []
+
+    def counting(messages: list[dict[str, Any]], mode: str) -> str:
+        found.append(mode)
+        return stored_task(messages, mode)
+
+    monkeypatch.setattr(tracker_module, "stored_task", counting)
+    async with in_process() as gateway:
+        await gateway.run(session="s-task", messages=[{"role": "user", "content": "Fix the parser"}])
+        changed = [{"role": "user", "content": "Something else entirely"}, {"role": "assistant", "content": "ok"}]
+        await gateway.run(session="s-task", messages=[*changed, {"role": "user", "content": "go on"}])
+        trajectory = await gateway.engine.tracker.store.get("s-task")
+    assert trajectory is not None and trajectory.steps == 2
+    assert trajectory.task == "Fix the parser"
+    assert found == ["allow"]  # once, for the step that began the trajectory

@@ -28,6 +28,18 @@ async def read_body(request: Request, limit: int) -> bytes:
     return b"".join(parts)
 
 
+def step_headers(request: Request) -> dict[str, str]:
+    """The headers as the engine reads them: lower-case names, the first of a repeated name (as
+    Starlette's `Headers.get` gives it), decoded once. The engine looks up seven names a step;
+    a lookup in Starlette's headers decodes and compares them all, one by one."""
+    headers: dict[str, str] = {}
+    for name, value in request.headers.raw:
+        key = name.decode("latin-1")
+        if key not in headers:
+            headers[key] = value.decode("latin-1")
+    return headers
+
+
 def _too_large(size: int, limit: int) -> GatewayError:
     return GatewayError(
         413,
@@ -45,6 +57,6 @@ async def chat_completions(request: Request) -> Response:
     except GatewayError as exc:
         return failure_response(engine.refused(exc))
     watch = ClientWatch(request.receive)
-    meta = StepMeta(request.headers, namespace, request.path_params.get("session"), watch.start)
+    meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
     result = await watch.answer(engine.run(chat, meta))
     return result if isinstance(result, Response) else chat_response(result)

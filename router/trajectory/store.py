@@ -9,7 +9,6 @@ all of them; past the bound the least recently recorded trajectories lose their 
 
 from __future__ import annotations
 
-import time
 from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -321,7 +320,9 @@ class MemoryStore:
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         self._stitch[key] = trajectory_id
         self._stitch.move_to_end(key)
-        self._evict(time.time())
+        # Only the stitching map grows here; idle trajectories go at the next step's start.
+        while len(self._stitch) > self.max_trajectories:
+            self._stitch.popitem(last=False)
 
     async def active_count(self) -> int:
         return sum(1 for entry in self._entries.values() if entry.trajectory.closed_at is None)

@@ -25,6 +25,7 @@ from router.quota import ClientLimits, Limit, namespace_of_trajectory
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
@@ -114,6 +115,9 @@ class Tracker:
         self.stitcher = Stitcher(self.store)
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
+        # Off-path work starts eagerly only when every store is in process: a Redis command
+        # enters `asyncio.timeout`, which would time (and on expiry cancel) the request's task.
+        self._eager = isinstance(self.store, MemoryStore)
 
     async def start(self) -> None:
         self.recorder.start()
@@ -138,13 +142,13 @@ class Tracker:
         if self.limits is not None:
             await self.limits.admit(namespace)
         try:
-            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace)
+            retry = identify.is_client_retry(headers)
+            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace, retry)
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(request.encoded()),
-                retry=identify.is_client_retry(headers),
-                # Placeholders for the values a sensitive route's policy protects (at_rest.py).
-                task=stored_task(request.messages, self._route_privacy.get(route, "allow")),
+                retry=retry,
+                task=self._task(trajectory_id, request, route),
                 route=route,
                 namespace=namespace,
                 at=self.clock.time(),
@@ -164,15 +168,24 @@ class Tracker:
         trajectory = fail_closed(slot, trajectory_id, privacy)
         return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, trajectory, stitch_key)
 
+    def _task(self, trajectory_id: str, request: ChatRequest, route: str) -> str:
+        """The task a trajectory keeps from its first step, with placeholders for the values a
+        sensitive route's policy protects (at_rest.py). Stores read it only when the trajectory
+        is new: one the memory store holds already is spared finding it (a shared store decides
+        in its own script, so it is always sent there)."""
+        if isinstance(self.store, MemoryStore) and self.store.knows(trajectory_id):
+            return ""
+        return stored_task(request.messages, self._route_privacy.get(route, "allow"))
+
     async def _identify(
-        self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str
+        self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
     ) -> tuple[str, str | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
             return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
             return identify.new_trajectory_id(namespace), None
-        return await self.stitcher.find(namespace, request.messages, identify.is_client_retry(headers))
+        return await self.stitcher.find(namespace, request.messages, retry)
 
     def answered(self, identity: StepIdentity, status: str, text: str, tools: list[str]) -> None:
         """A stitched step's answer went out (or failed): see `Stitcher.answered`."""
@@ -180,10 +193,12 @@ class Tracker:
             self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        """Run store work off the request path; awaited at shutdown."""
-        task = asyncio.create_task(work)
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        """Run store work off the request path, in a task awaited at shutdown; with the memory
+        store, started at once (it does not wait: no task at all)."""
+        task = start_eagerly(work) if self._eager else asyncio.create_task(work)
+        if task is not None:
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
 
     def record(self, record: StepRecord) -> None:
         self.recorder.submit(record)
