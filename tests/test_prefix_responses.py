@@ -11,19 +11,16 @@ of the chat request and its bytes), and a bad body gets the whole path's error.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 import orjson
 import pytest
 
 from router.api.responses import SPEC
-from router.errors import GatewayError
-from router.protocol.chat import chat_request
 from router.protocol.prefix import PrefixParser
-from router.protocol.prefix_translated import Translated, parsed
 from router.protocol.responses_request import usable
 from tests.test_prefix_parse import ENCODINGS, SYSTEM, _text
+from tests.translated_check import check
 
 TOOLS = [
     {"type": "function", "name": "shell", "description": "run", "parameters": {"type": "object"}, "strict": False},
@@ -31,35 +28,8 @@ TOOLS = [
 ]
 
 
-def _whole(body: bytes) -> Translated:
-    chat = SPEC.to_chat(parsed(body, 128))
-    return Translated(chat, chat_request(chat, len(body), 128))
-
-
-def _outcome(parse: Callable[[], Translated]) -> Translated | tuple[int, str, str | None, str | None]:
-    try:
-        return parse()
-    except GatewayError as exc:
-        return exc.status, exc.message, exc.param, exc.code
-
-
 def _check(parser: PrefixParser, body: bytes) -> None:
-    got = _outcome(lambda: parser.translated(SPEC).parse(body))
-    expected = _outcome(lambda: _whole(body))
-    if not isinstance(expected, Translated) or not isinstance(got, Translated):
-        assert got == expected
-        return
-    assert got.chat == expected.chat
-    assert list(got.chat) == list(expected.chat)
-    request, whole = got.request, expected.request
-    assert (request.raw, request.model, request.stream, request.size) == (
-        whole.raw,
-        whole.model,
-        whole.stream,
-        whole.size,
-    )
-    assert request.messages == whole.messages
-    assert bytes(request.encoded()) == bytes(whole.encoded())
+    check(parser, SPEC, body)
 
 
 def _items(rng: random.Random, step: int) -> list[dict[str, Any]]:

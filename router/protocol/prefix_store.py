@@ -220,16 +220,7 @@ def _verify(entry: Entry, cut: int, reader: Reader) -> int:
         raise NotSplit
     chain = chain_ends(entry.prefix, end, items, entry.array_at, LEARN_BACK)
     messages: list[dict[str, Any]] = []
-    parts: list[bytes | memoryview] = []
-    size = 0
-    marks: list[Mark] = []
-    for made in reader.translate(items, 0):
-        for message in made:
-            encoded = check_depth(message, reader.max_depth - 2)
-            parts += [encoded, b","]
-            size += len(encoded) + 1
-        messages += made
-        marks.append((len(messages), size))
+    parts, marks, _ = _made(reader, items, 0, messages, 0)
     ends = [*chain, end]
     counts = list(range(len(items) - len(chain), len(items) + 1))
     usable = reader.usable
@@ -243,6 +234,24 @@ def _verify(entry: Entry, cut: int, reader: Reader) -> int:
     entry.items, entry.messages, entry.encoded = items, messages, Encoded().plus(b"".join(parts))
     entry.cost = _cost(entry, reader)
     return len(entry.ends) - 1
+
+
+def _made(
+    reader: Reader, items: list[Any], count: int, messages: list[dict[str, Any]], size: int
+) -> tuple[list[bytes | memoryview], list[Mark], int]:
+    """Translate `items` (the first is item `count` of the body), add their chat messages to
+    `messages`, and encode them (checked for depth): the pieces, one mark per item (messages and
+    bytes so far), and the bytes so far."""
+    parts: list[bytes | memoryview] = []
+    marks: list[Mark] = []
+    for made in reader.translate(items, count):
+        for message in made:
+            piece = check_depth(message, reader.max_depth - 2)
+            parts += [piece, b","]
+            size += len(piece) + 1
+        messages += made
+        marks.append((len(messages), size))
+    return parts, marks, size
 
 
 def _cost(entry: Entry, reader: Reader) -> int:
@@ -281,13 +290,7 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
         if found_ends is None:  # not written compactly: tokenise the new bytes
             found_ends = item_ends(rest, 0, close)
         ends = [start + at for at in found_ends]
-        for made_of_item in reader.translate(new, count):
-            for message in made_of_item:
-                piece = check_depth(message, reader.max_depth - 2)
-                parts += [piece, b","]
-                size += len(piece) + 1
-            messages += made_of_item
-            marks.append((len(messages), size))
+        parts, marks, size = _made(reader, new, count, messages, size)
     items = entry.items[:count] + new
     encoded = entry.encoded.upto(entry.marks[cut][1]).plus(b"".join(parts))
     end = start + len(rest[:close].rstrip(WHITESPACE))
