@@ -19,6 +19,7 @@ import pytest
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest, parse_chat_request
 from router.protocol.prefix import MIN_BYTES, PrefixParser
+from router.protocol.prefix_bytes import MAX_HEAD_BYTES, MAX_TAIL_BYTES, array_close, array_start
 
 TOOLS = [
     {
@@ -242,3 +243,20 @@ def test_short_bodies_are_parsed_whole_and_long_ones_reused() -> None:
     for body in (long, long):
         _same(parser.parse(body), parse_chat_request(body))
     assert parser.reused == 1 and parser.held_bytes > 0
+
+
+def test_a_body_built_to_make_the_split_search_parse_again_and_again_is_parsed_whole() -> None:
+    # Every `"messages"` string before the real key is a place the search tries (and parses
+    # the bytes before it); past MAX_HEAD_BYTES it stops trying: such a body is not kept.
+    decoys = {"notes": ["messages"] * (MAX_HEAD_BYTES // 10 + 1), "model": "edge"}
+    body = orjson.dumps({**decoys, "messages": [{"role": "system", "content": SYSTEM}]})
+    assert body.index(b'"messages":') > MAX_HEAD_BYTES
+    assert array_start(body, b'"messages"', True) is None
+    parser = PrefixParser(64 * 1024 * 1024, 128, min_bytes=0)
+    for _ in range(2):
+        _same(parser.parse(body), parse_chat_request(body))
+    assert (parser.reused, parser.held_bytes) == (0, 0)
+    # The same decoys after the messages: the tail search gives up past MAX_TAIL_BYTES.
+    tail = orjson.dumps({"model": "edge", "messages": [{"role": "user", "content": "x"}], "notes": ["tools"] * 200_000})
+    assert len(tail) > MAX_TAIL_BYTES
+    assert array_close(tail, 0, "notes") is None

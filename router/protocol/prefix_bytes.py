@@ -12,6 +12,11 @@ import orjson
 
 WHITESPACE = b" \t\r\n"
 MAX_TRIES = 8  # occurrences of a key name tried when looking for where a piece starts
+# Each try parses the piece it would cut off (the fields before the array, or after it): a
+# body built to make every try fail costs at most MAX_TRIES parses of this many bytes, not of
+# the body. Real heads are a model name and a few settings; real tails, tool schemas.
+MAX_HEAD_BYTES = 64 * 1024
+MAX_TAIL_BYTES = 1024 * 1024
 # Bytes compared just before a boundary before the whole shared part is: a body of another
 # trajectory in the same bucket (the same system prompt) differs there, at the cost of no copy.
 PROBE_WINDOW = 256
@@ -31,7 +36,7 @@ def array_start(body: bytes, name: bytes, has_head: bool) -> int | None:
     start = 0
     for _ in range(MAX_TRIES):
         at = body.find(name, start)
-        if at < 0:
+        if at < 0 or at > MAX_HEAD_BYTES:
             return None
         start = at + 1
         before = body[:at].rstrip(WHITESPACE)
@@ -67,7 +72,7 @@ def array_close(body: bytes, start: int, tail_key: str | None) -> tuple[int, dic
     end = len(body)
     for _ in range(MAX_TRIES):
         at = body.rfind(name, start, end)
-        if at < 0:
+        if at < 0 or len(body) - at > MAX_TAIL_BYTES:
             return None
         end = at
         before = body[:at].rstrip(WHITESPACE)
