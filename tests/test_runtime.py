@@ -4,6 +4,9 @@ its gateway has started, never by `create_app` itself (router/runtime.py)."""
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from starlette.applications import Starlette
 
 from router.app import create_app
 from router.cli import CONFIG_ENV, serve_app
-from router.runtime import GC_THRESHOLD
+from router.runtime import GC_THRESHOLD, MALLOC_ENV, tune_malloc
 from tests.gateway_server import settings_for
 
 DEFAULT_THRESHOLD = (700, 10, 10)
@@ -75,13 +78,10 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
 
-def _faults(mode: str, env: dict[str, str] | None = None) -> int:
-    import os
-    import subprocess
-    import sys
-
+def _faults(mode: str) -> int:
     root = Path(__file__).resolve().parents[1]
-    run_env = {**os.environ, **(env or {})}
+    # glibc's own defaults, whatever the environment running the tests sets.
+    run_env = {name: value for name, value in os.environ.items() if name not in MALLOC_ENV}
     out = subprocess.run(
         [sys.executable, "-c", _FAULTS, mode], cwd=root, env=run_env, capture_output=True, text=True, check=True
     )
@@ -97,8 +97,6 @@ def test_fixed_malloc_thresholds_stop_refaulting_large_buffers() -> None:
 
 
 def test_an_operators_malloc_environment_stands() -> None:
-    from router.runtime import tune_malloc
-
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("MALLOC_TRIM_THRESHOLD_", "1048576")
         assert tune_malloc() is False

@@ -150,6 +150,20 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
     return ChatRequest(raw, model, stream, messages, size, serialised, span)
 
 
+def encoded_request(
+    raw: dict[str, Any], messages: list[dict[str, Any]], array: list[bytes | memoryview], size: int, max_depth: int
+) -> ChatRequest | None:
+    """A request whose messages were checked and encoded before (`array`, the pieces of their
+    JSON array): the rest checked, and its bytes made as `chat_request` makes them; None when
+    its model is missing (the whole parse says so). A bad field raises its 400."""
+    model = raw.get("model")
+    if not isinstance(model, str) or not model:
+        return None
+    check_fields(raw)
+    serialised, span = serialised_with(raw, "messages", array, max_depth)
+    return ChatRequest(raw, model, raw.get("stream") or False, messages, size, memoryview(serialised), span)
+
+
 @dataclass(slots=True)
 class Answer:
     """What the ledger reads of a non-streamed answer."""

@@ -23,9 +23,8 @@ from __future__ import annotations
 from typing import Any
 
 from router.errors import GatewayError
-from router.protocol.chat import ChatRequest, check_messages, parse_chat_request
-from router.protocol.fields import check_fields
-from router.protocol.prefix_encoded import messages_array, serialised_with
+from router.protocol.chat import ChatRequest, check_messages, encoded_request, parse_chat_request
+from router.protocol.prefix_encoded import messages_array
 from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 from router.protocol.prefix_translated import SurfaceSpec, TranslatedParser
 
@@ -83,10 +82,4 @@ class PrefixParser:
 
     def _request(self, split: Split, size: int) -> ChatRequest | None:
         raw = {**split.head, "messages": split.messages, **split.tail}
-        model = raw.get("model")
-        if not isinstance(model, str) or not model:
-            return None
-        check_fields(raw)
-        serialised, span = serialised_with(raw, "messages", messages_array(split.encoded), self.max_depth)
-        stream = raw.get("stream") or False
-        return ChatRequest(raw, model, stream, split.messages, size, memoryview(serialised), span)
+        return encoded_request(raw, split.messages, messages_array(split.encoded), size, self.max_depth)

@@ -28,9 +28,8 @@ from typing import Any
 import orjson
 
 from router.errors import GatewayError
-from router.protocol.chat import ChatRequest, chat_request, check_messages
-from router.protocol.fields import check_depth, check_fields, too_deep
-from router.protocol.prefix_encoded import serialised_with
+from router.protocol.chat import ChatRequest, chat_request, check_messages, encoded_request
+from router.protocol.fields import check_depth, too_deep
 from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 
 
@@ -140,11 +139,5 @@ class TranslatedParser:
         else:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)
-        model = chat.get("model")
-        if not isinstance(model, str) or not model:
-            return None
-        check_fields(chat)
-        serialised, span = serialised_with(chat, "messages", [b"[", *pieces, b"]"], self.max_depth)
-        stream = chat.get("stream") or False
-        request = ChatRequest(chat, model, stream, messages, size, memoryview(serialised), span)
-        return Translated(chat, request)
+        request = encoded_request(chat, messages, [b"[", *pieces, b"]"], size, self.max_depth)
+        return None if request is None else Translated(chat, request)
