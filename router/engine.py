@@ -13,8 +13,6 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import aiohttp
-
 from judge.card import JudgeModelError  # not judge.model: that imports onnxruntime (~30 MB) for every gateway
 from router.aliases import aliased_route
 from router.answers import Answers
@@ -36,7 +34,7 @@ from router.result import Failure, StepMeta, StepResult
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
-from router.upstream import Upstream, UpstreamFailure
+from router.upstream import Session, Upstream, UpstreamFailure
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
@@ -72,7 +70,7 @@ class Engine:
         self,
         settings: Settings,
         metrics: Metrics | None = None,
-        sessions: Mapping[str, aiohttp.ClientSession] | None = None,
+        sessions: Mapping[str, Session] | None = None,
     ) -> None:
         """`sessions`: an HTTP client session per upstream name, to use instead of the pooled
         ones the engine opens itself (the in-process tests script their upstreams so)."""

@@ -16,6 +16,7 @@ import aiohttp
 import orjson
 
 from router.errors import error_body
+from router.http1 import Http1Error
 from router.ledger import Usage
 from router.protocol.chat import chunk_event
 from router.upstream import StreamSource
@@ -208,7 +209,7 @@ async def relay(
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
         yield _error_event(outcome.error, "upstream_idle_timeout")
         yield DONE_EVENT
-    except aiohttp.ClientError as exc:
+    except (aiohttp.ClientError, Http1Error) as exc:
         outcome.error = f"the {upstream} upstream failed mid-stream: {type(exc).__name__}"
         yield _error_event(outcome.error, "upstream_stream_failed")
         yield DONE_EVENT

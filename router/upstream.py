@@ -1,7 +1,8 @@
 """Clients for the configured upstreams: one pooled keep-alive connection pool per upstream.
 
-aiohttp rather than httpx carries the upstream traffic: httpx's connection pool is slow under
-concurrency (see the anchors in the README), and this is the hot path of every step.
+A plain-HTTP upstream (the local vLLM edge) is called with the gateway's own lean HTTP/1.1
+client (router/http1.py); an https one with aiohttp, for TLS. Not httpx: its connection pool is
+slow under concurrency (see the anchors in the README), and this is the hot path of every step.
 """
 
 from __future__ import annotations
@@ -16,9 +17,15 @@ import aiohttp
 import orjson
 
 from router.errors import error_body
+from router.http1 import ConnectFailed, Http1Error, Http1Session
+from router.http1 import Response as Http1Response
 
 if TYPE_CHECKING:
     from router.settings import LimitSettings, UpstreamSettings
+
+# Either client's answer: router.http1's offers the part of aiohttp's that is read here.
+Response = aiohttp.ClientResponse | Http1Response
+Session = aiohttp.ClientSession | Http1Session
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
@@ -57,7 +64,7 @@ class UpstreamFailure(Exception):
 class StreamSource:
     """An open upstream stream whose first chunk has already arrived."""
 
-    response: aiohttp.ClientResponse
+    response: Response
     first_chunk: bytes
     idle_timeout_s: float
     # The bounds the relay keeps to (the whole stream, one event), and what counts a cut-off.
@@ -109,7 +116,7 @@ class Upstream:
         settings: UpstreamSettings,
         limits: LimitSettings,
         on_limit: Callable[[str], None],
-        session: aiohttp.ClientSession | None = None,
+        session: Session | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -123,7 +130,7 @@ class Upstream:
             self._headers["Authorization"] = f"Bearer {key}"
         self._stream_headers = {**self._headers, "Accept": "text/event-stream", "Accept-Encoding": "identity"}
         # A session given here (the in-process tests' scripted one) is used instead of a pool.
-        self._session: aiohttp.ClientSession | None = session
+        self._session: Session | None = session
         self._state: UpstreamState | None = None
 
     @property
@@ -132,6 +139,11 @@ class Upstream:
 
     async def start(self) -> None:
         if self._session is not None:
+            return
+        if self.settings.base_url.startswith("http://"):
+            self._session = Http1Session(
+                self.settings.base_url, self.settings.max_connections, self.settings.timeouts.connect
+            )
             return
         connector = aiohttp.TCPConnector(limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300)
         self._session = aiohttp.ClientSession(
@@ -152,7 +164,7 @@ class Upstream:
         assert self._session is not None, "Upstream.start() was not awaited"
         timeouts = self.settings.timeouts
         started = time.perf_counter()
-        response: aiohttp.ClientResponse | None = None
+        response: Response | None = None
         try:
             async with asyncio.timeout(timeouts.first_byte):
                 response = await self._session.post(
@@ -175,7 +187,9 @@ class Upstream:
             raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
         except aiohttp.ClientConnectorError as exc:
             raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
-        except aiohttp.ClientError as exc:
+        except ConnectFailed as exc:
+            raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
+        except (aiohttp.ClientError, Http1Error) as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "disconnected", f"{type(exc).__name__}: {exc}") from exc
         except UpstreamFailure:
@@ -194,7 +208,7 @@ class Upstream:
             first_byte_s=time.perf_counter() - started,
         )
 
-    async def _read_bounded(self, response: aiohttp.ClientResponse) -> bytes:
+    async def _read_bounded(self, response: Response) -> bytes:
         """The whole answer, refused (502) as soon as it passes `limits.max_answer_bytes`."""
         limit = self.limits.max_answer_bytes
         declared = response.content_length
@@ -209,7 +223,7 @@ class Upstream:
             parts.append(part)
         return b"".join(parts)
 
-    def _too_large(self, response: aiohttp.ClientResponse, size: int) -> UpstreamFailure:
+    def _too_large(self, response: Response, size: int) -> UpstreamFailure:
         # Dropping the connection stops the upstream sending the rest.
         response.close()
         self.on_limit("max_answer_bytes")
@@ -218,7 +232,7 @@ class Upstream:
         body = error_body(f"the {self.name} upstream's {detail}", "upstream_error", "answer_too_large")
         return UpstreamFailure(self.name, "too_large", detail, status=502, body=body)
 
-    def _check_status(self, response: aiohttp.ClientResponse, payload: bytes) -> None:
+    def _check_status(self, response: Response, payload: bytes) -> None:
         if response.status in RETRYABLE_STATUSES:
             raise UpstreamFailure(
                 self.name,
@@ -247,7 +261,7 @@ class Upstream:
         )
 
     @staticmethod
-    def _abort(response: aiohttp.ClientResponse | None) -> None:
+    def _abort(response: Response | None) -> None:
         if response is not None:
             response.close()
 
@@ -264,7 +278,7 @@ class Upstream:
                     state = UpstreamState(True, f"HTTP {response.status}", status=response.status)
         except TimeoutError:
             state = UpstreamState(False, "no answer within 2 s")
-        except aiohttp.ClientError as exc:
+        except (aiohttp.ClientError, Http1Error) as exc:
             state = UpstreamState(False, f"{type(exc).__name__}: {exc}")
         self._state = state
         return state
