@@ -37,8 +37,9 @@ HIGH_WATER = 256 * 1024
 # Bodies up to this size are joined to the head and sent in one write (the copy is cheaper
 # than a second send); larger ones go as two.
 JOIN_BELOW = 64 * 1024
-# Decompressed output is taken in pieces of this size, so a compressed bomb is read no faster
-# than the caller's bound on the answer checks it.
+# A compressed answer is held compressed (bounded like any other) and inflated as it is read,
+# at most this much a read: a small bomb never holds more than this of its output in memory, and
+# the caller's bound on the answer stops it.
 INFLATE_PIECE = 1024 * 1024
 
 
@@ -139,11 +140,13 @@ class Response:
         "_decoder",
         "_error",
         "_extra",
+        "_fed",
         "_head",
         "_head_bytes",
         "_interim",
         "_parts",
         "_size",
+        "_tail",
         "_until_close",
         "_waiter",
         "content",
@@ -172,6 +175,8 @@ class Response:
         self._extra = False
         self._until_close = False
         self._decoder: zlib._Decompress | None = None
+        self._tail = b""  # compressed input the decoder has not consumed yet
+        self._fed = 0  # bytes fed before the head was complete
         self._parts: deque[bytes] = deque()
         self._size = 0
         self._error: Exception | None = None
@@ -221,10 +226,7 @@ class Response:
     def on_body(self, body: bytes) -> None:
         if self.done:
             return
-        if self._decoder is not None:
-            self._inflate(body)
-        else:
-            self._append(body)
+        self._append(body)
 
     def on_message_complete(self) -> None:
         if self._interim:
@@ -232,9 +234,6 @@ class Response:
             return
         if self.done:
             return
-        if self._decoder is not None:
-            self._inflate(b"")
-            self._append(self._decoder.flush())
         self.done = True
         self._wake()
 
@@ -244,7 +243,16 @@ class Response:
         self.received = True
         try:
             self.parser.feed_data(data)
-        except (httptools.HttpParserError, zlib.error) as exc:
+            if not self._head.done():
+                # The parser holds a header's pieces itself until the header ends: count every
+                # byte of an unfinished head, or one endless header would grow without bound.
+                self._fed += len(data)
+                if self._fed > MAX_HEAD_BYTES:
+                    raise Http1Error(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
+        except Http1Error as exc:
+            self.fail(exc)
+            return
+        except httptools.HttpParserError as exc:
             if not self.done:
                 # A callback's own refusal (a head too long) comes as the parser error's context.
                 cause = exc.__cause__ or exc.__context__
@@ -293,6 +301,28 @@ class Response:
         await self._head
 
     async def read_some(self) -> bytes:
+        if self._decoder is not None:
+            return await self._read_inflated(self._decoder)
+        return await self._read_raw()
+
+    async def _read_inflated(self, decoder: zlib._Decompress) -> bytes:
+        while True:
+            if self._tail:
+                try:
+                    out = decoder.decompress(self._tail, INFLATE_PIECE)
+                except zlib.error as exc:
+                    self.close()
+                    raise Http1Error(f"the upstream's compressed answer is corrupt: {exc}") from exc
+                self._tail = decoder.unconsumed_tail
+                if out:
+                    return out
+                continue
+            raw = await self._read_raw()
+            if not raw:
+                return decoder.flush()  # what the decoder held back; b"" once all is out
+            self._tail = raw
+
+    async def _read_raw(self) -> bytes:
         while not self._parts:
             if self._error is not None:
                 raise self._error
@@ -335,13 +365,6 @@ class Response:
             self._parts.append(data)
             self._size += len(data)
             self._wake()
-
-    def _inflate(self, data: bytes) -> None:
-        decoder = self._decoder
-        assert decoder is not None
-        self._append(decoder.decompress(data, INFLATE_PIECE))
-        while decoder.unconsumed_tail:
-            self._append(decoder.decompress(decoder.unconsumed_tail, INFLATE_PIECE))
 
     def _settle(self, reusable: bool) -> None:
         connection, self._connection = self._connection, None

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from router.http1 import HIGH_WATER, MAX_HEAD_BYTES, ConnectFailed, Http1Error, Http1Session, Response
+from router.http1 import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, ConnectFailed, Http1Error, Http1Session, Response
 
 # What a script gets: the connection's two ends, and the request as received (head and body).
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, "Request"], Awaitable[bool]]  # True: keep it
@@ -192,6 +192,42 @@ async def test_a_compressed_answer_is_inflated(server: ByteServer, encoding: str
     response = await session.post(server.url, data=b"{}", headers={"Accept-Encoding": "identity"})
     assert await read_all(response) == plain
     assert server.requests[0].header("accept-encoding") == "identity"
+    await session.close()
+
+
+async def test_a_compressed_bomb_is_inflated_a_piece_a_read(server: ByteServer) -> None:
+    # 200 MB of zeros in ~200 KB: each read holds at most one piece of the output, so a caller
+    # that stops at its bound never holds the whole.
+    packed = gzip.compress(bytes(200 * 1024 * 1024), compresslevel=9)
+    server.scripts = [answer(packed, headers="Content-Encoding: gzip\r\n")]
+    session = session_for(server)
+    response = await session.post(server.url, data=b"{}", headers={})
+    sizes = []
+    async for part in response.content.iter_any():
+        sizes.append(len(part))
+        if sum(sizes) > 8 * 1024 * 1024:
+            break
+    response.close()
+    assert max(sizes) <= INFLATE_PIECE and response.buffered <= len(packed)
+    await session.close()
+
+
+async def test_a_corrupt_compressed_answer_fails_the_read(server: ByteServer) -> None:
+    server.scripts = [answer(b"\x1f\x8b\x08\x00garbage-not-gzip", headers="Content-Encoding: gzip\r\n")]
+    session = session_for(server)
+    response = await session.post(server.url, data=b"{}", headers={})
+    with pytest.raises(Http1Error, match="compressed answer is corrupt"):
+        await read_all(response)
+    await session.close()
+
+
+async def test_an_endless_header_is_cut_at_the_bound(server: ByteServer) -> None:
+    # One header that never ends, sent in many small writes: the parser would hold it whole.
+    server.scripts = [raw(b"HTTP/1.1 200 OK\r\nX-Endless: ", *[b"v" * 8192] * 64, keep=True)]
+    session = session_for(server)
+    with pytest.raises(Http1Error, match="headers passed"):
+        async with asyncio.timeout(5):
+            await session.post(server.url, data=b"{}", headers={})
     await session.close()
 
 
