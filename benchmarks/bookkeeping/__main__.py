@@ -33,11 +33,21 @@ def _bodies(steps: int) -> list[bytes]:
     bodies = []
     for index in range(steps):
         bodies.append(orjson.dumps({"model": "tandem", "messages": messages}))
-        messages = [*messages,
-                    {"role": "assistant", "content": None, "tool_calls": [
-                        {"id": f"c{index}", "type": "function",
-                         "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'}}]},
-                    {"role": "tool", "tool_call_id": f"c{index}", "content": "1 failed, 3 passed\n" * 20}]
+        messages = [
+            *messages,
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": f"c{index}",
+                        "type": "function",
+                        "function": {"name": "bash", "arguments": '{"command": "pytest -q"}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": f"c{index}", "content": "1 failed, 3 passed\n" * 20},
+        ]
     return bodies
 
 
@@ -59,9 +69,21 @@ async def _measure(redis_url: str | None, steps: int, trajectories: int) -> tupl
             started = time.perf_counter()
             identity = await tracker.begin(request, body, headers, None, "", "tandem")
             begin_s.append(time.perf_counter() - started)
-            record = StepRecord(identity.trajectory_id, identity.step, "tandem", "edge", "random_draw", 0.5, "m",
-                                at=time.time(), usage=Usage(1000 + index * 50, 0, 30), cost_usd=0.0001,
-                                counterfactual_usd=0.003, tools=["bash"], error_signals=identity.error_signals)
+            record = StepRecord(
+                identity.trajectory_id,
+                identity.step,
+                "tandem",
+                "edge",
+                "random_draw",
+                0.5,
+                "m",
+                at=time.time(),
+                usage=Usage(1000 + index * 50, 0, 30),
+                cost_usd=0.0001,
+                counterfactual_usd=0.003,
+                tools=["bash"],
+                error_signals=identity.error_signals,
+            )
             started = time.perf_counter()
             await tracker.store.record_many([record])
             record_s.append(time.perf_counter() - started)
@@ -78,16 +100,20 @@ async def _main(args: argparse.Namespace) -> None:
         folder = Path(tempfile.mkdtemp(prefix="tandem-bench-redis-"))
         server = RedisServer(folder).start()
         stores.append(("redis", server.url))
-    print("trajectory bookkeeping per step (ms): begin = identify + count (request path); "
-          "record = write the step (off the request path)")
+    print(
+        "trajectory bookkeeping per step (ms): begin = identify + count (request path); "
+        "record = write the step (off the request path)"
+    )
     print(f"{'store':8} {'steps':>6} {'begin p50':>10} {'begin p99':>10} {'record p50':>11} {'record p99':>11}")
     try:
         for name, url in stores:
             for steps in args.steps:
                 begin, record = await _measure(url, steps, args.trajectories)
-                print(f"{name:8} {steps:>6} {statistics.median(begin) * 1e3:>10.3f} "
-                      f"{_percentile(begin, 0.99) * 1e3:>10.3f} {statistics.median(record) * 1e3:>11.3f} "
-                      f"{_percentile(record, 0.99) * 1e3:>11.3f}")
+                print(
+                    f"{name:8} {steps:>6} {statistics.median(begin) * 1e3:>10.3f} "
+                    f"{_percentile(begin, 0.99) * 1e3:>10.3f} {statistics.median(record) * 1e3:>11.3f} "
+                    f"{_percentile(record, 0.99) * 1e3:>11.3f}"
+                )
     finally:
         if server is not None:
             server.stop()

@@ -26,7 +26,7 @@ step's request to the next's), which other processes on a shared machine barely 
 DIR`) on the same core, each run through one gateway and then the other, so that both meet the
 same load on a shared, noisy machine: compare the two tables, not figures from different runs.
 
-Beside the edge route runs the floor (`--no-floor` leaves it out): a bare uvicorn + aiohttp
+Beside the edge route runs the floor (`--no-floor` leaves it out): a bare uvicorn + router/http1.py
 pass-through on the same core (benchmarks/longrun/floor.py), what the stack itself adds to a
 step of that size before the gateway does anything.
 """
@@ -245,7 +245,7 @@ async def main_async(args: argparse.Namespace) -> int:
         text = ""
         for name, gateway in gateways.items():
             if len(gateways) > 1:
-                where = sources.get(name, "a bare uvicorn + aiohttp pass-through, benchmarks/longrun/floor.py")
+                where = sources.get(name, "a bare uvicorn + http1 pass-through, benchmarks/longrun/floor.py")
                 text += f"## {name} ({where})\n\n"
             shape = RunShape(steps=args.steps, dump_values=args.vault_values)
             text += _report(results[name], shape, args.runs, "chat" if name == "floor" else args.surface)

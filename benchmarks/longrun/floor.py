@@ -1,10 +1,11 @@
 """The floor: a bare pass-through on the gateway's own stack, with none of the gateway's work.
 
-uvicorn (httptools, uvloop) reads the body, aiohttp sends it to the upstream, and the answer's
-bytes go back: no parsing, no trajectory, no privacy, no ledger; malloc tuned as the gateway's
-process is (router/runtime.py). What it adds over a direct call
-is what any gateway on this stack adds before doing anything (reading a 400 KB body, sending it
-again), so the long-run report shows how far above that floor the gateway's own work is.
+uvicorn (httptools, uvloop) reads the body, the gateway's HTTP/1.1 client (router/http1.py, as
+for any plain-HTTP upstream) sends it to the upstream, and the answer's bytes go back: no
+parsing, no trajectory, no privacy, no ledger; malloc tuned as the gateway's process is
+(router/runtime.py). What it adds over a direct call is what any gateway on this stack adds
+before doing anything (reading a 400 KB body, sending it again), so the long-run report shows
+how far above that floor the gateway's own work is.
 
 Run as `python -m benchmarks.longrun.floor --port P --upstream http://127.0.0.1:U`.
 """
@@ -14,9 +15,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-import aiohttp
 import uvicorn
 
+from router.http1 import Http1Session
 from router.runtime import tune_malloc
 
 ANSWER_HEADERS = [(b"content-type", b"application/json")]
@@ -25,7 +26,7 @@ ANSWER_HEADERS = [(b"content-type", b"application/json")]
 class PassThrough:
     def __init__(self, upstream: str) -> None:
         self.upstream = upstream
-        self.session: aiohttp.ClientSession | None = None
+        self.session: Http1Session | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -42,14 +43,15 @@ class PassThrough:
             if not message.get("more_body"):
                 break
         if self.session is None:
-            self.session = aiohttp.ClientSession()
+            self.session = Http1Session(self.upstream, 512, connect_timeout=5.0)
         if scope["method"] == "GET":
             status, body = 200, b"{}"  # readiness
         else:
             url = self.upstream + scope["path"]
             headers = {"content-type": "application/json"}
-            async with self.session.post(url, data=b"".join(parts), headers=headers) as answer:
-                status, body = answer.status, await answer.read()
+            answer = await self.session.post(url, data=b"".join(parts), headers=headers)
+            status = answer.status
+            body = b"".join([part async for part in answer.content.iter_any()])
         headers = [*ANSWER_HEADERS, (b"content-length", str(len(body)).encode())]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
