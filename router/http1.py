@@ -465,8 +465,12 @@ class Http1Session:
         self._open: set[_Connection] = set()
         self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], bytes] = {}
 
-    async def post(self, url: str, data: bytes, headers: dict[str, str]) -> Response:
-        """Send; return once the answer's head is here (its body is read from the response)."""
+    async def post(self, url: str, data: bytes, headers: dict[str, str], allow_redirects: bool = False) -> Response:
+        """Send; return once the answer's head is here (its body is read from the response).
+        A redirect is never followed (`allow_redirects` is aiohttp's argument, taken for the
+        caller's sake: it may only be False)."""
+        if allow_redirects:
+            raise ValueError("this client does not follow redirects")
         return await self._request("POST", url, data, headers)
 
     @asynccontextmanager

@@ -35,7 +35,7 @@ class UpstreamFailure(Exception):
     """The upstream did not answer usefully before its first byte reached the client.
 
     `kind` is one of: connect, timeout, disconnected, status, invalid_answer (a 2xx whose body
-    is an error object or not JSON). With `status`, the upstream's own status, body and
+    is an error object or not JSON, or a redirect). With `status`, the upstream's own status, body and
     Retry-After are kept so that they can be relayed unchanged.
     """
 
@@ -168,8 +168,13 @@ class Upstream:
         try:
             async with asyncio.timeout(timeouts.first_byte):
                 response = await self._session.post(
-                    self._url, data=body, headers=self._stream_headers if stream else self._headers
+                    self._url,
+                    data=body,
+                    headers=self._stream_headers if stream else self._headers,
+                    allow_redirects=False,
                 )
+                if 300 <= response.status < 400:
+                    raise self._redirected(response)
                 if response.status >= 400 or not stream:
                     payload = await self._read_bounded(response)
                     response.release()
@@ -206,6 +211,18 @@ class Upstream:
             content_type=response.headers.get("Content-Type", "text/event-stream"),
             stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit),
             first_byte_s=time.perf_counter() - started,
+        )
+
+    def _redirected(self, response: Response) -> UpstreamFailure:
+        # A redirect is not followed: a POST sent again elsewhere (or turned into a GET, as
+        # 301 and 302 are by browsers) is not the step the agent asked for, and a base URL that
+        # redirects is a setting to mend, said plainly.
+        response.close()
+        location = response.headers.get("Location", "")
+        return UpstreamFailure(
+            self.name,
+            "invalid_answer",
+            f"HTTP {response.status}: the upstream redirects to {location!r}; set its base_url to the final address",
         )
 
     async def _read_bounded(self, response: Response) -> bytes:

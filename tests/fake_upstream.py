@@ -137,9 +137,7 @@ class FakeUpstream:
             record.disconnected = True
             raise
 
-    async def _answer(
-        self, request: web.Request, body: dict[str, Any], how: dict[str, Any]
-    ) -> web.StreamResponse:
+    async def _answer(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
         if how.get("kind") == "agent":
             # An agent's next step: the n-th scripted command, n = assistant turns so far.
             turns = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
@@ -226,9 +224,7 @@ class FakeUpstream:
         }
         return b"data: " + orjson.dumps(chunk) + b"\n\n"
 
-    async def _stream(
-        self, request: web.Request, body: dict[str, Any], how: dict[str, Any]
-    ) -> web.StreamResponse:
+    async def _stream(self, request: web.Request, body: dict[str, Any], how: dict[str, Any]) -> web.StreamResponse:
         kind = how.get("kind", "text")
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
@@ -254,9 +250,7 @@ class FakeUpstream:
                 )
             )
             for part in (arguments[:half], arguments[half:]):
-                events.append(
-                    self._chunk(body, {"tool_calls": [{"index": 0, "function": {"arguments": part}}]})
-                )
+                events.append(self._chunk(body, {"tool_calls": [{"index": 0, "function": {"arguments": part}}]}))
             finish = "tool_calls"
         else:
             words = how.get("text", f"hello from {self.name}").split(" ")

@@ -101,7 +101,9 @@ class ScriptedSession:
     def push(self, *behaviours: dict[str, Any]) -> None:
         self.script.extend(behaviours)
 
-    async def post(self, url: str, data: bytes, headers: dict[str, str]) -> ScriptedResponse:
+    async def post(
+        self, url: str, data: bytes, headers: dict[str, str], allow_redirects: bool = True
+    ) -> ScriptedResponse:
         body = orjson.loads(data)
         received = Received(body, headers)
         self.received.append(received)

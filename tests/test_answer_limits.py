@@ -175,3 +175,25 @@ def test_waiting_for_the_end_of_an_event_costs_linear_time() -> None:
     assert elapsed < 0.5, elapsed
     with pytest.raises(EventTooLong):
         _Observer(max_event_bytes=4096).feed(b"data: " + b"u" * 5000)
+
+
+@pytest.mark.parametrize("status", [301, 307, 308])
+def test_a_redirecting_upstream_is_a_failure_said_plainly(
+    status: int,
+    make_gateway: Callable[..., GatewayServer],
+    raw_upstream: Callable[..., RawUpstream],
+    client: httpx.Client,
+) -> None:
+    async def redirect(request: web.Request) -> web.StreamResponse:
+        await request.read()
+        return web.Response(status=status, headers={"Location": "https://elsewhere.example/v1/chat/completions"})
+
+    upstream = raw_upstream({("POST", "/v1/chat/completions"): redirect})
+    server = make_gateway(routes=EDGE_ONLY, edge_url=upstream.base_url)
+    response = chat(client, server.url)
+    assert response.status_code == 502, response.text
+    message = response.json()["error"]["message"]
+    assert f"HTTP {status}" in message and "https://elsewhere.example" in message and "base_url" in message
+    # With failover on, the other upstream answers the step.
+    failing_over = make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}}, edge_url=upstream.base_url)
+    assert chat(client, failing_over.url).status_code == 200

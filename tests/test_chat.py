@@ -111,9 +111,7 @@ def test_tool_call_survives_streaming(gateway: GatewayServer, client: httpx.Clie
     assert "".join(tc["function"]["arguments"] for tc in calls) == arguments
 
 
-def test_session_id_names_the_trajectory_and_steps_count(
-    gateway: GatewayServer, client: httpx.Client
-) -> None:
+def test_session_id_names_the_trajectory_and_steps_count(gateway: GatewayServer, client: httpx.Client) -> None:
     for expected_step in (1, 2, 3):
         history = [{"role": "user", "content": "hi"}, *[{"role": "assistant", "content": "ok"}] * (expected_step - 1)]
         response = client.post(
@@ -164,10 +162,7 @@ def test_forced_targets_by_model_name_and_header(
     gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
     response = chat(client, gateway.url, model="tandem/cloud")
-    assert (
-        response.headers["x-tandem-target"] == "cloud"
-        and response.headers["x-tandem-route"] == "tandem/cloud"
-    )
+    assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-route"] == "tandem/cloud"
     response = client.post(
         f"{gateway.url}/v1/chat/completions",
         json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},

@@ -20,9 +20,17 @@ from tests.gateway_server import GatewayServer
 OVERFLOW = "This model's maximum context length is 2048 tokens. However, you requested 5000 tokens (4900 in the messages, 100 in the completion)."
 # vLLM's own shape: its code is the status, not context_length_exceeded.
 VLLM_OVERFLOW = {"error": {"message": OVERFLOW, "type": "BadRequestError", "param": None, "code": 400}}
-RATE_LIMIT = {"error": {"message": "Rate limit reached", "type": "requests", "param": None, "code": "rate_limit_exceeded"}}
-TOOLS = [{"type": "function", "name": "shell", "description": "run a command",
-          "parameters": {"type": "object", "properties": {"command": {"type": "string"}}}}]
+RATE_LIMIT = {
+    "error": {"message": "Rate limit reached", "type": "requests", "param": None, "code": "rate_limit_exceeded"}
+}
+TOOLS = [
+    {
+        "type": "function",
+        "name": "shell",
+        "description": "run a command",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
+    }
+]
 
 
 @pytest.fixture()
@@ -68,12 +76,16 @@ def test_responses_streamed_context_overflow_is_a_failed_response_codex_recognis
 def test_responses_text_and_function_call_stay_one_assistant_message(
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:
-    oai(gateway).responses.create(model="tandem", tools=TOOLS, input=[  # type: ignore[arg-type]
-        {"role": "user", "content": "list files"},
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "I will run ls."}]},
-        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"command":"ls"}'},
-        {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
-    ])
+    oai(gateway).responses.create(
+        model="tandem",
+        tools=TOOLS,
+        input=[  # type: ignore[arg-type]
+            {"role": "user", "content": "list files"},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "I will run ls."}]},
+            {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": '{"command":"ls"}'},
+            {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+        ],
+    )
     sent = edge.received[0].body["messages"]
     assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
     assert sent[1]["content"] == "I will run ls." and sent[1]["tool_calls"][0]["id"] == "c1"
@@ -95,11 +107,15 @@ def test_responses_steps_without_a_session_stitch_into_one_trajectory(
 
 
 def test_codex_developer_messages_become_one_leading_system_message(gateway: GatewayServer, edge: FakeUpstream) -> None:
-    oai(gateway).responses.create(model="tandem", instructions="You are Codex.", input=[  # type: ignore[arg-type]
-        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<permissions>"}]},
-        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<skills>"}]},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]},
-    ])
+    oai(gateway).responses.create(
+        model="tandem",
+        instructions="You are Codex.",
+        input=[  # type: ignore[arg-type]
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<permissions>"}]},
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<skills>"}]},
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the bug"}]},
+        ],
+    )
     assert edge.received[0].body["messages"] == [
         {"role": "system", "content": "You are Codex.\n\n<permissions>\n\n<skills>"},
         {"role": "user", "content": "fix the bug"},
@@ -115,8 +131,15 @@ def test_previous_response_id_is_refused_not_ignored(gateway: GatewayServer, edg
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("stream", "yes"), ("max_output_tokens", "x"), ("temperature", "hot"), ("tools", {}), ("input", 3),
-     ("instructions", ["a"]), ("parallel_tool_calls", "no")],
+    [
+        ("stream", "yes"),
+        ("max_output_tokens", "x"),
+        ("temperature", "hot"),
+        ("tools", {}),
+        ("input", 3),
+        ("instructions", ["a"]),
+        ("parallel_tool_calls", "no"),
+    ],
 )
 def test_responses_mistyped_fields_are_a_400_naming_the_field(
     gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client, field: str, value: Any
@@ -159,17 +182,29 @@ def test_messages_context_overflow_is_worded_as_claude_code_expects(strict: Gate
 
 
 def test_claude_code_system_blocks_are_joined_with_a_separator(gateway: GatewayServer, edge: FakeUpstream) -> None:
-    ant(gateway).messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}], system=[
-        {"type": "text", "text": "You are Claude Code."},
-        {"type": "text", "text": "Be concise.", "cache_control": {"type": "ephemeral"}},
-    ])
+    ant(gateway).messages.create(
+        model="tandem",
+        max_tokens=8,
+        messages=[{"role": "user", "content": "hi"}],
+        system=[
+            {"type": "text", "text": "You are Claude Code."},
+            {"type": "text", "text": "Be concise.", "cache_control": {"type": "ephemeral"}},
+        ],
+    )
     assert edge.received[0].body["messages"][0] == {"role": "system", "content": "You are Claude Code.\n\nBe concise."}
 
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("stream", "yes"), ("max_tokens", "64"), ("max_tokens", True), ("temperature", "hot"), ("tools", {}),
-     ("system", 5), ("stop_sequences", "END")],
+    [
+        ("stream", "yes"),
+        ("max_tokens", "64"),
+        ("max_tokens", True),
+        ("temperature", "hot"),
+        ("tools", {}),
+        ("system", 5),
+        ("stop_sequences", "END"),
+    ],
 )
 def test_messages_mistyped_fields_are_a_400_naming_the_field(
     gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client, field: str, value: Any

@@ -87,9 +87,7 @@ def test_openai_sdk_raises_on_a_mid_stream_failure(gateway: GatewayServer, edge:
             pass
 
 
-def test_openai_sdk_sees_upstream_errors_with_their_status(
-    gateway: GatewayServer, edge: FakeUpstream
-) -> None:
+def test_openai_sdk_sees_upstream_errors_with_their_status(gateway: GatewayServer, edge: FakeUpstream) -> None:
     message = "This model's maximum context length is 2048 tokens. However, you requested 5000 tokens"
     edge.push(
         {
@@ -222,11 +220,13 @@ def test_mini_swe_agent_without_a_session_is_stitched_into_one_trajectory(
     server = make_gateway(routes={"tandem": {"strategy": "edge"}})  # type: ignore[operator]
     edge.default = {"kind": "agent", "commands": ["ls", "echo hi", "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"]}
     model = LitellmModel(
-        model_name="openai/tandem", model_kwargs={"api_base": server.base_url, "api_key": "unused"},
+        model_name="openai/tandem",
+        model_kwargs={"api_base": server.base_url, "api_key": "unused"},
         cost_tracking="ignore_errors",
     )
-    agent = DefaultAgent(model, LocalEnvironment(cwd=str(tmp_path)), system_template="sys",
-                         instance_template="{{task}}", step_limit=6)
+    agent = DefaultAgent(
+        model, LocalEnvironment(cwd=str(tmp_path)), system_template="sys", instance_template="{{task}}", step_limit=6
+    )
     assert agent.run(task="say hi")["exit_status"] == "Submitted"
     with httpx.Client() as http:
         listed = http.get(f"{server.url}/v1/trajectories").json()["data"]

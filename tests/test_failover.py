@@ -26,10 +26,7 @@ def test_connection_refused_fails_over_to_the_other_target(
     assert response.headers["x-tandem-fallback"] == "true"
     assert response.headers["x-tandem-reason"] == "route_fixed"
     metrics = client.get(f"{server.url}/metrics").text
-    assert (
-        'tandem_fallbacks_total{from_target="edge",kind="connect",route="tandem",to_target="cloud"} 1.0'
-        in metrics
-    )
+    assert 'tandem_fallbacks_total{from_target="edge",kind="connect",route="tandem",to_target="cloud"} 1.0' in metrics
 
 
 def test_streamed_step_fails_over_when_the_stream_dies_before_its_first_byte(
@@ -171,8 +168,7 @@ def test_client_disconnect_cancels_the_upstream_stream(
     assert wait_until(
         lambda: (
             client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][:1]
-            and client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][0]["status"]
-            == "cancelled"
+            and client.get(f"{gateway.url}/v1/trajectories/leaver").json()["records"][0]["status"] == "cancelled"
         )
     ), "the cancelled step was not recorded"
 

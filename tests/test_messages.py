@@ -13,8 +13,13 @@ from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
 MakeGateway = Callable[..., GatewayServer]
-TOOLS = [{"name": "bash", "description": "run a command",
-          "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}]
+TOOLS = [
+    {
+        "name": "bash",
+        "description": "run a command",
+        "input_schema": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+    }
+]
 
 
 def sdk(server: GatewayServer, key: str = "unused") -> anthropic.Anthropic:
@@ -39,18 +44,31 @@ def test_plain_text(gateway: GatewayServer, edge: FakeUpstream) -> None:
 def test_tool_use_and_tool_result_round_trip(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"kind": "tool_call", "name": "bash", "arguments": '{"command": "ls"}'}, {"text": "done"})
     client = sdk(gateway)
-    first = client.messages.create(model="tandem", max_tokens=64, tools=TOOLS,  # type: ignore[arg-type]
-                                   tool_choice={"type": "any"}, messages=[{"role": "user", "content": "list"}])
+    first = client.messages.create(
+        model="tandem",
+        max_tokens=64,
+        tools=TOOLS,  # type: ignore[arg-type]
+        tool_choice={"type": "any"},
+        messages=[{"role": "user", "content": "list"}],
+    )
     use = first.content[0]
     assert use.type == "tool_use" and use.name == "bash" and use.input == {"command": "ls"}
     assert first.stop_reason == "tool_use"
     assert edge.received[0].body["tools"][0]["function"]["parameters"]["required"] == ["command"]
     assert edge.received[0].body["tool_choice"] == "required"
-    client.messages.create(model="tandem", max_tokens=64, tools=TOOLS, messages=[  # type: ignore[arg-type]
-        {"role": "user", "content": "list"},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": use.id, "name": "bash", "input": {"command": "ls"}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "a.py b.py"}]},
-    ])
+    client.messages.create(
+        model="tandem",
+        max_tokens=64,
+        tools=TOOLS,
+        messages=[  # type: ignore[arg-type]
+            {"role": "user", "content": "list"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": use.id, "name": "bash", "input": {"command": "ls"}}],
+            },
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": use.id, "content": "a.py b.py"}]},
+        ],
+    )
     sent = edge.received[1].body["messages"]
     assert sent[1]["tool_calls"][0]["function"] == {"name": "bash", "arguments": '{"command":"ls"}'}
     assert sent[2] == {"role": "tool", "tool_call_id": use.id, "content": "a.py b.py"}
@@ -63,8 +81,12 @@ def test_streamed_text_and_tool_use(gateway: GatewayServer, edge: FakeUpstream) 
         text = "".join(stream.text_stream)
         final = stream.get_final_message()
     assert text == "one two three" and final.stop_reason == "end_turn"
-    with client.messages.stream(model="tandem", max_tokens=64, tools=TOOLS,  # type: ignore[arg-type]
-                                messages=[{"role": "user", "content": "test"}]) as stream:
+    with client.messages.stream(
+        model="tandem",
+        max_tokens=64,
+        tools=TOOLS,  # type: ignore[arg-type]
+        messages=[{"role": "user", "content": "test"}],
+    ) as stream:
         final = stream.get_final_message()
     assert final.content[0].type == "tool_use" and final.content[0].input == {"command": "pytest -q"}
     assert final.stop_reason == "tool_use"
@@ -75,33 +97,46 @@ def test_errors_are_anthropic_shaped(gateway: GatewayServer) -> None:
     with pytest.raises(anthropic.NotFoundError, match="tandem/edge"):
         client.messages.create(model="claude-x", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
     with httpx.Client() as http:
-        response = http.post(f"{gateway.url}/v1/messages", json={"model": "tandem", "messages": [{"role": "user", "content": "x"}]})
+        response = http.post(
+            f"{gateway.url}/v1/messages", json={"model": "tandem", "messages": [{"role": "user", "content": "x"}]}
+        )
     assert response.status_code == 400
-    assert response.json() == {"type": "error", "error": {"type": "invalid_request_error",
-                                                          "message": "'max_tokens' is required and must be an integer"}}
+    assert response.json() == {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": "'max_tokens' is required and must be an integer"},
+    }
 
 
 def test_x_api_key_and_count_tokens(make_gateway: MakeGateway) -> None:
     server = make_gateway(client_api_keys=["sk-claude"])
     with pytest.raises(anthropic.AuthenticationError):
         sdk(server, "wrong").messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
-    assert sdk(server, "sk-claude").messages.create(
-        model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
-    ).content[0].text
-    counted = sdk(server, "sk-claude").messages.count_tokens(model="tandem", messages=[{"role": "user", "content": "hi " * 40}])
+    assert (
+        sdk(server, "sk-claude")
+        .messages.create(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}])
+        .content[0]
+        .text
+    )
+    counted = sdk(server, "sk-claude").messages.count_tokens(
+        model="tandem", messages=[{"role": "user", "content": "hi " * 40}]
+    )
     assert counted.input_tokens > 10
 
 
 def test_a_mid_stream_failure_ends_with_an_error_event(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
     with httpx.Client() as http:
-        response = http.post(f"{gateway.url}/v1/messages", json={
-            "model": "tandem", "max_tokens": 8, "stream": True, "messages": [{"role": "user", "content": "hi"}]})
-    events = [line[len("event: "):] for line in response.text.splitlines() if line.startswith("event: ")]
+        response = http.post(
+            f"{gateway.url}/v1/messages",
+            json={"model": "tandem", "max_tokens": 8, "stream": True, "messages": [{"role": "user", "content": "hi"}]},
+        )
+    events = [line[len("event: ") :] for line in response.text.splitlines() if line.startswith("event: ")]
     assert events[0] == "message_start" and events[-1] == "error" and "message_stop" not in events
     with pytest.raises(anthropic.APIStatusError):
         edge.push({"kind": "drop", "after": 2, "text": "a b c d"})
-        with sdk(gateway).messages.stream(model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]) as s:
+        with sdk(gateway).messages.stream(
+            model="tandem", max_tokens=8, messages=[{"role": "user", "content": "hi"}]
+        ) as s:
             s.get_final_message()
 
 

@@ -32,8 +32,9 @@ def aliased(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
 
 
 def route_of(client: httpx.Client, server: GatewayServer, model: str) -> str:
-    response = client.post(f"{server.url}/v1/chat/completions",
-                           json={"model": model, "messages": [{"role": "user", "content": model}]})
+    response = client.post(
+        f"{server.url}/v1/chat/completions", json={"model": model, "messages": [{"role": "user", "content": model}]}
+    )
     assert response.status_code == 200, response.text
     return response.headers["x-tandem-route"]
 
@@ -54,7 +55,9 @@ def test_discovery_lists_the_concrete_names_claude_code_keeps(aliased: GatewaySe
     assert {"claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6", "gpt-5-codex", "tandem"} <= set(ids)
     # Claude Code keeps the ids that name Claude models: the aliases' names are among them.
     assert [i for i in ids if i.startswith("claude-") and i != "claude-exact"] == [
-        "claude-haiku-4-5", "claude-sonnet-4-6", "claude-opus-4-6"
+        "claude-haiku-4-5",
+        "claude-sonnet-4-6",
+        "claude-opus-4-6",
     ]
     assert len(ids) == len(set(ids))
 
@@ -62,16 +65,21 @@ def test_discovery_lists_the_concrete_names_claude_code_keeps(aliased: GatewaySe
 def test_side_calls_on_a_small_model_are_steps_of_the_same_trajectory(
     aliased: GatewayServer, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
-    client = anthropic.Anthropic(base_url=aliased.url, api_key="unused",
-                                 default_headers={"X-Claude-Code-Session-Id": "cc-side"})
+    client = anthropic.Anthropic(
+        base_url=aliased.url, api_key="unused", default_headers={"X-Claude-Code-Session-Id": "cc-side"}
+    )
     client.messages.create(model="claude-sonnet-4-6", max_tokens=16, messages=[{"role": "user", "content": "fix it"}])
-    client.messages.create(model="claude-haiku-4-5", max_tokens=16,
-                           messages=[{"role": "user", "content": "a title for: fix it"}])
+    client.messages.create(
+        model="claude-haiku-4-5", max_tokens=16, messages=[{"role": "user", "content": "a title for: fix it"}]
+    )
     assert len(cloud.received) == 1 and len(edge.received) == 1
     with httpx.Client() as http:
         assert wait_until(lambda: len(http.get(f"{aliased.url}/v1/trajectories/cc-side").json()["records"]) == 2)
         records = http.get(f"{aliased.url}/v1/trajectories/cc-side").json()["records"]
-    assert [(r["step"], r["route"], r["target"]) for r in records] == [(1, "tandem", "cloud"), (2, "tandem/edge", "edge")]
+    assert [(r["step"], r["route"], r["target"]) for r in records] == [
+        (1, "tandem", "cloud"),
+        (2, "tandem/edge", "edge"),
+    ]
 
 
 def test_an_alias_naming_no_route_stops_start_up() -> None:

@@ -48,9 +48,7 @@ def _cloud_cost(prompt: int, cached: int) -> float:
 
 
 def test_a_provider_without_a_cache(make_gateway: Callable[..., GatewayServer], client: httpx.Client) -> None:
-    server = make_gateway(
-        routes={"tandem": {"strategy": "edge"}}, upstream_overrides={"cloud": {"prompt_cache": None}}
-    )
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, upstream_overrides={"cloud": {"prompt_cache": None}})
     _step(client, server, 2000)
     _step(client, server, 2500)
     records = client.get(f"{server.url}/v1/trajectories/cached-run").json()["records"]

@@ -29,6 +29,7 @@ def test_two_replicas_share_one_trajectory(make_gateway: MakeGateway, client: ht
     assert all(isinstance(r.gateway.tracker.store, ResilientStore) for r in replicas)
     steps = [int(step(client, replicas[turn % 2], "shared", turn).headers["x-tandem-step"]) for turn in range(6)]
     assert steps == [1, 2, 3, 4, 5, 6]
+
     # Step records are written off the request path by the replica that answered; a read on
     # the other replica sees them within moments, not necessarily at once.
     def views() -> list[dict[str, object]]:
@@ -55,7 +56,7 @@ def test_redis_going_away_degrades_to_memory_and_recovers(
         degraded = step(client, server, "r", 1)
         assert degraded.status_code == 200  # the agent never sees the store's failure
         metrics = client.get(f"{server.url}/metrics").text
-        assert 'tandem_store_errors_total{operation=' in metrics
+        assert "tandem_store_errors_total{operation=" in metrics
         own.start()  # same port: Redis is back
         assert wait_until(lambda: clock.sleeping == 1) and clock.slept == [1.0]  # the breaker: 1 s
         assert step(client, server, "early", 0).status_code == 200

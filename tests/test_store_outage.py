@@ -25,12 +25,12 @@ MakeGateway = Callable[..., GatewayServer]
 EMAIL = "jane.doe@example.com"
 
 
-
 def store_outages(metrics: str) -> float:
     """The sum of tandem_store_errors_total (its series start at zero, so presence says nothing)."""
     return sum(
         float(line.rsplit(" ", 1)[1]) for line in metrics.splitlines() if line.startswith("tandem_store_errors_total{")
     )
+
 
 def ask(client: httpx.Client, server: GatewayServer, session: str, turn: int, content: str = "task") -> httpx.Response:
     messages: list[dict[str, Any]] = [{"role": "user", "content": content}]

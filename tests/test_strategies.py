@@ -78,10 +78,16 @@ def test_misconfigured_strategies_name_the_route_and_key(route_settings: dict[st
 def test_flattened_transcripts_keep_every_call_and_mark_cuts() -> None:
     from router.context import flatten
 
-    long_text = {"role": "assistant", "content": "x" * 5000, "tool_calls": [
-        {"id": "1", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}]}
+    long_text = {
+        "role": "assistant",
+        "content": "x" * 5000,
+        "tool_calls": [{"id": "1", "type": "function", "function": {"name": "run_tests", "arguments": "{}"}}],
+    }
     assert "[calls run_tests({})]" in flatten([long_text], 20_000)
-    big = {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "2", "type": "function", "function": {"name": "write_file", "arguments": "y" * 6000}}]}
+    big = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "2", "type": "function", "function": {"name": "write_file", "arguments": "y" * 6000}}],
+    }
     flat = flatten([big], 20_000)
     assert "more chars)" in flat and flat.endswith(")]")

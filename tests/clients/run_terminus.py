@@ -46,12 +46,20 @@ class LocalTerminal:
         user: str | int | None = None,
     ) -> ExecResult:
         process = await asyncio.create_subprocess_exec(
-            "bash", "-c", self._local(command), cwd=cwd or self.work, env={**self.env, **(env or {})},
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            "bash",
+            "-c",
+            self._local(command),
+            cwd=cwd or self.work,
+            env={**self.env, **(env or {})},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         out, err = await asyncio.wait_for(process.communicate(), timeout_sec)
-        return ExecResult(stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"),
-                          return_code=process.returncode or 0)
+        return ExecResult(
+            stdout=out.decode(errors="replace"),
+            stderr=err.decode(errors="replace"),
+            return_code=process.returncode or 0,
+        )
 
     async def is_dir(self, path: str, user: str | int | None = None) -> bool:
         return (await self.exec(f"test -d {shlex.quote(path)}")).return_code == 0

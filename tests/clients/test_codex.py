@@ -26,8 +26,17 @@ def codex(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, P
     work.mkdir(exist_ok=True)
     provider = f'{{name="tandem", base_url="{server.url}/v1", wire_api="responses", env_key="TANDEM_KEY"}}'
     command = [
-        str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox",
-        "-c", "model_provider=tandem", "-c", f"model_providers.tandem={provider}", "-m", "gpt-5-codex", task,
+        str(binary),
+        "exec",
+        "--skip-git-repo-check",
+        "--dangerously-bypass-approvals-and-sandbox",
+        "-c",
+        "model_provider=tandem",
+        "-c",
+        f"model_providers.tandem={provider}",
+        "-m",
+        "gpt-5-codex",
+        task,
     ]
     env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home"), "TANDEM_KEY": "unused"}
     (tmp_path / "codex-home").mkdir(exist_ok=True)

@@ -33,7 +33,7 @@ def openhands(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[st
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
-    return json.loads(lines[-1][len("RESULT "):]), output, work
+    return json.loads(lines[-1][len("RESULT ") :]), output, work
 
 
 def test_openhands_two_steps_with_a_tool_round_trip_after_an_upstream_error(

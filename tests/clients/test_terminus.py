@@ -19,9 +19,12 @@ from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
 SCRIPT = Path(__file__).with_name("run_terminus.py")
-WRITE = {"analysis": "nothing yet", "plan": "write the file",
-         "commands": [{"keystrokes": "echo tandem > proof.txt && cat proof.txt\n", "duration": 0.5}],
-         "task_complete": False}
+WRITE = {
+    "analysis": "nothing yet",
+    "plan": "write the file",
+    "commands": [{"keystrokes": "echo tandem > proof.txt && cat proof.txt\n", "duration": 0.5}],
+    "task_complete": False,
+}
 DONE = {"analysis": "the file is written", "plan": "", "commands": [], "task_complete": True}
 
 
@@ -42,7 +45,7 @@ def terminus(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
-    return json.loads(lines[-1][len("RESULT "):]), output, work
+    return json.loads(lines[-1][len("RESULT ") :]), output, work
 
 
 def test_terminus_runs_commands_in_its_terminal_after_an_upstream_error(
