@@ -144,27 +144,27 @@ class Response:
         "_head",
         "_head_bytes",
         "_interim",
+        "_parser",
         "_parts",
         "_size",
         "_tail",
         "_until_close",
         "_waiter",
-        "content",
         "content_length",
         "done",
         "headers",
         "keep_alive",
-        "parser",
         "received",
         "status",
     )
 
     def __init__(self, connection: _Connection) -> None:
         self._connection: _Connection | None = connection
-        self.parser = httptools.HttpResponseParser(self)
+        # The parser calls back into this object, so each holds the other: the reference is
+        # dropped once the answer settles, or every call would leave a cycle for the collector.
+        self._parser: httptools.HttpResponseParser | None = httptools.HttpResponseParser(self)
         self.status = 0
         self.headers = Headers()
-        self.content = Content(self)
         self.content_length: int | None = None
         self.keep_alive = False
         self.done = False  # the whole answer has been parsed
@@ -200,14 +200,16 @@ class Response:
     def on_headers_complete(self) -> None:
         if self.done:
             return
-        status = self.parser.get_status_code()
+        parser = self._parser
+        assert parser is not None
+        status = parser.get_status_code()
         if 100 <= status < 200:
             # An interim answer (103 Early Hints): the real one follows on the same connection.
             self._interim = True
             self.headers = Headers()
             return
         self.status = status
-        self.keep_alive = self.parser.should_keep_alive()
+        self.keep_alive = parser.should_keep_alive()
         declared = self.headers.get("content-length")
         if declared is not None and declared.isdigit():
             self.content_length = int(declared)
@@ -242,7 +244,10 @@ class Response:
     def feed(self, data: bytes) -> None:
         self.received = True
         try:
-            self.parser.feed_data(data)
+            parser = self._parser
+            if parser is None:
+                return
+            parser.feed_data(data)
             if not self._head.done():
                 # The parser holds a header's pieces itself until the header ends: count every
                 # byte of an unfinished head, or one endless header would grow without bound.
@@ -291,6 +296,11 @@ class Response:
         self._wake()
 
     # The reader's side.
+
+    @property
+    def content(self) -> Content:
+        """The body as it arrives (made on each use: a reference kept here would be a cycle)."""
+        return Content(self)
 
     @property
     def buffered(self) -> int:
@@ -367,6 +377,7 @@ class Response:
             self._wake()
 
     def _settle(self, reusable: bool) -> None:
+        self._parser = None
         connection, self._connection = self._connection, None
         if connection is not None:
             connection.finished(reusable)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import gzip
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -386,3 +387,35 @@ async def test_a_header_with_a_line_break_is_refused(server: ByteServer) -> None
 def test_only_plain_http_urls_are_taken() -> None:
     with pytest.raises(ValueError, match="only http://"):
         Http1Session("https://api.example.com/v1", 4, 1.0)
+
+
+async def test_calls_leave_no_cyclic_garbage(server: ByteServer) -> None:
+    # Each call's objects are freed by reference counting alone: garbage the cyclic collector
+    # must find costs every process a pause that grows with its heap.
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    session = session_for(server)
+    await read_all(await session.post(server.url, data=b"{}", headers={}))  # the pool's connection made
+    server.scripts = [
+        answer(b'{"a":1}'),
+        raw(head, b"2\r\nok\r\n0\r\n\r\n", keep=True),
+        answer(b"{}", status="500 Oops"),
+    ]
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        for _ in range(3):
+            response = await session.post(server.url, data=b"{}", headers={"Content-Type": "application/json"})
+            await read_all(response)
+            response.release()
+            del response
+        gc.collect()
+        left = [
+            type(o).__name__ for o in gc.garbage if type(o).__module__ == "router.http1" or "Parser" in type(o).__name__
+        ]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert left == []
+    await session.close()
