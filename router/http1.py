@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import cast, overload
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import httptools
 
@@ -103,9 +103,11 @@ class _Origin:
 
 
 def _path_of(url: str) -> str:
+    # Percent-encoded as yarl (aiohttp) does: a space or a non-ASCII letter in a configured
+    # path must not break the request line; what is encoded already stays as it is.
     parts = urlsplit(url)
-    path = parts.path or "/"
-    return f"{path}?{parts.query}" if parts.query else path
+    path = quote(parts.path or "/", safe="/%:@!$&'()*+,;=-._~")
+    return f"{path}?{quote(parts.query, safe='/?%:@!$&()*+,;=-._~')}" if parts.query else path
 
 
 def _checked(text: str) -> str:
@@ -418,6 +420,8 @@ class _Connection(asyncio.Protocol):
         response.feed(data)
 
     def eof_received(self) -> bool:
+        # The upstream is closing: not for another request, even before connection_lost.
+        self.closed = True
         return False  # close: a half-closed upstream connection is of no further use
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -549,7 +553,9 @@ class Http1Session:
         if head is None:
             lines = [f"{method} {_checked(_path_of(url))} HTTP/1.1\r\n", self._origin.host_line]
             lines += [f"{_checked(name)}: {_checked(value)}\r\n" for name, value in headers.items()]
-            head = "".join(lines).encode("latin-1")
+            # UTF-8, not Latin-1: a value outside Latin-1 (a key pasted with a typographic
+            # quote) goes as its bytes, and the upstream says what it makes of it.
+            head = "".join(lines).encode("utf-8")
             if len(self._heads) < 64:  # the callers send a handful of distinct heads
                 self._heads[key] = head
         return head

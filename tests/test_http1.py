@@ -419,3 +419,13 @@ async def test_calls_leave_no_cyclic_garbage(server: ByteServer) -> None:
         gc.enable()
     assert left == []
     await session.close()
+
+
+async def test_a_path_is_percent_encoded_once(server: ByteServer) -> None:
+    session = session_for(server)
+    base = f"http://127.0.0.1:{server.port}"
+    for url in (f"{base}/v1/chat completions", f"{base}/v1/chat%20completions?x=a b"):
+        await read_all(await session.post(url, data=b"{}", headers={}))
+    lines = [request.head.split(b"\r\n")[0] for request in server.requests]
+    assert lines == [b"POST /v1/chat%20completions HTTP/1.1", b"POST /v1/chat%20completions?x=a%20b HTTP/1.1"]
+    await session.close()
