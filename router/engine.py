@@ -261,7 +261,12 @@ class Engine:
             upstream = self.upstreams[target]
             step.upstream = None
             raw = await self._raw_for(step, target)
-            body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params, raw)
+            if target == "cloud" and step.sent_encoded is not None:
+                body, dropped = step.request.body_with_messages(
+                    upstream.model, upstream.drop_params, raw, step.sent_encoded
+                )
+            else:
+                body, dropped = step.request.upstream_body(upstream.model, upstream.drop_params, raw)
             for key in dropped:
                 self.metrics.dropped_params.labels(upstream.name, key).inc()
             step.upstream, step.upstream_bytes, step.fallback = target, len(body), attempt > 0
@@ -295,5 +300,6 @@ class Engine:
             if sent is not raw["messages"]:  # else the body can go as the client's bytes
                 raw = {**raw, "messages": sent}
             step.sent_to_cloud = sent
+            step.sent_encoded = step.privacy.outgoing_encoded
             await step.privacy.commit()
         return raw

@@ -35,6 +35,7 @@ class Step:
     # Privacy, a constraint or a header asking for the edge forbids the cloud: no failover to it.
     cloud_forbidden: bool = False
     sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
+    sent_encoded: list[bytes] | None = None  # their JSON each, where they were redacted
     # The main call in flight: its target, the bytes sent, whether it is the failover attempt
     # (what a step that ends without an answer is recorded and charged for).
     upstream: Target | None = None

@@ -183,3 +183,37 @@ async def test_a_keep_local_step_makes_no_inner_cloud_call() -> None:
         env.edge.push({"kind": "tool_call", "name": "advisor", "arguments": "{}"}, {"text": "final"})
         result = await env.run(messages=[TASK])
         assert result.facts is not None and result.facts.target == "edge" and not env.cloud.received
+
+
+@pytest.mark.parametrize("privacy", ["redact", "allow"])
+async def test_a_redacted_history_is_encoded_once_per_message(privacy: str) -> None:
+    # A redacting route keeps each message's redacted JSON from the step that first redacted
+    # it, and a later step's body joins them: what the cloud receives is the redacted history
+    # as a whole encoding of it would give. A route that sends the messages as they are keeps
+    # no encoding (the client's bytes go).
+    async with in_process(route(privacy)) as env:
+        history: list[dict[str, Any]] = [TASK]
+        for number in range(3):
+            env.cloud.push({"text": f"step {number}"})
+            result = await env.run(messages=history, temperature=0.2, stream=False)
+            assert isinstance(result, Answer)
+            sent = env.cloud.received[-1].body
+            assert sent["temperature"] == 0.2 and sent["model"] == "cloud-model"
+            if privacy == "redact":
+                assert EMAIL not in orjson.dumps(sent).decode()
+            history = [
+                *history,
+                result.completion["choices"][0]["message"],
+                {"role": "user", "content": f"{EMAIL} ok?"},
+            ]
+        trajectory = await env.engine.tracker.store.get("s1")
+        assert trajectory is not None
+        memo = env.engine.privacy_memo.get(trajectory.id)
+        assert memo is not None
+        (track,) = memo.tracks.values()
+        encoded = [item.encoded for item in track.items]
+        if privacy == "redact":
+            assert encoded == [orjson.dumps(item.redacted) for item in track.items]
+            assert [orjson.loads(e) for e in encoded] == env.cloud.received[-1].body["messages"]
+        else:
+            assert encoded == [None] * len(track.items)

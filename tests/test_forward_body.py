@@ -13,7 +13,7 @@ import httpx
 import orjson
 import pytest
 
-from router.protocol.chat import parse_chat_request
+from router.protocol.chat import chat_request, parse_chat_request
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -116,3 +116,30 @@ def test_the_edge_receives_the_request_serialised_once_with_its_model(
     assert reply.status_code == 200 and b"[DONE]" in reply.content
     streamed = {"model": "edge-model", "stream_options": {"include_usage": True}, **expected, "stream": True}
     assert edge.received[1].raw == orjson.dumps(streamed)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("options", [None, {"include_usage": False, "other": 1}])
+@pytest.mark.parametrize("drops", [frozenset(), frozenset({"temperature", "seed"}), frozenset({"messages"})])
+def test_a_body_from_encoded_messages_equals_the_body_encoded_whole(
+    stream: bool, options: dict[str, object] | None, drops: frozenset[str]
+) -> None:
+    raw: dict[str, object] = {
+        "temperature": 0.3,
+        "model": "tandem",
+        "messages": [
+            {"role": "user", "content": 'a \u00e9 "q"'},
+            {"role": "assistant", "content": None, "tool_calls": []},
+        ],
+        "stream": stream,
+        "seed": 7,
+    }
+    if options is not None:
+        raw["stream_options"] = options
+    request = chat_request(raw, 100)
+    redacted = {**raw, "messages": [{"role": "user", "content": "[EMAIL_1]"}, raw["messages"][1]]}  # type: ignore[index]
+    encoded = [orjson.dumps(message) for message in redacted["messages"]]  # type: ignore[attr-defined]
+    joined, dropped = request.body_with_messages("up-model", drops, redacted, encoded)
+    whole, dropped_whole = request.upstream_body("up-model", drops, redacted)
+    assert orjson.loads(joined) == orjson.loads(whole) and sorted(dropped) == sorted(dropped_whole)
+    assert joined.startswith(b'{"model":"up-model"') or "messages" in drops

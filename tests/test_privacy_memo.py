@@ -257,9 +257,11 @@ async def test_a_step_learns_only_its_new_messages(monkeypatch: pytest.MonkeyPat
     learned: list[dict[str, Any]] = []
     real_learn = memo_module.learn
 
-    def counting(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> memo_module.Seen:
+    def counting(
+        matcher: ValueMatcher, message: dict[str, Any], generation: int, encode: bool = False
+    ) -> memo_module.Seen:
         learned.append(message)
-        return real_learn(matcher, message, generation)
+        return real_learn(matcher, message, generation, encode)
 
     monkeypatch.setattr(memo_module, "learn", counting)
     cipher, store, memo = VaultCipher(b"k" * 32), MemoryStore(), PrivacyMemo()

@@ -23,6 +23,8 @@ import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
+import orjson
+
 from router.metrics import Metrics
 from router.notes import VAULT as VAULT_NOTES
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
@@ -116,7 +118,8 @@ class PrivacyGuard:
         self.failed = False  # detection failed: the step counts as sensitive (fail closed)
         self.redacted = 0
         self.exposed: list[str] = []  # placeholders that first reached the cloud in this step
-        self.exposed_kinds: set[str] = set()  # kinds of the values the cloud received in this step
+        self.exposed_kinds: set[str] = set()
+        self.outgoing_encoded: list[bytes] | None = None  # kinds of the values the cloud received in this step
         # Without a process memo (tests, tools) the guard learns the trajectory afresh.
         self._memo = memo if memo is not None else PrivacyMemo()
         # The vault log's length as the step began (None: unknown, read what is new anyway).
@@ -271,16 +274,18 @@ class PrivacyGuard:
         reuses what earlier steps learned."""
         return _MemoRedactor(self)
 
-    def learned(self, messages: list[dict[str, Any]]) -> list[Seen]:
+    def learned(self, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:
         if not self._entry.matcher.values:
             return []
-        seen = self._memo.learned(self._entry, messages)
+        seen = self._memo.learned(self._entry, messages, encode)
         self._memo.account(self._entry)
         return seen
 
     def outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The messages as the cloud may receive them; records what reaches it."""
-        seen = self.learned(messages)
+        """The messages as the cloud may receive them; records what reaches it. Where they are
+        redacted, `outgoing_encoded` holds each one's JSON, for the body (else None)."""
+        self.outgoing_encoded = None
+        seen = self.learned(messages, encode=redacts(self.mode))
         if not seen:
             return messages
         kinds: dict[str, int] = {}
@@ -298,6 +303,11 @@ class PrivacyGuard:
             self.redacted += sum(kinds.values())
             for kind, times in kinds.items():
                 self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
+            # An item learned before without its encoding (its trajectory met another route
+            # first) is encoded here, for this body only.
+            self.outgoing_encoded = [
+                item.encoded if item.encoded is not None else orjson.dumps(item.redacted) for item in seen
+            ]
             return [item.redacted for item in seen]
         # allow: measure what goes out as it is.
         self.exposed_kinds.update(kinds)

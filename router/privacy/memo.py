@@ -29,6 +29,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from router.privacy.matcher import ValueMatcher
 from router.privacy.redact import kind_of, message_strings, redact_message
 
@@ -51,9 +53,12 @@ class Seen:
     generation: int
     size: int
     settled: bool = False  # every value it holds is known to have reached the cloud
+    # The redacted message as JSON, made once where a route redacts: a redacted history's body
+    # is its messages' encodings joined, not the whole history encoded again at every step.
+    encoded: bytes | None = None
 
 
-def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> Seen:
+def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int, encode: bool = False) -> Seen:
     redacted, replaced = redact_message(matcher, message)
     strings = message_strings(message)
     kinds: dict[str, int] = {}
@@ -62,7 +67,12 @@ def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int) -> Se
         kind = kind_of(matcher.placeholder[value])
         kinds[kind] = kinds.get(kind, 0) + times
     size = sum(len(text) for text in strings) * (2 if replaced else 1) + _OVERHEAD * (1 + len(replaced))
-    return Seen(message, redacted, sum(replaced.values()), kinds, placeholders, strings, len(matcher), generation, size)
+    encoded = orjson.dumps(redacted) if encode else None
+    if encoded is not None:
+        size += len(encoded)
+    seen = Seen(message, redacted, sum(replaced.values()), kinds, placeholders, strings, len(matcher), generation, size)
+    seen.encoded = encoded
+    return seen
 
 
 @dataclass(slots=True)
@@ -171,8 +181,9 @@ class PrivacyMemo:
     def bytes(self) -> int:
         return self._bytes
 
-    def learned(self, entry: TrajectoryMemo, messages: list[dict[str, Any]]) -> list[Seen]:
-        """Each message as learned against the entry's vault (redacted, what it holds)."""
+    def learned(self, entry: TrajectoryMemo, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:
+        """Each message as learned against the entry's vault (redacted, what it holds; with
+        `encode`, its redacted form's JSON, for the messages it learns now)."""
         matcher, generation, size = entry.matcher, entry.generation, len(entry.matcher)
         key = _track_key(messages)
         track = entry.tracks.pop(key, None)
@@ -191,7 +202,7 @@ class PrivacyMemo:
         for index, message in enumerate(messages[same:]):
             old = old_items[index] if index < len(old_items) else None
             if old is None or not (old_messages[index] is message or old_messages[index] == message):
-                old = learn(matcher, message, generation)
+                old = learn(matcher, message, generation, encode)
             else:
                 old.redacted = message if old.redacted is old.message else old.redacted
                 old.message = message
@@ -199,13 +210,13 @@ class PrivacyMemo:
             track.items.append(old)
             track.sizes.append((track.sizes[-1] if track.sizes else 0) + old.size)
         if track.known < size:
-            self._refresh(matcher, track, generation)
+            self._refresh(matcher, track, generation, encode)
         seen = list(track.items)
         self._keep(entry, key, track)
         return seen
 
     @staticmethod
-    def _refresh(matcher: ValueMatcher, track: Track, generation: int) -> None:
+    def _refresh(matcher: ValueMatcher, track: Track, generation: int, encode: bool) -> None:
         """Look for the values added since `track.known` in the messages learned before them:
         one pass of the track's bytes (a separator no value holds; a false hit only means a
         message is redacted again)."""
@@ -217,7 +228,7 @@ class PrivacyMemo:
             again.update(range(bisect_right(ends, begin), min(bisect_right(ends, end - 1), len(items) - 1) + 1))
         for index in sorted(again):
             if items[index].known < size:
-                items[index] = learn(matcher, items[index].message, generation)
+                items[index] = learn(matcher, items[index].message, generation, encode)
         if again:
             first = min(again)
             total = track.sizes[first - 1] if first else 0

@@ -55,6 +55,29 @@ class ChatRequest:
             body["stream_options"] = {**(options or {}), "include_usage": True}
         return orjson.dumps(body), dropped
 
+    def body_with_messages(
+        self, model: str, drop_params: frozenset[str], raw: dict[str, Any], messages: list[bytes]
+    ) -> tuple[bytes, list[str]]:
+        """`upstream_body` for `raw` whose messages come encoded one by one (a redacted history,
+        each message encoded once when it was first redacted): the other fields are encoded,
+        model first, and the messages joined after them."""
+        dropped = [key for key in drop_params if key in raw]
+        if "messages" in dropped:
+            return self.upstream_body(model, drop_params, raw)
+        kept = (*dropped, "messages", "model")
+        fields = {key: value for key, value in raw.items() if key not in kept}
+        if self.stream:
+            options = fields.get("stream_options")
+            fields["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
+        encoded = orjson.dumps({"model": model, **fields})
+        parts = [encoded[:-1], b',"messages":[']
+        for index, message in enumerate(messages):
+            if index:
+                parts.append(b",")
+            parts.append(message)
+        parts.append(b"]}")
+        return b"".join(parts), dropped
+
     def _edited(self, model: str, dropped: list[str]) -> bytes | None:
         """`serialised` with `model` in the first key's place (and the usage chunk asked for when
         streaming), or None when more must change (parameters to drop, options to merge)."""
