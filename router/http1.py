@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import socket
+import time
 import zlib
 from collections import deque
 from collections.abc import AsyncIterator
@@ -504,7 +505,7 @@ class Http1Session:
     # The pool.
 
     def give_back(self, connection: _Connection) -> None:
-        connection.idle_since = asyncio.get_running_loop().time()
+        connection.idle_since = time.monotonic()
         self._idle.append(connection)
         self._expire(connection.idle_since)
         self._slots.release()
@@ -524,12 +525,13 @@ class Http1Session:
             self._idle.popleft().close()
 
     def _take_idle(self) -> _Connection | None:
-        now = asyncio.get_running_loop().time()
+        # The most recently used first: the freshest, and the rest age out (`_expire`). One
+        # the upstream closed meanwhile is known closed; one it closes as it is taken is the
+        # stale case `_request` tries again.
         while self._idle:
             connection = self._idle.pop()
-            if not connection.closed and now - connection.idle_since <= self._keepalive_s:
+            if not connection.closed:
                 return connection
-            connection.close()
         return None
 
     async def _connect(self) -> _Connection:

@@ -70,8 +70,19 @@ def trajectory_id(namespace: str, session: str) -> str:
     return f"{namespace}:{session}" if namespace else session
 
 
+# Random bytes for new trajectory ids, drawn from the system 256 ids at a time: the same
+# randomness as one os.urandom call per id, without a system call per stitched step.
+_RANDOM = bytearray()
+# A forked worker draws its own: two processes handing out the same ids would merge runs.
+os.register_at_fork(after_in_child=_RANDOM.clear)
+
+
 def new_trajectory_id(namespace: str) -> str:
-    session = f"traj-{os.urandom(10).hex()}"  # 20 hex digits, as before; no UUID object made
+    if len(_RANDOM) < 10:
+        _RANDOM[:] = os.urandom(2560)
+    token = _RANDOM[-10:].hex()
+    del _RANDOM[-10:]
+    session = f"traj-{token}"  # 20 hex digits, as before; no UUID object made
     return f"{namespace}:{session}" if namespace else session
 
 
