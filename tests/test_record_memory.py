@@ -5,8 +5,13 @@ from __future__ import annotations
 import dataclasses
 import gc
 import tracemalloc
+from collections.abc import Callable
 
+import orjson
+
+from router.audit.delta import DeltaEncoder
 from router.ledger import InnerCall, StepRecord, Usage
+from router.protocol.fields import kept_json
 from router.trajectory.state import StepStart
 from router.trajectory.store import MemoryStore
 
@@ -130,3 +135,43 @@ async def test_records_are_bounded_in_bytes_per_trajectory_and_overall() -> None
     # Totals count every step whatever the records kept.
     trajectory = await store.get("ns:traj-00000")
     assert trajectory is not None and trajectory.counts["edge_steps"] == 100
+
+
+def _held(make: Callable[[], object], count: int) -> float:
+    """Bytes each of `count` objects made by `make` holds, as tracemalloc sees them kept."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = [make() for _ in range(count)]
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert len(kept) == count
+    return held / count
+
+
+def test_an_encoding_kept_from_step_to_step_costs_its_length() -> None:
+    # orjson's output keeps its ~8x write buffer: what the privacy memory keeps is a copy.
+    message = {"role": "tool", "tool_call_id": "call_1", "content": "line of a log\n" * 150}
+    length = len(orjson.dumps(message))
+    assert _held(lambda: orjson.dumps(message), 50) > 4 * length  # the waste kept_json avoids
+    assert _held(lambda: kept_json(message), 50) < length + 200
+
+
+def test_the_audit_delta_keeps_each_trajectory_input_at_its_length() -> None:
+    encoder = DeltaEncoder(64 * 1024 * 1024, 3600)
+    history = [{"role": "user", "content": "do the task " * 20}]
+    history += [{"role": "tool", "tool_call_id": f"c{n}", "content": f"output {n}\n" * 200} for n in range(40)]
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for step in range(2, len(history) + 1):
+            encoder.encode({"trajectory_id": "t1", "step": step, "input": history[:step]})
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    encoded = sum(len(orjson.dumps(message)) for message in history)
+    assert held < 2 * encoded, (held, encoded)  # one copy of the last input, not 8

@@ -76,7 +76,14 @@ class DeltaEncoder:
         else:
             data = _join(head, b"input", parts)
         size = sum(map(len, parts)) + _PART_OVERHEAD * len(parts)
-        self._remember(trajectory_id, _Last(audit_id, parts, size, time.time()))
+        # What is kept is held at its length (orjson's bytes keep a buffer ~8 times theirs, see
+        # `router.protocol.fields.kept_json`): the parts shared with the last line are the ones
+        # kept then, the new ones copied.
+        if "input_ref" in head and last is not None:
+            held = [*last.parts, *(bytes(memoryview(part)) for part in parts[len(last.parts) :])]
+        else:
+            held = [bytes(memoryview(part)) for part in parts]
+        self._remember(trajectory_id, _Last(audit_id, held, size, time.time()))
         return data
 
     def snapshots(self) -> bytes:

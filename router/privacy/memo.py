@@ -29,10 +29,9 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from router.privacy.matcher import ValueMatcher
 from router.privacy.redact import kind_of, message_strings, redact_message
+from router.protocol.fields import kept_json
 
 TRACKS = 3  # distinct message lists per trajectory: the step's, and inner calls' own
 _OVERHEAD = 200  # bytes a remembered message costs beyond its text (objects, list slots)
@@ -67,7 +66,7 @@ def learn(matcher: ValueMatcher, message: dict[str, Any], generation: int, encod
         kind = kind_of(matcher.placeholder[value])
         kinds[kind] = kinds.get(kind, 0) + times
     size = sum(len(text) for text in strings) * (2 if replaced else 1) + _OVERHEAD * (1 + len(replaced))
-    encoded = orjson.dumps(redacted) if encode else None
+    encoded = kept_json(redacted) if encode else None
     if encoded is not None:
         size += len(encoded)
     seen = Seen(message, redacted, sum(replaced.values()), kinds, placeholders, strings, len(matcher), generation, size)

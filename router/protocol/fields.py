@@ -37,6 +37,13 @@ class _Wrappers(threading.local):
 _wrappers = _Wrappers()
 
 
+def kept_json(value: Any) -> bytes:
+    """`orjson.dumps(value)` for bytes that are kept (a message's encoding held from step to
+    step). orjson's output keeps the buffer it was written in, about eight times its length
+    whatever the size (tracemalloc: 12 KB for 2 KB, 3 MB for 300 KB); a copy costs its length."""
+    return bytes(memoryview(orjson.dumps(value)))
+
+
 def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> memoryview:
     """Raise a 400 when `value` nests deeper than `limit` levels; else `value` serialised.
 
