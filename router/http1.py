@@ -7,7 +7,8 @@ redirect handling, payload wrappers) and ~0.3 ms more than a bare client on a 40
 pool of at most `max_connections`, answers framed by Content-Length, chunks or the connection's
 end (httptools' parser, the one uvicorn serves with), gzip or deflate answers from servers that
 compress though asked not to, read back-pressure, and two errors the caller maps to its failure
-kinds: the connection could not be made (`ConnectFailed`), or it broke (`Http1Error`).
+kinds: the connection could not be made (`ConnectFailed`), the upstream's bytes are not a valid
+answer (`InvalidAnswer`), or it broke (`Http1Error`).
 
 The response offers what `router.upstream` reads of aiohttp's (`status`, `headers.get`,
 `content.readany`, `content.iter_any`, `content_length`, `release`, `close`), so one caller
@@ -46,6 +47,11 @@ INFLATE_PIECE = 1024 * 1024
 
 class Http1Error(Exception):
     """The connection broke or the upstream's bytes were not a valid HTTP/1.1 answer."""
+
+
+class InvalidAnswer(Http1Error):
+    """The upstream's bytes are not a valid HTTP/1.1 answer (or one past this client's bounds):
+    the upstream answered, badly, as opposed to the connection breaking."""
 
 
 class ConnectFailed(Http1Error):
@@ -197,7 +203,7 @@ class Response:
             return
         self._head_bytes += len(name) + len(value) + 4
         if self._head_bytes > MAX_HEAD_BYTES:
-            raise Http1Error(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
+            raise InvalidAnswer(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
         self.headers.add(name.decode("latin-1"), value.decode("latin-1"))
 
     def on_headers_complete(self) -> None:
@@ -224,7 +230,7 @@ class Response:
         elif encoding == "deflate":
             self._decoder = zlib.decompressobj()
         elif encoding != "identity":
-            raise Http1Error(f"the answer's Content-Encoding {encoding!r} is not one this client reads")
+            raise InvalidAnswer(f"the answer's Content-Encoding {encoding!r} is not one this client reads")
         if not self._head.done():
             self._head.set_result(None)
 
@@ -256,7 +262,7 @@ class Response:
                 # byte of an unfinished head, or one endless header would grow without bound.
                 self._fed += len(data)
                 if self._fed > MAX_HEAD_BYTES:
-                    raise Http1Error(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
+                    raise InvalidAnswer(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
         except Http1Error as exc:
             self.fail(exc)
             return
@@ -267,7 +273,7 @@ class Response:
                 error = (
                     cause
                     if isinstance(cause, Http1Error)
-                    else Http1Error(f"the upstream's answer is not valid HTTP/1.1: {exc}")
+                    else InvalidAnswer(f"the upstream's answer is not valid HTTP/1.1: {exc}")
                 )
                 self.fail(error)
                 return
@@ -325,7 +331,7 @@ class Response:
                     out = decoder.decompress(self._tail, INFLATE_PIECE)
                 except zlib.error as exc:
                     self.close()
-                    raise Http1Error(f"the upstream's compressed answer is corrupt: {exc}") from exc
+                    raise InvalidAnswer(f"the upstream's compressed answer is corrupt: {exc}") from exc
                 self._tail = decoder.unconsumed_tail
                 if out:
                     return out

@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 
 from router.errors import error_body
-from router.http1 import ConnectFailed, Http1Error, Http1Session
+from router.http1 import ConnectFailed, Http1Error, Http1Session, InvalidAnswer
 from router.http1 import Response as Http1Response
 
 if TYPE_CHECKING:
@@ -35,8 +35,9 @@ class UpstreamFailure(Exception):
     """The upstream did not answer usefully before its first byte reached the client.
 
     `kind` is one of: connect, timeout, disconnected, status, invalid_answer (a 2xx whose body
-    is an error object or not JSON, or a redirect). With `status`, the upstream's own status, body and
-    Retry-After are kept so that they can be relayed unchanged.
+    is an error object or not JSON, a redirect, or bytes that are not a valid HTTP answer).
+    With `status`, the upstream's own status, body and Retry-After are kept so that they can be
+    relayed unchanged.
     """
 
     def __init__(
@@ -194,6 +195,9 @@ class Upstream:
             raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
         except ConnectFailed as exc:
             raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
+        except InvalidAnswer as exc:
+            self._abort(response)
+            raise UpstreamFailure(self.name, "invalid_answer", str(exc)) from exc
         except (aiohttp.ClientError, Http1Error) as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "disconnected", f"{type(exc).__name__}: {exc}") from exc
