@@ -29,7 +29,7 @@ from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.protocol.upstream_error import read_error
-from router.result import Answer, Failure, StepResult, Stream
+from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
@@ -91,13 +91,31 @@ class Answers:
         self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         facts = step.facts(target, False)
         # Shadow labelling starts once the answer is sent.
-        after = self.shadow.after(step, record, message)
+        after = self._after(step, target, self.shadow.after(step, record, message))
         if answer.status >= 300:
             return Failure(answer.status, read_error(answer.status, orjson.dumps(answer.body)), facts)
         if step.request.stream:
             chunks = _once(completion_to_sse(answer.body))
             return Stream(facts, chunks, chunks.aclose, after)
         return Answer(facts, answer.body, orjson.dumps(answer.body), after)
+
+    @staticmethod
+    def _after(step: Step, target: Target, shadow: After | None) -> After | None:
+        """What runs once the answer is out: the shadow call, if the step was drawn; and on an
+        edge step of a route that may send later steps to the cloud with their whole history,
+        the privacy stage learning the step's messages (`PrivacyGuard.learn_ahead`), so that
+        the next cloud step does not learn them on its own path."""
+        settings = step.route.settings
+        if target != "edge" or not settings.sends_to_cloud() or settings.context.mode != "full":
+            return shadow
+        guard, messages = step.privacy, step.request.messages
+
+        async def after() -> None:
+            guard.learn_ahead(messages)
+            if shadow is not None:
+                await shadow()
+
+        return after
 
     def plain(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply) -> StepResult:
         record = self._new_record(step, target, fallback)
@@ -138,7 +156,7 @@ class Answers:
             # The upstream's refusal of the request itself (a 4xx), relayed as it said it.
             error = read_error(reply.status, body)
             return Failure(reply.status, error, facts, body=body, content_type=reply.content_type)
-        return Answer(facts, parsed, body, self.shadow.after(step, record, message))
+        return Answer(facts, parsed, body, self._after(step, target, self.shadow.after(step, record, message)))
 
     def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Stream:
         assert reply.stream is not None
@@ -167,8 +185,12 @@ class Answers:
             self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
             shadow.append(self.shadow.after(step, record, message))
 
+        learn_ahead = self._after(step, target, None)
+
         async def after_sent() -> None:
             # The stream has been sent whole: start its shadow, if the step was drawn.
+            if learn_ahead is not None:
+                await learn_ahead()
             if shadow and shadow[0] is not None:
                 await shadow[0]()
 

@@ -217,3 +217,48 @@ async def test_a_redacted_history_is_encoded_once_per_message(privacy: str) -> N
             assert [orjson.loads(e) for e in encoded] == env.cloud.received[-1].body["messages"]
         else:
             assert encoded == [None] * len(track.items)
+
+
+@pytest.mark.parametrize("privacy", ["allow", "redact"])
+async def test_edge_steps_learn_their_messages_once_the_answer_is_out(
+    privacy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Steps the edge answers (here by the target header) leave the privacy stage's learning of
+    # their messages for after the answer; the next cloud step learns only its own new message.
+    from router.privacy import memo as memo_module
+
+    learned: list[dict[str, Any]] = []
+    real_learn = memo_module.learn
+
+    def counting(matcher: Any, message: dict[str, Any], generation: int, encode: bool = False) -> Any:
+        learned.append(message)
+        return real_learn(matcher, message, generation, encode)
+
+    monkeypatch.setattr(memo_module, "learn", counting)
+    async with in_process(route(privacy)) as env:
+        history: list[dict[str, Any]] = [TASK]
+        for number in range(4):
+            result = await env.run(messages=history, headers={"x-tandem-target": "edge"})
+            assert isinstance(result, Answer) and result.facts.target == "edge"
+            assert not env.cloud.received
+            before = len(learned)
+            assert result.after is not None
+            await result.after()  # what the HTTP layer runs once the answer is sent
+            assert len(learned) - before == (1 if number == 0 else 2)  # the step's new messages
+            history = [
+                *history,
+                result.completion["choices"][0]["message"],
+                {"role": "user", "content": f"{EMAIL} {number}"},
+            ]
+        before = len(learned)
+        result = await env.run(messages=history)
+        assert isinstance(result, Answer) and result.facts.target == "cloud"
+        assert len(learned) - before == 2  # the last answer and the new message, not the history
+        sent = env.cloud.received[-1].body["messages"]
+        assert (EMAIL in orjson.dumps(sent).decode()) == (privacy == "allow")
+
+
+async def test_an_edge_only_route_learns_nothing_after_its_answers() -> None:
+    async with in_process(route("allow", strategy="edge")) as env:
+        result = await env.run(messages=[TASK])
+        assert isinstance(result, Answer) and result.after is None

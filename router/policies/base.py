@@ -191,6 +191,11 @@ class RouteBase(BaseModel):
         """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""
         return []
 
+    def sends_to_cloud(self) -> bool:
+        """Whether a step of this route may go to the cloud (the edge-only route's never do,
+        short of a failover)."""
+        return True
+
     def intended_cloud_share(self) -> float | None:
         """The cloud share the route means to hold (the metrics' target series, which the
         alert rules compare the observed share with); a strategy with its own says so."""

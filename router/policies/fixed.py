@@ -20,6 +20,9 @@ class EdgeRoute(RouteBase):
     # Edge-only means the data never leaves: no failover to the cloud unless asked for.
     failover: bool = False
 
+    def sends_to_cloud(self) -> bool:
+        return False
+
     def build(self) -> Policy:
         return FixedPolicy("edge")
 

@@ -281,6 +281,15 @@ class PrivacyGuard:
         self._memo.account(self._entry)
         return seen
 
+    def learn_ahead(self, messages: list[dict[str, Any]]) -> None:
+        """Learn the messages of a step the edge answered, once its answer is out: the route's
+        next cloud step then learns only its own new messages on its path, not every message
+        since its last cloud step (on a judge route, tens at a time: 1–2 ms). Nothing is
+        counted: what reaches the cloud is counted when it does (`outgoing`)."""
+        if self._entry.matcher.values and self._memo.holds(self.trajectory_id, self._entry):
+            self._memo.learned(self._entry, messages, encode=redacts(self.mode))
+            self._memo.account(self._entry)
+
     def outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages as the cloud may receive them; records what reaches it. Where they are
         redacted, `outgoing_encoded` holds each one's JSON, for the body (else None)."""
