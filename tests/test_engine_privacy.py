@@ -262,3 +262,25 @@ async def test_an_edge_only_route_learns_nothing_after_its_answers() -> None:
     async with in_process(route("allow", strategy="edge")) as env:
         result = await env.run(messages=[TASK])
         assert isinstance(result, Answer) and result.after is None
+
+
+async def test_a_failure_learning_ahead_costs_the_next_step_time_not_its_privacy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from router.privacy import memo as memo_module
+
+    async with in_process(route("redact")) as env:
+        result = await env.run(messages=[TASK], headers={"x-tandem-target": "edge"})
+        assert isinstance(result, Answer) and result.after is not None
+
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a bug in learning")
+
+        with monkeypatch.context() as patched:
+            patched.setattr(memo_module, "learn", broken)
+            await result.after()  # logged, not raised: the answer is out already
+        history = [TASK, result.completion["choices"][0]["message"], {"role": "user", "content": f"again {EMAIL}"}]
+        second = await env.run(messages=history)
+        assert isinstance(second, Answer) and second.facts.target == "cloud"
+        sent = orjson.dumps(env.cloud.received[-1].body["messages"]).decode()
+        assert EMAIL not in sent and CARD not in sent and "[EMAIL_1]" in sent

@@ -286,9 +286,14 @@ class PrivacyGuard:
         next cloud step then learns only its own new messages on its path, not every message
         since its last cloud step (on a judge route, tens at a time: 1–2 ms). Nothing is
         counted: what reaches the cloud is counted when it does (`outgoing`)."""
-        if self._entry.matcher.values and self._memo.holds(self.trajectory_id, self._entry):
+        if not (self._entry.matcher.values and self._memo.holds(self.trajectory_id, self._entry)):
+            return
+        try:
             self._memo.learned(self._entry, messages, encode=redacts(self.mode))
             self._memo.account(self._entry)
+        except Exception:  # the answer is out: a failure here costs the next step time, not data
+            log.exception("privacy: learning an edge step's messages ahead failed")
+            self._memo.forget(self.trajectory_id)
 
     def outgoing(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The messages as the cloud may receive them; records what reaches it. Where they are
