@@ -83,9 +83,6 @@ class Headers:
     def get(self, name: str, default: str | None = None) -> str | None:
         return self._values.get(name.lower(), default)
 
-    def __contains__(self, name: str) -> bool:
-        return name.lower() in self._values
-
 
 class _Origin:
     """Where an upstream's base URL points, and the head lines every request to it carries."""

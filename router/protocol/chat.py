@@ -64,13 +64,7 @@ class ChatRequest:
         dropped = [key for key in drop_params if key in raw]
         if "messages" in dropped:
             return self.upstream_body(model, drop_params, raw)
-        kept = (*dropped, "messages", "model")
-        fields = {key: value for key, value in raw.items() if key not in kept}
-        if self.stream:
-            options = fields.get("stream_options")
-            fields["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
-        encoded = orjson.dumps({"model": model, **fields})
-        parts = [encoded[:-1], b',"messages":[']
+        parts = [self._fields_before_messages(model, raw, dropped), b',"messages":[']
         for index, message in enumerate(messages):
             if index:
                 parts.append(b",")
@@ -103,14 +97,20 @@ class ChatRequest:
         `serialised` holds them; None when their place there is not known."""
         if self.messages_span is None or self.serialised is None or "messages" in dropped:
             return None
+        start, end = self.messages_span
+        head = self._fields_before_messages(model, self.raw, dropped)
+        return b"".join((head, b',"messages":', self.serialised[start:end], b"}"))
+
+    def _fields_before_messages(self, model: str, raw: dict[str, Any], dropped: list[str]) -> bytes:
+        """The upstream body up to its messages: `raw`'s other fields encoded, `model` first,
+        the dropped ones left out and the usage chunk asked for when streaming (the object
+        left open for the messages to follow)."""
         kept = (*dropped, "messages", "model")
-        fields = {key: value for key, value in self.raw.items() if key not in kept}
+        fields = {key: value for key, value in raw.items() if key not in kept}
         if self.stream:
             options = fields.get("stream_options")
             fields["stream_options"] = {**(options if isinstance(options, dict) else {}), "include_usage": True}
-        encoded = orjson.dumps({"model": model, **fields})
-        start, end = self.messages_span
-        return b"".join((encoded[:-1], b',"messages":', self.serialised[start:end], b"}"))
+        return orjson.dumps({"model": model, **fields})[:-1]
 
 
 def check_messages(messages: object) -> list[dict[str, Any]]:
