@@ -4,6 +4,7 @@ prepared answer, a failure) and the step's one record: cost, counterfactual, met
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
@@ -36,6 +37,8 @@ from router.step import Step
 from router.streaming import StreamOutcome, relay
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
+
+log = logging.getLogger("tandem")
 
 
 async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
@@ -101,17 +104,26 @@ class Answers:
 
     @staticmethod
     def _after(step: Step, target: Target, shadow: After | None) -> After | None:
-        """What runs once the answer is out: the shadow call, if the step was drawn; and on an
-        edge step of a route that may send later steps to the cloud with their whole history,
-        the privacy stage learning the step's messages (`PrivacyGuard.learn_ahead`), so that
-        the next cloud step does not learn them on its own path."""
-        settings = step.route.settings
-        if target != "edge" or not settings.sends_to_cloud() or settings.context.mode != "full":
+        """What runs once the answer is out: a scan the privacy stage put off (`defer_scan`: a
+        route that only measures scans an edge step's messages here, off the answer's path);
+        on an edge step of a route that may send later steps to the cloud with their whole
+        history, the privacy stage learning the step's messages (`PrivacyGuard.learn_ahead`), so
+        that the next cloud step does not learn them on its own path; and the shadow call, if
+        the step was drawn."""
+        settings, guard, messages = step.route.settings, step.privacy, step.request.messages
+        scan = guard.scan_waits
+        learn = target == "edge" and settings.sends_to_cloud() and settings.context.mode == "full"
+        if not (scan or learn):
             return shadow
-        guard, messages = step.privacy, step.request.messages
 
         async def after() -> None:
-            guard.learn_ahead(messages)
+            if scan:
+                try:
+                    await guard.scan_deferred()
+                except Exception:  # the answer is out: a store failure here is the next step's to meet
+                    log.exception("privacy: the scan of a step's messages after its answer failed")
+            if learn:
+                guard.learn_ahead(messages)
             if shadow is not None:
                 await shadow()
 

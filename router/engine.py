@@ -25,7 +25,7 @@ from router.policies.base import Decision, Reason, StepContext, Target, other_ta
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
-from router.privacy.modes import blocks
+from router.privacy.modes import blocks, protects
 from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
@@ -181,7 +181,10 @@ class Engine:
 
     async def _step(self, step: Step, forced: Target | None) -> StepResult:
         route, identity, guard = step.route, step.identity, step.privacy
-        await guard.scan(step.request.messages)
+        if protects(guard.mode):
+            await guard.scan(step.request.messages)  # the policy below needs what the context holds
+        else:
+            guard.defer_scan(step.request.messages)  # measured only if (and when) the cloud gets it
         # What may forbid the cloud, highest first: the route's privacy policy, then its
         # constraints (the pin included); only then the x-tandem-target header, then the strategy.
         privacy_refusal = None if guard.allows_cloud() or blocks(guard.mode) else Reason.PRIVACY
@@ -296,6 +299,7 @@ class Engine:
             )
             raw = {**raw, "messages": messages}
         if target == "cloud":
+            await step.privacy.scan_deferred()
             sent = step.privacy.outgoing(raw["messages"])
             if sent is not raw["messages"]:  # else the body can go as the client's bytes
                 raw = {**raw, "messages": sent}

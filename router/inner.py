@@ -49,6 +49,7 @@ class InnerCalls:
             if not privacy.allows_cloud():
                 self.made.append(InnerCall(purpose, target, None, 0.0, status="privacy"))
                 raise InnerCallError(f"{purpose}: the privacy policy keeps this step's context off the cloud")
+            await privacy.scan_deferred()
             body = {**body, "messages": privacy.outgoing(body.get("messages") or [])}
         payload = {**body, **upstream.settings.inner_call_params, "model": upstream.model, "stream": False}
         payload.pop("stream_options", None)

@@ -216,6 +216,7 @@ class Shadow:
         body = shadow_body(step.request.raw, job.settings.max_tokens, upstream.drop_params)
         redacting = False
         if target == "cloud":
+            await step.privacy.scan_deferred()
             body["messages"] = step.privacy.outgoing(body.get("messages") or [])
             redacting = redacts(step.privacy.mode)
             await step.privacy.commit()  # what reached the cloud, on an `allow` route

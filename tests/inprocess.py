@@ -228,7 +228,11 @@ class InProcess:
     def cloud(self) -> ScriptedSession:
         return self.sessions["cloud"]
 
-    async def run(self, session: str | None = "s1", headers: dict[str, str] | None = None, **body: Any) -> StepResult:
+    async def run(
+        self, session: str | None = "s1", headers: dict[str, str] | None = None, after: bool = True, **body: Any
+    ) -> StepResult:
+        """One step; a plain answer's `after` is run as the HTTP layer runs it once the answer
+        is sent (`after=False` leaves it to the test)."""
         body.setdefault("model", "tandem")
         body.setdefault("messages", [{"role": "user", "content": "hi"}])
         request = chat_request(body, len(orjson.dumps(body)))
@@ -236,7 +240,10 @@ class InProcess:
         # The steps before are written first, as they are between an agent's requests over
         # HTTP (records leave the request path through a queue; constraints read their counts).
         await self.engine.tracker.recorder.flush()
-        return await self.engine.run(request, StepMeta(meta_headers, ""))
+        result = await self.engine.run(request, StepMeta(meta_headers, ""))
+        if after and isinstance(result, Answer) and result.after is not None:
+            await result.after()
+        return result
 
     def metric(self, name: str, **labels: str) -> float:
         """A sample of the engine's metrics (0 when it has none yet)."""

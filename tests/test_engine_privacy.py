@@ -238,7 +238,7 @@ async def test_edge_steps_learn_their_messages_once_the_answer_is_out(
     async with in_process(route(privacy)) as env:
         history: list[dict[str, Any]] = [TASK]
         for number in range(4):
-            result = await env.run(messages=history, headers={"x-tandem-target": "edge"})
+            result = await env.run(messages=history, headers={"x-tandem-target": "edge"}, after=False)
             assert isinstance(result, Answer) and result.facts.target == "edge"
             assert not env.cloud.received
             before = len(learned)
@@ -260,8 +260,22 @@ async def test_edge_steps_learn_their_messages_once_the_answer_is_out(
 
 async def test_an_edge_only_route_learns_nothing_after_its_answers() -> None:
     async with in_process(route("allow", strategy="edge")) as env:
-        result = await env.run(messages=[TASK])
-        assert isinstance(result, Answer) and result.after is None
+        result = await env.run(messages=[TASK], after=False)
+        assert isinstance(result, Answer) and result.after is not None
+        # Measuring only, the route scans the step's messages once its answer is out, not before.
+        assert (await privacy_of(env))["seen"] == {}
+        await result.after()
+        assert (await privacy_of(env))["seen"] == {"EMAIL": 1, "CARD": 1}
+        # It never sends the whole history to the cloud: no message is learned ahead.
+        entry = env.engine.privacy_memo.get(result.facts.trajectory)
+        assert entry is not None and not entry.tracks
+
+
+async def test_a_protecting_route_scans_before_it_decides() -> None:
+    async with in_process(route("keep_local", strategy="cloud")) as env:
+        result = await env.run(messages=[TASK], after=False)
+        assert isinstance(result, Answer) and result.facts.target == "edge"  # kept local: it knew
+        assert (await privacy_of(env))["seen"] == {"EMAIL": 1, "CARD": 1}
 
 
 async def test_a_failure_learning_ahead_costs_the_next_step_time_not_its_privacy(
@@ -270,7 +284,7 @@ async def test_a_failure_learning_ahead_costs_the_next_step_time_not_its_privacy
     from router.privacy import memo as memo_module
 
     async with in_process(route("redact")) as env:
-        result = await env.run(messages=[TASK], headers={"x-tandem-target": "edge"})
+        result = await env.run(messages=[TASK], headers={"x-tandem-target": "edge"}, after=False)
         assert isinstance(result, Answer) and result.after is not None
 
         def broken(*args: Any, **kwargs: Any) -> Any:

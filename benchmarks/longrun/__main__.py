@@ -129,7 +129,10 @@ async def _one_run(
     model = "edge" if route == "stitched" else route
     session = None if route == "stitched" else f"longrun-{route}-{run}"
     try:
-        for index, messages in enumerate(run_messages(seed=run, shape=shape), start=1):
+        # Each route its own runs: the same texts again would find the detections of an earlier
+        # route's runs in the gateway's cache (router/privacy/detect.py) and flatter the later one.
+        seed = run + 1000 * (ROUTES.index(route) if route in ROUTES else len(ROUTES))
+        for index, messages in enumerate(run_messages(seed=seed, shape=shape), start=1):
             body = request_body(model, messages)
             translated = SURFACE_BODIES.get(surface) if gateway.name != "floor" else None
             sent = translated(model, messages) if translated is not None else body

@@ -125,6 +125,7 @@ class PrivacyGuard:
         # The vault log's length as the step began (None: unknown, read what is new anyway).
         self._vault_size = vault_size
         self._loaded = False
+        self._deferred: list[dict[str, Any]] | None = None  # messages whose scan waits (`defer_scan`)
         self._entry = self._sync(born)
 
     def _sync(self, born: float | None) -> TrajectoryMemo:
@@ -248,6 +249,22 @@ class PrivacyGuard:
             self._spawn(_discard(write))
         else:
             await write
+
+    def defer_scan(self, messages: list[dict[str, Any]]) -> None:
+        """Scan `messages` later (`scan_deferred`): where the mode only measures (`allow`),
+        nothing on the answer's path needs the detections unless the cloud receives the step, so
+        an edge step's scan runs once its answer is out and a cloud call's just before it."""
+        self._deferred = messages
+
+    @property
+    def scan_waits(self) -> bool:
+        return self._deferred is not None
+
+    async def scan_deferred(self) -> None:
+        """Run the scan `defer_scan` put off, if it has not run yet."""
+        messages, self._deferred = self._deferred, None
+        if messages is not None:
+            await self.scan(messages)
 
     def _remember(self, key: str, value: str) -> None:
         self._added[key] = value
