@@ -25,7 +25,7 @@ from router.policies.base import Decision, Reason, StepContext, Target, other_ta
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
-from router.privacy.modes import blocks, protects
+from router.privacy.modes import blocks, protects, redacts
 from router.privacy.redact import kind_of
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
@@ -34,12 +34,17 @@ from router.result import Failure, StepMeta, StepResult
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
-from router.upstream import Session, Upstream, UpstreamFailure
+from router.upstream import Session, Upstream, UpstreamFailure, UpstreamReply
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
 # A step's decision until its strategy (or the header) has made one.
 UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
+
+
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def build_vault(settings: Settings) -> VaultCipher:
@@ -274,7 +279,10 @@ class Engine:
                 self.metrics.dropped_params.labels(upstream.name, key).inc()
             step.upstream, step.upstream_bytes, step.fallback = target, len(body), attempt > 0
             try:
-                reply = await upstream.send(body, step.request.stream)
+                if target == "cloud" and not redacts(step.privacy.mode):
+                    reply = await self._send_measured(step, upstream, body, raw["messages"])
+                else:
+                    reply = await upstream.send(body, step.request.stream)
             except UpstreamFailure as failure:
                 self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
                 failures.append(failure)
@@ -299,11 +307,30 @@ class Engine:
             )
             raw = {**raw, "messages": messages}
         if target == "cloud":
-            await step.privacy.scan_deferred()
-            sent = step.privacy.outgoing(raw["messages"])
-            if sent is not raw["messages"]:  # else the body can go as the client's bytes
-                raw = {**raw, "messages": sent}
-            step.sent_to_cloud = sent
-            step.sent_encoded = step.privacy.outgoing_encoded
-            await step.privacy.commit()
+            step.sent_to_cloud = raw["messages"]
+            if redacts(step.privacy.mode):
+                sent = step.privacy.outgoing(raw["messages"])
+                if sent is not raw["messages"]:  # else the body can go as the client's bytes
+                    raw = {**raw, "messages": sent}
+                step.sent_to_cloud = sent
+                step.sent_encoded = step.privacy.outgoing_encoded
+                await step.privacy.commit()
         return raw
+
+    @staticmethod
+    async def _send_measured(
+        step: Step, upstream: Upstream, body: bytes, messages: list[dict[str, Any]]
+    ) -> UpstreamReply:
+        """Send a cloud call that goes as it is (no redaction), and measure what it exposes
+        while the cloud reads it: the request is out before the privacy stage looks at it, so
+        its scan and count take none of the answer's time (the upstream's exceed them by far).
+        The count is in before the step's record is made, as it always was."""
+        sending = asyncio.ensure_future(upstream.send(body, step.request.stream))
+        try:
+            await asyncio.sleep(0)  # the send task writes the request, then waits for the answer
+            await step.privacy.measure(messages)
+        except BaseException:
+            sending.cancel()
+            sending.add_done_callback(_retrieved)  # its own failure, if any, is not this one
+            raise
+        return await sending

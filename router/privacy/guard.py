@@ -346,6 +346,13 @@ class PrivacyGuard:
         self.exposed.extend(sorted(new))
         return messages
 
+    async def measure(self, messages: list[dict[str, Any]]) -> None:
+        """Count what reaches the cloud in `messages`, sent as they are (a mode that does not
+        redact): the scan put off, then `outgoing`, then the count written."""
+        await self.scan_deferred()
+        self.outgoing(messages)
+        await self.commit()
+
     def count_blocked(self, messages: list[dict[str, Any]]) -> None:
         """Count the sensitive values of a step a `block` policy refused: each value in the
         messages once (a failed detection counts as one value of unknown type)."""
