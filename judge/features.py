@@ -18,6 +18,7 @@ must bump it, and models trained on another version are refused at load.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -119,6 +120,44 @@ class _Turn(NamedTuple):
 _CACHE_LIMIT = 8192  # longer texts are classified afresh: the cache must stay small
 
 
+class _ByIdentity:
+    """Results kept by the object they were computed from, for the next steps of its run.
+
+    A gateway that parses a body extending the trajectory's last one hands the same message
+    objects again (router/protocol/prefix.py), so a message read at one step is found at the
+    next ones by identity: no slicing or hashing of its text, which costs more than the lookup
+    of a content-keyed cache. The object is held with its result, so its id is not reused while
+    the entry lives; the table is cleared whole when full (it refills within a step or two).
+    """
+
+    __slots__ = ("_items", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._items: dict[int, tuple[object, object, Any]] = {}
+        self._limit = limit
+
+    def get(self, obj: object, context: object = None) -> Any:
+        item = self._items.get(id(obj))
+        # The context (what else the result depends on) is equal, not the same object: a
+        # request's tools are parsed anew at every step.
+        if item is not None and item[0] is obj and (item[1] is context or item[1] == context):
+            return item[2]
+        return None
+
+    def put(self, obj: object, value: Any, context: object = None) -> None:
+        if len(self._items) >= self._limit:
+            self._items.clear()
+        self._items[id(obj)] = (obj, context, value)
+
+    def clear(self) -> None:
+        self._items.clear()
+
+
+_TURNS = _ByIdentity(4096)  # assistant message -> _Turn (context: the declared tool names)
+_SIGNALS = _ByIdentity(4096)  # tool result text -> its error signals
+_TASKS = _ByIdentity(1024)  # first message of the head -> (the head's messages, the task's shape)
+
+
 @lru_cache(maxsize=2048)
 def _cached_call(name: str, raw: str) -> tuple[ActionType, bool]:
     args = parse_arguments(raw)
@@ -144,6 +183,19 @@ def _cached_content(text: str) -> list[ActionType]:
 
 
 def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
+    # What the turn is read from, by identity too: a caller that gives the dict new contents
+    # (offline tools building a run step by step) is not answered from before.
+    parts = (message.get("tool_calls"), message.get("content"))
+    kept = _TURNS.get(message, declared)
+    if kept is not None and kept[0][0] is parts[0] and kept[0][1] is parts[1]:
+        turn: _Turn = kept[1]
+        return turn
+    turn = _inspected(message, declared)
+    _TURNS.put(message, (parts, turn), declared)
+    return turn
+
+
+def _inspected(message: Message, declared: frozenset[str] | None) -> _Turn:
     tool_calls = message.get("tool_calls")
     if isinstance(tool_calls, list) and tool_calls:
         kinds: list[ActionType] = []
@@ -168,9 +220,12 @@ inspect_turn = _inspect  # for judge/draft.py: the draft is read as the turns be
 
 
 def _signals(text: str) -> tuple[str, ...]:
-    if len(text) > SIGNAL_HEAD + SIGNAL_TAIL:
-        text = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:]
-    return _cached_signals(text)
+    found: tuple[str, ...] | None = _SIGNALS.get(text)
+    if found is None:
+        read = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:] if len(text) > SIGNAL_HEAD + SIGNAL_TAIL else text
+        found = _cached_signals(read)
+        _SIGNALS.put(text, found)
+    return found
 
 
 @lru_cache(maxsize=1024)
@@ -243,8 +298,24 @@ def step_features(
     last_text = content_text(tail[last]) if last >= 0 else ""
     values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
     values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
-    values += _task_shape(real_task(head))
+    values += _task_of(head)
     return np.array(values, dtype=np.float32)
+
+
+def _task_of(head: list[Message]) -> tuple[float, float, float]:
+    """The shape of the real task in the head: the same objects as the step before, found by
+    identity; else read (`real_task` keeps its own cache for a head parsed anew)."""
+    contents = [m.get("content") if isinstance(m, dict) else m for m in head]
+    if head:
+        kept = _TASKS.get(head[0])
+        same = kept is not None and len(kept[0]) == len(head) and all(map(operator.is_, kept[0], head))
+        if same and all(map(operator.is_, kept[1], contents)):
+            shape: tuple[float, float, float] = kept[2]
+            return shape
+    shape = _task_shape(real_task(head))
+    if head:
+        _TASKS.put(head[0], (head, contents, shape))
+    return shape
 
 
 def _error_history(tail: list[Message], assistants: list[int], task: Message | None) -> list[float]:
@@ -308,6 +379,8 @@ def clear_caches() -> None:
     _cached_content.cache_clear()
     _task_shape.cache_clear()
     _cached_signals.cache_clear()
+    for table in (_TURNS, _SIGNALS, _TASKS):
+        table.clear()
 
 
 def feature_index(name: str) -> int:

@@ -184,3 +184,32 @@ def test_task_features_read_the_request_not_the_boilerplate() -> None:
     vector = step_features(messages, TrajectoryCounters(step=1))
     assert value(vector, "task_chars_log") == pytest.approx(math.log1p(len("fix the test")))
     assert value(vector, "task_mentions_test") == 1.0 and value(vector, "task_has_code") == 0.0
+
+
+def test_a_run_read_again_from_the_same_objects_gets_the_same_features() -> None:
+    # A gateway reusing its last parse hands the same message objects at every step; what the
+    # features keep by identity must give exactly what reading them afresh gives.
+    from benchmarks.longrun.trajectory import TOOLS as RUN_TOOLS
+    from benchmarks.longrun.trajectory import RunShape, run_messages
+    from judge.features import clear_caches
+
+    steps = list(run_messages(seed=7, shape=RunShape(steps=40, target_bytes=60_000)))
+    kept = [
+        step_features(m, TrajectoryCounters(i), orjson.loads(orjson.dumps(RUN_TOOLS))) for i, m in enumerate(steps, 1)
+    ]
+    for index, messages in enumerate(steps, 1):
+        clear_caches()
+        fresh = step_features(orjson.loads(orjson.dumps(messages)), TrajectoryCounters(index), RUN_TOOLS)
+        assert np.array_equal(kept[index - 1], fresh), f"step {index}"
+
+
+def test_a_message_given_new_contents_is_read_again() -> None:
+    messages = trajectory(3)
+    first = step_features(messages, TrajectoryCounters(4), TOOLS)
+    # The same dicts, edited in place: the last call now names a tool that does not exist and
+    # the task asks for tests.
+    messages[-2]["tool_calls"] = [{"id": "x", "type": "function", "function": {"name": "nope", "arguments": "{}"}}]
+    messages[1]["content"] = "Task: add a test for the median"
+    second = step_features(messages, TrajectoryCounters(4), TOOLS)
+    assert value(first, "invalid_last") == 0.0 and value(second, "invalid_last") == 1.0
+    assert value(first, "task_mentions_test") == 0.0 and value(second, "task_mentions_test") == 1.0
