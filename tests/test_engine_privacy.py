@@ -5,6 +5,7 @@ without sockets."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import orjson
@@ -298,3 +299,50 @@ async def test_a_failure_learning_ahead_costs_the_next_step_time_not_its_privacy
         assert isinstance(second, Answer) and second.facts.target == "cloud"
         sent = orjson.dumps(env.cloud.received[-1].body["messages"]).decode()
         assert EMAIL not in sent and CARD not in sent and "[EMAIL_1]" in sent
+
+
+async def test_an_allowed_cloud_call_is_on_its_way_before_it_is_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Measuring takes none of the answer's time: the request has reached the cloud when the
+    # privacy stage looks at it, and the count is in the step's record all the same.
+    from router.privacy.guard import PrivacyGuard
+
+    order: list[str] = []
+    real_measure = PrivacyGuard.measure
+
+    async def measure(self: PrivacyGuard, messages: list[dict[str, Any]]) -> None:
+        order.append(f"measured after {len(env.cloud.received)} cloud request(s)")
+        await real_measure(self, messages)
+
+    monkeypatch.setattr(PrivacyGuard, "measure", measure)
+    async with in_process(route("allow")) as env:
+        result = await env.run(messages=[TASK])
+        assert isinstance(result, Answer) and result.facts.target == "cloud"
+        assert order == ["measured after 1 cloud request(s)"]
+        records = await env.records("s1")
+        assert records[0].exposed == ["CARD", "EMAIL"]
+
+
+async def test_a_measured_cloud_call_that_fails_still_counts_what_it_sent() -> None:
+    async with in_process(route("allow")) as env:
+        env.cloud.push({"kind": "status", "status": 500})
+        result = await env.run(messages=[TASK])
+        assert isinstance(result, Answer) and result.facts.target == "edge" and result.facts.fallback
+        assert (await privacy_of(env))["exposed"] == {"EMAIL": 1, "CARD": 1}
+
+
+async def test_a_measurement_that_fails_cancels_the_cloud_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    from router.privacy.guard import PrivacyGuard
+
+    async def broken(self: PrivacyGuard, messages: list[dict[str, Any]]) -> None:
+        raise RuntimeError("a bug in measuring")
+
+    monkeypatch.setattr(PrivacyGuard, "measure", broken)
+    async with in_process(route("allow")) as env:
+        env.cloud.push({"kind": "hang"})
+        with pytest.raises(RuntimeError, match="a bug in measuring"):
+            await env.run(messages=[TASK])
+        records = await env.records("s1")
+        assert [r.status for r in records] == ["error"] and records[0].http_status == 500
+        # The hanging call was given up, not left waiting for an answer no one reads.
+        await asyncio.sleep(0)
+        assert not [t for t in asyncio.all_tasks() if "Upstream.send" in repr(t.get_coro())]
