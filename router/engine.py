@@ -47,6 +47,13 @@ def _retrieved(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+async def _measure_anyway(step: Step, messages: list[dict[str, Any]]) -> None:
+    try:
+        await step.privacy.measure(messages)
+    except Exception:
+        log.exception("privacy: counting what a cancelled cloud call sent failed")
+
+
 def build_vault(settings: Settings) -> VaultCipher:
     """The key that seals the privacy vault; required when the vault would sit in Redis."""
     try:
@@ -317,20 +324,22 @@ class Engine:
                 await step.privacy.commit()
         return raw
 
-    @staticmethod
     async def _send_measured(
-        step: Step, upstream: Upstream, body: bytes, messages: list[dict[str, Any]]
+        self, step: Step, upstream: Upstream, body: bytes, messages: list[dict[str, Any]]
     ) -> UpstreamReply:
         """Send a cloud call that goes as it is (no redaction), and measure what it exposes
         while the cloud reads it: the request is out before the privacy stage looks at it, so
         its scan and count take none of the answer's time (the upstream's exceed them by far).
-        The count is in before the step's record is made, as it always was."""
+        The count is in before the step's record is made, as it always was; a client that
+        leaves meanwhile does not stop it (the request may be out: it ends off the request)."""
         sending = asyncio.ensure_future(upstream.send(body, step.request.stream))
         try:
             await asyncio.sleep(0)  # the send task writes the request, then waits for the answer
             await step.privacy.measure(messages)
-        except BaseException:
+        except BaseException as exc:
             sending.cancel()
             sending.add_done_callback(_retrieved)  # its own failure, if any, is not this one
+            if isinstance(exc, asyncio.CancelledError):
+                self.tracker.spawn(_measure_anyway(step, messages))
             raise
         return await sending

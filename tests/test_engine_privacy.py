@@ -346,3 +346,35 @@ async def test_a_measurement_that_fails_cancels_the_cloud_call(monkeypatch: pyte
         # The hanging call was given up, not left waiting for an answer no one reads.
         await asyncio.sleep(0)
         assert not [t for t in asyncio.all_tasks() if "Upstream.send" in repr(t.get_coro())]
+
+
+async def test_a_client_that_leaves_while_its_cloud_call_is_measured_still_has_it_counted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from router.privacy.guard import PrivacyGuard
+    from router.protocol.chat import chat_request
+    from router.result import StepMeta
+
+    real_measure = PrivacyGuard.measure
+    started = asyncio.Event()
+
+    async def slow(self: PrivacyGuard, messages: list[dict[str, Any]]) -> None:
+        started.set()
+        await asyncio.sleep(0.05)  # a shared store's round trips
+        await real_measure(self, messages)
+
+    monkeypatch.setattr(PrivacyGuard, "measure", slow)
+    async with in_process(route("allow")) as env:
+        body = {"model": "tandem", "messages": [TASK]}
+        step = asyncio.ensure_future(
+            env.engine.run(chat_request(body, len(orjson.dumps(body))), StepMeta({"x-session-id": "s1"}, ""))
+        )
+        await started.wait()
+        step.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await step
+        assert len(env.cloud.received) == 1  # the request was out
+        await asyncio.sleep(0.2)
+        assert (await privacy_of(env))["exposed"] == {"EMAIL": 1, "CARD": 1}
+        (record,) = await env.records("s1")
+        assert record.status == "cancelled"
