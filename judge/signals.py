@@ -54,6 +54,7 @@ _FAILED_COUNT = re.compile(r" failed\b")
 _FAILED_WORD = re.compile(r"FAILED\b")
 _ERROR_LINE = re.compile(r"rror(?:\[\w+\])?: ")
 _WORD = re.compile(r"\w")
+_WORDS = re.compile(r"\w*")
 
 
 def _is_word(char: str) -> bool:
@@ -101,7 +102,9 @@ def _error_line(text: str) -> bool:
         if first < 0 or text[first] not in "Ee":
             continue
         line_start = text.rfind("\n", 0, first) + 1
-        if line_start == first or (text[first] == "E" and all(_is_word(c) for c in text[line_start:first])):
+        # `\w+Error`: every character from the line's start to the E is a word character (one
+        # native match over the range, not one per character).
+        if line_start == first or (text[first] == "E" and _WORDS.fullmatch(text, line_start, first) is not None):
             return True
     return False
 
