@@ -230,14 +230,15 @@ class PrivacyGuard:
             self.failed = True
             return
         known = self._entry.matcher.placeholder
-        added = False
+        detected: dict[str, int] = {}  # kind -> new values: counted once a kind (a dump holds thousands)
         for finding in findings:
             if finding.value in known:
                 continue
             await self._allocate(finding.type, finding.value, reserved)
-            added = True
-            self._metrics.privacy_values.labels(self.route, finding.type, "detected").inc()
-        if added:
+            detected[finding.type] = detected.get(finding.type, 0) + 1
+        for kind, count in detected.items():
+            self._metrics.privacy_values.labels(self.route, kind, "detected").inc(count)
+        if detected:
             if not self._memo.holds(self.trajectory_id, self._entry):
                 self._memo.adopt(self.trajectory_id, self._entry)
             self._memo.account(self._entry)
