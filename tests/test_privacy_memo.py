@@ -158,7 +158,7 @@ async def test_remembered_steps_send_the_same_bytes_as_learning_afresh(mode: Pri
                 writer = PrivacyGuard(
                     mode, "t", slot.trajectory.notes, store, Metrics(), cipher=cipher, memo=other_replica
                 )
-                await writer._allocate("PERSON", "Jane Roe", set())
+                await writer._allocate({"Jane Roe": "PERSON"}, set())
         body, guard = await _step(remembered, mode, memo, cipher, "t", step, messages)
         bodies.append(body.decode())
         expected, fresh = await _step(afresh, mode, None, cipher, "t", step, messages)

@@ -231,6 +231,28 @@ async def test_the_vault_is_kept_apart_and_read_by_position(store: TrajectorySto
     assert await store.vault("other") == {} and (await store.vault_since("other", 0)).entries == []
 
 
+async def test_many_vault_notes_at_once_follow_the_rules_of_one(store: TrajectoryStore) -> None:
+    """`vault_notes`: each entry as `vault_note` would write it, in order, the values kept
+    returned in order (first-writer-wins per key with keep_first, a rewrite not logged)."""
+    await store.begin_step(start("m", "a"))
+    await store.vault_note("m", "vault:id:b", "[EMAIL_9]", keep_first=True)  # another replica's
+    entries = [("vault:id:a", "[EMAIL_1]"), ("vault:id:b", "[EMAIL_2]"), ("vault:id:c", "[EMAIL_3]")]
+    assert await store.vault_notes("m", entries, keep_first=True) == ["[EMAIL_1]", "[EMAIL_9]", "[EMAIL_3]"]
+    assert await store.vault_notes("m", [("vault:id:a", "[EMAIL_5]")]) == ["[EMAIL_5]"]  # without: rewritten
+    assert await store.vault_notes("m", []) == []
+    read = await store.vault_since("m", 0)
+    # The log in write order, each read with its value now (a key rewritten appears again).
+    assert read.entries == [
+        ("vault:id:b", "[EMAIL_9]"),
+        ("vault:id:a", "[EMAIL_5]"),
+        ("vault:id:c", "[EMAIL_3]"),
+        ("vault:id:a", "[EMAIL_5]"),
+    ]
+    assert (await store.vault("m"))["vault:id:a"] == "[EMAIL_5]" and (await store.vault("m"))[
+        "vault:id:b"
+    ] == "[EMAIL_9]"
+
+
 async def test_the_vault_goes_with_its_trajectory(store: TrajectoryStore) -> None:
     """A trajectory evicted (memory) or gone (Redis) takes its vault with it: one begun anew
     under the same id starts with an empty vault."""

@@ -92,7 +92,7 @@ async def test_a_step_reads_the_same_from_redis_however_big_the_vault(tmp_path: 
             guard = PrivacyGuard("redact", "flat", slot.trajectory.notes, store, Metrics(), cipher=cipher, memo=writer)
             await guard.load()
             for n in range(first, last):
-                await guard._allocate("EMAIL", f"person{n}@example.org", set())
+                await guard._allocate({f"person{n}@example.org": "EMAIL"}, set())
 
         async def step(index: int) -> tuple[int, int]:
             """One step of the reading replica: the bytes Redis sent for it, the fields its
@@ -165,4 +165,51 @@ def test_values_learned_during_an_outage_reach_the_shared_vault(
         chat(client, later, [{"role": "user", "content": f"ref 99{CARD_B}99 and 1234{CARD_A}5678"}])
         assert cloud.received[-1].body["messages"][0]["content"] == "ref 99[CARD_2]99 and 1234[CARD_1]5678"
     finally:
+        own.stop()
+
+
+async def test_a_tool_output_full_of_values_is_written_in_two_round_trips(tmp_path: Path) -> None:
+    """300 new values in one step: their placeholders, then their sealed values, each written as
+    one pipeline, not one Redis call per value (which, at 1 ms a call, made a step of a data dump
+    take seconds); all of them readable by another replica."""
+    own = RedisServer(tmp_path / "redis").start()
+    store, cipher = RedisStore(own.url), VaultCipher(b"k" * 32)
+    direct, executes = 0, 0
+    script = store._vault_note
+
+    async def counted_script(*args: Any, **kwargs: Any) -> Any:
+        nonlocal direct
+        direct += kwargs.get("client") is None
+        return await script(*args, **kwargs)
+
+    real_pipeline = store._redis.pipeline
+
+    def counted_pipeline(*args: Any, **kwargs: Any) -> Any:
+        pipe = real_pipeline(*args, **kwargs)
+        execute = pipe.execute
+
+        async def counted_execute(*a: Any, **k: Any) -> Any:
+            nonlocal executes
+            executes += 1
+            return await execute(*a, **k)
+
+        pipe.execute = counted_execute
+        return pipe
+
+    store._vault_note = counted_script  # type: ignore[method-assign]
+    store._redis.pipeline = counted_pipeline  # type: ignore[method-assign]
+    try:
+        slot = await store.begin_step(_start(1))
+        assert slot.trajectory is not None
+        dump = "\n".join(f"customer{n}@example.org" for n in range(300))
+        guard = PrivacyGuard("redact", "flat", slot.trajectory.notes, store, Metrics(), cipher=cipher)
+        await guard.scan([{"role": "user", "content": f"the export:\n{dump}"}])
+        assert direct == 0 and executes == 2
+        # Numbered in the order found, as one value at a time numbered them.
+        assert guard.vault == {f"customer{n}@example.org": f"[EMAIL_{n + 1}]" for n in range(300)}
+        other = PrivacyGuard("redact", "flat", {}, RedisStore(own.url), Metrics(), cipher=cipher)
+        await other.load()
+        assert other.vault == guard.vault
+    finally:
+        await store.aclose()
         own.stop()

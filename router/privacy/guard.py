@@ -230,15 +230,17 @@ class PrivacyGuard:
             self.failed = True
             return
         known = self._entry.matcher.placeholder
-        detected: dict[str, int] = {}  # kind -> new values: counted once a kind (a dump holds thousands)
+        new: dict[str, str] = {}  # value -> kind, in the order found
         for finding in findings:
-            if finding.value in known:
-                continue
-            await self._allocate(finding.type, finding.value, reserved)
-            detected[finding.type] = detected.get(finding.type, 0) + 1
-        for kind, count in detected.items():
-            self._metrics.privacy_values.labels(self.route, kind, "detected").inc(count)
-        if detected:
+            if finding.value not in known and finding.value not in new:
+                new[finding.value] = finding.type
+        if new:
+            await self._allocate(new, reserved)
+            detected: dict[str, int] = {}  # counted once a kind (a dump holds thousands)
+            for kind in new.values():
+                detected[kind] = detected.get(kind, 0) + 1
+            for kind, count in detected.items():
+                self._metrics.privacy_values.labels(self.route, kind, "detected").inc(count)
             if not self._memo.holds(self.trajectory_id, self._entry):
                 self._memo.adopt(self.trajectory_id, self._entry)
             self._memo.account(self._entry)
@@ -272,20 +274,44 @@ class PrivacyGuard:
         if key == SCANNED:
             self._entry.note_keys.add(key)  # the one note kept in the notes, not in the vault
 
-    async def _allocate(self, kind: str, value: str, reserved: set[str]) -> str:
+    async def _allocate(self, new: dict[str, str], reserved: set[str]) -> None:
+        """Give each new value (value -> kind) a placeholder and keep it in the vault: two
+        writes for them all (the placeholders, then the sealed values), whatever their number."""
         entry = self._entry
-        # Numbered per kind: the next number that neither the vault nor the text has taken.
-        number = entry.kinds.get(kind, 0) + 1
-        while (name := f"[{kind}_{number}]") in entry.matcher.value_of or name in entry.unopened or name in reserved:
-            number += 1
-        value_id = self._value_id(value)
-        placeholder = await self._store.vault_note(self.trajectory_id, IDS + value_id, name, keep_first=True)
-        stored = value if self._cipher is None else self._cipher.seal(self.trajectory_id, placeholder, value)
-        await self._store.vault_note(self.trajectory_id, VAULT + placeholder, stored)
-        self._remember(VAULT + placeholder, stored)
-        self._remember(IDS + value_id, placeholder)
-        self._know(entry, placeholder, value)
-        return placeholder
+        names: list[str] = []
+        taken: set[str] = set()
+        after: dict[str, int] = {}  # kind -> the number after the last one named here
+        for kind in new.values():
+            # Numbered per kind: the next number that neither the vault, the text nor an
+            # earlier value of this batch has taken.
+            number = after.get(kind, entry.kinds.get(kind, 0) + 1)
+            while (
+                (name := f"[{kind}_{number}]") in entry.matcher.value_of
+                or name in entry.unopened
+                or name in reserved
+                or name in taken
+            ):
+                number += 1
+            names.append(name)
+            taken.add(name)
+            after[kind] = number + 1
+        ids = [IDS + self._value_id(value) for value in new]
+        # keep_first: a value another replica named already keeps its name.
+        placeholders = await self._store.vault_notes(
+            self.trajectory_id, list(zip(ids, names, strict=True)), keep_first=True
+        )
+        cipher = self._cipher
+        stored = [
+            value if cipher is None else cipher.seal(self.trajectory_id, placeholder, value)
+            for value, placeholder in zip(new, placeholders, strict=True)
+        ]
+        await self._store.vault_notes(
+            self.trajectory_id, [(VAULT + p, sealed) for p, sealed in zip(placeholders, stored, strict=True)]
+        )
+        for value, value_id, placeholder, sealed in zip(new, ids, placeholders, stored, strict=True):
+            self._remember(VAULT + placeholder, sealed)
+            self._remember(value_id, placeholder)
+            self._know(entry, placeholder, value)
 
     def redactor(self) -> Redactor:
         """A redactor over the trajectory's vault (shared, nothing rebuilt), whose `messages`

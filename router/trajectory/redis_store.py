@@ -194,6 +194,18 @@ class RedisStore:
         )
         return kept
 
+    async def vault_notes(
+        self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
+    ) -> list[str]:
+        if not entries:
+            return []
+        flag, keys = "1" if keep_first else "0", self._vault_keys(trajectory_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key, value in entries:
+                await self._vault_note(keys=keys, args=[key, value, flag, self._ttl], client=pipe)
+            kept: list[str] = await pipe.execute()
+        return kept
+
     async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
         position, flat = await self._vault_since(keys=self._vault_keys(trajectory_id), args=[since])
         return VaultRead(list(zip(flat[::2], flat[1::2], strict=True)), int(position))

@@ -171,6 +171,17 @@ class ResilientStore:
         self.journal.add(Note(trajectory_id, key, value, keep_first, vault=True))
         return await self.fallback.vault_note(trajectory_id, key, value, keep_first=keep_first)
 
+    async def vault_notes(
+        self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
+    ) -> list[str]:
+        ok, kept = await self._try("note", lambda s: s.vault_notes(trajectory_id, entries, keep_first=keep_first))
+        if ok and kept is not None:
+            self.fallback.remember_vault(trajectory_id, list(zip((key for key, _ in entries), kept, strict=True)))
+            return kept
+        for key, value in entries:
+            self.journal.add(Note(trajectory_id, key, value, keep_first, vault=True))
+        return await self.fallback.vault_notes(trajectory_id, entries, keep_first=keep_first)
+
     async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
         ok, read = await self._try("vault", lambda s: s.vault_since(trajectory_id, since))
         if ok and read is not None:

@@ -55,6 +55,14 @@ class TrajectoryStore(Protocol):
         from its notes: a step's start does not read it. Same rules as `note`."""
         ...
 
+    async def vault_notes(
+        self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
+    ) -> list[str]:
+        """`vault_note` for each (key, value), in order, in one round trip where the store has
+        them (a tool output holding thousands of values is one write, not thousands); the
+        values kept, in the same order."""
+        ...
+
     async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
         """The vault entries written after the first `since` of the trajectory's vault log."""
         ...
@@ -228,6 +236,11 @@ class MemoryStore:
         entry.vault[key] = value
         entry.vault_log.append(key)
         return value
+
+    async def vault_notes(
+        self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
+    ) -> list[str]:
+        return [await self.vault_note(trajectory_id, key, value, keep_first=keep_first) for key, value in entries]
 
     def remember_vault(self, trajectory_id: str, entries: list[tuple[str, str]]) -> None:
         """Mirror vault entries the shared store returned (the vault of an outage)."""
