@@ -127,14 +127,18 @@ class _ByIdentity:
     objects again (router/protocol/prefix.py), so a message read at one step is found at the
     next ones by identity: no slicing or hashing of its text, which costs more than the lookup
     of a content-keyed cache. The object is held with its result, so its id is not reused while
-    the entry lives; the table is cleared whole when full (it refills within a step or two).
+    the entry lives, and so is bounded: in entries and in the characters held (an object over a
+    sixteenth of that is not kept); the table is cleared whole when full (it refills within a
+    step or two of each run going on).
     """
 
-    __slots__ = ("_items", "_limit")
+    __slots__ = ("_budget", "_held", "_items", "_limit")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, budget_chars: int) -> None:
         self._items: dict[int, tuple[object, object, Any]] = {}
         self._limit = limit
+        self._budget = budget_chars
+        self._held = 0
 
     def get(self, obj: object, context: object = None) -> Any:
         item = self._items.get(id(obj))
@@ -144,18 +148,24 @@ class _ByIdentity:
             return item[2]
         return None
 
-    def put(self, obj: object, value: Any, context: object = None) -> None:
-        if len(self._items) >= self._limit:
-            self._items.clear()
+    def put(self, obj: object, value: Any, context: object = None, size: int = 0) -> None:
+        """Keep `value` for `obj`, which holds about `size` characters."""
+        if size > self._budget // 16:
+            return
+        if len(self._items) >= self._limit or self._held + size > self._budget:
+            self.clear()
         self._items[id(obj)] = (obj, context, value)
+        self._held += size
 
     def clear(self) -> None:
         self._items.clear()
+        self._held = 0
 
 
-_TURNS = _ByIdentity(4096)  # assistant message -> _Turn (context: the declared tool names)
-_SIGNALS = _ByIdentity(4096)  # tool result text -> its error signals
-_TASKS = _ByIdentity(1024)  # first message of the head -> (the head's messages, the task's shape)
+# A few megabytes each: enough for the tails of hundreds of runs going on at once.
+_TURNS = _ByIdentity(4096, 2_000_000)  # assistant message -> _Turn (context: the declared tool names)
+_SIGNALS = _ByIdentity(4096, 4_000_000)  # tool result text -> its error signals
+_TASKS = _ByIdentity(1024, 4_000_000)  # first message of the head -> (the head's messages, the task's shape)
 
 
 @lru_cache(maxsize=2048)
@@ -191,7 +201,8 @@ def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
         turn: _Turn = kept[1]
         return turn
     turn = _inspected(message, declared)
-    _TURNS.put(message, (parts, turn), declared)
+    size = sum(len(part) for part in turn.signature if isinstance(part, str))
+    _TURNS.put(message, (parts, turn), declared, size + (len(parts[1]) if isinstance(parts[1], str) else 0))
     return turn
 
 
@@ -224,7 +235,7 @@ def _signals(text: str) -> tuple[str, ...]:
     if found is None:
         read = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:] if len(text) > SIGNAL_HEAD + SIGNAL_TAIL else text
         found = _cached_signals(read)
-        _SIGNALS.put(text, found)
+        _SIGNALS.put(text, found, size=len(text))
     return found
 
 
@@ -314,7 +325,7 @@ def _task_of(head: list[Message]) -> tuple[float, float, float]:
             return shape
     shape = _task_shape(real_task(head))
     if head:
-        _TASKS.put(head[0], (head, contents, shape))
+        _TASKS.put(head[0], (head, contents, shape), size=sum(len(c) for c in contents if isinstance(c, str)))
     return shape
 
 

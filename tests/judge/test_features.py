@@ -213,3 +213,17 @@ def test_a_message_given_new_contents_is_read_again() -> None:
     second = step_features(messages, TrajectoryCounters(4), TOOLS)
     assert value(first, "invalid_last") == 0.0 and value(second, "invalid_last") == 1.0
     assert value(first, "task_mentions_test") == 0.0 and value(second, "task_mentions_test") == 1.0
+
+
+def test_what_the_features_keep_by_identity_is_bounded_in_characters() -> None:
+    from judge import features
+
+    features.clear_caches()
+    huge = "x" * 1_000_000  # over a sixteenth of the budget: read, never held
+    step_features([{"role": "user", "content": "task"}, {"role": "tool", "content": huge}], TrajectoryCounters(1))
+    assert features._SIGNALS.get(huge) is None
+    for run in range(400):  # 400 runs' outputs of 40 KB: 16 MB offered, at most the budget held
+        output = f"run {run}\n" + "log line\n" * 4000
+        step_features([{"role": "user", "content": "task"}, {"role": "tool", "content": output}], TrajectoryCounters(1))
+        assert features._SIGNALS._held <= features._SIGNALS._budget
+    assert features._SIGNALS.get(output) is not None  # the latest is kept
