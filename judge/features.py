@@ -162,10 +162,13 @@ class _ByIdentity:
         self._held = 0
 
 
-# A few megabytes each: enough for the tails of hundreds of runs going on at once.
-_TURNS = _ByIdentity(4096, 2_000_000)  # assistant message -> _Turn (context: the declared tool names)
-_SIGNALS = _ByIdentity(4096, 4_000_000)  # tool result text -> its error signals
-_TASKS = _ByIdentity(1024, 4_000_000)  # first message of the head -> (the head's messages, the task's shape)
+# A request body from this size on is parsed from the trajectory's last one, its earlier messages
+# the objects parsed before (router/protocol/prefix.py's MIN_BYTES); smaller ones are parsed whole.
+IDENTITY_FROM_BYTES = 64 * 1024
+# A few megabytes each: enough for the tails of a hundred long runs going on at once.
+_TURNS = _ByIdentity(4096, 1_000_000)  # assistant message -> _Turn (context: the declared tool names)
+_SIGNALS = _ByIdentity(4096, 3_000_000)  # tool result text -> its error signals
+_TASKS = _ByIdentity(1024, 2_000_000)  # first message of the head -> (the head's messages, the task's shape)
 
 
 @lru_cache(maxsize=2048)
@@ -192,7 +195,7 @@ def _cached_content(text: str) -> list[ActionType]:
     return classify_content(text)
 
 
-def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
+def _inspect(message: Message, declared: frozenset[str] | None, keep: bool = False) -> _Turn:
     # What the turn is read from, by identity too: a caller that gives the dict new contents
     # (offline tools building a run step by step) is not answered from before.
     parts = (message.get("tool_calls"), message.get("content"))
@@ -201,6 +204,8 @@ def _inspect(message: Message, declared: frozenset[str] | None) -> _Turn:
         turn: _Turn = kept[1]
         return turn
     turn = _inspected(message, declared)
+    if not keep:
+        return turn
     size = sum(len(part) for part in turn.signature if isinstance(part, str))
     _TURNS.put(message, (parts, turn), declared, size + (len(parts[1]) if isinstance(parts[1], str) else 0))
     return turn
@@ -230,12 +235,13 @@ def _inspected(message: Message, declared: frozenset[str] | None) -> _Turn:
 inspect_turn = _inspect  # for judge/draft.py: the draft is read as the turns before it are
 
 
-def _signals(text: str) -> tuple[str, ...]:
+def _signals(text: str, keep: bool = False) -> tuple[str, ...]:
     found: tuple[str, ...] | None = _SIGNALS.get(text)
     if found is None:
         read = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:] if len(text) > SIGNAL_HEAD + SIGNAL_TAIL else text
         found = _cached_signals(read)
-        _SIGNALS.put(text, found, size=len(text))
+        if keep:
+            _SIGNALS.put(text, found, size=len(text))
     return found
 
 
@@ -282,14 +288,17 @@ def step_features(
     tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict)]
     assistants = [i for i, m in enumerate(tail) if m.get("role") == "assistant"]
     declared = tool_names(tools)
-    turns = [_inspect(tail[i], declared) for i in assistants]
+    # Keep what is read by identity only where the next step can find it so: a body parsed whole
+    # (under IDENTITY_FROM_BYTES) is all new objects at every step, and keeping them costs memory.
+    keep = counters.request_bytes <= 0 or counters.request_bytes >= IDENTITY_FROM_BYTES
+    turns = [_inspect(tail[i], declared, keep) for i in assistants]
     last = assistants[-1] if assistants else -1
     latest = _results(tail, last + 1, len(tail), task)
     previous = _results(tail, assistants[-2] + 1, last, task) if len(assistants) >= 2 else []
     output = "\n".join(latest)
     found: set[str] = set()
     for text in latest:
-        found.update(_signals(text))
+        found.update(_signals(text, keep))
 
     values: list[float] = _scalars(counters, len(messages), tail)
     for back in range(1, LAST_ACTIONS + 1):
@@ -300,20 +309,20 @@ def step_features(
     final = turns[-1] if turns else None
     values += [float(final is not None and final.prose), float(final is not None and final.calls > 1)]
     values += [float(name in found) for name in FEATURE_SIGNALS]
-    values += [float(bool(found)), float(any(_signals(text) for text in previous)), float(len(latest))]
+    values += [float(bool(found)), float(any(_signals(text, keep) for text in previous)), float(len(latest))]
     values.append(math.log1p(len(output)))
     values += _repetition(turns)
     values += [float(final is not None and final.invalid), float(sum(turn.invalid for turn in turns))]
-    values += _error_history(tail, assistants, task)
+    values += _error_history(tail, assistants, task, keep)
     values += [math.log1p(output.count("\n") + (1 if output else 0)), float(not output.strip())]
     last_text = content_text(tail[last]) if last >= 0 else ""
     values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
     values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
-    values += _task_of(head)
+    values += _task_of(head, keep)
     return np.array(values, dtype=np.float32)
 
 
-def _task_of(head: list[Message]) -> tuple[float, float, float]:
+def _task_of(head: list[Message], keep: bool) -> tuple[float, float, float]:
     """The shape of the real task in the head: the same objects as the step before, found by
     identity; else read (`real_task` keeps its own cache for a head parsed anew)."""
     contents = [m.get("content") if isinstance(m, dict) else m for m in head]
@@ -324,17 +333,17 @@ def _task_of(head: list[Message]) -> tuple[float, float, float]:
             shape: tuple[float, float, float] = kept[2]
             return shape
     shape = _task_shape(real_task(head))
-    if head:
+    if head and keep:
         _TASKS.put(head[0], (head, contents, shape), size=sum(len(c) for c in contents if isinstance(c, str)))
     return shape
 
 
-def _error_history(tail: list[Message], assistants: list[int], task: Message | None) -> list[float]:
+def _error_history(tail: list[Message], assistants: list[int], task: Message | None, keep: bool) -> list[float]:
     """How the recent turns went: a run that keeps failing is where a small model flounders."""
     failed: list[bool] = []
     for number, index in enumerate(assistants):
         end = assistants[number + 1] if number + 1 < len(assistants) else len(tail)
-        failed.append(any(_signals(text) for text in _results(tail, index + 1, end, task)))
+        failed.append(any(_signals(text, keep) for text in _results(tail, index + 1, end, task)))
     streak = 0
     for flag in reversed(failed):
         if not flag:

@@ -227,3 +227,19 @@ def test_what_the_features_keep_by_identity_is_bounded_in_characters() -> None:
         step_features([{"role": "user", "content": "task"}, {"role": "tool", "content": output}], TrajectoryCounters(1))
         assert features._SIGNALS._held <= features._SIGNALS._budget
     assert features._SIGNALS.get(output) is not None  # the latest is kept
+
+
+def test_a_body_parsed_whole_keeps_nothing_by_identity() -> None:
+    # Under IDENTITY_FROM_BYTES the gateway parses every body whole: its objects are new at every
+    # step, so keeping them would only hold memory (the memory benchmark's 1,000 short runs).
+    from judge import features
+
+    features.clear_caches()
+    output = "Traceback (most recent call last):\nKeyError: 'a'\n"
+    messages = [{"role": "user", "content": "task"}, assistant("bash", {"command": "ls"}, "c1")]
+    messages.append({"role": "tool", "tool_call_id": "c1", "content": output})
+    small = step_features(messages, TrajectoryCounters(2, request_bytes=2_000), TOOLS)
+    assert features._SIGNALS.get(output) is None and features._TURNS.get(messages[1], frozenset()) is None
+    large = step_features(messages, TrajectoryCounters(2, request_bytes=features.IDENTITY_FROM_BYTES), TOOLS)
+    assert features._SIGNALS.get(output) is not None
+    assert value(small, "err_traceback") == value(large, "err_traceback") == 1.0
