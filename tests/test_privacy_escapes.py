@@ -125,6 +125,13 @@ EDGE_CASES = [
     "card 4111 1111 1111 1111 1111 1111 1111 and " + "4" * 300,
     "+1 415 555 2671, (415) 555-2671, 415.555.2671",
     "token = " + "Ab1" * 90,
+    # Labels of national ids with and without a number after them (the label-only detectors'
+    # gate: a run of eight digits or more, spaces, dots or hyphens within): every separator.
+    "SSN, SIN, BSN, PESEL, CPF, TFN, NHS and DNI are the labels; none has a number here",
+    "ssn: 078-05-1120; sin 046 454 286; bsn 1112.22.333; pesel 44051401359; tfn 123 456 782",
+    "NHS number 943-476-5919 and NHS number 943 476 5919, Steuer-ID 12 345 678 903",
+    "CPR 070761-4285, fødselsnummer 010190 12345, CNP 1800101221144, My Number 1234 5678 9012",
+    "SSN:\n078051120 (next line) and SSN 07805112 (short) and SSN 0780511200000 (long)",
 ]
 
 

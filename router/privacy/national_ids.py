@@ -110,6 +110,17 @@ _LABEL_CORE = (
 _LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
 
 
+# Every labelled shape below is a run of 8 or more digits that may hold spaces, dots or hyphens,
+# beginning and ending with a digit: a window with no such run holds none of them. Tried before
+# the exact patterns (fourteen of them share the label core), it spares text that names a label
+# without a number after it (docs, code, a list of the labels) fourteen regex passes a window.
+_NUMBER_RUN = re.compile(r"\d[\d .-]{6,}\d")
+
+
+def _number_in(text: str, low: int, high: int) -> bool:
+    return _NUMBER_RUN.search(text, low, high) is not None
+
+
 def _labelled(text: str, start: int, _end: int) -> bool:
     return bool(_LABEL.search(text, max(0, start - _AFTER), start))
 
@@ -195,6 +206,7 @@ def detectors() -> tuple[Detector, ...]:
                 reach=_AFTER + 24,
                 keyword_core=_LABEL_SPAN,
                 follows=True,
+                gate=_number_in,
             )
         else:
             detector = Detector(
