@@ -41,8 +41,21 @@ DETECTORS: tuple[Detector, ...] = (
     _SECRETS + provider_rules.detectors() + _ASSIGNMENTS + _PERSONAL_FIRST + national_ids.detectors() + _PERSONAL_LAST
 )
 TYPES: tuple[str, ...] = tuple(dict.fromkeys(d.type for d in DETECTORS))
+
+
+# Hyperscan's expressions: one per distinct core (fourteen national-id detectors share the
+# label words), each reported once however many detectors read its matches (`_READERS`).
+def _expressions() -> dict[tuple[bytes, int], list[int]]:
+    expressions: dict[tuple[bytes, int], list[int]] = {}
+    for index, detector in enumerate(DETECTORS):
+        expressions.setdefault((detector.core, detector.keyword_core), []).append(index)
+    return expressions
+
+
+_EXPRESSIONS = _expressions()
+_READERS: tuple[tuple[int, ...], ...] = tuple(tuple(readers) for readers in _EXPRESSIONS.values())
 # Without start-of-match tracking a match reports start 0: its start is at most this far back.
-_KEYWORD_SPAN = [d.keyword_core for d in DETECTORS]
+_KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 # Characters of context the exact patterns' look-arounds read on each side of a candidate.
 _MARGIN = 16
 # UTF-8 continuation bytes: a byte offset minus the continuation bytes before it is the
@@ -77,9 +90,9 @@ class _Engine:
     def __init__(self) -> None:
         import hyperscan
 
-        cores = [detector.core for detector in DETECTORS]
+        cores = [core for core, _keyword in _EXPRESSIONS]
         # Start of match is costly to track: only cores that need it ask for it.
-        flags = [0 if d.keyword_core else hyperscan.HS_FLAG_SOM_LEFTMOST for d in DETECTORS]
+        flags = [0 if keyword else hyperscan.HS_FLAG_SOM_LEFTMOST for _core, keyword in _EXPRESSIONS]
         version = importlib.metadata.version("hyperscan")
         key = hashlib.sha256(repr((version, cores, flags)).encode()).hexdigest()[:24]
         cache = Path(os.environ.get("TANDEM_CACHE_DIR") or Path.home() / ".cache" / "tandem") / f"hs-{key}.db"
@@ -102,7 +115,8 @@ class _Engine:
         self._per_thread = threading.local()
 
     def candidates(self, data: bytes) -> dict[int, list[tuple[int, int]]]:
-        """Per detector, the merged spans (byte offsets) where its core matched."""
+        """Per detector (its index in DETECTORS), the merged spans (byte offsets) where its core
+        matched; detectors sharing a core share the list (read only)."""
         hits: dict[int, list[tuple[int, int]]] = {}
 
         def on_match(index: int, start: int, end: int, _flags: int, _context: object) -> None:
@@ -120,7 +134,7 @@ class _Engine:
         if scratch is None:
             scratch = self._per_thread.scratch = self._scratch.clone()
         self._db.scan(data, match_event_handler=on_match, scratch=scratch)
-        return hits
+        return {reader: spans for expression, spans in hits.items() for reader in _READERS[expression]}
 
 
 def _load_engine() -> _Engine | None:
