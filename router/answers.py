@@ -30,6 +30,7 @@ from router.privacy.at_rest import audit_content
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.protocol.upstream_error import read_error
+from router.recorder import error_signals_of
 from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
@@ -90,7 +91,7 @@ class Answers:
             # An inner call's answer comes back restored: the audit keeps placeholders.
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
-        self._account(record, usage, step.started, content)
+        self._account(record, usage, step.started, content, results=step.identity.results)
         self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         facts = step.facts(target, False)
         # Shadow labelling starts once the answer is sent.
@@ -162,7 +163,7 @@ class Answers:
             self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
         else:
             self.tracker.answered(step.identity, "error", "", [])
-        self._account(record, usage, step.started, content)
+        self._account(record, usage, step.started, content, results=step.identity.results)
         facts = step.facts(target, fallback)
         if reply.status >= 300:
             # The upstream's refusal of the request itself (a 4xx), relayed as it said it.
@@ -193,7 +194,7 @@ class Answers:
             content = None
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
-            self._account(record, outcome.usage, step.started, content)
+            self._account(record, outcome.usage, step.started, content, results=step.identity.results)
             self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
             shadow.append(self.shadow.after(step, record, message))
 
@@ -249,17 +250,17 @@ class Answers:
             record.http_status = last.status
             if last.retry_after is not None:
                 headers["Retry-After"] = last.retry_after
-            self._account(record, None, step.started, content)
+            self._account(record, None, step.started, content, results=step.identity.results)
             error = read_error(last.status, last.body)
             return Failure(last.status, error, facts, headers, last.body, last.content_type)
         if last.kind == "invalid_answer":
             # A 200 whose body was no answer: the upstream is broken, not busy.
             record.http_status = 502
-            self._account(record, None, step.started)
+            self._account(record, None, step.started, results=step.identity.results)
             message = f"the upstream answered with something that is not a chat completion: {record.error}"
             return Failure(502, _server_error(message, "upstream_invalid_answer"), facts)
         record.http_status = 503
-        self._account(record, None, step.started, content)
+        self._account(record, None, step.started, content, results=step.identity.results)
         headers["Retry-After"] = str(self.settings.retry_after_s)
         message = f"no upstream could answer the step: {record.error}"
         return Failure(503, _server_error(message, "upstream_unavailable"), facts, headers)
@@ -282,7 +283,7 @@ class Answers:
                 record.http_status, record.error = error.status, error.message
             else:
                 record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
-        self._account(record, usage, step.started)
+        self._account(record, usage, step.started, results=step.identity.results)
 
     def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
         step.recorded = True
@@ -298,7 +299,6 @@ class Answers:
             attempt=step.identity.attempt,
             inner=list(step.calls.made),
             fallback=fallback,
-            error_signals=step.identity.error_signals,
             features=step.decision.features,
             exposed=sorted(step.privacy.exposed_kinds),
             redacted=step.privacy.redacted,
@@ -323,8 +323,12 @@ class Answers:
         usage: Usage | None,
         started: float,
         content: dict[str, Any] | None = None,
+        *,
+        results: list[str],
     ) -> None:
-        """Close the step's record: cost, counterfactual, latency, metrics. Called once."""
+        """Close the step's record: cost, counterfactual, latency, metrics. Called once.
+        `results`: the step's new tool results, whose error signals the recorder reads into
+        the record off the answer's path (here, when the audit log writes the record now)."""
         record.latency_s = time.perf_counter() - started
         record.usage = usage
         record.cost_usd = record.inner_cost_usd
@@ -332,7 +336,11 @@ class Answers:
             record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
             self._counterfactual(record, usage)
         self.metrics.step_closed(record)
-        self.tracker.record(record)
+        if self.audit.enabled:
+            record.error_signals = error_signals_of(results)
+            self.tracker.record(record)
+        else:
+            self.tracker.record(record, results)
         self.audit.submit(record, content)
 
 

@@ -1,6 +1,8 @@
 """Step records leave the request path here: queued, then written to the store in batches.
 
-The answer never waits for the store. Reads that must see every step (the trajectory API,
+The answer never waits for the store, nor for what only the record needs: the error signals of
+the step's new tool results (a regex scan of kilobytes of new output each step, ~50 µs at 4 KB
+cache-cold) are read here, just before the record is written. Reads that must see every step (the trajectory API,
 closing a trajectory) call `flush()` first. On shutdown, `aclose()` writes what is queued.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from judge.signals import quick_error_signals
 from router.ledger import StepRecord
 from router.trajectory.store import TrajectoryStore
 
@@ -16,17 +19,23 @@ log = logging.getLogger("tandem.recorder")
 BATCH = 256
 
 
+def error_signals_of(results: list[str]) -> list[str]:
+    """The error signals in a step's new tool results (`StepRecord.error_signals`)."""
+    return sorted({signal for text in results for signal in quick_error_signals(text)})
+
+
 class Recorder:
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
-        self._queue: asyncio.Queue[StepRecord] = asyncio.Queue()
+        # A record, and the tool results its error signals are still to be read from (None: read).
+        self._queue: asyncio.Queue[tuple[StepRecord, list[str] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="tandem-recorder")
 
-    def submit(self, record: StepRecord) -> None:
-        self._queue.put_nowait(record)
+    def submit(self, record: StepRecord, results: list[str] | None = None) -> None:
+        self._queue.put_nowait((record, results))
 
     async def flush(self) -> None:
         await self._queue.join()
@@ -37,7 +46,7 @@ class Recorder:
             while len(batch) < BATCH and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             try:
-                await self._store.record_many(batch)
+                await self._store.record_many([_settled(record, results) for record, results in batch])
             except Exception:
                 # The resilient store already degrades to memory; anything else is a bug to
                 # log, never a reason to stop recording the steps that follow.
@@ -56,3 +65,12 @@ class Recorder:
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
         self._task = None
+
+
+def _settled(record: StepRecord, results: list[str] | None) -> StepRecord:
+    if results:
+        try:
+            record.error_signals = error_signals_of(results)
+        except Exception:  # a signal is a hint for the record: never a reason to lose the record
+            log.exception("could not read the error signals of %s step %d", record.trajectory_id, record.step)
+    return record

@@ -65,6 +65,11 @@ class AuditLog:
         return self.mode == "content"
 
     @property
+    def enabled(self) -> bool:
+        """Whether records are written here (they are then read whole as they are submitted)."""
+        return self.mode != "off"
+
+    @property
     def state(self) -> AuditState:
         if self.mode == "off":
             return "off"

@@ -11,7 +11,6 @@ from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from judge.signals import quick_error_signals as error_signals
 from router.clock import SYSTEM_CLOCK, Clock
 from router.errors import GatewayError
 from router.ledger import StepRecord
@@ -41,7 +40,9 @@ class StepIdentity:
     trajectory_id: str
     step: int
     attempt: int
-    error_signals: list[str]
+    # The tool results (and user turns) after the last assistant message: what is new. Their
+    # error signals go in the step's record, read off the answer's path (`Step.signals`).
+    results: list[str]
     trajectory: Trajectory  # as it stood before this step
     stitch_key: str | None = None  # the history key when stitched (no session id)
 
@@ -163,10 +164,10 @@ class Tracker:
                 code="store_unavailable",
                 headers={"Retry-After": self._retry_after},
             ) from exc
-        signals = sorted({s for text in identify.new_tool_results(request.messages) for s in error_signals(text)})
+        results = identify.new_tool_results(request.messages)
         privacy = self._routes[route].privacy if route in self._routes else "allow"
         trajectory = fail_closed(slot, trajectory_id, privacy)
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, signals, trajectory, stitch_key)
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, results, trajectory, stitch_key)
 
     def _task(self, trajectory_id: str, request: ChatRequest, route: str) -> str:
         """The task a trajectory keeps from its first step, with placeholders for the values a
@@ -200,8 +201,10 @@ class Tracker:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
-    def record(self, record: StepRecord) -> None:
-        self.recorder.submit(record)
+    def record(self, record: StepRecord, results: list[str] | None = None) -> None:
+        """Write the step's record off the request path; `results`: the step's new tool results,
+        whose error signals the recorder reads into it first."""
+        self.recorder.submit(record, results)
         if self.limits is not None and record.cloud_spend_usd > 0:
             namespace = namespace_of_trajectory(record.trajectory_id, self._keyed)
             self.spawn(self.limits.charge(namespace, record.cloud_spend_usd))
