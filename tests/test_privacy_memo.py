@@ -283,3 +283,40 @@ async def test_a_trajectory_without_sensitive_values_is_not_remembered() -> None
     await _step(store, "allow", memo, cipher, "mail", 1, [{"role": "user", "content": f"mail {EMAILS[0]}"}])
     held = memo.get("mail")
     assert held is not None and held.matcher.values == [EMAILS[0]] and memo.bytes == held.size > 0
+
+
+async def test_a_value_named_by_another_replica_meanwhile_keeps_its_name_and_no_name_is_shared() -> None:
+    # Another replica names `second` [EMAIL_1] after this step read the vault: this batch had
+    # proposed [EMAIL_1] for `first` and [EMAIL_2] for `second`. `second` keeps the other
+    # replica's name; `first` is named again, so that no two values share a placeholder.
+    from router.metrics import Metrics
+    from router.privacy.guard import IDS, VAULT, PrivacyGuard
+    from router.trajectory.state import StepStart
+    from router.trajectory.store import MemoryStore
+
+    first, second = "first.person@example.org", "second.person@example.org"
+
+    class RacingStore(MemoryStore):
+        """The other replica's two writes land just before this step's first vault write."""
+
+        raced = False
+
+        async def vault_notes(
+            self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
+        ) -> list[str]:
+            if not RacingStore.raced:
+                RacingStore.raced = True
+                await self.vault_note(trajectory_id, IDS + guard._value_id(second), "[EMAIL_1]", keep_first=True)
+                await self.vault_note(trajectory_id, VAULT + "[EMAIL_1]", second)
+            return await super().vault_notes(trajectory_id, entries, keep_first=keep_first)
+
+    store = RacingStore(100, 3600.0)
+    await store.begin_step(StepStart("t", "fp", False, "task", "r", "", 0.0))
+    guard = PrivacyGuard("redact", "t", {}, store, Metrics())
+    await guard.load()
+    await guard.scan([{"role": "user", "content": f"write to {first} and {second}"}])
+    assert guard.vault[second] == "[EMAIL_1]"
+    assert guard.vault[first] not in ("[EMAIL_1]", "")
+    vault = await store.vault("t")
+    assert vault[VAULT + "[EMAIL_1]"] == second and vault[VAULT + guard.vault[first]] == first
+    assert vault[IDS + guard._value_id(first)] == guard.vault[first]

@@ -278,40 +278,70 @@ class PrivacyGuard:
         """Give each new value (value -> kind) a placeholder and keep it in the vault: two
         writes for them all (the placeholders, then the sealed values), whatever their number."""
         entry = self._entry
-        names: list[str] = []
+        values = list(new)
         taken: set[str] = set()
         after: dict[str, int] = {}  # kind -> the number after the last one named here
-        for kind in new.values():
-            # Numbered per kind: the next number that neither the vault, the text nor an
-            # earlier value of this batch has taken.
-            number = after.get(kind, entry.kinds.get(kind, 0) + 1)
-            while (
-                (name := f"[{kind}_{number}]") in entry.matcher.value_of
-                or name in entry.unopened
-                or name in reserved
-                or name in taken
-            ):
-                number += 1
-            names.append(name)
-            taken.add(name)
-            after[kind] = number + 1
-        ids = [IDS + self._value_id(value) for value in new]
+        names = [self._name(new[value], reserved, taken, after) for value in values]
+        ids = [IDS + self._value_id(value) for value in values]
         # keep_first: a value another replica named already keeps its name.
         placeholders = await self._store.vault_notes(
             self.trajectory_id, list(zip(ids, names, strict=True)), keep_first=True
         )
+        kinds = [new[value] for value in values]
+        await self._rename_clashes(kinds, ids, names, placeholders, reserved, taken, after)
         cipher = self._cipher
         stored = [
             value if cipher is None else cipher.seal(self.trajectory_id, placeholder, value)
-            for value, placeholder in zip(new, placeholders, strict=True)
+            for value, placeholder in zip(values, placeholders, strict=True)
         ]
         await self._store.vault_notes(
             self.trajectory_id, [(VAULT + p, sealed) for p, sealed in zip(placeholders, stored, strict=True)]
         )
-        for value, value_id, placeholder, sealed in zip(new, ids, placeholders, stored, strict=True):
+        for value, value_id, placeholder, sealed in zip(values, ids, placeholders, stored, strict=True):
             self._remember(VAULT + placeholder, sealed)
             self._remember(value_id, placeholder)
             self._know(entry, placeholder, value)
+
+    def _name(self, kind: str, reserved: set[str], taken: set[str], after: dict[str, int]) -> str:
+        """The next number of `kind` that neither the vault, the text nor this batch has taken."""
+        entry = self._entry
+        number = after.get(kind, entry.kinds.get(kind, 0) + 1)
+        while (
+            (name := f"[{kind}_{number}]") in entry.matcher.value_of
+            or name in entry.unopened
+            or name in reserved
+            or name in taken
+        ):
+            number += 1
+        taken.add(name)
+        after[kind] = number + 1
+        return name
+
+    async def _rename_clashes(
+        self,
+        kinds: list[str],
+        ids: list[str],
+        names: list[str],
+        placeholders: list[str],
+        reserved: set[str],
+        taken: set[str],
+        after: dict[str, int],
+    ) -> None:
+        """A value another replica named since this step read the vault keeps that name, which
+        may be the one this batch gave another value: that value (whose id entry this batch just
+        wrote) is named again, one more round trip, only then."""
+        owner: dict[str, int] = {}
+        clashing: list[int] = []
+        for index, placeholder in enumerate(placeholders):
+            first = owner.setdefault(placeholder, index)
+            if first != index:
+                clashing += [i for i in (first, index) if placeholders[i] == names[i]]
+        if not clashing:
+            return
+        taken.update(placeholders)
+        for index in clashing:
+            names[index] = placeholders[index] = self._name(kinds[index], reserved, taken, after)
+        await self._store.vault_notes(self.trajectory_id, [(ids[i], names[i]) for i in clashing])
 
     def redactor(self) -> Redactor:
         """A redactor over the trajectory's vault (shared, nothing rebuilt), whose `messages`
