@@ -91,7 +91,7 @@ class Answers:
             # An inner call's answer comes back restored: the audit keeps placeholders.
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
-        self._account(record, usage, step.started, content, results=step.identity.results)
+        self._account(step, record, usage, content)
         self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
         facts = step.facts(target, False)
         # Shadow labelling starts once the answer is sent.
@@ -163,7 +163,7 @@ class Answers:
             self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
         else:
             self.tracker.answered(step.identity, "error", "", [])
-        self._account(record, usage, step.started, content, results=step.identity.results)
+        self._account(step, record, usage, content)
         facts = step.facts(target, fallback)
         if reply.status >= 300:
             # The upstream's refusal of the request itself (a 4xx), relayed as it said it.
@@ -194,7 +194,7 @@ class Answers:
             content = None
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
-            self._account(record, outcome.usage, step.started, content, results=step.identity.results)
+            self._account(step, record, outcome.usage, content)
             self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
             shadow.append(self.shadow.after(step, record, message))
 
@@ -250,17 +250,17 @@ class Answers:
             record.http_status = last.status
             if last.retry_after is not None:
                 headers["Retry-After"] = last.retry_after
-            self._account(record, None, step.started, content, results=step.identity.results)
+            self._account(step, record, None, content)
             error = read_error(last.status, last.body)
             return Failure(last.status, error, facts, headers, last.body, last.content_type)
         if last.kind == "invalid_answer":
             # A 200 whose body was no answer: the upstream is broken, not busy.
             record.http_status = 502
-            self._account(record, None, step.started, results=step.identity.results)
+            self._account(step, record, None)
             message = f"the upstream answered with something that is not a chat completion: {record.error}"
             return Failure(502, _server_error(message, "upstream_invalid_answer"), facts)
         record.http_status = 503
-        self._account(record, None, step.started, content, results=step.identity.results)
+        self._account(step, record, None, content)
         headers["Retry-After"] = str(self.settings.retry_after_s)
         message = f"no upstream could answer the step: {record.error}"
         return Failure(503, _server_error(message, "upstream_unavailable"), facts, headers)
@@ -283,7 +283,7 @@ class Answers:
                 record.http_status, record.error = error.status, error.message
             else:
                 record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
-        self._account(record, usage, step.started, results=step.identity.results)
+        self._account(step, record, usage)
 
     def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
         step.recorded = True
@@ -318,24 +318,19 @@ class Answers:
             self.tracker.spawn(_remember(self.tracker, record.trajectory_id, note))
 
     def _account(
-        self,
-        record: StepRecord,
-        usage: Usage | None,
-        started: float,
-        content: dict[str, Any] | None = None,
-        *,
-        results: list[str],
+        self, step: Step, record: StepRecord, usage: Usage | None, content: dict[str, Any] | None = None
     ) -> None:
-        """Close the step's record: cost, counterfactual, latency, metrics. Called once.
-        `results`: the step's new tool results, whose error signals the recorder reads into
-        the record off the answer's path (here, when the audit log writes the record now)."""
-        record.latency_s = time.perf_counter() - started
+        """Close the step's record: cost, counterfactual, latency, metrics. Called once. The
+        error signals of the step's new tool results are read into it by the recorder, off the
+        answer's path (here, when the audit log takes the record as it is submitted)."""
+        record.latency_s = time.perf_counter() - step.started
         record.usage = usage
         record.cost_usd = record.inner_cost_usd
         if usage is not None:
             record.cost_usd += cost_usd(usage, self.settings.upstreams[record.target].prices)
             self._counterfactual(record, usage)
         self.metrics.step_closed(record)
+        results = step.identity.results
         if self.audit.enabled:
             record.error_signals = error_signals_of(results)
             self.tracker.record(record)
