@@ -67,6 +67,7 @@ bench: install-test redis
 	$(BIN)/python -m benchmarks.bookkeeping
 	$(BIN)/python -m benchmarks.judge_latency
 	$(BIN)/python -m benchmarks.privacy
+	$(BIN)/python -m benchmarks.privacy.vault_writes
 	$(BIN)/python -m benchmarks.metrics
 	$(BIN)/python -m benchmarks.limits
 	$(BIN)/python -m benchmarks.strategies
