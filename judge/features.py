@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -128,14 +129,15 @@ class _ByIdentity:
     next ones by identity: no slicing or hashing of its text, which costs more than the lookup
     of a content-keyed cache. The object is held with its result, so its id is not reused while
     the entry lives, and so is bounded: in entries and in the characters held (an object over a
-    sixteenth of that is not kept); the table is cleared whole when full (it refills within a
-    step or two of each run going on).
+    sixteenth of that is not kept), the oldest entries going first, one at a time (clearing a
+    full table at once would free thousands of messages on one step's path).
     """
 
     __slots__ = ("_budget", "_held", "_items", "_limit")
 
     def __init__(self, limit: int, budget_chars: int) -> None:
-        self._items: dict[int, tuple[object, object, Any]] = {}
+        # id -> (the object, the context, the value, the characters it holds), oldest first.
+        self._items: OrderedDict[int, tuple[object, object, Any, int]] = OrderedDict()
         self._limit = limit
         self._budget = budget_chars
         self._held = 0
@@ -152,10 +154,13 @@ class _ByIdentity:
         """Keep `value` for `obj`, which holds about `size` characters."""
         if size > self._budget // 16:
             return
-        if len(self._items) >= self._limit or self._held + size > self._budget:
-            self.clear()
-        self._items[id(obj)] = (obj, context, value)
+        old = self._items.pop(id(obj), None)
+        if old is not None:
+            self._held -= old[3]
+        self._items[id(obj)] = (obj, context, value, size)
         self._held += size
+        while len(self._items) > self._limit or self._held > self._budget:
+            self._held -= self._items.popitem(last=False)[1][3]
 
     def clear(self) -> None:
         self._items.clear()
@@ -196,6 +201,10 @@ def _cached_content(text: str) -> list[ActionType]:
 
 
 def _inspect(message: Message, declared: frozenset[str] | None, keep: bool = False) -> _Turn:
+    """The turn an assistant message is; with `keep`, found and kept by the message's identity
+    (a request whose objects are not reused finds nothing there: it does not look)."""
+    if not keep:
+        return _inspected(message, declared)
     # What the turn is read from, by identity too: a caller that gives the dict new contents
     # (offline tools building a run step by step) is not answered from before.
     parts = (message.get("tool_calls"), message.get("content"))
@@ -204,8 +213,6 @@ def _inspect(message: Message, declared: frozenset[str] | None, keep: bool = Fal
         turn: _Turn = kept[1]
         return turn
     turn = _inspected(message, declared)
-    if not keep:
-        return turn
     size = sum(len(part) for part in turn.signature if isinstance(part, str))
     _TURNS.put(message, (parts, turn), declared, size + (len(parts[1]) if isinstance(parts[1], str) else 0))
     return turn
@@ -236,7 +243,7 @@ inspect_turn = _inspect  # for judge/draft.py: the draft is read as the turns be
 
 
 def _signals(text: str, keep: bool = False) -> tuple[str, ...]:
-    found: tuple[str, ...] | None = _SIGNALS.get(text)
+    found: tuple[str, ...] | None = _SIGNALS.get(text) if keep else None
     if found is None:
         read = text[:SIGNAL_HEAD] + "\n" + text[-SIGNAL_TAIL:] if len(text) > SIGNAL_HEAD + SIGNAL_TAIL else text
         found = _cached_signals(read)
@@ -291,6 +298,10 @@ def step_features(
     # Keep what is read by identity only where the next step can find it so: a body parsed whole
     # (under IDENTITY_FROM_BYTES) is all new objects at every step, and keeping them costs memory.
     keep = counters.request_bytes <= 0 or counters.request_bytes >= IDENTITY_FROM_BYTES
+    task_shape, reused = _task_of(head, keep)
+    # The rest is kept only for a request whose objects are those of a request before (its head
+    # was found by identity): one parsed afresh finds nothing, and would only fill the tables.
+    keep = keep and reused
     turns = [_inspect(tail[i], declared, keep) for i in assistants]
     last = assistants[-1] if assistants else -1
     latest = _results(tail, last + 1, len(tail), task)
@@ -318,24 +329,25 @@ def step_features(
     last_text = content_text(tail[last]) if last >= 0 else ""
     values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
     values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
-    values += _task_of(head, keep)
+    values += task_shape
     return np.array(values, dtype=np.float32)
 
 
-def _task_of(head: list[Message], keep: bool) -> tuple[float, float, float]:
+def _task_of(head: list[Message], keep: bool) -> tuple[tuple[float, float, float], bool]:
     """The shape of the real task in the head: the same objects as the step before, found by
-    identity; else read (`real_task` keeps its own cache for a head parsed anew)."""
+    identity; else read (`real_task` keeps its own cache for a head parsed anew). And whether
+    the head's first message is an object seen before (the request's objects are reused)."""
     contents = [m.get("content") if isinstance(m, dict) else m for m in head]
-    if head:
-        kept = _TASKS.get(head[0])
-        same = kept is not None and len(kept[0]) == len(head) and all(map(operator.is_, kept[0], head))
+    kept = _TASKS.get(head[0]) if head else None
+    if kept is not None:
+        same = len(kept[0]) == len(head) and all(map(operator.is_, kept[0], head))
         if same and all(map(operator.is_, kept[1], contents)):
             shape: tuple[float, float, float] = kept[2]
-            return shape
+            return shape, True
     shape = _task_shape(real_task(head))
     if head and keep:
         _TASKS.put(head[0], (head, contents, shape), size=sum(len(c) for c in contents if isinstance(c, str)))
-    return shape
+    return shape, kept is not None
 
 
 def _error_history(tail: list[Message], assistants: list[int], task: Message | None, keep: bool) -> list[float]:

@@ -219,27 +219,42 @@ def test_what_the_features_keep_by_identity_is_bounded_in_characters() -> None:
     from judge import features
 
     features.clear_caches()
+    task = {"role": "user", "content": "task"}  # the same object at every step: a reused parse
     huge = "x" * 1_000_000  # over a sixteenth of the budget: read, never held
-    step_features([{"role": "user", "content": "task"}, {"role": "tool", "content": huge}], TrajectoryCounters(1))
+    for _ in range(2):
+        step_features([task, {"role": "tool", "content": huge}], TrajectoryCounters(1))
     assert features._SIGNALS.get(huge) is None
     for run in range(400):  # 400 runs' outputs of 40 KB: 16 MB offered, at most the budget held
         output = f"run {run}\n" + "log line\n" * 4000
-        step_features([{"role": "user", "content": "task"}, {"role": "tool", "content": output}], TrajectoryCounters(1))
+        step_features([task, {"role": "tool", "content": output}], TrajectoryCounters(1))
         assert features._SIGNALS._held <= features._SIGNALS._budget
     assert features._SIGNALS.get(output) is not None  # the latest is kept
 
 
-def test_a_body_parsed_whole_keeps_nothing_by_identity() -> None:
-    # Under IDENTITY_FROM_BYTES the gateway parses every body whole: its objects are new at every
-    # step, so keeping them would only hold memory (the memory benchmark's 1,000 short runs).
+def test_only_a_request_whose_objects_are_reused_keeps_them_by_identity() -> None:
+    # Under IDENTITY_FROM_BYTES the gateway parses every body whole, and a larger one that does
+    # not extend the last is parsed whole too: its objects are new, so keeping them would only
+    # hold memory (the memory benchmark's 1,000 short runs) and cost time. Only a request whose
+    # head is an object seen before (the prefix parser's reuse) keeps what it reads.
     from judge import features
 
     features.clear_caches()
     output = "Traceback (most recent call last):\nKeyError: 'a'\n"
     messages = [{"role": "user", "content": "task"}, assistant("bash", {"command": "ls"}, "c1")]
     messages.append({"role": "tool", "tool_call_id": "c1", "content": output})
+    large = TrajectoryCounters(2, request_bytes=features.IDENTITY_FROM_BYTES)
     small = step_features(messages, TrajectoryCounters(2, request_bytes=2_000), TOOLS)
-    assert features._SIGNALS.get(output) is None and features._TURNS.get(messages[1], frozenset()) is None
-    large = step_features(messages, TrajectoryCounters(2, request_bytes=features.IDENTITY_FROM_BYTES), TOOLS)
-    assert features._SIGNALS.get(output) is not None
-    assert value(small, "err_traceback") == value(large, "err_traceback") == 1.0
+    for _ in range(3):  # parsed afresh at every step
+        fresh = step_features(orjson.loads(orjson.dumps(messages)), large, TOOLS)
+    assert (
+        features._SIGNALS.get(output) is None and features._TURNS.get(messages[1], features.tool_names(TOOLS)) is None
+    )
+    first = step_features(messages, large, TOOLS)  # its head is seen for the first time here
+    assert features._SIGNALS.get(output) is None
+    reused = step_features(messages, large, TOOLS)  # the same objects again: kept from now on
+    assert (
+        features._SIGNALS.get(output) is not None
+        and features._TURNS.get(messages[1], features.tool_names(TOOLS)) is not None
+    )
+    assert all(np.array_equal(small, other) for other in (fresh, first, reused))
+    assert value(small, "err_traceback") == 1.0
