@@ -1,8 +1,8 @@
 """Step records leave the request path here: queued, then written to the store in batches.
 
 The answer never waits for the store, nor for what only the record needs: the error signals of
-the step's new tool results (a scan of kilobytes of new output each step, ~50 µs at 4 KB
-cache-cold) are read here, just before the record is written. Reads that must see every step
+the step's new tool results (a scan of kilobytes of new output each step, tens of
+microseconds) are read here, just before the record is written. Reads that must see every step
 (the trajectory API, closing a trajectory) call `flush()` first. On shutdown, `aclose()` writes
 what is queued.
 """
