@@ -42,11 +42,6 @@ TARGET_HEADER = "x-tandem-target"
 UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
 
 
-def _retrieved(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()
-
-
 async def _measure_anyway(step: Step, messages: list[dict[str, Any]]) -> None:
     try:
         await step.privacy.measure(messages)
@@ -328,18 +323,17 @@ class Engine:
         self, step: Step, upstream: Upstream, body: bytes, messages: list[dict[str, Any]]
     ) -> UpstreamReply:
         """Send a cloud call that goes as it is (no redaction), and measure what it exposes
-        while the cloud reads it: the request is out before the privacy stage looks at it, so
-        its scan and count take none of the answer's time (the upstream's exceed them by far).
-        The count is in before the step's record is made, as it always was; a client that
-        leaves meanwhile does not stop it (the request may be out: it ends off the request)."""
-        sending = asyncio.ensure_future(upstream.send(body, step.request.stream))
-        try:
-            await asyncio.sleep(0)  # the send task writes the request, then waits for the answer
-            await step.privacy.measure(messages)
-        except BaseException as exc:
-            sending.cancel()
-            sending.add_done_callback(_retrieved)  # its own failure, if any, is not this one
-            if isinstance(exc, asyncio.CancelledError):
+        while the cloud reads it: the request is written first, then the privacy stage scans
+        and counts it in this task (the upstream's time exceeds it by far). The count is in
+        before the step's record is made, as it always was; a request never written (no
+        connection) exposed nothing. A measurement cut short (the client left, the first-byte
+        timeout) finishes in the background: the request is out. One that fails gives the call up."""
+
+        async def measure() -> None:
+            try:
+                await step.privacy.measure(messages)
+            except asyncio.CancelledError:
                 self.tracker.spawn(_measure_anyway(step, messages))
-            raise
-        return await sending
+                raise
+
+        return await upstream.send(body, step.request.stream, sent=measure)

@@ -23,13 +23,15 @@ import socket
 import time
 import zlib
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import cast, overload
 from urllib.parse import quote, unquote, urlsplit
 
 import httptools
 
+# Awaited once a request is handed to its connection (`Http1Session.post`).
+Sent = Callable[[], Awaitable[None]]
 # The answer's head (status line and headers) is refused past this: a broken or hostile
 # upstream must not grow the gateway's memory with an endless head.
 MAX_HEAD_BYTES = 64 * 1024
@@ -484,17 +486,27 @@ class Http1Session:
         self._open: set[_Connection] = set()
         self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], bytes] = {}
 
-    async def post(self, url: str, data: bytes, headers: dict[str, str], allow_redirects: bool = False) -> Response:
+    async def post(
+        self,
+        url: str,
+        data: bytes,
+        headers: dict[str, str],
+        allow_redirects: bool = False,
+        sent: Sent | None = None,
+    ) -> Response:
         """Send; return once the answer's head is here (its body is read from the response).
         A redirect is never followed (`allow_redirects` is aiohttp's argument, taken for the
-        caller's sake: it may only be False)."""
+        caller's sake: it may only be False). `sent` is awaited once, as soon as the request is
+        handed to the connection, while the upstream reads it: work the answer does not need
+        runs in the time the upstream takes anyway, in the caller's task (a task of its own
+        would put the request's write behind every other ready callback of a busy loop)."""
         if allow_redirects:
             raise ValueError("this client does not follow redirects")
-        return await self._request("POST", url, data, headers)
+        return await self._request("POST", url, data, headers, sent)
 
     @asynccontextmanager
     async def get(self, url: str, headers: dict[str, str]) -> AsyncIterator[Response]:
-        response = await self._request("GET", url, b"", headers)
+        response = await self._request("GET", url, b"", headers, None)
         try:
             yield response
         finally:
@@ -565,7 +577,9 @@ class Http1Session:
                 self._heads[key] = head
         return head
 
-    async def _request(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> Response:
+    async def _request(
+        self, method: str, url: str, body: bytes, headers: dict[str, str], sent: Sent | None
+    ) -> Response:
         head = self._head(method, url, headers) + b"Content-Length: %d\r\n\r\n" % len(body)
         for attempt in range(2):
             await self._slots.acquire()  # held until the answer settles (Response._settle)
@@ -577,6 +591,11 @@ class Http1Session:
                     connection = await self._connect()
                 response = Response(connection)
                 connection.send(response, head, body)
+                if sent is not None:
+                    # Once, though a stale connection's request goes again: it is the same one.
+                    pending = sent
+                    sent = None
+                    await pending()
                 await response.wait_head()
                 return response
             except Http1Error:

@@ -17,7 +17,7 @@ import aiohttp
 import orjson
 
 from router.errors import error_body
-from router.http1 import ConnectFailed, Http1Error, Http1Session, InvalidAnswer
+from router.http1 import ConnectFailed, Http1Error, Http1Session, InvalidAnswer, Sent
 from router.http1 import Response as Http1Response
 
 if TYPE_CHECKING:
@@ -29,6 +29,12 @@ Session = aiohttp.ClientSession | Http1Session
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+
+
+def _closed_if_answered(posting: asyncio.Future[aiohttp.ClientResponse]) -> None:
+    """A call given up after it was sent: its answer, if one came meanwhile, is closed."""
+    if not posting.cancelled() and posting.exception() is None:
+        posting.result().close()
 
 
 class UpstreamFailure(Exception):
@@ -160,20 +166,17 @@ class Upstream:
             await self._session.close()
             self._session = None
 
-    async def send(self, body: bytes, stream: bool) -> UpstreamReply:
-        """POST a chat completion; return once the first byte of the answer is here."""
+    async def send(self, body: bytes, stream: bool, sent: Sent | None = None) -> UpstreamReply:
+        """POST a chat completion; return once the first byte of the answer is here. `sent`
+        (optional) is awaited once the request is on its way, while the upstream reads it; what
+        it raises gives the call up, and it runs within the first-byte timeout."""
         assert self._session is not None, "Upstream.start() was not awaited"
         timeouts = self.settings.timeouts
         started = time.perf_counter()
         response: Response | None = None
         try:
             async with asyncio.timeout(timeouts.first_byte):
-                response = await self._session.post(
-                    self._url,
-                    data=body,
-                    headers=self._stream_headers if stream else self._headers,
-                    allow_redirects=False,
-                )
+                response = await self._post(body, stream, sent)
                 if 300 <= response.status < 400:
                     raise self._redirected(response)
                 if response.status >= 400 or not stream:
@@ -216,6 +219,26 @@ class Upstream:
             stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit),
             first_byte_s=time.perf_counter() - started,
         )
+
+    async def _post(self, body: bytes, stream: bool, sent: Sent | None) -> Response:
+        session = self._session
+        assert session is not None
+        headers = self._stream_headers if stream else self._headers
+        if sent is None:
+            return await session.post(self._url, data=body, headers=headers, allow_redirects=False)
+        if not isinstance(session, aiohttp.ClientSession):
+            return await session.post(self._url, data=body, headers=headers, allow_redirects=False, sent=sent)
+        # aiohttp has no hook once the request is written: its call goes in a task, started
+        # before `sent` runs (one turn of the loop), and given up if `sent` fails.
+        posting = asyncio.ensure_future(session.post(self._url, data=body, headers=headers, allow_redirects=False))
+        try:
+            await asyncio.sleep(0)
+            await sent()
+        except BaseException:
+            posting.cancel()
+            posting.add_done_callback(_closed_if_answered)
+            raise
+        return await posting
 
     def _redirected(self, response: Response) -> UpstreamFailure:
         # A redirect is not followed: a POST sent again elsewhere (or turned into a GET, as

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import SimpleNamespace
@@ -102,13 +102,20 @@ class ScriptedSession:
         self.script.extend(behaviours)
 
     async def post(
-        self, url: str, data: bytes, headers: dict[str, str], allow_redirects: bool = True
+        self,
+        url: str,
+        data: bytes,
+        headers: dict[str, str],
+        allow_redirects: bool = True,
+        sent: Callable[[], Awaitable[None]] | None = None,
     ) -> ScriptedResponse:
         body = orjson.loads(data)
         received = Received(body, headers)
         self.received.append(received)
         how = self.script.popleft() if self.script else self.default
         kind = how.get("kind", "text")
+        if sent is not None and kind != "connect":  # as router.http1 does once the request is written
+            await sent()
         if how.get("delay"):
             await asyncio.sleep(float(how["delay"]))
         if kind == "connect":  # as aiohttp raises it for a refused connection

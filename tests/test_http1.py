@@ -43,6 +43,7 @@ class ByteServer:
     most_open: int = 0
     closed_by_client: int = 0
     client_left: asyncio.Event = field(default_factory=asyncio.Event)
+    all_closed: asyncio.Event = field(default_factory=asyncio.Event)  # set when none is open
     port: int = 0
     _server: asyncio.Server | None = None
 
@@ -59,6 +60,7 @@ class ByteServer:
         self.connections += 1
         number = self.connections
         self.open_now += 1
+        self.all_closed.clear()
         self.most_open = max(self.most_open, self.open_now)
         try:
             while True:
@@ -77,6 +79,8 @@ class ByteServer:
                     return
         finally:
             self.open_now -= 1
+            if not self.open_now:
+                self.all_closed.set()
             writer.close()
 
     async def close(self) -> None:
@@ -429,3 +433,55 @@ async def test_a_path_is_percent_encoded_once(server: ByteServer) -> None:
     lines = [request.head.split(b"\r\n")[0] for request in server.requests]
     assert lines == [b"POST /v1/chat%20completions HTTP/1.1", b"POST /v1/chat%20completions?x=a%20b HTTP/1.1"]
     await session.close()
+
+
+async def test_work_given_with_a_request_runs_once_it_is_on_the_wire(server: ByteServer) -> None:
+    # `sent` runs in the caller's task while the upstream reads the request: the server has
+    # the whole request by the time the work yields, and the answer is read after it.
+    server.scripts = [answer(b"one", delay=0.05), raw(), answer(b"two")]
+    session = session_for(server)
+    seen: list[int] = []
+
+    async def work() -> None:
+        await asyncio.sleep(0.02)
+        seen.append(len(server.requests))
+
+    assert await read_all(await session.post(server.url, data=b"{}", headers={}, sent=work)) == b"one"
+    assert seen == [1]
+    # Written to the idle connection, which the upstream drops, then again on a fresh one:
+    # the work ran once, after the first write.
+    assert await read_all(await session.post(server.url, data=b"{}", headers={}, sent=work)) == b"two"
+    assert seen == [1, 2] and len(server.requests) == 3 and server.connections == 2
+    await session.close()
+
+
+async def test_work_that_fails_gives_the_request_up(server: ByteServer) -> None:
+    server.scripts = [hang]
+    session = session_for(server, max_connections=1)
+
+    async def broken() -> None:
+        raise RuntimeError("broken")
+
+    with pytest.raises(RuntimeError, match="broken"):
+        await session.post(server.url, data=b"{}", headers={}, sent=broken)
+    async with asyncio.timeout(2):
+        await server.all_closed.wait()  # the connection was dropped, not left waiting
+        # and its slot freed: the one connection allowed serves the next call
+        assert await read_all(await session.post(server.url, data=b"{}", headers={})) == b'{"ok":true}'
+    await session.close()
+
+
+async def test_no_connection_no_work() -> None:
+    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port = probe.sockets[0].getsockname()[1]
+    probe.close()
+    await probe.wait_closed()
+    session = Http1Session(f"http://127.0.0.1:{port}/v1", 4, connect_timeout=2.0)
+    ran: list[bool] = []
+
+    async def work() -> None:
+        ran.append(True)
+
+    with pytest.raises(ConnectFailed):
+        await session.post(f"http://127.0.0.1:{port}/v1/chat/completions", data=b"{}", headers={}, sent=work)
+    assert ran == []

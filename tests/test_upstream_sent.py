@@ -1,0 +1,90 @@
+"""`Upstream.send(..., sent=work)`: the work runs once the request is on its way, in either
+client (the lean HTTP/1.1 one, aiohttp's for https upstreams, here given a plain-HTTP session),
+against a real TCP server on 127.0.0.1; a failure of the work gives the call up; a timeout cuts
+the work short like the wait for the answer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from router.settings import LimitSettings, Timeouts, UpstreamSettings
+from router.upstream import Upstream, UpstreamFailure
+from tests.test_http1 import ByteServer, answer, hang
+
+ANSWER = b'{"id":"c1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}'
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ByteServer]:
+    server = await ByteServer().start()
+    yield server
+    await server.close()
+
+
+async def upstream_for(server: ByteServer, client: str, first_byte: float = 10.0) -> Upstream:
+    settings = UpstreamSettings(
+        base_url=f"http://127.0.0.1:{server.port}/v1", model="m", timeouts=Timeouts(first_byte=first_byte)
+    )
+    session = aiohttp.ClientSession() if client == "aiohttp" else None
+    upstream = Upstream("cloud", settings, LimitSettings(), lambda kind: None, session=session)
+    await upstream.start()
+    return upstream
+
+
+@pytest.mark.parametrize("client", ["http1", "aiohttp"])
+async def test_the_work_runs_while_the_upstream_reads_the_request(server: ByteServer, client: str) -> None:
+    server.scripts = [answer(ANSWER, delay=0.1)]
+    upstream = await upstream_for(server, client)
+    seen: list[int] = []
+
+    async def work() -> None:
+        for _ in range(200):  # until the request is there (aiohttp writes from its own task)
+            if server.requests:
+                break
+            await asyncio.sleep(0.005)
+        seen.append(len(server.requests))
+
+    reply = await upstream.send(b'{"model":"m","messages":[]}', stream=False, sent=work)
+    assert reply.status == 200 and reply.body == ANSWER
+    assert seen == [1]
+    await upstream.close()
+
+
+@pytest.mark.parametrize("client", ["http1", "aiohttp"])
+async def test_work_that_fails_gives_the_call_up(server: ByteServer, client: str) -> None:
+    server.scripts = [hang]
+    upstream = await upstream_for(server, client)
+
+    async def broken() -> None:
+        await asyncio.sleep(0.05)
+        raise RuntimeError("broken")
+
+    with pytest.raises(RuntimeError, match="broken"):
+        async with asyncio.timeout(5):
+            await upstream.send(b"{}", stream=False, sent=broken)
+    async with asyncio.timeout(5):
+        await server.all_closed.wait()  # the hanging call was dropped, not left waiting
+    await upstream.close()
+
+
+async def test_the_first_byte_timeout_bounds_the_work_too(server: ByteServer) -> None:
+    server.scripts = [hang]
+    upstream = await upstream_for(server, "http1", first_byte=0.2)
+    cut: list[str] = []
+
+    async def slow() -> None:
+        try:
+            await asyncio.sleep(5)
+        except asyncio.CancelledError:
+            cut.append("cancelled")
+            raise
+
+    with pytest.raises(UpstreamFailure) as failure:
+        async with asyncio.timeout(5):
+            await upstream.send(b"{}", stream=False, sent=slow)
+    assert failure.value.kind == "timeout" and cut == ["cancelled"]
+    await upstream.close()
