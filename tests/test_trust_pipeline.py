@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -95,6 +96,38 @@ def test_watching_for_a_client_that_leaves_costs_no_task_per_request(
         assert pending.result().status_code == 200
     assert "RequestResponseCycle.run_asgi" in running  # the request was in flight
     assert not [name for name in running if "ClientWatch" in name], running
+
+
+def test_a_stream_is_relayed_in_its_request_task_alone(
+    make_gateway: MakeGateway, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """Issue 16: a stream is relayed by the request's own task, its client watched by the
+    connection's callback; no second task waits for the disconnect beside each stream."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.push({"kind": "text", "text": "w " * 40, "chunk_delay": 0.05})
+
+    async def tasks() -> list[str]:
+        return [getattr(t.get_coro(), "__qualname__", "") for t in asyncio.all_tasks()]
+
+    def streamed() -> bytes:
+        with httpx.Client(timeout=10) as http:
+            body = {"model": "tandem", "stream": True, "messages": HI}
+            response = http.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "relay"})
+            return response.content
+
+    idle = Counter(server.run(tasks()))
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(streamed)
+        assert wait_until(lambda: bool(edge.received))
+        time.sleep(0.2)  # chunks are being relayed
+        running = Counter(server.run(tasks()))
+        assert pending.result().endswith(b"data: [DONE]\n\n")
+    assert running - idle == Counter({"RequestResponseCycle.run_asgi": 1}), running - idle
+    assert wait_until(lambda: bool(records(client, server, "relay")))
+    assert records(client, server, "relay")[0]["status"] == "ok"
 
 
 def test_client_leaving_mid_stream_is_charged_an_estimate_when_no_usage_came(
