@@ -11,6 +11,10 @@ a row (wrk has no warm-up; added p50/p99 = the difference), then the project's c
 generator (1 s warm-up) through the gateway twice: its workers started at once (as wrk's
 connections are), and spread over one upstream period (as `benchmarks.overhead` does). The
 gateway is fresh when the c=64 rows begin. Targets (issue 16): added p50 <= 0.8 ms, p99 <= 3 ms at c=64.
+
+Then the floor (`benchmarks.longrun.floor`: uvicorn and the gateway's HTTP client passing the
+bytes through, none of the gateway's work) on the same core under the same two wrk windows: what
+any gateway on this stack adds when wrk's connections arrive together (`--no-floor` leaves it out).
 """
 
 from __future__ import annotations
@@ -120,6 +124,8 @@ async def main_async(args: argparse.Namespace) -> int:
                     f"{t50 - d50:.2f} / {t99 - d99:.2f} |"
                 )
             print(f"c={connections}: done", flush=True)
+        if args.floor:
+            lines += await _floor_rows(slow_port, gateway_cpu, other_cpu, args.duration, env)
         lines += ["", f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"]
         text = "\n".join(lines)
         print(text)
@@ -130,9 +136,36 @@ async def main_async(args: argparse.Namespace) -> int:
         upstream.stop()
 
 
+async def _floor_rows(
+    upstream_port: int, cpu: int | None, other_cpu: int | None, duration_s: int, env: dict[str, str]
+) -> list[str]:
+    """The wrk rows of the bare pass-through, started fresh on the gateway's core."""
+    port = free_port()
+    command = [sys.executable, "-m", "benchmarks.longrun.floor", "--port", str(port)]
+    command += ["--upstream", f"http://127.0.0.1:{upstream_port}"]
+    floor = Service.start("floor", port, pinned(command, cpu), OUT / "floor.log", env, cwd=REPO)
+    rows: list[str] = []
+    try:
+        await floor.wait_ready("/healthz", 30)
+        for connections in (64, 16):
+            direct = _wrk(upstream_port, "fake-model", connections, duration_s, other_cpu)
+            for label in ("first", "second"):
+                t50, t99 = _wrk(port, "fake-model", connections, duration_s, other_cpu)
+                d50, d99 = direct
+                rows.append(
+                    f"| {connections} | floor (bare pass-through), wrk -t1, {label} window | {d50:.2f} / {d99:.2f} | "
+                    f"{t50:.2f} / {t99:.2f} | {t50 - d50:.2f} / {t99 - d99:.2f} |"
+                )
+        print("floor: done", flush=True)
+    finally:
+        floor.stop()
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=int, default=10, help="seconds per measured window")
+    parser.add_argument("--no-floor", dest="floor", action="store_false", help="without the bare pass-through's rows")
     return asyncio.run(main_async(parser.parse_args()))
 
 
