@@ -76,8 +76,15 @@ def test_remembered_equals_learned_afresh_over_random_histories(seed: int) -> No
             entry.generation += 1
         # Parsed anew (equal objects), or the prefix handed as the same objects.
         sent = history if rng.random() < 0.5 else orjson.loads(orjson.dumps(history))
-        remembered = [_as_learned(item) for item in memo.learned(entry, sent)]
+        items, kinds = memo.learned_with_kinds(entry, sent)
+        remembered = [_as_learned(item) for item in items]
         assert remembered == _afresh(entry, sent)
+        # The values replaced, by kind, summed incrementally: as adding up every message's.
+        summed: dict[str, int] = {}
+        for _, _, per_kind, _ in remembered:
+            for kind, times in per_kind.items():
+                summed[kind] = summed.get(kind, 0) + times
+        assert kinds == summed
         assert memo.learned(entry, sent) is not None  # asked twice in a step: nothing changes
         assert [_as_learned(item) for item in memo.learned(entry, sent)] == remembered
 

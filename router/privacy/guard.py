@@ -349,11 +349,16 @@ class PrivacyGuard:
         return _MemoRedactor(self)
 
     def learned(self, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:
+        return self._learned_with_kinds(messages, encode)[0]
+
+    def _learned_with_kinds(
+        self, messages: list[dict[str, Any]], encode: bool = False
+    ) -> tuple[list[Seen], dict[str, int]]:
         if not self._entry.matcher.values:
-            return []
-        seen = self._memo.learned(self._entry, messages, encode)
+            return [], {}
+        learned = self._memo.learned_with_kinds(self._entry, messages, encode)
         self._memo.account(self._entry)
-        return seen
+        return learned
 
     def learn_ahead(self, messages: list[dict[str, Any]]) -> None:
         """Learn the messages of a step the edge answered, once its answer is out: the route's
@@ -373,21 +378,11 @@ class PrivacyGuard:
         """The messages as the cloud may receive them; records what reaches it. Where they are
         redacted, `outgoing_encoded` holds each one's JSON, for the body (else None)."""
         self.outgoing_encoded = None
-        seen = self.learned(messages, encode=redacts(self.mode))
+        redacting = redacts(self.mode)
+        seen, kinds = self._learned_with_kinds(messages, encode=redacting)
         if not seen:
             return messages
-        kinds: dict[str, int] = {}
-        found: set[str] = set()
-        exposed = self._entry.exposed
-        for item in seen:
-            if item.count:
-                for kind, times in item.kinds.items():
-                    kinds[kind] = kinds.get(kind, 0) + times
-                if not redacts(self.mode) and not item.settled:
-                    # Once all its values are known to be out, a message is not looked at again.
-                    item.settled = item.placeholders <= exposed
-                    found |= item.placeholders
-        if redacts(self.mode):
+        if redacting:
             self.redacted += sum(kinds.values())
             for kind, times in kinds.items():
                 self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
@@ -398,6 +393,13 @@ class PrivacyGuard:
             ]
             return [item.redacted for item in seen]
         # allow: measure what goes out as it is.
+        found: set[str] = set()
+        exposed = self._entry.exposed
+        for item in seen:
+            if item.count and not item.settled:
+                # Once all its values are known to be out, a message is not looked at again.
+                item.settled = item.placeholders <= exposed
+                found |= item.placeholders
         self.exposed_kinds.update(kinds)
         new = found - exposed - set(self.exposed)
         self.exposed.extend(sorted(new))

@@ -86,6 +86,10 @@ class Track:
     sizes: list[int] = field(default_factory=list)  # running total of the items' sizes
     text: bytearray = field(default_factory=bytearray)
     ends: list[int] = field(default_factory=list)  # where each of items[:len(ends)] ends in text
+    # The values replaced in items[:tallied], by kind: what a step sends is counted from its new
+    # messages, not by adding up the whole history again.
+    tallied: int = 0
+    tally: dict[str, int] = field(default_factory=dict)
 
     @property
     def bytes(self) -> int:
@@ -96,6 +100,21 @@ class Track:
         del self.messages[count:], self.items[count:], self.sizes[count:]
         if count < len(self.ends):
             del self.text[self.ends[count - 1] + 1 if count else 0 :], self.ends[count:]
+        self.untally(count)
+
+    def untally(self, index: int) -> None:
+        """items[index] on are not what was tallied (cut or learned again)."""
+        if index < self.tallied:
+            self.tallied, self.tally = 0, {}
+
+    def kinds(self) -> dict[str, int]:
+        """The values replaced in all the items, by kind (a copy)."""
+        tally = self.tally
+        for item in self.items[self.tallied :]:
+            for kind, times in item.kinds.items():
+                tally[kind] = tally.get(kind, 0) + times
+        self.tallied = len(self.items)
+        return dict(tally)
 
     def extend_text(self) -> None:
         for item in self.items[len(self.ends) :]:
@@ -183,6 +202,12 @@ class PrivacyMemo:
     def learned(self, entry: TrajectoryMemo, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:
         """Each message as learned against the entry's vault (redacted, what it holds; with
         `encode`, its redacted form's JSON, for the messages it learns now)."""
+        return self.learned_with_kinds(entry, messages, encode)[0]
+
+    def learned_with_kinds(
+        self, entry: TrajectoryMemo, messages: list[dict[str, Any]], encode: bool = False
+    ) -> tuple[list[Seen], dict[str, int]]:
+        """`learned`, and the values replaced in all of them by kind (summed incrementally)."""
         matcher, generation, size = entry.matcher, entry.generation, len(entry.matcher)
         key = _track_key(messages)
         track = entry.tracks.pop(key, None)
@@ -211,8 +236,9 @@ class PrivacyMemo:
         if track.known < size:
             self._refresh(matcher, track, generation, encode)
         seen = list(track.items)
+        kinds = track.kinds()
         self._keep(entry, key, track)
-        return seen
+        return seen, kinds
 
     @staticmethod
     def _refresh(matcher: ValueMatcher, track: Track, generation: int, encode: bool) -> None:
@@ -230,6 +256,7 @@ class PrivacyMemo:
                 items[index] = learn(matcher, items[index].message, generation, encode)
         if again:
             first = min(again)
+            track.untally(first)
             total = track.sizes[first - 1] if first else 0
             for index in range(first, len(items)):
                 total += items[index].size
