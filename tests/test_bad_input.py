@@ -44,6 +44,22 @@ def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str
             ["'stream'"],
         ),
         (b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}], "tools": {}}', ["'tools'"]),
+        (
+            b'{"model": "tandem", "messages": [{"role": "assistant", "content": null, "tool_calls": 5}]}',
+            ["messages[0].tool_calls", "array", "got number"],
+        ),
+        (
+            b'{"model": "tandem", "messages": [{"role": "assistant", "tool_calls": [{"function": "f"}]}]}',
+            ["messages[0].tool_calls[0].function", "object"],
+        ),
+        (
+            b'{"model": "tandem", "messages": [{"role": "assistant", "tool_calls": [{"function": {"name": 5}}]}]}',
+            ["messages[0].tool_calls[0].function.name", "string"],
+        ),
+        (
+            b'{"model": "tandem", "messages": [{"role": "assistant", "tool_calls": [7]}]}',
+            ["messages[0].tool_calls[0]", "object"],
+        ),
     ],
 )
 def test_malformed_requests_get_400_naming_the_problem(
@@ -104,3 +120,72 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
     post(client, gateway, b"{oops")
     metrics = client.get(f"{gateway.url}/metrics").text
     assert 'tandem_bad_requests_total{code="invalid_json"} 1.0' in metrics
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "words"),
+    [
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "system": [{"type": "text", "text": ["a"]}],
+                "messages": [{"role": "user", "content": "x"}],
+            },
+            ["system[0].text", "string"],
+        ),
+        (
+            "messages",
+            {"max_tokens": 8, "messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]},
+            ["messages[0].content[0].text", "string"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": {}, "input": {}}]},
+                ],
+            },
+            ["messages[1].content[0].name", "string"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": 1, "content": "r"}]}],
+            },
+            ["messages[0].content[0].tool_use_id", "string"],
+        ),
+        (
+            "responses",
+            {"input": [{"role": "user", "content": [{"type": "input_text", "text": {"a": 1}}]}]},
+            ["input[0].content[0].text", "string"],
+        ),
+        (
+            "responses",
+            {"input": [{"type": "function_call", "call_id": "c", "name": 5, "arguments": "{}"}]},
+            ["input[0].name", "string"],
+        ),
+        (
+            "responses",
+            {"input": [{"type": "function_call_output", "call_id": [], "output": "r"}]},
+            ["input[0].call_id", "string"],
+        ),
+    ],
+)
+def test_mistyped_parts_of_translated_requests_get_400_naming_them(
+    gateway: GatewayServer,
+    client: httpx.Client,
+    edge: FakeUpstream,
+    path: str,
+    body: dict[str, object],
+    words: list[str],
+) -> None:
+    response = client.post(f"{gateway.url}/v1/{path}", json={"model": "tandem", **body})
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    for word in words:
+        assert word in message, (word, message)
+    assert not edge.received

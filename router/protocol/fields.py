@@ -189,3 +189,14 @@ def check(body: dict[str, Any], fields: dict[str, str]) -> None:
         wrong_bool = isinstance(value, bool) and bool not in types
         if wrong_bool or not isinstance(value, types):
             raise bad_request(f"'{name}' must be {words}, got {type_name(value)}", param=name)
+
+
+def string_field(item: dict[str, Any], key: str, where: str) -> str:
+    """`item[key]` as the string it must be ("" when absent or null); else a 400 naming it
+    (`where` is the item's path in the request, e.g. `messages[2].content[0]`)."""
+    value = item.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise bad_request(f"{where}.{key} must be a string, got {type_name(value)}", param=f"{where}.{key}")
+    return value

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check
+from router.protocol.fields import check, string_field
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 
@@ -34,28 +34,32 @@ BLOCK_SEPARATOR = "\n\n"
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 
 
-def _text(blocks: Any, separator: str = "") -> str:
+def _text(blocks: Any, where: str, separator: str = "") -> str:
     if isinstance(blocks, str):
         return blocks
     if isinstance(blocks, list):
-        return separator.join(b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+        return separator.join(
+            string_field(b, "text", f"{where}[{n}]")
+            for n, b in enumerate(blocks)
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
     return ""
 
 
-def _user_turn(content: Any) -> list[dict[str, Any]]:
+def _user_turn(content: Any, where: str) -> list[dict[str, Any]]:
     """A user turn: its tool results become tool messages (in order), the rest one user message."""
     if isinstance(content, str):
         return [{"role": "user", "content": content}]
     out: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
-    for block in content if isinstance(content, list) else []:
+    for n, block in enumerate(content if isinstance(content, list) else []):
         kind = block.get("type") if isinstance(block, dict) else None
+        at = f"{where}[{n}]"
         if kind == "tool_result":
-            out.append(
-                {"role": "tool", "tool_call_id": block.get("tool_use_id", ""), "content": _text(block.get("content"))}
-            )
+            result = _text(block.get("content"), f"{at}.content")
+            out.append({"role": "tool", "tool_call_id": string_field(block, "tool_use_id", at), "content": result})
         elif kind == "text":
-            parts.append({"type": "text", "text": block.get("text", "")})
+            parts.append({"type": "text", "text": string_field(block, "text", at)})
         elif kind == "image" and isinstance(block.get("source"), dict) and block["source"].get("type") == "base64":
             source = block["source"]
             parts.append(
@@ -69,22 +73,23 @@ def _user_turn(content: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant_turn(content: Any) -> dict[str, Any]:
+def _assistant_turn(content: Any, where: str) -> dict[str, Any]:
     if isinstance(content, str):
         return {"role": "assistant", "content": content}
     text = []
     calls = []
-    for block in content if isinstance(content, list) else []:
+    for n, block in enumerate(content if isinstance(content, list) else []):
         kind = block.get("type") if isinstance(block, dict) else None
+        at = f"{where}[{n}]"
         if kind == "text":
-            text.append(block.get("text", ""))
+            text.append(string_field(block, "text", at))
         elif kind == "tool_use":
             arguments = orjson.dumps(block.get("input") or {}).decode()
             calls.append(
                 {
-                    "id": block.get("id", ""),
+                    "id": string_field(block, "id", at),
                     "type": "function",
-                    "function": {"name": block.get("name", ""), "arguments": arguments},
+                    "function": {"name": string_field(block, "name", at), "arguments": arguments},
                 }
             )
         # thinking blocks stay with the model that wrote them; they are not sent on.
@@ -120,7 +125,7 @@ def check_request(body: dict[str, Any]) -> None:
 
 def system_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The chat messages before the turns: the top-level system prompt, if any."""
-    system = _text(body.get("system"), BLOCK_SEPARATOR)
+    system = _text(body.get("system"), "system", BLOCK_SEPARATOR)
     return [{"role": "system", "content": system}] if system else []
 
 
@@ -138,12 +143,13 @@ def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
             f"messages[{index}].content must be a string or an array of content blocks",
             param=f"messages[{index}].content",
         )
+    where = f"messages[{index}].content"
     if role == "user":
-        return _user_turn(turn.get("content"))
+        return _user_turn(turn.get("content"), where)
     if role == "assistant":
-        return [_assistant_turn(turn.get("content"))]
+        return [_assistant_turn(turn.get("content"), where)]
     if role == "system":  # Claude Code puts one inside the messages
-        return [{"role": "system", "content": _text(turn.get("content"), BLOCK_SEPARATOR)}]
+        return [{"role": "system", "content": _text(turn.get("content"), where, BLOCK_SEPARATOR)}]
     raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check
+from router.protocol.fields import check, string_field
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
 FIELDS = {
@@ -30,14 +30,14 @@ FIELDS = {
 }
 
 
-def _content_text(content: Any) -> str | list[dict[str, Any]]:
+def _content_text(content: Any, where: str) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
     parts: list[dict[str, Any]] = []
-    for part in content if isinstance(content, list) else []:
+    for n, part in enumerate(content if isinstance(content, list) else []):
         kind = part.get("type") if isinstance(part, dict) else None
         if kind in ("input_text", "output_text", "text"):
-            parts.append({"type": "text", "text": part.get("text", "")})
+            parts.append({"type": "text", "text": string_field(part, "text", f"{where}[{n}]")})
         elif kind == "input_image" and isinstance(part.get("image_url"), str):
             parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
     if all(p["type"] == "text" for p in parts):
@@ -69,13 +69,15 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             role = item.get("role")
             if role not in ("user", "assistant", "system", "developer"):
                 raise bad_request(f"input[{index}].role must be user, assistant, system or developer")
-            last = {"role": "system" if role == "developer" else role, "content": _content_text(item.get("content"))}
+            content = _content_text(item.get("content"), f"input[{index}].content")
+            last = {"role": "system" if role == "developer" else role, "content": content}
             made.append(last)
         elif kind == "function_call":
+            at = f"input[{index}]"
             call = {
-                "id": item.get("call_id", ""),
+                "id": string_field(item, "call_id", at),
                 "type": "function",
-                "function": {"name": item.get("name", ""), "arguments": item.get("arguments", "")},
+                "function": {"name": string_field(item, "name", at), "arguments": string_field(item, "arguments", at)},
             }
             if last is not None and last.get("role") == "assistant":
                 # One assistant turn (its text, then each of its calls) is one chat message,
@@ -88,7 +90,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             output = item.get("output")
             last = {
                 "role": "tool",
-                "tool_call_id": item.get("call_id", ""),
+                "tool_call_id": string_field(item, "call_id", f"input[{index}]"),
                 "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
             }
             made.append(last)
