@@ -216,6 +216,24 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             return
         self._write_error(status, message, code)
 
+    def send_400_response(self, msg: str) -> None:
+        """Bytes httptools cannot parse as HTTP/1.1 (uvicorn answers them in plain text): an
+        OpenAI-shaped 400, and the connection closed (after a response still going out)."""
+        message = (
+            "the request is not valid HTTP/1.1: its request line, headers or body framing "
+            "(Content-Length, Transfer-Encoding) could not be parsed"
+        )
+        cycle = self.cycle
+        if self._body_pending and cycle is not None and not cycle.response_started:
+            # The body of the request being read broke (a bad chunk): its handler, waiting for
+            # the body, sees the client leave; the 400 goes out instead.
+            self._refused = True
+            cycle.disconnected = True
+            cycle.message_event.set()
+            self._write_error(400, message, "invalid_http_request")
+            return
+        self._refuse(400, message, "invalid_http_request")
+
     def _response_in_flight(self) -> bool:
         return self.cycle is not None and not self.cycle.response_complete
 

@@ -66,6 +66,30 @@ def test_an_oversized_request_head_is_431_before_authentication(
     assert response.status_code == 200, response.text
 
 
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}",
+        b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\n{}",
+        b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"NOT-HTTP\r\n\r\n",
+    ],
+)
+def test_bytes_that_are_not_http_get_an_openai_shaped_400(
+    make_gateway: Callable[..., GatewayServer], request_bytes: bytes
+) -> None:
+    server = make_gateway(routes=EDGE_ONLY)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+        sock.sendall(request_bytes)
+        answer = read_answer(sock)
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
+    error = error_of(answer)
+    assert error["code"] == "invalid_http_request" and "not valid HTTP/1.1" in error["message"]
+    # The gateway serves the next client as before.
+    with httpx.Client(timeout=10) as client:
+        assert chat(client, server.url).status_code == 200
+
+
 def test_heads_are_counted_one_request_at_a_time(make_gateway: Callable[..., GatewayServer]) -> None:
     """Two pipelined requests in one read, 6 KB together, each head under a 4 KB limit."""
     server = make_gateway(routes=EDGE_ONLY, limits={"max_header_bytes": 4096})
