@@ -71,6 +71,21 @@ def all_cloud_cached(
     return min(max(modelled, reported), usage.prompt_tokens)
 
 
+MAX_TOKEN_COUNT = 2**53  # past it, not a count (a JSON parser's float, no longer exact)
+
+
+def token_count(value: Any) -> int | None:
+    """A token count as an upstream reports it: a whole number from 0 to 2**53 (null or absent:
+    0); anything else None."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float) and not value.is_integer():
+        return None
+    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else None
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int
@@ -81,18 +96,17 @@ class Usage:
 
     @classmethod
     def from_openai(cls, usage: Any) -> Usage | None:
+        """An upstream's `usage` object; None when it is not one whose counts are whole
+        numbers from 0 to 2**53 (a broken upstream's, which the step then estimates)."""
         if not isinstance(usage, dict):
             return None
-        details = usage.get("prompt_tokens_details") or {}
-        cached = details.get("cached_tokens") if isinstance(details, dict) else 0
-        try:
-            return cls(
-                prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                cached_tokens=int(cached or 0),
-                completion_tokens=int(usage.get("completion_tokens") or 0),
-            )
-        except (TypeError, ValueError):
+        details = usage.get("prompt_tokens_details")
+        prompt = token_count(usage.get("prompt_tokens"))
+        completion = token_count(usage.get("completion_tokens"))
+        cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+        if prompt is None or completion is None or cached is None:
             return None
+        return cls(prompt_tokens=prompt, cached_tokens=cached, completion_tokens=completion)
 
 
 def cost_usd(usage: Usage, prices: Prices) -> float:

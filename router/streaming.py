@@ -107,7 +107,8 @@ class _Observer:
             usage = Usage.from_openai(event.get("usage"))
             if usage is not None:
                 self.usage = usage
-            for choice in event.get("choices") or ():
+            choices = event.get("choices")
+            for choice in choices if isinstance(choices, list) else ():
                 if isinstance(choice, dict):
                     self._read_delta(choice.get("delta"))
 
@@ -116,7 +117,8 @@ class _Observer:
             return
         if self._capture and isinstance(delta.get("content"), str):
             self.text.append(delta["content"])
-        for call in delta.get("tool_calls") or ():
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
             function = call.get("function") if isinstance(call, dict) else None
             if isinstance(function, dict):
                 if isinstance(function.get("name"), str):

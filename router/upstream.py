@@ -19,6 +19,7 @@ import orjson
 from router.errors import error_body
 from router.http1 import ConnectFailed, Http1Error, Http1Session, InvalidAnswer, Sent
 from router.http1 import Response as Http1Response
+from router.protocol.completion_shape import completion_problem
 
 if TYPE_CHECKING:
     from router.settings import LimitSettings, UpstreamSettings
@@ -334,7 +335,12 @@ class Upstream:
         except orjson.JSONDecodeError:
             answer = None
         if isinstance(answer, dict) and answer.get("error") is None:
-            return answer
+            problem = completion_problem(answer)
+            if problem is None:
+                return answer
+            raise UpstreamFailure(
+                self.name, "invalid_answer", f"HTTP {status} with a body that is not a chat completion: {problem}"
+            )
         detail = "an error object" if isinstance(answer, dict) else "not a JSON object"
         raise UpstreamFailure(
             self.name, "invalid_answer", f"HTTP {status} with a body that is {detail}: {payload[:200]!r}"

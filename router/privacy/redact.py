@@ -211,6 +211,11 @@ class Redactor:
         return answer
 
 
+def _index(value: Any) -> int:
+    """A choice's or tool call's index as a stream gives it; 0 when it is not one."""
+    return value if type(value) is int and 0 <= value < 2**31 else 0
+
+
 class StreamRestorer:
     """Restores placeholders in streamed deltas, holding back a chunk's tail that may be the
     start of a placeholder split across chunks, per choice, field and tool call."""
@@ -229,17 +234,21 @@ class StreamRestorer:
         return self._redactor.restore_text(text, json_escaped=json_escaped)
 
     def _event(self, event: dict[str, Any]) -> None:
-        for choice in event.get("choices") or ():
+        choices = event.get("choices")
+        for choice in choices if isinstance(choices, list) else ():
             if not isinstance(choice, dict):
                 continue
-            index = int(choice.get("index", 0))
-            delta = choice.get("delta") or {}
+            index = _index(choice.get("index", 0))
+            delta = choice.get("delta")
+            if not isinstance(delta, dict):
+                delta = {}
             if isinstance(delta.get("content"), str):
                 delta["content"] = self._piece((index, "content", 0), delta["content"], False)
-            for call in delta.get("tool_calls") or ():
+            calls = delta.get("tool_calls")
+            for call in calls if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, dict) else None
                 if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-                    key = (index, "arguments", int(call.get("index", 0)))
+                    key = (index, "arguments", _index(call.get("index", 0)))
                     function["arguments"] = self._piece(key, function["arguments"], True)
             if choice.get("finish_reason"):
                 # The choice is complete: whatever was held back goes out now.

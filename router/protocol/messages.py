@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
+from router.ledger import Usage
 from router.protocol.fields import check, string_field
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
@@ -193,13 +194,11 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
 
 
 def _usage(usage: Any) -> dict[str, int]:
-    usage = usage if isinstance(usage, dict) else {}
-    details = usage.get("prompt_tokens_details") or {}
-    cached = int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
+    counts = Usage.from_openai(usage) or Usage(0, 0, 0)
     return {
-        "input_tokens": int(usage.get("prompt_tokens") or 0) - cached,
-        "output_tokens": int(usage.get("completion_tokens") or 0),
-        "cache_read_input_tokens": cached,
+        "input_tokens": max(counts.prompt_tokens - counts.cached_tokens, 0),
+        "output_tokens": counts.completion_tokens,
+        "cache_read_input_tokens": counts.cached_tokens,
     }
 
 

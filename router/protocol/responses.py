@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import error_body as openai_error
+from router.ledger import Usage
 from router.protocol.responses_request import to_chat
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
@@ -18,16 +19,13 @@ __all__ = ["StreamTranslator", "error_body", "from_chat", "stream_error", "to_ch
 
 
 def _usage(usage: Any) -> dict[str, Any]:
-    usage = usage if isinstance(usage, dict) else {}
-    details = usage.get("prompt_tokens_details") or {}
-    prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    counts = Usage.from_openai(usage) or Usage(0, 0, 0)
+    prompt, completion = counts.prompt_tokens, counts.completion_tokens
     return {
         "input_tokens": prompt,
         "output_tokens": completion,
         "total_tokens": prompt + completion,
-        "input_tokens_details": {
-            "cached_tokens": int(details.get("cached_tokens") or 0) if isinstance(details, dict) else 0
-        },
+        "input_tokens_details": {"cached_tokens": counts.cached_tokens},
         "output_tokens_details": {"reasoning_tokens": 0},
     }
 

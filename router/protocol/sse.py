@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from router.protocol.completion_shape import clean_chunk
+
 
 class ChunkTranslator:
     """Splits the relayed bytes into chat-completion events and asks the subclass for what each
@@ -36,12 +38,18 @@ class ChunkTranslator:
                 if not self._failed:
                     out += self.on_done()
                 continue
-            event = orjson.loads(payload)
+            try:
+                event = orjson.loads(payload)
+            except orjson.JSONDecodeError:
+                continue  # not an event a translator can read (the chat surface relays it as sent)
+            if not isinstance(event, dict):
+                continue
             if "error" in event:
                 self._failed = True
-                out += self.on_error(event["error"] or {})
+                error = event["error"]
+                out += self.on_error(error if isinstance(error, dict) else {})
                 continue
-            out += self.on_chunk(event)
+            out += self.on_chunk(clean_chunk(event))
         return out
 
     async def translate(self, chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

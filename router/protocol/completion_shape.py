@@ -1,0 +1,114 @@
+"""What the gateway reads of an upstream's chat completion, checked where it comes in.
+
+A plain answer that is not the shape of a chat completion (`choices` not an array, a message
+that is not an object, tool calls whose name or arguments are not strings…) is the upstream's
+failure (`invalid_answer`: the other target may answer, or the client gets a 502), found once
+at the boundary instead of by each reader. A stream is relayed as the upstream sends it; what a
+translated surface reads of each chunk is `clean_chunk`'s copy, with what is malformed left out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.ledger import Usage
+from router.protocol.fields import type_name
+
+MAX_INDEX = 2**31
+
+
+def _calls_problem(calls: Any, where: str) -> str | None:
+    if not isinstance(calls, list):
+        return f"{where} is {type_name(calls)}, not an array"
+    for number, call in enumerate(calls):
+        at = f"{where}[{number}]"
+        if not isinstance(call, dict):
+            return f"{at} is {type_name(call)}, not an object"
+        function = call.get("function")
+        if function is None:
+            continue
+        if not isinstance(function, dict):
+            return f"{at}.function is {type_name(function)}, not an object"
+        for key in ("name", "arguments"):
+            if function.get(key) is not None and not isinstance(function[key], str):
+                return f"{at}.function.{key} is {type_name(function[key])}, not a string"
+    return None
+
+
+def completion_problem(answer: dict[str, Any]) -> str | None:
+    """Why `answer` (a JSON object) is not a chat completion the gateway can read; None if it is."""
+    for key in ("id", "model"):
+        if answer.get(key) is not None and not isinstance(answer[key], str):
+            return f"'{key}' is {type_name(answer[key])}, not a string"
+    usage = answer.get("usage")
+    if usage is not None and not isinstance(usage, dict):
+        return f"'usage' is {type_name(usage)}, not an object"
+    choices = answer.get("choices")
+    if not isinstance(choices, list):
+        return f"'choices' is {type_name(choices)}, not an array"
+    for number, choice in enumerate(choices):
+        at = f"choices[{number}]"
+        if not isinstance(choice, dict):
+            return f"{at} is {type_name(choice)}, not an object"
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            return f"{at}.message is {type_name(message)}, not an object"
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            return f"{at}.message.content is {type_name(content)}, not a string"
+        if message.get("tool_calls") is not None:
+            problem = _calls_problem(message["tool_calls"], f"{at}.message.tool_calls")
+            if problem is not None:
+                return problem
+        reason = choice.get("finish_reason")
+        if reason is not None and not isinstance(reason, str):
+            return f"{at}.finish_reason is {type_name(reason)}, not a string"
+    return None
+
+
+def _index(value: Any) -> int:
+    return value if type(value) is int and 0 <= value < MAX_INDEX else 0
+
+
+def _call(call: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"index": _index(call.get("index", 0))}
+    if isinstance(call.get("id"), str):
+        out["id"] = call["id"]
+    function = call.get("function")
+    if isinstance(function, dict):
+        out["function"] = {key: function[key] for key in ("name", "arguments") if isinstance(function.get(key), str)}
+    return out
+
+
+def _choice(choice: dict[str, Any]) -> dict[str, Any]:
+    delta = choice.get("delta")
+    delta = delta if isinstance(delta, dict) else {}
+    clean: dict[str, Any] = {}
+    if isinstance(delta.get("role"), str):
+        clean["role"] = delta["role"]
+    if isinstance(delta.get("content"), str):
+        clean["content"] = delta["content"]
+    calls = delta.get("tool_calls")
+    if isinstance(calls, list):
+        clean["tool_calls"] = [_call(call) for call in calls if isinstance(call, dict)]
+    reason = choice.get("finish_reason")
+    finish = reason if isinstance(reason, str) else None
+    return {"index": _index(choice.get("index", 0)), "delta": clean, "finish_reason": finish}
+
+
+def clean_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
+    """A `chat.completion.chunk` as a translator reads it: the fields it uses, of their types;
+    what is malformed is left out (a usage whose counts are not counts, a choice that is not an
+    object, tool-call fields that are not strings)."""
+    clean: dict[str, Any] = {key: chunk[key] for key in ("id", "model") if isinstance(chunk.get(key), str)}
+    usage = Usage.from_openai(chunk.get("usage"))
+    if usage is not None:
+        clean["usage"] = {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "total_tokens": usage.prompt_tokens + usage.completion_tokens,
+            "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+        }
+    choices = chunk.get("choices")
+    clean["choices"] = [_choice(c) for c in choices if isinstance(c, dict)] if isinstance(choices, list) else []
+    return clean

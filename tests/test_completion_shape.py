@@ -1,0 +1,108 @@
+"""An upstream's answer where it comes in (router/protocol/completion_shape.py): a plain answer
+that is not a chat completion is the upstream's failure, named; a chunk keeps what a translator
+can read; a usage whose counts are not counts is no usage (the step is estimated)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from router.ledger import Usage
+from router.protocol.completion_shape import clean_chunk, completion_problem
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+GOOD: dict[str, Any] = {
+    "id": "c",
+    "model": "m",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+}
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"choices": None}, "'choices' is null"),
+        ({"choices": [5]}, "choices[0] is number"),
+        ({"choices": [{"message": "hi"}]}, "choices[0].message is string"),
+        ({"choices": [{"message": {"content": 5}}]}, "choices[0].message.content is number"),
+        ({"choices": [{"message": {"tool_calls": {}}}]}, "choices[0].message.tool_calls is object"),
+        (
+            {"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": {}}}]}}]},
+            "choices[0].message.tool_calls[0].function.arguments is object",
+        ),
+        ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason is number"),
+        ({"usage": []}, "'usage' is array"),
+        ({"model": 7}, "'model' is number"),
+    ],
+)
+def test_what_is_not_a_chat_completion_is_named(change: dict[str, Any], words: str) -> None:
+    assert completion_problem(GOOD) is None
+    problem = completion_problem({**GOOD, **change})
+    assert problem is not None and words in problem
+
+
+@pytest.mark.parametrize(
+    ("usage", "expected"),
+    [
+        ({"prompt_tokens": 3, "completion_tokens": 1}, Usage(3, 0, 1)),
+        ({"prompt_tokens": 3.0, "completion_tokens": None}, Usage(3, 0, 0)),
+        ({"prompt_tokens": 3, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 2}}, Usage(3, 2, 1)),
+        ({"prompt_tokens": 1e308, "completion_tokens": 1}, None),
+        ({"prompt_tokens": -1, "completion_tokens": 1}, None),
+        ({"prompt_tokens": True, "completion_tokens": 1}, None),
+        ({"prompt_tokens": "3", "completion_tokens": 1}, None),
+        ({"prompt_tokens": 2.5, "completion_tokens": 1}, None),
+        ([3, 1], None),
+    ],
+)
+def test_usage_counts_are_whole_numbers_in_range(usage: Any, expected: Usage | None) -> None:
+    assert Usage.from_openai(usage) == expected
+
+
+def test_a_chunk_keeps_what_a_translator_reads() -> None:
+    chunk = {
+        "id": 5,
+        "model": "m",
+        "usage": {"prompt_tokens": "x"},
+        "choices": [
+            7,
+            {
+                "index": True,
+                "delta": {
+                    "content": ["no"],
+                    "tool_calls": [3, {"index": 1, "id": 9, "function": {"name": "bash", "arguments": {}}}],
+                },
+                "finish_reason": 0,
+            },
+        ],
+    }
+    assert clean_chunk(chunk) == {
+        "model": "m",
+        "choices": [
+            {"index": 0, "delta": {"tool_calls": [{"index": 1, "function": {"name": "bash"}}]}, "finish_reason": None}
+        ],
+    }
+    assert clean_chunk({"choices": "x"}) == {"choices": []}
+
+
+def test_a_broken_plain_answer_fails_over_or_is_a_502_naming_it(
+    make_gateway: Any, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    broken = {"kind": "raw", "status": 200, "body": '{"choices": null}', "content_type": "application/json"}
+    body = {"model": "tandem", "messages": [{"role": "user", "content": "hi"}]}
+    server: GatewayServer = make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}})
+    edge.push(broken)
+    answer = httpx.post(f"{server.url}/v1/chat/completions", json=body, timeout=10)
+    assert answer.status_code == 200 and answer.headers["x-tandem-target"] == "cloud"
+    assert answer.headers["x-tandem-fallback"] == "true"
+    alone = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    edge.reset()
+    edge.push(broken)
+    answer = httpx.post(f"{alone.url}/v1/chat/completions", json=body, timeout=10)
+    assert answer.status_code == 502
+    assert "not a chat completion" in answer.json()["error"]["message"]
+    assert "'choices' is null" in answer.json()["error"]["message"]
