@@ -25,18 +25,24 @@ GOOD: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ({"choices": None}, "'choices' is null"),
-        ({"choices": [5]}, "choices[0] is number"),
-        ({"choices": [{"message": "hi"}]}, "choices[0].message is string"),
-        ({"choices": [{"message": {"content": 5}}]}, "choices[0].message.content is number"),
-        ({"choices": [{"message": {"tool_calls": {}}}]}, "choices[0].message.tool_calls is object"),
+        ({"choices": None}, "'choices' must be an array, got null"),
+        ({"choices": [5]}, "choices[0] must be an object, got number"),
+        ({"choices": [{"message": "hi"}]}, "choices[0].message must be an object, got string"),
+        (
+            {"choices": [{"message": {"content": 5}}]},
+            "choices[0].message.content must be a string or an array, got number",
+        ),
+        (
+            {"choices": [{"message": {"tool_calls": {}}}]},
+            "choices[0].message.tool_calls must be an array of tool calls, got object",
+        ),
         (
             {"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": {}}}]}}]},
-            "choices[0].message.tool_calls[0].function.arguments is object",
+            "choices[0].message.tool_calls[0].function.arguments must be a string, got object",
         ),
-        ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason is number"),
-        ({"usage": []}, "'usage' is array"),
-        ({"model": 7}, "'model' is number"),
+        ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason must be a string, got number"),
+        ({"usage": []}, "'usage' must be an object, got array"),
+        ({"model": 7}, "'model' must be a string, got number"),
     ],
 )
 def test_what_is_not_a_chat_completion_is_named(change: dict[str, Any], words: str) -> None:
@@ -105,4 +111,4 @@ def test_a_broken_plain_answer_fails_over_or_is_a_502_naming_it(
     answer = httpx.post(f"{alone.url}/v1/chat/completions", json=body, timeout=10)
     assert answer.status_code == 502
     assert "not a chat completion" in answer.json()["error"]["message"]
-    assert "'choices' is null" in answer.json()["error"]["message"]
+    assert "'choices' must be an array, got null" in answer.json()["error"]["message"]

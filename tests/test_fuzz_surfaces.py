@@ -87,6 +87,23 @@ def mutated(rng: random.Random, value: Any, depth: int = 0) -> Any:
     return value
 
 
+def posted(http: httpx.Client, url: str, statuses: set[int], **request: Any) -> str | None:
+    """POST; what is wrong with the answer (no answer, a 500, a 5xx other than 502-504, an error
+    without a message), or None. Its status is added to `statuses`."""
+    try:
+        answer = http.post(url, **request)
+    except httpx.TransportError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    statuses.add(answer.status_code)
+    if answer.status_code == 500 or answer.status_code > 504:
+        return f"{answer.status_code}: {answer.text[:300]}"
+    if answer.status_code >= 400:
+        error = answer.json().get("error")
+        if not (isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]):
+            return f"{answer.status_code}: {answer.text[:300]}"
+    return None
+
+
 @pytest.mark.parametrize("route", sorted(ROUTES))
 @pytest.mark.parametrize("surface", sorted(SURFACES))
 def test_mutated_requests_get_an_answer_or_an_openai_shaped_error(
@@ -94,7 +111,7 @@ def test_mutated_requests_get_an_answer_or_an_openai_shaped_error(
 ) -> None:
     server: GatewayServer = make_gateway(routes={route: ROUTES[route]})
     rng = random.Random(f"{route}/{surface}")
-    broken: list[tuple[int, Any, str]] = []
+    broken: list[tuple[Any, str]] = []
     statuses: set[int] = set()
     with httpx.Client(timeout=20) as http:
         for number in range(REQUESTS):
@@ -103,17 +120,8 @@ def test_mutated_requests_get_an_answer_or_an_openai_shaped_error(
                 body["stream"] = True
             content = json.dumps(body).encode("utf-8", "surrogatepass")
             headers = {"content-type": "application/json", "x-session-id": f"s{number % 5}"}
-            try:
-                answer = http.post(f"{server.url}/v1/{surface}", content=content, headers=headers)
-            except httpx.TransportError as exc:
-                broken.append((0, body, f"{type(exc).__name__}: {exc}"))
-                continue
-            statuses.add(answer.status_code)
-            if answer.status_code == 500 or answer.status_code > 503:
-                broken.append((answer.status_code, body, answer.text[:300]))
-            elif answer.status_code >= 400:
-                error = answer.json().get("error")
-                if not (isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]):
-                    broken.append((answer.status_code, body, answer.text[:300]))
+            wrong = posted(http, f"{server.url}/v1/{surface}", statuses, content=content, headers=headers)
+            if wrong is not None:
+                broken.append((body, wrong))
     assert not broken, broken[:3]
     assert 200 in statuses and 400 in statuses, statuses  # both kinds were met

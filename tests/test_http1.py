@@ -122,6 +122,15 @@ async def read_all(response: Response) -> bytes:
     return b"".join([part async for part in response.content.iter_any()])
 
 
+async def refused_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (one just closed)."""
+    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
+    port: int = probe.sockets[0].getsockname()[1]
+    probe.close()
+    await probe.wait_closed()
+    return port
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[ByteServer]:
     server = await ByteServer().start()
@@ -310,10 +319,7 @@ async def test_an_idle_connection_the_upstream_dropped_is_retried_once_on_a_new_
 
 
 async def test_a_refused_connection_is_a_connect_failure() -> None:
-    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-    port = probe.sockets[0].getsockname()[1]
-    probe.close()
-    await probe.wait_closed()
+    port = await refused_port()
     session = Http1Session(f"http://127.0.0.1:{port}/v1", 4, connect_timeout=2.0)
     with pytest.raises(ConnectFailed) as failure:
         await session.post(f"http://127.0.0.1:{port}/v1/chat/completions", data=b"{}", headers={})
@@ -472,10 +478,7 @@ async def test_work_that_fails_gives_the_request_up(server: ByteServer) -> None:
 
 
 async def test_no_connection_no_work() -> None:
-    probe = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
-    port = probe.sockets[0].getsockname()[1]
-    probe.close()
-    await probe.wait_closed()
+    port = await refused_port()
     session = Http1Session(f"http://127.0.0.1:{port}/v1", 4, connect_timeout=2.0)
     ran: list[bool] = []
 

@@ -19,12 +19,11 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 from pathlib import Path
 
-from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
+from benchmarks.checkouts import add_arguments, cores, start_checkout, start_upstream
 from benchmarks.overhead.loadgen import chat_body, http_request, run_load
-from benchmarks.overhead.procs import Service, free_port, pinned
+from benchmarks.overhead.procs import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / ".bench" / "cpu"
@@ -41,11 +40,7 @@ def cpu_s(pid: int) -> float:
 
 async def _round(source: Path, upstream_port: int, seconds: float, cpu: int | None) -> tuple[float, float]:
     """(CPU µs per request, requests/s) of a fresh gateway from `source`."""
-    port = free_port()
-    config = tandem_config(OUT / source.name / "tandem.yaml", Upstreams(upstream_port, upstream_port), KEY)
-    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
-    env = {**_base_env(), "PYTHONPATH": str(source)}
-    gateway = Service.start(source.name, port, pinned(command, cpu), OUT / source.name / "tandem.log", env, cwd=source)
+    gateway, port = start_checkout(source, upstream_port, OUT, cpu, KEY)
     try:
         await gateway.wait_ready("/healthz", 30)
         request = http_request(port, "/v1/chat/completions", chat_body("fast", False))
@@ -61,14 +56,10 @@ async def _round(source: Path, upstream_port: int, seconds: float, cpu: int | No
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    cores = os.cpu_count() or 1
-    gateway_cpu, other_cpu = (0, 1) if cores >= 2 else (None, None)
+    gateway_cpu, other_cpu = cores()
     sources: list[Path] = [REPO, *args.baseline]
     upstream_port = free_port()
-    fake = [sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)]
-    upstream = Service.start("upstream", upstream_port, pinned(fake, other_cpu), OUT / "upstream.log", _base_env())
-    if other_cpu is not None:
-        os.sched_setaffinity(0, {other_cpu})
+    upstream = start_upstream(upstream_port, other_cpu, OUT / "upstream.log")
     figures: dict[Path, list[float]] = {source: [] for source in sources}
     try:
         await upstream.wait_ready("/v1/models", 20)
@@ -90,11 +81,8 @@ async def main_async(args: argparse.Namespace) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
-    parser.add_argument("--baseline", action="append", default=[], help="another checkout to measure beside")
+    add_arguments(parser, seconds=5.0)
     args = parser.parse_args()
-    args.baseline = [Path(b).resolve() for b in args.baseline]
     return asyncio.run(main_async(args))
 
 

@@ -21,13 +21,12 @@ import argparse
 import asyncio
 import os
 import statistics
-import sys
 from pathlib import Path
 
+from benchmarks.checkouts import add_arguments, cores, start_checkout, start_upstream
 from benchmarks.cpu.__main__ import cpu_s
-from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
 from benchmarks.overhead.loadgen import LoadResult, chat_body, http_request, run_load
-from benchmarks.overhead.procs import Service, free_port, pinned
+from benchmarks.overhead.procs import free_port
 from benchmarks.overhead.scenarios import SLOW, percentile
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,11 +45,7 @@ async def _round(
     source: Path, upstream_port: int, args: argparse.Namespace, cpu: int | None
 ) -> tuple[float, float, float]:
     """(added p50 ms, added p99 ms, CPU µs per request) of a fresh gateway from `source`."""
-    port = free_port()
-    config = tandem_config(OUT / source.name / "tandem.yaml", Upstreams(upstream_port, upstream_port), KEY)
-    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
-    env = {**_base_env(), "PYTHONPATH": str(source)}
-    gateway = Service.start(source.name, port, pinned(command, cpu), OUT / source.name / "tandem.log", env, cwd=source)
+    gateway, port = start_checkout(source, upstream_port, OUT, cpu, KEY)
     load = {"streamed": args.streamed, "concurrency": CONCURRENCY, "warmup_s": WARMUP_S}
     try:
         await gateway.wait_ready("/healthz", 30)
@@ -71,16 +66,12 @@ async def _round(
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    cores = os.cpu_count() or 1
-    gateway_cpu, other_cpu = (0, 1) if cores >= 2 else (None, None)
+    gateway_cpu, other_cpu = cores()
     sources: list[Path] = [REPO, *args.baseline]
     upstream_port = free_port()
-    fake = [sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)]
-    fake += [f"--delay-ms={SLOW['delay_ms']}", f"--chunks={int(SLOW['chunks'])}"]
-    fake += [f"--chunk-interval-ms={SLOW['chunk_interval_ms']}"]
-    upstream = Service.start("upstream", upstream_port, pinned(fake, other_cpu), OUT / "upstream.log", _base_env())
-    if other_cpu is not None:
-        os.sched_setaffinity(0, {other_cpu})
+    slow = [f"--delay-ms={SLOW['delay_ms']}", f"--chunks={int(SLOW['chunks'])}"]
+    slow += [f"--chunk-interval-ms={SLOW['chunk_interval_ms']}"]
+    upstream = start_upstream(upstream_port, other_cpu, OUT / "upstream.log", *slow)
     figures: dict[Path, list[tuple[float, float, float]]] = {source: [] for source in sources}
     what = "first token" if args.streamed else "whole answer"
     try:
@@ -105,13 +96,10 @@ async def main_async(args: argparse.Namespace) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--seconds", type=float, default=4.0, help="measured window per round")
+    add_arguments(parser, seconds=4.0)
     parser.add_argument("--streamed", action="store_true", help="streamed answers: time to first token")
     parser.add_argument("--route", choices=("slow", "fast"), default="slow", help="slow: a cloud route; fast: edge")
-    parser.add_argument("--baseline", action="append", default=[], help="another checkout to measure beside")
     args = parser.parse_args()
-    args.baseline = [Path(b).resolve() for b in args.baseline]
     return asyncio.run(main_async(args))
 
 

@@ -13,7 +13,7 @@ import orjson
 
 from router.errors import bad_request
 from router.ledger import Usage
-from router.protocol.fields import MAX_JSON_DEPTH, check_depth, check_fields, too_deep, type_name
+from router.protocol.fields import MAX_JSON_DEPTH, calls_problem, check_depth, check_fields, too_deep, type_name
 from router.protocol.prefix_encoded import serialised_with
 
 
@@ -142,26 +142,9 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
 def _check_calls(calls: object, where: str) -> None:
     """An assistant message's tool calls: what the gateway reads of them (to stitch, judge and
     redact) must have the API's types."""
-    if not isinstance(calls, list):
-        raise bad_request(f"{where} must be an array of tool calls, got {type_name(calls)}", param=where)
-    for number, call in enumerate(calls):
-        at = f"{where}[{number}]"
-        if not isinstance(call, dict):
-            raise bad_request(f"{at} must be an object, got {type_name(call)}", param=at)
-        for key in ("id", "type"):
-            if call.get(key) is not None and not isinstance(call[key], str):
-                raise bad_request(f"{at}.{key} must be a string, got {type_name(call[key])}", param=f"{at}.{key}")
-        function = call.get("function")
-        if function is None:
-            continue
-        if not isinstance(function, dict):
-            raise bad_request(f"{at}.function must be an object, got {type_name(function)}", param=f"{at}.function")
-        for key in ("name", "arguments"):
-            value = function.get(key)
-            if value is not None and not isinstance(value, str):
-                raise bad_request(
-                    f"{at}.function.{key} must be a string, got {type_name(value)}", param=f"{at}.function.{key}"
-                )
+    found = calls_problem(calls, where)
+    if found is not None:
+        raise bad_request(found[1], param=found[0])
 
 
 def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequest:

@@ -12,57 +12,39 @@ from __future__ import annotations
 from typing import Any
 
 from router.ledger import Usage
-from router.protocol.fields import type_name
+from router.protocol.fields import calls_problem, type_name
 
 MAX_INDEX = 2**31
-
-
-def _calls_problem(calls: Any, where: str) -> str | None:
-    if not isinstance(calls, list):
-        return f"{where} is {type_name(calls)}, not an array"
-    for number, call in enumerate(calls):
-        at = f"{where}[{number}]"
-        if not isinstance(call, dict):
-            return f"{at} is {type_name(call)}, not an object"
-        function = call.get("function")
-        if function is None:
-            continue
-        if not isinstance(function, dict):
-            return f"{at}.function is {type_name(function)}, not an object"
-        for key in ("name", "arguments"):
-            if function.get(key) is not None and not isinstance(function[key], str):
-                return f"{at}.function.{key} is {type_name(function[key])}, not a string"
-    return None
 
 
 def completion_problem(answer: dict[str, Any]) -> str | None:
     """Why `answer` (a JSON object) is not a chat completion the gateway can read; None if it is."""
     for key in ("id", "model"):
         if answer.get(key) is not None and not isinstance(answer[key], str):
-            return f"'{key}' is {type_name(answer[key])}, not a string"
+            return f"'{key}' must be a string, got {type_name(answer[key])}"
     usage = answer.get("usage")
     if usage is not None and not isinstance(usage, dict):
-        return f"'usage' is {type_name(usage)}, not an object"
+        return f"'usage' must be an object, got {type_name(usage)}"
     choices = answer.get("choices")
     if not isinstance(choices, list):
-        return f"'choices' is {type_name(choices)}, not an array"
+        return f"'choices' must be an array, got {type_name(choices)}"
     for number, choice in enumerate(choices):
         at = f"choices[{number}]"
         if not isinstance(choice, dict):
-            return f"{at} is {type_name(choice)}, not an object"
+            return f"{at} must be an object, got {type_name(choice)}"
         message = choice.get("message")
         if not isinstance(message, dict):
-            return f"{at}.message is {type_name(message)}, not an object"
+            return f"{at}.message must be an object, got {type_name(message)}"
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
-            return f"{at}.message.content is {type_name(content)}, not a string"
+            return f"{at}.message.content must be a string or an array, got {type_name(content)}"
         if message.get("tool_calls") is not None:
-            problem = _calls_problem(message["tool_calls"], f"{at}.message.tool_calls")
-            if problem is not None:
-                return problem
+            found = calls_problem(message["tool_calls"], f"{at}.message.tool_calls")
+            if found is not None:
+                return found[1]
         reason = choice.get("finish_reason")
         if reason is not None and not isinstance(reason, str):
-            return f"{at}.finish_reason is {type_name(reason)}, not a string"
+            return f"{at}.finish_reason must be a string, got {type_name(reason)}"
     return None
 
 

@@ -200,3 +200,28 @@ def string_field(item: dict[str, Any], key: str, where: str) -> str:
     if not isinstance(value, str):
         raise bad_request(f"{where}.{key} must be a string, got {type_name(value)}", param=f"{where}.{key}")
     return value
+
+
+def calls_problem(calls: Any, where: str) -> tuple[str, str] | None:
+    """What is wrong with an assistant message's `tool_calls` (a request's or an answer's), as
+    (the field's path, a message naming it); None when what the gateway reads of them (to
+    stitch, judge, redact and account) has the API's types."""
+    if not isinstance(calls, list):
+        return where, f"{where} must be an array of tool calls, got {type_name(calls)}"
+    for number, call in enumerate(calls):
+        at = f"{where}[{number}]"
+        if not isinstance(call, dict):
+            return at, f"{at} must be an object, got {type_name(call)}"
+        for key in ("id", "type"):
+            if call.get(key) is not None and not isinstance(call[key], str):
+                return f"{at}.{key}", f"{at}.{key} must be a string, got {type_name(call[key])}"
+        function = call.get("function")
+        if function is None:
+            continue
+        if not isinstance(function, dict):
+            return f"{at}.function", f"{at}.function must be an object, got {type_name(function)}"
+        for key in ("name", "arguments"):
+            if function.get(key) is not None and not isinstance(function[key], str):
+                path = f"{at}.function.{key}"
+                return path, f"{path} must be a string, got {type_name(function[key])}"
+    return None
