@@ -1,9 +1,10 @@
 """A broken upstream answer on every surface: valid chat completions and stream chunks with
 fields replaced by values of random types, removed or added, answered by both upstreams (with a
 200) to an edge, a judge and a redacting route, on the chat, Messages and Responses surfaces,
-plain and streamed. Every request gets a success or an error in its surface's shape (a plain
-answer that is not a chat completion is the upstream's failure: a 502), never a 500 or a
-dropped connection, and every step is recorded. Seeded: the same answers every run."""
+plain and streamed, with the memory store and with Redis. Every request gets a success or an
+error in its surface's shape (a plain answer that is not a chat completion is the upstream's
+failure: a 502), never a 500 or a dropped connection, and every step is recorded. Seeded: the
+same answers every run."""
 
 from __future__ import annotations
 
@@ -15,8 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import both_stores
 from tests.fake_upstream import FakeUpstream
 from tests.test_fuzz_surfaces import ROUTES, SURFACES, mutated, posted
+
+# Every case runs against both stores: in memory, and a real redis-server.
+make_gateway = both_stores.make_gateway
 
 REQUESTS = 90
 SESSIONS = 3

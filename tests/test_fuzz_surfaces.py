@@ -1,8 +1,9 @@
 """Bad input on every surface: valid requests of each API (chat completions, Messages,
 Responses) with fields replaced by values of random types, removed or added, sent to a real
-gateway on an edge, a judge and a redacting route, plain and streamed, on a few sessions (so
-that remembered histories meet mutated ones). Every answer is a success or an OpenAI-shaped
-error; never a 500 or a dropped connection. Seeded: the same requests every run."""
+gateway (memory store, and Redis) on an edge, a judge and a redacting route, plain and
+streamed, on a few sessions (so that remembered histories meet mutated ones). Every answer is a
+success or an OpenAI-shaped error; never a 500 or a dropped connection. Seeded: the same
+requests every run."""
 
 from __future__ import annotations
 
@@ -14,8 +15,12 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import both_stores
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
+
+# Every case runs against both stores: in memory, and a real redis-server.
+make_gateway = both_stores.make_gateway
 
 REQUESTS = 150
 # Values of every JSON type, and some that break naive code: a lone surrogate, a huge integer.
