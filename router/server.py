@@ -184,6 +184,14 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self.transport.is_closing() or not self._body_pending:
             return
         self._on_limit("body_timeout_s")
+        message = f"request body not complete within {self._limits.body_timeout_s:g} s (limits.body_timeout_s)"
+        self._refuse_body(408, message, "request_timeout")
+
+    # -- refusing ----------------------------------------------------------------------------
+
+    def _refuse_body(self, status: int, message: str, code: str) -> None:
+        """Stop reading the body of the request being read, and answer `status` instead: its
+        handler, waiting for the body, sees the client leave."""
         cycle = self.cycle
         self._refused = True
         if cycle.response_started:
@@ -193,13 +201,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             else:
                 self._close_after_response()
             return
-        # The handler waiting for the body sees the client leave; the 408 goes out instead.
         cycle.disconnected = True
         cycle.message_event.set()
-        message = f"request body not complete within {self._limits.body_timeout_s:g} s (limits.body_timeout_s)"
-        self._write_error(408, message, "request_timeout")
-
-    # -- refusing ----------------------------------------------------------------------------
+        self._write_error(status, message, code)
 
     def _refuse_head(self) -> None:
         self._on_limit("max_header_bytes")
@@ -223,16 +227,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             "the request is not valid HTTP/1.1: its request line, headers or body framing "
             "(Content-Length, Transfer-Encoding) could not be parsed"
         )
-        cycle = self.cycle
-        if self._body_pending and cycle is not None and not cycle.response_started:
-            # The body of the request being read broke (a bad chunk): its handler, waiting for
-            # the body, sees the client leave; the 400 goes out instead.
-            self._refused = True
-            cycle.disconnected = True
-            cycle.message_event.set()
-            self._write_error(400, message, "invalid_http_request")
-            return
-        self._refuse(400, message, "invalid_http_request")
+        if self._body_pending and self.cycle is not None:
+            self._refuse_body(400, message, "invalid_http_request")  # a broken chunk, say
+        else:
+            self._refuse(400, message, "invalid_http_request")
 
     def _response_in_flight(self) -> bool:
         return self.cycle is not None and not self.cycle.response_complete
