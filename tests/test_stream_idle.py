@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 
 from router.http1 import Http1Session
 from router.settings import LimitSettings
 from router.upstream import StreamSource
+from tests import test_http1
 from tests.test_http1 import ByteServer, Script
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -43,11 +43,8 @@ def paced(pauses: list[float], end: bool = True) -> Script:
     return script
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[ByteServer]:
-    server = await ByteServer().start()
-    yield server
-    await server.close()
+# The scripted byte server of the HTTP/1.1 client's tests, one a test.
+server = test_http1.server
 
 
 async def open_stream(server: ByteServer, idle_s: float) -> StreamSource:

@@ -6,23 +6,21 @@ the work short like the wait for the answer."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
 
 import aiohttp
 import pytest
 
 from router.settings import LimitSettings, Timeouts, UpstreamSettings
 from router.upstream import Upstream, UpstreamFailure
+from tests import test_http1
 from tests.test_http1 import ByteServer, answer, hang
 
 ANSWER = b'{"id":"c1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}'
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[ByteServer]:
-    server = await ByteServer().start()
-    yield server
-    await server.close()
+# The scripted byte server of the HTTP/1.1 client's tests, one a test.
+server = test_http1.server
 
 
 async def upstream_for(server: ByteServer, client: str, first_byte: float = 10.0) -> Upstream:
@@ -47,10 +45,16 @@ async def test_the_work_runs_while_the_upstream_reads_the_request(server: ByteSe
                 break
             await asyncio.sleep(0.005)
         seen.append(len(server.requests))
+        done.append(time.perf_counter())
 
+    done: list[float] = []
     reply = await upstream.send(b'{"model":"m","messages":[]}', stream=False, sent=work)
+    answered = time.perf_counter()
     assert reply.status == 200 and reply.body == ANSWER
     assert seen == [1]
+    # The work was over well before the answer (sent 0.1 s after the request): it ran beside
+    # the upstream, not after its answer.
+    assert done[0] < answered - 0.05
     await upstream.close()
 
 
