@@ -26,7 +26,7 @@ from router.ledger import (
 )
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
-from router.privacy.at_rest import audit_content
+from router.privacy.at_rest import audit_content, kept_text
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.protocol.upstream_error import read_error
@@ -239,7 +239,8 @@ class Answers:
         headers: dict[str, str] = {}
         record = self._new_record(step, target, fallback)
         record.status = "error"
-        record.error = "; ".join(str(f) for f in failures)
+        # The client gets the whole text (its own step's); the record keeps it as `_account` does.
+        error_text = record.error = "; ".join(str(f) for f in failures)
         self.tracker.answered(step.identity, "error", "", [])
         # The content audit keeps what a failed cloud attempt was sent, as for an answered one.
         content = None
@@ -257,12 +258,12 @@ class Answers:
             # A 200 whose body was no answer: the upstream is broken, not busy.
             record.http_status = 502
             self._account(step, record, None)
-            message = f"the upstream answered with something that is not a chat completion: {record.error}"
+            message = f"the upstream answered with something that is not a chat completion: {error_text}"
             return Failure(502, _server_error(message, "upstream_invalid_answer"), facts)
         record.http_status = 503
         self._account(step, record, None, content)
         headers["Retry-After"] = str(self.settings.retry_after_s)
-        message = f"no upstream could answer the step: {record.error}"
+        message = f"no upstream could answer the step: {error_text}"
         return Failure(503, _server_error(message, "upstream_unavailable"), facts, headers)
 
     def aborted(self, step: Step, error: BaseException) -> None:
@@ -324,6 +325,10 @@ class Answers:
         error signals of the step's new tool results are read into it by the recorder, off the
         answer's path (here, when the audit log takes the record as it is submitted)."""
         record.latency_s = time.perf_counter() - step.started
+        if record.error:
+            # An error may quote an upstream (the first bytes of a bad answer) or the step: on a
+            # sensitive route it is kept with placeholders, as the messages are.
+            record.error = kept_text(step.privacy, record.error)
         record.usage = usage
         record.cost_usd = record.inner_cost_usd
         if usage is not None:

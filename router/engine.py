@@ -23,6 +23,7 @@ from router.inner import InnerCallError, InnerCalls
 from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
+from router.privacy.at_rest import kept_text
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
 from router.privacy.modes import blocks, protects, redacts
@@ -209,7 +210,7 @@ class Engine:
                 self.tracker.store,
                 self.metrics,
             )
-            decision = constrain(await self._decide(route, context), refusal)
+            decision = constrain(await self._decide(route, context, guard), refusal)
         step.decision = decision
         await self._enforce_privacy(route, guard, decision, step.request.messages)
         # Whatever forbids the cloud also forbids failing over to it, and so does a header
@@ -237,14 +238,15 @@ class Engine:
             await self.tracker.store.note(guard.trajectory_id, PIN_NOTE, "edge")
         await guard.commit()
 
-    async def _decide(self, route: Route, context: StepContext) -> Decision:
+    async def _decide(self, route: Route, context: StepContext, guard: PrivacyGuard) -> Decision:
         try:
             decision = await route.policy.decide(context)
         except InnerCallError as error:
             # Strategies fall back themselves where they can; this catches the rest, so that
             # the agent still gets an answer, and says why in the record and the metrics.
             self.metrics.policy_failures.labels(route.name, "inner_call").inc()
-            log.warning("route %s: %s; falling back to the edge", route.name, error)
+            # The error quotes the upstream's answer: on a sensitive route, with placeholders.
+            log.warning("route %s: %s; falling back to the edge", route.name, kept_text(guard, str(error)))
             return Decision(target="edge", reason=Reason.INNER_FAILED)
         return decision
 

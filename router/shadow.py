@@ -35,6 +35,7 @@ from router import notes
 from router.inner import first_message
 from router.ledger import StepRecord, Usage, cost_usd
 from router.policies.base import Reason, ShadowSettings, StepFacts, Target, other_target
+from router.privacy.at_rest import kept_text
 from router.privacy.modes import redacts
 from router.result import After
 from router.upstream import Upstream, UpstreamFailure
@@ -189,7 +190,8 @@ class Shadow:
         try:
             answer, usage, cost = await asyncio.wait_for(self._ask(job, target), settings.timeout_s)
         except Exception as exc:  # whatever went wrong, the step's answer is long gone: count it
-            log.info("shadow call of %s step %d to the %s failed: %s", record.trajectory_id, record.step, target, exc)
+            said = kept_text(guard, str(exc))  # it may quote the upstream: placeholders on a sensitive route
+            log.info("shadow call of %s step %d to the %s failed: %s", record.trajectory_id, record.step, target, said)
             self._count(job, target, "failed")
             return
         await self.budget.charge(record.route, cost)

@@ -8,6 +8,7 @@ slow under concurrency (see the anchors in the README), and this is the hot path
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,11 @@ Session = aiohttp.ClientSession | Http1Session
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+QUOTED_BYTES = 200
+# Where a quote cut short ends: back to a character no e-mail address, key or number goes on
+# through (a space, a quote, JSON's punctuation), so that no value is kept in part, past the
+# finding of the privacy stage that masks the quote on a sensitive route.
+_CUT_WORD = re.compile(rb"[^\s\"'`,;<>()\[\]{}]+$")
 
 
 def _closed_if_answered(posting: asyncio.Future[aiohttp.ClientResponse]) -> None:
@@ -343,7 +349,7 @@ class Upstream:
             )
         detail = "an error object" if isinstance(answer, dict) else "not a JSON object"
         raise UpstreamFailure(
-            self.name, "invalid_answer", f"HTTP {status} with a body that is {detail}: {payload[:200]!r}"
+            self.name, "invalid_answer", f"HTTP {status} with a body that is {detail}: {quoted(payload)}"
         )
 
     @staticmethod
@@ -368,3 +374,10 @@ class Upstream:
             state = UpstreamState(False, f"{type(exc).__name__}: {exc}")
         self._state = state
         return state
+
+
+def quoted(payload: bytes) -> str:
+    """The first bytes of a bad answer, as an error quotes them (cut after a whole word)."""
+    if len(payload) <= QUOTED_BYTES:
+        return repr(payload)
+    return f"{_CUT_WORD.sub(b'', payload[:QUOTED_BYTES])!r}…"

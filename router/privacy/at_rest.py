@@ -1,5 +1,6 @@
 """What the gateway keeps of a step outside the vault, on a route whose privacy policy treats
 values as sensitive (`redact`, `keep_local`, `block`): placeholders, never the originals.
+That holds for the gateway's own words about a step too: a record's error quoting an upstream.
 
 The trajectory's `task` is written when its first step begins, before the step's scan has
 numbered the values, so it gets typed placeholders without a number (`[EMAIL]`); the audit
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tandem.privacy")
 WITHHELD = "[task withheld: sensitive-value detection failed]"
+WITHHELD_TEXT = "[text withheld: sensitive-value detection failed]"
 
 
 def stored_task(messages: list[dict[str, Any]], mode: str) -> str:
@@ -44,13 +46,33 @@ def masked(text: str) -> str:
         return WITHHELD
 
 
-# Every step of a trajectory resends its task: it is masked once (a failure is not kept).
-@functools.lru_cache(maxsize=4096)
-def _masked(text: str) -> str:
+def _found_masked(text: str) -> str:
     findings = detect(text)
     if not findings:
         return text
     return Redactor({f.value: f"[{f.type}]" for f in findings}).text(text)[0]
+
+
+# Every step of a trajectory resends its task: it is masked once (a failure is not kept).
+_masked = functools.lru_cache(maxsize=4096)(_found_masked)
+
+
+def kept_text(guard: PrivacyGuard, text: str) -> str:
+    """Free text the gateway keeps of a step outside the vault (an error, an upstream's bytes
+    quoted in one) as a sensitive route keeps messages: the trajectory's known values as its
+    own placeholders, then any other value detected as a typed one (an upstream may say what
+    the step never did). Withheld whole when detection fails."""
+    if not protects(guard.mode) or not text:
+        return text
+    try:
+        redactor = guard.redactor()
+        if not redactor.empty:
+            text = redactor.text(text)[0]
+        # Not cached, unlike the task: each error differs, and a cache would hold its originals.
+        return _found_masked(text)
+    except Exception:
+        log.exception("sensitive-value detection failed; withholding the text")
+        return WITHHELD_TEXT
 
 
 def to_keep(guard: PrivacyGuard | None, text: str) -> str:
