@@ -52,14 +52,13 @@ class _Observer:
     proportion to its length (joining the wait to every chunk cost its square), and it stops
     at `max_event_bytes`."""
 
-    __slots__ = ("_capture", "_max_event_bytes", "_pending", "done", "events", "finished", "text", "tools", "usage")
+    __slots__ = ("_capture", "_max_event_bytes", "_pending", "events", "finished", "text", "tools", "usage")
 
     def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024) -> None:
         self._capture = capture
         self._max_event_bytes = max_event_bytes
         self._pending = bytearray()
         self.usage: Usage | None = None
-        self.done = False
         self.finished = False
         self.events = 0
         self.tools: list[str] = []
@@ -87,8 +86,6 @@ class _Observer:
         if len(pending) > self._max_event_bytes:
             raise EventTooLong(len(pending))
         self.events += complete.count(b"data:")
-        if b"[DONE]" in complete:
-            self.done = True
         if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
             self.finished = True
         if self._capture or b'"usage"' in complete or b'"name"' in complete:
@@ -127,6 +124,58 @@ class _Observer:
                     self.text.append(function["arguments"])
 
 
+class _EndMarker:
+    """Finds the upstream's end marker (a `data: [DONE]` line) however its reads split it, so
+    that it is never passed on: the relay sends its own, once, after the usage chunk. The bytes
+    of a line that may still become the marker are held back until a later read tells; the text
+    `[DONE]` inside an event's JSON (an answer quoting it) is no marker, as it is not a line."""
+
+    __slots__ = ("_held", "_line_start", "done")
+
+    MARKERS = (b"data: [DONE]", b"data:[DONE]")
+
+    def __init__(self) -> None:
+        self._held = b""
+        self._line_start = True  # the next byte starts a line
+        self.done = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        """What of the stream may go out now: all but a held line, and nothing from the marker on."""
+        data = self._held + chunk if self._held else chunk
+        at_line_start = self._line_start or bool(self._held)  # a held line starts a line
+        self._held = b""
+        if b"[DONE]" in data:
+            end = self._marker_at(data, at_line_start)
+            if end >= 0:
+                self.done = True
+                return data[:end]
+        # The last line, if it may be the start of the marker (at most its 12 bytes).
+        size = len(data)
+        floor = max(size - len(self.MARKERS[0]), 0)
+        start = max(data.rfind(b"\n", floor), data.rfind(b"\r", floor)) + 1
+        if start == 0 and not (at_line_start and size <= len(self.MARKERS[0])):
+            self._line_start = False
+            return data
+        line = data[start:]
+        if line and any(marker.startswith(line) for marker in self.MARKERS):
+            self._held = line
+            return data[:start]
+        self._line_start = not line
+        return data
+
+    @classmethod
+    def _marker_at(cls, data: bytes, at_line_start: bool) -> int:
+        found = -1
+        for marker in cls.MARKERS:
+            index = data.find(marker)
+            while index >= 0:
+                if (index == 0 and at_line_start) or data[index - 1 : index] in (b"\n", b"\r"):
+                    found = index if found < 0 else min(found, index)
+                    break
+                index = data.find(marker, index + 1)
+        return found
+
+
 def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
     # After part of an event went out, end that event first, so the error is an event of its own.
     start = b"\n\ndata: " if after_partial else b"data: "
@@ -158,6 +207,7 @@ async def relay(
     observer = _Observer(capture, limits.max_sse_line_bytes)
     outcome = StreamOutcome()
     started = time.perf_counter()
+    marker = _EndMarker()
     chunk = source.first_chunk
     received = 0
     try:
@@ -172,24 +222,27 @@ async def relay(
                 yield _error_event(outcome.error, "answer_too_large", observer.partial)
                 yield DONE_EVENT
                 return
-            observer.feed(chunk)
-            if observer.done:
-                # Hold the end marker back until we know a usage chunk went out before it.
-                head, _, _ = chunk.partition(b"data: [DONE]")
+            out = marker.feed(chunk)
+            if out:
+                observer.feed(out)
                 if restorer is not None:
-                    head = restorer.feed(head) + restorer.flush()
-                if head:
-                    yield head
+                    out = restorer.feed(out)
+            if marker.done:
+                # The end marker is held back until a usage chunk went out before it.
+                observer.events += 1  # it is an event all the same (the usage estimate counts it)
+                if restorer is not None:
+                    out += restorer.flush()
+                if out:
+                    yield out
                 break
-            out = restorer.feed(chunk) if restorer is not None else chunk
             if out:
                 yield out
             chunk = await source.chunks()
-        if restorer is not None and not observer.done:
+        if restorer is not None and not marker.done:
             tail = restorer.flush()
             if tail:
                 yield tail
-        if not observer.done and not observer.finished:
+        if not marker.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
             yield _error_event(outcome.error, "upstream_stream_incomplete")
         elif observer.usage is None:
