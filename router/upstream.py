@@ -220,6 +220,8 @@ class Upstream:
         try:
             async with asyncio.timeout(timeouts.first_byte):
                 response = await self._post(body, stream, sent)
+                if not 200 <= response.status < 600:
+                    raise self._nonsense_status(response)
                 if 300 <= response.status < 400:
                     raise self._redirected(response)
                 if response.status >= 400 or not stream:
@@ -282,6 +284,14 @@ class Upstream:
             posting.add_done_callback(_closed_if_answered)
             raise
         return await posting
+
+    def _nonsense_status(self, response: Response) -> UpstreamFailure:
+        # A final status outside HTTP's 2xx-5xx (600, 999, 000…) is a broken upstream, not a
+        # status to relay: no client (nor the server answering it) knows what it means.
+        response.close()
+        return UpstreamFailure(
+            self.name, "invalid_answer", f"HTTP {response.status} is not a status an answer can have"
+        )
 
     def _redirected(self, response: Response) -> UpstreamFailure:
         # A redirect is not followed: a POST sent again elsewhere (or turned into a GET, as
