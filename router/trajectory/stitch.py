@@ -14,13 +14,17 @@ Kept in the trajectory store's stitching map (so replicas sharing Redis share it
   b:<history key>  "<trajectory id> flight|delivered|failed"  the last request with that history
   c:<history key>  "<trajectory id>|<answer key> …"            trajectories answered for it that
                                                               no later step has continued yet
-A claim is a read then a write: one process serialises its claims (a lock around each find),
-but two replicas claiming the same key at the same instant may both continue one trajectory.
+A claim is a read then a write: one process serialises the claims on one history (a lock per
+history key, so that requests of other histories, and other tenants, never wait behind its
+round trips), but two replicas claiming the same key at the same instant may both continue one
+trajectory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 from router.trajectory import identify
@@ -30,17 +34,47 @@ from router.trajectory.store import TrajectoryStore
 MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same history
 
 
+class KeyLocks:
+    """One lock per key, kept only while a task holds or waits for it (bounded by the requests
+    in flight). Requests on different keys never wait for each other."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._locks)
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
+        self._locks[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[key]
+            if users == 1:
+                del self._locks[key]
+            else:
+                self._locks[key] = (lock, users - 1)
+
+
 class Stitcher:
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
-        self._lock = asyncio.Lock()
+        self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
 
     async def find(self, namespace: str, messages: list[dict[str, Any]], client_retry: bool) -> tuple[str, str]:
         """The trajectory of a request without a session id, and its history key."""
         previous, key = self._keys.keys(namespace, messages)
-        async with self._lock:
-            return await self._find(namespace, messages, client_retry, previous, key)
+        # The whole history's key, then the previous one's (its claim): always the longer
+        # history first, so two finds never wait for each other in a circle.
+        async with self._locks.hold(key):
+            if previous is None:
+                return await self._find(namespace, messages, client_retry, previous, key)
+            async with self._locks.hold(previous):
+                return await self._find(namespace, messages, client_retry, previous, key)
 
     async def _find(
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, previous: str | None, key: str
@@ -79,7 +113,7 @@ class Stitcher:
         and lets the next step continue this trajectory; an error, or a stream the client did not
         read to the end (`cancelled`), makes an identical body a retry."""
         delivered = status == "ok"
-        async with self._lock:
+        async with self._locks.hold(key):
             await self._remember_answer(trajectory_id, key, delivered, text, tools)
 
     async def _remember_answer(
