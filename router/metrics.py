@@ -30,7 +30,7 @@ from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
 from router.metrics_multiprocess import multiprocess_active as multiprocess_active
 from router.metrics_multiprocess import prepare_multiprocess as prepare_multiprocess
 from router.metrics_multiprocess import sweep_dead_workers as sweep_dead_workers
-from router.route_series import FAILURE_KINDS, STORE_OPERATIONS, TARGETS, start_route_series
+from router.route_series import FAILURE_KINDS, STORE_OPERATIONS, STORE_OUTAGE_CAUSES, TARGETS, start_route_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
@@ -160,6 +160,18 @@ class Metrics:
         self.store_reply_errors = c(
             "tandem_store_reply_errors",
             "Trajectory store (Redis) error replies, by operation (not an outage: the breaker stays closed)",
+            ("operation",),
+        )
+        self.store_outages = c(
+            "tandem_store_outages",
+            "Times this process switched to the write-back journal, by cause: unreachable (a connection "
+            "failure or timeout), full (Redis at maxmemory refused a write), read_only (a read-only replica)",
+            ("cause",),
+        )
+        self.store_busy = c(
+            "tandem_store_busy",
+            "Store calls that found no free pooled Redis connection within redis_pool_wait_s, by operation "
+            "(load, not an outage: the call failed or was retried, the breaker stayed closed)",
             ("operation",),
         )
         self.store_outage_dropped = c(
@@ -318,6 +330,9 @@ class Metrics:
         """With Redis configured: start at zero every store operation's failure series."""
         for operation in STORE_OPERATIONS:
             self.store_errors.labels(operation)
+            self.store_busy.labels(operation)
+        for cause in STORE_OUTAGE_CAUSES:
+            self.store_outages.labels(cause)
 
     def describe_upstreams(self, names: Iterable[str]) -> None:
         """Start at zero every upstream's failure series (every upstream can fail each way)."""

@@ -36,6 +36,8 @@ STORE_OPERATIONS = (
     "set_outcome",
     "stitch",
 )
+# Why a process switched to its write-back journal (router/trajectory/resilient.py).
+STORE_OUTAGE_CAUSES = ("unreachable", "full", "read_only")
 
 # strategy -> (reason, targets that reason can choose); `on_failure`/`fallback` is read from
 # the route's settings where the strategy has one.

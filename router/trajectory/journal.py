@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from router.trajectory.redis_store import RedisStore
 
 log = logging.getLogger("tandem.store")
+# Replies that say the store takes no writes for now: not a write to drop, a reason to wait.
+WRITES_REFUSED = (redis.exceptions.OutOfMemoryError, redis.exceptions.ReadOnlyError)
 
 
 @dataclass(slots=True)
@@ -119,6 +121,8 @@ class Journal:
             batch = self._next_batch()
             try:
                 await self._write(batch, primary)
+            except WRITES_REFUSED:
+                raise  # the store takes no writes for now (full, read-only): keep them all
             except redis.exceptions.ResponseError as exc:
                 if len(batch) > 1:
                     await self._write_one_by_one(batch, primary)
@@ -133,6 +137,8 @@ class Journal:
         for entry in batch:
             try:
                 await self._write([entry], primary)
+            except WRITES_REFUSED:
+                raise
             except redis.exceptions.ResponseError as exc:
                 log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(entry), exc)
                 self._done(entry, written=False)

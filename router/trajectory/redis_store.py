@@ -17,6 +17,10 @@ Starting a step is one Lua script (atomic: a retry and a new step cannot both co
 record is one script (written once, by its token), a batch of them one pipelined round trip.
 The vault's two keys expire with the trajectory's hash and are deleted when a trajectory begins
 anew under the same id. The indexes are bounded: ids older than the time-to-live leave both, `recent` keeps the newest.
+
+The connections are a bounded pool (`redis_pool_size` a process): a call that finds every
+connection busy waits for one (up to `redis_pool_wait_s`) rather than failing, since a busy pool
+is load, not an outage; past the wait it raises `PoolBusy`, which is not a connection error.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from typing import Any
 import orjson
 import redis.asyncio as redis
 from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
 from redis.retry import Retry
 
 from router.ledger import StepRecord
@@ -51,6 +57,25 @@ from router.trajectory.store import MAX_RECORDS_KEPT
 # (a frozen Redis that resumes) and than an outage's write-back takes.
 TOKEN_TTL_S = 3600
 MAX_RECENT = 1_000_000
+
+
+class PoolBusy(RedisError):
+    """Every pooled connection stayed in use for the whole wait: the store is busy, not out."""
+
+
+class WaitingPool(redis.BlockingConnectionPool):
+    """A bounded pool whose callers wait for a free connection; a wait that runs out raises
+    `PoolBusy` (redis-py raises a ConnectionError, which would read as an outage)."""
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except RedisConnectionError as exc:
+            # Only the wait's own expiry (a connection that cannot be made is a real failure).
+            if type(exc) is RedisConnectionError and isinstance(exc.__cause__, TimeoutError):
+                busy = f"no Redis connection free after {self.timeout} s ({self.max_connections} in use)"
+                raise PoolBusy(busy) from exc
+            raise
 
 
 def _trajectory(fields: dict[str, str]) -> Trajectory:
@@ -93,16 +118,23 @@ class RedisStore:
         ttl_s: float = 7 * 24 * 3600.0,
         timeout_s: float = 0.5,
         max_recent: int = MAX_RECENT,
+        pool_size: int = 64,
+        pool_wait_s: float = 5.0,
     ) -> None:
         # No retries inside the client: a failure must reach the resilient wrapper at once.
-        self._redis: Any = redis.Redis.from_url(
+        pool = WaitingPool.from_url(
             url,
+            max_connections=pool_size,
+            timeout=pool_wait_s,
             decode_responses=True,
             socket_timeout=timeout_s,
             socket_connect_timeout=timeout_s,
             retry=Retry(NoBackoff(), 0),
             health_check_interval=0,
         )
+        self._pool = pool
+        self._pool_wait_s = pool_wait_s
+        self._redis: Any = redis.Redis(connection_pool=pool)
         self._prefix = prefix
         self._ttl = max(int(ttl_s), 1)
         self._max_recent = max_recent
@@ -125,6 +157,11 @@ class RedisStore:
     def client(self) -> Any:
         """The Redis connection pool, for other shared state of the gateway (client limits)."""
         return self._redis
+
+    @property
+    def pool_wait_s(self) -> float:
+        """How long a call waits for a free pooled connection before `PoolBusy`."""
+        return self._pool_wait_s
 
     @property
     def prefix(self) -> str:
@@ -323,3 +360,5 @@ class RedisStore:
 
     async def aclose(self) -> None:
         await self._redis.aclose()
+        # A pool handed to the client is the caller's to close.
+        await self._pool.disconnect()

@@ -1,7 +1,10 @@
 """Redis with a way out: when the shared store is out, keep serving (or refuse), lose nothing.
 
-Only an outage counts as one: a connection error or a timeout. A reply error (a bad command, a
-full store) fails that one operation and leaves the other tenants' steps alone.
+Only an outage counts as one: a connection error or a timeout. A busy connection pool is load:
+a call waits for a free connection, and one that waits too long fails alone (503 `store_busy`).
+A reply error (a bad command) fails that one operation and leaves the other tenants' steps alone.
+A store that refuses writes for now (Redis at maxmemory, a read-only replica) is handled like an
+outage, with its own cause: its writes are kept for write-back rather than lost, loudly.
 
 While healthy, memory mirrors each trajectory as Redis returns it at the start of a step, so
 that in an outage a trajectory continues from there: its indexes, totals, notes and pin. During
@@ -25,15 +28,17 @@ import redis.exceptions
 from router.clock import SYSTEM_CLOCK, Clock
 from router.ledger import StepRecord
 from router.metrics import Metrics
-from router.trajectory.journal import CountedStep, Journal, Note, Records, Write
-from router.trajectory.redis_store import RedisStore
+from router.trajectory.journal import WRITES_REFUSED, CountedStep, Journal, Note, Records, Write
+from router.trajectory.redis_store import PoolBusy, RedisStore
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
-from router.trajectory.store import MemoryStore, StoreReplyError, StoreUnavailable, TrajectoryStore
+from router.trajectory.store import MemoryStore, StoreBusy, StoreReplyError, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.store")
 T = TypeVar("T")
 # redis-py's ConnectionError covers a refused or reset connection and a Redis still loading.
 OUTAGE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, TimeoutError)
+# How often a store that stays full (or read-only) is logged again while writes wait.
+STILL_REFUSING_LOG_S = 60.0
 
 
 class ResilientStore:
@@ -74,28 +79,46 @@ class ResilientStore:
             return False, None
         try:
             return True, await call(self.primary)
+        except PoolBusy as exc:
+            # Load, not an outage: this one call fails; the breaker stays closed.
+            self._metrics.store_busy.labels(operation).inc()
+            raise StoreBusy(operation, self.primary.pool_wait_s) from exc
         except OUTAGE_ERRORS as exc:
             self._metrics.store_errors.labels(operation).inc()
-            self._enter_outage(operation, exc)
+            self._enter_outage(operation, exc, "unreachable")
+            return False, None
+        except WRITES_REFUSED as exc:
+            self._metrics.store_reply_errors.labels(operation).inc()
+            self._enter_outage(operation, exc, _cause(exc))
             return False, None
         except redis.exceptions.RedisError as exc:
             self._metrics.store_reply_errors.labels(operation).inc()
             raise StoreReplyError(operation, str(exc)) from exc
 
-    def _enter_outage(self, operation: str, exc: BaseException) -> None:
+    def _enter_outage(self, operation: str, exc: BaseException, cause: str) -> None:
         if self.degraded:
             return
         self.degraded = True
-        log.warning(
-            "trajectory store is out (%s: %s); %s, keeping its writes for when it is back",
-            operation,
-            exc,
-            "serving from memory" if self._mode == "degrade" else "refusing steps",
-        )
+        self._metrics.store_outages.labels(cause).inc()
+        serving = "serving from memory" if self._mode == "degrade" else "refusing steps"
+        if cause == "unreachable":
+            log.warning(
+                "trajectory store is out (%s: %s); %s, keeping its writes for when it is back", operation, exc, serving
+            )
+        else:
+            # Redis answers but takes no writes: an operator must act (memory, failover).
+            log.error(
+                "trajectory store refuses writes (%s: %s); %s, keeping its writes in the write-back journal "
+                "until it takes them again (free memory or raise maxmemory; point redis_url at the primary)",
+                operation,
+                exc,
+                serving,
+            )
         if self._recovery is None or self._recovery.done():
             self._recovery = asyncio.create_task(self._recover(), name="tandem-store-recovery")
 
     async def _recover(self) -> None:
+        refusing_logged = self.clock.time()
         while True:
             await self.clock.sleep(self._breaker_s)
             try:
@@ -106,6 +129,14 @@ class ResilientStore:
                 await self.journal.write_back(self.primary)
             except OUTAGE_ERRORS:
                 self._metrics.store_errors.labels("write_back").inc()
+                continue
+            except WRITES_REFUSED as exc:
+                self._metrics.store_reply_errors.labels("write_back").inc()
+                if self.clock.time() - refusing_logged >= STILL_REFUSING_LOG_S:
+                    refusing_logged = self.clock.time()
+                    log.error(
+                        "trajectory store still refuses writes (%s); %d kept for write-back", exc, len(self.journal)
+                    )
                 continue
             except Exception:
                 # A write the store refuses for good would block every later one: log it, and
@@ -149,7 +180,13 @@ class ResilientStore:
     async def record_many(self, records: list[StepRecord]) -> None:
         records = self.journal.renumber(records)
         tokens = [uuid.uuid4().hex for _ in records]
-        ok, _ = await self._try("record", lambda s: s.record_many(records, tokens))
+        while True:
+            try:
+                ok, _ = await self._try("record", lambda s: s.record_many(records, tokens))
+                break
+            except StoreBusy:
+                # Records leave the request path: they wait for a connection, they are not lost.
+                continue
         # The mirror keeps the totals that constraints read (budgets, shares, gaps).
         await self.fallback.record_many(records)
         if not ok:
@@ -263,3 +300,7 @@ class ResilientStore:
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
         await self.primary.aclose()
+
+
+def _cause(exc: BaseException) -> str:
+    return "full" if isinstance(exc, redis.exceptions.OutOfMemoryError) else "read_only"

@@ -38,6 +38,20 @@ class StoreReplyError(GatewayError):
         )
 
 
+class StoreBusy(GatewayError):
+    """Every pooled connection to the shared store stayed in use for the whole wait: load, not
+    an outage. This one operation fails (the client may retry); the breaker stays closed."""
+
+    def __init__(self, operation: str, wait_s: float) -> None:
+        super().__init__(
+            503,
+            f"the trajectory store is busy: no connection for {operation} within {wait_s:g} s; retry",
+            type="server_error",
+            code="store_busy",
+            headers={"Retry-After": "1"},
+        )
+
+
 class TrajectoryStore(Protocol):
     async def begin_step(self, start: StepStart) -> StepSlot:
         """Count a new step, or recognise a retry of the last one; atomic across replicas."""

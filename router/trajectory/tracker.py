@@ -57,7 +57,13 @@ def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
             trajectory_record_bytes=trajectories.trajectory_record_bytes,
         )
     primary = RedisStore(
-        settings.redis_url, settings.redis_prefix, trajectories.ttl_s, max_recent=trajectories.max_listed
+        settings.redis_url,
+        settings.redis_prefix,
+        trajectories.ttl_s,
+        timeout_s=settings.redis_timeout_s,
+        max_recent=trajectories.max_listed,
+        pool_size=settings.redis_pool_size,
+        pool_wait_s=settings.redis_pool_wait_s,
     )
     # The mirror of Redis keeps totals, notes and pins (what an outage needs), not records.
     mirror = MemoryStore(trajectories.max_in_memory, trajectories.ttl_s, keep_records=False)

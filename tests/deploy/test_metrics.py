@@ -39,6 +39,8 @@ CATALOGUE = {
     "tandem_store_outage_dropped": ("counter", ("kind",)),
     "tandem_store_written_back": ("counter", ("kind",)),
     "tandem_store_outage_pending": ("gauge", ()),
+    "tandem_store_outages": ("counter", ("cause",)),
+    "tandem_store_busy": ("counter", ("operation",)),
     "tandem_client_limit_refusals": ("counter", ("limit",)),
     "tandem_audit_lines": ("counter", ("outcome",)),
     "tandem_audit_write_errors": ("counter", ()),
