@@ -300,6 +300,7 @@ class Answers:
             attempt=step.identity.attempt,
             inner=list(step.calls.made),
             fallback=fallback,
+            failures=list(step.failures),
             features=step.decision.features,
             exposed=sorted(step.privacy.exposed_kinds),
             redacted=step.privacy.redacted,

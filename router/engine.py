@@ -290,6 +290,7 @@ class Engine:
             except UpstreamFailure as failure:
                 self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
                 failures.append(failure)
+                step.failures.append((target, failure.kind, failure.status))
                 if attempt + 1 < len(targets):
                     self.metrics.fallbacks.labels(step.route.name, target, targets[attempt + 1], failure.kind).inc()
                 continue

@@ -71,6 +71,9 @@ def all_cloud_cached(
     return min(max(modelled, reported), usage.prompt_tokens)
 
 
+# What `StepRecord.answered_by` can be: the two targets, or "none" for a step no target answered.
+ANSWERED_BY = ("edge", "cloud", "none")
+
 MAX_TOKEN_COUNT = 2**53  # past it, not a count (a JSON parser's float, no longer exact)
 
 
@@ -167,6 +170,10 @@ class StepRecord:
     at: float = 0.0  # unix time the step started
     attempt: int = 1  # 2, 3, … for a client's retries of the same step
     fallback: bool = False
+    # The upstream calls of the step that failed before its answer (or before it failed):
+    # (target, failure kind, the upstream's HTTP status or None), in the order they were made.
+    # A kind and a status only: an upstream's words may hold what the step sent.
+    failures: list[tuple[str, str, int | None]] = field(default_factory=list)
     status: str = "ok"  # ok, error, cancelled
     http_status: int = 200
     usage: Usage | None = None
@@ -187,6 +194,20 @@ class StepRecord:
     action: str | None = None
     excerpt: str | None = None
     error: str | None = None
+
+    @property
+    def answered_by(self) -> str:
+        """The target that answered the step: the one whose answer the client got whole, after
+        any failover; "none" for a step refused (a privacy block), failed or cancelled. The one
+        definition of a step's target that the trajectory's totals (cloud share), the metrics'
+        step counts and the operator's view read. `target` is the upstream called last (or the
+        decision's, when none was): where the step's money went."""
+        return self.target if self.status == "ok" else "none"
+
+    @property
+    def decided(self) -> str:
+        """The target the decision chose: the first one called."""
+        return self.failures[0][0] if self.failures else self.target
 
     @property
     def inner_cost_usd(self) -> float:
@@ -220,6 +241,9 @@ class StepRecord:
             "score": self.score,
             "model": self.model,
             "fallback": self.fallback,
+            "decided": self.decided,
+            "answered_by": self.answered_by,
+            "failures": [{"target": t, "kind": k, "http_status": s} for t, k, s in self.failures],
             "status": self.status,
             "http_status": self.http_status,
             "usage": None
@@ -270,6 +294,7 @@ class StepRecord:
             at=float(data.get("at", 0.0)),
             attempt=int(data.get("attempt", 1)),
             fallback=bool(data.get("fallback", False)),
+            failures=[(f["target"], f["kind"], f.get("http_status")) for f in data.get("failures", [])],
             status=data.get("status", "ok"),
             http_status=int(data.get("http_status", 200)),
             usage=usage,
@@ -315,6 +340,8 @@ def _unpacked_value(name: str, value: Any) -> Any:
         return [InnerCall(p, t, None if u is None else Usage(*u), c, st) for p, t, u, c, st in value]
     if name == "cache_prefix":
         return (value[0], value[1])
+    if name == "failures":
+        return [(target, kind, status) for target, kind, status in value]
     return value
 
 

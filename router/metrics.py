@@ -26,6 +26,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
+from router.ledger import ANSWERED_BY
 from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
 from router.metrics_multiprocess import multiprocess_active as multiprocess_active
 from router.metrics_multiprocess import prepare_multiprocess as prepare_multiprocess
@@ -84,7 +85,7 @@ class Metrics:
         c, h = self._counter, self._histogram
         self.steps = c(
             "tandem_steps",
-            "Steps answered, by route, target, reason and status",
+            "Steps by route, the target that answered (none: refused, failed or cancelled), reason and status",
             ("route", "target", "reason", "status"),
         )
         # `call`: "step" for the call that answered the agent, else the inner call's purpose
@@ -106,7 +107,10 @@ class Metrics:
             ("route",),
         )
         self.latency = h(
-            "tandem_step_latency_seconds", "Step latency, request to last byte, by target", ("target",), LATENCY_BUCKETS
+            "tandem_step_latency_seconds",
+            "Step latency, request to last byte, by the target that answered (or none)",
+            ("target",),
+            LATENCY_BUCKETS,
         )
         self.ttft = h(
             "tandem_time_to_first_token_seconds",
@@ -305,8 +309,9 @@ class Metrics:
         # describe_routes, for the label sets each route can emit.
         for outcome in ("written", "dropped"):
             self.audit_lines.labels(outcome)
-        for target in TARGETS:
+        for target in ANSWERED_BY:
             self.latency.labels(target)
+        for target in TARGETS:
             self.ttft.labels(target)
 
     # -- recording ---------------------------------------------------------------------------
@@ -354,9 +359,14 @@ class Metrics:
             self._tokens(route, target, "step", record.usage)
             child(self.cost, route, target, "step").inc(max(record.cost_usd - record.inner_cost_usd, 0.0))
         child(self.counterfactual_cost, route).inc(record.counterfactual_usd)
-        child(self.steps, route, target, record.reason, record.status).inc()
-        child(self.latency, target).observe(record.latency_s)
-        child(self.ttft, target).observe(record.ttft_s)
+        # Steps and their latency under the target that answered (`StepRecord.answered_by`, the
+        # ledger's and the view's definition too): a failover step under the one that answered
+        # it, a refused, failed or cancelled step under "none"; money above stays where it went.
+        answered = record.answered_by
+        child(self.steps, route, answered, record.reason, record.status).inc()
+        child(self.latency, answered).observe(record.latency_s)
+        if answered != "none":  # a step no target answered has no first byte of an answer
+            child(self.ttft, answered).observe(record.ttft_s)
 
     def shadow_spent(self, route: str, target: str, usage: Any, cost_usd: float) -> None:
         """A shadow call's tokens and dollars, as `call="shadow"` (not in any step's record)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from router.inner import InnerCalls
@@ -41,6 +41,8 @@ class Step:
     upstream: Target | None = None
     upstream_bytes: int = 0
     fallback: bool = False
+    # The main calls that failed so far: (target, failure kind, HTTP status), for the record.
+    failures: list[tuple[str, str, int | None]] = field(default_factory=list)
     recorded: bool = False  # the answer writer has taken the step's one record
 
     @property

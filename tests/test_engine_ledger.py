@@ -251,3 +251,72 @@ async def test_cache_control_markers_moved_each_step_do_not_split_a_run() -> Non
             part = {"type": "text", "text": f"output {step}", "cache_control": marked}
             history += [answered(result), {"role": "user", "content": [part]}]
         assert len(set(ids)) == 1
+
+
+# -- a step's target: the one that answered it ---------------------------------------------------
+
+
+def steps_metric(env: Any, target: str, reason: str, status: str = "ok") -> float:
+    return env.metric("tandem_steps_total", route="tandem", target=target, reason=reason, status=status)
+
+
+async def test_a_failover_step_counts_under_the_target_that_answered_it() -> None:
+    """Decided cloud, answered by the edge: edge in the ledger's totals, the metrics' step count
+    and the record (which keeps the decision and the failed call's kind)."""
+    async with in_process(engine_settings(routes={"tandem": {"strategy": "cloud", "failover": True}})) as env:
+        env.cloud.push({"kind": "status", "status": 503})
+        env.edge.push({"text": "from the edge"})
+        result = await env.run(session="over")
+        assert isinstance(result, Answer) and (result.facts.target, result.facts.fallback) == ("edge", True)
+        (record,) = await env.records("over")
+        assert (record.answered_by, record.decided, record.fallback) == ("edge", "cloud", True)
+        assert record.failures == [("cloud", "status", 503)]
+        shown = record.as_dict()
+        assert shown["failures"] == [{"target": "cloud", "kind": "status", "http_status": 503}]
+        assert (shown["decided"], shown["answered_by"]) == ("cloud", "edge")
+        trajectory = await env.engine.tracker.store.get("over")
+        assert trajectory is not None
+        assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (1, 0)
+        assert trajectory.cloud_share == 0 and trajectory.counts["last_cloud_step"] == 0
+        assert steps_metric(env, "edge", "route_fixed") == 1
+        assert steps_metric(env, "cloud", "route_fixed") == 0
+
+
+async def test_blocked_and_failed_steps_count_as_neither_target() -> None:
+    block = {"strategy": "cloud", "privacy": "block", "failover": False}
+    async with in_process(engine_settings(routes={"tandem": block})) as env:
+        card = [{"role": "user", "content": "charge card 4111 1111 1111 1111"}]
+        blocked = await env.run(session="neither", messages=card)
+        assert isinstance(blocked, Failure) and blocked.status == 403
+        env.cloud.push({"kind": "status", "status": 500})
+        failed = await env.run(session="failed", messages=[{"role": "user", "content": "run the tests"}])
+        assert isinstance(failed, Failure) and failed.status == 500
+        records = [*await env.records("neither"), *await env.records("failed")]
+        assert [(r.target, r.answered_by, r.status) for r in records] == [("cloud", "none", "error")] * 2
+        assert records[0].failures == [] and records[1].failures == [("cloud", "status", 500)]
+        for trajectory_id in ("neither", "failed"):
+            trajectory = await env.engine.tracker.store.get(trajectory_id)
+            assert trajectory is not None and trajectory.steps == 1
+            assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (0, 0)
+            assert trajectory.cloud_share == 0
+        assert steps_metric(env, "none", "route_fixed", "error") == 2
+        assert steps_metric(env, "cloud", "route_fixed", "error") == 0
+        assert env.metric("tandem_step_latency_seconds_count", target="none") == 2
+        assert env.metric("tandem_step_latency_seconds_count", target="cloud") == 0
+
+
+async def test_a_retried_step_counts_once_under_the_target_that_answered_its_retry() -> None:
+    """A step whose first attempt failed on the cloud and whose retry the edge answered (after
+    failing over) counts once, as edge; the same body sent again after that answer is an
+    attempt of the same step and does not count it twice."""
+    async with in_process(engine_settings(routes={"tandem": {"strategy": "cloud", "failover": True}})) as env:
+        env.cloud.push({"kind": "status", "status": 400})  # a 4xx is relayed: no failover
+        assert isinstance(await env.run(session="retried"), Failure)
+        env.cloud.push({"kind": "status", "status": 503})
+        assert isinstance(await env.run(session="retried", headers={"x-stainless-retry-count": "1"}), Answer)
+        assert isinstance(await env.run(session="retried"), Answer)  # the same body again: attempt 3
+        records = await env.records("retried")
+        assert [(r.step, r.attempt, r.answered_by) for r in records] == [(1, 1, "none"), (1, 2, "edge"), (1, 3, "cloud")]
+        trajectory = await env.engine.tracker.store.get("retried")
+        assert trajectory is not None and trajectory.steps == 1
+        assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (1, 0)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator
 
@@ -284,3 +285,28 @@ async def test_the_vault_expires_with_its_trajectory_in_redis(redis_url: str) ->
         await asyncio.sleep(0.1)
     assert await store.client.exists(*keys) == 0 and await store.vault("brief") == {}
     await store.aclose()
+
+
+async def test_a_step_counts_once_under_the_target_that_answered_it(store: TrajectoryStore) -> None:
+    """`counts_answer`'s rule, in both stores (Redis applies it in its RECORD script)."""
+
+    def attempt(step: int, number: int, target: str, status: str = "ok", **extra: object) -> StepRecord:
+        return dataclasses.replace(record("t9", step, target=target, status=status), attempt=number, **extra)
+
+    await store.begin_step(start("t9", "a"))
+    # Step 1: refused on the cloud, then the retry failed over from the cloud to the edge, then
+    # the same body once more after that answer: one edge step.
+    await store.record_many([attempt(1, 1, "cloud", "error")])
+    await store.record_many([attempt(1, 2, "edge", failures=[("cloud", "timeout", None)], fallback=True)])
+    await store.record_many([attempt(1, 3, "cloud")])
+    # Steps 3 and 2 of a run whose steps overlap, recorded in the order they ended: both count.
+    await store.record_many([attempt(3, 1, "cloud"), attempt(2, 1, "edge")])
+    # Step 4 cancelled on the cloud: neither.
+    await store.record_many([attempt(4, 1, "cloud", "cancelled")])
+    trajectory = await store.get("t9")
+    assert trajectory is not None
+    assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (2, 1)
+    assert trajectory.counts["last_cloud_step"] == 3 and trajectory.cloud_share == pytest.approx(1 / 3)
+    records = await store.records("t9")
+    assert [r.answered_by for r in records] == ["none", "edge", "cloud", "cloud", "edge", "none"]
+    assert records[1].failures == [("cloud", "timeout", None)] and records[1].decided == "cloud"

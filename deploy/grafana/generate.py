@@ -86,9 +86,11 @@ SAVED = (
     f"sum(increase(tandem_counterfactual_cost_usd_total{{{R}}}[$__range]))"
     f" - sum(increase(tandem_cost_usd_total{{{R}}}[$__range]))"
 )
+# Of the answered steps (the ledger's cloud share): refused, failed and cancelled steps are
+# target="none" and count in neither part.
 CLOUD_SHARE = (
     f'sum by (route) (rate(tandem_steps_total{{target="cloud",{R}}}[{RATE}]))'
-    f" / (sum by (route) (rate(tandem_steps_total{{{R}}}[{RATE}])) > 0)"
+    f' / (sum by (route) (rate(tandem_steps_total{{target!="none",{R}}}[{RATE}])) > 0)'
 )
 
 OVERVIEW = (
@@ -121,11 +123,11 @@ OVERVIEW = (
             ),
             Panel(
                 "Cloud share of steps",
-                "Share of the selected routes' steps the cloud answered over the range.",
+                "Share of the selected routes' answered steps the cloud answered over the range.",
                 (
                     _q(
                         f'sum(increase(tandem_steps_total{{target="cloud",{R}}}[$__range]))'
-                        f" / (sum(increase(tandem_steps_total{{{R}}}[$__range])) > 0)"
+                        f' / (sum(increase(tandem_steps_total{{target!="none",{R}}}[$__range])) > 0)'
                     ),
                 ),
                 "percentunit",

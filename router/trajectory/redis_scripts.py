@@ -58,13 +58,25 @@ return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 
 # One step record, once: KEYS: the trajectory hash, its record list, the record's token key, the
 # vault hash and log (their time-to-live follows the trajectory's).
-# ARGV: the record, its status, the cloud step index or '', ttl, records kept, token ttl, then
-# pairs of ('i:' or 'f:' + total name, increment).
+# ARGV: the record, its status, the target that answered it or '', ttl, records kept, token ttl,
+# its step, '1' on the step's first attempt, then pairs of ('i:' or 'f:' + total name, increment).
+# An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule.
 RECORD = """
 if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[6])) then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
-for i = 7, #ARGV, 2 do
+if ARGV[3] ~= '' then
+  local step = tonumber(ARGV[7])
+  local counted = tonumber(redis.call('HGET', KEYS[1], 'answered_step') or '0')
+  if ARGV[8] == '1' or counted < step then
+    redis.call('HINCRBY', KEYS[1], ARGV[3] .. '_steps', 1)
+    if counted < step then redis.call('HSET', KEYS[1], 'answered_step', step) end
+    if ARGV[3] == 'cloud' and tonumber(redis.call('HGET', KEYS[1], 'last_cloud_step') or '0') < step then
+      redis.call('HSET', KEYS[1], 'last_cloud_step', step)
+    end
+  end
+end
+for i = 9, #ARGV, 2 do
   local name = string.sub(ARGV[i], 3)
   if string.sub(ARGV[i], 1, 1) == 'i' then
     redis.call('HINCRBY', KEYS[1], name, ARGV[i + 1])
@@ -73,7 +85,6 @@ for i = 7, #ARGV, 2 do
   end
 end
 redis.call('HSET', KEYS[1], 'last_status', ARGV[2])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'last_cloud_step', ARGV[3]) end
 redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))

@@ -260,21 +260,23 @@ class RedisStore:
                 counts, money = increments(record)
                 totals: list[Any] = []
                 for name, value in counts.items():
-                    if value and name != "last_cloud_step":
+                    if value:
                         totals += [f"i:{name}", value]
                 for name, amount in money.items():
                     if amount:
                         totals += [f"f:{name}", repr(amount)]
-                cloud_step = str(record.step) if record.target == "cloud" and record.status != "error" else ""
+                answered = "" if record.answered_by == "none" else record.answered_by
                 await self._record(
                     keys=[key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl"],
                     args=[
                         orjson.dumps(record.as_dict()),
                         record.status,
-                        cloud_step,
+                        answered,
                         self._ttl,
                         MAX_RECORDS_KEPT,
                         TOKEN_TTL_S,
+                        record.step,
+                        "1" if record.attempt == 1 else "0",
                         *totals,
                     ],
                     client=pipe,

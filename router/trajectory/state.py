@@ -63,19 +63,29 @@ COUNT_FIELDS = (
     "completion_tokens",
     "cloud_calls",  # every call to the cloud, inner calls (probe, advisor, plan…) included
     "last_cloud_step",  # not a sum: the index of the last step the cloud answered
+    "answered_step",  # not a sum: the highest step whose answer is counted in cloud/edge_steps
 )
 MONEY_FIELDS = ("cost_usd", "counterfactual_usd", "cloud_spend_usd")
 NOTE_PREFIX = "n:"
 
 
+def counts_answer(record: StepRecord, answered_step: int) -> bool:
+    """Whether the record's answer is its step's, in `cloud_steps` or `edge_steps` under the
+    target that answered it (`StepRecord.answered_by`): a step refused, failed or cancelled
+    counts in neither; a step counts once, at its answered attempt (a client's retry after a
+    failure included). `answered_step` is the highest step already counted: a first attempt
+    always counts (a step's later record may come first when a run's steps overlap); a retry
+    counts unless its step's answer is counted already (the same body sent again after an
+    answer). The Redis store's RECORD script keeps the same rule."""
+    if record.answered_by == "none":
+        return False
+    return record.attempt == 1 or answered_step < record.step
+
+
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
-    """How one step record changes a trajectory's totals."""
+    """How one step record changes a trajectory's sums (the answer's counts: `counts_answer`)."""
     usage = record.usage
-    # A step counts once, where its first attempt went: a client's retries are attempts.
-    first = record.attempt == 1
     counts = {
-        "cloud_steps": int(first and record.target == "cloud"),
-        "edge_steps": int(first and record.target == "edge"),
         "fallbacks": int(record.fallback),
         "errors": int(record.status == "error"),
         "usage_estimated_steps": int(usage is not None and usage.source == "estimated"),
@@ -120,8 +130,11 @@ class Trajectory:
         counts, money = increments(record)
         for name, value in counts.items():
             self.counts[name] += value
-        if record.target == "cloud" and record.status != "error":
-            self.counts["last_cloud_step"] = max(self.counts["last_cloud_step"], record.step)
+        if counts_answer(record, self.counts["answered_step"]):
+            self.counts[f"{record.answered_by}_steps"] += 1
+            self.counts["answered_step"] = max(self.counts["answered_step"], record.step)
+            if record.answered_by == "cloud":
+                self.counts["last_cloud_step"] = max(self.counts["last_cloud_step"], record.step)
         for name, amount in money.items():
             self.money[name] += amount
         self.last_status = record.status
