@@ -87,7 +87,7 @@ class Rows(HTMLParser):
         self._cell: list[str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "tr" and ("class", "step") in attrs:
+        if tag == "tr" and "step" in (dict(attrs).get("class") or "").split():
             self._in_row = True
             self.rows.append([])
         elif tag == "td" and self._in_row:
@@ -164,8 +164,9 @@ def test_pages_in_a_real_browser_match_the_ledger_and_show_no_sensitive_value(
     parser.feed(page)
     assert len(parser.rows) == len(records) == 3
     for row, record in zip(parser.rows, records, strict=True):
-        step, target, reason, _score, cost, all_cloud, saved, _latency, privacy, status, inner, _tools = row
-        assert (int(step), target, reason) == (record["step"], record["target"], record["reason"])
+        step, target, decision, _failed, _score, cost, all_cloud, saved, _latency, privacy, status, inner, _tools = row
+        assert (int(step), target) == (record["step"], record["answered_by"])
+        assert decision == f"{record['reason']} → {record['decided']}"
         assert (cost, all_cloud, saved) == (
             usd(record["cost_usd"]),
             usd(record["counterfactual_usd"]),
@@ -175,7 +176,8 @@ def test_pages_in_a_real_browser_match_the_ledger_and_show_no_sensitive_value(
         assert inner.startswith("judge → cloud ok")
         assert ("EMAIL" in privacy) == bool(record["exposed"])
     assert [r["status"] for r in records] == ["ok", "ok", "error"]
-    assert parser.rows[2][9].startswith("error: ")
+    assert parser.rows[2][10].startswith("error: ") and parser.rows[2][1] == "none"  # failed: no target answered
+    assert [row[3] for row in parser.rows] == ["–", "–", "cloud status 500 → no answer (error)"]
     # Kinds and counts, never values; the task is shown with placeholders; the key never shows.
     for text in (listing, page):
         assert EMAIL not in text and ADMIN_KEY not in text
@@ -241,5 +243,52 @@ def test_the_login_form_in_a_real_browser_sets_an_httponly_cookie(
         assert browser.wait_for("document.querySelectorAll('tr.step').length") == 3
         assert browser.evaluate("document.title") == f"Trajectory {session} · Tandem"  # no script ran
         assert EMAIL not in browser.evaluate("document.documentElement.outerHTML")
+    finally:
+        browser.close()
+
+
+FAILOVER_ROUTES = {"drawn": {"strategy": "random", "p": 0.0, "failover": True}}
+
+
+def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answers(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """The draw chose the edge, the edge failed, the cloud answered: the row says so (answered
+    by cloud, decision random_draw → edge, the edge's failure kind), and the share counts the
+    step as cloud; a step that failed on both targets counts as neither."""
+    from tests.devtools import Browser
+
+    server = make_gateway(routes=FAILOVER_ROUTES, ui={"enabled": True}, admin_api_keys=[ADMIN_KEY])
+    messages: list[dict[str, str]] = []
+
+    def step(text: str) -> httpx.Response:
+        messages.append({"role": "user", "content": text})
+        body = {"model": "drawn", "messages": messages}
+        return client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "drawn-run"})
+
+    edge.push({"kind": "error", "status": 503})
+    assert step("fix the build").headers["x-tandem-fallback"] == "true"
+    assert step("now the docs").headers["x-tandem-target"] == "edge"
+    edge.push({"kind": "error", "status": 500})
+    cloud.push({"kind": "error", "status": 500})
+    assert step("and the tests").status_code == 500
+    browser = Browser(chromium())
+    try:
+        browser.open(signed(server, "/ui/t/drawn-run"))
+        assert browser.wait_for("document.querySelectorAll('tr.step').length") == 3
+        marked = browser.evaluate(
+            "[...document.querySelectorAll('tr.step.failover')].map(r => [r.dataset.step, r.dataset.target,"
+            " r.dataset.decided, [...r.cells].map(c => c.textContent)])"
+        )
+        (failed_over, failed) = marked
+        step_no, target, decided, cells = failed_over
+        assert (step_no, target, decided) == ("1", "cloud", "edge")
+        assert cells[1:4] == ["cloud", "random_draw → edge", "edge status 503 → cloud"]
+        assert failed[:3] == ["3", "none", "edge"]
+        assert failed[3][3] == "edge status 500 → cloud status 500 → no answer (error)"
+        totals = browser.evaluate("document.querySelector('p.totals').textContent")
+        assert "cloud share 50%" in totals and "edge 1 · cloud 1 · none 1" in totals
+        plain = browser.evaluate("document.querySelector('tr.step[data-step=\"2\"]').className")
+        assert plain == "step"
     finally:
         browser.close()

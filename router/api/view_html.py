@@ -18,7 +18,8 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.edge{color:#116329}.cloud{color:#0b5cad}.error{color:#b3261e}.muted{color:#6b7280}
+.edge{color:#116329}.cloud{color:#0b5cad}.none,.muted{color:#6b7280}.error{color:#b3261e}
+tr.failover td{background:#fff8e1}
 .bar{height:10px;border-radius:2px;display:inline-block;min-width:2px}
 .bar.edge{background:#2da44e}.bar.cloud{background:#2f81f7}.bar.error{background:#cf222e}
 .totals span{margin-right:18px}a{color:#0b5cad}
@@ -124,19 +125,42 @@ def _inner(record: Mapping[str, Any]) -> str:
     return "; ".join(f"{c['purpose']} → {c['target']} {c['status']} {usd(c['cost_usd'])}" for c in calls) or "–"
 
 
+def _failover(record: Mapping[str, Any]) -> str:
+    """The step's failed upstream calls, each with its failure kind, and how the step ended:
+    "cloud timeout → edge" for a step the edge answered after the cloud timed out."""
+    failures = record.get("failures") or []
+    if not failures:
+        return "failover (kind not recorded)" if record.get("fallback") else "–"
+    calls = [f"{f['target']} {f['kind']}" + (f" {f['http_status']}" if f.get("http_status") else "") for f in failures]
+    answered = record.get("answered_by") or "none"
+    end = answered if answered != "none" else f"no answer ({record.get('status')})"
+    return " → ".join([*calls, end])
+
+
+def _decision(record: Mapping[str, Any]) -> str:
+    return f"{record['reason']} → {record.get('decided') or record['target']}"
+
+
 def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]], privacy: Mapping[str, Any]) -> str:
     longest = max((float(r.get("latency_s") or 0) for r in records), default=0.0) or 1.0
     rows = []
     for r in records:
-        css = "error" if r.get("status") != "ok" else r["target"]
+        # The target that answered (the ledger's and the metrics' definition), "none" for a
+        # step refused, failed or cancelled; the decision's target beside its reason.
+        answered = str(r.get("answered_by") or (r["target"] if r.get("status") == "ok" else "none"))
+        calls = _failover(r)
+        failed_over = bool(r.get("fallback"))  # the other target was called after a failure
+        css = "error" if r.get("status") != "ok" else answered
         width = max(int(200 * float(r.get("latency_s") or 0) / longest), 2)
         error = r.get("error") or ("" if r.get("status") == "ok" else f"HTTP {r.get('http_status')}")
         score = "–" if r.get("score") is None else f"{float(r['score']):.4g}"
         rows.append(
-            f'<tr class="step" data-step="{int(r["step"])}" data-target="{escape(r["target"])}">'
+            f'<tr class="step{" failover" if failed_over else ""}" data-step="{int(r["step"])}" '
+            f'data-target="{escape(answered)}" data-decided="{escape(str(r.get("decided") or r["target"]))}">'
             + cell(r["step"] if r.get("attempt", 1) == 1 else f"{r['step']} (attempt {r['attempt']})", "num")
-            + cell(r["target"], r["target"])
-            + cell(r["reason"])
+            + cell(answered, answered)
+            + cell(_decision(r))
+            + cell(calls, "muted" if calls == "–" else "")
             + cell(score, "num")
             + cell(usd(r.get("cost_usd")), "num")
             + cell(usd(r.get("counterfactual_usd")), "num")
@@ -153,8 +177,9 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
         f"<th>{h}</th>"
         for h in (
             "step",
-            "target",
-            "reason",
+            "answered by",
+            "decision",
+            "failed calls",
             "score",
             "cost",
             "all-cloud",
@@ -169,11 +194,14 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     outcome = _outcome_text(trajectory.get("outcome") or {}, trajectory.get("close_reason"))
     seen = ", ".join(f"{k} ×{v}" for k, v in sorted((privacy.get("seen") or {}).items())) or "none"
     exposed = ", ".join(f"{k} ×{v}" for k, v in sorted((privacy.get("exposed") or {}).items())) or "none"
+    edge, cloud = int(trajectory.get("edge_steps", 0)), int(trajectory.get("cloud_steps", 0))
+    unanswered = max(int(trajectory.get("steps", 0)) - edge - cloud, 0)
     totals = (
         "<p class=totals>"
         f"<span>route <b>{escape(str(trajectory.get('route', '')))}</b></span>"
         f"<span>steps <b>{int(trajectory.get('steps', 0))}</b></span>"
         f"<span>cloud share <b>{float(trajectory.get('cloud_share', 0)):.0%}</b></span>"
+        f"<span>answered by <b>edge {edge} · cloud {cloud} · none {unanswered}</b></span>"
         f"<span>cost <b>{usd(trajectory.get('cost_usd'))}</b></span>"
         f"<span>all-cloud <b>{usd(trajectory.get('counterfactual_usd'))}</b></span>"
         f"<span>saved <b>{usd(trajectory.get('savings_usd'))}</b></span>"
