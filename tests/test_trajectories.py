@@ -127,6 +127,36 @@ def test_admin_key_reads_every_trajectory_and_client_keys_none(make_gateway: Mak
     assert len(listed) == 1 and listed[0]["id"].endswith(":s")
 
 
+def test_a_client_key_posts_the_outcome_of_its_own_runs_while_admin_keys_guard_the_rest(
+    make_gateway: MakeGateway, client: httpx.Client
+) -> None:
+    """With admin keys on (the operator's view needs them), an agent still reports how its run
+    ended with its own client key; another client's key does not find that run."""
+    server = make_gateway(client_api_keys=["key-a", "key-b"], admin_api_keys=["admin"], ui={"enabled": True})
+    as_a, as_b = {"Authorization": "Bearer key-a"}, {"Authorization": "Bearer key-b"}
+    mine = post(client, server, headers={**as_a, "X-Session-ID": "mine"}).headers["x-tandem-trajectory"]
+    theirs = post(client, server, headers={**as_b, "X-Session-ID": "theirs"}).headers["x-tandem-trajectory"]
+    outcome = {"success": True, "labels": {"by": "agent"}}
+    assert client.post(f"{server.url}/v1/trajectories/{mine}/outcome", json=outcome).status_code == 401
+    wrong = client.post(
+        f"{server.url}/v1/trajectories/{mine}/outcome", json=outcome, headers={"Authorization": "Bearer x"}
+    )
+    assert wrong.status_code == 401
+    crossed = client.post(f"{server.url}/v1/trajectories/{mine}/outcome", json=outcome, headers=as_b)
+    assert crossed.status_code == 404 and crossed.json()["error"]["code"] == "trajectory_not_found"
+    closed = client.post(f"{server.url}/v1/trajectories/{mine}/outcome", json=outcome, headers=as_a)
+    assert closed.status_code == 200, closed.text
+    assert closed.json()["outcome"]["success"] is True and closed.json()["close_reason"] == "outcome"
+    # Reading stays the admin's: the client key closes its run, it does not read the API.
+    assert client.get(f"{server.url}/v1/trajectories/{mine}", headers=as_a).status_code == 401
+    admin = {"Authorization": "Bearer admin"}
+    detail = client.get(f"{server.url}/v1/trajectories/{mine}", headers=admin).json()
+    assert detail["outcome"]["labels"] == {"by": "agent"}
+    # The admin closes any run.
+    by_admin = client.post(f"{server.url}/v1/trajectories/{theirs}/outcome", json={"success": False}, headers=admin)
+    assert by_admin.status_code == 200 and by_admin.json()["outcome"]["success"] is False
+
+
 def test_outcome_closes_once(gateway: GatewayServer, client: httpx.Client) -> None:
     post(client, gateway, headers={"X-Session-ID": "done"}, model="tandem/cloud")
     post(client, gateway, headers={"X-Session-ID": "done"}, messages=[*HI, {"role": "assistant", "content": "ok"}])

@@ -2,7 +2,8 @@
 
 When client keys are configured, every API request must carry one, and the trajectories it
 creates live in that key's namespace. When admin keys are configured, the trajectory API
-needs one; without admin keys, a client key reads only its own namespace.
+needs one; without admin keys, a client key reads only its own namespace. A run's outcome is
+the exception: its client may always post it (`outcome_scope`).
 """
 
 from __future__ import annotations
@@ -65,3 +66,20 @@ def trajectory_scope(request: Request) -> str | None:
     if client_keys:
         return namespace_of(check_client_key(request, client_keys))
     return None
+
+
+def outcome_scope(request: Request) -> str | None:
+    """The namespace whose trajectories a caller may post the outcome of; None means any.
+
+    An admin key may close any trajectory. A client closes its own runs (an agent reports how
+    its run ended, and the judge learns from it), admin keys or not: a client key, the
+    trajectories of its namespace; another client's trajectory is not found (404). Without
+    client keys every caller is the same anonymous client, as on the chat API."""
+    admin_keys: frozenset[str] = request.app.state.admin_keys
+    client_keys: frozenset[str] = request.app.state.client_keys
+    token = _bearer(request)
+    if admin_keys and token is not None and _matches(token, admin_keys):
+        return None
+    if client_keys:
+        return namespace_of(check_client_key(request, client_keys))
+    return namespace_of(None) if admin_keys else None

@@ -135,6 +135,15 @@ class TrajectoryList(BaseModel):
     next_before: float | None = Field(description="pass as `before` for the next page; null on the last")
 
 
+class FailedCallView(BaseModel):
+    """An upstream call of the step that failed: the target, how it failed (connect, timeout,
+    disconnected, status, invalid_answer) and the upstream's status, when it gave one."""
+
+    target: str
+    kind: str
+    http_status: int | None
+
+
 class StepRecordView(BaseModel):
     """One step of the ledger (more fields than listed: usage, cost, latency, inner calls…)."""
 
@@ -145,7 +154,14 @@ class StepRecordView(BaseModel):
     attempt: int
     at: float
     route: str
-    target: str
+    target: str = Field(description="the upstream called last (or the decision's, when none was): where the money went")
+    decided: str = Field(description="the target the decision chose (the first called)")
+    answered_by: str = Field(
+        description="the target that answered, after any failover; none for a step refused, failed or cancelled. "
+        "The trajectory's cloud share, the metrics' step counts and the operator's view count steps by it"
+    )
+    fallback: bool = Field(description="the other target was called after a failure")
+    failures: list[FailedCallView] = Field(description="the step's failed upstream calls, in order")
     reason: str
     score: float | None
     model: str
@@ -235,6 +251,8 @@ def management_routes() -> list[BaseRoute]:
             responses=_errors(400, 401, 404, 409, 413),
             openapi_extra={"parameters": [TRAJECTORY_ID], "requestBody": OUTCOME_BODY},
             summary="Post a run's outcome (once)",
+            description="An admin key may close any run. A client key closes the runs it made, admin keys or not "
+            "(another client's run is not found); without client keys, any caller may.",
         ),
         *_get("/healthz", healthz, Health, "health", summary="The process answers"),
         *_get(

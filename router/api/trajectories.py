@@ -12,7 +12,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from router.api.auth import trajectory_scope
+from router.api.auth import outcome_scope, trajectory_scope
 from router.api.chat import read_body
 from router.api.http import json_response
 from router.engine import Engine
@@ -91,8 +91,7 @@ def _query(request: Request, namespace: str | None) -> ListQuery:
     return ListQuery(limit=int(limit_text), route=route, namespace=namespace, **times)
 
 
-async def _visible(engine: Engine, request: Request) -> Trajectory:
-    scope = trajectory_scope(request)
+async def _visible(engine: Engine, request: Request, scope: str | None) -> Trajectory:
     no_query(request)
     trajectory_id = request.path_params["trajectory_id"]
     if not is_valid_id(trajectory_id):
@@ -115,7 +114,7 @@ async def list_trajectories(request: Request) -> Response:
 
 async def get_trajectory(request: Request) -> Response:
     engine: Engine = request.app.state.engine
-    trajectory = await _visible(engine, request)
+    trajectory = await _visible(engine, request, trajectory_scope(request))
     records = await engine.tracker.store.records(trajectory.id)
     privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
     return json_response({**trajectory.as_dict(), "privacy": privacy, "records": [r.as_dict() for r in records]})
@@ -145,7 +144,8 @@ def _outcome(body: bytes) -> Outcome:
 
 async def post_outcome(request: Request) -> Response:
     engine: Engine = request.app.state.engine
-    trajectory = await _visible(engine, request)
+    # The run's own client may post it, admin keys or not (router/api/auth.py).
+    trajectory = await _visible(engine, request, outcome_scope(request))
     outcome = _outcome(await read_body(request, 64 * 1024))
     if not await engine.tracker.store.set_outcome(trajectory.id, outcome):
         raise GatewayError(
