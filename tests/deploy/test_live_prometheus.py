@@ -151,8 +151,13 @@ def test_metrics_equal_the_ledger(fleet: Fleet) -> None:
         assert math.isclose(observed, sum(t[field] for t in trajectories), rel_tol=1e-9), metric
     (steps,) = values(fleet.prometheus.query(f"sum(tandem_steps_total{{{instance}}})", fleet.traffic_done_at))
     # Every begun step ends with one record and one count, a step the privacy policy refused too.
-    assert steps == sum(t["edge_steps"] + t["cloud_steps"] for t in trajectories)
     assert sum(t["steps"] for t in trajectories) == steps
+    # Each answered step under the target that answered it (StepRecord.answered_by), in both; a
+    # refused or failed step is target="none" there and in neither total here.
+    for target in ("edge", "cloud"):
+        query = f'sum(tandem_steps_total{{{instance},target="{target}"}})'
+        (answered,) = values(fleet.prometheus.query(query, fleet.traffic_done_at))
+        assert answered == sum(t[f"{target}_steps"] for t in trajectories), target
 
 
 def test_money_panels_follow_the_route_variable_and_the_selector_lists_every_route(fleet: Fleet) -> None:
