@@ -41,9 +41,9 @@ class _Strict(BaseModel):
 class TierPrices(_Strict):
     """Dollars per million tokens. `cached_input` defaults to `input` when not given."""
 
-    input: float = Field(0.0, ge=0)
-    cached_input: float | None = Field(None, ge=0)
-    output: float = Field(0.0, ge=0)
+    input: float = Field(0.0, ge=0, description="dollars per million prompt tokens not read from a cache")
+    cached_input: float | None = Field(None, ge=0, description="dollars per million cached prompt tokens (null: input)")
+    output: float = Field(0.0, ge=0, description="dollars per million completion tokens")
 
     @property
     def cached_input_or_input(self) -> float:
@@ -53,7 +53,7 @@ class TierPrices(_Strict):
 class LongContextPrices(TierPrices):
     """Prices that apply instead when a step's prompt is over `above_prompt_tokens`."""
 
-    above_prompt_tokens: int = Field(..., ge=1)
+    above_prompt_tokens: int = Field(..., ge=1, description="steps with more prompt tokens use these prices")
 
 
 class Prices(TierPrices):
@@ -69,26 +69,26 @@ class Timeouts(_Strict):
     """Seconds. `first_byte` bounds the wait for the upstream's first byte of the answer
     (a non-streamed answer is all first byte); `idle` bounds each gap between stream chunks."""
 
-    connect: float = Field(5.0, gt=0)
-    first_byte: float = Field(120.0, gt=0)
-    idle: float = Field(60.0, gt=0)
+    connect: float = Field(5.0, gt=0, description="seconds to open a connection")
+    first_byte: float = Field(120.0, gt=0, description="seconds until the first byte of the answer")
+    idle: float = Field(60.0, gt=0, description="longest gap between stream chunks, seconds")
 
 
 class UpstreamSettings(_Strict):
     """One OpenAI-compatible endpoint."""
 
-    base_url: str
-    model: str
-    api_key_env: str | None = None
-    api_key_file: Path | None = None
+    base_url: str = Field(description="OpenAI-compatible base URL, http(s)://…/v1")
+    model: str = Field(description="model name sent upstream")
+    api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
+    api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")
     timeouts: Timeouts = Timeouts()
-    prices: Prices = Prices()
-    drop_params: list[str] = Field(default_factory=list)
+    prices: Prices = Field(Prices(), description="dollars per million tokens: input, cached_input, output")
+    drop_params: list[str] = Field(default_factory=list, description="request keys removed before this upstream")
     # Added to every inner call (probe, judge, verifier, summary…) sent to this upstream, e.g.
     # `{chat_template_kwargs: {enable_thinking: false}}` so that a thinking model on vLLM answers
     # a one-token probe or an eight-token verdict without starting with <think>.
     inner_call_params: dict[str, Any] = Field(default_factory=dict)
-    max_connections: int = Field(512, ge=1)
+    max_connections: int = Field(512, ge=1, description="keep-alive connection pool size towards this upstream")
     # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
     # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
     prompt_cache: PromptCacheRules | None = PromptCacheRules()
@@ -113,6 +113,8 @@ class UpstreamSettings(_Strict):
 
 
 class TrajectorySettings(_Strict):
+    """How trajectories are kept, closed and identified."""
+
     # A trajectory with no step for this long is closed and its per-run figures recorded.
     idle_close_s: float = Field(1800.0, gt=0)
     # How long a trajectory's state is kept after its last step (memory and Redis).
@@ -122,7 +124,9 @@ class TrajectorySettings(_Strict):
     # Step records the in-memory store keeps, packed (~300 bytes each, more with features): all
     # trajectories' together, and one trajectory's; past it the least recently recorded lose theirs.
     record_bytes: int = Field(128 * 1024 * 1024, ge=0)
-    trajectory_record_bytes: int = Field(4 * 1024 * 1024, ge=0)
+    trajectory_record_bytes: int = Field(
+        4 * 1024 * 1024, ge=0, description="step records the memory store keeps for one trajectory (its first stay)"
+    )
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
     # Writes (step starts, records, notes…) kept during a Redis outage for write-back; past this
@@ -133,18 +137,26 @@ class TrajectorySettings(_Strict):
 
 
 class ClientLimit(_Strict):
-    requests_per_minute: int | None = Field(None, ge=1)
-    cloud_usd_per_day: float | None = Field(None, gt=0)
+    requests_per_minute: int | None = Field(
+        None, ge=1, description="requests per fixed UTC minute, refused ones included; null: no limit"
+    )
+    cloud_usd_per_day: float | None = Field(
+        None, gt=0, description="cloud dollars per UTC day (inner calls included); null: no limit"
+    )
 
 
 class ClientLimitSettings(ClientLimit):
     """Limits per client key (none by default); `keys` overrides them for some keys, named by
     the key itself or by its namespace (the part of its trajectory ids before the ':')."""
 
-    keys: dict[str, ClientLimit] = Field(default_factory=dict)
+    keys: dict[str, ClientLimit] = Field(
+        default_factory=dict, description="overrides for some keys, by the key or its namespace"
+    )
 
 
 class UISettings(_Strict):
+    """The operator's view at /ui."""
+
     # The operator's view (/ui): read-only pages of recent trajectories and one run's steps.
     # Off by default; refused while no admin key is configured (the sign-in is an admin key).
     enabled: bool = False
@@ -153,10 +165,14 @@ class UISettings(_Strict):
 
 
 class AuditSettings(_Strict):
-    mode: Literal["off", "metadata", "content"] = "off"
-    path: Path = Path("tandem-audit.jsonl")
-    max_bytes: int = Field(100 * 1024 * 1024, ge=1024)
-    backups: int = Field(5, ge=0)
+    """The audit log: one JSON line per step, written off the request path."""
+
+    mode: Literal["off", "metadata", "content"] = Field(
+        "off", description="metadata: the step record; content: also what the cloud received and answered"
+    )
+    path: Path = Field(Path("tandem-audit.jsonl"), description="the log file")
+    max_bytes: int = Field(100 * 1024 * 1024, ge=1024, description="the file rotates at this size")
+    backups: int = Field(5, ge=0, description="rotated files kept")
     # Lines waiting for the writer (while a disk is full, say), reckoned in bytes; beyond it
     # new lines are dropped and counted (tandem_audit_lines{outcome="dropped"}).
     max_queue_bytes: int = Field(64 * 1024 * 1024, ge=1024)
@@ -165,6 +181,8 @@ class AuditSettings(_Strict):
 
 
 class VaultSettings(_Strict):
+    """The privacy vault: the original values behind placeholders, sealed."""
+
     # The environment variable holding the key that seals the privacy vault's originals
     # (32 bytes, base64); required when redis_url is set (router/privacy/vault.py).
     key_env: str = "TANDEM_VAULT_KEY"
@@ -194,9 +212,11 @@ class LimitSettings(_Strict):
 
 
 class ServerSettings(_Strict):
-    host: str = "127.0.0.1"
-    port: int = Field(8080, ge=0, le=65535)
-    workers: int = Field(1, ge=1)
+    """The HTTP server; `--host`, `--port` and `--workers` override these."""
+
+    host: str = Field("127.0.0.1", description="address to bind")
+    port: int = Field(8080, ge=0, le=65535, description="port to bind")
+    workers: int = Field(1, ge=1, description="processes; above 1 needs redis_url")
     # After SIGTERM: no new connections; in-flight steps (long streams too) get this long to
     # finish and be recorded before the process stops. Keep it below the orchestrator's grace.
     shutdown_timeout_s: int = Field(60, ge=1)
@@ -232,8 +252,8 @@ class ModelAlias(_Strict):
     """Client model names matching a pattern (`claude-*`) served by a route; `models` are the
     concrete names `/v1/models` lists for it, so that a client's discovery finds them."""
 
-    route: str
-    models: list[str] = Field(default_factory=list)
+    route: str = Field(description="the route that serves matching model names")
+    models: list[str] = Field(default_factory=list, description="names GET /v1/models lists for this alias")
 
 
 class Settings(BaseSettings):
@@ -241,9 +261,11 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="TANDEM_", env_nested_delimiter="__", extra="forbid", yaml_file=None)
 
+    # OpenAI-compatible endpoints by name; `edge` and `cloud` are the two roles, both required.
     upstreams: dict[str, UpstreamSettings] = Field(default_factory=_default_upstreams)
     routes: dict[str, Annotated[RouteSettings, Field(discriminator="strategy")]] = Field(
-        default_factory=_default_routes
+        default_factory=_default_routes,
+        description="model names clients ask for, each bound to a strategy and its settings (see below)",
     )
     # The route that answers model names no route claims; none means 404.
     unknown_model_route: str | None = None
@@ -252,17 +274,19 @@ class Settings(BaseSettings):
     model_aliases: dict[str, ModelAlias] = Field(default_factory=dict)
     # When set, every request needs `Authorization: Bearer <one of these>`.
     client_api_keys: list[SecretStr] = Field(default_factory=list)
-    client_api_keys_file: Path | None = None
+    client_api_keys_file: Path | None = Field(None, description="a file of accepted client keys, one a line")
     # Whether `x-tandem-target: edge|cloud` on a request may force the target.
     allow_target_header: bool = True
-    max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024)
+    max_body_bytes: int = Field(16 * 1024 * 1024, ge=1024, description="request body size limit; larger: 413")
     limits: LimitSettings = LimitSettings()
     # Seconds a client is told to wait (Retry-After) when no upstream could answer.
     retry_after_s: int = Field(5, ge=0)
     # Keys that may read every trajectory; when set, the trajectory API needs one of them.
     admin_api_keys: list[SecretStr] = Field(default_factory=list)
-    redis_url: str | None = None
-    redis_prefix: str = "tandem:"
+    redis_url: str | None = Field(
+        None, description="shared trajectory state in Redis (needs the vault key); required for server.workers > 1"
+    )
+    redis_prefix: str = Field("tandem:", description="prefix of every key in Redis")
     # When Redis fails: keep serving from memory (with a log line and a counter), or refuse.
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     # Redis connections one gateway process keeps at most; a call that finds all in use waits
@@ -284,7 +308,7 @@ class Settings(BaseSettings):
     vault: VaultSettings = VaultSettings()
     ui: UISettings = UISettings()
     server: ServerSettings = ServerSettings()
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="the gateway's log level")
 
     @classmethod
     def settings_customise_sources(

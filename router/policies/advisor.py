@@ -66,8 +66,8 @@ class AdvisorPolicy:
 
 class AdvisorRoute(RouteBase):
     strategy: Literal["advisor"]
-    tool_name: str = Field(ADVISOR_TOOL, min_length=1)
-    max_words: int = Field(500, ge=10)
+    tool_name: str = Field(ADVISOR_TOOL, min_length=1, description="name of the tool offered to the edge")
+    max_words: int = Field(500, ge=10, description="length bound asked of the advice (words)")
     max_chars: int = Field(24_000, ge=1000, description="transcript size the cloud sees")
 
     def build(self) -> Policy:

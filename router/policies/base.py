@@ -153,7 +153,9 @@ class ContextSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    mode: Literal["full", "last_k", "summary", "flattened"] = "full"
+    mode: Literal["full", "last_k", "summary", "flattened"] = Field(
+        "full", description="full history, the last k steps, a summary of earlier steps, or one flattened transcript"
+    )
     k: int = Field(6, ge=1, description="last_k and summary: the last k steps kept verbatim")
     max_chars: int = Field(24_000, ge=1000, description="flattened and summary: size bound of the text")
 

@@ -40,7 +40,9 @@ class DelegationPolicy:
 
 class DelegationRoute(RouteBase):
     strategy: Literal["self_delegation"]
-    tool_name: str = Field(DELEGATE_TOOL, min_length=1)
+    tool_name: str = Field(
+        DELEGATE_TOOL, min_length=1, description="name of the tool offered to the edge to hand the step to the cloud"
+    )
     marker: str | None = Field(None, description="text in the edge's answer that also means: delegate")
 
     def build(self) -> Policy:

@@ -62,7 +62,7 @@ class EntropyPolicy:
 class EntropyRoute(RouteBase):
     strategy: Literal["entropy"]
     threshold: float = Field(1.7, ge=0, description="entropy (nats) above which the cloud answers")
-    top_logprobs: int = Field(20, ge=2, le=20)
+    top_logprobs: int = Field(20, ge=2, le=20, description="log-probabilities asked of the probe's token")
     fallback: Target = Field("cloud", description="target when the edge gives no logprobs or the probe fails")
 
     def build(self) -> Policy:

@@ -125,9 +125,11 @@ class JudgeRoute(RouteBase):
     target_cloud_share: float | None = Field(
         None, ge=0, le=1, description="hold this cloud share per trajectory and globally by moving the threshold"
     )
-    threshold_bounds: tuple[float, float] = (0.05, 0.95)
+    threshold_bounds: tuple[float, float] = Field(
+        (0.05, 0.95), description="lowest and highest threshold when holding target_cloud_share"
+    )
     adapt_rate: float = Field(0.01, gt=0, le=0.5, description="threshold step per decision when holding a share")
-    on_failure: Target = "cloud"
+    on_failure: Target = Field("cloud", description="target when the judge fails (or, in draft mode, the draft)")
     record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
     reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")
     sees: Literal["state", "draft"] = Field(

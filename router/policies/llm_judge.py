@@ -57,11 +57,13 @@ class LLMJudgePolicy:
 class LLMJudgeRoute(RouteBase):
     strategy: Literal["llm_judge"]
     judge: str = Field("edge", description="the upstream asked: edge (free), cloud, or another named upstream")
-    mode: Literal["binary", "score"] = "binary"
+    mode: Literal["binary", "score"] = Field("binary", description="binary: a yes/no verdict; score: a 0-1 score")
     threshold: float = Field(0.5, ge=0, le=1, description="score mode: at or above, the cloud answers")
-    sees: Literal["task", "last_k", "full"] = "last_k"
-    k: int = Field(4, ge=1)
-    max_chars: int = Field(12_000, ge=500)
+    sees: Literal["task", "last_k", "full"] = Field(
+        "last_k", description="what the judge is shown: the task, the last k steps, or the whole history"
+    )
+    k: int = Field(4, ge=1, description="sees: last_k: steps of history shown")
+    max_chars: int = Field(12_000, ge=500, description="size bound of the transcript the judge sees")
     on_failure: Target = Field("cloud", description="target when the judge fails or its reply cannot be parsed")
 
     def upstreams_used(self) -> list[str]:

@@ -33,7 +33,7 @@ class RandomPolicy:
 class RandomRoute(RouteBase):
     strategy: Literal["random"]
     p: float = Field(0.4, ge=0.0, le=1.0, description="probability that a step goes to the cloud")
-    seed: int | None = None
+    seed: int | None = Field(None, description="makes the draws reproducible; null: a salt drawn at start")
 
     def build(self) -> Policy:
         return RandomPolicy(self.p, self.seed)

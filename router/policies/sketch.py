@@ -55,8 +55,8 @@ class SketchPolicy:
 
 class SketchRoute(RouteBase):
     strategy: Literal["sketch"]
-    max_plan_steps: int = Field(8, ge=1)
-    max_plan_tokens: int = Field(400, ge=16)
+    max_plan_steps: int = Field(8, ge=1, description="steps asked of the cloud's plan at most")
+    max_plan_tokens: int = Field(400, ge=16, description="token bound of the plan call")
 
     def build(self) -> Policy:
         return SketchPolicy(self)

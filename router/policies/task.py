@@ -49,7 +49,7 @@ class TaskRoute(RouteBase):
     cloud_if_longer_than: int | None = Field(
         None, ge=0, description="tasks longer than this (characters) go to the cloud"
     )
-    default: Target = "edge"
+    default: Target = Field("edge", description="target of runs that no rule sends to the cloud")
 
     @field_validator("cloud_if_matches")
     @classmethod
