@@ -54,11 +54,15 @@ test-fast: install-test redis promtool chromium clients
 
 lint: install-test
 	$(BIN)/ruff check router judge sim tests benchmarks
-	$(BIN)/ruff format --check router judge sim
+	$(BIN)/ruff format --check router judge sim tests/docs
 	$(BIN)/mypy --strict router judge sim
 	# The layers (pyproject's [tool.importlinter]) and no import cycle at runtime.
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py
+	# The docs site (mkdocs.yml, docs/): a broken link, a missing page or one left out of the nav fails.
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir site
+	# The configuration reference is the settings models' own (python -m router.config_reference).
+	$(BIN)/python -m router.config_reference | diff -u docs/configuration.md - || { echo "docs/configuration.md is stale: run python -m router.config_reference > docs/configuration.md"; exit 1; }
 
 # benchmarks.wrk measures the tail under wrk beside the project's load generator; without wrk
 # (apt-get install wrk) it says so and is skipped: `make test` does not need it.

@@ -3,7 +3,7 @@
 Every step calls an upstream, and aiohttp's general-purpose client spent a quarter of a short
 step's CPU in the gateway (~100 µs: request and response objects, its stream reader, cookie and
 redirect handling, payload wrappers) and ~0.3 ms more than a bare client on a 400 KB body
-(README, "Long runs"). An upstream call needs much less: one origin, POST and GET, a keep-alive
+(benchmarks/longrun/README.md). An upstream call needs much less: one origin, POST and GET, a keep-alive
 pool of at most `max_connections`, answers framed by Content-Length, chunks or the connection's
 end (httptools' parser, the one uvicorn serves with), gzip or deflate answers from servers that
 compress though asked not to, read back-pressure, and two errors the caller maps to its failure

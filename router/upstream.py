@@ -2,7 +2,7 @@
 
 A plain-HTTP upstream (the local vLLM edge) is called with the gateway's own lean HTTP/1.1
 client (router/http1.py); an https one with aiohttp, for TLS. Not httpx: its connection pool is
-slow under concurrency (see the anchors in the README), and this is the hot path of every step.
+slow under concurrency (see docs/performance.md and benchmarks/overhead/README.md), and this is the hot path of every step.
 """
 
 from __future__ import annotations

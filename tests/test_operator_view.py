@@ -1,7 +1,7 @@
 """The operator's view in a real headless browser (Debian's chromium): the pages load, a
 trajectory's timeline matches its ledger, nothing sensitive appears, everything is escaped.
 
-    python -m tests.test_operator_view docs/operator-view.png   # the README's screenshot
+    python -m tests.test_operator_view docs/operator-view.png   # the screenshot in docs/operations/operator-view.md
 """
 
 from __future__ import annotations
@@ -199,7 +199,7 @@ def test_a_screenshot_of_the_timeline(view: GatewayServer, client: httpx.Client,
 
 
 def write_screenshot(target: Path) -> None:
-    """The README's screenshot: a run of every kind of step, in the browser."""
+    """The docs' screenshot: a run of every kind of step, in the browser."""
     edge = FakeUpstream(name="edge", model="edge-model").start()
     cloud = FakeUpstream(name="cloud", model="cloud-model").start()
     settings = settings_for(

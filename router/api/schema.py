@@ -109,7 +109,7 @@ class Outcome(BaseModel):
 
 
 class TrajectorySummary(BaseModel):
-    """A trajectory's totals; the step counters and token sums are listed in the README."""
+    """A trajectory's totals; the step counters and token sums are described in docs/concepts.md."""
 
     model_config = ConfigDict(extra="allow")
 

@@ -1,0 +1,53 @@
+"""docs/performance.md is the table `python -m benchmarks.report` makes from the recorded figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import report
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_checked_in_page_equals_the_report() -> None:
+    page = (ROOT / "docs" / "performance.md").read_text()
+    assert page == report.render([report.RESULTS]), (
+        "docs/performance.md is stale: run `python -m benchmarks.report > docs/performance.md`"
+    )
+
+
+def test_every_recorded_figure_is_in_the_table_with_its_date_and_commit() -> None:
+    data = json.loads(report.RESULTS.read_text())
+    page = report.render([report.RESULTS])
+    assert f"{data['date']} at commit `{data['commit']}`" in page
+    for bench in data["benchmarks"]:
+        assert (ROOT / "benchmarks" / bench["name"]).is_dir(), bench["name"]
+        for figure in bench["figures"]:
+            assert f"| {figure['figure']} | {figure['value']} |" in page
+
+
+def test_a_later_run_replaces_a_benchmarks_figures(tmp_path: Path) -> None:
+    later = {
+        "schema": report.SCHEMA,
+        "date": "2027-01-01",
+        "commit": "0000000",
+        "machine": "elsewhere",
+        "benchmarks": [
+            {
+                "name": "metrics",
+                "command": "python -m benchmarks.metrics",
+                "figures": [{"figure": "per step", "value": "99 us", "target": "<= 50 us", "met": False}],
+            }
+        ],
+    }
+    path = tmp_path / "later.json"
+    path.write_text(json.dumps(later))
+    page = report.render([report.RESULTS, path])
+    assert "| `metrics` | per step | 99 us | <= 50 us | **missed** |" in page
+    assert "12.9 / 19.4 us" not in page and "2027-01-01 at commit `0000000`" in page
+    path.write_text(json.dumps({**later, "schema": "other"}))
+    with pytest.raises(ValueError, match="schema"):
+        report.render([path])
