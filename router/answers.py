@@ -337,11 +337,12 @@ class Answers:
             self._counterfactual(record, usage)
         self.metrics.step_closed(record)
         results = step.identity.results
+        reservation = step.identity.reservation
         if self.audit.enabled:
             record.error_signals = error_signals_of(results)
-            self.tracker.record(record)
+            self.tracker.record(record, reservation=reservation)
         else:
-            self.tracker.record(record, results)
+            self.tracker.record(record, results, reservation)
         self.audit.submit(record, content)
 
 

@@ -268,6 +268,10 @@ class Engine:
         if step.cloud_forbidden:
             # Privacy, a constraint or the header kept the step off the cloud: no failover there.
             targets = ("edge",)
+        if "cloud" not in targets:
+            # No cloud call is left to make: the step's hold of its key's cloud dollars goes
+            # back now, not when a long edge answer ends (its inner calls are settled then).
+            self.tracker.release(step.identity)
         failures: list[UpstreamFailure] = []
         for attempt, target in enumerate(targets):
             upstream = self.upstreams[target]

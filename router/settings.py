@@ -152,6 +152,14 @@ class ClientLimitSettings(ClientLimit):
     keys: dict[str, ClientLimit] = Field(
         default_factory=dict, description="overrides for some keys, by the key or its namespace"
     )
+    # The output a step is reckoned to ask for when it sets no max_tokens: with its prompt, at
+    # the cloud's prices, what it holds of its key's cloud_usd_per_day while in flight.
+    reserve_output_tokens: int = Field(
+        1024,
+        ge=0,
+        description="output tokens a step without max_tokens is reckoned to cost when it is held against "
+        "cloud_usd_per_day before it is sent",
+    )
 
 
 class UISettings(_Strict):

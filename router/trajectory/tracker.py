@@ -15,12 +15,19 @@ from router.clock import SYSTEM_CLOCK, Clock
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.policies.base import RouteBase
 from router.policies.constraints import PIN_NOTE
 from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score, vault_of
 from router.privacy.modes import protects
 from router.protocol.chat import ChatRequest
-from router.quota import ClientLimits, Limit, namespace_of_trajectory
+from router.quota import (
+    ClientLimits,
+    Limit,
+    Reservation,
+    requested_max_tokens,
+    reservation_usd,
+)
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
@@ -45,6 +52,8 @@ class StepIdentity:
     results: list[str]
     trajectory: Trajectory  # as it stood before this step
     stitch_key: str | None = None  # the history key when stitched (no session id)
+    # The cloud dollars the step holds against its key's limit until its record settles them.
+    reservation: Reservation | None = None
 
 
 def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
@@ -105,6 +114,12 @@ def build_limits(settings: Settings, metrics: Metrics, store: TrajectoryStore) -
     return limits if limits.active else None
 
 
+def may_spend_on_cloud(route: RouteBase) -> bool:
+    """Whether a step of the route can cost cloud dollars: sent there by its strategy or a
+    failover, or an inner call made there (an LLM judge, a verifier)."""
+    return route.sends_to_cloud() or route.failover or "cloud" in route.upstreams_used()
+
+
 class Tracker:
     def __init__(self, settings: Settings, metrics: Metrics, clock: Clock = SYSTEM_CLOCK) -> None:
         self._settings = settings.trajectories
@@ -118,7 +133,10 @@ class Tracker:
         self.store = build_store(settings, metrics)
         self.recorder = Recorder(self.store)
         self.limits = build_limits(settings, metrics, self.store)
-        self._keyed = bool(settings.client_keys())
+        # What a step's hold of cloud dollars is reckoned from (router/quota.py).
+        self._cloud_prices = settings.upstreams["cloud"].prices
+        self._reserve_output_tokens = settings.client_limits.reserve_output_tokens
+        self._may_spend = frozenset(name for name, route in settings.routes.items() if may_spend_on_cloud(route))
         self.stitcher = Stitcher(self.store)
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
@@ -146,8 +164,7 @@ class Tracker:
         namespace: str,
         route: str,
     ) -> StepIdentity:
-        if self.limits is not None:
-            await self.limits.admit(namespace)
+        reservation = await self._admit(request, namespace, route)
         try:
             retry = identify.is_client_retry(headers)
             trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace, retry)
@@ -162,7 +179,11 @@ class Tracker:
                 token=os.urandom(16).hex(),  # a UUID object costs ~1% of a step at saturation
             )
             slot = await self.store.begin_step(start)
-        except StoreUnavailable as exc:
+        except BaseException as exc:
+            if reservation is not None and self.limits is not None:
+                self.spawn(self.limits.settle(reservation, 0.0))  # no step: nothing spent
+            if not isinstance(exc, StoreUnavailable):
+                raise
             raise GatewayError(
                 503,
                 f"{exc}; the gateway is configured to refuse steps until it is back",
@@ -173,7 +194,23 @@ class Tracker:
         results = identify.new_tool_results(request.messages)
         privacy = self._routes[route].privacy if route in self._routes else "allow"
         trajectory = fail_closed(slot, trajectory_id, privacy)
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, results, trajectory, stitch_key)
+        return StepIdentity(trajectory_id, slot.step, slot.attempt, results, trajectory, stitch_key, reservation)
+
+    async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
+        """Count the step against its key's limits, holding its estimated cloud cost when its
+        route may spend on the cloud (its strategy, a failover or an inner call)."""
+        if self.limits is None:
+            return None
+        hold = 0.0
+        if route in self._may_spend:
+            max_tokens = requested_max_tokens(request.raw)
+            hold = reservation_usd(request.size, max_tokens, self._reserve_output_tokens, self._cloud_prices)
+        return await self.limits.admit(namespace, hold)
+
+    def release(self, identity: StepIdentity) -> None:
+        """The step can no longer reach the cloud: its hold goes back now, not at its record."""
+        if identity.reservation is not None and self.limits is not None:
+            self.spawn(self.limits.release(identity.reservation))
 
     def _task(self, trajectory_id: str, request: ChatRequest, route: str) -> str:
         """The task a trajectory keeps from its first step, with placeholders for the values a
@@ -207,13 +244,15 @@ class Tracker:
             self._background.add(task)
             task.add_done_callback(self._background.discard)
 
-    def record(self, record: StepRecord, results: list[str] | None = None) -> None:
+    def record(
+        self, record: StepRecord, results: list[str] | None = None, reservation: Reservation | None = None
+    ) -> None:
         """Write the step's record off the request path; `results`: the step's new tool results,
-        whose error signals the recorder reads into it first."""
+        whose error signals the recorder reads into it first; `reservation`: the step's hold of
+        cloud dollars, settled with what the step cost."""
         self.recorder.submit(record, results)
-        if self.limits is not None and record.cloud_spend_usd > 0:
-            namespace = namespace_of_trajectory(record.trajectory_id, self._keyed)
-            self.spawn(self.limits.charge(namespace, record.cloud_spend_usd))
+        if self.limits is not None and reservation is not None:
+            self.spawn(self.limits.settle(reservation, record.cloud_spend_usd))
 
     async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
         """Close once; the per-run figures are recorded by the call that closed it."""
