@@ -129,8 +129,9 @@ class TrajectorySettings(_Strict):
     )
     # Last-resort identification by message history when a request carries no session id.
     stitch_by_history: bool = True
-    # Writes (step starts, records, notes…) kept during a Redis outage for write-back; past this
-    # many, new ones are dropped and counted (tandem_store_outage_dropped_total).
+    # Steps counted during a Redis outage whose writes (the step, its record, notes…) are kept for
+    # write-back; past this many, new writes are dropped and counted
+    # (tandem_store_outage_dropped_total). ~3 KB of memory a step while kept.
     outage_journal_max: int = Field(100_000, ge=1)
     # Trajectory ids kept in Redis' `recent` index (listing, export); the oldest leave first.
     max_listed: int = Field(1_000_000, ge=1)

@@ -144,6 +144,40 @@ def test_a_full_redis_loses_no_step_and_still_serves_existing_trajectories(
         direct.close()
 
 
+# -- the outage journal's bound counts steps ------------------------------------------------------
+
+
+def test_the_outage_journal_keeps_as_many_steps_as_its_bound_says(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    """`outage_journal_max: 5` keeps 5 steps with their records and notes (each step is ~4 writes:
+    the bound counted writes, so it kept one or two); the 6th is dropped whole, and counted."""
+    own = RedisServer(tmp_path / "redis", persistent=True).start()
+    try:
+        server = make_gateway(
+            redis_url=own.url, routes={"tandem": {"strategy": "edge"}}, trajectories={"outage_journal_max": 5}
+        )
+        assert ask(client, server, "bounded", 0).status_code == 200
+        server.run(server.gateway.tracker.recorder.flush())
+        own.stop()
+        answered = [ask(client, server, "bounded", turn) for turn in range(1, 7)]
+        assert [r.status_code for r in answered] == [200] * 6
+        server.run(server.gateway.tracker.recorder.flush())
+        page = client.get(f"{server.url}/metrics").text
+        assert 'tandem_store_outage_dropped_total{kind="step"} 1.0' in page
+        assert 'tandem_store_outage_dropped_total{kind="record"} 1.0' in page
+        own.start()
+        store = server.gateway.tracker.store
+        assert isinstance(store, ResilientStore)
+        assert wait_until(lambda: not store.degraded and len(store.journal) == 0, timeout=10)
+        found = audit(own.url)
+        # The first step and the 5 kept; the dropped one is neither counted nor half-recorded.
+        assert found.per_trajectory == {"bounded": 6}
+        assert (found.recorded, found.duplicates, found.missing) == (6, 0, 0)
+    finally:
+        own.stop()
+
+
 # -- stitching: one slow tenant does not hold up another ------------------------------------------
 
 

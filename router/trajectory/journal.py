@@ -1,7 +1,8 @@
 """What a replica did while the shared store was out, kept in order and written back on recovery.
 
-Every write the store missed is kept here (bounded: past `max_items`, new items are dropped and
-counted): steps counted in memory, step records, notes, outcomes, closes, stitching keys. On
+Every write the store missed is kept here: steps counted in memory, step records, notes,
+outcomes, closes, stitching keys. It is bounded in steps: past `max_items` steps counted during
+the outage (or `ENTRIES_PER_STEP` times as many entries), new ones are dropped and counted. On
 recovery they are replayed in order. A step counted during the outage is counted again in Redis
 as a new step, so that two replicas that both counted "step 6" of one trajectory end with two
 steps, 6 and 7; its records are renumbered to match. Every step start and record carries a
@@ -64,6 +65,9 @@ class Write:
 
 Entry = CountedStep | Records | Note | Write
 BATCH = 512  # items (step starts, records) written back in one round trip
+# Entries (records, notes, keys, outcomes…) kept for each step of the bound at most: a step keeps
+# ~4; the rest is room for the records of steps begun before the outage. Bounds the memory only.
+ENTRIES_PER_STEP = 16
 
 
 def _size(entry: Entry) -> int:
@@ -81,25 +85,49 @@ class Journal:
         self.max_items = max_items
         self._entries: deque[Entry] = deque()
         self._size = 0
+        self.steps = 0  # steps counted during the outage that are kept (what `max_items` bounds)
         self.written = 0  # items written back since start
         self._on_size = on_size
         self._on_dropped = on_dropped
         self._on_written = on_written
         # (trajectory id, index its client was told) -> the index the shared store gave it.
         self._renumbered: OrderedDict[tuple[str, int], int] = OrderedDict()
+        # Steps dropped (the journal was full): their records are dropped too, not written back
+        # as records of steps the shared store never counted.
+        self._lost: OrderedDict[tuple[str, int], None] = OrderedDict()
 
     def __len__(self) -> int:
         return self._size
 
     def add(self, entry: Entry) -> bool:
+        if isinstance(entry, Records) and self._lost:
+            entry = self._without_lost(entry)
         size = _size(entry)
-        if self._size + size > self.max_items:
+        step = 1 if isinstance(entry, CountedStep) else 0
+        if self.steps + step > self.max_items or self._size + size > self.max_items * ENTRIES_PER_STEP:
             self._on_dropped(_kind(entry), size)
+            if isinstance(entry, CountedStep):
+                self._lost[(entry.start.trajectory_id, entry.local_step)] = None
+                while len(self._lost) > self.max_items:
+                    self._lost.popitem(last=False)
+            return False
+        if not size:
             return False
         self._entries.append(entry)
         self._size += size
+        self.steps += step
         self._on_size(self._size)
         return True
+
+    def _without_lost(self, entry: Records) -> Records:
+        kept = [
+            (r, t)
+            for r, t in zip(entry.records, entry.tokens, strict=True)
+            if (r.trajectory_id, r.step) not in self._lost
+        ]
+        if len(kept) < len(entry.records):
+            self._on_dropped("record", len(entry.records) - len(kept))
+        return Records([r for r, _ in kept], [t for _, t in kept])
 
     def renumber(self, records: list[StepRecord]) -> list[StepRecord]:
         """Records of steps counted during an outage, with the index the shared store gave."""
@@ -112,9 +140,9 @@ class Journal:
         return out
 
     async def write_back(self, primary: RedisStore) -> None:
-        """Replay every entry in order; a run of step starts, records and notes goes in three
+        """Replay every entry in order; a batch of step starts, records and notes goes in three
         round trips (the starts first, so that their records are renumbered; then the records;
-        then the notes, in their order). An entry leaves once written.
+        then the notes, in their order), then the batch's writes. An entry leaves once written.
         An outage raises and the rest waits for the next try; an entry Redis refuses for good (an
         error reply) is dropped and counted, so that it cannot hold back every later one."""
         while self._entries:
@@ -146,13 +174,15 @@ class Journal:
                 self._done(entry, written=True)
 
     def _next_batch(self) -> list[Entry]:
-        first = self._entries[0]
-        if isinstance(first, Write):
-            return [first]
+        # Writes (outcomes, closes, stitching keys) join the batch rather than end it: under load
+        # each round trip waits behind the requests, and a batch cut at every stitching key (two
+        # a step without a session id) drained slower than steps came in. They run after the
+        # batch's steps, records and notes, in their own order; none of them depends on being
+        # written before a later step, record or note (a close before a step ends closed alike).
         batch: list[Entry] = []
         items = 0
         for entry in self._entries:
-            if isinstance(entry, Write) or (batch and items + _size(entry) > BATCH):
+            if batch and items + _size(entry) > BATCH:
                 break
             batch.append(entry)
             items += _size(entry)
@@ -163,6 +193,7 @@ class Journal:
         self._entries.popleft()
         size = _size(entry)
         self._size -= size
+        self.steps -= 1 if isinstance(entry, CountedStep) else 0
         self._on_size(self._size)
         if written:
             self.written += size
