@@ -95,7 +95,7 @@ class ResilientStore:
             self._metrics.store_reply_errors.labels(operation).inc()
             raise StoreReplyError(operation, str(exc)) from exc
 
-    def _enter_outage(self, operation: str, exc: BaseException, cause: str) -> None:
+    def _enter_outage(self, operation: str, exc: BaseException, cause: str = "unreachable") -> None:
         if self.degraded:
             return
         self.degraded = True
