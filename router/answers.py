@@ -35,7 +35,7 @@ from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
-from router.streaming import StreamOutcome, relay
+from router.streaming import OpenStreams, StreamOutcome, relay
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
@@ -63,6 +63,7 @@ class Answers:
         self.audit = audit
         self.tracker = tracker
         self.shadow = build_shadow(settings, upstreams, metrics, tracker.store)
+        self.streams = OpenStreams()  # the streams being relayed (a stopping gateway ends them)
 
     def _answered(self, step: Step, record: StepRecord, message: dict[str, Any]) -> None:
         """What a judge row needs of an answered step, when the route records features."""
@@ -225,6 +226,7 @@ class Answers:
             # A stitched step's answer text tells its run from another with the same history.
             capture=capture or wants_action or step.identity.stitch_key is not None,
             restorer=restorer,
+            streams=self.streams,
         )
 
         async def close() -> None:

@@ -37,29 +37,52 @@ def _uncounted(limit: str) -> None:
     """Until the application is loaded there is no metrics registry to count in."""
 
 
+def _no_streams(within_s: float) -> int:
+    """Until the application is loaded there is no stream to end."""
+    return 0
+
+
 class BoundedConfig(uvicorn.Config):
     """uvicorn's config with Tandem's `limits`; picklable, since uvicorn hands it to each worker
-    process, which loads the application (and so finds its metrics) itself."""
+    process, which loads the application (and so finds its metrics and streams) itself."""
 
     def __init__(self, app: Any, limits: LimitSettings, **kwargs: Any) -> None:
         super().__init__(app, http=BoundedHttpToolsProtocol, **kwargs)
         self.limits = limits
         self.on_limit: OnLimit = _uncounted
+        # Ends the gateway's running streams within so many seconds (returns how many run).
+        self.end_streams: Callable[[float], int] = _no_streams
+        self._shutdown_seen = False
 
     def load(self) -> None:
         super().load()
-        self.on_limit = _limit_counter(self.loaded_app)
+        engine = _engine_of(self.loaded_app)
+        if engine is not None:
+            self.on_limit = engine.metrics.limit_hit
+            self.end_streams = engine.answers.streams.end_all
+
+    def shutting_down(self) -> None:
+        """The server stops (each connection is told so): streams still running just before
+        the shutdown timeout are ended by the gateway itself, each with an error event, `[DONE]`
+        and its record, rather than cut when the server cancels what still runs."""
+        if self._shutdown_seen or self.timeout_graceful_shutdown is None:
+            return
+        self._shutdown_seen = True
+        timeout = float(self.timeout_graceful_shutdown)
+        # The margin leaves time to write the end and record the step before the server cuts.
+        running = self.end_streams(max(timeout - min(1.0, timeout / 4), 0.0))
+        if running:
+            log.info("shutting down: %d stream(s) running; any left near %g s end with an error", running, timeout)
 
 
-def _limit_counter(app: Any) -> OnLimit:
-    """The gateway's `Metrics.limit_hit`, found through whatever uvicorn wrapped around the app."""
+def _engine_of(app: Any) -> Any:
+    """The gateway's engine, found through whatever uvicorn wrapped around the app."""
     while app is not None:
         engine = getattr(getattr(app, "state", None), "engine", None)
         if engine is not None:
-            counter: OnLimit = engine.metrics.limit_hit
-            return counter
+            return engine
         app = getattr(app, "app", None)
-    return _uncounted
+    return None
 
 
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
@@ -74,6 +97,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         assert isinstance(config, BoundedConfig), "BoundedHttpToolsProtocol needs a BoundedConfig"
+        self._config = config
         self._limits = config.limits
         self._on_limit = config.on_limit
         self._in_head = True  # between the end of one request and the end of the next one's head
@@ -95,6 +119,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def unwatch_disconnect(self, cycle: object) -> None:
         self._watchers.pop(cycle, None)
+
+    def shutdown(self) -> None:
+        self._config.shutting_down()
+        super().shutdown()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

@@ -67,11 +67,19 @@ class Prices(TierPrices):
 
 class Timeouts(_Strict):
     """Seconds. `first_byte` bounds the wait for the upstream's first byte of the answer
-    (a non-streamed answer is all first byte); `idle` bounds each gap between stream chunks."""
+    (a non-streamed answer is all first byte); `idle` bounds each gap between stream chunks;
+    `stream` bounds a whole streamed answer from its first byte (past it, the stream ends with
+    an error event), so that an upstream dripping a byte now and then cannot hold it open."""
 
     connect: float = Field(5.0, gt=0, description="seconds to open a connection")
     first_byte: float = Field(120.0, gt=0, description="seconds until the first byte of the answer")
     idle: float = Field(60.0, gt=0, description="longest gap between stream chunks, seconds")
+    stream: float = Field(
+        600.0,
+        gt=0,
+        description="seconds a streamed answer may last from its first byte, however steadily it arrives; "
+        "past it the stream ends with an error event (upstream_stream_timeout) and the step is recorded as an error",
+    )
 
 
 class UpstreamSettings(_Strict):

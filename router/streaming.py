@@ -7,6 +7,8 @@ to find the usage chunk and the end marker. The stream always ends with a usage 
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
@@ -19,12 +21,13 @@ from router.errors import error_body
 from router.http1 import Http1Error
 from router.ledger import Usage
 from router.protocol.chat import chunk_event
-from router.upstream import StreamSource
+from router.upstream import StreamDeadline, StreamSource
 
 if TYPE_CHECKING:
     from router.privacy.redact import StreamRestorer
 
 DONE_EVENT = b"data: [DONE]\n\n"
+log = logging.getLogger("tandem")
 
 
 @dataclass(slots=True)
@@ -37,6 +40,38 @@ class StreamOutcome:
     cancelled: bool = False  # the client went away
     events: int = 0
     duration_s: float = 0.0
+
+
+class OpenStreams:
+    """The streams being relayed, so that a stopping gateway can end them itself, each with an
+    error event, `[DONE]` and its record, before its server's shutdown timeout cuts them."""
+
+    __slots__ = ("_ends_at", "_sources")
+
+    def __init__(self) -> None:
+        self._sources: set[StreamSource] = set()
+        self._ends_at: float | None = None  # loop time by which every stream ends, once stopping
+
+    def __len__(self) -> int:
+        return len(self._sources)
+
+    def add(self, source: StreamSource) -> None:
+        self._sources.add(source)
+        if self._ends_at is not None:
+            source.end_by(self._ends_at, "shutdown")
+
+    def discard(self, source: StreamSource) -> None:
+        self._sources.discard(source)
+
+    def end_all(self, within_s: float) -> int:
+        """End every stream (and any that starts from now on) within `within_s` seconds; the
+        number still running."""
+        at = asyncio.get_running_loop().time() + within_s
+        if self._ends_at is None or at < self._ends_at:
+            self._ends_at = at
+        for source in self._sources:
+            source.end_by(self._ends_at, "shutdown")
+        return len(self._sources)
 
 
 class EventTooLong(Exception):
@@ -201,9 +236,13 @@ async def relay(
     on_end: Callable[[StreamOutcome], None],
     capture: bool = False,
     restorer: StreamRestorer | None = None,
+    streams: OpenStreams | None = None,
 ) -> AsyncGenerator[bytes, None]:
-    """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends."""
+    """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends.
+    `streams`: where the stream is known while it runs (a stopping gateway ends those)."""
     limits = source.limits
+    if streams is not None:
+        streams.add(source)
     observer = _Observer(capture, limits.max_sse_line_bytes)
     outcome = StreamOutcome()
     started = time.perf_counter()
@@ -260,6 +299,19 @@ async def relay(
         )
         yield _error_event(outcome.error, "upstream_event_too_long", True)
         yield DONE_EVENT
+    except StreamDeadline as exc:
+        if exc.reason == "shutdown":
+            log.warning("a %s stream still running at the shutdown timeout was ended with an error event", upstream)
+            outcome.error = "the gateway is shutting down: the stream was ended before the upstream finished it"
+            code = "gateway_shutting_down"
+        else:
+            outcome.error = (
+                f"the {upstream} upstream's stream passed its deadline of {source.stream_timeout_s:g} s "
+                f"(upstreams.{upstream}.timeouts.stream)"
+            )
+            code = "upstream_stream_timeout"
+        yield _error_event(outcome.error, code, observer.partial)
+        yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
         yield _error_event(outcome.error, "upstream_idle_timeout")
@@ -274,6 +326,8 @@ async def relay(
         raise
     finally:
         source.close()
+        if streams is not None:
+            streams.discard(source)
         if (outcome.cancelled or outcome.error is not None) and observer.usage is None:
             # The client left, or the upstream broke off, before the usage chunk: the prompt was
             # read and some tokens made all the same. Charge an estimate, marked as such.

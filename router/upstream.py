@@ -8,6 +8,7 @@ slow under concurrency (see docs/performance.md and benchmarks/overhead/README.m
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 import time
 from collections.abc import Callable
@@ -74,7 +75,16 @@ class UpstreamFailure(Exception):
         self.retry_after = retry_after
 
 
-@dataclass(slots=True)
+class StreamDeadline(Exception):
+    """A stream's time is up: its whole deadline passed (`reason` "stream_timeout"), or the
+    gateway is stopping and ends it before its server's shutdown timeout would ("shutdown")."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(slots=True, eq=False)  # one a stream, kept in a set while it runs
 class StreamSource:
     """An open upstream stream whose first chunk has already arrived."""
 
@@ -84,6 +94,8 @@ class StreamSource:
     # The bounds the relay keeps to (the whole stream, one event), and what counts a cut-off.
     limits: LimitSettings
     on_limit: Callable[[str], None]
+    # The whole stream, from its first byte (`timeouts.stream`), however steadily it drips.
+    stream_timeout_s: float = math.inf
 
     # One timer a stream, not one a chunk (an `asyncio.timeout` per read cost a streamed step
     # ~5% of the gateway's CPU): each read moves the deadline; the timer, when it fires, looks
@@ -91,36 +103,63 @@ class StreamSource:
     _deadline: float = field(default=0.0, init=False, repr=False)
     _reader: asyncio.Task[Any] | None = field(default=None, init=False, repr=False)
     _watchdog: asyncio.TimerHandle | None = field(default=None, init=False, repr=False)
-    _expired: bool = field(default=False, init=False, repr=False)
+    _expired: str = field(default="", init=False, repr=False)  # why the timer cancelled the read
+    # When the stream must end (loop time), and why: its own deadline, or a stopping gateway's.
+    _ends_at: float = field(default=math.inf, init=False, repr=False)
+    _end_reason: str = field(default="stream_timeout", init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._ends_at = asyncio.get_running_loop().time() + self.stream_timeout_s
 
     async def chunks(self) -> bytes:
         """The next chunk as it arrives, b"" at the end; raises TimeoutError when the upstream
-        sends nothing for `idle_timeout_s` while it is waited for (not while the client reads)."""
+        sends nothing for `idle_timeout_s` while it is waited for (not while the client reads),
+        and StreamDeadline once the stream's time is up."""
         loop = asyncio.get_running_loop()
-        self._deadline = loop.time() + self.idle_timeout_s
+        now = loop.time()
+        if now >= self._ends_at:
+            raise StreamDeadline(self._end_reason)
+        self._deadline = now + self.idle_timeout_s
         if self._watchdog is None:
-            self._watchdog = loop.call_at(self._deadline, self._look)
+            self._watchdog = loop.call_at(min(self._deadline, self._ends_at), self._look)
         reader = self._reader = asyncio.current_task()
         try:
             return await self.response.content.readany()
         except asyncio.CancelledError:
-            if self._expired and reader is not None:
-                self._expired = False
-                if reader.uncancel() == 0:  # else cancelled for another reason too: that wins
+            expired, self._expired = self._expired, ""
+            if expired and reader is not None and reader.uncancel() == 0:
+                # Else cancelled for another reason too: that wins.
+                if expired == "idle":
                     raise TimeoutError from None
+                raise StreamDeadline(expired) from None
             raise
         finally:
             self._reader = None
+
+    def end_by(self, at: float, reason: str) -> None:
+        """End the stream by loop time `at` (sooner than its own deadline, or not at all)."""
+        if at >= self._ends_at:
+            return
+        self._ends_at, self._end_reason = at, reason
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._reader is not None:
+            self._watchdog = asyncio.get_running_loop().call_at(min(self._deadline, at), self._look)
 
     def _look(self) -> None:
         self._watchdog = None
         if self._reader is None:
             return  # not waiting for the upstream: the next read arms the timer again
         loop = asyncio.get_running_loop()
-        if loop.time() < self._deadline:
-            self._watchdog = loop.call_at(self._deadline, self._look)
+        now = loop.time()
+        if now >= self._ends_at:
+            self._expired = self._end_reason
+        elif now >= self._deadline:
+            self._expired = "idle"
+        else:
+            self._watchdog = loop.call_at(min(self._deadline, self._ends_at), self._look)
             return
-        self._expired = True
         self._reader.cancel()
 
     def close(self) -> None:
@@ -261,7 +300,7 @@ class Upstream:
         return UpstreamReply(
             status=response.status,
             content_type=response.headers.get("Content-Type", "text/event-stream"),
-            stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit),
+            stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit, timeouts.stream),
             first_byte_s=time.perf_counter() - started,
         )
 
