@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -53,6 +54,19 @@ class BoundedConfig(uvicorn.Config):
         # Ends the gateway's running streams within so many seconds (returns how many run).
         self.end_streams: Callable[[float], int] = _no_streams
         self._shutdown_seen = False
+        # Kept-alive connections waiting for their next request, the longest idle first.
+        self.idle: OrderedDict[BoundedHttpToolsProtocol, None] = OrderedDict()
+
+    def went_idle(self, connection: BoundedHttpToolsProtocol) -> None:
+        """`connection` answered and waits for its next request: past `limits.max_idle_connections`
+        such connections, the longest idle are closed (a client opening connections and leaving
+        them open would otherwise hold sockets and memory for `keep_alive_s` each)."""
+        idle = self.idle
+        idle[connection] = None
+        while len(idle) > self.limits.max_idle_connections:
+            oldest, _ = idle.popitem(last=False)
+            self.on_limit("max_idle_connections")
+            oldest.close_idle()
 
     def load(self) -> None:
         super().load()
@@ -123,6 +137,24 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def shutdown(self) -> None:
         self._config.shutting_down()
         super().shutdown()
+
+    # -- idle keep-alive connections -----------------------------------------------------------
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.timeout_keep_alive_task is not None:  # armed: idle until the next request
+            self._config.went_idle(self)
+
+    def _unset_keepalive_if_required(self) -> None:
+        # uvicorn calls it whenever a connection stops being idle: bytes came, it answered, it closed.
+        super()._unset_keepalive_if_required()
+        self._config.idle.pop(self, None)
+
+    def close_idle(self) -> None:
+        """Closed by the cap on idle connections (`BoundedConfig.went_idle`)."""
+        self._unset_keepalive_if_required()
+        if not self.transport.is_closing():
+            self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)

@@ -226,6 +226,12 @@ class LimitSettings(_Strict):
     max_answer_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     # One server-sent event (its data line) of an upstream stream; over it: an error event.
     max_sse_line_bytes: int = Field(8 * 1024 * 1024, ge=1024)
+    max_idle_connections: int = Field(
+        1000,
+        ge=1,
+        description="Kept-alive client connections waiting for their next request, per worker process; past "
+        "it the longest idle are closed (each counted in tandem_limit_exceeded_total{limit=max_idle_connections}).",
+    )
 
 
 class ServerSettings(_Strict):

@@ -37,3 +37,46 @@ def test_the_server_keeps_an_idle_connection_for_keep_alive_s(make_gateway: Call
         time.sleep(1.6)
         sock.settimeout(1)
         assert sock.recv(1) == b""  # closed by the server once idle for longer
+
+
+def _closed(sock: socket.socket, wait_s: float = 2.0) -> bool:
+    """Whether the server closed `sock` (it reads its end) within `wait_s`."""
+    sock.settimeout(wait_s)
+    try:
+        return sock.recv(1) == b""
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_idle_connections_past_the_cap_are_closed_longest_idle_first(
+    make_gateway: Callable[..., GatewayServer],
+) -> None:
+    server = make_gateway(limits={"max_idle_connections": 3})
+    socks = [socket.create_connection(("127.0.0.1", server.port), timeout=5) for _ in range(5)]
+    try:
+        for sock in socks:
+            assert _ask(sock).startswith(b"HTTP/1.1 200")  # answered, now idle: oldest first
+            time.sleep(0.05)
+        # Five idle, three allowed: the two that went idle first are closed, the rest kept.
+        assert _closed(socks[0]) and _closed(socks[1])
+        assert not any(_closed(sock, 0.3) for sock in socks[2:])
+        # A connection in use is not idle: asking again makes sock 2 the most recent, so the
+        # next one to go idle past the cap closes sock 3, the longest idle now.
+        assert _ask(socks[2]).startswith(b"HTTP/1.1 200")
+        late = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+        socks.append(late)
+        assert _ask(late).startswith(b"HTTP/1.1 200")
+        assert _closed(socks[3])
+        assert not any(_closed(sock, 0.3) for sock in (socks[2], socks[4], late))
+        with httpx.Client() as http:
+            metrics = http.get(f"{server.url}/metrics").text
+        assert 'tandem_limit_exceeded_total{limit="max_idle_connections"} 3.0' in metrics
+    finally:
+        for sock in socks:
+            sock.close()
+
+
+def test_the_idle_connection_cap_has_a_default() -> None:
+    assert load_settings().limits.max_idle_connections == 1000
