@@ -229,8 +229,8 @@ class LimitSettings(_Strict):
     max_idle_connections: int = Field(
         1000,
         ge=1,
-        description="Kept-alive client connections waiting for their next request, per worker process; past "
-        "it the longest idle are closed (each counted in tandem_limit_exceeded_total{limit=max_idle_connections}).",
+        description="kept-alive client connections waiting for their next request, per worker process; past it "
+        "the longest idle are closed (counted in tandem_limit_exceeded_total{limit=max_idle_connections})",
     )
 
 
