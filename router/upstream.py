@@ -1,8 +1,9 @@
 """Clients for the configured upstreams: one pooled keep-alive connection pool per upstream.
 
 A plain-HTTP upstream (the local vLLM edge) is called with the gateway's own lean HTTP/1.1
-client (router/http1.py); an https one with aiohttp, for TLS. Not httpx: its connection pool is
-slow under concurrency (see docs/performance.md and benchmarks/overhead/README.md), and this is the hot path of every step.
+client (router/http1/); an https one with aiohttp, for TLS (router/upstream_pool.py makes both).
+Not httpx: its connection pool is slow under concurrency (see docs/performance.md and
+benchmarks/overhead/README.md), and this is the hot path of every step.
 """
 
 from __future__ import annotations
@@ -19,16 +20,16 @@ import aiohttp
 import orjson
 
 from router.errors import error_body
-from router.http1 import ConnectFailed, Http1Error, Http1Session, InvalidAnswer, Sent
+from router.http1 import ConnectFailed, Http1Error, InvalidAnswer, Sent
 from router.http1 import Response as Http1Response
 from router.protocol.completion_shape import completion_problem
+from router.upstream_pool import Session, session_for
 
 if TYPE_CHECKING:
     from router.settings import LimitSettings, UpstreamSettings
 
 # Either client's answer: router.http1's offers the part of aiohttp's that is read here.
 Response = aiohttp.ClientResponse | Http1Response
-Session = aiohttp.ClientSession | Http1Session
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
@@ -227,21 +228,8 @@ class Upstream:
         return self.settings.model
 
     async def start(self) -> None:
-        if self._session is not None:
-            return
-        if self.settings.base_url.startswith("http://"):
-            self._session = Http1Session(
-                self.settings.base_url, self.settings.max_connections, self.settings.timeouts.connect
-            )
-            return
-        connector = aiohttp.TCPConnector(limit=self.settings.max_connections, keepalive_timeout=30, ttl_dns_cache=300)
-        self._session = aiohttp.ClientSession(
-            connector=connector,
-            timeout=aiohttp.ClientTimeout(total=None, sock_connect=self.settings.timeouts.connect),
-            # The upstream's own error bodies are relayed; never raise on status.
-            raise_for_status=False,
-            skip_auto_headers=("User-Agent",),
-        )
+        if self._session is None:
+            self._session = session_for(self.settings)
 
     async def close(self) -> None:
         if self._session is not None:
