@@ -21,6 +21,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from router import __version__
+from router.api.auth_throttle import AuthThrottle
 from router.api.chat import chat_completions
 from router.api.http import error_response
 from router.api.messages import count_tokens, messages
@@ -155,6 +156,7 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     app.state.engine = engine
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)
+    app.state.auth_throttle = AuthThrottle(settings.auth_throttle, settings.server.trusted_proxies, engine.metrics)
     return app
 
 

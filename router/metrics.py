@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from router.ledger import StepRecord
     from router.trajectory.state import Trajectory
 
+KEY_KINDS = ("client", "admin")  # the API keys a request may be asked for
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 _GaugeMode = Literal["livemostrecent", "max", "livesum"]
@@ -155,6 +156,16 @@ class Metrics:
             "1 when the upstream accepted the gateway's key at its last probe (0 on a 401 or 403)",
             ("upstream",),
             "livemostrecent",
+        )
+        self.auth_failures = c(
+            "tandem_auth_failures",
+            "Requests whose API key was missing or wrong, by the kind of key asked for (client, admin)",
+            ("key_kind",),
+        )
+        self.auth_throttled = c(
+            "tandem_auth_throttled",
+            "Requests refused with 429 because their address failed too many key checks (auth_throttle), by key kind",
+            ("key_kind",),
         )
         self.client_limit_refusals = c(
             "tandem_client_limit_refusals",
@@ -309,6 +320,9 @@ class Metrics:
         # describe_routes, for the label sets each route can emit.
         for outcome in ("written", "dropped"):
             self.audit_lines.labels(outcome)
+        for key_kind in KEY_KINDS:
+            self.auth_failures.labels(key_kind)
+            self.auth_throttled.labels(key_kind)
         for target in ANSWERED_BY:
             self.latency.labels(target)
         for target in TARGETS:

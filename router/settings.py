@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, IPvAnyNetwork, SecretStr, ValidationError, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -248,6 +248,23 @@ class ServerSettings(_Strict):
     # that the client, not the server, closes an idle connection: when both close at once, a
     # request sent in that instant meets a closed connection and gets no answer.
     keep_alive_s: int = Field(65, ge=1)
+    trusted_proxies: list[IPvAnyNetwork] = Field(
+        default_factory=list,
+        description="Addresses (CIDRs, e.g. 10.0.0.0/8) of the reverse proxies in front of the gateway whose "
+        "X-Forwarded-* headers it believes; from any other peer those headers are ignored. Empty: none.",
+    )
+
+
+class AuthThrottleSettings(_Strict):
+    """Failed key checks (client or admin API keys) counted per client address: past
+    `max_failures` within `window_s`, the address's requests get 429 for `window_s`."""
+
+    max_failures: int = Field(
+        20, ge=0, description="failed key checks from one client address in window_s before it is refused; 0: off"
+    )
+    window_s: float = Field(
+        60.0, gt=0, description="seconds the failures are counted over, and how long an address is then refused"
+    )
 
 
 def _default_upstreams() -> dict[str, UpstreamSettings]:
@@ -306,6 +323,9 @@ class Settings(BaseSettings):
     retry_after_s: int = Field(5, ge=0)
     # Keys that may read every trajectory; when set, the trajectory API needs one of them.
     admin_api_keys: list[SecretStr] = Field(default_factory=list)
+    # Brute force of the keys: failed key checks per client address (the address from
+    # X-Forwarded-For only behind server.trusted_proxies), refused with 429 past a bound.
+    auth_throttle: AuthThrottleSettings = AuthThrottleSettings()
     redis_url: str | None = Field(
         None, description="shared trajectory state in Redis (needs the vault key); required for server.workers > 1"
     )

@@ -3,7 +3,8 @@
 When client keys are configured, every API request must carry one, and the trajectories it
 creates live in that key's namespace. When admin keys are configured, the trajectory API
 needs one; without admin keys, a client key reads only its own namespace. A run's outcome is
-the exception: its client may always post it (`outcome_scope`).
+the exception: its client may always post it (`outcome_scope`). Every failed check counts
+against the client's address (`auth_throttle.py`), which is refused with 429 past a bound.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import hmac
 
 from starlette.requests import Request
 
+from router.api.auth_throttle import AuthThrottle, KeyKind
 from router.errors import GatewayError
 from router.trajectory.identify import namespace_of
 
@@ -33,15 +35,26 @@ def _matches(token: str, keys: frozenset[str]) -> bool:
     return matched
 
 
+def _throttle(request: Request) -> AuthThrottle:
+    throttle: AuthThrottle = request.app.state.auth_throttle
+    return throttle
+
+
+def _failed(request: Request, kind: KeyKind, message: str) -> GatewayError:
+    _throttle(request).failed(request, kind)
+    return GatewayError(401, message, code="invalid_api_key")
+
+
 def check_client_key(request: Request, keys: frozenset[str]) -> str | None:
     """The client's key when keys are configured (401 without a valid one), else None."""
     if not keys:
         return None
+    _throttle(request).check(request, "client")
     token = _bearer(request)
     if token is None:
-        raise GatewayError(401, "missing API key: send 'Authorization: Bearer <key>'", code="invalid_api_key")
+        raise _failed(request, "client", "missing API key: send 'Authorization: Bearer <key>'")
     if not _matches(token, keys):
-        raise GatewayError(401, "invalid API key", code="invalid_api_key")
+        raise _failed(request, "client", "invalid API key")
     return token
 
 
@@ -54,15 +67,13 @@ def trajectory_scope(request: Request) -> str | None:
     """The namespace a caller of the trajectory API may read; None means every namespace."""
     admin_keys: frozenset[str] = request.app.state.admin_keys
     client_keys: frozenset[str] = request.app.state.client_keys
-    token = _bearer(request)
     if admin_keys:
+        _throttle(request).check(request, "admin")
+        token = _bearer(request)
         if token is not None and _matches(token, admin_keys):
             return None
-        raise GatewayError(
-            401,
-            "the trajectory API needs an admin key: send 'Authorization: Bearer <admin key>'",
-            code="invalid_api_key",
-        )
+        message = "the trajectory API needs an admin key: send 'Authorization: Bearer <admin key>'"
+        raise _failed(request, "admin", message)
     if client_keys:
         return namespace_of(check_client_key(request, client_keys))
     return None
@@ -77,6 +88,8 @@ def outcome_scope(request: Request) -> str | None:
     client keys every caller is the same anonymous client, as on the chat API."""
     admin_keys: frozenset[str] = request.app.state.admin_keys
     client_keys: frozenset[str] = request.app.state.client_keys
+    if admin_keys:
+        _throttle(request).check(request, "admin")
     token = _bearer(request)
     if admin_keys and token is not None and _matches(token, admin_keys):
         return None

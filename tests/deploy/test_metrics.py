@@ -42,6 +42,8 @@ CATALOGUE = {
     "tandem_store_outages": ("counter", ("cause",)),
     "tandem_store_busy": ("counter", ("operation",)),
     "tandem_client_limit_refusals": ("counter", ("limit",)),
+    "tandem_auth_failures": ("counter", ("key_kind",)),
+    "tandem_auth_throttled": ("counter", ("key_kind",)),
     "tandem_audit_lines": ("counter", ("outcome",)),
     "tandem_audit_write_errors": ("counter", ()),
     "tandem_audit_failing": ("gauge", ()),
