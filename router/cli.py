@@ -1,4 +1,4 @@
-"""The `tandem` command: `serve` the gateway, run the `demo`."""
+"""The `tandem` command: `serve` the gateway, `check` a config, run the `demo`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.settings import ConfigError, load_settings
+from router.settings import ConfigError, Settings, load_settings, public_url
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -27,6 +27,25 @@ def serve_app() -> Starlette:
     return create_app(load_settings(Path(path) if path else None), on_started=tune_process)
 
 
+def _validated(path: Path | None, **overrides: object) -> Settings:
+    """The settings `tandem serve` would start with, checked as far as can be without serving:
+    every key, the keys' files, the vault key, and every route built (a judge's model loaded)."""
+    settings = load_settings(path, **overrides)
+    if settings.server.workers > 1 and not settings.redis_url:
+        raise ConfigError(
+            f"server.workers is {settings.server.workers}, but several workers need shared "
+            "trajectory state: set redis_url (or run one worker)"
+        )
+    settings.client_keys()
+    for upstream in settings.upstreams.values():
+        upstream.api_key()
+    from router.engine import build_routes, build_vault
+
+    build_vault(settings)
+    build_routes(settings)  # a judge's model loads, or the command stops naming it
+    return settings
+
+
 def _serve(args: argparse.Namespace) -> int:
     overrides: dict[str, object] = {}
     server: dict[str, object] = {}
@@ -37,19 +56,7 @@ def _serve(args: argparse.Namespace) -> int:
     if server:
         overrides["server"] = server
     try:
-        settings = load_settings(args.config, **overrides)
-        if settings.server.workers > 1 and not settings.redis_url:
-            raise ConfigError(
-                f"server.workers is {settings.server.workers}, but several workers need shared "
-                "trajectory state: set redis_url (or run one worker)"
-            )
-        settings.client_keys()
-        for upstream in settings.upstreams.values():
-            upstream.api_key()
-        from router.engine import build_routes, build_vault
-
-        build_vault(settings)
-        build_routes(settings)  # a judge's model loads, or the command stops naming it
+        settings = _validated(args.config, **overrides)
     except ConfigError as exc:
         print(f"tandem: {exc}", file=sys.stderr)
         return 2
@@ -77,6 +84,51 @@ def _serve(args: argparse.Namespace) -> int:
         timeout_keep_alive=settings.server.keep_alive_s,
     )
     return 0 if serve(config) else 3
+
+
+def summary(settings: Settings) -> list[str]:
+    """What a config resolves to, a line each: upstreams (whether a key is set, never the key),
+    routes, aliases, client and admin keys (how many, never which)."""
+    lines = []
+    for name, upstream in settings.upstreams.items():
+        key = "key set" if upstream.api_key() else "no key"
+        lines.append(f"upstream {name}: {public_url(upstream.base_url)} model {upstream.model} ({key})")
+    for name, route in settings.routes.items():
+        failover = "on" if route.failover else "off"
+        lines.append(f"route {name}: strategy {route.strategy}, privacy {route.privacy}, failover {failover}")
+    for pattern, alias in settings.model_aliases.items():
+        listed = ", ".join(alias.models) or "none listed"
+        lines.append(f"alias {pattern} -> {alias.route} (/v1/models: {listed})")
+    if settings.unknown_model_route:
+        lines.append(f"unknown model names -> {settings.unknown_model_route}")
+    clients = len(settings.client_keys())
+    lines.append(f"client keys: {clients} configured" if clients else "client keys: none (no authentication)")
+    lines.append(f"admin keys: {len(settings.admin_api_keys)} configured")
+    lines.append(f"store: {'redis' if settings.redis_url else 'memory'}")
+    return lines
+
+
+def _check(args: argparse.Namespace) -> int:
+    try:
+        settings = _validated(args.config)
+        lines = summary(settings)
+    except ConfigError as exc:
+        print(f"tandem: {exc}", file=sys.stderr)
+        return 2
+    source = args.config if args.config is not None else "the embedded defaults"
+    print(f"config ok: {source}")
+    for line in lines:
+        print(f"  {line}")
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("tandem")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -146,7 +198,20 @@ def main(argv: list[str] | None = None) -> int:
 
         return judge_main(arguments[1:])
     parser = argparse.ArgumentParser(prog="tandem", description="Edge-cloud routing gateway for LLM agents")
+    parser.add_argument("--version", action="version", version=f"tandem {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser(
+        "check",
+        help="validate a config without serving: every key, key files, routes built, judges loaded",
+        description="Validate a config as `tandem serve` would, without serving, and print what it resolves "
+        "to (upstreams, routes, aliases, how many client keys; never a key). Exit 0 when it would start, "
+        "2 when not. Example: tandem check --config deploy/tandem.example.yaml",
+    )
+    check.add_argument(
+        "--config", type=Path, default=None, help="YAML configuration file (default: none, the embedded defaults)"
+    )
+    check.set_defaults(func=_check)
 
     serve = commands.add_parser("serve", help="run the gateway")
     serve.add_argument("--config", type=Path, default=None, help="YAML configuration file")

@@ -1,0 +1,81 @@
+"""`tandem check` validates a config as `tandem serve` would, without serving, and says what it
+resolves to, never a key; `tandem --version` names the installed version."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "deploy" / "tandem.example.yaml"
+CLIENT_KEY = "sk-client-7f3a9c41d2e8b6aa"
+UPSTREAM_KEY = "sk-upstream-5b1e8d7c9a2f4e60"
+
+
+def tandem(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "router.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        cwd=ROOT,
+    )
+
+
+def test_check_accepts_the_example_and_lists_what_it_resolves_to() -> None:
+    done = tandem("check", "--config", str(EXAMPLE))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"config ok: {EXAMPLE}")
+    assert "route tandem/judge: strategy judge, privacy allow, failover on" in done.stdout
+    assert "route tandem/edge: strategy edge, privacy allow, failover off" in done.stdout
+    assert "alias gpt-* -> tandem (/v1/models: gpt-5-codex)" in done.stdout
+    assert "client keys: none (no authentication)" in done.stdout
+
+
+def test_check_never_prints_a_key(tmp_path: Path) -> None:
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        "upstreams:\n"
+        "  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n"
+        "  cloud: {base_url: 'https://cloud.example/v1', model: big, api_key_env: CLOUD_KEY_FOR_TEST}\n"
+        f"client_api_keys: [{CLIENT_KEY}]\n"
+    )
+    done = tandem("check", "--config", str(config), env={"CLOUD_KEY_FOR_TEST": UPSTREAM_KEY})
+    assert done.returncode == 0, done.stderr
+    assert "upstream cloud: https://cloud.example/v1 model big (key set)" in done.stdout
+    assert "upstream edge: http://127.0.0.1:8000/v1 model small (no key)" in done.stdout
+    assert "client keys: 1 configured" in done.stdout
+    output = done.stdout + done.stderr
+    assert CLIENT_KEY not in output and UPSTREAM_KEY not in output
+
+
+def test_check_refuses_a_broken_config_naming_the_key(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(
+        EXAMPLE.read_text().replace("tandem: {strategy: random, p: 0.4", "tandem: {strategy: random, p: 4")
+    )
+    done = tandem("check", "--config", str(broken))
+    assert done.returncode == 2
+    assert "routes.tandem.random.p" in done.stderr and "Traceback" not in done.stderr
+    missing = tandem("check", "--config", str(tmp_path / "nowhere.yaml"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_check_loads_the_judge_model_a_route_names(tmp_path: Path) -> None:
+    config = tmp_path / "judge.yaml"
+    config.write_text(f"routes:\n  tandem: {{strategy: judge, model: {tmp_path / 'missing.onnx'}}}\n")
+    done = tandem("check", "--config", str(config))
+    assert done.returncode == 2
+    assert "routes.tandem.judge" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_version() -> None:
+    done = tandem("--version")
+    assert done.returncode == 0
+    assert done.stdout.strip() == f"tandem {version('tandem')}"
