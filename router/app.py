@@ -29,11 +29,13 @@ from router.api.models import list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
 from router.api.responses import responses
 from router.api.schema import management_routes
+from router.api.ui_sessions import UISessions
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.engine import Engine
 from router.errors import GatewayError, bad_request, error_body
 from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys
+from router.trajectory.resilient import ResilientStore
 
 log = logging.getLogger("tandem")
 
@@ -157,6 +159,13 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)
     app.state.auth_throttle = AuthThrottle(settings.auth_throttle, settings.server.trusted_proxies, engine.metrics)
+    # The view's sign-in sessions: in Redis beside the trajectories when they are shared.
+    store = engine.tracker.store
+    app.state.ui_sessions = UISessions(
+        store.primary.client if isinstance(store, ResilientStore) else None,
+        settings.redis_prefix,
+        settings.ui.max_sessions,
+    )
     return app
 
 

@@ -179,6 +179,17 @@ class UISettings(_Strict):
     enabled: bool = False
     # How long a sign-in cookie from the login form lasts.
     session_s: float = Field(8 * 3600.0, gt=0)
+    secure_cookie: bool = Field(
+        False,
+        description="Always mark the sign-in cookie Secure (sent over HTTPS only). Without it the cookie is Secure "
+        "when the request came over HTTPS: to the gateway itself, or through a proxy in server.trusted_proxies "
+        "that says so in X-Forwarded-Proto. Set it when TLS ends at a proxy not listed there.",
+    )
+    max_sessions: int = Field(
+        10_000,
+        ge=1,
+        description="Sign-in sessions kept per process when there is no Redis (the oldest signed out first).",
+    )
 
 
 class AuditSettings(_Strict):

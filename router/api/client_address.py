@@ -1,4 +1,5 @@
-"""The address a request comes from, for what is counted per client (failed key checks).
+"""What a request says of where it comes from: its client's address, for what is counted per
+client (failed key checks), and whether it came over HTTPS (the view's Secure cookie).
 
 The connection's peer, unless the peer is one of `server.trusted_proxies`: then the nearest
 address in `X-Forwarded-For` that is not a trusted proxy itself, read from the right (each proxy
@@ -57,3 +58,16 @@ def client_address(request: Request, trusted: Sequence[Network]) -> str:
             return client_key(address, hop)
     # Every hop a trusted proxy (or none given): the first one is the furthest known.
     return client_key(_address(hops[0]), hops[0]) if hops else client_key(peer, peer_text)
+
+
+def came_over_https(request: Request, trusted: Sequence[Network]) -> bool:
+    """Whether the client's request came over HTTPS: to the gateway itself, or to a trusted
+    proxy that says so in `X-Forwarded-Proto` (its last value: the one the nearest proxy set);
+    from any other peer the header is anyone's word, and ignored."""
+    if request.url.scheme == "https":
+        return True
+    peer = _address(request.client.host) if request.client is not None else None
+    if not _trusted(peer, trusted):
+        return False
+    forwarded = ",".join(request.headers.getlist("x-forwarded-proto"))
+    return forwarded.rsplit(",", 1)[-1].strip().lower() == "https"

@@ -4,7 +4,12 @@ one run went where it went.
 
 Off by default and refused while no admin key is configured. A browser signs in with an admin
 key: HTTP Basic auth (any user name, the key as password), or the login form, which sets an
-HttpOnly, SameSite=Strict cookie holding an expiry signed with the key (never the key itself).
+HttpOnly, SameSite=Strict cookie naming a server-side session (router/api/ui_sessions.py), signed
+with the key (never the key itself); Secure when the request came over HTTPS (to the gateway,
+or through a trusted proxy's `X-Forwarded-Proto`) or `ui.secure_cookie` says so. Signing out
+ends the session on the server. The forms' POSTs are refused from any other origin
+(`Sec-Fetch-Site`, else `Origin`): another site, or another port of this host, cannot sign a
+browser out or in.
 """
 
 from __future__ import annotations
@@ -15,13 +20,15 @@ import hashlib
 import hmac
 import time
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from router.api import view_html
 from router.api.chat import read_body
+from router.api.client_address import came_over_https
+from router.api.ui_sessions import UISessions
 from router.engine import Engine
 from router.errors import GatewayError
 from router.privacy.at_rest import masked
@@ -56,8 +63,26 @@ def _keys(request: Request) -> frozenset[str]:
     return keys
 
 
-def _signature(key: str, expires: int) -> str:
-    return hmac.new(key.encode(), f"tandem-ui:{expires}".encode(), hashlib.sha256).hexdigest()
+def _signature(key: str, session_id: str, expires: int) -> str:
+    return hmac.new(key.encode(), f"tandem-ui:{session_id}:{expires}".encode(), hashlib.sha256).hexdigest()
+
+
+def _sessions(request: Request) -> UISessions:
+    sessions: UISessions = request.app.state.ui_sessions
+    return sessions
+
+
+def _cookie_session(request: Request, keys: frozenset[str]) -> str | None:
+    """The session id of the request's cookie when it is signed with one of the admin keys and
+    has not expired (whether the session still exists is the store's to say)."""
+    session_id, _, rest = request.cookies.get(COOKIE, "").partition(".")
+    expires_text, _, signature = rest.partition(".")
+    if not session_id or not expires_text.isdigit() or int(expires_text) < time.time():
+        return None
+    matched = False
+    for key in keys:  # every key compared, in constant time
+        matched |= hmac.compare_digest(signature.encode(), _signature(key, session_id, int(expires_text)).encode())
+    return session_id if matched else None
 
 
 def _matches(token: str, keys: frozenset[str]) -> bool:
@@ -67,7 +92,7 @@ def _matches(token: str, keys: frozenset[str]) -> bool:
     return matched
 
 
-def signed_in(request: Request, keys: frozenset[str]) -> bool:
+async def signed_in(request: Request, keys: frozenset[str]) -> bool:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
     if scheme.lower() == "basic":
         try:
@@ -77,13 +102,31 @@ def signed_in(request: Request, keys: frozenset[str]) -> bool:
         return _matches(password, keys)
     if scheme.lower() == "bearer":
         return _matches(value.strip(), keys)
-    expires_text, _, signature = request.cookies.get(COOKIE, "").partition(".")
-    if not expires_text.isdigit() or int(expires_text) < time.time():
-        return False
-    matched = False
-    for key in keys:
-        matched |= hmac.compare_digest(signature.encode(), _signature(key, int(expires_text)).encode())
-    return matched
+    session_id = _cookie_session(request, keys)
+    return session_id is not None and await _sessions(request).valid(session_id)
+
+
+def _same_origin(request: Request) -> None:
+    """Refuse a form's POST sent from another origin. Browsers say where a request comes from
+    in `Sec-Fetch-Site` (every current one); older ones in `Origin`, compared with the Host the
+    request was sent to. SameSite=Strict alone would let another port of this host through
+    (same site, another origin). A request with neither header is no browser's, and carries
+    no cookie a browser attached on its own."""
+    site = request.headers.get("sec-fetch-site")
+    origin = request.headers.get("origin")
+    if site is not None:
+        allowed = site in ("same-origin", "none")
+    elif origin is not None:
+        allowed = urlsplit(origin).netloc.lower() == request.headers.get("host", "").lower()
+    else:
+        allowed = True
+    if not allowed:
+        raise GatewayError(
+            403,
+            "the operator's view takes this form only from its own pages (the request came from another origin)",
+            type="permission_error",
+            code="ui_cross_origin",
+        )
 
 
 def _challenge() -> Response:
@@ -105,7 +148,7 @@ def _shown(trajectory: Trajectory) -> dict[str, Any]:
 
 async def ui_home(request: Request) -> Response:
     keys = _keys(request)
-    if not signed_in(request, keys):
+    if not await signed_in(request, keys):
         return _challenge()
     engine: Engine = request.app.state.engine
     await engine.tracker.recorder.flush()
@@ -115,7 +158,7 @@ async def ui_home(request: Request) -> Response:
 
 async def ui_trajectory(request: Request) -> Response:
     keys = _keys(request)
-    if not signed_in(request, keys):
+    if not await signed_in(request, keys):
         return _challenge()
     engine: Engine = request.app.state.engine
     trajectory_id = request.path_params["trajectory_id"]
@@ -137,29 +180,36 @@ async def ui_login_form(request: Request) -> Response:
 
 async def ui_login(request: Request) -> Response:
     keys = _keys(request)
+    _same_origin(request)
     fields = parse_qs((await read_body(request, 16 * 1024)).decode("utf-8", "replace"))
     key = (fields.get("key") or [""])[0]
     matched = [k for k in keys if hmac.compare_digest(key.encode(), k.encode())]
     if not matched:
         return _html(view_html.login_form("That is not an admin key of this engine."), 401)
     engine: Engine = request.app.state.engine
-    lifetime = int(engine.settings.ui.session_s)
+    settings = engine.settings
+    lifetime = int(settings.ui.session_s)
     expires = int(time.time()) + lifetime
+    session_id = await _sessions(request).create(lifetime)
     response = RedirectResponse("/ui", status_code=303, headers=HEADERS)
     response.set_cookie(
         COOKIE,
-        f"{expires}.{_signature(matched[0], expires)}",
+        f"{session_id}.{expires}.{_signature(matched[0], session_id, expires)}",
         max_age=lifetime,
         path="/ui",
         httponly=True,
         samesite="strict",
-        secure=request.url.scheme == "https",
+        secure=settings.ui.secure_cookie or came_over_https(request, settings.server.trusted_proxies),
     )
     return response
 
 
 async def ui_logout(request: Request) -> Response:
-    _keys(request)
+    keys = _keys(request)
+    _same_origin(request)
+    session_id = _cookie_session(request, keys)
+    if session_id is not None:
+        await _sessions(request).revoke(session_id)
     response = RedirectResponse("/ui/login", status_code=303, headers=HEADERS)
-    response.delete_cookie(COOKIE, path="/ui")
+    response.delete_cookie(COOKIE, path="/ui", httponly=True, samesite="strict")
     return response
