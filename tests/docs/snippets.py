@@ -79,5 +79,13 @@ def blocks(path: Path) -> list[Block]:
     return found
 
 
+def other_docs() -> list[Path]:
+    """Documentation outside the site whose snippets hold to the code too: the packages' and the
+    benchmarks' READMEs and the changelog."""
+    found = [ROOT / "CHANGELOG.md", ROOT / "judge" / "README.md", ROOT / "sim" / "README.md"]
+    found += sorted((ROOT / "deploy").rglob("README.md")) + sorted((ROOT / "benchmarks").glob("*/README.md"))
+    return [path for path in found if path.is_file()]
+
+
 def all_blocks() -> list[Block]:
-    return [block for path in pages() for block in blocks(path)]
+    return [block for path in pages() + other_docs() for block in blocks(path)]

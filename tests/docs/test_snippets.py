@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from router.settings import ConfigError, load_settings
-from tests.docs.snippets import ROOT, Block, all_blocks, blocks, pages
+from tests.docs.snippets import ROOT, Block, all_blocks, blocks, other_docs, pages
 from tests.gateway_server import GatewayServer
 
 BLOCKS = all_blocks()
@@ -88,6 +88,8 @@ def test_toml_snippets_parse_and_python_snippets_compile() -> None:
 
 def test_the_docs_have_configs_and_runnable_blocks() -> None:
     assert len(CONFIGS) >= 5
+    assert {"CHANGELOG.md", "README.md"} <= {path.name for path in other_docs()}
+    assert any(block.path.name == "README.md" and block.path.parent.name == "judge" for block in BLOCKS)
     assert any("curl" in block.text for block in RUNNABLE)
     assert any("tandem.example.yaml" in block.text for block in RUNNABLE)
 
