@@ -32,6 +32,7 @@ from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix import PrefixParser
 from router.result import Failure, StepMeta, StepResult
+from router.route_series import SeriesScope
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
@@ -84,15 +85,12 @@ class Engine:
         ones the engine opens itself (the in-process tests script their upstreams so)."""
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.metrics.describe_routes(settings.routes, settings.allow_target_header)
+        self.metrics.describe(SeriesScope.of(settings))
         sessions = sessions or {}
         self.upstreams = {
             name: Upstream(name, s, settings.limits, self.metrics.limit_hit, sessions.get(name))
             for name, s in settings.upstreams.items()
         }
-        self.metrics.describe_upstreams(self.upstreams)
-        if settings.redis_url is not None:
-            self.metrics.describe_store()
         self.routes = build_routes(settings)
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.

@@ -26,18 +26,17 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from router import __version__
 from router.exposition import FilesWriter, RegistryWriter
-from router.ledger import ANSWERED_BY
 from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
 from router.metrics_multiprocess import multiprocess_active as multiprocess_active
 from router.metrics_multiprocess import prepare_multiprocess as prepare_multiprocess
 from router.metrics_multiprocess import sweep_dead_workers as sweep_dead_workers
-from router.route_series import FAILURE_KINDS, STORE_OPERATIONS, STORE_OUTAGE_CAUSES, TARGETS, start_route_series
+from router.route_series import KEY_KINDS as KEY_KINDS
+from router.route_series import SeriesScope, start_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
     from router.trajectory.state import Trajectory
 
-KEY_KINDS = ("client", "admin")  # the API keys a request may be asked for
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
 _GaugeMode = Literal["livemostrecent", "max", "livesum"]
@@ -315,49 +314,31 @@ class Metrics:
         self.build_info.labels(__version__).set(1)
 
     def _initialise(self) -> None:
-        # Series for every target exist from the start, so that rate() and the alert rules see
-        # a zero rather than nothing before the first step. Route-labelled series start in
-        # describe_routes, for the label sets each route can emit.
-        for outcome in ("written", "dropped"):
-            self.audit_lines.labels(outcome)
-        for key_kind in KEY_KINDS:
-            self.auth_failures.labels(key_kind)
-            self.auth_throttled.labels(key_kind)
-        for target in ANSWERED_BY:
-            self.latency.labels(target)
-        for target in TARGETS:
-            self.ttft.labels(target)
+        # The series that depend on no setting (latency by target, audit outcomes, bad
+        # requests by code, limits) exist from the start, so that rate() and the alert rules see
+        # a zero rather than nothing before the first event. The rest start in `describe`.
+        start_series(self._families, SeriesScope())
 
     # -- recording ---------------------------------------------------------------------------
 
-    def describe_routes(self, routes: Mapping[str, Any], header_forced: bool = False) -> None:
-        """Export each route's strategy, privacy policy and intended cloud share (the alert
-        rules compare the observed share with it), and start at zero the series the route can
-        emit. `routes` maps a route name to its settings."""
-        for name, route in routes.items():
-            start_route_series(self, name, route, header_forced)
+    def describe(self, scope: SeriesScope) -> None:
+        """Start at zero every series the gateway can emit (router/route_series.py), and export
+        each route's strategy, privacy policy and intended cloud share (the alert rules
+        compare the observed share with it)."""
+        start_series(self._families, scope)
+        for name, route in scope.routes.items():
             self.route_info.labels(name, str(route.strategy), str(route.privacy)).set(1)
             target = route.intended_cloud_share()
             if target is not None:
                 self.route_cloud_share_target.labels(name).set(float(target))
 
+    def describe_routes(self, routes: Mapping[str, Any], header_forced: bool = False) -> None:
+        """`describe` for routes alone (`routes` maps a route name to its settings)."""
+        self.describe(SeriesScope(routes=routes, header_forced=header_forced))
+
     def limit_hit(self, limit: str) -> None:
         """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
         self.limit_exceeded.labels(limit).inc()
-
-    def describe_store(self) -> None:
-        """With Redis configured: start at zero every store operation's failure series."""
-        for operation in STORE_OPERATIONS:
-            self.store_errors.labels(operation)
-            self.store_busy.labels(operation)
-        for cause in STORE_OUTAGE_CAUSES:
-            self.store_outages.labels(cause)
-
-    def describe_upstreams(self, names: Iterable[str]) -> None:
-        """Start at zero every upstream's failure series (every upstream can fail each way)."""
-        for name in names:
-            for kind in FAILURE_KINDS:
-                self.upstream_errors.labels(name, kind)
 
     def step_closed(self, record: StepRecord) -> None:
         """A step's tokens, dollars, decision and latency, once its record is final. Every call

@@ -89,12 +89,35 @@ def drive_healthy(fleet: Fleet) -> None:
     assert dropped.status_code == 200 and "error" in dropped.text
     bad = fleet.client.post(f"{fleet.healthy.url}/v1/chat/completions", content=b"{not json")
     assert bad.status_code == 400
+    busy_failing_routes(fleet)
+
+
+# The ratio alerts are silent below 20 steps in 5 minutes (deploy/prometheus/rules.yaml): the
+# routes whose alerts the run expects get more than that, most of them failing.
+BUSY = 24
+
+
+def busy_failing_routes(fleet: Fleet) -> None:
+    edge, cloud, step = fleet.edge, fleet.cloud, _step
+    for index in range(BUSY - 4):
+        # A probe answer without logprobs: the entropy strategy falls back.
+        _ok(step(fleet, "tandem/entropy", "run-entropy", f"busy {index}"), "inner_call_failed")
+    for index in range(BUSY - 3):
+        cloud.push({"kind": "text", "text": "perhaps"})
+        _ok(step(fleet, "tandem/llm", "run-llm-2", f"busy {index}"), "inner_call_failed")
+    for index in range(BUSY - 3):
+        _ok(step(fleet, "tandem/draft", "run-draft", f"busy {index}"), "inner_call_failed")
+    for index in range(BUSY - 3):
+        edge.push({"kind": "error", "status": 503})
+        assert step(fleet, "tandem/edge-failover", "run-fail", f"busy {index}").headers["x-tandem-fallback"] == "true"
 
 
 def drive_sick(fleet: Fleet) -> None:
     # Long prompts (a large agent context) on every step: all of them fail over to the cloud.
+    # The random draw sends about half of them to the edge: twice BUSY, so that more than 20
+    # edge calls fail (TandemEdgeDown counts calls).
     long_prompt = {"kind": "text", "prompt_tokens": 100_000, "completion_tokens": 500}
-    for index in range(12):
+    for index in range(2 * BUSY):
         response = _step(fleet, "tandem", "run-sick", f"step {index}", url=fleet.sick.url, fake=long_prompt)
         _ok(response)
         assert response.headers["x-tandem-target"] == "cloud"

@@ -146,10 +146,20 @@ def test_route_series_start_at_zero_for_what_each_route_can_emit_and_no_more() -
     text = metrics.exposition().decode()
     steps = series_of(text, "tandem_steps_total")
     fixed = {s for s in steps if 'route="fixed"' in s}
-    # An edge-only route without failover can only record edge steps, for one reason.
-    assert fixed == {'tandem_steps_total{reason="route_fixed",route="fixed",status="ok",target="edge"}'}
+    # An edge-only route without failover can only record edge steps, for one reason (or none:
+    # a step that ended before its decision), with any status.
+    assert fixed == {
+        f'tandem_steps_total{{reason="{reason}",route="fixed",status="{status}",target="edge"}}'
+        for reason, status in [
+            ("route_fixed", "ok"),
+            ("route_fixed", "error"),
+            ("route_fixed", "cancelled"),
+            ("undecided", "error"),
+            ("undecided", "cancelled"),
+        ]
+    }
     probe = {s.split('reason="')[1].split('"')[0] for s in steps if 'route="probe"' in s}
-    assert probe == {"entropy", "inner_call_failed", "max_cloud_share"}
+    assert probe == {"entropy", "inner_call_failed", "max_cloud_share", "undecided"}
     private = {
         (s.split('reason="')[1].split('"')[0], s.split('target="')[1].split('"')[0])
         for s in steps
