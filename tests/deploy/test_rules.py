@@ -8,7 +8,26 @@ from typing import Any
 import yaml
 
 from router.metrics import Metrics
+from tests.deploy.alert_scenarios import scenarios
 from tests.deploy.tools import RULES, exposed, metric_names, missing_metrics, run_promtool
+
+SCENARIOS = RULES.parent / "alerts.test.yaml"
+# Every alert whose timing matters to an operator has scenarios in alerts.test.yaml: it fires on
+# a busy route, stays silent below the volume guard, resolves within 2 minutes of the end.
+RATIO_ALERTS = {
+    "TandemStepErrorsHigh",
+    "TandemFallbackRateHigh",
+    "TandemInnerCallsFailing",
+    "TandemJudgeFailing",
+    "TandemEdgeDown",
+    "TandemCloudShareAboveTarget",
+}
+TIMED_ALERTS = RATIO_ALERTS | {
+    "TandemSpendRateHigh",
+    "TandemSpendBurst",
+    "TandemUpstreamUnreachable",
+    "TandemUpstreamUnauthorised",
+}
 
 
 def rules() -> list[dict[str, Any]]:
@@ -34,6 +53,33 @@ def test_promtool_unit_tests_every_alert() -> None:
     alerts = {rule["alert"] for group in yaml.safe_load(RULES.read_text())["groups"] for rule in group["rules"]}
     tested = {alert for alert in alerts if f"alertname: {alert}\n" in text}
     assert tested == alerts, f"alerts without a promtool test: {sorted(alerts - tested)}"
+
+
+def test_promtool_scenarios_fire_stay_silent_below_the_volume_and_resolve_within_two_minutes() -> None:
+    done = run_promtool("test", "rules", SCENARIOS.name, cwd=RULES.parent)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tests = yaml.safe_load(SCENARIOS.read_text())["tests"]
+    # The checked-in file is what the scenarios say (promtool's annotations aside).
+    for test in tests:
+        for check in test["alert_rule_test"]:
+            for alert in check["exp_alerts"]:
+                alert.pop("exp_annotations")
+    assert tests == scenarios(), "run: python -m tests.deploy.alert_scenarios"
+    checks: dict[str, list[tuple[float, int]]] = {}
+    for test in tests:
+        for check in test["alert_rule_test"]:
+            minutes = float(check["eval_time"].removesuffix("m"))
+            checks.setdefault(check["alertname"], []).append((minutes, len(check["exp_alerts"])))
+    assert set(checks) == TIMED_ALERTS
+    for alert in RATIO_ALERTS:
+        (_, quiet), (during, firing), (after, resolved) = sorted(checks[alert])
+        # Quiet before, only the busy route during, nothing 2 minutes after the end.
+        assert quiet == 0 and firing == 1 and resolved == 0 and after - during <= 2, alert
+    # Both spend alerts see their burst within 10 minutes of its start (each burst starts at
+    # the minute after the last quiet check).
+    for alert in ("TandemSpendRateHigh", "TandemSpendBurst"):
+        (quiet, none), (seen, fired) = sorted(checks[alert])
+        assert none == 0 and fired == 1 and seen - (quiet + 1) <= 10, alert
 
 
 def test_rule_tests_replay_recorded_series_and_fire_the_alerts_of_that_run() -> None:
