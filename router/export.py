@@ -2,7 +2,7 @@
 
 Schema `tandem.step/1` (each line): `schema`, every field of a step record (see
 `StepRecord.as_dict`: trajectory_id, step, attempt, at, route, target, reason, score, model,
-fallback, status, http_status, usage, usage_estimated, cost_usd, counterfactual_usd,
+fallback, decided, answered_by, failures, status, http_status, usage, usage_estimated, cost_usd, counterfactual_usd,
 savings_usd, latency_s, ttft_s, tools, error_signals, error), and of its trajectory: `task`,
 `trajectory_steps`, `outcome` ({success, score, labels, at} or null), and `shadow` (the shadow
 label of the step, router/shadow.py, or null). Read from a running gateway's API, or straight
