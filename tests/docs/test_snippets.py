@@ -119,6 +119,12 @@ def test_the_readme_is_a_front_door() -> None:
     text = readme.read_text()
     # No table of the demo's figures: they change with the judge and the simulation.
     assert not re.search(r"^\|?\s*strategy\s.*solved", text, re.MULTILINE)
+    # Every link of the README leads to a file of the repository (the site checks its own).
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert len(local) >= 10
+    missing = [link for link in local if not (ROOT / link).exists()]
+    assert missing == [], f"README.md links to missing files: {missing}"
 
 
 HISTORY = [
