@@ -24,6 +24,7 @@ import numpy as np
 import orjson
 
 from benchmarks.judge_latency.trajectory import TOOLS, trajectory
+from benchmarks.report import figure, write_result
 from judge.card import card_path
 from judge.features import N_FEATURES, TrajectoryCounters, clear_caches, step_features
 from judge.model import DEFAULT_MODEL, JudgeModel
@@ -94,6 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passes", type=int, default=5)
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument(
+        "--json", type=Path, default=None, help="also write the figures for `python -m benchmarks.report` to this file"
+    )
     args = parser.parse_args(argv)
     model = JudgeModel.load(args.model)
     size = args.model.stat().st_size
@@ -129,6 +133,21 @@ def main(argv: list[str] | None = None) -> int:
     print(f"model file <= 1 MB: {'met' if size <= 1 << 20 else 'MISSED'} ({size / 1024:.1f} KiB)")
     if args.profile or verdict == "MISSED":
         print("\nprofile (3 passes, by own time):\n" + profile(model, args.steps))
+    if args.json is not None:
+        p50 = float(np.percentile(results[args.steps]["total"], 50))
+        state_kb = args.model.stat().st_size / 1024
+        figures = [
+            figure(
+                f"features + inference, {args.steps}-step trajectory, p50 / p99",
+                f"{p50:.1f} / {p99:.1f} us",
+                f"p99 <= {TARGET_P99_US:.0f} us",
+                p99 <= TARGET_P99_US,
+            ),
+            figure(f"model file ({args.model.name})", f"{state_kb:.0f} KB", "<= 1 MB", size <= 1 << 20),
+        ]
+        command = f"python -m benchmarks.judge_latency --steps {args.steps} --passes {args.passes}"
+        write_result(args.json, "judge_latency", command, figures)
+        print(f"figures written to {args.json}")
     return 0
 
 

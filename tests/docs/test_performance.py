@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -22,11 +24,30 @@ def test_the_checked_in_page_equals_the_report() -> None:
 def test_every_recorded_figure_is_in_the_table_with_its_date_and_commit() -> None:
     data = json.loads(report.RESULTS.read_text())
     page = report.render([report.RESULTS])
-    assert f"{data['date']} at commit `{data['commit']}`" in page
+    assert f"{data['date']} at commit `{data['commit']}`: {data['machine']}" in page
     for bench in data["benchmarks"]:
         assert (ROOT / "benchmarks" / bench["name"]).is_dir(), bench["name"]
         for figure in bench["figures"]:
             assert f"| {figure['figure']} | {figure['value']} |" in page
+
+
+def test_a_benchmark_writes_its_figures_for_the_report(tmp_path: Path) -> None:
+    path = tmp_path / "judge.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.judge_latency", "--steps", "10", "--passes", "1", "--json", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    written = json.loads(path.read_text())
+    [bench] = written["benchmarks"]
+    assert bench["name"] == "judge_latency" and len(bench["figures"]) == 2
+    assert bench["figures"][1]["met"] is True  # the model file is under 1 MB
+    page = report.render([report.RESULTS, path])
+    assert f"{written['date']}, `{written['commit']}`" in page
+    assert "10-step trajectory" in page and "200-step trajectory" not in page
 
 
 def test_a_later_run_replaces_a_benchmarks_figures(tmp_path: Path) -> None:
@@ -46,8 +67,8 @@ def test_a_later_run_replaces_a_benchmarks_figures(tmp_path: Path) -> None:
     path = tmp_path / "later.json"
     path.write_text(json.dumps(later))
     page = report.render([report.RESULTS, path])
-    assert "| `metrics` | per step | 99 us | <= 50 us | **missed** |" in page
-    assert "12.9 / 19.4 us" not in page and "2027-01-01 at commit `0000000`" in page
+    assert "| `metrics` | per step | 99 us | <= 50 us | **missed** | 2027-01-01, `0000000` |" in page
+    assert "12.9 / 19.4 us" not in page and "2027-01-01 at commit `0000000`: elsewhere." in page
     path.write_text(json.dumps({**later, "schema": "other"}))
     with pytest.raises(ValueError, match="schema"):
         report.render([path])
