@@ -247,7 +247,10 @@ def test_the_login_form_in_a_real_browser_sets_an_httponly_cookie(
         browser.close()
 
 
-FAILOVER_ROUTES = {"drawn": {"strategy": "random", "p": 0.0, "failover": True}}
+FAILOVER_ROUTES = {
+    "drawn": {"strategy": "random", "p": 0.0, "failover": True},
+    "guarded": {"strategy": "cloud", "privacy": "block", "failover": True},
+}
 
 
 def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answers(
@@ -255,7 +258,9 @@ def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answer
 ) -> None:
     """The draw chose the edge, the edge failed, the cloud answered: the row says so (answered
     by cloud, decision random_draw → edge, the edge's failure kind), and the share counts the
-    step as cloud; a step that failed on both targets counts as neither."""
+    step as cloud; a step that failed on both targets counts as neither. On a route that sends
+    every step to the cloud, a step the edge answered after the cloud failed counts as edge,
+    and a step the privacy policy blocked as neither: a cloud share of 0%."""
     from tests.devtools import Browser
 
     server = make_gateway(routes=FAILOVER_ROUTES, ui={"enabled": True}, admin_api_keys=[ADMIN_KEY])
@@ -272,6 +277,14 @@ def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answer
     edge.push({"kind": "error", "status": 500})
     cloud.push({"kind": "error", "status": 500})
     assert step("and the tests").status_code == 500
+    guarded: list[dict[str, str]] = []
+    for text, status in (("tidy the logs", 200), ("mail them to alice@example.com", 403)):
+        guarded.append({"role": "user", "content": text})
+        body = {"model": "guarded", "messages": guarded}
+        if status == 200:  # the cloud fails, the edge answers; the blocked step reaches neither
+            cloud.push({"kind": "error", "status": 503})
+        sent = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "guarded-run"})
+        assert sent.status_code == status, sent.text
     browser = Browser(chromium())
     try:
         browser.open(signed(server, "/ui/t/drawn-run"))
@@ -290,5 +303,16 @@ def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answer
         assert "cloud share 50%" in totals and "edge 1 · cloud 1 · none 1" in totals
         plain = browser.evaluate("document.querySelector('tr.step[data-step=\"2\"]').className")
         assert plain == "step"
+        browser.open(signed(server, "/ui/t/guarded-run"))
+        browser.wait_for("document.title.startsWith('Trajectory guarded-run')")
+        rows = browser.evaluate(
+            "[...document.querySelectorAll('tr.step')].map(r => [r.className, [...r.cells].map(c => c.textContent)])"
+        )
+        assert [(css, cells[1], cells[2], cells[3]) for css, cells in rows] == [
+            ("step failover", "edge", "route_fixed → cloud", "cloud status 503 → edge"),
+            ("step", "none", "route_fixed → cloud", "–"),
+        ]
+        totals = browser.evaluate("document.querySelector('p.totals').textContent")
+        assert "cloud share 0%" in totals and "edge 1 · cloud 0 · none 1" in totals
     finally:
         browser.close()
