@@ -201,7 +201,8 @@ class AuditSettings(_Strict):
     path: Path = Field(Path("tandem-audit.jsonl"), description="the log file")
     max_bytes: int = Field(100 * 1024 * 1024, ge=1024, description="the file rotates at this size")
     backups: int = Field(5, ge=0, description="rotated files kept")
-    # Lines waiting for the writer (while a disk is full, say), reckoned in bytes; beyond it
+    # Memory of the lines waiting for the writer (while a disk is full, say): they wait
+    # serialised and count as the bytes they hold, the batch being retried included; beyond it
     # new lines are dropped and counted (tandem_audit_lines{outcome="dropped"}).
     max_queue_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     # Content mode: the last input of each open trajectory kept to write the next as a delta.

@@ -8,7 +8,8 @@ it holds the whole `input`. Every file opens, after a rotation, with a snapshot 
 trajectory (`"audit": "snapshot"`, its last `input` in full), and the lines after it refer to
 the snapshot: no line points outside its own file. `tandem audit expand` puts them back together.
 
-Runs in the writer thread: the comparison and the serialisation stay off the event loop. What
+Runs in the writer thread: the comparison stays off the event loop (the messages come
+serialised, by `AuditLog.submit`, so that its queue holds and counts their bytes). What
 is remembered per trajectory is the JSON of each message of its last input, bounded in bytes
 (least recently written trajectory forgotten first: its next line is written in full) and
 forgotten once the trajectory is idle.
@@ -24,6 +25,8 @@ from typing import Any
 
 import orjson
 
+from router.protocol.fields import kept_json
+
 SNAPSHOT = "snapshot"
 _PART_OVERHEAD = 64  # a bytes object's own size, roughly: counted against the memory bound
 
@@ -36,8 +39,14 @@ class _Last:
     at: float
 
 
-def _join(head: dict[str, Any], key: bytes, parts: list[bytes]) -> bytes:
-    return orjson.dumps(head)[:-1] + b',"' + key + b'":[' + b",".join(parts) + b"]}\n"
+def _join(head: dict[str, Any] | bytes, key: bytes, parts: list[bytes], extra: dict[str, Any] | None = None) -> bytes:
+    """A line: `head` (a JSON object, or its bytes), then `extra`'s fields, then `key`: `parts`."""
+    data = orjson.dumps(head) if isinstance(head, dict) else head
+    fields = [data[1:-1]]
+    if extra:
+        fields.append(orjson.dumps(extra)[1:-1])
+    fields.append(b'"' + key + b'":[' + b",".join(parts) + b"]")
+    return b"{" + b",".join(field for field in fields if field) + b"}\n"
 
 
 class DeltaEncoder:
@@ -59,30 +68,34 @@ class DeltaEncoder:
         return len(self._open)
 
     def encode(self, line: dict[str, Any]) -> bytes:
+        """`line` as it is written (a content line's `input` as a delta when it can be)."""
         messages = line.pop("input", None)
         trajectory_id = line.get("trajectory_id")
         if not isinstance(messages, list) or not isinstance(trajectory_id, str):
             if messages is not None:
                 line["input"] = messages
             return orjson.dumps(line) + b"\n"
-        parts = [orjson.dumps(message) for message in messages]
+        return self.encode_parts(orjson.dumps(line), trajectory_id, [kept_json(message) for message in messages])
+
+    def encode_parts(self, head: bytes, trajectory_id: str | None, parts: list[bytes] | None) -> bytes:
+        """A line already serialised: `head`, the line's JSON object without its input, and
+        `parts`, the JSON of each message of its input (None: a line without one). The parts
+        are kept as they are (compact copies, not orjson's own output: see `kept_json`)."""
+        if parts is None or trajectory_id is None:
+            return head + b"\n"
         audit_id = self._next_id()
-        head = {**line, "audit_id": audit_id}
+        extra: dict[str, Any] = {"audit_id": audit_id}
         last = self._forget(trajectory_id)
         if last is not None and len(parts) >= len(last.parts) and parts[: len(last.parts)] == last.parts:
-            head["input_ref"] = last.ref
-            head["input_from"] = len(last.parts)
-            data = _join(head, b"input_delta", parts[len(last.parts) :])
+            extra["input_ref"] = last.ref
+            extra["input_from"] = len(last.parts)
+            data = _join(head, b"input_delta", parts[len(last.parts) :], extra)
+            # The parts shared with the last line are the ones kept then.
+            held = [*last.parts, *parts[len(last.parts) :]]
         else:
-            data = _join(head, b"input", parts)
-        size = sum(map(len, parts)) + _PART_OVERHEAD * len(parts)
-        # What is kept is held at its length (orjson's bytes keep a buffer ~8 times theirs, see
-        # `router.protocol.fields.kept_json`): the parts shared with the last line are the ones
-        # kept then, the new ones copied.
-        if "input_ref" in head and last is not None:
-            held = [*last.parts, *(bytes(memoryview(part)) for part in parts[len(last.parts) :])]
-        else:
-            held = [bytes(memoryview(part)) for part in parts]
+            data = _join(head, b"input", parts, extra)
+            held = parts
+        size = sum(map(len, held)) + _PART_OVERHEAD * len(held)
         self._remember(trajectory_id, _Last(audit_id, held, size, time.time()))
         return data
 

@@ -6,23 +6,28 @@ and cost analysis read; written as deltas, see `delta.py`). Files rotate by size
 writes every queued line first, so a SIGTERM loses nothing that was answered.
 
 A write that fails (a full disk, a vanished volume) is retried with backoff, the file reopened
-each time, until it succeeds: the writer never dies. Meanwhile lines wait in a queue bounded in
-bytes; beyond it new lines are dropped and counted. The state (`ok`, `failing`) is in `/readyz`
-and in the metrics.
+each time, until it succeeds: the writer never dies. Meanwhile lines wait in a queue bounded by
+the memory they hold (`audit.max_queue_bytes`): a line is serialised when it is submitted and
+waits as bytes, counted as it is held until it is written (the batch a failing disk keeps the
+writer retrying included); beyond the bound new lines are dropped and counted. The state (`ok`,
+`failing`) is in `/readyz` and in the metrics.
 """
 
 from __future__ import annotations
 
 import logging
 import queue
+import sys
 import threading
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from router.audit.delta import DeltaEncoder
 from router.audit.sink import AuditFile
 from router.ledger import StepRecord
 from router.metrics import Metrics
+from router.protocol.fields import kept_json
 
 if TYPE_CHECKING:
     from router.settings import AuditSettings
@@ -30,13 +35,29 @@ if TYPE_CHECKING:
 log = logging.getLogger("tandem.audit")
 AuditMode = Literal["off", "metadata", "content"]
 AuditState = Literal["off", "ok", "failing"]
-# What a queued line is reckoned to weigh: the record, plus its content for a content line
-# (its prompt at about 4 bytes a token: known without serialising it on the event loop).
-_RECORD_BYTES = 1024
+# What a queued line holds besides its bytes: its `_Queued` and the queue's own reference.
+_ENTRY_BYTES = 160
 _BATCH = 256
 _BACKOFF_S = (0.05, 5.0)  # first and longest wait between retries of a failed write
 _GIVE_UP_S = 5.0  # once closing, how long a failing disk is still retried before lines are dropped
 _REPEAT_LOG_S = 60.0
+
+
+@dataclass(slots=True)
+class _Queued:
+    """A line waiting for the writer, serialised: `head` is its JSON object without its input,
+    `parts` the JSON of each message of its input (a content line), `weight` what it holds."""
+
+    head: bytes
+    trajectory_id: str
+    parts: list[bytes] | None
+    weight: int = 0
+
+    def __post_init__(self) -> None:
+        held = sys.getsizeof(self.head) + sys.getsizeof(self.trajectory_id)
+        if self.parts is not None:
+            held += sys.getsizeof(self.parts) + sum(map(sys.getsizeof, self.parts))
+        self.weight = _ENTRY_BYTES + held
 
 
 class AuditLog:
@@ -48,7 +69,7 @@ class AuditLog:
         self._encoder = DeltaEncoder(min(settings.delta_memory_bytes, settings.max_bytes // 2), idle_s)
         self._max_queue_bytes = settings.max_queue_bytes
         self._metrics = metrics
-        self._queue: queue.SimpleQueue[tuple[dict[str, Any], int]] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Queued] = queue.SimpleQueue()
         self._queued_bytes = 0
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -82,19 +103,30 @@ class AuditLog:
         self._thread.start()
 
     def submit(self, record: StepRecord, content: dict[str, Any] | None = None) -> None:
+        """Queue the step's line, serialised here: what waits in the queue is its bytes, and
+        the queue's bound counts them as they are held (a record's Python objects weigh two to
+        three times their JSON). A line that would pass the bound is dropped and counted."""
         if self._thread is None:
             return
+        if self._queued_bytes >= self._max_queue_bytes:  # full: not worth serialising
+            self._dropped(1)
+            return
         line = record.as_dict()
-        weight = _RECORD_BYTES
+        parts: list[bytes] | None = None
         if content is not None and self.mode == "content" and record.target == "cloud":
-            line.update(content)
-            weight += 4 * (record.usage.prompt_tokens if record.usage else 0) + len(content.get("output") or "")
+            messages = content.get("input")
+            line.update((key, value) for key, value in content.items() if key != "input")
+            if isinstance(messages, list):
+                parts = [kept_json(message) for message in messages]
+            elif messages is not None:
+                line["input"] = messages
+        queued = _Queued(kept_json(line), record.trajectory_id, parts)
         with self._lock:
-            if self._queued_bytes + weight > self._max_queue_bytes:
+            if self._queued_bytes + queued.weight > self._max_queue_bytes:
                 self._dropped(1)
                 return
-            self._queued_bytes += weight
-        self._queue.put((line, weight))
+            self._queued_bytes += queued.weight
+        self._queue.put(queued)
 
     def _dropped(self, count: int) -> None:
         self.lines_dropped += count
@@ -117,16 +149,22 @@ class AuditLog:
                     batch.append(self._queue.get_nowait())
                 except queue.Empty:
                     break
+            count, weight = len(batch), sum(queued.weight for queued in batch)
+            data = b"".join(self._encoder.encode_parts(q.head, q.trajectory_id, q.parts) for q in batch)
+            del batch, first  # in `data` now (what the delta remembers is bounded on its own)
+            # The batch stays counted in the queue's bytes until it is written: a failing disk
+            # holds it here, retried, and the bound must see it.
+            written = self._write(data)
+            del data
             with self._lock:
-                self._queued_bytes -= sum(weight for _, weight in batch)
-            data = b"".join(self._encoder.encode(line) for line, _ in batch)
-            if self._write(data):
-                self.lines_written += len(batch)
+                self._queued_bytes -= weight
+            if written:
+                self.lines_written += count
                 if self._metrics is not None:
-                    self._metrics.audit_lines.labels("written").inc(len(batch))
+                    self._metrics.audit_lines.labels("written").inc(count)
                 self._rotate_when_full()
             else:
-                self._dropped(len(batch))
+                self._dropped(count)
         self._file.close()
 
     def _write(self, data: bytes) -> bool:
