@@ -24,6 +24,7 @@ from router.http1 import ConnectFailed, Http1Error, InvalidAnswer, Sent
 from router.http1 import Response as Http1Response
 from router.protocol.completion_shape import completion_problem
 from router.upstream_pool import Session, session_for
+from router.upstream_probe import UpstreamState, probe
 
 if TYPE_CHECKING:
     from router.settings import LimitSettings, UpstreamSettings
@@ -179,24 +180,6 @@ class UpstreamReply:
     stream: StreamSource | None = None
     first_byte_s: float = 0.0
     answer: Any = None  # a 2xx plain answer, parsed once (a JSON object)
-
-
-@dataclass(slots=True)
-class UpstreamState:
-    """What `/readyz` reports of one upstream."""
-
-    reachable: bool
-    detail: str
-    checked_at: float = field(default_factory=time.monotonic)
-    status: int | None = None  # the HTTP status of the probe, when the upstream answered
-
-    @property
-    def authorised(self) -> bool | None:
-        """Whether the upstream accepted the gateway's key: False on 401 or 403; unknown (None)
-        when it did not answer."""
-        if self.status is None:
-            return None
-        return self.status not in (401, 403)
 
 
 class Upstream:
@@ -395,22 +378,15 @@ class Upstream:
             response.close()
 
     async def probe(self, cache_s: float = 2.0) -> UpstreamState:
-        """Whether the upstream answers HTTP at all (any status counts: a 401 is alive, though
-        not authorised)."""
+        """Whether the upstream answers HTTP at all (router/upstream_probe.py), asked at most
+        once every `cache_s`."""
         now = time.monotonic()
         if self._state is not None and now - self._state.checked_at < cache_s:
             return self._state
         assert self._session is not None
-        try:
-            async with asyncio.timeout(min(2.0, self.settings.timeouts.connect)):
-                async with self._session.get(f"{self.settings.base_url}/models", headers=self._headers) as response:
-                    state = UpstreamState(True, f"HTTP {response.status}", status=response.status)
-        except TimeoutError:
-            state = UpstreamState(False, "no answer within 2 s")
-        except (aiohttp.ClientError, Http1Error) as exc:
-            state = UpstreamState(False, f"{type(exc).__name__}: {exc}")
-        self._state = state
-        return state
+        timeout_s = min(2.0, self.settings.timeouts.connect)
+        self._state = await probe(self._session, self.settings.base_url, self._headers, timeout_s)
+        return self._state
 
 
 def quoted(payload: bytes) -> str:

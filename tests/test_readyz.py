@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -12,9 +14,9 @@ from aiohttp import web
 
 from router.cli import main
 from router.settings import ConfigError, load_settings
-from tests.fake_upstream import FakeUpstream
-from tests.gateway_server import GatewayServer, chat, wait_until
-from tests.raw_upstream import RawUpstream
+from tests.fake_upstream import FakeUpstream, free_port
+from tests.gateway_server import GatewayServer, chat, serve_process, wait_until
+from tests.raw_upstream import RawUpstream, tls_certificate
 
 
 def test_readyz_shows_no_credentials(
@@ -116,3 +118,59 @@ def test_an_unreachable_upstream_has_unknown_authorisation(
     assert report["ready"] is True
     assert report["upstreams"]["cloud"]["reachable"] is False
     assert report["upstreams"]["cloud"]["authorised"] is None
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_an_upstream_that_redirects_elsewhere_is_not_reachable_and_the_redirect_is_not_followed(
+    scheme: str, tmp_path: Path, edge: FakeUpstream
+) -> None:
+    # The cloud's base URL answers every call with a redirect to another host. The probe must
+    # not follow it (the key would go there, and the other host's 200 would read as a healthy
+    # cloud): the cloud is not reachable, with the status said. Over TLS the gateway (a real
+    # `tandem serve`, whose https client is aiohttp) trusts the test certificate.
+    reached_elsewhere: list[str | None] = []
+
+    async def elsewhere(request: web.Request) -> web.StreamResponse:
+        reached_elsewhere.append(request.headers.get("Authorization"))
+        return web.json_response({"object": "list", "data": []})
+
+    other = RawUpstream({("GET", "/v1/models"): elsewhere, ("POST", "/v1/chat/completions"): elsewhere}).start()
+
+    async def redirect(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=302, headers={"Location": f"http://localhost:{other.port}{request.path}"})
+
+    context, certificate = tls_certificate(tmp_path) if scheme == "https" else (None, None)
+    cloud = RawUpstream({("GET", "/v1/models"): redirect}, ssl_context=context).start()
+    assert cloud.base_url.startswith(f"{scheme}://")
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        f"""
+upstreams:
+  edge:  {{base_url: "{edge.base_url}", model: small}}
+  cloud: {{base_url: "{cloud.base_url}", model: big, api_key_env: READYZ_REDIRECT_KEY}}
+log_level: info
+"""
+    )
+    env = {**os.environ, "READYZ_REDIRECT_KEY": "sk-redirect-secret"}
+    if certificate is not None:
+        env["SSL_CERT_FILE"] = str(certificate)
+    port = free_port()
+    process = serve_process(config, port, env)
+    try:
+        response = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=10)
+        report = response.json()
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=15)
+        cloud.stop()
+        other.stop()
+    state = report["upstreams"]["cloud"]
+    assert state["reachable"] is False and state["authorised"] is None, state
+    assert state["detail"].startswith("HTTP 302: the upstream redirects (not followed)"), state
+    assert reached_elsewhere == []  # neither the probe nor its key went to the other host
+    assert 'tandem_upstream_reachable{upstream="cloud"} 0.0' in metrics
+    assert "upstream cloud is not reachable (HTTP 302" in output
+    # The edge answers: the pod stays ready.
+    assert response.status_code == 200 and report["ready"] is True
+    assert report["upstreams"]["edge"]["reachable"] is True

@@ -20,7 +20,8 @@ from starlette.responses import Response
 from router.api.http import json_response
 from router.engine import Engine
 from router.settings import ConfigError, public_url
-from router.upstream import Upstream, UpstreamState
+from router.upstream import Upstream
+from router.upstream_probe import UpstreamState
 
 log = logging.getLogger("tandem")
 

@@ -86,7 +86,10 @@ class Http1Session:
         return await self._request("POST", url, data, headers, sent)
 
     @asynccontextmanager
-    async def get(self, url: str, headers: dict[str, str]) -> AsyncIterator[Response]:
+    async def get(self, url: str, headers: dict[str, str], allow_redirects: bool = False) -> AsyncIterator[Response]:
+        """GET; the answer is released on leaving. Redirects are never followed (as `post`)."""
+        if allow_redirects:
+            raise ValueError("this client does not follow redirects")
         response = await self._request("GET", url, b"", headers, None)
         try:
             yield response

@@ -1,0 +1,55 @@
+"""What `/readyz` asks of an upstream: does it answer HTTP at its base URL, and does it take the
+gateway's key.
+
+A redirect is never followed, by either client: the probe carries the gateway's key, and a base
+URL that redirects elsewhere (another host, a login page) says nothing of whether the upstream
+itself is there. An upstream that redirects is reported not reachable, with its status, so that
+its base_url is mended instead of a healthy-looking pod routing steps into the redirect (steps
+refuse redirects too: `Upstream._redirected`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from router.http1 import Http1Error
+from router.upstream_pool import Session
+
+
+@dataclass(slots=True)
+class UpstreamState:
+    """What `/readyz` reports of one upstream."""
+
+    reachable: bool
+    detail: str
+    checked_at: float = field(default_factory=time.monotonic)
+    status: int | None = None  # the HTTP status of the probe, when the upstream answered
+
+    @property
+    def authorised(self) -> bool | None:
+        """Whether the upstream accepted the gateway's key: False on 401 or 403; unknown (None)
+        when it did not answer, or answered with a redirect."""
+        if self.status is None or not self.reachable:
+            return None
+        return self.status not in (401, 403)
+
+
+async def probe(session: Session, base_url: str, headers: dict[str, str], timeout_s: float) -> UpstreamState:
+    """GET `{base_url}/models` once: any status but a redirect counts as reachable (a 401 is
+    alive, though not authorised)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with session.get(f"{base_url}/models", headers=headers, allow_redirects=False) as response:
+                status = response.status
+    except TimeoutError:
+        return UpstreamState(False, f"no answer within {timeout_s:g} s")
+    except (aiohttp.ClientError, Http1Error) as exc:
+        return UpstreamState(False, f"{type(exc).__name__}: {exc}")
+    if 300 <= status < 400:
+        detail = f"HTTP {status}: the upstream redirects (not followed); set its base_url to the final address"
+        return UpstreamState(False, detail, status=status)
+    return UpstreamState(True, f"HTTP {status}", status=status)
