@@ -2,7 +2,9 @@
 each request with scripted bytes, HTTP/1.1 as a broken or malicious server might speak it.
 
 Each request names its own id and the behaviour it wants in its body (`tag(...)`, within the
-body's first 4 KB, so an early answer can be chosen before the body is read). Every answer
+body's first 4 KB, so an early answer can be chosen before the body is read); a request that
+may reach two such upstreams (an edge, then the cloud on failover) names one behaviour for each,
+`edge+cloud`, and each upstream plays the one of its `slot`. Every answer
 carries the id of the request it answers as `<<id>>` (in the completion's content, or in each
 event of a stream); the stray answers a behaviour leaves behind (after a 204, past a declared
 length, a second answer nobody asked for) carry `<<id~leftover>>`, which no request owns. So a
@@ -21,6 +23,7 @@ import asyncio
 import random
 import re
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Callable
@@ -227,8 +230,10 @@ class HostileUpstream:
     """The server. `requests` counts what it read; `served` maps each request id to the
     behaviour it was answered with."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, slot: int = 0, ssl_context: ssl.SSLContext | None = None) -> None:
         self.rng = random.Random(seed)
+        self.slot = slot
+        self.ssl_context = ssl_context
         self.requests = 0
         self.served: dict[str, str] = {}
         self.port = 0
@@ -239,7 +244,8 @@ class HostileUpstream:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        scheme = "http" if self.ssl_context is None else "https"
+        return f"{scheme}://127.0.0.1:{self.port}/v1"
 
     def start(self) -> HostileUpstream:
         self._thread.start()
@@ -259,7 +265,7 @@ class HostileUpstream:
         self._thread.join(10)
 
     async def _listen(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0, ssl=self.ssl_context)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -269,7 +275,7 @@ class HostileUpstream:
         try:
             while await self._one(reader, writer):
                 pass
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ssl.SSLError):
             pass
         finally:
             writer.transport.abort()
@@ -286,7 +292,8 @@ class HostileUpstream:
             await reader.readexactly(length - len(first))
             writer.write(sized(b'{"object":"list","data":[]}', False))
             return True
-        request_id, behaviour = marked.group(1).decode(), marked.group(2).decode()
+        request_id, behaviours = marked.group(1).decode(), marked.group(2).decode().split("+")
+        behaviour = behaviours[min(self.slot, len(behaviours) - 1)]
         stream = b'"stream":true' in first
         plan = BEHAVIOURS[behaviour](request_id, stream, self.rng)
         self.served[request_id] = behaviour
