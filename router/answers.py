@@ -342,9 +342,9 @@ class Answers:
         reservation = step.identity.reservation
         if self.audit.enabled:
             record.error_signals = error_signals_of(results)
-            self.tracker.record(record, reservation=reservation)
+            step.ticket = self.tracker.record(record, reservation=reservation)
         else:
-            self.tracker.record(record, results, reservation)
+            step.ticket = self.tracker.record(record, results, reservation)
         self.audit.submit(record, content)
 
 

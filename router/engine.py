@@ -95,7 +95,7 @@ class Engine:
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
         self.privacy_memo = PrivacyMemo(settings.vault.memory_bytes)
-        self.tracker = Tracker(settings, self.metrics)
+        self.tracker = Tracker(settings, self.metrics, journal_key=self.vault.journal_key)
         self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         # How deep a request's JSON may nest (`limits.max_json_depth`).
@@ -172,12 +172,17 @@ class Engine:
         try:
             if meta.on_begun is not None:
                 meta.on_begun()
-            return await self._step(step, forced)
+            result = await self._step(step, forced)
+            # During an outage with the journal on disk, nothing is answered before the step
+            # (its start, and its record unless it streams) is there; at once otherwise.
+            await self.tracker.kept(step.ticket)
+            return result
         except GatewayError as exc:
             # A refusal after the step began (a privacy block): recorded, then answered.
             if not step.recorded:
                 self.answers.aborted(step, exc)
             facts = step.facts(step.upstream or step.decision.target, step.fallback)
+            await self.tracker.kept(step.ticket)
             return Failure.of(exc, facts)
         except BaseException as exc:
             # Every begun step ends with one record: a failure of the gateway, a client that left.

@@ -193,6 +193,12 @@ class Metrics:
             "Writes not kept during a store outage because the outage journal was full, by kind",
             ("kind",),
         )
+        self.journal_lost = c(
+            "tandem_journal_lost",
+            "Writes kept during a store outage that the journal file could not keep (they live in memory "
+            "only and are lost if the worker stops before the store is back), by reason",
+            ("reason",),
+        )
         self.store_written_back = c(
             "tandem_store_written_back",
             "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",

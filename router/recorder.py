@@ -31,12 +31,24 @@ class Recorder:
         # A record, and the tool results its error signals are still to be read from (None: read).
         self._queue: asyncio.Queue[tuple[StepRecord, list[str] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        # Records submitted, and of them (the first ones: one writer, in order) handed to the store.
+        self._submitted = 0
+        self._handed = 0
+        self._progress = asyncio.Event()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="tandem-recorder")
 
-    def submit(self, record: StepRecord, results: list[str] | None = None) -> None:
+    def submit(self, record: StepRecord, results: list[str] | None = None) -> int:
+        """Queue a record; its ticket, for `handed`."""
         self._queue.put_nowait((record, results))
+        self._submitted += 1
+        return self._submitted
+
+    async def handed(self, ticket: int) -> None:
+        """Wait until the record of `ticket` was handed to the store (written, or kept by its outage journal)."""
+        while self._handed < ticket and self._task is not None and not self._task.done():
+            await self._progress.wait()
 
     async def flush(self) -> None:
         await self._queue.join()
@@ -55,6 +67,9 @@ class Recorder:
             finally:
                 for _ in batch:
                     self._queue.task_done()
+                self._handed += len(batch)
+                progress, self._progress = self._progress, asyncio.Event()
+                progress.set()
 
     async def aclose(self) -> None:
         if self._task is None:

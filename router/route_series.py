@@ -54,6 +54,8 @@ STORE_OPERATIONS = (
 # Why a process switched to its write-back journal (router/trajectory/resilient.py).
 STORE_OUTAGE_CAUSES = ("unreachable", "full", "read_only")
 JOURNAL_KINDS = ("step", "record", "note", "set_outcome", "close", "stitch")
+# Why the outage journal's file could not keep a write (router/trajectory/journal_file.py).
+JOURNAL_LOST_REASONS = ("file_full", "disk_error", "encode_error", "unreadable")
 # Bounds of `limits` that count when they cut something off (router/server.py, streaming.py).
 LIMITS_COUNTED = (
     "max_header_bytes",
@@ -353,6 +355,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_store_reply_errors": _if(lambda scope: scope.store, STORE_OPERATIONS),
     "tandem_store_outage_dropped": _if(lambda scope: scope.store, JOURNAL_KINDS),
     "tandem_store_written_back": _if(lambda scope: scope.store, JOURNAL_KINDS),
+    "tandem_journal_lost": _if(lambda scope: scope.store, JOURNAL_LOST_REASONS),
     "tandem_limit_exceeded": lambda scope: ((limit,) for limit in LIMITS_COUNTED),
     "tandem_client_limit_refusals": _if(lambda scope: scope.client_limits, CLIENT_LIMITS),
     "tandem_audit_lines": lambda scope: (("written",), ("dropped",)),

@@ -44,6 +44,7 @@ class Step:
     # The main calls that failed so far: (target, failure kind, HTTP status), for the record.
     failures: list[tuple[str, str, int | None]] = field(default_factory=list)
     recorded: bool = False  # the answer writer has taken the step's one record
+    ticket: int = 0  # the record's place in the recorder's queue (`Tracker.kept`)
 
     @property
     def trajectory_id(self) -> str:

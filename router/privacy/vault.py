@@ -47,6 +47,8 @@ class VaultCipher:
     def __init__(self, key: bytes, *, ephemeral: bool = False) -> None:
         self._aead = AESGCM(key)
         self._id_key = hashlib.blake2b(key, digest_size=32, person=b"tandem-vault-id").digest()
+        # What else the gateway seals at rest (the outage journal) uses a key of its own, derived.
+        self._journal_key = hashlib.blake2b(key, digest_size=32, person=b"tandem-journal").digest()
         self.ephemeral = ephemeral  # made at start-up: nothing sealed outlives the process
         self._opened: dict[tuple[str, str, str], str] = {}
 
@@ -61,6 +63,11 @@ class VaultCipher:
                 f"set ${key_env} to the key that seals them (the same on every replica); {KEY_HINT}"
             )
         return cls(os.urandom(32), ephemeral=True)
+
+    @property
+    def journal_key(self) -> bytes:
+        """The key sealing the outage journal on disk (router/trajectory/journal_file.py)."""
+        return self._journal_key
 
     def value_id(self, value: str) -> str:
         """A keyed hash of a value: the vault's stable index, meaningless without the key."""

@@ -15,9 +15,9 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import redis.exceptions
 
@@ -74,6 +74,19 @@ def _size(entry: Entry) -> int:
     return len(entry.records) if isinstance(entry, Records) else 1
 
 
+entry_size = _size
+
+
+class Keeper(Protocol):
+    """What also keeps the entries outside the process (router/trajectory/journal_file.py)."""
+
+    def kept(self, entry: Entry) -> None:
+        """An entry is about to join the journal (before the step it belongs to is answered)."""
+
+    def left(self, entry: Entry) -> None:
+        """The oldest entry left the journal (written back, or dropped)."""
+
+
 class Journal:
     def __init__(
         self,
@@ -83,6 +96,7 @@ class Journal:
         on_written: Callable[[str, int], None] = lambda kind, count: None,
     ) -> None:
         self.max_items = max_items
+        self.keeper: Keeper | None = None
         self._entries: deque[Entry] = deque()
         self._size = 0
         self.steps = 0  # steps counted during the outage that are kept (what `max_items` bounds)
@@ -99,6 +113,9 @@ class Journal:
     def __len__(self) -> int:
         return self._size
 
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._entries)
+
     def add(self, entry: Entry) -> bool:
         if isinstance(entry, Records) and self._lost:
             entry = self._without_lost(entry)
@@ -113,6 +130,8 @@ class Journal:
             return False
         if not size:
             return False
+        if self.keeper is not None:
+            self.keeper.kept(entry)
         self._entries.append(entry)
         self._size += size
         self.steps += step
@@ -128,6 +147,14 @@ class Journal:
         if len(kept) < len(entry.records):
             self._on_dropped("record", len(entry.records) - len(kept))
         return Records([r for r, _ in kept], [t for _, t in kept])
+
+    def restore(self, entries: list[Entry]) -> None:
+        """Entries an earlier run kept (its keeper holds them already), to be written back first."""
+        for entry in entries:
+            self._entries.append(entry)
+            self._size += _size(entry)
+            self.steps += 1 if isinstance(entry, CountedStep) else 0
+        self._on_size(self._size)
 
     def renumber(self, records: list[StepRecord]) -> list[StepRecord]:
         """Records of steps counted during an outage, with the index the shared store gave."""
@@ -191,6 +218,8 @@ class Journal:
     def _done(self, entry: Entry, written: bool) -> None:
         assert self._entries[0] is entry
         self._entries.popleft()
+        if self.keeper is not None:
+            self.keeper.left(entry)
         size = _size(entry)
         self._size -= size
         self.steps -= 1 if isinstance(entry, CountedStep) else 0

@@ -10,6 +10,8 @@ While healthy, memory mirrors each trajectory as Redis returns it at the start o
 that in an outage a trajectory continues from there: its indexes, totals, notes and pin. During
 an outage every write goes to memory and to the journal (bounded); a probe every `breaker_s`
 waits for Redis, writes the journal back in order, and only then leaves degraded mode.
+With `outage_journal_dir` set the journal is also kept on disk (router/trajectory/journal_file.py):
+what a stopped worker kept is written back at the next start.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from router.clock import SYSTEM_CLOCK, Clock
 from router.ledger import StepRecord
 from router.metrics import Metrics
 from router.trajectory.journal import WRITES_REFUSED, CountedStep, Journal, Note, Records, Write
+from router.trajectory.journal_codec import StoreCall
+from router.trajectory.journal_file import JournalFile
 from router.trajectory.redis_store import PoolBusy, RedisStore
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 from router.trajectory.store import MemoryStore, StoreBusy, StoreReplyError, StoreUnavailable, TrajectoryStore
@@ -51,6 +55,7 @@ class ResilientStore:
         breaker_s: float = 1.0,
         journal_max: int = 100_000,
         clock: Clock = SYSTEM_CLOCK,
+        journal_file: JournalFile | None = None,
     ) -> None:
         self.primary = primary
         self.fallback = fallback
@@ -66,6 +71,10 @@ class ResilientStore:
             on_dropped=lambda kind, count: m.store_outage_dropped.labels(kind).inc(count),
             on_written=lambda kind, count: m.store_written_back.labels(kind).inc(count),
         )
+        self.journal_file = journal_file
+        if journal_file is not None:
+            self.journal.keeper = journal_file
+            journal_file.live = lambda: iter(self.journal)
         # Trajectories first seen during an outage: what another replica knows of them is unknown.
         self._unknown: OrderedDict[str, None] = OrderedDict()
         self._recovery: asyncio.Task[None] | None = None
@@ -153,8 +162,43 @@ class ResilientStore:
         if self._mode == "refuse":
             raise StoreUnavailable("the shared trajectory store (Redis) is unavailable")
 
-    def _keep(self, kind: str, call: Callable[[RedisStore], Awaitable[object]]) -> None:
+    def _keep(self, kind: str, call: StoreCall) -> None:
         self.journal.add(Write(kind, call))
+
+    # -- the journal on disk -----------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Take over what earlier runs kept on disk, and write it back now if Redis answers
+        (before the first step: their steps come before any new one)."""
+        if self.journal_file is None:
+            return
+        try:
+            entries = self.journal_file.open()
+        except OSError as exc:
+            log.error(
+                "outage journal: cannot use %s (%s); an outage's writes are kept in memory only",
+                self.journal_file.directory,
+                exc,
+            )
+            self._metrics.journal_lost.labels("disk_error").inc()
+            self.journal.keeper, self.journal_file = None, None
+            return
+        if not entries:
+            return
+        self.journal.restore(entries)
+        log.warning("writing back %d write(s) kept on disk by an earlier run", len(self.journal))
+        try:
+            await self.primary.ping()
+            await self.journal.write_back(self.primary)
+        except Exception as exc:
+            # Redis out or refusing writes: the probe writes them back once it takes them.
+            self._enter_outage("write_back", exc, _cause(exc) if isinstance(exc, WRITES_REFUSED) else "unreachable")
+
+    async def durable(self) -> None:
+        """Wait until what the outage kept so far is on the disk (at once with no journal file,
+        or an empty journal); many waiters share one sync."""
+        if self.journal_file is not None and len(self.journal):
+            await self.journal_file.synced()
 
     # -- writes ----------------------------------------------------------------------------
 
@@ -242,7 +286,7 @@ class ResilientStore:
             await self.fallback.set_outcome(trajectory_id, outcome)
             return bool(stored)
         self._refuse()
-        self._keep("set_outcome", lambda s: s.set_outcome(trajectory_id, outcome))
+        self._keep("set_outcome", StoreCall("set_outcome", (trajectory_id, outcome)))
         return await self.fallback.set_outcome(trajectory_id, outcome)
 
     async def close(self, trajectory_id: str, reason: str, at: float) -> Trajectory | None:
@@ -251,13 +295,13 @@ class ResilientStore:
             await self.fallback.close(trajectory_id, reason, at)
             return closed
         self._refuse()
-        self._keep("close", lambda s: s.close(trajectory_id, reason, at))
+        self._keep("close", StoreCall("close", (trajectory_id, reason, at)))
         return await self.fallback.close(trajectory_id, reason, at)
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         ok, _ = await self._try("stitch", lambda s: s.stitch_remember(key, trajectory_id))
         if not ok:
-            self._keep("stitch", lambda s: s.stitch_remember(key, trajectory_id))
+            self._keep("stitch", StoreCall("stitch_remember", (key, trajectory_id)))
         await self.fallback.stitch_remember(key, trajectory_id)
 
     # -- reads -----------------------------------------------------------------------------
@@ -299,6 +343,14 @@ class ResilientStore:
             if len(self.journal):
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
+        if self.journal_file is not None:
+            await self.journal_file.aclose()  # synced, with a log line when writes remain in it
+        elif len(self.journal):
+            log.error(
+                "stopping with %d write(s) of the outage not written back to the trajectory store: "
+                "they are lost (set trajectories.outage_journal_dir to keep them on disk)",
+                len(self.journal),
+            )
         await self.primary.aclose()
 
 

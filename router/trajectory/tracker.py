@@ -33,6 +33,7 @@ from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
+from router.trajectory.journal_file import JournalFile
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
@@ -56,7 +57,7 @@ class StepIdentity:
     reservation: Reservation | None = None
 
 
-def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
+def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
     trajectories = settings.trajectories
     if settings.redis_url is None:
         return MemoryStore(
@@ -76,7 +77,23 @@ def build_store(settings: Settings, metrics: Metrics) -> TrajectoryStore:
     )
     # The mirror of Redis keeps totals, notes and pins (what an outage needs), not records.
     mirror = MemoryStore(trajectories.max_in_memory, trajectories.ttl_s, keep_records=False)
-    return ResilientStore(primary, mirror, settings.redis_failure, metrics, journal_max=trajectories.outage_journal_max)
+    journal_file = None
+    if trajectories.outage_journal_dir is not None and journal_key is not None:
+        journal_file = JournalFile(
+            trajectories.outage_journal_dir,
+            journal_key,
+            trajectories.outage_journal_max_bytes,
+            trajectories.outage_journal_sync_ms / 1000,
+            on_lost=lambda reason, count: metrics.journal_lost.labels(reason).inc(count),
+        )
+    return ResilientStore(
+        primary,
+        mirror,
+        settings.redis_failure,
+        metrics,
+        journal_max=trajectories.outage_journal_max,
+        journal_file=journal_file,
+    )
 
 
 def fail_closed(slot: StepSlot, trajectory_id: str, privacy: str) -> Trajectory:
@@ -121,7 +138,9 @@ def may_spend_on_cloud(route: RouteBase) -> bool:
 
 
 class Tracker:
-    def __init__(self, settings: Settings, metrics: Metrics, clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self, settings: Settings, metrics: Metrics, clock: Clock = SYSTEM_CLOCK, journal_key: bytes | None = None
+    ) -> None:
         self._settings = settings.trajectories
         self._routes = settings.routes
         self._privacy_weights = settings.privacy_weights
@@ -130,7 +149,8 @@ class Tracker:
         self._metrics = metrics
         # Where the idle sweep reads the time and waits (a test's clock moves it by hand).
         self.clock = clock
-        self.store = build_store(settings, metrics)
+        # `journal_key`: seals the outage journal on disk (derived from the vault's key).
+        self.store = build_store(settings, metrics, journal_key)
         self.recorder = Recorder(self.store)
         self.limits = build_limits(settings, metrics, self.store)
         # What a step's hold of cloud dollars is reckoned from (router/quota.py).
@@ -145,6 +165,8 @@ class Tracker:
         self._eager = isinstance(self.store, MemoryStore)
 
     async def start(self) -> None:
+        if isinstance(self.store, ResilientStore):
+            await self.store.start()  # what an earlier run kept on disk, written back first
         self.recorder.start()
         self._sweeper = asyncio.create_task(self._sweep(), name="tandem-idle-sweep")
 
@@ -246,13 +268,23 @@ class Tracker:
 
     def record(
         self, record: StepRecord, results: list[str] | None = None, reservation: Reservation | None = None
-    ) -> None:
+    ) -> int:
         """Write the step's record off the request path; `results`: the step's new tool results,
         whose error signals the recorder reads into it first; `reservation`: the step's hold of
-        cloud dollars, settled with what the step cost."""
-        self.recorder.submit(record, results)
+        cloud dollars, settled with what the step cost. Returns its ticket for `kept`."""
+        ticket = self.recorder.submit(record, results)
         if self.limits is not None and reservation is not None:
             self.spawn(self.limits.settle(reservation, record.cloud_spend_usd))
+        return ticket
+
+    async def kept(self, ticket: int) -> None:
+        """Before an answer goes out during a store outage, with the journal on disk: wait until
+        the step's record (ticket) is in the journal file and synced. At once otherwise."""
+        store = self.store
+        if not isinstance(store, ResilientStore) or store.journal_file is None or not store.degraded:
+            return
+        await self.recorder.handed(ticket)
+        await store.durable()
 
     async def close(self, trajectory_id: str, reason: str) -> Trajectory | None:
         """Close once; the per-run figures are recorded by the call that closed it."""

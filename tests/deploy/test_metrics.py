@@ -38,6 +38,7 @@ CATALOGUE = {
     "tandem_store_reply_errors": ("counter", ("operation",)),
     "tandem_store_outage_dropped": ("counter", ("kind",)),
     "tandem_store_written_back": ("counter", ("kind",)),
+    "tandem_journal_lost": ("counter", ("reason",)),
     "tandem_store_outage_pending": ("gauge", ()),
     "tandem_store_outages": ("counter", ("cause",)),
     "tandem_store_busy": ("counter", ("operation",)),
