@@ -216,3 +216,12 @@ def test_dependencies_are_installed_before_the_code_is_copied() -> None:
     for code in ("router", "judge"):
         assert code not in copied_before.split(), f"{code}/ is copied before the dependencies are installed"
     assert any(op == "COPY" and arg.startswith("router ") for op, arg in steps[install:])
+
+
+def test_the_gateway_keeps_its_outage_journal_on_a_named_volume() -> None:
+    config = yaml.safe_load((DEPLOY / "compose" / "tandem.yaml").read_text())
+    folder = config["trajectories"]["outage_journal_dir"]
+    mounts = dict(volume.split(":")[1::-1] for volume in SERVICES["gateway"]["volumes"])
+    assert mounts[folder] in COMPOSE["volumes"]  # named: it outlives the container
+    # The image makes the folder its user's, so that a fresh named volume mounted there is too.
+    assert f"-o 10001 -g 10001 -m 0700 {folder}" in (DEPLOY / "Dockerfile").read_text()

@@ -448,3 +448,23 @@ def test_judge_training_reaches_a_gateway_that_admits_only_some_clients() -> Non
     policy = one(docs, "NetworkPolicy", "demo-tandem")["spec"]["ingress"][0]["from"]
     pod_labels = one(docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
     assert {"podSelector": {"matchLabels": pod_labels}} in policy
+
+
+def test_the_outage_journal_is_on_a_volume_the_config_points_at() -> None:
+    docs = objects()
+    pod = one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    (mount,) = [m for m in container["volumeMounts"] if m["name"] == "outage-journal"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == "outage-journal"]
+    assert volume["emptyDir"] == {"sizeLimit": "1Gi"}  # survives a container restart, not the pod's deletion
+    trajectories = gateway_config(docs)["trajectories"]
+    assert trajectories["outage_journal_dir"] == mount["mountPath"] == "/var/lib/tandem/journal"
+    assert trajectories["outage_journal_max_bytes"] == 268435456
+    shared = objects({"outageJournal": {"existingClaim": "tandem-journal"}})
+    pod = one(shared, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == "outage-journal"]
+    assert volume["persistentVolumeClaim"] == {"claimName": "tandem-journal"}
+    off = objects({"outageJournal": {"enabled": False}})
+    assert "trajectories" not in gateway_config(off)
+    pod = one(off, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
+    assert all(v["name"] != "outage-journal" for v in pod["volumes"])

@@ -105,6 +105,12 @@ app.kubernetes.io/component: {{ .component }}
 {{- if and $redis (not (include "tandem.redisAuth" .)) -}}
 {{- $_ := set $config "redis_url" $redis -}}
 {{- end -}}
+{{- if .Values.outageJournal.enabled -}}
+{{- $trajectories := default dict $config.trajectories -}}
+{{- $_ := set $trajectories "outage_journal_dir" .Values.outageJournal.mountPath -}}
+{{- $_ := set $trajectories "outage_journal_max_bytes" (int .Values.outageJournal.maxBytes) -}}
+{{- $_ := set $config "trajectories" $trajectories -}}
+{{- end -}}
 {{- if .Values.clientKeys.secretName -}}
 {{- $_ := set $config "client_api_keys_file" (printf "/etc/tandem/client-keys/%s" .Values.clientKeys.key) -}}
 {{- end -}}
