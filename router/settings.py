@@ -141,22 +141,25 @@ class TrajectorySettings(_Strict):
     # write-back; past this many, new writes are dropped and counted
     # (tandem_store_outage_dropped_total). ~3 KB of memory a step while kept.
     outage_journal_max: int = Field(100_000, ge=1)
-    # A folder where each worker also keeps that journal on disk (one locked file a worker,
-    # sealed with a key derived from the vault key), so that a worker stopped during an outage
-    # (SIGKILL, SIGTERM, a crash) loses no write: the next start on this folder writes it back.
-    # None: kept in memory only, lost when the worker stops before Redis is back.
     outage_journal_dir: Path | None = Field(
-        None, description="Folder of the on-disk outage journal (a persistent volume); None: in memory only"
+        None,
+        description="Folder where each worker also keeps the outage journal on disk (one locked file a worker, "
+        "sealed with a key derived from the vault key), so that a worker stopped mid-outage (SIGKILL, SIGTERM, "
+        "a crash) loses no answered step: the next start on the folder writes it back. Put it on a persistent "
+        "volume; null: in memory only.",
     )
-    # Bytes one worker's journal file may hold; past it new writes stay in memory only, counted
-    # in tandem_journal_lost_total{reason="file_full"} and logged.
     outage_journal_max_bytes: int = Field(
-        256 * 1024 * 1024, ge=64 * 1024, description="Most bytes of one worker's outage journal file"
+        256 * 1024 * 1024,
+        ge=64 * 1024,
+        description="Bytes one worker's journal file may hold; past it new writes stay in memory only, counted "
+        'in tandem_journal_lost_total{reason="file_full"} and logged.',
     )
-    # The group commit: the file is synced at most this often, and an answer given during an
-    # outage waits for the sync that covers its step (many steps share one sync).
     outage_journal_sync_ms: float = Field(
-        5.0, ge=0, le=1000, description="Least time between two syncs of the outage journal file (milliseconds)"
+        5.0,
+        ge=0,
+        le=1000,
+        description="Group commit: the journal file is synced at most this often (milliseconds); an answer given "
+        "during an outage waits for the sync that covers its step.",
     )
     # Trajectory ids kept in Redis' `recent` index (listing, export); the oldest leave first.
     max_listed: int = Field(1_000_000, ge=1)
