@@ -5,13 +5,16 @@
 
 Writes `deploy/grafana/dashboards/*.json` (provisioned by the compose stack) and the same files
 under `helm/tandem/dashboards/` (the chart ships them as a ConfigMap for Grafana's sidecar; Helm
-can only read files inside the chart). Every query filters on the `$route` variable where the
-metric has a route label; `$datasource` picks the Prometheus data source.
+can only read files inside the chart). Every query filters on the `$namespace`, `$job` and
+`$instance` variables (one replica, one deployment, or all of them: a sick replica is not
+averaged away with a healthy one), and on `$route` where the metric has a route label;
+`$datasource` picks the Prometheus data source.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +33,11 @@ ROOT = Path(__file__).resolve().parents[2]
 OUTPUTS = (ROOT / "deploy" / "grafana" / "dashboards", ROOT / "helm" / "tandem" / "dashboards")
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${datasource}")
 R = 'route=~"$route"'  # the route filter every route-labelled query carries
+# The scrape target filter every selector carries (added by `_q`): Prometheus' job and
+# instance, and the Kubernetes namespace where the ServiceMonitor adds one.
+SCOPE = 'namespace=~"$namespace",job=~"$job",instance=~"$instance"'
+SCOPE_VARIABLES = ("namespace", "job", "instance")
+_SELECTOR = re.compile(r"\b(tandem_[a-z_]+)(\{([^}]*)\})?")
 RATE = "$__rate_interval"
 
 
@@ -57,8 +65,18 @@ class Section:
     panels: tuple[Panel, ...] = field(default_factory=tuple)
 
 
+def _scoped(expr: str) -> str:
+    """`expr` with the scrape target filter in every tandem_ metric's selector."""
+
+    def scope(match: re.Match[str]) -> str:
+        matchers = match.group(3)
+        return f"{match.group(1)}{{{SCOPE},{matchers}}}" if matchers else f"{match.group(1)}{{{SCOPE}}}"
+
+    return _SELECTOR.sub(scope, expr)
+
+
 def _q(expr: str, legend: str = "") -> Query:
-    return Query(" ".join(expr.split()), legend)
+    return Query(_scoped(" ".join(expr.split())), legend)
 
 
 def _quantiles(
@@ -88,9 +106,10 @@ SAVED = (
 )
 # Of the answered steps (the ledger's cloud share): refused, failed and cancelled steps are
 # target="none" and count in neither part.
+# Per replica too: one sick replica's failovers show as its own line, not as half of an average.
 CLOUD_SHARE = (
-    f'sum by (route) (rate(tandem_steps_total{{target="cloud",{R}}}[{RATE}]))'
-    f' / (sum by (route) (rate(tandem_steps_total{{target!="none",{R}}}[{RATE}])) > 0)'
+    f'sum by (route, instance) (rate(tandem_steps_total{{target="cloud",{R}}}[{RATE}]))'
+    f' / (sum by (route, instance) (rate(tandem_steps_total{{target!="none",{R}}}[{RATE}])) > 0)'
 )
 
 OVERVIEW = (
@@ -165,10 +184,11 @@ OVERVIEW = (
         (
             Panel(
                 "Cloud share by route",
-                "Share of each route's steps answered by the cloud; dashed: the route's intended share "
+                "Share of each route's answered steps the cloud answered, per replica (instance); dashed: "
+                "the route's intended share "
                 "(target_cloud_share, else constraints.max_cloud_share, else p for random).",
                 (
-                    _q(CLOUD_SHARE, "{{route}}"),
+                    _q(CLOUD_SHARE, "{{route}} {{instance}}"),
                     _q(f"max by (route) (tandem_route_cloud_share_target{{{R}}})", "target {{route}}"),
                 ),
                 "percentunit",
@@ -454,18 +474,6 @@ def _panel(panel: Panel, panel_id: int) -> StatPanel | TimeseriesPanel:
 
 def build(uid: str) -> str:
     title, sections = DASHBOARDS[uid]
-    route = (
-        QueryVariable("route")
-        .label("Route")
-        .datasource(DATASOURCE)
-        # Every configured route, also one whose steps were all refused (it has no steps).
-        .query("label_values(tandem_route_info, route)")
-        .multi(True)
-        .include_all(True)
-        .all_value(".*")
-        .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
-        .sort(VariableSort.ALPHABETICAL_ASC)
-    )
     dashboard = (
         DashboardBuilder(title)
         .uid(uid)
@@ -475,8 +483,23 @@ def build(uid: str) -> str:
         .time("now-6h", "now")
         .timezone(common.TimeZoneBrowser)
         .with_variable(DatasourceVariable("datasource").label("Prometheus").type("prometheus"))
-        .with_variable(route)
     )
+    # Each variable offers the values the ones before it leave (a namespace's jobs, a job's
+    # instances); every configured route, also one whose steps were all refused (no steps).
+    chosen = ""
+    for name, label in (*((n, n.capitalize()) for n in SCOPE_VARIABLES), ("route", "Route")):
+        dashboard = dashboard.with_variable(
+            QueryVariable(name)
+            .label(label)
+            .datasource(DATASOURCE)
+            .query(f"label_values(tandem_{'route' if name == 'route' else 'build'}_info{chosen}, {name})")
+            .multi(True)
+            .include_all(True)
+            .all_value(".*")
+            .refresh(VariableRefresh.ON_TIME_RANGE_CHANGED)
+            .sort(VariableSort.ALPHABETICAL_ASC)
+        )
+        chosen = "{" + f'{chosen.strip("{}")},{name}=~"${name}"'.lstrip(",") + "}"
     panel_id = 1
     for section in sections:
         dashboard = dashboard.with_row(Row(section.title).id(panel_id))

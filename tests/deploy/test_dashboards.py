@@ -95,7 +95,13 @@ def test_dashboards_cover_the_issue_and_are_well_formed() -> None:
     for board in boards.values():
         ids = [p["id"] for p in board["panels"]]
         assert len(ids) == len(set(ids)), "panel ids must be unique"
-        assert {v["name"] for v in board["templating"]["list"]} == {"datasource", "route"}
+        assert [v["name"] for v in board["templating"]["list"]] == [
+            "datasource",
+            "namespace",
+            "job",
+            "instance",
+            "route",
+        ]
     for panel in panels():
         assert panel["datasource"] == {"type": "prometheus", "uid": "${datasource}"}
         assert panel["description"], panel["title"]
@@ -112,6 +118,47 @@ def test_every_expression_is_valid_promql() -> None:
         except Exception as exc:  # the parser raises ValueError with the position
             pytest.fail(f"invalid PromQL in a panel: {expr}\n{exc}")
         assert metric_names(expr), f"no tandem metric in {expr}"
+
+
+def selectors(expr: str) -> list[Any]:
+    """The metric selectors of a panel's expression, its regex variables read as `$scope`."""
+    import promql_parser
+
+    found: list[Any] = []
+
+    def visit(node: Any) -> bool:
+        if isinstance(node, promql_parser.VectorSelector) and node.name:
+            found.append(node)
+        return True
+
+    promql_parser.walk(promql_parser.parse(grafana_to_promql(expr).replace(".*", "$scope")), visit)
+    return found
+
+
+def unscoped(expr: str) -> list[str]:
+    """Metrics of `expr` whose selector lacks a namespace, job or instance variable filter."""
+    missing = []
+    for selector in selectors(expr):
+        matchers = {(m.name, str(m.op), m.value) for m in selector.matchers.matchers}
+        scoped = {name for name, op, value in matchers if value == "$scope" and op.endswith("Re")}
+        if not {"namespace", "job", "instance"} <= scoped:
+            missing.append(selector.name)
+    return missing
+
+
+def test_every_selector_filters_on_the_namespace_job_and_instance_variables() -> None:
+    assert sum(len(selectors(expr)) for expr in exprs()) > 60
+    assert [(expr, unscoped(expr)) for expr in exprs() if unscoped(expr)] == []
+    # The check bites: a replica filter missing, or not the variable.
+    assert unscoped('sum(tandem_steps_total{namespace=~"$namespace",job=~"$job"})') == ["tandem_steps_total"]
+    assert unscoped('max(tandem_active_trajectories{namespace=~"$namespace",job=~"$job",instance="a"})') == [
+        "tandem_active_trajectories"
+    ]
+    # And the variables chain: each offers the values the ones before it leave.
+    variables = dashboards()["tandem-overview.json"]["templating"]["list"]
+    queries = {v["name"]: v.get("query") for v in variables}
+    assert queries["instance"] == 'label_values(tandem_build_info{namespace=~"$namespace",job=~"$job"}, instance)'
+    assert 'instance=~"$instance"' in queries["route"]
 
 
 def test_route_labelled_queries_filter_on_the_route_variable() -> None:

@@ -17,7 +17,14 @@ from tests.deploy.test_dashboards import panels
 from tests.deploy.test_rules import rules
 
 # Grafana's variables, as Grafana would fill them for a dashboard over the run.
-VARIABLES = {"$__rate_interval": "1m", "$__range": "5m", "$__interval": "1s"}
+VARIABLES = {
+    "$__rate_interval": "1m",
+    "$__range": "5m",
+    "$__interval": "1s",
+    "$namespace": ".*",
+    "$job": ".*",
+    "$instance": ".*",
+}
 
 # (panel title, refId) -> why it may be empty after the run. Empty on purpose: every panel has data.
 PANELS_THAT_MAY_BE_EMPTY: dict[tuple[str, str], str] = {}

@@ -21,7 +21,15 @@ CHART = ROOT / "helm" / "tandem"
 RULES = DEPLOY / "prometheus" / "rules.yaml"
 
 # Grafana's variables, replaced by values PromQL accepts before an expression is parsed.
-GRAFANA_VARIABLES = {"$__rate_interval": "5m", "$__interval": "1m", "$__range": "1h", "$route": ".*"}
+GRAFANA_VARIABLES = {
+    "$__rate_interval": "5m",
+    "$__interval": "1m",
+    "$__range": "1h",
+    "$route": ".*",
+    "$namespace": ".*",
+    "$job": ".*",
+    "$instance": ".*",
+}
 
 
 def promtool() -> str:
