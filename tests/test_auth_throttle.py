@@ -139,3 +139,17 @@ def test_forwarded_for_is_believed_only_from_a_trusted_proxy(make_throttled: Mak
 def test_a_bad_trusted_proxy_is_refused_at_start(make_gateway: MakeGateway) -> None:
     with pytest.raises(ConfigError, match="trusted_proxies"):
         make_gateway(server={"trusted_proxies": ["not-a-network"]})
+
+
+def test_the_operator_views_sign_in_is_throttled(make_throttled: MakeGateway, client: httpx.Client) -> None:
+    server = make_throttled(admin_api_keys=[ADMIN_KEY], ui={"enabled": True})
+    assert client.get(f"{server.url}/ui").status_code == 401  # no key shown: the challenge, not a guess
+    wrong = httpx.BasicAuth("operator", GUESS)
+    assert [client.get(f"{server.url}/ui", auth=wrong).status_code for _ in range(3)] == [401] * 3
+    form = [client.post(f"{server.url}/ui/login", data={"key": GUESS}).status_code for _ in range(2)]
+    assert form == [401, 401]
+    # Five failures: the right key is refused too, by Basic auth and by the form.
+    assert client.get(f"{server.url}/ui", auth=httpx.BasicAuth("operator", ADMIN_KEY)).status_code == 429
+    assert client.post(f"{server.url}/ui/login", data={"key": ADMIN_KEY}).status_code == 429
+    assert metric(client, server, "tandem_auth_failures_total", "admin") == 5
+    assert metric(client, server, "tandem_auth_throttled_total", "admin") == 2

@@ -45,6 +45,16 @@ def _failed(request: Request, kind: KeyKind, message: str) -> GatewayError:
     return GatewayError(401, message, code="invalid_api_key")
 
 
+def admin_key_matches(request: Request, token: str | None, keys: frozenset[str]) -> bool:
+    """Whether `token` is one of the admin `keys`; a wrong or missing one counts against the
+    request's address, and an address that failed too often gets 429 before its key is read."""
+    _throttle(request).check(request, "admin")
+    if token is not None and _matches(token, keys):
+        return True
+    _throttle(request).failed(request, "admin")
+    return False
+
+
 def check_client_key(request: Request, keys: frozenset[str]) -> str | None:
     """The client's key when keys are configured (401 without a valid one), else None."""
     if not keys:
@@ -68,12 +78,10 @@ def trajectory_scope(request: Request) -> str | None:
     admin_keys: frozenset[str] = request.app.state.admin_keys
     client_keys: frozenset[str] = request.app.state.client_keys
     if admin_keys:
-        _throttle(request).check(request, "admin")
-        token = _bearer(request)
-        if token is not None and _matches(token, admin_keys):
+        if admin_key_matches(request, _bearer(request), admin_keys):
             return None
         message = "the trajectory API needs an admin key: send 'Authorization: Bearer <admin key>'"
-        raise _failed(request, "admin", message)
+        raise GatewayError(401, message, code="invalid_api_key")
     if client_keys:
         return namespace_of(check_client_key(request, client_keys))
     return None

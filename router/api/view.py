@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from router.api import view_html
+from router.api.auth import admin_key_matches
 from router.api.chat import read_body
 from router.api.client_address import came_over_https
 from router.api.ui_sessions import UISessions
@@ -85,23 +86,23 @@ def _cookie_session(request: Request, keys: frozenset[str]) -> str | None:
     return session_id if matched else None
 
 
-def _matches(token: str, keys: frozenset[str]) -> bool:
-    matched = False
-    for key in keys:  # every key compared, in constant time
-        matched |= hmac.compare_digest(token.encode(), key.encode())
-    return matched
+def _presented_key(scheme: str, value: str) -> str | None:
+    """The key an `Authorization` header of `scheme` (basic or bearer) carries, if it is readable."""
+    if scheme == "bearer":
+        return value.strip()
+    try:
+        _user, _, password = base64.b64decode(value.strip(), validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return password
 
 
 async def signed_in(request: Request, keys: frozenset[str]) -> bool:
     scheme, _, value = request.headers.get("authorization", "").partition(" ")
-    if scheme.lower() == "basic":
-        try:
-            _user, _, password = base64.b64decode(value.strip(), validate=True).decode().partition(":")
-        except (binascii.Error, UnicodeDecodeError):
-            return False
-        return _matches(password, keys)
-    if scheme.lower() == "bearer":
-        return _matches(value.strip(), keys)
+    scheme = scheme.lower()
+    if scheme in ("basic", "bearer"):
+        # A key presented is a guess to count (auth_throttle); a stale cookie is not.
+        return admin_key_matches(request, _presented_key(scheme, value), keys)
     session_id = _cookie_session(request, keys)
     return session_id is not None and await _sessions(request).valid(session_id)
 
@@ -183,9 +184,10 @@ async def ui_login(request: Request) -> Response:
     _same_origin(request)
     fields = parse_qs((await read_body(request, 16 * 1024)).decode("utf-8", "replace"))
     key = (fields.get("key") or [""])[0]
-    matched = [k for k in keys if hmac.compare_digest(key.encode(), k.encode())]
-    if not matched:
+    if not admin_key_matches(request, key, keys):  # counted against the address when wrong
         return _html(view_html.login_form("That is not an admin key of this engine."), 401)
+    # The key that matched signs the cookie.
+    matched = [k for k in keys if hmac.compare_digest(key.encode(), k.encode())]
     engine: Engine = request.app.state.engine
     settings = engine.settings
     lifetime = int(settings.ui.session_s)
