@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -108,6 +109,29 @@ def summary(settings: Settings) -> list[str]:
     return lines
 
 
+async def probe_upstreams(settings: Settings) -> list[tuple[str, bool, str]]:
+    """Each upstream asked as `/readyz` asks it (GET {base_url}/models with the gateway's key):
+    (name, whether it answered and took the key, what it said; no credential)."""
+    from router.upstream import Upstream
+
+    found = []
+    for name, endpoint in settings.upstreams.items():
+        upstream = Upstream(name, endpoint, settings.limits, lambda _limit: None)
+        await upstream.start()
+        try:
+            state = await upstream.probe(cache_s=0)
+        finally:
+            await upstream.close()
+        ok = state.reachable and state.authorised is not False
+        said = "reachable" if state.reachable else "not reachable"
+        if state.authorised is False:
+            said += ", NOT authorised (the upstream refused the key)"
+        # An error may quote the URL, whose user:password@ is a credential.
+        detail = re.sub(r"//[^/@\s]*@", "//", state.detail)
+        found.append((name, ok, f"{said} ({detail})"))
+    return found
+
+
 def _check(args: argparse.Namespace) -> int:
     try:
         settings = _validated(args.config)
@@ -119,6 +143,17 @@ def _check(args: argparse.Namespace) -> int:
     print(f"config ok: {source}")
     for line in lines:
         print(f"  {line}")
+    if not args.probe:
+        return 0
+    import asyncio
+
+    failed = 0
+    for name, ok, said in asyncio.run(probe_upstreams(settings)):
+        print(f"  probe {name}: {said}")
+        failed += not ok
+    if failed:
+        print(f"tandem: {failed} upstream(s) did not answer or refused the key", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -206,10 +241,16 @@ def main(argv: list[str] | None = None) -> int:
         help="validate a config without serving: every key, key files, routes built, judges loaded",
         description="Validate a config as `tandem serve` would, without serving, and print what it resolves "
         "to (upstreams, routes, aliases, how many client keys; never a key). Exit 0 when it would start, "
-        "2 when not. Example: tandem check --config deploy/tandem.example.yaml",
+        "2 when not; with --probe, 1 when an upstream does not answer or refuses its key. "
+        "Example: tandem check --config deploy/tandem.example.yaml --probe",
     )
     check.add_argument(
         "--config", type=Path, default=None, help="YAML configuration file (default: none, the embedded defaults)"
+    )
+    check.add_argument(
+        "--probe",
+        action="store_true",
+        help="also ask each upstream (GET {base_url}/models with its key), as /readyz does",
     )
     check.set_defaults(func=_check)
 

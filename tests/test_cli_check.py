@@ -9,6 +9,11 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from aiohttp import web
+
+from tests.fake_upstream import free_port
+from tests.raw_upstream import RawUpstream
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "deploy" / "tandem.example.yaml"
 CLIENT_KEY = "sk-client-7f3a9c41d2e8b6aa"
@@ -79,3 +84,52 @@ def test_version() -> None:
     done = tandem("--version")
     assert done.returncode == 0
     assert done.stdout.strip() == f"tandem {version('tandem')}"
+
+
+def test_probe_asks_each_upstream_and_fails_on_one_that_refuses_its_key(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    async def refuse(request: web.Request) -> web.Response:
+        seen.append(request.headers.get("Authorization", ""))
+        return web.json_response({"error": {"message": "bad key"}}, status=401)
+
+    async def models(request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": []})
+
+    edge = RawUpstream({("GET", "/v1/models"): models}).start()
+    cloud = RawUpstream({("GET", "/v1/models"): refuse}).start()
+    try:
+        config = tmp_path / "tandem.yaml"
+        upstreams = (
+            "upstreams:\n"
+            f"  edge: {{base_url: '{edge.base_url}', model: small}}\n"
+            f"  cloud: {{base_url: '{cloud.base_url}', model: big, api_key_env: CLOUD_KEY_FOR_TEST}}\n"
+        )
+        config.write_text(upstreams)
+        done = tandem("check", "--config", str(config), "--probe", env={"CLOUD_KEY_FOR_TEST": UPSTREAM_KEY})
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert "probe edge: reachable (HTTP 200)" in done.stdout
+        assert "probe cloud: reachable, NOT authorised (the upstream refused the key) (HTTP 401)" in done.stdout
+        assert seen == [f"Bearer {UPSTREAM_KEY}"]  # the probe carried the key, and never printed it
+        assert UPSTREAM_KEY not in done.stdout + done.stderr
+        # Both answering and taking their keys: 0; without --probe nothing is asked.
+        config.write_text(upstreams.replace(cloud.base_url, edge.base_url))
+        assert tandem("check", "--config", str(config), "--probe").returncode == 0
+        assert tandem("check", "--config", str(config)).returncode == 0 and len(seen) == 1
+    finally:
+        edge.stop()
+        cloud.stop()
+
+
+def test_probe_reports_an_upstream_that_does_not_answer(tmp_path: Path) -> None:
+    port = free_port()  # nothing listens there
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        "upstreams:\n"
+        f"  edge: {{base_url: 'http://127.0.0.1:{port}/v1', model: small}}\n"
+        f"  cloud: {{base_url: 'http://user:hunter2@127.0.0.1:{port}/v1', model: big}}\n"
+    )
+    done = tandem("check", "--config", str(config), "--probe")
+    assert done.returncode == 1
+    assert "probe edge: not reachable" in done.stdout and "probe cloud: not reachable" in done.stdout
+    assert "hunter2" not in done.stdout + done.stderr and "Traceback" not in done.stderr
