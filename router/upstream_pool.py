@@ -48,11 +48,13 @@ def quiet(protocol: ResponseHandler) -> bool:
 
 
 class _Handler(ResponseHandler):
-    """aiohttp's connection protocol, with two changes. A 204 or 304 closes its connection once
-    read (aiohttp keeps it, and the body a server sends after one anyway, arriving later, was
-    the next request's answer). An answer's body fails when the bytes after its head are not
-    valid HTTP (bad chunking, say): aiohttp's own closes the connection and fails its next read,
-    not the body being read, which waited for its timeout."""
+    """aiohttp's connection protocol, with three changes, as the HTTP/1.1 client does. A 204 or
+    304 closes its connection once read (aiohttp keeps it, and the body a server sends after one
+    anyway, arriving later, was the next request's answer). So does an answer that comes while
+    the request is still being written (the upstream did not read it all; what it makes of the
+    rest is unknown). And an answer's body fails when the bytes after its head are not valid
+    HTTP (bad chunking, say): aiohttp's own closes the connection and fails its next read, not
+    the body being read, which waited for its timeout."""
 
     def feed_data(self, data: tuple[RawResponseMessage, StreamReader], size: int = 0) -> None:
         if data[0].code in BODILESS:
@@ -60,6 +62,9 @@ class _Handler(ResponseHandler):
         super().feed_data(data, size)
 
     def data_received(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is not None and transport.get_write_buffer_size():
+            self.force_close()  # an answer before the request was all written
         body = self._payload
         super().data_received(data)
         failure = self.exception()

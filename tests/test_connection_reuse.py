@@ -125,7 +125,8 @@ async def test_an_odd_interim_answer_is_refused(server: ByteServer, bytes_: byte
     await session.close()
 
 
-async def test_an_answer_before_the_request_was_written_ends_its_connection() -> None:
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+async def test_an_answer_before_the_request_was_written_ends_its_connection(transport: str) -> None:
     # The upstream answers after the head, while a body larger than the sockets' buffers is
     # still being written; it reads the body afterwards. What it made of the body is unknown:
     # the connection carries nothing more.
@@ -147,7 +148,8 @@ async def test_an_answer_before_the_request_was_written_ends_its_connection() ->
 
     listening = await asyncio.start_server(early, "127.0.0.1", 0)
     port = listening.sockets[0].getsockname()[1]
-    session = Http1Session(f"http://127.0.0.1:{port}/v1", 4, connect_timeout=2.0)
+    settings = UpstreamSettings(base_url=f"http://127.0.0.1:{port}/v1", model="m", timeouts=Timeouts(connect=2))
+    session = TRANSPORTS[transport](settings)
     url = f"http://127.0.0.1:{port}/v1/chat/completions"
     response = await session.post(url, data=b"x" * 32 * 1024 * 1024, headers={})
     assert await body_of(response) == b"early"
