@@ -86,6 +86,8 @@ def test_every_field_survives_packing() -> None:
             changed = (120, 1700000000.5)
         elif item.name == "features":
             changed = [0.5, 1.5]
+        elif item.name == "failures":
+            changed = [("edge", "status", 503)]
         elif isinstance(current, list) or (current is None and item.name in ("tools", "exposed", "error_signals")):
             changed = ["x"]
         else:
