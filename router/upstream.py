@@ -198,6 +198,8 @@ class Upstream:
         self.drop_params = frozenset(settings.drop_params)
         self._url = f"{settings.base_url}/chat/completions"
         key = settings.api_key()
+        # A configured key source that yields no key: every call goes without one (say why).
+        self.key_missing = missing_key(settings) if key is None else None
         self._headers = {"Content-Type": "application/json"}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
@@ -385,8 +387,21 @@ class Upstream:
             return self._state
         assert self._session is not None
         timeout_s = min(2.0, self.settings.timeouts.connect)
-        self._state = await probe(self._session, self.settings.base_url, self._headers, timeout_s)
-        return self._state
+        state = await probe(self._session, self.settings.base_url, self._headers, timeout_s)
+        if self.key_missing is not None:
+            state.key_missing = True
+            state.detail = f"{state.detail}; no key: {self.key_missing}"
+        self._state = state
+        return state
+
+
+def missing_key(settings: UpstreamSettings) -> str | None:
+    """Why the upstream's configured key is not there (None when none is configured)."""
+    if settings.api_key_file is not None:
+        return f"api_key_file {settings.api_key_file} is empty"
+    if settings.api_key_env is not None:
+        return f"the environment variable {settings.api_key_env} (api_key_env) is not set"
+    return None
 
 
 def quoted(payload: bytes) -> str:

@@ -28,11 +28,17 @@ class UpstreamState:
     detail: str
     checked_at: float = field(default_factory=time.monotonic)
     status: int | None = None  # the HTTP status of the probe, when the upstream answered
+    # The upstream is configured with a key (api_key_env, api_key_file) that is not there: not
+    # authorised whatever the probe got (an upstream may answer /models without a key).
+    key_missing: bool = False
 
     @property
     def authorised(self) -> bool | None:
-        """Whether the upstream accepted the gateway's key: False on 401 or 403; unknown (None)
-        when it did not answer, or answered with a redirect."""
+        """Whether the upstream accepted the gateway's key: False on 401 or 403 or when its
+        configured key is missing; unknown (None) when it did not answer, or answered with a
+        redirect."""
+        if self.key_missing:
+            return False
         if self.status is None or not self.reachable:
             return None
         return self.status not in (401, 403)

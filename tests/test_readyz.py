@@ -110,6 +110,34 @@ def test_an_unauthorised_cloud_is_reachable_not_authorised_and_the_pod_stays_rea
     assert chat(client, server.url).status_code == 200
 
 
+def test_a_missing_cloud_key_is_not_authorised_even_where_the_cloud_answers_without_one(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    cloud: FakeUpstream,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake cloud answers /models whatever the key: only the gateway knows its key is gone.
+    monkeypatch.delenv("READYZ_MISSING_KEY", raising=False)
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge"}}, upstream_overrides={"cloud": {"api_key_env": "READYZ_MISSING_KEY"}}
+    )
+    report = client.get(f"{server.url}/readyz").json()
+    assert report["ready"] is True
+    cloud_state = report["upstreams"]["cloud"]
+    assert cloud_state["reachable"] is True and cloud_state["authorised"] is False
+    assert "READYZ_MISSING_KEY (api_key_env) is not set" in cloud_state["detail"]
+    metrics = client.get(f"{server.url}/metrics").text
+    # TandemUpstreamUnauthorised fires on this (deploy/prometheus/alerts.test.yaml).
+    assert 'tandem_upstream_authorised{upstream="cloud"} 0.0' in metrics
+    assert 'tandem_upstream_reachable{upstream="cloud"} 1.0' in metrics
+    # With the key there, the same cloud is authorised.
+    monkeypatch.setenv("READYZ_MISSING_KEY", "sk-present")
+    keyed = make_gateway(
+        routes={"tandem": {"strategy": "edge"}}, upstream_overrides={"cloud": {"api_key_env": "READYZ_MISSING_KEY"}}
+    )
+    assert client.get(f"{keyed.url}/readyz").json()["upstreams"]["cloud"]["authorised"] is True
+
+
 def test_an_unreachable_upstream_has_unknown_authorisation(
     make_gateway: Callable[..., GatewayServer], client: httpx.Client
 ) -> None:
