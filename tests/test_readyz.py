@@ -138,6 +138,26 @@ def test_a_missing_cloud_key_is_not_authorised_even_where_the_cloud_answers_with
     assert client.get(f"{keyed.url}/readyz").json()["upstreams"]["cloud"]["authorised"] is True
 
 
+def test_scrapes_keep_the_readiness_gauges_current_without_a_readyz_caller(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client
+) -> None:
+    own_cloud = FakeUpstream(name="cloud", model="cloud-model").start()
+    try:
+        server = make_gateway(routes={"tandem": {"strategy": "edge"}}, cloud_url=own_cloud.base_url)
+
+        def gauge() -> str:
+            text = client.get(f"{server.url}/metrics").text
+            return next(
+                line for line in text.splitlines() if line.startswith('tandem_upstream_reachable{upstream="cloud"}')
+            )
+
+        assert wait_until(lambda: gauge().endswith(" 1.0"))
+    finally:
+        own_cloud.stop()
+    # The cloud went away; nobody calls /readyz: the scrapes themselves see it.
+    assert wait_until(lambda: gauge().endswith(" 0.0"), timeout=15), gauge()
+
+
 def test_an_unreachable_upstream_has_unknown_authorisation(
     make_gateway: Callable[..., GatewayServer], client: httpx.Client
 ) -> None:

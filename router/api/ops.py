@@ -4,7 +4,8 @@
 without user:password@ and query, and no detail that could carry either. It reports apart
 whether each upstream answers ("reachable") and whether it takes the gateway's key
 ("authorised"): a cloud upstream that answers 401 leaves the pod ready, since edge steps still
-work, but shows in the field, in `tandem_upstream_authorised` and in a log line at start.
+work, but shows in the field, in `tandem_upstream_authorised` and in a log line at start. The
+two gauges are refreshed by every /readyz and, in the background, by every scrape of /metrics.
 """
 
 from __future__ import annotations
@@ -92,8 +93,18 @@ async def readyz(request: Request) -> Response:
     return json_response(body, status=200 if ready else 503)
 
 
+def _refresh_upstream_gauges(request: Request) -> None:
+    """Probe the upstreams in the background of a scrape, so that the readiness gauges (and the
+    alerts on them) follow the upstreams where nothing calls /readyz; the scrape does not wait
+    (a slow upstream must not slow it): the next one reads the result. One probe at a time."""
+    running: asyncio.Task[Any] | None = getattr(request.app.state, "upstream_check", None)
+    if running is None or running.done():
+        request.app.state.upstream_check = asyncio.create_task(check_upstreams(request.app.state.engine))
+
+
 async def metrics(request: Request) -> Response:
     engine: Engine = request.app.state.engine
+    _refresh_upstream_gauges(request)
     # A scrape must answer even when the store does not: the gauge then keeps its last value.
     with contextlib.suppress(Exception):
         engine.metrics.active_trajectories.set(await engine.tracker.store.active_count())
