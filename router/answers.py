@@ -196,7 +196,7 @@ class Answers:
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(step, record, outcome.usage, content)
-            self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools)
+            self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools, outcome.answer_key)
             shadow.append(self.shadow.after(step, record, message))
 
         learn_ahead = self._after(step, target, None)
@@ -223,8 +223,10 @@ class Answers:
             model=self.upstreams[target].model,
             prompt_bytes=prompt_bytes,
             on_end=on_end,
-            # A stitched step's answer text tells its run from another with the same history.
-            capture=capture or wants_action or step.identity.stitch_key is not None,
+            capture=capture or wants_action,
+            # A stitched step's answer tells its run from another with the same history: its
+            # key is kept up to date as the text goes by (the text itself is not held).
+            keyed=step.identity.stitch_key is not None,
             restorer=restorer,
             streams=self.streams,
         )

@@ -1,7 +1,8 @@
 """Relay of an upstream's server-sent events to the client, chunk by chunk as they arrive.
 
 The bytes go out as the upstream sent them; beside them, a light observer splits events only
-to find the usage chunk and the end marker. The stream always ends with a usage chunk and
+to find the usage chunk and what the record needs (router/stream_events.py), and the upstream's
+end marker is held back. The stream always ends with a usage chunk and
 `data: [DONE]`; a failure mid-stream ends it with an error event, never a silent cut.
 """
 
@@ -12,16 +13,16 @@ import logging
 import time
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import aiohttp
-import orjson
 
 from router.errors import error_body
 from router.http1 import Http1Error
 from router.ledger import Usage
 from router.protocol.chat import chunk_event
-from router.upstream import StreamDeadline, StreamSource
+from router.stream_events import EndMarker, EventTooLong, Observer
+from router.stream_source import StreamDeadline, StreamSource
 
 if TYPE_CHECKING:
     from router.privacy.redact import StreamRestorer
@@ -34,7 +35,8 @@ log = logging.getLogger("tandem")
 class StreamOutcome:
     usage: Usage | None = None
     tools: list[str] = field(default_factory=list)  # tool names the answer called
-    text: str = ""  # the answer's text, only when capture was asked for (the content audit)
+    text: str = ""  # the answer's text, only when capture was asked for (audit, judge row, shadow)
+    answer_key: str | None = None  # the answer's stitching key, only when asked for (`keyed`)
     completed: bool = False  # the upstream's [DONE] (or a finish_reason and a clean end) was seen
     error: str | None = None  # why the stream was ended with an error event
     cancelled: bool = False  # the client went away
@@ -74,143 +76,6 @@ class OpenStreams:
         return len(self._sources)
 
 
-class EventTooLong(Exception):
-    """An upstream event (its data line) grew past `limits.max_sse_line_bytes`."""
-
-
-class _Observer:
-    """Finds the usage chunk, the tools called and the end of a stream without parsing every
-    event (unless `capture` asks for the answer's text too).
-
-    The incomplete event waits in one bytearray that grows by each chunk, and only the newly
-    arrived bytes are searched for its end: a stream that never ends an event costs time in
-    proportion to its length (joining the wait to every chunk cost its square), and it stops
-    at `max_event_bytes`."""
-
-    __slots__ = ("_capture", "_max_event_bytes", "_pending", "events", "finished", "text", "tools", "usage")
-
-    def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024) -> None:
-        self._capture = capture
-        self._max_event_bytes = max_event_bytes
-        self._pending = bytearray()
-        self.usage: Usage | None = None
-        self.finished = False
-        self.events = 0
-        self.tools: list[str] = []
-        self.text: list[str] = []
-
-    @property
-    def partial(self) -> bool:
-        """Whether part of an event is waiting for its end."""
-        return bool(self._pending)
-
-    def feed(self, chunk: bytes) -> None:
-        pending = self._pending
-        # From the last byte already held: a \r\n or an event's end may straddle two chunks.
-        start = max(len(pending) - 1, 0)
-        pending += chunk
-        if b"\r" in chunk or pending[start : start + 1] == b"\r":
-            pending[start:] = pending[start:].replace(b"\r\n", b"\n")
-        end = pending.rfind(b"\n\n", max(start - 1, 0))
-        if end < 0:
-            if len(pending) > self._max_event_bytes:
-                raise EventTooLong(len(pending))
-            return
-        complete = bytes(pending[: end + 2])
-        del pending[: end + 2]
-        if len(pending) > self._max_event_bytes:
-            raise EventTooLong(len(pending))
-        self.events += complete.count(b"data:")
-        if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
-            self.finished = True
-        if self._capture or b'"usage"' in complete or b'"name"' in complete:
-            self._parse(complete)
-
-    def _parse(self, complete: bytes) -> None:
-        for line in complete.split(b"\n"):
-            if not line.startswith(b"data:") or line.startswith(b"data: [DONE]"):
-                continue
-            try:
-                event = orjson.loads(line[5:])
-            except orjson.JSONDecodeError:
-                continue
-            if not isinstance(event, dict):
-                continue
-            usage = Usage.from_openai(event.get("usage"))
-            if usage is not None:
-                self.usage = usage
-            choices = event.get("choices")
-            for choice in choices if isinstance(choices, list) else ():
-                if isinstance(choice, dict):
-                    self._read_delta(choice.get("delta"))
-
-    def _read_delta(self, delta: Any) -> None:
-        if not isinstance(delta, dict):
-            return
-        if self._capture and isinstance(delta.get("content"), str):
-            self.text.append(delta["content"])
-        calls = delta.get("tool_calls")
-        for call in calls if isinstance(calls, list) else ():
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict):
-                if isinstance(function.get("name"), str):
-                    self.tools.append(function["name"])
-                if self._capture and isinstance(function.get("arguments"), str):
-                    self.text.append(function["arguments"])
-
-
-class _EndMarker:
-    """Finds the upstream's end marker (a `data: [DONE]` line) however its reads split it, so
-    that it is never passed on: the relay sends its own, once, after the usage chunk. The bytes
-    of a line that may still become the marker are held back until a later read tells; the text
-    `[DONE]` inside an event's JSON (an answer quoting it) is no marker, as it is not a line."""
-
-    __slots__ = ("_held", "_line_start", "done")
-
-    MARKERS = (b"data: [DONE]", b"data:[DONE]")
-
-    def __init__(self) -> None:
-        self._held = b""
-        self._line_start = True  # the next byte starts a line
-        self.done = False
-
-    def feed(self, chunk: bytes) -> bytes:
-        """What of the stream may go out now: all but a held line, and nothing from the marker on."""
-        data = self._held + chunk if self._held else chunk
-        at_line_start = self._line_start or bool(self._held)  # a held line starts a line
-        self._held = b""
-        if b"[DONE]" in data:
-            end = self._marker_at(data, at_line_start)
-            if end >= 0:
-                self.done = True
-                return data[:end]
-        # The last line, if it may be the start of the marker (at most its 12 bytes).
-        size = len(data)
-        floor = max(size - len(self.MARKERS[0]), 0)
-        start = max(data.rfind(b"\n", floor), data.rfind(b"\r", floor)) + 1
-        if start == 0 and not (at_line_start and size <= len(self.MARKERS[0])):
-            self._line_start = False
-            return data
-        line = data[start:]
-        if line and any(marker.startswith(line) for marker in self.MARKERS):
-            self._held = line
-            return data[:start]
-        self._line_start = not line
-        return data
-
-    @classmethod
-    def _marker_at(cls, data: bytes, at_line_start: bool) -> int:
-        found = -1
-        for marker in cls.MARKERS:
-            index = data.find(marker)
-            while index >= 0:
-                if (index == 0 and at_line_start) or data[index - 1 : index] in (b"\n", b"\r"):
-                    found = index if found < 0 else min(found, index)
-                    break
-                index = data.find(marker, index + 1)
-        return found
-
-
 def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
     # After part of an event went out, end that event first, so the error is an event of its own.
     start = b"\n\ndata: " if after_partial else b"data: "
@@ -235,6 +100,7 @@ async def relay(
     prompt_bytes: int,
     on_end: Callable[[StreamOutcome], None],
     capture: bool = False,
+    keyed: bool = False,
     restorer: StreamRestorer | None = None,
     streams: OpenStreams | None = None,
 ) -> AsyncGenerator[bytes, None]:
@@ -243,10 +109,10 @@ async def relay(
     limits = source.limits
     if streams is not None:
         streams.add(source)
-    observer = _Observer(capture, limits.max_sse_line_bytes)
+    observer = Observer(capture, limits.max_sse_line_bytes, keyed)
     outcome = StreamOutcome()
     started = time.perf_counter()
-    marker = _EndMarker()
+    marker = EndMarker()
     chunk = source.first_chunk
     received = 0
     try:
@@ -334,7 +200,8 @@ async def relay(
             observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
         outcome.usage = observer.usage
         outcome.tools = observer.tools
-        outcome.text = "".join(observer.text)
+        outcome.text = observer.captured()
+        outcome.answer_key = observer.answer_key()
         outcome.events = observer.events
         outcome.duration_s = time.perf_counter() - started
         on_end(outcome)

@@ -13,7 +13,7 @@ import orjson
 import pytest
 from aiohttp import web
 
-from router.streaming import EventTooLong, _Observer
+from router.stream_events import EventTooLong, Observer
 from tests.gateway_server import GatewayServer, chat, limit_count
 from tests.raw_upstream import RawUpstream, stream_bytes
 
@@ -163,7 +163,7 @@ def test_a_long_event_under_the_bound_is_relayed_whole(
 def test_waiting_for_the_end_of_an_event_costs_linear_time() -> None:
     """8 MB of one event in 4 KB pieces: joining what waits to every piece copied ~8 GB (seconds;
     a 32 MB event took 4.6 s through the gateway); growing one buffer copies each byte once."""
-    observer = _Observer(max_event_bytes=16 << 20)
+    observer = Observer(max_event_bytes=16 << 20)
     piece = b"v" * 4096
     started = time.perf_counter()
     observer.feed(b'data: {"choices": [{"delta": {"content": "')
@@ -174,7 +174,7 @@ def test_waiting_for_the_end_of_an_event_costs_linear_time() -> None:
     assert observer.events == 2 and not observer.partial
     assert elapsed < 0.5, elapsed
     with pytest.raises(EventTooLong):
-        _Observer(max_event_bytes=4096).feed(b"data: " + b"u" * 5000)
+        Observer(max_event_bytes=4096).feed(b"data: " + b"u" * 5000)
 
 
 @pytest.mark.parametrize("status", [301, 307, 308])

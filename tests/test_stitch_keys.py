@@ -151,7 +151,7 @@ async def _assign(stitcher: Stitcher, script: list[tuple[Messages, bool, str, st
     for messages, retry, status, text, tools in script:
         trajectory_id, key = await stitcher.find("", orjson.loads(orjson.dumps(messages)), retry)
         ids.append(trajectory_id)
-        await stitcher.answered(trajectory_id, key, status, text, tools)
+        await stitcher.answered(trajectory_id, key, status, identify.answer_key(text, tools))
     return ids
 
 
@@ -182,3 +182,19 @@ async def test_trajectory_assignment_is_unchanged_over_generated_runs() -> None:
         new_ids, old_ids = await _assign(new, script), await _assign(old, script)
         assert _partition(new_ids) == _partition(old_ids), seed
         assert len(set(new_ids)) >= len(runs)  # the runs were not merged into one
+
+
+def test_a_streamed_answers_key_made_piece_by_piece_equals_the_whole_texts() -> None:
+    """The relay keys a stream's answer as its pieces go by (`AnswerKeyer`), without the text:
+    for any cut into pieces, whitespace anywhere, the key is `answer_key` of the whole."""
+    chance = random.Random(25)
+    alphabet = ["a", "é", " ", "\n", "\t", "\u3000", "ok", "  ", "{", "\u00a0"]
+    for _ in range(2000):
+        pieces = [
+            "".join(chance.choice(alphabet) for _ in range(chance.randint(0, 4))) for _ in range(chance.randint(0, 8))
+        ]
+        tools = chance.choice([[], ["bash"], ["read", "edit"]])
+        keyer = identify.AnswerKeyer()
+        for piece in pieces:
+            keyer.add(piece)
+        assert keyer.key(tools) == identify.answer_key("".join(pieces), tools), pieces

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import openai
+import orjson
 import pytest
 
 from tests import both_stores
@@ -103,6 +104,35 @@ def test_runs_that_diverge_are_told_apart_by_the_answer_each_received(
     b2 = post(client, server, [*TASK, answered(run_b), {"role": "user", "content": "next"}])
     a2 = post(client, server, [*TASK, answered(run_a), {"role": "user", "content": "next"}])
     assert (a2.headers["x-tandem-trajectory"], b2.headers["x-tandem-trajectory"]) == (a, b)
+
+
+def streamed(client: httpx.Client, server: GatewayServer, messages: list[dict[str, Any]]) -> tuple[str, str]:
+    """A streamed step: its trajectory id and the text the client put together from the deltas."""
+    body = {"model": "tandem", "stream": True, "messages": messages}
+    with client.stream("POST", f"{server.url}/v1/chat/completions", json=body) as response:
+        trajectory_id = response.headers["x-tandem-trajectory"]
+        raw = b"".join(response.iter_bytes())
+    text = ""
+    for line in raw.split(b"\n"):
+        if line.startswith(b"data: {"):
+            for choice in orjson.loads(line[6:]).get("choices", []):
+                text += choice.get("delta", {}).get("content") or ""
+    return trajectory_id, text
+
+
+def test_streamed_runs_that_diverge_are_told_apart_by_the_answer_each_received(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """A streamed answer is keyed as it goes by (the relay keeps no text for it): the key must be
+    the one the client's resent message gives, leading and trailing whitespace included."""
+    edge.push({"text": "  alpha one two three  \n"}, {"text": "\tbeta one two three "}, {"text": "gamma one two\n\n"})
+    runs = [streamed(client, server, TASK) for _ in range(3)]
+    assert len({trajectory_id for trajectory_id, _ in runs}) == 3
+    # The newest run (its answer ends in whitespace) moves on first, then the middle one: a
+    # key that differed from the resent message's would make the oldest candidate win.
+    for trajectory_id, text in (runs[2], runs[1], runs[0]):
+        history = [*TASK, {"role": "assistant", "content": text}, {"role": "user", "content": "next"}]
+        assert post(client, server, history).headers["x-tandem-trajectory"] == trajectory_id, text
 
 
 def test_a_retry_of_step_one_without_a_session_stays_in_its_trajectory(

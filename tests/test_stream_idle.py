@@ -11,7 +11,7 @@ import pytest
 
 from router.http1 import Http1Session
 from router.settings import LimitSettings
-from router.upstream import StreamSource
+from router.stream_source import StreamSource
 from tests import test_http1
 from tests.test_http1 import ByteServer, Script
 

@@ -23,8 +23,11 @@ if TYPE_CHECKING:
 # upstream must not grow the gateway's memory with an endless head.
 MAX_HEAD_BYTES = 64 * 1024
 # Reading pauses while this much of an answer waits unread (a slow client of a stream), and
-# resumes below a quarter of it: memory per stream stays bounded whatever the upstream sends.
-HIGH_WATER = 256 * 1024
+# resumes below a quarter of it: memory per stream stays bounded whatever the upstream sends
+# (this, plus one read of the socket, at most 256 KB).
+HIGH_WATER = 64 * 1024
+# A read hands out at most this much: what a relay holds while its client is slow to take it.
+READ_PIECE = 64 * 1024
 # A compressed answer is held compressed (bounded like any other) and inflated as it is read,
 # at most this much a read: a small bomb never holds more than this of its output in memory, and
 # the caller's bound on the answer stops it.
@@ -120,7 +123,7 @@ class Response:
         self._decoder: zlib._Decompress | None = None
         self._tail = b""  # compressed input the decoder has not consumed yet
         self._fed = 0  # bytes fed before the head was complete
-        self._parts: deque[bytes] = deque()
+        self._parts: deque[bytes | memoryview] = deque()
         self._size = 0
         self._error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -314,7 +317,9 @@ class Response:
                 await self._waiter
             finally:
                 self._waiter = None
-        data = self._parts.popleft() if len(self._parts) == 1 else b"".join(self._drain())
+        parts = self._parts
+        whole = len(parts) == 1 and len(parts[0]) <= READ_PIECE  # the common case: no join, no cut
+        data = bytes(parts.popleft()) if whole else self._take(READ_PIECE)
         self._size -= len(data)
         if self._connection is not None and self._size < HIGH_WATER // 4:
             self._connection.resume()
@@ -336,10 +341,21 @@ class Response:
 
     # Helpers.
 
-    def _drain(self) -> list[bytes]:
-        parts = list(self._parts)
-        self._parts.clear()
-        return parts
+    def _take(self, most: int) -> bytes:
+        """Up to `most` bytes from the front; the rest of a part cut stays as a view (no copy)."""
+        parts = self._parts
+        taken: list[bytes | memoryview] = []
+        size = 0
+        while parts and size < most:
+            part = parts.popleft()
+            room = most - size
+            if len(part) > room:
+                view = memoryview(part)
+                parts.appendleft(view[room:])
+                part = view[:room]
+            taken.append(part)
+            size += len(part)
+        return b"".join(taken)
 
     def _append(self, data: bytes) -> None:
         if data:

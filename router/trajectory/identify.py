@@ -180,6 +180,36 @@ def answer_key(text: str, tools: list[str]) -> str:
     return _digest(text.strip().encode() + b"\x1f" + ",".join(tools).encode(), 8)
 
 
+class AnswerKeyer:
+    """`answer_key` of a text that arrives in pieces (a stream's deltas), without keeping the
+    text: the pieces are hashed as they come, the whitespace `strip` would drop held back."""
+
+    __slots__ = ("_hash", "_space", "_started")
+
+    def __init__(self) -> None:
+        self._hash = hashlib.blake2b(digest_size=8)
+        self._started = False  # a character other than whitespace was seen
+        self._space = ""  # whitespace at the end so far: hashed only if more text follows
+
+    def add(self, piece: str) -> None:
+        if not self._started:
+            piece = piece.lstrip()
+            if not piece:
+                return
+            self._started = True
+        core = piece.rstrip()
+        if not core:
+            self._space += piece
+            return
+        self._hash.update((self._space + core).encode())
+        self._space = piece[len(core) :]
+
+    def key(self, tools: list[str]) -> str:
+        digest = self._hash.copy()
+        digest.update(b"\x1f" + ",".join(tools).encode())
+        return digest.hexdigest()
+
+
 def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
     for message in reversed(messages):
         if message.get("role") == "assistant":

@@ -108,19 +108,18 @@ class Stitcher:
         await self._store.stitch_remember("c:" + previous, " ".join(left))
         return chosen[0]
 
-    async def answered(self, trajectory_id: str, key: str, status: str, text: str, tools: list[str]) -> None:
-        """After a step's answer: `ok` (delivered in full) makes an identical body another run
-        and lets the next step continue this trajectory; an error, or a stream the client did not
-        read to the end (`cancelled`), makes an identical body a retry."""
+    async def answered(self, trajectory_id: str, key: str, status: str, answer: str) -> None:
+        """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)
+        makes an identical body another run and lets the next step continue this trajectory; an
+        error, or a stream the client did not read to the end (`cancelled`), makes an identical
+        body a retry."""
         delivered = status == "ok"
         async with self._locks.hold(key):
-            await self._remember_answer(trajectory_id, key, delivered, text, tools)
+            await self._remember_answer(trajectory_id, key, delivered, answer)
 
-    async def _remember_answer(
-        self, trajectory_id: str, key: str, delivered: bool, text: str, tools: list[str]
-    ) -> None:
+    async def _remember_answer(self, trajectory_id: str, key: str, delivered: bool, answer: str) -> None:
         await self._store.stitch_remember("b:" + key, f"{trajectory_id} {'delivered' if delivered else 'failed'}")
         if delivered:
             raw = await self._store.stitch_find("c:" + key)
-            entries = [*(raw or "").split(), f"{trajectory_id}|{identify.answer_key(text, tools)}"]
+            entries = [*(raw or "").split(), f"{trajectory_id}|{answer}"]
             await self._store.stitch_remember("c:" + key, " ".join(entries[-MAX_CANDIDATES:]))

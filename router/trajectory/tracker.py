@@ -253,10 +253,14 @@ class Tracker:
             return identify.new_trajectory_id(namespace), None
         return await self.stitcher.find(namespace, request.messages, retry)
 
-    def answered(self, identity: StepIdentity, status: str, text: str, tools: list[str]) -> None:
-        """A stitched step's answer went out (or failed): see `Stitcher.answered`."""
+    def answered(
+        self, identity: StepIdentity, status: str, text: str, tools: list[str], answer_key: str | None = None
+    ) -> None:
+        """A stitched step's answer went out (or failed): see `Stitcher.answered`. `answer_key`,
+        when given, is `identify.answer_key(text, tools)` already made (a stream's, as it went)."""
         if identity.stitch_key is not None:
-            self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, text, tools))
+            key = answer_key if answer_key is not None else identify.answer_key(text, tools)
+            self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, key))
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path, in a task awaited at shutdown; with the memory

@@ -1,0 +1,199 @@
+"""What the stream relay reads of an upstream's server-sent events beside relaying their bytes:
+the usage chunk, the tools called, whether the answer finished, and (only when asked) the
+answer's text or its stitching key; and the upstream's end marker, found however its reads split it.
+
+Memory a stream holds here stays small whatever the answer's length: one incomplete event (at most
+`limits.max_sse_line_bytes`), and the answer's text only when something needs it whole (the
+content audit, a judge row or a shadow call); the stitching key of a session-less step is a hash
+kept up to date as the text goes by, not the text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from router.ledger import Usage
+from router.trajectory.identify import AnswerKeyer
+
+# Captured text is joined every so many pieces: a str a delta (a token or two) costs ~50 bytes
+# beside its text, more than the text itself.
+TEXT_PIECES = 256
+
+
+class EventTooLong(Exception):
+    """An upstream event (its data line) grew past `limits.max_sse_line_bytes`."""
+
+
+class Observer:
+    """Finds the usage chunk, the tools called and the end of a stream without parsing every
+    event (unless `capture` asks for the answer's text, or `keyed` for its stitching key).
+
+    The incomplete event waits in one bytearray that grows by each chunk, and only the newly
+    arrived bytes are searched for its end: a stream that never ends an event costs time in
+    proportion to its length (joining the wait to every chunk cost its square), and it stops
+    at `max_event_bytes`. A chunk of whole events (nearly all of them) is read where it is."""
+
+    __slots__ = (
+        "_capture",
+        "_keyer",
+        "_max_event_bytes",
+        "_pending",
+        "_recent",
+        "events",
+        "finished",
+        "text",
+        "tools",
+        "usage",
+    )
+
+    def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024, keyed: bool = False) -> None:
+        self._capture = capture
+        self._keyer = AnswerKeyer() if keyed else None
+        self._max_event_bytes = max_event_bytes
+        self._pending = bytearray()
+        self.usage: Usage | None = None
+        self.finished = False
+        self.events = 0
+        self.tools: list[str] = []
+        self.text: list[str] = []  # the captured text, in joined pieces (`captured`)
+        self._recent: list[str] = []
+
+    @property
+    def partial(self) -> bool:
+        """Whether part of an event is waiting for its end."""
+        return bool(self._pending)
+
+    def captured(self) -> str:
+        """The answer's text (when `capture` was asked for; else "")."""
+        return "".join(self.text) + "".join(self._recent)
+
+    def answer_key(self) -> str | None:
+        """The stitching key of the answer's text and tools (when `keyed` was asked for)."""
+        return self._keyer.key(self.tools) if self._keyer is not None else None
+
+    def feed(self, chunk: bytes) -> None:
+        pending = self._pending
+        if not pending and chunk.endswith(b"\n\n") and b"\r" not in chunk:
+            self._read(chunk)  # whole events: nothing to wait for, nothing to copy
+            return
+        # From the last byte already held: a \r\n or an event's end may straddle two chunks.
+        start = max(len(pending) - 1, 0)
+        pending += chunk
+        if b"\r" in chunk or pending[start : start + 1] == b"\r":
+            pending[start:] = pending[start:].replace(b"\r\n", b"\n")
+        end = pending.rfind(b"\n\n", max(start - 1, 0))
+        if end < 0:
+            if len(pending) > self._max_event_bytes:
+                raise EventTooLong(len(pending))
+            return
+        complete = bytes(pending[: end + 2])
+        del pending[: end + 2]
+        if len(pending) > self._max_event_bytes:
+            raise EventTooLong(len(pending))
+        if not pending:
+            # A bytearray keeps the room it once grew to: a long event's would stay held.
+            self._pending = bytearray()
+        self._read(complete)
+
+    def _read(self, complete: bytes) -> None:
+        self.events += complete.count(b"data:")
+        if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
+            self.finished = True
+        if self._capture or self._keyer is not None or b'"usage"' in complete or b'"name"' in complete:
+            self._parse(complete)
+
+    def _parse(self, complete: bytes) -> None:
+        for line in complete.split(b"\n"):
+            if not line.startswith(b"data:") or line.startswith(b"data: [DONE]"):
+                continue
+            try:
+                event = orjson.loads(line[5:])
+            except orjson.JSONDecodeError:
+                continue
+            if not isinstance(event, dict):
+                continue
+            usage = Usage.from_openai(event.get("usage"))
+            if usage is not None:
+                self.usage = usage
+            choices = event.get("choices")
+            for choice in choices if isinstance(choices, list) else ():
+                if isinstance(choice, dict):
+                    self._read_delta(choice.get("delta"))
+
+    def _read_delta(self, delta: Any) -> None:
+        if not isinstance(delta, dict):
+            return
+        if isinstance(delta.get("content"), str):
+            self._take(delta["content"])
+        calls = delta.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                if isinstance(function.get("name"), str):
+                    self.tools.append(function["name"])
+                if isinstance(function.get("arguments"), str):
+                    self._take(function["arguments"])
+
+    def _take(self, piece: str) -> None:
+        if self._keyer is not None:
+            self._keyer.add(piece)
+        if self._capture:
+            recent = self._recent
+            recent.append(piece)
+            if len(recent) >= TEXT_PIECES:
+                self.text.append("".join(recent))
+                recent.clear()
+
+
+class EndMarker:
+    """Finds the upstream's end marker (a `data: [DONE]` line) however its reads split it, so
+    that it is never passed on: the relay sends its own, once, after the usage chunk. The bytes
+    of a line that may still become the marker are held back until a later read tells; the text
+    `[DONE]` inside an event's JSON (an answer quoting it) is no marker, as it is not a line."""
+
+    __slots__ = ("_held", "_line_start", "done")
+
+    MARKERS = (b"data: [DONE]", b"data:[DONE]")
+
+    def __init__(self) -> None:
+        self._held = b""
+        self._line_start = True  # the next byte starts a line
+        self.done = False
+
+    def feed(self, chunk: bytes) -> bytes:
+        """What of the stream may go out now: all but a held line, and nothing from the marker on."""
+        data = self._held + chunk if self._held else chunk
+        at_line_start = self._line_start or bool(self._held)  # a held line starts a line
+        self._held = b""
+        if b"[DONE]" in data:
+            end = self._marker_at(data, at_line_start)
+            if end >= 0:
+                self.done = True
+                return data[:end]
+        # The last line, if it may be the start of the marker (at most its 12 bytes).
+        size = len(data)
+        floor = max(size - len(self.MARKERS[0]), 0)
+        start = max(data.rfind(b"\n", floor), data.rfind(b"\r", floor)) + 1
+        if start == 0 and not (at_line_start and size <= len(self.MARKERS[0])):
+            self._line_start = False
+            return data
+        line = data[start:]
+        if line and any(marker.startswith(line) for marker in self.MARKERS):
+            self._held = line
+            return data[:start]
+        self._line_start = not line
+        return data
+
+    @classmethod
+    def _marker_at(cls, data: bytes, at_line_start: bool) -> int:
+        found = -1
+        for marker in cls.MARKERS:
+            index = data.find(marker)
+            while index >= 0:
+                if (index == 0 and at_line_start) or data[index - 1 : index] in (b"\n", b"\r"):
+                    found = index if found < 0 else min(found, index)
+                    break
+                index = data.find(marker, index + 1)
+        return found
