@@ -175,6 +175,10 @@ def test_without_the_journal_folder_a_stopped_gateway_loses_steps_and_says_so(
     """Today's in-memory journal (the folder unset): what the test above proves is not trivial."""
     answered, output, recorded, _ = stop_mid_outage(tmp_path, edge, cloud, own_redis, "sigterm", None)
     lost = [(t, s) for t, steps in answered.items() for s in steps if recorded.get(t, Counter())[s] == 0]
+    total = sum(len(steps) for steps in answered.values())
+    print(
+        "journal figures:", orjson.dumps({"how": "sigterm, no folder", "answered": total, "lost": len(lost)}).decode()
+    )
     assert lost
     assert "they are lost (set trajectories.outage_journal_dir" in output, output[-3000:]
 
