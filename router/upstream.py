@@ -164,6 +164,13 @@ class Upstream:
         except InvalidAnswer as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "invalid_answer", str(exc)) from exc
+        except aiohttp.ClientResponseError as exc:
+            # aiohttp's parser refusing the answer (a bad status line or header): raise_for_status
+            # is off, so this is never a status; the upstream answered, badly.
+            self._abort(response)
+            raise UpstreamFailure(
+                self.name, "invalid_answer", f"the answer is not valid HTTP/1.1: {exc.message}"
+            ) from exc
         except (aiohttp.ClientError, Http1Error) as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "disconnected", f"{type(exc).__name__}: {exc}") from exc

@@ -13,8 +13,11 @@ import httpx
 import orjson
 import pytest
 
+from router.settings import LimitSettings, Timeouts, UpstreamSettings
+from router.upstream import Upstream, UpstreamFailure
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
+from tests.transport_suite.transports import TRANSPORTS
 
 NONSENSE = [b"HTTP/1.1 600 Odd", b"HTTP/1.1 999 Odd", b"HTTP/1.1 000 Odd", b"HTTP/1.1 20 OK", b"HTTP/1.1 abc OK"]
 
@@ -99,3 +102,21 @@ def test_a_nonsense_status_fails_over_to_the_other_target(
         assert response.status_code == 200, response.text
         assert response.headers["x-tandem-target"] == "cloud"
         assert len(cloud.received) == 1
+
+
+@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+async def test_either_transport_takes_a_nonsense_status_for_an_invalid_answer(
+    odd_upstream: StatusUpstream, transport: str, stream: bool
+) -> None:
+    """The same for aiohttp (the https upstreams' client) as for the lean HTTP/1.1 client."""
+    settings = UpstreamSettings(base_url=odd_upstream.base_url, model="m", timeouts=Timeouts(connect=2, first_byte=5))
+    session = TRANSPORTS[transport](settings)
+    upstream = Upstream("edge", settings, LimitSettings(), lambda limit: None, session)
+    try:
+        with pytest.raises(UpstreamFailure) as failure:
+            await upstream.send(b'{"model": "m", "messages": []}', stream)
+        assert failure.value.kind == "invalid_answer", failure.value
+        assert failure.value.status is None  # nothing relayed as the upstream's own status
+    finally:
+        await session.close()
