@@ -297,7 +297,12 @@ class JournalFile:
             self._synced = max(self._synced, target)
         except OSError as exc:
             # The entries stay in memory (and written to the OS): only a crash of the host loses them.
-            self._lost("disk_error", 0, f"could not sync the journal file {self.path}: {exc}")
+            self._lost(
+                "disk_error",
+                0,
+                f"could not sync the journal file {self.path} ({exc}): what it holds survives a stop of this "
+                "worker, not a crash of the machine",
+            )
             self._synced = max(self._synced, self._changes)
         self._last_sync = time.monotonic()
         event, self._synced_event = self._synced_event, asyncio.Event()
@@ -308,7 +313,9 @@ class JournalFile:
         now = time.monotonic()
         if now - self._logged.get(reason, -_LOG_EVERY_S) >= _LOG_EVERY_S:
             self._logged[reason] = now
-            log.error("outage journal: %s; %d write(s) kept in memory only (lost if this worker stops)", message, count)
+            if count:
+                message += f"; {count} write(s) kept in memory only (lost if this worker stops)"
+            log.error("outage journal: %s", message)
 
 
 def _lock(path: Path, *, create: bool) -> int | None:
