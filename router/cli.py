@@ -124,7 +124,9 @@ async def probe_upstreams(settings: Settings) -> list[tuple[str, bool, str]]:
             await upstream.close()
         ok = state.reachable and state.authorised is not False
         said = "reachable" if state.reachable else "not reachable"
-        if state.authorised is False:
+        if state.key_missing:
+            said += ", NOT authorised (its configured key is missing)"
+        elif state.authorised is False:
             said += ", NOT authorised (the upstream refused the key)"
         # An error may quote the URL, whose user:password@ is a credential.
         detail = re.sub(r"//[^/@\s]*@", "//", state.detail)

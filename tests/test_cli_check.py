@@ -114,8 +114,13 @@ def test_probe_asks_each_upstream_and_fails_on_one_that_refuses_its_key(tmp_path
         assert UPSTREAM_KEY not in done.stdout + done.stderr
         # Both answering and taking their keys: 0; without --probe nothing is asked.
         config.write_text(upstreams.replace(cloud.base_url, edge.base_url))
-        assert tandem("check", "--config", str(config), "--probe").returncode == 0
+        assert tandem("check", "--config", str(config), "--probe", env={"CLOUD_KEY_FOR_TEST": "k"}).returncode == 0
         assert tandem("check", "--config", str(config)).returncode == 0 and len(seen) == 1
+        # The key its api_key_env names is not set: not authorised, though the upstream answers.
+        missing = tandem("check", "--config", str(config), "--probe")
+        assert missing.returncode == 1
+        assert "probe cloud: reachable, NOT authorised (its configured key is missing)" in missing.stdout
+        assert "CLOUD_KEY_FOR_TEST (api_key_env) is not set" in missing.stdout
     finally:
         edge.stop()
         cloud.stop()
