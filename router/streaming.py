@@ -137,6 +137,11 @@ async def relay(
                 observer.events += 1  # it is an event all the same (the usage estimate counts it)
                 if restorer is not None:
                     out += restorer.flush()
+                if observer.partial:
+                    # The marker was a line of an event still open: end that event here, so
+                    # that what follows is an event of its own.
+                    out += b"\n"
+                    observer.feed(b"\n")
                 if out:
                     yield out
                 break

@@ -102,3 +102,28 @@ def test_done_as_text_inside_an_answer_does_not_end_the_stream(
         events = _events(body)
         assert events[:-1] == _events(answer), (split, body[-300:])
         assert events[-1] == b"data: [DONE]"
+
+
+async def _marker_inside_an_event(request: web.Request) -> web.StreamResponse:
+    await request.read()
+    response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+    await response.prepare(request)
+    await response.write(_event({"role": "assistant", "content": "hi"}, "stop")[:-1] + DONE)
+    await response.write_eof()
+    return response
+
+
+def test_a_marker_that_ends_an_open_event_leaves_every_event_whole(
+    make_gateway: Callable[..., GatewayServer], raw_upstream: Callable[..., RawUpstream], client: httpx.Client
+) -> None:
+    """`data: {…}\ndata: [DONE]`: the marker is the event's second line; the event is ended
+    before the gateway's usage chunk, which would otherwise join it."""
+    upstream = raw_upstream({("POST", "/v1/chat/completions"): _marker_inside_an_event})
+    server = make_gateway(routes=EDGE_ONLY, edge_url=upstream.base_url)
+    body = _ask(client, server, 0)
+    events = _events(body)
+    assert events[-1] == b"data: [DONE]" and body.count(b"[DONE]") == 1, body
+    for event in events[:-1]:
+        assert event.startswith(b"data: {") and event.count(b"data:") == 1, body
+        orjson.loads(event[6:])
+    assert b'"usage"' in events[-2]
