@@ -75,9 +75,10 @@ def _incident(busy: float) -> str:
     return counter((HEALTHY, 0), (INCIDENT, busy), (AFTER, 0))
 
 
-def ratio_scenario(alert: str, failing: str, extra: str, severity: str, by_route: bool = True) -> dict[str, Any]:
+def ratio_scenario(alert: str, failing: str, extra: str, severity: str, fires_within: int) -> dict[str, Any]:
     """`failing`: the counter whose increase makes the share (`extra` labels); the busy and the
-    quiet route each have the same share, the quiet one below the volume guard."""
+    quiet route each have the same share, the quiet one below the volume guard. The alert fires
+    `fires_within` minutes after the incident began, and still at its end."""
     inputs = []
     for route, busy in (("busy", 20), ("quiet", 3)):
         if failing == "tandem_steps_total":
@@ -105,6 +106,7 @@ def ratio_scenario(alert: str, failing: str, extra: str, severity: str, by_route
         "input_series": inputs,
         "alert_rule_test": [
             expect(alert, f"{HEALTHY - 1}m"),
+            expect(alert, f"{HEALTHY + fires_within}m", labels),
             expect(alert, f"{END}m", labels),
             expect(alert, f"{END + 2}m"),
         ],
@@ -141,6 +143,7 @@ def judge_scenario() -> dict[str, Any]:
         "input_series": inputs,
         "alert_rule_test": [
             expect("TandemJudgeFailing", f"{HEALTHY - 1}m"),
+            expect("TandemJudgeFailing", f"{HEALTHY + 6}m", labels),
             expect("TandemJudgeFailing", f"{END}m", labels),
             expect("TandemJudgeFailing", f"{END + 2}m"),
         ],
@@ -169,6 +172,7 @@ def edge_scenario() -> dict[str, Any]:
         "input_series": inputs,
         "alert_rule_test": [
             expect("TandemEdgeDown", f"{HEALTHY - 1}m"),
+            expect("TandemEdgeDown", f"{HEALTHY + 7}m", labels),
             expect("TandemEdgeDown", f"{END}m", labels),
             expect("TandemEdgeDown", f"{END + 2}m"),
         ],
@@ -282,14 +286,16 @@ def upstream_scenario() -> dict[str, Any]:
 
 def scenarios() -> list[dict[str, Any]]:
     return [
-        ratio_scenario("TandemStepErrorsHigh", "tandem_steps_total", "", "critical"),
+        # A route whose every step fails (an upstream answering 429 to all): critical within 3 minutes.
+        ratio_scenario("TandemStepErrorsHigh", "tandem_steps_total", "", "critical", 3),
         ratio_scenario(
             "TandemFallbackRateHigh",
             "tandem_fallbacks_total",
             'from_target="edge",to_target="cloud",kind="status"',
             "warning",
+            6,
         ),
-        ratio_scenario("TandemInnerCallsFailing", "tandem_policy_failures_total", 'kind="probe"', "warning"),
+        ratio_scenario("TandemInnerCallsFailing", "tandem_policy_failures_total", 'kind="probe"', "warning", 6),
         judge_scenario(),
         edge_scenario(),
         cloud_share_scenario(),
