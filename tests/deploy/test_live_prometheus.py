@@ -190,3 +190,13 @@ def test_money_panels_follow_the_route_variable_and_the_selector_lists_every_rou
 def test_blocked_counts_values(fleet: Fleet) -> None:
     blocked = fleet.prometheus.query('sum(tandem_privacy_values_total{action="blocked"})', fleet.traffic_done_at)
     assert values(blocked) == [1.0]  # one e-mail address in one refused step
+
+
+def test_the_exposed_stat_counts_every_value_the_first_of_each_kind_included(fleet: Fleet) -> None:
+    # Each privacy series is at zero before the run (router/route_series.py), so increase() over
+    # the range counts the first value too: the stat equals the counters' totals.
+    stat = next(p for p in panels() if p["title"] == "Sensitive values exposed")["targets"][0]["expr"]
+    (shown,) = values(fleet.prometheus.query(promql(stat), fleet.traffic_done_at))
+    query = 'sum(tandem_privacy_values_total{action="exposed"})'
+    (total,) = values(fleet.prometheus.query(query, fleet.traffic_done_at))
+    assert total >= 1 and round(shown) == total
