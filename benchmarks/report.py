@@ -1,7 +1,8 @@
 """docs/performance.md from the benchmarks' recorded figures.
 
 `python -m benchmarks.report [FILE ...] > docs/performance.md` reads result files in the shape of
-`benchmarks/results/latest.json` (schema `tandem.bench-results/1`; default: that file) and
+`benchmarks/results/latest.json` (schema `tandem.bench-results/1`; default: that file, then the
+other files of `benchmarks/results/` by name) and
 writes one table: each benchmark's figures, their targets and whether they are met, with the
 date and commit they were recorded at. A later file's entry for a benchmark replaces an
 earlier one's, so a fresh run's `--json` output can be given after the checked-in file.
@@ -95,8 +96,14 @@ def render(paths: list[Path]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def recorded() -> list[Path]:
+    """The checked-in result files, oldest first (named by date; `latest.json` is the baseline)."""
+    folder = RESULTS.parent
+    return [RESULTS, *sorted(p for p in folder.glob("*.json") if p != RESULTS)]
+
+
 def main(argv: list[str]) -> None:
-    paths = [Path(arg) for arg in argv] or [RESULTS]
+    paths = [Path(arg) for arg in argv] or recorded()
     sys.stdout.write(render(paths))
 
 
