@@ -24,10 +24,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from router.privacy import national_ids, patterns, provider_rules
+from router.privacy import credentials, encoded, national_ids, patterns, provider_rules
 from router.privacy.detector import Detector, Finding
 
-__all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "register"]
+__all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
 
 _OWN = patterns.DETECTORS
 _SECRETS = tuple(
@@ -38,7 +38,15 @@ _PERSONAL_FIRST = tuple(d for d in _OWN if d.type in ("EMAIL", "IBAN", "CARD"))
 _PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("US_SSN", "PHONE", "IP_ADDRESS"))
 # Ordered from the most specific: where two findings overlap, the earlier detector's stands.
 DETECTORS: tuple[Detector, ...] = (
-    _SECRETS + provider_rules.detectors() + _ASSIGNMENTS + _PERSONAL_FIRST + national_ids.detectors() + _PERSONAL_LAST
+    _SECRETS
+    + credentials.DETECTORS
+    + provider_rules.detectors()
+    + encoded.DETECTORS
+    + _ASSIGNMENTS
+    + credentials.PASSWORDS
+    + _PERSONAL_FIRST
+    + national_ids.detectors()
+    + _PERSONAL_LAST
 )
 TYPES: tuple[str, ...] = tuple(dict.fromkeys(d.type for d in DETECTORS))
 
@@ -58,6 +66,8 @@ _READERS: tuple[tuple[int, ...], ...] = tuple(tuple(readers) for readers in _EXP
 _KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 # Characters of context the exact patterns' look-arounds read on each side of a candidate.
 _MARGIN = 16
+# The longest head (Detector.head) a pattern begins with.
+_HEAD_SPAN = 64
 # UTF-8 continuation bytes: a byte offset minus the continuation bytes before it is the
 # character offset (surrogates encoded with surrogatepass follow the same rule).
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -185,12 +195,23 @@ def _exact(
     found = []
     position = start
     rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
+    head = detector.head if before is not None else None
     while position < end:
-        match = detector.pattern.search(text, position, end)
-        if match is None or (before is not None and match.start() >= before):
-            break
-        value = match.group(detector.group)
-        span = match.span(detector.group)
+        if head is not None:
+            # Only where the head begins before `before` can a match begin (see Detector.head).
+            found_head = head.search(text, position, min(end, before + _HEAD_SPAN))  # type: ignore[operator]
+            if found_head is None or found_head.start() >= before:  # type: ignore[operator]
+                break
+            match = detector.pattern.match(text, found_head.start(), end)
+            if match is None:
+                position = found_head.start() + 1
+                continue
+        else:
+            match = detector.pattern.search(text, position, end)
+            if match is None or (before is not None and match.start() >= before):
+                break
+        span = match.span(detector.group) if detector.value_span is None else detector.value_span(match)
+        value = text[span[0] : span[1]]
         if not value or value in rejected or (kept is not None and kept.overlaps(*span)):
             position = match.start() + 1
             continue
@@ -267,6 +288,12 @@ def detect(text: str) -> list[Finding]:
             _seen_chars -= len(_SEEN.pop(next(iter(_SEEN))))
     _SEEN[text] = kept  # (re)inserted last: evicted last
     return list(kept)
+
+
+def detect_uncached(text: str) -> list[Finding]:
+    """`detect` without the cache of texts seen (decoded values are scanned with it: what a
+    nested scan finds depends on how deep it is)."""
+    return _detect(text) if text else []
 
 
 def _detect(text: str) -> list[Finding]:

@@ -38,3 +38,9 @@ class Detector:
     # A cheap necessary condition on a candidate's window (text, low, high), tried before the
     # exact pattern runs there (a provider rule's keywords).
     gate: Callable[[str, int, int], bool] | None = None
+    # The pattern's beginning, when it is long to search for (a name before a value up to 4 KB
+    # long): the head is searched for where a match may begin, and the pattern matched there,
+    # instead of searching the whole window for the pattern.
+    head: re.Pattern[str] | None = None
+    # Where the value is in a match, when no one group holds it (a quoted or a bare argument).
+    value_span: Callable[[re.Match[str]], tuple[int, int]] | None = None

@@ -26,6 +26,7 @@ KINDS: tuple[str, ...] = (
     "PAYMENT_KEY",  # payment, commerce and exchange services
     "API_KEY",  # any other provider's key
     "SECRET_ASSIGNMENT",  # a high-entropy value assigned to a password/secret/token/key name
+    "ENCODED_SECRET",  # a base64 value whose decoded text holds a secret (router/privacy/encoded.py)
     "PERSON",  # optional backends only (names)
     "LOCATION",  # optional backends only (postal addresses)
 )

@@ -18,12 +18,21 @@ from router.privacy.detector import Detector
 _B = r"(?<![\w.+-])"  # not inside a longer token
 _E = r"(?![\w@-])"
 _SECRET_WORDS = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?key)?|token|api[_-]?key|access[_-]?key|auth[_-]?key"
-    r"|private[_-]?key|client[_-]?secret|credentials?|encryption[_-]?key|signing[_-]?key)"
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|api[_-]?key|access[_-]?key"
+    r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
+    r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
 )
-# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`: the match
-# starts at the word), then `=` or `:`.
-_NAME = r"(?i)(?<![A-Za-z0-9])" + _SECRET_WORDS + r"(?![A-Za-z0-9])[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}"
+# A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`, and glued or
+# camelCase ones: `ADMINPASSWORD`, `dbPassword`, `SessionToken`: the match starts at the word;
+# pagination tokens are no secrets, nor an ARN's `:secret:`), maybe JSON-escaped (`\"password\"`), then `=` or `:`,
+# maybe after aligning spaces (Terraform, INI).
+_NAME_HEAD = (
+    r"(?i)(?<![0-9:])(?<!next)(?<!page)(?<!continuation)(?<!sync)(?<!marker)(?<!cursor)(?<!existing)"
+    + _SECRET_WORDS
+    + r"(?![A-Za-z0-9])"
+)
+_NAME = _NAME_HEAD + r"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}"
+NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
 
@@ -79,8 +88,9 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "URL_CREDENTIALS",
-        re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@[^\s/\"'<>]+"),
-        rb"://[^\s/:@\"'<>]+:[^\s/@\"'<>]+@",
+        # The user may be empty (`redis://:password@host`).
+        re.compile(r"\b[a-z][a-z0-9+.-]{1,15}://[^\s/:@\"'<>]*:[^\s/@\"'<>]+@[^\s/\"'<>]+"),
+        rb"://[^\s/:@\"'<>]*:[^\s/@\"'<>]+@",
         reach=600,
         lead=16,
         validate=validators.url_credentials,
@@ -137,21 +147,23 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
-        re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,200})\1"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
+        re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
+        b"(?i)" + _SECRET_WORDS.encode() + rb"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
-        reach=210,
+        reach=4106,
         rule="secret-assignment-quoted",
+        head=NAME_HEAD,
     ),
     Detector(
         "SECRET_ASSIGNMENT",
-        re.compile(_NAME + r"([^\s\"'`,;}{<>]{8,200})"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"[\"']?\s{0,3}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
+        re.compile(_NAME + r"([^\s\"'`,;}{<>\\]{8,4096})"),
+        b"(?i)" + _SECRET_WORDS.encode() + rb"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
         validate=validators.secret_value,
         group=1,
-        reach=200,
+        reach=4096,
         rule="secret-assignment",
+        head=NAME_HEAD,
     ),
     Detector(
         "SECRET_ASSIGNMENT",

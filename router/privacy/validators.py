@@ -82,7 +82,7 @@ def ssn(value: str) -> bool:
 # A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
 # `<password>`, `os.environ[...]`, and stand-ins people write in examples.
 _REFERENCE = re.compile(
-    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(?\w+\)?s?%?|\{[\w.\[\]'\"()]*\}"
+    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(\w+\)[sd]?|%\w+%|%s|\{[\w.\[\]'\"()]*\}"
     r"|<[^>]*>|\[[^\]]*\]|\*+|x+|X+|\.+|#+|(?:os\.)?(?:environ|getenv|env|process\.env|secrets?|vars|config|settings)\b.*)$"
 )
 _STAND_INS = {
@@ -115,7 +115,8 @@ _STAND_INS = {
 }
 # Code, not a value: a call, an attribute path, a name, an index.
 _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)?[,;)]*$|.*\w\(.*")
-_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s*[+.]\s*$|\s\+\s")
+# (`"…=" + PASSWORD + "…"` read from quote to quote; a password may end in `+` or `.` itself).
+_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
 _PROSE = re.compile(r"(?i)\b(?:your|enter|the|please|must|should|will|here|goes)\b")
 
 
@@ -132,12 +133,18 @@ def is_reference(value: str) -> bool:
     return stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2
 
 
+def is_code(value: str) -> bool:
+    """Code rather than a value: a call, an attribute path, a name, an index."""
+    return bool(_CODE.match(value))
+
+
 def secret_value(value: str) -> bool:
     """An unquoted assigned secret: long enough, high entropy; not a reference, a stand-in or code
     (`token = some_call(x)`, `self._token = _app.set(self)`, `password = user.password`)."""
-    if is_reference(value) or not 8 <= len(value) <= 200:
+    if is_reference(value) or not 8 <= len(value) <= 4096:
         return False
-    if _CODE.match(value) and not (any(c.isdigit() for c in value) and "." not in value and "(" not in value):
+    # (an index is code too: `token[:-1]`, `auth_info[2]`)
+    if _CODE.match(value) and not (any(c.isdigit() for c in value) and not any(c in value for c in ".([")):
         return False
     return entropy(value) >= 3.0 and not value.isalpha()
 

@@ -1,0 +1,240 @@
+"""Credentials in the forms agents see them: command lines and shell history, `.netrc`,
+`.pgpass`, escaped JSON (a Secrets Manager `SecretString`), cloud CLI outputs where the secret
+sits beside a recognisable name or id (AWS `SecretAccessKey`/`SessionToken`, Azure storage keys
+and SAS signatures, Google OAuth tokens), `Authorization: Bearer` headers and short passwords
+under a password name.
+
+Each detector's hyperscan core is a literal label (a tool's name and flag, a field name), so the
+cost on text without one is nothing; the exact pattern and the validator run only where one is.
+A value that is a reference or a stand-in (`$PGPASSWORD`, `${VAR}`, `<password>`, `changeme`,
+`xxxx`, `****`) is never a finding (validators.is_reference).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from router.privacy import validators
+from router.privacy.detector import Detector
+
+# A value on a command line: quoted (anything up to the closing quote) or bare (up to a space or
+# a shell operator).
+_ARG = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|(?P<bare>[^\s"'|;&<>`]{1,200}))"""
+_PASSWORD_NAMES = r"(?:pass(?:word|wd|phrase)?|pwd)"
+_TOOLS = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
+
+
+def _value(match: re.Match[str]) -> tuple[int, int]:
+    for group in ("dq", "sq", "bare"):
+        if match.group(group) is not None:
+            return match.span(group)
+    return match.span()
+
+
+def command_password(value: str) -> bool:
+    """A password given on a command line: the flag says what it is, so any value that is not a
+    reference, a stand-in or another flag stands (`-p` alone asks for it at a prompt)."""
+    if len(value) < 4 or _FLAG.match(value) or validators.is_reference(value):
+        return False
+    return not (value.isalpha() and value.islower())  # a word (`--password options` in help text)
+
+
+def password_value(value: str) -> bool:
+    """An unquoted value under a password name (`DB_PASS=Tr0ub4dor`, `password: s3cr3t!x`):
+    shorter and less random than a token may be, but it must look like one (a digit, a symbol
+    or an inner capital) and not be code, a reference or a YAML tag."""
+    if validators.is_reference(value) or value.startswith(("!", "-", "/")) or not 6 <= len(value) <= 256:
+        return False
+    if "(" in value or ")" in value or "[" in value or value.endswith((":", ",")):
+        return False  # code: `password=base64.b16encode(raw[8:])`, `pwd=None):`
+    if value.isalpha() and not _looks_random(value):
+        return False
+    if validators.is_code(value) and not (any(c.isdigit() for c in value) or _looks_random(value)):
+        return False  # `password = user.password`, `pwd=getPassword()`
+    if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
+        return False
+    return validators.entropy(value) >= 2.2
+
+
+def _looks_random(value: str) -> bool:
+    """Letters switching case often (`QZHInDxyXJ`), unlike a camelCase name (`userPassword`)."""
+    if "." in value or "(" in value or len(value) < 10:
+        return False
+    switches = sum(
+        1 for a, b in itertools.pairwise(value) if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
+    )
+    return switches >= max(3, len(value) // 4)
+
+
+def opaque_token(value: str) -> bool:
+    """A bearer token: long, varied, not a reference (`Bearer $TOKEN`)."""
+    if validators.is_reference(value) or len(value) < 16:
+        return False
+    return validators.entropy(value) >= 3.0 and not value.isalpha()
+
+
+def _flag(rule: str, pattern: str, core: bytes, span: int, validate: object = command_password) -> Detector:
+    return Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(pattern),
+        core,
+        validate=validate,  # type: ignore[arg-type]
+        group=0,
+        reach=210,
+        rule=rule,
+        keyword_core=span,
+        value_span=_value,
+    )
+
+
+_FLAG = re.compile(r"^--?[A-Za-z][\w-]*$")
+_AZURE = re.compile(r"(?i)key[12]\b|keyName|AccountKey|storage|azure|primaryKey|secondaryKey|SharedAccessKey|FULL")
+_SAS = re.compile(r"[?&;]s[vep]=")
+
+
+DETECTORS: tuple[Detector, ...] = (
+    # --password X, --password=X, --db-password 'X', --requirepass X (redis-server), --masterauth X
+    _flag(
+        "password-flag",
+        r"(?<![\w-])--(?:[a-z]+-)*(?:password|passwd|pass|requirepass|masterauth|secret|token|api-?key|secret-key"
+        r"|access-token|auth-token|client-secret)(?:=|[ \t]+)" + _ARG,
+        rb"--(?:[a-z]+-)*(?:password|passwd|pass|requirepass|masterauth|secret|token|api-?key|secret-key"
+        rb"|access-token|auth-token|client-secret)(?:=|[ \t])",
+        48,
+    ),
+    # mysql -u root -p'X' / -pX (the value glued to the flag)
+    _flag(
+        "mysql-password",
+        r"\b" + _TOOLS + r"\b[^\n|;&]{0,200}?[ \t]-p" + _ARG,
+        rb"\b" + _TOOLS.encode() + rb"\b[^\n|;&]{0,200}?[ \t]-p[^\s]",
+        240,
+    ),
+    # sshpass -p X, docker/podman/helm login -p X, mongo/mongosh -p X
+    _flag(
+        "tool-password",
+        r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras)\s+(?:registry\s+)?login|mongo|mongosh"
+        r"|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
+        rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|mongo|mongosh|mongodump|mongorestore"
+        rb"|mongoexport|mongoimport)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
+        260,
+    ),
+    # redis-cli -a X (its -p is the port)
+    _flag(
+        "redis-cli-password",
+        r"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+" + _ARG,
+        rb"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[^\s]",
+        230,
+    ),
+    # curl -u user:X / --user user:X (a password after the colon)
+    _flag(
+        "curl-user",
+        r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:" + _ARG,
+        rb"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:",
+        420,
+    ),
+    # .netrc: machine host login user password X (one line or several)
+    _flag(
+        "netrc",
+        r"\blogin[ \t]+\S{1,100}\s+password[ \t]+" + _ARG.replace("|;&<>`", ""),
+        rb"\blogin[ \t]+[^\s]{1,100}\s+password[ \t]+",
+        130,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # .pgpass: hostname:port:database:username:password, a line each.
+        re.compile(r"(?m)^[^\s:#]{1,100}:(?:\d{1,5}|\*):[^\s:]{1,100}:[^\s:]{1,100}:((?:\\:|[^\s:])+)$"),
+        rb"(?:^|\n)[^\s:#]{1,64}:(?:\d{1,5}|\*):[^\s:]{1,64}:[^\s:]{1,64}:[^\s:]",
+        validate=command_password,
+        group=1,
+        reach=210,
+        rule="pgpass",
+        keyword_core=320,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Escaped JSON (a Secrets Manager SecretString, a JSON string inside a tool result):
+        # \"password\":\"X\".
+        re.compile(
+            r"(?i)[\w-]{0,40}(?:"
+            + _PASSWORD_NAMES
+            + r"|secret|token|api[_-]?key)\\\\?\"\s*:\s*\\\\?\"([^\\\"\n]{4,500})\\\\?\""
+        ),
+        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key)\\{1,2}\"\s*:\s*\\{1,2}\"",
+        validate=command_password,
+        group=1,
+        reach=510,
+        rule="escaped-json-secret",
+        keyword_core=40,
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # AWS: the secret access key and the session token beside a (redacted) key id, in CLI
+        # JSON, credentials files, environment variables and CLI flags.
+        re.compile(
+            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)[\"'\\]{0,2}[ \t]*[:=][ \t]*"
+            r"[\"'\\]{0,2}([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
+        ),
+        rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)",
+        validate=lambda value: validators.entropy(value) >= 3.5,
+        group=1,
+        reach=2070,
+        rule="aws-secret",
+        keyword_core=24,
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # Azure storage account keys (64 bytes, base64) as `az storage account keys list` prints
+        # them, in JSON, a table or TSV, beside their key name.
+        re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/]{86}==(?![\w+/=])"),
+        rb"[A-Za-z0-9+/]{86}==",
+        check=lambda text, start, end: bool(_AZURE.search(text, max(0, start - 300), start)),
+        rule="azure-storage-key",
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # A SAS token's signature (`?sv=…&se=…&sig=X`).
+        re.compile(r"(?<=[?&;])sig=([A-Za-z0-9%+/=]{16,200})"),
+        rb"[?&;]sig=[A-Za-z0-9%+/=]{16}",
+        check=lambda text, start, end: bool(_SAS.search(text, max(0, start - 400), start)),
+        group=1,
+        reach=200,
+        rule="azure-sas-signature",
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # Google OAuth access tokens (`gcloud auth print-access-token`) and refresh tokens.
+        re.compile(r"(?<![\w.-])(?:ya29\.[0-9A-Za-z_-]{20,2048}|1//0[0-9A-Za-z_-]{30,512})"),
+        rb"ya29\.[0-9A-Za-z_-]{20}|1//0[0-9A-Za-z_-]{30}",
+        reach=2048,
+        rule="google-oauth-token",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Authorization: Bearer X (a JWT there is found as one first).
+        re.compile(r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*bearer\s+([A-Za-z0-9._~+/=-]{16,4096})"),
+        rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}bearer\s",
+        validate=opaque_token,
+        group=1,
+        reach=4096,
+        rule="bearer-token",
+        keyword_core=40,
+    ),
+)
+
+# Short passwords under a password name, unquoted (`DBPASS=Tr0ub4dor`), which the assignment
+# rule's entropy floor for tokens leaves out; it runs after it.
+PASSWORDS: tuple[Detector, ...] = (
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(
+            r"(?i)(?<![0-9])" + _PASSWORD_NAMES + r"(?![A-Za-z0-9])\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
+            r"([^\s\"'`,;}{<>\\]{6,256})"
+        ),
+        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd)\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
+        validate=password_value,
+        group=1,
+        reach=256,
+        rule="password-assignment",
+    ),
+)

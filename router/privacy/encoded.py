@@ -1,0 +1,156 @@
+"""Decode before scanning: base64 values that wrap a secret.
+
+Agents meet secrets base64-encoded: a Kubernetes Secret's `data:` values, a kubeconfig's
+`client-key-data`, `tls.key`, a `.dockerconfigjson` (whose `auth` is base64 again),
+`Authorization: Basic`, an `.npmrc`'s `_auth`, and whole files an API returns encoded (GitHub's
+contents API). Such a value is decoded (at most `MAX_DECODED` bytes, `MAX_DEPTH` levels deep)
+and the text it holds is scanned with every detector, under the value's name when it has one
+(`password: <decoded>`); a value whose text holds a finding is one finding itself, of kind
+`ENCODED_SECRET`, so that the whole encoded value is replaced by one placeholder and restored
+byte for byte. A value that does not decode to text (hashes, binary) costs one failed decode.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import threading
+
+from router.privacy import validators
+from router.privacy.detector import Detector, Finding
+
+MAX_DECODED = 256 * 1024  # bytes of decoded text scanned per value (a larger blob is not decoded)
+MAX_DEPTH = 3  # a docker config's `auth` inside a `.dockerconfigjson` is two levels deep
+_BLOB_CHARS = MAX_DECODED * 4 // 3 + 8192  # its encoded length, line breaks allowed for
+_LINE_BREAKS = re.compile(r"\\r|\\n|\s")
+# Names whose decoded value is `user:password` (HTTP Basic, npm, docker config).
+_USER_PASSWORD_NAMES = {"auth", "_auth", "basic"}
+_NAME_BEFORE = re.compile(r"([\w.-]{1,100})[\"']?[ \t]*[:=][ \t]*[\"']?$")
+_state = threading.local()
+
+
+def _decode(value: str) -> str | None:
+    """The text `value` encodes (standard base64, line breaks allowed), or None."""
+    packed = _LINE_BREAKS.sub("", value)
+    if len(packed) < 8 or len(packed) > _BLOB_CHARS:
+        return None
+    try:
+        raw = base64.b64decode(packed + "=" * (-len(packed) % 4), validate=True)
+        text = raw.decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    if not text or len(raw) > MAX_DECODED:
+        return None
+    printable = sum(1 for char in text if char.isprintable() or char in "\n\r\t")
+    return text if printable >= 0.95 * len(text) else None
+
+
+def _decode_blob(value: str) -> str | None:
+    """A wrapped blob's text; when it does not decode, the blob without its last line (a word
+    on the line after the blob)."""
+    decoded = _decode(value)
+    if decoded is None:
+        cut = max(value.rfind("\n"), value.rfind("\\n"))
+        if cut > 0:
+            decoded = _decode(value[:cut])
+    return decoded
+
+
+def _scan(text: str) -> list[Finding]:
+    """Every detector over decoded text, one level deeper (none past MAX_DEPTH)."""
+    depth = getattr(_state, "depth", 0)
+    if depth >= MAX_DEPTH:
+        return []
+    from router.privacy.detect import detect_uncached  # detect.py lists this module's detectors
+
+    _state.depth = depth + 1
+    try:
+        return detect_uncached(text)
+    finally:
+        _state.depth = depth
+
+
+def holds_secret(name: str, value: str) -> bool:
+    """Whether base64 `value` (under `name`, maybe empty) decodes to text holding a finding."""
+    decoded = _decode(value) if name else _decode_blob(value)
+    if decoded is None:
+        return False
+    if name.lower() in _USER_PASSWORD_NAMES:
+        user, colon, password = decoded.partition(":")
+        if colon and user and "\n" not in decoded and len(password) >= 4:
+            return not validators.is_reference(password)
+    label = f"{name}: " if name else ""
+    return any(finding.start >= len(label) for finding in _scan(label + decoded))
+
+
+def _named(text: str, start: int, end: int) -> bool:
+    name = _NAME_BEFORE.search(text, max(0, start - 120), start)
+    return holds_secret(name.group(1) if name else "", text[start:end])
+
+
+def _basic(text: str, start: int, end: int) -> bool:
+    return holds_secret("basic", text[start:end])
+
+
+def _blob(text: str, start: int, end: int) -> bool:
+    return holds_secret("", text[start:end])
+
+
+_B64 = r"[A-Za-z0-9+/]"
+_KEYS = (
+    r"client-key-data|client-certificate-data|tls\.key|ssh-privatekey|\.dockerconfigjson|\.dockercfg|_auth|auth"
+    r"|private[_-]?key[_-]?data|privateKeyData|service[_-]?account[_-]?key|credentials?(?:\.json)?|config\.json"
+)
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "ENCODED_SECRET",
+        # HTTP Basic: user:password, base64.
+        re.compile(r"(?i)\bbasic[ \t]+(" + _B64 + r"{8,1024}={0,2})(?![\w+/=])"),
+        rb"(?i)basic[ \t]+[A-Za-z0-9+/]{8}",
+        check=_basic,
+        group=1,
+        reach=1040,
+        rule="basic-auth",
+        keyword_core=16,
+    ),
+    Detector(
+        "ENCODED_SECRET",
+        # Secret-bearing keys whose values are base64 (kubeconfig, docker config, npm, k8s).
+        re.compile(
+            r"(?i)(?<![\w.-])(?:" + _KEYS + r")[\"']?[ \t]*[:=][ \t]*[\"']?(" + _B64 + r"{8,}={0,2})(?![\w+/=])"
+        ),
+        b"(?i)(?:" + _KEYS.encode() + rb")[\"']?[ \t]*[:=][ \t]*[\"']?[A-Za-z0-9+/]{8}",
+        check=_named,
+        group=1,
+        reach=_BLOB_CHARS,
+        rule="encoded-under-key",
+        keyword_core=80,
+    ),
+    Detector(
+        "ENCODED_SECRET",
+        # A Kubernetes Secret's `data:` block (YAML or JSON): every entry's value is base64.
+        re.compile(
+            r"(?m)(?:^[ \t]+[\w.-]{1,100}:[ \t]+|\"[\w.-]{1,100}\"\s*:\s*\")(" + _B64 + r"{4,}={0,2})(?![\w+/=])"
+        ),
+        rb"(?:^|\n)data:[ \t]*\r?\n|\"data\"\s{0,3}:\s{0,3}\{",
+        check=_named,
+        group=1,
+        reach=16384,
+        rule="kubernetes-secret-data",
+        keyword_core=16,
+        follows=True,
+    ),
+    Detector(
+        "ENCODED_SECRET",
+        # A whole base64 blob (a file an API returns encoded), wrapped in lines or not.
+        # (its last line may be short: `…\nQ==`, then a word may follow it on the next line).
+        re.compile(r"(?<![\w+/=])" + _B64 + r"{40,}(?:(?:\\r)?(?:\\n|\r?\n)" + _B64 + r"+)*={0,2}(?![\w+/=])"),
+        rb"(?:^|[^A-Za-z0-9+/=_])[A-Za-z0-9+/]{40}",
+        check=_blob,
+        reach=_BLOB_CHARS,
+        rule="encoded-blob",
+        keyword_core=41,
+    ),
+)

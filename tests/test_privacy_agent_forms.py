@@ -1,0 +1,174 @@
+"""Credentials in the forms agents see them (issue 28): command lines, shell history, config
+files, cloud CLI outputs, headers and base64-wrapped values. Each item is short and realistic;
+its value must be a finding (or, for the negatives, nothing in it must be), and a base64 value
+that wraps a secret must be found whole, so that one placeholder replaces it and restoring
+gives its bytes back. The values are made up here; the forms follow the tools' documentation."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import pytest
+
+from router.privacy.detect import detect
+from router.privacy.redact import Redactor
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\n-----END RSA PRIVATE KEY-----\n"
+SESSION = "IQoJb3JpZ2luX2VjEPr//////////wEaCXVzLWVhc3QtMSJHMEUCIQDx7Qk" * 5
+AZURE_KEY = "CzBVep/E6Q4zWH2ix+wRNluApcrvFDleg6jN8hc8YYar0PUaP2SJrtP4HUJnjLHW+yBFao+02f4jSG2St9wBJg=="
+SIG = "Hq4sEk2mXz9VtB7yL0pW3rN6cJ8aD5fG1hK4oU7iY0w%3D"
+DOCKER = json.dumps(
+    {"auths": {"registry.example.com": {"username": "ci", "password": "Wq7!pLz2Kd9m", "auth": b64("ci:Wq7!pLz2Kd9m")}}}
+)
+
+# (form, text, the secret in it)
+FOUND = [
+    ("mysql -p'…'", "$ mysql -h db.internal -u app -p'Wq7!pLz2Kd9m' shop", "Wq7!pLz2Kd9m"),
+    ("mysql -p…", "mysql -uroot -pTz8kQm2vXr4 -e 'show databases'", "Tz8kQm2vXr4"),
+    ("PGPASSWORD", "PGPASSWORD=Kd92mZqLx7 psql -h pg-prod -p 5432 -U app", "Kd92mZqLx7"),
+    ("sshpass", "sshpass -p 'Lm3!vQ8zTy' ssh -p 2222 deploy@10.0.4.12 uptime", "Lm3!vQ8zTy"),
+    ("redis-cli -a", "redis-cli -h cache -p 6379 -a Rz8sK2mQpq9W INFO", "Rz8sK2mQpq9W"),
+    ("curl -u", "curl -s -u admin:Pq8zLm2xVv https://api.example.org/health", "Pq8zLm2xVv"),
+    ("docker login -p", "docker login -u bot -p Zm9vYmFyMTIzQk registry.example.com", "Zm9vYmFyMTIzQk"),
+    ("--password", "mongodump --host db --username ops --password 'Xe4#kP9wQz' --out /backup", "Xe4#kP9wQz"),
+    ("--requirepass", "redis-server /etc/redis.conf --requirepass Wq2kL9vZx7", "Wq2kL9vZx7"),
+    ("shell history", "  501  cd /srv\n  502  mysql -u app -pHk29LmQzx8 -e 'select 1'\n  503  exit", "Hk29LmQzx8"),
+    (".netrc", "machine api.example.com\n  login bob\n  password Xv8!qLm2zR\n", "Xv8!qLm2zR"),
+    (".pgpass", "pg-prod.example.net:5432:app:report:Vn4pQz8LmW2x\n", "Vn4pQz8LmW2x"),
+    ("camelCase JSON", '{"host": "db", "dbPassword": "Xv8!qLm2zK", "pool": 10}', "Xv8!qLm2zK"),
+    ("accessToken", '{"accessToken": "a8Fk2LmQz9Xv7Rt5Yp3W"}', "a8Fk2LmQz9Xv7Rt5Yp3W"),
+    ("glued name", "ADMINPASSWORD=Xv8qLm2z9K\nLOG_LEVEL=info", "Xv8qLm2z9K"),
+    ("glued short name", "DBPASS=Qz7!mK2pW", "Qz7!mK2pW"),
+    (
+        "Terraform aligned",
+        'resource "x" "y" {\n  username            = "app"\n  password            = "Br1t3rW3n#88"\n}',
+        "Br1t3rW3n#88",
+    ),
+    ("YAML", "database:\n  password: Tr0ub4dor&3x\n", "Tr0ub4dor&3x"),
+    ("INI", "[client]\nuser = app\npassword = Kz8!vQm2Lp\n", "Kz8!vQm2Lp"),
+    ("random letters password", "PGPASSWORD=QZHInDxyXJQHADSa psql", "QZHInDxyXJQHADSa"),
+    ("redis://:pw@", "REDIS_URL=redis://:Xv8qLm2z9K@cache:6379/0", "Xv8qLm2z9K"),
+    (
+        "Bearer",
+        "curl -H 'Authorization: Bearer 8f2Kq9LmZx7Vt3Rp0WsYb6Nc' https://api.example.org",
+        "8f2Kq9LmZx7Vt3Rp0WsYb6Nc",
+    ),
+    (
+        "aws sts SecretAccessKey",
+        '{"Credentials": {"AccessKeyId": "[CLOUD_KEY_1]", "SecretAccessKey": "9dJk2+Lq8vXz/Wm3Np7Rt5Ys1Bc4Fg6Hj0Kl2Mn4", "SessionToken": "x"}}',
+        "9dJk2+Lq8vXz/Wm3Np7Rt5Ys1Bc4Fg6Hj0Kl2Mn4",
+    ),
+    (
+        "aws sts SessionToken",
+        json.dumps({"Credentials": {"AccessKeyId": "[CLOUD_KEY_1]", "SessionToken": SESSION}}),
+        SESSION,
+    ),
+    (
+        "aws credentials file",
+        "[default]\naws_access_key_id = [CLOUD_KEY_1]\naws_secret_access_key = 9dJk2+Lq8vXz/Wm3Np7Rt5Ys1Bc4Fg6Hj0Kl2Mn4\n",
+        "9dJk2+Lq8vXz/Wm3Np7Rt5Ys1Bc4Fg6Hj0Kl2Mn4",
+    ),
+    (
+        "az storage account keys list",
+        json.dumps([{"keyName": "key1", "permissions": "FULL", "value": AZURE_KEY}]),
+        AZURE_KEY,
+    ),
+    (
+        "AccountKey=",
+        f"DefaultEndpointsProtocol=https;AccountName=stprod;AccountKey={AZURE_KEY};EndpointSuffix=core.windows.net",
+        AZURE_KEY,
+    ),
+    ("SAS sig=", f"https://stprod.blob.core.windows.net/b/db.bak?sv=2022-11-02&sp=r&se=2026-12-31&sig={SIG}", SIG),
+    (
+        "ya29",
+        "$ gcloud auth print-access-token\nya29.a0AfB_byC8xQ2kLm9ZpRt5Vw7Yn3Jh6Gf4Ds1Aq0Xc",
+        "ya29.a0AfB_byC8xQ2kLm9ZpRt5Vw7Yn3Jh6Gf4Ds1Aq0Xc",
+    ),
+    (
+        "SecretString (escaped JSON)",
+        json.dumps({"Name": "prod/db", "SecretString": json.dumps({"username": "app", "password": "Xv8!qLm2z9"})}),
+        "Xv8!qLm2z9",
+    ),
+    (
+        "Kubernetes Secret data (YAML)",
+        f"apiVersion: v1\nkind: Secret\ndata:\n  username: {b64('app')}\n  DB_PASSWORD: {b64('Xv8!qLm2z9')}\n",
+        b64("Xv8!qLm2z9"),
+    ),
+    (
+        "Kubernetes Secret data (JSON)",
+        json.dumps({"data": {"api-key": b64("a8Fk2LmQz9Xv7Rt5Yp3W")}, "kind": "Secret"}, indent=2),
+        b64("a8Fk2LmQz9Xv7Rt5Yp3W"),
+    ),
+    ("kubeconfig client-key-data", f"users:\n- name: admin\n  user:\n    client-key-data: {b64(PEM)}\n", b64(PEM)),
+    ("tls.key", f"kind: Secret\ntype: kubernetes.io/tls\ndata:\n  tls.key: {b64(PEM)}\n", b64(PEM)),
+    (".dockerconfigjson", f"data:\n  .dockerconfigjson: {b64(DOCKER)}\n", b64(DOCKER)),
+    ("docker config auth", json.dumps({"auths": {"r.io": {"auth": b64("ci:Wq7!pLz2Kd9m")}}}), b64("ci:Wq7!pLz2Kd9m")),
+    (
+        "Authorization: Basic",
+        f"GET / HTTP/1.1\nAuthorization: Basic {b64('alice:Xv8qLm2z9')}\n",
+        b64("alice:Xv8qLm2z9"),
+    ),
+    (".npmrc _auth", f"//registry.npmjs.org/:_auth={b64('alice:%Xv8qLm2z9')}\n", b64("alice:%Xv8qLm2z9")),
+]
+
+# Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
+NOT_FOUND = [
+    "mysql -h db.internal -u app -p shop",
+    'mysql -u app -p"$MYSQL_PWD" -P 3306',
+    "PGPASSWORD=$PGPASS psql -h db -p 5432",
+    "ssh -p 2222 deploy@host && docker run -d -p 8080:80 nginx && redis-cli -p 6379 ping",
+    "password: changeme",
+    'password = "<password>"',
+    "DB_PASSWORD=${DB_PASSWORD}",
+    "api_token: xxxxxxxxxxxx",
+    "password: '********'",
+    "curl -H 'Authorization: Bearer $TOKEN' https://api.example.com",
+    "mysql --password options are read from the [client] group",
+    '{"NextToken": "eyJzdGFydCI6IDQyfQ==", "Items": []}',
+    "max_tokens=4096 input_tokens=812",
+    "arn:aws:secretsmanager:eu-west-1:123456789012:secret:prod/db-AbCdEf",
+    f"apiVersion: v1\nkind: Secret\ndata:\n  username: {b64('app')}\n  host: {b64('db.internal')}\n",
+    json.dumps({"content": b64("# Project\n\nRun make test.\n" * 4), "encoding": "base64"}),
+    f"tls.crt: {b64('-----BEGIN CERTIFICATE-----')}",
+]
+
+
+@pytest.mark.parametrize(("form", "text", "value"), FOUND, ids=[form for form, _t, _v in FOUND])
+def test_a_credential_in_an_agent_form_is_found(form: str, text: str, value: str) -> None:
+    at = text.index(value)
+    assert any(f.start <= at and at + len(value) <= f.end for f in detect(text)), (form, detect(text))
+
+
+@pytest.mark.parametrize("text", NOT_FOUND)
+def test_a_placeholder_or_look_alike_is_not_found(text: str) -> None:
+    assert detect(text) == []
+
+
+def test_a_base64_file_an_api_returns_is_found_whole_and_restored_byte_for_byte() -> None:
+    secret_file = "# settings\nDB_HOST=db.internal\nDB_PASSWORD=Xv8!qLm2z9K\nDEBUG=false\n"
+    encoded = b64(secret_file)
+    wrapped = "\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60))
+    text = json.dumps({"path": ".env", "content": wrapped + "\n", "encoding": "base64"})
+    (finding,) = detect(text)
+    assert finding.type == "ENCODED_SECRET" and json.loads(f'"{finding.value}"') == wrapped
+    redactor = Redactor({finding.value: "[ENCODED_SECRET_1]"})
+    redacted, count = redactor.text(text)
+    assert count == 1 and "ENCODED_SECRET_1" in redacted and encoded[:40] not in redacted
+    assert redactor.restore_text(redacted) == text
+
+
+def test_decoding_is_bounded_in_depth() -> None:
+    from router.privacy import encoded
+
+    inner = b64("ci:Wq7!pLz2Kd9m")
+    nested = "auth: " + inner
+    for _ in range(encoded.MAX_DEPTH + 1):
+        nested = ".dockercfg: " + b64(nested)
+    assert detect(nested) == []  # four levels down, the user:password is never reached
+    assert detect(".dockercfg: " + b64("auth: " + inner))  # two levels are
