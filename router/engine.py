@@ -193,9 +193,9 @@ class Engine:
     async def _step(self, step: Step, forced: Target | None) -> StepResult:
         route, identity, guard = step.route, step.identity, step.privacy
         if protects(guard.mode):
-            await guard.scan(step.request.messages)  # the policy below needs what the context holds
+            await guard.scan(step.request.messages, step.request.raw)  # the policy below needs what the context holds
         else:
-            guard.defer_scan(step.request.messages)  # measured only if (and when) the cloud gets it
+            guard.defer_scan(step.request.messages, step.request.raw)  # measured only if (and when) the cloud gets it
         # What may forbid the cloud, highest first: the route's privacy policy, then its
         # constraints (the pin included); only then the x-tandem-target header, then the strategy.
         privacy_refusal = None if guard.allows_cloud() or blocks(guard.mode) else Reason.PRIVACY
@@ -326,6 +326,9 @@ class Engine:
                     raw = {**raw, "messages": sent}
                 step.sent_to_cloud = sent
                 step.sent_encoded = step.privacy.outgoing_encoded
+                fields = step.privacy.outgoing_fields(raw)  # user, metadata, tool descriptions…
+                if fields:
+                    raw = {**raw, **fields}
                 await step.privacy.commit()
         return raw
 

@@ -32,6 +32,7 @@ from router.privacy.detect import detect
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
 from router.privacy.modes import PrivacyMode, cloud_allowed, redacts
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
+from router.privacy.request_fields import field_strings, redact_fields
 from router.privacy.vault import VaultCipher
 from router.trajectory.state import Trajectory
 from router.trajectory.store import TrajectoryStore
@@ -126,6 +127,7 @@ class PrivacyGuard:
         self._vault_size = vault_size
         self._loaded = False
         self._deferred: list[dict[str, Any]] | None = None  # messages whose scan waits (`defer_scan`)
+        self._deferred_fields: dict[str, Any] | None = None
         self._entry = self._sync(born)
 
     def _sync(self, born: float | None) -> TrajectoryMemo:
@@ -214,14 +216,19 @@ class PrivacyGuard:
     def sensitive(self) -> bool:
         return self.failed or bool(self._entry.matcher.values) or bool(self._entry.unopened)
 
-    async def scan(self, messages: list[dict[str, Any]]) -> None:
-        """Detect values in the messages not scanned before; give each new value a placeholder."""
+    async def scan(self, messages: list[dict[str, Any]], fields: dict[str, Any] | None = None) -> None:
+        """Detect values in the messages not scanned before and in the request's other fields
+        that reach the cloud (`fields`: the request; router/privacy/request_fields.py), at every
+        step (they are resent whole, and texts seen lately cost a lookup); give each new value
+        a placeholder."""
         await self.load()
         scanned = int(self._get(SCANNED) or "0")
         if scanned > len(messages):
             scanned = 0  # the client compacted its history: scan it again
         try:
             texts = [text for m in messages[scanned:] for text in message_texts(m)]
+            if fields:
+                texts += field_strings(fields)
             findings = [f for text in texts for f in detect(text)]
             reserved = {p for text in texts if "[" in text for p in PLACEHOLDER.findall(text)}
         except Exception:  # a detector bug must not let a value through: fail closed
@@ -253,11 +260,12 @@ class PrivacyGuard:
         else:
             await write
 
-    def defer_scan(self, messages: list[dict[str, Any]]) -> None:
+    def defer_scan(self, messages: list[dict[str, Any]], fields: dict[str, Any] | None = None) -> None:
         """Scan `messages` later (`scan_deferred`): where the mode only measures (`allow`),
         nothing on the answer's path needs the detections unless the cloud receives the step, so
         an edge step's scan runs once its answer is out and a cloud call's just before it."""
         self._deferred = messages
+        self._deferred_fields = fields
 
     @property
     def scan_waits(self) -> bool:
@@ -267,7 +275,7 @@ class PrivacyGuard:
         """Run the scan `defer_scan` put off, if it has not run yet."""
         messages, self._deferred = self._deferred, None
         if messages is not None:
-            await self.scan(messages)
+            await self.scan(messages, self._deferred_fields)
 
     def _remember(self, key: str, value: str) -> None:
         self._added[key] = value
@@ -404,6 +412,19 @@ class PrivacyGuard:
         new = found - exposed - set(self.exposed)
         self.exposed.extend(sorted(new))
         return messages
+
+    def outgoing_fields(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """The request's scanned fields (other than its messages) that change as the cloud may
+        receive them: every known value replaced, where the mode redacts; counted as redacted."""
+        if not (redacts(self.mode) and self._entry.matcher.values):
+            return {}
+        redactor = Redactor(self._entry.matcher)
+        changed = redact_fields(raw, lambda text: redactor.text(text)[0])
+        for value, times in redactor.replaced.items():
+            kind = kind_of(self._entry.matcher.placeholder[value])
+            self.redacted += times
+            self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
+        return changed
 
     async def measure(self, messages: list[dict[str, Any]]) -> None:
         """Count what reaches the cloud in `messages`, sent as they are (a mode that does not

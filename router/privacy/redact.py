@@ -55,8 +55,11 @@ def argument_strings(arguments: str) -> list[str]:
 
 def message_strings(message: Mapping[str, Any]) -> list[str]:
     """Every string of a message that would reach the cloud, exactly as `Redactor.messages`
-    redacts it: what is scanned is what is redacted (content, its parts, tool-call arguments)."""
+    redacts it: what is scanned is what is redacted (its name, content, its parts, tool-call
+    arguments)."""
     out: list[str] = []
+    if isinstance(message.get("name"), str):
+        out.append(message["name"])  # a participant's name (`user` or `assistant` messages)
     content = message.get("content")
     if isinstance(content, str):
         out.append(content)
@@ -113,6 +116,8 @@ class _Pass:
 
     def message(self, message: dict[str, Any]) -> dict[str, Any]:
         new = dict(message)
+        if isinstance(message.get("name"), str):
+            new["name"] = self.text(message["name"])
         content = message.get("content")
         if isinstance(content, str):
             new["content"] = self.text(content)
