@@ -21,6 +21,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from router.config_errors import describe
 from router.ledger import PromptCacheRules
 from router.policies.fixed import CloudRoute, EdgeRoute
 from router.policies.random import RandomRoute
@@ -285,6 +286,15 @@ class ServerSettings(_Strict):
         description="Addresses (CIDRs, e.g. 10.0.0.0/8) of the reverse proxies in front of the gateway whose "
         "X-Forwarded-* headers it believes; from any other peer those headers are ignored. Empty: none.",
     )
+    insecure_open_proxy: bool = Field(
+        False,
+        description="let `tandem serve` bind a non-loopback address (0.0.0.0, ::, a LAN address) with no "
+        "client keys while an upstream's key is set, so that anyone who reaches the port spends that key; "
+        "off: such a start is refused (exit 2). `--insecure-open-proxy` sets it for one start",
+    )
+    access_log: bool = Field(
+        False, description="log one line per HTTP request (uvicorn's access log); `--access-log` sets it"
+    )
 
 
 class AuthThrottleSettings(_Strict):
@@ -460,14 +470,6 @@ def admin_keys(settings: Settings) -> frozenset[str]:
     return frozenset(k.get_secret_value() for k in settings.admin_api_keys)
 
 
-def _describe(error: ValidationError) -> str:
-    lines = []
-    for item in error.errors():
-        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        lines.append(f"  {key}: {item['msg']}")
-    return "invalid configuration:\n" + "\n".join(lines)
-
-
 def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     """Read the YAML file (when given), the environment and `overrides`; raise ConfigError."""
     config: dict[str, Any] = dict(Settings.model_config)
@@ -485,7 +487,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     try:
         settings: Settings = loaded_cls(**overrides)
     except ValidationError as exc:
-        raise ConfigError(_describe(exc)) from exc
+        raise ConfigError(describe(exc, path, Settings)) from exc
     except ValueError as exc:
         # pydantic-settings raises a bare ValueError for an environment value it cannot parse.
         raise ConfigError(f"invalid configuration: {exc}") from exc

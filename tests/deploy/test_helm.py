@@ -40,8 +40,13 @@ def _render(values_json: str) -> dict[str, str]:
         return rendered
 
 
+# The chart refuses to install without client keys (or insecureOpenProxy): every rendering names
+# a Secret of them unless a test says otherwise.
+CLIENT_KEYS = {"clientKeys": {"secretName": "tandem-clients"}}
+
+
 def render(values: dict[str, Any] | None = None) -> dict[str, str]:
-    return _render(json.dumps(values or {}, sort_keys=True))
+    return _render(json.dumps({**CLIENT_KEYS, **(values or {})}, sort_keys=True))
 
 
 def objects(values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -69,7 +74,7 @@ def gateway_config(docs: list[dict[str, Any]]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("values", [None, FULL_VALUES], ids=["default", "full"])
 def test_helm_lint_passes(values: dict[str, Any] | None) -> None:
-    report = helm().lint(str(CHART), values, strict=True)
+    report = helm().lint(str(CHART), {**CLIENT_KEYS, **(values or {})}, strict=True)
     problems = [m for m in report["messages"] if m["severity"] >= 2] + report["errors"]
     assert problems == [], problems
 
@@ -100,7 +105,7 @@ def test_default_values_run_one_gateway_without_redis() -> None:
     assert [s["metadata"]["name"] for s in by_kind(docs, "Secret")] == ["demo-tandem-vault"]
     config = gateway_config(docs)
     assert "redis_url" not in config
-    assert config["server"] == {"host": "0.0.0.0", "port": 8080, "workers": 1}
+    assert config["server"] == {"host": "0.0.0.0", "port": 8080, "workers": 1, "insecure_open_proxy": False}
     settings = load_settings(**config)
     assert settings.upstreams["edge"].base_url == "http://vllm:8000/v1"
 
@@ -299,6 +304,8 @@ def test_notes_say_how_to_reach_the_gateway() -> None:
         ),
         ({"judgeTraining": {"labels": "vibes"}}, "at '/judgeTraining/labels'"),
         ({"judgeTraining": {"schedul": "x"}}, "additional properties 'schedul' not allowed"),
+        ({"clientKeys": {"secretName": ""}}, "clientKeys.secretName is required"),
+        ({"insecureOpenProxy": "yes"}, "at '/insecureOpenProxy': got string, want boolean"),
     ],
 )
 def test_bad_values_fail_with_a_clear_message(values: dict[str, Any], message: str) -> None:
@@ -468,3 +475,14 @@ def test_the_outage_journal_is_on_a_volume_the_config_points_at() -> None:
     assert "trajectories" not in gateway_config(off)
     pod = one(off, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
     assert all(v["name"] != "outage-journal" for v in pod["volumes"])
+
+
+def test_an_open_proxy_only_when_asked_for_and_the_notes_say_so() -> None:
+    keyed = render()
+    assert "Client keys: from Secret tandem-clients" in keyed["tandem/templates/NOTES.txt"]
+    assert gateway_config(objects())["server"]["insecure_open_proxy"] is False
+    values = {"clientKeys": {"secretName": ""}, "insecureOpenProxy": True}
+    config = gateway_config(objects(values))
+    assert config["server"]["insecure_open_proxy"] is True and "client_api_keys_file" not in config
+    assert "anyone who reaches the Service spends the upstream keys" in render(values)["tandem/templates/NOTES.txt"]
+    load_settings(**config)  # the gateway accepts what the chart writes

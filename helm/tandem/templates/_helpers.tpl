@@ -100,7 +100,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- $_ := set $upstreams "edge" $edge -}}
 {{- $_ := set $config "upstreams" $upstreams -}}
-{{- $_ := set $config "server" (dict "host" "0.0.0.0" "port" 8080 "workers" (int .Values.workers)) -}}
+{{- $_ := set $config "server" (dict "host" "0.0.0.0" "port" 8080 "workers" (int .Values.workers) "insecure_open_proxy" .Values.insecureOpenProxy) -}}
 {{- $redis := include "tandem.redisUrl" . -}}
 {{- if and $redis (not (include "tandem.redisAuth" .)) -}}
 {{- $_ := set $config "redis_url" $redis -}}
@@ -155,6 +155,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- if eq $.Values.judgeTraining.image.tag "latest" -}}
 {{- fail "judgeTraining.image.tag must pin a version, not latest" -}}
 {{- end -}}
+{{- end -}}
+{{- if not (or $.Values.clientKeys.secretName $.Values.insecureOpenProxy) -}}
+{{- fail "clientKeys.secretName is required: the gateway listens on the pod network and spends the upstream keys for anyone who reaches it. Name a Secret of client keys (one a line), or set insecureOpenProxy: true if something in front of the Service authenticates" -}}
 {{- end -}}
 {{- if and $.Values.autoscaling.enabled (gt (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}
 {{- fail (printf "autoscaling.minReplicas (%d) is above autoscaling.maxReplicas (%d)" (int $.Values.autoscaling.minReplicas) (int $.Values.autoscaling.maxReplicas)) -}}

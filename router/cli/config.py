@@ -1,0 +1,128 @@
+"""The one way the commands read a config: `validated` is what `tandem serve` starts with and what
+`tandem check` checks, so the two never disagree; `summary` says what it resolved to (never a
+key); `open_proxy_refusal` is the network safety rule both apply."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import sys
+from pathlib import Path
+
+import yaml
+
+from router.settings import ConfigError, Settings, load_settings, public_url, url_has_credentials
+
+
+def _warn_if_empty(path: Path | None) -> None:
+    """An empty file is almost always a mistake (a wrong path, a failed template): say so."""
+    if path is None or not path.is_file():
+        return
+    try:
+        empty = yaml.safe_load(path.read_text()) is None
+    except (OSError, yaml.YAMLError):
+        return  # load_settings names the problem
+    if empty:
+        print(f"tandem: warning: config file {path} is empty; using the embedded defaults", file=sys.stderr)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether binding `host` serves only this machine. A name counts as loopback only when every
+    address it resolves to is a loopback address; an unresolvable name does not."""
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        pass
+    try:
+        found = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(found) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in found)
+
+
+def keyed_upstreams(settings: Settings) -> list[str]:
+    """Upstreams whose credential resolves (a key from env or file, or user:password in the URL)."""
+    return [
+        name
+        for name, upstream in settings.upstreams.items()
+        if upstream.api_key() or url_has_credentials(upstream.base_url)
+    ]
+
+
+def open_proxy_refusal(settings: Settings) -> str | None:
+    """Why `serve` must not start, or None: bound beyond this machine with no client keys while an
+    upstream's key is set, anyone who reaches the port spends that key."""
+    server = settings.server
+    if server.insecure_open_proxy or is_loopback(server.host) or settings.client_keys():
+        return None
+    keyed = keyed_upstreams(settings)
+    if not keyed:
+        return None
+    return (
+        f"refusing to serve on {server.host}: no client keys are configured and the upstream key of "
+        f"{', '.join(keyed)} is set, so anyone who reaches this port would spend it. Set client keys "
+        "(client_api_keys_file, or TANDEM_CLIENT_API_KEYS='[\"...\"]'), bind 127.0.0.1, or pass "
+        "--insecure-open-proxy (server.insecure_open_proxy: true) if a proxy in front authenticates"
+    )
+
+
+def validated(path: Path | None, **overrides: object) -> Settings:
+    """The settings `tandem serve` would start with, checked as far as can be without serving:
+    every key, the keys' files, the vault key, every route built (a judge's model loaded), and
+    the open-proxy rule. Raises ConfigError naming what is wrong."""
+    _warn_if_empty(path)
+    settings = load_settings(path, **overrides)
+    if settings.server.workers > 1 and not settings.redis_url:
+        raise ConfigError(
+            f"server.workers is {settings.server.workers}, but several workers need shared "
+            "trajectory state: set redis_url (or run one worker)"
+        )
+    settings.client_keys()
+    for upstream in settings.upstreams.values():
+        upstream.api_key()
+    refusal = open_proxy_refusal(settings)
+    if refusal is not None:
+        raise ConfigError(refusal)
+    from router.engine import build_routes, build_vault
+
+    build_vault(settings)
+    build_routes(settings)  # a judge's model loads, or the command stops naming it
+    return settings
+
+
+def summary(settings: Settings) -> list[str]:
+    """What a config resolves to, a line each: upstreams (whether a key is set, never the key),
+    routes, aliases, client and admin keys (how many, never which)."""
+    lines = []
+    for name, upstream in settings.upstreams.items():
+        key = "key set" if upstream.api_key() else "no key"
+        lines.append(f"upstream {name}: {public_url(upstream.base_url)} model {upstream.model} ({key})")
+    for name, route in settings.routes.items():
+        failover = "on" if route.failover else "off"
+        lines.append(f"route {name}: strategy {route.strategy}, privacy {route.privacy}, failover {failover}")
+    for pattern, alias in settings.model_aliases.items():
+        listed = ", ".join(alias.models) or "none listed"
+        lines.append(f"alias {pattern} -> {alias.route} (/v1/models: {listed})")
+    if settings.unknown_model_route:
+        lines.append(f"unknown model names -> {settings.unknown_model_route}")
+    clients = len(settings.client_keys())
+    lines.append(f"client keys: {clients} configured" if clients else "client keys: none (no authentication)")
+    lines.append(f"admin keys: {len(settings.admin_api_keys)} configured")
+    lines.append(f"store: {'redis' if settings.redis_url else 'memory'}")
+    return lines
+
+
+def start_line(settings: Settings, path: Path | None) -> str:
+    """`tandem serve`'s one start-up line: config, address, routes, client keys on or off and
+    each upstream's key set or not (never a key's value)."""
+    upstreams = ", ".join(
+        f"{name} {'key set' if upstream.api_key() else 'no key'}" for name, upstream in settings.upstreams.items()
+    )
+    clients = len(settings.client_keys())
+    server = settings.server
+    return (
+        f"tandem: serving {path if path is not None else 'the embedded defaults'} on "
+        f"http://{server.host}:{server.port}/v1 ({server.workers} worker(s)); routes {', '.join(settings.routes)}; "
+        f"client keys {'on (' + str(clients) + ')' if clients else 'off'}; upstreams: {upstreams}; "
+        f"store {'redis' if settings.redis_url else 'memory'}; access log {'on' if server.access_log else 'off'}"
+    )

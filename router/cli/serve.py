@@ -1,0 +1,67 @@
+"""`tandem serve`: validate the config once, print the start-up line, and run uvicorn's workers,
+each of which builds its app with `serve_app`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from router.cli.config import start_line, validated
+from router.settings import load_settings
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+
+CONFIG_ENV = "TANDEM_CONFIG"
+
+
+def serve_app() -> Starlette:
+    """`tandem serve`'s app factory, called in each uvicorn worker process: it reads the config
+    file named in TANDEM_CONFIG and the environment, and makes the process-wide settings of a
+    gateway process (router/runtime.py) once the gateway has started."""
+    from router.app import create_app
+    from router.runtime import tune_process
+
+    path = os.environ.get(CONFIG_ENV)
+    return create_app(load_settings(Path(path) if path else None), on_started=tune_process)
+
+
+def run(args: argparse.Namespace) -> int:
+    server: dict[str, object] = {}
+    for key in ("host", "port", "workers"):
+        value = getattr(args, key)
+        if value is not None:
+            server[key] = value
+    for flag in ("insecure_open_proxy", "access_log"):
+        if getattr(args, flag):
+            server[flag] = True
+    settings = validated(args.config, **({"server": server} if server else {}))  # ConfigError: main says it
+    if args.config is not None:
+        os.environ[CONFIG_ENV] = str(args.config.resolve())
+    # Workers re-read the config in their own process; the command-line overrides reach
+    # them through the environment, which the settings read after the file.
+    for key, value in server.items():
+        os.environ[f"TANDEM_SERVER__{key.upper()}"] = str(value)
+    print(start_line(settings, args.config), file=sys.stderr, flush=True)
+    from router.metrics import prepare_multiprocess
+
+    # With several workers each process keeps its metrics in files that /metrics sums.
+    prepare_multiprocess(settings.server.workers)
+    from router.server import serve, server_config
+
+    config = server_config(
+        "router.cli:serve_app",
+        settings.limits,
+        factory=True,
+        host=settings.server.host,
+        port=settings.server.port,
+        workers=settings.server.workers,
+        log_level=settings.log_level,
+        access_log=settings.server.access_log,
+        timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
+        timeout_keep_alive=settings.server.keep_alive_s,
+    )
+    return 0 if serve(config) else 3

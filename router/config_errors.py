@@ -1,0 +1,116 @@
+"""Where a bad configuration value came from, for the message that names it: the YAML file and
+line, or the environment variable that set it; and, for a key no model has, the known key it is
+closest to ("did you mean").
+
+`router.settings.load_settings` calls `describe` on a validation error; nothing here reads a
+value's content into the message beyond what pydantic already quotes, so no key is printed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+ENV_PREFIX = "TANDEM_"
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    """Every pydantic model an annotation holds (inside dicts, lists, unions, Annotated)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for argument in typing.get_args(annotation):
+        if isinstance(argument, type | types.GenericAlias | types.UnionType) or typing.get_origin(argument):
+            yield from _models_in(argument)
+
+
+@cache
+def known_keys(root: type[BaseModel]) -> frozenset[str]:
+    """The names of every field of `root` and of every model reachable from it."""
+    seen: set[type[BaseModel]] = set()
+    names: set[str] = set()
+    waiting = [root]
+    while waiting:
+        model = waiting.pop()
+        if model in seen:
+            continue
+        seen.add(model)
+        for name, info in model.model_fields.items():
+            names.add(name)
+            waiting.extend(_models_in(info.annotation))
+    return frozenset(names)
+
+
+def did_you_mean(key: str, root: type[BaseModel]) -> str:
+    """' (did you mean max_body_bytes?)' for a near miss, '' when nothing is close."""
+    close = difflib.get_close_matches(key, sorted(known_keys(root)), n=1, cutoff=0.75)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def yaml_line(path: Path, loc: tuple[int | str, ...]) -> int | None:
+    """The line of the file where the value at `loc` (or the nearest key above it) is written.
+    Parts of `loc` that are not in the file (a union's tag pydantic adds) are skipped."""
+    try:
+        node = yaml.compose(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    if node is None:
+        return None
+    line: int | None = None
+    for part in loc:
+        found: yaml.Node | None = None
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode) and key.value == str(part):
+                    found, line = value, key.start_mark.line + 1
+                    break
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            found = node.value[part]
+            line = found.start_mark.line + 1
+        if found is not None:
+            node = found
+    return line
+
+
+def env_source(loc: tuple[int | str, ...], environ: Mapping[str, str] | None = None) -> str | None:
+    """The TANDEM_… variable that set the value at `loc` (or the section holding it), if one did."""
+    environ = os.environ if environ is None else environ
+    names = {name.upper() for name in environ if name.upper().startswith(ENV_PREFIX)}
+    parts = [str(part) for part in loc]
+    for length in range(len(parts), 0, -1):
+        name = ENV_PREFIX + "__".join(parts[:length]).upper()
+        if name in names:
+            return name
+    return None
+
+
+def describe(error: ValidationError, path: Path | None, root: type[BaseModel]) -> str:
+    """One line a problem: the key, what is wrong, and where it was set."""
+    lines = []
+    for item in error.errors():
+        loc = tuple(item["loc"])
+        key = ".".join(str(part) for part in loc) or "(top level)"
+        message = str(item["msg"])
+        if item["type"] == "extra_forbidden" and loc:
+            message = f"unknown key, not permitted here{did_you_mean(str(loc[-1]), root)}"
+        variable = env_source(loc)
+        line = yaml_line(path, loc) if path is not None and variable is None else None
+        if variable is not None:
+            where = f" (from the environment variable {variable})"
+        elif line is not None:
+            where = f" ({path}:{line})"
+        else:
+            where = ""
+        lines.append(f"{key}: {message}{where}")
+    if len(lines) == 1:
+        return f"invalid configuration: {lines[0]}"
+    return "invalid configuration:\n" + "\n".join(f"  {line}" for line in lines)
