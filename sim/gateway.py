@@ -28,12 +28,19 @@ class _Server(uvicorn.Server):
 
 
 @contextlib.asynccontextmanager
-async def running_gateway(settings: Settings) -> AsyncIterator[tuple[str, Starlette]]:
-    """Yield the gateway's base URL (…/v1) and its app while it serves on 127.0.0.1."""
+async def running_gateway(
+    settings: Settings, host: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[tuple[str, Starlette]]:
+    """Yield the gateway's base URL (…/v1) and its app while it serves on `host`:`port` (port 0:
+    a free one)."""
     app = create_app(settings, on_started=tune_gc)  # the process-wide settings `tandem serve` makes
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
     port = sock.getsockname()[1]
+    # A wildcard address serves this machine too; the URL names one a client can reach.
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
@@ -43,7 +50,7 @@ async def running_gateway(settings: Settings) -> AsyncIterator[tuple[str, Starle
                 task.result()  # raises what stopped it
                 raise RuntimeError("the gateway stopped before it started")
             await asyncio.sleep(0.01)
-        yield f"http://127.0.0.1:{port}/v1", app
+        yield f"http://{shown}:{port}/v1", app
     finally:
         server.should_exit = True
         await task

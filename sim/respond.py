@@ -116,7 +116,11 @@ class Responder:
         agent_step = read_step(body)
         task = find_task_in(agent_step.messages, self.tasks)
         if task is None:
-            return plain_answer("This simulated model only knows the demo's built-in tasks.", prompt)
+            return plain_answer(
+                f"This is the simulated {self.role} model behind Tandem's demo: it only knows the demo's "
+                "built-in tasks, so it answers every other request with this line.",
+                prompt,
+            )
         scale = (ADVISED_ERROR_SCALE if agent_step.advised else 1.0) * (
             PLANNED_ERROR_SCALE if agent_step.planned else 1.0
         )
