@@ -25,58 +25,95 @@ import orjson
 from judge import groups, imports
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
-from judge.labels import LABEL_SOURCES
+from judge.labels import LABEL_SOURCES, labels_in
 from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Each option's default after its help (none: its help says what happens), examples as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False or action.default == "":
+            return action.help
+        return super()._get_help_string(action)
+
+
+EXAMPLES = {
+    "train": "tandem judge train --data rows.jsonl --out judge.onnx",
+    "calibrate": "tandem judge calibrate --model judge.onnx --data rows.jsonl --cloud-share 0.4",
+    "label": "tandem judge label --data rows.jsonl --url http://127.0.0.1:8000/v1 --model big --out labelled.jsonl",
+    "evaluate": "tandem judge evaluate --model judge.onnx --data rows.jsonl --held-out 0.2 --report report/",
+    "promote": "tandem judge promote --candidate new.onnx --data rows.jsonl --report report/",
+}
+LABELS_HELP = (
+    "label source (none: read from the data: agreement where rows have edge_wrong, else teacher, "
+    "failed (action_failed), outcome, heuristic)"
+)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tandem judge", description="Train, calibrate and evaluate the step judge.")
+    parser = argparse.ArgumentParser(
+        prog="tandem judge",
+        description="Train, calibrate and evaluate the step judge.",
+        formatter_class=_HelpFormatter,
+        epilog="example:\n  tandem judge train --data judge/data/real-runs.jsonl.gz --out judge.onnx",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     train = commands.add_parser("train", help="train a judge on tandem.judge-row/1 data and export it to ONNX")
-    train.add_argument("--data", type=Path, required=True)
+    train.add_argument("--data", type=Path, required=True, help="tandem.judge-row/1 rows (.jsonl or .jsonl.gz)")
     train.add_argument("--out", type=Path, required=True, help="the .onnx file; its card is written beside it")
-    train.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt")
-    train.add_argument("--labels", choices=LABEL_SOURCES, default="agreement")
-    train.add_argument("--cloud-share", type=float, default=0.4)
+    train.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
+    train.add_argument("--labels", choices=LABEL_SOURCES, default=None, help=LABELS_HELP)
+    train.add_argument("--cloud-share", type=float, default=0.4, help="share of steps the threshold sends to the cloud")
     train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
-    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--seed", type=int, default=0, help="seed of the split and the classifier")
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
     train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
-    calibrate.add_argument("--model", type=Path, required=True)
-    calibrate.add_argument("--data", type=Path, required=True)
-    calibrate.add_argument("--cloud-share", type=float, required=True)
+    calibrate.add_argument("--model", type=Path, required=True, help="the .onnx file (its card is updated)")
+    calibrate.add_argument("--data", type=Path, required=True, help="rows to calibrate on")
+    calibrate.add_argument("--cloud-share", type=float, required=True, help="share of steps to send to the cloud")
 
     label = commands.add_parser("label", help="ask an OpenAI-compatible model which steps needed the cloud")
-    label.add_argument("--data", type=Path, required=True)
+    label.add_argument("--data", type=Path, required=True, help="rows to label")
     label.add_argument("--url", required=True, help="base URL, e.g. http://localhost:8000/v1")
-    label.add_argument("--model", required=True)
-    label.add_argument("--out", type=Path, required=True)
+    label.add_argument("--model", required=True, help="the teacher model's name")
+    label.add_argument("--out", type=Path, required=True, help="the labelled rows")
     label.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
-    label.add_argument("--steps-per-request", type=int, default=40)
-    label.add_argument("--retries", type=int, default=2)
+    label.add_argument("--steps-per-request", type=int, default=40, help="steps the teacher judges in one request")
+    label.add_argument("--retries", type=int, default=2, help="retries of a failed request")
 
     imports.add_parser(commands)
     groups.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
-    evaluate.add_argument("--model", type=Path, required=True)
-    evaluate.add_argument("--data", type=Path, required=True)
-    evaluate.add_argument("--labels", choices=LABEL_SOURCES, default="agreement")
+    evaluate.add_argument("--model", type=Path, required=True, help="the .onnx file (its .card.json beside it)")
+    evaluate.add_argument("--data", type=Path, required=True, help="rows to evaluate on")
+    evaluate.add_argument(
+        "--labels",
+        choices=LABEL_SOURCES,
+        default=None,
+        help="label source (none: the model card's, else from the data)",
+    )
     evaluate.add_argument("--held-out", type=float, default=None, help="evaluate only this held-out share")
-    evaluate.add_argument("--json", action="store_true")
+    evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
     evaluate.add_argument("--against", type=Path, help="the serving model to compare with (its .card.json beside it)")
     evaluate.add_argument("--report", type=Path, help="folder for report.md, report.json and the PNG plots")
 
     promote = commands.add_parser("promote", help="replace the serving model with a candidate that is not worse")
-    promote.add_argument("--candidate", type=Path, required=True)
+    promote.add_argument("--candidate", type=Path, required=True, help="the new .onnx file")
     promote.add_argument("--serving", type=Path, default=None, help="default: the shipped judge/models/judge.onnx")
-    promote.add_argument("--data", type=Path, required=True)
-    promote.add_argument("--labels", choices=LABEL_SOURCES, default="failed")
-    promote.add_argument("--held-out", type=float, default=0.2)
+    promote.add_argument("--data", type=Path, required=True, help="rows both models are compared on")
+    promote.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
+    promote.add_argument("--held-out", type=float, default=0.2, help="share of trajectories compared on")
     promote.add_argument("--report", type=Path, help="folder for the comparison's report and plots")
+    EXAMPLES.setdefault("import", "tandem judge import runs/ --out rows.jsonl.gz --keep-going")
+    EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
+    for name, command in commands.choices.items():  # every command: its defaults and an example
+        command.formatter_class = _HelpFormatter
+        command.epilog = f"example:\n  {EXAMPLES[name]}"
     return parser
 
 
@@ -84,6 +121,9 @@ def _train(args: argparse.Namespace) -> int:
     from judge.train import TrainConfig, train  # scikit-learn loads only for training
 
     rows = load_rows(args.data)
+    if args.labels is None:
+        args.labels = labels_in(rows)
+        print(f"labels: {args.labels} (read from the data; --labels chooses)", file=sys.stderr)
     sources = args.data.with_name(args.data.name.split(".")[0] + ".sources.json")
     config = TrainConfig(
         model=args.model,
@@ -162,6 +202,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     model = JudgeModel.load(args.model)
     serving = JudgeModel.load(args.against) if args.against is not None else None
     rows = load_rows(args.data)
+    if args.labels is None:
+        args.labels = model.card.labels or labels_in(rows)
+        print(f"labels: {args.labels} (from the model card or the data; --labels chooses)", file=sys.stderr)
     comparison = compare(model, serving, rows, args.labels, args.held_out or 0.0)
     if args.report is not None:
         write_report(comparison, args.report, f"Judge evaluation: {args.model.name} on {args.data.name}")

@@ -81,10 +81,10 @@ def evaluate_groups(rows: list[dict[str, Any]], labels: str, held_out: float = 0
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("groups", help="held-out AUC per feature group, within and across agent families")
-    parser.add_argument("--data", required=True)
-    parser.add_argument("--labels", choices=LABEL_SOURCES, default="failed")
-    parser.add_argument("--held-out", type=float, default=0.2)
-    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--data", required=True, help="rows (.jsonl or .jsonl.gz)")
+    parser.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
+    parser.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
 def run_groups(args: argparse.Namespace) -> int:

@@ -134,6 +134,18 @@ def _combined(rows: list[dict[str, Any]]) -> Labels:
     return Labels(kept, np.asarray(values, dtype=np.int64), np.asarray(weights, dtype=np.float64), "combined")
 
 
+def labels_in(rows: list[dict[str, Any]]) -> str:
+    """The label source the rows themselves carry, the most direct first: `agreement` where a row
+    has `edge_wrong`, else `teacher`, `failed` (`action_failed`, what `tandem judge import` and the
+    shipped data have), `outcome`; `heuristic` when they carry none."""
+    for field, source in (("edge_wrong", "agreement"), ("teacher_label", "teacher"), ("action_failed", "failed")):
+        if any(row.get(field) is not None for row in rows):
+            return source
+    if any(isinstance(row.get("outcome"), dict) for row in rows):
+        return "outcome"
+    return "heuristic"
+
+
 def make_labels(rows: list[dict[str, Any]], source: str) -> Labels:
     if source == "failed":
         labels = _binary(rows, "action_failed", source)

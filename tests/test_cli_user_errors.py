@@ -1,0 +1,175 @@
+"""No traceback from any `tandem` command on a user's error: each ends with one line on standard
+error naming the problem and a non-zero exit. Config errors name the file and line, or the
+environment variable, and suggest the key meant; an empty config file is warned about; every
+option's help has its default and every command an example."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fake_upstream import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+BASE = "upstreams:\n  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n  cloud: {base_url: 'https://cloud.example/v1', model: big}\n"
+# Imported first by Python (site), it makes scikit-learn look uninstalled: a missing [train] extra.
+NO_SKLEARN = """
+import sys
+class _Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("sklearn", "skl2onnx"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, _Missing())
+"""
+
+
+def tandem(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT, pythonpath: str = ""
+) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")}
+    environment["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, str(ROOT)) if p)
+    environment["COLUMNS"] = "200"  # help on one line an option
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "router.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        cwd=cwd,
+    )
+
+
+def write(folder: Path, name: str, text: str) -> str:
+    path = folder / name
+    path.write_text(text)
+    return str(path)
+
+
+def shipped_rows(folder: Path, count: int = 400) -> str:
+    """The first rows of the shipped training data, as a small file."""
+    with gzip.open(ROOT / "judge" / "data" / "real-runs.jsonl.gz", "rt") as source:
+        lines = [next(source) for _ in range(count)]
+    return write(folder, "rows.jsonl", "".join(lines))
+
+
+CASES: list[tuple[str, list[str], str]] = [
+    ("check: missing file", ["check", "--config", "{tmp}/nowhere.yaml"], "does not exist"),
+    ("check: bad YAML", ["check", "--config", "{bad_yaml}"], "not valid YAML"),
+    ("check: unknown key", ["check", "--config", "{unknown_key}"], "did you mean max_body_bytes?"),
+    ("serve: bad value", ["serve", "--config", "{base}", "--port", "99999"], "server.port"),
+    ("serve: missing file", ["serve", "--config", "{tmp}/nowhere.yaml"], "does not exist"),
+    ("serve: open proxy", ["serve", "--config", "{keyed}", "--host", "0.0.0.0"], "refusing to serve on 0.0.0.0"),
+    (
+        "export: unreachable gateway",
+        ["trajectories", "export", "--url", "http://127.0.0.1:{closed}", "--out", "{tmp}/out.jsonl"],
+        "cannot reach http://127.0.0.1:{closed}",
+    ),
+    (
+        "export: unreachable Redis",
+        ["trajectories", "export", "--redis-url", "redis://127.0.0.1:{closed}/0", "--out", "{tmp}/out.jsonl"],
+        "cannot connect",
+    ),
+    ("export: bad --since", ["trajectories", "export", "--url", "http://x", "--since", "soon", "--out", "o"], "since"),
+    ("audit expand: missing file", ["audit", "expand", "{tmp}/audit.jsonl"], "no audit file"),
+    ("demo: bad value", ["demo", "--tasks", "0"], "--tasks must be at least 1"),
+    ("judge train: missing extra", ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx"], "tandem[train]"),
+    (
+        "judge train: missing data",
+        ["judge", "train", "--data", "{tmp}/none.jsonl", "--out", "{tmp}/j.onnx"],
+        "none.jsonl",
+    ),
+    (
+        "judge evaluate: missing model",
+        ["judge", "evaluate", "--model", "{tmp}/none.onnx", "--data", "{rows}"],
+        "none.card.json",
+    ),
+    ("unknown option", ["serve", "--prot", "80"], "unrecognized arguments: --prot"),
+]
+
+
+@pytest.mark.parametrize(("case", "args", "named"), CASES, ids=[case for case, *_ in CASES])
+def test_a_user_error_is_one_line_and_a_non_zero_exit(case: str, args: list[str], named: str, tmp_path: Path) -> None:
+    values = {
+        "tmp": str(tmp_path),
+        "bad_yaml": write(tmp_path, "bad.yaml", BASE + "routes: [unclosed\n"),
+        "unknown_key": write(tmp_path, "unknown.yaml", BASE + "max_body_byte: 1000\n"),
+        "base": write(tmp_path, "base.yaml", BASE),
+        "keyed": write(tmp_path, "keyed.yaml", BASE.replace("model: big}", "model: big, api_key_env: CLOUD_KEY_T}")),
+        "closed": str(free_port()),
+        "rows": shipped_rows(tmp_path) if "{rows}" in args else "",
+    }
+    shim = str(tmp_path / "shim")
+    os.mkdir(shim)
+    write(Path(shim), "sitecustomize.py", NO_SKLEARN if "missing extra" in case else "")
+    done = tandem(*(arg.format(**values) for arg in args), env={"CLOUD_KEY_T": "sk-test-SECRETVALUE"}, pythonpath=shim)
+    output = done.stdout + done.stderr
+    assert done.returncode != 0, output
+    assert "Traceback" not in done.stderr, done.stderr
+    assert named.format(**values) in output, output
+    said = [line for line in done.stderr.splitlines() if line.startswith(("tandem", "usage:")) or "error" in line]
+    problem = [line for line in said if not line.startswith("usage:") and not line.startswith("  ")]
+    assert len(problem) <= 1, done.stderr
+    assert "sk-test-SECRETVALUE" not in output
+
+
+def test_a_config_error_names_the_file_and_line(tmp_path: Path) -> None:
+    config = write(tmp_path, "tandem.yaml", BASE + "limits:\n  max_json_dept: 10\n")
+    done = tandem("check", "--config", config)
+    assert done.returncode == 2
+    assert f"limits.max_json_dept: unknown key, not permitted here (did you mean max_json_depth?) ({config}:5)" in (
+        done.stderr
+    )
+
+
+def test_a_value_from_the_environment_names_the_variable(tmp_path: Path) -> None:
+    config = write(tmp_path, "tandem.yaml", BASE + "limits: {max_json_depth: 10}\n")
+    done = tandem("check", "--config", config, env={"TANDEM_LIMITS__MAX_JSON_DEPTH": "deep"})
+    assert done.returncode == 2
+    assert "from the environment variable TANDEM_LIMITS__MAX_JSON_DEPTH" in done.stderr, done.stderr
+    assert f"{config}:" not in done.stderr
+
+
+def test_an_empty_config_file_is_warned_about(tmp_path: Path) -> None:
+    config = write(tmp_path, "tandem.yaml", "# nothing yet\n")
+    done = tandem("check", "--config", config)
+    assert done.returncode == 0, done.stderr
+    assert f"warning: config file {config} is empty; using the embedded defaults" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check"],
+        ["serve"],
+        ["demo"],
+        ["trajectories", "export"],
+        ["audit", "expand"],
+        *(["judge", name] for name in ("train", "calibrate", "label", "evaluate", "promote", "import", "groups")),
+    ],
+    ids=lambda c: " ".join(c),
+)
+def test_every_option_has_help_and_every_command_an_example(command: list[str]) -> None:
+    done = tandem(*command, "--help")
+    assert done.returncode == 0
+    assert "example:\n  tandem " in done.stdout
+    lines = done.stdout.splitlines()
+    options = [i for i, line in enumerate(lines) if line.startswith("  -") and "--help" not in line]
+    assert options
+    for index in options:
+        # An option's help follows its name on the line, or on the next one when the name is long.
+        has_help = re.match(r"  -\S*( \S+)?(, -\S+( \S+)?)*  +\S", lines[index]) or re.match(
+            r" {10,}\S", lines[index + 1]
+        )
+        assert has_help, lines[index]
+    if command == ["judge", "train"]:
+        assert "(default: 0.4)" in done.stdout and "none: read from the data" in done.stdout
+    if command == ["demo"]:
+        assert "(default: 7)" in done.stdout and "(default: 8080)" in done.stdout
