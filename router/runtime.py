@@ -1,5 +1,5 @@
 """Process-wide settings a gateway process makes once its gateway has started: made by `tandem
-serve` (router/cli.py) and by the tests and benchmarks that run uvicorn themselves, never by
+serve` (router/cli/serve.py) and by the tests and benchmarks that run uvicorn themselves, never by
 `create_app`, which may be built inside a process it does not own (a test, an embedding)."""
 
 from __future__ import annotations
