@@ -186,6 +186,8 @@ class Answers:
         def on_end(outcome: StreamOutcome) -> None:
             nonlocal ended
             ended = True
+            if step.lease is not None:
+                step.lease.release()
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
             record.tools = outcome.tools

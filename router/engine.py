@@ -18,6 +18,8 @@ from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
+from router.edge_forward import build_pool, send_pooled
+from router.edge_pool import EdgePool
 from router.errors import GatewayError
 from router.inner import InnerCallError, InnerCalls
 from router.metrics import Metrics
@@ -91,6 +93,8 @@ class Engine:
             name: Upstream(name, s, settings.limits, self.metrics.limit_hit, sessions.get(name))
             for name, s in settings.upstreams.items()
         }
+        # The edge's replicas, when it lists several (`endpoints`); the first is `upstreams["edge"]`.
+        self.edge_pool: EdgePool | None = build_pool(settings, self.upstreams["edge"], self.metrics)
         self.routes = build_routes(settings)
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
@@ -106,7 +110,7 @@ class Engine:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
-        for upstream in self.upstreams.values():
+        for upstream in self._all_upstreams():
             await upstream.start()
         await self.tracker.start()
         self.audit.start()
@@ -117,8 +121,12 @@ class Engine:
         await self.answers.shadow.aclose()
         await self.tracker.aclose()
         self.audit.close()
-        for upstream in self.upstreams.values():
+        for upstream in self._all_upstreams():
             await upstream.close()
+
+    def _all_upstreams(self) -> list[Upstream]:
+        pooled = [r.upstream for r in self.edge_pool.replicas[1:]] if self.edge_pool is not None else []
+        return [*self.upstreams.values(), *pooled]
 
     def route_for(self, model: str) -> Route:
         route = self.routes.get(model) or aliased_route(self.routes, self.settings.model_aliases, model)
@@ -292,6 +300,8 @@ class Engine:
             try:
                 if target == "cloud" and not redacts(step.privacy.mode):
                     reply = await self._send_measured(step, upstream, body, raw["messages"])
+                elif target == "edge" and self.edge_pool is not None:
+                    reply = await send_pooled(self.edge_pool, step, body, self.tracker.store, self.metrics)
                 else:
                     reply = await upstream.send(body, step.request.stream)
             except UpstreamFailure as failure:

@@ -9,6 +9,7 @@ none can overwrite another's (a strategy cannot clobber the pin or the vault):
   pin                         "edge": the trajectory is pinned to the edge (privacy)
   ledger:<name>               the ledger's prompt-cache note
   shadow:<step>               shadow labelling's verdict on one step
+  pool:home                   the edge replica (its base URL) the trajectory is kept on
   vault:<name>                the privacy vault (router/privacy/guard.py): never shown; kept
                               in the vault's own store apart from the notes (a step's start does
                               not read it), all but `vault:scanned`
@@ -25,6 +26,7 @@ from collections.abc import Iterable, Mapping
 
 PIN = "pin"
 SHADOW = "shadow:"
+POOL_HOME = "pool:home"
 VAULT = "vault:"
 # The privacy vault's notes (router/privacy/guard.py says what each holds).
 VAULT_VALUE = VAULT + "value:"  # vault:value:<placeholder> -> the original value, sealed
@@ -51,7 +53,7 @@ def shadow(step: int) -> str:
 
 
 def owner_of(key: str) -> str:
-    """The owner's namespace of a key: `strategy`, `context`, `pin`, `ledger`, `shadow`, `vault`."""
+    """The owner's namespace of a key: `strategy`, `context`, `pin`, `ledger`, `shadow`, `pool`, `vault`."""
     return key.partition(":")[0]
 
 

@@ -83,10 +83,49 @@ class Timeouts(_Strict):
     )
 
 
+class PoolSettings(_Strict):
+    """How the edge's replicas (`endpoints`) share its steps (router/edge_pool.py)."""
+
+    load_bound: float = Field(
+        1.25,
+        ge=1.0,
+        description="affinity: a replica holding more than this × the mean of steps in flight (rounded up) is "
+        "passed over for a new home, and a run's step spills from a home over it",
+    )
+    rehome_after_s: float = Field(
+        5.0, ge=0, description="affinity: a run re-homes once its home has stayed over load_bound this long (seconds)"
+    )
+    breaker_failures: int = Field(
+        3, ge=1, description="failures in a row (connect, timeout, dropped, 5xx) that take a replica out of the pool"
+    )
+    breaker_s: float = Field(10.0, gt=0, description="seconds a replica stays out before it is tried again")
+
+
+def _http_url(url: str, key: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{key} must start with http:// or https://, got {url!r}")
+    return url.rstrip("/")
+
+
 class UpstreamSettings(_Strict):
     """One OpenAI-compatible endpoint."""
 
-    base_url: str = Field(description="OpenAI-compatible base URL, http(s)://…/v1")
+    base_url: str = Field(
+        description="OpenAI-compatible base URL, http(s)://…/v1 (with endpoints: may be left out, the first of them)"
+    )
+    endpoints: list[str] = Field(
+        default_factory=list,
+        description="edge only: the base URLs of several replicas (vLLM servers) of one model, each with its own "
+        "connections, health and load; the edge becomes a pool that `balance` places steps on, failing over "
+        "inside it before the cloud. Empty: the one base_url",
+    )
+    balance: Literal["affinity", "least_loaded", "round_robin"] = Field(
+        "affinity",
+        description="with endpoints: affinity keeps each trajectory on one replica (its prefix is cached there), "
+        "with a bound on load; least_loaded picks the replica with the fewest steps in flight and queued; "
+        "round_robin takes them in turn",
+    )
+    pool: PoolSettings = Field(PoolSettings(), description="with endpoints: load bound, re-homing, breaker")
     model: str = Field(description="model name sent upstream")
     api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
     api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")
@@ -102,11 +141,24 @@ class UpstreamSettings(_Strict):
     # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
     prompt_cache: PromptCacheRules | None = PromptCacheRules()
 
+    @model_validator(mode="before")
+    @classmethod
+    def _first_endpoint(cls, data: Any) -> Any:
+        # The first replica stands for the pool where one URL is asked for (probes, inner calls).
+        if isinstance(data, dict) and not data.get("base_url") and data.get("endpoints"):
+            first = data["endpoints"][0]
+            if isinstance(first, str):
+                return {**data, "base_url": first}
+        return data
+
     @model_validator(mode="after")
     def _check_url(self) -> UpstreamSettings:
-        if not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
-        self.base_url = self.base_url.rstrip("/")
+        self.endpoints = [_http_url(url, "each of endpoints") for url in self.endpoints]
+        if len(set(self.endpoints)) != len(self.endpoints):
+            raise ValueError("endpoints lists a base URL twice")
+        self.base_url = _http_url(self.base_url, "base_url")
+        if self.endpoints and self.base_url not in self.endpoints:
+            raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
         return self
 
     def api_key(self) -> str | None:
@@ -423,6 +475,8 @@ class Settings(BaseSettings):
                         f"(upstreams: {', '.join(sorted(self.upstreams))})"
                     )
         for name, endpoint in self.upstreams.items():
+            if endpoint.endpoints and name != "edge":
+                raise ValueError(f"upstreams.{name}: endpoints (a pool of replicas) is for the edge upstream only")
             # aiohttp refuses a URL's user:password together with an Authorization header, so
             # every call would fail; and two sources of one credential is one too many.
             if url_has_credentials(endpoint.base_url) and (endpoint.api_key_env or endpoint.api_key_file):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from router.edge_pool import Lease
 from router.inner import InnerCalls
 from router.policies.base import Decision, Policy, RouteBase, Target
 from router.privacy.guard import PrivacyGuard
@@ -43,6 +44,8 @@ class Step:
     fallback: bool = False
     # The main calls that failed so far: (target, failure kind, HTTP status), for the record.
     failures: list[tuple[str, str, int | None]] = field(default_factory=list)
+    # The edge replica's in-flight count this step holds until its streamed answer ends.
+    lease: Lease | None = None
     recorded: bool = False  # the answer writer has taken the step's one record
     ticket: int = 0  # the record's place in the recorder's queue (`Tracker.kept`)
 

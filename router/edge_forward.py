@@ -1,0 +1,91 @@
+"""A step's main call to the edge when the edge is a pool of replicas (`upstreams.edge.endpoints`):
+place it (router/edge_pool.py), keep the trajectory's home in its notes, and fail over from
+replica to replica before the engine fails over to the cloud."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from router import notes
+from router.edge_pool import EdgePool, Placement
+from router.settings import public_url
+from router.upstream import Upstream, UpstreamFailure, UpstreamReply
+
+if TYPE_CHECKING:
+    from router.metrics import Metrics
+    from router.settings import Settings
+    from router.step import Step
+    from router.trajectory.store import TrajectoryStore
+
+
+def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePool | None:
+    """The edge's pool, or None when it is one base URL. The first replica is `first` (the
+    upstream that probes and inner calls use); each other one gets its own transport."""
+    edge = settings.upstreams["edge"]
+    if not edge.endpoints:
+        return None
+    replicas: list[tuple[str, Upstream]] = []
+    for url in edge.endpoints:
+        if url == edge.base_url:
+            upstream = first
+        else:
+            one = edge.model_copy(update={"base_url": url, "endpoints": []})
+            upstream = Upstream("edge", one, settings.limits, metrics.limit_hit)
+        replicas.append((public_url(url), upstream))
+    pool = edge.pool
+    return EdgePool(
+        replicas,
+        edge.balance,
+        load_bound=pool.load_bound,
+        rehome_after_s=pool.rehome_after_s,
+        breaker_failures=pool.breaker_failures,
+        breaker_s=pool.breaker_s,
+    )
+
+
+async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore) -> Placement:
+    """The step's placement, its trajectory's new home written where it has one. Two gateway
+    replicas placing a new run's first steps at once agree on the home written first."""
+    trajectory_id = step.identity.trajectory_id
+    home = step.identity.trajectory.notes.get(notes.POOL_HOME)
+    placement = pool.place(trajectory_id, home)
+    if placement.new_home is None:
+        return placement
+    kept = await store.note(trajectory_id, notes.POOL_HOME, placement.new_home, keep_first=home is None)
+    winner = pool.by_url.get(kept)
+    if winner is None or winner is placement.replicas[0] or winner not in placement.replicas:
+        return placement
+    return Placement([winner, *[r for r in placement.replicas if r is not winner]], kept)
+
+
+async def send_pooled(
+    pool: EdgePool, step: Step, body: bytes, store: TrajectoryStore, metrics: Metrics
+) -> UpstreamReply:
+    """Send the step to its replicas in order until one answers; raise the last failure when
+    none does (the engine then fails over to the cloud where the route allows it)."""
+    placement = await _homed(pool, step, store)
+    last: UpstreamFailure | None = None
+    for attempt, replica in enumerate(placement.replicas):
+        if last is not None:
+            # An earlier replica failed: counted here, as the engine counts the last one.
+            metrics.upstream_errors.labels("edge", last.kind).inc()
+            step.failures.append(("edge", last.kind, last.status))
+        lease = pool.lease(replica, first=attempt == 0)
+        try:
+            reply = await replica.upstream.send(body, step.request.stream)
+        except UpstreamFailure as failure:
+            lease.release()
+            pool.failed(replica, failure.kind, failure.status)
+            last = failure
+            continue
+        except BaseException:
+            lease.release()
+            raise
+        pool.answered(replica)
+        if reply.stream is None:
+            lease.release()
+        else:
+            step.lease = lease  # given back when the stream ends (router/answers.py)
+        return reply
+    assert last is not None
+    raise last

@@ -1,0 +1,182 @@
+"""The edge as a pool of replicas: which vLLM replica answers a step, in which order the others
+are tried when it fails, and each replica's health (a breaker) and load (steps in flight).
+
+A trajectory is kept on one replica, its home, because every step resends the run's growing
+prefix and vLLM serves it from its prefix cache only where it computed it before. The home is
+chosen by rendezvous hashing of the trajectory id (each replica's score is a hash of its URL
+and the id; the highest score wins), which moves only the runs of a replica that goes away,
+with a bound on load ("consistent hashing with bounded loads"): a replica holding more than
+`load_bound` × the mean of steps in flight is passed over. The home is kept in the
+trajectory's notes (`router.notes.POOL_HOME`), which every step's start reads already, so the
+gateway's own replicas agree on it without another round trip. A run re-homes only when its
+replica's breaker is open, the replica left the configuration, or the replica stayed over the
+bound for `rehome_after_s`; a step that spills while its home is busy leaves the home as it is.
+
+`balance: least_loaded` and `round_robin` ignore homes (for comparison, and for edges whose
+replicas share no cache). Every choice is a few dictionary reads and hashes: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from router.upstream import Upstream
+
+Balance = Literal["affinity", "least_loaded", "round_robin"]
+# The failures that say a replica is unwell (not a bad request, nor an answer too large).
+UNWELL = frozenset({"connect", "timeout", "disconnected", "status"})
+
+
+@dataclass(slots=True)
+class ReplicaLoad:
+    """What a replica's own `/metrics` said at the last scrape (router/edge_scrape.py)."""
+
+    running: float = 0.0
+    waiting: float = 0.0
+    kv_cache_usage: float = 0.0  # 0..1
+    prefix_hits: float = 0.0  # tokens served from the prefix cache, a counter
+    prefix_queries: float = 0.0  # tokens looked up in it, a counter
+    at: float = 0.0  # monotonic time of the scrape; 0: never scraped
+
+
+@dataclass(slots=True, eq=False)
+class Replica:
+    """One vLLM server of the pool, with its own pooled transport."""
+
+    url: str  # its base URL, without credentials: the label and the home note's value
+    upstream: Upstream
+    index: int
+    in_flight: int = 0  # steps of this gateway process sent to it and not yet answered whole
+    chosen: int = 0  # steps sent to it first
+    failures: int = 0  # consecutive unwell failures
+    open_until: float = 0.0  # the breaker is open (the replica is skipped) until then
+    over_since: float = 0.0  # since when it has been over the load bound (0: it is not)
+    load: ReplicaLoad = field(default_factory=ReplicaLoad)
+    salt: bytes = b""
+
+    def alive(self, now: float) -> bool:
+        return now >= self.open_until
+
+    def score(self, key: bytes) -> int:
+        digest = hashlib.blake2b(key, digest_size=8, key=self.salt).digest()
+        return int.from_bytes(digest, "big")
+
+
+@dataclass(slots=True, eq=False)
+class Lease:
+    """A step's hold on a replica's in-flight count, given back once (its answer ended)."""
+
+    replica: Replica
+    released: bool = False
+
+    def release(self) -> None:
+        if not self.released:
+            self.released = True
+            self.replica.in_flight -= 1
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a step goes: replicas in the order to try, and the home to keep (None: unchanged)."""
+
+    replicas: list[Replica]
+    new_home: str | None = None
+    spilled: bool = False  # the home was over the load bound: this step went elsewhere
+
+
+class EdgePool:
+    """The edge's replicas and the rule that places a step on them."""
+
+    def __init__(
+        self,
+        replicas: Sequence[tuple[str, Upstream]],
+        balance: Balance = "affinity",
+        *,
+        load_bound: float = 1.25,
+        rehome_after_s: float = 5.0,
+        breaker_failures: int = 3,
+        breaker_s: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.replicas = [
+            Replica(url, upstream, index, salt=url.encode()[-64:]) for index, (url, upstream) in enumerate(replicas)
+        ]
+        self.by_url = {replica.url: replica for replica in self.replicas}
+        self.balance = balance
+        self.load_bound = load_bound
+        self.rehome_after_s = rehome_after_s
+        self.breaker_failures = breaker_failures
+        self.breaker_s = breaker_s
+        self.clock = clock
+        self._turn = itertools.count()
+
+    # -- placing a step ----------------------------------------------------------------------
+
+    def place(self, trajectory_id: str, home: str | None) -> Placement:
+        """The replicas to try for a step of `trajectory_id` whose home is `home` (None: new)."""
+        now = self.clock()
+        alive = [replica for replica in self.replicas if replica.alive(now)]
+        # Every breaker open: try them all anyway (one may be back) rather than none.
+        candidates = alive or self.replicas
+        if self.balance == "round_robin":
+            start = next(self._turn) % len(candidates)
+            return Placement(candidates[start:] + candidates[:start])
+        if self.balance == "least_loaded":
+            return Placement(sorted(candidates, key=_busyness))
+        return self._affine(trajectory_id, home, candidates, now)
+
+    def _affine(self, trajectory_id: str, home: str | None, candidates: list[Replica], now: float) -> Placement:
+        key = trajectory_id.encode()
+        ranked = sorted(candidates, key=lambda replica: replica.score(key), reverse=True)
+        # Each replica may hold ceil(load_bound × the mean) steps, this one counted.
+        bound = math.ceil(self.load_bound * (sum(r.in_flight for r in candidates) + 1) / len(candidates))
+        for replica in candidates:
+            if replica.in_flight + 1 <= bound:
+                replica.over_since = 0.0
+            elif replica.over_since == 0.0:
+                replica.over_since = now
+        under = [replica for replica in ranked if replica.in_flight + 1 <= bound] or ranked
+        current = self.by_url.get(home) if home is not None else None
+        if current is not None and current in candidates:
+            rest = [replica for replica in ranked if replica is not current]
+            if current.over_since == 0.0:
+                return Placement([current, *rest])
+            if now - current.over_since < self.rehome_after_s:
+                # Busy for a moment: this step spills, the run stays at home.
+                first = under[0] if under[0] is not current else rest[0] if rest else current
+                return Placement([first, *[r for r in ranked if r is not first]], spilled=True)
+        # New, or its home died, left, or stayed over the bound: a new home.
+        first = under[0]
+        return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url)
+
+    # -- what happened -----------------------------------------------------------------------
+
+    def lease(self, replica: Replica, first: bool) -> Lease:
+        replica.in_flight += 1
+        if first:
+            replica.chosen += 1
+        return Lease(replica)
+
+    def answered(self, replica: Replica) -> None:
+        replica.failures = 0
+        replica.open_until = 0.0
+
+    def failed(self, replica: Replica, kind: str, status: int | None) -> None:
+        """Count a failure; past `breaker_failures` in a row the replica is skipped a while."""
+        if kind not in UNWELL or (kind == "status" and status is not None and status < 500):
+            return
+        replica.failures += 1
+        if replica.failures >= self.breaker_failures:
+            replica.open_until = self.clock() + self.breaker_s
+
+
+def _busyness(replica: Replica) -> tuple[float, int]:
+    # Steps this gateway has in flight there, plus the queue its own metrics reported.
+    return (replica.in_flight + replica.load.waiting, replica.index)

@@ -1,0 +1,205 @@
+"""The edge as a pool of replicas (`upstreams.edge.endpoints`): real fake-vLLM servers as
+replicas behind a real gateway, on both trajectory stores."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from router import notes
+from router.edge_pool import EdgePool
+from router.settings import ConfigError, load_settings
+from tests.both_stores import MakeGateway
+from tests.both_stores import make_gateway as make_gateway
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+ROUTES = {"tandem": {"strategy": "edge", "failover": True}, "local": {"strategy": "edge", "failover": False}}
+
+
+@pytest.fixture()
+def replicas() -> Iterator[list[FakeUpstream]]:
+    started = [FakeUpstream(name=f"edge{i}", model="edge-model").start() for i in range(3)]
+    yield started
+    for fake in started:
+        fake.stop()
+
+
+def pool_gateway(make: MakeGateway, replicas: list[FakeUpstream], **pool: Any) -> GatewayServer:
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, **pool}
+    return make(routes=ROUTES, edge_url=replicas[0].base_url, upstream_overrides={"edge": edge})
+
+
+def run(client: httpx.Client, server: GatewayServer, trajectory: str, steps: int, model: str = "tandem") -> None:
+    """`steps` steps of one trajectory, each resending the run's growing history."""
+    for step in range(steps):
+        response = client.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": model, "messages": [{"role": "user", "content": f"task <{trajectory}>"}] * (step + 1)},
+            headers={"x-session-id": trajectory},
+        )
+        assert response.status_code == 200, response.text
+
+
+def served(replicas: list[FakeUpstream], trajectory: str) -> list[int]:
+    """Which replica answered each step of `trajectory`, in order."""
+    seen = [
+        (record.at, index)
+        for index, fake in enumerate(replicas)
+        for record in fake.received
+        if f"task <{trajectory}>" in str(record.body)
+    ]
+    return [index for _, index in sorted(seen)]
+
+
+def home_of(server: GatewayServer, trajectory: str) -> str | None:
+    state = server.run(server.app.state.engine.tracker.store.get(trajectory))
+    return None if state is None else state.notes.get(notes.POOL_HOME)
+
+
+def test_affinity_keeps_each_run_on_one_replica(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas)
+    with httpx.Client(timeout=10) as client:
+        for n in range(12):
+            run(client, server, f"run-{n}", 4)
+    homes = set()
+    for n in range(12):
+        where = served(replicas, f"run-{n}")
+        assert len(where) == 4 and len(set(where)) == 1, (n, where)
+        assert home_of(server, f"run-{n}") == replicas[where[0]].base_url
+        homes.add(where[0])
+    assert len(homes) >= 2, "twelve runs all homed on one replica: the hash does not spread them"
+    assert cloud.received == []
+
+
+def test_a_replica_stopped_mid_run_loses_no_step_and_its_runs_re_home(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas, pool={"breaker_failures": 1, "breaker_s": 60})
+    with httpx.Client(timeout=10) as client:
+        for n in range(9):
+            run(client, server, f"run-{n}", 2)
+        homes = {n: served(replicas, f"run-{n}")[0] for n in range(9)}
+        victim = homes[0]
+        replicas[victim].stop()
+        for n in range(9):
+            run(client, server, f"run-{n}", 3)  # every step answered (run asserts 200)
+    for n in range(9):
+        where = served(replicas, f"run-{n}")
+        assert len(where) == 2 + 3
+        if homes[n] == victim:
+            # Re-homed once, then kept on its new home.
+            assert victim not in where[2:] and len(set(where[2:])) == 1, where
+            assert home_of(server, f"run-{n}") == replicas[where[-1]].base_url
+        else:
+            assert set(where) == {homes[n]}, "a run whose replica lived moved"
+    assert cloud.received == [], "the pool failed over inside itself, not to the cloud"
+
+
+def test_every_replica_down_fails_over_to_the_cloud_but_a_local_route_fails(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas)
+    for fake in replicas:
+        fake.stop()
+    with httpx.Client(timeout=10) as client:
+        answered = client.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert answered.status_code == 200 and answered.headers["x-tandem-target"] == "cloud"
+        refused = client.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": "local", "messages": [{"role": "user", "content": "hi"}]},
+        )
+        assert refused.status_code >= 500
+    assert len(cloud.received) == 1
+
+
+def test_round_robin_takes_replicas_in_turn(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas, balance="round_robin")
+    with httpx.Client(timeout=10) as client:
+        run(client, server, "rr", 6)
+    assert served(replicas, "rr") in ([0, 1, 2, 0, 1, 2], [1, 2, 0, 1, 2, 0], [2, 0, 1, 2, 0, 1])
+
+
+def test_least_loaded_avoids_the_busy_replica(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas[:2], balance="least_loaded")
+    replicas[0].default = {"kind": "text", "delay": 1.0}
+    replicas[1].default = {"kind": "text", "delay": 1.0}
+    import concurrent.futures
+
+    with httpx.Client(timeout=10) as client, concurrent.futures.ThreadPoolExecutor(4) as workers:
+        list(workers.map(lambda n: run(client, server, f"ll-{n}", 1), range(4)))
+    assert len(replicas[0].received) == 2 and len(replicas[1].received) == 2
+
+
+@pytest.mark.parametrize(
+    ("edge", "cloud", "message"),
+    [
+        ({"endpoints": ["http://a/v1", "http://a/v1/"]}, {}, "endpoints lists a base URL twice"),
+        ({"endpoints": ["http://a/v1", "ftp://b/v1"]}, {}, "each of endpoints must start with http"),
+        ({"endpoints": ["http://a/v1"], "base_url": "http://c/v1"}, {}, "is not one of endpoints"),
+        ({}, {"endpoints": ["http://127.0.0.1:2/v1"]}, "endpoints (a pool of replicas) is for the edge upstream only"),
+        ({"endpoints": ["http://a/v1"], "balance": "random"}, {}, "balance"),
+    ],
+)
+def test_a_bad_pool_is_refused_with_the_key_named(edge: dict[str, Any], cloud: dict[str, Any], message: str) -> None:
+    upstreams = {
+        "edge": {"base_url": None, "model": "e", **edge},
+        "cloud": {"base_url": "http://127.0.0.1:2/v1", "model": "c", **cloud},
+    }
+    if upstreams["edge"]["base_url"] is None and not edge.get("endpoints"):
+        upstreams["edge"]["base_url"] = "http://127.0.0.1:1/v1"
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        load_settings(upstreams=upstreams)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_busy_home_spills_a_step_and_re_homes_only_after_staying_busy() -> None:
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], rehome_after_s=5, clock=clock)  # type: ignore[list-item]
+    first = pool.place("run", None)
+    home = first.replicas[0]
+    assert first.new_home == home.url
+    assert pool.place("run", home.url).replicas[0] is home and pool.place("run", home.url).new_home is None
+    leases = [pool.lease(home, True) for _ in range(3)]  # other runs fill the home
+    spill = pool.place("run", home.url)
+    assert spill.spilled and spill.new_home is None and spill.replicas[0] is not home
+    clock.now += 6  # still over the bound after rehome_after_s: the run moves
+    moved = pool.place("run", home.url)
+    assert moved.new_home is not None and moved.new_home != home.url
+    for lease in leases:
+        lease.release()
+    assert home.in_flight == 0
+
+
+def test_the_breaker_takes_a_failing_replica_out_then_tries_it_again() -> None:
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], breaker_failures=2, breaker_s=10, clock=clock)  # type: ignore[list-item]
+    home = pool.place("run", None).replicas[0]
+    pool.failed(home, "status", 400)  # a refusal of the request says nothing of its health
+    pool.failed(home, "connect", None)
+    assert pool.place("run", home.url).replicas[0] is home
+    pool.failed(home, "connect", None)
+    away = pool.place("run", home.url)
+    assert home not in away.replicas and away.new_home is not None
+    clock.now += 11
+    assert home in pool.place("run", away.new_home).replicas
