@@ -16,7 +16,7 @@ from router.settings import ConfigError, load_settings
 from tests.both_stores import MakeGateway
 from tests.both_stores import make_gateway as make_gateway
 from tests.fake_upstream import FakeUpstream
-from tests.gateway_server import GatewayServer
+from tests.gateway_server import GatewayServer, wait_until
 
 ROUTES = {"tandem": {"strategy": "edge", "failover": True}, "local": {"strategy": "edge", "failover": False}}
 
@@ -203,3 +203,19 @@ def test_the_breaker_takes_a_failing_replica_out_then_tries_it_again() -> None:
     assert home not in away.replicas and away.new_home is not None
     clock.now += 11
     assert home in pool.place("run", away.new_home).replicas
+
+
+def test_a_streamed_step_holds_its_replica_until_its_stream_ends(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas)
+    pool = server.app.state.engine.edge_pool
+    body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    with httpx.Client(timeout=10) as client:
+        for fake in replicas:
+            fake.default = {"kind": "text", "chunks": 5, "chunk_delay": 0.2}
+        with client.stream("POST", f"{server.base_url}/chat/completions", json=body) as response:
+            chunks = response.iter_bytes()
+            assert next(chunks) and sum(r.in_flight for r in pool.replicas) == 1
+            assert b"[DONE]" in b"".join(chunks)
+    assert wait_until(lambda: sum(r.in_flight for r in pool.replicas) == 0)
