@@ -137,6 +137,7 @@ def _train(args: argparse.Namespace) -> int:
         + (f" --sees {args.sees}" if args.sees != "state" else ""),
         data_description=args.describe or f"{args.data.name}",
         sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
+        show_progress=True,
     )
     result = train(rows, config, args.out)
     evaluation = result.card.evaluation
@@ -205,6 +206,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if args.labels is None:
         args.labels = model.card.labels or labels_in(rows)
         print(f"labels: {args.labels} (from the model card or the data; --labels chooses)", file=sys.stderr)
+    models = "the model and the serving one" if serving is not None else "the model"
+    print(f"evaluate: scoring {len(rows):,} rows with {models} ...", file=sys.stderr, flush=True)
     comparison = compare(model, serving, rows, args.labels, args.held_out or 0.0)
     if args.report is not None:
         write_report(comparison, args.report, f"Judge evaluation: {args.model.name} on {args.data.name}")

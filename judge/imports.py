@@ -11,6 +11,7 @@ from typing import Any
 
 from judge.importers import TrajectoryFormatError, read_run
 from judge.importers.outcomes import read_outcomes
+from judge.progress import progress
 from judge.replay import replay
 from judge.rows import write_rows
 
@@ -49,7 +50,8 @@ def run_import(args: argparse.Namespace) -> int:
 
     def rows() -> Iterator[dict[str, Any]]:
         nonlocal runs
-        for file in trajectory_files(args.paths):
+        files = list(trajectory_files(args.paths))
+        for file in progress(files, "importing trajectories"):
             try:
                 run = read_run(file)
             except TrajectoryFormatError as exc:

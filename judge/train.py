@@ -9,6 +9,8 @@ is written; the evaluation figures come from trajectories held out of training.
 
 from __future__ import annotations
 
+import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -46,6 +48,12 @@ class TrainConfig:
     data_description: str = ""  # where the rows came from, for the card
     sees: str = "state"  # "draft": the state and the step's own action (`draft_features`)
     sources: Any = None  # the data's sources, licences and counts (`<data>.sources.json`), for the card
+    show_progress: bool = False  # a line on stderr as each stage starts (the CLI: fitting takes seconds)
+
+
+def _stage(config: TrainConfig, started: float, text: str) -> None:
+    if config.show_progress:
+        print(f"train [{time.monotonic() - started:5.1f}s] {text}", file=sys.stderr, flush=True)
 
 
 def _estimator(config: TrainConfig) -> Any:
@@ -139,8 +147,10 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
     """Fit, export, check, calibrate, evaluate; write `out` and its card when given."""
     if not 0.0 < config.cloud_share < 1.0:
         raise JudgeTrainingError(f"cloud share must be between 0 and 1, got {config.cloud_share}")
+    started = time.monotonic()
     labels = make_labels(rows, config.labels)
     split = split_by_trajectory([rows[i] for i in labels.rows], config.held_out_fraction)
+    _stage(config, started, f"{len(labels.rows):,} rows with {config.labels} labels, {len(split.train):,} to train on")
     names = names_for(config.sees)
     x_all = matrix([rows[i] for i in labels.rows], config.sees)
     x_train = x_all[split.train]
@@ -148,9 +158,12 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
     if y_train.min() == y_train.max():
         raise JudgeTrainingError("the training split has only one label value; add trajectories")
     estimator = _estimator(config)
+    _stage(config, started, f"fitting {config.model} ...")
     _fit(estimator, x_train, y_train, labels.weight[split.train])
+    _stage(config, started, "exporting to ONNX and checking it scores as the fitted model does ...")
     model_bytes = export_onnx(estimator, len(names))
     parity = check_parity(estimator, model_bytes, x_all)
+    _stage(config, started, "calibrating the threshold and evaluating on the held-out trajectories ...")
     session = open_session(model_bytes, Path("<exported model>"))
     scores = session.run(["probabilities"], {session.get_inputs()[0].name: x_all})[0][:, 1].astype(np.float64)
     # The threshold comes from the training split only, so that the held-out share is honest.

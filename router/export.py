@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import orjson
 
+from judge.progress import Progress
 from router import notes
 from router.ledger import StepRecord
 from router.trajectory.redis_store import RedisStore
@@ -169,14 +170,18 @@ async def export(
     since: float | None,
     api_key: str | None,
     judge_rows: bool = False,
+    show_progress: bool = False,
 ) -> int:
     make: Line = judge_row if judge_rows else step_line
     lines = _from_api(url, since, api_key, make) if url else _from_redis(redis_url or "", prefix, since, make)
     count = 0
+    bar = Progress(f"exporting to {out.name}", None, enabled=show_progress)
     with out.open("wb") as handle:
         async for line in lines:
             handle.write(line)
             count += 1
+            bar.advance()
+    bar.close()
     return count
 
 

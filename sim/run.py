@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from judge.progress import Progress
 from router.settings import Settings, load_settings
 from sim.agent import run_task
 from sim.catalog import CATALOG
@@ -177,7 +178,7 @@ async def post_outcome(
 
 
 async def run_strategy(
-    strategy: Strategy, tasks: list[Task], seed: int, edge: SimServer, cloud: SimServer
+    strategy: Strategy, tasks: list[Task], seed: int, edge: SimServer, cloud: SimServer, bar: Progress | None = None
 ) -> StrategyResult:
     settings = gateway_settings(edge.base_url, cloud.base_url, strategy.route_settings(seed))
     result = StrategyResult(strategy)
@@ -193,20 +194,30 @@ async def run_strategy(
             ledger = await fetch_ledger(client, session, run.steps)
             ledger["outcome"] = await post_outcome(client, session, run.solved, strategy.key, task.id)
             result.tasks.append(TaskResult(task.id, run.solved, run.steps, ledger))
+            if bar is not None:
+                bar.advance()
     result.wall_s = time.perf_counter() - started
     return result
 
 
 async def run_strategies(
-    seed: int, tasks: int, *, latency_scale: float = 1.0, strategies: tuple[Strategy, ...] = STRATEGIES
+    seed: int,
+    tasks: int,
+    *,
+    latency_scale: float = 1.0,
+    strategies: tuple[Strategy, ...] = STRATEGIES,
+    show_progress: bool = False,
 ) -> DemoResult:
     """Start the simulated models, work every task under every strategy, stop everything."""
     picked = pick_tasks(tasks)
     started = time.perf_counter()
     edge = await SimServer("edge", picked, seed, latency_scale).start()
     cloud = await SimServer("cloud", picked, seed, latency_scale).start()
+    # Standard error, so that the printed tables stay what standard output holds.
+    bar = Progress("strategy x task runs", len(strategies) * len(picked), enabled=show_progress)
     try:
-        results = await asyncio.gather(*(run_strategy(s, picked, seed, edge, cloud) for s in strategies))
+        results = await asyncio.gather(*(run_strategy(s, picked, seed, edge, cloud, bar) for s in strategies))
+        bar.close()
     finally:
         await edge.stop()
         await cloud.stop()
@@ -229,7 +240,7 @@ def run_demo(seed: int, tasks: int, edge_vllm: bool, *, latency_scale: float = 1
         return run_vllm_demo(seed, min(tasks, 3))
     print(banner(seed, tasks, PRICES), flush=True)
     try:
-        result = asyncio.run(run_strategies(seed, tasks, latency_scale=latency_scale))
+        result = asyncio.run(run_strategies(seed, tasks, latency_scale=latency_scale, show_progress=True))
     except KeyboardInterrupt:
         print("tandem demo: interrupted")
         return 130

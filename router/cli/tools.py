@@ -46,6 +46,7 @@ def export(args: argparse.Namespace) -> int:
         since=since,
         api_key=args.api_key or os.environ.get("TANDEM_ADMIN_KEY"),
         judge_rows=args.judge_rows,
+        show_progress=True,
     )
     print(f"wrote {count} step(s) to {args.out}")
     return 0
