@@ -12,6 +12,7 @@ resumes) counts once.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections import OrderedDict, deque
@@ -64,7 +65,9 @@ class Write:
 
 
 Entry = CountedStep | Records | Note | Write
-BATCH = 512  # items (step starts, records) written back in one round trip
+# Items (step starts, records, notes) written back in one round trip each: under load a round
+# trip costs dozens of turns of the event loop whatever its size, so batches are large.
+BATCH = 8192
 # Entries (records, notes, keys, outcomes…) kept for each step of the bound at most: a step keeps
 # ~4; the rest is room for the records of steps begun before the outage. Bounds the memory only.
 ENTRIES_PER_STEP = 16
@@ -135,7 +138,7 @@ class Journal:
         self._entries.append(entry)
         self._size += size
         self.steps += step
-        self._on_size(self._size)
+        self._on_size(len(self))
         return True
 
     def _without_lost(self, entry: Records) -> Records:
@@ -166,10 +169,14 @@ class Journal:
             out.append(record if index is None else dataclasses.replace(record, step=index))
         return out
 
-    async def write_back(self, primary: RedisStore) -> None:
-        """Replay every entry in order; a batch of step starts, records and notes goes in three
-        round trips (the starts first, so that their records are renumbered; then the records;
-        then the notes, in their order), then the batch's writes. An entry leaves once written.
+    async def write_back(self, primary: RedisStore, catch_up: bool = False) -> None:
+        """Replay every entry in order, in batches. A batch is two rounds of round trips: the
+        step starts and the stitching keys (in their order) at once; then the records (after the
+        starts, so that they are renumbered) and the notes (in their order) at once; then the
+        batch's other writes (outcomes, closes). An entry leaves once written. With `catch_up`,
+        returns once a batch wrote at least as much as is left: new entries join while it
+        writes, and under load a round trip takes about as long whatever its size, so the rest
+        is best written as one last batch (ResilientStore's handover, new calls waiting for it).
         An outage raises and the rest waits for the next try; an entry Redis refuses for good (an
         error reply) is dropped and counted, so that it cannot hold back every later one."""
         while self._entries:
@@ -184,9 +191,11 @@ class Journal:
                     continue
                 log.error("dropping a %s kept during the outage: Redis refused it (%s)", _kind(batch[0]), exc)
                 self._done(batch[0], written=False)
-            else:
-                for entry in batch:
-                    self._done(entry, written=True)
+                continue
+            for entry in batch:
+                self._done(entry, written=True)
+            if catch_up and len(self) <= sum(_size(entry) for entry in batch):
+                return
 
     async def _write_one_by_one(self, batch: list[Entry], primary: RedisStore) -> None:
         for entry in batch:
@@ -199,6 +208,16 @@ class Journal:
                 self._done(entry, written=False)
             else:
                 self._done(entry, written=True)
+
+    async def _count(self, steps: list[CountedStep], primary: RedisStore) -> None:
+        if not steps:
+            return
+        slots = await primary.count_new_steps([counted.start for counted in steps])
+        for counted, slot in zip(steps, slots, strict=True):
+            if slot.step != counted.local_step:
+                self._renumbered[(counted.start.trajectory_id, counted.local_step)] = slot.step
+        while len(self._renumbered) > self.max_items:
+            self._renumbered.popitem(last=False)
 
     def _next_batch(self) -> list[Entry]:
         # Writes (outcomes, closes, stitching keys) join the batch rather than end it: under load
@@ -223,7 +242,7 @@ class Journal:
         size = _size(entry)
         self._size -= size
         self.steps -= 1 if isinstance(entry, CountedStep) else 0
-        self._on_size(self._size)
+        self._on_size(len(self))
         if written:
             self.written += size
             self._on_written(_kind(entry), size)
@@ -231,26 +250,42 @@ class Journal:
             self._on_dropped(_kind(entry), size)
 
     async def _write(self, batch: list[Entry], primary: RedisStore) -> None:
+        # Round trips that touch apart keys go at once (under load each waits for turns of the
+        # event loop, so one after the other would add up): the starts with the stitching keys
+        # (one round trip for them all: two or three a step without a session id); then, once
+        # the starts are counted (a trajectory's first start clears a vault left under its id,
+        # and gives the records their indexes), the records with the notes.
         steps = [entry for entry in batch if isinstance(entry, CountedStep)]
-        if steps:
-            slots = await primary.count_new_steps([counted.start for counted in steps])
-            for counted, slot in zip(steps, slots, strict=True):
-                if slot.step != counted.local_step:
-                    self._renumbered[(counted.start.trajectory_id, counted.local_step)] = slot.step
-            while len(self._renumbered) > self.max_items:
-                self._renumbered.popitem(last=False)
+        keys = [key for key in (_stitching(w) for w in batch if isinstance(w, Write)) if key is not None]
+        stitching = primary.stitch_remember_many(keys) if keys else None
+        await _all(self._count(steps, primary), stitching)
         kept = [entry for entry in batch if isinstance(entry, Records)]
-        if kept:
-            await primary.record_many(
-                self.renumber([record for entry in kept for record in entry.records]),
-                [token for entry in kept for token in entry.tokens],
-            )
         notes = [(n.trajectory_id, n.key, n.value, n.keep_first, n.vault) for n in batch if isinstance(n, Note)]
-        if notes:
-            await primary.note_many(notes)
+        recording = None
+        if kept:
+            records = self.renumber([record for entry in kept for record in entry.records])
+            recording = primary.record_many(records, [token for entry in kept for token in entry.tokens])
+        await _all(recording, primary.note_many(notes) if notes else None)
         for write in batch:
-            if isinstance(write, Write):
+            if isinstance(write, Write) and _stitching(write) is None:
                 await write.call(primary)
+
+
+def _stitching(write: Write) -> tuple[str, str] | None:
+    """The (key, trajectory id) of a kept stitching key (a `StoreCall` of `stitch_remember`,
+    router/trajectory/journal_codec.py), else None."""
+    if getattr(write.call, "method", None) != "stitch_remember":
+        return None
+    key, trajectory_id = getattr(write.call, "args", ("", ""))
+    return str(key), str(trajectory_id)
+
+
+async def _all(*calls: Awaitable[None] | None) -> None:
+    """Await the calls at once; the first failure raises once every call has ended."""
+    outcomes = await asyncio.gather(*(call for call in calls if call is not None), return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
 
 
 def _kind(entry: Entry) -> str:

@@ -59,23 +59,42 @@ TOKEN_TTL_S = 3600
 MAX_RECENT = 1_000_000
 
 
+WRITE_BUFFER_BYTES = 64 * 1024 * 1024
+
+
 class PoolBusy(RedisError):
     """Every pooled connection stayed in use for the whole wait: the store is busy, not out."""
 
 
 class WaitingPool(redis.BlockingConnectionPool):
     """A bounded pool whose callers wait for a free connection; a wait that runs out raises
-    `PoolBusy` (redis-py raises a ConnectionError, which would read as an outage)."""
+    `PoolBusy` (redis-py raises a ConnectionError, which would read as an outage). While the
+    store is `out`, a caller gets a connection error at once rather than a connection: one
+    that waited through the start of an outage must not then wait on a dead Redis in turn."""
+
+    out = False
 
     async def get_connection(self, *args: Any, **kwargs: Any) -> Any:
+        if self.out:
+            raise RedisConnectionError("the trajectory store is out")
         try:
-            return await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+            connection = await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
         except RedisConnectionError as exc:
             # Only the wait's own expiry (a connection that cannot be made is a real failure).
             if type(exc) is RedisConnectionError and isinstance(exc.__cause__, TimeoutError):
                 busy = f"no Redis connection free after {self.timeout} s ({self.max_connections} in use)"
                 raise PoolBusy(busy) from exc
             raise
+        if self.out:
+            await self.release(connection)
+            raise RedisConnectionError("the trajectory store went out while this call waited for a connection")
+        # A pipeline of megabytes (an outage's write-back) is handed to the transport whole: with
+        # the default 64 KB mark, sending it would wait for the socket dozens of times, each a
+        # turn of an event loop that, under load, takes tens of milliseconds.
+        writer = getattr(connection, "_writer", None)
+        if writer is not None:
+            writer.transport.set_write_buffer_limits(high=WRITE_BUFFER_BYTES)
+        return connection
 
 
 def _trajectory(fields: dict[str, str]) -> Trajectory:
@@ -349,9 +368,20 @@ class RedisStore:
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         await self._redis.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
 
+    async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
+        """Stitching keys and their values in one round trip (an outage's write-back)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for key, trajectory_id in pairs:
+                pipe.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
+            await pipe.execute()
+
     async def active_count(self) -> int:
         count: int = await self._redis.zcard(f"{self._prefix}open")
         return count
+
+    def mark_out(self, out: bool) -> None:
+        """While out, calls fail at once instead of taking (or waiting for) a connection."""
+        self._pool.out = out
 
     async def reset_connections(self) -> None:
         """Drop every pooled connection: after Redis restarts, each would fail once more."""

@@ -9,7 +9,9 @@ outage, with its own cause: its writes are kept for write-back rather than lost,
 While healthy, memory mirrors each trajectory as Redis returns it at the start of a step, so
 that in an outage a trajectory continues from there: its indexes, totals, notes and pin. During
 an outage every write goes to memory and to the journal (bounded); a probe every `breaker_s`
-waits for Redis, writes the journal back in order, and only then leaves degraded mode.
+waits for Redis, writes the journal back in order, and only then leaves degraded mode. Under
+load new writes keep joining the journal while it is written back; once a batch wrote as much as
+is left, new calls wait for one last batch (a handover) and then go to Redis, so it empties.
 With `outage_journal_dir` set the journal is also kept on disk (router/trajectory/journal_file.py):
 what a stopped worker kept is written back at the next start.
 """
@@ -79,16 +81,24 @@ class ResilientStore:
         self._unknown: OrderedDict[str, None] = OrderedDict()
         self._recovery: asyncio.Task[None] | None = None
         self.degraded = False
+        # Set while the last of the journal is written back: calls wait for it, then use Redis.
+        self._handover: asyncio.Event | None = None
 
     # -- the outage ------------------------------------------------------------------------
 
     async def _try(self, operation: str, call: Callable[[RedisStore], Awaitable[T]]) -> tuple[bool, T | None]:
         """(True, result) from Redis, or (False, None) once the store is (or just went) out."""
         if self.degraded:
-            return False, None
+            if self._handover is None:
+                return False, None
+            await self._handover.wait()
+            if self.degraded:
+                return False, None
         try:
             return True, await call(self.primary)
         except PoolBusy as exc:
+            if self.degraded:
+                return False, None  # the store went out while this call waited: the journal takes it
             # Load, not an outage: this one call fails; the breaker stays closed.
             self._metrics.store_busy.labels(operation).inc()
             raise StoreBusy(operation, self.primary.pool_wait_s) from exc
@@ -108,6 +118,7 @@ class ResilientStore:
         if self.degraded:
             return
         self.degraded = True
+        self.primary.mark_out(True)  # calls waiting for a connection give up now
         self._metrics.store_outages.labels(cause).inc()
         serving = "serving from memory" if self._mode == "degrade" else "refusing steps"
         if cause == "unreachable":
@@ -134,8 +145,10 @@ class ResilientStore:
                 # Fresh connections: a pool of ones to a Redis that restarted would make each
                 # try (and then each step) fail once more, one after the other.
                 await self.primary.reset_connections()
+                # Only this task uses Redis while degraded (every other call is kept in memory).
+                self.primary.mark_out(False)
                 await self.primary.ping()
-                await self.journal.write_back(self.primary)
+                await self._write_back()
             except OUTAGE_ERRORS:
                 self._metrics.store_errors.labels("write_back").inc()
                 continue
@@ -153,10 +166,21 @@ class ResilientStore:
                 log.exception("could not write back to the trajectory store; trying again")
                 self._metrics.store_reply_errors.labels("write_back").inc()
                 continue
-            # Nothing awaited between the journal found empty and this: no write slips between.
-            self.degraded = False
             log.warning("trajectory store is back; its missed writes are written back")
             return
+
+    async def _write_back(self) -> None:
+        """Write the journal back while new writes still join it; then the last batch, with new
+        calls waiting (each at most that batch's round trips), and leave degraded mode."""
+        await self.journal.write_back(self.primary, catch_up=True)
+        handover = self._handover = asyncio.Event()
+        try:
+            await self.journal.write_back(self.primary)
+            # Nothing awaited between the journal found empty and this: no write slips between.
+            self.degraded = False
+        finally:
+            self._handover = None
+            handover.set()
 
     def _refuse(self) -> None:
         if self._mode == "refuse":
@@ -222,6 +246,9 @@ class ResilientStore:
         return StepSlot(local.step, local.attempt, local.trajectory, state_unknown=unknown)
 
     async def record_many(self, records: list[StepRecord]) -> None:
+        if self._handover is not None:
+            # The last batch may count the steps of these records: their indexes after it.
+            await self._handover.wait()
         records = self.journal.renumber(records)
         tokens = [uuid.uuid4().hex for _ in records]
         while True:
