@@ -2,11 +2,12 @@
 
 A raw asyncio protocol on uvloop, no web framework: it shares a core with the load generator,
 so every microsecond it spends is taken from the load. It answers any model name (the gateway's
-upstream model and whatever LiteLLM sends) after a fixed delay; a streamed answer is a role
+upstream model and whatever LiteLLM sends) after a fixed delay (or one drawn uniformly between
+`--delay-ms` and `--delay-max-ms`, a scripted model's spread); a streamed answer is a role
 chunk, `chunks` content chunks `chunk_interval` apart, a finish chunk, a usage chunk when the
 request asks for one, and `data: [DONE]`.
 
-Run as `python -m benchmarks.overhead.fakeupstream --port P --delay-ms D`.
+Run as `python -m benchmarks.overhead.fakeupstream --port P --delay-ms D [--delay-max-ms M]`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import random
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +33,12 @@ class Behaviour:
     delay_s: float  # before the answer (non-streamed) or the first chunk (streamed)
     chunks: int  # content chunks of a streamed answer
     chunk_interval_s: float  # between streamed chunks; 0 sends the rest in one write
+    delay_max_s: float = 0.0  # above delay_s: each answer's delay drawn uniformly between the two
+
+    def delay(self) -> float:
+        if self.delay_max_s <= self.delay_s:
+            return self.delay_s
+        return random.uniform(self.delay_s, self.delay_max_s)
 
 
 def _chunk(model: str, delta: dict[str, object], finish: str | None) -> bytes:
@@ -173,7 +181,7 @@ class _Connection(asyncio.Protocol):
         if line.startswith(b"post ") and b"/chat/completions" in line:
             request = orjson.loads(body)
             model = str(request.get("model", "fake-model"))
-            delay = self._answers.behaviour.delay_s
+            delay = self._answers.behaviour.delay()
             if request.get("stream"):
                 options = request.get("stream_options") or {}
                 pieces = self._answers.stream(model, bool(options.get("include_usage")))
@@ -224,10 +232,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--delay-ms", type=float, default=0.0)
+    parser.add_argument("--delay-max-ms", type=float, default=0.0)
     parser.add_argument("--chunks", type=int, default=20)
     parser.add_argument("--chunk-interval-ms", type=float, default=0.0)
     args = parser.parse_args(argv)
-    behaviour = Behaviour(args.delay_ms / 1000, args.chunks, args.chunk_interval_ms / 1000)
+    behaviour = Behaviour(args.delay_ms / 1000, args.chunks, args.chunk_interval_ms / 1000, args.delay_max_ms / 1000)
     try:
         import uvloop
     except ImportError:  # plain asyncio still works, only slower
