@@ -15,6 +15,7 @@ from unittest import mock
 import pytest
 import yaml
 
+from router.cli.config import open_proxy_refusal
 from router.settings import load_settings
 from tests.deploy.tools import DEPLOY, ROOT
 
@@ -137,6 +138,10 @@ def test_gateway_config_agrees_with_the_stack() -> None:
     assert SERVICES["gateway"]["depends_on"]["redis"] == {"condition": "service_healthy"}
     api_key_env = settings.upstreams["cloud"].api_key_env
     assert api_key_env in SERVICES["gateway"]["environment"]
+    with mock.patch.dict(os.environ, {api_key_env: "sk-test"}):
+        # Bound to 0.0.0.0 with the cloud key set, the gateway starts because the stack sets a client key.
+        assert open_proxy_refusal(settings) is None
+        assert open_proxy_refusal(settings.model_copy(update={"client_api_keys": []})) is not None
 
 
 def test_prometheus_scrapes_the_gateway_and_vllm_and_loads_the_rules() -> None:
