@@ -216,7 +216,9 @@ def test_idle_trajectories_close_with_their_figures(make_gateway: MakeGateway, c
     assert 'tandem_trajectories_closed_total{reason="idle",route="tandem"} 1.0' in metrics
 
 
-def test_list_filters_and_export(gateway: GatewayServer, client: httpx.Client, tmp_path: Path) -> None:
+def test_list_filters_and_export(
+    gateway: GatewayServer, client: httpx.Client, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for session, model in (("a", "tandem"), ("b", "tandem/cloud"), ("c", "tandem")):
         post(client, gateway, headers={"X-Session-ID": session}, model=model)
     listed = client.get(f"{gateway.url}/v1/trajectories", params={"route": "tandem"}).json()
@@ -229,6 +231,7 @@ def test_list_filters_and_export(gateway: GatewayServer, client: httpx.Client, t
     from router.cli import main
 
     assert main(["trajectories", "export", "--url", gateway.url, "--out", str(out)]) == 0
+    assert "exporting to steps.jsonl 3 " in capsys.readouterr().err  # its progress, on stderr
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 3 and all(line["schema"] == SCHEMA for line in lines)
     assert {line["trajectory_id"] for line in lines} == {"a", "b", "c"}
