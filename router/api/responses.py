@@ -11,11 +11,11 @@ from router.api.translated import Surface, Translate, serve
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.protocol.responses import StreamTranslator, error_body, from_chat, stream_error, to_chat
-from router.protocol.responses_request import chat_fields, check_request, item_messages, leading, usable
+from router.protocol.responses_request import chat_fields, check_request, item_messages, leading, text_format, usable
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
-    return StreamTranslator().translate
+    return StreamTranslator(text_format(chat)).translate
 
 
 SPEC = SurfaceSpec("responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable)

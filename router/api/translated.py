@@ -33,7 +33,7 @@ class Surface:
     the stream rather than as an HTTP status, the events for it (None: an HTTP error)."""
 
     spec: SurfaceSpec  # how its request becomes a chat step (router/protocol/prefix_translated.py)
-    from_chat: Callable[[dict[str, Any]], dict[str, Any]]
+    from_chat: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]  # (answer, the chat body)
     stream: Callable[[dict[str, Any], ChatRequest], Translate]
     error: Callable[[int, dict[str, Any]], bytes]
     stream_error: Callable[[int, dict[str, Any]], bytes | None] = lambda status, error: None
@@ -47,7 +47,7 @@ def _answer(result: StepResult, surface: Surface, chat: dict[str, Any], step: Ch
         # What runs once the answer is sent (a shadow call) runs after the translated one.
         return StepStream(result, surface.stream(chat, step)(result.chunks), headers=headers)
     assert isinstance(result, Answer)
-    body = orjson.dumps(surface.from_chat(result.completion))
+    body = orjson.dumps(surface.from_chat(result.completion, chat))
     return Response(body, headers=headers, media_type="application/json", background=background(result.after))
 
 

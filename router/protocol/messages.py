@@ -12,6 +12,7 @@ import orjson
 from router.errors import bad_request
 from router.ledger import Usage
 from router.protocol.fields import check, string_field
+from router.protocol.messages_content import user_turn
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 
@@ -45,33 +46,6 @@ def _text(blocks: Any, where: str, separator: str = "") -> str:
             if isinstance(b, dict) and b.get("type") == "text"
         )
     return ""
-
-
-def _user_turn(content: Any, where: str) -> list[dict[str, Any]]:
-    """A user turn: its tool results become tool messages (in order), the rest one user message."""
-    if isinstance(content, str):
-        return [{"role": "user", "content": content}]
-    out: list[dict[str, Any]] = []
-    parts: list[dict[str, Any]] = []
-    for n, block in enumerate(content if isinstance(content, list) else []):
-        kind = block.get("type") if isinstance(block, dict) else None
-        at = f"{where}[{n}]"
-        if kind == "tool_result":
-            result = _text(block.get("content"), f"{at}.content")
-            out.append({"role": "tool", "tool_call_id": string_field(block, "tool_use_id", at), "content": result})
-        elif kind == "text":
-            parts.append({"type": "text", "text": string_field(block, "text", at)})
-        elif kind == "image" and isinstance(block.get("source"), dict) and block["source"].get("type") == "base64":
-            source = block["source"]
-            parts.append(
-                {
-                    "type": "image_url",
-                    "image_url": {"url": f"data:{source.get('media_type')};base64,{source.get('data')}"},
-                }
-            )
-    if parts:
-        out.append({"role": "user", "content": parts})
-    return out
 
 
 def _assistant_turn(content: Any, where: str) -> dict[str, Any]:
@@ -146,7 +120,7 @@ def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
         )
     where = f"messages[{index}].content"
     if role == "user":
-        return _user_turn(turn.get("content"), where)
+        return user_turn(turn.get("content"), where)
     if role == "assistant":
         return [_assistant_turn(turn.get("content"), where)]
     if role == "system":  # Claude Code puts one inside the messages
@@ -171,7 +145,8 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
         "max_tokens": body["max_tokens"],
         "stream": bool(body.get("stream", False)),
     }
-    for key in ("temperature", "top_p"):
+    # top_k is not a chat-completions field; vLLM (the edge) takes it as an extra one.
+    for key in ("temperature", "top_p", "top_k"):
         if key in body:
             chat[key] = body[key]
     if body.get("stop_sequences"):
@@ -190,6 +165,9 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
             if isinstance(t, dict) and t.get("name")
         ]
         chat["tool_choice"] = _tool_choice(body.get("tool_choice"))
+        choice = body.get("tool_choice")
+        if isinstance(choice, dict) and choice.get("disable_parallel_tool_use") is True:
+            chat["parallel_tool_calls"] = False
     return chat
 
 
@@ -202,8 +180,8 @@ def _usage(usage: Any) -> dict[str, int]:
     }
 
 
-def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
-    """A chat completion as a Messages answer."""
+def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A chat completion as a Messages answer (`chat`: the body it answers)."""
     choice = (answer.get("choices") or [{}])[0]
     message = choice.get("message") or {}
     content: list[dict[str, Any]] = []

@@ -11,7 +11,7 @@ import orjson
 
 from router.errors import error_body as openai_error
 from router.ledger import Usage
-from router.protocol.responses_request import to_chat
+from router.protocol.responses_request import text_format, to_chat
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
 
@@ -52,7 +52,12 @@ def _call_item(call: dict[str, Any], arguments: str) -> dict[str, Any]:
 
 
 def _response(
-    response_id: str, model: str, output: list[dict[str, Any]], usage: dict[str, Any] | None, status: str = "completed"
+    response_id: str,
+    model: str,
+    output: list[dict[str, Any]],
+    usage: dict[str, Any] | None,
+    status: str = "completed",
+    text_format: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     return {
         "id": response_id,
@@ -69,11 +74,13 @@ def _response(
         "incomplete_details": None,
         "instructions": None,
         "metadata": {},
+        "text": {"format": text_format or {"type": "text"}},
     }
 
 
-def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
-    """A chat completion as a Responses answer."""
+def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A chat completion as a Responses answer (`chat`: the body it answers, whose
+    `response_format` the answer's `text.format` echoes)."""
     message = ((answer.get("choices") or [{}])[0]).get("message") or {}
     response_id = f"resp_{answer.get('id', 'tandem')}"
     output: list[dict[str, Any]] = []
@@ -84,143 +91,138 @@ def from_chat(answer: dict[str, Any]) -> dict[str, Any]:
         output.append(
             _call_item({"id": call.get("id", ""), "name": function.get("name", "")}, function.get("arguments", ""))
         )
-    return _response(response_id, answer.get("model", ""), output, _usage(answer.get("usage")))
+    usage = _usage(answer.get("usage"))
+    return _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
 
 
 class StreamTranslator(ChunkTranslator):
-    """Chat-completion SSE chunks in, `response.*` events out (Codex needs `output_item.done` per
-    item and `response.completed` with usage)."""
+    """Chat-completion SSE chunks in, `response.*` events out, in the order and with the fields a
+    real OpenAI stream has: the openai SDK's stream helper builds its snapshot from them
+    (`content_part.added` before any text delta, each item's `output_index`, `item_id`), and
+    Codex needs `output_item.done` per item and `response.completed` with usage."""
 
-    def __init__(self) -> None:
+    def __init__(self, text_format: dict[str, Any] | None = None) -> None:
         super().__init__()
         self._sequence = 0
+        self._started = False
         self._id = "resp_tandem"
         self._model = ""
+        self._text_format = text_format
         self._text: list[str] | None = None
         self._calls: dict[int, dict[str, Any]] = {}
         self._items: list[dict[str, Any]] = []
         self._usage: dict[str, Any] | None = None
         self._open: str | None = None  # "text" or "call:<index>"
+        self._item_id = ""
 
     def _event(self, kind: str, data: dict[str, Any]) -> bytes:
+        number = self._sequence
         self._sequence += 1
         return (
             b"event: "
             + kind.encode()
             + b"\ndata: "
-            + orjson.dumps({"type": kind, "sequence_number": self._sequence, **data})
+            + orjson.dumps({"type": kind, "sequence_number": number, **data})
             + b"\n\n"
         )
+
+    def _response(self, output: list[dict[str, Any]], status: str) -> dict[str, Any]:
+        usage = self._usage if status == "completed" else None
+        return _response(self._id, self._model, output, usage, status, self._text_format)
+
+    def _start(self, chunk: dict[str, Any]) -> list[bytes]:
+        self._started = True
+        self._id = f"resp_{chunk.get('id', 'tandem')}"
+        self._model = chunk.get("model", "")
+        return [
+            self._event("response.created", {"response": self._response([], "in_progress")}),
+            self._event("response.in_progress", {"response": self._response([], "in_progress")}),
+        ]
+
+    def _where(self) -> dict[str, Any]:
+        return {"item_id": self._item_id, "output_index": len(self._items)}
 
     def _close(self) -> list[bytes]:
         out: list[bytes] = []
         if self._open == "text" and self._text is not None:
-            item = _message_item(f"msg_{self._id}", "".join(self._text))
-            index = len(self._items)
+            text = "".join(self._text)
+            item = _message_item(self._item_id, text)
+            where = self._where()
+            part = item["content"][0]
             out.append(
-                self._event(
-                    "response.output_text.done",
-                    {
-                        "item_id": item["id"],
-                        "output_index": index,
-                        "content_index": 0,
-                        "text": item["content"][0]["text"],
-                    },
-                )
+                self._event("response.output_text.done", {**where, "content_index": 0, "text": text, "logprobs": []})
             )
-            out.append(self._event("response.output_item.done", {"output_index": index, "item": item}))
+            out.append(self._event("response.content_part.done", {**where, "content_index": 0, "part": part}))
+            out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
             self._items.append(item)
             self._text = None
         elif self._open is not None and self._open.startswith("call:"):
             call = self._calls[int(self._open[5:])]
             item = _call_item(call, "".join(call["arguments"]))
-            index = len(self._items)
-            out.append(
-                self._event(
-                    "response.function_call_arguments.done",
-                    {"item_id": item["id"], "output_index": index, "arguments": item["arguments"]},
-                )
-            )
-            out.append(self._event("response.output_item.done", {"output_index": index, "item": item}))
+            where = self._where()
+            done = {**where, "name": item["name"], "arguments": item["arguments"]}
+            out.append(self._event("response.function_call_arguments.done", done))
+            out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
             self._items.append(item)
         self._open = None
         return out
 
+    def _open_text(self) -> list[bytes]:
+        out = self._close()
+        self._open, self._text = "text", []
+        # One id per message item: a text after a function call is another item.
+        self._item_id = f"msg_{self._id}" if not self._items else f"msg_{self._id}_{len(self._items)}"
+        item = {"type": "message", "id": self._item_id, "status": "in_progress", "role": "assistant", "content": []}
+        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
+        out.append(self._event("response.content_part.added", {**self._where(), "content_index": 0, "part": part}))
+        return out
+
+    def _open_call(self, index: int, call: dict[str, Any]) -> list[bytes]:
+        out = self._close()
+        self._open = f"call:{index}"
+        function = call.get("function") or {}
+        self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
+        item = {**_call_item(self._calls[index], ""), "status": "in_progress"}
+        self._item_id = item["id"]
+        out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
+        return out
+
     def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
-        out: list[bytes] = []
-        if self._sequence == 0:
-            self._id = f"resp_{chunk.get('id', 'tandem')}"
-            self._model = chunk.get("model", "")
-            out.append(
-                self._event("response.created", {"response": _response(self._id, self._model, [], None, "in_progress")})
-            )
+        out = [] if self._started else self._start(chunk)
         if chunk.get("usage"):
             self._usage = _usage(chunk["usage"])
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             if delta.get("content"):
                 if self._open != "text":
-                    out += self._close()
-                    self._open, self._text = "text", []
-                    item = {
-                        "type": "message",
-                        "id": f"msg_{self._id}",
-                        "status": "in_progress",
-                        "role": "assistant",
-                        "content": [],
-                    }
-                    out.append(
-                        self._event("response.output_item.added", {"output_index": len(self._items), "item": item})
-                    )
+                    out += self._open_text()
                 assert self._text is not None
                 self._text.append(delta["content"])
-                out.append(
-                    self._event(
-                        "response.output_text.delta",
-                        {
-                            "item_id": f"msg_{self._id}",
-                            "output_index": len(self._items),
-                            "content_index": 0,
-                            "delta": delta["content"],
-                        },
-                    )
-                )
+                data = {**self._where(), "content_index": 0, "delta": delta["content"], "logprobs": []}
+                out.append(self._event("response.output_text.delta", data))
             for call in delta.get("tool_calls") or []:
                 index = int(call.get("index", 0))
-                function = call.get("function") or {}
                 if self._open != f"call:{index}":
-                    out += self._close()
-                    self._open = f"call:{index}"
-                    self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
-                    item = {**_call_item(self._calls[index], ""), "status": "in_progress"}
+                    out += self._open_call(index, call)
+                arguments = (call.get("function") or {}).get("arguments")
+                if arguments:
+                    self._calls[index]["arguments"].append(arguments)
                     out.append(
-                        self._event("response.output_item.added", {"output_index": len(self._items), "item": item})
-                    )
-                if function.get("arguments"):
-                    self._calls[index]["arguments"].append(function["arguments"])
-                    out.append(
-                        self._event(
-                            "response.function_call_arguments.delta",
-                            {
-                                "item_id": f"fc_{self._calls[index]['id']}",
-                                "output_index": len(self._items),
-                                "delta": function["arguments"],
-                            },
-                        )
+                        self._event("response.function_call_arguments.delta", {**self._where(), "delta": arguments})
                     )
         return out
 
     def on_done(self) -> list[bytes]:
-        out = self._close()
-        out.append(
-            self._event("response.completed", {"response": _response(self._id, self._model, self._items, self._usage)})
-        )
+        out = [] if self._started else self._start({})
+        out += self._close()
+        out.append(self._event("response.completed", {"response": self._response(self._items, "completed")}))
         return out
 
     def on_error(self, error: dict[str, Any]) -> list[bytes]:
         code = error.get("code")
         status = code if isinstance(code, int) else 500
-        failed = _response(self._id, self._model, self._items, self._usage, "failed")
+        failed = self._response(self._items, "failed")
         failed["error"] = _failure(status, error)
         return [self._event("response.failed", {"response": failed})]
 

@@ -27,19 +27,56 @@ FIELDS = {
     "metadata": "object",
     "previous_response_id": "string",
     "prompt_cache_key": "string",
+    "text": "object",
 }
+
+
+def _file_part(part: dict[str, Any], at: str) -> dict[str, Any]:
+    """An `input_file` as a chat `file` part (inline data or an uploaded file's id); a file by
+    URL has no chat form."""
+    file: dict[str, Any] = {}
+    for key in ("file_data", "file_id", "filename"):
+        if part.get(key) is not None:
+            file[key] = string_field(part, key, at)
+    if "file_data" not in file and "file_id" not in file:
+        raise bad_request(
+            f"{at}: an input_file needs file_data or file_id to be sent to a chat model (file_url is not supported)",
+            param=at,
+        )
+    return {"type": "file", "file": file}
+
+
+def _image_part(part: dict[str, Any], at: str) -> dict[str, Any]:
+    url = part.get("image_url")
+    if not isinstance(url, str) or not url:
+        raise bad_request(
+            f"{at}: an input_image needs an image_url (a URL or a data URL) to be sent to a chat model", param=at
+        )
+    image: dict[str, Any] = {"url": url}
+    if isinstance(part.get("detail"), str):
+        image["detail"] = part["detail"]
+    return {"type": "image_url", "image_url": image}
 
 
 def _content_text(content: Any, where: str) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
+    if not isinstance(content, list):
+        raise bad_request(f"{where} must be a string or an array of content parts", param=where)
     parts: list[dict[str, Any]] = []
-    for n, part in enumerate(content if isinstance(content, list) else []):
+    for n, part in enumerate(content):
+        at = f"{where}[{n}]"
         kind = part.get("type") if isinstance(part, dict) else None
-        if kind in ("input_text", "output_text", "text"):
-            parts.append({"type": "text", "text": string_field(part, "text", f"{where}[{n}]")})
-        elif kind == "input_image" and isinstance(part.get("image_url"), str):
-            parts.append({"type": "image_url", "image_url": {"url": part["image_url"]}})
+        if not isinstance(part, dict):
+            raise bad_request(f"{at} must be an object", param=at)
+        if kind in ("input_text", "output_text", "text", "refusal"):
+            parts.append({"type": "text", "text": string_field(part, "refusal" if kind == "refusal" else "text", at)})
+        elif kind == "input_image":
+            parts.append(_image_part(part, at))
+        elif kind == "input_file":
+            parts.append(_file_part(part, at))
+        else:
+            raise bad_request(f"{at}: a content part of type {kind!r} cannot be sent to a chat model", param=at)
     if all(p["type"] == "text" for p in parts):
         return "".join(p["text"] for p in parts)
     return parts
@@ -164,6 +201,9 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     for key in ("temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"):
         if key in body:
             chat[key] = body[key]
+    text = body.get("text")
+    if isinstance(text, dict):
+        chat.update(text_options(text))
     effort = (body.get("reasoning") or {}).get("effort") if isinstance(body.get("reasoning"), dict) else None
     if effort:
         chat["reasoning_effort"] = effort
@@ -181,3 +221,40 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
             choice = {"type": "function", "function": {"name": choice.get("name", "")}}
         chat["tool_choice"] = choice
     return chat
+
+
+def text_options(text: dict[str, Any]) -> dict[str, Any]:
+    """The chat fields of a request's `text` (structured output): `format` becomes
+    `response_format`, `verbosity` stays itself; a format of another type is a 400 naming it."""
+    out: dict[str, Any] = {}
+    if isinstance(text.get("verbosity"), str):
+        out["verbosity"] = text["verbosity"]
+    form = text.get("format")
+    if form is None:
+        return out
+    kind = form.get("type") if isinstance(form, dict) else None
+    if kind in ("text", "json_object"):
+        out["response_format"] = {"type": kind}
+    elif kind == "json_schema":
+        assert isinstance(form, dict)
+        if not isinstance(form.get("schema"), dict):
+            raise bad_request("text.format.schema must be an object (a JSON schema)", param="text.format.schema")
+        schema = {k: form[k] for k in ("name", "schema", "description", "strict") if form.get(k) is not None}
+        schema.setdefault("name", "response")
+        out["response_format"] = {"type": "json_schema", "json_schema": schema}
+    else:
+        raise bad_request(
+            f"text.format must be an object of type text, json_object or json_schema, got {kind!r}", param="text.format"
+        )
+    return out
+
+
+def text_format(chat: dict[str, Any] | None) -> dict[str, Any]:
+    """A chat body's `response_format` as the Responses `text.format` its answer echoes."""
+    form = (chat or {}).get("response_format")
+    if not isinstance(form, dict) or form.get("type") not in ("json_object", "json_schema"):
+        return {"type": "text"}
+    if form["type"] == "json_object":
+        return {"type": "json_object"}
+    schema = form.get("json_schema")
+    return {"type": "json_schema", **(schema if isinstance(schema, dict) else {})}
