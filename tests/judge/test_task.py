@@ -229,3 +229,74 @@ def test_the_task_strategy_routes_on_the_request_behind_codex_boilerplate(make_g
         body = {"model": "tandem", "messages": [*preamble, {"role": "user", "content": request}]}
         response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": session})
         assert response.status_code == 200 and response.headers["x-tandem-target"] == expected
+
+
+# Aider with a model that takes its reminder in the user message: the edit format's rules follow
+# the request after a blank line (aider/coders/editblock_prompts.py, system_reminder).
+AIDER_REMINDER_IN_REQUEST = [
+    {"role": "system", "content": "Act as an expert software developer."},
+    {"role": "user", "content": "I am not sharing any files that you can edit yet."},
+    {"role": "assistant", "content": "Ok."},
+    {
+        "role": "user",
+        "content": "add a /health endpoint to app.py\n\n# *SEARCH/REPLACE block* Rules:\n\nEvery *SEARCH/REPLACE "
+        "block* must use this format:\n1. The *FULL* file path alone on a line, verbatim.",
+    },
+]
+AIDER_WHOLE_FILE = [
+    {
+        "role": "user",
+        "content": "fix the typo\n\nTo suggest changes to a file you MUST return the entire "
+        "content of the updated file.\nYou MUST use this *file listing* format:",
+    }
+]
+SMOLAGENTS = [
+    {"role": "system", "content": "You are an expert assistant who can solve any task using code blobs."},
+    {
+        "role": "user",
+        "content": [
+            {
+                "type": "text",
+                "text": "New task:\nHow many stars does the smolagents repo have?\nYou have been provided with these "
+                "additional arguments, that you can access directly using the keys as variables:\n{'repo': 'x'}.",
+            }
+        ],
+    },
+]
+SMOLAGENTS_MANAGED = [
+    {
+        "role": "user",
+        "content": "New task:\nYou're a helpful agent named 'search_agent'.\nYou have been submitted this task by "
+        "your manager.\n---\nTask:\nFind the release date of Python 3.13\n---\nYou're helping your manager solve a "
+        "wider task: so make sure to not provide a one-line answer.",
+    }
+]
+SMOLAGENTS_PLANNING = [
+    {
+        "role": "user",
+        "content": "You are a world expert at analyzing a situation to derive facts, and plan accordingly towards "
+        "solving a task.\nBelow I will present you a task.\n---\nNow begin! Here is your task:\n```\nSum the primes "
+        "below 100\n```\nFirst in part 1, write the facts survey, then in part 2, write your plan.",
+    }
+]
+
+
+def test_aider_and_smolagents_boilerplate_is_not_the_task() -> None:
+    cases = [
+        (AIDER_REMINDER_IN_REQUEST, "add a /health endpoint to app.py"),
+        (AIDER_WHOLE_FILE, "fix the typo"),
+        (SMOLAGENTS, "How many stars does the smolagents repo have?"),
+        (SMOLAGENTS_MANAGED, "Find the release date of Python 3.13"),
+        (SMOLAGENTS_PLANNING, "Sum the primes below 100"),
+    ]
+    for messages, expected in cases:
+        assert real_task(messages) == expected, messages[-1]
+
+
+def test_tasks_of_equal_length_and_equal_ends_are_not_confused() -> None:
+    # Two SWE-agent-like runs: the same template, issues of the same length, different in the middle.
+    template = "<pr_description>\n" + "x" * 100 + "{}" + "y" * 100 + "\n</pr_description>"
+    first = [{"role": "user", "content": template.format("fix the parser")}]
+    second = [{"role": "user", "content": template.format("fix the lexers")}]
+    assert real_task(first) != real_task(second)
+    assert "fix the lexers" in real_task(second) and "fix the parser" in real_task(first)
