@@ -20,6 +20,7 @@ from tests.gateway_server import GatewayServer
 MakeGateway = Callable[..., GatewayServer]
 MANAGEMENT = {
     "/v1/models": {"get"},
+    "/v1/models/{model_id}": {"get"},
     "/v1/model/info": {"get"},
     "/v1/trajectories": {"get"},
     "/v1/trajectories/{trajectory_id}": {"get"},

@@ -26,6 +26,7 @@ from router.protocol.messages import (
     turn_messages,
 )
 from router.protocol.prefix_translated import SurfaceSpec, parsed
+from router.protocol.token_estimate import input_tokens
 
 
 def _turns(turns: list[Any], first: int) -> list[list[dict[str, Any]]]:
@@ -47,12 +48,13 @@ async def messages(request: Request) -> Response:
 
 
 async def count_tokens(request: Request) -> Response:
-    """An estimate (about 4 bytes a token), as Claude Code only uses it to size its context."""
+    """An estimate without a tokenizer (router/protocol/token_estimate.py), as Claude Code only
+    uses it to size its context: text by characters, images by their size, not their bytes."""
     engine: Engine = request.app.state.engine
     try:
         client_namespace(request)
         raw = await read_body(request, engine.settings.max_body_bytes)
-        parsed(raw, engine.max_json_depth)
+        body = parsed(raw, engine.max_json_depth)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
-    return Response(orjson.dumps({"input_tokens": max(len(raw) // 4, 1)}), media_type="application/json")
+    return Response(orjson.dumps({"input_tokens": input_tokens(body)}), media_type="application/json")

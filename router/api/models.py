@@ -1,4 +1,4 @@
-"""`GET /v1/models`: the route names a client may ask for."""
+"""`GET /v1/models` and `GET /v1/models/{id}`: the route names a client may ask for."""
 
 from __future__ import annotations
 
@@ -11,23 +11,35 @@ from router.api.http import json_response
 from router.engine import Engine
 
 
+def _card(name: str) -> dict[str, object]:
+    return {
+        "id": name,
+        "object": "model",
+        "created": 0,
+        "owned_by": "tandem",
+        "type": "model",
+        "display_name": name,
+        "created_at": "1970-01-01T00:00:00Z",
+    }
+
+
+async def get_model(request: Request) -> Response:
+    """`GET /v1/models/{id}`: the model object of a name a client may ask for (a route, or a
+    name an alias matches, or any name when unknown names have a route); an unknown name is the
+    same OpenAI-shaped 404 (`model_not_found`) a chat request for it gets."""
+    engine: Engine = request.app.state.engine
+    check_client_key(request, request.app.state.client_keys)
+    name = request.path_params["model_id"]
+    engine.route_for(name)  # raises the 404
+    return json_response(_card(name))
+
+
 async def list_models(request: Request) -> Response:
     """One answer both the OpenAI and the Anthropic SDKs read (Claude Code asks with
     `?limit=1000` and reads `data[].id`, `has_more`); there is one page, whatever the limit."""
     engine: Engine = request.app.state.engine
     check_client_key(request, request.app.state.client_keys)
-    data = [
-        {
-            "id": name,
-            "object": "model",
-            "created": 0,
-            "owned_by": "tandem",
-            "type": "model",
-            "display_name": name,
-            "created_at": "1970-01-01T00:00:00Z",
-        }
-        for name in listed_models(engine.routes, engine.settings.model_aliases)
-    ]
+    data = [_card(name) for name in listed_models(engine.routes, engine.settings.model_aliases)]
     first, last = (data[0]["id"], data[-1]["id"]) if data else (None, None)
     return json_response({"object": "list", "data": data, "has_more": False, "first_id": first, "last_id": last})
 

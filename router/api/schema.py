@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from router.api.models import list_models, model_info
+from router.api.models import get_model, list_models, model_info
 from router.api.ops import healthz, readyz
 from router.api.trajectories import MAX_LIMIT, MAX_ROUTE_CHARS, get_trajectory, list_trajectories, post_outcome
 
@@ -197,6 +197,12 @@ TRAJECTORY_ID = {
     "required": True,
     "schema": {"type": "string", "minLength": 1, "maxLength": 200},
 }
+MODEL_ID = {
+    "name": "model_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+}
 LIST_PARAMETERS = [
     _query("limit", {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": 50}, "page size"),
     _query("before", TIME, "runs last updated before this time (the previous page's next_before)"),
@@ -223,6 +229,15 @@ def management_routes() -> list[BaseRoute]:
     keyed = _errors(401)
     return [
         *_get("/v1/models", list_models, ModelList, "models", responses=keyed, summary="Route names to ask for"),
+        *_get(
+            "/v1/models/{model_id:path}",
+            get_model,
+            ModelCard,
+            "models",
+            responses=_errors(401, 404),
+            openapi_extra={"parameters": [MODEL_ID]},
+            summary="One model a client may ask for (404 model_not_found otherwise)",
+        ),
         *_get("/v1/model/info", model_info, ModelInfoList, "models", responses=keyed, summary="Routes, LiteLLM-style"),
         *_get(
             "/v1/trajectories",
