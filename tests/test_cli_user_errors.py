@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 
 from tests.fake_upstream import free_port
+from tests.raw_upstream import RawUpstream
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "upstreams:\n  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n  cloud: {base_url: 'https://cloud.example/v1', model: big}\n"
@@ -173,3 +175,18 @@ def test_every_option_has_help_and_every_command_an_example(command: list[str]) 
         assert "(default: 0.4)" in done.stdout and "none: read from the data" in done.stdout
     if command == ["demo"]:
         assert "(default: 7)" in done.stdout and "(default: 8080)" in done.stdout
+
+
+def test_an_export_the_gateway_refuses_says_which_key_to_give(tmp_path: Path) -> None:
+    async def refuse(request: web.Request) -> web.Response:
+        return web.json_response({"error": {"message": "admin key required"}}, status=401)
+
+    gateway = RawUpstream({("GET", "/v1/trajectories"): refuse}).start()
+    try:
+        done = tandem(
+            "trajectories", "export", "--url", f"http://127.0.0.1:{gateway.port}", "--out", str(tmp_path / "o")
+        )
+    finally:
+        gateway.stop()
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "answered 401 Unauthorized (give an admin key: --api-key or TANDEM_ADMIN_KEY)" in done.stderr

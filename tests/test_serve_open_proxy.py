@@ -159,4 +159,4 @@ def test_an_open_address_with_the_explicit_setting_serves(args: list[str], env: 
 def test_loopback_is_told_apart_from_other_addresses() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and is_loopback("127.3.4.5")
     assert not is_loopback("0.0.0.0") and not is_loopback("::") and not is_loopback("10.0.0.7")
-    assert not is_loopback("no-such-host.invalid")
+    assert not is_loopback("no-such-host.invalid") and not is_loopback("")

@@ -28,7 +28,10 @@ def _warn_if_empty(path: Path | None) -> None:
 
 def is_loopback(host: str) -> bool:
     """Whether binding `host` serves only this machine. A name counts as loopback only when every
-    address it resolves to is a loopback address; an unresolvable name does not."""
+    address it resolves to is a loopback address; an unresolvable name (or none: every
+    interface) does not."""
+    if not host.strip("[]"):
+        return False
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
@@ -120,9 +123,10 @@ def start_line(settings: Settings, path: Path | None) -> str:
     )
     clients = len(settings.client_keys())
     server = settings.server
+    host = f"[{server.host}]" if ":" in server.host else server.host
     return (
         f"tandem: serving {path if path is not None else 'the embedded defaults'} on "
-        f"http://{server.host}:{server.port}/v1 ({server.workers} worker(s)); routes {', '.join(settings.routes)}; "
+        f"http://{host}:{server.port}/v1 ({server.workers} worker(s)); routes {', '.join(settings.routes)}; "
         f"client keys {'on (' + str(clients) + ')' if clients else 'off'}; upstreams: {upstreams}; "
         f"store {'redis' if settings.redis_url else 'memory'}; access log {'on' if server.access_log else 'off'}"
     )

@@ -49,7 +49,9 @@ def run_friendly(command: Callable[[], int]) -> int:
         say(message)
         return 2
     except httpx.HTTPStatusError as error:
-        say(f"{error.request.url} answered {error.response.status_code} {error.response.reason_phrase}")
+        status = error.response.status_code
+        hint = " (give an admin key: --api-key or TANDEM_ADMIN_KEY)" if status in (401, 403) else ""
+        say(f"{error.request.url} answered {status} {error.response.reason_phrase}{hint}")
         return 1
     except httpx.TransportError as error:
         say(f"cannot reach {error.request.url}: {error or type(error).__name__}")
