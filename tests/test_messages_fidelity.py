@@ -121,3 +121,27 @@ def test_blocks_without_a_chat_form_are_a_400_naming_them(
         message = answer.json()["error"]["message"]
         assert message.startswith(where + ":") and named in message, message
     assert edge.received == []
+
+
+def test_structured_output_and_effort_are_mapped(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    sdk(gateway).messages.create(
+        model="tandem",
+        max_tokens=32,
+        output_config={"effort": "low", "format": {"type": "json_schema", "schema": schema}},
+        messages=[{"role": "user", "content": "is it ok?"}],
+    )
+    sent = edge.received[0].body
+    assert sent["response_format"] == {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}
+    assert sent["reasoning_effort"] == "low"
+    body = {
+        "model": "tandem",
+        "max_tokens": 8,
+        "output_config": {"format": {"type": "xml"}},
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    answer = client.post(f"{gateway.url}/v1/messages", json=body)
+    assert answer.status_code == 400 and "output_config.format" in answer.json()["error"]["message"]
+    assert len(edge.received) == 1

@@ -29,6 +29,8 @@ FIELDS = {
     "stop_sequences": "array",
     "metadata": "object",
     "thinking": "object",
+    "output_config": "object",
+    "output_format": "object",
 }
 # Between the text blocks of a system prompt: Claude Code sends several (identity, instructions,
 # environment) that were written as separate paragraphs.
@@ -83,6 +85,24 @@ def _tool_choice(choice: Any) -> Any:
     if kind == "none":
         return "none"
     return "auto"
+
+
+def _output_options(body: dict[str, Any]) -> dict[str, Any]:
+    """`output_config` (and the beta's `output_format`): a JSON schema the answer must follow
+    becomes `response_format`, the effort `reasoning_effort`; another format is a 400."""
+    config = body.get("output_config") or {}
+    out: dict[str, Any] = {}
+    if isinstance(config.get("effort"), str):
+        out["reasoning_effort"] = config["effort"]
+    form, where = config.get("format"), "output_config.format"
+    if form is None:
+        form, where = body.get("output_format"), "output_format"
+    if form is None:
+        return out
+    if not isinstance(form, dict) or form.get("type") != "json_schema" or not isinstance(form.get("schema"), dict):
+        raise bad_request(f"{where} must be an object of type json_schema with a 'schema' object", param=where)
+    out["response_format"] = {"type": "json_schema", "json_schema": {"name": "output", "schema": form["schema"]}}
+    return out
 
 
 def check_request(body: dict[str, Any]) -> None:
@@ -149,6 +169,7 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     for key in ("temperature", "top_p", "top_k"):
         if key in body:
             chat[key] = body[key]
+    chat.update(_output_options(body))
     if body.get("stop_sequences"):
         chat["stop"] = body["stop_sequences"]
     if body.get("tools"):
