@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 from router import notes
 from router.edge_pool import EdgePool, Placement
+from router.errors import GatewayError
+from router.policies.base import Decision, Reason
 from router.settings import public_url
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
@@ -40,7 +42,38 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
         rehome_after_s=pool.rehome_after_s,
         breaker_failures=pool.breaker_failures,
         breaker_s=pool.breaker_s,
+        # Three reads missed: what the pool last read of a replica's queue no longer counts.
+        stale_s=3 * pool.scrape_interval_s + 1.0,
     )
+
+
+async def for_load(
+    pool: EdgePool, step: Step, decision: Decision, cloud_allowed: bool, store: TrajectoryStore
+) -> Decision:
+    """The decision once the edge's load is known: an edge step on a full pool goes to the
+    cloud (`edge_full: cloud`, where nothing keeps it off the cloud), fails (`fail`), or
+    queues at the edge (`wait`, and a step kept off the cloud)."""
+    settings = step.route.settings
+    if decision.target != "edge" or decision.answer is not None or settings.edge_full == "wait":
+        return decision
+    if not pool.full(settings.edge_full_waiting):
+        return decision
+    if settings.edge_full == "fail":
+        raise GatewayError(
+            503,
+            f"the edge is full: every replica has {settings.edge_full_waiting} or more requests waiting, and route "
+            f"{step.route.name!r} has edge_full: fail; retry later",
+            type="server_error",
+            code="edge_full",
+            headers={"Retry-After": "1"},
+        )
+    if not cloud_allowed:
+        return decision  # privacy, a constraint or the header wins: the step queues at the edge
+    # Counted apart, so that a judge holding a cloud share does not take load for its own choice.
+    trajectory = step.identity.trajectory
+    spills = int(trajectory.notes.get(notes.POOL_SPILLS, "0") or 0) + 1
+    await store.note(step.identity.trajectory_id, notes.POOL_SPILLS, str(spills))
+    return Decision(target="cloud", reason=Reason.EDGE_FULL, score=decision.score, features=decision.features)
 
 
 async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore) -> Placement:

@@ -103,6 +103,7 @@ class EdgePool:
         rehome_after_s: float = 5.0,
         breaker_failures: int = 3,
         breaker_s: float = 10.0,
+        stale_s: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.replicas = [
@@ -114,6 +115,7 @@ class EdgePool:
         self.rehome_after_s = rehome_after_s
         self.breaker_failures = breaker_failures
         self.breaker_s = breaker_s
+        self.stale_s = stale_s  # a scraped load older than this says nothing
         self.clock = clock
         self._turn = itertools.count()
 
@@ -136,13 +138,13 @@ class EdgePool:
         key = trajectory_id.encode()
         ranked = sorted(candidates, key=lambda replica: replica.score(key), reverse=True)
         # Each replica may hold ceil(load_bound × the mean) steps, this one counted.
-        bound = math.ceil(self.load_bound * (sum(r.in_flight for r in candidates) + 1) / len(candidates))
+        bound = math.ceil(self.load_bound * (sum(_load(r) for r in candidates) + 1) / len(candidates))
         for replica in candidates:
-            if replica.in_flight + 1 <= bound:
+            if _load(replica) + 1 <= bound:
                 replica.over_since = 0.0
             elif replica.over_since == 0.0:
                 replica.over_since = now
-        under = [replica for replica in ranked if replica.in_flight + 1 <= bound] or ranked
+        under = [replica for replica in ranked if _load(replica) + 1 <= bound] or ranked
         current = self.by_url.get(home) if home is not None else None
         if current is not None and current in candidates:
             rest = [replica for replica in ranked if replica is not current]
@@ -155,6 +157,20 @@ class EdgePool:
         # New, or its home died, left, or stayed over the bound: a new home.
         first = under[0]
         return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url)
+
+    def full(self, max_waiting: int) -> bool:
+        """Whether every replica able to take a step has `max_waiting` or more requests waiting
+        in its own queue (its last scrape, if recent). A replica whose load is unknown, or
+        whose breaker is open, makes no claim: with none known the pool is not full."""
+        now = self.clock()
+        known = False
+        for replica in self.replicas:
+            if not replica.alive(now) or now - replica.load.at > self.stale_s:
+                continue
+            if replica.load.waiting < max_waiting:
+                return False
+            known = True
+        return known
 
     # -- what happened -----------------------------------------------------------------------
 
@@ -177,6 +193,10 @@ class EdgePool:
             replica.open_until = self.clock() + self.breaker_s
 
 
-def _busyness(replica: Replica) -> tuple[float, int]:
+def _load(replica: Replica) -> float:
     # Steps this gateway has in flight there, plus the queue its own metrics reported.
-    return (replica.in_flight + replica.load.waiting, replica.index)
+    return replica.in_flight + replica.load.waiting
+
+
+def _busyness(replica: Replica) -> tuple[float, int]:
+    return (_load(replica), replica.index)

@@ -18,8 +18,9 @@ from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
-from router.edge_forward import build_pool, send_pooled
+from router.edge_forward import build_pool, for_load, send_pooled
 from router.edge_pool import EdgePool
+from router.edge_scrape import Scraper
 from router.errors import GatewayError
 from router.inner import InnerCallError, InnerCalls
 from router.metrics import Metrics
@@ -95,6 +96,12 @@ class Engine:
         }
         # The edge's replicas, when it lists several (`endpoints`); the first is `upstreams["edge"]`.
         self.edge_pool: EdgePool | None = build_pool(settings, self.upstreams["edge"], self.metrics)
+        pool_settings = settings.upstreams["edge"].pool
+        self.edge_scraper = (
+            Scraper(self.edge_pool, pool_settings.scrape_interval_s, pool_settings.metrics_path)
+            if self.edge_pool is not None
+            else None
+        )
         self.routes = build_routes(settings)
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
@@ -114,11 +121,15 @@ class Engine:
             await upstream.start()
         await self.tracker.start()
         self.audit.start()
+        if self.edge_scraper is not None:
+            self.edge_scraper.start()
 
     async def close(self) -> None:
         # Order matters: finish recording before the store and the audit log go away; shadow
         # calls still in flight are dropped (they never affect an answer).
         await self.answers.shadow.aclose()
+        if self.edge_scraper is not None:
+            await self.edge_scraper.close()
         await self.tracker.aclose()
         self.audit.close()
         for upstream in self._all_upstreams():
@@ -222,6 +233,9 @@ class Engine:
                 self.metrics,
             )
             decision = constrain(await self._decide(route, context, guard), refusal)
+        if self.edge_pool is not None:
+            cloud_allowed = refusal is None and forced != "edge" and guard.allows_cloud()
+            decision = await for_load(self.edge_pool, step, decision, cloud_allowed, self.tracker.store)
         step.decision = decision
         await self._enforce_privacy(route, guard, decision, step.request.messages)
         # Whatever forbids the cloud also forbids failing over to it, and so does a header

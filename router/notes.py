@@ -10,6 +10,7 @@ none can overwrite another's (a strategy cannot clobber the pin or the vault):
   ledger:<name>               the ledger's prompt-cache note
   shadow:<step>               shadow labelling's verdict on one step
   pool:home                   the edge replica (its base URL) the trajectory is kept on
+  pool:spills                 how many of its steps went to the cloud because the edge was full
   vault:<name>                the privacy vault (router/privacy/guard.py): never shown; kept
                               in the vault's own store apart from the notes (a step's start does
                               not read it), all but `vault:scanned`
@@ -27,6 +28,7 @@ from collections.abc import Iterable, Mapping
 PIN = "pin"
 SHADOW = "shadow:"
 POOL_HOME = "pool:home"
+POOL_SPILLS = "pool:spills"
 VAULT = "vault:"
 # The privacy vault's notes (router/privacy/guard.py says what each holds).
 VAULT_VALUE = VAULT + "value:"  # vault:value:<placeholder> -> the original value, sealed

@@ -200,6 +200,8 @@ def _decisions(route: Any, header_forced: bool) -> Iterator[tuple[Reason, tuple[
     # outage that leaves the trajectory's state unknown (router/trajectory/tracker.fail_closed).
     if protects(route.privacy):
         yield Reason.PINNED, ("edge",)
+    if route.edge_full == "cloud":
+        yield Reason.EDGE_FULL, ("cloud",)  # the edge pool was full
 
 
 def step_labels(route: Any, header_forced: bool) -> set[tuple[str, str]]:

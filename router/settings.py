@@ -99,6 +99,14 @@ class PoolSettings(_Strict):
         3, ge=1, description="failures in a row (connect, timeout, dropped, 5xx) that take a replica out of the pool"
     )
     breaker_s: float = Field(10.0, gt=0, description="seconds a replica stays out before it is tried again")
+    scrape_interval_s: float = Field(
+        1.0,
+        ge=0,
+        description="seconds between two reads of each replica's own load (vLLM's /metrics: requests running and "
+        "waiting, KV-cache usage, prefix-cache hits), in the background; 0: not read (no route can then find "
+        "the pool full)",
+    )
+    metrics_path: str = Field("/metrics", pattern=r"^/", description="where on each replica's host its metrics are")
 
 
 def _http_url(url: str, key: str) -> str:

@@ -118,6 +118,11 @@ class Upstream:
     def model(self) -> str:
         return self.settings.model
 
+    @property
+    def session(self) -> Session | None:
+        """The pooled client, once started (the edge pool reads its replicas' metrics with it)."""
+        return self._session
+
     async def start(self) -> None:
         if self._session is None:
             self._session = session_for(self.settings)

@@ -45,6 +45,8 @@ class FakeUpstream:
     script: deque[dict[str, Any]] = field(default_factory=deque)
     # Used when a request has no `fake` key and the queue is empty.
     default: dict[str, Any] = field(default_factory=lambda: {"kind": "text"})
+    # What GET /metrics answers: a vLLM server's Prometheus text, as a test scripts it.
+    metrics_text: str = ""
     port: int = 0
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
@@ -64,6 +66,7 @@ class FakeUpstream:
         self.received.clear()
         self.script.clear()
         self.default = {"kind": "text"}
+        self.metrics_text = ""
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -91,6 +94,7 @@ class FakeUpstream:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/metrics", self._metrics)
         # handler_cancellation: a client that goes away cancels the handler, which is how the
         # fake notices (and records) that the gateway cancelled an upstream request.
         self._runner = web.AppRunner(
@@ -119,6 +123,9 @@ class FakeUpstream:
 
     async def _models(self, request: web.Request) -> web.Response:
         return web.json_response({"object": "list", "data": [{"id": self.model, "object": "model"}]})
+
+    async def _metrics(self, request: web.Request) -> web.Response:
+        return web.Response(text=self.metrics_text, content_type="text/plain")
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()

@@ -47,6 +47,7 @@ class Reason(StrEnum):
     PINNED = "pinned_edge"  # a constraint: the trajectory is pinned to the edge (privacy)
     INNER_FAILED = "inner_call_failed"  # the strategy's inner call failed; the fallback target
     PRIVACY = "privacy_keep_local"  # privacy: sensitive values in the context keep the step local
+    EDGE_FULL = "edge_full"  # every edge replica's queue was full: the step went to the cloud for load
     UNDECIDED = "undecided"  # the step ended (an error, the client left) before a decision
 
 
@@ -188,6 +189,15 @@ class RouteBase(BaseModel):
     context: ContextSettings = ContextSettings()
     # Shadow labelling: off unless set (`shadow: {rate: 0.05, budget_usd_per_day: 5}`).
     shadow: ShadowSettings | None = None
+    edge_full: Literal["cloud", "wait", "fail"] = Field(
+        "wait",
+        description="when every replica of the edge pool has edge_full_waiting requests or more in its queue: cloud "
+        "sends an edge step to the cloud at once (reason edge_full; a step privacy, a constraint or the header keeps "
+        "off the cloud waits instead), wait sends it to the edge to queue, fail answers 503 (edge_full)",
+    )
+    edge_full_waiting: int = Field(
+        4, ge=1, description="requests waiting in a replica's own queue (vLLM's num_requests_waiting) that make it full"
+    )
 
     def upstreams_used(self) -> list[str]:
         """Upstreams the strategy calls besides edge and cloud (checked at start-up)."""

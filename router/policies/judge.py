@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import Field, model_validator
 
 import judge as judge_package
+from router import notes
 from router.inner import InnerCallError, first_message
 from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, StepView, Target
 from router.policies.common import ask_edge, prepared
@@ -105,7 +106,10 @@ class JudgePolicy:
             if self.judge.reload_failures > reloads_failed:
                 metrics.judge_failures.labels("reload").inc()
         if self._online is not None:
-            cloud, _threshold = self._online.decide(score, counters.cloud_steps, counters.answered_steps)
+            # Steps sent to the cloud because the edge was full were not the judge's choice.
+            spills = int(step.trajectory.notes.get(notes.POOL_SPILLS, "0") or 0)
+            cloud_steps, answered = counters.cloud_steps - spills, counters.answered_steps - spills
+            cloud, _threshold = self._online.decide(score, max(cloud_steps, 0), max(answered, 0))
         else:
             threshold = settings.threshold if settings.threshold is not None else self.judge.threshold
             cloud = score >= threshold

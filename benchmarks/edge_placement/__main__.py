@@ -1,0 +1,62 @@
+"""Time what the edge pool adds to a step's decision: placing the step on a replica
+(`EdgePool.place`, affinity with bounded load, or least_loaded / round_robin) and asking whether
+the pool is full (`EdgePool.full`), with the replicas' load already read in the background.
+Trajectories are a mix of new ones and ones with a home; replicas carry load.
+
+    python -m benchmarks.edge_placement [--replicas 2,4,8] [--steps 20000]
+
+Target: ≤ 20 µs per step (issue 31); the figure is the p50 and p99 of single steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from router.edge_pool import EdgePool, ReplicaLoad
+
+
+def _pool(replicas: int, balance: str) -> EdgePool:
+    urls = [(f"http://10.0.0.{i}:8000/v1", None) for i in range(replicas)]
+    pool = EdgePool(urls, balance, stale_s=1e9)  # type: ignore[arg-type]
+    for index, replica in enumerate(pool.replicas):
+        replica.in_flight = index * 3
+        replica.load = ReplicaLoad(running=4, waiting=index, at=time.monotonic())
+    return pool
+
+
+def measure(replicas: int, balance: str, steps: int) -> tuple[float, float]:
+    pool = _pool(replicas, balance)
+    rng = random.Random(7)
+    ids = [f"ns:trajectory-{n:06d}" for n in range(1000)]
+    homes: dict[str, str] = {}
+    timings: list[float] = []
+    for _ in range(steps):
+        trajectory = rng.choice(ids)
+        home = homes.get(trajectory)
+        started = time.perf_counter()
+        placement = pool.place(trajectory, home)
+        pool.full(4)
+        timings.append(time.perf_counter() - started)
+        if placement.new_home is not None:
+            homes[trajectory] = placement.new_home
+    timings.sort()
+    return timings[len(timings) // 2] * 1e6, timings[int(len(timings) * 0.99)] * 1e6
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--replicas", default="2,4,8")
+    parser.add_argument("--steps", type=int, default=20_000)
+    args = parser.parse_args()
+    print("| replicas | balance | p50 µs | p99 µs |")
+    print("|---:|---|---:|---:|")
+    for replicas in (int(n) for n in args.replicas.split(",")):
+        for balance in ("affinity", "least_loaded", "round_robin"):
+            p50, p99 = measure(replicas, balance, args.steps)
+            print(f"| {replicas} | {balance} | {p50:.1f} | {p99:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

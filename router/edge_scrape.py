@@ -1,0 +1,131 @@
+"""The edge replicas' own load, read in the background from each vLLM server's `/metrics`.
+
+Nothing here is on a step's path: a task asks every replica every `pool.scrape_interval_s`
+and leaves what it read on the replica (`Replica.load`), which placing a step and deciding
+whether the pool is full then read as plain attributes.
+
+vLLM's names as the version sim/vllm/constraints.txt pins exposes them (the V1 engine's):
+requests running and waiting, the KV-cache usage (0..1; `gpu_cache_usage_perc` before it was
+renamed `kv_cache_usage_perc`), and the prefix cache's counters of tokens looked up and found.
+Each is summed over its label sets (one per engine of a data-parallel server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+import aiohttp
+
+from router.edge_pool import EdgePool, Replica, ReplicaLoad
+from router.http1 import Http1Error
+
+log = logging.getLogger("tandem.edge")
+
+# What each figure of `ReplicaLoad` is read from, the current name first.
+NAMES: dict[str, tuple[str, ...]] = {
+    "running": ("vllm:num_requests_running",),
+    "waiting": ("vllm:num_requests_waiting",),
+    "kv_cache_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
+    "prefix_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
+    "prefix_queries": ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
+}
+_WANTED = {name: field for field, names in NAMES.items() for name in names}
+MAX_METRICS_BYTES = 4 * 1024 * 1024
+
+
+def parse_load(text: bytes, at: float) -> ReplicaLoad:
+    """The load figures of a Prometheus text exposition (unknown lines ignored, a figure
+    missing stays 0)."""
+    sums: dict[str, dict[str, float]] = {}
+    for raw in text.split(b"\n"):
+        if not raw.startswith(b"vllm:"):
+            continue
+        line = raw.decode("utf-8", "replace")
+        name_end = min((i for i in (line.find("{"), line.find(" ")) if i >= 0), default=-1)
+        if name_end < 0:
+            continue
+        field = _WANTED.get(line[:name_end])
+        if field is None:
+            continue
+        try:
+            value = float(line.rsplit("}", 1)[-1].split()[0])
+        except (ValueError, IndexError):
+            continue
+        sums.setdefault(field, {}).setdefault(line[:name_end], 0.0)
+        sums[field][line[:name_end]] += value
+    load = ReplicaLoad(at=at)
+    for field, names in NAMES.items():
+        found = sums.get(field, {})
+        for name in names:  # the current name wins over the older one
+            if name in found:
+                setattr(load, field, found[name])
+                break
+    return load
+
+
+def metrics_url(base_url: str, path: str) -> str:
+    """The server's metrics address: its base URL's scheme and host, with `path`."""
+    parts = urlsplit(base_url)
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
+    """Read one replica's load; False (its last load kept, and aging) when it did not answer."""
+    session = replica.upstream.session
+    if session is None:
+        return False
+    url = metrics_url(replica.upstream.settings.base_url, path)
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with session.get(url, headers={}, allow_redirects=False) as response:
+                if response.status != 200:
+                    return False
+                parts: list[bytes] = []
+                size = 0
+                async for part in response.content.iter_any():
+                    size += len(part)
+                    if size > MAX_METRICS_BYTES:
+                        return False
+                    parts.append(part)
+    except (TimeoutError, aiohttp.ClientError, Http1Error, OSError):
+        return False
+    replica.load = parse_load(b"".join(parts), time.monotonic())
+    return True
+
+
+class Scraper:
+    """Reads every replica's load every `interval_s` while the gateway runs."""
+
+    def __init__(self, pool: EdgePool, interval_s: float, path: str) -> None:
+        self.pool = pool
+        self.interval_s = interval_s
+        self.path = path
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self.interval_s > 0 and self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="tandem-edge-scrape")
+
+    async def close(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while True:
+            await self.scrape_all(self.pool.replicas)
+            await asyncio.sleep(self.interval_s)
+
+    async def scrape_all(self, replicas: Iterable[Replica]) -> None:
+        timeout_s = max(min(self.interval_s, 2.0), 0.05)
+        try:
+            await asyncio.gather(*(scrape(replica, self.path, timeout_s) for replica in replicas))
+        except Exception:  # a scrape must never stop the loop (nor a step)
+            log.exception("edge pool: reading the replicas' metrics failed")
