@@ -12,6 +12,7 @@ import openai
 import orjson
 import pydantic
 
+from router.protocol.responses_request import item_messages, usable
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -165,3 +166,43 @@ def test_parts_without_a_chat_form_are_a_400_naming_them(
     answer = client.post(f"{gateway.base_url}/responses", json=bad_format)
     assert answer.status_code == 400 and answer.json()["error"]["param"] == "text.format"
     assert edge.received == []
+
+
+IMAGE = "data:image/png;base64,iVBORw0KGgo="
+OUTPUTS: Any = [
+    {"role": "user", "content": "look at both screenshots"},
+    {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+    {"type": "function_call", "call_id": "c2", "name": "shot", "arguments": "{}"},
+    {"type": "function_call", "call_id": "c3", "name": "shot", "arguments": "{}"},
+    {
+        "type": "function_call_output",
+        "call_id": "c1",
+        "output": [{"type": "input_text", "text": "first"}, {"type": "input_image", "image_url": IMAGE}],
+    },
+    {"type": "function_call_output", "call_id": "c2", "output": "no screen"},
+    {"type": "function_call_output", "call_id": "c3", "output": [{"type": "input_image", "image_url": IMAGE}]},
+    {"role": "user", "content": "compare them"},
+]
+
+
+def test_images_in_function_call_outputs_follow_the_tool_messages(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    sdk(gateway).responses.create(model="tandem", input=OUTPUTS)
+    sent = edge.received[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "tool", "tool", "user", "user"]
+    assert [m["tool_call_id"] for m in sent[2:5]] == ["c1", "c2", "c3"]
+    assert sent[2]["content"].startswith("first\n[1 attachment(s)") and sent[3]["content"] == "no screen"
+    attachments = sent[5]["content"]
+    assert [p["type"] for p in attachments] == ["text", "image_url", "text", "image_url"]
+    assert "c1" in attachments[0]["text"] and "c3" in attachments[2]["text"]
+    assert sent[6]["content"] == "compare them"
+
+
+def test_a_split_body_translates_as_the_whole_one() -> None:
+    # The prefix store reuses the messages of a history's first items where `usable` allows
+    # a split: every allowed split must give the whole translation.
+    whole = [m for made in item_messages(OUTPUTS, 0) for m in made]
+    for cut in range(1, len(OUTPUTS)):
+        head = [m for made in item_messages(OUTPUTS[:cut], 0) for m in made]
+        if usable(head, len(head)):
+            tail = [m for made in item_messages(OUTPUTS[cut:], cut) for m in made]
+            assert head + tail == whole, cut

@@ -96,6 +96,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
     split only after an item whose last message is not an assistant's (`usable`)."""
     out: list[list[dict[str, Any]]] = []
     last: dict[str, Any] | None = None
+    holder: list[dict[str, Any]] = []  # the made list that holds the attachments message, if any
     for index, item in enumerate(items, start=first):
         made: list[dict[str, Any]] = []
         out.append(made)
@@ -124,15 +125,53 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
                 last = {"role": "assistant", "content": None, "tool_calls": [call]}
                 made.append(last)
         elif kind == "function_call_output":
-            output = item.get("output")
-            last = {
-                "role": "tool",
-                "tool_call_id": string_field(item, "call_id", f"input[{index}]"),
-                "content": output if isinstance(output, str) else orjson.dumps(output).decode(),
-            }
-            made.append(last)
+            tool, media = _call_output(item, f"input[{index}]")
+            if last is not None and _is_attachments(last):
+                # Every tool message follows the calls directly: this one goes before the
+                # attachments of the outputs before it, which then take this output's too.
+                holder.insert(next(n for n, m in enumerate(holder) if m is last), tool)
+                last["content"] += media
+            elif media:
+                last, holder = {"role": "user", "content": media}, made
+                made += [tool, last]
+            else:
+                last = tool
+                made.append(last)
         # reasoning items stay with the model that wrote them; other item types are not sent on.
     return out
+
+
+ATTACHMENTS_NOTE = "Attachments of the output of function call "
+
+
+def _call_output(item: dict[str, Any], at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A function call's output as a tool message (its text) and the parts that must follow it
+    in a user message (its images and files, after a note naming the call): a chat tool
+    message carries text only."""
+    call_id = string_field(item, "call_id", at)
+    output = item.get("output")
+    if isinstance(output, str) or output is None:
+        return {"role": "tool", "tool_call_id": call_id, "content": output or ""}, []
+    if not isinstance(output, list):
+        return {"role": "tool", "tool_call_id": call_id, "content": orjson.dumps(output).decode()}, []
+    parts = _content_text(output, f"{at}.output")
+    if isinstance(parts, str):
+        return {"role": "tool", "tool_call_id": call_id, "content": parts}, []
+    text = "".join(p["text"] for p in parts if p["type"] == "text")
+    media = [p for p in parts if p["type"] != "text"]
+    note = f"[{len(media)} attachment(s) of this output follow in the next user message]"
+    tool = {"role": "tool", "tool_call_id": call_id, "content": f"{text}\n{note}" if text else note}
+    return tool, [{"type": "text", "text": f"{ATTACHMENTS_NOTE}{call_id}:"}, *media]
+
+
+def _is_attachments(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and bool(content)
+        and str(content[0].get("text", "")).startswith(ATTACHMENTS_NOTE)
+    )
 
 
 def _leading_run(messages: list[dict[str, Any]], count: int) -> int:
@@ -146,8 +185,11 @@ def _leading_run(messages: list[dict[str, Any]], count: int) -> int:
 
 def usable(messages: list[dict[str, Any]], count: int) -> bool:
     """Whether a body may be split where `messages[:count]` have been made: no later item can
-    change them (a function call joins an assistant message; a system message the leading run)."""
-    return count > 0 and messages[count - 1]["role"] != "assistant" and _leading_run(messages, count) < count
+    change them (a function call joins an assistant message; a system message the leading run;
+    a function call's output goes before the attachments of the outputs before it)."""
+    if count == 0 or messages[count - 1]["role"] == "assistant" or _is_attachments(messages[count - 1]):
+        return False
+    return _leading_run(messages, count) < count
 
 
 def leading(body: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
