@@ -7,18 +7,21 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import tomllib
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 
 from router.settings import ConfigError, load_settings
 from tests.docs.snippets import ROOT, Block, all_blocks, blocks, other_docs, pages
-from tests.gateway_server import GatewayServer
+from tests.fake_upstream import free_port
 
 BLOCKS = all_blocks()
 CONFIGS = [b for b in BLOCKS if b.language in ("yaml", "yml", "json") and "not-config" not in b.classes]
@@ -94,12 +97,49 @@ def test_the_docs_have_configs_and_runnable_blocks() -> None:
     assert any("tandem.example.yaml" in block.text for block in RUNNABLE)
 
 
+@pytest.fixture(scope="module")
+def demo_gateway() -> Iterator[str]:
+    """`tandem demo --serve` as a reader starts it: the simulated models and a real gateway."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")}
+    env["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "router.cli", "demo", "--serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if process.poll() is not None:
+                raise AssertionError(f"tandem demo --serve exited: {process.stderr.read() if process.stderr else ''}")
+            try:
+                if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise AssertionError("tandem demo --serve did not answer within 120 s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 @pytest.mark.parametrize("block", RUNNABLE, ids=_ids(RUNNABLE))
-def test_runnable_shell_blocks_run(block: Block, make_gateway: Callable[..., GatewayServer]) -> None:
-    server = make_gateway()
-    script = block.text.replace("http://127.0.0.1:8080", server.url)
+def test_runnable_shell_blocks_run(block: Block, demo_gateway: str) -> None:
+    script = block.text.replace("http://127.0.0.1:8080", demo_gateway)
     env = {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONPATH": str(ROOT),
     }
@@ -109,7 +149,8 @@ def test_runnable_shell_blocks_run(block: Block, make_gateway: Callable[..., Gat
     assert done.returncode == 0, f"{block.where}:\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{block.where}: printed nothing"
     if "curl" in script:
-        assert "x-tandem-target" in done.stdout.lower()
+        headers = done.stdout.lower()
+        assert "x-tandem-target" in headers and "x-tandem-trajectory" in headers
 
 
 def test_the_readme_is_a_front_door() -> None:
