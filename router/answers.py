@@ -36,6 +36,7 @@ from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
 from router.streaming import OpenStreams, StreamOutcome, relay
+from router.trajectory import identify
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
@@ -44,6 +45,11 @@ log = logging.getLogger("tandem")
 
 async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
     yield data
+
+
+def _answer_key(step: Step, message: dict[str, Any]) -> str | None:
+    """The answer's identity, for a stitched step only (a session names the others' runs)."""
+    return identify.message_answer_key(message) if step.identity.stitch_key is not None else None
 
 
 class Answers:
@@ -93,7 +99,7 @@ class Answers:
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(step, record, usage, content)
-        self.tracker.answered(step.identity, record.status, parsed.text, parsed.tools)
+        self.tracker.answered(step.identity, record.status, _answer_key(step, message))
         facts = step.facts(target, False)
         # Shadow labelling starts once the answer is sent.
         after = self._after(step, target, self.shadow.after(step, record, message))
@@ -161,9 +167,9 @@ class Answers:
             if self.audit.wants_content:
                 said = said or answer
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
-            self.tracker.answered(step.identity, record.status, answer.text, answer.tools)
+            self.tracker.answered(step.identity, record.status, _answer_key(step, message))
         else:
-            self.tracker.answered(step.identity, "error", "", [])
+            self.tracker.answered(step.identity, "error", None)
         self._account(step, record, usage, content)
         facts = step.facts(target, fallback)
         if reply.status >= 300:
@@ -198,7 +204,7 @@ class Answers:
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(step, record, outcome.usage, content)
-            self.tracker.answered(step.identity, record.status, outcome.text, outcome.tools, outcome.answer_key)
+            self.tracker.answered(step.identity, record.status, outcome.answer_key)
             shadow.append(self.shadow.after(step, record, message))
 
         learn_ahead = self._after(step, target, None)
@@ -247,7 +253,7 @@ class Answers:
         record.status = "error"
         # The client gets the whole text (its own step's); the record keeps it as `_account` does.
         error_text = record.error = "; ".join(str(f) for f in failures)
-        self.tracker.answered(step.identity, "error", "", [])
+        self.tracker.answered(step.identity, "error", None)
         # The content audit keeps what a failed cloud attempt was sent, as for an answered one.
         content = None
         if self.audit.wants_content:
@@ -311,6 +317,7 @@ class Answers:
             exposed=sorted(step.privacy.exposed_kinds),
             redacted=step.privacy.redacted,
             cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE)),
+            stitch=step.identity.stitch,
         )
 
     def _counterfactual(self, record: StepRecord, usage: Usage) -> None:

@@ -194,6 +194,9 @@ class StepRecord:
     action: str | None = None
     excerpt: str | None = None
     error: str | None = None
+    # How a step without a session found its trajectory: extended, rewritten, new, retry
+    # (router/trajectory/stitch.py); None for a step whose session named it.
+    stitch: str | None = None
 
     @property
     def answered_by(self) -> str:
@@ -270,6 +273,7 @@ class StepRecord:
             **({"action": self.action} if self.action is not None else {}),
             **({"excerpt": self.excerpt} if self.excerpt is not None else {}),
             "error": self.error,
+            **({"stitch": self.stitch} if self.stitch is not None else {}),
         }
 
     @classmethod
@@ -312,6 +316,7 @@ class StepRecord:
             action=data.get("action"),
             excerpt=data.get("excerpt"),
             error=data.get("error"),
+            stitch=data.get("stitch"),
         )
 
     def pack(self) -> bytes:

@@ -42,6 +42,7 @@ class Facts:
     step: int
     score: float | None = None
     fallback: bool = False
+    stitch: str | None = None  # how a step without a session found its trajectory (extended, …)
 
     def headers(self) -> dict[str, str]:
         headers = {
@@ -55,6 +56,8 @@ class Facts:
             headers["x-tandem-score"] = f"{self.score:.6g}"
         if self.fallback:
             headers["x-tandem-fallback"] = "true"
+        if self.stitch is not None:
+            headers["x-tandem-stitch"] = self.stitch
         return headers
 
 

@@ -63,4 +63,5 @@ class Step:
             self.identity.step,
             decision.score,
             fallback,
+            self.identity.stitch,
         )

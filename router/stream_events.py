@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from router.ledger import Usage
-from router.trajectory.identify import AnswerKeyer
+from router.trajectory.identify import AnswerKeyer, Call
 
 # Captured text is joined every so many pieces: a str a delta (a token or two) costs ~50 bytes
 # beside its text, more than the text itself.
@@ -36,6 +36,7 @@ class Observer:
     at `max_event_bytes`. A chunk of whole events (nearly all of them) is read where it is."""
 
     __slots__ = (
+        "_calls",
         "_capture",
         "_keyer",
         "_max_event_bytes",
@@ -51,6 +52,9 @@ class Observer:
     def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024, keyed: bool = False) -> None:
         self._capture = capture
         self._keyer = AnswerKeyer() if keyed else None
+        # The tool calls by index, as their deltas add up ([id, name, argument pieces]): only
+        # when keyed (the answer's identity reads their ids and arguments).
+        self._calls: dict[int, list[Any]] = {}
         self._max_event_bytes = max_event_bytes
         self._pending = bytearray()
         self.usage: Usage | None = None
@@ -70,8 +74,11 @@ class Observer:
         return "".join(self.text) + "".join(self._recent)
 
     def answer_key(self) -> str | None:
-        """The stitching key of the answer's text and tools (when `keyed` was asked for)."""
-        return self._keyer.key(self.tools) if self._keyer is not None else None
+        """The stitching key of the answer's text and tool calls (when `keyed` was asked for)."""
+        if self._keyer is None:
+            return None
+        calls: list[Call] = [(c[0], c[1], "".join(c[2])) for c in self._calls.values()]
+        return self._keyer.key(calls)
 
     def feed(self, chunk: bytes) -> None:
         pending = self._pending
@@ -126,19 +133,32 @@ class Observer:
         if not isinstance(delta, dict):
             return
         if isinstance(delta.get("content"), str):
+            if self._keyer is not None:
+                self._keyer.add(delta["content"])
             self._take(delta["content"])
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else ():
             function = call.get("function") if isinstance(call, dict) else None
+            kept = self._call(call) if self._keyer is not None and isinstance(call, dict) else None
             if isinstance(function, dict):
                 if isinstance(function.get("name"), str):
                     self.tools.append(function["name"])
+                    if kept is not None:
+                        kept[1] = (kept[1] or "") + function["name"]
                 if isinstance(function.get("arguments"), str):
+                    if kept is not None:
+                        kept[2].append(function["arguments"])
                     self._take(function["arguments"])
 
+    def _call(self, call: dict[str, Any]) -> list[Any]:
+        """The call a delta adds to (by its index), its id taken from the first delta with one."""
+        index = call.get("index")
+        kept = self._calls.setdefault(index if isinstance(index, int) else -1, [None, None, []])
+        if isinstance(call.get("id"), str) and call["id"] and kept[0] is None:
+            kept[0] = call["id"]
+        return kept
+
     def _take(self, piece: str) -> None:
-        if self._keyer is not None:
-            self._keyer.add(piece)
         if self._capture:
             recent = self._recent
             recent.append(piece)

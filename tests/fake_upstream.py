@@ -10,7 +10,7 @@ connection), stall (stream some chunks then go quiet), no_done (end the stream w
 raw (`body` as it is, with `status` and `content_type`: an answer that is not a completion).
 Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
 `usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
-`arguments`, `prompt_tokens`, `cached_tokens`, `completion_tokens`.
+`arguments`, `call_id` (the tool call's id), `prompt_tokens`, `cached_tokens`, `completion_tokens`.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ class FakeUpstream:
                 "content": None,
                 "tool_calls": [
                     {
-                        "id": "call_1",
+                        "id": how.get("call_id", "call_1"),
                         "type": "function",
                         "function": {
                             "name": how.get("name", "bash"),
@@ -248,7 +248,7 @@ class FakeUpstream:
                         "tool_calls": [
                             {
                                 "index": 0,
-                                "id": "call_1",
+                                "id": how.get("call_id", "call_1"),
                                 "type": "function",
                                 "function": {"name": name, "arguments": ""},
                             }

@@ -143,15 +143,17 @@ def _old_history_keys(namespace: str, messages: Messages) -> tuple[str | None, s
 
 
 class _OldKeys:
-    keys = staticmethod(_old_history_keys)
+    @staticmethod
+    def keyed(namespace: str, messages: Messages) -> tuple[str | None, str, str]:
+        return (*_old_history_keys(namespace, messages), _old_history_keys(namespace, messages[:1])[1])
 
 
-async def _assign(stitcher: Stitcher, script: list[tuple[Messages, bool, str, str, list[str]]]) -> list[str]:
+async def _assign(stitcher: Stitcher, script: list[tuple[Messages, bool, str, str]]) -> list[str]:
     ids = []
-    for messages, retry, status, text, tools in script:
+    for messages, retry, status, answer in script:
         trajectory_id, key = await stitcher.find("", orjson.loads(orjson.dumps(messages)), retry)
         ids.append(trajectory_id)
-        await stitcher.answered(trajectory_id, key, status, identify.answer_key(text, tools))
+        await stitcher.answered(trajectory_id, key, status, answer)
     return ids
 
 
@@ -170,10 +172,9 @@ async def test_trajectory_assignment_is_unchanged_over_generated_runs() -> None:
             run = rng.choice([i for i, r in enumerate(runs) if position[i] < len(r)])
             messages = runs[run][position[run]]
             answer = runs[run][position[run] + 1][-2] if position[run] + 1 < len(runs[run]) else None
-            text = identify.text_of(answer.get("content")) if answer else "end"
-            tools = [c["function"]["name"] for c in (answer or {}).get("tool_calls") or ()]
+            key = identify.message_answer_key(answer) if answer else identify.answer_key("end", [])
             status = rng.choice(["ok", "ok", "ok", "error", "cancelled"])
-            script.append((messages, rng.random() < 0.1, status, text, tools))
+            script.append((messages, rng.random() < 0.1, status, key))
             if status == "ok":
                 position[run] += 1
         new = Stitcher(MemoryStore(1000, 3600))
@@ -193,8 +194,10 @@ def test_a_streamed_answers_key_made_piece_by_piece_equals_the_whole_texts() -> 
         pieces = [
             "".join(chance.choice(alphabet) for _ in range(chance.randint(0, 4))) for _ in range(chance.randint(0, 8))
         ]
-        tools = chance.choice([[], ["bash"], ["read", "edit"]])
+        calls: list[identify.Call] = chance.choice(
+            [[], [("c1", "bash", '{"a": 1}')], [("c2", "read", None), (None, "e", "")]]
+        )
         keyer = identify.AnswerKeyer()
         for piece in pieces:
             keyer.add(piece)
-        assert keyer.key(tools) == identify.answer_key("".join(pieces), tools), pieces
+        assert keyer.key(calls) == identify.answer_key("".join(pieces), calls), pieces

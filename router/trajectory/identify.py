@@ -2,8 +2,9 @@
 
 Sources, in order: the `/s/{session}/v1` path, the headers agents send (`X-Session-ID`,
 `X-Claude-Code-Session-Id`, `session-id`, `x-litellm-session-id`), the body's `session_id`,
-`litellm_session_id`, `metadata.session_id`, `prompt_cache_key`; then, as a last resort,
-stitching by message history. `user` is not a source: it names a person across many runs.
+`litellm_session_id`, `metadata.session_id`, Claude Code's `metadata.user_id` session,
+`prompt_cache_key`; then, as a last resort, stitching by message history. `user` is not a source:
+it names a person across many runs; it scopes stitching instead (`client_scope`).
 """
 
 from __future__ import annotations
@@ -47,10 +48,46 @@ def session_id(path_session: str | None, headers: Mapping[str, str], body: dict[
         value = metadata.get("session_id")
         if isinstance(value, str) and value:
             return value
+        value = _user_id_session(metadata.get("user_id"))
+        if value:
+            return value
     value = body.get("prompt_cache_key")
     if isinstance(value, str) and value:
         return value
     return None
+
+
+# Claude Code's `metadata.user_id`: JSON with a `session_id` (2.x), or `user_…_session_<uuid>`.
+_USER_ID_SESSION = re.compile(r"_session_([0-9A-Fa-f-]{8,64})$")
+
+
+def _user_id_session(user_id: Any) -> str | None:
+    if not isinstance(user_id, str) or not user_id:
+        return None
+    if user_id.startswith("{"):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            parsed = orjson.loads(user_id)
+            value = parsed.get("session_id") if isinstance(parsed, dict) else None
+            return value if isinstance(value, str) and value else None
+        return None
+    match = _USER_ID_SESSION.search(user_id)
+    return match.group(1) if match else None
+
+
+# What a request says of who sent it without naming a session: `user` (a person, or an
+# agent's own run id), `safety_identifier`, `metadata`. Not a trajectory on its own (one user has
+# many runs), but two requests that differ in it are never one run: it scopes stitching. Read
+# from the request as the client sent it, before any redaction, so that a redacted `user`
+# still tells runs apart.
+SCOPE_BODY_KEYS = ("user", "safety_identifier", "metadata")
+
+
+def client_scope(body: Mapping[str, Any]) -> str:
+    """A digest of what the request says of its sender (`SCOPE_BODY_KEYS`), "" when nothing."""
+    said = {key: body[key] for key in SCOPE_BODY_KEYS if body.get(key) not in (None, "", {})}
+    if not said:
+        return ""
+    return _digest(orjson.dumps(said, option=orjson.OPT_SORT_KEYS, default=str), 8)
 
 
 def _digest(data: bytes | memoryview, size: int = 12) -> str:
@@ -174,10 +211,39 @@ def history_keys(namespace: str, messages: list[dict[str, Any]]) -> tuple[str | 
     return previous, chain.hex()
 
 
-def answer_key(text: str, tools: list[str]) -> str:
-    """What an answer said, as the gateway delivered it and as the client resends it (its text
-    and the tools it called): runs with the same history are told apart by it."""
-    return _digest(text.strip().encode() + b"\x1f" + ",".join(tools).encode(), 8)
+# One tool call of an answer as its identity reads it: (id, name, arguments as sent).
+Call = tuple[str | None, str | None, str | None]
+
+
+def _arguments_form(arguments: str | None) -> bytes:
+    """Arguments as the identity compares them: parsed JSON re-serialised with sorted keys (a
+    client may re-serialise what it was given), else the string as it is."""
+    if not arguments:
+        return b""
+    try:
+        return orjson.dumps(orjson.loads(arguments), option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONDecodeError:
+        return arguments.encode()
+
+
+def _calls_form(calls: list[Call], with_ids: bool) -> bytes:
+    out = bytearray(b"\x1f")
+    for call_id, name, arguments in calls:
+        out += b"\x1e" + ((call_id or "").encode() if with_ids else b"") + b"\x1d" + (name or "").encode()
+        out += b"\x1d" + _arguments_form(arguments)
+    return bytes(out)
+
+
+def answer_key(text: str, calls: list[Call]) -> str:
+    """An answer's whole identity, as the gateway delivered it and as the client resends it: its
+    text (trimmed: clients trim what they resend) and every tool call's id, name and arguments.
+    Runs with the same history are told apart by it; two runs' answers share a key only when
+    they are the same answer, tool-call ids included. Calls delivered without an id are keyed
+    without ids (a client may make its own up): `resent_answer` gives both forms."""
+    with_ids = all(call_id for call_id, _, _ in calls)
+    digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
+    digest.update(_calls_form(calls, with_ids))
+    return digest.hexdigest()
 
 
 class AnswerKeyer:
@@ -204,19 +270,60 @@ class AnswerKeyer:
         self._hash.update((self._space + core).encode())
         self._space = piece[len(core) :]
 
-    def key(self, tools: list[str]) -> str:
+    def key(self, calls: list[Call]) -> str:
         digest = self._hash.copy()
-        digest.update(b"\x1f" + ",".join(tools).encode())
+        digest.update(_calls_form(calls, all(call_id for call_id, _, _ in calls)))
         return digest.hexdigest()
 
 
-def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
+def calls_of(message: Mapping[str, Any]) -> list[Call]:
+    """The tool calls of an assistant message (an answer, or one a client resends)."""
+    calls = message.get("tool_calls")
+    out: list[Call] = []
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, dict):
+            continue
+        function = call.get("function")
+        if not isinstance(function, dict):
+            function = {}
+        arguments = function.get("arguments")
+        if arguments is not None and not isinstance(arguments, str):
+            arguments = orjson.dumps(arguments).decode()  # parsed already: compared as JSON alike
+        call_id, name = call.get("id"), function.get("name")
+        out.append((call_id if isinstance(call_id, str) else None, name if isinstance(name, str) else None, arguments))
+    return out
+
+
+def message_answer_key(message: Mapping[str, Any]) -> str:
+    """`answer_key` of an answer's message (a chat completion's first choice)."""
+    return answer_key(text_of(message.get("content")), calls_of(message))
+
+
+# A resent answer is evidence enough to join a rewritten history to a run only when it is hard to
+# say twice by chance: it carries a tool call (ids are drawn at random) or this much text.
+DISTINCT_TEXT = 64
+
+
+def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool] | None:
+    """The keys the last assistant message of a history may have been delivered under (with its
+    tool-call ids, and without them for an answer whose calls had none), and whether it is
+    distinctive (`DISTINCT_TEXT`); None when the history has no assistant message."""
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            calls = message.get("tool_calls") if isinstance(message.get("tool_calls"), list) else []
-            names = [str(_call(c)[1]) for c in calls if isinstance(c, dict)]
-            return answer_key(text_of(message.get("content")), names)
+            text, calls = text_of(message.get("content")), calls_of(message)
+            digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
+            keys = [digest.copy(), digest]
+            keys[0].update(_calls_form(calls, True))
+            keys[1].update(_calls_form(calls, False))
+            distinctive = any(call_id for call_id, _, _ in calls) or len(text.strip()) >= DISTINCT_TEXT
+            return (keys[0].hexdigest(), keys[1].hexdigest()), distinctive
     return None
+
+
+def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
+    """The key of a history's last answer as resent (with its tool-call ids)."""
+    resent = resent_answer(messages)
+    return resent[0][0] if resent else None
 
 
 def text_of(content: Any) -> str:

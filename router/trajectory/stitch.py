@@ -1,19 +1,30 @@
 """Stitching requests without a session id into trajectories, telling runs from retries by what
-the gateway knows.
+the run itself sends and receives.
 
-A request continues the trajectory whose last step's history (and answer) its history starts
-with. Two runs of one task send the same bodies; they are told apart thus:
-- a body identical to a step whose first attempt is still in flight is another run;
+A request continues ("extended") the trajectory whose last step's history its history starts
+with and that was given the answer its history ends with, the answer's whole identity: its text
+and every tool call's id, name and arguments (`identify.answer_key`). Requests are stitched
+within their namespace (the client key) and their client scope (`user`, `metadata`:
+`identify.client_scope`): requests that differ in them are never one run. The rules:
+- a body identical to a step whose first attempt is still in flight is another run ("new"),
+  unless it says it is a retry (`x-stainless-retry-count` > 0: "retry");
 - an identical body after that step failed, or after an answer the client never finished
-  reading, or with `x-stainless-retry-count` > 0, is a retry of that step;
-- an identical body after an answer delivered in full is another run;
-- runs that diverge later are told apart by the answer each one received: a step continues the
-  trajectory that was given the answer its history ends with.
+  reading, is a retry of that step ("retry");
+- an identical body after an answer delivered in full is another run: two runs with
+  byte-identical first requests are two trajectories;
+- a history that extends no answered one continues no run, except: its last answer is still in
+  flight (its note not yet written, the request with that history is) or it is a rewrite;
+- a rewrite ("rewritten": Aider's reflections and lint retries, a condenser, a compaction) joins
+  a run when its history keeps the run's first message (system prompt) and its last assistant
+  message is an answer that run was given, and that answer is distinctive (a tool call, whose
+  ids are random, or `identify.DISTINCT_TEXT` characters of text): a short answer any run
+  could give ("Ok.") is no evidence, and such a history starts a new trajectory.
 
 Kept in the trajectory store's stitching map (so replicas sharing Redis share it):
   b:<history key>  "<trajectory id> flight|delivered|failed"  the last request with that history
   c:<history key>  "<trajectory id>|<answer key> …"            trajectories answered for it that
                                                               no later step has continued yet
+  r:<digest of first message and answer key>  "<trajectory id> …"  runs given that answer
 A claim is a read then a write: one process serialises the claims on one history (a lock per
 history key, so that requests of other histories, and other tenants, never wait behind its
 round trips), but two replicas claiming the same key at the same instant may both continue one
@@ -24,7 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from router.trajectory import identify
@@ -59,67 +72,173 @@ class KeyLocks:
                 self._locks[key] = (lock, users - 1)
 
 
+# How a stitched step was joined to its trajectory: the `x-tandem-stitch` header and the record.
+EXTENDED, REWRITTEN, NEW, RETRY = "extended", "rewritten", "new", "retry"
+MAX_REWRITE_RUNS = 4  # runs given one answer under one first message (identical runs)
+
+
+@dataclass(frozen=True, slots=True)
+class Stitch:
+    """Where `Stitcher.find` put a request: its trajectory, its history key, the key of its
+    first message (`anchor`, what a rewrite must keep) and how (`EXTENDED`, …)."""
+
+    trajectory_id: str
+    key: str
+    anchor: str
+    decision: str
+
+
+def stitch_space(namespace: str, scope: str) -> str:
+    """What stitching keys are made in: the client key's namespace and the client's scope."""
+    return f"{namespace}|{scope}" if scope else namespace
+
+
+def _rewrite_key(anchor: str, answer: str) -> str:
+    return "r:" + hashlib.blake2b(f"{anchor}|{answer}".encode(), digest_size=16).hexdigest()
+
+
+FLIGHT, DELIVERED, FAILED = "flight", "delivered", "failed"
+MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one history's mark
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """A history's `b:` entry: the trajectory of its last request and that request's state,
+    then the older attempts of other runs with the same history still in flight, newest first."""
+
+    trajectory_id: str
+    state: str
+    others: list[str]
+
+    @classmethod
+    def read(cls, raw: str | None) -> _Mark:
+        parts = (raw or "").split()
+        parts += [""] * (2 - len(parts))
+        return cls(parts[0], parts[1], parts[2:])
+
+    def flying(self) -> list[str]:
+        """The trajectories with an attempt of this history in flight, newest first."""
+        return ([self.trajectory_id] if self.state == FLIGHT else []) + self.others
+
+    def text(self) -> str:
+        others = [t for t in dict.fromkeys(self.others) if t != self.trajectory_id][: MAX_FLYING - 1]
+        return " ".join([self.trajectory_id, self.state, *others])
+
+
 class Stitcher:
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
         self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
 
-    async def find(self, namespace: str, messages: list[dict[str, Any]], client_retry: bool) -> tuple[str, str]:
+    async def find(
+        self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
+    ) -> tuple[str, str]:
         """The trajectory of a request without a session id, and its history key."""
-        previous, key = self._keys.keys(namespace, messages)
+        stitched = await self.place(namespace, messages, client_retry, scope)
+        return stitched.trajectory_id, stitched.key
+
+    async def place(
+        self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
+    ) -> Stitch:
+        """The trajectory of a request without a session id, and how it was found."""
+        previous, key, anchor = self._keys.keyed(stitch_space(namespace, scope), messages)
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
         async with self._locks.hold(key):
             if previous is None:
-                return await self._find(namespace, messages, client_retry, previous, key)
+                return await self._find(namespace, messages, client_retry, previous, key, anchor)
             async with self._locks.hold(previous):
-                return await self._find(namespace, messages, client_retry, previous, key)
+                return await self._find(namespace, messages, client_retry, previous, key, anchor)
 
     async def _find(
-        self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, previous: str | None, key: str
-    ) -> tuple[str, str]:
-        last = await self._store.stitch_find("b:" + key)
-        exclude = None
-        if last is not None:
-            trajectory_id, _, state = last.partition(" ")
-            if client_retry or state == "failed":
-                return trajectory_id, key
-            exclude = trajectory_id  # in flight or answered: this is another run
-        found = None
-        if previous is not None:
-            found = await self._claim(previous, identify.last_answer_key(messages), exclude)
-        trajectory_id = found or identify.new_trajectory_id(namespace)
-        await self._store.stitch_remember("b:" + key, f"{trajectory_id} flight")
-        return trajectory_id, key
+        self,
+        namespace: str,
+        messages: list[dict[str, Any]],
+        client_retry: bool,
+        previous: str | None,
+        key: str,
+        anchor: str,
+    ) -> Stitch:
+        mark = _Mark.read(await self._store.stitch_find("b:" + key))
+        flying = mark.flying()
+        if client_retry and flying:
+            # A retry while attempts of this history are in flight (identical runs may be):
+            # the oldest's, whose client gave up first (clients of one kind wait as long).
+            chosen = flying[-1]
+            await self._store.stitch_remember("b:" + key, _Mark(chosen, FLIGHT, flying[:-1]).text())
+            return Stitch(chosen, key, anchor, RETRY)
+        if mark.trajectory_id and (client_retry or mark.state == FAILED):
+            await self._store.stitch_remember("b:" + key, _Mark(mark.trajectory_id, FLIGHT, flying).text())
+            return Stitch(mark.trajectory_id, key, anchor, RETRY)
+        # In flight or answered: an identical body that is no retry is another run.
+        exclude = {mark.trajectory_id, *flying}
+        resent = identify.resent_answer(messages)
+        found, decision, seen = None, NEW, False
+        if previous is not None and resent is not None:
+            found, seen = await self._claim(previous, resent[0], exclude)
+            decision = EXTENDED
+        if found is None and not seen and resent is not None and resent[1]:
+            # Only a history whose beginning (before its last answer) was never sent can be a
+            # rewrite: one that was sent and continues no answered run is another run.
+            found = await self._rewritten(anchor, resent[0], exclude)
+            decision = REWRITTEN
+        if found is None:
+            found, decision = identify.new_trajectory_id(namespace), NEW
+        await self._store.stitch_remember("b:" + key, _Mark(found, FLIGHT, flying).text())
+        return Stitch(found, key, anchor, decision)
 
-    async def _claim(self, previous: str, answer: str | None, exclude: str | None) -> str | None:
+    async def _claim(self, previous: str, answers: tuple[str, ...], exclude: set[str]) -> tuple[str | None, bool]:
+        """The run that was given the answer this history ends with, after the history before
+        it; and whether that history was ever sent."""
         raw = await self._store.stitch_find("c:" + previous)
         entries = [e.partition("|") for e in (raw or "").split()]
-        waiting = [(t, a) for t, _, a in entries if t != exclude]
-        if not waiting:
-            # The answer's note is written off the request path and may not be there yet when
-            # a fast client sends its next step: the request with that history will do.
-            last = await self._store.stitch_find("b:" + previous)
-            trajectory_id = last.partition(" ")[0] if last else None
-            return trajectory_id if trajectory_id != exclude else None
-        chosen = next(((t, a) for t, a in waiting if a == answer), waiting[0])
-        left = [f"{t}|{a}" for t, _, a in entries if (t, a) != chosen]
+        chosen = next((t for t, _, a in entries if t not in exclude and a in answers), None)
+        if chosen is None:
+            # No run was noted as given this answer. The note is written off the request path
+            # (after the note, the history's mark says `delivered`): while one request with
+            # that history, and only one, is still in flight, its answer may be this one.
+            mark = _Mark.read(await self._store.stitch_find("b:" + previous))
+            flying = [t for t in mark.flying() if t not in exclude]
+            return (flying[0] if len(mark.flying()) == 1 and flying else None), bool(raw) or bool(mark.trajectory_id)
+        # A run continues from one history once: its other notes there (an attempt answered
+        # twice) are dropped, so that no other run's step can take them.
+        left = [f"{t}|{a}" for t, _, a in entries if t != chosen]
         await self._store.stitch_remember("c:" + previous, " ".join(left))
-        return chosen[0]
+        return chosen, True
 
-    async def answered(self, trajectory_id: str, key: str, status: str, answer: str) -> None:
+    async def _rewritten(self, anchor: str, answers: tuple[str, ...], exclude: set[str]) -> str | None:
+        """A run given the answer this history ends with, under the same first message."""
+        for answer in dict.fromkeys(answers):
+            raw = await self._store.stitch_find(_rewrite_key(anchor, answer))
+            for trajectory_id in (raw or "").split():
+                if trajectory_id not in exclude:
+                    return trajectory_id
+        return None
+
+    async def answered(self, trajectory_id: str, key: str, status: str, answer: str, anchor: str = "") -> None:
         """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)
         makes an identical body another run and lets the next step continue this trajectory; an
         error, or a stream the client did not read to the end (`cancelled`), makes an identical
         body a retry."""
         delivered = status == "ok"
         async with self._locks.hold(key):
-            await self._remember_answer(trajectory_id, key, delivered, answer)
+            await self._remember_answer(trajectory_id, key, delivered, answer, anchor)
 
-    async def _remember_answer(self, trajectory_id: str, key: str, delivered: bool, answer: str) -> None:
-        await self._store.stitch_remember("b:" + key, f"{trajectory_id} {'delivered' if delivered else 'failed'}")
+    async def _remember_answer(self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str) -> None:
         if delivered:
+            # The notes first, the mark last: a mark that says `delivered` has its notes written.
             raw = await self._store.stitch_find("c:" + key)
             entries = [*(raw or "").split(), f"{trajectory_id}|{answer}"]
             await self._store.stitch_remember("c:" + key, " ".join(entries[-MAX_CANDIDATES:]))
+            if anchor:
+                rewrite = _rewrite_key(anchor, answer)
+                runs = (await self._store.stitch_find(rewrite) or "").split()
+                if trajectory_id not in runs:
+                    runs = [trajectory_id, *runs][:MAX_REWRITE_RUNS]
+                    await self._store.stitch_remember(rewrite, " ".join(runs))
+        # Other runs' attempts of this history still in flight stay marked.
+        flying = [t for t in _Mark.read(await self._store.stitch_find("b:" + key)).flying() if t != trajectory_id]
+        await self._store.stitch_remember(
+            "b:" + key, _Mark(trajectory_id, DELIVERED if delivered else FAILED, flying).text()
+        )

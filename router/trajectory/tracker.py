@@ -37,7 +37,7 @@ from router.trajectory.journal_file import JournalFile
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
-from router.trajectory.stitch import Stitcher
+from router.trajectory.stitch import Stitch, Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -55,6 +55,9 @@ class StepIdentity:
     stitch_key: str | None = None  # the history key when stitched (no session id)
     # The cloud dollars the step holds against its key's limit until its record settles them.
     reservation: Reservation | None = None
+    # How a stitched step found its trajectory (`stitch.EXTENDED`, …), and its first message's key.
+    stitch: str | None = None
+    stitch_anchor: str = ""
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -189,7 +192,7 @@ class Tracker:
         reservation = await self._admit(request, namespace, route)
         try:
             retry = identify.is_client_retry(headers)
-            trajectory_id, stitch_key = await self._identify(request, headers, path_session, namespace, retry)
+            trajectory_id, stitched = await self._identify(request, headers, path_session, namespace, retry)
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(request.encoded()),
@@ -216,7 +219,17 @@ class Tracker:
         results = identify.new_tool_results(request.messages)
         privacy = self._routes[route].privacy if route in self._routes else "allow"
         trajectory = fail_closed(slot, trajectory_id, privacy)
-        return StepIdentity(trajectory_id, slot.step, slot.attempt, results, trajectory, stitch_key, reservation)
+        return StepIdentity(
+            trajectory_id,
+            slot.step,
+            slot.attempt,
+            results,
+            trajectory,
+            stitched.key if stitched else None,
+            reservation,
+            stitched.decision if stitched else None,
+            stitched.anchor if stitched else "",
+        )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
         """Count the step against its key's limits, holding its estimated cloud cost when its
@@ -245,22 +258,25 @@ class Tracker:
 
     async def _identify(
         self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
-    ) -> tuple[str, str | None]:
+    ) -> tuple[str, Stitch | None]:
         session = identify.session_id(path_session, headers, request.raw)
         if session is not None:
             return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
             return identify.new_trajectory_id(namespace), None
-        return await self.stitcher.find(namespace, request.messages, retry)
+        # The request as the client sent it (the privacy stage redacts later): a redacted `user`
+        # still scopes its run.
+        scope = identify.client_scope(request.raw)
+        stitched = await self.stitcher.place(namespace, request.messages, retry, scope)
+        return stitched.trajectory_id, stitched
 
-    def answered(
-        self, identity: StepIdentity, status: str, text: str, tools: list[str], answer_key: str | None = None
-    ) -> None:
-        """A stitched step's answer went out (or failed): see `Stitcher.answered`. `answer_key`,
-        when given, is `identify.answer_key(text, tools)` already made (a stream's, as it went)."""
+    def answered(self, identity: StepIdentity, status: str, answer_key: str | None) -> None:
+        """A stitched step's answer went out (or failed): see `Stitcher.answered`. `answer_key`:
+        the answer's `identify.answer_key` (None when there is no answer)."""
         if identity.stitch_key is not None:
-            key = answer_key if answer_key is not None else identify.answer_key(text, tools)
-            self.spawn(self.stitcher.answered(identity.trajectory_id, identity.stitch_key, status, key))
+            stitcher, key = self.stitcher, identity.stitch_key
+            work = stitcher.answered(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
+            self.spawn(work)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path, in a task awaited at shutdown; with the memory
