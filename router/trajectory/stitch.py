@@ -103,8 +103,9 @@ MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one 
 
 @dataclass(frozen=True, slots=True)
 class _Mark:
-    """A history's `b:` entry: the trajectory of its last request and that request's state,
-    then the older attempts of other runs with the same history still in flight, newest first."""
+    """A history's `b:` entry: the trajectory of the last request with that history and its
+    state, then the other attempts with that history still in flight (one entry an attempt,
+    newest first: identical runs, and an attempt an SDK retry left behind)."""
 
     trajectory_id: str
     state: str
@@ -116,13 +117,21 @@ class _Mark:
         parts += [""] * (2 - len(parts))
         return cls(parts[0], parts[1], parts[2:])
 
+    @classmethod
+    def of(cls, trajectory_id: str, state: str, flying: list[str]) -> _Mark:
+        """The mark after a request or answer of `trajectory_id`, with these attempts in flight
+        (the request's own among them when `state` is flight)."""
+        others = list(flying)
+        if state == FLIGHT and trajectory_id in others:
+            others.remove(trajectory_id)
+        return cls(trajectory_id, state, others[: MAX_FLYING - 1])
+
     def flying(self) -> list[str]:
-        """The trajectories with an attempt of this history in flight, newest first."""
+        """The trajectories of the attempts with this history in flight, newest first."""
         return ([self.trajectory_id] if self.state == FLIGHT else []) + self.others
 
     def text(self) -> str:
-        others = [t for t in dict.fromkeys(self.others) if t != self.trajectory_id][: MAX_FLYING - 1]
-        return " ".join([self.trajectory_id, self.state, *others])
+        return " ".join([self.trajectory_id, self.state, *self.others])
 
 
 class Stitcher:
@@ -162,15 +171,18 @@ class Stitcher:
     ) -> Stitch:
         mark = _Mark.read(await self._store.stitch_find("b:" + key))
         flying = mark.flying()
-        if client_retry and flying:
+        retried = None
+        if mark.state == FAILED and mark.trajectory_id not in flying:
+            retried = mark.trajectory_id  # the last request with this history failed: its retry
+        elif client_retry and flying:
             # A retry while attempts of this history are in flight (identical runs may be):
             # the oldest's, whose client gave up first (clients of one kind wait as long).
-            chosen = flying[-1]
-            await self._store.stitch_remember("b:" + key, _Mark(chosen, FLIGHT, flying[:-1]).text())
-            return Stitch(chosen, key, anchor, RETRY)
-        if mark.trajectory_id and (client_retry or mark.state == FAILED):
-            await self._store.stitch_remember("b:" + key, _Mark(mark.trajectory_id, FLIGHT, flying).text())
-            return Stitch(mark.trajectory_id, key, anchor, RETRY)
+            retried = flying[-1]
+        elif client_retry and mark.trajectory_id:
+            retried = mark.trajectory_id
+        if retried is not None:
+            await self._store.stitch_remember("b:" + key, _Mark.of(retried, FLIGHT, [retried, *flying]).text())
+            return Stitch(retried, key, anchor, RETRY)
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
         resent = identify.resent_answer(messages)
@@ -185,7 +197,7 @@ class Stitcher:
             decision = REWRITTEN
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
-        await self._store.stitch_remember("b:" + key, _Mark(found, FLIGHT, flying).text())
+        await self._store.stitch_remember("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text())
         return Stitch(found, key, anchor, decision)
 
     async def _claim(self, previous: str, answers: tuple[str, ...], exclude: set[str]) -> tuple[str | None, bool]:
@@ -199,8 +211,9 @@ class Stitcher:
             # (after the note, the history's mark says `delivered`): while one request with
             # that history, and only one, is still in flight, its answer may be this one.
             mark = _Mark.read(await self._store.stitch_find("b:" + previous))
-            flying = [t for t in mark.flying() if t not in exclude]
-            return (flying[0] if len(mark.flying()) == 1 and flying else None), bool(raw) or bool(mark.trajectory_id)
+            flying = set(mark.flying())
+            alone = flying.pop() if len(flying) == 1 else None
+            return (alone if alone not in exclude else None), bool(raw) or bool(mark.trajectory_id)
         # A run continues from one history once: its other notes there (an attempt answered
         # twice) are dropped, so that no other run's step can take them.
         left = [f"{t}|{a}" for t, _, a in entries if t != chosen]
@@ -238,7 +251,8 @@ class Stitcher:
                     runs = [trajectory_id, *runs][:MAX_REWRITE_RUNS]
                     await self._store.stitch_remember(rewrite, " ".join(runs))
         # Other runs' attempts of this history still in flight stay marked.
-        flying = [t for t in _Mark.read(await self._store.stitch_find("b:" + key)).flying() if t != trajectory_id]
-        await self._store.stitch_remember(
-            "b:" + key, _Mark(trajectory_id, DELIVERED if delivered else FAILED, flying).text()
-        )
+        flying = _Mark.read(await self._store.stitch_find("b:" + key)).flying()
+        if trajectory_id in flying:
+            flying.remove(trajectory_id)  # this attempt's; another of the same run may still fly
+        mark = _Mark.of(trajectory_id, DELIVERED if delivered else FAILED, flying)
+        await self._store.stitch_remember("b:" + key, mark.text())
