@@ -1,0 +1,227 @@
+"""Stitching through a real gateway (issue 30): random interleaved runs with retries and
+rewritten histories, streamed and not, map to exactly their trajectories; the decision comes
+back as `x-tandem-stitch` and is kept in the step record; Aider-like and compaction-like
+rewrites join their run; a request's `user` scopes stitching even when the cloud sees it
+redacted. Both stores: in memory and a real redis-server."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from tests import both_stores
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, wait_until
+from tests.stitch_runs import Messages, Run, make_runs
+
+MakeGateway = Callable[..., GatewayServer]
+make_gateway = both_stores.make_gateway
+SCHEDULES = 12  # per store; the bulk of the property test drives the stitcher directly
+
+
+@pytest.fixture()
+def server(make_gateway: MakeGateway) -> GatewayServer:
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+
+
+def _scripted(answer: dict[str, Any]) -> dict[str, Any]:
+    """The fake upstream's behaviour that gives exactly this answer."""
+    calls = answer.get("tool_calls")
+    if calls:
+        function = calls[0]["function"]
+        return {
+            "kind": "tool_call",
+            "call_id": calls[0]["id"],
+            "name": function["name"],
+            "arguments": function["arguments"],
+        }
+    return {"kind": "text", "text": answer["content"]}
+
+
+def _send(
+    client: httpx.Client, server: GatewayServer, messages: Messages, how: dict[str, Any] | None, **extra: Any
+) -> httpx.Response:
+    """A step; `how`: the upstream's answer to it (None: the next in the upstream's queue)."""
+    headers = extra.pop("headers", {})
+    body = {"model": "tandem", "messages": messages, **({"fake": how} if how else {}), **extra}
+    if not body.get("stream"):
+        return client.post(f"{server.url}/v1/chat/completions", json=body, headers=headers)
+    with client.stream("POST", f"{server.url}/v1/chat/completions", json=body, headers=headers) as response:
+        response.read()  # the stream read to its end: the answer delivered in full
+        return response
+
+
+def _play(
+    client: httpx.Client, server: GatewayServer, edge: FakeUpstream, rng: random.Random, runs: list[Run]
+) -> dict[str, int]:
+    """Each run's steps in order, the runs interleaved at random; some attempts fail (500) and
+    are sent again at once, some steps streamed. Returns the tally."""
+    tally = {"steps": 0, "false_joins": 0, "false_splits": 0, "wrong_decisions": 0, "wrong_steps": 0}
+    placed: dict[int, set[str]] = {run.index: set() for run in runs}
+    position = [0] * len(runs)
+    while any(position[r.index] < len(r.steps) for r in runs):
+        run = rng.choice([r for r in runs if position[r.index] < len(r.steps)])
+        number = position[run.index]
+        step = run.steps[number]
+        extra: dict[str, Any] = {"user": run.user} if run.user else {}
+        stream = rng.random() < 0.4
+        ids = set()
+        how: dict[str, Any] | None = _scripted(step.answer)
+        if rng.random() < 0.2:
+            # The retry resends the failed body exactly: the answers come from the queue.
+            edge.push({"kind": "error", "status": 500}, _scripted(step.answer))
+            how = None
+            failed = _send(client, server, step.messages, None, stream=stream, **extra)
+            assert failed.status_code == 500
+            ids.add(failed.headers["x-tandem-trajectory"])
+            headers = {"x-stainless-retry-count": "1"} if rng.random() < 0.5 else {}
+            extra["headers"] = headers
+            expected = "retry"
+        else:
+            expected = step.expect
+        response = _send(client, server, step.messages, how, stream=stream, **extra)
+        assert response.status_code == 200, response.text
+        ids.add(response.headers["x-tandem-trajectory"])
+        tally["false_splits"] += len(ids) - 1
+        tally["wrong_decisions"] += response.headers.get("x-tandem-stitch") != expected
+        tally["wrong_steps"] += response.headers["x-tandem-step"] != str(number + 1)
+        placed[run.index] |= ids
+        position[run.index] += 1
+        tally["steps"] += 1
+    owners: dict[str, int] = {}
+    for run in runs:
+        tally["false_splits"] += len(placed[run.index]) - 1
+        for trajectory_id in placed[run.index]:
+            owners[trajectory_id] = owners.get(trajectory_id, 0) + 1
+    tally["false_joins"] += sum(count - 1 for count in owners.values())
+    return tally
+
+
+def test_random_runs_through_the_gateway_are_their_own_trajectories(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    total: dict[str, int] = {}
+    for seed in range(SCHEDULES):
+        rng = random.Random(7_000 + seed)
+        tally = _play(client, server, edge, rng, make_runs(rng, count=rng.randint(2, 4), max_steps=5, rewrites=0.3))
+        for name, value in tally.items():
+            total[name] = total.get(name, 0) + value
+    print(f"{SCHEDULES} schedules through the gateway: {total}")
+    assert total["steps"] > 50
+    assert (total["false_joins"], total["false_splits"]) == (0, 0), total
+    assert (total["wrong_decisions"], total["wrong_steps"]) == (0, 0), total
+
+
+TASK: Messages = [
+    {"role": "system", "content": "Act as an expert software developer. Always use best practices."},
+    {"role": "user", "content": "I have added these files to the chat: app.py\n\ndef main():\n    pass\n"},
+    {"role": "assistant", "content": "Ok, I will use these files."},
+    {"role": "user", "content": "add a --verbose flag"},
+]
+EDIT = "app.py\n```python\n<<<<<<< SEARCH\ndef main():\n=======\ndef main(verbose=False):\n>>>>>>> REPLACE\n```"
+
+
+def _record(client: httpx.Client, server: GatewayServer, trajectory_id: str, step: int) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+
+    def recorded() -> bool:
+        records = client.get(f"{server.url}/v1/trajectories/{trajectory_id}").json().get("records", [])
+        found.update(next((r for r in records if r["step"] == step), {}))
+        return bool(found)
+
+    assert wait_until(recorded)
+    return found
+
+
+def test_an_aider_lint_retry_rewrites_the_history_and_stays_in_its_run(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    """Aider sends the files in the chat at the top of every request: after its edit is applied
+    the file's message changes (the history is edited, not extended) and a lint reflection
+    follows the edit it made."""
+    first = _send(client, server, TASK, {"kind": "text", "text": EDIT})
+    trajectory_id = first.headers["x-tandem-trajectory"]
+    assert first.headers["x-tandem-stitch"] == "new"
+    edited = [dict(m) for m in TASK]
+    edited[1]["content"] = edited[1]["content"].replace("def main():", "def main(verbose=False):")
+    reflection = [
+        *edited,
+        {"role": "assistant", "content": EDIT},
+        {"role": "user", "content": "# Fix any errors below\napp.py:1:1: F401"},
+    ]
+    second = _send(client, server, reflection, {"kind": "text", "text": "The import is unused; removing it."})
+    assert second.headers["x-tandem-trajectory"] == trajectory_id
+    assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("rewritten", "2")
+    assert _record(client, server, trajectory_id, 2)["stitch"] == "rewritten"
+    # The next step extends the rewritten history.
+    third = _send(
+        client,
+        server,
+        [
+            *reflection,
+            {"role": "assistant", "content": "The import is unused; removing it."},
+            {"role": "user", "content": "thanks"},
+        ],
+        {"kind": "text", "text": "done"},
+        stream=True,
+    )
+    assert (third.headers["x-tandem-trajectory"], third.headers["x-tandem-stitch"]) == (trajectory_id, "extended")
+
+
+def test_a_compacted_history_stays_in_its_run(server: GatewayServer, client: httpx.Client) -> None:
+    """A compaction (a condenser, `/compact`): the middle of the history replaced by a summary,
+    the task and the last answer with its result kept."""
+    history: Messages = [TASK[0], TASK[3]]
+    trajectory_id = ""
+    for number in range(3):
+        how = {"kind": "tool_call", "call_id": f"call_{number}_f3a9", "arguments": f'{{"command": "step {number}"}}'}
+        response = _send(client, server, history, how, stream=number == 1)
+        trajectory_id = trajectory_id or response.headers["x-tandem-trajectory"]
+        assert response.headers["x-tandem-trajectory"] == trajectory_id
+        call = {"id": how["call_id"], "type": "function", "function": {"name": "bash", "arguments": how["arguments"]}}
+        history = [*history, {"role": "assistant", "content": None, "tool_calls": [call]}]
+        history.append({"role": "tool", "tool_call_id": how["call_id"], "content": f"output {number}"})
+    compacted = [history[0], history[1], {"role": "user", "content": "Summary: ran three commands."}, *history[-2:]]
+    response = _send(client, server, compacted, {"kind": "text", "text": "next"})
+    assert response.headers["x-tandem-trajectory"] == trajectory_id
+    assert (response.headers["x-tandem-stitch"], response.headers["x-tandem-step"]) == ("rewritten", "4")
+
+
+def test_a_rewrite_that_keeps_only_a_short_answer_is_a_new_run(server: GatewayServer, client: httpx.Client) -> None:
+    """ "Ok." is no evidence (any run may say it): the stated rule starts a new trajectory."""
+    first = _send(client, server, TASK[:2], {"kind": "text", "text": "Ok."})
+    rewritten = [TASK[0], {"role": "user", "content": "something else"}, {"role": "assistant", "content": "Ok."}]
+    second = _send(client, server, [*rewritten, {"role": "user", "content": "go"}], {"kind": "text", "text": "x"})
+    assert second.headers["x-tandem-trajectory"] != first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "new"
+
+
+def test_a_session_named_step_has_no_stitch_header(server: GatewayServer, client: httpx.Client) -> None:
+    response = _send(client, server, TASK, {"kind": "text"}, headers={"X-Session-ID": "s1"})
+    assert "x-tandem-stitch" not in response.headers
+
+
+def test_user_scopes_stitching_even_when_the_cloud_sees_it_redacted(
+    make_gateway: MakeGateway, client: httpx.Client
+) -> None:
+    """Two runs of one task whose histories agree step for step (the same answers) but whose
+    requests name different users are two trajectories; `user` holds an e-mail address that a
+    redacting route replaces before the cloud sees it."""
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False, "privacy": "redact"}})
+    how = {"kind": "tool_call", "call_id": "call_same", "arguments": '{"command": "ls"}'}
+    call = {"id": "call_same", "type": "function", "function": {"name": "bash", "arguments": how["arguments"]}}
+    second: Messages = [*TASK[:2], {"role": "assistant", "content": None, "tool_calls": [call]}]
+    second.append({"role": "tool", "tool_call_id": "call_same", "content": "app.py"})
+    ids = {}
+    for user in ("ada@example.com", "bob@example.com"):
+        first = _send(client, server, TASK[:2], how, user=user)
+        ids[user] = first.headers["x-tandem-trajectory"]
+    for user in ("bob@example.com", "ada@example.com"):
+        response = _send(client, server, second, {"kind": "text", "text": "done"}, user=user)
+        assert response.headers["x-tandem-trajectory"] == ids[user]
+        assert response.headers["x-tandem-stitch"] == "extended"
+    assert len(set(ids.values())) == 2
