@@ -11,6 +11,7 @@ from collections.abc import Callable
 import anthropic
 import httpx
 import openai
+import orjson
 import pytest
 
 from router.protocol.token_estimate import IMAGE_MAX_TOKENS, image_size, input_tokens
@@ -74,3 +75,20 @@ def test_count_tokens_counts_text_by_characters_and_images_by_size(gateway: Gate
     counted = claude.messages.count_tokens(**body)  # type: ignore[arg-type]
     # Anthropic: width x height / 750 tokens; the JSON bytes / 4 counted the base64 (100,000).
     assert counted.input_tokens == input_tokens(body) and 1300 < counted.input_tokens < IMAGE_MAX_TOKENS
+
+
+def test_the_streamed_input_estimate_counts_an_image_by_its_size(gateway: GatewayServer, client: httpx.Client) -> None:
+    # message_start carries an estimate before the upstream's usage: a screenshot in a tool
+    # result is ~1,400 tokens, not its 400,000 base64 characters / 4.
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": _png(1280, 800, 300_000)}}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "shot", "input": {}}
+    turns = [
+        {"role": "user", "content": "take a screenshot"},
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [image]}]},
+    ]
+    body = {"model": "tandem", "max_tokens": 8, "stream": True, "messages": turns}
+    with client.stream("POST", f"{gateway.url}/v1/messages", json=body) as answer:
+        lines = [line for line in answer.iter_lines() if line.startswith("data: ")]
+    start = next(orjson.loads(line[6:]) for line in lines if '"message_start"' in line)
+    assert 1300 < start["message"]["usage"]["input_tokens"] < 2000

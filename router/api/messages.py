@@ -19,14 +19,13 @@ from router.protocol.messages import (
     chat_fields,
     check_request,
     error_body,
-    estimate_tokens,
     from_chat,
     leading,
     to_chat,
     turn_messages,
 )
 from router.protocol.prefix_translated import SurfaceSpec, parsed
-from router.protocol.token_estimate import input_tokens
+from router.protocol.token_estimate import encoded_tokens, input_tokens
 
 
 def _turns(turns: list[Any], first: int) -> list[list[dict[str, Any]]]:
@@ -37,7 +36,7 @@ SPEC = SurfaceSpec("messages", to_chat, "messages", check_request, _turns, leadi
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
-    return StreamTranslator(estimate_tokens(len(step.encoded()))).translate
+    return StreamTranslator(encoded_tokens(step.encoded(), chat)).translate
 
 
 SURFACE = Surface(SPEC, from_chat, _stream, error_body)

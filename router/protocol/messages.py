@@ -253,12 +253,6 @@ def error_body(status: int, error: dict[str, Any]) -> bytes:
     return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
 
 
-def estimate_tokens(encoded_bytes: int) -> int:
-    """About 4 bytes a token (of the request as encoded for the upstream: no second encoding of
-    the history), for the usage Claude Code reads before the upstream's arrives."""
-    return max(encoded_bytes // 4, 1)
-
-
 def _event(kind: str, data: dict[str, Any]) -> bytes:
     return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
 
