@@ -93,24 +93,36 @@ def env_source(loc: tuple[int | str, ...], environ: Mapping[str, str] | None = N
     return None
 
 
+def where(path: Path | None, loc: tuple[int | str, ...]) -> str:
+    """' (from the environment variable TANDEM_X)', ' (tandem.yaml:12)', or '' when neither is known."""
+    variable = env_source(loc)
+    if variable is not None:
+        return f" (from the environment variable {variable})"
+    line = yaml_line(path, loc) if path is not None and loc else None
+    return f" ({path}:{line})" if line is not None else ""
+
+
+def named_key(message: str) -> tuple[str, ...]:
+    """The key a whole-config check's message starts with ('routes.tandem uses …'), as a loc."""
+    first = message.split(" ", 1)[0].rstrip(":,")
+    if "." not in first and first not in ("unknown_model_route",):
+        return ()
+    return tuple(first.split("."))
+
+
 def describe(error: ValidationError, path: Path | None, root: type[BaseModel]) -> str:
     """One line a problem: the key, what is wrong, and where it was set."""
     lines = []
     for item in error.errors():
         loc = tuple(item["loc"])
-        key = ".".join(str(part) for part in loc) or "(top level)"
-        message = str(item["msg"])
+        message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden" and loc:
             message = f"unknown key, not permitted here{did_you_mean(str(loc[-1]), root)}"
-        variable = env_source(loc)
-        line = yaml_line(path, loc) if path is not None and variable is None else None
-        if variable is not None:
-            where = f" (from the environment variable {variable})"
-        elif line is not None:
-            where = f" ({path}:{line})"
+        if loc:
+            lines.append(f"{'.'.join(str(part) for part in loc)}: {message}{where(path, loc)}")
         else:
-            where = ""
-        lines.append(f"{key}: {message}{where}")
+            # A check across keys (a route naming an upstream): its message names the key.
+            lines.append(f"{message}{where(path, named_key(message))}")
     if len(lines) == 1:
         return f"invalid configuration: {lines[0]}"
     return "invalid configuration:\n" + "\n".join(f"  {line}" for line in lines)

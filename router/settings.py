@@ -541,7 +541,10 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
         try:
             data = yaml.safe_load(path.read_text())
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+            mark = getattr(exc, "problem_mark", None)
+            at = f" ({path}:{mark.line + 1}:{mark.column + 1})" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise ConfigError(f"config file {path} is not valid YAML: {problem}{at}") from exc
         if data is not None and not isinstance(data, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
         config["yaml_file"] = path

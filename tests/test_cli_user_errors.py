@@ -190,3 +190,32 @@ def test_an_export_the_gateway_refuses_says_which_key_to_give(tmp_path: Path) ->
         gateway.stop()
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "answered 401 Unauthorized (give an admin key: --api-key or TANDEM_ADMIN_KEY)" in done.stderr
+
+
+SOURCES = [
+    ("workers", BASE + "server: {workers: 2}\n", "server.workers is 2", "(tandem.yaml:4)"),
+    (
+        "key file",
+        BASE.replace("model: big}", "model: big, api_key_file: /nonexistent/key}"),
+        "upstreams.cloud.api_key_file /nonexistent/key",
+        "(tandem.yaml:3)",
+    ),
+    ("alias", BASE + "model_aliases:\n  'gpt-*': {route: nowhere}\n", "model_aliases.gpt-* names", "(tandem.yaml:5)"),
+    ("no edge", "upstreams:\n  cloud: {base_url: 'https://c.example/v1', model: big}\n", "upstreams.edge is", ":1)"),
+    ("YAML", BASE + "routes: [unclosed\n", "not valid YAML: expected ',' or ']'", "(tandem.yaml:5:1)"),
+    (
+        "judge model",
+        BASE + "routes:\n  tandem: {strategy: judge, model: /nonexistent/judge.onnx}\n",
+        "routes.tandem.judge",
+        "(tandem.yaml:5)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "text", "named", "source"), SOURCES, ids=[case for case, *_ in SOURCES])
+def test_a_check_across_keys_names_the_line_too(case: str, text: str, named: str, source: str, tmp_path: Path) -> None:
+    config = write(tmp_path, "tandem.yaml", text)
+    done = tandem("check", "--config", config, cwd=tmp_path)
+    assert done.returncode == 2
+    line = done.stderr.strip().replace(f"{tmp_path}/", "")
+    assert len(line.splitlines()) == 1 and named in line and line.endswith(source), line

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import yaml
 
+from router.config_errors import named_key, where
 from router.settings import ConfigError, Settings, load_settings, public_url, url_has_credentials
 
 
@@ -78,18 +79,28 @@ def validated(path: Path | None, **overrides: object) -> Settings:
     if settings.server.workers > 1 and not settings.redis_url:
         raise ConfigError(
             f"server.workers is {settings.server.workers}, but several workers need shared "
-            "trajectory state: set redis_url (or run one worker)"
+            f"trajectory state: set redis_url (or run one worker){where(path, ('server', 'workers'))}"
         )
-    settings.client_keys()
-    for upstream in settings.upstreams.values():
-        upstream.api_key()
+    try:
+        settings.client_keys()
+    except ConfigError as error:
+        raise ConfigError(f"{error}{where(path, ('client_api_keys_file',))}") from error
+    for name, upstream in settings.upstreams.items():
+        try:
+            upstream.api_key()
+        except ConfigError as error:
+            loc = ("upstreams", name, "api_key_file")
+            raise ConfigError(f"upstreams.{name}.{error}{where(path, loc)}") from error
     refusal = open_proxy_refusal(settings)
     if refusal is not None:
         raise ConfigError(refusal)
     from router.engine import build_routes, build_vault
 
-    build_vault(settings)
-    build_routes(settings)  # a judge's model loads, or the command stops naming it
+    try:
+        build_vault(settings)
+        build_routes(settings)  # a judge's model loads, or the command stops naming it
+    except ConfigError as error:
+        raise ConfigError(f"{error}{where(path, named_key(str(error)))}") from error
     return settings
 
 
