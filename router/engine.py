@@ -185,6 +185,7 @@ class Engine:
             memo=self.privacy_memo,
             born=identity.trajectory.created_at,
             vault_size=identity.trajectory.vault_size,
+            optional=frozenset(route.settings.privacy_detect),
         )
         calls = InnerCalls(self.upstreams, guard, self.metrics)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)

@@ -89,10 +89,13 @@ class SeriesScope:
     @classmethod
     def of(cls, settings: Any) -> SeriesScope:
         from router.privacy.detect import TYPES
+        from router.privacy.opt_in import KINDS as OPT_IN
 
         kinds = list(TYPES)
         for backend in settings.privacy_backends:
             kinds.extend(k for k in BACKEND_KINDS.get(backend, ()) if k not in kinds)
+        for route in settings.routes.values():  # opt-in kinds a route detects (`privacy_detect`)
+            kinds.extend(k for k in (OPT_IN[w] for w in getattr(route, "privacy_detect", ())) if k not in kinds)
         return cls(
             routes=settings.routes,
             header_forced=settings.allow_target_header,

@@ -183,6 +183,11 @@ class RouteBase(BaseModel):
     # What may reach the cloud: allow (measure only), redact (placeholders, restored in the
     # answer), keep_local (sensitive steps go to the edge), block (refuse sensitive cloud steps).
     privacy: PrivacyMode = "allow"
+    # Opt-in kinds detected besides the default ones: person names and postal addresses
+    # (router/privacy/opt_in.py); off by default.
+    privacy_detect: list[Literal["person", "address"]] = Field(
+        default_factory=list, description="opt-in kinds to detect besides the default ones: person, address"
+    )
     # keep_local: once a step was kept local for privacy, pin the whole trajectory to the edge.
     pin_when_sensitive: bool = True
     constraints: Constraints = Constraints()

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from router.privacy import credentials, encoded, national_ids, patterns, provider_rules
+from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
 from router.privacy.detector import Detector, Finding
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
@@ -269,9 +269,12 @@ def _own(text: str) -> list[Finding]:
     return kept.result()
 
 
-def detect(text: str) -> list[Finding]:
+def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:
     """Every sensitive value in `text`, earliest first; where findings overlap, the more specific
-    detector's stands. Offsets are in `text` (characters)."""
+    detector's stands. Offsets are in `text` (characters). `optional`: the opt-in kinds the
+    route asks for besides the default ones (`person`, `address`: opt_in.py)."""
+    if optional and text:
+        return _merged(detect(text), opt_in.find(text, optional))
     global _seen_chars, _seen_with
     if not text:
         return []
@@ -296,8 +299,17 @@ def detect_uncached(text: str) -> list[Finding]:
     return _detect(text) if text else []
 
 
+def _merged(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
+    """`findings` plus those of `extra` that overlap none of them, earliest first."""
+    taken = [(f.start, f.end) for f in findings]
+    extra = [f for f in extra if not any(s < f.end and f.start < e for s, e in taken)]
+    return sorted(findings + extra, key=lambda f: f.start) if extra else findings
+
+
 def _detect(text: str) -> list[Finding]:
-    findings = _own(text)
+    # Values that only their table's header names (a `phone` or `ssn` column: id_columns.py); a
+    # whole cell under such a column stands over a part of it found by its shape.
+    findings = _merged(id_columns.COLUMNS.find(text), _own(text))
     for backend in _BACKENDS:
         taken = [(f.start, f.end) for f in findings]
         extra = [f for f in backend(text) if not any(s < f.end and f.start < e for s, e in taken)]

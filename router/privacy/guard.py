@@ -106,7 +106,9 @@ class PrivacyGuard:
         memo: PrivacyMemo | None = None,
         born: float | None = None,
         vault_size: int | None = None,
+        optional: frozenset[str] = frozenset(),
     ) -> None:
+        self._optional = optional  # the opt-in kinds the route detects (`privacy_detect`)
         self._spawn = spawn
         self._cipher = cipher
         self.route = route  # the metrics' route label
@@ -229,7 +231,7 @@ class PrivacyGuard:
             texts = [text for m in messages[scanned:] for text in message_texts(m)]
             if fields:
                 texts += field_strings(fields)
-            findings = [f for text in texts for f in detect(text)]
+            findings = [f for text in texts for f in detect(text, self._optional)]
             reserved = {p for text in texts if "[" in text for p in PLACEHOLDER.findall(text)}
         except Exception:  # a detector bug must not let a value through: fail closed
             log.exception("privacy detection failed; treating the step as sensitive")

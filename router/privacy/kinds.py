@@ -27,6 +27,7 @@ KINDS: tuple[str, ...] = (
     "API_KEY",  # any other provider's key
     "SECRET_ASSIGNMENT",  # a high-entropy value assigned to a password/secret/token/key name
     "ENCODED_SECRET",  # a base64 value whose decoded text holds a secret (router/privacy/encoded.py)
-    "PERSON",  # optional backends only (names)
-    "LOCATION",  # optional backends only (postal addresses)
+    "PERSON",  # a person's name: opt-in per route (`privacy_detect: [person]`) or a backend
+    "ADDRESS",  # a postal address (street and number): opt-in per route (`privacy_detect: [address]`)
+    "LOCATION",  # a place named by an optional backend (Presidio's NER)
 )

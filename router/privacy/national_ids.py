@@ -125,6 +125,11 @@ def _labelled(text: str, start: int, _end: int) -> bool:
     return bool(_LABEL.search(text, max(0, start - _AFTER), start))
 
 
+def validator(module: str) -> Callable[[str], bool]:
+    """Whether a value is valid for the stdnum module (`de.idnr`, `us.ssn`, …)."""
+    return _validator(module)
+
+
 def _validator(module: str) -> Callable[[str], bool]:
     validator: Any = importlib.import_module(f"stdnum.{module}")
 

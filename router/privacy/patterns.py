@@ -55,12 +55,15 @@ def _card_context(text: str, start: int, end: int) -> bool:
 # separators (the first may be a lone country or trunk digit; later ones have two or more).
 _UNIT = r"(?:\(\d{1,5}\)[ .-]?|\d{%s}(?:[ .-]{1,2}|(?=\()))"
 _PHONE = re.compile(
-    r"(?<![\w+./:@-])(?<!\d,)(?:"  # a CSV field may hold it, a grouped amount not
-    # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`).
-    r"(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12})"
-    # National: later groups have two digits or more (`115.9.135.217` is no phone).
-    r"|\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12}"
-    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?![\w/:@]|[.,-]\d)"
+    # Not inside a token, except a phone URI's (`whatsapp:+1…`, `tel:+44…`).
+    r"(?:(?<![\w+./:@-])|(?<=whatsapp:)|(?<=tel:)|(?<=sms:)|(?<=callto:))(?:"
+    # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`); a CSV
+    # field may hold it, even between digit-led fields (`1,+44 20 7946 0958,3`).
+    r"(?P<international>(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12}))"
+    # National: later groups have two digits or more (`115.9.135.217` is no phone); after a
+    # digit and a comma it is the tail of a grouped amount.
+    r"|(?<!\d,)(?:\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12})"
+    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?(international)(?![\w/:@]|[.-]\d)|(?![\w/:@]|[.,-]\d))"
 )
 # Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
 _PHONE_CORE = (

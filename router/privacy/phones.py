@@ -103,6 +103,30 @@ _CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)
 _GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
 
 
+# Unlabelled, these groupings are log fields, not a country's phone format: a first group of six
+# digits or more (`081109 203615 148`: a date and a time), four groups of four without a trunk
+# 0 (a row of numbers), an IPv4 address written with dashes (`82-68-222-194.dsl…`).
+_NOT_PHONE_GROUPS = re.compile(
+    r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
+)
+# A host name goes on after the number (`195-154-37-122.rev.example.eu`).
+_HOST_AFTER = re.compile(r"\.[A-Za-z]")
+
+
+def valid_in_column(value: str) -> bool:
+    """Whether a cell under a phone column's header is a phone number (the header is its label)."""
+    for scheme in ("whatsapp:", "tel:", "sms:"):
+        value = value.removeprefix(scheme)
+    digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _DECIMAL.match(value):
+        return False
+    if value.startswith("+"):
+        return _valid(value.replace("(0)", ""), None)
+    if value.startswith("00") and _valid("+" + digits[2:], None):
+        return True
+    return _national(value, digits[0], LABELLED_REGIONS)
+
+
 def _label_before(text: str, start: int) -> bool:
     return bool(_LABEL.search(text, max(0, start - 40), start))
 
@@ -135,7 +159,12 @@ def check(text: str, start: int, end: int) -> bool:
         _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
         or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
     )
-    plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value))
+    plain_shape = not (
+        _GROUPED_AMOUNT.match(value)
+        or _NOT_PLAIN.search(value)
+        or _NOT_PHONE_GROUPS.match(value)
+        or _HOST_AFTER.match(text, end)
+    )
     if separated and len(digits) >= 8 and plain_shape and plain_context and _national(value, digits[0], REGIONS):
         return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.

@@ -1,0 +1,183 @@
+"""Postal addresses (opt-in per route: `privacy_detect: [address]`), by grammars of the common
+countries' street lines, on CPU and with no model.
+
+- US, UK, Canada, Australia, Ireland: `1600 Pennsylvania Avenue NW`, `221B Baker Street`,
+  `Flat 3, 12 Rose Close`, `PO Box 1234`, with a unit, then `, City, ST 12345` or a UK postcode.
+- Germany, Austria, Switzerland: `Hauptstraße 12a`, `Karl-Marx-Allee 90, 10243 Berlin`.
+- France, Belgium: `12 bis rue de la Paix, 75002 Paris`.
+- Spain, Italy, Portugal, Latin America: `Calle Mayor 5, 28013 Madrid`, `Via Roma 10`.
+- Netherlands: `Keizersgracht 123, 1015 CJ Amsterdam`.
+- Labelled fields and named columns (`address`, `street`, `address_line1`, `Anschrift`, …) whose
+  value holds a number and a word.
+
+A finding is the street line and, where it follows, the city and postcode. A city or postcode
+alone is not taken (it names thousands of homes).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from router.privacy.anchors import Anchor, Anchors, search, windows
+from router.privacy.detector import Finding
+from router.privacy.tables import Columns
+
+_CAP = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’.](?=[^\W\d_])|-(?=[^\W\d_\d]))*"
+_ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"
+_EN_TYPES = (
+    r"Street|St|Avenue|Ave|Av|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Court|Ct|Place|Pl|Terrace|Ter|Parkway"
+    r"|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Trail|Trl|Close|Crescent|Cres|Gardens|Gdns|Grove|Mews|Row|Hill"
+    r"|Walk|Green|Rise|Vale|View|Parade|Esplanade|Loop|Alley|Pike|Plaza|Ridge|Path|Crossing|Wharf|Quay|Gate"
+)
+_UNIT = r"(?:,?[ \t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|#)\.?[ \t]*#?[\w-]{1,6})"
+_UK_POSTCODE = r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}"
+_CITY = rf"{_CAP}(?:[ \t-]{_CAP}){{0,3}}"
+# `, Springfield, IL 62704`, `, London SW1A 2AA`, `, Toronto, ON M5V 2T6`, `, Sydney NSW 2000`.
+_EN_TAIL = (
+    rf"(?:,?[ \t]*{_CITY},?[ \t]+(?:[A-Z]{{2,3}}[ \t]+(?:\d{{4,5}}(?:-\d{{4}})?|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)"
+    rf"|{_UK_POSTCODE}))?"
+)
+_EN = re.compile(
+    rf"(?<![\w.,:/-])(?:(?:Flat|Apt|Unit|Suite)[ \t]+[\w-]{{1,5}},?[ \t]+)?\d{{1,6}}[A-Za-z]?(?:-\d{{1,6}})?,?[ \t]+"
+    rf"(?:(?:N|S|E|W|North|South|East|West)\.?[ \t]+)?(?:(?:{_CAP}|{_ORDINAL})[ \t]+){{1,4}}(?:{_EN_TYPES})\.?"
+    rf"(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W))?(?![\w-]){_UNIT}?{_EN_TAIL}"
+)
+_PO_BOX = re.compile(r"(?<![\w.])(?:P\.?[ \t]?O\.?[ \t]?Box|Postfach|Apartado|Casella Postale)[ \t]+\d{1,7}(?!\d)")
+_DE = re.compile(
+    rf"(?<![\w-])(?:{_CAP}[ \t-])?{_CAP}-?(?i:straße|strasse|str\.|weg|allee|platz|gasse|ring|damm|ufer|chaussee"
+    r"|steig|pfad|markt|graben|kai|zeile)(?:[ \t]+\d{1,4}(?:[ \t]?[a-zA-Z])?(?:[-/]\d{1,4})?)(?![\w-])"
+    rf"(?:,?[ \t]+(?:[A-Z]-)?\d{{4,5}}[ \t]+{_CITY})?"
+)
+_DE_WORDS = re.compile(
+    rf"(?<![\w-])(?:Am|An der|Auf der|Im|In der|Unter den|Zum|Zur)[ \t]+{_CAP}[ \t]+\d{{1,4}}[a-z]?(?![\w-])"
+    rf",?[ \t]+\d{{5}}[ \t]+{_CITY}"
+)
+_FR = re.compile(
+    r"(?<![\w.,-])\d{1,4}(?:[ \t]?(?:bis|ter|[A-B]))?,?[ \t]+(?i:rue|avenue|av\.|boulevard|bd|place|allée|allee|chemin"
+    r"|impasse|quai|route|cours|passage|square|rond-point|faubourg|voie)[ \t]+"
+    r"(?:(?:de|du|des|la|le|l'|d'|l’|d’)[ \t]*){0,2}"
+    rf"{_CAP}(?:[ \t-]+(?:(?:de|du|des|la|le|l'|d'|sur|en)[ \t]*)?{_CAP}){{0,4}}"
+    rf"(?:,?[ \t]+\d{{5}}[ \t]+{_CITY}(?:[ \t]+Cedex(?:[ \t]+\d{{1,2}})?)?)?"
+)
+_SOUTH = re.compile(
+    r"(?<![\w.-])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Plaça|Carrer|Camino|Ronda|Via|Viale|Piazza|Piazzale|Corso"
+    r"|Largo|Vicolo|Rua|Travessa|Praça|Alameda|Estrada|Jirón|Carrera)[ \t]+(?:(?:de|del|la|las|los|dos|das|da|do|di"
+    rf"|della|dei|delle|degli)[ \t]+){{0,2}}{_CAP}(?:[ \t]+(?:(?:de|del|la|da|do|di|della|dei)[ \t]+)?{_CAP}){{0,3}}"
+    r",?[ \t]+(?:n[º°o.]?[ \t]*)?\d{1,4}[A-Za-z]?(?:[ \t]*[,-][ \t]*\d{1,2}º?[ \t]*[A-Za-z]?)?(?![\w-])"
+    rf"(?:,?[ \t]+\d{{4,5}}(?:-\d{{3}})?[ \t]+{_CITY})?"
+)
+_NL = re.compile(
+    rf"(?<![\w-]){_CAP}(?:straat|weg|laan|plein|gracht|kade|singel|dijk|steeg|hof|markt)[ \t]+\d{{1,4}}[a-zA-Z]?"
+    r"(?:[ \t-]?\d{1,3})?(?![\w-])"
+    rf"(?:,?[ \t]+\d{{4}}[ \t]?[A-Z]{{2}}[ \t]+{_CITY})?"
+)
+_LABEL_KEYS = (
+    r"(?:street|home|postal|mailing|shipping|billing|delivery|residential|business|work|customer|contact)?"
+    r"[_ -]?(?:address|addr)(?:[_ -]?(?:line)?[_ -]?1)?|street(?:[_ -]?address)?|address[_ -]?line[_ -]?1"
+    r"|adresse|anschrift|straße|strasse|dirección|direccion|domicilio|indirizzo|endereço|endereco|adres"
+)
+_LABELLED = re.compile(
+    rf"(?i:(?<![A-Za-z])(?:{_LABEL_KEYS}))[\"']?[ \t]*(?::|=|=>)[ \t]*[\"']?"
+    rf"([^\"'\n<>{{}}\[\]]{{5,120}})(?=[\"'\n<]|$)",
+    re.MULTILINE,
+)
+
+
+def _street_value(value: str) -> bool:
+    """A labelled or column value that is a street line: a number and a word, not an e-mail,
+    an IP address, a URL or a bare number."""
+    value = value.strip()
+    if "@" in value or "://" in value or len(value) < 5:
+        return False
+    if not re.search(r"\d", value) or not re.search(r"[^\W\d_]{3,}", value):
+        return False
+    return not re.fullmatch(r"[\d.:/ -]+|[0-9a-f:]+", value)
+
+
+def _column_kind(header: str) -> tuple[str, str] | None:
+    if re.fullmatch(rf"(?:{_LABEL_KEYS})", header, re.IGNORECASE) or header in ("street", "address_1", "line1"):
+        return "ADDRESS", "address-column"
+    return None
+
+
+COLUMNS = Columns(
+    ("address", "addr", "street", "adresse", "anschrift", "strasse", "direccion", "indirizzo", "endereco"),
+    _column_kind,
+    lambda _kind, _rule, value: _street_value(value),
+)
+
+
+_DE_SUFFIXES = r"straße|strasse|str\.|weg|allee|platz|gasse|ring|damm|ufer|chaussee|steig|pfad|markt|graben|kai|zeile"
+# (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
+_RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
+    (_EN, "address-en", rf"(?:{_EN_TYPES})(?:[^A-Za-z]|$)", False, 140, 120),
+    (_PO_BOX, "address-po-box", r"P\.?[ \t]?O\.?[ \t]?Box|Postfach|Apartado|Casella Postale", True, 30, 20),
+    (_DE, "address-de", rf"(?:{_DE_SUFFIXES})[ \t]+\d", True, 80, 100),
+    (
+        _DE_WORDS,
+        "address-de",
+        r"(?:^|[^A-Za-z])(?:Am|An der|Auf der|Im|In der|Unter den|Zum|Zur)[ \t]+[A-Z]",
+        False,
+        20,
+        120,
+    ),
+    (
+        _FR,
+        "address-fr",
+        r"(?:^|[^A-Za-z])(?:rue|avenue|av\.|boulevard|bd|place|allée|allee|chemin|impasse|quai|route|cours|passage"
+        r"|square|rond-point|faubourg|voie)[ \t]",
+        True,
+        30,
+        140,
+    ),
+    (
+        _SOUTH,
+        "address-es-it-pt",
+        r"(?:^|[^A-Za-z])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Plaça|Carrer|Camino|Ronda|Via"
+        r"|Viale|Piazza|Piazzale|Corso|Largo|Vicolo|Rua|Travessa|Praça|Alameda|Estrada|Jirón|Carrera)[ \t]",
+        False,
+        16,
+        140,
+    ),
+    (_NL, "address-nl", r"(?:straat|weg|laan|plein|gracht|kade|singel|dijk|steeg|hof|markt)[ \t]+\d", False, 60, 80),
+    (
+        _LABELLED,
+        "address-label",
+        r"addr|street|adresse|anschrift|stra(?:ß|ss)e|direcci[oó]n|domicilio|indirizzo|endere[cç]o|adres",
+        True,
+        50,
+        160,
+    ),
+)
+_ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
+
+
+def _spans(text: str) -> Iterator[tuple[int, int, str]]:
+    hits = _ANCHORS.ends(text)
+    for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
+        if index not in hits:
+            continue
+        for match in search(pattern, text, windows(text, hits[index], back, forward)):
+            if rule != "address-label":
+                yield match.start(), match.end(), rule
+                continue
+            value = match.group(1)
+            if _street_value(value):
+                start, end = match.span(1)
+                yield start, end - (len(value) - len(value.rstrip(" \t,;"))), rule
+
+
+def find(text: str) -> list[Finding]:
+    """Every postal address found in `text` (non-overlapping, earliest first; the longest span
+    where two overlap)."""
+    found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
+    found.extend(_spans(text))
+    kept: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+    for start, end, rule in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
+        if any(s < end and start < e for s, e in taken):
+            continue
+        taken.append((start, end))
+        kept.append(Finding("ADDRESS", text[start:end], start, end, rule))
+    return sorted(kept, key=lambda f: f.start)

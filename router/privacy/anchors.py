@@ -1,0 +1,114 @@
+"""Anchored search: the cheap part of each rule (a label word, a street type, a listed name)
+is looked for in one pass over the text (hyperscan; `re` without it), and the rule's full
+pattern runs only in a window around each anchor. Python's `re` tries a pattern at every
+position of the text, which is what made scanning for names and addresses cost hundreds of ms a
+MiB; windows around anchors are a small part of most texts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+_CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
+
+
+@dataclass(frozen=True)
+class Anchor:
+    expression: str  # a hyperscan expression (no look-arounds, no back-references)
+    caseless: bool = False
+
+
+class Anchors:
+    """Where each of a set of anchors matches: the end offsets (characters) of its matches."""
+
+    def __init__(self, anchors: Sequence[Anchor]) -> None:
+        self._anchors = tuple(anchors)
+        self._database: Any = None
+        self._fallback: list[re.Pattern[str]] | None = None
+        self._compiled = False
+
+    def _compile(self) -> None:
+        self._compiled = True
+        try:
+            import hyperscan
+        except ImportError:
+            self._fallback = [
+                re.compile(a.expression, re.MULTILINE | (re.IGNORECASE if a.caseless else 0)) for a in self._anchors
+            ]
+            return
+        database = hyperscan.Database()
+        flags = [
+            hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_UTF8 | (hyperscan.HS_FLAG_CASELESS if a.caseless else 0)
+            for a in self._anchors
+        ]
+        database.compile(
+            expressions=[a.expression.encode() for a in self._anchors],
+            ids=list(range(len(self._anchors))),
+            elements=len(self._anchors),
+            flags=flags,
+        )
+        self._database = database
+
+    def ends(self, text: str) -> dict[int, list[int]]:
+        """Anchor index -> the character offsets where its matches end, ascending."""
+        if not self._compiled:
+            self._compile()
+        hits: dict[int, list[int]] = {}
+        if self._fallback is not None:
+            for index, pattern in enumerate(self._fallback):
+                ends = [m.end() for m in pattern.finditer(text)]
+                if ends:
+                    hits[index] = ends
+            return hits
+        data = text.encode("utf-8", "surrogatepass")
+
+        def on_match(index: int, _start: int, end: int, _flags: int, _context: object) -> None:
+            hits.setdefault(index, []).append(end)
+
+        self._database.scan(data, match_event_handler=on_match)
+        if len(data) != len(text) and hits:
+            mapping = _char_offsets(data, sorted({e for ends in hits.values() for e in ends}))
+            hits = {i: [mapping[e] for e in ends] for i, ends in hits.items()}
+        return {i: sorted(ends) for i, ends in hits.items()}
+
+
+def _char_offsets(data: bytes, positions: list[int]) -> dict[int, int]:
+    offsets: dict[int, int] = {}
+    byte = char = 0
+    for position in positions:
+        char += len(data[byte:position].translate(None, _CONTINUATION))
+        offsets[position] = char
+        byte = position
+    return offsets
+
+
+def windows(text: str, ends: list[int], back: int, forward: int) -> Iterator[tuple[int, int]]:
+    """Merged windows [end - back, end + forward) around the anchors' ends, each carried on to
+    its line's end (a pattern cut short by a window would match a truncated value)."""
+    low = high = -1
+    size = len(text)
+    for end in ends:
+        start, stop = max(0, end - back), min(size, end + forward)
+        newline = text.find("\n", stop, stop + 200)
+        stop = newline if newline >= 0 else min(size, stop + 200)
+        if start <= high:
+            high = max(high, stop)
+            continue
+        if high >= 0:
+            yield low, high
+        low, high = start, stop
+    if high >= 0:
+        yield low, high
+
+
+def search(pattern: re.Pattern[str], text: str, spans: Iterator[tuple[int, int]]) -> Iterator[re.Match[str]]:
+    """The pattern's matches inside the windows (look-behinds still see the text before them)."""
+    last = -1
+    for low, high in spans:
+        for match in pattern.finditer(text, low, high):
+            if match.start() >= last:
+                last = match.end()
+                yield match

@@ -1,0 +1,311 @@
+"""Person names (opt-in per route: `privacy_detect: [person]`), by rules with context, on CPU
+and with no model: a name is taken where its context says it is one.
+
+- Labelled fields: `"first_name": "Ana"`, `Name: Maria Gonzalez`, `customer=…`, in JSON, YAML,
+  `.env`, logs and forms.
+- Named columns of tables and SQL INSERTs (`first_name`, `last_name`, `customer`, …: tables.py).
+- E-mail headers and trailers: `From: Ana Lima <ana@…>`, `Signed-off-by:`, `Author:`.
+- Greetings (`Dear Ms Okafor,`, `Hi Tom,`), titles (`Dr. Chen Wei`), signature blocks (the
+  line after `Best regards,`).
+- Free text: two or three capitalised words led by a listed given name (`…called Priya Nair
+  about…`), or ending in a listed family name; the lists (data/, SOURCES.md) cover many
+  cultures. Given names that are also common English words (`Will`, `Mark`) need a listed
+  family name after them.
+
+A generic label (`name`, `author`, `owner`) takes a value only when it looks like a person's
+name: a listed given or family name in it, or two or more capitalised words none of which is a
+common product or team word.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from importlib import resources
+
+from router.privacy.anchors import Anchor, Anchors, search, windows
+from router.privacy.detector import Finding
+from router.privacy.tables import Columns
+
+
+@functools.cache
+def _names(file: str) -> frozenset[str]:
+    text = resources.files("router.privacy").joinpath("data", file).read_text(encoding="utf-8")
+    return frozenset(w.lower() for line in text.splitlines() if not line.startswith("#") for w in line.split())
+
+
+def given_names() -> frozenset[str]:
+    return _names("first_names.txt")
+
+
+def family_names() -> frozenset[str]:
+    return _names("surnames.txt")
+
+
+# Given names and family names that are also everyday capitalised words (`Will you…`, `Mark as
+# done`, `Long Term Support`): in free text they count only beside stronger evidence.
+_AMBIGUOUS = _names("ambiguous_words.txt")
+# Capitalised words that are not names wherever they stand (teams, products, places in prose).
+_STOP = _names("stop_words.txt")
+_WORD = r"[^\W\d_](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
+# A capitalised word (Latin scripts): names are runs of them.
+_CAPITAL = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
+_PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|la|le|bin|binti|ibn|al|el|dos|das|ten|ter|y|e)"
+_FULL = rf"{_CAPITAL}\.?(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_CAPITAL}){{0,3}}"
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|Signora|Signor|Dott)"
+
+_PERSON_KEYS = (
+    r"(?:full|first|last|given|family|middle|display|maiden|legal|preferred|contact|customer|client"
+    r"|patient|employee|recipient|sender|holder|card[_ -]?holder|account[_ -]?holder|owner|guest"
+    r"|passenger|applicant|candidate|member|buyer|seller|shipping|billing|emergency[_ -]?contact)"
+    r"[_ -]?name|surname|(?:first|last|given|family|fore)name|nombre|apellidos?|prénom|prenom"
+    r"|nom[_ -]de[_ -]famille|vorname|nachname|cognome|nome|voornaam|achternaam"
+)
+# Keys naming a person's role: a value of two or more capitalised words is a name.
+_ROLE_KEYS = r"author|assignee|reporter|requester|customer|contact|patient|employee|recipient|passenger|guest|member"
+# Keys that name anything (`name: Widget Pro`): a name needs a listed word or a contact beside it.
+_GENERIC_KEYS = r"name|owner|user"
+_LABELLED = re.compile(
+    rf"(?i:(?<![A-Za-z])(?:({_PERSON_KEYS})|({_ROLE_KEYS})|(?:{_GENERIC_KEYS})))[\"']?[ \t]*(?::|=|=>|->)[ \t]*[\"']?"
+    rf"(?:{_HONORIFIC}\.?[ \t]+)?({_FULL})(?=[\"',;)}}\]\n]|[ \t]*(?:<|\(|$|\n|[ \t][a-z]))",
+    re.MULTILINE,
+)
+_MAIL = re.compile(rf"(?<![\w@.])\"?({_FULL})\"?[ \t]*(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\))")
+# After a word naming a person's role in prose: `user Ana Lima (id=42)`, `patient Tom Baker`.
+_ROLE = re.compile(
+    r"(?<![\w.-])(?i:user|customer|client|patient|member|employee|contact|passenger|guest|tenant|applicant)"
+    rf"[ \t]+({_FULL})"
+    r"(?=[ \t]*(?:[,.;:()\n]|$|[ \t][a-z]))"
+)
+# A contact field beside a value: the record is a person's (`name:` then `phone:` or `email:`).
+_CONTACT = re.compile(r"(?i)(?:e-?mail|phone|mobile|tel|address|street)[\"']?[ \t]*[:=]|@[\w-]+\.\w")
+_GREETING = re.compile(
+    r"(?:^|(?<=[\s>\"']))(?:Dear|Hi|Hello|Hey|Hallo|Liebe[rs]?|Sehr geehrte[r]?|Bonjour|Cher|Chère|Hola|Estimad[oa]"
+    r"|Querid[oa]|Ciao|Gentile|Caro|Cara|Olá|Ola)[ \t]+"
+    rf"(?:{_HONORIFIC}\.?[ \t]+|(?:Herr|Frau|Madame|Monsieur|Señora?|Senhora?)[ \t]+)?"
+    rf"({_FULL})[ \t]*(?=[,!:\n])"
+)
+_TITLED = re.compile(rf"(?<![\w.])(?:{_HONORIFIC}\.?|M\.|Mme\.?)[ \t]+({_FULL})")
+_CLOSING = re.compile(
+    r"(?im)^[ \t>]*(?:best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
+    r"|thank you|cheers|sincerely(?: yours)?|yours(?: truly| sincerely| faithfully)?|all the best|take care"
+    r"|mit freundlichen grüßen|mit freundlichen gruessen|viele grüße|beste grüße|liebe grüße|cordialement"
+    r"|bien à vous|bien cordialement|saludos(?: cordiales)?|atentamente|un saludo|cordiali saluti|distinti saluti"
+    r"|atenciosamente|met vriendelijke groet|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
+    rf"({_FULL})[ \t]*\r?$"
+)
+_CAPITALISED_RUN = re.compile(
+    rf"(?<![\w@./\\-])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{1,2}})(?![\w@-])"
+)
+
+
+def _words(value: str) -> list[str]:
+    return [w for w in re.split(r"[ \t]+", value.rstrip(".")) if w]
+
+
+def _capitalised(word: str) -> bool:
+    return word[:1].isupper() and not (word.isupper() and len(word) > 3)
+
+
+def _shape(value: str, allow_upper: bool = False) -> bool:
+    """A person's name in form: 1-4 capitalised words (particles aside), none a stop word."""
+    words = _words(value)
+    if not words or len(words) > 5 or len(value) > 60:
+        return False
+    named = [w for w in words if not re.fullmatch(_PARTICLE, w)]
+    if not named:
+        return False
+    for word in named:
+        if word.lower() in _STOP:
+            return False
+        if not (_capitalised(word) or (allow_upper and word.isupper())):
+            return False
+    return True
+
+
+def _listed(value: str) -> bool:
+    given, family = given_names(), family_names()
+    return any(w.lower() in given or w.lower() in family for w in _words(value))
+
+
+def _contact_near(text: str, start: int, end: int) -> bool:
+    """Whether a contact field (e-mail, phone, address) is beside the value, in its record."""
+    low = max(start - 160, text.rfind("{", max(0, start - 160), start), text.rfind("}", max(0, start - 160), start), 0)
+    high = min(len(text), end + 160)
+    for brace in "{}":  # within its JSON object
+        found = text.find(brace, end, high)
+        if found >= 0:
+            high = found
+    return _CONTACT.search(text, low, high) is not None
+
+
+def _free_text(value: str) -> bool:
+    """Capitalised words in prose that make a name: led by a listed given name (an everyday
+    word needs a listed family name after it), or two words ending in a listed family name."""
+    words = _words(value)
+    if len(words) < 2 or not _shape(value):
+        return False
+    given, family = given_names(), family_names()
+    first, last = words[0].lower(), words[-1].lower()
+    if first in given and first not in _AMBIGUOUS:
+        return True
+    if last in family and last not in _AMBIGUOUS:
+        return first in given or (len(words[0]) > 2 and first not in family)
+    return first in given and last in family
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Without a trailing word that is not part of a name (`Ana Lima Team` keeps `Ana Lima`)."""
+    value = text[start:end]
+    words = _words(value)
+    while len(words) > 1 and words[-1].lower() in _STOP:
+        words.pop()
+    kept = " ".join(words)
+    if value.startswith(kept):
+        return start, start + len(kept)
+    return start, end
+
+
+def _column_kind(header: str) -> tuple[str, str] | None:
+    if re.fullmatch(rf"(?:{_PERSON_KEYS})", header.replace("_", " "), re.IGNORECASE) or re.fullmatch(
+        rf"(?:{_PERSON_KEYS})", header, re.IGNORECASE
+    ):
+        return "PERSON", "name-column"
+    if header in ("name", "customer", "contact", "author", "owner", "patient", "employee", "recipient", "person"):
+        return "PERSON", "name-column-generic"
+    return None
+
+
+def _column_value(_kind: str, rule: str, value: str) -> bool:
+    if rule == "name-column":
+        return _shape(value, allow_upper=True)
+    return _shape(value, allow_upper=True) and (_listed(value) or len(_words(value)) >= 2)
+
+
+COLUMNS = Columns(
+    (
+        "name",
+        "surname",
+        "firstname",
+        "lastname",
+        "fullname",
+        "customer",
+        "contact",
+        "author",
+        "owner",
+        "patient",
+        "employee",
+        "recipient",
+        "person",
+        "nombre",
+        "vorname",
+        "nachname",
+        "prenom",
+        "prénom",
+        "cognome",
+        "apellido",
+    ),
+    _column_kind,
+    _column_value,
+)
+
+
+@functools.cache
+def _raw_names() -> tuple[str, ...]:
+    """The listed names as written (capitalised), for the free-text anchor."""
+    words: set[str] = set()
+    for file in ("first_names.txt", "surnames.txt"):
+        text = resources.files("router.privacy").joinpath("data", file).read_text(encoding="utf-8")
+        words.update(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
+    return tuple(sorted(words))
+
+
+_LABEL_ANCHOR = (
+    r"name|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|nombre|apellido"
+    r"|pr[ée]nom|nom[ _-]de|vorname|nachname|cognome|nome|voornaam|achternaam"
+)
+# (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
+_RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
+    (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
+    (_MAIL, "name-mail", r"[<(][^<>()\s@]+@[^<>()\s]+[>)]", False, 100, 4),
+    (
+        _ROLE,
+        "name-role",
+        r"(?:[Uu]ser|[Cc]ustomer|[Cc]lient|[Pp]atient|[Mm]ember|[Ee]mployee|[Cc]ontact|[Pp]assenger|[Gg]uest|[Tt]enant"
+        r"|[Aa]pplicant)[ \t]+[A-Z]",
+        False,
+        16,
+        100,
+    ),
+    (
+        _GREETING,
+        "name-greeting",
+        r"(?:Dear|Hi|Hello|Hey|Hallo|Liebe|Sehr geehrte|Bonjour|Cher|Chère|Hola|Estimad|Querid|Ciao|Gentile|Caro|Cara"
+        r"|Olá|Ola)[a-z]{0,2}[ \t]",
+        False,
+        24,
+        100,
+    ),
+    (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
+    (
+        _CLOSING,
+        "name-signature",
+        r"(?:regards|wishes|thanks|thank you|cheers|sincerely|yours|truly|faithfully|the best|take care|grüßen"
+        r"|gruessen|grüße|cordialement|bien à vous|saludos|atentamente|saludo|saluti|atenciosamente|groet|--)"
+        r"[ \t]*[,!.]?[ \t]*\r?\n",
+        True,
+        60,
+        160,
+    ),
+)
+_ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
+
+
+@functools.cache
+def _listed_anchor() -> Anchors:
+    """Listed names as whole words: the free-text rule needs one in each name it takes."""
+    alternation = "|".join(re.escape(w) for w in _raw_names())
+    return Anchors([Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)")])
+
+
+def _spans(text: str) -> Iterator[tuple[int, int, str]]:
+    hits = _ANCHORS.ends(text)
+    for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
+        if index not in hits:
+            continue
+        for match in search(pattern, text, windows(text, hits[index], back, forward)):
+            group = 3 if rule == "name-label" else 1
+            value = match.group(group)
+            if rule == "name-label" and match.group(1):
+                accepted = _shape(value)
+            elif rule == "name-label" and not match.group(2):
+                accepted = _shape(value) and (
+                    _listed(value) or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
+                )
+            elif rule in ("name-label", "name-mail", "name-role"):
+                accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)
+            else:
+                accepted = _shape(value) and len(_words(value)) <= 4
+            if accepted:
+                yield (*_trim(text, *match.span(group)), rule)
+    listed = _listed_anchor().ends(text).get(0)
+    if listed:
+        for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
+            if _free_text(match.group(1)):
+                yield (*_trim(text, *match.span(1)), "name-text")
+
+
+def find(text: str) -> list[Finding]:
+    """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
+    found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
+    found.extend(_spans(text))
+    kept: list[Finding] = []
+    taken: list[tuple[int, int]] = []
+    # Longer spans first, so `Dr. Ana Lima` as a title is kept over `Ana Lima` in free text.
+    for start, end, rule in sorted(found, key=lambda f: (f[0] - f[1], f[0])):
+        if end <= start or any(s < end and start < e for s, e in taken):
+            continue
+        taken.append((start, end))
+        kept.append(Finding("PERSON", text[start:end], start, end, rule))
+    return sorted(kept, key=lambda f: f.start)

@@ -1,0 +1,215 @@
+"""Values in named columns: a table's header row (CSV, TSV, `;`- or `|`-separated, Markdown)
+or an SQL INSERT's column list says what each column holds, so a cell under `phone`, `ssn` or
+`last_name` is taken with that label even when nothing beside the value names it.
+
+A `Columns` set maps header names to a kind and a test of the value (a phone number's validity,
+a national id's check digits, a name's shape). It looks for its header words first (hyperscan,
+one pass; `re` without it) and parses a table only below a line that is a header: text without
+such a line costs one pass and nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from router.privacy.anchors import Anchor, Anchors
+from router.privacy.detector import Finding
+
+# A header name -> (kind, rule) when the column holds that kind, else None.
+Classify = Callable[[str], "tuple[str, str] | None"]
+# (kind, rule, value) -> whether the cell's value is one (validity, shape).
+Accept = Callable[[str, str, str], bool]
+
+_DELIMITERS = ",;\t|"
+# A header cell: a name, not a number or a sentence (quotes and brackets already stripped).
+_HEADER_CELL = re.compile(r"[^\W\d][\w .#()/-]{0,48}")
+_MARKDOWN_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_INSERT = re.compile(r"(?is)insert\s+(?:ignore\s+|or\s+\w+\s+)?into\s+[\w.\"`\[\]]+\s*\(([^()]{1,4000})\)\s*values\s*")
+# One SQL value: a quoted string ('' or \' escapes), or anything up to the next `,` or `)`.
+_SQL_VALUE = re.compile(
+    r"\s*(?:'((?:[^'\\]|''|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"|([^,()'\"]*(?:\([^()]*\))?[^,()'\"]*))\s*"
+)
+
+
+def _word_core(word: str) -> str:
+    """A header word as a whole part of a name, in any case: `phone`, `home_phone`, `PHONE`,
+    `homePhone` (no look-arounds: hyperscan has none)."""
+    lower, title, upper = re.escape(word.lower()), re.escape(word.title()), re.escape(word.upper())
+    return f"(?:(?:^|[^A-Za-z])(?:{lower}|{title}|{upper})|[a-z]{title})(?:[^a-z]|$)"
+
+
+def _word_finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
+    """Where (character offsets, roughly: the line is what counts) the header words occur."""
+    found = Anchors([Anchor(_word_core(w)) for w in words])
+    return lambda text: [max(0, end - 1) for ends in found.ends(text).values() for end in ends]
+
+
+def normalize(header: str) -> str:
+    """`First Name`, `"first-name"`, `FirstName` -> `first_name`."""
+    header = header.strip().strip("\"'`[]").strip()
+    header = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", header)
+    return re.sub(r"[\s.\-/#()]+", "_", header).strip("_").lower()
+
+
+@dataclass(frozen=True)
+class _Field:
+    start: int
+    end: int
+    value: str
+
+
+def _fields(text: str, start: int, end: int, delimiter: str) -> list[_Field]:
+    """The fields of text[start:end] split at `delimiter`, quotes stripped, with their spans."""
+    fields = []
+    position = start
+    while True:
+        while position < end and text[position] in " \t":
+            position += 1
+        if position < end and text[position] == '"':
+            close = position + 1
+            while True:
+                close = text.find('"', close, end)
+                if close < 0 or text[close + 1 : close + 2] != '"':
+                    break
+                close += 2
+            if close < 0:
+                close = end
+            value_start, value_end = position + 1, close
+            after = text.find(delimiter, close, end)
+        else:
+            after = text.find(delimiter, position, end)
+            value_start, value_end = position, end if after < 0 else after
+            while value_end > value_start and text[value_end - 1] in " \t\r":
+                value_end -= 1
+        fields.append(_Field(value_start, value_end, text[value_start:value_end]))
+        if after < 0:
+            return fields
+        position = after + 1
+
+
+def _occurrences(text: str, word: str) -> Iterator[int]:
+    position = text.find(word)
+    while position >= 0:
+        yield position
+        position = text.find(word, position + 1)
+
+
+def _line(text: str, position: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, position) + 1
+    end = text.find("\n", position)
+    return start, len(text) if end < 0 else end
+
+
+def _strip_pipes(text: str, start: int, end: int) -> tuple[int, int]:
+    """A Markdown row's outer pipes are not delimiters of empty first and last columns."""
+    while start < end and text[start] in " \t":
+        start += 1
+    while end > start and text[end - 1] in " \t\r":
+        end -= 1
+    if start < end and text[start] == "|" and text[end - 1] == "|" and end - start > 1:
+        return start + 1, end - 1
+    return start, end
+
+
+class Columns:
+    """The columns of one or more kinds, found by their header names."""
+
+    def __init__(self, words: tuple[str, ...], classify: Classify, accept: Accept) -> None:
+        self._classify = classify
+        self._accept = accept
+        self._find_words = _word_finder(words)
+
+    def find(self, text: str) -> list[Finding]:
+        """Every accepted value in a named column of a table or an SQL INSERT in `text`."""
+        found: list[Finding] = []
+        done_lines: set[int] = set()
+        for position in self._find_words(text):
+            start, end = _line(text, position)
+            if start in done_lines:
+                continue
+            done_lines.add(start)
+            found.extend(self._table(text, start, end))
+        if "INSERT" in text or "insert" in text or "Insert" in text:
+            found.extend(self._inserts(text))
+        return found
+
+    def _header(self, text: str, start: int, end: int) -> tuple[str, list[tuple[str, str] | None]] | None:
+        """The line's delimiter and the kind of each column, when the line is a header naming one."""
+        start, end = _strip_pipes(text, start, end)
+        line = text[start:end]
+        counts = [(line.count(d), d) for d in _DELIMITERS]
+        count, delimiter = max(counts)
+        if count == 0 or count > 200:
+            return None
+        cells = [f.value.strip() for f in _fields(text, start, end, delimiter)]
+        if not all(_HEADER_CELL.fullmatch(cell) for cell in cells):
+            return None
+        kinds = [self._classify(normalize(cell)) for cell in cells]
+        if not any(kinds):
+            return None
+        return delimiter, kinds
+
+    def _table(self, text: str, start: int, end: int) -> Iterator[Finding]:
+        header = self._header(text, start, end)
+        if header is None:
+            return
+        delimiter, kinds = header
+        position = end + 1
+        while position < len(text):
+            row_start, row_end = _line(text, position)
+            position = row_end + 1
+            if not text[row_start:row_end].strip():
+                return
+            low, high = _strip_pipes(text, row_start, row_end)
+            if delimiter == "|" and _MARKDOWN_RULE.match(text, row_start, row_end):
+                continue
+            fields = _fields(text, low, high, delimiter)
+            if len(fields) != len(kinds):
+                return  # the table ended (or the row is not one of its rows)
+            for field, kind in zip(fields, kinds, strict=True):
+                yield from self._cell(kind, field)
+
+    def _cell(self, kind: tuple[str, str] | None, field: _Field) -> Iterator[Finding]:
+        if kind is None or not field.value.strip():
+            return
+        value = field.value.strip()
+        start = field.start + (len(field.value) - len(field.value.lstrip()))
+        if self._accept(kind[0], kind[1], value):
+            yield Finding(kind[0], value, start, start + len(value), kind[1])
+
+    def _inserts(self, text: str) -> Iterator[Finding]:
+        starts = sorted(i for word in ("INSERT", "insert", "Insert") for i in _occurrences(text, word))
+        for start in starts:
+            match = _INSERT.match(text, start)
+            if match is None or (start and text[start - 1].isalnum()):
+                continue
+            names = [normalize(name) for name in match.group(1).split(",")]
+            kinds = [self._classify(name) for name in names]
+            if any(kinds):
+                yield from self._rows(text, match.end(), kinds)
+
+    def _rows(self, text: str, position: int, kinds: list[tuple[str, str] | None]) -> Iterator[Finding]:
+        """The tuples after VALUES: `(1, 'Ann', NULL), (2, 'Bob', now())`."""
+        while position < len(text) and text[position] == "(":
+            position += 1
+            column = 0
+            while position < len(text):
+                value = _SQL_VALUE.match(text, position)
+                if value is None:
+                    return
+                group = next((g for g in (1, 2, 3) if value.group(g) is not None), 3)
+                if column < len(kinds) and group in (1, 2):
+                    yield from self._cell(
+                        kinds[column], _Field(value.start(group), value.end(group), value.group(group))
+                    )
+                position = value.end()
+                if position >= len(text) or text[position] not in ",)":
+                    return
+                position += 1
+                column += 1
+                if text[position - 1] == ")":
+                    break
+            while position < len(text) and text[position] in " \t\r\n,":
+                position += 1
