@@ -161,3 +161,7 @@ if __name__ == "__main__":
     from benchmarks.privacy import evaluate
 
     evaluate.main([])
+    # People's data in agent forms: names and addresses (opt-in), phones and ids (people.py).
+    from benchmarks.privacy import people
+
+    people.main([])

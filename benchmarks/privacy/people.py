@@ -47,9 +47,11 @@ def score(part_items: list[Item]) -> tuple[dict[str, list[int]], dict[str, list[
             counts[kind][0 if found else 2] += 1
             forms[item.form][0] += found
             forms[item.form][1] += 1
+        forms.setdefault(item.form, [0, 0])
         for kind, start, end in findings:
             if not any(k == kind and s < end and start < e for k, s, e in truth):
                 counts[kind][1] += 1
+                forms[item.form + " (false positives)"][0] += 1
     return dict(sorted(counts.items())), dict(forms)
 
 
@@ -136,7 +138,11 @@ def main(argv: list[str] | None = None) -> None:
                 mark = "  MISSED"
             goal = f"{target[0]:.2f}/{target[1]:.2f}" if target else "-"
             print(f"  {kind:10} {tp:>5} {fp:>4} {fn:>4} {precision:>9.3f} {recall:>7.3f}  {goal}{mark}")
-        print("  recall by form:", ", ".join(f"{form} {found / total:.2f}" for form, (found, total) in forms.items()))
+        print(
+            "  recall by form:",
+            ", ".join(f"{form} {found / total:.2f}" for form, (found, total) in forms.items() if total),
+        )
+        print("  false positives by form:", ", ".join(f"{f[:-18]} {n}" for f, (n, _t) in forms.items() if "false" in f))
     texts = real_text(args.logs)
     size, found = false_positives(texts)
     print(f"\nfalse positives on real text ({size:.2f} MiB; sources: {', '.join(sorted({s for s, _ in texts}))})")

@@ -233,6 +233,68 @@ def log_lines(values: Values, variant: int) -> Item:
     return item
 
 
+def prose(values: Values, variant: int) -> Item:
+    """Names in running text with no label, header or greeting beside them: only the name lists
+    can tell (the ceiling of rules without a model)."""
+    item = Item("prose")
+    first, last = values.person()
+    other_first, other_last = values.person()
+    wordings: list[Callable[[], object]] = [
+        lambda: (
+            item.add("Spoke to ")
+            .value("PERSON", f"{first} {last}")
+            .add(" yesterday; she confirmed the migration can wait until Friday.\n")
+        ),
+        lambda: (
+            item.add("Escalated by ")
+            .value("PERSON", f"{first} {last}")
+            .add(": the export job fails on large tenants since 2.14.3.\n")
+        ),
+        lambda: (
+            item.value("PERSON", f"{first} {last}")
+            .add(" and ")
+            .value("PERSON", f"{other_first} {other_last}")
+            .add(" will review the pull request after lunch.\n")
+        ),
+        lambda: (
+            item.add("According to ")
+            .value("PERSON", f"{first} {last}")
+            .add(", the staging cluster was rebuilt on Monday.\n")
+        ),
+    ]
+    wordings[variant % len(wordings)]()
+    return item
+
+
+def look_alikes(values: Values, variant: int) -> Item:
+    """No person and no address: step names, products, teams, capitalised phrases, numbers
+    before capitalised words (every finding here is a false positive)."""
+    item = Item("look-alikes")
+    wordings = [
+        "jobs:\n  build:\n    steps:\n      - name: Check Out Code\n      - name: Set Up Python\n"
+        "      - name: Run Unit Tests\n      - name: Upload Coverage Report\n",
+        '{"name": "Widget Pro", "owner": "Platform Team", "contact": "support@example.com", "tier": "Gold Plus"}\n',
+        "The Release Manager approved Long Term Support for Red Hat Enterprise Linux 9; Grant Access to Data Readers.\n",
+        "2024-03-02 10:11:12 INFO Mark Complete: 3 Main Tasks done, 12 Open Items left; Will Retry in 5 s.\n",
+        "| Name | Owner | Status |\n|---|---|---|\n| Billing Service | Payments Team | Green |\n| Search Index | Data Team | Amber |\n",
+        "INSERT INTO products (id, name, category) VALUES (1, 'Solar Kit', 'Energy'), (2, 'Garden Hose', 'Outdoor');\n",
+        "Dear Customer,\nyour order 55123 has shipped.\n\nBest regards,\nThe Northwind Team\n",
+        "See chapter 4 Main Concepts and 12 Best Practices; version 3 Release Notes.\n",
+    ]
+    # Written after the rules were tuned on the ones above, never looked at while tuning.
+    held_out = [
+        "steps:\n  - name: Deploy Staging Cluster\n    run: make deploy\n  - name: Notify Slack Channel\n",
+        '{"items": [{"name": "Premium Support", "phone_support": true, "email": "care@example.com"}]}\n',
+        "customer_name,plan,city\nAcme Holdings,Gold,Springfield\nGlobex Systems,Silver,Shelbyville\n",
+        "Meeting notes: Apple Pay rollout; Google Cloud Run costs up; Amazon Web Services credits expire.\n",
+        "Dear Valued Customer,\nthanks for choosing Northwind.\n\nKind regards,\nCustomer Success\n",
+        "ERROR at line 42 in Parser Module: unexpected token; 7 Elm Street Fixtures loaded\n",
+    ]
+    item.add(wordings[variant % len(wordings)] if variant % 2 == 0 else held_out[variant // 2 % len(held_out)])
+    item.add(values.rng.choice(NOISE) + "\n")
+    return item
+
+
 FORMS: dict[str, Callable[[Values, int], Item]] = {
     "csv": csv_export,
     "sql": sql_insert,
@@ -241,6 +303,8 @@ FORMS: dict[str, Callable[[Values, int], Item]] = {
     "json": json_record,
     "yaml": yaml_config,
     "log": log_lines,
+    "prose": prose,
+    "look-alikes": look_alikes,
 }
 
 

@@ -92,6 +92,8 @@ def _street_value(value: str) -> bool:
         return False
     if not re.search(r"\d", value) or not re.search(r"[^\W\d_]{3,}", value):
         return False
+    if re.search(r"[a-z]\.[A-Za-z]|[|=(){}]", value):  # code: `ipaddress.IPv4Address | …`
+        return False
     return not re.fullmatch(r"[\d.:/ -]+|[0-9a-f:]+", value)
 
 

@@ -79,7 +79,12 @@ _ROLE = re.compile(
     r"(?=[ \t]*(?:[,.;:()\n]|$|[ \t][a-z]))"
 )
 # A contact field beside a value: the record is a person's (`name:` then `phone:` or `email:`).
-_CONTACT = re.compile(r"(?i)(?:e-?mail|phone|mobile|tel|address|street)[\"']?[ \t]*[:=]|@[\w-]+\.\w")
+# (A role mailbox, `support@`, is a team's contact, not a person's.)
+_CONTACT = re.compile(
+    r"(?i)(?:phone|mobile|tel|address|street)[\"']?[ \t]*[:=]"
+    r"|e-?mail[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?!(?:support|info|sales|no-?reply|help|admin|ops|team|contact|billing|hello)@)"
+)
 _GREETING = re.compile(
     r"(?:^|(?<=[\s>\"']))(?:Dear|Hi|Hello|Hey|Hallo|Liebe[rs]?|Sehr geehrte[r]?|Bonjour|Cher|Chère|Hola|Estimad[oa]"
     r"|Querid[oa]|Ciao|Gentile|Caro|Cara|Olá|Ola)[ \t]+"
@@ -180,7 +185,19 @@ def _column_kind(header: str) -> tuple[str, str] | None:
 def _column_value(_kind: str, rule: str, value: str) -> bool:
     if rule == "name-column":
         return _shape(value, allow_upper=True)
-    return _shape(value, allow_upper=True) and (_listed(value) or len(_words(value)) >= 2)
+    if rule == "name-column-contact":
+        return _shape(value, allow_upper=True) and (_listed(value) or len(_words(value)) >= 2)
+    return _shape(value, allow_upper=True) and _listed(value)
+
+
+_CONTACT_COLUMN = re.compile(r"(?:^|_)(?:e_?mail|phone|mobile|tel|telephone|address|street|city|zip|postcode)(?:_|$)")
+
+
+def _refine(headers: list[str], kinds: list[tuple[str, str] | None]) -> list[tuple[str, str] | None]:
+    """A generic `name` column of a table that also has contact columns holds people."""
+    if not any(_CONTACT_COLUMN.search(h) for h in headers):
+        return kinds
+    return [("PERSON", "name-column-contact") if k == ("PERSON", "name-column-generic") else k for k in kinds]
 
 
 COLUMNS = Columns(
@@ -208,6 +225,7 @@ COLUMNS = Columns(
     ),
     _column_kind,
     _column_value,
+    _refine,
 )
 
 

@@ -104,10 +104,10 @@ _GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{
 
 
 # Unlabelled, these groupings are log fields, not a country's phone format: a first group of six
-# digits or more (`081109 203615 148`: a date and a time), four groups of four without a trunk
-# 0 (a row of numbers), an IPv4 address written with dashes (`82-68-222-194.dsl…`).
+# digits or more (`081109 203615 148`: a date and a time), four groups of four or five and four
+# without a trunk 0 (rows of numbers), an IPv4 address written with dashes (`82-68-222-194.dsl…`).
 _NOT_PHONE_GROUPS = re.compile(
-    r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
+    r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^[1-9]\d{4} \d{4}$|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
 )
 # A host name goes on after the number (`195-154-37-122.rev.example.eu`).
 _HOST_AFTER = re.compile(r"\.[A-Za-z]")
@@ -152,13 +152,19 @@ def check(text: str, start: int, end: int) -> bool:
     if value.startswith("+"):
         # `+44 (0)20 …`: the trunk 0 in brackets is not dialled from abroad; the extension is kept.
         return _valid(value.replace("(0)", ""), None)
-    if value.startswith(("00", "011")) and _valid("+" + digits[2 if value.startswith("00") else 3 :], None):
-        return True
     separated = len(digits) != len(_EXTENSION.sub("", value))
     plain_context = not (
         _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
         or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
     )
+    # `00`/`011` then a country code, unless it is the tail of a row of numbers (`081110 011352 5321`).
+    if (
+        value.startswith(("00", "011"))
+        and plain_context
+        and not _NOT_PHONE_GROUPS.match(value)
+        and _valid("+" + digits[2 if value.startswith("00") else 3 :], None)
+    ):
+        return True
     plain_shape = not (
         _GROUPED_AMOUNT.match(value)
         or _NOT_PLAIN.search(value)

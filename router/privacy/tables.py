@@ -21,10 +21,15 @@ from router.privacy.detector import Finding
 Classify = Callable[[str], "tuple[str, str] | None"]
 # (kind, rule, value) -> whether the cell's value is one (validity, shape).
 Accept = Callable[[str, str, str], bool]
+# (every header of the table, their kinds) -> the kinds, changed by what the other columns say.
+Refine = Callable[[list[str], list["tuple[str, str] | None"]], list["tuple[str, str] | None"]]
 
 _DELIMITERS = ",;\t|"
 # A header cell: a name, not a number or a sentence (quotes and brackets already stripped).
 _HEADER_CELL = re.compile(r"[^\W\d][\w .#()/-]{0,48}")
+# Characters no header line holds (code, logs, key-value text): such a line is not parsed.
+_NOT_HEADER = re.compile(rb"[=:{}<>\[\]@\\]")
+_DELIMITER = re.compile(rb"[,;\t|]")
 _MARKDOWN_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _INSERT = re.compile(r"(?is)insert\s+(?:ignore\s+|or\s+\w+\s+)?into\s+[\w.\"`\[\]]+\s*\(([^()]{1,4000})\)\s*values\s*")
 # One SQL value: a quoted string ('' or \' escapes), or anything up to the next `,` or `)`.
@@ -40,10 +45,15 @@ def _word_core(word: str) -> str:
     return f"(?:(?:^|[^A-Za-z])(?:{lower}|{title}|{upper})|[a-z]{title})(?:[^a-z]|$)"
 
 
-def _word_finder(words: tuple[str, ...]) -> Callable[[str], list[int]]:
-    """Where (character offsets, roughly: the line is what counts) the header words occur."""
-    found = Anchors([Anchor(_word_core(w)) for w in words])
-    return lambda text: [max(0, end - 1) for ends in found.ends(text).values() for end in ends]
+def _may_be_header(data: bytes, end: int) -> bool:
+    """Whether the line of a header word's match (UTF-8 bytes) may be a header: it has a
+    delimiter and none of the characters of code and logs. An INSERT's match always counts."""
+    start = data.rfind(b"\n", 0, end) + 1
+    stop = data.find(b"\n", end)
+    stop = len(data) if stop < 0 else stop
+    if data[start:stop].lstrip()[:6].lower() == b"insert" or b"into" in data[max(start, end - 8) : end].lower():
+        return True
+    return _DELIMITER.search(data, start, stop) is not None and _NOT_HEADER.search(data, start, stop) is None
 
 
 def normalize(header: str) -> str:
@@ -116,24 +126,36 @@ def _strip_pipes(text: str, start: int, end: int) -> tuple[int, int]:
 class Columns:
     """The columns of one or more kinds, found by their header names."""
 
-    def __init__(self, words: tuple[str, ...], classify: Classify, accept: Accept) -> None:
+    def __init__(
+        self, words: tuple[str, ...], classify: Classify, accept: Accept, refine: Refine | None = None
+    ) -> None:
+        self._refine = refine
         self._classify = classify
         self._accept = accept
-        self._find_words = _word_finder(words)
+        # The header words, then an INSERT's start (caseless): one pass over the text.
+        self._anchors = Anchors([*(Anchor(_word_core(w)) for w in words), Anchor(r"insert\s+(?:\w+\s+)?into", True)])
+        self._insert = len(words)
 
     def find(self, text: str) -> list[Finding]:
         """Every accepted value in a named column of a table or an SQL INSERT in `text`."""
         found: list[Finding] = []
         done_lines: set[int] = set()
-        for position in self._find_words(text):
-            start, end = _line(text, position)
-            if start in done_lines:
-                continue
-            done_lines.add(start)
-            found.extend(self._table(text, start, end))
-        if "INSERT" in text or "insert" in text or "Insert" in text:
+        hits = self._anchors.ends(text, _may_be_header)
+        inserts = hits.pop(self._insert, None)
+        for ends in hits.values():
+            for position in ends:
+                start, end = _line(text, max(0, position - 1))
+                if start in done_lines:
+                    continue
+                done_lines.add(start)
+                found.extend(self._table(text, start, end))
+        if inserts:
             found.extend(self._inserts(text))
         return found
+
+    def _kinds(self, headers: list[str]) -> list[tuple[str, str] | None]:
+        kinds = [self._classify(header) for header in headers]
+        return kinds if self._refine is None else self._refine(headers, kinds)
 
     def _header(self, text: str, start: int, end: int) -> tuple[str, list[tuple[str, str] | None]] | None:
         """The line's delimiter and the kind of each column, when the line is a header naming one."""
@@ -146,7 +168,7 @@ class Columns:
         cells = [f.value.strip() for f in _fields(text, start, end, delimiter)]
         if not all(_HEADER_CELL.fullmatch(cell) for cell in cells):
             return None
-        kinds = [self._classify(normalize(cell)) for cell in cells]
+        kinds = self._kinds([normalize(cell) for cell in cells])
         if not any(kinds):
             return None
         return delimiter, kinds
@@ -186,7 +208,7 @@ class Columns:
             if match is None or (start and text[start - 1].isalnum()):
                 continue
             names = [normalize(name) for name in match.group(1).split(",")]
-            kinds = [self._classify(name) for name in names]
+            kinds = self._kinds(names)
             if any(kinds):
                 yield from self._rows(text, match.end(), kinds)
 

@@ -1,0 +1,187 @@
+"""People's data in the forms agents see: names and postal addresses (opt-in per route,
+`privacy_detect: [person, address]`), phones and national ids named by a table's column, and
+the look-alikes that are none of them (log timestamps, versions, dashed IPs, product names)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from router.privacy.detect import detect
+from router.route_series import SeriesScope
+from router.settings import ConfigError
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, settings_for
+
+PEOPLE = frozenset({"person", "address"})
+
+
+def found(text: str, optional: frozenset[str] = PEOPLE) -> set[tuple[str, str]]:
+    return {(f.type, f.value) for f in (detect(text, optional) if optional else detect(text))}
+
+
+def test_customer_csv_export_names_and_streets() -> None:
+    text = (
+        "id,first_name,last_name,email,street,city\n"
+        "1001,Oluwadamilola,Achterberg,o.a@example.com,14 Juniper Close,Leeds\n"
+        "1002,Saoirse,Wainwright,s.w@example.com,Lindenstraße 7,Bonn\n"
+    )
+    assert {("PERSON", "Oluwadamilola"), ("PERSON", "Achterberg"), ("PERSON", "Saoirse")} <= found(text)
+    assert {("ADDRESS", "14 Juniper Close"), ("ADDRESS", "Lindenstraße 7")} <= found(text)
+    assert not {f for f in found(text) if f[1] in ("Leeds", "Bonn", "city")}  # a city alone is no address
+
+
+def test_sql_insert_with_a_column_list() -> None:
+    text = (
+        "INSERT INTO customers (id, full_name, tel, address_line1) VALUES\n"
+        "  (1, 'Radhika Bonaventura', '+44 20 7946 0958', '221B Baker Street'),\n"
+        "  (2, 'Tom O''Brien', '4155552671', '12 bis rue de la Paix');\n"
+    )
+    assert {("PERSON", "Radhika Bonaventura"), ("PERSON", "Tom O''Brien")} <= found(text)
+    assert {("ADDRESS", "221B Baker Street"), ("ADDRESS", "12 bis rue de la Paix")} <= found(text)
+    # The phone column names an unseparated national number no label stands beside.
+    assert ("PHONE", "4155552671") in found(text, frozenset())
+
+
+def test_support_ticket() -> None:
+    text = (
+        "Ticket #4821 opened by Xanthe Nakashima (xanthe@example.org).\n"
+        "Customer: Miyu Cavendish\nShipping address: 1600 Pennsylvania Avenue NW, Washington, DC 20500\n"
+        "Case 13026: spoke with Mr. Wadsworth about the refund.\n"
+    )
+    assert {("PERSON", "Xanthe Nakashima"), ("PERSON", "Miyu Cavendish"), ("PERSON", "Wadsworth")} <= found(text)
+    assert ("ADDRESS", "1600 Pennsylvania Avenue NW, Washington, DC 20500") in found(text)
+
+
+def test_email_headers_greeting_and_signature() -> None:
+    text = (
+        "From: Jens Becker <jens@example.de>\nTo: Support Team <support@example.com>\n\n"
+        "Dear Ms. Okafor,\n\nplease send it to Karl-Marx-Allee 90, 10243 Berlin.\n\n"
+        "Mit freundlichen Grüßen,\nDorothea Eberhardt\n"
+    )
+    people = {value for kind, value in found(text) if kind == "PERSON"}
+    assert people == {"Jens Becker", "Okafor", "Dorothea Eberhardt"}  # not the team
+    assert ("ADDRESS", "Karl-Marx-Allee 90, 10243 Berlin") in found(text)
+
+
+def test_json_api_record_and_yaml_contacts() -> None:
+    record = (
+        '{"customer": {"first_name": "Ilse", "last_name": "Kettleborough", "phone": "+14155552671",'
+        ' "address": {"street": "742 Evergreen Terrace"}}, "product": {"name": "Widget Pro"}}'
+    )
+    assert {("PERSON", "Ilse"), ("PERSON", "Kettleborough"), ("ADDRESS", "742 Evergreen Terrace")} <= found(record)
+    assert ("PERSON", "Widget Pro") not in found(record)
+    config = 'oncall:\n  - name: Yevgenia Eberhardt\n    phone: "+447911123456"\noffice:\n  address: Via Roma 10, 00184 Roma\n'
+    assert {("PERSON", "Yevgenia Eberhardt"), ("ADDRESS", "Via Roma 10, 00184 Roma")} <= found(config)
+
+
+def test_log_lines() -> None:
+    text = (
+        '2024-03-02T10:11:12Z INFO order=4821 customer="Ingeborg Cardenas" ship_to="Keizersgracht 123, 1015 CJ Amsterdam"\n'
+        "[2024-03-02 10:11:12] app.INFO: user Violeta Pennington (id=42) changed address\n"
+    )
+    assert {("PERSON", "Ingeborg Cardenas"), ("PERSON", "Violeta Pennington")} <= found(text)
+    assert ("ADDRESS", "Keizersgracht 123, 1015 CJ Amsterdam") in found(text)
+
+
+def test_names_and_addresses_are_opt_in() -> None:
+    text = "Customer: Miyu Cavendish\naddress: 742 Evergreen Terrace\n"
+    assert found(text, frozenset()) == set()
+    assert {kind for kind, _value in found(text, frozenset({"address"}))} == {"ADDRESS"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "jobs:\n  build:\n    steps:\n      - name: Check Out Code\n      - name: Run Unit Tests\n",
+        '{"name": "Widget Pro", "owner": "Platform Team", "contact": "support@example.com"}',
+        "| Name | Owner |\n|---|---|\n| Billing Service | Payments Team |\n",
+        "The Release Manager approved Long Term Support; Grant Access to Data Readers. Mark Complete.",
+        "Dear Customer,\nyour order has shipped.\n\nBest regards,\nThe Northwind Team\n",
+    ],
+)
+def test_look_alikes_of_names_are_not_taken(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
+def test_phone_csv_columns_and_whatsapp_uris() -> None:
+    assert found("name,phone\nAnn,4155552671\n", frozenset()) == {("PHONE", "4155552671")}
+    # A +CC number between digit-led fields of a CSV row.
+    assert ("PHONE", "+44 20 7946 0958") in found("id,name,phone,visits\n1,Ann,+44 20 7946 0958,3\n", frozenset())
+    assert ("PHONE", "+14155238886") in found("2024-03-02 INFO sent to whatsapp:+14155238886 sid=SM12", frozenset())
+    assert ("PHONE", "+14155552671") in found("call tel:+14155552671 now", frozenset())
+    assert found("name,phone\nAnn,not set\nBob,12\n", frozenset()) == set()  # the column's values are validated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "081109 203615 148 INFO dfs.DataNode$PacketResponder: Received block",  # HDFS date and time
+        "2024-01-02 12:34:56 INFO started in 1234 567 ms",
+        "epoch_ms=1709374271123 build 10.0.19041.1 version 1.2.3.4",
+        "connection from 82-68-222-194.dsl.in-addr.example.net",  # an IP written with dashes in a host name
+        "Fan speeds ( 3552 3534 3375 **** 3515 3479 )",
+        "178176 2428 boot_cmd success 10",
+        "Berlin 10115, 75002 Paris, SW1A 2AA London, 90210-1234",
+    ],
+)
+def test_log_look_alikes_are_not_phones(text: str) -> None:
+    assert not {f for f in found(text, frozenset()) if f[0] == "PHONE"}
+
+
+def test_national_ids_in_labelled_columns() -> None:
+    text = "customer_id,name,ssn,steuer-id,bsn,nin\n7,Ann,536225481,65929970489,111222333,AB 12 34 56 C\n"
+    assert found(text, frozenset()) == {
+        ("US_SSN", "536225481"),
+        ("NATIONAL_ID", "65929970489"),
+        ("NATIONAL_ID", "111222333"),
+        ("NATIONAL_ID", "AB 12 34 56 C"),
+    }
+    assert found("id,ssn\n1,000000000\n2,12\n", frozenset()) == set()  # invalid for the column: kept
+    assert found("score,ssn_verified\n1,true\n", frozenset()) == set()
+
+
+def test_route_setting_is_validated_and_its_kinds_have_series() -> None:
+    settings = settings_for(
+        "http://127.0.0.1:1",
+        "http://127.0.0.1:2",
+        routes={"tandem": {"strategy": "cloud", "privacy": "redact", "privacy_detect": ["person", "address"]}},
+    )
+    assert {"PERSON", "ADDRESS"} <= set(SeriesScope.of(settings).privacy_kinds)
+    with pytest.raises(ConfigError, match="privacy_detect"):
+        settings_for(
+            "http://127.0.0.1:1", "http://127.0.0.1:2", routes={"t": {"strategy": "cloud", "privacy_detect": ["names"]}}
+        )
+
+
+def test_redact_route_keeps_names_and_streets_from_the_cloud_and_restores_them(
+    make_gateway: type[GatewayServer], client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    routes = {
+        "tandem": {"strategy": "cloud", "privacy": "redact", "privacy_detect": ["person", "address"]},
+        "plain": {"strategy": "cloud", "privacy": "redact"},
+    }
+    server = make_gateway(routes=routes)  # type: ignore[call-arg]
+    export = (
+        "Update the CRM from this export:\n"
+        "id,full_name,street,city\n1,Oluwadamilola Achterberg,14 Juniper Close,Leeds\n"
+    )
+    cloud.push({"text": "Updated [PERSON_1] at [ADDRESS_1]."})
+    answer = client.post(
+        f"{server.url}/v1/chat/completions",
+        json={"model": "tandem", "messages": [{"role": "user", "content": export}]},
+        headers={"X-Session-ID": "people"},
+    )
+    assert answer.status_code == 200, answer.text
+    sent = str(cloud.received[0].body["messages"])
+    assert "Oluwadamilola" not in sent and "Achterberg" not in sent and "Juniper Close" not in sent
+    assert "[PERSON_1]" in sent and "[ADDRESS_1]" in sent
+    assert answer.json()["choices"][0]["message"]["content"] == "Updated Oluwadamilola Achterberg at 14 Juniper Close."
+    # A route that did not opt in sends them as they are.
+    cloud.push({"text": "ok"})
+    client.post(
+        f"{server.url}/v1/chat/completions",
+        json={"model": "plain", "messages": [{"role": "user", "content": export}]},
+        headers={"X-Session-ID": "plain"},
+    )
+    assert "Oluwadamilola Achterberg" in str(cloud.received[1].body["messages"])
