@@ -70,7 +70,7 @@ CLIENT_LIMITS = ("requests_per_minute", "cloud_usd_per_day")
 # The codes of requests refused before they became a step (Engine.refused).
 BAD_REQUEST_CODES = ("invalid_json", "json_too_deep", "invalid_request", "model_not_found", "invalid_target")
 # Kinds of value the optional detector backends add to Tandem's own (router/privacy/backends.py).
-BACKEND_KINDS = {"presidio": ("PERSON", "LOCATION")}
+BACKEND_KINDS = {"presidio": ("PERSON", "ADDRESS")}
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ analyzer (names and postal addresses, from its NER model) after Tandem's own det
 
 Presidio is not a dependency of Tandem: install `presidio-analyzer` and its spaCy model where a
 team has them. Asking for a backend that is not installed is a start-up error, not a silent
-no-op. Its findings map onto Tandem's kinds (PERSON, LOCATION, …); entities Tandem already
+no-op. Its findings map onto Tandem's kinds (PERSON, ADDRESS, …); entities Tandem already
 detects itself are not asked for.
 """
 
@@ -15,7 +15,7 @@ from router.privacy import detect
 from router.privacy.detector import Finding
 
 # Presidio entity -> Tandem kind (kinds.py).
-PRESIDIO_KINDS = {"PERSON": "PERSON", "LOCATION": "LOCATION", "NRP": "PERSON"}
+PRESIDIO_KINDS = {"PERSON": "PERSON", "LOCATION": "ADDRESS", "NRP": "PERSON"}
 
 
 def presidio_backend(language: str = "en") -> detect.Backend:

@@ -28,6 +28,5 @@ KINDS: tuple[str, ...] = (
     "SECRET_ASSIGNMENT",  # a high-entropy value assigned to a password/secret/token/key name
     "ENCODED_SECRET",  # a base64 value whose decoded text holds a secret (router/privacy/encoded.py)
     "PERSON",  # a person's name: opt-in per route (`privacy_detect: [person]`) or a backend
-    "ADDRESS",  # a postal address (street and number): opt-in per route (`privacy_detect: [address]`)
-    "LOCATION",  # a place named by an optional backend (Presidio's NER)
+    "ADDRESS",  # a postal address: opt-in per route (`privacy_detect: [address]`), or a place (Presidio)
 )

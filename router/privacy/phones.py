@@ -107,7 +107,8 @@ _GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{
 # digits or more (`081109 203615 148`: a date and a time), four groups of four or five and four
 # without a trunk 0 (rows of numbers), an IPv4 address written with dashes (`82-68-222-194.dsl…`).
 _NOT_PHONE_GROUPS = re.compile(
-    r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^[1-9]\d{4} \d{4}$|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
+    r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^[1-9]\d{4} \d{4}$"
+    r"|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
 )
 # A host name goes on after the number (`195-154-37-122.rev.example.eu`).
 _HOST_AFTER = re.compile(r"\.[A-Za-z]")
