@@ -186,6 +186,10 @@ def _label(args: argparse.Namespace) -> int:
         result = label_rows(rows, teacher)
     finally:
         teacher.close()
+    if result.labelled_rows == 0 and result.failures:
+        # Nothing labelled and every request failed: the teacher is unreachable or refusing.
+        print(f"tandem judge label: error: no row labelled; {args.url}: {result.failures[0]}", file=sys.stderr)
+        return 1
     write_rows(args.out, rows)
     print(
         f"labelled {result.labelled_rows} rows of {result.trajectories} trajectories ({result.positives} cloud) "

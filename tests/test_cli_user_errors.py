@@ -93,6 +93,11 @@ CASES: list[tuple[str, list[str], str]] = [
         ["judge", "evaluate", "--model", "{tmp}/none.onnx", "--data", "{rows}"],
         "none.card.json",
     ),
+    (
+        "judge label: unreachable teacher",
+        ["judge", "label", "--data", "{rows}", "--url", "http://127.0.0.1:{closed}/v1", "--model", "m", "--out", "o"],
+        "no row labelled; http://127.0.0.1:{closed}/v1: request failed: ConnectError",
+    ),
     ("unknown option", ["serve", "--prot", "80"], "unrecognized arguments: --prot"),
 ]
 
