@@ -48,7 +48,7 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
 
 
 async def for_load(
-    pool: EdgePool, step: Step, decision: Decision, cloud_allowed: bool, store: TrajectoryStore
+    pool: EdgePool, step: Step, decision: Decision, cloud_allowed: bool, store: TrajectoryStore, metrics: Metrics
 ) -> Decision:
     """The decision once the edge's load is known: an edge step on a full pool goes to the
     cloud (`edge_full: cloud`, where nothing keeps it off the cloud), fails (`fail`), or
@@ -73,10 +73,11 @@ async def for_load(
     trajectory = step.identity.trajectory
     spills = int(trajectory.notes.get(notes.POOL_SPILLS, "0") or 0) + 1
     await store.note(step.identity.trajectory_id, notes.POOL_SPILLS, str(spills))
+    metrics.edge.load_spills.labels(step.route.name).inc()
     return Decision(target="cloud", reason=Reason.EDGE_FULL, score=decision.score, features=decision.features)
 
 
-async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore) -> Placement:
+async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore, metrics: Metrics) -> Placement:
     """The step's placement, its trajectory's new home written where it has one. Two gateway
     replicas placing a new run's first steps at once agree on the home written first."""
     trajectory_id = step.identity.trajectory_id
@@ -84,6 +85,8 @@ async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore) -> Placemen
     placement = pool.place(trajectory_id, home)
     if placement.new_home is None:
         return placement
+    if placement.rehomed is not None:
+        metrics.edge.rehomes.labels(placement.rehomed).inc()
     kept = await store.note(trajectory_id, notes.POOL_HOME, placement.new_home, keep_first=home is None)
     winner = pool.by_url.get(kept)
     if winner is None or winner is placement.replicas[0] or winner not in placement.replicas:
@@ -96,7 +99,8 @@ async def send_pooled(
 ) -> UpstreamReply:
     """Send the step to its replicas in order until one answers; raise the last failure when
     none does (the engine then fails over to the cloud where the route allows it)."""
-    placement = await _homed(pool, step, store)
+    placement = await _homed(pool, step, store, metrics)
+    metrics.edge.replica_steps.labels(placement.replicas[0].url).inc()
     last: UpstreamFailure | None = None
     for attempt, replica in enumerate(placement.replicas):
         if last is not None:

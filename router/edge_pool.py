@@ -43,6 +43,7 @@ class ReplicaLoad:
     kv_cache_usage: float = 0.0  # 0..1
     prefix_hits: float = 0.0  # tokens served from the prefix cache, a counter
     prefix_queries: float = 0.0  # tokens looked up in it, a counter
+    prefix_hit_ratio: float = 0.0  # hits / queries between the last two scrapes
     at: float = 0.0  # monotonic time of the scrape; 0: never scraped
 
 
@@ -89,6 +90,8 @@ class Placement:
     replicas: list[Replica]
     new_home: str | None = None
     spilled: bool = False  # the home was over the load bound: this step went elsewhere
+    # Why a trajectory that had a home got a new one: replica_down, replica_removed, overloaded.
+    rehomed: str | None = None
 
 
 class EdgePool:
@@ -156,7 +159,10 @@ class EdgePool:
                 return Placement([first, *[r for r in ranked if r is not first]], spilled=True)
         # New, or its home died, left, or stayed over the bound: a new home.
         first = under[0]
-        return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url)
+        why = None
+        if home is not None:
+            why = "replica_removed" if current is None else "overloaded" if current in candidates else "replica_down"
+        return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url, rehomed=why)
 
     def full(self, max_waiting: int) -> bool:
         """Whether every replica able to take a step has `max_waiting` or more requests waiting

@@ -94,7 +94,14 @@ async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
                     parts.append(part)
     except (TimeoutError, aiohttp.ClientError, Http1Error, OSError):
         return False
-    replica.load = parse_load(b"".join(parts), time.monotonic())
+    before, load = replica.load, parse_load(b"".join(parts), time.monotonic())
+    looked_up = load.prefix_queries - before.prefix_queries
+    # Counters that went back (the server restarted) or did not move keep the last ratio.
+    if before.at and looked_up > 0 and load.prefix_hits >= before.prefix_hits:
+        load.prefix_hit_ratio = (load.prefix_hits - before.prefix_hits) / looked_up
+    else:
+        load.prefix_hit_ratio = before.prefix_hit_ratio
+    replica.load = load
     return True
 
 

@@ -236,7 +236,7 @@ class Engine:
             decision = constrain(await self._decide(route, context, guard), refusal)
         if self.edge_pool is not None:
             cloud_allowed = refusal is None and forced != "edge" and guard.allows_cloud()
-            decision = await for_load(self.edge_pool, step, decision, cloud_allowed, self.tracker.store)
+            decision = await for_load(self.edge_pool, step, decision, cloud_allowed, self.tracker.store, self.metrics)
         step.decision = decision
         await self._enforce_privacy(route, guard, decision, step.request.messages)
         # Whatever forbids the cloud also forbids failing over to it, and so does a header

@@ -25,6 +25,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from router import __version__
+from router.edge_metrics import edge_series
 from router.exposition import FilesWriter, RegistryWriter
 from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
 from router.metrics_multiprocess import multiprocess_active as multiprocess_active
@@ -55,6 +56,8 @@ class Metrics:
         self._judge_and_privacy()
         self._trajectories()
         self._gauges()
+        # The edge pool's series (router/edge_metrics.py).
+        self.edge = edge_series(self._counter, self._gauge)
         self._initialise()
         # The per-step series' children, found once per label set: `labels()` costs about a
         # microsecond a call, and a step books eight (the label values are bounded).

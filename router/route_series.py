@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router import __version__
+from router.edge_metrics import REHOME_REASONS
 from router.ledger import ANSWERED_BY
 from router.policies.base import Reason
 from router.privacy.modes import blocks, can_keep_local, protects, redacts
@@ -85,11 +86,13 @@ class SeriesScope:
     store: bool = False
     privacy_kinds: tuple[str, ...] = ()
     client_limits: bool = False
+    edge_replicas: tuple[str, ...] = ()  # the edge pool's replicas, as labelled (public URLs)
 
     @classmethod
     def of(cls, settings: Any) -> SeriesScope:
         from router.privacy.detect import TYPES
         from router.privacy.opt_in import KINDS as OPT_IN
+        from router.settings import public_url
 
         kinds = list(TYPES)
         for backend in settings.privacy_backends:
@@ -103,6 +106,7 @@ class SeriesScope:
             store=settings.redis_url is not None,
             privacy_kinds=tuple(kinds),
             client_limits=_limited(settings.client_limits),
+            edge_replicas=tuple(public_url(url) for url in settings.upstreams["edge"].endpoints),
         )
 
 
@@ -334,6 +338,10 @@ def _per_upstream(scope: SeriesScope) -> Iterator[Labels]:
     yield from ((name,) for name in scope.upstreams)
 
 
+def _per_replica(scope: SeriesScope) -> Iterator[Labels]:
+    yield from ((url,) for url in scope.edge_replicas)
+
+
 def _route_histogram(name: str, route: Any, scope: SeriesScope) -> Iterator[Labels]:
     yield (name,)
 
@@ -382,6 +390,17 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_upstream_reachable": _per_upstream,
     "tandem_upstream_authorised": _per_upstream,
     "tandem_build_info": lambda scope: ((__version__,),),
+    "tandem_edge_replica_steps": _per_replica,
+    "tandem_edge_rehomes": _if(lambda scope: bool(scope.edge_replicas), REHOME_REASONS),
+    "tandem_edge_load_spills": _each_route(
+        lambda name, route, scope: ((name,),) if scope.edge_replicas and route.edge_full == "cloud" else ()
+    ),
+    "tandem_edge_replica_in_flight": _per_replica,
+    "tandem_edge_replica_waiting": _per_replica,
+    "tandem_edge_replica_running": _per_replica,
+    "tandem_edge_replica_kv_cache_usage": _per_replica,
+    "tandem_edge_replica_prefix_cache_hit_ratio": _per_replica,
+    "tandem_edge_replica_available": _per_replica,
     "tandem_route_info": _each_route(lambda name, route, scope: ((name, str(route.strategy), str(route.privacy)),)),
     "tandem_route_cloud_share_target": _each_route(
         lambda name, route, scope: ((name,),) if route.intended_cloud_share() is not None else ()

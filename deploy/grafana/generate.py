@@ -262,6 +262,52 @@ OVERVIEW = (
         ),
     ),
     Section(
+        "Edge pool",
+        (
+            Panel(
+                "Steps placed per replica",
+                "Steps placed first on each edge replica (upstreams.edge.endpoints), per second; with balance: "
+                "affinity each trajectory stays on its home replica.",
+                (_q(f"sum by (replica) (rate(tandem_edge_replica_steps_total[{RATE}]))", "{{replica}}"),),
+                "reqps",
+                width=6,
+            ),
+            Panel(
+                "In flight and queued per replica",
+                "Steps the gateways have in flight on each replica, and the requests waiting in its own queue "
+                "(vLLM's num_requests_waiting, read from its /metrics).",
+                (
+                    _q("sum by (replica) (tandem_edge_replica_in_flight)", "{{replica}} in flight"),
+                    _q("max by (replica) (tandem_edge_replica_waiting)", "{{replica}} waiting"),
+                ),
+                "short",
+                width=6,
+            ),
+            Panel(
+                "Prefix-cache hits and KV cache per replica",
+                "Share of prompt tokens each replica served from its prefix cache (between two reads of its "
+                "metrics), and its KV-cache usage.",
+                (
+                    _q("max by (replica) (tandem_edge_replica_prefix_cache_hit_ratio)", "{{replica}} prefix hits"),
+                    _q("max by (replica) (tandem_edge_replica_kv_cache_usage)", "{{replica}} KV cache"),
+                ),
+                "percentunit",
+                width=6,
+            ),
+            Panel(
+                "Spilled to the cloud for load",
+                "Edge steps sent to the cloud because every replica's queue was full (edge_full: cloud), per "
+                "second by route; and 1 while the pool is full.",
+                (
+                    _q(f"sum by (route) (rate(tandem_edge_load_spills_total{{{R}}}[{RATE}]))", "{{route}}"),
+                    _q("max(tandem_edge_pool_full)", "pool full"),
+                ),
+                "short",
+                width=6,
+            ),
+        ),
+    ),
+    Section(
         "Failures",
         (
             Panel(

@@ -284,6 +284,26 @@ def upstream_scenario() -> dict[str, Any]:
     }
 
 
+def edge_pool_scenario() -> dict[str, Any]:
+    # Gateway a: the pool full for 20 minutes, then not. Gateway b: full for 5 minutes at a time.
+    full = {"job": "tandem", "severity": "warning"}
+    inputs = [
+        series("tandem_edge_pool_full", 'instance="a:8080"', "0x10 1x20 0x10"),
+        {"series": 'tandem_edge_pool_full{job="other",instance="b:8080"}', "values": "0x10 1x5 0x5 1x5 0x15"},
+    ]
+    return {
+        "name": "TandemEdgePoolFull: a pool full for 20 minutes, another full 5 minutes at a time",
+        "interval": "1m",
+        "input_series": inputs,
+        "alert_rule_test": [
+            expect("TandemEdgePoolFull", "15m"),
+            expect("TandemEdgePoolFull", "21m", full),
+            expect("TandemEdgePoolFull", "29m", full),
+            expect("TandemEdgePoolFull", "33m"),
+        ],
+    }
+
+
 def scenarios() -> list[dict[str, Any]]:
     return [
         # A route whose every step fails (an upstream answering 429 to all): critical within 3 minutes.
@@ -301,6 +321,7 @@ def scenarios() -> list[dict[str, Any]]:
         cloud_share_scenario(),
         *spend_scenarios(),
         upstream_scenario(),
+        edge_pool_scenario(),
     ]
 
 

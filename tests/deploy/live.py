@@ -47,7 +47,7 @@ ROUTES: dict[str, dict[str, Any]] = {
     "tandem/block": {"strategy": "cloud", "privacy": "block"},
     "tandem/local": {"strategy": "cloud", "privacy": "keep_local"},
     # `tandem/edge` never fails over (edge-only keeps the data local); this one does.
-    "tandem/edge-failover": {"strategy": "edge", "failover": True},
+    "tandem/edge-failover": {"strategy": "edge", "failover": True, "edge_full": "cloud"},
 }
 HIGH_ENTROPY = {"kind": "text", "top_logprobs": [-0.7, -0.7, -1.0]}
 PREMIUM = {"input": 50.0, "cached_input": 5.0, "output": 150.0}
@@ -189,7 +189,8 @@ def running_fleet() -> Iterator[Fleet]:
             edge.base_url,
             cloud.base_url,
             routes=ROUTES,
-            upstream_overrides={"edge": fast, "cloud": fast},
+            # The edge as a pool of one replica: the edge pool's series and panels have data.
+            upstream_overrides={"edge": {**fast, "endpoints": [edge.base_url]}, "cloud": fast},
             trajectories={"idle_close_s": 2},
         )
     ).start()

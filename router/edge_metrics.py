@@ -1,0 +1,104 @@
+"""The edge pool's series (router/edge_pool.py): per replica, the steps placed on it, what it
+holds in flight, its own queue, KV cache and prefix-cache hit ratio as its /metrics said, and
+whether its breaker lets steps through; for the pool, the runs re-homed and the steps spilled to
+the cloud for load (by route), and whether it is full now. Labels are bounded: a replica is one
+of the configured `endpoints`.
+
+The gauges are set when /metrics is scraped (`refresh`), from what the pool holds then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import Counter, Gauge
+
+if TYPE_CHECKING:
+    from router.edge_pool import EdgePool
+
+REHOME_REASONS = ("replica_down", "replica_removed", "overloaded")
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSeries:
+    replica_steps: Counter
+    rehomes: Counter
+    load_spills: Counter
+    in_flight: Gauge
+    waiting: Gauge
+    running: Gauge
+    kv_cache_usage: Gauge
+    prefix_hit_ratio: Gauge
+    available: Gauge
+    pool_full: Gauge
+
+    def refresh(self, pool: EdgePool, full_waiting: int) -> None:
+        """Set the gauges from the pool as it stands (a /metrics scrape calls this)."""
+        now = pool.clock()
+        for replica in pool.replicas:
+            url, load = replica.url, replica.load
+            self.in_flight.labels(url).set(replica.in_flight)
+            self.waiting.labels(url).set(load.waiting)
+            self.running.labels(url).set(load.running)
+            self.kv_cache_usage.labels(url).set(load.kv_cache_usage)
+            self.prefix_hit_ratio.labels(url).set(load.prefix_hit_ratio)
+            self.available.labels(url).set(1 if replica.alive(now) else 0)
+        self.pool_full.set(1 if pool.full(full_waiting) else 0)
+
+
+def edge_series(
+    counter: Callable[[str, str, Iterable[str]], Counter], gauge: Callable[[str, str, Iterable[str], Any], Gauge]
+) -> EdgeSeries:
+    """Declare the edge pool's families with the gateway's own `Metrics` helpers."""
+    replica = ("replica",)
+    return EdgeSeries(
+        replica_steps=counter(
+            "tandem_edge_replica_steps", "Steps placed first on each edge replica (its base URL)", replica
+        ),
+        rehomes=counter(
+            "tandem_edge_rehomes",
+            "Trajectories given a new home replica, by why: its breaker opened, it left the configuration, "
+            "it stayed over the load bound",
+            ("reason",),
+        ),
+        load_spills=counter(
+            "tandem_edge_load_spills",
+            "Edge steps sent to the cloud because every edge replica's queue was full (edge_full: cloud), by route",
+            ("route",),
+        ),
+        in_flight=gauge(
+            "tandem_edge_replica_in_flight", "Steps this gateway has in flight on each edge replica", replica, "livesum"
+        ),
+        waiting=gauge(
+            "tandem_edge_replica_waiting",
+            "Requests waiting in each edge replica's own queue (its vLLM metrics)",
+            replica,
+            "max",
+        ),
+        running=gauge(
+            "tandem_edge_replica_running", "Requests each edge replica is running (its vLLM metrics)", replica, "max"
+        ),
+        kv_cache_usage=gauge(
+            "tandem_edge_replica_kv_cache_usage",
+            "KV-cache usage of each edge replica, 0..1 (its vLLM metrics)",
+            replica,
+            "max",
+        ),
+        prefix_hit_ratio=gauge(
+            "tandem_edge_replica_prefix_cache_hit_ratio",
+            "Share of prompt tokens each edge replica served from its prefix cache between its last two scrapes",
+            replica,
+            "max",
+        ),
+        available=gauge(
+            "tandem_edge_replica_available", "1 while an edge replica's breaker lets steps through", replica, "max"
+        ),
+        pool_full=gauge(
+            "tandem_edge_pool_full",
+            "1 while every edge replica's queue is at the lowest edge_full_waiting of the routes or over it",
+            (),
+            "max",
+        ),
+    )
