@@ -13,7 +13,6 @@ import os
 import types
 import typing
 from collections.abc import Iterator, Mapping
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -33,26 +32,25 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
             yield from _models_in(argument)
 
 
-@cache
-def known_keys(root: type[BaseModel]) -> frozenset[str]:
-    """The names of every field of `root` and of every model reachable from it."""
-    seen: set[type[BaseModel]] = set()
-    names: set[str] = set()
-    waiting = [root]
-    while waiting:
-        model = waiting.pop()
-        if model in seen:
-            continue
-        seen.add(model)
-        for name, info in model.model_fields.items():
-            names.add(name)
-            waiting.extend(_models_in(info.annotation))
-    return frozenset(names)
+def keys_at(root: type[BaseModel], parents: tuple[int | str, ...]) -> set[str]:
+    """The keys the models at `parents` accept (several models where a union sits there). Parts
+    that are no field (a dict's key, a list's index, a union's tag) keep the models they are in."""
+    current: set[type[BaseModel]] = {root}
+    for part in parents:
+        inner = {
+            model
+            for holder in current
+            if str(part) in holder.model_fields
+            for model in _models_in(holder.model_fields[str(part)].annotation)
+        }
+        current = inner or current
+    return {name for model in current for name in model.model_fields}
 
 
-def did_you_mean(key: str, root: type[BaseModel]) -> str:
-    """' (did you mean max_body_bytes?)' for a near miss, '' when nothing is close."""
-    close = difflib.get_close_matches(key, sorted(known_keys(root)), n=1, cutoff=0.75)
+def did_you_mean(key: str, root: type[BaseModel], parents: tuple[int | str, ...] = ()) -> str:
+    """' (did you mean max_body_bytes?)' for a near miss among the keys accepted where `key` was
+    written, '' when nothing is close."""
+    close = difflib.get_close_matches(key, sorted(keys_at(root, parents)), n=1, cutoff=0.75)
     return f" (did you mean {close[0]}?)" if close else ""
 
 
@@ -117,7 +115,7 @@ def describe(error: ValidationError, path: Path | None, root: type[BaseModel]) -
         loc = tuple(item["loc"])
         message = str(item["msg"]).removeprefix("Value error, ")
         if item["type"] == "extra_forbidden" and loc:
-            message = f"unknown key, not permitted here{did_you_mean(str(loc[-1]), root)}"
+            message = f"unknown key, not permitted here{did_you_mean(str(loc[-1]), root, loc[:-1])}"
         if loc:
             lines.append(f"{'.'.join(str(part) for part in loc)}: {message}{where(path, loc)}")
         else:
