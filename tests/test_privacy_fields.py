@@ -192,3 +192,14 @@ def test_a_base64_secret_in_a_tool_result_goes_as_one_placeholder_and_comes_back
     # line breaks written `\n`): exactly those bytes come back.
     assert json.loads(call["function"]["arguments"])["content"] == json.dumps(blob)[1:-1]
     assert json.dumps(blob)[1:-1] in result
+
+
+def test_allow_counts_a_value_sent_in_a_field_as_exposed(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "privacy": "allow"}})
+    body = {"model": "tandem", "messages": [{"role": "user", "content": "hi"}], "user": EMAIL}
+    assert _ask(client, server, "/v1/chat/completions", body).status_code == 200
+    assert cloud.received[0].body["user"] == EMAIL  # sent as it is
+    detail = client.get(f"{server.url}/v1/trajectories/fields").json()
+    assert detail["privacy"]["exposed"] == {"EMAIL": 1}

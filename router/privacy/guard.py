@@ -130,6 +130,7 @@ class PrivacyGuard:
         self._loaded = False
         self._deferred: list[dict[str, Any]] | None = None  # messages whose scan waits (`defer_scan`)
         self._deferred_fields: dict[str, Any] | None = None
+        self._fields: dict[str, Any] | None = None  # the request whose other fields were scanned
         self._entry = self._sync(born)
 
     def _sync(self, born: float | None) -> TrajectoryMemo:
@@ -230,6 +231,7 @@ class PrivacyGuard:
         try:
             texts = [text for m in messages[scanned:] for text in message_texts(m)]
             if fields:
+                self._fields = fields
                 texts += field_strings(fields)
             findings = [f for text in texts for f in detect(text, self._optional)]
             reserved = {p for text in texts if "[" in text for p in PLACEHOLDER.findall(text)}
@@ -428,11 +430,25 @@ class PrivacyGuard:
             self._metrics.privacy_values.labels(self.route, kind, "redacted").inc(times)
         return changed
 
+    def _expose_fields(self) -> None:
+        """Where the request goes as it is: the known values in its other fields (`user`, tool
+        descriptions…) reached the cloud too."""
+        matcher = self._entry.matcher
+        if not (self._fields and matcher.values):
+            return
+        texts = field_strings(self._fields)
+        found = {matcher.placeholder[value] for text in texts for _start, _end, value in matcher.find(text)}
+        new = found - self._entry.exposed - set(self.exposed)
+        self.exposed_kinds.update(kind_of(placeholder) for placeholder in new)
+        self.exposed.extend(sorted(new))
+
     async def measure(self, messages: list[dict[str, Any]]) -> None:
-        """Count what reaches the cloud in `messages`, sent as they are (a mode that does not
-        redact): the scan put off, then `outgoing`, then the count written."""
+        """Count what reaches the cloud in `messages` and the request's other fields, sent as
+        they are (a mode that does not redact): the scan put off, then `outgoing`, then the
+        count written."""
         await self.scan_deferred()
         self.outgoing(messages)
+        self._expose_fields()
         await self.commit()
 
     def count_blocked(self, messages: list[dict[str, Any]]) -> None:
