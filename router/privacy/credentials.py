@@ -181,6 +181,7 @@ DETECTORS: tuple[Detector, ...] = (
         reach=2070,
         rule="aws-secret",
         keyword_core=24,
+        head=re.compile(r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"),
     ),
     Detector(
         "CLOUD_KEY",
@@ -219,6 +220,7 @@ DETECTORS: tuple[Detector, ...] = (
         reach=4096,
         rule="bearer-token",
         keyword_core=40,
+        head=re.compile(r"(?i)\bauthorization\b"),
     ),
 )
 

@@ -127,6 +127,7 @@ DETECTORS: tuple[Detector, ...] = (
         reach=_BLOB_CHARS,
         rule="encoded-under-key",
         keyword_core=80,
+        head=re.compile(r"(?i)(?<![\w.-])(?:" + _KEYS + r")"),
     ),
     Detector(
         "ENCODED_SECRET",
@@ -152,5 +153,6 @@ DETECTORS: tuple[Detector, ...] = (
         reach=_BLOB_CHARS,
         rule="encoded-blob",
         keyword_core=41,
+        head=re.compile(r"(?<![\w+/=])" + _B64 + r"{40}"),
     ),
 )
