@@ -12,7 +12,6 @@ A value that is a reference or a stand-in (`$PGPASSWORD`, `${VAR}`, `<password>`
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from router.privacy import validators
@@ -48,23 +47,13 @@ def password_value(value: str) -> bool:
         return False
     if "(" in value or ")" in value or "[" in value or value.endswith((":", ",")):
         return False  # code: `password=base64.b16encode(raw[8:])`, `pwd=None):`
-    if value.isalpha() and not _looks_random(value):
+    if value.isalpha() and not validators.looks_random(value):
         return False
-    if validators.is_code(value) and not (any(c.isdigit() for c in value) or _looks_random(value)):
+    if validators.is_code(value) and not (any(c.isdigit() for c in value) or validators.looks_random(value)):
         return False  # `password = user.password`, `pwd=getPassword()`
     if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
         return False
     return validators.entropy(value) >= 2.2
-
-
-def _looks_random(value: str) -> bool:
-    """Letters switching case often (`QZHInDxyXJ`), unlike a camelCase name (`userPassword`)."""
-    if "." in value or "(" in value or len(value) < 10:
-        return False
-    switches = sum(
-        1 for a, b in itertools.pairwise(value) if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
-    )
-    return switches >= max(3, len(value) // 4)
 
 
 def opaque_token(value: str) -> bool:
@@ -140,6 +129,48 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\blogin[ \t]+[^\s]{1,100}\s+password[ \t]+",
         130,
     ),
+    # htpasswd -b[c] file user X (the password on the command line)
+    _flag(
+        "htpasswd",
+        r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+\S+[ \t]+\S+[ \t]+"
+        + _ARG,
+        rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
+        48,
+    ),
+    # echo 'X' | docker login --password-stdin (the value before the pipe)
+    _flag(
+        "password-stdin",
+        r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+"
+        + _ARG
+        + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?[\w./-]+[^\n|;&]{0,200}--password-stdin",
+        rb"--password-stdin",
+        320,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # SQL: CREATE USER … IDENTIFIED BY 'X', ALTER ROLE … WITH PASSWORD 'X'
+        re.compile(r"(?i)\b(?:identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by|password)[ \t]+'([^'\n]{1,200})'"),
+        rb"(?i)(?:identified[ \t]+(?:with[ \t]+\w+[ \t]+)?by|password)[ \t]+'",
+        validate=command_password,
+        group=1,
+        reach=210,
+        rule="sql-password",
+        keyword_core=48,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # XML elements (Maven settings.xml, NuGet, Tomcat): <password>X</password>
+        re.compile(
+            r"(?i)<(?:[\w.-]{0,40}:)?[\w.-]{0,40}(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key)>"
+            r"([^<\n]{1,500})</"
+        ),
+        rb"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key)>[^<\n]",
+        validate=command_password,
+        group=1,
+        reach=510,
+        rule="xml-secret",
+        keyword_core=100,
+    ),
     Detector(
         "SECRET_ASSIGNMENT",
         # .pgpass: hostname:port:database:username:password, a line each.
@@ -176,7 +207,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"[\"'\\]{0,2}([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
         ),
         rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)",
-        validate=lambda value: validators.entropy(value) >= 3.5,
+        validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
         group=1,
         reach=2070,
         rule="aws-secret",

@@ -24,10 +24,10 @@ _SECRET_WORDS = (
 )
 # A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`, and glued or
 # camelCase ones: `ADMINPASSWORD`, `dbPassword`, `SessionToken`: the match starts at the word;
-# pagination tokens are no secrets, nor an ARN's `:secret:`), maybe JSON-escaped (`\"password\"`), then `=` or `:`,
-# maybe after aligning spaces (Terraform, INI).
+# pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe JSON-escaped
+# (`\"password\"`), then `=` or `:`, maybe after aligning spaces (Terraform, INI).
 _NAME_HEAD = (
-    r"(?i)(?<![0-9:])(?<!next)(?<!page)(?<!continuation)(?<!sync)(?<!marker)(?<!cursor)(?<!existing)"
+    r"(?i)(?<![0-9:])(?<!next)(?<!page)(?<!continuation)(?<!sync)(?<!marker)(?<!cursor)(?<!existing)(?<!client)(?<!clientrequest)(?<!idempotency)"
     + _SECRET_WORDS
     + r"(?![A-Za-z0-9])"
 )

@@ -5,6 +5,7 @@ Each takes the candidate value as the detector matched it and says whether it is
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 
@@ -117,6 +118,8 @@ _STAND_INS = {
 _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)?[,;)]*$|.*\w\(.*")
 # (`"…=" + PASSWORD + "…"` read from quote to quote; a password may end in `+` or `.` itself).
 _CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
+_LOWER_RUN = re.compile(r"[a-z]+")
+_NAME_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.]*$")
 _PROSE = re.compile(r"(?i)\b(?:your|enter|the|please|must|should|will|here|goes)\b")
 
 
@@ -128,9 +131,24 @@ def entropy(value: str) -> float:
 
 
 def is_reference(value: str) -> bool:
-    """A reference to a secret or a stand-in for one, not a secret."""
+    """A reference to a secret or a stand-in for one, not a secret (documented examples, such
+    as AWS's `…EXAMPLEKEY` and `EXAMPLE-PASSWORD`, included)."""
     stripped = value.strip()
-    return stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2
+    if stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
+        return True
+    return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
+
+
+def looks_random(value: str) -> bool:
+    """Letters switching case often (`QZHInDxyXJ`), unlike a name (`userPassword`, `NextToken`)."""
+    if "." in value or "(" in value or len(value) < 10:
+        return False
+    switches = sum(
+        1 for a, b in itertools.pairwise(value) if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
+    )
+    # A name's words run several lowercase letters (`AWSAccessKeyId`: ccess, ey, d).
+    runs = _LOWER_RUN.findall(value)
+    return switches >= max(3, len(value) // 4) and sum(map(len, runs)) < 2.5 * len(runs)
 
 
 def is_code(value: str) -> bool:
@@ -158,6 +176,8 @@ def quoted_secret(value: str) -> bool:
         return False
     if _CONCATENATION.search(value):  # `'…=' + PASSWORD + '…'`: code building a string
         return False
+    if _NAME_ONLY.match(value) and not looks_random(value):
+        return False  # a name: `"output_token": "NextToken"`, `API_KEY_ENV = "ANTHROPIC_API_KEY"`
     return entropy(value) >= 2.5
 
 
