@@ -269,5 +269,6 @@ PASSWORDS: tuple[Detector, ...] = (
         group=1,
         reach=256,
         rule="password-assignment",
+        head=re.compile(r"(?i)(?=p)(?<![0-9])" + _PASSWORD_NAMES + r"(?![A-Za-z0-9])"),
     ),
 )
