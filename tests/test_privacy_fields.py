@@ -41,6 +41,8 @@ ANTHROPIC = {
     "stop_sequences": "stop",
     "metadata": None,
     "thinking": None,
+    "output_config": "response_format",  # and its effort reasoning_effort
+    "output_format": "response_format",
 }
 RESPONSES = {
     "stream": "stream",
@@ -57,6 +59,7 @@ RESPONSES = {
     "metadata": None,
     "previous_response_id": None,  # refused with a 400
     "prompt_cache_key": "prompt_cache_key",
+    "text": "response_format",  # its format's schema (structured output)
 }
 
 
