@@ -6,6 +6,7 @@ smaller number of schedules goes through a real gateway (tests/test_stitch_gatew
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 import random
@@ -110,3 +111,15 @@ async def test_identical_concurrent_runs_are_as_many_trajectories() -> None:
                 await stitcher.answered(stitched.trajectory_id, stitched.key, "ok", key, stitched.anchor)
                 positions[run] += 1
         assert sorted(steps.values()) == [len(template.steps)] * count, (seed, steps)
+
+
+async def test_a_step_waits_for_the_notes_of_an_answer_already_given() -> None:
+    """An answer's notes are written off its request's path: a client that sends the same body
+    again at once after a failure must find the failure noted (a retry, not another run)."""
+    stitcher = Stitcher(MemoryStore(1_000, 3600))
+    messages: Messages = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix it"}]
+    first = await stitcher.place("", messages, False)
+    noted = asyncio.create_task(stitcher.note_answer(first.trajectory_id, first.key, "error", "", first.anchor))
+    again = await stitcher.place("", messages, False)  # before the note's task has run
+    assert (again.trajectory_id, again.decision) == (first.trajectory_id, "retry")
+    await noted

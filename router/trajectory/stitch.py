@@ -36,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,6 +75,7 @@ class KeyLocks:
 # How a stitched step was joined to its trajectory: the `x-tandem-stitch` header and the record.
 EXTENDED, REWRITTEN, NEW, RETRY = "extended", "rewritten", "new", "retry"
 MAX_REWRITE_RUNS = 4  # runs given one answer under one first message (identical runs)
+NOTE_WAIT_S = 0.5  # at most, for the notes of answers already given (a slow store's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,9 @@ class Stitcher:
         self._store = store
         self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
+        # The answers of this process whose notes are being written, by their first message's
+        # key: a step of the same first message waits for them (`NOTE_WAIT_S` at most).
+        self._noting: dict[str, set[asyncio.Event]] = {}
 
     async def find(
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
@@ -152,6 +156,12 @@ class Stitcher:
     ) -> Stitch:
         """The trajectory of a request without a session id, and how it was found."""
         previous, key, anchor = self._keys.keyed(stitch_space(namespace, scope), messages)
+        noting = self._noting.get(anchor)
+        if noting:
+            # An answer's notes are written off its request's path; a fast client's next step
+            # (or its retry of a failed one) may come before they are: wait for those begun.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*(note.wait() for note in list(noting))), NOTE_WAIT_S)
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
         async with self._locks.hold(key):
@@ -228,6 +238,26 @@ class Stitcher:
                 if trajectory_id not in exclude:
                     return trajectory_id
         return None
+
+    def note_answer(
+        self, trajectory_id: str, key: str, status: str, answer: str, anchor: str
+    ) -> Coroutine[Any, Any, None]:
+        """`answered`, to run off the request path; registered now, so that a step that comes
+        before it has run waits for it (`place`)."""
+        done = asyncio.Event()
+        self._noting.setdefault(anchor, set()).add(done)
+
+        async def note() -> None:
+            try:
+                await self.answered(trajectory_id, key, status, answer, anchor)
+            finally:
+                done.set()
+                waiting = self._noting.get(anchor, set())
+                waiting.discard(done)
+                if not waiting:
+                    self._noting.pop(anchor, None)
+
+        return note()
 
     async def answered(self, trajectory_id: str, key: str, status: str, answer: str, anchor: str = "") -> None:
         """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)

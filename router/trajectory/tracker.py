@@ -275,7 +275,7 @@ class Tracker:
         the answer's `identify.answer_key` (None when there is no answer)."""
         if identity.stitch_key is not None:
             stitcher, key = self.stitcher, identity.stitch_key
-            work = stitcher.answered(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
+            work = stitcher.note_answer(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
             self.spawn(work)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
