@@ -436,10 +436,10 @@ class Settings(BaseSettings):
     redis_failure: Literal["degrade", "refuse"] = "degrade"
     # Redis connections one gateway process keeps at most; a call that finds all in use waits
     # for one (load, not an outage). Redis' maxclients must exceed workers x replicas x this.
-    redis_pool_size: int = Field(64, ge=1, le=10_000)
+    redis_pool_size: int = Field(128, ge=1, le=10_000)
     # How long a call waits for a free pooled connection; past it that call alone fails
     # (503 store_busy, tandem_store_busy_total) and the breaker stays closed.
-    redis_pool_wait_s: float = Field(5.0, gt=0)
+    redis_pool_wait_s: float = Field(10.0, gt=0)
     # A Redis reply slower than this (or a connection not made within it) counts as an outage.
     redis_timeout_s: float = Field(1.0, gt=0)
     trajectories: TrajectorySettings = TrajectorySettings()

@@ -53,7 +53,7 @@ def record_of(trajectory_id: str, step: int) -> StepRecord:
 
 
 async def test_more_concurrent_calls_than_pooled_connections_wait_and_declare_no_outage(redis_url: str) -> None:
-    """300 steps at once on one process: more than the pool holds (64 by default; redis-py's own
+    """300 steps at once on one process: more than the pool holds (128 by default; redis-py's own
     default pool raised "Too many connections" past 100, which read as an outage)."""
     metrics = Metrics()
     metrics.describe(SeriesScope(store=True))

@@ -137,8 +137,8 @@ class RedisStore:
         ttl_s: float = 7 * 24 * 3600.0,
         timeout_s: float = 0.5,
         max_recent: int = MAX_RECENT,
-        pool_size: int = 64,
-        pool_wait_s: float = 5.0,
+        pool_size: int = 128,
+        pool_wait_s: float = 10.0,
     ) -> None:
         # No retries inside the client: a failure must reach the resilient wrapper at once.
         pool = WaitingPool.from_url(
