@@ -109,7 +109,7 @@ async def send_pooled(
             step.failures.append(("edge", last.kind, last.status))
         lease = pool.lease(replica, first=attempt == 0)
         try:
-            reply = await replica.upstream.send(body, step.request.stream)
+            reply = await replica.upstream.send(body, step.request.stream, trajectory_id=step.trajectory_id)
         except UpstreamFailure as failure:
             lease.release()
             pool.failed(replica, failure.kind, failure.status)

@@ -187,7 +187,7 @@ class Engine:
             vault_size=identity.trajectory.vault_size,
             optional=frozenset(route.settings.privacy_detect),
         )
-        calls = InnerCalls(self.upstreams, guard, self.metrics)
+        calls = InnerCalls(self.upstreams, guard, self.metrics, identity.trajectory_id)
         step = Step(route, request, identity, UNDECIDED, started, started_at, calls, guard)
         try:
             if meta.on_begun is not None:
@@ -318,7 +318,7 @@ class Engine:
                 elif target == "edge" and self.edge_pool is not None:
                     reply = await send_pooled(self.edge_pool, step, body, self.tracker.store, self.metrics)
                 else:
-                    reply = await upstream.send(body, step.request.stream)
+                    reply = await upstream.send(body, step.request.stream, trajectory_id=step.trajectory_id)
             except UpstreamFailure as failure:
                 self.metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
                 failures.append(failure)
@@ -374,4 +374,4 @@ class Engine:
                 self.tracker.spawn(_measure_anyway(step, messages))
                 raise
 
-        return await upstream.send(body, step.request.stream, sent=measure)
+        return await upstream.send(body, step.request.stream, sent=measure, trajectory_id=step.trajectory_id)

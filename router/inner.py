@@ -26,9 +26,14 @@ class InnerCallError(Exception):
 
 class InnerCalls:
     def __init__(
-        self, upstreams: Mapping[str, Upstream], privacy: PrivacyGuard | None = None, metrics: Metrics | None = None
+        self,
+        upstreams: Mapping[str, Upstream],
+        privacy: PrivacyGuard | None = None,
+        metrics: Metrics | None = None,
+        trajectory_id: str = "",
     ) -> None:
         self._upstreams = upstreams
+        self._trajectory_id = trajectory_id  # for an upstream's trajectory_header
         # An inner call's upstream failure is an upstream error like a step's (TandemEdgeDown
         # must see an edge that fails every probe while the cloud answers the steps).
         self._metrics = metrics
@@ -54,7 +59,7 @@ class InnerCalls:
         payload = {**body, **upstream.settings.inner_call_params, "model": upstream.model, "stream": False}
         payload.pop("stream_options", None)
         try:
-            reply = await upstream.send(orjson.dumps(payload), stream=False)
+            reply = await upstream.send(orjson.dumps(payload), stream=False, trajectory_id=self._trajectory_id)
         except UpstreamFailure as failure:
             if self._metrics is not None:
                 self._metrics.upstream_errors.labels(upstream.name, failure.kind).inc()

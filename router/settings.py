@@ -134,6 +134,14 @@ class UpstreamSettings(_Strict):
         "round_robin takes them in turn",
     )
     pool: PoolSettings = Field(PoolSettings(), description="with endpoints: load bound, re-homing, breaker")
+    trajectory_header: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$",
+        description="a header that carries the step's trajectory id to this upstream (its inner calls too), for a "
+        "router in front of the replicas that keeps a session on one of them, e.g. vLLM production-stack's "
+        "--routing-logic session --session-key <this name>; null: not sent. Do not set it on an upstream that "
+        "must not learn the ids",
+    )
     model: str = Field(description="model name sent upstream")
     api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
     api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")

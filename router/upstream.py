@@ -110,6 +110,8 @@ class Upstream:
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
         self._stream_headers = {**self._headers, "Accept": "text/event-stream", "Accept-Encoding": "identity"}
+        # The trajectory id goes in this header, when one is configured (a session-affine router).
+        self._trajectory_header = settings.trajectory_header
         # A session given here (the in-process tests' scripted one) is used instead of a pool.
         self._session: Session | None = session
         self._state: UpstreamState | None = None
@@ -132,17 +134,18 @@ class Upstream:
             await self._session.close()
             self._session = None
 
-    async def send(self, body: bytes, stream: bool, sent: Sent | None = None) -> UpstreamReply:
+    async def send(self, body: bytes, stream: bool, sent: Sent | None = None, trajectory_id: str = "") -> UpstreamReply:
         """POST a chat completion; return once the first byte of the answer is here. `sent`
         (optional) is awaited once the request is on its way, while the upstream reads it; what
-        it raises gives the call up, and it runs within the first-byte timeout."""
+        it raises gives the call up, and it runs within the first-byte timeout. `trajectory_id`
+        goes in the upstream's `trajectory_header`, where it has one."""
         assert self._session is not None, "Upstream.start() was not awaited"
         timeouts = self.settings.timeouts
         started = time.perf_counter()
         response: Response | None = None
         try:
             async with asyncio.timeout(timeouts.first_byte):
-                response = await self._post(body, stream, sent)
+                response = await self._post(body, stream, sent, trajectory_id)
                 if not 200 <= response.status < 600:
                     raise self._nonsense_status(response)
                 if 300 <= response.status < 400:
@@ -195,10 +198,13 @@ class Upstream:
             first_byte_s=time.perf_counter() - started,
         )
 
-    async def _post(self, body: bytes, stream: bool, sent: Sent | None) -> Response:
+    async def _post(self, body: bytes, stream: bool, sent: Sent | None, trajectory_id: str = "") -> Response:
         session = self._session
         assert session is not None
         headers = self._stream_headers if stream else self._headers
+        if self._trajectory_header is not None and trajectory_id:
+            # Trajectory ids are of header-safe characters only (router/trajectory/identify.py).
+            headers = {**headers, self._trajectory_header: trajectory_id}
         if sent is None:
             return await session.post(self._url, data=body, headers=headers, allow_redirects=False)
         if not isinstance(session, aiohttp.ClientSession):

@@ -24,7 +24,8 @@ from judge.task import real_task
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
 RETRY_HEADER = "x-stainless-retry-count"
-TRAJECTORY_ID = re.compile(r"^[A-Za-z0-9._:@+=~-]{1,200}$")
+# fullmatch, not match: `$` would let a trailing newline through (an id goes into headers).
+TRAJECTORY_ID = re.compile(r"[A-Za-z0-9._:@+=~-]{1,200}")
 TASK_CHARS = 500
 # Bytes of the body's end hashed for the retry fingerprint: a new step appends messages, so
 # its end differs; a retry resends the same bytes. Hashing the tail keeps the cost flat
@@ -102,7 +103,7 @@ def namespace_of(client_key: str | None) -> str:
 
 def trajectory_id(namespace: str, session: str) -> str:
     """A safe id for a session: kept as sent when it is plain, else a hash of it."""
-    if not TRAJECTORY_ID.match(session):
+    if not TRAJECTORY_ID.fullmatch(session):
         session = "h-" + _digest(session.encode())
     return f"{namespace}:{session}" if namespace else session
 
@@ -124,7 +125,7 @@ def new_trajectory_id(namespace: str) -> str:
 
 
 def is_valid_id(value: str) -> bool:
-    return bool(TRAJECTORY_ID.match(value))
+    return bool(TRAJECTORY_ID.fullmatch(value))
 
 
 def fingerprint(body: bytes | memoryview) -> str:
