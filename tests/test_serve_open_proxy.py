@@ -121,6 +121,7 @@ def test_without_an_upstream_key_an_open_address_is_allowed(tmp_path: Path) -> N
         cwd=ROOT,
     )
     assert done.returncode == 0, done.stderr
+    assert "server: 0.0.0.0:8080 (the network), 1 worker(s)" in done.stdout
 
 
 def test_loopback_serves_and_the_start_line_names_no_key(tmp_path: Path) -> None:

@@ -123,6 +123,11 @@ def summary(settings: Settings) -> list[str]:
     lines.append(f"client keys: {clients} configured" if clients else "client keys: none (no authentication)")
     lines.append(f"admin keys: {len(settings.admin_api_keys)} configured")
     lines.append(f"store: {'redis' if settings.redis_url else 'memory'}")
+    server = settings.server
+    reach = "this machine only" if is_loopback(server.host) else "the network"
+    if server.insecure_open_proxy and not clients:
+        reach += ", open proxy allowed (server.insecure_open_proxy)"
+    lines.append(f"server: {server.host}:{server.port} ({reach}), {server.workers} worker(s)")
     return lines
 
 
