@@ -109,7 +109,10 @@ async def relay(
     limits = source.limits
     if streams is not None:
         streams.add(source)
-    observer = Observer(capture, limits.max_sse_line_bytes, keyed)
+    # The answer's stitching key is of what the client gets: behind a restorer (a redacting
+    # cloud route), of the restored events, which the client resends; else of the upstream's.
+    restored = Observer(False, limits.max_sse_line_bytes, True) if keyed and restorer is not None else None
+    observer = Observer(capture, limits.max_sse_line_bytes, keyed and restored is None)
     outcome = StreamOutcome()
     started = time.perf_counter()
     marker = EndMarker()
@@ -132,16 +135,23 @@ async def relay(
                 observer.feed(out)
                 if restorer is not None:
                     out = restorer.feed(out)
+                    if restored is not None:
+                        restored.feed(out)
             if marker.done:
                 # The end marker is held back until a usage chunk went out before it.
                 observer.events += 1  # it is an event all the same (the usage estimate counts it)
                 if restorer is not None:
-                    out += restorer.flush()
+                    tail = restorer.flush()
+                    if restored is not None:
+                        restored.feed(tail)
+                    out += tail
                 if observer.partial:
                     # The marker was a line of an event still open: end that event here, so
                     # that what follows is an event of its own.
                     out += b"\n"
                     observer.feed(b"\n")
+                    if restored is not None:
+                        restored.feed(b"\n")
                 if out:
                     yield out
                 break
@@ -150,6 +160,8 @@ async def relay(
             chunk = await source.chunks()
         if restorer is not None and not marker.done:
             tail = restorer.flush()
+            if restored is not None:
+                restored.feed(tail)
             if tail:
                 yield tail
         if not marker.done and not observer.finished:
@@ -206,7 +218,7 @@ async def relay(
         outcome.usage = observer.usage
         outcome.tools = observer.tools
         outcome.text = observer.captured()
-        outcome.answer_key = observer.answer_key()
+        outcome.answer_key = (restored or observer).answer_key()
         outcome.events = observer.events
         outcome.duration_s = time.perf_counter() - started
         on_end(outcome)

@@ -225,3 +225,24 @@ def test_user_scopes_stitching_even_when_the_cloud_sees_it_redacted(
         assert response.headers["x-tandem-trajectory"] == ids[user]
         assert response.headers["x-tandem-stitch"] == "extended"
     assert len(set(ids.values())) == 2
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_restored_cloud_answer_is_continued_as_the_client_resends_it(
+    make_gateway: MakeGateway, client: httpx.Client, stream: bool
+) -> None:
+    """On a redacting route the cloud writes placeholders and the client gets (and resends)
+    the original values: the answer's key is of what the client got, streamed or not."""
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False, "privacy": "redact"}})
+    task: Messages = [TASK[0], {"role": "user", "content": "write to ada.lovelace@example.org about the release"}]
+    how = {"kind": "text", "text": "I will write to [EMAIL_1] now"}
+    first = _send(client, server, task, how, stream=stream)
+    restored = "I will write to ada.lovelace@example.org now"
+    if not stream:
+        assert first.json()["choices"][0]["message"]["content"] == restored
+    else:
+        assert b"ada.lovelace@example.org" in first.content
+    history = [*task, {"role": "assistant", "content": restored}, {"role": "user", "content": "sent?"}]
+    second = _send(client, server, history, {"kind": "text", "text": "yes"})
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "extended"
