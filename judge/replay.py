@@ -6,7 +6,9 @@ Step k is the k-th assistant turn. Its state is the conversation before that tur
 gateway would have received); its action is the turn; what follows it up to the next assistant
 turn is what the action produced. A row carries the features of the state, the action's type and
 command, the real task, an excerpt of the latest tool output, the error signals of what the
-action produced and `action_failed` (1 when those show an error; null when nothing followed).
+action produced and `action_failed`: 1 when the harness reported that the action failed
+(judge/status.py: exit codes, tool errors, harness messages; never file content), null when
+nothing followed.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import orjson
 from judge.actions import classify_message, content_text, most_consequential
 from judge.draft import draft_features
 from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
-from judge.importers import Message, Run
+from judge.importers import Message, Run, family_of
 from judge.rows import ROW_SCHEMA
 from judge.signals import error_signals
+from judge.status import command_of, failure_reason
 from judge.task import real_task
 
 EXCERPT_CHARS = 400  # of the latest tool output: what a teacher is shown about the state
@@ -78,6 +81,8 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
         draft = draft_features(message, state, run.tools)
         texts, followed = _observed(messages, index)
         signals = sorted({name for text in texts for name in error_signals(text)})
+        command, shell = command_of(message)
+        reason = failure_reason(command, shell, texts) if followed else None
         latest = next((content_text(m) for m in reversed(state) if m.get("role") in ("tool", "user")), "")
         yield {
             "schema": ROW_SCHEMA,
@@ -88,13 +93,17 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
             "draft_features": [round(float(v), DECIMALS) for v in draft],
             "target": "cloud",  # one model ran the whole run; the labels say which steps needed help
             "replayed": True,  # so the target is no routing choice (judge/labels.py)
-            "family": run.family,
+            "family": family_of(run),
             "action": most_consequential(classify_message(message)).value,
             "command": _command(message),
             "task": task[:500],
             "excerpt": latest[-EXCERPT_CHARS:],
             "next_signals": signals,
-            "action_failed": int(bool(signals)) if followed else None,
+            # The harness-status label (judge/status.py); `signals_failed`: the older error-signal
+            # one, kept to compare the two.
+            "action_failed": int(reason is not None) if followed else None,
+            "failure": reason,
+            "signals_failed": int(bool(signals)) if followed else None,
             "outcome": run.outcome,
             "edge_wrong": None,
             "teacher_label": None,

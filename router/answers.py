@@ -30,7 +30,7 @@ from router.privacy.at_rest import audit_content, kept_text
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.protocol.upstream_error import read_error
-from router.recorder import error_signals_of
+from router.recorder import settle
 from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
@@ -352,10 +352,10 @@ class Answers:
         results = step.identity.results
         reservation = step.identity.reservation
         if self.audit.enabled:
-            record.error_signals = error_signals_of(results)
+            settle(record, results, step.identity.action)
             step.ticket = self.tracker.record(record, reservation=reservation)
         else:
-            step.ticket = self.tracker.record(record, results, reservation)
+            step.ticket = self.tracker.record(record, results, reservation, step.identity.action)
         self.audit.submit(record, content)
 
 

@@ -67,6 +67,11 @@ def judge_row(
     # A `sees: draft` route records the state's features followed by the draft's.
     fits = len(recorded) in (N_FEATURES, N_FEATURES + len(DRAFT_FEATURE_NAMES))
     next_signals = following.get("error_signals") if following is not None else None
+    # The harness-status label (judge/status.py) where the next record has it; an older record:
+    # its error signals.
+    failed = following.get("failed_before") if following is not None else None
+    if failed is None and next_signals is not None:
+        failed = int(bool(next_signals))
     row = {
         "schema": JUDGE_ROW_SCHEMA,
         "trajectory_id": record["trajectory_id"],
@@ -80,7 +85,7 @@ def judge_row(
         "tools": record.get("tools", []),
         "error_signals": record.get("error_signals", []),
         "next_signals": next_signals,
-        "action_failed": int(bool(next_signals)) if next_signals is not None else None,
+        "action_failed": failed,
         "edge_wrong": None if shadow is None else int(not shadow.get("agree")),
         "teacher_label": None,
         "outcome": trajectory.get("outcome"),

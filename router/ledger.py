@@ -185,6 +185,9 @@ class StepRecord:
     ttft_s: float = 0.0
     tools: list[str] = field(default_factory=list)  # tool names the answer called
     error_signals: list[str] = field(default_factory=list)  # in the tool results the step was given
+    # Whether the previous step's action failed, by the harness's status in the tool results this
+    # step was given (judge/status.py); None when nothing was read (a first step, no results).
+    failed_before: int | None = None
     inner: list[InnerCall] = field(default_factory=list)
     features: list[float] | None = None  # the judge's features, when the route records them
     exposed: list[str] = field(default_factory=list)  # types of sensitive values the cloud received
@@ -266,6 +269,7 @@ class StepRecord:
             "ttft_s": round(self.ttft_s, 6),
             "tools": self.tools,
             "error_signals": self.error_signals,
+            "failed_before": self.failed_before,
             "inner": [call.as_dict() for call in self.inner],
             "exposed": self.exposed,
             "redacted": self.redacted,
@@ -309,6 +313,7 @@ class StepRecord:
             ttft_s=float(data.get("ttft_s", 0.0)),
             tools=list(data.get("tools", [])),
             error_signals=list(data.get("error_signals", [])),
+            failed_before=data.get("failed_before"),
             inner=[InnerCall.from_dict(call) for call in data.get("inner", [])],
             features=data.get("features"),
             exposed=list(data.get("exposed", [])),

@@ -1,18 +1,20 @@
 """Step records leave the request path here: queued, then written to the store in batches.
 
 The answer never waits for the store, nor for what only the record needs: the error signals of
-the step's new tool results (a scan of kilobytes of new output each step, tens of
-microseconds) are read here, just before the record is written. Reads that must see every step
-(the trajectory API, closing a trajectory) call `flush()` first. On shutdown, `aclose()` writes
-what is queued.
+the step's new tool results and whether the previous action failed by the harness's status
+(scans of kilobytes of new output each step, tens of microseconds) are read here, just before
+the record is written. Reads that must see every step (the trajectory API, closing a
+trajectory) call `flush()` first. On shutdown, `aclose()` writes what is queued.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from judge.signals import quick_error_signals
+from judge.status import command_of, failure_reason
 from router.ledger import StepRecord
 from router.trajectory.store import TrajectoryStore
 
@@ -28,8 +30,9 @@ def error_signals_of(results: list[str]) -> list[str]:
 class Recorder:
     def __init__(self, store: TrajectoryStore) -> None:
         self._store = store
-        # A record, and the tool results its error signals are still to be read from (None: read).
-        self._queue: asyncio.Queue[tuple[StepRecord, list[str] | None]] = asyncio.Queue()
+        # A record, the tool results its error signals are still to be read from (None: read) and
+        # the action that produced them.
+        self._queue: asyncio.Queue[tuple[StepRecord, list[str] | None, dict[str, Any] | None]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
         # Records submitted, and of them (the first ones: one writer, in order) handed to the store.
         self._submitted = 0
@@ -39,9 +42,9 @@ class Recorder:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="tandem-recorder")
 
-    def submit(self, record: StepRecord, results: list[str] | None = None) -> int:
+    def submit(self, record: StepRecord, results: list[str] | None = None, action: dict[str, Any] | None = None) -> int:
         """Queue a record; its ticket, for `handed`."""
-        self._queue.put_nowait((record, results))
+        self._queue.put_nowait((record, results, action))
         self._submitted += 1
         return self._submitted
 
@@ -59,7 +62,7 @@ class Recorder:
             while len(batch) < BATCH and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             try:
-                await self._store.record_many([_settled(record, results) for record, results in batch])
+                await self._store.record_many([settle(*queued) for queued in batch])
             except Exception:
                 # The resilient store already degrades to memory; anything else is a bug to
                 # log, never a reason to stop recording the steps that follow.
@@ -83,10 +86,15 @@ class Recorder:
         self._task = None
 
 
-def _settled(record: StepRecord, results: list[str] | None) -> StepRecord:
+def settle(record: StepRecord, results: list[str] | None, action: dict[str, Any] | None = None) -> StepRecord:
+    """The record with what its new tool results say: their error signals and, when the action
+    that produced them is known, whether it failed by the harness's status (`failed_before`)."""
     if results:
         try:
             record.error_signals = error_signals_of(results)
+            if action is not None:
+                command, shell = command_of(action)
+                record.failed_before = int(failure_reason(command, shell, results) is not None)
         except Exception:  # a signal is a hint for the record: never a reason to lose the record
             log.exception("could not read the error signals of %s step %d", record.trajectory_id, record.step)
     return record

@@ -56,6 +56,23 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def family_of(run: Run) -> str:
+    """The run's agent family: its harness and major version (`mini-swe-agent-1`), or the harness
+    alone when the file does not say its version; `meta["family"]` (`--family`) overrides."""
+    chosen = run.meta.get("family")
+    if isinstance(chosen, str) and chosen:
+        return chosen
+    version = str(run.meta.get("version") or "").lstrip("v")
+    major = version.split(".", 1)[0]
+    if not major.isdecimal():
+        major = _ONLY_MAJOR.get(run.family, "")
+    return f"{run.family}-{major}" if major else run.family
+
+
+# Formats whose importer reads one major version only: the family says it when the file does not.
+_ONLY_MAJOR = {"openhands": "0"}
+
+
 def read_run(path: Path) -> Run:
     """The run in one trajectory file, whatever its format (detected from its content)."""
     from judge.importers.detect import read_any

@@ -350,6 +350,14 @@ def task_of(messages: list[dict[str, Any]], limit: int = TASK_CHARS) -> str:
     return ""
 
 
+def last_action(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The latest assistant message: the action whose results are new in this request."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return message
+    return None
+
+
 def new_tool_results(messages: list[dict[str, Any]]) -> list[str]:
     """The tool results (and user turns) after the last assistant message: what is new."""
     results: list[str] = []

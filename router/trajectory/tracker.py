@@ -58,6 +58,9 @@ class StepIdentity:
     # How a stitched step found its trajectory (`stitch.EXTENDED`, …), and its first message's key.
     stitch: str | None = None
     stitch_anchor: str = ""
+    # The previous step's action (the latest assistant message), whose results are `results`:
+    # with them, whether that action failed (judge/status.py), read off the answer's path.
+    action: dict[str, Any] | None = None
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -229,6 +232,7 @@ class Tracker:
             reservation,
             stitched.decision if stitched else None,
             stitched.anchor if stitched else "",
+            identify.last_action(request.messages),
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -287,12 +291,17 @@ class Tracker:
             task.add_done_callback(self._background.discard)
 
     def record(
-        self, record: StepRecord, results: list[str] | None = None, reservation: Reservation | None = None
+        self,
+        record: StepRecord,
+        results: list[str] | None = None,
+        reservation: Reservation | None = None,
+        action: dict[str, Any] | None = None,
     ) -> int:
         """Write the step's record off the request path; `results`: the step's new tool results,
         whose error signals the recorder reads into it first; `reservation`: the step's hold of
-        cloud dollars, settled with what the step cost. Returns its ticket for `kept`."""
-        ticket = self.recorder.submit(record, results)
+        cloud dollars, settled with what the step cost; `action`: the previous step's action, whose
+        results `results` are (`StepRecord.failed_before`). Returns its ticket for `kept`."""
+        ticket = self.recorder.submit(record, results, action)
         if self.limits is not None and reservation is not None:
             self.spawn(self.limits.settle(reservation, record.cloud_spend_usd))
         return ticket

@@ -52,3 +52,36 @@ def test_exported_rows_carry_the_task_and_whether_the_action_failed(
     assert all(len(row["features"]) == N_FEATURES and row["draft_features"] is None for row in rows)
     assert rows[0]["task"]  # the trajectory's task, for a teacher
     assert make_labels(rows, "failed").y.tolist() == [1, 0]
+
+
+def test_exported_rows_label_failures_by_the_harness_status_not_file_content(
+    make_gateway: Any, client: httpx.Client, tmp_path: Path
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}})
+    history: list[dict[str, Any]] = [TASK, REQUEST]
+    steps = [
+        # A file view holding a traceback in a docstring and an except clause: not a failure.
+        (
+            "cat calc.py",
+            '"""\n    Traceback (most recent call last):\n"""\ntry:\n    f()\nexcept ValueError:\n    pass',
+        ),
+        ("grep -rn parse_week .", "Exit code: 1\n"),  # a search that found nothing: not a failure
+        ("python repro.py | head -5", "Traceback (most recent call last):\n  File 'repro.py'\nValueError: x"),
+    ]
+    for index in range(len(steps) + 1):
+        body = {"model": "tandem", "messages": history, "tools": TOOLS}
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "run2"})
+        assert response.status_code == 200
+        if index < len(steps):
+            command, result = steps[index]
+            history = [
+                *history,
+                *_call(index, command),
+                {"role": "tool", "tool_call_id": f"c{index}", "content": result},
+            ]
+    out = tmp_path / "rows.jsonl"
+    assert tandem_main(["trajectories", "export", "--url", server.url, "--judge-rows", "--out", str(out)]) == 0
+    rows = load_rows(out, show_progress=False)
+    assert [row["action_failed"] for row in rows] == [0, 0, 1, None]
+    # The error signals (features, not the label) still see the words in each of them.
+    assert [bool(row["next_signals"]) for row in rows[:3]] == [True, True, True]

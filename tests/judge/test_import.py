@@ -19,7 +19,8 @@ from judge.rows import JudgeTrainingError, load_rows
 
 FILES = Path(__file__).parent / "trajectories"
 
-# file -> (family, run id, the actions in order, which of them failed, the real task)
+# file -> (harness, run id, the actions in order, which of them failed, the real task); the rows'
+# family is the harness and its major version (FAMILY below).
 EXPECTED: dict[str, tuple[str, str, list[str], list[int | None], str]] = {
     "mini.traj.json": (
         "mini-swe-agent",
@@ -54,9 +55,18 @@ EXPECTED: dict[str, tuple[str, str, list[str], list[int | None], str]] = {
         "terminus-2",
         "c2f3a1d0-3333-4b7e-9a11-000000000003",
         ["search", "search"],
-        [1, 0],
+        [0, 0],  # ls's "No such file" is terminal text, no harness status: not a failure
         "Compress every log file in /var/app older than a week.",
     ),
+}
+
+FAMILY = {
+    "mini.traj.json": "mini-swe-agent-1",
+    "swe.traj": "swe-agent-0",
+    "openhands-events.json": "openhands-0",
+    "claude-session.jsonl": "claude-code-2",
+    "codex-rollout.jsonl": "codex-0",
+    "terminus-trajectory.json": "terminus-2-2",
 }
 
 
@@ -69,7 +79,7 @@ def test_each_format_becomes_rows_with_actions_failures_and_the_real_task(name: 
     assert [row["action"] for row in rows] == actions
     assert [row["action_failed"] for row in rows] == failed
     assert [row["step"] for row in rows] == list(range(1, len(rows) + 1))
-    assert all(row["task"] == task and row["family"] == family for row in rows)
+    assert all(row["task"] == task and row["family"] == FAMILY[name] for row in rows)
     assert all(row["feature_version"] == FEATURE_VERSION for row in rows)
 
 
@@ -94,7 +104,7 @@ def test_import_cli_writes_rows_with_outcomes_and_they_train_labels(tmp_path: Pa
     out = tmp_path / "rows.jsonl.gz"
     assert main(["import", str(FILES), "--out", str(out), "--outcomes", str(outcomes)]) == 0
     rows = load_rows(out, show_progress=False)
-    assert {row["family"] for row in rows} == {e[0] for e in EXPECTED.values()}
+    assert {row["family"] for row in rows} == set(FAMILY.values())
     assert len(rows) == sum(len(e[2]) for e in EXPECTED.values())
     by_run = {row["trajectory_id"]: row["outcome"] for row in rows}
     assert by_run["dates__dates-1"] == {"success": True} and by_run["swe"] == {"success": False}

@@ -1,0 +1,237 @@
+"""The harness-status label: whether a step's action failed, read from what the agent's harness
+reported about it (exit codes, tool errors, the harness's own error messages), never from the
+content of the files the action showed.
+
+`judge/signals.py` scans any text for error words; as a label that is leaky: a traceback in a
+docstring or `except AttributeError:` in a file view counts as a failure, grep's exit 1 for "no
+match" too, while an editor's `No replacement was performed` or a harness's format error does
+not. Here, per step:
+
+1. a harness error message (mini-swe-agent's format errors and timeouts, SWE-agent's and
+   OpenHands' editor errors, Terminus-2's parsing errors, Claude Code's `<tool_use_error>`,
+   Codex's patch errors, Aider's unmatched SEARCH blocks, a harness's nudge to keep working)
+   means failed;
+2. else the last exit status the harness reported (`<returncode>`, OpenHands'
+   `[Command finished with exit code N]`, Codex's `exit_code`, Claude Code's `Exit code N`):
+   non-zero is failed, except a search (grep, rg, find, …) that exits 1 with no output: it found
+   nothing, which is an answer;
+3. a command that runs code (python, pytest, node, go test, cargo test, make, …) whose output
+   ends in an uncaught exception or a failing-tests summary failed, whatever the exit status
+   (a `| tail` hides it);
+4. a tool that is not a shell (an editor, a plain chat's function) whose result opens with an
+   error (`Error:`, `ERROR:`, `{"error": …}`) failed.
+
+Anything else did not fail: printing a file (cat, sed -n, head, nl, an editor's view) never
+makes a step positive, whatever the file holds.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+import orjson
+
+# 1. The harnesses' own messages about an action they could not run or that went wrong.
+HARNESS_ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # mini-swe-agent: a reply without exactly one bash block, a command killed for time.
+    ("mini-swe-agent", re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
+    ("mini-swe-agent", re.compile(r"The last command <command>.*?</command> timed out and has been killed", re.S)),
+    ("mini-swe-agent", re.compile(r"^No tool calls? found", re.M)),
+    # SWE-agent 0.x/1.x: the edit tools' refusals and its format errors.
+    ("swe-agent", re.compile(r"Your proposed edit has introduced new syntax error")),
+    ("swe-agent", re.compile(r"Your edit was not applied|Your changes have NOT been applied")),
+    ("swe-agent", re.compile(r"Your output was not formatted correctly|Your last output did not use any tool calls")),
+    ("swe-agent", re.compile(r"^Usage: (?:edit|goto|open|search_\w+|create|scroll_\w+)\b", re.M)),
+    ("swe-agent", re.compile(r"^(?:Error|ERROR): (?:File|Line|<start_line>|<line>)\b", re.M)),
+    ("swe-agent", re.compile(r"^File \S+ not found$", re.M)),
+    # The str_replace editor (SWE-agent 1.x, OpenHands): its errors open its result.
+    ("editor", re.compile(r"No replacement was performed")),
+    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*Invalid `(?:path|view_range|insert_line)` parameter")),
+    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*The path \S+ does not exist")),
+    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*File already exists at: ")),
+    # OpenHands: an action it could not execute.
+    ("openhands", re.compile(r"\[Error occurred in processing last action\]|Error executing command: ")),
+    ("openhands", re.compile(r"\A\s*(?:AgentStuckInLoopError|FunctionCallValidationError|FunctionCallNotExistsError)")),
+    # Terminus-2: a reply it could not parse, a command that did not finish.
+    ("terminus-2", re.compile(r"Previous response had (?:parsing )?errors|\A\s*ERROR: (?:No valid JSON|Invalid JSON)")),
+    ("terminus-2", re.compile(r"Current terminal state:\s*\n(?:.*\n)*?.*timed out", re.M)),
+    # Claude Code: a tool call it refused or that errored.
+    ("claude-code", re.compile(r"<tool_use_error>")),
+    # Codex CLI: a patch that did not apply, a call it rejected.
+    ("codex", re.compile(r"apply_patch verification failed|Invalid patch|failed to parse function arguments")),
+    # Aider: edits that did not apply, replies not in its edit format.
+    ("aider", re.compile(r"SearchReplaceNoExactMatch|SEARCH/REPLACE blocks? failed to match")),
+    ("aider", re.compile(r"The LLM did not conform to the edit format")),
+    # A harness nudging a model that answered without acting.
+    (
+        "nudge",
+        re.compile(
+            r"Please continue working on the task|You forgot to use a function call|did not (?:call|use) a tool"
+        ),
+    ),
+)
+
+# 2. Exit statuses, as each harness reports them (the last one in the result counts).
+_EXIT = re.compile(
+    r"<returncode>\s*(-?\d+)\s*</returncode>"  # mini-swe-agent
+    r"|\[Command finished with exit code (-?\d+)\]"  # OpenHands (the importer's rendering of exit_code)
+    r"|\"exit_code\"\s*:\s*(-?\d+)"  # Codex CLI's function_call_output metadata
+    r"|^Exit code:? (-?\d+)\b"  # Codex CLI (newer), Claude Code's Bash tool
+    r"|^Process exited with code (-?\d+)\b",
+    re.M,
+)
+_STATUS_LINES = re.compile(
+    r"<returncode>.*?</returncode>|<output>|</output>|\[Command finished with exit code -?\d+\]|^Exit code:? -?\d+.*$"
+    r"|\[The command completed with exit code -?\d+\.\]|^Wall time:.*$|^Output:$|\[Current working directory is .*\]"
+    r"|\[Python interpreter: .*\]|^Process exited with code -?\d+.*$",
+    re.M,
+)
+
+# 3. Output that ends a failed program: an uncaught traceback, a failing-tests summary.
+_TRACEBACK_TAIL = re.compile(
+    r"Traceback \(most recent call last\):\n(?:[ \t].*\n|\n)*[A-Za-z_][\w.]*(?::.*)?(?:\n.*){0,5}\Z"
+)
+_TESTS_FAILED = re.compile(
+    r"=+ (?:.*\b)?\d+ (?:failed|errors?)\b.*=+\s*\Z"  # pytest's summary line
+    r"|^FAILED \(.*(?:failures|errors)=\d+.*\)\s*\Z"  # unittest
+    r"|^(?:FAIL|--- FAIL:.*|FAIL\t.*)\s*\Z"  # go test
+    r"|test result: FAILED\..*\s*\Z"  # cargo test
+    r"|^Tests?:\s+\d+ failed.*(?:\n.*){0,4}\Z"  # jest
+    r"|^make(?:\[\d+\])?: \*\*\* .*Error \d+\s*\Z"  # make
+    r"|^npm ERR! .*(?:\n.*){0,4}\Z",
+    re.M,
+)
+_TAIL_CHARS = 2000  # a summary is at the end: a long output is judged by its tail
+
+_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "git-grep"})
+_RUNS_CODE = frozenset(
+    {"python", "python3", "python2", "pytest", "py.test", "node", "npm", "npx", "yarn", "pnpm", "jest", "go",
+     "cargo", "make", "ruby", "rspec", "java", "mvn", "gradle", "tox", "nox", "bash", "sh", "php", "perl",
+     "deno", "bun", "dotnet", "ctest", "mocha", "vitest", "rake", "bundle", "uv", "poetry", "coverage"}
+)  # fmt: skip
+_PREFIXES = frozenset({"cd", "sudo", "time", "timeout", "env", "export", "source", "."})
+_SHELL_TOOLS = frozenset({"bash", "execute_bash", "shell", "run", "terminal", "cmd", "execute_command", "exec_command"})
+_ERROR_OPENING = re.compile(r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to )")
+_FENCE = re.compile(r"```(?:bash|sh|shell)?\s*\n(.*?)```", re.S)
+
+
+def command_of(message: dict[str, Any]) -> tuple[str, bool]:
+    """The command an assistant message ran and whether a shell ran it: a shell tool's
+    `command`/`cmd`, a fenced bash block (mini-swe-agent, SWE-agent), Terminus-2's keystrokes;
+    for any other tool, its name and sub-command (`str_replace_editor view`)."""
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        parts, shell = [], True
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if not isinstance(function, dict):
+                continue
+            name = str(function.get("name") or "")
+            try:
+                args = orjson.loads(function.get("arguments") or "{}")
+            except orjson.JSONDecodeError:
+                args = {}
+            args = args if isinstance(args, dict) else {}
+            command = args.get("command", args.get("cmd"))
+            if isinstance(command, list):  # Codex's ["bash", "-lc", "…"]
+                command = (
+                    command[-1] if command[:2] in (["bash", "-lc"], ["bash", "-c"]) else shlex.join(map(str, command))
+                )
+            if name.lower() in _SHELL_TOOLS and isinstance(command, str):
+                parts.append(command)
+            else:
+                shell = False
+                parts.append(f"{name} {command if isinstance(command, str) else ''}".strip())
+        return "\n".join(parts), shell
+    text = message.get("content")
+    text = text if isinstance(text, str) else ""
+    blocks = _FENCE.findall(text)
+    if blocks:
+        return blocks[-1].strip(), True
+    if text.lstrip().startswith("{") and '"keystrokes"' in text:  # Terminus-2 answers in JSON
+        try:
+            answer = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            return "", True
+        commands = answer.get("commands") if isinstance(answer, dict) else None
+        keys = [str(c.get("keystrokes", "")) for c in commands or [] if isinstance(c, dict)]
+        return "".join(keys).strip(), True
+    return "", False
+
+
+def _programs(command: str) -> list[str]:
+    """The program each simple command of a shell line runs (`cd x && python -m pytest | tail`
+    -> python, tail), with `sudo`, `timeout 60`, `VAR=1` and the like skipped."""
+    programs = []
+    for segment in re.split(r"&&|\|\||;|\||\n", command):
+        try:
+            words = shlex.split(segment, comments=True)
+        except ValueError:
+            words = segment.split()
+        while words and (words[0] in _PREFIXES or "=" in words[0] or words[0].isdigit() or words[0].startswith("-")):
+            if words[0] in ("cd", "source", "."):
+                words = []  # its argument is a path, not a program
+                break
+            words = words[1:]
+        if words:
+            program = words[0].rsplit("/", 1)[-1]
+            if program == "git" and len(words) > 1 and words[1] == "grep":
+                program = "git-grep"
+            programs.append(program)
+    return programs
+
+
+def _runs_code(programs: list[str]) -> bool:
+    return any(p in _RUNS_CODE or re.fullmatch(r"python\d(?:\.\d+)?", p) for p in programs)
+
+
+def _unwrapped(result: str) -> str:
+    """Codex CLI's older shell results are JSON (`{"output": …, "metadata": {"exit_code": N}}`):
+    the output, then its status as Codex's newer results say it."""
+    if not result.startswith('{"output"'):
+        return result
+    try:
+        parsed = orjson.loads(result)
+    except orjson.JSONDecodeError:
+        return result
+    metadata = parsed.get("metadata") if isinstance(parsed, dict) else None
+    code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+    if not isinstance(parsed.get("output"), str) or not isinstance(code, int):
+        return result
+    return f"{parsed['output']}\nExit code: {code}"
+
+
+def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
+    """Why the step whose action was `command` (run by a shell or not: `command_of`) failed,
+    given what the harness returned (`results`); None when it did not."""
+    text = "\n".join(_unwrapped(result) for result in results)
+    if not text.strip():
+        return None
+    for harness, pattern in HARNESS_ERRORS:
+        if pattern.search(text):
+            return f"{harness} error message"
+    programs = _programs(command) if shell else []
+    codes = [next(g for g in m.groups() if g is not None) for m in _EXIT.finditer(text)]
+    if codes and int(codes[-1]) != 0:
+        output = _STATUS_LINES.sub("", text).strip()
+        if codes[-1] == "1" and not output and programs and programs[0] in _SEARCHES:
+            return None  # a search that found nothing
+        return f"exit code {codes[-1]}"
+    if _runs_code(programs):
+        tail = text[-_TAIL_CHARS:]
+        tail = _STATUS_LINES.sub("", tail).rstrip() + "\n"
+        if _TRACEBACK_TAIL.search(tail):
+            return "uncaught exception"
+        if _TESTS_FAILED.search(tail.rstrip()):
+            return "failing tests"
+    if command and not shell and _ERROR_OPENING.match(text):
+        return "tool error"
+    return None
+
+
+def action_failed(action: dict[str, Any], results: list[str]) -> bool:
+    """Whether the assistant message `action` failed, by what followed it (`failure_reason`)."""
+    command, shell = command_of(action)
+    return failure_reason(command, shell, results) is not None

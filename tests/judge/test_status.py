@@ -1,0 +1,163 @@
+"""The harness-status label (judge/status.py): per harness, its error messages and exit codes make
+a step failed; a search that found nothing, and file content of any kind, do not; a failure a
+pipe hid is still found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from judge.status import action_failed, failure_reason
+
+TRACEBACK = 'Traceback (most recent call last):\n  File "t.py", line 3, in <module>\n    f()\nValueError: bad date\n'
+DOCSTRING = '"""Example:\n\n    Traceback (most recent call last):\n    ...\n"""\ntry:\n    x()\nexcept AttributeError:\n    pass\n'
+PYTEST_TAIL = "tests/test_dates.py:12: AssertionError\n=========== 1 failed, 4 passed in 0.12s ===========\n"
+
+
+def fenced(command: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": f"THOUGHT: next.\n\n```bash\n{command}\n```"}
+
+
+def called(name: str, **arguments: Any) -> dict[str, Any]:
+    call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": orjson.dumps(arguments).decode()}}
+    return {"role": "assistant", "content": "", "tool_calls": [call]}
+
+
+def terminus(keystrokes: str) -> dict[str, Any]:
+    answer = {"analysis": "a", "plan": "p", "commands": [{"keystrokes": keystrokes}], "task_complete": False}
+    return {"role": "assistant", "content": orjson.dumps(answer).decode()}
+
+
+def mini(code: int, output: str) -> str:
+    return f"<returncode>{code}</returncode>\n<output>\n{output}</output>"
+
+
+def openhands(code: int, output: str) -> str:
+    return f"{output}\n[Command finished with exit code {code}]"
+
+
+def codex(code: int, output: str) -> str:
+    return orjson.dumps({"output": output, "metadata": {"exit_code": code, "duration_seconds": 0.1}}).decode()
+
+
+def claude(code: int, output: str) -> str:
+    return f"Exit code {code}\n{output}" if code else output
+
+
+def plain(code: int, output: str) -> str:
+    return f"{output}\nexit code: {code}" if code else output
+
+
+# harness -> how it asks a shell to run a command, and how it reports the exit status
+SHELLS = {
+    "mini-swe-agent": (fenced, mini),
+    "openhands": (lambda c: called("execute_bash", command=c), openhands),
+    "codex": (lambda c: called("shell", command=["bash", "-lc", c]), codex),
+    "claude-code": (lambda c: called("Bash", command=c), claude),
+    "plain-chat": (lambda c: called("bash", command=c), lambda code, out: f"Exit code: {code}\n{out}"),
+}
+
+
+@pytest.mark.parametrize("harness", sorted(SHELLS))
+def test_a_non_zero_exit_is_a_failure(harness: str) -> None:
+    action, result = SHELLS[harness]
+    assert action_failed(action("ls missing/"), [result(2, "ls: cannot access 'missing/'\n")])
+    assert not action_failed(action("ls src/"), [result(0, "a.py\nb.py\n")])
+
+
+@pytest.mark.parametrize("harness", sorted(SHELLS))
+def test_a_search_that_found_nothing_is_not_a_failure(harness: str) -> None:
+    action, result = SHELLS[harness]
+    for command in ("grep -rn parse_week src/", "rg parse_week", "git grep -n parse_week", "cd /repo && grep -q x f"):
+        assert not action_failed(action(command), [result(1, "")]), command
+    # The same exit from a search that printed an error did fail (a bad path, a bad pattern).
+    assert action_failed(action("grep -rn x nowhere/"), [result(2, "grep: nowhere/: No such file or directory\n")])
+
+
+@pytest.mark.parametrize("harness", sorted(SHELLS))
+def test_reading_a_file_never_fails_a_step_whatever_it_holds(harness: str) -> None:
+    action, result = SHELLS[harness]
+    for command in ("cat src/dates.py", "sed -n 1,40p src/dates.py", "head -50 log.txt", "nl -ba src/dates.py"):
+        for content in (DOCSTRING, TRACEBACK, PYTEST_TAIL, "Error: bad\nFAILED\n"):
+            assert not action_failed(action(command), [result(0, content)]), (command, content)
+
+
+@pytest.mark.parametrize("harness", sorted(SHELLS))
+def test_code_that_failed_behind_a_pipe_is_a_failure(harness: str) -> None:
+    action, result = SHELLS[harness]
+    assert action_failed(action("python -m pytest tests/ 2>&1 | tail -5"), [result(0, PYTEST_TAIL)])
+    assert action_failed(action("cd /repo && python repro.py | head -20"), [result(0, TRACEBACK)])
+    assert not action_failed(action("python -m pytest tests/ | tail -3"), [result(0, "==== 5 passed in 0.1s ====\n")])
+
+
+def test_mini_swe_agent_messages() -> None:
+    assert failure_reason("", False, ["Please always provide EXACTLY ONE action in triple backticks, found 2 actions."])
+    timeout = "The last command <command>python slow.py</command> timed out and has been killed.\n"
+    assert action_failed(fenced("python slow.py"), [timeout])
+    assert action_failed(fenced("echo"), ["Please continue working on the task."])
+
+
+def test_swe_agent_messages() -> None:
+    view = called("str_replace_editor", command="view", path="/repo/dates.py")
+    edit = called("str_replace_editor", command="str_replace", path="/repo/dates.py", old_str="a", new_str="b")
+    assert action_failed(edit, ["No replacement was performed, old_str `a` did not appear verbatim in /repo/dates.py."])
+    assert action_failed(view, ["The path /repo/nope.py does not exist. Please provide a valid path."])
+    assert not action_failed(view, ["Here's the result of running `cat -n` on /repo/dates.py:\n" + DOCSTRING])
+    syntax = "Your proposed edit has introduced new syntax error(s). Please read this error message carefully"
+    assert action_failed(fenced("edit 3:4\nx = (\nend_of_edit"), [syntax])
+    assert action_failed(fenced("goto"), ["Usage: goto <line_number>"])
+    # SWE-agent 0.x reports no exit status: a test run's failing summary decides.
+    assert action_failed(fenced("python -m pytest -q tests/test_dates.py"), [PYTEST_TAIL])
+    assert not action_failed(fenced("open dates.py"), ["[File: /repo/dates.py (40 lines total)]\n" + TRACEBACK])
+
+
+def test_openhands_messages() -> None:
+    edit = called("str_replace_editor", command="str_replace", path="/w/a.py", old_str="x", new_str="y")
+    assert action_failed(edit, ["ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim."])
+    assert action_failed(edit, ["ERROR:\nInvalid `path` parameter: /w/a.py. The path /w/a.py does not exist."])
+    assert action_failed(called("execute_bash", command="ls"), ["[Error occurred in processing last action]"])
+    read = called("str_replace_editor", command="view", path="/w/a.py")
+    assert not action_failed(read, ["Here's the result of running `cat -n` on /w/a.py:\n" + DOCSTRING])
+
+
+def test_terminus_2_messages() -> None:
+    # A terminal screen has no exit status: only the harness's messages and a run's tail count.
+    assert action_failed(terminus("{bad"), ["Previous response had parsing errors:\nERROR: Invalid JSON"])
+    assert not action_failed(terminus("ls /var/app\n"), ["ls: cannot access '/var/app': No such file\nroot@box:/# "])
+    assert not action_failed(terminus("grep -r x /app\n"), ["root@box:/app# "])
+    assert not action_failed(terminus("cat app.py\n"), [DOCSTRING + "root@box:/app# "])
+
+
+def test_codex_messages() -> None:
+    patch = called("apply_patch", input="*** Begin Patch")
+    assert action_failed(patch, ["apply_patch verification failed: Failed to find expected lines in dates.py"])
+    assert not action_failed(patch, ["Success. Updated the following files:\nM dates.py"])
+    newer = "Exit code: 1\nWall time: 0.2 seconds\nOutput:\nFAILED tests/test_dates.py::test_week\n"
+    assert action_failed(called("shell", command=["bash", "-lc", "pytest -q"]), [newer])
+
+
+def test_claude_code_messages() -> None:
+    assert action_failed(
+        called("Edit", file_path="a.py"), ["<tool_use_error>File has not been read yet.</tool_use_error>"]
+    )
+    assert not action_failed(called("Read", file_path="a.py"), ["     1\t" + TRACEBACK])
+    assert not action_failed(called("Grep", pattern="x"), ["No matches found"])
+
+
+def test_aider_messages() -> None:
+    answer = {"role": "assistant", "content": "dates.py\n<<<<<<< SEARCH\nold\n=======\nnew\n>>>>>>> REPLACE\n"}
+    failed = "# 1 SEARCH/REPLACE block failed to match!\n\n## SearchReplaceNoExactMatch: This SEARCH block failed"
+    assert action_failed(answer, [failed])
+    assert action_failed(answer, ["The LLM did not conform to the edit format."])
+    assert not action_failed(answer, ["Applied edit to dates.py"])
+
+
+def test_plain_chat_tool_errors() -> None:
+    lookup = called("get_order", order_id="W1")
+    assert action_failed(lookup, ["Error: order W1 not found"])
+    assert action_failed(lookup, ['{"error": "unknown order"}'])
+    assert not action_failed(lookup, ['{"order_id": "W1", "status": "Error: none, shipped"}'])
+    # A reply with no action, then the user's words: nothing the harness reported.
+    assert not action_failed({"role": "assistant", "content": "Done."}, ["error: it still crashes"])
