@@ -39,6 +39,8 @@ HARNESS_ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("mini-swe-agent", re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
     ("mini-swe-agent", re.compile(r"The last command <command>.*?</command> timed out and has been killed", re.S)),
     ("mini-swe-agent", re.compile(r"^No tool calls? found", re.M)),
+    # mini-swe-agent's refusal of a long output: the model must run something else to see it.
+    ("mini-swe-agent", re.compile(r"<warning>\nThe output of your last command was too long\.")),
     # SWE-agent 0.x/1.x: the edit tools' refusals and its format errors.
     ("swe-agent", re.compile(r"Your proposed edit has introduced new syntax error")),
     ("swe-agent", re.compile(r"Your edit was not applied|Your changes have NOT been applied")),
@@ -114,7 +116,10 @@ _RUNS_CODE = frozenset(
 _PREFIXES = frozenset({"cd", "sudo", "time", "timeout", "env", "export", "source", "."})
 _SHELL_TOOLS = frozenset({"bash", "execute_bash", "shell", "run", "terminal", "cmd", "execute_command", "exec_command"})
 _ERROR_OPENING = re.compile(r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to )")
-_FENCE = re.compile(r"```(?:bash|sh|shell)?\s*\n(.*?)```", re.S)
+# A fenced shell block (mini-swe-agent's ```bash, SWE-agent's bare ```): tagged ones first, so that
+# the closing fence of a ```python block is never read as an opener.
+_FENCE_TAGGED = re.compile(r"^```(?:bash|sh|shell)[ \t]*\n(.*?)^```", re.S | re.M)
+_FENCE_BARE = re.compile(r"^```[ \t]*\n(.*?)^```", re.S | re.M)
 
 
 def command_of(message: dict[str, Any]) -> tuple[str, bool]:
@@ -147,7 +152,7 @@ def command_of(message: dict[str, Any]) -> tuple[str, bool]:
         return "\n".join(parts), shell
     text = message.get("content")
     text = text if isinstance(text, str) else ""
-    blocks = _FENCE.findall(text)
+    blocks = _FENCE_TAGGED.findall(text) or _FENCE_BARE.findall(text)
     if blocks:
         return blocks[-1].strip(), True
     if text.lstrip().startswith("{") and '"keystrokes"' in text:  # Terminus-2 answers in JSON
