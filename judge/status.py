@@ -221,8 +221,10 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     codes = [next(g for g in m.groups() if g is not None) for m in _EXIT.finditer(text)]
     if codes and int(codes[-1]) != 0:
         output = _STATUS_LINES.sub("", text).strip()
-        if codes[-1] == "1" and not output and programs and programs[0] in _SEARCHES:
-            return None  # a search that found nothing
+        # A search that found nothing (`grep x f`, `cd d && rg x`, `sed -n 1,9p f | grep x`: the
+        # shell's status is the last program's).
+        if codes[-1] == "1" and not output and programs and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES):
+            return None
         return f"exit code {codes[-1]}"
     if _runs_code(programs):
         tail = text[-_TAIL_CHARS:]
