@@ -208,7 +208,7 @@ class TrajectorySettings(_Strict):
     stitch_by_history: bool = True
     # Steps counted during a Redis outage whose writes (the step, its record, notes…) are kept for
     # write-back; past this many, new writes are dropped and counted
-    # (tandem_store_outage_dropped_total). ~3 KB of memory a step while kept.
+    # (tandem_store_outage_dropped_total). A kept step takes ~1.3 KB of memory (more with big notes).
     outage_journal_max: int = Field(100_000, ge=1)
     outage_journal_dir: Path | None = Field(
         None,
