@@ -486,3 +486,29 @@ def test_an_open_proxy_only_when_asked_for_and_the_notes_say_so() -> None:
     assert config["server"]["insecure_open_proxy"] is True and "client_api_keys_file" not in config
     assert "anyone who reaches the Service spends the upstream keys" in render(values)["tandem/templates/NOTES.txt"]
     load_settings(**config)  # the gateway accepts what the chart writes
+
+
+def test_several_vllm_replicas_are_each_addressed_and_make_the_edge_a_pool() -> None:
+    import kubernetes_validate
+
+    values = {**FULL_VALUES, "vllm": {**FULL_VALUES["vllm"], "replicas": 2}}
+    docs = objects(values)
+    replicas = one(docs, "StatefulSet", "demo-tandem-vllm")
+    assert not [d for d in by_kind(docs, "Deployment") if d["metadata"]["name"] == "demo-tandem-vllm"]
+    assert replicas["spec"]["replicas"] == 2 and replicas["spec"]["serviceName"] == "demo-tandem-vllm-pods"
+    headless = one(docs, "Service", "demo-tandem-vllm-pods")
+    assert headless["spec"]["clusterIP"] == "None"
+    assert headless["spec"]["selector"] == replicas["spec"]["selector"]["matchLabels"]
+    for doc in (replicas, headless):
+        kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+    settings = load_settings(**gateway_config(docs))
+    namespace = "ai"  # the release namespace the tests render into
+    assert settings.upstreams["edge"].endpoints == [
+        f"http://demo-tandem-vllm-{i}.demo-tandem-vllm-pods.{namespace}.svc:8000/v1" for i in range(2)
+    ]
+    assert settings.upstreams["edge"].balance == "affinity"
+    # One replica: as before, a Deployment behind one Service, no pool.
+    single = objects(FULL_VALUES)
+    assert one(single, "Deployment", "demo-tandem-vllm")["spec"]["replicas"] == 1
+    assert not [d for d in by_kind(single, "StatefulSet") if d["metadata"]["name"] == "demo-tandem-vllm"]
+    assert gateway_config(single)["upstreams"]["edge"].get("endpoints") is None

@@ -93,7 +93,18 @@ app.kubernetes.io/component: {{ .component }}
 {{- $upstreams := default dict $config.upstreams -}}
 {{- $edge := default dict (get $upstreams "edge") -}}
 {{- if .Values.vllm.enabled -}}
-{{- $_ := set $edge "base_url" (printf "http://%s-vllm:%d/v1" (include "tandem.fullname" .) (int .Values.vllm.port)) -}}
+{{- $name := include "tandem.fullname" . -}}
+{{- $port := int .Values.vllm.port -}}
+{{- if gt (int .Values.vllm.replicas) 1 -}}
+{{- $endpoints := list -}}
+{{- range $i := until (int .Values.vllm.replicas) -}}
+{{- $endpoints = append $endpoints (printf "http://%s-vllm-%d.%s-vllm-pods.%s.svc:%d/v1" $name $i $name $.Release.Namespace $port) -}}
+{{- end -}}
+{{- $_ := set $edge "endpoints" $endpoints -}}
+{{- $_ := unset $edge "base_url" -}}
+{{- else -}}
+{{- $_ := set $edge "base_url" (printf "http://%s-vllm:%d/v1" $name $port) -}}
+{{- end -}}
 {{- $_ := set $edge "model" .Values.vllm.servedModelName -}}
 {{- else if not (get $edge "base_url") -}}
 {{- fail "config.upstreams.edge.base_url is required when vllm.enabled is false (point it at your vLLM server, e.g. http://vllm:8000/v1)" -}}
