@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from router.settings import Settings
     from router.step import Step
     from router.trajectory.store import TrajectoryStore
+    from router.trajectory.tracker import StepIdentity
 
 
 def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePool | None:
@@ -77,11 +78,12 @@ async def for_load(
     return Decision(target="cloud", reason=Reason.EDGE_FULL, score=decision.score, features=decision.features)
 
 
-async def _homed(pool: EdgePool, step: Step, store: TrajectoryStore, metrics: Metrics) -> Placement:
+async def place_step(pool: EdgePool, identity: StepIdentity, store: TrajectoryStore, metrics: Metrics) -> Placement:
     """The step's placement, its trajectory's new home written where it has one. Two gateway
-    replicas placing a new run's first steps at once agree on the home written first."""
-    trajectory_id = step.identity.trajectory_id
-    home = step.identity.trajectory.notes.get(notes.POOL_HOME)
+    replicas placing a new run's first steps at once agree on the home written first. Made
+    before the step's decision, so that its inner edge calls (probe, draft) go home too."""
+    trajectory_id = identity.trajectory_id
+    home = identity.trajectory.notes.get(notes.POOL_HOME)
     placement = pool.place(trajectory_id, home)
     if placement.new_home is None:
         return placement
@@ -99,7 +101,7 @@ async def send_pooled(
 ) -> UpstreamReply:
     """Send the step to its replicas in order until one answers; raise the last failure when
     none does (the engine then fails over to the cloud where the route allows it)."""
-    placement = await _homed(pool, step, store, metrics)
+    placement = step.placement or await place_step(pool, step.identity, store, metrics)
     metrics.edge.replica_steps.labels(placement.replicas[0].url).inc()
     last: UpstreamFailure | None = None
     for attempt, replica in enumerate(placement.replicas):

@@ -18,7 +18,7 @@ from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
 from router.context import cloud_context
-from router.edge_forward import build_pool, for_load, send_pooled
+from router.edge_forward import build_pool, for_load, place_step, send_pooled
 from router.edge_pool import EdgePool
 from router.edge_scrape import Scraper
 from router.errors import GatewayError
@@ -212,6 +212,9 @@ class Engine:
 
     async def _step(self, step: Step, forced: Target | None) -> StepResult:
         route, identity, guard = step.route, step.identity, step.privacy
+        if self.edge_pool is not None:
+            step.placement = await place_step(self.edge_pool, identity, self.tracker.store, self.metrics)
+            step.calls.send_edge_to(step.placement.replicas[0].upstream)
         if protects(guard.mode):
             await guard.scan(step.request.messages, step.request.raw)  # the policy below needs what the context holds
         else:

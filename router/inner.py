@@ -42,6 +42,11 @@ class InnerCalls:
         self._privacy = privacy
         self.made: list[InnerCall] = []
 
+    def send_edge_to(self, upstream: Upstream) -> None:
+        """Send this step's inner edge calls to one replica of the edge pool (the step's home,
+        where the same prefix is cached)."""
+        self._upstreams = {**self._upstreams, "edge": upstream}
+
     @property
     def privacy(self) -> PrivacyGuard | None:
         return self._privacy

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from router.edge_pool import Lease
+from router.edge_pool import Lease, Placement
 from router.inner import InnerCalls
 from router.policies.base import Decision, Policy, RouteBase, Target
 from router.privacy.guard import PrivacyGuard
@@ -44,7 +44,9 @@ class Step:
     fallback: bool = False
     # The main calls that failed so far: (target, failure kind, HTTP status), for the record.
     failures: list[tuple[str, str, int | None]] = field(default_factory=list)
-    # The edge replica's in-flight count this step holds until its streamed answer ends.
+    # The edge pool's replicas in the order this step tries them (its home first), and the
+    # in-flight count it holds on one until its streamed answer ends.
+    placement: Placement | None = None
     lease: Lease | None = None
     recorded: bool = False  # the answer writer has taken the step's one record
     ticket: int = 0  # the record's place in the recorder's queue (`Tracker.kept`)

@@ -219,3 +219,24 @@ def test_a_streamed_step_holds_its_replica_until_its_stream_ends(
             assert next(chunks) and sum(r.in_flight for r in pool.replicas) == 1
             assert b"[DONE]" in b"".join(chunks)
     assert wait_until(lambda: sum(r.in_flight for r in pool.replicas) == 0)
+
+
+def test_a_steps_inner_edge_calls_go_to_its_home_replica_too(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None}
+    # The entropy route probes the edge (an inner call with the step's whole context) first.
+    server = make_gateway(
+        routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge}
+    )
+    with httpx.Client(timeout=10) as client:
+        for n in range(8):
+            run(client, server, f"probe-{n}", 2, model="probe")
+    homes = set()
+    for n in range(8):
+        where = served(replicas, f"probe-{n}")
+        assert len(where) >= 2 and len(set(where)) == 1, (n, where)  # probes and steps alike
+        homes.add(where[0])
+    assert homes - {0}, "every run homed on the first replica: the check would not tell"
+    probes = [r for fake in replicas for r in fake.received if r.body.get("max_tokens") == 1]
+    assert len(probes) >= 8
