@@ -100,6 +100,8 @@ class Answers:
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(step, record, usage, content)
         self.tracker.answered(step.identity, record.status, _answer_key(step, message))
+        if record.status == "ok":
+            self.tracker.spawned(step.identity, identify.calls_of(message))
         facts = step.facts(target, False)
         # Shadow labelling starts once the answer is sent.
         after = self._after(step, target, self.shadow.after(step, record, message))
@@ -168,6 +170,7 @@ class Answers:
                 said = said or answer
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
             self.tracker.answered(step.identity, record.status, _answer_key(step, message))
+            self.tracker.spawned(step.identity, identify.calls_of(message))
         else:
             self.tracker.answered(step.identity, "error", None)
         self._account(step, record, usage, content)
@@ -205,6 +208,8 @@ class Answers:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(step, record, outcome.usage, content)
             self.tracker.answered(step.identity, record.status, outcome.answer_key)
+            if record.status == "ok":
+                self.tracker.spawned(step.identity, outcome.calls)
             shadow.append(self.shadow.after(step, record, message))
 
         learn_ahead = self._after(step, target, None)
@@ -235,6 +240,7 @@ class Answers:
             # A stitched step's answer tells its run from another with the same history: its
             # key is kept up to date as the text goes by (the text itself is not held).
             keyed=step.identity.stitch_key is not None,
+            calls=True,  # a sub-agent's start is read from them (router/trajectory/children.py)
             restorer=restorer,
             streams=self.streams,
         )

@@ -38,6 +38,7 @@ class Observer:
     __slots__ = (
         "_calls",
         "_capture",
+        "_keep_calls",
         "_keyer",
         "_max_event_bytes",
         "_pending",
@@ -49,9 +50,14 @@ class Observer:
         "usage",
     )
 
-    def __init__(self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024, keyed: bool = False) -> None:
+    def __init__(
+        self, capture: bool = False, max_event_bytes: int = 8 * 1024 * 1024, keyed: bool = False, calls: bool = False
+    ) -> None:
         self._capture = capture
         self._keyer = AnswerKeyer() if keyed else None
+        # Whether the tool calls are kept whole (ids, arguments): for the key, or `calls`
+        # (a sub-agent's start is read from them: router/trajectory/children.py).
+        self._keep_calls = keyed or calls
         # The tool calls by index, as their deltas add up ([id, name, argument pieces]): only
         # when keyed (the answer's identity reads their ids and arguments).
         self._calls: dict[int, list[Any]] = {}
@@ -75,10 +81,11 @@ class Observer:
 
     def answer_key(self) -> str | None:
         """The stitching key of the answer's text and tool calls (when `keyed` was asked for)."""
-        if self._keyer is None:
-            return None
-        calls: list[Call] = [(c[0], c[1], "".join(c[2])) for c in self._calls.values()]
-        return self._keyer.key(calls)
+        return self._keyer.key(self.calls()) if self._keyer is not None else None
+
+    def calls(self) -> list[Call]:
+        """The tool calls whole (when `keyed` or `calls` was asked for; else none)."""
+        return [(c[0], c[1], "".join(c[2])) for c in self._calls.values()]
 
     def feed(self, chunk: bytes) -> None:
         pending = self._pending
@@ -108,7 +115,13 @@ class Observer:
         self.events += complete.count(b"data:")
         if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
             self.finished = True
-        if self._capture or self._keyer is not None or b'"usage"' in complete or b'"name"' in complete:
+        if (
+            self._capture
+            or self._keyer is not None
+            or b'"usage"' in complete
+            or b'"name"' in complete
+            or (self._keep_calls and b'"tool_calls"' in complete)
+        ):
             self._parse(complete)
 
     def _parse(self, complete: bytes) -> None:
@@ -139,7 +152,7 @@ class Observer:
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else ():
             function = call.get("function") if isinstance(call, dict) else None
-            kept = self._call(call) if self._keyer is not None and isinstance(call, dict) else None
+            kept = self._call(call) if self._keep_calls and isinstance(call, dict) else None
             if isinstance(function, dict):
                 if isinstance(function.get("name"), str):
                     self.tools.append(function["name"])

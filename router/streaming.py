@@ -23,6 +23,7 @@ from router.ledger import Usage
 from router.protocol.chat import chunk_event
 from router.stream_events import EndMarker, EventTooLong, Observer
 from router.stream_source import StreamDeadline, StreamSource
+from router.trajectory.identify import Call
 
 if TYPE_CHECKING:
     from router.privacy.redact import StreamRestorer
@@ -37,6 +38,7 @@ class StreamOutcome:
     tools: list[str] = field(default_factory=list)  # tool names the answer called
     text: str = ""  # the answer's text, only when capture was asked for (audit, judge row, shadow)
     answer_key: str | None = None  # the answer's stitching key, only when asked for (`keyed`)
+    calls: list[Call] = field(default_factory=list)  # the tool calls whole, when asked for (`calls`)
     completed: bool = False  # the upstream's [DONE] (or a finish_reason and a clean end) was seen
     error: str | None = None  # why the stream was ended with an error event
     cancelled: bool = False  # the client went away
@@ -101,6 +103,7 @@ async def relay(
     on_end: Callable[[StreamOutcome], None],
     capture: bool = False,
     keyed: bool = False,
+    calls: bool = False,
     restorer: StreamRestorer | None = None,
     streams: OpenStreams | None = None,
 ) -> AsyncGenerator[bytes, None]:
@@ -112,7 +115,7 @@ async def relay(
     # The answer's stitching key is of what the client gets: behind a restorer (a redacting
     # cloud route), of the restored events, which the client resends; else of the upstream's.
     restored = Observer(False, limits.max_sse_line_bytes, True) if keyed and restorer is not None else None
-    observer = Observer(capture, limits.max_sse_line_bytes, keyed and restored is None)
+    observer = Observer(capture, limits.max_sse_line_bytes, keyed and restored is None, calls)
     outcome = StreamOutcome()
     started = time.perf_counter()
     marker = EndMarker()
@@ -219,6 +222,7 @@ async def relay(
         outcome.tools = observer.tools
         outcome.text = observer.captured()
         outcome.answer_key = (restored or observer).answer_key()
+        outcome.calls = observer.calls()
         outcome.events = observer.events
         outcome.duration_s = time.perf_counter() - started
         on_end(outcome)

@@ -18,6 +18,7 @@ from router.api.http import json_response
 from router.engine import Engine
 from router.errors import GatewayError, bad_request
 from router.privacy.guard import exposure_summary, vault_of
+from router.trajectory.children import CHILD_NOTE, PARENT_NOTE
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
 
@@ -117,7 +118,35 @@ async def get_trajectory(request: Request) -> Response:
     trajectory = await _visible(engine, request, trajectory_scope(request))
     records = await engine.tracker.store.records(trajectory.id)
     privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
-    return json_response({**trajectory.as_dict(), "privacy": privacy, "records": [r.as_dict() for r in records]})
+    family = await _family(engine, trajectory)
+    return json_response(
+        {**trajectory.as_dict(), **family, "privacy": privacy, "records": [r.as_dict() for r in records]}
+    )
+
+
+async def _family(engine: Engine, trajectory: Trajectory) -> dict[str, Any]:
+    """A sub-agent's parent (id and step), and a run's children (router/trajectory/children.py)
+    with their cost, shown apart and added to the run's own."""
+    out: dict[str, Any] = {}
+    parent = trajectory.notes.get(PARENT_NOTE)
+    if parent:
+        parent_id, _, step = parent.partition(" ")
+        out["parent"] = {"id": parent_id, "step": int(step) if step.isdigit() else None}
+    children: list[dict[str, Any]] = []
+    for key, step in sorted(trajectory.notes.items()):
+        if not key.startswith(CHILD_NOTE):
+            continue
+        child = await engine.tracker.store.get(key[len(CHILD_NOTE) :])
+        if child is not None:
+            children.append(
+                {"id": child.id, "parent_step": int(step), "steps": child.steps, "cost_usd": child.money["cost_usd"]}
+            )
+    if children:
+        spent = sum(float(child["cost_usd"]) for child in children)
+        out["children"] = children
+        out["children_cost_usd"] = spent
+        out["cost_with_children_usd"] = trajectory.money["cost_usd"] + spent
+    return out
 
 
 def _outcome(body: bytes) -> Outcome:

@@ -31,6 +31,7 @@ from router.quota import (
 from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children
 from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
@@ -164,6 +165,7 @@ class Tracker:
         self._reserve_output_tokens = settings.client_limits.reserve_output_tokens
         self._may_spend = frozenset(name for name, route in settings.routes.items() if may_spend_on_cloud(route))
         self.stitcher = Stitcher(self.store)
+        self.children = Children()  # the sub-agents this process's answers started
         self._sweeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[None]] = set()
         # Off-path work starts eagerly only when every store is in process: a Redis command
@@ -196,6 +198,11 @@ class Tracker:
         try:
             retry = identify.is_client_retry(headers)
             trajectory_id, stitched = await self._identify(request, headers, path_session, namespace, retry)
+            # A sub-agent of a run named by its session (a stitched one's is a run of its own).
+            child = self.children.child_of(trajectory_id, request.messages) if stitched is None else None
+            parent = trajectory_id
+            if child is not None:
+                trajectory_id = child[0]  # a sub-agent's request: its own trajectory
             start = StepStart(
                 trajectory_id=trajectory_id,
                 fingerprint=identify.fingerprint(request.encoded()),
@@ -219,6 +226,8 @@ class Tracker:
                 code="store_unavailable",
                 headers={"Retry-After": self._retry_after},
             ) from exc
+        if child is not None and slot.step == 1 and slot.attempt == 1:
+            self.spawn(self._link(parent, trajectory_id, child[1]))
         results = identify.new_tool_results(request.messages)
         privacy = self._routes[route].privacy if route in self._routes else "allow"
         trajectory = fail_closed(slot, trajectory_id, privacy)
@@ -281,6 +290,16 @@ class Tracker:
             stitcher, key = self.stitcher, identity.stitch_key
             work = stitcher.note_answer(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
             self.spawn(work)
+
+    async def _link(self, parent: str, child: str, parent_step: int) -> None:
+        """A child trajectory's notes: its parent's id and step, and the child on the parent."""
+        await self.store.note(child, PARENT_NOTE, f"{parent} {parent_step}", keep_first=True)
+        await self.store.note(parent, CHILD_NOTE + child, str(parent_step), keep_first=True)
+
+    def spawned(self, identity: StepIdentity, calls: list[identify.Call]) -> None:
+        """A step's answer was delivered with these tool calls: the sub-agents it starts."""
+        if calls:
+            self.children.spawned(identity.trajectory_id, identity.step, calls)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path, in a task awaited at shutdown; with the memory

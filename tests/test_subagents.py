@@ -1,0 +1,107 @@
+"""Sub-agents as child trajectories (issue 30): Claude Code's Task tool starts a new conversation
+(its own system prompt, the Task's prompt as its first user message) in the same session; it is
+its own trajectory, linked to its parent and the parent's step, and the parent's cost shows its
+children's apart. Real gateway, `/v1/messages` streamed as Claude Code sends it, a scripted
+upstream; both stores."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+from tests import both_stores
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer, wait_until
+
+MakeGateway = Callable[..., GatewayServer]
+make_gateway = both_stores.make_gateway
+SESSION = {"X-Claude-Code-Session-Id": "cc-session-1", "anthropic-version": "2023-06-01"}
+PROMPT = "Find where the config file is loaded and report the function name."
+TASK_INPUT = {"description": "find the loader", "prompt": PROMPT, "subagent_type": "general-purpose"}
+
+
+@pytest.fixture()
+def server(make_gateway: MakeGateway) -> GatewayServer:
+    return make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})
+
+
+def _messages(
+    client: httpx.Client, server: GatewayServer, system: str, messages: list[dict[str, Any]]
+) -> tuple[str, str]:
+    """A streamed Messages step as Claude Code sends it: (trajectory id, step)."""
+    body = {"model": "tandem", "max_tokens": 512, "stream": True, "system": system, "messages": messages}
+    with client.stream("POST", f"{server.url}/v1/messages", json=body, headers=SESSION) as response:
+        assert response.status_code == 200
+        response.read()
+        return response.headers["x-tandem-trajectory"], response.headers["x-tandem-step"]
+
+
+def _detail(client: httpx.Client, server: GatewayServer, trajectory_id: str, steps: int) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+
+    def recorded() -> bool:
+        found.clear()
+        found.update(client.get(f"{server.url}/v1/trajectories/{trajectory_id}").json())
+        return len(found.get("records", [])) >= steps
+
+    assert wait_until(recorded)
+    return found
+
+
+def test_a_task_tool_sub_agent_is_a_child_trajectory_of_its_parent_step(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    arguments = orjson.dumps(TASK_INPUT).decode()
+    edge.push(
+        {"kind": "tool_call", "call_id": "toolu_01", "name": "Task", "arguments": arguments},  # the parent's step 1
+        {"kind": "tool_call", "call_id": "toolu_02", "name": "Grep", "arguments": '{"pattern": "load_config"}'},
+        {"kind": "text", "text": "The loader is load_config in app/config.py."},  # the sub-agent's answer
+        {"kind": "text", "text": "Refactored."},  # the parent's step 2
+    )
+    task = [{"role": "user", "content": "refactor the config loading"}]
+    parent, step = _messages(client, server, "You are Claude Code.", task)
+    assert (parent, step) == ("cc-session-1", "1")
+
+    # The sub-agent: the same session, its own system prompt, the Task's prompt first.
+    sub = [{"role": "user", "content": [{"type": "text", "text": PROMPT}]}]
+    child, child_step = _messages(client, server, "You are a search agent.", sub)
+    assert child != parent and child.startswith(parent + "~")
+    assert child_step == "1"
+    grep = {"type": "tool_use", "id": "toolu_02", "name": "Grep", "input": {"pattern": "load_config"}}
+    sub += [
+        {"role": "assistant", "content": [grep]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_02", "content": "app/config.py"}]},
+    ]
+    assert _messages(client, server, "You are a search agent.", sub) == (child, "2")
+
+    # The parent goes on with the Task's result: its own step 2.
+    use = {"type": "tool_use", "id": "toolu_01", "name": "Task", "input": TASK_INPUT}
+    result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": "load_config in app/config.py"}
+    history = [*task, {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
+    assert _messages(client, server, "You are Claude Code.", history) == (parent, "2")
+
+    child_detail = _detail(client, server, child, 2)
+    assert child_detail["parent"] == {"id": parent, "step": 1}
+    assert child_detail["steps"] == 2
+    parent_detail = _detail(client, server, parent, 2)
+    assert parent_detail["steps"] == 2  # the sub-agent's steps are not the parent's
+    assert wait_until(lambda: bool(_detail(client, server, parent, 2).get("children")))
+    parent_detail = _detail(client, server, parent, 2)
+    [listed] = parent_detail["children"]
+    assert (listed["id"], listed["parent_step"], listed["steps"]) == (child, 1, 2)
+    assert listed["cost_usd"] > 0 and parent_detail["children_cost_usd"] == listed["cost_usd"]
+    assert parent_detail["cost_with_children_usd"] == pytest.approx(parent_detail["cost_usd"] + listed["cost_usd"])
+
+
+def test_a_new_conversation_no_task_started_stays_in_its_session(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """A side call of the same session (a title, a summary) that no Task started is no child."""
+    task = [{"role": "user", "content": "refactor the config loading"}]
+    parent, _ = _messages(client, server, "You are Claude Code.", task)
+    side, step = _messages(client, server, "Write a title.", [{"role": "user", "content": PROMPT}])
+    assert (side, step) == (parent, "2")
