@@ -285,8 +285,9 @@ class Answers:
         return Failure(503, _server_error(message, "upstream_unavailable"), facts, headers)
 
     def aborted(self, step: Step, error: BaseException) -> None:
-        """The record of a step that ended before any answer: the client left (cancelled), or
-        an error (a refusal, a failure of the gateway) after the step began."""
+        """The record of a step that ended before any answer: the client left (cancelled), a
+        policy of the route refused it (refused: a privacy block), or an error (a failure of the
+        gateway) after the step began."""
         target = step.upstream or step.decision.target
         record = self._new_record(step, target, step.fallback)
         usage = None
@@ -300,6 +301,8 @@ class Answers:
             record.status = "error"
             if isinstance(error, GatewayError):
                 record.http_status, record.error = error.status, error.message
+                if error.policy_refusal:
+                    record.status = "refused"  # on purpose (a privacy block), not a failure
             else:
                 record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
         self._account(step, record, usage)

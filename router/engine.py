@@ -262,6 +262,7 @@ class Engine:
                 f"values ({', '.join(kinds)}) and the step was to go to the cloud",
                 type="permission_error",
                 code="privacy_blocked",
+                policy_refusal=True,
             )
         if decision.reason == Reason.PRIVACY and route.settings.pin_when_sensitive:
             await self.tracker.store.note(guard.trajectory_id, PIN_NOTE, "edge")

@@ -21,6 +21,7 @@ class GatewayError(Exception):
         code: str | None = None,
         param: str | None = None,
         headers: dict[str, str] | None = None,
+        policy_refusal: bool = False,
     ) -> None:
         super().__init__(message)
         self.status = status
@@ -29,6 +30,9 @@ class GatewayError(Exception):
         self.code = code
         self.param = param
         self.headers = dict(headers or {})
+        # A route's policy refused the step on purpose (a privacy block): its record's status is
+        # `refused`, not `error`, so that the step-error alert sees failures only.
+        self.policy_refusal = policy_refusal
 
     def body(self) -> bytes:
         return error_body(self.message, self.type, self.code, self.param)

@@ -73,6 +73,11 @@ def all_cloud_cached(
 
 # What `StepRecord.answered_by` can be: the two targets, or "none" for a step no target answered.
 ANSWERED_BY = ("edge", "cloud", "none")
+# How a step ended. `refused`: a policy of the route refused it on purpose (a privacy `block`
+# route's 403), which is no failure of the gateway or an upstream: the step-error alert counts
+# `error` only. A client over its own limits (429) is refused before its step begins, so it has
+# no record at all (tandem_client_limit_refusals_total counts it).
+STEP_STATUSES = ("ok", "error", "refused", "cancelled")
 
 MAX_TOKEN_COUNT = 2**53  # past it, not a count (a JSON parser's float, no longer exact)
 
@@ -174,7 +179,7 @@ class StepRecord:
     # (target, failure kind, the upstream's HTTP status or None), in the order they were made.
     # A kind and a status only: an upstream's words may hold what the step sent.
     failures: list[tuple[str, str, int | None]] = field(default_factory=list)
-    status: str = "ok"  # ok, error, cancelled
+    status: str = "ok"  # one of STEP_STATUSES
     http_status: int = 200
     usage: Usage | None = None
     cost_usd: float = 0.0
@@ -221,7 +226,8 @@ class StepRecord:
 
     @property
     def cloud_calls(self) -> int:
-        return int(self.target == "cloud" and self.status != "error") + sum(
+        # A refused step never reached its target; a failed one did not get an answer there.
+        return int(self.target == "cloud" and self.status not in ("error", "refused")) + sum(
             1 for call in self.inner if call.target == "cloud"
         )
 

@@ -32,7 +32,6 @@ TARGETS = ("edge", "cloud")
 TOKEN_KINDS = ("prompt", "cached", "completion")
 FAILURE_KINDS = ("connect", "timeout", "disconnected", "status", "invalid_answer")
 CLOSE_REASONS = ("outcome", "idle")
-STEP_STATUSES = ("ok", "error", "cancelled")
 PRIVACY_ACTIONS = ("detected", "redacted", "exposed", "blocked")
 SHADOW_OUTCOMES = ("agree", "disagree", "failed", "over_budget", "busy", "private")
 # The Redis store's operations (router/trajectory/resilient.py), each of which can fail, and
@@ -266,14 +265,18 @@ def _each_route(per_route: PerRoute) -> Callable[[SeriesScope], Iterator[Labels]
 def _steps(name: str, route: Any, scope: SeriesScope) -> Iterator[Labels]:
     """A step counts under the target that answered it (`StepRecord.answered_by`); a refused,
     failed or cancelled one under "none", with its reason, or `undecided` when it ended (the
-    client left, the store refused it) before its decision."""
+    client left, the store refused it) before its decision. Every status of `router.ledger.STEP_STATUSES`."""
     reasons = set()
     for target, reason in step_labels(route, scope.header_forced):
         yield name, target, reason, "ok"
         reasons.add(reason)
     for reason in sorted(reasons | {Reason.UNDECIDED.value}):
-        for status in STEP_STATUSES[1:]:
+        for status in ("error", "cancelled"):
             yield name, "none", reason, status
+    if blocks(route.privacy):
+        # A block route refuses a sensitive step its decision sent to the cloud.
+        for reason in sorted({r.value for r, targets in _decisions(route, scope.header_forced) if "cloud" in targets}):
+            yield name, "none", reason, "refused"
 
 
 def _calls(name: str, route: Any, scope: SeriesScope) -> Iterator[tuple[str, str]]:

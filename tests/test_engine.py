@@ -162,7 +162,11 @@ async def test_a_blocked_step_is_a_403_with_its_record() -> None:
         assert result.error["code"] == "privacy_blocked" and result.facts is not None
         assert not env.cloud.received and not env.edge.received
         (record,) = await env.records("s1")
-        assert (record.status, record.http_status) == ("error", 403)
+        # Refused on purpose by the route's policy, not failed: the step-error alert counts errors only.
+        assert (record.status, record.http_status, record.answered_by) == ("refused", 403, "none")
+        steps = {"route": "tandem", "target": "none", "reason": "route_fixed"}
+        assert env.metric("tandem_steps_total", **steps, status="refused") == 1
+        assert env.metric("tandem_steps_total", **steps, status="error") == 0
 
 
 async def test_a_cancelled_step_stops_its_upstream_and_is_recorded() -> None:

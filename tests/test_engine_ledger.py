@@ -292,14 +292,25 @@ async def test_blocked_and_failed_steps_count_as_neither_target() -> None:
         failed = await env.run(session="failed", messages=[{"role": "user", "content": "run the tests"}])
         assert isinstance(failed, Failure) and failed.status == 500
         records = [*await env.records("neither"), *await env.records("failed")]
-        assert [(r.target, r.answered_by, r.status) for r in records] == [("cloud", "none", "error")] * 2
+        # The block is a refusal on purpose, the upstream's 500 a failure: neither answered.
+        assert [(r.target, r.answered_by, r.status) for r in records] == [
+            ("cloud", "none", "refused"),
+            ("cloud", "none", "error"),
+        ]
+        assert [r.cloud_calls for r in records] == [0, 0]
         assert records[0].failures == [] and records[1].failures == [("cloud", "status", 500)]
         for trajectory_id in ("neither", "failed"):
             trajectory = await env.engine.tracker.store.get(trajectory_id)
             assert trajectory is not None and trajectory.steps == 1
             assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (0, 0)
             assert trajectory.cloud_share == 0
-        assert steps_metric(env, "none", "route_fixed", "error") == 2
+        # Each in its own total, in both the ledger and the metrics: the step-error alert reads errors only.
+        blocked_run, failed_run = [await env.engine.tracker.store.get(t) for t in ("neither", "failed")]
+        assert blocked_run is not None and failed_run is not None
+        assert (blocked_run.counts["refused"], blocked_run.counts["errors"]) == (1, 0)
+        assert (failed_run.counts["refused"], failed_run.counts["errors"]) == (0, 1)
+        assert steps_metric(env, "none", "route_fixed", "refused") == 1
+        assert steps_metric(env, "none", "route_fixed", "error") == 1
         assert steps_metric(env, "cloud", "route_fixed", "error") == 0
         assert env.metric("tandem_step_latency_seconds_count", target="none") == 2
         assert env.metric("tandem_step_latency_seconds_count", target="cloud") == 0
@@ -316,7 +327,11 @@ async def test_a_retried_step_counts_once_under_the_target_that_answered_its_ret
         assert isinstance(await env.run(session="retried", headers={"x-stainless-retry-count": "1"}), Answer)
         assert isinstance(await env.run(session="retried"), Answer)  # the same body again: attempt 3
         records = await env.records("retried")
-        assert [(r.step, r.attempt, r.answered_by) for r in records] == [(1, 1, "none"), (1, 2, "edge"), (1, 3, "cloud")]
+        assert [(r.step, r.attempt, r.answered_by) for r in records] == [
+            (1, 1, "none"),
+            (1, 2, "edge"),
+            (1, 3, "cloud"),
+        ]
         trajectory = await env.engine.tracker.store.get("retried")
         assert trajectory is not None and trajectory.steps == 1
         assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (1, 0)

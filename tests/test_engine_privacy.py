@@ -132,7 +132,7 @@ async def test_block_refuses_sensitive_cloud_steps_with_a_record() -> None:
         assert blocked.error["code"] == "privacy_blocked" and "CARD, EMAIL" in blocked.error["message"]
         assert len(env.cloud.received) == 1 and not env.edge.received
         (record,) = await env.records("b2")
-        assert (record.status, record.http_status, record.cost_usd) == ("error", 403, 0.0)
+        assert (record.status, record.http_status, record.cost_usd) == ("refused", 403, 0.0)
         assert "privacy" in (record.error or "")
 
 

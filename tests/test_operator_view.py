@@ -314,5 +314,16 @@ def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answer
         ]
         totals = browser.evaluate("document.querySelector('p.totals').textContent")
         assert "cloud share 0%" in totals and "edge 1 · cloud 0 · none 1" in totals
+        # The block is a refusal on purpose, shown as one, not as a failure (the failed run
+        # above has its error).
+        assert "failed 0 · refused 1" in totals
+        status = browser.evaluate(
+            "[...document.querySelectorAll('tr.step[data-step=\"2\"] td')].map(c => [c.className, c.textContent])"
+        )[10]
+        assert status[0] == "refused" and status[1].startswith("refused: the privacy policy"), status
+        browser.open(signed(server, "/ui/t/drawn-run"))
+        browser.wait_for("document.title.startsWith('Trajectory drawn-run')")
+        totals = browser.evaluate("document.querySelector('p.totals').textContent")
+        assert "failed 1 · refused 0" in totals
     finally:
         browser.close()

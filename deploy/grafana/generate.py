@@ -203,7 +203,8 @@ OVERVIEW = (
             ),
             Panel(
                 "Steps by route and status",
-                "Steps per second per route: ok, error (the upstream failed), cancelled (the client went away).",
+                "Steps per second per route: ok, error (the step failed for the client), refused (the route's "
+                "privacy policy blocked it on purpose), cancelled (the client went away).",
                 (_q(f"sum by (route, status) (rate(tandem_steps_total{{{R}}}[{RATE}]))", "{{route}} {{status}}"),),
                 "reqps",
             ),

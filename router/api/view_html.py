@@ -18,10 +18,11 @@ h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:20px 0 8px}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #e3e6ea;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f0f2f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.edge{color:#116329}.cloud{color:#0b5cad}.none,.muted{color:#6b7280}.error{color:#b3261e}
+.edge{color:#116329}.cloud{color:#0b5cad}.none,.muted{color:#6b7280}.error{color:#b3261e}.refused{color:#9a6700}
 tr.failover td{background:#fff8e1}
 .bar{height:10px;border-radius:2px;display:inline-block;min-width:2px}
 .bar.edge{background:#2da44e}.bar.cloud{background:#2f81f7}.bar.error{background:#cf222e}
+.bar.refused{background:#d4a72c}
 .totals span{margin-right:18px}a{color:#0b5cad}
 form{max-width:360px;background:#fff;padding:16px;border:1px solid #e3e6ea}
 input{width:100%;margin:6px 0 12px;padding:6px}
@@ -150,7 +151,9 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
         answered = str(r.get("answered_by") or (r["target"] if r.get("status") == "ok" else "none"))
         calls = _failover(r)
         failed_over = bool(r.get("fallback"))  # the other target was called after a failure
-        css = "error" if r.get("status") != "ok" else answered
+        # A step the route's policy refused on purpose (a privacy block) is not shown as a failure.
+        status = str(r.get("status"))
+        css = answered if status == "ok" else ("refused" if status == "refused" else "error")
         width = max(int(200 * float(r.get("latency_s") or 0) / longest), 2)
         error = r.get("error") or ("" if r.get("status") == "ok" else f"HTTP {r.get('http_status')}")
         score = "–" if r.get("score") is None else f"{float(r['score']):.4g}"
@@ -168,7 +171,7 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
             + f"<td class=num>{escape(seconds(r.get('latency_s')))} "
             + f'<span class="bar {css}" style="width:{width}px"></span></td>'
             + cell(_privacy(r))
-            + cell(f"{r.get('status')}{': ' + str(error)[:200] if error else ''}", "error" if error else "")
+            + cell(f"{status}{': ' + str(error)[:200] if error else ''}", css if error else "")
             + cell(_inner(r))
             + cell(", ".join(r.get("tools") or []) or "–")
             + "</tr>"
@@ -196,12 +199,14 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     exposed = ", ".join(f"{k} ×{v}" for k, v in sorted((privacy.get("exposed") or {}).items())) or "none"
     edge, cloud = int(trajectory.get("edge_steps", 0)), int(trajectory.get("cloud_steps", 0))
     unanswered = max(int(trajectory.get("steps", 0)) - edge - cloud, 0)
+    failed, refused = int(trajectory.get("errors", 0)), int(trajectory.get("refused", 0))
     totals = (
         "<p class=totals>"
         f"<span>route <b>{escape(str(trajectory.get('route', '')))}</b></span>"
         f"<span>steps <b>{int(trajectory.get('steps', 0))}</b></span>"
         f"<span>cloud share <b>{float(trajectory.get('cloud_share', 0)):.0%}</b></span>"
         f"<span>answered by <b>edge {edge} · cloud {cloud} · none {unanswered}</b></span>"
+        f"<span>failed <b>{failed}</b> · refused <b>{refused}</b></span>"
         f"<span>cost <b>{usd(trajectory.get('cost_usd'))}</b></span>"
         f"<span>all-cloud <b>{usd(trajectory.get('counterfactual_usd'))}</b></span>"
         f"<span>saved <b>{usd(trajectory.get('savings_usd'))}</b></span>"

@@ -56,7 +56,8 @@ COUNT_FIELDS = (
     "cloud_steps",
     "edge_steps",
     "fallbacks",
-    "errors",
+    "errors",  # steps that failed for the client (status error)
+    "refused",  # steps a policy of the route refused on purpose (status refused: a privacy block)
     "usage_estimated_steps",
     "prompt_tokens",
     "cached_tokens",
@@ -88,6 +89,7 @@ def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
     counts = {
         "fallbacks": int(record.fallback),
         "errors": int(record.status == "error"),
+        "refused": int(record.status == "refused"),
         "usage_estimated_steps": int(usage is not None and usage.source == "estimated"),
         "prompt_tokens": usage.prompt_tokens if usage else 0,
         "cached_tokens": usage.cached_tokens if usage else 0,

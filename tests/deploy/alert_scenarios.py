@@ -5,8 +5,10 @@ when it stops, on incidents told minute by minute.
 
 Each ratio alert gets a busy route that has an incident (firing), a quiet route with the same
 incident below the volume guard (silent), and the minutes after the incident's end (resolved
-within 2 minutes). The spend alerts get a $75/h burst and a 10x burst over a day's baseline,
-both seen within 10 minutes; the upstream gauges an outage and a refused key. Which alerts fire
+within 2 minutes). The step-error alert also gets a busy block route refusing every step on
+purpose beside a failing one (only the failing one fires). The spend alerts get a $75/h burst
+and a 10x burst over a day's baseline, both seen within 10 minutes; the upstream gauges an
+outage and a refused key; the outage journal a full file and a long outage. Which alerts fire
 is written here by hand; promtool's own rendering of their annotations is filled in after
 checking that promtool fired exactly those label sets (as tests/deploy/record_series.py does).
 """
@@ -109,6 +111,37 @@ def ratio_scenario(alert: str, failing: str, extra: str, severity: str, fires_wi
             expect(alert, f"{HEALTHY + fires_within}m", labels),
             expect(alert, f"{END}m", labels),
             expect(alert, f"{END + 2}m"),
+        ],
+    }
+
+
+def refusals_scenario() -> dict[str, Any]:
+    """A busy block route refusing every step on purpose (status="refused", 20 a minute) is no
+    incident; a busy route whose upstream fails every step (status="error") still is."""
+    inputs = [
+        series(
+            "tandem_steps_total",
+            'instance="a:8080",route="blocking",target="none",reason="route_fixed",status="refused"',
+            _incident(20),
+        ),
+        *_steps("blocking", 20, target="cloud"),
+        series(
+            "tandem_steps_total",
+            'instance="a:8080",route="failing",target="none",reason="route_fixed",status="error"',
+            _incident(20),
+        ),
+        *_steps("failing", 20, target="cloud"),
+    ]
+    labels = {"job": "tandem", "route": "failing", "severity": "critical"}
+    return {
+        "name": "TandemStepErrorsHigh: a busy block route refusing every step does not fire, upstream errors do",
+        "interval": "1m",
+        "input_series": inputs,
+        "alert_rule_test": [
+            expect("TandemStepErrorsHigh", f"{HEALTHY - 1}m"),
+            expect("TandemStepErrorsHigh", f"{HEALTHY + 3}m", labels),
+            expect("TandemStepErrorsHigh", f"{END}m", labels),
+            expect("TandemStepErrorsHigh", f"{END + 2}m"),
         ],
     }
 
@@ -304,10 +337,39 @@ def edge_pool_scenario() -> dict[str, Any]:
     }
 
 
+def journal_scenario() -> dict[str, Any]:
+    """Gateway a: its journal file fills at minute 10 (3 writes kept in memory only), and writes
+    wait in its journal from minute 6 to 35 (a long outage). Gateway b: nothing lost, writes
+    waiting 5 minutes at a time (short outages, caught up)."""
+    a = {"job": "tandem", "instance": "a:8080"}
+    inputs = [
+        series("tandem_journal_lost_total", 'instance="a:8080",reason="file_full"', "0x10 3x30"),
+        series("tandem_journal_lost_total", 'instance="a:8080",reason="disk_error"', "0x40"),
+        series("tandem_journal_lost_total", 'instance="b:8080",reason="file_full"', "0x40"),
+        series("tandem_store_outage_pending", 'instance="a:8080"', "0x5 120x29 0x10"),
+        series("tandem_store_outage_pending", 'instance="b:8080"', "0x5 10x5 0x5 10x5 0x20"),
+    ]
+    return {
+        "name": "TandemJournalLost and TandemOutageJournalInUse: a journal file full, a long outage, short ones",
+        "interval": "1m",
+        "input_series": inputs,
+        "alert_rule_test": [
+            expect("TandemJournalLost", "9m"),
+            expect("TandemJournalLost", "11m", {**a, "reason": "file_full", "severity": "critical"}),
+            expect("TandemJournalLost", "25m"),
+            expect("TandemOutageJournalInUse", "15m"),
+            expect("TandemOutageJournalInUse", "22m", {**a, "severity": "warning"}),
+            expect("TandemOutageJournalInUse", "34m", {**a, "severity": "warning"}),
+            expect("TandemOutageJournalInUse", "37m"),
+        ],
+    }
+
+
 def scenarios() -> list[dict[str, Any]]:
     return [
         # A route whose every step fails (an upstream answering 429 to all): critical within 3 minutes.
         ratio_scenario("TandemStepErrorsHigh", "tandem_steps_total", "", "critical", 3),
+        refusals_scenario(),
         ratio_scenario(
             "TandemFallbackRateHigh",
             "tandem_fallbacks_total",
@@ -322,6 +384,7 @@ def scenarios() -> list[dict[str, Any]]:
         *spend_scenarios(),
         upstream_scenario(),
         edge_pool_scenario(),
+        journal_scenario(),
     ]
 
 

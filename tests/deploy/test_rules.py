@@ -28,6 +28,8 @@ TIMED_ALERTS = RATIO_ALERTS | {
     "TandemUpstreamUnreachable",
     "TandemUpstreamUnauthorised",
     "TandemEdgePoolFull",
+    "TandemJournalLost",
+    "TandemOutageJournalInUse",
 }
 
 
@@ -43,7 +45,7 @@ def rule_exprs() -> list[str]:
 def test_promtool_check_rules() -> None:
     done = run_promtool("check", "rules", str(RULES))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "SUCCESS: 16 rules found" in done.stdout
+    assert "SUCCESS: 18 rules found" in done.stdout
 
 
 def test_promtool_unit_tests_every_alert() -> None:
@@ -66,21 +68,38 @@ def test_promtool_scenarios_fire_stay_silent_below_the_volume_and_resolve_within
             for alert in check["exp_alerts"]:
                 alert.pop("exp_annotations")
     assert tests == scenarios(), "run: python -m tests.deploy.alert_scenarios"
+    # Each scenario's checks of one alert: (minute, how many label sets fire).
     checks: dict[str, list[tuple[float, int]]] = {}
+    scenario_checks: dict[tuple[str, str], list[tuple[float, int]]] = {}
     for test in tests:
         for check in test["alert_rule_test"]:
             minutes = float(check["eval_time"].removesuffix("m"))
             checks.setdefault(check["alertname"], []).append((minutes, len(check["exp_alerts"])))
+            scenario_checks.setdefault((test["name"], check["alertname"]), []).append(
+                (minutes, len(check["exp_alerts"]))
+            )
     assert set(checks) == TIMED_ALERTS
-    for alert in RATIO_ALERTS:
-        (_, quiet), *during, (after, resolved) = sorted(checks[alert])
-        # Quiet before, only the busy route during, nothing 2 minutes after the end.
+    for (_name, alert), timeline in scenario_checks.items():
+        if alert not in RATIO_ALERTS:
+            continue
+        (_, quiet), *during, (after, resolved) = sorted(timeline)
+        # Quiet before, only the busy (or failing) route during, nothing 2 minutes after the end.
         assert quiet == 0 and resolved == 0 and during and all(firing == 1 for _, firing in during), alert
         assert after - during[-1][0] <= 2, alert
     # A route whose every step fails alerts within 3 minutes of the start (the end of its
-    # healthy stretch is the quiet check's minute + 1).
-    (start, _), (first, _), *_ = sorted(checks["TandemStepErrorsHigh"])
-    assert first - (start + 1) <= 3
+    # healthy stretch is the quiet check's minute + 1), and so does one beside a busy block
+    # route whose refusals on purpose (status="refused") fire nothing.
+    errors = [timeline for (_, alert), timeline in scenario_checks.items() if alert == "TandemStepErrorsHigh"]
+    assert len(errors) == 2
+    for timeline in errors:
+        (start, _), (first, _), *_ = sorted(timeline)
+        assert first - (start + 1) <= 3
+    refusals = next(t for t in tests if "block route" in t["name"])
+    fired = {e["exp_labels"]["route"] for check in refusals["alert_rule_test"] for e in check["exp_alerts"]}
+    assert fired == {"failing"}
+    assert any(
+        'route="blocking"' in s["series"] and 'status="refused"' in s["series"] for s in refusals["input_series"]
+    )
     # Both spend alerts see their burst within 10 minutes of its start (each burst starts at
     # the minute after the last quiet check).
     for alert in ("TandemSpendRateHigh", "TandemSpendBurst"):

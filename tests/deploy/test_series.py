@@ -107,8 +107,10 @@ def test_every_declared_series_is_on_metrics_at_zero_before_the_first_step(
     assert exposed[frozenset({("route", "tandem/block"), ("type", "CARD"), ("action", "blocked")})] == 0
     assert exposed[frozenset({("route", "tandem/redact"), ("type", "AI_KEY"), ("action", "redacted")})] == 0
     steps = samples["tandem_steps_total"]
-    refused = {("route", "tandem/block"), ("target", "none"), ("reason", "route_fixed"), ("status", "error")}
+    refused = {("route", "tandem/block"), ("target", "none"), ("reason", "route_fixed"), ("status", "refused")}
     assert steps[frozenset(refused)] == 0
+    # Only a block route refuses on purpose: no other route declares the status.
+    assert {dict(labels)["route"] for labels in steps if ("status", "refused") in labels} == {"tandem/block"}
     cancelled = {("route", "tandem"), ("target", "none"), ("reason", "undecided"), ("status", "cancelled")}
     assert steps[frozenset(cancelled)] == 0
     failures = samples["tandem_policy_failures_total"]
