@@ -240,3 +240,23 @@ def test_a_steps_inner_edge_calls_go_to_its_home_replica_too(
     assert homes - {0}, "every run homed on the first replica: the check would not tell"
     probes = [r for fake in replicas for r in fake.received if r.body.get("max_tokens") == 1]
     assert len(probes) >= 8
+
+
+def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas)
+    replicas[0].stop()
+    with httpx.Client(timeout=10) as client:
+
+        def first_down() -> bool:  # a probe's answer is kept 2 s
+            return client.get(f"{server.url}/readyz").json()["upstreams"]["edge"]["replicas"][0]["reachable"] is False
+
+        assert wait_until(first_down, timeout=6)
+        ready = client.get(f"{server.url}/readyz")
+        metrics = client.get(f"{server.url}/metrics").text
+    edge = ready.json()["upstreams"]["edge"]
+    assert ready.status_code == 200 and edge["reachable"] is True
+    assert [r["base_url"] for r in edge["replicas"]] == [r.base_url for r in replicas]
+    assert [r["reachable"] for r in edge["replicas"]] == [False, True, True]
+    assert 'tandem_upstream_reachable{upstream="edge"} 1.0' in metrics

@@ -54,15 +54,38 @@ def _describe(upstream: Upstream, state: UpstreamState) -> dict[str, Any]:
     }
 
 
+async def _pooled_edge(engine: Engine, first: UpstreamState) -> tuple[UpstreamState, list[dict[str, Any]]]:
+    """An edge pool is reachable while any replica is (the pool fails over between them), and
+    authorised while any reachable one takes the key; each replica is shown apart."""
+    pool = engine.edge_pool
+    assert pool is not None
+    states = [first, *await asyncio.gather(*(r.upstream.probe() for r in pool.replicas[1:]))]
+    now = pool.clock()
+    shown = [
+        {**_describe(replica.upstream, state), "available": replica.alive(now)}
+        for replica, state in zip(pool.replicas, states, strict=True)
+    ]
+    reachable = [state for state in states if state.reachable]
+    best = next((state for state in reachable if state.authorised), reachable[0] if reachable else first)
+    return best, shown
+
+
 async def check_upstreams(engine: Engine) -> dict[str, dict[str, Any]]:
     """Probe every upstream; set the readiness gauges; what `/readyz` shows of each."""
     names = list(engine.upstreams)
     states = await asyncio.gather(*(engine.upstreams[n].probe() for n in names))
+    replicas: list[dict[str, Any]] | None = None
+    if engine.edge_pool is not None:
+        edge = names.index("edge")
+        pooled, replicas = await _pooled_edge(engine, states[edge])
+        states[edge] = pooled
     report = {}
     for name, state in zip(names, states, strict=True):
         engine.metrics.upstream_reachable.labels(name).set(1 if state.reachable else 0)
         engine.metrics.upstream_authorised.labels(name).set(1 if state.authorised else 0)
         report[name] = _describe(engine.upstreams[name], state)
+        if name == "edge" and replicas is not None:
+            report[name]["replicas"] = replicas
     return report
 
 

@@ -43,12 +43,24 @@ class Health(BaseModel):
     status: Literal["ok"]
 
 
-class UpstreamReadiness(BaseModel):
+class ReplicaReadiness(BaseModel):
     reachable: bool
     authorised: bool | None = Field(description="whether it took the gateway's key (null when unreachable)")
     detail: str
     base_url: str = Field(description="without user:password@ and query")
     model: str
+    available: bool = Field(description="its breaker lets steps through")
+
+
+class UpstreamReadiness(BaseModel):
+    reachable: bool = Field(description="for an edge pool: any of its replicas")
+    authorised: bool | None = Field(description="whether it took the gateway's key (null when unreachable)")
+    detail: str
+    base_url: str = Field(description="without user:password@ and query (an edge pool's first replica)")
+    model: str
+    replicas: list[ReplicaReadiness] | None = Field(
+        None, description="an edge pool's replicas (upstreams.edge.endpoints), each as probed"
+    )
 
 
 class Readiness(BaseModel):
