@@ -12,7 +12,7 @@ import pytest
 
 from router.policies.base import RouteBase
 from router.privacy import modes
-from router.route_series import step_labels
+from router.route_labels import step_labels
 from router.settings import ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
