@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
         "--labels",
         choices=LABEL_SOURCES,
         default=None,
-        help="label source (none: the model card's, else from the data)",
+        help="label source (none: the one the rows carry; see --help of train)",
     )
     evaluate.add_argument("--held-out", type=float, default=None, help="evaluate only this held-out share")
     evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -208,8 +208,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     serving = JudgeModel.load(args.against) if args.against is not None else None
     rows = load_rows(args.data)
     if args.labels is None:
-        args.labels = model.card.labels or labels_in(rows)
-        print(f"labels: {args.labels} (from the model card or the data; --labels chooses)", file=sys.stderr)
+        # The label the rows carry: a card's own label (e.g. `combined`, `agreement`) may be one
+        # that rows imported from another agent do not have.
+        args.labels = labels_in(rows)
+        print(f"labels: {args.labels} (read from the data; --labels chooses)", file=sys.stderr)
     models = "the model and the serving one" if serving is not None else "the model"
     print(f"evaluate: scoring {len(rows):,} rows with {models} ...", file=sys.stderr, flush=True)
     comparison = compare(model, serving, rows, args.labels, args.held_out or 0.0)
@@ -219,11 +221,17 @@ def _evaluate(args: argparse.Namespace) -> int:
         print(orjson.dumps(comparison.figures, option=orjson.OPT_INDENT_2).decode())
         return 0
     for name, figures in comparison.figures.items():
+        positives = int(comparison.y.sum())
         print(
-            f"{name}: {figures['steps']} steps ({args.labels} labels, positive rate {figures['positive_rate']}): "
+            f"{name}: {figures['steps']} steps ({args.labels} labels: {positives} positives, "
+            f"{figures['steps'] - positives} negatives): "
             f"AUC {figures['auc']}, Brier {figures['brier']}; at threshold {figures['threshold']}: "
             f"cloud share {figures['cloud_share']}, precision {figures['precision']}, recall {figures['recall']}"
         )
+        for family, f in figures["by_family"].items():
+            counts = f"{f['positives']} positives, {f['negatives']} negatives"
+            scored = f"AUC {f['auc']}, cloud share {f['cloud_share']}" if f["scored"] else f["note"]
+            print(f"  {family}: {f['steps']} steps ({counts}): {scored}")
     if serving is not None:
         print(comparison.reason)
     return 0

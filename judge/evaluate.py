@@ -18,7 +18,7 @@ import orjson
 
 from judge.card import JudgeModelError, atomic_write, card_path, write_card
 from judge.labels import Labels, make_labels
-from judge.metrics import report
+from judge.metrics import MIN_POSITIVES, report
 from judge.model import JudgeModel
 from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
 
@@ -47,10 +47,21 @@ def _figures(
     by_family = {}
     for family in sorted(set(families)):
         members = np.asarray([f == family for f in families])
-        if 0 < y[members].sum() < members.sum():
-            by_family[family] = report(y[members], scores[members], threshold)
+        by_family[family] = family_figures(y[members], scores[members], threshold)
     figures["by_family"] = by_family
     return figures
+
+
+def family_figures(y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], threshold: float) -> dict[str, Any]:
+    """One family's figures: its counts always; its AUC and the rest only with `MIN_POSITIVES`
+    positives and a negative (else `scored` is false and `note` says why)."""
+    positives = int(y.sum())
+    counts = {"steps": len(y), "positives": positives, "negatives": len(y) - positives}
+    if positives < MIN_POSITIVES or positives == len(y):
+        note = f"fewer than {MIN_POSITIVES} positives: not scored" if positives < MIN_POSITIVES else "no negative"
+        share = round(float(np.mean(scores >= threshold)), 4) if len(y) else None
+        return {**counts, "scored": False, "note": note, "cloud_share": share}
+    return {**counts, "scored": True, **report(y, scores, threshold)}
 
 
 def compare(
@@ -95,13 +106,18 @@ def write_report(comparison: Comparison, folder: Path, title: str) -> list[Path]
         "",
         comparison.reason,
         "",
-        "| model | rows | AUC | Brier | cloud share | recall | precision |",
+        "| model | rows | positives | negatives | AUC | Brier | cloud share | recall | precision |",
     ]
-    lines.append("|---|---|---|---|---|---|---|")
+    lines.append("|---|---|---|---|---|---|---|---|---|")
     for name, figures in comparison.figures.items():
         for scope, f in [("all", figures), *figures["by_family"].items()]:
             label = name if scope == "all" else f"{name} / {scope}"
-            cells = [label, *(f[key] for key in ("steps", "auc", "brier", "cloud_share", "recall", "precision"))]
+            positives = f.get("positives", round(f["positive_rate"] * f["steps"]) if "positive_rate" in f else "")
+            negatives = f.get("negatives", f["steps"] - positives if isinstance(positives, int) else "")
+            scored = [f.get(key, "") for key in ("auc", "brier", "cloud_share", "recall", "precision")]
+            if f.get("scored") is False:
+                scored = [f["note"], "", f.get("cloud_share", ""), "", ""]
+            cells = [label, f["steps"], positives, negatives, *scored]
             lines.append("| " + " | ".join(str(cell) for cell in cells) + " |")
     lines += ["", "![ROC](roc.png)", "", "![cloud share against failing steps caught](share.png)", ""]
     lines += ["![calibration](calibration.png)", ""]

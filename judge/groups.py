@@ -15,8 +15,8 @@ import numpy.typing as npt
 import orjson
 
 from judge.features import FEATURE_NAMES
-from judge.labels import LABEL_SOURCES, make_labels
-from judge.metrics import auc
+from judge.labels import LABEL_SOURCES, labels_in, make_labels
+from judge.metrics import MIN_POSITIVES, auc
 from judge.rows import load_rows, matrix, split_by_trajectory
 
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -39,8 +39,8 @@ def _fit_auc(
 ) -> float:
     from sklearn.ensemble import GradientBoostingClassifier  # type: ignore[import-untyped]
 
-    if not columns or len(set(y[train].tolist())) < 2 or len(set(y[test].tolist())) < 2:
-        return float("nan")
+    if not columns or len(set(y[train].tolist())) < 2 or not MIN_POSITIVES <= int(y[test].sum()) < len(test):
+        return float("nan")  # one label value to learn, or too few positives to score (counts say which)
     model = GradientBoostingClassifier(n_estimators=60, max_depth=3, learning_rate=0.1, subsample=0.8, random_state=0)
     model.fit(x[np.ix_(train, columns)], y[train], sample_weight=w[train])
     return round(auc(y[test], model.predict_proba(x[np.ix_(test, columns)])[:, 1]), 4)
@@ -75,14 +75,29 @@ def evaluate_groups(rows: list[dict[str, Any]], labels: str, held_out: float = 0
         result["across_families"] = {
             f"{a}->{b}": _fit_auc(x, y, w, members[a], members[b], every) for a in families for b in families if a != b
         }
-    result["families"] = {f: len(members[f]) for f in families}
+    result["held_out"] = _counts(y, split.test)
+    result["families"] = {f: {"rows": len(members[f]), **_counts(y, members[f])} for f in families}
     return result
+
+
+def _counts(y: Any, indices: list[int]) -> dict[str, int]:
+    positives = int(y[indices].sum())
+    return {"positives": positives, "negatives": len(indices) - positives}
+
+
+def _auc_text(value: float, counts: dict[str, int]) -> str:
+    """An AUC beside the positives and negatives it was measured on; none below MIN_POSITIVES."""
+    if counts["positives"] < MIN_POSITIVES:
+        return f"not scored ({counts['positives']} positives < {MIN_POSITIVES}, {counts['negatives']} negatives)"
+    return f"{value} ({counts['positives']}+/{counts['negatives']}-)"
 
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("groups", help="held-out AUC per feature group, within and across agent families")
     parser.add_argument("--data", required=True, help="rows (.jsonl or .jsonl.gz)")
-    parser.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
+    parser.add_argument(
+        "--labels", choices=LABEL_SOURCES, default=None, help="label source (none: the one the rows carry)"
+    )
     parser.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
@@ -90,17 +105,25 @@ def add_parser(commands: Any) -> None:
 def run_groups(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    result = evaluate_groups(load_rows(Path(args.data)), args.labels, args.held_out)
+    rows = load_rows(Path(args.data))
+    labels = args.labels or labels_in(rows)
+    result = evaluate_groups(rows, labels, args.held_out)
     if args.json:
         print(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode())
         return 0
-    print(
-        f"all features: held-out AUC {result['all']} ({', '.join(f'{f} {n}' for f, n in result['families'].items())})"
-    )
+    held = result["held_out"]
+    print(f"{labels} labels; held out: {held['positives']} positives, {held['negatives']} negatives")
+    for family, counts in result["families"].items():
+        tally = f"{counts['positives']} positives, {counts['negatives']} negatives"
+        print(f"  family {family}: {counts['rows']} rows ({tally})")
+    print(f"all features: held-out AUC {_auc_text(result['all'], held)}")
     for group, entry in result["groups"].items():
-        across = entry.get("across_families")
-        extra = f"; across families {across}" if across else ""
         print(
-            f"  {group:<11} {entry['features']:>2} features: without {entry['without']}, alone {entry['alone']}{extra}"
+            f"  {group:<11} {entry['features']:>2} features: without {_auc_text(entry['without'], held)}, "
+            f"alone {_auc_text(entry['alone'], held)}"
         )
+        for pair, value in entry.get("across_families", {}).items():
+            print(f"    {pair}: {_auc_text(value, result['families'][pair.split('->')[1]])}")
+    for pair, value in result.get("across_families", {}).items():
+        print(f"  all features {pair}: {_auc_text(value, result['families'][pair.split('->')[1]])}")
     return 0

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from judge.importers import TrajectoryFormatError, read_run
+from judge.importers import TrajectoryFormatError, family_of, read_runs
 from judge.importers.outcomes import read_outcomes
 from judge.progress import progress
 from judge.replay import replay
@@ -18,6 +18,9 @@ from judge.rows import write_rows
 # What a folder is searched for (files named on the command line are read whatever their name).
 TEXT_FIELDS = ("task", "command", "excerpt")
 PATTERNS = ("*.traj.json", "*.traj", "*.jsonl", "*trajectory*.json", "*events*.json")
+# Also searched in a folder (chat logs are named anything): a file of these that is no run is
+# reported and passed over, not an error (a folder of runs often holds a results .json too).
+LOOSE_PATTERNS = ("*.json",)
 
 
 def add_parser(commands: Any) -> None:
@@ -27,17 +30,22 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--outcomes", type=Path, action="append", default=[], help="run id -> resolved (JSON)")
     parser.add_argument("--keep-going", action="store_true", help="skip bad files (each one is reported)")
     parser.add_argument(
+        "--family", help="the agent family of every run read (harness and major version, e.g. my-agent-1)"
+    )
+    parser.add_argument(
         "--no-text", action="store_true", help="leave out task, command and excerpt (small rows to check in)"
     )
 
 
-def trajectory_files(paths: list[Path]) -> Iterator[Path]:
+def trajectory_files(paths: list[Path]) -> Iterator[tuple[Path, bool]]:
+    """Each file to read, and whether it was found only by a loose pattern (a `.json` in a folder)."""
     for path in paths:
         if path.is_dir():
             found = {file for pattern in PATTERNS for file in path.rglob(pattern) if file.is_file()}
-            yield from sorted(found)
+            loose = {file for pattern in LOOSE_PATTERNS for file in path.rglob(pattern) if file.is_file()} - found
+            yield from sorted([(file, False) for file in found] + [(file, True) for file in loose])
         else:
-            yield path
+            yield path, False
 
 
 def run_import(args: argparse.Namespace) -> int:
@@ -46,34 +54,45 @@ def run_import(args: argparse.Namespace) -> int:
         outcomes.update(read_outcomes(file))
     families: Counter[str] = Counter()
     failures: list[str] = []
+    passed_over: list[str] = []
     runs = 0
 
     def rows() -> Iterator[dict[str, Any]]:
         nonlocal runs
         files = list(trajectory_files(args.paths))
-        for file in progress(files, "importing trajectories"):
+        for file, loose in progress(files, "importing trajectories"):
             try:
-                run = read_run(file)
+                read = read_runs(file)
             except TrajectoryFormatError as exc:
+                if loose:
+                    passed_over.append(str(exc))
+                    continue
                 if not args.keep_going:
                     raise
                 failures.append(str(exc))
                 continue
-            if run.outcome is None and run.trajectory_id in outcomes:
-                run.outcome = {"success": outcomes[run.trajectory_id]}
-            runs += 1
-            for row in replay(run):
-                families[run.family] += 1
-                if args.no_text:
-                    for key in TEXT_FIELDS:
-                        row.pop(key, None)
-                yield row
+            for run in read:
+                if run.outcome is None and run.trajectory_id in outcomes:
+                    run.outcome = {"success": outcomes[run.trajectory_id]}
+                if args.family:
+                    run.meta["family"] = args.family
+                runs += 1
+                for row in replay(run):
+                    families[family_of(run)] += 1
+                    if args.no_text:
+                        for key in TEXT_FIELDS:
+                            row.pop(key, None)
+                    yield row
 
     count = write_rows(args.out, rows())
     for failure in failures:
         print(f"  skipped {failure}", file=sys.stderr)
+    for note in passed_over:
+        print(f"  passed over {note}", file=sys.stderr)
     if runs == 0:
-        raise TrajectoryFormatError(args.out, None, "no trajectory was read; nothing to write")
+        reasons = failures + passed_over
+        detail = ("; " + "; ".join(reasons[:5])) if reasons else "; no file matched in the folders given"
+        raise TrajectoryFormatError(args.out, None, "no trajectory was read; nothing to write" + detail)
     by_family = ", ".join(f"{family} {n}" for family, n in sorted(families.items()))
     print(f"wrote {count} rows of {runs} runs to {args.out} ({by_family}); {len(failures)} file(s) skipped")
     return 0

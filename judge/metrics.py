@@ -8,6 +8,9 @@ import numpy as np
 import numpy.typing as npt
 
 Floats = npt.NDArray[np.float64]
+# A group of steps (a family) with fewer positives than this gets its counts, not an AUC: with a
+# handful of positives the AUC swings by tenths between resamples and reads as a finding it is not.
+MIN_POSITIVES = 20
 
 
 def auc(y: npt.NDArray[Any], scores: Floats, weight: Floats | None = None) -> float:

@@ -13,6 +13,7 @@ source):
 | `claude-code` | session `*.jsonl` (`type` user/assistant lines) | Claude Code 1.x, 2.x |
 | `codex` | rollout `*.jsonl` (`session_meta` / `response_item` lines, or the older bare items) | Codex CLI 0.x |
 | `terminus-2` | harbor trajectory JSON (ATIF `schema_version` `ATIF-v1.*`) | harbor Terminus-2, ATIF v1.0–1.5 |
+| `openai-chat` | plain OpenAI chat logs: `.jsonl` of message lists, a JSON array, one per file | any |
 
 A file that is none of these, or is broken, raises `TrajectoryFormatError` naming the file, the
 line (of a JSON-lines file, or of a JSON syntax error; the JSON path otherwise) and the problem.
@@ -26,7 +27,7 @@ from typing import Any
 
 Message = dict[str, Any]
 
-FAMILIES = ("mini-swe-agent", "swe-agent", "openhands", "claude-code", "codex", "terminus-2")
+FAMILIES = ("mini-swe-agent", "swe-agent", "openhands", "claude-code", "codex", "terminus-2", "openai-chat")
 
 
 class TrajectoryFormatError(ValueError):
@@ -78,3 +79,10 @@ def read_run(path: Path) -> Run:
     from judge.importers.detect import read_any
 
     return read_any(path)
+
+
+def read_runs(path: Path) -> list[Run]:
+    """The runs in one file: a trajectory file holds one, a chat log one per conversation."""
+    from judge.importers.detect import read_all
+
+    return read_all(path)

@@ -11,6 +11,8 @@ import orjson
 from judge.importers import Run, TrajectoryFormatError
 from judge.importers.chats import read_mini_swe_agent, read_swe_agent, read_terminus
 from judge.importers.events import read_claude_code, read_codex, read_openhands
+from judge.importers.openai_chat import EXPECTED as CHAT_EXPECTED
+from judge.importers.openai_chat import is_conversation, read_chat_document, read_chat_lines
 
 MAX_BYTES = 256 << 20  # a trajectory larger than this is not one run
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
@@ -39,15 +41,35 @@ def _lines(path: Path, raw: bytes) -> list[tuple[int, Any]]:
 
 
 def _first_line_is_object(raw: bytes) -> bool:
-    """Whether the file reads as JSON lines: its first line is a whole JSON object."""
+    """Whether the file reads as JSON lines: its first line is a whole JSON object (or, for chat
+    logs, a whole list of messages)."""
     first = next((line for line in raw.split(b"\n") if line.strip()), b"")
     try:
-        return isinstance(orjson.loads(first), dict)
+        value = orjson.loads(first)
     except orjson.JSONDecodeError:
         return False
+    return isinstance(value, dict) or is_conversation(value)
 
 
-def read_any(path: Path) -> Run:
+def read_all(path: Path) -> list[Run]:
+    """The runs in one file: one for a trajectory file, one per conversation for a chat log."""
+    raw = _raw(path)
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if _first_line_is_object(raw):
+            lines = _lines(path, raw)
+            if lines and is_conversation(lines[0][1]):  # a chat log: each line must be one
+                return read_chat_lines(path, lines)
+        return [read_any(path, raw)]
+    if is_conversation(document) or (
+        isinstance(document, list) and document and all(is_conversation(value) for value in document)
+    ):
+        return read_chat_document(path, document)
+    return [read_any(path, raw)]
+
+
+def _raw(path: Path) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_BYTES:
@@ -57,6 +79,12 @@ def read_any(path: Path) -> Run:
         raise TrajectoryFormatError(path, None, f"cannot read the file ({exc.strerror})") from exc
     if not raw.strip():
         raise TrajectoryFormatError(path, 1, "the file is empty")
+    return raw
+
+
+def read_any(path: Path, raw: bytes | None = None) -> Run:
+    """The run in one trajectory file (not a chat log: `read_all` reads those)."""
+    raw = _raw(path) if raw is None else raw
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -87,8 +115,9 @@ def read_any(path: Path) -> Run:
 
 
 _UNKNOWN = (
-    "not a trajectory format this importer knows (mini-swe-agent .traj.json, SWE-agent .traj, OpenHands events, "
-    "Claude Code session .jsonl, Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json)"
+    "not a trajectory format this importer knows; expected one of: mini-swe-agent .traj.json, SWE-agent .traj, "
+    "OpenHands events, Claude Code session .jsonl, Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json, "
+    + CHAT_EXPECTED
 )
 
 

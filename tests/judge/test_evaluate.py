@@ -91,3 +91,30 @@ def test_promote_over_a_serving_model_that_cannot_be_compared(tmp_path: Path, ca
     assert main(args) == 0
     assert "cannot be compared" in capsys.readouterr().err
     assert read_card(card_path(serving)).feature_version != 1
+
+
+def test_evaluate_defaults_to_the_label_the_rows_carry_and_counts_small_families(tmp_path: Path, capsys: Any) -> None:
+    data, good, _ = _models(tmp_path)  # `good` was trained on `agreement` labels (its card says so)
+    rows = [orjson.loads(line) for line in data.read_bytes().splitlines()]
+    # Imported rows: the harness-status label only; a third family with a handful of positives.
+    for index, row in enumerate(rows):
+        row["action_failed"], row["edge_wrong"], row["teacher_label"] = row["edge_wrong"], None, None
+        if index < 60:
+            row["family"] = "gamma"
+            row["action_failed"] = int(index < 5)
+    imported = tmp_path / "imported.jsonl"
+    write_rows(imported, rows)
+    report = tmp_path / "report"
+    assert main(["evaluate", "--model", str(good), "--data", str(imported), "--report", str(report)]) == 0
+    captured = capsys.readouterr()
+    assert "labels: failed (read from the data" in captured.err
+    assert "  gamma: 60 steps (5 positives, 55 negatives): fewer than 20 positives: not scored" in captured.out
+    alpha = next(line for line in captured.out.splitlines() if line.startswith("  alpha:"))
+    assert "AUC " in alpha and "positives" in alpha
+    figures = orjson.loads((report / "report.json").read_bytes())["candidate"]["by_family"]
+    assert figures["gamma"]["scored"] is False and "auc" not in figures["gamma"]
+    assert figures["alpha"]["scored"] is True and figures["alpha"]["positives"] >= 20
+    assert (
+        "| candidate / gamma | 60 | 5 | 55 | fewer than 20 positives: not scored |"
+        in (report / "report.md").read_text()
+    )
