@@ -51,7 +51,7 @@ def test_judge_import_train_and_evaluate_say_where_they_are(tmp_path: Path) -> N
     assert "wrote" in done.stdout
     done = tandem("judge", "evaluate", "--model", str(model), "--data", str(data))
     assert done.returncode == 0, done.stderr
-    assert "labels: failed (from the model card" in done.stderr and "evaluate: scoring 3,000 rows" in done.stderr
+    assert "labels: failed (read from the data" in done.stderr and "evaluate: scoring 3,000 rows" in done.stderr
 
 
 def test_access_log_only_when_asked_for(tmp_path: Path) -> None:
