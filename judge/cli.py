@@ -8,6 +8,7 @@
               [--report folder]          (report.md, report.json, roc.png, share.png, calibration.png)
     promote   --candidate new.onnx --data rows.jsonl [--serving judge.onnx] [--labels failed] [--report folder]
     groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
+    lofo      --data rows.jsonl [train's options] [--out folder]   (leave one agent family out, for each)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import groups, imports
+from judge import groups, imports, lofo
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
@@ -87,6 +88,7 @@ def _parser() -> argparse.ArgumentParser:
 
     imports.add_parser(commands)
     groups.add_parser(commands)
+    lofo.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True, help="the .onnx file (its .card.json beside it)")
@@ -111,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     promote.add_argument("--report", type=Path, help="folder for the comparison's report and plots")
     EXAMPLES.setdefault("import", "tandem judge import runs/ --out rows.jsonl.gz --keep-going")
     EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
+    EXAMPLES.setdefault("lofo", "tandem judge lofo --data rows.jsonl.gz --out lofo/")
     for name, command in commands.choices.items():  # every command: its defaults and an example
         command.formatter_class = _HelpFormatter
         command.epilog = f"example:\n  {EXAMPLES[name]}"
@@ -269,6 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         "import": imports.run_import,
         "promote": _promote,
         "groups": groups.run_groups,
+        "lofo": lofo.run_lofo,
     }
     try:
         return handlers[args.command](args)

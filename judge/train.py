@@ -78,6 +78,13 @@ def _fit(estimator: Any, x: npt.NDArray[np.float32], y: npt.NDArray[np.int64], w
         estimator.fit(x, y, sample_weight=weight)
 
 
+def fit_estimator(config: TrainConfig, x: npt.NDArray[np.float32], y: npt.NDArray[np.int64], weight: Any) -> Any:
+    """A fitted classifier of `config`'s kind (no export, no card): for reports that fit many."""
+    estimator = _estimator(config)
+    _fit(estimator, x, y, weight)
+    return estimator
+
+
 def export_onnx(estimator: Any, width: int) -> bytes:
     from skl2onnx import to_onnx  # type: ignore[import-untyped]
 

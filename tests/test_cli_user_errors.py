@@ -159,7 +159,10 @@ def test_an_empty_config_file_is_warned_about(tmp_path: Path) -> None:
         ["demo"],
         ["trajectories", "export"],
         ["audit", "expand"],
-        *(["judge", name] for name in ("train", "calibrate", "label", "evaluate", "promote", "import", "groups")),
+        *(
+            ["judge", name]
+            for name in ("train", "calibrate", "label", "evaluate", "promote", "import", "groups", "lofo")
+        ),
     ],
     ids=lambda c: " ".join(c),
 )

@@ -70,7 +70,13 @@ def test_a_non_zero_exit_is_a_failure(harness: str) -> None:
 @pytest.mark.parametrize("harness", sorted(SHELLS))
 def test_a_search_that_found_nothing_is_not_a_failure(harness: str) -> None:
     action, result = SHELLS[harness]
-    for command in ("grep -rn parse_week src/", "rg parse_week", "git grep -n parse_week", "cd /repo && grep -q x f", "sed -n 1,90p f.py | grep slots"):
+    for command in (
+        "grep -rn parse_week src/",
+        "rg parse_week",
+        "git grep -n parse_week",
+        "cd /repo && grep -q x f",
+        "sed -n 1,90p f.py | grep slots",
+    ):
         assert not action_failed(action(command), [result(1, "")]), command
     # The same exit from a search that printed an error did fail (a bad path, a bad pattern).
     assert action_failed(action("grep -rn x nowhere/"), [result(2, "grep: nowhere/: No such file or directory\n")])

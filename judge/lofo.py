@@ -1,0 +1,172 @@
+"""`tandem judge lofo`: leave one agent family out, the standard report of how a judge does on an
+agent it has never seen.
+
+For each family (`family` in the rows: harness and major version): train on every other family
+with `train`'s options, score the family left out, and give its positives and negatives, the
+AUC with a bootstrap interval (resampling its trajectories, seeded), the cloud share at the
+threshold `train` would ship (calibrated to `--cloud-share` on the training families), the share
+of its failing steps that threshold catches, and a plot of failing steps caught against cloud
+share. A family with fewer than `MIN_POSITIVES` positives gets its counts, not an AUC.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import orjson
+
+from judge.calibrate import threshold_for_share
+from judge.labels import LABEL_SOURCES, labels_in, make_labels
+from judge.metrics import MIN_POSITIVES, auc
+from judge.rows import JudgeTrainingError, load_rows, matrix
+
+BOOTSTRAP = 200
+
+
+@dataclass
+class FamilyResult:
+    family: str
+    trajectories: int
+    positives: int
+    negatives: int
+    note: str = ""  # why it is not scored, when it is not
+    auc: float | None = None
+    interval: tuple[float, float] | None = None
+    threshold: float | None = None
+    cloud_share: float | None = None
+    caught: float | None = None  # share of its failing steps the threshold sends to the cloud
+    y: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
+    scores: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0), repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        keys = ("family", "trajectories", "positives", "negatives", "note", "auc", "interval", "threshold")
+        return {key: getattr(self, key) for key in (*keys, "cloud_share", "caught")}
+
+
+def bootstrap_interval(
+    y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], runs: list[str], resamples: int, seed: int
+) -> tuple[float, float]:
+    """The 95% interval of the AUC over resamples of whole trajectories (steps of a run are not
+    independent: resampling steps would make the interval too narrow)."""
+    rng = np.random.default_rng(seed)
+    by_run: dict[str, list[int]] = defaultdict(list)
+    for index, run in enumerate(runs):
+        by_run[run].append(index)
+    groups = [np.asarray(indices) for indices in by_run.values()]
+    values = []
+    for _ in range(resamples):
+        picked = np.concatenate([groups[i] for i in rng.integers(0, len(groups), len(groups))])
+        value = auc(y[picked], scores[picked])
+        if np.isfinite(value):
+            values.append(value)
+    if not values:
+        return (float("nan"), float("nan"))
+    low, high = np.percentile(values, [2.5, 97.5])
+    return (round(float(low), 4), round(float(high), 4))
+
+
+def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int = BOOTSTRAP) -> list[FamilyResult]:
+    """One result per family; `config`: a `judge.train.TrainConfig` (model, labels, share, seed, sees)."""
+    from judge.train import fit_estimator  # scikit-learn loads only here
+
+    labels = make_labels(rows, config.labels)
+    picked = [rows[i] for i in labels.rows]
+    families = [str(row.get("family") or "unknown") for row in picked]
+    runs = [str(row["trajectory_id"]) for row in picked]
+    x = matrix(picked, config.sees)
+    results = []
+    for family in sorted(set(families)):
+        inside = np.asarray([f == family for f in families])
+        y = labels.y[inside]
+        positives = int(y.sum())
+        result = FamilyResult(
+            family, len({r for r, i in zip(runs, inside, strict=True) if i}), positives, len(y) - positives
+        )
+        train = ~inside
+        if not train.any():
+            result.note = "the only family: no other family to train on"
+        elif labels.y[train].min() == labels.y[train].max():
+            result.note = "the other families have one label value only: nothing to train on"
+        else:
+            estimator = fit_estimator(config, x[train], labels.y[train], labels.weight[train])
+            threshold = threshold_for_share(
+                estimator.predict_proba(x[train])[:, 1].astype(np.float64), config.cloud_share
+            )
+            scores = estimator.predict_proba(x[inside])[:, 1].astype(np.float64)
+            result.y, result.scores, result.threshold = y, scores, round(float(threshold), 6)
+            result.cloud_share = round(float(np.mean(scores >= threshold)), 4)
+            if positives >= MIN_POSITIVES and positives < len(y):
+                result.auc = round(auc(y, scores), 4)
+                result.interval = bootstrap_interval(
+                    y, scores, [r for r, i in zip(runs, inside, strict=True) if i], resamples, config.seed
+                )
+                result.caught = round(float(np.mean(scores[y == 1] >= threshold)), 4)
+            else:
+                result.note = f"fewer than {MIN_POSITIVES} positives: not scored"
+        results.append(result)
+    return results
+
+
+def markdown(results: list[FamilyResult], title: str) -> str:
+    lines = [
+        f"# {title}",
+        "",
+        "| left out | runs | positives | negatives | AUC | 95% interval | cloud share | failing steps caught | note |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        interval = f"{r.interval[0]}–{r.interval[1]}" if r.interval else ""
+        cells = [r.family, r.trajectories, r.positives, r.negatives, r.auc, interval, r.cloud_share, r.caught, r.note]
+        lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser("lofo", help="leave each agent family out in turn: train on the others, score it")
+    parser.add_argument("--data", type=Path, required=True, help="rows with a family field (.jsonl or .jsonl.gz)")
+    parser.add_argument("--out", type=Path, help="folder for lofo.md, lofo.json and one PNG per family")
+    parser.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
+    parser.add_argument("--labels", choices=LABEL_SOURCES, default=None, help="label source (none: the rows' own)")
+    parser.add_argument("--cloud-share", type=float, default=0.4, help="share the threshold is calibrated to")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the classifier and the bootstrap")
+    parser.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
+    parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="resamples for the AUC's interval")
+
+
+def run_lofo(args: argparse.Namespace) -> int:
+    from judge.train import TrainConfig
+
+    if not 0.0 < args.cloud_share < 1.0:
+        raise JudgeTrainingError(f"cloud share must be between 0 and 1, got {args.cloud_share}")
+    rows = load_rows(args.data)
+    labels = args.labels or labels_in(rows)
+    config = TrainConfig(model=args.model, labels=labels, cloud_share=args.cloud_share, seed=args.seed, sees=args.sees)
+    results = leave_one_family_out(rows, config, args.bootstrap)
+    title = f"Leave one family out: {args.data.name}, {args.model}, {labels} labels, sees {args.sees}"
+    table = markdown(results, title)
+    print(table, end="")
+    if len(results) == 1:
+        print("one family only: train on more families for a leave-one-family-out figure", file=sys.stderr)
+    if args.out is not None:
+        from judge.plots import share_plot
+
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "lofo.md").write_text(table)
+        (args.out / "lofo.json").write_bytes(
+            orjson.dumps([r.as_dict() for r in results], option=orjson.OPT_INDENT_2 | orjson.OPT_SERIALIZE_NUMPY)
+        )
+        for r in results:
+            if r.scores.size and 0 < r.positives < len(r.y):
+                share_plot(r.y, {f"{r.family} (left out)": r.scores}, args.out / f"lofo-{_slug(r.family)}.png")
+    return 0
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

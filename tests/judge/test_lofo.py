@@ -1,0 +1,68 @@
+"""`tandem judge lofo`: each family left out in turn, trained on the others, scored with counts, an
+AUC interval, its cloud share and a plot; a family with few positives is counted, not scored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from judge.cli import main
+from judge.rows import write_rows
+from tests.judge.helpers import synthetic_rows
+
+FAMILIES = ("alpha-1", "beta-0", "gamma-2")
+
+
+def _rows() -> list[dict[str, Any]]:
+    rows = synthetic_rows(trajectories=150, steps=6)
+    for row in rows:
+        number = int(row["trajectory_id"][1:])
+        row["family"] = FAMILIES[number % 3]
+        row["action_failed"], row["edge_wrong"], row["teacher_label"] = row["edge_wrong"], None, None
+    # A fourth family with a handful of failures: counted, not given an AUC.
+    for row in synthetic_rows(trajectories=10, steps=6, seed=3):
+        row.update(family="delta-1", trajectory_id="d" + row["trajectory_id"], edge_wrong=None, teacher_label=None)
+        row["action_failed"] = int(row["step"] == 2 and row["trajectory_id"] < "dt5")
+        rows.append(row)
+    return rows
+
+
+def test_lofo_scores_every_family_left_out_with_counts_intervals_and_plots(tmp_path: Path, capsys: Any) -> None:
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, _rows())
+    out = tmp_path / "lofo"
+    args = ["lofo", "--data", str(data), "--model", "logreg", "--bootstrap", "50", "--out", str(out)]
+    assert main(args) == 0
+    table = capsys.readouterr().out
+    assert table == (out / "lofo.md").read_text()
+    assert table.startswith("# Leave one family out: rows.jsonl, logreg, failed labels, sees state")
+    results = {r["family"]: r for r in orjson.loads((out / "lofo.json").read_bytes())}
+    assert set(results) == {*FAMILIES, "delta-1"}
+    for family in FAMILIES:
+        r = results[family]
+        assert r["positives"] >= 20 and r["negatives"] > r["positives"] and r["trajectories"] == 50
+        # The label depends on two features in every family: learnable across them.
+        assert r["auc"] > 0.7 and r["interval"][0] < r["auc"] < r["interval"][1] <= 1.0
+        assert 0.2 < r["cloud_share"] < 0.6 and r["caught"] > r["cloud_share"]
+        assert (out / f"lofo-{family}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert f"| {family} | 50 | {r['positives']} | {r['negatives']} | {r['auc']} |" in table
+    delta = results["delta-1"]
+    assert (delta["positives"], delta["negatives"]) == (5, 55)
+    assert delta["auc"] is None and delta["note"] == "fewer than 20 positives: not scored"
+    assert "| delta-1 | 10 | 5 | 55 |  |  |" in table
+
+
+def test_lofo_on_one_family_says_there_is_nothing_to_train_on(tmp_path: Path, capsys: Any) -> None:
+    rows = synthetic_rows(trajectories=40, steps=4)
+    for row in rows:
+        row["family"] = "mini-swe-agent-1"
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, rows)
+    assert main(["lofo", "--data", str(data), "--model", "logreg"]) == 0
+    captured = capsys.readouterr()
+    assert (
+        "| mini-swe-agent-1 | 40 |" in captured.out and "the only family: no other family to train on" in captured.out
+    )
+    assert "one family only" in captured.err
