@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
 import aiohttp
@@ -108,10 +108,15 @@ async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
 class Scraper:
     """Reads every replica's load every `interval_s` while the gateway runs."""
 
-    def __init__(self, pool: EdgePool, interval_s: float, path: str) -> None:
+    def __init__(
+        self, pool: EdgePool, interval_s: float, path: str, on_scraped: Callable[[], None] | None = None
+    ) -> None:
         self.pool = pool
         self.interval_s = interval_s
         self.path = path
+        # Sets this process's pool gauges after each read: with several workers, each keeps its
+        # own gauge values, and only the one answering a /metrics scrape refreshes them there.
+        self.on_scraped = on_scraped
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -128,6 +133,8 @@ class Scraper:
     async def _run(self) -> None:
         while True:
             await self.scrape_all(self.pool.replicas)
+            if self.on_scraped is not None:
+                self.on_scraped()
             await asyncio.sleep(self.interval_s)
 
     async def scrape_all(self, replicas: Iterable[Replica]) -> None:

@@ -98,7 +98,9 @@ class Engine:
         self.edge_pool: EdgePool | None = build_pool(settings, self.upstreams["edge"], self.metrics)
         pool_settings = settings.upstreams["edge"].pool
         self.edge_scraper = (
-            Scraper(self.edge_pool, pool_settings.scrape_interval_s, pool_settings.metrics_path)
+            Scraper(
+                self.edge_pool, pool_settings.scrape_interval_s, pool_settings.metrics_path, self.refresh_edge_series
+            )
             if self.edge_pool is not None
             else None
         )
@@ -134,6 +136,13 @@ class Engine:
         self.audit.close()
         for upstream in self._all_upstreams():
             await upstream.close()
+
+    def refresh_edge_series(self) -> None:
+        """Set the edge pool's gauges from the pool as it stands (after each read of the
+        replicas' metrics, and on a /metrics scrape)."""
+        if self.edge_pool is not None:
+            full_waiting = min(route.settings.edge_full_waiting for route in self.routes.values())
+            self.metrics.edge.refresh(self.edge_pool, full_waiting)
 
     def _all_upstreams(self) -> list[Upstream]:
         pooled = [r.upstream for r in self.edge_pool.replicas[1:]] if self.edge_pool is not None else []

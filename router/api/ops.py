@@ -131,7 +131,5 @@ async def metrics(request: Request) -> Response:
     # A scrape must answer even when the store does not: the gauge then keeps its last value.
     with contextlib.suppress(Exception):
         engine.metrics.active_trajectories.set(await engine.tracker.store.active_count())
-    if engine.edge_pool is not None:
-        full_waiting = min(route.settings.edge_full_waiting for route in engine.routes.values())
-        engine.metrics.edge.refresh(engine.edge_pool, full_waiting)
+    engine.refresh_edge_series()
     return Response(engine.metrics.exposition(), media_type="text/plain; version=0.0.4; charset=utf-8")

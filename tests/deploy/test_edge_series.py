@@ -68,6 +68,10 @@ def test_the_pool_series_start_at_zero_and_count_placements_and_spills(
     for fake in replicas:
         fake.metrics_text = vllm_metrics(5, 400, 800)
     assert wait_until(lambda: pool.full(2))
+    # Each read of the replicas sets this process's gauges (no /metrics scrape needed: with
+    # several workers, only the one answering a scrape would refresh them then).
+    registry = server.app.state.engine.metrics.registry
+    assert wait_until(lambda: registry.get_sample_value("tandem_edge_replica_waiting", {"replica": urls[1]}) == 5)
     body = {"model": "tandem", "messages": [{"role": "user", "content": "spill"}]}
     assert client.post(f"{server.base_url}/chat/completions", json=body).headers["x-tandem-target"] == "cloud"
     after = scrape(client, server)
