@@ -7,6 +7,7 @@ MiB; windows around anchors are a small part of most texts.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -122,3 +123,27 @@ def search(pattern: re.Pattern[str], text: str, spans: Iterator[tuple[int, int]]
             if match.start() >= last:
                 last = match.end()
                 yield match
+
+
+class Taken:
+    """Spans kept so far, sorted and non-overlapping: whether a new one overlaps any of them is
+    a binary search, not a pass over all (a text of thousands of names stays linear)."""
+
+    def __init__(self) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+
+    def overlaps(self, start: int, end: int) -> bool:
+        position = bisect.bisect_left(self._starts, start)
+        if position > 0 and self._ends[position - 1] > start:
+            return True
+        return position < len(self._starts) and self._starts[position] < end
+
+    def take(self, start: int, end: int) -> bool:
+        """Keep the span unless it overlaps a kept one; whether it was kept."""
+        if end <= start or self.overlaps(start, end):
+            return False
+        position = bisect.bisect_left(self._starts, start)
+        self._starts.insert(position, start)
+        self._ends.insert(position, end)
+        return True

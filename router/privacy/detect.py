@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
+from router.privacy.anchors import Taken
 from router.privacy.detector import Detector, Finding
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
@@ -301,8 +302,12 @@ def detect_uncached(text: str) -> list[Finding]:
 
 def _merged(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
     """`findings` plus those of `extra` that overlap none of them, earliest first."""
-    taken = [(f.start, f.end) for f in findings]
-    extra = [f for f in extra if not any(s < f.end and f.start < e for s, e in taken)]
+    if not extra:
+        return findings
+    taken = Taken()
+    for finding in findings:
+        taken.take(finding.start, finding.end)
+    extra = [f for f in extra if taken.take(f.start, f.end)]
     return sorted(findings + extra, key=lambda f: f.start) if extra else findings
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from router.privacy import addresses, names
+from router.privacy.anchors import Taken
 from router.privacy.detector import Finding
 
 # Setting's word -> the finder. Addresses first: `12 Martin Luther King Drive` is an address,
@@ -20,7 +21,8 @@ KINDS = {"address": "ADDRESS", "person": "PERSON"}
 def find(text: str, enabled: frozenset[str]) -> list[Finding]:
     """The opt-in kinds' findings in `text`, non-overlapping (an earlier finder's stand)."""
     found: list[Finding] = []
+    taken = Taken()
     for word, finder in FINDERS.items():
         if word in enabled:
-            found.extend(f for f in finder(text) if not any(k.start < f.end and f.start < k.end for k in found))
+            found.extend(f for f in finder(text) if taken.take(f.start, f.end))
     return found

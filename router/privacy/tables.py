@@ -45,15 +45,27 @@ def _word_core(word: str) -> str:
     return f"(?:(?:^|[^A-Za-z])(?:{lower}|{title}|{upper})|[a-z]{title})(?:[^a-z]|$)"
 
 
-def _may_be_header(data: bytes, end: int) -> bool:
+class _MayBeHeader:
     """Whether the line of a header word's match (UTF-8 bytes) may be a header: it has a
-    delimiter and none of the characters of code and logs. An INSERT's match always counts."""
-    start = data.rfind(b"\n", 0, end) + 1
-    stop = data.find(b"\n", end)
-    stop = len(data) if stop < 0 else stop
-    if data[start:stop].lstrip()[:6].lower() == b"insert" or b"into" in data[max(start, end - 8) : end].lower():
-        return True
-    return _DELIMITER.search(data, start, stop) is not None and _NOT_HEADER.search(data, start, stop) is None
+    delimiter and none of the characters of code and logs. An INSERT's match always counts.
+    The last line's answer is kept: matches come in order, and a long line holding thousands of
+    them is read once, not once a match."""
+
+    def __init__(self) -> None:
+        self._start, self._stop, self._answer = -1, -1, False
+
+    def __call__(self, data: bytes, end: int) -> bool:
+        if b"into" in data[max(0, end - 8) : end].lower():
+            return True
+        if not self._start <= end - 1 < self._stop:
+            start = data.rfind(b"\n", 0, end) + 1
+            stop = data.find(b"\n", end)
+            stop = len(data) if stop < 0 else stop
+            self._start, self._stop = start, stop
+            self._answer = (
+                _DELIMITER.search(data, start, stop) is not None and _NOT_HEADER.search(data, start, stop) is None
+            )
+        return self._answer
 
 
 def normalize(header: str) -> str:
@@ -139,16 +151,14 @@ class Columns:
     def find(self, text: str) -> list[Finding]:
         """Every accepted value in a named column of a table or an SQL INSERT in `text`."""
         found: list[Finding] = []
-        done_lines: set[int] = set()
-        hits = self._anchors.ends(text, _may_be_header)
+        hits = self._anchors.ends(text, _MayBeHeader())
         inserts = hits.pop(self._insert, None)
-        for ends in hits.values():
-            for position in ends:
-                start, end = _line(text, max(0, position - 1))
-                if start in done_lines:
-                    continue
-                done_lines.add(start)
-                found.extend(self._table(text, start, end))
+        line_end = -1
+        for position in sorted(p for ends in hits.values() for p in ends):
+            if position - 1 < line_end:
+                continue  # the line of the match before (sorted: each line's bounds found once)
+            start, line_end = _line(text, max(0, position - 1))
+            found.extend(self._table(text, start, line_end))
         if inserts:
             found.extend(self._inserts(text))
         return found
