@@ -106,6 +106,8 @@ _TESTS_FAILED = re.compile(
     re.M,
 )
 _TAIL_CHARS = 2000  # a summary is at the end: a long output is judged by its tail
+# A terminal screen (Terminus-2) ends with the shell's prompt after the program's last words.
+_PROMPT_TAIL = re.compile(r"(?:\n[^\n]*@[^\n]*:[^\n]*[#$] ?)+\s*\Z")  # user@host:/dir# 
 
 _SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "git-grep"})
 _RUNS_CODE = frozenset(
@@ -228,7 +230,7 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
         return f"exit code {codes[-1]}"
     if _runs_code(programs):
         tail = text[-_TAIL_CHARS:]
-        tail = _STATUS_LINES.sub("", tail).rstrip() + "\n"
+        tail = _PROMPT_TAIL.sub("", _STATUS_LINES.sub("", tail).rstrip()) + "\n"
         if _TRACEBACK_TAIL.search(tail):
             return "uncaught exception"
         if _TESTS_FAILED.search(tail.rstrip()):

@@ -167,3 +167,22 @@ def test_plain_chat_tool_errors() -> None:
     assert not action_failed(lookup, ['{"order_id": "W1", "status": "Error: none, shipped"}'])
     # A reply with no action, then the user's words: nothing the harness reported.
     assert not action_failed({"role": "assistant", "content": "Done."}, ["error: it still crashes"])
+
+
+# Harnesses that report no exit status: SWE-agent 0.x (the output alone) and Terminus-2 (a
+# terminal screen, ending with the prompt). The cases that do not need one hold there too.
+SCREENS = {
+    "swe-agent": (fenced, lambda output: output),
+    "terminus-2": (lambda c: terminus(c + "\n"), lambda output: output + "root@box:/app# "),
+}
+
+
+@pytest.mark.parametrize("harness", sorted(SCREENS))
+def test_without_exit_codes_only_what_ran_and_the_harness_count(harness: str) -> None:
+    action, screen = SCREENS[harness]
+    assert not action_failed(action("grep -rn parse_week src/"), [screen("")])
+    for content in (DOCSTRING, TRACEBACK, PYTEST_TAIL):
+        assert not action_failed(action("cat src/dates.py"), [screen(content)])
+    assert action_failed(action("python -m pytest tests/ 2>&1 | tail -5"), [screen(PYTEST_TAIL)])
+    assert action_failed(action("python repro.py | head"), [screen(TRACEBACK)])
+    assert not action_failed(action("python -m pytest tests/ | tail -3"), [screen("=== 5 passed in 0.1s ===\n")])
