@@ -260,3 +260,19 @@ def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(
     assert [r["base_url"] for r in edge["replicas"]] == [r.base_url for r in replicas]
     assert [r["reachable"] for r in edge["replicas"]] == [False, True, True]
     assert 'tandem_upstream_reachable{upstream="edge"} 1.0' in metrics
+
+
+def test_tandem_check_names_the_pool_and_no_credential() -> None:
+    from router.cli.config import summary
+
+    settings = load_settings(
+        upstreams={
+            "edge": {"endpoints": ["http://u:secret@10.0.0.1:8000/v1", "http://10.0.0.2:8000/v1"], "model": "e"},
+            "cloud": {"base_url": "http://127.0.0.1:2/v1", "model": "c"},
+        }
+    )
+    line = next(line for line in summary(settings) if line.startswith("upstream edge:"))
+    assert line == (
+        "upstream edge: a pool of 2 replicas (http://10.0.0.1:8000/v1, http://10.0.0.2:8000/v1), "
+        "balance affinity, model e (no key)"
+    )

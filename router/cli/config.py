@@ -110,7 +110,11 @@ def summary(settings: Settings) -> list[str]:
     lines = []
     for name, upstream in settings.upstreams.items():
         key = "key set" if upstream.api_key() else "no key"
-        lines.append(f"upstream {name}: {public_url(upstream.base_url)} model {upstream.model} ({key})")
+        where = public_url(upstream.base_url)
+        if upstream.endpoints:
+            replicas = ", ".join(public_url(url) for url in upstream.endpoints)
+            where = f"a pool of {len(upstream.endpoints)} replicas ({replicas}), balance {upstream.balance},"
+        lines.append(f"upstream {name}: {where} model {upstream.model} ({key})")
     for name, route in settings.routes.items():
         failover = "on" if route.failover else "off"
         lines.append(f"route {name}: strategy {route.strategy}, privacy {route.privacy}, failover {failover}")
