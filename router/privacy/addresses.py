@@ -146,7 +146,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (
         _LABELLED,
         "address-label",
-        r"addr|street|adresse|anschrift|stra(?:ß|ss)e|direcci[oó]n|domicilio|indirizzo|endere[cç]o|adres",
+        r"(?:addr(?:ess)?|street|adresse|anschrift|stra(?:ß|ss)e|direcci[oó]n|domicilio|indirizzo|endere[cç]o|adres)"
+        r"(?:[_ -]?(?:line)?[_ -]?[12])?[\"']?[ \t]*(?::|=)",
         True,
         50,
         160,

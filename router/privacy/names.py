@@ -239,9 +239,11 @@ def _raw_names() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
+# A label's last word and its `:` or `=` (a key without one, `name` in prose or code, is no label).
 _LABEL_ANCHOR = (
-    r"name|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|nombre|apellido"
-    r"|pr[ée]nom|nom[ _-]de|vorname|nachname|cognome|nome|voornaam|achternaam"
+    r"(?:name|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
+    r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam)"
+    r"[\"']?[ \t]*(?::|=|->)"
 )
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
