@@ -243,6 +243,8 @@ class Answers:
             calls=True,  # a sub-agent's start is read from them (router/trajectory/children.py)
             restorer=restorer,
             streams=self.streams,
+            # During a store outage with the journal on disk, the record is there before [DONE].
+            kept=lambda: self.tracker.kept(step.ticket),
         )
 
         async def close() -> None:

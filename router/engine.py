@@ -203,7 +203,8 @@ class Engine:
                 meta.on_begun()
             result = await self._step(step, forced)
             # During an outage with the journal on disk, nothing is answered before the step
-            # (its start, and its record unless it streams) is there; at once otherwise.
+            # (its start, and its record unless it streams: a stream's is kept before its
+            # [DONE], router/streaming.py) is there; at once otherwise.
             await self.tracker.kept(step.ticket)
             return result
         except GatewayError as exc:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -106,9 +106,13 @@ async def relay(
     calls: bool = False,
     restorer: StreamRestorer | None = None,
     streams: OpenStreams | None = None,
+    kept: Callable[[], Awaitable[None]] | None = None,
 ) -> AsyncGenerator[bytes, None]:
-    """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends.
-    `streams`: where the stream is known while it runs (a stopping gateway ends those)."""
+    """Yield the upstream's bytes; `on_end` is called exactly once, however the stream ends:
+    before the final `[DONE]` when the relay reaches it (then `kept` is awaited too, so that the
+    step's record is where it must be before the client has its whole answer: on disk during a
+    store outage), else when the client leaves. `streams`: where the stream is known while it
+    runs (a stopping gateway ends those)."""
     limits = source.limits
     if streams is not None:
         streams.add(source)
@@ -121,6 +125,40 @@ async def relay(
     marker = EndMarker()
     chunk = source.first_chunk
     received = 0
+    ended = False
+
+    def end() -> None:
+        """Fill the outcome in and hand it to `on_end`, once."""
+        nonlocal ended
+        if ended:
+            return
+        ended = True
+        if streams is not None:
+            streams.discard(source)
+        if (outcome.cancelled or outcome.error is not None) and observer.usage is None:
+            # The client left, or the upstream broke off, before the usage chunk: the prompt was
+            # read and some tokens made all the same. Charge an estimate, marked as such.
+            observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
+        outcome.usage = observer.usage
+        outcome.tools = observer.tools
+        outcome.text = observer.captured()
+        outcome.answer_key = (restored or observer).answer_key()
+        outcome.calls = observer.calls()
+        outcome.events = observer.events
+        outcome.duration_s = time.perf_counter() - started
+        on_end(outcome)
+
+    async def ended_and_kept() -> None:
+        # The step's record is made, and kept, before `[DONE]` goes out: a gateway killed the
+        # moment after the client has its whole answer has the record already (on disk during
+        # a store outage, with the journal), not a few milliseconds later.
+        end()
+        if kept is not None:
+            try:
+                await kept()
+            except Exception:  # the answer still ends properly; the record is in memory
+                log.exception("could not wait for a streamed step's record to be kept")
+
     try:
         while chunk:
             received += len(chunk)
@@ -131,6 +169,7 @@ async def relay(
                     "(limits.max_answer_bytes)"
                 )
                 yield _error_event(outcome.error, "answer_too_large", observer.partial)
+                await ended_and_kept()
                 yield DONE_EVENT
                 return
             out = marker.feed(chunk)
@@ -176,6 +215,7 @@ async def relay(
             observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
             yield _usage_event(observer.usage, model)
         outcome.completed = outcome.error is None
+        await ended_and_kept()
         yield DONE_EVENT
     except EventTooLong as exc:
         source.on_limit("max_sse_line_bytes")
@@ -184,6 +224,7 @@ async def relay(
             f"limit of {limits.max_sse_line_bytes} bytes (limits.max_sse_line_bytes)"
         )
         yield _error_event(outcome.error, "upstream_event_too_long", True)
+        await ended_and_kept()
         yield DONE_EVENT
     except StreamDeadline as exc:
         if exc.reason == "shutdown":
@@ -197,14 +238,17 @@ async def relay(
             )
             code = "upstream_stream_timeout"
         yield _error_event(outcome.error, code, observer.partial)
+        await ended_and_kept()
         yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
         yield _error_event(outcome.error, "upstream_idle_timeout")
+        await ended_and_kept()
         yield DONE_EVENT
     except (aiohttp.ClientError, Http1Error) as exc:
         outcome.error = f"the {upstream} upstream failed mid-stream: {type(exc).__name__}"
         yield _error_event(outcome.error, "upstream_stream_failed")
+        await ended_and_kept()
         yield DONE_EVENT
     except BaseException:
         # GeneratorExit or cancellation: the client disconnected; the upstream is closed below.
@@ -212,17 +256,4 @@ async def relay(
         raise
     finally:
         source.close()
-        if streams is not None:
-            streams.discard(source)
-        if (outcome.cancelled or outcome.error is not None) and observer.usage is None:
-            # The client left, or the upstream broke off, before the usage chunk: the prompt was
-            # read and some tokens made all the same. Charge an estimate, marked as such.
-            observer.usage = Usage(prompt_bytes // 4, 0, max(observer.events - 1, 0), source="estimated")
-        outcome.usage = observer.usage
-        outcome.tools = observer.tools
-        outcome.text = observer.captured()
-        outcome.answer_key = (restored or observer).answer_key()
-        outcome.calls = observer.calls()
-        outcome.events = observer.events
-        outcome.duration_s = time.perf_counter() - started
-        on_end(outcome)
+        end()

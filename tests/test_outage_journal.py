@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -24,6 +25,7 @@ import pytest
 import redis
 
 from router.ledger import StepRecord
+from router.result import Stream
 from router.route_series import SeriesScope
 from router.trajectory.journal_file import JournalFile
 from router.trajectory.redis_store import RedisStore
@@ -319,3 +321,39 @@ def test_workers_of_one_host_claim_a_file_each_and_take_over_a_stopped_one(
     assert names == ["journal-0.tj", "journal-1.tj"]
     assert taken_over == 6 and left == 0
     assert records_by_index(own_redis.url) == {"t:second": Counter({1: 1, 2: 1, 3: 1})}
+
+
+# -- a streamed step: its record is on disk before the client has [DONE] ------------------------
+
+
+def test_a_streamed_step_is_on_disk_before_its_done(tmp_path: Path, own_redis: RedisServer) -> None:
+    """During an outage a streamed step's record is made after its last byte: it is written to
+    the journal (and synced) before `[DONE]` goes out, so that a gateway killed the moment the
+    client has its whole answer keeps it. The journal folder is copied as the client reads
+    `[DONE]` (what a SIGKILL then would leave) and written back from that copy alone."""
+    from router.streaming import DONE_EVENT
+    from tests.inprocess import engine_settings, in_process
+
+    folder, copy = tmp_path / "journal", tmp_path / "at-done"
+
+    async def scenario() -> None:
+        settings = engine_settings(redis_url=own_redis.url, trajectories={"outage_journal_dir": str(folder)})
+        async with in_process(settings) as env:
+            own_redis.stop()
+            env.edge.push({"kind": "text", "text": "a streamed answer"})
+            result = await env.run(session="streamed", stream=True)
+            assert isinstance(result, Stream)
+            async for chunk in result.chunks:
+                if chunk.endswith(DONE_EVENT):
+                    shutil.copytree(folder, copy)
+            await result.close()
+            key = env.engine.vault.journal_key
+        own_redis.start()
+        second = journal_store(copy, own_redis.url, key)
+        await second.start()  # Redis is back: what the copy holds is written back at once
+        assert not second.degraded and len(second.journal) == 0
+        await second.aclose()
+
+    asyncio.run(scenario())
+    (steps,) = records_by_index(own_redis.url).values()
+    assert steps == Counter({1: 1})
