@@ -34,41 +34,79 @@ from typing import Any
 import orjson
 
 # 1. The harnesses' own messages about an action they could not run or that went wrong.
-HARNESS_ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
+# Each: the harness, words one of which the text must hold (a fast `in` scan that spares the
+# pattern's search on most results), and the pattern.
+HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # mini-swe-agent: a reply without exactly one bash block, a command killed for time.
-    ("mini-swe-agent", re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
-    ("mini-swe-agent", re.compile(r"The last command <command>.*?</command> timed out and has been killed", re.S)),
-    ("mini-swe-agent", re.compile(r"^No tool calls? found", re.M)),
+    ("mini-swe-agent", ("EXACTLY ONE",), re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
+    (
+        "mini-swe-agent",
+        ("timed out and has been killed",),
+        re.compile(r"The last command <command>.*?</command> timed out and has been killed", re.S),
+    ),
+    ("mini-swe-agent", ("No tool call",), re.compile(r"^No tool calls? found", re.M)),
     # mini-swe-agent's refusal of a long output: the model must run something else to see it.
-    ("mini-swe-agent", re.compile(r"<warning>\nThe output of your last command was too long\.")),
+    ("mini-swe-agent", ("too long",), re.compile(r"<warning>\nThe output of your last command was too long\.")),
     # SWE-agent 0.x/1.x: the edit tools' refusals and its format errors.
-    ("swe-agent", re.compile(r"Your proposed edit has introduced new syntax error")),
-    ("swe-agent", re.compile(r"Your edit was not applied|Your changes have NOT been applied")),
-    ("swe-agent", re.compile(r"Your output was not formatted correctly|Your last output did not use any tool calls")),
-    ("swe-agent", re.compile(r"^Usage: (?:edit|goto|open|search_\w+|create|scroll_\w+)\b", re.M)),
-    ("swe-agent", re.compile(r"^(?:Error|ERROR): (?:File|Line|<start_line>|<line>)\b", re.M)),
-    ("swe-agent", re.compile(r"^File \S+ not found$", re.M)),
+    ("swe-agent", ("proposed edit",), re.compile(r"Your proposed edit has introduced new syntax error")),
+    (
+        "swe-agent",
+        ("Your edit", "Your changes"),
+        re.compile(r"Your edit was not applied|Your changes have NOT been applied"),
+    ),
+    (
+        "swe-agent",
+        ("Your output", "Your last output"),
+        re.compile(r"Your output was not formatted correctly|Your last output did not use any tool calls"),
+    ),
+    ("swe-agent", ("Usage: ",), re.compile(r"^Usage: (?:edit|goto|open|search_\w+|create|scroll_\w+)\b", re.M)),
+    ("swe-agent", ("rror: ",), re.compile(r"^(?:Error|ERROR): (?:File|Line|<start_line>|<line>)\b", re.M)),
+    ("swe-agent", ("not found",), re.compile(r"^File \S+ not found$", re.M)),
     # The str_replace editor (SWE-agent 1.x, OpenHands): its errors open its result.
-    ("editor", re.compile(r"No replacement was performed")),
-    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*Invalid `(?:path|view_range|insert_line)` parameter")),
-    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*The path \S+ does not exist")),
-    ("editor", re.compile(r"\A\s*(?:ERROR:|Error:)?\s*File already exists at: ")),
+    ("editor", ("No replacement",), re.compile(r"No replacement was performed")),
+    (
+        "editor",
+        ("Invalid `",),
+        re.compile(r"\A\s*(?:ERROR:|Error:)?\s*Invalid `(?:path|view_range|insert_line)` parameter"),
+    ),
+    ("editor", ("does not exist",), re.compile(r"\A\s*(?:ERROR:|Error:)?\s*The path \S+ does not exist")),
+    ("editor", ("File already exists",), re.compile(r"\A\s*(?:ERROR:|Error:)?\s*File already exists at: ")),
     # OpenHands: an action it could not execute.
-    ("openhands", re.compile(r"\[Error occurred in processing last action\]|Error executing command: ")),
-    ("openhands", re.compile(r"\A\s*(?:AgentStuckInLoopError|FunctionCallValidationError|FunctionCallNotExistsError)")),
-    # Terminus-2: a reply it could not parse, a command that did not finish.
-    ("terminus-2", re.compile(r"Previous response had (?:parsing )?errors|\A\s*ERROR: (?:No valid JSON|Invalid JSON)")),
-    ("terminus-2", re.compile(r"Current terminal state:\s*\n(?:.*\n)*?.*timed out", re.M)),
+    (
+        "openhands",
+        ("Error occurred", "Error executing"),
+        re.compile(r"\[Error occurred in processing last action\]|Error executing command: "),
+    ),
+    (
+        "openhands",
+        ("Error",),
+        re.compile(r"\A\s*(?:AgentStuckInLoopError|FunctionCallValidationError|FunctionCallNotExistsError)"),
+    ),
+    # Terminus-2: a reply it could not parse.
+    (
+        "terminus-2",
+        ("Previous response", "JSON"),
+        re.compile(r"Previous response had (?:parsing )?errors|\A\s*ERROR: (?:No valid JSON|Invalid JSON)"),
+    ),
     # Claude Code: a tool call it refused or that errored.
-    ("claude-code", re.compile(r"<tool_use_error>")),
+    ("claude-code", ("<tool_use_error>",), re.compile(r"<tool_use_error>")),
     # Codex CLI: a patch that did not apply, a call it rejected.
-    ("codex", re.compile(r"apply_patch verification failed|Invalid patch|failed to parse function arguments")),
+    (
+        "codex",
+        ("apply_patch", "Invalid patch", "failed to parse"),
+        re.compile(r"apply_patch verification failed|Invalid patch|failed to parse function arguments"),
+    ),
     # Aider: edits that did not apply, replies not in its edit format.
-    ("aider", re.compile(r"SearchReplaceNoExactMatch|SEARCH/REPLACE blocks? failed to match")),
-    ("aider", re.compile(r"The LLM did not conform to the edit format")),
+    (
+        "aider",
+        ("SearchReplace", "SEARCH/REPLACE"),
+        re.compile(r"SearchReplaceNoExactMatch|SEARCH/REPLACE blocks? failed to match"),
+    ),
+    ("aider", ("did not conform",), re.compile(r"The LLM did not conform to the edit format")),
     # A harness nudging a model that answered without acting.
     (
         "nudge",
+        ("Please continue", "You forgot", "did not call", "did not use"),
         re.compile(
             r"Please continue working on the task|You forgot to use a function call|did not (?:call|use) a tool"
         ),
@@ -76,25 +114,48 @@ HARNESS_ERRORS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 # 2. Exit statuses, as each harness reports them (the last one in the result counts).
-_EXIT = re.compile(
-    r"<returncode>\s*(-?\d+)\s*</returncode>"  # mini-swe-agent
-    r"|\[Command finished with exit code (-?\d+)\]"  # OpenHands (the importer's rendering of exit_code)
-    r"|\"exit_code\"\s*:\s*(-?\d+)"  # Codex CLI's function_call_output metadata
-    r"|^Exit code:? (-?\d+)\b"  # Codex CLI (newer), Claude Code's Bash tool
-    r"|^Process exited with code (-?\d+)\b",
-    re.M,
+# Each: a word the text must hold, and the pattern (literal-led: found by a fast scan).
+_EXITS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("<returncode>", re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")),  # mini-swe-agent
+    # OpenHands (the importer's rendering of its exit_code metadata)
+    ("[Command finished", re.compile(r"\[Command finished with exit code (-?\d+)\]")),
+    ('"exit_code"', re.compile(r"\"exit_code\"\s*:\s*(-?\d+)")),  # Codex CLI's function_call_output metadata
+    ("Exit code", re.compile(r"(?:^|\n)Exit code:? (-?\d+)\b")),  # Codex CLI (newer), Claude Code's Bash tool
+    ("Process exited", re.compile(r"(?:^|\n)Process exited with code (-?\d+)\b")),
 )
-_STATUS_LINES = re.compile(
-    r"<returncode>.*?</returncode>|<output>|</output>|\[Command finished with exit code -?\d+\]|^Exit code:? -?\d+.*$"
-    r"|\[The command completed with exit code -?\d+\.\]|^Wall time:.*$|^Output:$|\[Current working directory is .*\]"
-    r"|\[Python interpreter: .*\]|^Process exited with code -?\d+.*$",
-    re.M,
+# The harnesses' own lines around an output, removed before reading what the program printed.
+_STATUS_LINES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("<returncode>", re.compile(r"<returncode>.*?</returncode>")),
+    ("output>", re.compile(r"</?output>")),
+    ("[Command finished", re.compile(r"\[Command finished with exit code -?\d+\]")),
+    ("[The command completed", re.compile(r"\[The command completed with exit code -?\d+\.\]")),
+    ("Exit code", re.compile(r"Exit code:? -?\d+.*")),
+    ("Wall time", re.compile(r"Wall time:.*")),
+    ("Output:", re.compile(r"(?m)^Output:$")),
+    ("[Current working", re.compile(r"\[Current working directory is .*\]")),
+    ("[Python interpreter", re.compile(r"\[Python interpreter: .*\]")),
+    ("Process exited", re.compile(r"Process exited with code -?\d+.*")),
 )
+
+
+def _exit_codes(text: str) -> list[str]:
+    """The exit statuses the harness reported, in the order they appear."""
+    found = [(m.start(), m.group(1)) for word, pattern in _EXITS if word in text for m in pattern.finditer(text)]
+    return [code for _, code in sorted(found)]
+
+
+def _without_status(text: str) -> str:
+    for word, pattern in _STATUS_LINES:
+        if word in text:
+            text = pattern.sub("", text)
+    return text
+
 
 # 3. Output that ends a failed program: an uncaught traceback, a failing-tests summary.
 _TRACEBACK_TAIL = re.compile(
     r"Traceback \(most recent call last\):\n(?:[ \t].*\n|\n)*[A-Za-z_][\w.]*(?::.*)?(?:\n.*){0,5}\Z"
 )
+_FAILED_WORDS = ("failed", "error", "FAIL", "ERR!", "***")
 _TESTS_FAILED = re.compile(
     r"=+ (?:.*\b)?\d+ (?:failed|errors?)\b.*=+\s*\Z"  # pytest's summary line
     r"|^FAILED \(.*(?:failures|errors)=\d+.*\)\s*\Z"  # unittest
@@ -106,8 +167,10 @@ _TESTS_FAILED = re.compile(
     re.M,
 )
 _TAIL_CHARS = 2000  # a summary is at the end: a long output is judged by its tail
+_EDGE_CHARS = 4096  # of each end of a result, where harnesses put their messages and statuses
 # A terminal screen (Terminus-2) ends with the shell's prompt after the program's last words.
-_PROMPT_TAIL = re.compile(r"(?:\n[^\n]*@[^\n]*:[^\n]*[#$] ?)+\s*\Z")  # user@host:/dir# 
+_PROMPT_CHARS = 300  # the last line or two, where a prompt is
+_PROMPT_TAIL = re.compile(r"(?:\n[^\n]*@[^\n]*:[^\n]*[#$] ?)+\s*\Z")  # user@host:/dir#
 
 _SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "git-grep"})
 _RUNS_CODE = frozenset(
@@ -214,15 +277,19 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     """Why the step whose action was `command` (run by a shell or not: `command_of`) failed,
     given what the harness returned (`results`); None when it did not."""
     text = "\n".join(_unwrapped(result) for result in results)
-    if not text.strip():
+    if not text or text.isspace():
         return None
-    for harness, pattern in HARNESS_ERRORS:
-        if pattern.search(text):
+    # A harness's messages and statuses wrap the output (before it or after it): only the edges
+    # are read, so that a long output costs no more than a short one and its middle (a file's
+    # content) is never read as one.
+    edges = text if len(text) <= 2 * _EDGE_CHARS else f"{text[:_EDGE_CHARS]}\n{text[-_EDGE_CHARS:]}"
+    for harness, words, pattern in HARNESS_ERRORS:
+        if any(word in edges for word in words) and pattern.search(edges):
             return f"{harness} error message"
     programs = _programs(command) if shell else []
-    codes = [next(g for g in m.groups() if g is not None) for m in _EXIT.finditer(text)]
+    codes = _exit_codes(edges)
     if codes and int(codes[-1]) != 0:
-        output = _STATUS_LINES.sub("", text).strip()
+        output = _without_status(edges).strip()
         # A search that found nothing (`grep x f`, `cd d && rg x`, `sed -n 1,9p f | grep x`: the
         # shell's status is the last program's).
         if codes[-1] == "1" and not output and programs and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES):
@@ -230,12 +297,15 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
         return f"exit code {codes[-1]}"
     if _runs_code(programs):
         tail = text[-_TAIL_CHARS:]
-        tail = _PROMPT_TAIL.sub("", _STATUS_LINES.sub("", tail).rstrip()) + "\n"
-        if _TRACEBACK_TAIL.search(tail):
+        tail = _without_status(tail).rstrip()
+        if "@" in tail[-_PROMPT_CHARS:]:
+            tail = tail[:-_PROMPT_CHARS] + _PROMPT_TAIL.sub("", tail[-_PROMPT_CHARS:])
+        tail += "\n"
+        if "Traceback" in tail and _TRACEBACK_TAIL.search(tail):
             return "uncaught exception"
-        if _TESTS_FAILED.search(tail.rstrip()):
+        if any(word in tail for word in _FAILED_WORDS) and _TESTS_FAILED.search(tail.rstrip()):
             return "failing tests"
-    if command and not shell and _ERROR_OPENING.match(text):
+    if command and not shell and _ERROR_OPENING.match(edges):
         return "tool error"
     return None
 
