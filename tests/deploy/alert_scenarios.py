@@ -235,10 +235,33 @@ def cloud_share_scenario() -> dict[str, Any]:
                 counter((before, busy - share), (during, 0), (after, busy - share)),
             ),
         ]
+    # Route `spill`: as busy, at 40% throughout, but during the incident the edge pool is full and
+    # its edge steps go to the cloud for load (reason edge_full): all its steps reach the cloud,
+    # its own share stays at 40%, and it must not fire.
+    share = 0.4 * 20
+    inputs += [
+        series("tandem_route_cloud_share_target", 'instance="a:8080",route="spill"', f"0.4x{before + during + after}"),
+        series(
+            "tandem_steps_total",
+            'instance="a:8080",route="spill",target="cloud",reason="random_draw",status="ok"',
+            counter((before + during + after, share)),
+        ),
+        series(
+            "tandem_steps_total",
+            'instance="a:8080",route="spill",target="edge",reason="random_draw",status="ok"',
+            counter((before, 20 - share), (during, 0), (after, 20 - share)),
+        ),
+        series(
+            "tandem_steps_total",
+            'instance="a:8080",route="spill",target="cloud",reason="edge_full",status="ok"',
+            counter((before, 0), (during, 20 - share), (after, 0)),
+        ),
+    ]
     labels = {"job": "tandem", "route": "busy", "severity": "warning"}
     end = before + during
     return {
-        "name": "TandemCloudShareAboveTarget: fires on a busy route, not on a quiet one, resolves within 2 minutes",
+        "name": "TandemCloudShareAboveTarget: fires on a busy route, not on a quiet one nor on one whose steps "
+        "spilled to the cloud for load, resolves within 2 minutes",
         "interval": "1m",
         "input_series": inputs,
         "alert_rule_test": [
