@@ -69,17 +69,18 @@ redis_url: "{redis_url}"
     return config
 
 
-async def agents(url: str, answered: dict[str, list[int]], stop: threading.Event) -> None:
-    """Agent-like clients, each one trajectory of steps (the history grows); each stops at its
-    first dropped connection (the gateway went away). Only a 200 counts as answered."""
+async def agents(url: str, answered: dict[str, list[int]], stop: threading.Event, kinds: Counter[str]) -> None:
+    """Agent-like clients, each one trajectory of steps (the history grows), a quarter of them
+    streamed; each stops at its first dropped connection (the gateway went away). Only a 200
+    counts as answered, a stream only once its `[DONE]` was read."""
 
-    async def one(http: httpx.AsyncClient, session: str) -> None:
+    async def one(http: httpx.AsyncClient, session: str, stream: bool) -> None:
         messages: list[dict[str, Any]] = [{"role": "user", "content": f"task of {session}"}]
         while not stop.is_set():
             try:
                 response = await http.post(
                     f"{url}/v1/chat/completions",
-                    json={"model": "tandem", "messages": messages},
+                    json={"model": "tandem", "messages": messages, "stream": stream},
                     headers={"X-Session-ID": session},
                 )
             except httpx.TransportError:
@@ -87,13 +88,16 @@ async def agents(url: str, answered: dict[str, list[int]], stop: threading.Event
             if response.status_code != 200:
                 await asyncio.sleep(0.05)
                 continue
+            if stream and not response.text.rstrip().endswith("data: [DONE]"):
+                return  # cut before its end: not an answer the client has
+            kinds["streamed" if stream else "plain"] += 1
             trajectory = response.headers["x-tandem-trajectory"]
             answered.setdefault(trajectory, []).append(int(response.headers["x-tandem-step"]))
             messages = [*messages, {"role": "assistant", "content": f"step {len(messages)} done"}]
 
     limits = httpx.Limits(max_connections=CLIENTS, max_keepalive_connections=CLIENTS)
     async with httpx.AsyncClient(timeout=20, limits=limits) as http:
-        await asyncio.gather(*(one(http, f"agent-{i}") for i in range(CLIENTS)))
+        await asyncio.gather(*(one(http, f"agent-{i}", i % 4 == 0) for i in range(CLIENTS)))
 
 
 def records_by_index(url: str) -> dict[str, Counter[int]]:
@@ -118,7 +122,8 @@ def stop_mid_outage(
     first = serve_process(config, first_port)
     answered: dict[str, list[int]] = {}
     stop = threading.Event()
-    load = threading.Thread(target=lambda: asyncio.run(agents(f"http://127.0.0.1:{first_port}", answered, stop)))
+    kinds: Counter[str] = Counter()
+    load = threading.Thread(target=lambda: asyncio.run(agents(f"http://127.0.0.1:{first_port}", answered, stop, kinds)))
     started = time.monotonic()
     load.start()
     time.sleep(OUTAGE_AT_S)
@@ -138,7 +143,8 @@ def stop_mid_outage(
     finally:
         second.send_signal(signal.SIGTERM)
         second.communicate(timeout=30)
-    print(f"\n{how}: {sum(map(len, answered.values()))} answered in {time.monotonic() - started:.1f} s")
+    print(f"\n{how}: {sum(map(len, answered.values()))} answered ({dict(kinds)}) in {time.monotonic() - started:.1f} s")
+    assert kinds["streamed"] > 0 and kinds["plain"] > 0
     return answered, output, records_by_index(redis_server.url), metrics
 
 
