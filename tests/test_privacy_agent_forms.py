@@ -184,3 +184,15 @@ def test_decoding_is_bounded_in_depth() -> None:
         nested = ".dockercfg: " + b64(nested)
     assert detect(nested) == []  # four levels down, the user:password is never reached
     assert detect(".dockercfg: " + b64("auth: " + inner))  # two levels are
+
+
+def test_a_wrapped_blob_is_read_once_not_from_each_of_its_lines() -> None:
+    import os
+    import time
+
+    encoded = b64("x") + base64.b64encode(os.urandom(192 * 1024)).decode()
+    wrapped = "\n".join(encoded[i : i + 76] for i in range(0, len(encoded), 76))  # 3,400 lines
+    started = time.process_time()
+    assert detect(wrapped) == []  # binary: nothing to find
+    # Read from each line the blob took ~25 s (quadratic); read once, ~30 ms.
+    assert time.process_time() - started < 2.0

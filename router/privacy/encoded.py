@@ -28,6 +28,10 @@ _LINE_BREAKS = re.compile(r"\\r|\\n|\s")
 _USER_PASSWORD_NAMES = {"auth", "_auth", "basic"}
 _NAME_BEFORE = re.compile(r"([\w.-]{1,100})[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _state = threading.local()
+_HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
+# Bytes text may begin with: printable ASCII, tab and line breaks, and UTF-8's lead and
+# continuation bytes (16 base64 characters end on a whole byte, maybe inside a character).
+_TEXT_BYTES = bytes([9, 10, 13, *range(32, 127), *range(0x80, 0xF5)])
 
 
 def _decode(value: str) -> str | None:
@@ -94,7 +98,16 @@ def _basic(text: str, start: int, end: int) -> bool:
 
 
 def _blob(text: str, start: int, end: int) -> bool:
-    return holds_secret("", text[start:end])
+    value = text[start:end]
+    if _HEX.match(value):
+        return False  # a hash or an id in hex (git, sha256sum): bytes, not text
+    try:  # the first bytes tell binary from text for most blobs (hashes in base64, keys)
+        head = base64.b64decode(value[:16], validate=True)
+    except (binascii.Error, ValueError):
+        head = b""
+    if head.translate(None, _TEXT_BYTES):
+        return False
+    return holds_secret("", value)
 
 
 _B64 = r"[A-Za-z0-9+/]"
@@ -102,6 +115,10 @@ _KEYS = (
     r"client-key-data|client-certificate-data|tls\.key|ssh-privatekey|\.dockerconfigjson|\.dockercfg|_auth|auth"
     r"|private[_-]?key[_-]?data|privateKeyData|service[_-]?account[_-]?key|credentials?(?:\.json)?|config\.json"
 )
+
+# A blob starts where no base64 line ends just before it: the lines of a wrapped blob are one
+# blob, read once from its first line (read from each of its lines, the cost is quadratic).
+_BLOB_START = r"(?<![\w+/=])(?<![A-Za-z0-9+/=]\n)(?<![A-Za-z0-9+/=]\r\n)(?<![A-Za-z0-9+/=]\\n)"
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -147,12 +164,12 @@ DETECTORS: tuple[Detector, ...] = (
         "ENCODED_SECRET",
         # A whole base64 blob (a file an API returns encoded), wrapped in lines or not.
         # (its last line may be short: `…\nQ==`, then a word may follow it on the next line).
-        re.compile(r"(?<![\w+/=])" + _B64 + r"{40,}(?:(?:\\r)?(?:\\n|\r?\n)" + _B64 + r"+)*={0,2}(?![\w+/=])"),
-        rb"(?:^|[^A-Za-z0-9+/=_])[A-Za-z0-9+/]{40}",
+        re.compile(_BLOB_START + _B64 + r"{48,}(?:(?:\\r)?(?:\\n|\r?\n)" + _B64 + r"+)*={0,2}(?![\w+/=])"),
+        rb"(?:^|[^A-Za-z0-9+/=_])[A-Za-z0-9+/]{48}",
         check=_blob,
         reach=_BLOB_CHARS,
         rule="encoded-blob",
-        keyword_core=41,
-        head=re.compile(r"(?<![\w+/=])" + _B64 + r"{40}"),
+        keyword_core=49,
+        head=re.compile(_BLOB_START + _B64 + r"{48}"),
     ),
 )
