@@ -94,10 +94,11 @@ def test_responses_text_and_function_call_stay_one_assistant_message(
 def test_responses_steps_without_a_session_stitch_into_one_trajectory(
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:
+    # The client resends the function call the model made (its id and arguments identify the run).
+    edge.push({"kind": "tool_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
     history: list[dict[str, Any]] = [{"role": "user", "content": "list files"}]
     first = oai(gateway).responses.with_raw_response.create(model="tandem", input=history)  # type: ignore[arg-type]
     history += [
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello from fake"}]},
         {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
     ]
