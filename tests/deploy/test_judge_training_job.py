@@ -21,7 +21,9 @@ from tests.deploy.tools import ROOT
 
 ADMIN = "admin-key-for-the-job"
 FAILURE = "Traceback (most recent call last):\n  File 'calc.py', line 3\nZeroDivisionError: division by zero"
-COMMANDS = ["ls", "cat calc.py", "python -m pytest -q", "sed -i s/a/b/ calc.py", "grep -rn add ."]
+# Commands that run code: their traceback is a failure by the harness-status label (a traceback
+# in what `cat` or `grep` printed is file content, never a failure).
+COMMANDS = ["python calc.py", "python -m pytest -q", "pytest -x tests/test_calc.py", "python -c 'import calc'"]
 
 
 def _runs(client: httpx.Client, url: str, count: int) -> None:
