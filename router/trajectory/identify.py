@@ -354,7 +354,8 @@ def last_action(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The latest assistant message: the action whose results are new in this request."""
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            return message
+            latest: dict[str, Any] = message
+            return latest
     return None
 
 
