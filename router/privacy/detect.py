@@ -16,7 +16,6 @@ Optional backends (a Presidio analyzer for names and addresses, see presidio.py)
 
 from __future__ import annotations
 
-import bisect
 import hashlib
 import importlib.metadata
 import os
@@ -164,22 +163,15 @@ class _Kept:
     (costly) validation, as it would be after it."""
 
     def __init__(self) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []
+        self._taken = Taken()
         self.findings: list[Finding] = []
 
     def overlaps(self, start: int, end: int) -> bool:
-        position = bisect.bisect_left(self.starts, start)
-        if position > 0 and self.ends[position - 1] > start:
-            return True
-        return position < len(self.starts) and self.starts[position] < end
+        return self._taken.overlaps(start, end)
 
     def add(self, detector: Detector, found: list[tuple[int, int, str]]) -> None:
         for start, end, value in sorted(found):
-            if not self.overlaps(start, end):
-                position = bisect.bisect_left(self.starts, start)
-                self.starts.insert(position, start)
-                self.ends.insert(position, end)
+            if self._taken.take(start, end):
                 self.findings.append(Finding(detector.type, value, start, end, detector.rule or detector.type))
 
     def result(self) -> list[Finding]:

@@ -82,9 +82,10 @@ class _Field:
     value: str
 
 
-def _fields(text: str, start: int, end: int, delimiter: str) -> list[_Field]:
-    """The fields of text[start:end] split at `delimiter`, quotes stripped, with their spans."""
-    fields = []
+def _fields(text: str, start: int, end: int, delimiter: str, most: int = 1 << 30) -> list[_Field]:
+    """The fields of text[start:end] split at `delimiter`, quotes stripped, with their spans;
+    no more than `most` + 1 (a row with more than its header's is no row of it)."""
+    fields: list[_Field] = []
     position = start
     while True:
         while position < end and text[position] in " \t":
@@ -106,7 +107,7 @@ def _fields(text: str, start: int, end: int, delimiter: str) -> list[_Field]:
             while value_end > value_start and text[value_end - 1] in " \t\r":
                 value_end -= 1
         fields.append(_Field(value_start, value_end, text[value_start:value_end]))
-        if after < 0:
+        if after < 0 or len(fields) > most:
             return fields
         position = after + 1
 
@@ -156,9 +157,12 @@ class Columns:
         line_end = -1
         for position in sorted(p for ends in hits.values() for p in ends):
             if position - 1 < line_end:
-                continue  # the line of the match before (sorted: each line's bounds found once)
+                # The line of the match before, or a row of the table parsed from it: a table's
+                # rows are read once, not again from each row that names a column (`Ann,cell`
+                # under `name,phone`), which made a table of n such rows cost n^2.
+                continue
             start, line_end = _line(text, max(0, position - 1))
-            found.extend(self._table(text, start, line_end))
+            line_end = max(line_end, self._table(text, start, line_end, found))
         if inserts:
             found.extend(self._inserts(text))
         return found
@@ -183,25 +187,31 @@ class Columns:
             return None
         return delimiter, kinds
 
-    def _table(self, text: str, start: int, end: int) -> Iterator[Finding]:
+    def _table(self, text: str, start: int, end: int, found: list[Finding]) -> int:
+        """Adds the accepted cells of the table whose header may be text[start:end] to `found`;
+        returns where its last row ends (`end` when the line is no header)."""
         header = self._header(text, start, end)
         if header is None:
-            return
+            return end
         delimiter, kinds = header
+        last = end
         position = end + 1
         while position < len(text):
             row_start, row_end = _line(text, position)
             position = row_end + 1
             if not text[row_start:row_end].strip():
-                return
+                break
             low, high = _strip_pipes(text, row_start, row_end)
             if delimiter == "|" and _MARKDOWN_RULE.match(text, row_start, row_end):
+                last = row_end
                 continue
-            fields = _fields(text, low, high, delimiter)
+            fields = _fields(text, low, high, delimiter, len(kinds))
             if len(fields) != len(kinds):
-                return  # the table ended (or the row is not one of its rows)
+                break  # the table ended (or the row is not one of its rows)
             for field, kind in zip(fields, kinds, strict=True):
-                yield from self._cell(kind, field)
+                found.extend(self._cell(kind, field))
+            last = row_end
+        return last
 
     def _cell(self, kind: tuple[str, str] | None, field: _Field) -> Iterator[Finding]:
         if kind is None or not field.value.strip():

@@ -1,0 +1,112 @@
+"""Detection time grows linearly with the text, on inputs built to make a scanner do more than
+one pass: one long line of base64, a run of digits, `a=` and `:` repeated, a CSV under a
+`phone` header, tables whose rows name columns themselves (`Ann,cell` under `name,phone`),
+SQL INSERTs, many short lines, prose dense with names and streets.
+
+Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
+(linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
+machine. Each size is timed three times and the best kept, so one descheduling does not count.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import time
+from collections.abc import Callable
+
+import pytest
+
+from router.privacy import opt_in
+from router.privacy.anchors import Taken
+from router.privacy.detect import detect_uncached
+
+SMALL = 64 * 1024
+LARGE = 4 * SMALL
+MAX_RATIO = 8.0
+
+
+def _base64(size: int) -> str:
+    data = random.Random(size).randbytes(size * 3 // 4 + 3)
+    return base64.b64encode(data).decode()[:size]
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda size: (unit * (size // len(unit) + 1))[:size]
+
+
+def _rows(header: str, row: Callable[[int], str]) -> Callable[[int], str]:
+    def make(size: int) -> str:
+        lines, total, index = [header], len(header), 0
+        while total < size:
+            line = row(index)
+            lines.append(line)
+            total += len(line) + 1
+            index += 1
+        return "\n".join(lines)
+
+    return make
+
+
+INPUTS: dict[str, Callable[[int], str]] = {
+    "base64-line": _base64,
+    "base64-wrapped": lambda size: "\n".join(_base64(size)[i : i + 76] for i in range(0, size, 76)),
+    "digits": _repeat("1234567890"),
+    "a-equals": _repeat("a="),
+    "colons": _repeat(":"),
+    "phone-csv": _rows("name,phone,email", lambda i: f"Ann {i},+1 415 555 {i % 10000:04d},a{i}@example.com"),
+    # Every row looks like a header naming a phone column: read once as rows of the first table.
+    "rows-naming-columns": _rows("name,phone", lambda _i: "Ann,cell"),
+    "markdown-rows-naming-columns": _rows("| name | mobile |", lambda _i: "| Ann | fax |"),
+    "sql-insert": lambda size: "INSERT INTO t (name, phone) VALUES " + "('Ann Lee', '4155552671'),\n" * (size // 28),
+    "short-lines": _rows("log", lambda i: f"k{i}: v"),
+    "people-prose": _rows("", lambda i: f"Dear John Smith, Mrs. Ann Lee lives at {i} Main Street, Springfield"),
+}
+
+FINDERS: dict[str, Callable[[str], object]] = {
+    "default": detect_uncached,
+    "person": lambda text: opt_in.find(text, frozenset({"person"})),
+    "address": lambda text: opt_in.find(text, frozenset({"address"})),
+}
+
+
+def _best(call: Callable[[], object]) -> float:
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+@pytest.mark.parametrize("finder", sorted(FINDERS))
+@pytest.mark.parametrize("name", sorted(INPUTS))
+def test_detection_time_is_linear(name: str, finder: str) -> None:
+    find = FINDERS[finder]
+    small, large = INPUTS[name](SMALL), INPUTS[name](LARGE)
+    find(small[:4096])  # compiled databases and name lists are loaded outside the timing
+    small_time = _best(lambda: find(small))
+    large_time = _best(lambda: find(large))
+    # Below a millisecond the ratio is timer noise: a floor keeps it meaningful.
+    ratio = large_time / max(small_time, 0.001)
+    assert ratio < MAX_RATIO, (
+        f"{name} ({finder}): {small_time * 1000:.1f} ms -> {large_time * 1000:.1f} ms, x{ratio:.1f}"
+    )
+
+
+def test_spans_kept_out_of_order_stay_linear() -> None:
+    """Names are kept longest first, so their spans arrive out of order: keeping one must not
+    move every kept span after it."""
+
+    def keep(count: int) -> float:
+        taken = Taken()
+        started = time.perf_counter()
+        for index in reversed(range(count)):
+            assert taken.take(index * 10, index * 10 + 5)
+        elapsed = time.perf_counter() - started
+        assert taken.overlaps(12, 13) and not taken.overlaps(6, 9)
+        return elapsed
+
+    small = min(keep(40_000) for _ in range(3))
+    large = min(keep(160_000) for _ in range(3))
+    assert large / max(small, 0.001) < MAX_RATIO, (small, large)
