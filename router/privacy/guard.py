@@ -18,7 +18,6 @@ it learned and its position in the vault's log, and a step reads only the entrie
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
@@ -26,16 +25,29 @@ from typing import Any
 import orjson
 
 from router.metrics import Metrics
-from router.notes import VAULT as VAULT_NOTES
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
+from router.privacy.exposure import exposure_summary, privacy_score, vault_of
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
 from router.privacy.modes import PrivacyMode, cloud_allowed, redacts
+from router.privacy.naming import allocate, know, value_id
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.request_fields import field_strings, redact_fields
 from router.privacy.vault import VaultCipher
-from router.trajectory.state import Trajectory
 from router.trajectory.store import TrajectoryStore
+
+__all__ = [
+    "IDS",
+    "OUT",
+    "SCANNED",
+    "VAULT",
+    "PrivacyGuard",
+    "PrivacyMode",
+    "exposure_summary",
+    "message_texts",
+    "privacy_score",
+    "vault_of",
+]
 
 log = logging.getLogger("tandem.privacy")
 VAULT, IDS, OUT, SCANNED = VAULT_VALUE, VAULT_ID, VAULT_OUT, VAULT_SCANNED
@@ -45,48 +57,10 @@ async def _discard(work: Coroutine[Any, Any, str]) -> None:
     await work
 
 
-def _hash(value: str) -> str:
-    return hashlib.blake2b(value.encode(), digest_size=10).hexdigest()
-
-
 def message_texts(message: dict[str, Any]) -> list[str]:
     """Everything in a message that would reach the cloud (text, parts, tool-call arguments),
     decoded: the same strings the redactor replaces values in."""
     return message_strings(message)
-
-
-async def vault_of(store: TrajectoryStore, trajectory: Trajectory) -> dict[str, str]:
-    """The trajectory's vault notes (for `privacy_score` and `exposure_summary`): its vault, and
-    any that a layout before the vault's own store kept in its notes."""
-    legacy = {key: value for key, value in trajectory.notes.items() if key.startswith(VAULT_NOTES)}
-    return {**legacy, **await store.vault(trajectory.id)}
-
-
-def privacy_score(notes: Mapping[str, str], weights: Mapping[str, float]) -> float:
-    """`1 − Σ weight × leaked / Σ weight` over the values seen; 1.0 when none were."""
-    seen = {key[len(VAULT) :] for key in notes if key.startswith(VAULT)}
-    if not seen:
-        return 1.0
-    exposed = {key[len(OUT) :] for key in notes if key.startswith(OUT)}
-
-    def weight(placeholder: str) -> float:
-        return weights.get(kind_of(placeholder), 1.0)
-
-    total = sum(weight(p) for p in seen)
-    leaked = sum(weight(p) for p in seen & exposed)
-    return 1.0 - leaked / total if total else 1.0
-
-
-def exposure_summary(notes: Mapping[str, str], weights: Mapping[str, float]) -> dict[str, Any]:
-    seen: dict[str, int] = {}
-    exposed: dict[str, int] = {}
-    for key in notes:
-        if key.startswith(VAULT):
-            kind = kind_of(key[len(VAULT) :])
-            seen[kind] = seen.get(kind, 0) + 1
-            if OUT + key[len(VAULT) :] in notes:
-                exposed[kind] = exposed.get(kind, 0) + 1
-    return {"seen": seen, "exposed": exposed, "score": privacy_score(notes, weights)}
 
 
 class PrivacyGuard:
@@ -191,18 +165,7 @@ class PrivacyGuard:
         if value is None:
             entry.unopened.add(placeholder)
             return
-        self._know(entry, placeholder, value)
-
-    @staticmethod
-    def _know(entry: TrajectoryMemo, placeholder: str, value: str) -> None:
-        before = entry.matcher.placeholder.get(value)
-        if before == placeholder:
-            return
-        if before is not None:
-            entry.generation += 1  # a known value renamed: what was redacted with the old name goes
-        entry.matcher.add(value, placeholder)
-        kind = kind_of(placeholder)
-        entry.kinds[kind] = entry.kinds.get(kind, 0) + 1
+        know(entry, placeholder, value)
 
     def _get(self, key: str) -> str | None:
         return self._added.get(key, self._notes.get(key))
@@ -213,7 +176,7 @@ class PrivacyGuard:
         return self._entry.matcher.placeholder
 
     def _value_id(self, value: str) -> str:
-        return _hash(value) if self._cipher is None else self._cipher.value_id(value)
+        return value_id(self._cipher, value)
 
     @property
     def sensitive(self) -> bool:
@@ -287,73 +250,12 @@ class PrivacyGuard:
             self._entry.note_keys.add(key)  # the one note kept in the notes, not in the vault
 
     async def _allocate(self, new: dict[str, str], reserved: set[str]) -> None:
-        """Give each new value (value -> kind) a placeholder and keep it in the vault: two
-        writes for them all (the placeholders, then the sealed values), whatever their number."""
-        entry = self._entry
-        values = list(new)
-        taken: set[str] = set()
-        after: dict[str, int] = {}  # kind -> the number after the last one named here
-        names = [self._name(new[value], reserved, taken, after) for value in values]
-        ids = [IDS + self._value_id(value) for value in values]
-        # keep_first: a value another replica named already keeps its name.
-        placeholders = await self._store.vault_notes(
-            self.trajectory_id, list(zip(ids, names, strict=True)), keep_first=True
-        )
-        kinds = [new[value] for value in values]
-        await self._rename_clashes(kinds, ids, names, placeholders, reserved, taken, after)
-        cipher = self._cipher
-        stored = [
-            value if cipher is None else cipher.seal(self.trajectory_id, placeholder, value)
-            for value, placeholder in zip(values, placeholders, strict=True)
-        ]
-        await self._store.vault_notes(
-            self.trajectory_id, [(VAULT + p, sealed) for p, sealed in zip(placeholders, stored, strict=True)]
-        )
-        for value, value_id, placeholder, sealed in zip(values, ids, placeholders, stored, strict=True):
+        """Give each new value (value -> kind) a placeholder, kept in the vault (naming.py)."""
+        named = await allocate(self._store, self.trajectory_id, self._entry, self._cipher, new, reserved)
+        for value, id_key, placeholder, sealed in named:
             self._remember(VAULT + placeholder, sealed)
-            self._remember(value_id, placeholder)
-            self._know(entry, placeholder, value)
-
-    def _name(self, kind: str, reserved: set[str], taken: set[str], after: dict[str, int]) -> str:
-        """The next number of `kind` that neither the vault, the text nor this batch has taken."""
-        entry = self._entry
-        number = after.get(kind, entry.kinds.get(kind, 0) + 1)
-        while (
-            (name := f"[{kind}_{number}]") in entry.matcher.value_of
-            or name in entry.unopened
-            or name in reserved
-            or name in taken
-        ):
-            number += 1
-        taken.add(name)
-        after[kind] = number + 1
-        return name
-
-    async def _rename_clashes(
-        self,
-        kinds: list[str],
-        ids: list[str],
-        names: list[str],
-        placeholders: list[str],
-        reserved: set[str],
-        taken: set[str],
-        after: dict[str, int],
-    ) -> None:
-        """A value another replica named since this step read the vault keeps that name, which
-        may be the one this batch gave another value: that value (whose id entry this batch just
-        wrote) is named again, one more round trip, only then."""
-        owner: dict[str, int] = {}
-        clashing: list[int] = []
-        for index, placeholder in enumerate(placeholders):
-            first = owner.setdefault(placeholder, index)
-            if first != index:
-                clashing += [i for i in (first, index) if placeholders[i] == names[i]]
-        if not clashing:
-            return
-        taken.update(placeholders)
-        for index in clashing:
-            names[index] = placeholders[index] = self._name(kinds[index], reserved, taken, after)
-        await self._store.vault_notes(self.trajectory_id, [(ids[i], names[i]) for i in clashing])
+            self._remember(id_key, placeholder)
+            know(self._entry, placeholder, value)
 
     def redactor(self) -> Redactor:
         """A redactor over the trajectory's vault (shared, nothing rebuilt), whose `messages`
