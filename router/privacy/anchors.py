@@ -146,6 +146,8 @@ class Taken:
     def overlaps(self, start: int, end: int) -> bool:
         if not self._firsts:
             return False
+        if start > self._starts[-1][-1]:  # after every kept span's start: only the last can overlap
+            return self._ends[-1][-1] > start
         block, position = self._locate(start)
         starts, ends = self._starts[block], self._ends[block]
         if position > 0:
@@ -159,7 +161,17 @@ class Taken:
 
     def take(self, start: int, end: int) -> bool:
         """Keep the span unless it overlaps a kept one; whether it was kept."""
-        if end <= start or self.overlaps(start, end):
+        if end <= start:
+            return False
+        if self._firsts and start > self._starts[-1][-1]:  # after every kept span: the usual case
+            if self._ends[-1][-1] > start:
+                return False
+            self._starts[-1].append(start)
+            self._ends[-1].append(end)
+            if len(self._starts[-1]) > self._BLOCK:
+                self._split(len(self._firsts) - 1)
+            return True
+        if self.overlaps(start, end):
             return False
         if not self._firsts:
             self._firsts.append(start)
@@ -173,9 +185,13 @@ class Taken:
         if position == 0:
             self._firsts[block] = start
         if len(starts) > self._BLOCK:
-            half = len(starts) // 2
-            self._starts.insert(block + 1, starts[half:])
-            self._ends.insert(block + 1, ends[half:])
-            self._firsts.insert(block + 1, starts[half])
-            del starts[half:], ends[half:]
+            self._split(block)
         return True
+
+    def _split(self, block: int) -> None:
+        starts, ends = self._starts[block], self._ends[block]
+        half = len(starts) // 2
+        self._starts.insert(block + 1, starts[half:])
+        self._ends.insert(block + 1, ends[half:])
+        self._firsts.insert(block + 1, starts[half])
+        del starts[half:], ends[half:]
