@@ -3,7 +3,7 @@ tokenizer: what Claude Code sizes its context by before it compacts.
 
 Text counts at `TEXT_CHARS_PER_TOKEN` characters a token, JSON (tool inputs, tool schemas) at
 `JSON_CHARS_PER_TOKEN`: ratios measured offline with Anthropic's published (legacy) tokenizer and
-tiktoken's o200k_base on code, prose and YAML/JSON (docs/_incoming/fidelity.md gives the figures
+tiktoken's o200k_base on code, prose and YAML/JSON (docs/api.md gives the figures
 and the command). Each message adds `MESSAGE_TOKENS`; tools add Anthropic's documented tool-use
 system prompt. An image counts as Anthropic documents it (width x height / 750, at most
 `IMAGE_MAX_TOKENS`) from the size in its header, never as its base64 characters; a PDF counts
