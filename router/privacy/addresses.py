@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from router.privacy.anchors import Anchor, Anchors, Taken, search, windows
+from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
 
@@ -176,10 +176,4 @@ def find(text: str) -> list[Finding]:
     where two overlap)."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
-    taken = Taken()
-    kept = [
-        Finding("ADDRESS", text[start:end], start, end, rule)
-        for start, end, rule in sorted(found, key=lambda f: (f[0] - f[1], f[0]))
-        if taken.take(start, end)
-    ]
-    return sorted(kept, key=lambda f: f.start)
+    return longest_first("ADDRESS", text, found)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from router.privacy.detector import Finding
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
 
@@ -195,3 +197,16 @@ class Taken:
         self._ends.insert(block + 1, ends[half:])
         self._firsts.insert(block + 1, starts[half])
         del starts[half:], ends[half:]
+
+
+def longest_first(kind: str, text: str, spans: Iterable[tuple[int, int, str]]) -> list[Finding]:
+    """The findings of `kind` at `spans` (start, end, rule), non-overlapping, earliest first:
+    where two overlap the longer is kept (`Dr. Ana Lima` as a title over `Ana Lima` in free
+    text; a whole street line over its house number)."""
+    taken = Taken()
+    kept = [
+        Finding(kind, text[start:end], start, end, rule)
+        for start, end, rule in sorted(spans, key=lambda span: (span[0] - span[1], span[0]))
+        if taken.take(start, end)
+    ]
+    return sorted(kept, key=lambda finding: finding.start)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from router.privacy.anchors import Anchor, Anchors, Taken, search, windows
+from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
 
@@ -320,11 +320,4 @@ def find(text: str) -> list[Finding]:
     """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
-    taken = Taken()
-    # Longer spans first, so `Dr. Ana Lima` as a title is kept over `Ana Lima` in free text.
-    kept = [
-        Finding("PERSON", text[start:end], start, end, rule)
-        for start, end, rule in sorted(found, key=lambda f: (f[0] - f[1], f[0]))
-        if taken.take(start, end)
-    ]
-    return sorted(kept, key=lambda f: f.start)
+    return longest_first("PERSON", text, found)
