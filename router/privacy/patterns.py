@@ -54,16 +54,24 @@ def _card_context(text: str, start: int, end: int) -> bool:
 # A phone: an optional international prefix, then one run of 7-15 digits, or groups split by
 # separators (the first may be a lone country or trunk digit; later ones have two or more).
 _UNIT = r"(?:\(\d{1,5}\)[ .-]?|\d{%s}(?:[ .-]{1,2}|(?=\()))"
+# Not inside a token, except a phone URI's (`whatsapp:+1…`, `tel:+44…`).
+_PHONE_BOUNDARY = r"(?:(?<![\w+./:@-])|(?<=whatsapp:)|(?<=tel:)|(?<=sms:)|(?<=callto:))"
 _PHONE = re.compile(
-    # Not inside a token, except a phone URI's (`whatsapp:+1…`, `tel:+44…`).
-    r"(?:(?<![\w+./:@-])|(?<=whatsapp:)|(?<=tel:)|(?<=sms:)|(?<=callto:))(?:"
+    _PHONE_BOUNDARY
+    + r"(?:"
     # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`); a CSV
     # field may hold it, even between digit-led fields (`1,+44 20 7946 0958,3`).
-    r"(?P<international>(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12}))"
+    + r"(?P<international>(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12}))"
     # National: later groups have two digits or more (`115.9.135.217` is no phone); after a
     # digit and a comma it is the tail of a grouped amount.
-    r"|(?<!\d,)(?:\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12})"
-    r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?(international)(?![\w/:@]|[.-]\d)|(?![\w/:@]|[.,-]\d))"
+    + r"|(?<!\d,)(?:\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12})"
+    + r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?(international)(?![\w/:@]|[.-]\d)|(?![\w/:@]|[.,-]\d))"
+)
+# Where a match may begin (a `+`, a bracket or a digit at a boundary): the exact pattern is tried
+# only there, instead of at every character of a window (see Detector.head). The character comes
+# first, its boundary checked behind it: re then skips ahead to the next `+`, `(` or digit.
+_PHONE_HEAD = re.compile(
+    r"[+(\d](?:(?<![\w+./:@-].)|(?<=whatsapp:.)|(?<=tel:.)|(?<=sms:.)|(?<=callto:.))"
 )
 # Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
 _PHONE_CORE = (
@@ -220,6 +228,7 @@ DETECTORS: tuple[Detector, ...] = (
         check=phones.check,
         reach=24,
         lead=8,
+        head=_PHONE_HEAD,
     ),
     Detector(
         "PHONE",
@@ -229,6 +238,7 @@ DETECTORS: tuple[Detector, ...] = (
         reach=64,
         keyword_core=phones.LABEL_SPAN,
         follows=True,
+        head=_PHONE_HEAD,
     ),
     Detector(
         "IP_ADDRESS",

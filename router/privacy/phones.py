@@ -141,10 +141,11 @@ def _valid(number: str, region: str | None) -> bool:
     return bool(phonenumbers.is_valid_number(parsed))
 
 
-def check(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
-    Cheap shape rules first: most candidates in logs are dates and ids."""
-    value = text[start:end]
+@functools.lru_cache(maxsize=8192)  # value-dense text repeats its candidates (overlapping windows)
+def _value_facts(value: str) -> bool | tuple[str, bool, bool, bool]:
+    """What a candidate's own characters decide: a verdict (international numbers, shapes that
+    are never phones), else its digits, whether it is separated, whether it is a valid `00`/`011`
+    dial-out number and whether its shape may stand unlabelled (context decides the rest)."""
     digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
     if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
         return False
@@ -154,25 +155,43 @@ def check(text: str, start: int, end: int) -> bool:
         # `+44 (0)20 …`: the trunk 0 in brackets is not dialled from abroad; the extension is kept.
         return _valid(value.replace("(0)", ""), None)
     separated = len(digits) != len(_EXTENSION.sub("", value))
+    # `00`/`011` then a country code, unless it is the tail of a row of numbers (`081110 011352 5321`).
+    dial_out = bool(
+        value.startswith(("00", "011"))
+        and not _NOT_PHONE_GROUPS.match(value)
+        and _valid("+" + digits[2 if value.startswith("00") else 3 :], None)
+    )
+    plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value) or _NOT_PHONE_GROUPS.match(value))
+    return digits, separated, dial_out, plain_shape
+
+
+@functools.lru_cache(maxsize=8192)
+def _national_cached(value: str, first_digit: str, regions: tuple[str, ...]) -> bool:
+    return _national(value, first_digit, regions)
+
+
+def check(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
+    What the value alone decides is cached by value; the context rules run only where needed."""
+    value = text[start:end]
+    facts = _value_facts(value)
+    if isinstance(facts, bool):
+        return facts
+    digits, separated, dial_out, plain_shape = facts
     plain_context = not (
         _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
         or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
     )
-    # `00`/`011` then a country code, unless it is the tail of a row of numbers (`081110 011352 5321`).
+    if dial_out and plain_context:
+        return True
     if (
-        value.startswith(("00", "011"))
+        separated
+        and len(digits) >= 8
+        and plain_shape
         and plain_context
-        and not _NOT_PHONE_GROUPS.match(value)
-        and _valid("+" + digits[2 if value.startswith("00") else 3 :], None)
+        and not _HOST_AFTER.match(text, end)
+        and _national_cached(value, digits[0], REGIONS)
     ):
         return True
-    plain_shape = not (
-        _GROUPED_AMOUNT.match(value)
-        or _NOT_PLAIN.search(value)
-        or _NOT_PHONE_GROUPS.match(value)
-        or _HOST_AFTER.match(text, end)
-    )
-    if separated and len(digits) >= 8 and plain_shape and plain_context and _national(value, digits[0], REGIONS):
-        return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
-    return _label_before(text, start) and _national(value, digits[0], LABELLED_REGIONS)
+    return _label_before(text, start) and _national_cached(value, digits[0], LABELLED_REGIONS)
