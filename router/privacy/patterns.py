@@ -61,18 +61,21 @@ _PHONE = re.compile(
     + r"(?:"
     # International: after `+`, `00` or `011` groups of any size (`+33 4 67 72 01 98`); a CSV
     # field may hold it, even between digit-led fields (`1,+44 20 7946 0958,3`).
-    + r"(?P<international>(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|" + _UNIT % "1,8" + r"{1,6}\d{2,12}))"
+    + r"(?P<international>(?:\+|\(\+\d{1,3}\) ?|00|011[ -]?)(?:\d{7,15}|"
+    + _UNIT % "1,8"
+    + r"{1,6}\d{2,12}))"
     # National: later groups have two digits or more (`115.9.135.217` is no phone); after a
     # digit and a comma it is the tail of a grouped amount.
-    + r"|(?<!\d,)(?:\d{7,15}|" + _UNIT % "1,8" + _UNIT % "2,8" + r"{0,5}\d{2,12})"
+    + r"|(?<!\d,)(?:\d{7,15}|"
+    + _UNIT % "1,8"
+    + _UNIT % "2,8"
+    + r"{0,5}\d{2,12})"
     + r")(?:\s?(?:x|ext\.?|#)\s?\d{1,6})?(?(international)(?![\w/:@]|[.-]\d)|(?![\w/:@]|[.,-]\d))"
 )
 # Where a match may begin (a `+`, a bracket or a digit at a boundary): the exact pattern is tried
 # only there, instead of at every character of a window (see Detector.head). The character comes
 # first, its boundary checked behind it: re then skips ahead to the next `+`, `(` or digit.
-_PHONE_HEAD = re.compile(
-    r"[+(\d](?:(?<![\w+./:@-].)|(?<=whatsapp:.)|(?<=tel:.)|(?<=sms:.)|(?<=callto:.))"
-)
+_PHONE_HEAD = re.compile(r"[+(\d](?:(?<![\w+./:@-].)|(?<=whatsapp:.)|(?<=tel:.)|(?<=sms:.)|(?<=callto:.))")
 # Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
 _PHONE_CORE = (
     rb"(?:^|[^\w+./:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
@@ -206,6 +209,7 @@ DETECTORS: tuple[Detector, ...] = (
         rb"(?:^|[^A-Za-z0-9])[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2}",
         validate=validators.iban,
         reach=30,
+        head=re.compile(r"[A-Z](?<![A-Za-z0-9].)"),  # where a match may begin (see _PHONE_HEAD)
     ),
     Detector(
         "CARD",

@@ -5,6 +5,7 @@ Each takes the candidate value as the detector matched it and says whether it is
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -47,6 +48,7 @@ def card(value: str) -> bool:
     return 12 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn(digits)
 
 
+@functools.lru_cache(maxsize=4096)  # overlapping candidate windows validate the same value again
 def iban(value: str) -> bool:
     """The IBAN registry's lengths and formats per country, and mod 97 (python-stdnum)."""
     try:
