@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from fnmatch import fnmatchcase
 from typing import TypeVar
 
-from router.settings import ModelAlias
+from router.config.serving import ModelAlias
 
 R = TypeVar("R")
 

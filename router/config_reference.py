@@ -30,8 +30,8 @@ from pydantic import BaseModel, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from router.policies.base import RouteBase
-from router.policies.registry import RouteSettings
+from router.config.routes import RouteBase
+from router.config.strategies import RouteSettings
 from router.settings import Settings
 
 ENV_PREFIX = "TANDEM_"

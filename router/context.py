@@ -16,8 +16,8 @@ from router.privacy.at_rest import to_keep
 from router.trajectory.identify import text_of
 
 if TYPE_CHECKING:
+    from router.config.routes import ContextSettings
     from router.inner import InnerCalls
-    from router.policies.base import ContextSettings
     from router.trajectory.store import TrajectoryStore
     from router.trajectory.tracker import StepIdentity
 

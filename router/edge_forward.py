@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from router import notes
+from router.config.base import public_url
 from router.edge_pool import EdgePool, Placement
 from router.errors import GatewayError
 from router.policies.base import Decision, Reason
-from router.settings import public_url
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 if TYPE_CHECKING:

@@ -26,6 +26,7 @@ from router.inner import InnerCallError, InnerCalls
 from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
 from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
+from router.policies.registry import build_policy
 from router.privacy.at_rest import kept_text
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
@@ -68,7 +69,7 @@ def build_routes(settings: Settings) -> dict[str, Route]:
     routes = {}
     for name, route in settings.routes.items():
         try:
-            policy = route.build()
+            policy = build_policy(route)
         except (ValueError, JudgeModelError) as exc:
             raise ConfigError(f"routes.{name}.{route.strategy}: {exc}") from exc
         routes[name] = Route(name, route, policy)

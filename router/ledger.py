@@ -5,7 +5,7 @@ raw input = prompt tokens − cached tokens, from the usage the upstream reporte
 counterfactual prices the step's tokens at the cloud's prices (the cloud's tokenizer would count
 a little differently; we say so), with the cached input an all-cloud run would have had: in such
 a run the cloud saw the previous step's prompt, and each step's prompt extends it, so the
-provider's prompt cache (`PromptCacheRules`) holds that shared prefix. A cloud step after edge
+provider's prompt cache (`PromptCacheRules`, router/config/prices.py) holds that shared prefix. A cloud step after edge
 steps pays what the cloud reported (a prefix it never saw is not cached); its counterfactual
 does not inherit that cold cache.
 """
@@ -14,37 +14,16 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field
 
 from router import notes
-
-if TYPE_CHECKING:
-    from router.settings import Prices
+from router.config.prices import Prices, PromptCacheRules
 
 # The trajectory note holding the last answered step's prompt tokens and start time
 # (`"<tokens> <unix time>"`): the prefix an all-cloud run's prompt cache would hold.
 CACHE_NOTE = notes.ledger("cache_prefix")
-
-
-class PromptCacheRules(BaseModel):
-    """A provider's prompt-cache rules. Defaults: OpenAI's documented automatic caching:
-    prompts of 1024 tokens or more, cache hits in 128-token increments of the prefix shared
-    with an earlier request, kept through 5 to 10 minutes of inactivity (600 s here)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    min_tokens: int = Field(1024, ge=1, description="shortest prefix the provider caches")
-    increment: int = Field(128, ge=1, description="cache hits grow in steps of this many tokens")
-    ttl_s: float = Field(600.0, gt=0, description="a cached prefix unused this long is gone")
-
-    def cached(self, shared_prefix_tokens: int) -> int:
-        """Tokens read from the cache when `shared_prefix_tokens` match an earlier prompt."""
-        if shared_prefix_tokens < self.min_tokens:
-            return 0
-        return self.min_tokens + (shared_prefix_tokens - self.min_tokens) // self.increment * self.increment
 
 
 def read_cache_note(value: str | None) -> tuple[int, float] | None:

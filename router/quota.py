@@ -26,10 +26,10 @@ from typing import Any
 import redis.exceptions
 
 from router.clock import SYSTEM_CLOCK, Clock
+from router.config.prices import Prices
 from router.errors import GatewayError
 from router.ledger import Usage, cost_usd
 from router.metrics import Metrics
-from router.settings import Prices
 
 log = logging.getLogger("tandem.quota")
 DAY_S = 86_400

@@ -97,9 +97,9 @@ class SeriesScope:
 
     @classmethod
     def of(cls, settings: Any) -> SeriesScope:
+        from router.config.base import public_url
         from router.privacy.detect import TYPES
         from router.privacy.opt_in import KINDS as OPT_IN
-        from router.settings import public_url
 
         kinds = list(TYPES)
         for backend in settings.privacy_backends:

@@ -27,8 +27,8 @@ from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
+from router.config.limits import LimitSettings
 from router.errors import error_body
-from router.settings import LimitSettings
 
 log = logging.getLogger("tandem")
 OnLimit = Callable[[str], None]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from router.config.routes import RouteBase
 from router.edge_pool import Lease, Placement
 from router.inner import InnerCalls
-from router.policies.base import Decision, Policy, RouteBase, Target
+from router.policies.base import Decision, Policy, Target
 from router.privacy.guard import PrivacyGuard
 from router.protocol.chat import ChatRequest
 from router.result import Facts

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import aiohttp
 
+    from router.config.limits import LimitSettings
     from router.http1 import Response as Http1Response
-    from router.settings import LimitSettings
 
     Response = aiohttp.ClientResponse | Http1Response
 

@@ -28,7 +28,8 @@ from router.upstream_pool import session_for
 from router.upstream_probe import UpstreamState, probe
 
 if TYPE_CHECKING:
-    from router.settings import LimitSettings, UpstreamSettings
+    from router.config.limits import LimitSettings
+    from router.config.upstream import UpstreamSettings
 
 # Either client's answer: router.http1's offers the part of aiohttp's that is read here.
 Response = aiohttp.ClientResponse | Http1Response

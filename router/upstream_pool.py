@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from aiohttp.connector import Connection
     from aiohttp.tracing import Trace
 
-    from router.settings import UpstreamSettings
+    from router.config.upstream import UpstreamSettings
 
 Session = aiohttp.ClientSession | Http1Session
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from router.config.upstream import Timeouts, UpstreamSettings
 from router.http1 import Http1Error, Http1Session
-from router.settings import Timeouts, UpstreamSettings
 from tests import test_http1
 from tests.test_http1 import ByteServer, Request, answer, raw
 from tests.transport_suite.transports import TRANSPORTS

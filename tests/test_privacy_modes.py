@@ -10,7 +10,7 @@ from typing import get_args
 
 import pytest
 
-from router.policies.base import RouteBase
+from router.config.routes import RouteBase
 from router.privacy import modes
 from router.route_labels import step_labels
 from router.settings import ConfigError, load_settings

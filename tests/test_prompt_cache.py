@@ -9,7 +9,8 @@ from typing import Any
 
 import httpx
 
-from router.ledger import PromptCacheRules, Usage, all_cloud_cached
+from router.config.prices import PromptCacheRules
+from router.ledger import Usage, all_cloud_cached
 from tests.gateway_server import GatewayServer
 
 CLOUD_IN, CLOUD_CACHED, CLOUD_OUT = 2.50, 0.25, 15.0

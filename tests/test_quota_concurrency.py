@@ -15,8 +15,8 @@ from typing import Any
 import httpx
 import orjson
 
+from router.config.prices import Prices
 from router.quota import reservation_usd
-from router.settings import Prices
 from router.trajectory.identify import namespace_of
 from tests.both_stores import MakeGateway, make_gateway  # noqa: F401 (the fixture, both stores)
 from tests.fake_upstream import FakeUpstream

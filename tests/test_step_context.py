@@ -10,10 +10,11 @@ from dataclasses import dataclass
 import orjson
 import pytest
 
+from router.config.strategies import TaskRoute
 from router.policies.base import StepContext, StepFacts
 from router.policies.judge import counters_of
 from router.policies.random import RandomPolicy
-from router.policies.task import NOTE, TaskPolicy, TaskRoute
+from router.policies.task import NOTE, TaskPolicy
 from router.protocol.chat import parse_chat_request
 from router.trajectory.state import StepStart, Trajectory
 from router.trajectory.store import MemoryStore, TrajectoryStore

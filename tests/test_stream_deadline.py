@@ -98,7 +98,7 @@ def test_a_dripping_stream_ends_at_its_deadline_with_an_error_event(
 
 
 def test_the_default_stream_deadline_is_ten_minutes() -> None:
-    from router.settings import Timeouts
+    from router.config.upstream import Timeouts
 
     assert Timeouts().stream == 600.0
 

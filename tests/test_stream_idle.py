@@ -9,8 +9,8 @@ import time
 
 import pytest
 
+from router.config.limits import LimitSettings
 from router.http1 import Http1Session
-from router.settings import LimitSettings
 from router.stream_source import StreamSource
 from tests import test_http1
 from tests.test_http1 import ByteServer, Script

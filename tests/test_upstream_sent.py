@@ -11,7 +11,8 @@ import time
 import aiohttp
 import pytest
 
-from router.settings import LimitSettings, Timeouts, UpstreamSettings
+from router.config.limits import LimitSettings
+from router.config.upstream import Timeouts, UpstreamSettings
 from router.upstream import Upstream, UpstreamFailure
 from tests import test_http1
 from tests.test_http1 import ByteServer, answer, hang

@@ -13,7 +13,8 @@ import httpx
 import orjson
 import pytest
 
-from router.settings import LimitSettings, Timeouts, UpstreamSettings
+from router.config.limits import LimitSettings
+from router.config.upstream import Timeouts, UpstreamSettings
 from router.upstream import Upstream, UpstreamFailure
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer

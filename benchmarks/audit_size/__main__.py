@@ -21,8 +21,8 @@ import orjson
 
 from benchmarks.audit_size.workload import first_messages, tool_call, tool_result, transcript_bytes
 from router.audit import AuditLog
+from router.config.stores import AuditSettings
 from router.ledger import StepRecord, Usage
-from router.settings import AuditSettings
 
 
 def one_run(folder: Path, steps: int, seed: int) -> tuple[int, int, int, float]:

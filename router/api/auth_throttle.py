@@ -25,9 +25,9 @@ from starlette.requests import Request
 
 from router.api.client_address import Network, client_address
 from router.clock import SYSTEM_CLOCK, Clock
+from router.config.limits import AuthThrottleSettings
 from router.errors import GatewayError
 from router.metrics import Metrics
-from router.settings import AuthThrottleSettings
 
 log = logging.getLogger("tandem.auth")
 KeyKind = Literal["client", "admin"]

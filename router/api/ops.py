@@ -19,8 +19,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from router.api.http import json_response
+from router.config.base import ConfigError, public_url
 from router.engine import Engine
-from router.settings import ConfigError, public_url
 from router.upstream import Upstream
 from router.upstream_probe import UpstreamState
 

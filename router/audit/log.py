@@ -30,7 +30,7 @@ from router.metrics import Metrics
 from router.protocol.fields import kept_json
 
 if TYPE_CHECKING:
-    from router.settings import AuditSettings
+    from router.config.stores import AuditSettings
 
 log = logging.getLogger("tandem.audit")
 AuditMode = Literal["off", "metadata", "content"]

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import yaml
 
+from router.config.base import public_url, url_has_credentials
 from router.config_errors import named_key, where
-from router.settings import ConfigError, Settings, load_settings, public_url, url_has_credentials
+from router.settings import ConfigError, Settings, load_settings
 
 
 def _warn_if_empty(path: Path | None) -> None:

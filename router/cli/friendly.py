@@ -7,7 +7,7 @@ import json
 import sys
 from collections.abc import Callable
 
-from router.settings import ConfigError
+from router.config.base import ConfigError
 
 # The modules only an extra installs, and that extra.
 EXTRAS = {

@@ -5,16 +5,15 @@ one agent step, however many inner calls. The agent never sees the advisor tool.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-
+from router.config.strategies import AdvisorRoute
 from router.context import flatten
 from router.inner import InnerCallError, first_message, message_text
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
 from router.policies.constraints import cloud_refusal
-from router.policies.prompts import ADVICE, ADVISOR_TOOL
+from router.policies.prompts import ADVICE
 from router.trajectory.identify import task_of
 
 DESCRIPTION = "Ask a stronger model for advice on how to proceed. Use it when you are stuck or unsure."
@@ -64,11 +63,5 @@ class AdvisorPolicy:
             return "The advisor could not be reached. Continue on your own."
 
 
-class AdvisorRoute(RouteBase):
-    strategy: Literal["advisor"]
-    tool_name: str = Field(ADVISOR_TOOL, min_length=1, description="name of the tool offered to the edge")
-    max_words: int = Field(500, ge=10, description="length bound asked of the advice (words)")
-    max_chars: int = Field(24_000, ge=1000, description="transcript size the cloud sees")
-
-    def build(self) -> Policy:
-        return AdvisorPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {AdvisorRoute: AdvisorPolicy}

@@ -4,7 +4,8 @@ between cloud steps, and the privacy pin. They only ever turn a cloud decision i
 from __future__ import annotations
 
 from router import notes
-from router.policies.base import Constraints, Decision, Reason
+from router.config.routes import Constraints
+from router.policies.base import Decision, Reason
 from router.trajectory.state import Trajectory
 
 # A trajectory note that pins it to the edge (set by the privacy stage; never failed over).

@@ -5,14 +5,10 @@ answer that did not delegate is relayed as it is."""
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
+from router.config.strategies import DelegationRoute
 from router.inner import InnerCallError, message_text
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
-from router.policies.prompts import DELEGATE_TOOL
 
 DESCRIPTION = (
     "Hand this step to a stronger model. Call it when the step is hard for you: editing or writing "
@@ -38,12 +34,5 @@ class DelegationPolicy:
         return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
 
 
-class DelegationRoute(RouteBase):
-    strategy: Literal["self_delegation"]
-    tool_name: str = Field(
-        DELEGATE_TOOL, min_length=1, description="name of the tool offered to the edge to hand the step to the cloud"
-    )
-    marker: str | None = Field(None, description="text in the edge's answer that also means: delegate")
-
-    def build(self) -> Policy:
-        return DelegationPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {DelegationRoute: DelegationPolicy}

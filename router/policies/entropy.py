@@ -9,12 +9,11 @@ returns no logprobs (or a failed probe) gets the configured fallback target and 
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import Field
-
+from router.config.strategies import EntropyRoute
 from router.inner import InnerCallError
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, Target
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase, Target
 from router.policies.common import count_failure
 
 
@@ -59,11 +58,5 @@ class EntropyPolicy:
         return Decision(target=target, reason=Reason.ENTROPY, score=round(entropy, 4))
 
 
-class EntropyRoute(RouteBase):
-    strategy: Literal["entropy"]
-    threshold: float = Field(1.7, ge=0, description="entropy (nats) above which the cloud answers")
-    top_logprobs: int = Field(20, ge=2, le=20, description="log-probabilities asked of the probe's token")
-    fallback: Target = Field("cloud", description="target when the edge gives no logprobs or the probe fails")
-
-    def build(self) -> Policy:
-        return EntropyPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {EntropyRoute: EntropyPolicy}

@@ -7,14 +7,14 @@ redone by the cloud before the agent sees it."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import orjson
-from pydantic import Field
 
 from judge.signals import quick_error_signals as error_signals
+from router.config.strategies import EscalationRoute
 from router.inner import InnerCallError
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, count_failure, prepared
 from router.trajectory.identify import text_of
 
@@ -95,9 +95,5 @@ class EscalationPolicy:
         return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
 
 
-class EscalationRoute(RouteBase):
-    strategy: Literal["escalation"]
-    errors_in_a_row: int = Field(2, ge=1, description="tool results with errors in a row that send steps to the cloud")
-
-    def build(self) -> Policy:
-        return EscalationPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {EscalationRoute: EscalationPolicy}

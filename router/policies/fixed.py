@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepView, Target
+from router.config.strategies import CloudRoute, EdgeRoute
+from router.policies.base import Builder, Decision, Reason, RouteBase, StepView, Target
 
 
 class FixedPolicy:
@@ -15,20 +14,8 @@ class FixedPolicy:
         return self._decision
 
 
-class EdgeRoute(RouteBase):
-    strategy: Literal["edge"]
-    # Edge-only means the data never leaves: no failover to the cloud unless asked for.
-    failover: bool = False
-
-    def sends_to_cloud(self) -> bool:
-        return False
-
-    def build(self) -> Policy:
-        return FixedPolicy("edge")
-
-
-class CloudRoute(RouteBase):
-    strategy: Literal["cloud"]
-
-    def build(self) -> Policy:
-        return FixedPolicy("cloud")
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {
+    EdgeRoute: lambda route: FixedPolicy("edge"),
+    CloudRoute: lambda route: FixedPolicy("cloud"),
+}

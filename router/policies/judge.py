@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import Field, model_validator
+from typing import TYPE_CHECKING, Any
 
 import judge as judge_package
 from router import notes
+from router.config.strategies import JudgeRoute
 from router.inner import InnerCallError, first_message
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, StepView, Target
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase, StepView, Target
 from router.policies.common import ask_edge, prepared
 
 if TYPE_CHECKING:
@@ -122,36 +121,5 @@ class JudgePolicy:
         return Decision(target=target, reason=Reason.JUDGE, score=round(score, 5), features=recorded, answer=answer)
 
 
-class JudgeRoute(RouteBase):
-    strategy: Literal["judge"]
-    model: Path | None = Field(None, description="an .onnx file with its .card.json; default: the shipped model")
-    threshold: float | None = Field(None, ge=0, le=1, description="fixed threshold; default: the model card's")
-    target_cloud_share: float | None = Field(
-        None, ge=0, le=1, description="hold this cloud share per trajectory and globally by moving the threshold"
-    )
-    threshold_bounds: tuple[float, float] = Field(
-        (0.05, 0.95), description="lowest and highest threshold when holding target_cloud_share"
-    )
-    adapt_rate: float = Field(0.01, gt=0, le=0.5, description="threshold step per decision when holding a share")
-    on_failure: Target = Field("cloud", description="target when the judge fails (or, in draft mode, the draft)")
-    record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
-    reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")
-    sees: Literal["state", "draft"] = Field(
-        "state", description="draft: the edge drafts first and the judge scores the state with the draft"
-    )
-
-    @model_validator(mode="after")
-    def _bounds(self) -> JudgeRoute:
-        # The model itself is loaded (and checked against `sees`) when the route is built, by
-        # the engine or by `tandem serve` before it starts: validating settings reads no file.
-        low, high = self.threshold_bounds
-        if not 0 <= low <= high <= 1:
-            raise ValueError(f"threshold_bounds must be 0 <= low <= high <= 1, got {self.threshold_bounds}")
-        return self
-
-    def build(self) -> Policy:
-        return JudgePolicy(self)
-
-    def intended_cloud_share(self) -> float | None:
-        share = self.target_cloud_share
-        return self.constraints.max_cloud_share if share is None else share
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {JudgeRoute: JudgePolicy}

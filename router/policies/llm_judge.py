@@ -5,13 +5,10 @@ cannot be parsed takes the configured default (EC2-Bench's router defaulted to t
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import Field
-
+from router.config.strategies import LLMJudgeRoute
 from router.context import flatten, last_k
 from router.inner import InnerCallError, message_text
-from router.policies.base import AsksModels, Decision, Policy, Reason, RouteBase, Target
+from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import count_failure, parse_score, parse_yes_no
 from router.policies.prompts import BINARY, SCORE
 from router.trajectory.identify import task_of
@@ -54,20 +51,5 @@ class LLMJudgePolicy:
         return Decision(target="cloud" if score >= settings.threshold else "edge", reason=Reason.LLM_JUDGE, score=score)
 
 
-class LLMJudgeRoute(RouteBase):
-    strategy: Literal["llm_judge"]
-    judge: str = Field("edge", description="the upstream asked: edge (free), cloud, or another named upstream")
-    mode: Literal["binary", "score"] = Field("binary", description="binary: a yes/no verdict; score: a 0-1 score")
-    threshold: float = Field(0.5, ge=0, le=1, description="score mode: at or above, the cloud answers")
-    sees: Literal["task", "last_k", "full"] = Field(
-        "last_k", description="what the judge is shown: the task, the last k steps, or the whole history"
-    )
-    k: int = Field(4, ge=1, description="sees: last_k: steps of history shown")
-    max_chars: int = Field(12_000, ge=500, description="size bound of the transcript the judge sees")
-    on_failure: Target = Field("cloud", description="target when the judge fails or its reply cannot be parsed")
-
-    def upstreams_used(self) -> list[str]:
-        return [self.judge]
-
-    def build(self) -> Policy:
-        return LLMJudgePolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {LLMJudgeRoute: LLMJudgePolicy}

@@ -7,6 +7,10 @@ simulator (`sim/`) recognises and answers the same requests by them, so both fol
 
 from __future__ import annotations
 
+# The tools the gateway offers the edge by default (names configurable per route).
+from router.config.strategies import ADVISOR_TOOL as ADVISOR_TOOL
+from router.config.strategies import DELEGATE_TOOL as DELEGATE_TOOL
+
 # LLM judge (`llm_judge`): asked in words whether the step needs the stronger model.
 BINARY = (
     "You decide whether the next step of a software agent needs a stronger, more expensive model. "
@@ -38,7 +42,3 @@ PLAN = (
     "with tools (read files, run commands, edit files). No preamble.\n\nTASK:\n{task}"
 )
 PLAN_HINT = "A plan written for this task by a stronger model (a hint, not an order):\n"
-
-# The tools the gateway offers the edge (names configurable per route; these are the defaults).
-ADVISOR_TOOL = "advisor"
-DELEGATE_TOOL = "delegate_to_cloud"

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import random
-from typing import Literal
 
-from pydantic import Field
-
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepView, Target
+from router.config.strategies import RandomRoute
+from router.policies.base import Builder, Decision, Reason, RouteBase, StepView, Target
 
 
 class RandomPolicy:
@@ -30,14 +28,5 @@ class RandomPolicy:
         return Decision(target=target, reason=Reason.RANDOM_DRAW, score=round(draw, 6))
 
 
-class RandomRoute(RouteBase):
-    strategy: Literal["random"]
-    p: float = Field(0.4, ge=0.0, le=1.0, description="probability that a step goes to the cloud")
-    seed: int | None = Field(None, description="makes the draws reproducible; null: a salt drawn at start")
-
-    def build(self) -> Policy:
-        return RandomPolicy(self.p, self.seed)
-
-    def intended_cloud_share(self) -> float | None:
-        share = self.constraints.max_cloud_share
-        return self.p if share is None else share
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {RandomRoute: lambda route: RandomPolicy(route.p, route.seed)}

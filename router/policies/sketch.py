@@ -4,13 +4,12 @@ sees only the task, once; every step is answered by the edge."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from router import notes
+from router.config.strategies import SketchRoute
 from router.inner import InnerCallError, message_text
-from router.policies.base import Decision, Policy, Reason, RouteBase, StepContext
+from router.policies.base import Builder, Decision, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
 from router.policies.constraints import cloud_refusal
 from router.policies.prompts import PLAN, PLAN_HINT
@@ -53,10 +52,5 @@ class SketchPolicy:
         return await step.store.note(step.trajectory_id, NOTE, to_keep(step.calls.privacy, plan), keep_first=True)
 
 
-class SketchRoute(RouteBase):
-    strategy: Literal["sketch"]
-    max_plan_steps: int = Field(8, ge=1, description="steps asked of the cloud's plan at most")
-    max_plan_tokens: int = Field(400, ge=16, description="token bound of the plan call")
-
-    def build(self) -> Policy:
-        return SketchPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {SketchRoute: SketchPolicy}

@@ -9,13 +9,11 @@ chosen target is remembered on the trajectory, so that every replica keeps it.
 from __future__ import annotations
 
 import re
-from typing import Literal
-
-from pydantic import Field, field_validator
 
 from judge.task import real_task
 from router import notes
-from router.policies.base import Decision, KeepsNotes, Policy, Reason, RouteBase, Target
+from router.config.strategies import TaskRoute
+from router.policies.base import Builder, Decision, KeepsNotes, Reason, RouteBase, Target
 
 NOTE = notes.strategy("task", "target")
 
@@ -43,23 +41,5 @@ class TaskPolicy:
         return Decision(target=target, reason=Reason.TASK_ROUTED)
 
 
-class TaskRoute(RouteBase):
-    strategy: Literal["task"]
-    cloud_if_matches: str | None = Field(None, description="regex on the task; a match sends the run to the cloud")
-    cloud_if_longer_than: int | None = Field(
-        None, ge=0, description="tasks longer than this (characters) go to the cloud"
-    )
-    default: Target = Field("edge", description="target of runs that no rule sends to the cloud")
-
-    @field_validator("cloud_if_matches")
-    @classmethod
-    def _compiles(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                re.compile(value)
-            except re.error as exc:
-                raise ValueError(f"not a valid regular expression: {exc}") from exc
-        return value
-
-    def build(self) -> Policy:
-        return TaskPolicy(self)
+# The route settings this module's policy is built from (router/policies/registry.py).
+BUILDS: dict[type[RouteBase], Builder] = {TaskRoute: TaskPolicy}

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.clock import SYSTEM_CLOCK, Clock
+from router.config.routes import RouteBase
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
-from router.policies.base import RouteBase
 from router.policies.constraints import PIN_NOTE
 from router.privacy.at_rest import stored_task
 from router.privacy.guard import privacy_score, vault_of

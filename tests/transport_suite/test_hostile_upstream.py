@@ -17,8 +17,9 @@ import aiohttp
 import orjson
 import pytest
 
+from router.config.limits import LimitSettings
+from router.config.upstream import Timeouts, UpstreamSettings
 from router.http1 import Http1Error
-from router.settings import LimitSettings, Timeouts, UpstreamSettings
 from router.upstream import Upstream, UpstreamFailure
 from tests.transport_suite.hostile import BEHAVIOURS, WELL_FORMED, HostileUpstream, tag, tags_in
 from tests.transport_suite.transports import TRANSPORTS

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from router.settings import UpstreamSettings
+from router.config.upstream import UpstreamSettings
 from router.upstream_pool import Session, aiohttp_session, http1_session
 
 TRANSPORTS: dict[str, Callable[[UpstreamSettings], Session]] = {

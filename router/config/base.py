@@ -1,0 +1,34 @@
+"""What every configuration model shares: strictness, the error a configuration raises, and URL
+checks."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the key and the problem."""
+
+
+class Strict(BaseModel):
+    # A misspelt key in a config file is a mistake to report, not to ignore silently.
+    model_config = ConfigDict(extra="forbid")
+
+
+def http_url(url: str, key: str) -> str:
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{key} must start with http:// or https://, got {url!r}")
+    return url.rstrip("/")
+
+
+def url_has_credentials(url: str) -> bool:
+    return "@" in urlsplit(url).netloc
+
+
+def public_url(url: str) -> str:
+    """`url` without what may be a credential: user:password@, the query and the fragment."""
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))

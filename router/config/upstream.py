@@ -1,0 +1,130 @@
+"""One upstream (an OpenAI-compatible endpoint): where it is, its key, timeouts, prices, and how
+the edge's replicas share its steps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from router.config.base import ConfigError, Strict, http_url
+from router.config.prices import Prices, PromptCacheRules
+
+
+class Timeouts(Strict):
+    """Seconds. `first_byte` bounds the wait for the upstream's first byte of the answer
+    (a non-streamed answer is all first byte); `idle` bounds each gap between stream chunks;
+    `stream` bounds a whole streamed answer from its first byte (past it, the stream ends with
+    an error event), so that an upstream dripping a byte now and then cannot hold it open."""
+
+    connect: float = Field(5.0, gt=0, description="seconds to open a connection")
+    first_byte: float = Field(120.0, gt=0, description="seconds until the first byte of the answer")
+    idle: float = Field(60.0, gt=0, description="longest gap between stream chunks, seconds")
+    stream: float = Field(
+        600.0,
+        gt=0,
+        description="seconds a streamed answer may last from its first byte, however steadily it arrives; "
+        "past it the stream ends with an error event (upstream_stream_timeout) and the step is recorded as an error",
+    )
+
+
+class PoolSettings(Strict):
+    """How the edge's replicas (`endpoints`) share its steps (router/edge_pool.py)."""
+
+    load_bound: float = Field(
+        1.25,
+        ge=1.0,
+        description="affinity: a replica holding more than this × the mean of steps in flight (rounded up) is "
+        "passed over for a new home, and a run's step spills from a home over it",
+    )
+    rehome_after_s: float = Field(
+        5.0, ge=0, description="affinity: a run re-homes once its home has stayed over load_bound this long (seconds)"
+    )
+    breaker_failures: int = Field(
+        3, ge=1, description="failures in a row (connect, timeout, dropped, 5xx) that take a replica out of the pool"
+    )
+    breaker_s: float = Field(10.0, gt=0, description="seconds a replica stays out before it is tried again")
+    scrape_interval_s: float = Field(
+        1.0,
+        ge=0,
+        description="seconds between two reads of each replica's own load (vLLM's /metrics: requests running and "
+        "waiting, KV-cache usage, prefix-cache hits), in the background; 0: not read (no route can then find "
+        "the pool full)",
+    )
+    metrics_path: str = Field("/metrics", pattern=r"^/", description="where on each replica's host its metrics are")
+
+
+class UpstreamSettings(Strict):
+    """One OpenAI-compatible endpoint."""
+
+    base_url: str = Field(
+        description="OpenAI-compatible base URL, http(s)://…/v1 (with endpoints: may be left out, the first of them)"
+    )
+    endpoints: list[str] = Field(
+        default_factory=list,
+        description="edge only: the base URLs of several replicas (vLLM servers) of one model, each with its own "
+        "connections, health and load; the edge becomes a pool that `balance` places steps on, failing over "
+        "inside it before the cloud. Empty: the one base_url",
+    )
+    balance: Literal["affinity", "least_loaded", "round_robin"] = Field(
+        "affinity",
+        description="with endpoints: affinity keeps each trajectory on one replica (its prefix is cached there), "
+        "with a bound on load; least_loaded picks the replica with the fewest steps in flight and queued; "
+        "round_robin takes them in turn",
+    )
+    pool: PoolSettings = Field(PoolSettings(), description="with endpoints: load bound, re-homing, breaker")
+    trajectory_header: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9!#$%&'*+.^_`|~-]+$",
+        description="a header that carries the step's trajectory id to this upstream (its inner calls too), for a "
+        "router in front of the replicas that keeps a session on one of them, e.g. vLLM production-stack's "
+        "--routing-logic session --session-key <this name>; null: not sent. Do not set it on an upstream that "
+        "must not learn the ids",
+    )
+    model: str = Field(description="model name sent upstream")
+    api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
+    api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")
+    timeouts: Timeouts = Timeouts()
+    prices: Prices = Field(Prices(), description="dollars per million tokens: input, cached_input, output")
+    drop_params: list[str] = Field(default_factory=list, description="request keys removed before this upstream")
+    # Added to every inner call (probe, judge, verifier, summary…) sent to this upstream, e.g.
+    # `{chat_template_kwargs: {enable_thinking: false}}` so that a thinking model on vLLM answers
+    # a one-token probe or an eight-token verdict without starting with <think>.
+    inner_call_params: dict[str, Any] = Field(default_factory=dict)
+    max_connections: int = Field(512, ge=1, description="keep-alive connection pool size towards this upstream")
+    # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
+    # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
+    prompt_cache: PromptCacheRules | None = PromptCacheRules()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _first_endpoint(cls, data: Any) -> Any:
+        # The first replica stands for the pool where one URL is asked for (probes, inner calls).
+        if isinstance(data, dict) and not data.get("base_url") and data.get("endpoints"):
+            first = data["endpoints"][0]
+            if isinstance(first, str):
+                return {**data, "base_url": first}
+        return data
+
+    @model_validator(mode="after")
+    def _check_url(self) -> UpstreamSettings:
+        self.endpoints = [http_url(url, "each of endpoints") for url in self.endpoints]
+        if len(set(self.endpoints)) != len(self.endpoints):
+            raise ValueError("endpoints lists a base URL twice")
+        self.base_url = http_url(self.base_url, "base_url")
+        if self.endpoints and self.base_url not in self.endpoints:
+            raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
+        return self
+
+    def api_key(self) -> str | None:
+        """The key, read at start-up from the named variable or file; never logged."""
+        if self.api_key_file is not None:
+            try:
+                return self.api_key_file.read_text().strip() or None
+            except OSError as exc:
+                raise ConfigError(f"api_key_file {self.api_key_file}: {exc.strerror}") from exc
+        if self.api_key_env is not None:
+            return os.environ.get(self.api_key_env) or None
+        return None
