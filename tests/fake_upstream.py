@@ -2,7 +2,8 @@
 
 Each request's behaviour is chosen by the request itself (a `fake` key in the body, which the
 gateway passes through as it passes every unknown key) or, failing that, by the next entry of a
-queue the test filled, or else a plain text answer. Every request is recorded, so a test can
+queue the test filled, or else by the test's `respond` function of the request's body (answers
+that follow each run's own history, for runs in parallel), or else a plain text answer. Every request is recorded, so a test can
 assert what an upstream received.
 
 Behaviours (`kind`): text, tool_call, error, hang, drop (stream some chunks then cut the
@@ -20,6 +21,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +47,9 @@ class FakeUpstream:
     script: deque[dict[str, Any]] = field(default_factory=deque)
     # Used when a request has no `fake` key and the queue is empty.
     default: dict[str, Any] = field(default_factory=lambda: {"kind": "text"})
+    # Used when a request has no `fake` key and the queue is empty, before `default`: the
+    # behaviour for this request's body (called on the server's thread, one request at a time).
+    respond: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     # What GET /metrics answers: a vLLM server's Prometheus text, as a test scripts it.
     metrics_text: str = ""
     port: int = 0
@@ -66,6 +71,7 @@ class FakeUpstream:
         self.received.clear()
         self.script.clear()
         self.default = {"kind": "text"}
+        self.respond = None
         self.metrics_text = ""
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -135,7 +141,12 @@ class FakeUpstream:
         self.received.append(record)
         behaviour = body.get("fake")
         if behaviour is None:
-            behaviour = self.script.popleft() if self.script else self.default
+            if self.script:
+                behaviour = self.script.popleft()
+            elif self.respond is not None:
+                behaviour = self.respond(body)
+            else:
+                behaviour = self.default
         elif isinstance(behaviour, str):
             behaviour = {"kind": behaviour}
         try:

@@ -32,6 +32,9 @@ OVERFLOW = {
     "body": {"error": {"message": OVERFLOW_MESSAGE, "type": "BadRequestError", "param": None, "code": 400}},
 }
 SERVER_ERROR = {"kind": "error", "status": 500}
+# What one answered edge step costs: the fake upstream's usage (20 prompt, 5 completion tokens)
+# at the test edge's prices (tests/gateway_server.py, USD per million tokens).
+EDGE_STEP_USD = (20 * 0.10 + 5 * 0.15) / 1_000_000
 # Routes for the client runs: the main calls on the edge (one scripted queue, no failover so an
 # injected error reaches the client); side calls on small models go to the cloud's queue.
 ROUTES = {"tandem": {"strategy": "edge", "failover": False}}

@@ -1,0 +1,69 @@
+"""Runs of one task without session ids, twice in a row and twice at once, and the check that
+the gateway kept them apart: each run's steps in exactly one trajectory, each trajectory one
+run's steps (0 crossed runs).
+
+The scripted model (`RunScript`, the fake upstream's `respond`) answers each run as a sampling
+model would: with answers of its own. The n-th first request starts run n; a later request
+belongs to the run whose tag (`run-<n>`) its history carries, in the answers the client sent
+back. Every answer's usage says its run and turn (completion_tokens = 1000 * run + turn), so the
+ledger's records tell which run each step was."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import orjson
+
+from tests.clients.harness import trajectories
+from tests.gateway_server import GatewayServer
+
+TAG = re.compile(rb"run-(\d+)")
+T = TypeVar("T")
+
+
+class RunScript:
+    """`answer(run, turn)`: the behaviour for a run's turn (its count of assistant messages in
+    the request), tagged with the run through its text, tool-call id or arguments."""
+
+    def __init__(self, answer: Callable[[int, int], dict[str, Any]]) -> None:
+        self.answer = answer
+        self.started = 0
+
+    def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        history = body.get("messages") or []
+        found = TAG.search(orjson.dumps(history))
+        if found is None:
+            self.started += 1
+            run = self.started
+        else:
+            run = int(found.group(1))
+        turn = sum(1 for m in history if m.get("role") == "assistant")
+        return {**self.answer(run, turn), "completion_tokens": 1000 * run + turn}
+
+
+def twice_in_a_row_then_twice_at_once(start: Callable[[int], T]) -> list[T]:
+    """Runs 1 and 2 one after the other, then 3 and 4 at once (`start(i)` runs the client)."""
+    results = [start(1), start(2)]
+    with ThreadPoolExecutor(2) as pool:
+        results += list(pool.map(start, (3, 4)))
+    return results
+
+
+def runs_by_trajectory(server: GatewayServer, runs: int) -> dict[str, list[tuple[int, int]]]:
+    """Each trajectory's answered steps as (run, turn), read back from their usage."""
+    return {
+        d["id"]: sorted(
+            divmod(r["usage"]["completion_tokens"], 1000) for r in d["records"] if r["status"] == "ok" and r["usage"]
+        )
+        for d in trajectories(server, expected=runs)
+    }
+
+
+def assert_uncrossed(server: GatewayServer, runs: int, turns: Sequence[int]) -> None:
+    """`runs` trajectories, the n-th holding exactly run n's steps (its turns `turns`)."""
+    found = runs_by_trajectory(server, runs)
+    by_run = sorted(found.values())
+    assert by_run == [[(run, turn) for turn in turns] for run in range(1, runs + 1)], found
