@@ -19,10 +19,8 @@ import time
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-import aiohttp
-
 from router.edge_pool import EdgePool, Replica, ReplicaLoad
-from router.http1 import Http1Error
+from router.transport import Request, TransportError
 
 log = logging.getLogger("tandem.edge")
 
@@ -76,23 +74,26 @@ def metrics_url(base_url: str, path: str) -> str:
 
 async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
     """Read one replica's load; False (its last load kept, and aging) when it did not answer."""
-    session = replica.upstream.session
-    if session is None:
+    transport = replica.upstream.transport
+    if transport is None:
         return False
     url = metrics_url(replica.upstream.settings.base_url, path)
     try:
         async with asyncio.timeout(timeout_s):
-            async with session.get(url, headers={}, allow_redirects=False) as response:
+            response = await transport.send(Request("GET", url, {}))
+            try:
                 if response.status != 200:
                     return False
                 parts: list[bytes] = []
                 size = 0
-                async for part in response.content.iter_any():
+                while part := await response.read_some():
                     size += len(part)
                     if size > MAX_METRICS_BYTES:
                         return False
                     parts.append(part)
-    except (TimeoutError, aiohttp.ClientError, Http1Error, OSError):
+            finally:
+                response.release()
+    except (TimeoutError, TransportError, OSError):
         return False
     before, load = replica.load, parse_load(b"".join(parts), time.monotonic())
     looked_up = load.prefix_queries - before.prefix_queries

@@ -40,7 +40,8 @@ from router.route_series import SeriesScope
 from router.settings import ConfigError, Settings
 from router.step import Route, Step
 from router.trajectory.tracker import Tracker
-from router.upstream import Session, Upstream, UpstreamFailure, UpstreamReply
+from router.transport import Transport
+from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 log = logging.getLogger("tandem")
 TARGET_HEADER = "x-tandem-target"
@@ -83,16 +84,16 @@ class Engine:
         self,
         settings: Settings,
         metrics: Metrics | None = None,
-        sessions: Mapping[str, Session] | None = None,
+        transports: Mapping[str, Transport] | None = None,
     ) -> None:
-        """`sessions`: an HTTP client session per upstream name, to use instead of the pooled
-        ones the engine opens itself (the in-process tests script their upstreams so)."""
+        """`transports`: a transport per upstream name, to use instead of the pooled ones the
+        engine opens itself (the in-process tests script their upstreams so)."""
         self.settings = settings
         self.metrics = metrics or Metrics()
         self.metrics.describe(SeriesScope.of(settings))
-        sessions = sessions or {}
+        transports = transports or {}
         self.upstreams = {
-            name: Upstream(name, s, settings.limits, self.metrics.limit_hit, sessions.get(name))
+            name: Upstream(name, s, settings.limits, self.metrics.limit_hit, transports.get(name))
             for name, s in settings.upstreams.items()
         }
         # The edge's replicas, when it lists several (`endpoints`); the first is `upstreams["edge"]`.

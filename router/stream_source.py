@@ -11,12 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import aiohttp
-
     from router.config.limits import LimitSettings
-    from router.http1 import Response as Http1Response
-
-    Response = aiohttp.ClientResponse | Http1Response
+    from router.transport import Response
 
 
 class StreamDeadline(Exception):
@@ -68,7 +64,7 @@ class StreamSource:
             self._watchdog = loop.call_at(min(self._deadline, self._ends_at), self._look)
         reader = self._reader = asyncio.current_task()
         try:
-            return await self.response.content.readany()
+            return await self.response.read_some()
         except asyncio.CancelledError:
             expired, self._expired = self._expired, ""
             if expired and reader is not None and reader.uncancel() == 0:

@@ -15,15 +15,13 @@ from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-import aiohttp
-
 from router.errors import error_body
-from router.http1 import Http1Error
 from router.ledger import Usage
 from router.protocol.chat import chunk_event
 from router.stream_events import EndMarker, EventTooLong, Observer
 from router.stream_source import StreamDeadline, StreamSource
 from router.trajectory.identify import Call
+from router.transport import TransportError
 
 if TYPE_CHECKING:
     from router.privacy.redact import StreamRestorer
@@ -245,8 +243,8 @@ async def relay(
         yield _error_event(outcome.error, "upstream_idle_timeout")
         await ended_and_kept()
         yield DONE_EVENT
-    except (aiohttp.ClientError, Http1Error) as exc:
-        outcome.error = f"the {upstream} upstream failed mid-stream: {type(exc).__name__}"
+    except TransportError as exc:
+        outcome.error = f"the {upstream} upstream failed mid-stream: {exc}"
         yield _error_event(outcome.error, "upstream_stream_failed")
         await ended_and_kept()
         yield DONE_EVENT

@@ -1,9 +1,11 @@
-"""Clients for the configured upstreams: one pooled keep-alive connection pool per upstream.
+"""The configured upstreams: a chat completion sent, its answer checked, each failure said as
+one `UpstreamFailure` of a known kind.
 
-A plain-HTTP upstream (the local vLLM edge) is called with the gateway's own lean HTTP/1.1
-client (router/http1/); an https one with aiohttp, for TLS (router/upstream_pool.py makes both).
-Not httpx: its connection pool is slow under concurrency (see docs/performance.md and
-benchmarks/overhead/README.md), and this is the hot path of every step.
+Each upstream is called through one `Transport` (router/transport: a pooled keep-alive client,
+chosen per upstream by router/transport/choose.py: the gateway's own lean HTTP/1.1 client for
+http://, aiohttp for https://, or what its `client` setting names). Not httpx: its connection
+pool is slow under concurrency (see docs/performance.md and benchmarks/overhead/README.md), and
+this is the hot path of every step.
 """
 
 from __future__ import annotations
@@ -15,24 +17,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import orjson
 
 from router.errors import error_body
-from router.http1 import ConnectFailed, Http1Error, InvalidAnswer, Sent
-from router.http1 import Response as Http1Response
 from router.protocol.completion_shape import completion_problem
 from router.stream_source import StreamSource
-from router.upstream_pool import Session as Session
-from router.upstream_pool import session_for
+from router.transport import ConnectFailed, InvalidAnswer, Request, Response, Sent, Transport, TransportError
+from router.transport.choose import Egress, egress_for, transport_for
 from router.upstream_probe import UpstreamState, probe
 
 if TYPE_CHECKING:
     from router.config.limits import LimitSettings
     from router.config.upstream import UpstreamSettings
-
-# Either client's answer: router.http1's offers the part of aiohttp's that is read here.
-Response = aiohttp.ClientResponse | Http1Response
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
@@ -41,12 +37,6 @@ QUOTED_BYTES = 200
 # through (a space, a quote, JSON's punctuation), so that no value is kept in part, past the
 # finding of the privacy stage that masks the quote on a sensitive route.
 _CUT_WORD = re.compile(rb"[^\s\"'`,;<>()\[\]{}]+$")
-
-
-def _closed_if_answered(posting: asyncio.Future[aiohttp.ClientResponse]) -> None:
-    """A call given up after it was sent: its answer, if one came meanwhile, is closed."""
-    if not posting.cancelled() and posting.exception() is None:
-        posting.result().close()
 
 
 class UpstreamFailure(Exception):
@@ -96,7 +86,7 @@ class Upstream:
         settings: UpstreamSettings,
         limits: LimitSettings,
         on_limit: Callable[[str], None],
-        session: Session | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
@@ -113,8 +103,11 @@ class Upstream:
         self._stream_headers = {**self._headers, "Accept": "text/event-stream", "Accept-Encoding": "identity"}
         # The trajectory id goes in this header, when one is configured (a session-affine router).
         self._trajectory_header = settings.trajectory_header
-        # A session given here (the in-process tests' scripted one) is used instead of a pool.
-        self._session: Session | None = session
+        # How calls leave for it (client, proxy, trust), checked now: a bad CA file or proxy
+        # variable stops the gateway at start-up.
+        self.egress: Egress = egress_for(settings, name)
+        # A transport given here (the in-process tests' scripted one) is used instead of a pool.
+        self._transport: Transport | None = transport
         self._state: UpstreamState | None = None
 
     @property
@@ -122,25 +115,25 @@ class Upstream:
         return self.settings.model
 
     @property
-    def session(self) -> Session | None:
-        """The pooled client, once started (the edge pool reads its replicas' metrics with it)."""
-        return self._session
+    def transport(self) -> Transport | None:
+        """The pooled transport, once started (the edge pool reads its replicas' metrics with it)."""
+        return self._transport
 
     async def start(self) -> None:
-        if self._session is None:
-            self._session = session_for(self.settings)
+        if self._transport is None:
+            self._transport = transport_for(self.settings, self.egress)
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        if self._transport is not None:
+            await self._transport.close()
+            self._transport = None
 
     async def send(self, body: bytes, stream: bool, sent: Sent | None = None, trajectory_id: str = "") -> UpstreamReply:
         """POST a chat completion; return once the first byte of the answer is here. `sent`
         (optional) is awaited once the request is on its way, while the upstream reads it; what
         it raises gives the call up, and it runs within the first-byte timeout. `trajectory_id`
         goes in the upstream's `trajectory_header`, where it has one."""
-        assert self._session is not None, "Upstream.start() was not awaited"
+        assert self._transport is not None, "Upstream.start() was not awaited"
         timeouts = self.settings.timeouts
         started = time.perf_counter()
         response: Response | None = None
@@ -162,27 +155,18 @@ class Upstream:
                         first_byte_s=time.perf_counter() - started,
                         answer=self._answer_of(response.status, payload),
                     )
-                first = await response.content.readany()
+                first = await response.read_some()
         except TimeoutError as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
-        except aiohttp.ClientConnectorError as exc:
-            raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
         except ConnectFailed as exc:
-            raise UpstreamFailure(self.name, "connect", str(exc.os_error or exc)) from exc
+            raise UpstreamFailure(self.name, "connect", str(exc)) from exc
         except InvalidAnswer as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "invalid_answer", str(exc)) from exc
-        except aiohttp.ClientResponseError as exc:
-            # aiohttp's parser refusing the answer (a bad status line or header): raise_for_status
-            # is off, so this is never a status; the upstream answered, badly.
+        except TransportError as exc:
             self._abort(response)
-            raise UpstreamFailure(
-                self.name, "invalid_answer", f"the answer is not valid HTTP/1.1: {exc.message}"
-            ) from exc
-        except (aiohttp.ClientError, Http1Error) as exc:
-            self._abort(response)
-            raise UpstreamFailure(self.name, "disconnected", f"{type(exc).__name__}: {exc}") from exc
+            raise UpstreamFailure(self.name, "disconnected", str(exc)) from exc
         except UpstreamFailure:
             raise
         except BaseException:
@@ -200,27 +184,13 @@ class Upstream:
         )
 
     async def _post(self, body: bytes, stream: bool, sent: Sent | None, trajectory_id: str = "") -> Response:
-        session = self._session
-        assert session is not None
+        transport = self._transport
+        assert transport is not None
         headers = self._stream_headers if stream else self._headers
         if self._trajectory_header is not None and trajectory_id:
             # Trajectory ids are of header-safe characters only (router/trajectory/identify.py).
             headers = {**headers, self._trajectory_header: trajectory_id}
-        if sent is None:
-            return await session.post(self._url, data=body, headers=headers, allow_redirects=False)
-        if not isinstance(session, aiohttp.ClientSession):
-            return await session.post(self._url, data=body, headers=headers, allow_redirects=False, sent=sent)
-        # aiohttp has no hook once the request is written: its call goes in a task, started
-        # before `sent` runs (one turn of the loop), and given up if `sent` fails.
-        posting = asyncio.ensure_future(session.post(self._url, data=body, headers=headers, allow_redirects=False))
-        try:
-            await asyncio.sleep(0)
-            await sent()
-        except BaseException:
-            posting.cancel()
-            posting.add_done_callback(_closed_if_answered)
-            raise
-        return await posting
+        return await transport.send(Request("POST", self._url, headers, body, sent))
 
     def _nonsense_status(self, response: Response) -> UpstreamFailure:
         # A final status outside HTTP's 2xx-5xx (600, 999, 000…) is a broken upstream, not a
@@ -250,7 +220,7 @@ class Upstream:
             raise self._too_large(response, declared)
         parts: list[bytes] = []
         size = 0
-        async for part in response.content.iter_any():
+        while part := await response.read_some():
             size += len(part)
             if size > limit:
                 raise self._too_large(response, size)
@@ -310,9 +280,9 @@ class Upstream:
         now = time.monotonic()
         if self._state is not None and now - self._state.checked_at < cache_s:
             return self._state
-        assert self._session is not None
+        assert self._transport is not None
         timeout_s = min(2.0, self.settings.timeouts.connect)
-        state = await probe(self._session, self.settings.base_url, self._headers, timeout_s)
+        state = await probe(self._transport, self.settings.base_url, self._headers, timeout_s)
         if self.key_missing is not None:
             state.key_missing = True
             state.detail = f"{state.detail}; no key: {self.key_missing}"

@@ -14,10 +14,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-import aiohttp
-
-from router.http1 import Http1Error
-from router.upstream_pool import Session
+from router.transport import Request, Transport, TransportError
 
 
 @dataclass(slots=True)
@@ -44,16 +41,17 @@ class UpstreamState:
         return self.status not in (401, 403)
 
 
-async def probe(session: Session, base_url: str, headers: dict[str, str], timeout_s: float) -> UpstreamState:
+async def probe(transport: Transport, base_url: str, headers: dict[str, str], timeout_s: float) -> UpstreamState:
     """GET `{base_url}/models` once: any status but a redirect counts as reachable (a 401 is
     alive, though not authorised)."""
     try:
         async with asyncio.timeout(timeout_s):
-            async with session.get(f"{base_url}/models", headers=headers, allow_redirects=False) as response:
-                status = response.status
+            response = await transport.send(Request("GET", f"{base_url}/models", headers))
+            status = response.status
+            response.release()
     except TimeoutError:
         return UpstreamState(False, f"no answer within {timeout_s:g} s")
-    except (aiohttp.ClientError, Http1Error) as exc:
+    except TransportError as exc:
         return UpstreamState(False, f"{type(exc).__name__}: {exc}")
     if 300 <= status < 400:
         detail = f"HTTP {status}: the upstream redirects (not followed); set its base_url to the final address"

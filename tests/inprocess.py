@@ -1,8 +1,8 @@
-"""The engine in process, without sockets: each upstream is a scripted HTTP client session.
+"""The engine in process, without sockets: each upstream is a scripted transport.
 
-`ScriptedSession` stands where the engine's aiohttp session stands (the one seam `Engine`
-offers for it, like httpx's `MockTransport`): every POST is recorded and answered by the next
-scripted behaviour (else `default`), so a test drives the whole engine (tracker, store,
+`ScriptedTransport` stands where an upstream's pooled transport stands (the seam `Engine`
+offers for it, router/transport/mock.py, like httpx's `MockTransport`): every POST is recorded
+and answered by the next scripted behaviour (else `default`), so a test drives the whole engine (tracker, store,
 privacy, strategies, relay, ledger) and asserts what each upstream received and what the
 step's result and record are. The socket suite (tests/fake_upstream.py, tests/gateway_server.py)
 keeps what only a real server shows: drop-in clients, limits on the wire, real Redis and vLLM.
@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
-import aiohttp
 import orjson
 
 from router.engine import Engine
@@ -36,54 +34,16 @@ from router.ledger import StepRecord
 from router.protocol.chat import chat_request
 from router.result import Answer, Failure, StepMeta, StepResult, Stream
 from router.settings import Settings
+from router.transport import ConnectFailed, Request
+from router.transport.mock import End, MockResponse
 from tests.gateway_server import settings_for
-
-
-class _Content:
-    """The body's parts; after them, `end` "cut" raises as aiohttp does when the connection
-    drops, "stall" waits (the upstream goes quiet); `hang` waits before any part."""
-
-    def __init__(self, parts: list[bytes], hang: bool = False, end: str = "") -> None:
-        self._parts = deque(parts)
-        self._hang = hang
-        self._end = end
-
-    async def readany(self) -> bytes:
-        if self._hang or (not self._parts and self._end == "stall"):
-            await asyncio.Event().wait()
-        await asyncio.sleep(0)  # a chunk arrives later: let the loop run, as a socket would
-        if not self._parts and self._end == "cut":
-            raise aiohttp.ClientPayloadError("Response payload is not completed (scripted drop)")
-        return self._parts.popleft() if self._parts else b""
-
-    async def iter_any(self) -> AsyncIterator[bytes]:
-        while part := await self.readany():
-            yield part
-
-
-@dataclass
-class ScriptedResponse:
-    status: int
-    headers: dict[str, str]
-    content: _Content
-    closed: bool = False
-
-    @property
-    def content_length(self) -> int | None:
-        return None
-
-    def release(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.closed = True
 
 
 @dataclass
 class Received:
     body: dict[str, Any]
     headers: dict[str, str]
-    response: ScriptedResponse | None = None
+    response: MockResponse | None = None
 
 
 def _sse(payload: dict[str, Any]) -> bytes:
@@ -91,7 +51,7 @@ def _sse(payload: dict[str, Any]) -> bytes:
 
 
 @dataclass
-class ScriptedSession:
+class ScriptedTransport:
     model: str = "model"
     script: deque[dict[str, Any]] = field(default_factory=deque)
     received: list[Received] = field(default_factory=list)
@@ -101,53 +61,40 @@ class ScriptedSession:
     def push(self, *behaviours: dict[str, Any]) -> None:
         self.script.extend(behaviours)
 
-    async def post(
-        self,
-        url: str,
-        data: bytes,
-        headers: dict[str, str],
-        allow_redirects: bool = True,
-        sent: Callable[[], Awaitable[None]] | None = None,
-    ) -> ScriptedResponse:
-        body = orjson.loads(data)
-        received = Received(body, headers)
+    async def send(self, request: Request) -> MockResponse:
+        if request.method == "GET":  # the readiness probe
+            return MockResponse(200)
+        body = orjson.loads(request.body)
+        received = Received(body, dict(request.headers))
         self.received.append(received)
         how = self.script.popleft() if self.script else self.default
         kind = how.get("kind", "text")
-        if sent is not None and kind != "connect":  # as router.http1 does once the request is written
-            await sent()
+        if request.sent is not None and kind != "connect":  # as a transport does once the request is written
+            await request.sent()
         if how.get("delay"):
             await asyncio.sleep(float(how["delay"]))
-        if kind == "connect":  # as aiohttp raises it for a refused connection
-            key = SimpleNamespace(host=url.split("/")[2], port=80, ssl=False)
-            raise aiohttp.ClientConnectorError(key, ConnectionRefusedError(111, "Connection refused"))  # type: ignore[arg-type]
+        if kind == "connect":
+            raise ConnectFailed(f"cannot connect to {request.url.split('/')[2]}: [Errno 111] Connection refused")
         json = {"Content-Type": "application/json"}
         if kind == "hang":
-            response = ScriptedResponse(200, json, _Content([], hang=True))
+            response = MockResponse(200, json, hang=True)
         elif kind == "status":
             status = how.get("status", 503)
             error = {"error": {"message": how.get("text", f"scripted {status}"), "type": "server_error"}}
             extra = {"Retry-After": str(how["retry_after"])} if "retry_after" in how else {}
-            response = ScriptedResponse(status, {**json, **extra}, _Content([orjson.dumps(error)]))
+            response = MockResponse(status, {**json, **extra}, [orjson.dumps(error)])
         elif kind == "raw":
-            response = ScriptedResponse(how.get("status", 200), {}, _Content([how["body"]]))
+            response = MockResponse(how.get("status", 200), {}, [how["body"]])
         elif body.get("stream"):
             events = self._events(how)
-            end = {"drop": "cut", "stall": "stall"}.get(kind, "")
+            end: End = "cut" if kind == "drop" else "stall" if kind == "stall" else ""
             if end:
                 events = events[: int(how.get("after", 2))]
-            response = ScriptedResponse(200, {"Content-Type": "text/event-stream"}, _Content(events, end=end))
+            response = MockResponse(200, {"Content-Type": "text/event-stream"}, events, end=end)
         else:
-            response = ScriptedResponse(200, json, _Content([self._answer(how)]))
+            response = MockResponse(200, json, [self._answer(how)])
         received.response = response
         return response
-
-    def get(self, url: str, headers: dict[str, str]) -> Any:
-        @asynccontextmanager
-        async def probe() -> AsyncIterator[Any]:
-            yield ScriptedResponse(200, {}, _Content([]))
-
-        return probe()
 
     async def close(self) -> None:
         pass
@@ -217,7 +164,7 @@ class ScriptedSession:
 
 
 def engine_settings(**overrides: Any) -> Settings:
-    """Settings whose upstream URLs are never dialled (the sessions are scripted)."""
+    """Settings whose upstream URLs are never dialled (the transports are scripted)."""
     overrides.setdefault("routes", {"tandem": {"strategy": "edge"}})
     return settings_for("http://edge.invalid/v1", "http://cloud.invalid/v1", **overrides)
 
@@ -225,15 +172,15 @@ def engine_settings(**overrides: Any) -> Settings:
 @dataclass
 class InProcess:
     engine: Engine
-    sessions: dict[str, ScriptedSession]  # one per configured upstream
+    transports: dict[str, ScriptedTransport]  # one per configured upstream
 
     @property
-    def edge(self) -> ScriptedSession:
-        return self.sessions["edge"]
+    def edge(self) -> ScriptedTransport:
+        return self.transports["edge"]
 
     @property
-    def cloud(self) -> ScriptedSession:
-        return self.sessions["cloud"]
+    def cloud(self) -> ScriptedTransport:
+        return self.transports["cloud"]
 
     async def run(
         self, session: str | None = "s1", headers: dict[str, str] | None = None, after: bool = True, **body: Any
@@ -264,11 +211,11 @@ class InProcess:
 @asynccontextmanager
 async def in_process(settings: Settings | None = None) -> AsyncIterator[InProcess]:
     settings = settings or engine_settings()
-    sessions = {name: ScriptedSession(f"{name}-model") for name in settings.upstreams}
-    engine = Engine(settings, sessions=sessions)  # type: ignore[arg-type]
+    transports = {name: ScriptedTransport(f"{name}-model") for name in settings.upstreams}
+    engine = Engine(settings, transports=transports)
     await engine.start()
     try:
-        yield InProcess(engine, sessions)
+        yield InProcess(engine, transports)
     finally:
         await engine.close()
 
@@ -294,7 +241,7 @@ __all__ = [
     "Answer",
     "Failure",
     "InProcess",
-    "ScriptedSession",
+    "ScriptedTransport",
     "Stream",
     "drain",
     "engine_settings",

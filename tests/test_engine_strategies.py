@@ -124,7 +124,7 @@ async def test_llm_judge_score_on_a_third_upstream() -> None:
         upstream_overrides={"referee": {"base_url": "http://referee.invalid/v1", "model": "referee-model"}},
     )
     async with in_process(settings) as env:
-        referee = env.sessions["referee"]
+        referee = env.transports["referee"]
         referee.push({"text": "0.8"}, {"text": "40%"})
         result = await ask(env)
         assert result.facts.target == "cloud" and result.facts.headers()["x-tandem-score"] == "0.8"

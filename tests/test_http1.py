@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from router.http1 import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, ConnectFailed, Http1Error, Http1Session, Response
+from router.http1 import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Http1Session, Response
+from router.transport import ConnectFailed, TransportError
 
 # What a script gets: the connection's two ends, and the request as received (head and body).
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, "Request"], Awaitable[bool]]  # True: keep it
@@ -230,7 +231,7 @@ async def test_a_corrupt_compressed_answer_fails_the_read(server: ByteServer) ->
     server.scripts = [answer(b"\x1f\x8b\x08\x00garbage-not-gzip", headers="Content-Encoding: gzip\r\n")]
     session = session_for(server)
     response = await session.post(server.url, data=b"{}", headers={})
-    with pytest.raises(Http1Error, match="compressed answer is corrupt"):
+    with pytest.raises(TransportError, match="compressed answer is corrupt"):
         await read_all(response)
     await session.close()
 
@@ -239,7 +240,7 @@ async def test_an_endless_header_is_cut_at_the_bound(server: ByteServer) -> None
     # One header that never ends, sent in many small writes: the parser would hold it whole.
     server.scripts = [raw(b"HTTP/1.1 200 OK\r\nX-Endless: ", *[b"v" * 8192] * 64, keep=True)]
     session = session_for(server)
-    with pytest.raises(Http1Error, match="headers passed"):
+    with pytest.raises(TransportError, match="headers passed"):
         async with asyncio.timeout(5):
             await session.post(server.url, data=b"{}", headers={})
     await session.close()
@@ -259,7 +260,7 @@ async def test_an_endless_header_is_cut_at_the_bound(server: ByteServer) -> None
 async def test_a_broken_answer_is_an_error_not_a_hang(server: ByteServer, script: Script, message: str) -> None:
     server.scripts = [script]
     session = session_for(server)
-    with pytest.raises(Http1Error, match=message):
+    with pytest.raises(TransportError, match=message):
         async with asyncio.timeout(5):
             await session.post(server.url, data=b"{}", headers={})
     # The pool is whole afterwards: the next call is answered.
@@ -271,7 +272,7 @@ async def test_a_body_cut_short_fails_the_read(server: ByteServer) -> None:
     server.scripts = [raw(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n", b"0123456789", pause=0.02)]
     session = session_for(server)
     response = await session.post(server.url, data=b"{}", headers={})
-    with pytest.raises(Http1Error, match="in the middle of the answer"):
+    with pytest.raises(TransportError, match="in the middle of the answer"):
         await read_all(response)
     await session.close()
 
@@ -311,7 +312,7 @@ async def test_an_idle_connection_the_upstream_dropped_is_retried_once_on_a_new_
     # On a fresh connection the same close is the upstream's failure: no second try.
     server.scripts = [raw(), raw()]
     fresh = session_for(server)
-    with pytest.raises(Http1Error, match="before answering"):
+    with pytest.raises(TransportError, match="before answering"):
         await fresh.post(server.url, data=b"{}", headers={})
     assert len(server.requests) == 4
     await session.close()
@@ -351,7 +352,7 @@ async def test_closing_an_unread_answer_drops_the_connection(server: ByteServer)
     session = session_for(server)
     response = await session.post(server.url, data=b"{}", headers={})
     response.close()
-    with pytest.raises(Http1Error, match="closed before its end"):
+    with pytest.raises(TransportError, match="closed before its end"):
         await read_all(response)
     async with asyncio.timeout(2):
         await server.client_left.wait()  # the server read the connection's end
@@ -394,9 +395,9 @@ async def test_a_header_with_a_line_break_is_refused(server: ByteServer) -> None
     await session.close()
 
 
-def test_only_plain_http_urls_are_taken() -> None:
-    with pytest.raises(ValueError, match="only http://"):
-        Http1Session("https://api.example.com/v1", 4, 1.0)
+def test_only_http_and_https_urls_are_taken() -> None:
+    with pytest.raises(ValueError, match="only http:// and https://"):
+        Http1Session("ftp://files.example.com/v1", 4, 1.0)
 
 
 async def test_calls_leave_no_cyclic_garbage(server: ByteServer) -> None:
@@ -421,7 +422,9 @@ async def test_calls_leave_no_cyclic_garbage(server: ByteServer) -> None:
             del response
         gc.collect()
         left = [
-            type(o).__name__ for o in gc.garbage if type(o).__module__.startswith("router.http1") or "Parser" in type(o).__name__
+            type(o).__name__
+            for o in gc.garbage
+            if type(o).__module__.startswith("router.http1") or "Parser" in type(o).__name__
         ]
     finally:
         gc.set_debug(0)

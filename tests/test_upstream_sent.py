@@ -1,5 +1,5 @@
 """`Upstream.send(..., sent=work)`: the work runs once the request is on its way, in either
-client (the lean HTTP/1.1 one, aiohttp's for https upstreams, here given a plain-HTTP session),
+transport (the built-in HTTP/1.1 client, aiohttp, each chosen by the `client` setting),
 against a real TCP server on 127.0.0.1; a failure of the work gives the call up; a timeout cuts
 the work short like the wait for the answer."""
 
@@ -8,14 +8,13 @@ from __future__ import annotations
 import asyncio
 import time
 
-import aiohttp
 import pytest
 
-from router.config.limits import LimitSettings
-from router.config.upstream import Timeouts, UpstreamSettings
+from router.config.upstream import Timeouts
 from router.upstream import Upstream, UpstreamFailure
 from tests import test_http1
 from tests.test_http1 import ByteServer, answer, hang
+from tests.transport_suite.transports import TRANSPORTS, started
 
 ANSWER = b'{"id":"c1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}'
 
@@ -25,16 +24,11 @@ server = test_http1.server
 
 
 async def upstream_for(server: ByteServer, client: str, first_byte: float = 10.0) -> Upstream:
-    settings = UpstreamSettings(
-        base_url=f"http://127.0.0.1:{server.port}/v1", model="m", timeouts=Timeouts(first_byte=first_byte)
-    )
-    session = aiohttp.ClientSession() if client == "aiohttp" else None
-    upstream = Upstream("cloud", settings, LimitSettings(), lambda kind: None, session=session)
-    await upstream.start()
-    return upstream
+    base_url = f"http://127.0.0.1:{server.port}/v1"
+    return await started(client, base_url=base_url, timeouts=Timeouts(first_byte=first_byte))
 
 
-@pytest.mark.parametrize("client", ["http1", "aiohttp"])
+@pytest.mark.parametrize("client", TRANSPORTS)
 async def test_the_work_runs_while_the_upstream_reads_the_request(server: ByteServer, client: str) -> None:
     server.scripts = [answer(ANSWER, delay=0.1)]
     upstream = await upstream_for(server, client)
@@ -59,7 +53,7 @@ async def test_the_work_runs_while_the_upstream_reads_the_request(server: ByteSe
     await upstream.close()
 
 
-@pytest.mark.parametrize("client", ["http1", "aiohttp"])
+@pytest.mark.parametrize("client", TRANSPORTS)
 async def test_work_that_fails_gives_the_call_up(server: ByteServer, client: str) -> None:
     server.scripts = [hang]
     upstream = await upstream_for(server, client)
@@ -78,7 +72,7 @@ async def test_work_that_fails_gives_the_call_up(server: ByteServer, client: str
 
 async def test_the_first_byte_timeout_bounds_the_work_too(server: ByteServer) -> None:
     server.scripts = [hang]
-    upstream = await upstream_for(server, "http1", first_byte=0.2)
+    upstream = await upstream_for(server, "builtin", first_byte=0.2)
     cut: list[str] = []
 
     async def slow() -> None:

@@ -1,80 +1,28 @@
 """A real gateway in front of an upstream that breaks HTTP itself (bytes that are not an answer,
 an endless head, a body cut short, a connection closed at once): every step gets an
 OpenAI-shaped error (502 or 503) or fails over, never a 500 or a hang, and is counted by kind. The upstream
-is a TCP server on 127.0.0.1 that answers every request with the bytes a test gives it."""
+is a TCP server on 127.0.0.1 that answers every request with the bytes a test gives it
+(tests/raw_upstream.py)."""
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
 from tests.gateway_server import GatewayServer, chat
+from tests.raw_upstream import ByteUpstream
 
 EDGE_ONLY = {"tandem": {"strategy": "edge", "failover": False}}
-
-
-class ByteUpstream:
-    """Reads each request's head and body, writes `answer` (closing after it when `close`)."""
-
-    def __init__(self, answer: bytes, close: bool = True) -> None:
-        self.answer = answer
-        self.close = close
-        self.requests = 0
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.port = self._server.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True, name="byte-upstream").start()
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                connection, _ = self._server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(connection,), daemon=True).start()
-
-    def _answer(self, connection: socket.socket) -> None:
-        with connection:
-            data = b""
-            try:
-                while b"\r\n\r\n" not in data:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        return
-                    data += chunk
-                head, _, body = data.partition(b"\r\n\r\n")
-                length = next(
-                    (
-                        int(line.split(b":")[1])
-                        for line in head.split(b"\r\n")
-                        if line.lower().startswith(b"content-length")
-                    ),
-                    0,
-                )
-                while len(body) < length:
-                    body += connection.recv(65536)
-                self.requests += 1
-                connection.sendall(self.answer)
-            except OSError:
-                return
-
-    def stop(self) -> None:
-        self._server.close()
 
 
 @pytest.fixture()
 def byte_upstream() -> Iterator[Callable[..., ByteUpstream]]:
     started: list[ByteUpstream] = []
 
-    def make(answer: bytes, close: bool = True) -> ByteUpstream:
-        upstream = ByteUpstream(answer, close)
+    def make(answer: bytes) -> ByteUpstream:
+        upstream = ByteUpstream(answer)
         started.append(upstream)
         return upstream
 

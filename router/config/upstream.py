@@ -94,6 +94,26 @@ class UpstreamSettings(Strict):
     # a one-token probe or an eight-token verdict without starting with <think>.
     inner_call_params: dict[str, Any] = Field(default_factory=dict)
     max_connections: int = Field(512, ge=1, description="keep-alive connection pool size towards this upstream")
+    client: Literal["auto", "builtin", "aiohttp"] = Field(
+        "auto",
+        description="the HTTP client this upstream is called with: auto is the built-in HTTP/1.1 client for http:// "
+        "and aiohttp for https://; builtin or aiohttp choose one for either scheme (both verify TLS and use proxies "
+        "the same way)",
+    )
+    ca_file: Path | None = Field(
+        None,
+        description="https only: a PEM file of the certificate authorities this upstream's certificate is checked "
+        "against, in place of the system's trust store (an internal CA, a TLS-inspecting proxy's); null: the "
+        "system's (SSL_CERT_FILE honoured). Read at start-up",
+    )
+    proxy: str = Field(
+        "env",
+        description="the forward proxy calls to this upstream go through: env takes https_proxy/HTTPS_PROXY (https) "
+        "or http_proxy/HTTP_PROXY (http) from the environment, except for loopback hosts and what "
+        "no_proxy/NO_PROXY names; direct never uses one; an http://[user:password@]host:port URL is that proxy, "
+        "always. A CONNECT tunnel for https, absolute-form requests for http; credentials are never logged. "
+        "Checked at start-up",
+    )
     # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
     # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
     prompt_cache: PromptCacheRules | None = PromptCacheRules()
@@ -116,6 +136,8 @@ class UpstreamSettings(Strict):
         self.base_url = http_url(self.base_url, "base_url")
         if self.endpoints and self.base_url not in self.endpoints:
             raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
+        if self.ca_file is not None and not any(url.startswith("https://") for url in [self.base_url, *self.endpoints]):
+            raise ValueError("ca_file is set, but this upstream is not https://: there is no certificate to check")
         return self
 
     def api_key(self) -> str | None:

@@ -6,35 +6,32 @@ redirect handling, payload wrappers) and ~0.3 ms more than a bare client on a 40
 (benchmarks/longrun/README.md). An upstream call needs much less: one origin, POST and GET, a keep-alive
 pool of at most `max_connections`, answers framed by Content-Length, chunks or the connection's
 end (httptools' parser, the one uvicorn serves with), gzip or deflate answers from servers that
-compress though asked not to, read back-pressure, and three errors the caller maps to its failure
-kinds: the connection could not be made (`ConnectFailed`), the upstream's bytes are not a valid
-answer (`InvalidAnswer`), or it broke (`Http1Error`).
+compress though asked not to, read back-pressure, TLS for https upstreams, a forward proxy
+(router/transport/proxy.py), and the transport seam's three errors (router/transport/errors.py):
+the connection could not be made (`ConnectFailed`), the upstream's bytes are not a valid answer
+(`InvalidAnswer`), or it broke (`TransportError`).
 
 A connection carries a second request only after a clean, complete, valid answer, and only if it
 is still quiet when taken from the pool (router/http1/connection.py says what counts): the
 bytes one request reads are never another's.
 
-The response offers what `router.upstream` reads of aiohttp's (`status`, `headers.get`,
-`content.readany`, `content.iter_any`, `content_length`, `release`, `close`), so one caller
-serves both; https upstreams stay on aiohttp (TLS, proxies).
+`Http1Session` is a `router.transport.Transport` (`send`), and its `Response` the seam's
+response; by default it serves http:// upstreams, and https ones whose `client` is `builtin`
+(router/transport/choose.py).
 
-Modules: `errors` (the three errors), `response` (one answer: parsing, reading), `connection`
-(one socket: its reuse verdict and idle check), `session` (the pool and the requests).
+Modules: `response` (one answer: parsing, reading), `connection` (one socket: its reuse
+verdict and idle check), `dial` (opening one: straight, through a proxy, TLS), `session` (the
+pool and the requests).
 """
 
-from router.http1.errors import ConnectFailed, Http1Error, InvalidAnswer
 from router.http1.response import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Headers, Response
-from router.http1.session import Http1Session, Sent
+from router.http1.session import Http1Session
 
 __all__ = [
     "HIGH_WATER",
     "INFLATE_PIECE",
     "MAX_HEAD_BYTES",
-    "ConnectFailed",
     "Headers",
-    "Http1Error",
     "Http1Session",
-    "InvalidAnswer",
     "Response",
-    "Sent",
 ]

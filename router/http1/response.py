@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, overload
 
 import httptools
 
-from router.http1.errors import Http1Error, InvalidAnswer
+from router.transport.errors import InvalidAnswer, TransportError
 
 if TYPE_CHECKING:
     from router.http1.connection import Connection
@@ -208,7 +208,7 @@ class Response:
                 self._fed += len(data)
                 if self._fed > MAX_HEAD_BYTES:
                     raise InvalidAnswer(f"the answer's headers passed {MAX_HEAD_BYTES} bytes")
-        except Http1Error as exc:
+        except TransportError as exc:
             self.fail(exc)
             return
         except (httptools.HttpParserError, httptools.HttpParserUpgrade) as exc:
@@ -217,7 +217,7 @@ class Response:
                 cause = exc.__cause__ or exc.__context__
                 error = (
                     cause
-                    if isinstance(cause, Http1Error)
+                    if isinstance(cause, TransportError)
                     else InvalidAnswer(f"the upstream's answer is not valid HTTP/1.1: {exc}")
                 )
                 self.fail(error)
@@ -258,7 +258,7 @@ class Response:
             self._settle(reusable=False)
             return
         detail = "before answering" if not self._head.done() else "in the middle of the answer"
-        self.fail(Http1Error(f"the upstream closed the connection {detail}" + (f": {exc}" if exc else "")))
+        self.fail(TransportError(f"the upstream closed the connection {detail}" + (f": {exc}" if exc else "")))
 
     def fail(self, error: Exception) -> None:
         if self._error is None and not self.done:
@@ -335,7 +335,7 @@ class Response:
         """Drop the connection (an upstream generating for nobody stops); a whole answer's
         connection is already back in the pool and stays there."""
         if not self.done:
-            self._error = self._error or Http1Error("the answer was closed before its end")
+            self._error = self._error or TransportError("the answer was closed before its end")
             self._settle(reusable=False)
             self._wake()
 

@@ -4,36 +4,45 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import ssl
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
 from router.http1.connection import Connection
-from router.http1.errors import ConnectFailed, Http1Error
+from router.http1.dial import Dial
 from router.http1.response import Response
-
-# Awaited once a request is handed to its connection (`Http1Session.post`).
-Sent = Callable[[], Awaitable[None]]
+from router.transport.errors import TransportError
+from router.transport.proxy import Proxy
+from router.transport.types import Request, Sent
 
 
 class _Origin:
     """Where an upstream's base URL points, and the head lines every request to it carries."""
 
-    __slots__ = ("host", "host_line", "port")
+    __slots__ = ("host", "host_line", "port", "prefix", "tls")
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, proxy: Proxy | None) -> None:
         parts = urlsplit(base_url)
-        if parts.scheme != "http":
-            raise ValueError(f"{base_url!r}: only http:// URLs are served by this client")
+        if parts.scheme not in ("http", "https"):
+            raise ValueError(f"{base_url!r}: only http:// and https:// URLs are served by this client")
         if parts.hostname is None:
             raise ValueError(f"{base_url!r}: no host")
+        self.tls = parts.scheme == "https"
         self.host = parts.hostname
-        self.port = parts.port or 80
+        default_port = 443 if self.tls else 80
+        self.port = parts.port or default_port
         shown = f"[{self.host}]" if ":" in self.host else self.host
-        host = shown if self.port == 80 else f"{shown}:{self.port}"
+        host = shown if self.port == default_port else f"{shown}:{self.port}"
         self.host_line = f"Host: {host}\r\n"
+        # Through a proxy, plain HTTP names the whole URL in the request line (absolute-form);
+        # a tunnel (https) carries the request as it would go straight.
+        self.prefix = f"http://{host}" if proxy is not None and not self.tls else ""
+        if self.prefix and proxy is not None and proxy.authorization is not None:
+            self.host_line += f"Proxy-Authorization: {proxy.authorization}\r\n"
         if parts.username is not None or parts.password is not None:
             # A URL's user:password is HTTP Basic authentication, as aiohttp and curl send it.
             pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
@@ -56,16 +65,35 @@ def _checked(text: str) -> str:
 
 
 class Http1Session:
-    """A pool of keep-alive connections to one origin, at most `max_connections` open."""
+    """A pool of keep-alive connections to one origin, at most `max_connections` open: the
+    built-in transport (`send`). An https origin is verified with `tls` (the system's trust by
+    default); `proxy` is the forward proxy its connections go through, if any."""
 
-    def __init__(self, base_url: str, max_connections: int, connect_timeout: float, keepalive_s: float = 30.0) -> None:
-        self._origin = _Origin(base_url)
-        self._connect_timeout = connect_timeout
+    def __init__(
+        self,
+        base_url: str,
+        max_connections: int,
+        connect_timeout: float,
+        keepalive_s: float = 30.0,
+        *,
+        tls: ssl.SSLContext | None = None,
+        proxy: Proxy | None = None,
+        ca_file: Path | None = None,
+    ) -> None:
+        origin = self._origin = _Origin(base_url, proxy)
+        if origin.tls and tls is None:
+            tls = ssl.create_default_context()
+        self._dial = Dial(origin.host, origin.port, connect_timeout, tls if origin.tls else None, proxy, ca_file)
         self._keepalive_s = keepalive_s
         self._slots = asyncio.Semaphore(max_connections)
         self._idle: deque[Connection] = deque()  # the most recently used last
         self._open: set[Connection] = set()
         self._heads: dict[tuple[str, str, tuple[tuple[str, str], ...]], bytes] = {}
+
+    async def send(self, request: Request) -> Response:
+        """Send; return once the answer's head is here (its body is read from the response).
+        A redirect is never followed."""
+        return await self._request(request.method, request.url, request.body, request.headers, request.sent)
 
     async def post(
         self,
@@ -136,25 +164,16 @@ class Http1Session:
         return None
 
     async def _connect(self) -> Connection:
-        loop = asyncio.get_running_loop()
-        origin = self._origin
-        try:
-            async with asyncio.timeout(self._connect_timeout):
-                _, connection = await loop.create_connection(lambda: Connection(self), origin.host, origin.port)
-        except TimeoutError as exc:
-            raise ConnectFailed(
-                f"no connection to {origin.host}:{origin.port} within {self._connect_timeout:g} s"
-            ) from exc
-        except OSError as exc:
-            raise ConnectFailed(f"cannot connect to {origin.host}:{origin.port}: {exc}", exc) from exc
+        connection = await self._dial.open(lambda: Connection(self))
         self._open.add(connection)
         return connection
 
-    def _head(self, method: str, url: str, headers: dict[str, str]) -> bytes:
+    def _head(self, method: str, url: str, headers: Mapping[str, str]) -> bytes:
         key = (method, url, tuple(headers.items()))
         head = self._heads.get(key)
         if head is None:
-            lines = [f"{method} {_checked(_path_of(url))} HTTP/1.1\r\n", self._origin.host_line]
+            target = self._origin.prefix + _path_of(url)
+            lines = [f"{method} {_checked(target)} HTTP/1.1\r\n", self._origin.host_line]
             lines += [f"{_checked(name)}: {_checked(value)}\r\n" for name, value in headers.items()]
             # UTF-8, not Latin-1: a value outside Latin-1 (a key pasted with a typographic
             # quote) goes as its bytes, and the upstream says what it makes of it.
@@ -164,7 +183,7 @@ class Http1Session:
         return head
 
     async def _request(
-        self, method: str, url: str, body: bytes, headers: dict[str, str], sent: Sent | None
+        self, method: str, url: str, body: bytes, headers: Mapping[str, str], sent: Sent | None
     ) -> Response:
         head = self._head(method, url, headers) + b"Content-Length: %d\r\n\r\n" % len(body)
         for attempt in range(2):
@@ -184,7 +203,7 @@ class Http1Session:
                     await pending()
                 await response.wait_head()
                 return response
-            except Http1Error:
+            except TransportError:
                 if response is None:
                     self._slots.release()  # no connection was made
                     raise

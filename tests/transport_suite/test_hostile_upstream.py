@@ -13,16 +13,14 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import aiohttp
 import orjson
 import pytest
 
-from router.config.limits import LimitSettings
-from router.config.upstream import Timeouts, UpstreamSettings
-from router.http1 import Http1Error
+from router.config.upstream import Timeouts
+from router.transport import TransportError
 from router.upstream import Upstream, UpstreamFailure
 from tests.transport_suite.hostile import BEHAVIOURS, WELL_FORMED, HostileUpstream, tag, tags_in
-from tests.transport_suite.transports import TRANSPORTS
+from tests.transport_suite.transports import TRANSPORTS, started
 
 SEED = 2025
 CASES = 1000  # a transport: 2,000 in all over the two
@@ -102,7 +100,7 @@ async def exchange(upstream: Upstream, case: Case) -> Outcome:
     try:
         while part := await reply.stream.chunks():
             data += part
-    except (Http1Error, aiohttp.ClientError, TimeoutError) as exc:
+    except (TransportError, TimeoutError) as exc:
         return Outcome(case, False, f"mid-stream {type(exc).__name__}", data)
     finally:
         reply.stream.close()
@@ -126,11 +124,6 @@ async def run_cases(upstream: Upstream, todo: list[Case], callers: int) -> tuple
     return outcomes, errors
 
 
-def settings_for(base_url: str) -> UpstreamSettings:
-    timeouts = Timeouts(connect=2, first_byte=3, idle=3)
-    return UpstreamSettings(base_url=base_url, model="edge-model", max_connections=CONNECTIONS, timeouts=timeouts)
-
-
 @pytest.fixture(scope="module")
 def hostile() -> Iterator[HostileUpstream]:
     upstream = HostileUpstream(seed=SEED).start()
@@ -138,10 +131,10 @@ def hostile() -> Iterator[HostileUpstream]:
     upstream.stop()
 
 
-@pytest.mark.parametrize("transport", sorted(TRANSPORTS))
+@pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_no_request_reads_bytes_meant_for_another(transport: str, hostile: HostileUpstream) -> None:
-    settings = settings_for(hostile.base_url)
-    upstream = Upstream("edge", settings, LimitSettings(), lambda kind: None, session=TRANSPORTS[transport](settings))
+    timeouts = Timeouts(connect=2, first_byte=3, idle=3)
+    upstream = await started(transport, base_url=hostile.base_url, max_connections=CONNECTIONS, timeouts=timeouts)
     todo = cases(transport, CASES, SEED)
     try:
         outcomes, errors = await run_cases(upstream, todo, CALLERS)
