@@ -13,7 +13,6 @@ import orjson
 
 from router.audit import AuditLog
 from router.errors import GatewayError
-from router.inner import first_message
 from router.judge_rows import action_of, excerpt_of, streamed_message
 from router.ledger import (
     CACHE_NOTE,
@@ -29,14 +28,15 @@ from router.policies.base import PreparedAnswer, Target
 from router.privacy.at_rest import audit_content, kept_text
 from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
+from router.protocol.text import first_message
 from router.protocol.upstream_error import read_error
-from router.recorder import settle
 from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
 from router.streaming import OpenStreams, StreamOutcome, relay
 from router.trajectory import identify
+from router.trajectory.recorder import settle
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from router import notes
-from router.inner import InnerCallError, message_text
+from router.inner import InnerCallError
 from router.privacy.at_rest import to_keep
-from router.trajectory.identify import text_of
+from router.protocol.text import message_text, text_of
 
 if TYPE_CHECKING:
     from router.config.routes import ContextSettings

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from judge.card import JudgeModelError  # not judge.model: that imports onnxruntime (~30 MB) for every gateway
+from router import notes
 from router.aliases import aliased_route
 from router.answers import Answers
 from router.audit import AuditLog
+from router.config.privacy import blocks, protects, redacts
 from router.context import cloud_context
 from router.edge_forward import build_pool, for_load, place_step, send_pooled
 from router.edge_pool import EdgePool
@@ -25,13 +27,14 @@ from router.errors import GatewayError
 from router.inner import InnerCallError, InnerCalls
 from router.metrics import Metrics
 from router.policies.base import Decision, Reason, StepContext, Target, other_target
-from router.policies.constraints import PIN_NOTE, cloud_refusal, constrain
+from router.policies.constraints import cloud_refusal, constrain
 from router.policies.registry import build_policy
 from router.privacy.at_rest import kept_text
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
-from router.privacy.modes import blocks, protects, redacts
 from router.privacy.redact import kind_of
+from router.privacy.reported import reported_kinds
+from router.privacy.runs import RoutePrivacy
 from router.privacy.vault import VaultCipher, VaultKeyError
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix import PrefixParser
@@ -90,7 +93,7 @@ class Engine:
         engine opens itself (the in-process tests script their upstreams so)."""
         self.settings = settings
         self.metrics = metrics or Metrics()
-        self.metrics.describe(SeriesScope.of(settings))
+        self.metrics.describe(SeriesScope.of(settings, reported_kinds(settings)))
         transports = transports or {}
         self.upstreams = {
             name: Upstream(name, s, settings.limits, self.metrics.limit_hit, transports.get(name))
@@ -110,7 +113,8 @@ class Engine:
         self.vault = build_vault(settings)
         # What the privacy stage learned of each trajectory's messages, kept between its steps.
         self.privacy_memo = PrivacyMemo(settings.vault.memory_bytes)
-        self.tracker = Tracker(settings, self.metrics, journal_key=self.vault.journal_key)
+        privacy = RoutePrivacy(settings.routes, settings.privacy_weights)
+        self.tracker = Tracker(settings, self.metrics, privacy, journal_key=self.vault.journal_key)
         self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
         # How deep a request's JSON may nest (`limits.max_json_depth`).
@@ -277,7 +281,7 @@ class Engine:
                 policy_refusal=True,
             )
         if decision.reason == Reason.PRIVACY and route.settings.pin_when_sensitive:
-            await self.tracker.store.note(guard.trajectory_id, PIN_NOTE, "edge")
+            await self.tracker.store.note(guard.trajectory_id, notes.PIN, "edge")
         await guard.commit()
 
     async def _decide(self, route: Route, context: StepContext, guard: PrivacyGuard) -> Decision:

@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from router.ledger import InnerCall, Usage, cost_usd
-from router.privacy.modes import redacts
+from router.config.privacy import redacts
+from router.ledger import InnerCall, cost_usd
+from router.protocol.usage import Usage
 from router.upstream import Upstream, UpstreamFailure
 
 if TYPE_CHECKING:
@@ -86,15 +87,3 @@ class InnerCalls:
             return privacy.redactor().restore_answer(answer)
         result: dict[str, Any] = answer
         return result
-
-
-def first_message(answer: dict[str, Any]) -> dict[str, Any]:
-    """The assistant message of an answer's first choice ({} when there is none)."""
-    choices = answer.get("choices") or [{}]
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
-    return message if isinstance(message, dict) else {}
-
-
-def message_text(answer: dict[str, Any]) -> str:
-    content = first_message(answer).get("content")
-    return content if isinstance(content, str) else ""

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from judge.actions import content_text, message_action
+from router.config.privacy import protects
 from router.privacy.at_rest import WITHHELD
 from router.privacy.guard import PrivacyGuard
-from router.privacy.modes import protects
 
 # The importer's excerpt length (judge/replay.py, not imported: it pulls numpy into a gateway
 # that may not use the judge).

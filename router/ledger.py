@@ -20,6 +20,7 @@ import orjson
 
 from router import notes
 from router.config.prices import Prices, PromptCacheRules
+from router.protocol.usage import Usage as Usage  # a step's tokens, as its records hold them
 
 # The trajectory note holding the last answered step's prompt tokens and start time
 # (`"<tokens> <unix time>"`): the prefix an all-cloud run's prompt cache would hold.
@@ -57,43 +58,6 @@ ANSWERED_BY = ("edge", "cloud", "none")
 # `error` only. A client over its own limits (429) is refused before its step begins, so it has
 # no record at all (tandem_client_limit_refusals_total counts it).
 STEP_STATUSES = ("ok", "error", "refused", "cancelled")
-
-MAX_TOKEN_COUNT = 2**53  # past it, not a count (a JSON parser's float, no longer exact)
-
-
-def token_count(value: Any) -> int | None:
-    """A token count as an upstream reports it: a whole number from 0 to 2**53 (null or absent:
-    0); anything else None."""
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if isinstance(value, float) and not value.is_integer():
-        return None
-    return int(value) if 0 <= value <= MAX_TOKEN_COUNT else None
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    prompt_tokens: int
-    cached_tokens: int
-    completion_tokens: int
-    # "upstream" when the upstream reported it, "estimated" when the gateway had to guess.
-    source: str = "upstream"
-
-    @classmethod
-    def from_openai(cls, usage: Any) -> Usage | None:
-        """An upstream's `usage` object; None when it is not one whose counts are whole
-        numbers from 0 to 2**53 (a broken upstream's, which the step then estimates)."""
-        if not isinstance(usage, dict):
-            return None
-        details = usage.get("prompt_tokens_details")
-        prompt = token_count(usage.get("prompt_tokens"))
-        completion = token_count(usage.get("completion_tokens"))
-        cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
-        if prompt is None or completion is None or cached is None:
-            return None
-        return cls(prompt_tokens=prompt, cached_tokens=cached, completion_tokens=completion)
 
 
 def cost_usd(usage: Usage, prices: Prices) -> float:

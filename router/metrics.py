@@ -20,7 +20,7 @@ import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -36,9 +36,26 @@ from router.route_series import SeriesScope, start_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
-    from router.trajectory.state import Trajectory
 
 log = logging.getLogger("tandem.metrics")
+
+
+class ClosedRun(Protocol):
+    """What the per-run figures read of a closed trajectory (router/trajectory/state.py's
+    `Trajectory`, which sits above the metrics)."""
+
+    @property
+    def route(self) -> str: ...
+    @property
+    def close_reason(self) -> str | None: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def money(self) -> Mapping[str, float]: ...
+    @property
+    def cloud_share(self) -> float: ...
+    @property
+    def savings_usd(self) -> float: ...
 
 
 class Metrics(MetricFamilies):
@@ -124,7 +141,7 @@ class Metrics(MetricFamilies):
             child = self._children[key] = family.labels(*values)
         return child
 
-    def trajectory_closed(self, trajectory: Trajectory, privacy_score: float | None = None) -> None:
+    def trajectory_closed(self, trajectory: ClosedRun, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""
         route = trajectory.route
         self.trajectories_closed.labels(trajectory.close_reason or "unknown", route).inc()

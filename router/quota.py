@@ -28,8 +28,9 @@ import redis.exceptions
 from router.clock import SYSTEM_CLOCK, Clock
 from router.config.prices import Prices
 from router.errors import GatewayError
-from router.ledger import Usage, cost_usd
+from router.ledger import cost_usd
 from router.metrics import Metrics
+from router.protocol.usage import Usage
 
 log = logging.getLogger("tandem.quota")
 DAY_S = 86_400

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 from router.errors import GatewayError
@@ -17,6 +18,34 @@ from router.errors import GatewayError
 # Work to run once the client has the whole answer (a shadow call): never delays it.
 After = Callable[[], Awaitable[None]]
 Target = Literal["edge", "cloud"]
+
+
+class Reason(StrEnum):
+    """Why a step went where it went: the `x-tandem-reason` header and the metrics label."""
+
+    ROUTE_FIXED = "route_fixed"  # the route's strategy always picks this target
+    HEADER_FORCED = "header_forced"  # the request's x-tandem-target header chose
+    RANDOM_DRAW = "random_draw"  # the random strategy's draw chose
+    TASK_ROUTED = "task_routed"  # task routing: decided at the first step, kept for the run
+    ENTROPY = "entropy"  # step routing by the edge's first-token entropy (score = entropy)
+    LLM_JUDGE = "llm_judge"  # a model asked in words decided (score = its answer)
+    JUDGE = "judge"  # the ONNX judge's score against the threshold
+    DRAFT_ACCEPTED = "draft_accepted"  # draft-and-verify: the edge's draft passed
+    DRAFT_REJECTED = "draft_rejected"  # draft-and-verify: the cloud regenerated the step
+    SELF_DELEGATED = "self_delegated"  # the edge asked for the cloud
+    EDGE_ANSWERED = "edge_answered"  # self-delegation / advisor: the edge answered itself
+    ADVISED = "advised"  # the edge consulted the cloud advisor, then answered
+    SKETCH = "sketch"  # sketch-guided: the edge answered with the cloud's plan
+    INVALID_TOOL_CALL = "invalid_tool_call"  # the edge's tool call was invalid; the cloud redid it
+    FAILING = "failing"  # repeated tool errors or a repeated action sent the step to the cloud
+    BUDGET = "budget_exhausted"  # a constraint: the trajectory's cloud budget is spent
+    MAX_SHARE = "max_cloud_share"  # a constraint: the cloud share would pass its maximum
+    MIN_GAP = "min_cloud_gap"  # a constraint: too few steps since the last cloud step
+    PINNED = "pinned_edge"  # a constraint: the trajectory is pinned to the edge (privacy)
+    INNER_FAILED = "inner_call_failed"  # the strategy's inner call failed; the fallback target
+    PRIVACY = "privacy_keep_local"  # privacy: sensitive values in the context keep the step local
+    EDGE_FULL = "edge_full"  # every edge replica's queue was full: the step went to the cloud for load
+    UNDECIDED = "undecided"  # the step ended (an error, the client left) before a decision
 
 
 @dataclass(frozen=True, slots=True)

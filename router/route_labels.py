@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from router.policies.base import Reason
-from router.privacy.modes import blocks, can_keep_local, protects, redacts
+from router.config.privacy import blocks, can_keep_local, protects, redacts
+from router.result import Reason
 
 TARGETS = ("edge", "cloud")
 

@@ -23,10 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router import __version__
+from router.config.base import public_url
+from router.config.privacy import blocks
 from router.edge_metrics import REHOME_REASONS
 from router.ledger import ANSWERED_BY
-from router.policies.base import Reason
-from router.privacy.modes import blocks
+from router.result import Reason
 from router.route_labels import (
     POLICY_FAILURE_KINDS,
     TARGETS,
@@ -77,8 +78,6 @@ KEY_KINDS = ("client", "admin")  # the API keys a request may be asked for
 CLIENT_LIMITS = ("requests_per_minute", "cloud_usd_per_day")
 # The codes of requests refused before they became a step (Engine.refused).
 BAD_REQUEST_CODES = ("invalid_json", "json_too_deep", "invalid_request", "model_not_found", "invalid_target")
-# Kinds of value the optional detector backends add to Tandem's own (router/privacy/backends.py).
-BACKEND_KINDS = {"presidio": ("PERSON", "ADDRESS")}
 
 
 @dataclass(frozen=True)
@@ -96,22 +95,15 @@ class SeriesScope:
     edge_replicas: tuple[str, ...] = ()  # the edge pool's replicas, as labelled (public URLs)
 
     @classmethod
-    def of(cls, settings: Any) -> SeriesScope:
-        from router.config.base import public_url
-        from router.privacy.detect import TYPES
-        from router.privacy.opt_in import KINDS as OPT_IN
-
-        kinds = list(TYPES)
-        for backend in settings.privacy_backends:
-            kinds.extend(k for k in BACKEND_KINDS.get(backend, ()) if k not in kinds)
-        for route in settings.routes.values():  # opt-in kinds a route detects (`privacy_detect`)
-            kinds.extend(k for k in (OPT_IN[w] for w in getattr(route, "privacy_detect", ())) if k not in kinds)
+    def of(cls, settings: Any, privacy_kinds: tuple[str, ...]) -> SeriesScope:
+        """The scope of a gateway with these settings, whose detectors report `privacy_kinds`
+        (router/privacy/reported.py: privacy sits above the metrics, so its caller asks)."""
         return cls(
             routes=settings.routes,
             header_forced=settings.allow_target_header,
             upstreams=settings.upstreams,
             store=settings.redis_url is not None,
-            privacy_kinds=tuple(kinds),
+            privacy_kinds=privacy_kinds,
             client_limits=_limited(settings.client_limits),
             edge_replicas=tuple(public_url(url) for url in settings.upstreams["edge"].endpoints),
         )

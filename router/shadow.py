@@ -32,12 +32,13 @@ import redis.exceptions
 
 from judge.actions import message_action
 from router import notes
+from router.config.privacy import redacts
 from router.config.routes import ShadowSettings
-from router.inner import first_message
-from router.ledger import StepRecord, Usage, cost_usd
+from router.ledger import StepRecord, cost_usd
 from router.policies.base import Reason, StepFacts, Target, other_target
 from router.privacy.at_rest import kept_text
-from router.privacy.modes import redacts
+from router.protocol.text import first_message
+from router.protocol.usage import Usage
 from router.result import After
 from router.upstream import Upstream, UpstreamFailure
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from router.ledger import Usage
+from router.protocol.usage import Usage
 from router.trajectory.identify import AnswerKeyer, Call
 
 # Captured text is joined every so many pieces: a str a delta (a token or two) costs ~50 bytes

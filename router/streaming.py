@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from router.errors import error_body
-from router.ledger import Usage
 from router.protocol.chat import chunk_event
+from router.protocol.usage import Usage
 from router.stream_events import EndMarker, EventTooLong, Observer
 from router.stream_source import StreamDeadline, StreamSource
 from router.trajectory.identify import Call

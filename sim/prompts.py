@@ -15,7 +15,7 @@ from typing import Any
 
 from router.context import SUMMARY_PROMPT
 from router.policies.prompts import ADVICE, BINARY, PLAN, SCORE, VERIFY
-from router.trajectory.identify import text_of
+from router.protocol.text import text_of
 from sim.script import Call, decide, expected_call, parse_call
 from sim.signals import judge_says_cloud, judge_score, verify_score
 from sim.tasks import Args, Task

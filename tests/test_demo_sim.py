@@ -17,7 +17,7 @@ from router.policies.entropy import first_token_logprobs, top_entropy
 from router.policies.escalation import invalid_tool_call
 from router.policies.prompts import ADVICE, BINARY, PLAN, SCORE, VERIFY
 from router.policies.sketch import with_plan
-from router.trajectory.identify import task_of
+from router.protocol.text import task_of
 from sim.agent import NO_TOOL_CALL, SYSTEM_PROMPT
 from sim.answer import build_answer
 from sim.catalog import CATALOG

@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from router.metrics import Metrics
+from router.privacy.runs import RoutePrivacy
 from router.trajectory.eager import start_eagerly
 from router.trajectory.state import StepStart
 from router.trajectory.tracker import Tracker
@@ -92,7 +93,8 @@ async def test_cancelling_the_task_reaches_the_work_and_the_future_it_waits_on()
 
 
 async def test_the_tracker_runs_memory_store_work_at_once_and_awaits_waiting_work_at_close() -> None:
-    tracker = Tracker(engine_settings(), Metrics())
+    settings = engine_settings()
+    tracker = Tracker(settings, Metrics(), RoutePrivacy(settings.routes, {}))
     await tracker.start()
     await tracker.store.begin_step(StepStart("t1", "f", False, "task", "tandem", "", 0.0))
     tracker.spawn(tracker.store.note("t1", "k", "v"))
@@ -116,7 +118,8 @@ async def test_with_redis_off_path_work_runs_in_its_own_task_so_its_timeouts_tim
     # A Redis command enters `asyncio.timeout`, which binds to the task current when entered:
     # started eagerly, that would be the request's task, and the timeout's expiry would cancel
     # the request. With a shared store the tracker gives the work a task of its own.
-    tracker = Tracker(engine_settings(redis_url=redis_url), Metrics())
+    settings = engine_settings(redis_url=redis_url)
+    tracker = Tracker(settings, Metrics(), RoutePrivacy(settings.routes, {}))
     caller = asyncio.current_task()
     timed: list[asyncio.Task[object] | None] = []
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from router.policies.constraints import PIN_NOTE
+from router.notes import PIN
 from router.result import Answer, Failure, StepResult
 from tests.inprocess import InProcess, engine_settings, in_process
 
@@ -90,7 +90,7 @@ async def test_max_share_and_min_gap() -> None:
 async def test_a_pinned_trajectory_stays_on_the_edge_even_when_it_is_down() -> None:
     async with in_process(route(strategy="cloud")) as env:
         await step(env, 0)
-        await env.engine.tracker.store.note("s1", PIN_NOTE, "edge")
+        await env.engine.tracker.store.note("s1", PIN, "edge")
         assert decided(await step(env, 1)) == ("edge", "pinned_edge")
         env.edge.push({"kind": "status", "status": 503})
         failed = await step(env, 2)
@@ -143,7 +143,7 @@ async def test_privacy_outranks_the_header_and_pins() -> None:
         first = await env.run(session="private", headers={"x-tandem-target": "cloud"}, messages=secret)
         assert decided(first) == ("edge", "privacy_keep_local")
         trajectory = await env.engine.tracker.store.get("private")
-        assert trajectory is not None and trajectory.notes[PIN_NOTE] == "edge"
+        assert trajectory is not None and trajectory.notes[PIN] == "edge"
         again = await env.run(
             session="private",
             headers={"x-tandem-target": "cloud"},

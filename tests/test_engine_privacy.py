@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router.policies.constraints import PIN_NOTE
+from router.notes import PIN
 from router.privacy.guard import exposure_summary, vault_of
 from router.result import Answer, Failure, Stream
 from tests.inprocess import InProcess, drain, engine_settings, events, in_process
@@ -120,7 +120,7 @@ async def test_keep_local_keeps_sensitive_steps_on_the_edge_and_pins() -> None:
         failed = await env.run(messages=[*messages, {"role": "assistant", "content": "x"}])
         assert isinstance(failed, Failure) and failed.status == 503 and len(env.cloud.received) == 1
         trajectory = await env.engine.tracker.store.get("s1")
-        assert trajectory is not None and trajectory.notes[PIN_NOTE] == "edge"
+        assert trajectory is not None and trajectory.notes[PIN] == "edge"
         assert EMAIL not in orjson.dumps([r.body for r in env.cloud.received]).decode()
 
 

@@ -10,8 +10,8 @@ import redis
 
 from router import notes
 from router.ledger import CACHE_NOTE
+from router.notes import PIN
 from router.policies import sketch, task
-from router.policies.constraints import PIN_NOTE
 from router.privacy.guard import IDS, OUT, SCANNED, VAULT
 from router.trajectory.state import Trajectory
 from tests.gateway_server import GatewayServer
@@ -24,7 +24,7 @@ def test_each_owner_writes_in_its_own_namespace() -> None:
     owners = {
         task.NOTE: "strategy",
         sketch.NOTE: "strategy",
-        PIN_NOTE: "pin",
+        PIN: "pin",
         CACHE_NOTE: "ledger",
         notes.shadow(3): "shadow",
         notes.context("summary"): "context",
@@ -36,7 +36,7 @@ def test_each_owner_writes_in_its_own_namespace() -> None:
     assert {key: notes.owner_of(key) for key in owners} == owners
     # Two strategies naming a note alike do not share it, nor does a strategy share the pin's.
     assert notes.strategy("task", "target") != notes.strategy("sketch", "target")
-    assert notes.strategy("task", "pin") != PIN_NOTE and notes.strategy("x", "vault") != VAULT
+    assert notes.strategy("task", "pin") != PIN and notes.strategy("x", "vault") != VAULT
 
 
 def test_the_vault_is_hidden_by_its_namespace() -> None:
@@ -47,10 +47,10 @@ def test_the_vault_is_hidden_by_its_namespace() -> None:
             OUT + "[EMAIL_1]": "1",
             SCANNED: "2",
             task.NOTE: "cloud",
-            PIN_NOTE: "edge",
+            PIN: "edge",
         },
     )
-    assert trajectory.as_dict()["notes"] == {task.NOTE: "cloud", PIN_NOTE: "edge"}
+    assert trajectory.as_dict()["notes"] == {task.NOTE: "cloud", PIN: "edge"}
 
 
 def test_notes_of_the_flat_layout_read_under_their_new_names() -> None:
@@ -70,7 +70,7 @@ def test_notes_of_the_flat_layout_read_under_their_new_names() -> None:
         (task.NOTE, "edge"),
     ]
     assert notes.read(stored) == {
-        PIN_NOTE: "edge",
+        PIN: "edge",
         task.NOTE: "edge",
         sketch.NOTE: "1. read",
         notes.context("summary"): "s",
@@ -97,4 +97,4 @@ def test_a_trajectory_pinned_before_the_upgrade_stays_pinned(
     response = ask(client, server, "old", [TASK, {"role": "assistant", "content": "x"}])
     assert response.headers["x-tandem-target"] == "edge" and response.headers["x-tandem-reason"] == "pinned_edge"
     shown = client.get(f"{server.url}/v1/trajectories/old").json()["notes"]
-    assert shown.get(PIN_NOTE) == "edge" and not any("EMAIL" in key or key.startswith("pii") for key in shown)
+    assert shown.get(PIN) == "edge" and not any("EMAIL" in key or key.startswith("pii") for key in shown)

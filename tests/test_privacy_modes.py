@@ -1,4 +1,4 @@
-"""The privacy modes and what each means live in one module (router/privacy/modes.py): its
+"""The privacy modes and what each means live in one module (router/config/privacy.py): its
 predicates, the route setting that takes the modes, the label sets a route declares, and no
 other module comparing a mode with a literal. In process, no sockets."""
 
@@ -10,8 +10,8 @@ from typing import get_args
 
 import pytest
 
+from router.config import privacy as modes
 from router.config.routes import RouteBase
-from router.privacy import modes
 from router.route_labels import step_labels
 from router.settings import ConfigError, load_settings
 
@@ -50,7 +50,7 @@ def test_a_route_declares_the_privacy_reasons_its_mode_can_give(mode: str) -> No
 
 
 # Modules that still compare a mode with a literal, waiting for the owner of the file: each
-# entry must still be true (remove it once that file uses router/privacy/modes.py).
+# entry must still be true (remove it once that file uses router/config/privacy.py).
 KNOWN: dict[str, int] = {}
 COMPARISON = re.compile(r"""(?:mode|privacy)\s*(?:==|!=|in|not in)\s*[("']+(?:allow|redact|keep_local|block)\b""")
 
@@ -59,6 +59,6 @@ def test_no_other_module_compares_a_mode_with_a_literal() -> None:
     found = {}
     for path in (ROOT / "router").rglob("*.py"):
         name = path.relative_to(ROOT).as_posix()
-        if name != "router/privacy/modes.py" and (count := len(COMPARISON.findall(path.read_text()))):
+        if name != "router/config/privacy.py" and (count := len(COMPARISON.findall(path.read_text()))):
             found[name] = count
     assert found == KNOWN

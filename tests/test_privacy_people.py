@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from router.privacy.detect import detect
+from router.privacy.reported import reported_kinds
 from router.route_series import SeriesScope
 from router.settings import ConfigError
 from tests.fake_upstream import FakeUpstream
@@ -147,7 +148,7 @@ def test_route_setting_is_validated_and_its_kinds_have_series() -> None:
         "http://127.0.0.1:2",
         routes={"tandem": {"strategy": "cloud", "privacy": "redact", "privacy_detect": ["person", "address"]}},
     )
-    assert {"PERSON", "ADDRESS"} <= set(SeriesScope.of(settings).privacy_kinds)
+    assert {"PERSON", "ADDRESS"} <= set(SeriesScope.of(settings, reported_kinds(settings)).privacy_kinds)
     with pytest.raises(ConfigError, match="privacy_detect"):
         settings_for(
             "http://127.0.0.1:1", "http://127.0.0.1:2", routes={"t": {"strategy": "cloud", "privacy_detect": ["names"]}}

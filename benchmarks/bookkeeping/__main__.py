@@ -23,6 +23,7 @@ from starlette.datastructures import Headers
 
 from router.ledger import StepRecord, Usage
 from router.metrics import Metrics
+from router.privacy.runs import RoutePrivacy
 from router.protocol.chat import parse_chat_request
 from router.settings import load_settings
 from router.trajectory.tracker import Tracker
@@ -58,7 +59,7 @@ def _percentile(values: list[float], q: float) -> float:
 
 async def _measure(redis_url: str | None, steps: int, trajectories: int) -> tuple[list[float], list[float]]:
     settings = load_settings(redis_url=redis_url, trajectories={"stitch_by_history": False})
-    tracker = Tracker(settings, Metrics())
+    tracker = Tracker(settings, Metrics(), RoutePrivacy(settings.routes, settings.privacy_weights))
     bodies = _bodies(steps)
     requests = [parse_chat_request(body) for body in bodies]
     begin_s: list[float] = []

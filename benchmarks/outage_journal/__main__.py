@@ -27,6 +27,7 @@ from starlette.datastructures import Headers
 
 from router.ledger import StepRecord, Usage
 from router.metrics import Metrics
+from router.privacy.runs import RoutePrivacy
 from router.privacy.vault import VaultCipher
 from router.protocol.chat import parse_chat_request
 from router.settings import load_settings
@@ -75,7 +76,7 @@ async def _run(folder: Path | None, sync_ms: float, agents: int, seconds: float)
         trajectories |= {"outage_journal_dir": str(folder), "outage_journal_sync_ms": sync_ms}
     settings = load_settings(redis_url=f"redis://127.0.0.1:{_closed_port()}/0", trajectories=trajectories)
     key = VaultCipher.from_env("TANDEM_VAULT_KEY", required=True).journal_key
-    tracker = Tracker(settings, Metrics(), journal_key=key)
+    tracker = Tracker(settings, Metrics(), RoutePrivacy(settings.routes, settings.privacy_weights), journal_key=key)
     await tracker.start()
     store = tracker.store
     assert isinstance(store, ResilientStore)

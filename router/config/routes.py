@@ -7,8 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# A route's privacy mode (`privacy:`); what each mode means is router/privacy/modes.py.
-PrivacyMode = Literal["allow", "redact", "keep_local", "block"]
+from router.config.privacy import PrivacyMode
 
 
 class Constraints(BaseModel):

@@ -12,10 +12,7 @@ from __future__ import annotations
 import asyncio
 import select
 import socket
-from typing import TYPE_CHECKING, Protocol, cast
-
-if TYPE_CHECKING:
-    from router.http1.response import Response
+from typing import Protocol, cast
 
 # Bodies up to this size are joined to the head and sent in one write (the copy is cheaper
 # than a second send); larger ones go as two.
@@ -29,6 +26,17 @@ def has_pending_input(fileno: int) -> bool:
     poller = select.poll()
     poller.register(fileno, select.POLLIN | select.POLLPRI)
     return bool(poller.poll(0))
+
+
+class Response(Protocol):
+    """What a connection hands the answer it is receiving (router/http1/response.py's
+    `Response`, which drives the connection)."""
+
+    received: bool
+
+    def feed(self, data: bytes) -> None: ...
+    def started_early(self) -> None: ...
+    def lost(self, exc: Exception | None) -> None: ...
 
 
 class Pool(Protocol):

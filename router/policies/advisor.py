@@ -9,12 +9,12 @@ from typing import Any
 
 from router.config.strategies import AdvisorRoute
 from router.context import flatten
-from router.inner import InnerCallError, first_message, message_text
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
 from router.policies.constraints import cloud_refusal
 from router.policies.prompts import ADVICE
-from router.trajectory.identify import task_of
+from router.protocol.text import first_message, message_text, task_of
 
 DESCRIPTION = "Ask a stronger model for advice on how to proceed. Use it when you are stuck or unsure."
 

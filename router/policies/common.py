@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from router.inner import first_message
 from router.policies.base import AsksModels, PreparedAnswer
+from router.protocol.text import first_message
 
 
 def function_tool(name: str, description: str) -> dict[str, Any]:

@@ -8,13 +8,10 @@ from router.config.routes import Constraints
 from router.policies.base import Decision, Reason
 from router.trajectory.state import Trajectory
 
-# A trajectory note that pins it to the edge (set by the privacy stage; never failed over).
-PIN_NOTE = notes.PIN
-
 
 def cloud_refusal(constraints: Constraints, trajectory: Trajectory, step: int) -> Reason | None:
     """Why this step may not use the cloud, or None when it may."""
-    if trajectory.notes.get(PIN_NOTE) == "edge":
+    if trajectory.notes.get(notes.PIN) == "edge":
         return Reason.PINNED
     counts, money = trajectory.counts, trajectory.money
     if constraints.budget_usd is not None and money["cloud_spend_usd"] >= constraints.budget_usd:

@@ -6,9 +6,10 @@ answer that did not delegate is relayed as it is."""
 from __future__ import annotations
 
 from router.config.strategies import DelegationRoute
-from router.inner import InnerCallError, message_text
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
+from router.protocol.text import message_text
 
 DESCRIPTION = (
     "Hand this step to a stronger model. Call it when the step is hard for you: editing or writing "

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from router.config.strategies import DraftRoute
 from router.context import flatten, last_k
-from router.inner import InnerCallError, first_message, message_text
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, count_failure, parse_score, prepared
 from router.policies.prompts import VERIFY
+from router.protocol.text import first_message, message_text
 
 
 class DraftPolicy:

@@ -16,7 +16,7 @@ from router.config.strategies import EscalationRoute
 from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import ask_edge, called_tools, count_failure, prepared
-from router.trajectory.identify import text_of
+from router.protocol.text import text_of
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),

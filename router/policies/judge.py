@@ -21,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 import judge as judge_package
 from router import notes
 from router.config.strategies import JudgeRoute
-from router.inner import InnerCallError, first_message
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase, StepView, Target
 from router.policies.common import ask_edge, prepared
+from router.protocol.text import first_message
 
 if TYPE_CHECKING:
     from judge.features import TrajectoryCounters

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from router.config.strategies import LLMJudgeRoute
 from router.context import flatten, last_k
-from router.inner import InnerCallError, message_text
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
 from router.policies.common import count_failure, parse_score, parse_yes_no
 from router.policies.prompts import BINARY, SCORE
-from router.trajectory.identify import task_of
+from router.protocol.text import message_text, task_of
 
 
 class LLMJudgePolicy:

@@ -8,13 +8,13 @@ from typing import Any
 
 from router import notes
 from router.config.strategies import SketchRoute
-from router.inner import InnerCallError, message_text
+from router.inner import InnerCallError
 from router.policies.base import Builder, Decision, Reason, RouteBase, StepContext
 from router.policies.common import count_failure
 from router.policies.constraints import cloud_refusal
 from router.policies.prompts import PLAN, PLAN_HINT
 from router.privacy.at_rest import to_keep, to_use
-from router.trajectory.identify import task_of
+from router.protocol.text import message_text, task_of
 
 NOTE = notes.strategy("sketch", "plan")
 

@@ -13,10 +13,10 @@ import functools
 import logging
 from typing import TYPE_CHECKING, Any
 
+from router.config.privacy import protects
 from router.privacy.detect import detect
-from router.privacy.modes import protects
 from router.privacy.redact import Redactor
-from router.trajectory.identify import TASK_CHARS, task_of
+from router.protocol.text import TASK_CHARS, task_of
 
 if TYPE_CHECKING:
     from router.privacy.guard import PrivacyGuard

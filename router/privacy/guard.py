@@ -24,12 +24,12 @@ from typing import Any
 
 import orjson
 
+from router.config.privacy import PrivacyMode, cloud_allowed, redacts
 from router.metrics import Metrics
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
 from router.privacy.exposure import exposure_summary, privacy_score, vault_of
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
-from router.privacy.modes import PrivacyMode, cloud_allowed, redacts
 from router.privacy.naming import allocate, know, value_id
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.request_fields import field_strings, redact_fields

@@ -12,9 +12,9 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.ledger import Usage
 from router.protocol.fields import MAX_JSON_DEPTH, calls_problem, check_depth, check_fields, too_deep, type_name
 from router.protocol.prefix_encoded import serialised_with
+from router.protocol.usage import Usage
 
 
 @dataclass(slots=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from router.ledger import Usage
 from router.protocol.fields import calls_problem, type_name
+from router.protocol.usage import Usage
 
 MAX_INDEX = 2**31
 

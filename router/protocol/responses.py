@@ -10,10 +10,10 @@ from typing import Any
 import orjson
 
 from router.errors import error_body as openai_error
-from router.ledger import Usage
 from router.protocol.responses_request import text_format, to_chat
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
+from router.protocol.usage import Usage
 
 __all__ = ["StreamTranslator", "error_body", "from_chat", "stream_error", "to_chat"]
 

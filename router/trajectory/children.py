@@ -21,7 +21,8 @@ from typing import Any
 
 import orjson
 
-from router.trajectory.identify import Call, is_valid_id, text_of
+from router.protocol.text import text_of
+from router.trajectory.identify import Call, is_valid_id
 
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
 MAX_SPAWNS = 10_000

@@ -19,14 +19,13 @@ from typing import Any
 
 import orjson
 
-from judge.task import real_task
+from router.protocol.text import text_of
 
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
 RETRY_HEADER = "x-stainless-retry-count"
 # fullmatch, not match: `$` would let a trailing newline through (an id goes into headers).
 TRAJECTORY_ID = re.compile(r"[A-Za-z0-9._:@+=~-]{1,200}")
-TASK_CHARS = 500
 # Bytes of the body's end hashed for the retry fingerprint: a new step appends messages, so
 # its end differs; a retry resends the same bytes. Hashing the tail keeps the cost flat
 # however long the trajectory grows.
@@ -325,48 +324,3 @@ def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
     """The key of a history's last answer as resent (with its tool-call ids)."""
     resent = resent_answer(messages)
     return resent[0][0] if resent else None
-
-
-def text_of(content: Any) -> str:
-    """The text of a message's content, whether a string or a list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            part.get("text", "") for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    return ""
-
-
-def task_of(messages: list[dict[str, Any]], limit: int = TASK_CHARS) -> str:
-    """The user's request behind the client's boilerplate (Claude Code's reminders, Codex's
-    environment block, instance templates: `judge.task.real_task`), else the first user message."""
-    task = real_task(messages)
-    if task:
-        return task[:limit]
-    for message in messages:
-        if message.get("role") == "user":
-            return text_of(message.get("content"))[:limit]
-    return ""
-
-
-def last_action(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The latest assistant message: the action whose results are new in this request."""
-    for message in reversed(messages):
-        if message.get("role") == "assistant":
-            latest: dict[str, Any] = message
-            return latest
-    return None
-
-
-def new_tool_results(messages: list[dict[str, Any]]) -> list[str]:
-    """The tool results (and user turns) after the last assistant message: what is new."""
-    results: list[str] = []
-    for message in reversed(messages):
-        role = message.get("role")
-        if role == "assistant":
-            break
-        if role in ("tool", "user", "function"):
-            results.append(text_of(message.get("content")))
-    results.reverse()
-    return results

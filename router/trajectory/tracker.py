@@ -1,5 +1,9 @@
 """Trajectory bookkeeping for the pipeline: identify a request's trajectory, count its step,
-record the step off the request path, and close idle trajectories once."""
+record the step off the request path, and close idle trajectories once.
+
+What privacy decides of a run (whether its route protects values, the task as kept, the score at
+close) is asked of the `RunPrivacy` it is given (router/privacy/runs.py), so that trajectories
+sit below privacy and never import it."""
 
 from __future__ import annotations
 
@@ -9,18 +13,16 @@ import logging
 import os
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from router import notes
 from router.clock import SYSTEM_CLOCK, Clock
 from router.config.routes import RouteBase
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.metrics import Metrics
-from router.policies.constraints import PIN_NOTE
-from router.privacy.at_rest import stored_task
-from router.privacy.guard import privacy_score, vault_of
-from router.privacy.modes import protects
 from router.protocol.chat import ChatRequest
+from router.protocol.text import last_action, new_tool_results
 from router.quota import (
     ClientLimits,
     Limit,
@@ -28,13 +30,13 @@ from router.quota import (
     requested_max_tokens,
     reservation_usd,
 )
-from router.recorder import Recorder
 from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children
 from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
+from router.trajectory.recorder import Recorder
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
@@ -42,6 +44,22 @@ from router.trajectory.stitch import Stitch, Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
+
+
+class RunPrivacy(Protocol):
+    """What the tracker asks of the privacy policy about a run, by its route's name."""
+
+    def protects(self, route: str) -> bool:
+        """Whether the route protects sensitive values (every privacy mode but allow)."""
+        ...
+
+    def stored_task(self, messages: list[dict[str, Any]], route: str) -> str:
+        """The run's task as its trajectory keeps it (with placeholders where the route protects)."""
+        ...
+
+    async def score(self, store: TrajectoryStore, trajectory: Trajectory) -> float:
+        """The privacy score of a closed trajectory (what its vault holds, weighted)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,14 +121,14 @@ def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None 
     )
 
 
-def fail_closed(slot: StepSlot, trajectory_id: str, privacy: str) -> Trajectory:
+def fail_closed(slot: StepSlot, trajectory_id: str, protected: bool) -> Trajectory:
     """The trajectory as the step sees it (a new one when a store returned none). Counted
     during an outage with nothing known of it (another replica may have pinned it to the
-    edge), a privacy route treats it as pinned."""
+    edge), a route that protects values (`protected`) treats it as pinned."""
     trajectory = slot.trajectory or Trajectory(id=trajectory_id, steps=slot.step)
-    if not slot.state_unknown or not protects(privacy):
+    if not slot.state_unknown or not protected:
         return trajectory
-    trajectory.notes[PIN_NOTE] = "edge"
+    trajectory.notes[notes.PIN] = "edge"
     return trajectory
 
 
@@ -146,12 +164,15 @@ def may_spend_on_cloud(route: RouteBase) -> bool:
 
 class Tracker:
     def __init__(
-        self, settings: Settings, metrics: Metrics, clock: Clock = SYSTEM_CLOCK, journal_key: bytes | None = None
+        self,
+        settings: Settings,
+        metrics: Metrics,
+        privacy: RunPrivacy,
+        clock: Clock = SYSTEM_CLOCK,
+        journal_key: bytes | None = None,
     ) -> None:
         self._settings = settings.trajectories
-        self._routes = settings.routes
-        self._privacy_weights = settings.privacy_weights
-        self._route_privacy = {name: route.privacy for name, route in settings.routes.items()}
+        self._privacy = privacy
         self._retry_after = str(settings.retry_after_s)
         self._metrics = metrics
         # Where the idle sweep reads the time and waits (a test's clock moves it by hand).
@@ -228,9 +249,8 @@ class Tracker:
             ) from exc
         if child is not None and slot.step == 1 and slot.attempt == 1:
             self.spawn(self._link(parent, trajectory_id, child[1]))
-        results = identify.new_tool_results(request.messages)
-        privacy = self._routes[route].privacy if route in self._routes else "allow"
-        trajectory = fail_closed(slot, trajectory_id, privacy)
+        results = new_tool_results(request.messages)
+        trajectory = fail_closed(slot, trajectory_id, self._privacy.protects(route))
         return StepIdentity(
             trajectory_id,
             slot.step,
@@ -241,7 +261,7 @@ class Tracker:
             reservation,
             stitched.decision if stitched else None,
             stitched.anchor if stitched else "",
-            identify.last_action(request.messages),
+            last_action(request.messages),
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -267,7 +287,7 @@ class Tracker:
         in its own script, so it is always sent there)."""
         if isinstance(self.store, MemoryStore) and self.store.knows(trajectory_id):
             return ""
-        return stored_task(request.messages, self._route_privacy.get(route, "allow"))
+        return self._privacy.stored_task(request.messages, route)
 
     async def _identify(
         self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
@@ -339,8 +359,7 @@ class Tracker:
         await self.recorder.flush()
         trajectory = await self.store.close(trajectory_id, reason, self.clock.time())
         if trajectory is not None:
-            vault = await vault_of(self.store, trajectory)
-            self._metrics.trajectory_closed(trajectory, privacy_score(vault, self._privacy_weights))
+            self._metrics.trajectory_closed(trajectory, await self._privacy.score(self.store, trajectory))
         return trajectory
 
     async def _sweep(self) -> None:

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from router.metrics import Metrics
+from router.privacy.reported import reported_kinds
 from router.route_series import SeriesScope
 from tests.deploy.test_series import scrape, unstarted
 from tests.fake_upstream import FakeUpstream
@@ -42,7 +43,9 @@ def test_the_pool_series_start_at_zero_and_count_placements_and_spills(
     server = make_gateway(routes=ROUTES, upstream_overrides={"edge": edge_settings})
     assert client.get(f"{server.url}/readyz").status_code == 200  # the upstream gauges are set
     samples = scrape(client, server)
-    problems, checked = unstarted(samples, Metrics()._families, SeriesScope.of(server.settings))
+    problems, checked = unstarted(
+        samples, Metrics()._families, SeriesScope.of(server.settings, reported_kinds(server.settings))
+    )
     assert problems == [] and checked > 10
     urls = [r.base_url for r in replicas]
     for url in urls:

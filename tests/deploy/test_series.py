@@ -18,6 +18,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from router.metrics import Metrics
+from router.privacy.reported import reported_kinds
 from router.route_series import SERIES, SeriesScope
 from tests.deploy.traffic import drive
 from tests.fake_upstream import FakeUpstream
@@ -94,7 +95,7 @@ def test_every_declared_series_is_on_metrics_at_zero_before_the_first_step(
     server = make_gateway(redis_url=redis_url, **SETTINGS)
     assert client.get(f"{server.url}/readyz").status_code == 200  # the upstream gauges are set
     samples = scrape(client, server)
-    scope = SeriesScope.of(server.settings)
+    scope = SeriesScope.of(server.settings, reported_kinds(server.settings))
     families = Metrics()._families
     problems, checked = unstarted(samples, families, scope)
     assert problems == []

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+# The config's type of a route's `privacy:`.
 PrivacyMode = Literal["allow", "redact", "keep_local", "block"]
 
 
