@@ -1,6 +1,8 @@
 """The layer contracts (pyproject's `[tool.importlinter]`, also run by `make lint`) hold, and
 they catch a break; no module imports itself back at runtime (an import cycle through module-level
-imports: imports inside functions and under `if TYPE_CHECKING:` run later or never)."""
+imports: imports inside functions and under `if TYPE_CHECKING:` run later or never); in the
+gateway, not even through type-only imports; and no package of the gateway imports one that
+imports it back (tests/import_graph.py reads the graph)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,12 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.import_graph import cycles, import_graph, package_graph, two_way
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("router", "judge", "sim")
@@ -39,6 +44,10 @@ def test_the_layer_contracts_hold() -> None:
         ("router/protocol/sse.py", "import router.engine", "gateway layers"),
         ("router/upstream.py", "import starlette.responses", "no HTTP framework below"),
         ("router/engine.py", "from fastapi import FastAPI", "no HTTP framework below"),
+        # The middle layer is ordered: trajectories sit below privacy, the series below strategies.
+        ("router/trajectory/tracker.py", "import router.privacy.guard", "gateway layers"),
+        ("router/route_series.py", "import router.policies.base", "gateway layers"),
+        ("router/config/routes.py", "import router.settings", "gateway layers"),
     ],
 )
 def test_a_contract_catches_a_break(tmp_path: Path, module: str, line: str, contract: str) -> None:
@@ -56,83 +65,8 @@ def test_a_contract_catches_a_break(tmp_path: Path, module: str, line: str, cont
     assert any(contract in text for text in broken), done.stdout
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
-def _runtime_imports(tree: ast.Module, name: str, is_package: bool, known: set[str]) -> set[str]:
-    """Modules this one imports while it is being imported: module-level statements, including
-    inside `try`/`if` blocks at module level, but not `if TYPE_CHECKING:` blocks."""
-    found: set[str] = set()
-    package = name if is_package else name.rpartition(".")[0]
-
-    def visit(body: list[ast.stmt]) -> None:
-        for node in body:
-            if isinstance(node, ast.Import):
-                found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
-                    base = f"{anchor}.{base}" if base else anchor
-                found.add(base)
-                found.update(f"{base}.{alias.name}" for alias in node.names if f"{base}.{alias.name}" in known)
-            elif isinstance(node, ast.If):
-                test = ast.unparse(node.test)
-                if "TYPE_CHECKING" not in test:
-                    visit(node.body)
-                visit(node.orelse)
-            elif isinstance(node, ast.Try):
-                for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
-                    visit(block)
-
-    visit(tree.body)
-    return found & known
-
-
 def runtime_cycles() -> list[list[str]]:
-    files = {
-        _module_name(p): p for package in PACKAGES for p in (ROOT / package).rglob("*.py") if "vllm" not in p.parts
-    }
-    known = set(files)
-    edges = {
-        name: _runtime_imports(ast.parse(path.read_text()), name, path.name == "__init__.py", known)
-        for name, path in files.items()
-    }
-    # Tarjan's strongly connected components; a component of two or more modules is a cycle.
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    cycles: list[list[str]] = []
-
-    def connect(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for other in edges[node]:
-            if other not in index:
-                connect(other)
-                low[node] = min(low[node], low[other])
-            elif other in on_stack:
-                low[node] = min(low[node], index[other])
-        if low[node] == index[node]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == node:
-                    break
-            if len(component) > 1 or node in edges[node]:
-                cycles.append(sorted(component))
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    for node in sorted(edges):
-        if node not in index:
-            connect(node)
-    return cycles
+    return cycles(import_graph(ROOT, PACKAGES))
 
 
 def test_no_import_cycle_at_runtime() -> None:
@@ -152,6 +86,68 @@ def test_the_cycle_check_sees_a_cycle(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(ast, "parse", parse)
     assert any("router.ledger" in cycle for cycle in runtime_cycles())
+
+
+def test_no_import_circle_in_the_gateway_even_through_type_only_imports() -> None:
+    # A module imported only for its types (`if TYPE_CHECKING:`) still ties the two designs
+    # together: the config types sit at the bottom so that no such circle is needed.
+    assert cycles(import_graph(ROOT, ["router"], type_only=True)) == []
+
+
+def _package(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+def test_the_circle_check_finds_a_circle_through_a_type_only_import(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "toy/__init__.py": "",
+            "toy/a.py": "from toy.b import B\n",
+            "toy/b.py": """
+                from typing import TYPE_CHECKING
+                if TYPE_CHECKING:
+                    from toy.a import A
+                class B: ...
+            """,
+            "toy/c.py": "import toy.a\n",
+        },
+    )
+    assert cycles(import_graph(root, ["toy"])) == []  # at runtime there is none
+    assert cycles(import_graph(root, ["toy"], type_only=True)) == [["toy.a", "toy.b"]]
+
+
+def test_no_package_of_the_gateway_imports_one_that_imports_it_back() -> None:
+    packages = package_graph(import_graph(ROOT, ["router"], type_only=True))
+    assert two_way(packages) == []
+    # Nor round a longer circle: the packages (and top-level modules) of router/ form levels.
+    assert cycles({name: set(targets) for name, targets in packages.items()}) == []
+
+
+def test_the_package_check_finds_packages_that_import_each_other(tmp_path: Path) -> None:
+    # No module circle here: x.low <- y.high and y.low <- x.high, a circle of packages only.
+    root = _package(
+        tmp_path,
+        {
+            "toy/__init__.py": "",
+            "toy/x/__init__.py": "",
+            "toy/x/low.py": "",
+            "toy/x/high.py": "import toy.y.low\n",
+            "toy/y/__init__.py": "",
+            "toy/y/low.py": "",
+            "toy/y/high.py": "import toy.x.low\n",
+        },
+    )
+    edges = import_graph(root, ["toy"])
+    assert cycles(edges) == []
+    (pair,) = two_way(package_graph(edges))
+    assert (
+        pair.startswith("toy.x <-> toy.y") and "toy.x.high -> toy.y.low" in pair and "toy.y.high -> toy.x.low" in pair
+    )
 
 
 WITHOUT_SIM = """
