@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
 import time
 from collections import deque
@@ -36,6 +37,7 @@ class Received:
     body: dict[str, Any]
     disconnected: bool = False  # the client went away before the answer was complete
     raw: bytes = b""  # the body exactly as it arrived
+    peer: Any = None  # the client's address and port: one per connection
     at: float = field(default_factory=time.monotonic)  # when it arrived (this process's clock)
 
 
@@ -53,6 +55,8 @@ class FakeUpstream:
     # What GET /metrics answers: a vLLM server's Prometheus text, as a test scripts it.
     metrics_text: str = ""
     port: int = 0
+    # Served over TLS with this context (tests/raw_upstream.py's `tls_certificate` makes one).
+    ssl_context: ssl.SSLContext | None = None
     _loop: asyncio.AbstractEventLoop | None = None
     _thread: threading.Thread | None = None
     _runner: web.AppRunner | None = None
@@ -61,7 +65,8 @@ class FakeUpstream:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        scheme = "http" if self.ssl_context is None else "https"
+        return f"{scheme}://127.0.0.1:{self.port}/v1"
 
     def push(self, *behaviours: dict[str, Any]) -> None:
         """Script the next requests that carry no `fake` key of their own."""
@@ -107,7 +112,7 @@ class FakeUpstream:
             app, access_log=None, handle_signals=False, handler_cancellation=True, shutdown_timeout=1
         )
         await self._runner.setup()
-        await web.SockSite(self._runner, sock).start()
+        await web.SockSite(self._runner, sock, ssl_context=self.ssl_context).start()
 
     def stop(self) -> None:
         """Stop listening: later connections are refused, as from a dead server."""
@@ -138,6 +143,7 @@ class FakeUpstream:
         body = orjson.loads(raw)
         record = Received(request.path, dict(request.headers), body)
         record.raw = raw
+        record.peer = request.transport.get_extra_info("peername") if request.transport is not None else None
         self.received.append(record)
         behaviour = body.get("fake")
         if behaviour is None:
