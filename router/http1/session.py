@@ -15,7 +15,7 @@ from urllib.parse import quote, unquote, urlsplit
 from router.http1.connection import Connection
 from router.http1.dial import Dial
 from router.http1.response import Response
-from router.transport.errors import TransportError
+from router.transport.errors import ConnectFailed, TransportError
 from router.transport.proxy import Proxy
 from router.transport.types import Request, Sent
 
@@ -93,7 +93,14 @@ class Http1Session:
     async def send(self, request: Request) -> Response:
         """Send; return once the answer's head is here (its body is read from the response).
         A redirect is never followed."""
-        return await self._request(request.method, request.url, request.body, request.headers, request.sent)
+        response = await self._request(request.method, request.url, request.body, request.headers, request.sent)
+        if response.status == 407 and self._dial.proxy is not None:
+            # The proxy's own refusal, not the upstream's answer: said as a connection not made.
+            response.close()
+            raise ConnectFailed(
+                f"the proxy {self._dial.proxy.shown} refused the request: HTTP 407 (check its credentials)"
+            )
+        return response
 
     async def post(
         self,

@@ -11,8 +11,8 @@ for it and its socket has no byte or end of stream waiting. tests/transport_suit
 transports to the same hostile upstream.
 
 aiohttp's own errors never leave this module: each becomes the seam's (router/transport/errors.py).
-A proxy goes with each request (`proxy`, its credentials apart as `proxy_auth`, so aiohttp never
-holds them in a URL it could quote); the environment is not read here (`trust_env` stays off:
+A proxy goes with each request (`proxy`, its credentials apart as a Proxy-Authorization header,
+so aiohttp never holds them in a URL it could quote); the environment is not read here (`trust_env` stays off:
 router/transport/proxy.py decides, the same for both transports).
 """
 
@@ -158,8 +158,11 @@ class AiohttpTransport:
         self._via: dict[str, Any] = {}
         if proxy is not None:
             self._via["proxy"] = proxy.shown
-            if proxy.login or proxy.password:
-                self._via["proxy_auth"] = aiohttp.BasicAuth(proxy.login, proxy.password)
+            if proxy.authorization is not None:
+                # aiohttp sends `proxy_headers` with CONNECT only: a plain-HTTP request through
+                # the proxy carries the header itself (`_call`).
+                self._via["proxy_headers"] = {"Proxy-Authorization": proxy.authorization}
+        self._authorization = proxy.authorization if proxy is not None else None
 
     async def send(self, request: Request) -> AiohttpResponse:
         try:
@@ -171,17 +174,24 @@ class AiohttpTransport:
             raise self._said(exc) from exc
         except TimeoutError as exc:  # aiohttp's connect timeout (sock_connect)
             raise ConnectFailed(f"no connection {self._where()}within {self._connect_timeout:g} s") from exc
+        if response.status == 407 and self._proxy is not None:
+            # The proxy's own refusal (plain HTTP through it), not the upstream's answer.
+            response.close()
+            raise ConnectFailed(f"the proxy {self._proxy} refused the request: HTTP 407 (check its credentials)")
         return AiohttpResponse(response)
 
     async def close(self) -> None:
         await self._session.close()
 
     def _call(self, request: Request) -> Any:
+        headers = request.headers
+        if self._authorization is not None and request.url.startswith("http://"):
+            headers = {**headers, "Proxy-Authorization": self._authorization}
         return self._session.request(
             request.method,
             request.url,
             data=request.body or None,
-            headers=request.headers,
+            headers=headers,
             allow_redirects=False,
             **self._via,
         )
@@ -213,7 +223,7 @@ class AiohttpTransport:
         if isinstance(exc, aiohttp.ConnectionTimeoutError):
             return ConnectFailed(f"no connection {self._where()}within {self._connect_timeout:g} s")
         if isinstance(exc, aiohttp.ClientHttpProxyError):
-            return ConnectFailed(f"the proxy {self._proxy} refused the request: HTTP {exc.status} {exc.message}")
+            return ConnectFailed(f"the proxy {self._proxy} refused the tunnel: HTTP {exc.status} {exc.message}")
         if isinstance(exc, aiohttp.ClientProxyConnectionError):
             return ConnectFailed(f"cannot connect to the proxy {self._proxy}: {exc.os_error}", exc.os_error)
         if isinstance(exc, aiohttp.ClientConnectorError):
