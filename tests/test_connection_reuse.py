@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from router.config.upstream import Timeouts
-from router.http1 import Http1Session
 from router.transport import Request as TRequest
 from router.transport import Response, Transport, TransportError
+from router.transport.http1 import Http1Session
 from tests import test_http1
 from tests.test_http1 import ByteServer, Request, answer, raw
 from tests.transport_suite.transports import TRANSPORTS, made

@@ -13,9 +13,9 @@ from pydantic import ValidationError
 
 from router.config.base import ConfigError
 from router.config.upstream import UpstreamSettings
-from router.http1 import Http1Session
 from router.transport.aiohttp_transport import AiohttpTransport
 from router.transport.choose import egress_for, transport_for
+from router.transport.http1 import Http1Session
 from router.transport.proxy import Proxy, bypassed, is_loopback, proxy_for
 
 PROXY = "http://10.1.2.3:3128"

@@ -1,4 +1,4 @@
-"""The lean HTTP/1.1 client (router/http1.py) against a real TCP server on 127.0.0.1 whose
+"""The lean HTTP/1.1 client (router/transport/http1/) against a real TCP server on 127.0.0.1 whose
 answers are scripted bytes: framings, compression, broken and hostile answers, the pool's
 bound, reuse, the stale keep-alive retry, cancellation and read back-pressure."""
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from router.http1 import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Http1Session, Response
 from router.transport import ConnectFailed, TransportError
+from router.transport.http1 import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Http1Session, Response
 
 # What a script gets: the connection's two ends, and the request as received (head and body).
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter, "Request"], Awaitable[bool]]  # True: keep it
@@ -424,7 +424,7 @@ async def test_calls_leave_no_cyclic_garbage(server: ByteServer) -> None:
         left = [
             type(o).__name__
             for o in gc.garbage
-            if type(o).__module__.startswith("router.http1") or "Parser" in type(o).__name__
+            if type(o).__module__.startswith("router.transport.http1") or "Parser" in type(o).__name__
         ]
     finally:
         gc.set_debug(0)

@@ -10,8 +10,8 @@ import time
 import pytest
 
 from router.config.limits import LimitSettings
-from router.http1 import Http1Session
 from router.stream_source import StreamSource
+from router.transport.http1 import Http1Session
 from tests import test_http1
 from tests.test_http1 import ByteServer, Script
 

@@ -26,7 +26,7 @@ step's request to the next's), which other processes on a shared machine barely 
 DIR`) on the same core, each run through one gateway and then the other, so that both meet the
 same load on a shared, noisy machine: compare the two tables, not figures from different runs.
 
-Beside the edge route runs the floor (`--no-floor` leaves it out): a bare uvicorn + router/http1.py
+Beside the edge route runs the floor (`--no-floor` leaves it out): a bare uvicorn + router/transport/http1/
 pass-through on the same core (benchmarks/longrun/floor.py), what the stack itself adds to a
 step of that size before the gateway does anything.
 """

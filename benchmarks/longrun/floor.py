@@ -1,6 +1,6 @@
 """The floor: a bare pass-through on the gateway's own stack, with none of the gateway's work.
 
-uvicorn (httptools, uvloop) reads the body, the gateway's HTTP/1.1 client (router/http1.py, as
+uvicorn (httptools, uvloop) reads the body, the gateway's HTTP/1.1 client (router/transport/http1/, as
 for any plain-HTTP upstream) sends it to the upstream, and the answer's bytes go back: no
 parsing, no trajectory, no privacy, no ledger; malloc tuned as the gateway's process is
 (router/runtime.py). What it adds over a direct call is what any gateway on this stack adds
@@ -17,8 +17,8 @@ from typing import Any
 
 import uvicorn
 
-from router.http1 import Http1Session
 from router.runtime import tune_malloc
+from router.transport.http1 import Http1Session
 
 ANSWER_HEADERS = [(b"content-type", b"application/json")]
 

@@ -5,7 +5,7 @@ Modules: `types` and `errors` (the seam, plain), `choose` (which transport an up
 by scheme, or its `client` setting), `proxy` (egress proxies from the environment or the
 upstream's `proxy`), `tls` (the trust an https upstream is verified with),
 `aiohttp_transport` (aiohttp behind the seam), `mock` (a scripted transport for tests, no
-sockets). The built-in HTTP/1.1 client is router/http1.
+sockets). The built-in HTTP/1.1 client is router/transport/http1.
 """
 
 from router.transport.errors import ConnectFailed, InvalidAnswer, TransportError

@@ -29,9 +29,9 @@ from aiohttp.client_proto import ResponseHandler
 from aiohttp.http import RawResponseMessage
 from aiohttp.streams import StreamReader
 
-from router.http1.connection import has_pending_input
-from router.http1.response import BODILESS
 from router.transport.errors import ConnectFailed, InvalidAnswer, TransportError
+from router.transport.http1.connection import has_pending_input
+from router.transport.http1.response import BODILESS
 from router.transport.proxy import Proxy
 from router.transport.tls import untrusted
 from router.transport.types import Request

@@ -1,5 +1,5 @@
 """Which transport an upstream is called with, and how it leaves the gateway (its `Egress`):
-the built-in HTTP/1.1 client (router/http1) for http:// upstreams and aiohttp for https:// ones
+the built-in HTTP/1.1 client (router/transport/http1) for http:// upstreams and aiohttp for https:// ones
 by default (`client: auto`), or the one its `client` setting names; through the proxy its
 `proxy` setting and the environment give (router/transport/proxy.py); an https upstream verified
 against its `ca_file` or the system's trust store (router/transport/tls.py).
@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from router.config.base import ConfigError
-from router.http1 import Http1Session
 from router.transport.aiohttp_transport import AiohttpTransport
+from router.transport.http1 import Http1Session
 from router.transport.proxy import Proxy, proxy_for
 from router.transport.tls import tls_context
 from router.transport.types import Transport

@@ -2,7 +2,7 @@
 back a `Response` once the answer's head is there; its body is read as it arrives.
 
 Every upstream call goes through one `Transport` (router/transport/choose.py picks which per
-upstream): the gateway's own HTTP/1.1 client (router/http1), aiohttp
+upstream): the gateway's own HTTP/1.1 client (router/transport/http1), aiohttp
 (router/transport/aiohttp_transport.py) or, in tests, a scripted one (router/transport/mock.py).
 Each raises only the errors of router/transport/errors.py.
 """

@@ -11,8 +11,8 @@ import ssl
 from collections.abc import Callable
 from pathlib import Path
 
-from router.http1.connection import Connection
 from router.transport.errors import ConnectFailed
+from router.transport.http1.connection import Connection
 from router.transport.proxy import Proxy
 from router.transport.tls import untrusted
 

@@ -12,10 +12,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
-from router.http1.connection import Connection
-from router.http1.dial import Dial
-from router.http1.response import Response
 from router.transport.errors import ConnectFailed, TransportError
+from router.transport.http1.connection import Connection
+from router.transport.http1.dial import Dial
+from router.transport.http1.response import Response
 from router.transport.proxy import Proxy
 from router.transport.types import Request, Sent
 

@@ -17,7 +17,7 @@ import httptools
 from router.transport.errors import InvalidAnswer, TransportError
 
 if TYPE_CHECKING:
-    from router.http1.connection import Connection
+    from router.transport.http1.connection import Connection
 
 # The answer's head (status line and headers) is refused past this: a broken or hostile
 # upstream must not grow the gateway's memory with an endless head.

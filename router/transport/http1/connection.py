@@ -29,7 +29,7 @@ def has_pending_input(fileno: int) -> bool:
 
 
 class Response(Protocol):
-    """What a connection hands the answer it is receiving (router/http1/response.py's
+    """What a connection hands the answer it is receiving (router/transport/http1/response.py's
     `Response`, which drives the connection)."""
 
     received: bool

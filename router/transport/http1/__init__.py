@@ -12,7 +12,7 @@ the connection could not be made (`ConnectFailed`), the upstream's bytes are not
 (`InvalidAnswer`), or it broke (`TransportError`).
 
 A connection carries a second request only after a clean, complete, valid answer, and only if it
-is still quiet when taken from the pool (router/http1/connection.py says what counts): the
+is still quiet when taken from the pool (router/transport/http1/connection.py says what counts): the
 bytes one request reads are never another's.
 
 `Http1Session` is a `router.transport.Transport` (`send`), and its `Response` the seam's
@@ -24,8 +24,8 @@ verdict and idle check), `dial` (opening one: straight, through a proxy, TLS), `
 pool and the requests).
 """
 
-from router.http1.response import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Headers, Response
-from router.http1.session import Http1Session
+from router.transport.http1.response import HIGH_WATER, INFLATE_PIECE, MAX_HEAD_BYTES, Headers, Response
+from router.transport.http1.session import Http1Session
 
 __all__ = [
     "HIGH_WATER",
