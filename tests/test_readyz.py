@@ -147,8 +147,10 @@ def test_scrapes_keep_the_readiness_gauges_current_without_a_readyz_caller(
 
         def gauge() -> str:
             text = client.get(f"{server.url}/metrics").text
+            # "" until the first scrape has set it (the series appears then).
             return next(
-                line for line in text.splitlines() if line.startswith('tandem_upstream_reachable{upstream="cloud"}')
+                (line for line in text.splitlines() if line.startswith('tandem_upstream_reachable{upstream="cloud"}')),
+                "",
             )
 
         assert wait_until(lambda: gauge().endswith(" 1.0"))
