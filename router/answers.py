@@ -1,5 +1,6 @@
-"""Ending a step: the result the client gets (relayed plain or streamed, an inner call's
-prepared answer, a failure) and the step's one record: cost, counterfactual, metrics, audit."""
+"""Ending a step (the record stage, router/chain/record.py): the result the client gets
+(relayed plain or streamed, an inner call's prepared answer, a failure) and the step's one
+record: cost, counterfactual, metrics, audit."""
 
 from __future__ import annotations
 
@@ -26,7 +27,6 @@ from router.ledger import (
 from router.metrics import Metrics
 from router.policies.base import PreparedAnswer, Target
 from router.privacy.at_rest import audit_content, kept_text
-from router.privacy.redact import StreamRestorer
 from router.protocol.chat import answer_of, completion_to_sse
 from router.protocol.text import first_message
 from router.protocol.upstream_error import read_error
@@ -150,15 +150,12 @@ class Answers:
         message: dict[str, Any] = {}
         parsed: dict[str, Any] = {}
         if reply.status < 300:
-            parsed = reply.answer if reply.answer is not None else orjson.loads(body)
-            restoring = target == "cloud" and step.privacy.redacted
-            # What the cloud said, before the gateway puts the originals back (restoring edits
-            # the answer in place): the audit keeps placeholders.
-            said = answer_of(parsed) if restoring and self.audit.wants_content else None
-            if restoring:
-                # The cloud's answer with our placeholders put back (the agent gets the real values).
-                parsed = step.privacy.redactor().restore_answer(parsed)
-                body = orjson.dumps(parsed)
+            restored = step.restored  # the restore stage's: the originals put back, and what the cloud said
+            if restored is not None:
+                parsed, body, said = restored.parsed, restored.body, restored.said
+            else:
+                parsed = reply.answer if reply.answer is not None else orjson.loads(body)
+                said = None
             answer = answer_of(parsed)
             message = first_message(parsed)
             self._answered(step, record, message)
@@ -229,7 +226,6 @@ class Answers:
                 on_end(StreamOutcome(usage=Usage(prompt_bytes // 4, 0, 0, source="estimated"), cancelled=True))
 
         source = reply.stream
-        restorer = StreamRestorer(step.privacy.redactor()) if target == "cloud" and step.privacy.redacted else None
         chunks = relay(
             reply.stream,
             upstream=target,
@@ -241,7 +237,7 @@ class Answers:
             # key is kept up to date as the text goes by (the text itself is not held).
             keyed=step.identity.stitch_key is not None,
             calls=True,  # a sub-agent's start is read from them (router/trajectory/children.py)
-            restorer=restorer,
+            restorer=step.restorer,  # the restore stage's, where the cloud got placeholders
             streams=self.streams,
             # During a store outage with the journal on disk, the record is there before [DONE].
             kept=lambda: self.tracker.kept(step.ticket),

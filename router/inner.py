@@ -43,6 +43,11 @@ class InnerCalls:
         self._privacy = privacy
         self.made: list[InnerCall] = []
 
+    def judge(self, verdicts: tuple[tuple[int, str], ...]) -> None:
+        """Write a strategy's verdicts on its calls, (index, status), into the step's ledger."""
+        for index, status in verdicts:
+            self.made[index].status = status
+
     def send_edge_to(self, upstream: Upstream) -> None:
         """Send this step's inner edge calls to one replica of the edge pool (the step's home,
         where the same prefix is cached)."""

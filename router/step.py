@@ -1,18 +1,29 @@
-"""The step in hand, as the pipeline and the answer writers share it."""
+"""The step in hand, as the chain's stages share it (router/chain/).
+
+`StepInputs` is what the step began with and no stage changes (frozen); `Step` adds each
+stage's output, in the chain's order: the privacy stage (`privacy`), the decision, the
+shaped request the cloud got, the forward's outcome, what the restore stage put back, and
+the record's place. A stage writes only its own fields; the ones after it read them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from router.config.routes import RouteBase
 from router.edge_pool import Lease, Placement
 from router.inner import InnerCalls
-from router.policies.base import Decision, Policy, Target
+from router.policies.base import Decision, Policy, PreparedAnswer, Target
 from router.privacy.guard import PrivacyGuard
+from router.protocol.chat import Answer as ChatAnswer
 from router.protocol.chat import ChatRequest
-from router.result import Facts
+from router.result import Facts, StepResult
 from router.trajectory.tracker import StepIdentity
+
+if TYPE_CHECKING:
+    from router.privacy.redact import StreamRestorer
+    from router.upstream import UpstreamFailure, UpstreamReply
 
 
 @dataclass(slots=True)
@@ -22,18 +33,66 @@ class Route:
     policy: Policy
 
 
-@dataclass(slots=True)
-class Step:
-    """What the pipeline knows of the step in hand."""
+@dataclass(frozen=True, slots=True)
+class StepInputs:
+    """What the step began with: the request, its route and identity, the target a header
+    forces (None: the strategy decides), when it started (perf counter, wall clock)."""
 
     route: Route
     request: ChatRequest
     identity: StepIdentity
-    decision: Decision
+    forced: Target | None
     started: float
     started_at: float
+
+
+@dataclass(slots=True)
+class Replied:
+    """The forward stage's outcome: `target` answered (`fallback`: on the failover attempt)."""
+
+    target: Target
+    fallback: bool
+    reply: UpstreamReply
+    prompt_bytes: int
+
+
+@dataclass(slots=True)
+class Unanswered:
+    """The forward stage's outcome: no target answered; the last tried and every failure."""
+
+    target: Target
+    fallback: bool
+    failures: list[UpstreamFailure]
+
+
+@dataclass(slots=True)
+class Prepared:
+    """The decide stage's outcome: the strategy's inner call already holds the answer."""
+
+    answer: PreparedAnswer
+
+
+Outcome = Replied | Unanswered | Prepared
+
+
+@dataclass(slots=True)
+class Restored:
+    """The restore stage's output for a whole answer: the answer with the originals back (and
+    its bytes), and what the cloud said before (for the content audit, None when not kept)."""
+
+    parsed: dict[str, Any]
+    body: bytes
+    said: ChatAnswer | None
+
+
+@dataclass(slots=True)
+class Step:
+    """What the chain knows of the step in hand: its frozen inputs, then each stage's output."""
+
+    inputs: StepInputs
     calls: InnerCalls
-    privacy: PrivacyGuard
+    privacy: PrivacyGuard  # the privacy stage's guard, opened with the step
+    decision: Decision  # the decide stage's (UNDECIDED before it)
     # Privacy, a constraint or a header asking for the edge forbids the cloud: no failover to it.
     cloud_forbidden: bool = False
     sent_to_cloud: list[dict[str, Any]] | None = None  # the messages the cloud received
@@ -49,22 +108,46 @@ class Step:
     # in-flight count it holds on one until its streamed answer ends.
     placement: Placement | None = None
     lease: Lease | None = None
+    outcome: Outcome | None = None  # the decide or the forward stage's
+    restored: Restored | None = None  # the restore stage's, for a whole answer the cloud redacted
+    restorer: StreamRestorer | None = None  # the restore stage's, for such a stream
+    result: StepResult | None = None  # the record stage's
     recorded: bool = False  # the answer writer has taken the step's one record
     ticket: int = 0  # the record's place in the recorder's queue (`Tracker.kept`)
 
     @property
+    def route(self) -> Route:
+        return self.inputs.route
+
+    @property
+    def request(self) -> ChatRequest:
+        return self.inputs.request
+
+    @property
+    def identity(self) -> StepIdentity:
+        return self.inputs.identity
+
+    @property
+    def started(self) -> float:
+        return self.inputs.started
+
+    @property
+    def started_at(self) -> float:
+        return self.inputs.started_at
+
+    @property
     def trajectory_id(self) -> str:
-        return self.identity.trajectory_id
+        return self.inputs.identity.trajectory_id
 
     def facts(self, target: Target, fallback: bool) -> Facts:
         decision = self.decision
         return Facts(
             target,
-            self.route.name,
+            self.inputs.route.name,
             decision.reason.value,
             self.trajectory_id,
-            self.identity.step,
+            self.inputs.identity.step,
             decision.score,
             fallback,
-            self.identity.stitch,
+            self.inputs.identity.stitch,
         )

@@ -7,7 +7,7 @@ from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.disconnect import ClientWatch
-from router.api.http import chat_response, failure_response
+from router.api.http import chat_response
 from router.engine import Engine
 from router.errors import GatewayError
 from router.result import StepMeta
@@ -51,12 +51,8 @@ def _too_large(size: int, limit: int) -> GatewayError:
 async def chat_completions(request: Request) -> Response:
     engine: Engine = request.app.state.engine
     namespace = client_namespace(request)
-    body = await read_body(request, engine.settings.max_body_bytes)
-    try:
-        chat = engine.parser.parse(body, namespace)
-    except GatewayError as exc:
-        return failure_response(engine.refused(exc))
+    body = await read_body(request, engine.max_body_bytes)
     watch = ClientWatch(request.receive)
     meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
-    result = await watch.answer(engine.run(chat, meta))
+    result = await watch.answer(engine.chat(body, meta))
     return result if isinstance(result, Response) else chat_response(result)

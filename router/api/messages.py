@@ -52,7 +52,7 @@ async def count_tokens(request: Request) -> Response:
     engine: Engine = request.app.state.engine
     try:
         client_namespace(request)
-        raw = await read_body(request, engine.settings.max_body_bytes)
+        raw = await read_body(request, engine.max_body_bytes)
         body = parsed(raw, engine.max_json_depth)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")

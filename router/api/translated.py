@@ -66,20 +66,17 @@ async def serve(request: Request, surface: Surface) -> Response:
     chat: dict[str, Any] | None = None
     try:
         namespace = client_namespace(request)
-        raw = await read_body(request, engine.settings.max_body_bytes)
-        try:
-            # Parsed from the trajectory's last body where it extends it (new turns only).
-            translated = engine.parser.translated(surface.spec).parse(raw, namespace)
-            chat, step = translated.chat, translated.request
-        except GatewayError as exc:
-            # Refused before it became a step, as the chat path counts its own refusals.
-            failure = engine.refused(exc)
-            return _error(failure.status, failure.error, surface, chat, failure.headers)
+        raw = await read_body(request, engine.max_body_bytes)
         watch = ClientWatch(request.receive)
         meta = StepMeta(request.headers, namespace, request.path_params.get("session"), watch.start)
-        result = await watch.answer(engine.run(step, meta))
+        translated = await watch.answer(engine.translated(surface.spec, raw, meta))
     except GatewayError as exc:
         return _error(exc.status, exc.error(), surface, chat, exc.headers)
-    if isinstance(result, Response):
-        return result  # the client left
+    if isinstance(translated, Response):
+        return translated  # the client left
+    chat, step, result = translated.chat, translated.request, translated.result
+    if chat is None or step is None:
+        # Refused before it became a step.
+        assert isinstance(result, Failure)
+        return _error(result.status, result.error, surface, None, result.headers)
     return _answer(result, surface, chat, step)

@@ -46,6 +46,9 @@ class Decision:
     patch: dict[str, Any] | None = None
     # The judge's feature vector, kept in the step record when the route asks (for retraining).
     features: list[float] | None = None
+    # The strategy's verdicts on its inner calls, (index in the step's calls, status) such as
+    # "invalid: …": the decide stage writes them into the step's ledger (a strategy only reads it).
+    verdicts: tuple[tuple[int, str], ...] = ()
 
 
 class StepView(Protocol):

@@ -50,9 +50,9 @@ class EntropyPolicy:
             return Decision(target=settings.fallback, reason=Reason.INNER_FAILED)
         logprobs = first_token_logprobs(answer)
         if logprobs is None:
-            step.calls.made[-1].status = "no_logprobs"
             count_failure(step, "probe_unreadable")
-            return Decision(target=settings.fallback, reason=Reason.INNER_FAILED)
+            verdict = (len(step.calls.made) - 1, "no_logprobs")
+            return Decision(target=settings.fallback, reason=Reason.INNER_FAILED, verdicts=(verdict,))
         entropy = top_entropy(logprobs)
         target: Target = "cloud" if entropy > settings.threshold else "edge"
         return Decision(target=target, reason=Reason.ENTROPY, score=round(entropy, 4))

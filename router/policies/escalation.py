@@ -90,8 +90,8 @@ class EscalationPolicy:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         problem = invalid_tool_call(answer, step.request.raw.get("tools"))
         if problem is not None:
-            step.calls.made[index].status = f"invalid: {problem}"
-            return Decision(target="cloud", reason=Reason.INVALID_TOOL_CALL)
+            verdict = (index, f"invalid: {problem}")
+            return Decision(target="cloud", reason=Reason.INVALID_TOOL_CALL, verdicts=(verdict,))
         return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
 
 

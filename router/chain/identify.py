@@ -1,0 +1,95 @@
+"""The identify stage: which route the request names, which trajectory and step it is (the
+tracker counts it, and holds its key's cloud dollars), the target a header forces, the step's
+privacy guard opened; then, with an edge pool, the step's home replica."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from router.aliases import aliased_route
+from router.edge_forward import place_step
+from router.errors import GatewayError
+from router.inner import InnerCalls
+from router.policies.base import Decision, Reason, Target
+from router.protocol.chat import ChatRequest
+from router.result import Failure, StepMeta
+from router.step import Route, Step, StepInputs
+
+from .stage import Parts, Stage
+
+TARGET_HEADER = "x-tandem-target"
+# A step's decision until its strategy (or the header) has made one.
+UNDECIDED = Decision(target="edge", reason=Reason.UNDECIDED)
+
+
+class Identify(Stage):
+    name = "identify"
+
+    def __init__(self, parts: Parts) -> None:
+        self._settings = parts.settings
+        self._routes = parts.routes
+        self._tracker = parts.tracker
+        self._upstreams = parts.upstreams
+        self._metrics = parts.metrics
+        self._privacy = parts.privacy
+        self._pool = parts.edge_pool
+
+    def route_for(self, model: str) -> Route:
+        route = self._routes.get(model) or aliased_route(self._routes, self._settings.model_aliases, model)
+        if route is None and self._settings.unknown_model_route is not None:
+            route = self._routes[self._settings.unknown_model_route]
+        if route is None:
+            names = ", ".join(sorted(self._routes))
+            raise GatewayError(
+                404,
+                f"The model '{model}' does not exist on this gateway; the models are: {names}",
+                code="model_not_found",
+                param="model",
+            )
+        return route
+
+    def refused(self, error: GatewayError) -> Failure:
+        """A request refused before it became a step (unreadable, unknown model, bad header)."""
+        self._metrics.bad_requests.labels(error.code or "invalid_request").inc()
+        return Failure.of(error)
+
+    async def open(self, request: ChatRequest, meta: StepMeta, started: float, started_at: float) -> Step | Failure:
+        """The step, counted; or why the request did not become one."""
+        try:
+            route = self.route_for(request.model)
+            forced = self._forced_target(meta.headers)
+        except GatewayError as exc:
+            return self.refused(exc)
+        try:
+            identity = await self._tracker.begin(request, meta.headers, meta.session, meta.namespace, route.name)
+        except GatewayError as exc:  # the store refuses steps, or the client is over its limits
+            return Failure.of(exc)
+        settings = route.settings
+        guard = self._privacy.guard(
+            route.name,
+            settings.privacy,
+            frozenset(settings.privacy_detect),
+            identity.trajectory_id,
+            identity.trajectory,
+        )
+        calls = InnerCalls(self._upstreams, guard, self._metrics, identity.trajectory_id)
+        inputs = StepInputs(route, request, identity, forced, started, started_at)
+        return Step(inputs, calls, guard, UNDECIDED)
+
+    async def request(self, step: Step) -> None:
+        """With an edge pool: the step's replicas, its home first (its inner edge calls go there)."""
+        if self._pool is not None:
+            step.placement = await place_step(self._pool, step.identity, self._tracker.store, self._metrics)
+            step.calls.send_edge_to(step.placement.replicas[0].upstream)
+
+    def _forced_target(self, headers: Mapping[str, str]) -> Target | None:
+        value = headers.get(TARGET_HEADER)
+        if value is None or not self._settings.allow_target_header:
+            return None
+        if value == "edge":
+            return "edge"
+        if value == "cloud":
+            return "cloud"
+        raise GatewayError(
+            400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
+        )
