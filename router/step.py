@@ -115,39 +115,29 @@ class Step:
     recorded: bool = False  # the answer writer has taken the step's one record
     ticket: int = 0  # the record's place in the recorder's queue (`Tracker.kept`)
 
-    @property
-    def route(self) -> Route:
-        return self.inputs.route
+    # The inputs' parts the stages read most, as plain fields (copied once: no property calls).
+    route: Route = field(init=False)
+    request: ChatRequest = field(init=False)
+    identity: StepIdentity = field(init=False)
+    trajectory_id: str = field(init=False)
+    started: float = field(init=False)
+    started_at: float = field(init=False)
 
-    @property
-    def request(self) -> ChatRequest:
-        return self.inputs.request
-
-    @property
-    def identity(self) -> StepIdentity:
-        return self.inputs.identity
-
-    @property
-    def started(self) -> float:
-        return self.inputs.started
-
-    @property
-    def started_at(self) -> float:
-        return self.inputs.started_at
-
-    @property
-    def trajectory_id(self) -> str:
-        return self.inputs.identity.trajectory_id
+    def __post_init__(self) -> None:
+        inputs = self.inputs
+        self.route, self.request, self.identity = inputs.route, inputs.request, inputs.identity
+        self.trajectory_id = inputs.identity.trajectory_id
+        self.started, self.started_at = inputs.started, inputs.started_at
 
     def facts(self, target: Target, fallback: bool) -> Facts:
         decision = self.decision
         return Facts(
             target,
-            self.inputs.route.name,
+            self.route.name,
             decision.reason.value,
             self.trajectory_id,
-            self.inputs.identity.step,
+            self.identity.step,
             decision.score,
             fallback,
-            self.inputs.identity.stitch,
+            self.identity.stitch,
         )

@@ -1,13 +1,12 @@
 """The identify stage: which route the request names, which trajectory and step it is (the
 tracker counts it, and holds its key's cloud dollars), the target a header forces, the step's
-privacy guard opened; then, with an edge pool, the step's home replica."""
+privacy guard opened. It opens the step: the chain's other stages work on what it returns."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from router.aliases import aliased_route
-from router.edge_forward import place_step
 from router.errors import GatewayError
 from router.inner import InnerCalls
 from router.policies.base import Decision, Reason, Target
@@ -32,7 +31,6 @@ class Identify(Stage):
         self._upstreams = parts.upstreams
         self._metrics = parts.metrics
         self._privacy = parts.privacy
-        self._pool = parts.edge_pool
 
     def route_for(self, model: str) -> Route:
         route = self._routes.get(model) or aliased_route(self._routes, self._settings.model_aliases, model)
@@ -75,12 +73,6 @@ class Identify(Stage):
         calls = InnerCalls(self._upstreams, guard, self._metrics, identity.trajectory_id)
         inputs = StepInputs(route, request, identity, forced, started, started_at)
         return Step(inputs, calls, guard, UNDECIDED)
-
-    async def request(self, step: Step) -> None:
-        """With an edge pool: the step's replicas, its home first (its inner edge calls go there)."""
-        if self._pool is not None:
-            step.placement = await place_step(self._pool, step.identity, self._tracker.store, self._metrics)
-            step.calls.send_edge_to(step.placement.replicas[0].upstream)
 
     def _forced_target(self, headers: Mapping[str, str]) -> Target | None:
         value = headers.get(TARGET_HEADER)
