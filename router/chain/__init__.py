@@ -24,9 +24,10 @@ from .stage import Parts, Stage
 STAGES: tuple[type[Stage], ...] = (Identify, Scan, Decide, Context, Redact, Forward, Restore, Record)
 
 
-def build_chain(parts: Parts, times: StageTimes | None = None, stages: tuple[type[Stage], ...] = STAGES) -> Chain:
-    """The chain of `stages` (the gateway's by default), each built from `parts`."""
-    return Chain([stage(parts) for stage in stages], times)
+def build_chain(parts: Parts, times: StageTimes | None = None) -> Chain:
+    """The chain of `STAGES` as this module holds it when the engine is built, each stage
+    built from `parts`."""
+    return Chain([stage(parts) for stage in STAGES], times)
 
 
 __all__ = ["STAGES", "Chain", "Parts", "Stage", "StageTimes", "build_chain"]
