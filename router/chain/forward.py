@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from router.config.privacy import redacts
 from router.edge_forward import send_pooled
@@ -15,10 +15,7 @@ from router.policies.base import Target, other_target
 from router.step import Replied, Step, Unanswered
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
-from .stage import Parts, Stage
-
-if TYPE_CHECKING:
-    from router.chain.run import Chain
+from .stage import Parts, Shaper, Stage
 
 log = logging.getLogger("tandem")
 
@@ -38,9 +35,9 @@ class Forward(Stage):
         self._metrics = parts.metrics
         self._tracker = parts.tracker
         self._pool = parts.edge_pool
-        self._chain: Chain | None = None
+        self._chain: Shaper | None = None
 
-    def joined(self, chain: Chain) -> None:
+    def joined(self, chain: Shaper) -> None:
         self._chain = chain
 
     async def request(self, step: Step) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from router.answers import Answers
 from router.audit import AuditLog
@@ -26,8 +26,11 @@ from router.step import Route, Step
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream
 
-if TYPE_CHECKING:
-    from router.chain.run import Chain
+
+class Shaper(Protocol):
+    """What a stage sees of the chain it joined: the request as a target gets it."""
+
+    async def shape(self, step: Step, target: Target, raw: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +56,7 @@ class Stage:
     def __init__(self, parts: Parts) -> None:
         """A stage is built once per process from the shared parts."""
 
-    def joined(self, chain: Chain) -> None:
+    def joined(self, chain: Shaper) -> None:
         """Called once the chain holds every stage (the forward stage keeps it, to shape each
         attempt's request through the stages' `target` hooks)."""
 
