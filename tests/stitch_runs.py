@@ -67,6 +67,13 @@ def _rewrite(rng: random.Random, history: Messages) -> Messages:
         out = copy.deepcopy(history)
         index = rng.randrange(2, len(out) - 2)
         out[index]["content"] = f"(refreshed) {out[index].get('content') or ''} {rng.getrandbits(32)}"
+        if rng.random() < 0.5:
+            # Aider's test reflection: its own messages after the answer, each acknowledged by
+            # an "Ok." it writes itself, so the last assistant message is not the model's.
+            out += [
+                {"role": "assistant", "content": "Ok."},
+                {"role": "user", "content": "I ran this command: make test"},
+            ]
         return [*out, {"role": "user", "content": "Fix these lint errors: E501 line too long"}]
     summary = {"role": "user", "content": f"Summary of the earlier steps: {rng.getrandbits(32)}"}
     return [*history[:2], summary, *history[-2:]]  # compaction-like

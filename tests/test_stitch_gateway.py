@@ -172,6 +172,54 @@ def test_an_aider_lint_retry_rewrites_the_history_and_stays_in_its_run(
     assert (third.headers["x-tandem-trajectory"], third.headers["x-tandem-stitch"]) == (trajectory_id, "extended")
 
 
+def test_an_aider_test_reflection_after_its_own_acknowledgements_stays_in_its_run(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    """Aider 0.86.2's reflection on a failing test command (`--auto-test`), as it sends it: the
+    task without its format reminder, the model's edit, then Aider's own user messages each
+    acknowledged by an assistant "Ok." it writes itself ("I updated the files.", the files shown
+    anew, the test output), then the test output again. The history's last assistant message is
+    Aider's, not the model's: the edit before those short acknowledgements is the evidence."""
+    files = "I have *added these files to the chat* so you can go ahead and edit them.\n\nproof.txt\n```\n{}```\n"
+    reminder = "\n\nTo suggest changes to a file you MUST return the entire content of the updated file."
+    head: Messages = [
+        TASK[0],
+        {"role": "user", "content": "Change the greeting"},
+        {"role": "assistant", "content": "Ok."},
+    ]
+    edit = "Here is proof.txt with the line the task asks for.\n\nproof.txt\n```\ntandem\n```"
+    first_history = [
+        *head,
+        {"role": "user", "content": files.format("")},
+        {"role": "assistant", "content": "Ok, any changes I propose will be to those files."},
+        {"role": "user", "content": "write tandem into proof.txt" + reminder},
+    ]
+    first = _send(client, server, first_history, {"kind": "text", "text": edit + "\n"})
+    assert first.headers["x-tandem-stitch"] == "new"
+    output = "I ran this command:\n\ncat proof.txt && false\n\nAnd got this output:\n\ntandem\n"
+    reflection = [
+        *head,
+        {"role": "user", "content": "write tandem into proof.txt"},
+        {"role": "assistant", "content": edit},
+        {"role": "user", "content": "I updated the files."},
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": files.format("tandem\n")},
+        {"role": "assistant", "content": "Ok, any changes I propose will be to those files."},
+        {"role": "user", "content": output},
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": output + reminder},
+    ]
+    second = _send(client, server, reflection, {"kind": "text", "text": "done"}, stream=True)
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("rewritten", "2")
+    # Another run's edit is not evidence for this one: the same reflection with a different
+    # edit (never given to a run) starts a new trajectory.
+    stranger = [*reflection[:4], {"role": "assistant", "content": edit.replace("tandem", "other")}, *reflection[5:]]
+    third = _send(client, server, stranger, {"kind": "text", "text": "done"})
+    assert third.headers["x-tandem-trajectory"] != first.headers["x-tandem-trajectory"]
+    assert third.headers["x-tandem-stitch"] == "new"
+
+
 def test_a_compacted_history_stays_in_its_run(server: GatewayServer, client: httpx.Client) -> None:
     """A compaction (a condenser, `/compact`): the middle of the history replaced by a summary,
     the task and the last answer with its result kept."""

@@ -304,19 +304,47 @@ def message_answer_key(message: Mapping[str, Any]) -> str:
 DISTINCT_TEXT = 64
 
 
+# At most this many short assistant messages are skipped back over to find a rewrite's evidence
+# (Aider acknowledges each of its own user messages with an "Ok." it writes itself: three after
+# the model's edit in a test reflection).
+MAX_SKIPPED_ANSWERS = 8
+
+
+def _answer_keys(message: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
+    text, calls = text_of(message.get("content")), calls_of(message)
+    digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
+    keys = [digest.copy(), digest]
+    keys[0].update(_calls_form(calls, True))
+    keys[1].update(_calls_form(calls, False))
+    distinctive = any(call_id for call_id, _, _ in calls) or len(text.strip()) >= DISTINCT_TEXT
+    return (keys[0].hexdigest(), keys[1].hexdigest()), distinctive
+
+
 def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool] | None:
     """The keys the last assistant message of a history may have been delivered under (with its
     tool-call ids, and without them for an answer whose calls had none), and whether it is
     distinctive (`DISTINCT_TEXT`); None when the history has no assistant message."""
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            text, calls = text_of(message.get("content")), calls_of(message)
-            digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
-            keys = [digest.copy(), digest]
-            keys[0].update(_calls_form(calls, True))
-            keys[1].update(_calls_form(calls, False))
-            distinctive = any(call_id for call_id, _, _ in calls) or len(text.strip()) >= DISTINCT_TEXT
-            return (keys[0].hexdigest(), keys[1].hexdigest()), distinctive
+            return _answer_keys(message)
+    return None
+
+
+def rewrite_evidence(messages: list[dict[str, Any]]) -> tuple[str, ...] | None:
+    """The keys of a history's last distinctive assistant message: the answer a rewritten
+    history must have been given by its run. Short assistant messages after it are skipped
+    (`MAX_SKIPPED_ANSWERS` at most): any run may say them, and a client may write them itself
+    (Aider's "Ok."); None when there is no distinctive one among them."""
+    skipped = 0
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            continue
+        keys, distinctive = _answer_keys(message)
+        if distinctive:
+            return keys
+        skipped += 1
+        if skipped > MAX_SKIPPED_ANSWERS:
+            return None
     return None
 
 

@@ -15,10 +15,12 @@ within their namespace (the client key) and their client scope (`user`, `metadat
 - a history that extends no answered one continues no run, except: its last answer is still in
   flight (its note not yet written, the request with that history is) or it is a rewrite;
 - a rewrite ("rewritten": Aider's reflections and lint retries, a condenser, a compaction) joins
-  a run when its history keeps the run's first message (system prompt) and its last assistant
-  message is an answer that run was given, and that answer is distinctive (a tool call, whose
-  ids are random, or `identify.DISTINCT_TEXT` characters of text): a short answer any run
-  could give ("Ok.") is no evidence, and such a history starts a new trajectory.
+  a run when its history keeps the run's first message (system prompt) and its last
+  distinctive assistant message is an answer that run was given (a tool call, whose ids are
+  random, or `identify.DISTINCT_TEXT` characters of text): a short answer any run could give
+  ("Ok.", which Aider also writes itself after its own messages) is no evidence and is skipped
+  back over (`identify.MAX_SKIPPED_ANSWERS` at most); a history with no such answer starts a new
+  trajectory.
 
 Kept in the trajectory store's stitching map (so replicas sharing Redis share it):
   b:<history key>  "<trajectory id> flight|delivered|failed"  the last request with that history
@@ -200,11 +202,13 @@ class Stitcher:
         if previous is not None and resent is not None:
             found, seen = await self._claim(previous, resent[0], exclude)
             decision = EXTENDED
-        if found is None and not seen and resent is not None and resent[1]:
+        if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
             # rewrite: one that was sent and continues no answered run is another run.
-            found = await self._rewritten(anchor, resent[0], exclude)
-            decision = REWRITTEN
+            evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages)
+            if evidence is not None:
+                found = await self._rewritten(anchor, evidence, exclude)
+                decision = REWRITTEN
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         await self._store.stitch_remember("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text())

@@ -25,8 +25,9 @@ T = TypeVar("T")
 
 
 class RunScript:
-    """`answer(run, turn)`: the behaviour for a run's turn (its count of assistant messages in
-    the request), tagged with the run through its text, tool-call id or arguments."""
+    """`answer(run, turn)`: the behaviour for a run's turn (how many of the request's assistant
+    messages are this script's answers: a client's own, such as Aider's "Ok." after the files it
+    shows, do not count), tagged with the run through its text, tool-call id or arguments."""
 
     def __init__(self, answer: Callable[[int, int], dict[str, Any]]) -> None:
         self.answer = answer
@@ -40,7 +41,7 @@ class RunScript:
             run = self.started
         else:
             run = int(found.group(1))
-        turn = sum(1 for m in history if m.get("role") == "assistant")
+        turn = sum(1 for m in history if m.get("role") == "assistant" and TAG.search(orjson.dumps(m)))
         return {**self.answer(run, turn), "completion_tokens": 1000 * run + turn}
 
 
