@@ -3,8 +3,9 @@ reasons its strategy gives and the targets each can end on (the other one too wh
 fails over), the constraint and privacy reasons its settings make possible, the inner calls its
 strategy and context setting make, what its privacy mode can do to a sensitive value.
 
-`router.route_series` declares every series from these, so that each starts at zero; a new
-strategy adds its reasons and inner calls here.
+`router.route_series` declares every series from these, so that each starts at zero. What is the
+strategy's own (its reasons, inner calls and counted failures) its route settings say
+(router/config/strategies.py); what is every route's (constraints, privacy, the header) is here.
 """
 
 from __future__ import annotations
@@ -17,66 +18,10 @@ from router.result import Reason
 
 TARGETS = ("edge", "cloud")
 
-# strategy -> (reason, targets that reason can choose); `on_failure`/`fallback` is read from
-# the route's settings where the strategy has one.
-_BOTH = ("edge", "cloud")
-_STRATEGY_REASONS: dict[str, tuple[tuple[Reason, tuple[str, ...]], ...]] = {
-    "random": ((Reason.RANDOM_DRAW, _BOTH),),
-    "task": ((Reason.TASK_ROUTED, _BOTH),),
-    "entropy": ((Reason.ENTROPY, _BOTH),),
-    "llm_judge": ((Reason.LLM_JUDGE, _BOTH),),
-    "judge": ((Reason.JUDGE, _BOTH),),
-    "draft_verify": (
-        (Reason.DRAFT_ACCEPTED, ("edge",)),
-        (Reason.DRAFT_REJECTED, ("cloud",)),
-        (Reason.INNER_FAILED, ("cloud",)),
-    ),
-    "self_delegation": (
-        (Reason.SELF_DELEGATED, ("cloud",)),
-        (Reason.EDGE_ANSWERED, ("edge",)),
-        (Reason.INNER_FAILED, ("cloud",)),
-    ),
-    "advisor": ((Reason.EDGE_ANSWERED, ("edge",)), (Reason.ADVISED, ("edge",)), (Reason.INNER_FAILED, ("edge",))),
-    "sketch": ((Reason.SKETCH, ("edge",)),),
-    "escalation": (
-        (Reason.FAILING, ("cloud",)),
-        (Reason.INVALID_TOOL_CALL, ("cloud",)),
-        (Reason.EDGE_ANSWERED, ("edge",)),
-        (Reason.INNER_FAILED, ("cloud",)),
-    ),
-}
-
-# strategy -> the `kind`s of tandem_policy_failures_total it counts: the purpose of the inner
-# call that failed, `<purpose>_unreadable` when its answer could not be read; `inner_call` is
-# what the engine counts when a strategy let an inner call's failure through.
-POLICY_FAILURE_KINDS: dict[str, tuple[str, ...]] = {
-    "entropy": ("probe", "probe_unreadable", "inner_call"),
-    "llm_judge": ("judge", "judge_unreadable", "inner_call"),
-    "draft_verify": ("draft", "verify", "verify_unreadable", "inner_call"),
-    "self_delegation": ("edge", "inner_call"),
-    "advisor": ("edge", "advisor", "inner_call"),
-    "sketch": ("plan", "inner_call"),
-    "escalation": ("edge", "inner_call"),
-}
-
 
 def inner_calls(route: Any) -> set[tuple[str, str]]:
     """(purpose, target) of the inner calls the route's strategy and context setting make."""
-    strategy, calls = str(route.strategy), set()
-    if strategy == "entropy":
-        calls.add(("probe", "edge"))
-    elif strategy == "llm_judge":
-        calls.add(("judge", str(route.judge)))
-    elif strategy == "draft_verify":
-        calls |= {("draft", "edge"), ("verify", str(route.verifier))}
-    elif strategy in ("self_delegation", "escalation"):
-        calls.add(("edge", "edge"))
-    elif strategy == "advisor":
-        calls |= {("edge", "edge"), ("advisor", "cloud")}
-    elif strategy == "sketch":
-        calls.add(("plan", "cloud"))
-    elif strategy == "judge" and getattr(route, "sees", None) == "draft":
-        calls.add(("draft", "edge"))
+    calls = {(purpose, str(target)) for purpose, target in route.inner_calls()}
     context = getattr(route, "context", None)
     if getattr(context, "mode", None) == "summary":
         calls.add(("summary", "edge"))
@@ -84,18 +29,15 @@ def inner_calls(route: Any) -> set[tuple[str, str]]:
 
 
 def decisions(route: Any, header_forced: bool) -> Iterator[tuple[Reason, tuple[str, ...]]]:
-    strategy = str(route.strategy)
-    if strategy in ("edge", "cloud"):
-        yield Reason.ROUTE_FIXED, (strategy,)
-    yield from _STRATEGY_REASONS.get(strategy, ())
+    yield from route.reasons()
     fallback = getattr(route, "on_failure", None) or getattr(route, "fallback", None)
     if fallback in TARGETS:
         yield Reason.INNER_FAILED, (fallback,)
-    if strategy in POLICY_FAILURE_KINDS:
+    if route.failure_kinds():
         # The engine's own fallback when a strategy let an inner call's failure through.
         yield Reason.INNER_FAILED, ("edge",)
     if header_forced:
-        yield Reason.HEADER_FORCED, _BOTH
+        yield Reason.HEADER_FORCED, TARGETS
     constraints = route.constraints
     if constraints.budget_usd is not None or constraints.budget_calls is not None:
         yield Reason.BUDGET, ("edge",)

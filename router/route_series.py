@@ -29,7 +29,6 @@ from router.edge_metrics import REHOME_REASONS
 from router.ledger import ANSWERED_BY
 from router.result import Reason
 from router.route_labels import (
-    POLICY_FAILURE_KINDS,
     TARGETS,
     decisions,
     inner_calls,
@@ -228,9 +227,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
         (name, param) for name, upstream in scope.upstreams.items() for param in upstream.drop_params
     ),
     "tandem_bad_requests": lambda scope: ((code,) for code in BAD_REQUEST_CODES),
-    "tandem_policy_failures": _each_route(
-        lambda name, route, scope: ((name, kind) for kind in POLICY_FAILURE_KINDS.get(str(route.strategy), ()))
-    ),
+    "tandem_policy_failures": _each_route(lambda name, route, scope: ((name, kind) for kind in route.failure_kinds())),
     "tandem_store_errors": _if(lambda scope: scope.store, STORE_OPERATIONS),
     "tandem_store_busy": _if(lambda scope: scope.store, STORE_OPERATIONS),
     "tandem_store_outages": _if(lambda scope: scope.store, STORE_OUTAGE_CAUSES),

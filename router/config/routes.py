@@ -8,6 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from router.config.privacy import PrivacyMode
+from router.result import Reason, Target
+
+# The reasons a strategy gives, each with the targets it can choose (router/route_labels.py).
+Reasons = tuple[tuple[Reason, tuple[Target, ...]], ...]
+BOTH: tuple[Target, ...] = ("edge", "cloud")
 
 
 class Constraints(BaseModel):
@@ -84,6 +89,21 @@ class RouteBase(BaseModel):
         """Whether a step of this route may go to the cloud (the edge-only route's never do,
         short of a failover)."""
         return True
+
+    def reasons(self) -> Reasons:
+        """The reasons the route's strategy gives, each with the targets it can choose (the
+        constraints', privacy's and the header's are the route's own: router/route_labels.py)."""
+        return ()
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        """(purpose, upstream) of the inner calls the route's strategy makes."""
+        return set()
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        """The `kind`s of tandem_policy_failures_total the strategy counts: the purpose of an
+        inner call that failed, `<purpose>_unreadable` when its answer could not be read, and
+        `inner_call` when the engine falls back from a failure the strategy let through."""
+        return ()
 
     def intended_cloud_share(self) -> float | None:
         """The cloud share the route means to hold (the metrics' target series, which the

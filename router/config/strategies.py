@@ -1,6 +1,8 @@
 """Each strategy's route settings (`routes.<name>`, chosen by `strategy:`), and the union a route
-is read as. A new strategy adds its settings class here, to the union, and its policy as a module
-of router/policies/ naming the class it builds (`BUILDS`)."""
+is read as. Each class also says what its strategy's steps can be recorded with (the reasons it
+gives, its inner calls, the failures it counts: router/route_labels.py declares the metrics'
+series from them). A new strategy adds its settings class here, to the union, and its policy as a
+module of router/policies/ naming the class it builds (`BUILDS`): two files."""
 
 from __future__ import annotations
 
@@ -10,8 +12,8 @@ from typing import Literal, TypeAlias
 
 from pydantic import Field, field_validator, model_validator
 
-from router.config.routes import RouteBase
-from router.result import Target
+from router.config.routes import BOTH, Reasons, RouteBase
+from router.result import Reason, Target
 
 # The tools the gateway offers the edge by default (router/policies/prompts.py has the words).
 ADVISOR_TOOL = "advisor"
@@ -27,9 +29,15 @@ class EdgeRoute(RouteBase):
     def sends_to_cloud(self) -> bool:
         return False
 
+    def reasons(self) -> Reasons:
+        return ((Reason.ROUTE_FIXED, ("edge",)),)
+
 
 class CloudRoute(RouteBase):
     strategy: Literal["cloud"]
+
+    def reasons(self) -> Reasons:
+        return ((Reason.ROUTE_FIXED, ("cloud",)),)
 
 
 # Built by router/policies/random.py.
@@ -41,6 +49,9 @@ class RandomRoute(RouteBase):
     def intended_cloud_share(self) -> float | None:
         share = self.constraints.max_cloud_share
         return self.p if share is None else share
+
+    def reasons(self) -> Reasons:
+        return ((Reason.RANDOM_DRAW, BOTH),)
 
 
 # Built by router/policies/task.py.
@@ -62,6 +73,9 @@ class TaskRoute(RouteBase):
                 raise ValueError(f"not a valid regular expression: {exc}") from exc
         return value
 
+    def reasons(self) -> Reasons:
+        return ((Reason.TASK_ROUTED, BOTH),)
+
 
 # Built by router/policies/entropy.py.
 class EntropyRoute(RouteBase):
@@ -69,6 +83,15 @@ class EntropyRoute(RouteBase):
     threshold: float = Field(1.7, ge=0, description="entropy (nats) above which the cloud answers")
     top_logprobs: int = Field(20, ge=2, le=20, description="log-probabilities asked of the probe's token")
     fallback: Target = Field("cloud", description="target when the edge gives no logprobs or the probe fails")
+
+    def reasons(self) -> Reasons:
+        return ((Reason.ENTROPY, BOTH),)
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("probe", "edge")}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("probe", "probe_unreadable", "inner_call")
 
 
 # Built by router/policies/llm_judge.py.
@@ -87,6 +110,15 @@ class LLMJudgeRoute(RouteBase):
     def upstreams_used(self) -> list[str]:
         return [self.judge]
 
+    def reasons(self) -> Reasons:
+        return ((Reason.LLM_JUDGE, BOTH),)
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("judge", self.judge)}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("judge", "judge_unreadable", "inner_call")
+
 
 # Built by router/policies/draft.py.
 class DraftRoute(RouteBase):
@@ -100,6 +132,19 @@ class DraftRoute(RouteBase):
     def upstreams_used(self) -> list[str]:
         return [self.verifier]
 
+    def reasons(self) -> Reasons:
+        return (
+            (Reason.DRAFT_ACCEPTED, ("edge",)),
+            (Reason.DRAFT_REJECTED, ("cloud",)),
+            (Reason.INNER_FAILED, ("cloud",)),
+        )
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("draft", "edge"), ("verify", self.verifier)}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("draft", "verify", "verify_unreadable", "inner_call")
+
 
 # Built by router/policies/delegation.py.
 class DelegationRoute(RouteBase):
@@ -109,6 +154,19 @@ class DelegationRoute(RouteBase):
     )
     marker: str | None = Field(None, description="text in the edge's answer that also means: delegate")
 
+    def reasons(self) -> Reasons:
+        return (
+            (Reason.SELF_DELEGATED, ("cloud",)),
+            (Reason.EDGE_ANSWERED, ("edge",)),
+            (Reason.INNER_FAILED, ("cloud",)),
+        )
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("edge", "edge")}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("edge", "inner_call")
+
 
 # Built by router/policies/advisor.py.
 class AdvisorRoute(RouteBase):
@@ -117,6 +175,15 @@ class AdvisorRoute(RouteBase):
     max_words: int = Field(500, ge=10, description="length bound asked of the advice (words)")
     max_chars: int = Field(24_000, ge=1000, description="transcript size the cloud sees")
 
+    def reasons(self) -> Reasons:
+        return ((Reason.EDGE_ANSWERED, ("edge",)), (Reason.ADVISED, ("edge",)), (Reason.INNER_FAILED, ("edge",)))
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("edge", "edge"), ("advisor", "cloud")}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("edge", "advisor", "inner_call")
+
 
 # Built by router/policies/sketch.py.
 class SketchRoute(RouteBase):
@@ -124,11 +191,34 @@ class SketchRoute(RouteBase):
     max_plan_steps: int = Field(8, ge=1, description="steps asked of the cloud's plan at most")
     max_plan_tokens: int = Field(400, ge=16, description="token bound of the plan call")
 
+    def reasons(self) -> Reasons:
+        return ((Reason.SKETCH, ("edge",)),)
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("plan", "cloud")}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("plan", "inner_call")
+
 
 # Built by router/policies/escalation.py.
 class EscalationRoute(RouteBase):
     strategy: Literal["escalation"]
     errors_in_a_row: int = Field(2, ge=1, description="tool results with errors in a row that send steps to the cloud")
+
+    def reasons(self) -> Reasons:
+        return (
+            (Reason.FAILING, ("cloud",)),
+            (Reason.INVALID_TOOL_CALL, ("cloud",)),
+            (Reason.EDGE_ANSWERED, ("edge",)),
+            (Reason.INNER_FAILED, ("cloud",)),
+        )
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("edge", "edge")}
+
+    def failure_kinds(self) -> tuple[str, ...]:
+        return ("edge", "inner_call")
 
 
 # Built by router/policies/judge.py.
@@ -162,6 +252,12 @@ class JudgeRoute(RouteBase):
     def intended_cloud_share(self) -> float | None:
         share = self.target_cloud_share
         return self.constraints.max_cloud_share if share is None else share
+
+    def reasons(self) -> Reasons:
+        return ((Reason.JUDGE, BOTH),)
+
+    def inner_calls(self) -> set[tuple[str, str]]:
+        return {("draft", "edge")} if self.sees == "draft" else set()
 
 
 RouteSettings: TypeAlias = (
