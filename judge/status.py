@@ -21,6 +21,10 @@ not. Here, per step:
 4. a tool that is not a shell (an editor, a plain chat's function) whose result opens with an
    error (`Error:`, `ERROR:`, `{"error": …}`) failed.
 
+A shell's own "command not found" under an exit status of 0 (a `|| true` hid it) failed too,
+where the harness reports exit statuses (per command, so no earlier output is on screen) and the
+command did not print a file.
+
 Anything else did not fail: printing a file (cat, sed -n, head, nl, an editor's view) never
 makes a step positive, whatever the file holds.
 """
@@ -42,7 +46,8 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     (
         "mini-swe-agent",
         ("timed out and has been killed",),
-        re.compile(r"The last command <command>.*?</command> timed out and has been killed", re.S),
+        # (`\s+`: a terminal recording wraps long lines, here or anywhere)
+        re.compile(r"The last command <command>.*?</command>\s+timed out and has been killed", re.S),
     ),
     ("mini-swe-agent", ("No tool call",), re.compile(r"^No tool calls? found", re.M)),
     # mini-swe-agent's refusal of a long output: the model must run something else to see it.
@@ -172,6 +177,14 @@ _EDGE_CHARS = 4096  # of each end of a result, where harnesses put their message
 _PROMPT_CHARS = 300  # the last line or two, where a prompt is
 _PROMPT_TAIL = re.compile(r"(?:\n[^\n]*@[^\n]*:[^\n]*[#$] ?)+\s*\Z")  # user@host:/dir#
 
+# The shell's own word that a program it was asked to run is not there (`/bin/sh: 1: ps: not
+# found`, `bash: xxd: command not found`): a status, not a program's output, so it counts even
+# where `|| true` or a later command made the exit status 0.
+_NOT_FOUND = re.compile(
+    r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line )?(?:\d+: )?[^\s:]+: (?:command )?not found$", re.M
+)
+_VIEWERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "grep", "jq", "bat"})
+
 _SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "git-grep"})
 _RUNS_CODE = frozenset(
     {"python", "python3", "python2", "pytest", "py.test", "node", "npm", "npx", "yarn", "pnpm", "jest", "go",
@@ -295,6 +308,11 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
         if codes[-1] == "1" and not output and programs and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES):
             return None
         return f"exit code {codes[-1]}"
+    # A shell's "not found" under an exit status of 0 (`ps aux | … || true`); not where the
+    # command printed a file (a log may hold such a line), nor on a terminal screen, which shows
+    # earlier commands' output too (no exit status there).
+    if codes and programs and programs[0] not in _VIEWERS and "not found" in edges and _NOT_FOUND.search(edges):
+        return "command not found"
     if _runs_code(programs):
         tail = text[-_TAIL_CHARS:]
         tail = _without_status(tail).rstrip()

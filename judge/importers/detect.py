@@ -10,9 +10,11 @@ import orjson
 
 from judge.importers import Run, TrajectoryFormatError
 from judge.importers.chats import read_mini_swe_agent, read_swe_agent, read_terminus
+from judge.importers.console import is_console_log, read_console
 from judge.importers.events import read_claude_code, read_codex, read_openhands
 from judge.importers.openai_chat import EXPECTED as CHAT_EXPECTED
 from judge.importers.openai_chat import is_conversation, read_chat_document, read_chat_lines
+from judge.importers.tau import is_tau_results, read_tau
 
 MAX_BYTES = 256 << 20  # a trajectory larger than this is not one run
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
@@ -57,11 +59,15 @@ def read_all(path: Path) -> list[Run]:
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError:
+        if is_console_log(raw) and not _first_line_is_object(raw):
+            return [read_console(path, raw)]
         if _first_line_is_object(raw):
             lines = _lines(path, raw)
             if lines and is_conversation(lines[0][1]):  # a chat log: each line must be one
                 return read_chat_lines(path, lines)
         return [read_any(path, raw)]
+    if is_tau_results(document):
+        return read_tau(path, document)
     if is_conversation(document) or (
         isinstance(document, list) and document and all(is_conversation(value) for value in document)
     ):
@@ -88,6 +94,8 @@ def read_any(path: Path, raw: bytes | None = None) -> Run:
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError:
+        if is_console_log(raw) and not _first_line_is_object(raw):
+            return read_console(path, raw)
         if not _first_line_is_object(raw):
             raise _syntax_error(path, raw) from None  # one JSON document, broken somewhere
         return _read_lines(path, _lines(path, raw))

@@ -102,7 +102,30 @@ def test_mini_swe_agent_messages() -> None:
     assert failure_reason("", False, ["Please always provide EXACTLY ONE action in triple backticks, found 2 actions."])
     timeout = "The last command <command>python slow.py</command> timed out and has been killed.\n"
     assert action_failed(fenced("python slow.py"), [timeout])
+    # As a terminal recording keeps it (terminal-bench's agent.log): the line wrapped.
+    wrapped = "The last command <command>pip install numpy scipy pandas</command>  \ntimed out and has been killed.\n"
+    assert action_failed(fenced("pip install numpy scipy pandas"), [wrapped])
+    too_long = "<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try"
+    assert action_failed(fenced("pip show mteb"), [too_long])
     assert action_failed(fenced("echo"), ["Please continue working on the task."])
+
+
+# Harnesses that report an exit status of 0 too (Claude Code's Bash tool says only a non-zero one).
+REPORTS_ZERO = ("codex", "mini-swe-agent", "openhands", "plain-chat")
+
+
+@pytest.mark.parametrize("harness", REPORTS_ZERO)
+def test_the_shells_not_found_counts_where_the_exit_status_hid_it(harness: str) -> None:
+    action, result = SHELLS[harness]
+    hidden = "ps aux | grep service.py | awk '{print $2}' | xargs kill -9 2>/dev/null || true"
+    assert action_failed(action(hidden), [result(0, "/bin/sh: 1: ps: not found\n")])
+    checked = 'pgrep -f python || echo "none" && tail -n 3 run.log'
+    assert action_failed(action(checked), [result(0, "/bin/sh: 1: pgrep: not found\nnone\nLoading model...\n")])
+    assert action_failed(action("xxd -r data.hex > bin || true"), [result(0, "bash: xxd: command not found\n")])
+    # A file that holds such a line is content, not the shell's word about this command.
+    assert not action_failed(action("cat build.log"), [result(0, "/bin/sh: 1: ps: not found\n")])
+    assert not action_failed(action("tail -5 build.log"), [result(0, "bash: xxd: command not found\n")])
+    assert not action_failed(action("python run.py"), [result(0, "checked: ps not found, using /proc\n")])
 
 
 def test_swe_agent_messages() -> None:
@@ -134,6 +157,8 @@ def test_terminus_2_messages() -> None:
     assert not action_failed(terminus("ls /var/app\n"), ["ls: cannot access '/var/app': No such file\nroot@box:/# "])
     assert not action_failed(terminus("grep -r x /app\n"), ["root@box:/app# "])
     assert not action_failed(terminus("cat app.py\n"), [DOCSTRING + "root@box:/app# "])
+    # The screen may still show an earlier command's "not found": no exit status, no verdict.
+    assert not action_failed(terminus("ps aux || true\n"), ["bash: ps: command not found\nroot@box:/app# "])
 
 
 def test_codex_messages() -> None:
@@ -158,6 +183,18 @@ def test_aider_messages() -> None:
     assert action_failed(answer, [failed])
     assert action_failed(answer, ["The LLM did not conform to the edit format."])
     assert not action_failed(answer, ["Applied edit to dates.py"])
+
+
+def test_tau_bench_tool_errors() -> None:
+    # tau-bench's tools answer a call they refuse with "Error: …" and anything else with data.
+    update = called("update_reservation_flights", reservation_id="XEWRD9", cabin="economy", flights=[])
+    assert action_failed(update, ["Error: flight HAT030 not available on date 2024-05-13"])
+    assert action_failed(called("book_reservation", user_id="u"), ["Error: gift card balance is not enough"])
+    assert not action_failed(update, ['{"reservation_id": "XEWRD9", "cabin": "economy", "flights": []}'])
+    # A search that found no flight answered the question; a transfer or a think is no failure.
+    assert not action_failed(called("search_direct_flight", origin="ATL", destination="LAS"), ["[]"])
+    assert not action_failed(called("transfer_to_human_agents", summary="s"), ["Transfer successful"])
+    assert not action_failed(called("think", thought="t"), [""])
 
 
 def test_plain_chat_tool_errors() -> None:
