@@ -45,9 +45,9 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("mini-swe-agent", ("EXACTLY ONE",), re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
     (
         "mini-swe-agent",
-        ("timed out and has been killed",),
-        # (`\s+`: a terminal recording wraps long lines, here or anywhere)
-        re.compile(r"The last command <command>.*?</command>\s+timed out and has been killed", re.S),
+        ("The last command <command>",),
+        # (`\s+`: a terminal recording wraps long lines, between any two words)
+        re.compile(r"The last command <command>.*?</command>\s+timed\s+out\s+and\s+has\s+been\s+killed", re.S),
     ),
     ("mini-swe-agent", ("No tool call",), re.compile(r"^No tool calls? found", re.M)),
     # mini-swe-agent's refusal of a long output: the model must run something else to see it.

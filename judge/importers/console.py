@@ -27,9 +27,12 @@ _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07]*\x07|[()][A-Za-z0-9]
 _SPINNER = re.compile(r"[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Waiting for the LM to respond\.\.\.")
 _HEADER = re.compile(r"^(System|User):\s*$|^mini-swe-agent \(step \d+, \$[\d.]+\):\s*$", re.M)
 _RULE = re.compile(r"^─{10,}.*$", re.M)
-_LOG_LINE = re.compile(r"^\d\d:\d\d:\d\d - [\w.]+:[A-Z]+: ")
+_LOG_LINE = re.compile(  # a logging line, and LiteLLM's retry notices (printed while the model is asked)
+    r"^(?:\d\d:\d\d:\d\d - [\w.]+:[A-Z]+: |Give Feedback / Get Help: |LiteLLM\.Info: |Provider List: "
+    r"|Retrying \S+ in [\d.]+ seconds)"
+)
 # Lines of a traceback another library printed: kept out of the message they interrupt.
-_TRACE_LINE = re.compile(r"^(?:\s|$|Traceback \(|During handling|[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b)")
+_TRACE_LINE = re.compile(r"^(?:\s|$|- |Traceback \(|During handling|[A-Za-z_][\w.]*(?:Error|Exception|Warning)\b)")
 
 
 def is_console_log(raw: bytes) -> bool:

@@ -65,6 +65,11 @@ def console_log() -> str:
         'Traceback (most recent call last):\r\n  File "proxy_server.py", line 74, in <module>\r\n'
         "    import backoff\r\nModuleNotFoundError: No module named 'backoff'\r\n"
     )
+    retry = spinner() + "Give Feedback / Get Help: https://github.com/BerriAI/litellm/issues/new\r\n"
+    retry += (
+        spinner() + "Retrying minisweagent.models.litellm_model.LitellmModel._query in 4.0 seconds as it raised\r\n"
+    )
+    retry += "- Server disconnected without sending a response.\r\n"
     step = coloured("mini-swe-agent") + coloured(" (step ", "31") + coloured("{n}") + coloured(", ", "31")
     step += coloured("$0.01") + coloured("):", "31") + "\r\n"
     user = "\r\n" + coloured("User", "1;32") + ":\r\n"
@@ -74,7 +79,7 @@ def console_log() -> str:
         coloured("System", "1;34") + ":\r\nYou are a helpful assistant that can interact with a computer.\r\n",
         user + "Please solve this issue: Map the maze.\r\n" + rule,
         spinner() + step.format(n=1) + spinner() + "THOUGHT: look.\r\n\r\n```bash\r\nls -la\r\n```\r\n",
-        user + noise + "<returncode>0</returncode>\r\n<output>\r\nmaze_game.sh\r\n</output>\r\n" + rule,
+        user + noise + "<returncode>0</returncode>\r\n<output>\r\nmaze_game.sh\r\n</output>\r\n" + rule + retry,
         step.format(n=2) + "THOUGHT: play.\r\n\r\n```bash\r\n./maze_game.sh\r\n```\r\n",
         user + "The last command <command>./maze_game.sh</command>  \r\ntimed out and has been killed.\r\n"
         "The output of the command was:\r\n <output>\r\n> \r\n</output>\r\n" + rule,
@@ -104,7 +109,7 @@ def test_a_console_log_reads_as_the_chat_the_model_saw(tmp_path: Path) -> None:
     assert [m["role"] for m in run.messages] == ["system", "user"] + ["assistant", "user"] * 3 + ["assistant"]
     text = "\n".join(str(m["content"]) for m in run.messages)
     # The terminal's additions are gone: colour codes, the spinner, other libraries' log lines.
-    for left_out in (ESC, "Waiting for the LM", "LiteLLM", "backoff", "Saved trajectory", "───"):
+    for left_out in (ESC, "Waiting for the LM", "LiteLLM", "backoff", "Saved trajectory", "───", "Retrying"):
         assert left_out not in text, left_out
     assert run.messages[3]["content"] == "<returncode>0</returncode>\n<output>\nmaze_game.sh\n</output>"
 

@@ -105,6 +105,8 @@ def test_mini_swe_agent_messages() -> None:
     # As a terminal recording keeps it (terminal-bench's agent.log): the line wrapped.
     wrapped = "The last command <command>pip install numpy scipy pandas</command>  \ntimed out and has been killed.\n"
     assert action_failed(fenced("pip install numpy scipy pandas"), [wrapped])
+    wrapped = "The last command <command>pip install fasttext</command> timed out and has been  \nkilled.\n"
+    assert action_failed(fenced("pip install fasttext"), [wrapped])
     too_long = "<returncode>0</returncode>\n<warning>\nThe output of your last command was too long.\nPlease try"
     assert action_failed(fenced("pip show mteb"), [too_long])
     assert action_failed(fenced("echo"), ["Please continue working on the task."])
