@@ -86,7 +86,7 @@ bench: install-test redis
 judge-model: install-test
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (an error signal in the observation that followed it)"
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (the harness-status label, judge/status.py)"
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving); label: that action failed"

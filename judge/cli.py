@@ -10,6 +10,7 @@
     groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
     lofo      --data rows.jsonl [train's options] [--out folder]   (leave one agent family out, for each)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
+    audit     [--file label-audit.jsonl] [--json]     (the status label's precision/recall on hand-read steps)
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.
 """
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import groups, imports, lofo
+from judge import audit, groups, imports, lofo
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
@@ -89,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     imports.add_parser(commands)
     groups.add_parser(commands)
     lofo.add_parser(commands)
+    audit.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True, help="the .onnx file (its .card.json beside it)")
@@ -114,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     EXAMPLES.setdefault("import", "tandem judge import runs/ --out rows.jsonl.gz --keep-going")
     EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
     EXAMPLES.setdefault("lofo", "tandem judge lofo --data rows.jsonl.gz --out lofo/")
+    EXAMPLES.setdefault("audit", "tandem judge audit --file judge/data/label-audit.jsonl")
     for name, command in commands.choices.items():  # every command: its defaults and an example
         command.formatter_class = _HelpFormatter
         command.epilog = f"example:\n  {EXAMPLES[name]}"
@@ -273,6 +276,7 @@ def main(argv: list[str] | None = None) -> int:
         "promote": _promote,
         "groups": groups.run_groups,
         "lofo": lofo.run_lofo,
+        "audit": audit.run_audit,
     }
     try:
         return handlers[args.command](args)

@@ -111,7 +111,36 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
             else:
                 result.note = f"fewer than {MIN_POSITIVES} positives: not scored"
         results.append(result)
-    return results
+    pooled = _pooled(results, runs, families, config.seed, resamples)
+    return results + ([pooled] if pooled else [])
+
+
+POOLED = "pooled (each family scored by the model trained without it)"
+
+
+def _pooled(
+    results: list[FamilyResult], runs: list[str], families: list[str], seed: int, resamples: int
+) -> FamilyResult | None:
+    """All the scored families' left-out scores together: how the judge ranks steps of agents it
+    never saw, whatever the agent (each family's threshold is the one its model would ship with)."""
+    scored = [r for r in results if r.scores.size and r.threshold is not None]
+    if len(scored) < 2:
+        return None
+    y = np.concatenate([r.y for r in scored])
+    scores = np.concatenate([r.scores for r in scored])
+    cloud = np.concatenate([r.scores >= (r.threshold or 0.0) for r in scored])
+    # in the order of `y`: family by family, each in the rows' order
+    pooled_runs = [f"{r.family}/{run}" for r in scored for f, run in zip(families, runs, strict=True) if f == r.family]
+    positives = int(y.sum())
+    result = FamilyResult(
+        POOLED, sum(r.trajectories for r in scored), positives, len(y) - positives, y=y, scores=scores
+    )
+    result.cloud_share = round(float(np.mean(cloud)), 4)
+    if positives >= MIN_POSITIVES and positives < len(y):
+        result.auc = round(auc(y, scores), 4)
+        result.interval = bootstrap_interval(y, scores, pooled_runs, resamples, seed)
+        result.caught = round(float(np.mean(cloud[y == 1])), 4)
+    return result
 
 
 def markdown(results: list[FamilyResult], title: str) -> str:
@@ -164,9 +193,15 @@ def run_lofo(args: argparse.Namespace) -> int:
         )
         for r in results:
             if r.scores.size and 0 < r.positives < len(r.y):
-                share_plot(r.y, {f"{r.family} (left out)": r.scores}, args.out / f"lofo-{_slug(r.family)}.png")
+                share_plot(r.y, {_legend(r.family): r.scores}, args.out / f"lofo-{_slug(r.family)}.png")
     return 0
 
 
+def _legend(name: str) -> str:
+    return "all families, each left out" if name == POOLED else f"{name} (left out)"
+
+
 def _slug(name: str) -> str:
+    if name == POOLED:
+        return "pooled"
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

@@ -39,7 +39,7 @@ def test_lofo_scores_every_family_left_out_with_counts_intervals_and_plots(tmp_p
     assert table == (out / "lofo.md").read_text()
     assert table.startswith("# Leave one family out: rows.jsonl, logreg, failed labels, sees state")
     results = {r["family"]: r for r in orjson.loads((out / "lofo.json").read_bytes())}
-    assert set(results) == {*FAMILIES, "delta-1"}
+    assert set(results) - {"pooled (each family scored by the model trained without it)"} == {*FAMILIES, "delta-1"}
     for family in FAMILIES:
         r = results[family]
         assert r["positives"] >= 20 and r["negatives"] > r["positives"] and r["trajectories"] == 50
@@ -52,6 +52,12 @@ def test_lofo_scores_every_family_left_out_with_counts_intervals_and_plots(tmp_p
     assert (delta["positives"], delta["negatives"]) == (5, 55)
     assert delta["auc"] is None and delta["note"] == "fewer than 20 positives: not scored"
     assert "| delta-1 | 10 | 5 | 55 |  |  |" in table
+    # All the families' left-out scores together: the off-family figure for any agent.
+    pooled = results["pooled (each family scored by the model trained without it)"]
+    assert pooled["positives"] == sum(results[f]["positives"] for f in (*FAMILIES, "delta-1"))
+    assert pooled["trajectories"] == 160 and pooled["auc"] > 0.7 and 0.2 < pooled["cloud_share"] < 0.6
+    assert pooled["interval"][0] < pooled["auc"] < pooled["interval"][1]
+    assert (out / "lofo-pooled.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_lofo_on_one_family_says_there_is_nothing_to_train_on(tmp_path: Path, capsys: Any) -> None:
