@@ -220,6 +220,33 @@ def test_an_aider_test_reflection_after_its_own_acknowledgements_stays_in_its_ru
     assert third.headers["x-tandem-stitch"] == "new"
 
 
+def test_smolagents_tool_calls_resent_as_text_continue_their_run(server: GatewayServer, client: httpx.Client) -> None:
+    """smolagents 1.26 sends an answer's tool calls back as text ("Calling tools:" and the
+    calls as a Python list, their arguments parsed) and the result as a user "Observation:";
+    two runs of one task stay two."""
+    task: Messages = [TASK[0], {"role": "user", "content": [{"type": "text", "text": "New task:\nwrite proof.txt"}]}]
+    ids = []
+    for number, call_id in enumerate(["call_5f1c0a", "call_77d2e1"]):
+        how = {"kind": "tool_call", "call_id": call_id, "name": "write_file", "arguments": '{"path": "proof.txt"}'}
+        first = _send(client, server, task, how)
+        ids.append(first.headers["x-tandem-trajectory"])
+        resent = "Calling tools:\n" + str(
+            [
+                {
+                    "id": call_id,
+                    "type": "function",
+                    "function": {"name": "write_file", "arguments": {"path": "proof.txt"}},
+                }
+            ]
+        )
+        history = [*task, {"role": "assistant", "content": [{"type": "text", "text": resent}]}]
+        history.append({"role": "user", "content": [{"type": "text", "text": f"Observation:\nrun {number}"}]})
+        second = _send(client, server, history, {"kind": "text", "text": "done"})
+        assert (second.headers["x-tandem-trajectory"], second.headers["x-tandem-stitch"]) == (ids[-1], "extended")
+        assert second.headers["x-tandem-step"] == "2"
+    assert ids[0] != ids[1]
+
+
 def test_a_compacted_history_stays_in_its_run(server: GatewayServer, client: httpx.Client) -> None:
     """A compaction (a condenser, `/compact`): the middle of the history replaced by a summary,
     the task and the last answer with its result kept."""

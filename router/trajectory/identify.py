@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from router.protocol.text import text_of
+from router.trajectory.resent import text_calls
 
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
@@ -312,18 +313,28 @@ MAX_SKIPPED_ANSWERS = 8
 
 def _answer_keys(message: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
     text, calls = text_of(message.get("content")), calls_of(message)
-    digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
-    keys = [digest.copy(), digest]
-    keys[0].update(_calls_form(calls, True))
-    keys[1].update(_calls_form(calls, False))
-    distinctive = any(call_id for call_id, _, _ in calls) or len(text.strip()) >= DISTINCT_TEXT
-    return (keys[0].hexdigest(), keys[1].hexdigest()), distinctive
+    forms = [(text, calls)]
+    if not calls:
+        written = text_calls(text)  # tool calls a client sends back as text (smolagents)
+        if written is not None:
+            forms.append(written)
+    keys: list[str] = []
+    distinctive = False
+    for text, calls in forms:
+        digest = hashlib.blake2b(text.strip().encode(), digest_size=8)
+        with_ids = digest.copy()
+        with_ids.update(_calls_form(calls, True))
+        digest.update(_calls_form(calls, False))
+        keys += [with_ids.hexdigest(), digest.hexdigest()]
+        distinctive = distinctive or any(call_id for call_id, _, _ in calls) or len(text.strip()) >= DISTINCT_TEXT
+    return tuple(keys), distinctive
 
 
 def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool] | None:
     """The keys the last assistant message of a history may have been delivered under (with its
-    tool-call ids, and without them for an answer whose calls had none), and whether it is
-    distinctive (`DISTINCT_TEXT`); None when the history has no assistant message."""
+    tool-call ids, and without them for an answer whose calls had none; the same for the tool
+    calls a client wrote back as text, `resent.text_calls`), and whether it is distinctive
+    (`DISTINCT_TEXT`); None when the history has no assistant message."""
     for message in reversed(messages):
         if message.get("role") == "assistant":
             return _answer_keys(message)
