@@ -180,8 +180,13 @@ def test_the_gateway_runs_without_the_simulator() -> None:
 
 
 def test_a_gateway_without_a_judge_route_never_loads_onnxruntime() -> None:
-    # onnxruntime costs ~30 MB of resident memory: only a judge route's policy may import it.
-    code = "import sys, router.app, router.cli; print('onnxruntime' in sys.modules)"
+    # onnxruntime costs ~30 MB of resident memory: only a judge route's policy may import it
+    # (building the routes imports every strategy's module, the judge's among them).
+    code = (
+        "import sys, router.app, router.cli; from router.engine import build_routes;"
+        " from router.settings import load_settings; build_routes(load_settings());"
+        " print('onnxruntime' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
