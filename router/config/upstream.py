@@ -94,11 +94,12 @@ class UpstreamSettings(Strict):
     # a one-token probe or an eight-token verdict without starting with <think>.
     inner_call_params: dict[str, Any] = Field(default_factory=dict)
     max_connections: int = Field(512, ge=1, description="keep-alive connection pool size towards this upstream")
-    client: Literal["auto", "builtin", "aiohttp"] = Field(
+    client: str = Field(
         "auto",
+        pattern=r"^[a-z0-9_]+$",
         description="the HTTP client this upstream is called with: auto is the built-in HTTP/1.1 client for http:// "
         "and aiohttp for https://; builtin or aiohttp choose one for either scheme (both verify TLS and use proxies "
-        "the same way)",
+        "the same way). Checked at start-up",
     )
     ca_file: Path | None = Field(
         None,

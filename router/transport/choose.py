@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import os
 import ssl
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from router.config.base import ConfigError
 from router.transport.aiohttp_transport import AiohttpTransport
@@ -29,17 +29,41 @@ from router.transport.types import Transport
 if TYPE_CHECKING:
     from router.config.upstream import UpstreamSettings
 
-Client = Literal["builtin", "aiohttp"]
-
 
 @dataclass(frozen=True, slots=True)
 class Egress:
     """How calls to one upstream leave the gateway."""
 
-    client: Client
+    client: str  # one of CLIENTS
     proxy: Proxy | None  # None: straight to the upstream
     tls: ssl.SSLContext | None  # for an https upstream
     ca_file: Path | None
+
+
+Maker = Callable[["UpstreamSettings", Egress], Transport]
+
+
+def _builtin(settings: UpstreamSettings, egress: Egress) -> Transport:
+    timeout_s = settings.timeouts.connect
+    return Http1Session(
+        settings.base_url,
+        settings.max_connections,
+        timeout_s,
+        tls=egress.tls,
+        proxy=egress.proxy,
+        ca_file=egress.ca_file,
+    )
+
+
+def _aiohttp(settings: UpstreamSettings, egress: Egress) -> Transport:
+    timeout_s = settings.timeouts.connect
+    return AiohttpTransport(settings.max_connections, timeout_s, egress.tls, egress.proxy, egress.ca_file)
+
+
+# The clients an upstream's `client` setting may name (a new transport is its module and its
+# line here), and the one `auto` takes for each scheme.
+CLIENTS: dict[str, Maker] = {"builtin": _builtin, "aiohttp": _aiohttp}
+AUTOMATIC = {"http": "builtin", "https": "aiohttp"}
 
 
 def egress_for(settings: UpstreamSettings, name: str, environ: Mapping[str, str] | None = None) -> Egress:
@@ -47,8 +71,10 @@ def egress_for(settings: UpstreamSettings, name: str, environ: Mapping[str, str]
     Raises ConfigError naming the setting or variable that cannot be used."""
     environ = os.environ if environ is None else environ
     https = settings.base_url.startswith("https://")
-    automatic: Client = "aiohttp" if https else "builtin"
-    client: Client = automatic if settings.client == "auto" else settings.client
+    client = AUTOMATIC["https" if https else "http"] if settings.client == "auto" else settings.client
+    if client not in CLIENTS:
+        known = ", ".join(["auto", *CLIENTS])
+        raise ConfigError(f"upstreams.{name}.client: no client is called {client!r} (one of {known})")
     try:
         proxy = proxy_for(settings.base_url, settings.proxy, f"upstreams.{name}.proxy", environ)
         tls = tls_context(settings.ca_file, f"upstreams.{name}.ca_file") if https else None
@@ -59,15 +85,4 @@ def egress_for(settings: UpstreamSettings, name: str, environ: Mapping[str, str]
 
 def transport_for(settings: UpstreamSettings, egress: Egress) -> Transport:
     """The pooled transport an upstream is called with."""
-    if egress.client == "builtin":
-        return Http1Session(
-            settings.base_url,
-            settings.max_connections,
-            settings.timeouts.connect,
-            tls=egress.tls,
-            proxy=egress.proxy,
-            ca_file=egress.ca_file,
-        )
-    return AiohttpTransport(
-        settings.max_connections, settings.timeouts.connect, egress.tls, egress.proxy, egress.ca_file
-    )
+    return CLIENTS[egress.client](settings, egress)
