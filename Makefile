@@ -39,9 +39,9 @@ chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium; }
 
 # The real agent clients tests/clients/ drives: Codex CLI and Claude Code (npm, so Debian's
-# nodejs/npm), the OpenHands SDK, harbor's Terminus-2, mini-swe-agent, Aider and smolagents
-# (Python 3.12 virtualenvs; Terminus-2's terminal is a tmux session). Installed once into
-# ~/.cache/tandem/clients (about 3.5 GB).
+# nodejs/npm), the OpenHands SDK, harbor's Terminus-2, mini-swe-agent, Aider, smolagents and
+# openai-agents (Python 3.12 virtualenvs; Terminus-2's terminal is a tmux session). Installed
+# once into ~/.cache/tandem/clients (about 3.5 GB).
 clients:
 	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq nodejs npm; }
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }

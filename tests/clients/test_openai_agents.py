@@ -1,0 +1,99 @@
+"""openai-agents (the OpenAI Agents SDK, PyPI openai-agents, in its own Python 3.12 virtualenv)
+through the gateway's /v1/responses with no session id: a function tool round trip after an
+injected upstream error, a context overflow it must recognise as one, and runs of one task twice
+in a row and twice at once that stay apart."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from tests.clients.harness import (
+    ALIASES,
+    EDGE_STEP_USD,
+    OVERFLOW,
+    ROUTES,
+    SERVER_ERROR,
+    installed,
+    main_records,
+    run,
+    trajectories,
+)
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_then_twice_at_once
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+SCRIPT = Path(__file__).with_name("run_openai_agents.py")
+
+
+@pytest.fixture()
+def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    return make_gateway(routes=ROUTES, model_aliases=ALIASES)
+
+
+def write(text: str, call_id: str) -> dict[str, Any]:
+    arguments = orjson.dumps({"path": "proof.txt", "text": text}).decode()
+    return {"kind": "tool_call", "name": "write_file", "arguments": arguments, "call_id": call_id}
+
+
+def agents(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
+    python = installed("openai-agents", "bin/python")
+    work = tmp_path / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    code, output = run([str(python), str(SCRIPT), f"{server.url}/v1", str(work), task], work, {"HOME": str(tmp_path)})
+    assert code == 0, output
+    lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
+    assert lines, output
+    return json.loads(lines[-1][len("RESULT ") :]), output, work
+
+
+def test_openai_agents_calls_its_function_tool_after_an_upstream_error(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    edge.push(SERVER_ERROR, write("tandem\n", "call_4e0b9d"), {"text": "all done"})
+    result, output, work = agents(server, tmp_path, "write proof.txt")
+    assert result == {"status": "finished", "answer": "all done"}, output
+    assert (work / "proof.txt").read_text() == "tandem\n"  # the agent ran the tool the model called
+    assert len(edge.received) == 3  # the error, retried by the openai SDK, then the next step
+    # What reached the upstream: the Responses input as chat messages, the call and its output.
+    sent = edge.received[2].body["messages"]
+    assert sent[0] == {"role": "system", "content": "You write files."}
+    assert sent[-2]["tool_calls"][0]["id"] == "call_4e0b9d"
+    assert sent[-1] == {"role": "tool", "tool_call_id": "call_4e0b9d", "content": "tandem\n"}
+    [trajectory] = trajectories(server)
+    assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["write_file"]), (2, 1, "ok", [])]
+    records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
+    assert [r["stitch"] for r in records] == ["new", "retry", "extended"]
+    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
+    assert trajectory["task"] == "write proof.txt"
+    assert trajectory["cost_usd"] == pytest.approx(2 * EDGE_STEP_USD)
+    assert trajectory["counterfactual_usd"] > trajectory["cost_usd"] and trajectory["cloud_share"] == 0.0
+
+
+def test_openai_agents_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    edge.push(OVERFLOW)
+    result, _, _ = agents(server, tmp_path, "summarise the repository")
+    # The Responses surface words it as OpenAI does: the SDK's BadRequestError whose code is
+    # context_length_exceeded (vLLM's own code is the status); the Runner ends the run with it.
+    assert result["status"] == "raised" and result["error"].startswith("BadRequestError: Error code: 400"), result
+    assert result["code"] == "context_length_exceeded"
+    assert "maximum context length is 2048 tokens" in result["error"]
+    assert len(edge.received) == 1  # not retried as a transient error
+    [trajectory] = trajectories(server)
+    [record] = trajectory["records"]
+    assert (record["status"], record["http_status"]) == ("error", 400)
+
+
+def test_openai_agents_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    edge.respond = RunScript(
+        lambda run, turn: write(f"run-{run}\n", f"call-run-{run}-0") if turn == 0 else {"text": f"done (run-{run})"}
+    )
+    results = twice_in_a_row_then_twice_at_once(lambda i: agents(server, tmp_path / f"run{i}", "write proof.txt"))
+    assert all(result["status"] == "finished" for result, _, _ in results), [output for _, output, _ in results]
+    assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
+    assert_uncrossed(server, runs=4, turns=(0, 1))
