@@ -16,6 +16,7 @@ Optional backends (a Presidio analyzer for names and addresses, see presidio.py)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
 import os
@@ -26,6 +27,7 @@ from pathlib import Path
 from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
 from router.privacy.anchors import Taken
 from router.privacy.detector import Detector, Finding
+from router.privacy.heads import first_strings
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
 
@@ -36,9 +38,20 @@ _SECRETS = tuple(
 _ASSIGNMENTS = tuple(d for d in _OWN if d.type == "SECRET_ASSIGNMENT")
 _PERSONAL_FIRST = tuple(d for d in _OWN if d.type in ("EMAIL", "IBAN", "CARD"))
 _PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("US_SSN", "PHONE", "IP_ADDRESS"))
+
+
+def _skipping(detector: Detector) -> Detector:
+    """The detector, searching its windows from where a match may begin (heads.py)."""
+    if detector.head is not None or detector.skip_to is not None:
+        return detector
+    skip_to = first_strings(detector.pattern.pattern, detector.pattern.flags)
+    return dataclasses.replace(detector, skip_to=skip_to) if skip_to is not None else detector
+
+
 # Ordered from the most specific: where two findings overlap, the earlier detector's stands.
-DETECTORS: tuple[Detector, ...] = (
-    _SECRETS
+DETECTORS: tuple[Detector, ...] = tuple(
+    _skipping(detector)
+    for detector in _SECRETS
     + credentials.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
@@ -53,15 +66,22 @@ TYPES: tuple[str, ...] = tuple(dict.fromkeys(d.type for d in DETECTORS))
 
 # Hyperscan's expressions: one per distinct core (fourteen national-id detectors share the
 # label words), each reported once however many detectors read its matches (`_READERS`).
+# A detector with a split core has one expression per part; one with a native search has none.
 def _expressions() -> dict[tuple[bytes, int], list[int]]:
     expressions: dict[tuple[bytes, int], list[int]] = {}
     for index, detector in enumerate(DETECTORS):
-        expressions.setdefault((detector.core, detector.keyword_core), []).append(index)
+        if detector.native is not None:
+            continue
+        for core in detector.split_core or (detector.core,):
+            expressions.setdefault((core, detector.keyword_core), []).append(index)
     return expressions
 
 
 _EXPRESSIONS = _expressions()
 _READERS: tuple[tuple[int, ...], ...] = tuple(tuple(readers) for readers in _EXPRESSIONS.values())
+# Detectors whose candidates come from several expressions (their spans are merged) or none.
+_SPLIT = frozenset(index for index, detector in enumerate(DETECTORS) if detector.split_core)
+_NATIVE = tuple((index, detector.native) for index, detector in enumerate(DETECTORS) if detector.native is not None)
 # Without start-of-match tracking a match reports start 0: its start is at most this far back.
 _KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 # Characters of context the exact patterns' look-arounds read on each side of a candidate.
@@ -144,7 +164,29 @@ class _Engine:
         if scratch is None:
             scratch = self._per_thread.scratch = self._scratch.clone()
         self._db.scan(data, match_event_handler=on_match, scratch=scratch)
-        return {reader: spans for expression, spans in hits.items() for reader in _READERS[expression]}
+        found: dict[int, list[tuple[int, int]]] = {}
+        for expression, spans in hits.items():
+            for reader in _READERS[expression]:
+                if reader in _SPLIT and reader in found:
+                    found[reader] = _merge(found[reader] + spans)
+                else:
+                    found[reader] = spans
+        for reader, search in _NATIVE:
+            if spans := search(data):
+                found[reader] = spans
+        return found
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Sorted spans, overlapping or touching ones merged (as one expression's matches are)."""
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            if end > merged[-1][1]:
+                merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _load_engine() -> _Engine | None:
@@ -189,6 +231,7 @@ def _exact(
     position = start
     rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
     head = detector.head if before is not None else None
+    skip_to = detector.skip_to if before is not None else None
     while position < end:
         if head is not None:
             # Only where the head begins before `before` can a match begin (see Detector.head).
@@ -200,6 +243,12 @@ def _exact(
                 position = found_head.start() + 1
                 continue
         else:
+            if skip_to is not None:
+                # No match begins before the first place where one of its first strings occurs.
+                found_skip = skip_to.search(text, position, min(end, before + _HEAD_SPAN))  # type: ignore[operator]
+                if found_skip is None or found_skip.start() >= before:  # type: ignore[operator]
+                    break
+                position = found_skip.start()
             match = detector.pattern.search(text, position, end)
             if match is None or (before is not None and match.start() >= before):
                 break

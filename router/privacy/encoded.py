@@ -120,6 +120,37 @@ _KEYS = (
 # blob, read once from its first line (read from each of its lines, the cost is quadratic).
 _BLOB_START = r"(?<![\w+/=])(?<![A-Za-z0-9+/=]\n)(?<![A-Za-z0-9+/=]\r\n)(?<![A-Za-z0-9+/=]\\n)"
 
+# The blob's core, `(?:^|[^A-Za-z0-9+/=_])[A-Za-z0-9+/]{48}`, found natively (Detector.native):
+# each byte becomes `a` (base64), `=` (`=` and `_`) or a space (a boundary), and a boundary then
+# 48 `a` is one substring search. It gives the spans hyperscan gave (a match's end less 49, as
+# without start-of-match tracking) for a fifth of what the repeat cost hyperscan's pass.
+_BLOB_CLASSES = bytes(
+    ord("a")
+    if chr(byte).isascii() and (chr(byte).isalnum() or chr(byte) in "+/")
+    else ord("=")
+    if chr(byte) in "=_"
+    else 32
+    for byte in range(256)
+)
+_BLOB_RUN = b"a" * 48
+
+
+def blob_candidates(data: bytes) -> list[tuple[int, int]]:
+    """Merged spans (byte offsets) where a run of 48 base64 characters begins at a boundary."""
+    classes = data.translate(_BLOB_CLASSES)
+    spans: list[tuple[int, int]] = []
+    if classes.startswith(_BLOB_RUN):
+        spans.append((0, 48))
+    at = classes.find(b" " + _BLOB_RUN)
+    while at >= 0:
+        if spans and at <= spans[-1][1]:
+            spans[-1] = (spans[-1][0], at + 49)
+        else:
+            spans.append((at, at + 49))
+        at = classes.find(b" " + _BLOB_RUN, at + 49)
+    return spans
+
+
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         "ENCODED_SECRET",
@@ -171,5 +202,6 @@ DETECTORS: tuple[Detector, ...] = (
         rule="encoded-blob",
         keyword_core=49,
         head=re.compile(_BLOB_START + _B64 + r"{48}"),
+        native=blob_candidates,
     ),
 )

@@ -76,14 +76,18 @@ _PHONE = re.compile(
 # only there, instead of at every character of a window (see Detector.head). The character comes
 # first, its boundary checked behind it: re then skips ahead to the next `+`, `(` or digit.
 _PHONE_HEAD = re.compile(r"[+(\d](?:(?<![\w+./:@-].)|(?<=whatsapp:.)|(?<=tel:.)|(?<=sms:.)|(?<=callto:.))")
-# Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones).
-_PHONE_CORE = (
-    rb"(?:^|[^\w+./:@-])(?:\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}"
-    # Three groups or more; a 4-digit group then a 2-digit one only split by spaces (not a date).
-    rb"|(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
-    rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}"
-    rb"|\d[ .-]{1,2}\d{6}|\d{2}[ .-]{1,2}\d{5}|\d{3}[ .-]{1,2}\d{4}|\d{4}[ .-]{1,2}\d{3}|\d{5,8}[ .-]{1,2}\d{2})"
+# Its hyperscan core: every way the pattern can hold 7 digits or more (fewer are never phones),
+# in three parts compiled apart (Detector.split_core): international or bracketed; three groups
+# or more (a 4-digit group then a 2-digit one only split by spaces: not a date); two groups.
+_PHONE_CORE_BOUNDARY = rb"(?:^|[^\w+./:@-])"
+_PHONE_CORE_ALTERNATIVES = (
+    rb"\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}",
+    rb"(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
+    rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}",
+    rb"\d[ .-]{1,2}\d{6}|\d{2}[ .-]{1,2}\d{5}|\d{3}[ .-]{1,2}\d{4}|\d{4}[ .-]{1,2}\d{3}|\d{5,8}[ .-]{1,2}\d{2}",
 )
+_PHONE_CORE = _PHONE_CORE_BOUNDARY + b"(?:" + b"|".join(_PHONE_CORE_ALTERNATIVES) + b")"
+_PHONE_CORE_PARTS = tuple(_PHONE_CORE_BOUNDARY + b"(?:" + part + b")" for part in _PHONE_CORE_ALTERNATIVES)
 _PRIVATE_KEY = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 
 DETECTORS: tuple[Detector, ...] = (
@@ -233,6 +237,7 @@ DETECTORS: tuple[Detector, ...] = (
         reach=24,
         lead=8,
         head=_PHONE_HEAD,
+        split_core=_PHONE_CORE_PARTS,
     ),
     Detector(
         "PHONE",

@@ -2,7 +2,8 @@
 
 Hyperscan runs every rule's own regex in the one pass (without tracking where matches start,
 which is what makes 200 regexes cheap); Python's `re` then finds the match in the window that
-ends there and applies the secret group, the entropy floor and allowlists, the rule's keywords
+ends there (searched from where a match may begin, and without gitleaks' generic lead before the
+keyword: heads.py) and applies the secret group, the entropy floor and allowlists, the rule's keywords
 (gitleaks applies a rule only where one occurs) and the global references (`${VAR}`, `{{ x }}`)
 Tandem never treats as secrets.
 """
@@ -14,6 +15,7 @@ from collections.abc import Callable
 
 from router.privacy import validators
 from router.privacy.detector import Detector
+from router.privacy.heads import first_strings, without_lead
 from router.privacy.secret_rules import RULES
 
 # A match is at most this long (gitleaks' generic template starts up to 50 characters before its
@@ -65,7 +67,7 @@ def detectors() -> tuple[Detector, ...]:
         out.append(
             Detector(
                 kind,
-                re.compile(regex),
+                re.compile(without_lead(regex)),
                 regex.encode(),
                 validate=_validator(entropy, allow, stop),
                 group=group,
@@ -74,6 +76,7 @@ def detectors() -> tuple[Detector, ...]:
                 check=(near := _near_keyword(keywords)),
                 gate=near,
                 keyword_core=_SPAN,
+                skip_to=first_strings(without_lead(regex)),
             )
         )
     return tuple(out)

@@ -1,0 +1,100 @@
+"""Where detection time goes: CPU time per detector, in µs per KB, on typical tool output and on
+value-dense text (the same texts as `benchmarks.privacy.evaluate`'s speed figures).
+
+    python -m benchmarks.privacy.per_detector [--repeat 3]
+
+Each text is scanned `--repeat` times and the best time of each part is kept. Value-dense text
+is scanned as distinct texts (fresh slices each round), and the caches by value are emptied
+before each round, so no part is flattered by having seen the values before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import time
+
+from benchmarks.privacy.public import labelled, real_text
+from router.privacy import detect as engine
+from router.privacy import id_columns
+
+
+def _clear_caches() -> None:
+    """Empty every cache by value (functools caches of the privacy modules) and of texts."""
+    import sys
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("router.privacy"):
+            continue
+        for item in vars(module).values():
+            clear = getattr(item, "cache_clear", None)
+            if callable(clear):
+                clear()
+    engine._SEEN.clear()
+
+
+def profile(text: str) -> dict[str, float]:
+    """Seconds per part of one scan of `text` (the steps of detect._own, timed apart)."""
+    assert engine._ENGINE is not None, "hyperscan is needed for this profile"
+    costs: dict[str, float] = collections.Counter()
+    clock = time.process_time
+    started = clock()
+    id_columns.COLUMNS.find(text)
+    costs["table columns"] += clock() - started
+    started = clock()
+    data = text.encode("utf-8", "surrogatepass")
+    hits = engine._ENGINE.candidates(data)
+    if len(data) != len(text):
+        mapping = engine._char_offsets(data, [p for spans in hits.values() for span in spans for p in span])
+        hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
+    costs["hyperscan pass"] += clock() - started
+    kept = engine._Kept()
+    for index in sorted(hits):
+        detector = engine.DETECTORS[index]
+        started = clock()
+        found: list[tuple[int, int, str]] = []
+        for start, end in hits[index]:
+            low = max(0, start - detector.lead - engine._MARGIN)
+            high = min(len(text), end + detector.reach + engine._MARGIN)
+            if detector.gate is not None and not detector.gate(text, low, high):
+                continue
+            found.extend(engine._exact(detector, text, low, high, high if detector.follows else end, kept))
+        kept.add(detector, found)
+        name = detector.rule or detector.type
+        if index >= len(engine._SECRETS) and detector.gate is not None:
+            name = "provider rules"
+        costs[name] += clock() - started
+    return costs
+
+
+def texts() -> tuple[str, list[str]]:
+    typical_parts = [text for _source, text in real_text(0, 1 << 20)][:400]
+    typical = ("\n".join(typical_parts) * 2)[: 1 << 20]
+    dense = "\n".join(d.text for d in labelled(1600, 7))
+    slices = [dense[i : i + (256 << 10)] for i in range(0, len(dense) - (256 << 10) + 1, 256 << 10)]
+    return typical, slices
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    typical, slices = texts()
+    rows: dict[str, dict[str, float]] = {}
+    for label, chosen in (("typical", [typical] * args.repeat), ("value-dense", slices[: args.repeat])):
+        best: dict[str, float] = {}
+        for text in chosen:
+            _clear_caches()
+            size_kb = len(text.encode()) / 1024
+            for part, seconds in profile(text).items():
+                best[part] = min(best.get(part, float("inf")), seconds * 1e6 / size_kb)
+        rows[label] = best
+    parts = sorted(set(rows["typical"]) | set(rows["value-dense"]), key=lambda p: -rows["value-dense"].get(p, 0.0))
+    print(f"{'part':34} {'typical µs/KB':>14} {'value-dense µs/KB':>18}")
+    for part in parts:
+        print(f"{part:34} {rows['typical'].get(part, 0.0):>14.2f} {rows['value-dense'].get(part, 0.0):>18.1f}")
+    print(f"{'total':34} {sum(rows['typical'].values()):>14.2f} {sum(rows['value-dense'].values()):>18.1f}")
+
+
+if __name__ == "__main__":
+    main()
