@@ -14,23 +14,13 @@ import argparse
 import collections
 import time
 
+from benchmarks.privacy.cold import clear_caches
 from benchmarks.privacy.public import labelled, real_text
 from router.privacy import detect as engine
 from router.privacy import id_columns
+from router.privacy.secret_rules import RULES
 
-
-def _clear_caches() -> None:
-    """Empty every cache by value (functools caches of the privacy modules) and of texts."""
-    import sys
-
-    for name, module in list(sys.modules.items()):
-        if not name.startswith("router.privacy"):
-            continue
-        for item in vars(module).values():
-            clear = getattr(item, "cache_clear", None)
-            if callable(clear):
-                clear()
-    engine._SEEN.clear()
+_PROVIDER_RULES = {rule[0] for rule in RULES}
 
 
 def profile(text: str) -> dict[str, float]:
@@ -60,9 +50,7 @@ def profile(text: str) -> dict[str, float]:
                 continue
             found.extend(engine._exact(detector, text, low, high, high if detector.follows else end, kept))
         kept.add(detector, found)
-        name = detector.rule or detector.type
-        if index >= len(engine._SECRETS) and detector.gate is not None:
-            name = "provider rules"
+        name = "provider rules" if detector.rule in _PROVIDER_RULES else detector.rule or detector.type
         costs[name] += clock() - started
     return costs
 
@@ -84,7 +72,7 @@ def main(argv: list[str] | None = None) -> None:
     for label, chosen in (("typical", [typical] * args.repeat), ("value-dense", slices[: args.repeat])):
         best: dict[str, float] = {}
         for text in chosen:
-            _clear_caches()
+            clear_caches()
             size_kb = len(text.encode()) / 1024
             for part, seconds in profile(text).items():
                 best[part] = min(best.get(part, float("inf")), seconds * 1e6 / size_kb)

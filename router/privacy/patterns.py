@@ -248,6 +248,7 @@ DETECTORS: tuple[Detector, ...] = (
         keyword_core=phones.LABEL_SPAN,
         follows=True,
         head=_PHONE_HEAD,
+        gate=phones.digits_within,
     ),
     Detector(
         "IP_ADDRESS",

@@ -128,6 +128,16 @@ def valid_in_column(value: str) -> bool:
     return _national(value, digits[0], LABELLED_REGIONS)
 
 
+# Seven digits (with anything between): every phone holds as many (see `_value_facts`).
+_SEVEN_DIGITS = re.compile(r"\d(?:\D*\d){6}")
+
+
+def digits_within(text: str, low: int, high: int) -> bool:
+    """Whether text[low:high] holds the seven digits a phone needs: the window a phone word
+    opens (`call`, `contact`, `cell` are frequent in code and logs) is skipped without them."""
+    return _SEVEN_DIGITS.search(text, low, high) is not None
+
+
 def _label_before(text: str, start: int) -> bool:
     return bool(_LABEL.search(text, max(0, start - 40), start))
 
