@@ -35,6 +35,7 @@ from router.engine import Engine
 from router.errors import GatewayError, bad_request, error_body
 from router.privacy import backends as privacy_backends
 from router.settings import Settings, admin_keys
+from router.surfaces import surface_routes
 from router.trajectory.resilient import ResilientStore
 
 log = logging.getLogger("tandem")
@@ -46,6 +47,7 @@ API_PREFIXES = ("/v1", "", "/s/{session}/v1", "/s/{session}")
 
 def _routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = []
+    surfaces = surface_routes()
     for prefix in API_PREFIXES:
         routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
         if prefix != "/v1":  # /v1/models and /v1/model/info are in the schema (management_routes)
@@ -55,6 +57,8 @@ def _routes() -> list[BaseRoute]:
         routes.append(Route(f"{prefix}/messages", messages, methods=["POST"]))
         routes.append(Route(f"{prefix}/responses", responses, methods=["POST"]))
         routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
+        # Each folder of router/surfaces/ (a surface by feature) under the same prefixes.
+        routes += [Route(f"{prefix}{path}", endpoint, methods=methods) for path, endpoint, methods in surfaces]
     routes += [
         # Claude Code checks that its base URL answers (HEAD / and HEAD /api/hello).
         Route("/", reachable, methods=["GET", "HEAD"]),
