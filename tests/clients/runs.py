@@ -45,12 +45,14 @@ class RunScript:
         return {**self.answer(run, turn), "completion_tokens": 1000 * run + turn}
 
 
-def twice_in_a_row_then_twice_at_once(start: Callable[[int], T]) -> list[T]:
-    """Runs 1 and 2 one after the other, then 3 and 4 at once (`start(i)` runs the client)."""
-    results = [start(1), start(2)]
-    with ThreadPoolExecutor(2) as pool:
-        results += list(pool.map(start, (3, 4)))
-    return results
+def twice_in_a_row_and_twice_at_once(start: Callable[[int], T]) -> list[T]:
+    """Runs 1 and 2 one after the other, and beside them 3 and 4 at once (`start(i)` runs the
+    client in a folder of its own): three runs of one task start together, one after another
+    ends."""
+    with ThreadPoolExecutor(3) as pool:
+        in_a_row = pool.submit(lambda: [start(1), start(2)])
+        at_once = [pool.submit(start, i) for i in (3, 4)]
+        return [*in_a_row.result(), *(run.result() for run in at_once)]
 
 
 def runs_by_trajectory(server: GatewayServer, runs: int) -> dict[str, list[tuple[int, int]]]:

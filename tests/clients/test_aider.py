@@ -25,7 +25,7 @@ from tests.clients.harness import (
     run,
     trajectories,
 )
-from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_then_twice_at_once
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_and_twice_at_once
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -117,7 +117,7 @@ def test_aider_recognises_a_context_overflow(server: GatewayServer, edge: FakeUp
 
 def test_aider_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
     edge.respond = RunScript(lambda run, turn: edit(f"run-{run}") if turn == 0 else {"text": f"{DONE} (run-{run})"})
-    results = twice_in_a_row_then_twice_at_once(lambda i: aider(server, tmp_path / f"run{i}", "write proof.txt"))
+    results = twice_in_a_row_and_twice_at_once(lambda i: aider(server, tmp_path / f"run{i}", "write proof.txt"))
     assert all(code == 0 for code, _, _ in results), [output for _, output, _ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
