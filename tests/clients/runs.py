@@ -56,13 +56,18 @@ def twice_in_a_row_and_twice_at_once(start: Callable[[int], T]) -> list[T]:
 
 
 def runs_by_trajectory(server: GatewayServer, runs: int) -> dict[str, list[tuple[int, int]]]:
-    """Each trajectory's answered steps as (run, turn), read back from their usage."""
-    return {
-        d["id"]: sorted(
-            divmod(r["usage"]["completion_tokens"], 1000) for r in d["records"] if r["status"] == "ok" and r["usage"]
-        )
-        for d in trajectories(server, expected=runs)
-    }
+    """Each trajectory's answered main steps (route `tandem`: a client's side calls on other
+    routes are left out) as (run, turn), read back from their usage."""
+    found = {}
+    for trajectory in trajectories(server, expected=runs):
+        steps = [
+            divmod(r["usage"]["completion_tokens"], 1000)
+            for r in trajectory["records"]
+            if r["status"] == "ok" and r["usage"] and r["route"] == "tandem"
+        ]
+        if steps:
+            found[trajectory["id"]] = sorted(steps)
+    return found
 
 
 def assert_uncrossed(server: GatewayServer, runs: int, turns: Sequence[int]) -> None:

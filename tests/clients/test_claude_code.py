@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_and_twice_at_once
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -23,7 +25,7 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
 def claude(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, Path]:
     binary = installed("claude", "node_modules/.bin/claude")
     work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
     command = [str(binary), "-p", task, "--model", "claude-sonnet-4-6", "--allowedTools", "Bash"]
     env = {
         "HOME": str(tmp_path),
@@ -61,3 +63,20 @@ def test_claude_code_recognises_a_context_overflow(server: GatewayServer, edge: 
     code, output, _ = claude(server, tmp_path, "summarise the repository")
     assert code != 0
     assert "Prompt is too long" in output and "5000 tokens" in output and "2048" in output
+
+
+def test_claude_code_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    """Claude Code names each run by its own session id: runs of one task in a row and at once
+    (its side calls, on the small model's route, are left out of the check)."""
+
+    def answer(run: int, turn: int) -> dict[str, Any]:
+        if turn == 0:
+            command = orjson.dumps({"command": f"echo run-{run} > proof.txt"}).decode()
+            return {"kind": "tool_call", "name": "Bash", "arguments": command, "call_id": f"toolu_run-{run}-0"}
+        return {"text": f"done (run-{run})"}
+
+    edge.respond = RunScript(answer)
+    results = twice_in_a_row_and_twice_at_once(lambda i: claude(server, tmp_path / f"run{i}", "write proof.txt"))
+    assert all(code == 0 for code, _, _ in results), [output for _, output, _ in results]
+    assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
+    assert_uncrossed(server, runs=4, turns=(0, 1))

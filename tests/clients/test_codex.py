@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
 
 from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_and_twice_at_once
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -23,7 +25,7 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
 def codex(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, Path]:
     binary = installed("codex", "node_modules/.bin/codex")
     work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
     provider = f'{{name="tandem", base_url="{server.url}/v1", wire_api="responses", env_key="TANDEM_KEY"}}'
     command = [
         str(binary),
@@ -71,3 +73,19 @@ def test_codex_recognises_a_context_overflow(server: GatewayServer, edge: FakeUp
     assert code != 0
     assert "ran out of room in the model's context window" in output
     assert len(edge.received) == 1  # not retried as if it were a transient error
+
+
+def test_codex_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    """Codex names each run by its own session id: runs of one task in a row and at once."""
+
+    def answer(run: int, turn: int) -> dict[str, Any]:
+        if turn == 0:
+            command = orjson.dumps({"cmd": f"echo run-{run} > proof.txt"}).decode()
+            return {"kind": "tool_call", "name": "exec_command", "arguments": command, "call_id": f"call-run-{run}-0"}
+        return {"text": f"done (run-{run})"}
+
+    edge.respond = RunScript(answer)
+    results = twice_in_a_row_and_twice_at_once(lambda i: codex(server, tmp_path / f"run{i}", "write proof.txt"))
+    assert all(code == 0 for code, _, _ in results), [output for _, output, _ in results]
+    assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
+    assert_uncrossed(server, runs=4, turns=(0, 1))
