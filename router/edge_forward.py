@@ -57,13 +57,14 @@ async def for_load(
     settings = step.route.settings
     if decision.target != "edge" or decision.answer is not None or settings.edge_full == "wait":
         return decision
-    if not pool.full(settings.edge_full_waiting):
+    if not pool.full(settings.edge_full_waiting, settings.edge_full_wait_s):
         return decision
     if settings.edge_full == "fail":
+        waits = "" if settings.edge_full_wait_s is None else f" or an estimated wait of {settings.edge_full_wait_s:g} s"
         raise GatewayError(
             503,
-            f"the edge is full: every replica has {settings.edge_full_waiting} or more requests waiting, and route "
-            f"{step.route.name!r} has edge_full: fail; retry later",
+            f"the edge is full: every replica has {settings.edge_full_waiting} or more requests waiting{waits}, "
+            f"and route {step.route.name!r} has edge_full: fail; retry later",
             type="server_error",
             code="edge_full",
             headers={"Retry-After": "1"},

@@ -1,6 +1,6 @@
 """The edge pool's series (router/edge_pool.py): per replica, the steps placed on it, what it
-holds in flight, its own queue, KV cache and prefix-cache hit ratio as its /metrics said, and
-whether its breaker lets steps through; for the pool, the runs re-homed and the steps spilled to
+holds in flight, its own queue, estimated wait, KV cache and prefix-cache hit ratio as its
+/metrics said, and whether its breaker lets steps through; for the pool, the runs re-homed and the steps spilled to
 the cloud for load (by route), and whether it is full now. Labels are bounded: a replica is one
 of the configured `endpoints`.
 
@@ -30,11 +30,12 @@ class EdgeSeries:
     waiting: Gauge
     running: Gauge
     kv_cache_usage: Gauge
+    wait: Gauge
     prefix_hit_ratio: Gauge
     available: Gauge
     pool_full: Gauge
 
-    def refresh(self, pool: EdgePool, full_waiting: int) -> None:
+    def refresh(self, pool: EdgePool, full_waiting: int, full_wait_s: float | None = None) -> None:
         """Set the gauges from the pool as it stands (a /metrics scrape calls this)."""
         now = pool.clock()
         for replica in pool.replicas:
@@ -43,9 +44,10 @@ class EdgeSeries:
             self.waiting.labels(url).set(load.waiting)
             self.running.labels(url).set(load.running)
             self.kv_cache_usage.labels(url).set(load.kv_cache_usage)
+            self.wait.labels(url).set(load.wait_s)
             self.prefix_hit_ratio.labels(url).set(load.prefix_hit_ratio)
             self.available.labels(url).set(1 if replica.alive(now) else 0)
-        self.pool_full.set(1 if pool.full(full_waiting) else 0)
+        self.pool_full.set(1 if pool.full(full_waiting, full_wait_s) else 0)
 
 
 def edge_series(
@@ -86,6 +88,13 @@ def edge_series(
             replica,
             "max",
         ),
+        wait=gauge(
+            "tandem_edge_replica_estimated_wait_seconds",
+            "Estimated wait of a request queued at each edge replica now: its waiting requests x the recent mean "
+            "time a request ran / its requests running (its vLLM metrics)",
+            replica,
+            "max",
+        ),
         prefix_hit_ratio=gauge(
             "tandem_edge_replica_prefix_cache_hit_ratio",
             "Share of prompt tokens each edge replica served from its prefix cache between its last two scrapes",
@@ -97,7 +106,7 @@ def edge_series(
         ),
         pool_full=gauge(
             "tandem_edge_pool_full",
-            "1 while every edge replica's queue is at the lowest edge_full_waiting of the routes or over it",
+            "1 while every edge replica is full by the routes' lowest edge_full_waiting (or edge_full_wait_s)",
             (),
             "max",
         ),

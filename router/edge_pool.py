@@ -44,7 +44,16 @@ class ReplicaLoad:
     prefix_hits: float = 0.0  # tokens served from the prefix cache, a counter
     prefix_queries: float = 0.0  # tokens looked up in it, a counter
     prefix_hit_ratio: float = 0.0  # hits / queries between the last two scrapes
+    run_s_sum: float = 0.0  # seconds requests ran (prefill and decode), a counter
+    run_s_count: float = 0.0  # requests that finished running, a counter
+    run_s: float = 0.0  # mean seconds a request ran, of those that finished between the last two scrapes
     at: float = 0.0  # monotonic time of the scrape; 0: never scraped
+
+    @property
+    def wait_s(self) -> float:
+        """How long a request queued now would wait before it runs, estimated: the requests
+        ahead of it × the recent mean time a request runs ÷ the requests run side by side."""
+        return self.waiting * self.run_s / max(self.running, 1.0)
 
 
 @dataclass(slots=True, eq=False)
@@ -164,16 +173,18 @@ class EdgePool:
             why = "replica_removed" if current is None else "overloaded" if current in candidates else "replica_down"
         return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url, rehomed=why)
 
-    def full(self, max_waiting: int) -> bool:
-        """Whether every replica able to take a step has `max_waiting` or more requests waiting
-        in its own queue (its last scrape, if recent). A replica whose load is unknown, or
-        whose breaker is open, makes no claim: with none known the pool is not full."""
+    def full(self, max_waiting: int, max_wait_s: float | None = None) -> bool:
+        """Whether every replica able to take a step is full: `max_waiting` or more requests
+        waiting in its own queue, or (with `max_wait_s`) an estimated wait of that many seconds
+        or more (its last scrape, if recent). A replica whose load is unknown, or whose breaker
+        is open, makes no claim: with none known the pool is not full."""
         now = self.clock()
         known = False
         for replica in self.replicas:
-            if not replica.alive(now) or now - replica.load.at > self.stale_s:
+            load = replica.load
+            if not replica.alive(now) or now - load.at > self.stale_s:
                 continue
-            if replica.load.waiting < max_waiting:
+            if load.waiting < max_waiting and (max_wait_s is None or load.wait_s < max_wait_s):
                 return False
             known = True
         return known

@@ -6,8 +6,11 @@ whether the pool is full then read as plain attributes.
 
 vLLM's names as the version sim/vllm/constraints.txt pins exposes them (the V1 engine's):
 requests running and waiting, the KV-cache usage (0..1; `gpu_cache_usage_perc` before it was
-renamed `kv_cache_usage_perc`), and the prefix cache's counters of tokens looked up and found.
-Each is summed over its label sets (one per engine of a data-parallel server).
+renamed `kv_cache_usage_perc`), the prefix cache's counters of tokens looked up and found, and
+the histogram of the time requests ran (`request_inference_time_seconds`: prefill and decode,
+queueing not included), whose sum and count between two scrapes give the recent mean time a
+request runs, for the estimated wait (`ReplicaLoad.wait_s`). Each is summed over its label sets
+(one per engine of a data-parallel server).
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ NAMES: dict[str, tuple[str, ...]] = {
     "kv_cache_usage": ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc"),
     "prefix_hits": ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total"),
     "prefix_queries": ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_queries_total"),
+    "run_s_sum": ("vllm:request_inference_time_seconds_sum",),
+    "run_s_count": ("vllm:request_inference_time_seconds_count",),
 }
 _WANTED = {name: field for field, names in NAMES.items() for name in names}
 MAX_METRICS_BYTES = 4 * 1024 * 1024
@@ -102,6 +107,14 @@ async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
         load.prefix_hit_ratio = (load.prefix_hits - before.prefix_hits) / looked_up
     else:
         load.prefix_hit_ratio = before.prefix_hit_ratio
+    # Likewise the mean time a request ran, of the requests that finished since the last read
+    # (at the first read: since the server started).
+    since = before if before.at and load.run_s_count >= before.run_s_count else ReplicaLoad()
+    finished = load.run_s_count - since.run_s_count
+    if finished > 0 and load.run_s_sum >= since.run_s_sum:
+        load.run_s = (load.run_s_sum - since.run_s_sum) / finished
+    else:
+        load.run_s = before.run_s
     replica.load = load
     return True
 

@@ -157,7 +157,9 @@ class Engine:
         replicas' metrics, and on a /metrics scrape)."""
         if self.edge_pool is not None:
             full_waiting = min(route.settings.edge_full_waiting for route in self.routes.values())
-            self.metrics.edge.refresh(self.edge_pool, full_waiting)
+            waits = [route.settings.edge_full_wait_s for route in self.routes.values()]
+            full_wait_s = min((wait for wait in waits if wait is not None), default=None)
+            self.metrics.edge.refresh(self.edge_pool, full_waiting, full_wait_s)
 
     def _all_upstreams(self) -> list[Upstream]:
         pooled = [r.upstream for r in self.edge_pool.replicas[1:]] if self.edge_pool is not None else []

@@ -14,9 +14,10 @@ import orjson
 from router.config.privacy import redacts
 from router.ledger import InnerCall, cost_usd
 from router.protocol.usage import Usage
-from router.upstream import Upstream, UpstreamFailure
+from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 if TYPE_CHECKING:
+    from router.edge_pool import EdgePool, Replica
     from router.metrics import Metrics
     from router.privacy.guard import PrivacyGuard
 
@@ -42,16 +43,22 @@ class InnerCalls:
         # refused exactly like the step's own cloud call.
         self._privacy = privacy
         self.made: list[InnerCall] = []
+        # With an edge pool: the replicas this step's inner edge calls try, in order.
+        self._edge_pool: EdgePool | None = None
+        self._edge_replicas: list[Replica] = []
 
     def judge(self, verdicts: tuple[tuple[int, str], ...]) -> None:
         """Write a strategy's verdicts on its calls, (index, status), into the step's ledger."""
         for index, status in verdicts:
             self.made[index].status = status
 
-    def send_edge_to(self, upstream: Upstream) -> None:
-        """Send this step's inner edge calls to one replica of the edge pool (the step's home,
-        where the same prefix is cached)."""
-        self._upstreams = {**self._upstreams, "edge": upstream}
+    def send_edge_to(self, pool: EdgePool, replicas: list[Replica]) -> None:
+        """Send this step's inner edge calls to the edge pool's replicas in the step's order: its
+        home first (where the same prefix is cached), the next one when a replica fails, as the
+        step's own call does."""
+        self._edge_pool = pool
+        self._edge_replicas = replicas
+        self._upstreams = {**self._upstreams, "edge": replicas[0].upstream}
 
     @property
     def privacy(self) -> PrivacyGuard | None:
@@ -70,7 +77,7 @@ class InnerCalls:
         payload = {**body, **upstream.settings.inner_call_params, "model": upstream.model, "stream": False}
         payload.pop("stream_options", None)
         try:
-            reply = await upstream.send(orjson.dumps(payload), stream=False, trajectory_id=self._trajectory_id)
+            reply = await self._send(target, upstream, orjson.dumps(payload))
         except UpstreamFailure as failure:
             if self._metrics is not None:
                 self._metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
@@ -92,3 +99,38 @@ class InnerCalls:
             return privacy.redactor().restore_answer(answer)
         result: dict[str, Any] = answer
         return result
+
+    async def _send(self, target: str, upstream: Upstream, body: bytes) -> UpstreamReply:
+        pool = self._edge_pool
+        if target != "edge" or pool is None:
+            return await upstream.send(body, stream=False, trajectory_id=self._trajectory_id)
+        last: UpstreamFailure | None = None
+        for replica in self._edge_replicas:
+            if last is not None and self._metrics is not None:
+                # An earlier replica failed: counted here, as complete() counts the last one.
+                self._metrics.upstream_errors.labels(upstream.name, last.kind).inc()
+            lease = pool.lease(replica, first=False)
+            try:
+                reply = await replica.upstream.send(body, stream=False, trajectory_id=self._trajectory_id)
+            except UpstreamFailure as failure:
+                pool.failed(replica, failure.kind, failure.status)
+                last = failure
+                continue
+            finally:
+                lease.release()
+            pool.answered(replica)
+            return reply
+        assert last is not None, "a placement names at least one replica"
+        raise last
+
+
+def first_message(answer: dict[str, Any]) -> dict[str, Any]:
+    """The assistant message of an answer's first choice ({} when there is none)."""
+    choices = answer.get("choices") or [{}]
+    message = choices[0].get("message") if isinstance(choices[0], dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def message_text(answer: dict[str, Any]) -> str:
+    content = first_message(answer).get("content")
+    return content if isinstance(content, str) else ""

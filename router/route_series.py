@@ -265,6 +265,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_edge_replica_waiting": _per_replica,
     "tandem_edge_replica_running": _per_replica,
     "tandem_edge_replica_kv_cache_usage": _per_replica,
+    "tandem_edge_replica_estimated_wait_seconds": _per_replica,
     "tandem_edge_replica_prefix_cache_hit_ratio": _per_replica,
     "tandem_edge_replica_available": _per_replica,
     "tandem_route_info": _each_route(lambda name, route, scope: ((name, str(route.strategy), str(route.privacy)),)),

@@ -31,17 +31,25 @@ vllm:kv_cache_usage_perc{{engine="0",model_name="edge-model"}} 0.5
 vllm:prefix_cache_queries_total{{engine="0",model_name="edge-model"}} 1000.0
 vllm:prefix_cache_hits_total{{engine="0",model_name="edge-model"}} 750.0
 vllm:prefix_cache_hits_created{{engine="0",model_name="edge-model"}} 1.7e9
+# TYPE vllm:request_inference_time_seconds histogram
+vllm:request_inference_time_seconds_bucket{{engine="0",le="0.3",model_name="edge-model"}} 0.0
+vllm:request_inference_time_seconds_count{{engine="0",model_name="edge-model"}} {run_count}
+vllm:request_inference_time_seconds_sum{{engine="0",model_name="edge-model"}} {run_sum}
 """
 
 
-def metrics(waiting: int, running: int = 2) -> str:
-    return VLLM_METRICS.format(waiting=float(waiting), running=float(running))
+def metrics(waiting: int, running: int = 2, run_sum: float = 0.0, run_count: int = 0) -> str:
+    return VLLM_METRICS.format(waiting=float(waiting), running=float(running), run_sum=run_sum, run_count=run_count)
 
 
 def test_parse_load_reads_vllm_names_and_sums_engines() -> None:
     text = (metrics(3) + 'vllm:num_requests_waiting{engine="1",model_name="edge-model"} 2.0\n').encode()
     load = parse_load(text, at=7.0)
     assert load == ReplicaLoad(running=2.0, waiting=5.0, kv_cache_usage=0.5, prefix_hits=750, prefix_queries=1000, at=7)
+    timed = parse_load(metrics(6, running=3, run_sum=20.0, run_count=10).encode(), at=1.0)
+    assert (timed.run_s_sum, timed.run_s_count) == (20.0, 10.0)
+    timed.run_s = 2.0  # the scrape sets it from two reads
+    assert timed.wait_s == 6 * 2.0 / 3  # six ahead, three run at a time, two seconds each
     older = parse_load(b'vllm:gpu_cache_usage_perc{model_name="m"} 0.25\nvllm:bogus 1\n', at=1.0)
     assert older.kv_cache_usage == 0.25 and older.waiting == 0.0
     assert metrics_url("http://10.0.0.1:8000/v1", "/metrics") == "http://10.0.0.1:8000/metrics"
@@ -168,3 +176,98 @@ def test_a_replica_whose_metrics_are_unknown_keeps_the_pool_open(
         answered = step(client, server, "spill", "half")
     assert answered.headers["x-tandem-target"] == "edge"
     assert len(replicas[1].received) == 1, "the least queued replica took the new run"
+
+
+def test_an_estimated_wait_over_the_routes_limit_fills_the_pool_before_its_queue_does(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    routes = {
+        "short": {"strategy": "edge", "edge_full": "cloud", "edge_full_waiting": 4},
+        "impatient": {"strategy": "edge", "edge_full": "cloud", "edge_full_waiting": 4, "edge_full_wait_s": 5},
+        "strict": {"strategy": "edge", "edge_full": "fail", "edge_full_waiting": 4, "edge_full_wait_s": 5},
+    }
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"scrape_interval_s": 0.05}}
+    server = make_gateway(routes=routes, upstream_overrides={"edge": edge})
+    pool = server.app.state.engine.edge_pool
+    # Two waiting (under the queue limit of 4), one running, requests ran 3 s each: about 6 s.
+    for fake in replicas:
+        fake.metrics_text = metrics(2, running=1, run_sum=30.0, run_count=10)
+    assert wait_until(lambda: all(replica.load.wait_s == 6.0 for replica in pool.replicas))
+    with httpx.Client(timeout=10) as client:
+        patient = step(client, server, "short", "patient")
+        impatient = step(client, server, "impatient", "impatient")
+        strict = step(client, server, "strict", "strict")
+        # Requests finish faster now (ten more in 5 s): the estimate falls to 2 x 0.5 s.
+        for fake in replicas:
+            fake.metrics_text = metrics(2, running=1, run_sum=35.0, run_count=20)
+        assert wait_until(lambda: all(replica.load.wait_s == 1.0 for replica in pool.replicas))
+        calmer = step(client, server, "impatient", "calmer")
+        exposition = client.get(f"{server.url}/metrics").text
+    assert patient.headers["x-tandem-target"] == "edge", "a queue under edge_full_waiting alone is not full"
+    assert impatient.headers["x-tandem-target"] == "cloud" and impatient.headers["x-tandem-reason"] == "edge_full"
+    assert strict.status_code == 503 and "estimated wait of 5 s" in strict.json()["error"]["message"]
+    assert calmer.headers["x-tandem-target"] == "edge"
+    assert f'tandem_edge_replica_estimated_wait_seconds{{replica="{replicas[0].base_url}"}} 1.0' in exposition
+
+
+def test_load_spills_do_not_move_the_judges_cloud_share(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    """Two runs alike but for why their first steps reached the cloud: for load (a full pool), or
+    by the route's own choice. The judge holding a cloud share of 0 raises its threshold for the
+    run whose own cloud steps are over the share; the spilled run it treats as fresh."""
+    from tests.test_judge_strategy import steps
+    from tests.test_strategies import TOOLS
+
+    history = steps(7)
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"scrape_interval_s": 0.05}}
+    routes: dict[str, Any] = {
+        "burst": {"strategy": "edge", "edge_full": "cloud", "edge_full_waiting": 4},
+        "up": {"strategy": "cloud"},
+        "held": {"strategy": "judge", "threshold": 0.5},
+    }
+
+    def send(client: httpx.Client, server: GatewayServer, route: str, run: str, step: int) -> httpx.Response:
+        body = {"model": route, "messages": history[step], "tools": TOOLS}
+        reply = client.post(f"{server.base_url}/chat/completions", json=body, headers={"x-session-id": run})
+        assert reply.status_code == 200, reply.text
+        return reply
+
+    def cloud_steps(server: GatewayServer, run: str, count: int) -> bool:
+        state = server.run(server.app.state.engine.tracker.store.get(run))
+        return state is not None and state.counts["cloud_steps"] == count
+
+    with httpx.Client(timeout=10) as client:
+        # The judge's score of the seventh step of a run whose six steps went to the cloud.
+        scout = make_gateway(routes=routes, upstream_overrides={"edge": edge})
+        for n in range(6):
+            send(client, scout, "up", "scout", n)
+        assert wait_until(lambda: cloud_steps(scout, "scout", 6))
+        score = float(send(client, scout, "held", "scout", 6).headers["x-tandem-score"])
+        # Held at a cloud share of 0, starting just under that score, the threshold barely moving
+        # globally: the run's own excess share alone decides.
+        routes["held"] = {
+            "strategy": "judge",
+            "threshold": max(score - 0.05, 0.0),
+            "target_cloud_share": 0.0,
+            "threshold_bounds": (0.0, 1.0),
+            "adapt_rate": 1e-6,
+        }
+        server = make_gateway(routes=routes, upstream_overrides={"edge": edge})
+        pool = server.app.state.engine.edge_pool
+        fill(replicas, 9)
+        assert wait_until(lambda: all(replica.load.waiting == 9.0 for replica in pool.replicas))
+        for n in range(6):
+            assert send(client, server, "burst", "spilled", n).headers["x-tandem-reason"] == "edge_full"
+            send(client, server, "up", "chosen", n)
+        assert wait_until(lambda: cloud_steps(server, "spilled", 6) and cloud_steps(server, "chosen", 6))
+        for fake in replicas:
+            fake.metrics_text = metrics(0)
+            fake.default = {"kind": "text"}
+        assert wait_until(lambda: all(replica.load.waiting == 0.0 for replica in pool.replicas))
+        spilled = send(client, server, "held", "spilled", 6)
+        chosen = send(client, server, "held", "chosen", 6)
+    assert spilled.headers["x-tandem-score"] == chosen.headers["x-tandem-score"], "the two runs are not alike"
+    assert chosen.headers["x-tandem-target"] == "edge", "six cloud steps of its own: held back from the cloud"
+    assert spilled.headers["x-tandem-target"] == "cloud", "six spills counted as the judge's own cloud steps"
+    assert spilled.headers["x-tandem-reason"] == "judge"

@@ -242,6 +242,32 @@ def test_a_steps_inner_edge_calls_go_to_its_home_replica_too(
     assert len(probes) >= 8
 
 
+def test_an_inner_edge_call_fails_over_to_the_next_replica_when_the_home_dies(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"breaker_failures": 5}}
+    server = make_gateway(
+        routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge}
+    )
+    for fake in replicas:
+        fake.default = {"kind": "text", "top_logprobs": [-0.1, -2.5]}  # a probe the strategy can read
+    with httpx.Client(timeout=10) as client:
+        run(client, server, "orphan", 1, model="probe")
+        home = served(replicas, "orphan")[0]
+        replicas[home].stop()  # the breaker is not open yet: the next step still places home first
+        reply = client.post(
+            f"{server.base_url}/chat/completions",
+            json={"model": "probe", "messages": [{"role": "user", "content": "task <orphan>"}] * 2},
+            headers={"x-session-id": "orphan"},
+        )
+    assert reply.status_code == 200, reply.text
+    # The probe found another replica: the entropy strategy decided, it did not fall back.
+    assert reply.headers["x-tandem-reason"] == "entropy"
+    later = [r for i, fake in enumerate(replicas) if i != home for r in fake.received if "task <orphan>" in str(r.body)]
+    assert [r.body.get("max_tokens") for r in later] == [1, None], "the probe, then the step, on a live replica"
+    assert cloud.received == []
+
+
 def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:

@@ -39,7 +39,7 @@ class Decide(Stage):
         route, identity, guard, forced = step.route, step.identity, step.privacy, step.inputs.forced
         if self._pool is not None:
             step.placement = await place_step(self._pool, identity, self._store, self._metrics)
-            step.calls.send_edge_to(step.placement.replicas[0].upstream)
+            step.calls.send_edge_to(self._pool, step.placement.replicas)
         privacy_refusal = None if guard.allows_cloud() or blocks(guard.mode) else Reason.PRIVACY
         refusal = privacy_refusal or cloud_refusal(route.settings.constraints, identity.trajectory, identity.step)
         if forced is not None:

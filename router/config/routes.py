@@ -73,12 +73,20 @@ class RouteBase(BaseModel):
     shadow: ShadowSettings | None = None
     edge_full: Literal["cloud", "wait", "fail"] = Field(
         "wait",
-        description="when every replica of the edge pool has edge_full_waiting requests or more in its queue: cloud "
+        description="when every replica of the edge pool is full (edge_full_waiting requests or more in its queue, or "
+        "an estimated wait of edge_full_wait_s or more): cloud "
         "sends an edge step to the cloud at once (reason edge_full; a step privacy, a constraint or the header keeps "
         "off the cloud waits instead), wait sends it to the edge to queue, fail answers 503 (edge_full)",
     )
     edge_full_waiting: int = Field(
         4, ge=1, description="requests waiting in a replica's own queue (vLLM's num_requests_waiting) that make it full"
+    )
+    edge_full_wait_s: float | None = Field(
+        None,
+        gt=0,
+        description="a replica is also full when the wait of a request queued there now is estimated at this many "
+        "seconds or more: its waiting requests x the recent mean time a request ran (vLLM's "
+        "request_inference_time_seconds) / its requests running; null: the queue length alone",
     )
 
     def upstreams_used(self) -> list[str]:
