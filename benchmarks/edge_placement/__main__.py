@@ -1,7 +1,7 @@
 """Time what the edge pool adds to a step's decision: placing the step on a replica
 (`EdgePool.place`, affinity with bounded load, or least_loaded / round_robin) and asking whether
-the pool is full (`EdgePool.full`), with the replicas' load already read in the background.
-Trajectories are a mix of new ones and ones with a home; replicas carry load.
+the pool is full (`EdgePool.full`, by queue length and estimated wait), with the replicas' load
+already read in the background. Trajectories are a mix of new ones and ones with a home; replicas carry load.
 
     python -m benchmarks.edge_placement [--replicas 2,4,8] [--steps 20000]
 
@@ -24,7 +24,7 @@ def _pool(replicas: int, balance: str) -> EdgePool:
     pool = EdgePool(urls, balance, stale_s=1e9)  # type: ignore[arg-type]
     for index, replica in enumerate(pool.replicas):
         replica.in_flight = index * 3
-        replica.load = ReplicaLoad(running=4, waiting=index, at=time.monotonic())
+        replica.load = ReplicaLoad(running=4, waiting=index, run_s=0.5, at=time.monotonic())
     return pool
 
 
@@ -39,7 +39,7 @@ def measure(replicas: int, balance: str, steps: int) -> tuple[float, float]:
         home = homes.get(trajectory)
         started = time.perf_counter()
         placement = pool.place(trajectory, home)
-        pool.full(4)
+        pool.full(4, 2.0)  # a queue length and an estimated wait (edge_full_waiting, edge_full_wait_s)
         timings.append(time.perf_counter() - started)
         if placement.new_home is not None:
             homes[trajectory] = placement.new_home

@@ -1,130 +1,71 @@
 """Prefix-cache reuse of agent runs on a pool of edge replicas, by `balance` (issue 31, item 5).
 
-Agent-like runs (each step resends the run's whole history plus a new tool result) are sent,
-interleaved step by step so that they compete for the replicas' KV caches, through a real
-gateway whose edge is the pool. The primary figure is the prompt tokens the replicas computed
-rather than served from their prefix cache, read from vLLM's own counters
-(`vllm:prefix_cache_queries_total` − `vllm:prefix_cache_hits_total`, before and after); the
-secondary one the edge latency per step. With `--stop-one`, one replica is stopped halfway
-through the affinity pass: the table then says how many steps failed and how many runs re-homed.
+Agent-like runs (each step resends the run's whole history plus a new tool result) are sent at
+once through a real gateway whose edge is the pool (benchmarks/edge_pool/workload.py), once per
+`balance`. The primary figure is the prompt tokens the replicas computed rather than served from
+their prefix cache, read from vLLM's own counters (`vllm:prefix_cache_queries_total` −
+`vllm:prefix_cache_hits_total`, before and after each pass); the secondary one the edge latency
+per step. With `--stop-one`, a last affinity pass kills one replica (SIGKILL; the one home to the
+most runs) once a run has answered half its steps: the table then says how many steps failed,
+and how many of the runs homed there re-homed.
 
-    python -m benchmarks.edge_pool --vllm [--runs 8] [--steps 24] [--stop-one] [-- VLLM_ARGS...]
+    python -m benchmarks.edge_pool --vllm [--runs 6] [--steps 30] [--kv-cache 4M] [--stop-one] [--json PATH]
     python -m benchmarks.edge_pool --edges http://host-a:8000/v1,http://host-b:8000/v1 --model NAME
 
-`--vllm` starts two vLLM CPU replicas of the tiny test model (sim/vllm; vLLM's own arguments
-after `--`, e.g. a small KV cache so that runs evict each other). Status: written and run
-against scripted upstreams only (no vLLM on the development machine); no figures yet.
+`--vllm` starts two vLLM CPU replicas of the tiny test model (sim/vllm), each with a KV cache of
+`--kv-cache` bytes (`--kv-cache-memory-bytes`; 4M holds 4,096 tokens of the tiny model) in blocks
+of `--block-size` tokens; further vLLM arguments go after `--`.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import random
-import statistics
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+from benchmarks.edge_pool.workload import BALANCES, PassResult, Shape, run_pass, start_replicas
+from benchmarks.report import figure, write_result
 
-from router.edge_scrape import metrics_url, parse_load
-
-BALANCES = ("affinity", "round_robin", "least_loaded")
-
-
-def prefix_counters(client: httpx.Client, edges: list[str]) -> dict[str, tuple[float, float]]:
-    """Per replica that answers: tokens looked up in its prefix cache, and tokens found there."""
-    found = {}
-    for url in edges:
-        with contextlib.suppress(httpx.HTTPError):
-            load = parse_load(client.get(metrics_url(url, "/metrics"), timeout=5).content, 0.0)
-            found[url] = (load.prefix_queries, load.prefix_hits)
-    return found
+TARGET_RATIO = 0.5  # issue 31: affinity recomputes at most half of what round_robin does
 
 
-@contextlib.contextmanager
-def gateway(edges: list[str], model: str, balance: str) -> Iterator[tuple[str, Any]]:
-    import uvicorn
+HEAD = (
+    "| balance | prompt tokens looked up | recomputed | prefix hit ratio | p50 step ms | steps per replica "
+    "| answered | failed | re-homes | s |\n|---|---:|---:|---:|---:|---|---:|---:|---|---:|"
+)
 
-    from router.app import create_app
-    from router.settings import load_settings
 
-    settings = load_settings(
-        upstreams={
-            "edge": {"endpoints": edges, "model": model, "balance": balance, "pool": {"breaker_failures": 1}},
-            "cloud": {"base_url": "http://127.0.0.1:9/v1", "model": "none"},
-        },
-        routes={"bench": {"strategy": "edge", "failover": False}},
+def row(name: str, result: PassResult) -> str:
+    rehomes = ", ".join(f"{why} {count:.0f}" for why, count in result.rehomes.items() if count) or "0"
+    return (
+        f"| {name} | {result.looked_up:,.0f} | {result.recomputed:,.0f} | {result.hit_ratio:.2f} | "
+        f"{result.p50_ms:.0f} | {' / '.join(map(str, result.placed))} | {result.answered} | {result.failed} | "
+        f"{rehomes} | {result.seconds:.0f} |"
     )
-    app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1", app.state.engine
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
-def tool_output(rng: random.Random, words: int) -> str:
-    return " ".join(f"w{rng.randrange(100_000)}" for _ in range(words))
-
-
-def run_pass(edges: list[str], model: str, balance: str, runs: int, steps: int, stop: Any = None) -> dict[str, float]:
-    rng = random.Random(f"{balance}-{runs}-{steps}")  # a fresh history per pass: no cache carried over
-    histories = [
-        [{"role": "system", "content": tool_output(rng, 200)}, {"role": "user", "content": tool_output(rng, 50)}]
-        for _ in range(runs)
-    ]
-    latencies: list[float] = []
-    failed = 0
-    with httpx.Client(timeout=300) as client, gateway(edges, model, balance) as (base_url, engine):
-        before = prefix_counters(client, edges)
-        for step in range(steps):
-            if stop is not None and step == steps // 2:
-                stop()
-            for run, messages in enumerate(histories):
-                started = time.perf_counter()
-                reply = client.post(
-                    f"{base_url}/chat/completions",
-                    json={"model": "bench", "messages": messages, "max_tokens": 8, "temperature": 0},
-                    headers={"x-session-id": f"{balance}-{run}"},
-                )
-                latencies.append(time.perf_counter() - started)
-                if reply.status_code != 200:
-                    failed += 1
-                    continue
-                content = reply.json()["choices"][0]["message"].get("content") or ""
-                messages += [
-                    {"role": "assistant", "content": content},
-                    {"role": "user", "content": tool_output(rng, 60)},
-                ]
-        # A replica stopped during the pass lost its counters: only those that lived count.
-        after = prefix_counters(client, edges)
-        rehomes = sum(
-            engine.metrics.edge.rehomes.labels(reason)._value.get()
-            for reason in ("replica_down", "replica_removed", "overloaded")
+def figures_of(results: dict[str, PassResult], lost: PassResult | None, setup: str) -> list[dict[str, Any]]:
+    rows = []
+    for balance, result in results.items():
+        value = f"{result.recomputed:,.0f} of {result.looked_up:,.0f} ({result.hit_ratio:.0%} served from the cache)"
+        rows.append(figure(f"prompt tokens recomputed, {balance}, {setup}", value))
+    if "affinity" in results and "round_robin" in results and results["round_robin"].recomputed:
+        ratio = results["affinity"].recomputed / results["round_robin"].recomputed
+        name = "prompt tokens recomputed, affinity ÷ round_robin (vLLM's prefix-cache counters)"
+        rows.append(figure(name, f"{ratio:.2f}", f"<= {TARGET_RATIO}", ratio <= TARGET_RATIO))
+    latency = " / ".join(f"{results[b].p50_ms:.0f}" for b in results)
+    rows.append(figure(f"edge step latency p50, {' / '.join(results)}", f"{latency} ms"))
+    if lost is not None:
+        value = (
+            f"{lost.failed} failed of {lost.answered + lost.failed}; "
+            f"{lost.rehomed} of the {lost.orphans} runs homed there re-homed"
         )
-    kept = [url for url in after if url in before]
-    queries = sum(after[url][0] - before[url][0] for url in kept)
-    hits = sum(after[url][1] - before[url][1] for url in kept)
-    return {
-        "looked_up": queries,
-        "recomputed": queries - hits,
-        "hit_ratio": hits / queries if queries else 0.0,
-        "p50_ms": statistics.median(latencies) * 1e3,
-        "failed": failed,
-        "rehomes": rehomes,
-    }
+        rows.append(figure("one replica of two killed halfway (affinity): steps failed", value, "0", lost.failed == 0))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,37 +78,71 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edges", default="", help="base URLs of running replicas, comma-separated")
     parser.add_argument("--model", default="tiny-edge")
     parser.add_argument("--vllm", action="store_true", help="start two vLLM CPU replicas of the tiny model")
-    parser.add_argument("--runs", type=int, default=8)
-    parser.add_argument("--steps", type=int, default=24)
+    parser.add_argument("--kv-cache", default="4M", help="with --vllm: each replica's KV cache, in bytes")
+    parser.add_argument("--block-size", type=int, default=32, help="with --vllm: tokens per KV block (CPU: k x 32)")
+    parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--balance", default=",".join(BALANCES))
-    parser.add_argument("--stop-one", action="store_true", help="stop one replica halfway through (with --vllm)")
+    parser.add_argument("--stop-one", action="store_true", help="with --vllm: a last pass kills one replica halfway")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures for `benchmarks.report`")
     args = parser.parse_args(arguments)
+    shape = Shape(runs=args.runs, steps=args.steps)
+    began = time.perf_counter()
     with contextlib.ExitStack() as stack:
         servers: list[Any] = []
         if args.vllm:
-            from sim.vllm_edge import VLLMServer
-
             folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="tandem-pool-")))
-            for index in range(2):
-                server = VLLMServer(folder / f"replica-{index}", model_name=args.model, extra_args=tuple(vllm_args))
-                servers.append(stack.enter_context(server))
-            edges = [f"http://127.0.0.1:{server.port}/v1" for server in servers]
+            sizes = ("--kv-cache-memory-bytes", args.kv_cache, "--block-size", str(args.block_size))
+            servers = start_replicas(folder, args.model, (*sizes, *vllm_args))
+            for server in servers:
+                stack.callback(server.stop)
+            edges = [server.base_url for server in servers]
+            setup = f"2 vLLM CPU replicas, KV cache {args.kv_cache}B each"
         else:
             edges = [url for url in args.edges.split(",") if url]
+            setup = f"{len(edges)} replicas"
         if len(edges) < 2:
             parser.error("two replicas or more: --vllm, or --edges URL,URL")
-        print(f"{args.runs} runs x {args.steps} steps, interleaved; replicas: {', '.join(edges)}")
-        print("| balance | prompt tokens looked up | recomputed | prefix hit ratio | p50 step ms | failed | re-homed |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        started_s = time.perf_counter() - began
+        print(f"{shape.runs} runs x {shape.steps} steps at once; {setup}; replicas up in {started_s:.0f} s")
+        print(HEAD)
+        results: dict[str, PassResult] = {}
         for balance in args.balance.split(","):
-            stop = servers[-1].stop if args.stop_one and servers and balance == "affinity" else None
-            row = run_pass(edges, args.model, balance, args.runs, args.steps, stop)
-            print(
-                f"| {balance} | {row['looked_up']:.0f} | {row['recomputed']:.0f} | {row['hit_ratio']:.2f} | "
-                f"{row['p50_ms']:.0f} | {row['failed']:.0f} | {row['rehomes']:.0f} |"
+            results[balance] = run_pass(edges, args.model, balance, shape)
+            print(row(balance, results[balance]), flush=True)
+        lost = None
+        if args.stop_one and servers:
+            by_url = {server.base_url: server for server in servers}
+            lost = run_pass(
+                edges,
+                args.model,
+                "affinity",
+                shape,
+                stop_at=shape.steps // 2,
+                stop=lambda url: by_url[url].kill(),
+                label="lost",
             )
-            if stop is not None:
-                servers[-1].start()  # back for the next pass
+            print(row("affinity, one replica killed halfway", lost))
+            print(f"runs homed on the killed replica: {lost.orphans}; re-homed by the end: {lost.rehomed}")
+            for failure in lost.failures[:5]:
+                print(f"  failed step: {failure}")
+        longest = max(result.longest_prompt for result in results.values())
+        total_s = time.perf_counter() - began
+        print(f"longest prompt: {longest} tokens; whole benchmark: {total_s:.0f} s")
+        if "affinity" in results and "round_robin" in results and results["round_robin"].recomputed:
+            ratio = results["affinity"].recomputed / results["round_robin"].recomputed
+            verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
+            print(f"recomputed, affinity / round_robin: {ratio:.2f} (target <= {TARGET_RATIO}: {verdict})")
+        if args.json is not None:
+            command = f"python -m benchmarks.edge_pool --runs {shape.runs} --steps {shape.steps}"
+            if args.vllm:
+                command += f" --vllm --kv-cache {args.kv_cache} --block-size {args.block_size}"
+            command += " --stop-one" if args.stop_one else ""
+            shape_text = f"{shape.runs} runs x {shape.steps} steps, {setup}"
+            rows = figures_of(results, lost, shape_text)
+            rows.append(figure("benchmark wall time (replicas' start included)", f"{total_s:.0f} s"))
+            write_result(args.json, "edge_pool", command, rows)
+            print(f"figures written to {args.json}")
     return 0
 
 
