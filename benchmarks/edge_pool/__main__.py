@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             for server in servers:
                 stack.callback(server.stop)
             edges = [server.base_url for server in servers]
-            setup = f"2 vLLM CPU replicas, KV cache {args.kv_cache}B each"
+            setup = f"2 vLLM CPU replicas, KV cache {args.kv_cache} bytes each in blocks of {args.block_size} tokens"
         else:
             edges = [url for url in args.edges.split(",") if url]
             setup = f"{len(edges)} replicas"
