@@ -1,12 +1,12 @@
 """The edge pool in front of two real vLLM CPU replicas: the short version of
 `python -m benchmarks.edge_pool --vllm --stop-one` (its workload, smaller).
 
-Each replica has a KV cache of 1,920 tokens (60 blocks of 32). Each run has its own 40-word system
-prompt (about 240 tokens) and grows about 36 tokens a step, to about 600 tokens (19 blocks) at
-step 10: a cache holds the runs kept home on it (two or three), not all five runs' prefixes, as on
-a busy site. Five runs, not four: with an even number of runs sending in a steady order,
-round_robin's turns would give each run the same replica every time. vLLM's own counters
-(`vllm:prefix_cache_queries_total`, `vllm:prefix_cache_hits_total`) say what was recomputed.
+Each replica has a KV cache of 1,408 tokens (44 blocks of 32). Each run has its own 40-word system
+prompt (about 240 tokens) and grows about 36 tokens a step, to about 670 tokens (21 blocks) at
+step 12: a cache holds two runs, not three, so the runs kept home fit (two on one replica, one on
+the other) while runs spread over both evict each other, as on a busy site. Three runs, an odd
+number: with an even number sending in a steady order, round_robin's turns would give each run
+the same replica every time.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from sim.vllm_edge import VLLMServer
 
 pytestmark = [pytest.mark.vllm, pytest.mark.timeout(420)]
 MODEL = "tiny-edge"
-SIZES = ("--kv-cache-memory-bytes", str(1920 * 1024), "--block-size", "32", "--max-model-len", "1024")
+SIZES = ("--kv-cache-memory-bytes", str(1408 * 1024), "--block-size", "32", "--max-model-len", "1024")
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def replicas(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[VLLMServ
 
 def test_affinity_recomputes_fewer_prompt_tokens_than_round_robin(replicas: list[VLLMServer]) -> None:
     edges = [server.base_url for server in replicas]
-    shape = Shape(runs=5, steps=10, system_words=40)
+    shape = Shape(runs=3, steps=12, system_words=40)
     kept = run_pass(edges, MODEL, "affinity", shape)
     spread = run_pass(edges, MODEL, "round_robin", shape)
     print(
@@ -42,7 +42,7 @@ def test_affinity_recomputes_fewer_prompt_tokens_than_round_robin(replicas: list
     )
     assert kept.failed == spread.failed == 0, kept.failures + spread.failures
     # The counters moved (their names are the installed vLLM's) by about the prompts sent.
-    assert kept.looked_up > 5 * 10 * 240 and spread.looked_up > 5 * 10 * 240
+    assert kept.looked_up > 3 * 12 * 240 and spread.looked_up > 3 * 12 * 240
     assert all(count > 0 for count in kept.placed + spread.placed), "both replicas took steps"
     assert kept.recomputed < 0.7 * spread.recomputed, (kept, spread)
 
