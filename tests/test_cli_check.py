@@ -138,3 +138,25 @@ def test_probe_reports_an_upstream_that_does_not_answer(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "probe edge: not reachable" in done.stdout and "probe cloud: not reachable" in done.stdout
     assert "hunter2" not in done.stdout + done.stderr and "Traceback" not in done.stderr
+
+
+def test_check_says_how_each_upstream_is_reached_and_refuses_a_proxy_it_cannot_use(tmp_path: Path) -> None:
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        "upstreams:\n"
+        "  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n"
+        "  cloud: {base_url: 'https://cloud.example/v1', model: big}\n"
+    )
+    proxy = {"HTTPS_PROXY": "http://alice:pr0xy-pw@proxy.corp:3128", "NO_PROXY": ""}
+    done = tandem("check", "--config", str(config), env=proxy)
+    assert done.returncode == 0, done.stderr
+    assert "upstream edge is called with builtin, directly" in done.stdout  # loopback: never proxied
+    assert (
+        "upstream cloud is called with aiohttp, through the proxy http://proxy.corp:3128, "
+        "TLS checked against the system trust store"
+    ) in done.stdout
+    refused = tandem("check", "--config", str(config), env={"HTTPS_PROXY": "socks5://alice:pr0xy-pw@proxy.corp:1080"})
+    assert refused.returncode == 2
+    assert "HTTPS_PROXY environment variable: a socks5:// proxy is not supported" in refused.stderr
+    for output in (done.stdout + done.stderr, refused.stdout + refused.stderr):
+        assert "pr0xy-pw" not in output and "alice" not in output

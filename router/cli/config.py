@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from router.config.base import public_url, url_has_credentials
+from router.config.upstream import UpstreamSettings
 from router.config_errors import named_key, where
 from router.settings import ConfigError, Settings, load_settings
 
@@ -86,12 +87,18 @@ def validated(path: Path | None, **overrides: object) -> Settings:
         settings.client_keys()
     except ConfigError as error:
         raise ConfigError(f"{error}{where(path, ('client_api_keys_file',))}") from error
+    from router.transport.choose import egress_for
+
     for name, upstream in settings.upstreams.items():
         try:
             upstream.api_key()
         except ConfigError as error:
             loc = ("upstreams", name, "api_key_file")
             raise ConfigError(f"upstreams.{name}.{error}{where(path, loc)}") from error
+        try:
+            egress_for(upstream, name)  # its client, CA file and proxy (the environment's too)
+        except ConfigError as error:
+            raise ConfigError(f"{error}{where(path, named_key(str(error)))}") from error
     refusal = open_proxy_refusal(settings)
     if refusal is not None:
         raise ConfigError(refusal)
@@ -116,6 +123,7 @@ def summary(settings: Settings) -> list[str]:
             replicas = ", ".join(public_url(url) for url in upstream.endpoints)
             where = f"a pool of {len(upstream.endpoints)} replicas ({replicas}), balance {upstream.balance},"
         lines.append(f"upstream {name}: {where} model {upstream.model} ({key})")
+        lines.append(f"upstream {name} is called {egress_line(upstream, name)}")
     for name, route in settings.routes.items():
         failover = "on" if route.failover else "off"
         lines.append(f"route {name}: strategy {route.strategy}, privacy {route.privacy}, failover {failover}")
@@ -134,6 +142,19 @@ def summary(settings: Settings) -> list[str]:
         reach += ", open proxy allowed (server.insecure_open_proxy)"
     lines.append(f"server: {server.host}:{server.port} ({reach}), {server.workers} worker(s)")
     return lines
+
+
+def egress_line(upstream: UpstreamSettings, name: str) -> str:
+    """How calls leave for an upstream, in words: its client, its proxy (by address, never its
+    credentials) and the CAs an https one is checked against."""
+    from router.transport.choose import egress_for
+
+    egress = egress_for(upstream, name)
+    through = f"through the proxy {egress.proxy.shown}" if egress.proxy is not None else "directly"
+    said = f"with {egress.client}, {through}"
+    if egress.tls is not None:
+        said += f", TLS checked against {egress.ca_file if egress.ca_file else 'the system trust store'}"
+    return said
 
 
 def start_line(settings: Settings, path: Path | None) -> str:
