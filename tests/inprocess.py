@@ -35,7 +35,7 @@ from router.protocol.chat import chat_request
 from router.result import Answer, Failure, StepMeta, StepResult, Stream
 from router.settings import Settings
 from router.transport import ConnectFailed, Request
-from router.transport.mock import End, MockResponse
+from router.transport.mock import End, MockResponse, MockTransport
 from tests.gateway_server import settings_for
 
 
@@ -51,17 +51,20 @@ def _sse(payload: dict[str, Any]) -> bytes:
 
 
 @dataclass
-class ScriptedTransport:
+class ScriptedTransport(MockTransport):
     model: str = "model"
     script: deque[dict[str, Any]] = field(default_factory=deque)
     received: list[Received] = field(default_factory=list)
     # Used when the script is empty.
     default: dict[str, Any] = field(default_factory=lambda: {"kind": "text"})
 
+    def __post_init__(self) -> None:
+        super().__init__(self._respond)
+
     def push(self, *behaviours: dict[str, Any]) -> None:
         self.script.extend(behaviours)
 
-    async def send(self, request: Request) -> MockResponse:
+    async def _respond(self, request: Request) -> MockResponse:
         if request.method == "GET":  # the readiness probe
             return MockResponse(200)
         body = orjson.loads(request.body)
@@ -95,9 +98,6 @@ class ScriptedTransport:
             response = MockResponse(200, json, [self._answer(how)])
         received.response = response
         return response
-
-    async def close(self) -> None:
-        pass
 
     def _usage(self, how: dict[str, Any]) -> dict[str, Any]:
         prompt, completion = int(how.get("prompt_tokens", 100)), int(how.get("completion_tokens", 10))
