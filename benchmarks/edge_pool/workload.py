@@ -50,6 +50,9 @@ class PassResult:
     failed: int = 0
     rehomes: dict[str, float] = field(default_factory=dict)  # re-homes by reason (the gateway's counter)
     placed: list[int] = field(default_factory=list)  # steps placed first on each replica
+    # What the gateway's own background read of each replica's /metrics last saw: the mean time a
+    # request ran (for the estimated wait) and the tokens looked up in its prefix cache.
+    scraped: list[tuple[float, float]] = field(default_factory=list)
     # With a replica stopped: runs whose home it was when it stopped, and of those, runs whose
     # home is another replica at the end (read from the trajectories' `pool:home` notes).
     orphans: int = 0
@@ -230,6 +233,7 @@ def run_pass(
         rehomes = engine.metrics.edge.rehomes
         result.rehomes = {why: rehomes.labels(why)._value.get() for why in REHOME_REASONS}
         result.placed = [replica.chosen for replica in engine.edge_pool.replicas]
+        result.scraped = [(replica.load.run_s, replica.load.prefix_queries) for replica in engine.edge_pool.replicas]
         if before_stop:
             at_end = homes(client, base_url, names)
             gone = stopped_url[0]

@@ -44,6 +44,8 @@ def test_affinity_recomputes_fewer_prompt_tokens_than_round_robin(replicas: list
     # The counters moved (their names are the installed vLLM's) by about the prompts sent.
     assert kept.looked_up > 3 * 12 * 240 and spread.looked_up > 3 * 12 * 240
     assert all(count > 0 for count in kept.placed + spread.placed), "both replicas took steps"
+    # The gateway's own reads of the replicas' metrics found the names it looks for.
+    assert all(run_s > 0 and looked_up > 0 for run_s, looked_up in spread.scraped), spread.scraped
     assert kept.recomputed < 0.7 * spread.recomputed, (kept, spread)
 
 
