@@ -4,7 +4,7 @@ upstream is the scripted fake (tests/fake_upstream.py) on 127.0.0.1; over TLS it
 signed by a certificate authority made here, which the upstream's `ca_file` names, so the cloud
 path as deployed (aiohttp over TLS, verified) runs on the wire, and the built-in client's TLS
 with it. A certificate from another authority is refused at once with an upstream error that
-says so, never a hang."""
+says so, never a hang; an answer that breaks HTTP over TLS fails as it does over plain HTTP."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from router.transport import TransportError
 from router.upstream import Upstream, UpstreamFailure
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import chat
-from tests.raw_upstream import tls_certificate
+from tests.raw_upstream import ByteUpstream, tls_certificate
 from tests.transport_suite.transports import TRANSPORTS, started
 
 SCHEMES = ("http", "https")
@@ -174,3 +174,28 @@ def test_a_gateway_calls_a_tls_cloud_as_deployed(
     error = response.json()["error"]
     assert "TLS certificate is not trusted" in error["message"] and error["type"], error
     assert tls.received == []
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    ("answer", "kind"),
+    [
+        (b"SSH-2.0-OpenSSH_9.6\r\n", "invalid_answer"),
+        (b"HTTP/1.1 999 Odd\r\nContent-Length: 2\r\n\r\n{}", "invalid_answer"),
+        (b'HTTP/1.1 200 OK\r\nContent-Length: 500\r\nContent-Type: application/json\r\n\r\n{"id":', "disconnected"),
+    ],
+    ids=["not-http", "nonsense-status", "cut-body"],
+)
+async def test_a_broken_answer_over_tls_is_the_same_failure_as_over_plain_http(
+    transport: str, answer: bytes, kind: str, authority: tuple[Any, Path]
+) -> None:
+    broken = ByteUpstream(answer, ssl_context=authority[0])
+    upstream = await started(transport, base_url=broken.base_url, ca_file=authority[1], timeouts=TIMEOUTS)
+    try:
+        with pytest.raises(UpstreamFailure) as failure:
+            await upstream.send(BODY, stream=False)
+    finally:
+        await upstream.close()
+        broken.stop()
+    assert failure.value.kind == kind, failure.value
+    assert broken.requests == 1  # the request crossed TLS; the answer was what broke
