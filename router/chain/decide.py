@@ -96,5 +96,6 @@ class Decide(Stage):
             # The error quotes the upstream's answer: on a sensitive route, with placeholders.
             log.warning("route %s: %s; falling back to the edge", route.name, kept_text(step.privacy, str(error)))
             return Decision(target="edge", reason=Reason.INNER_FAILED)
-        step.calls.judge(decision.verdicts)  # the strategy's verdicts on its calls, into the ledger
+        if decision.verdicts:  # the strategy's verdicts on its calls, into the ledger
+            step.calls.judge(decision.verdicts)
         return decision
