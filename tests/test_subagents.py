@@ -30,11 +30,15 @@ def server(make_gateway: MakeGateway) -> GatewayServer:
 
 
 def _messages(
-    client: httpx.Client, server: GatewayServer, system: str, messages: list[dict[str, Any]]
+    client: httpx.Client,
+    server: GatewayServer,
+    system: str,
+    messages: list[dict[str, Any]],
+    headers: dict[str, str] = SESSION,
 ) -> tuple[str, str]:
     """A streamed Messages step as Claude Code sends it: (trajectory id, step)."""
     body = {"model": "tandem", "max_tokens": 512, "stream": True, "system": system, "messages": messages}
-    with client.stream("POST", f"{server.url}/v1/messages", json=body, headers=SESSION) as response:
+    with client.stream("POST", f"{server.url}/v1/messages", json=body, headers=headers) as response:
         assert response.status_code == 200
         response.read()
         return response.headers["x-tandem-trajectory"], response.headers["x-tandem-step"]
@@ -105,3 +109,67 @@ def test_a_new_conversation_no_task_started_stays_in_its_session(
     parent, _ = _messages(client, server, "You are Claude Code.", task)
     side, step = _messages(client, server, "Write a title.", [{"role": "user", "content": PROMPT}])
     assert (side, step) == (parent, "2")
+
+
+def test_a_sub_agents_sub_agent_is_its_child_and_its_cost_reaches_the_top_run(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """A sub-agent that starts a sub-agent of its own: the grandchild is the child's child, and
+    the top run's cost with children counts it."""
+    inner_prompt = "List the callers of load_config."
+    inner = {"description": "callers", "prompt": inner_prompt, "subagent_type": "general-purpose"}
+    edge.push(
+        {"kind": "tool_call", "call_id": "toolu_11", "name": "Task", "arguments": orjson.dumps(TASK_INPUT).decode()},
+        {"kind": "tool_call", "call_id": "toolu_12", "name": "Task", "arguments": orjson.dumps(inner).decode()},
+        {"kind": "text", "text": "main.py and cli.py call it."},  # the grandchild's answer
+    )
+    parent, _ = _messages(client, server, "You are Claude Code.", [{"role": "user", "content": "refactor"}])
+    child, _ = _messages(client, server, "You are a search agent.", [{"role": "user", "content": PROMPT}])
+    grandchild, step = _messages(client, server, "You are a search agent.", [{"role": "user", "content": inner_prompt}])
+    assert child.startswith(parent + "~") and grandchild.startswith(child + "~") and step == "1"
+    assert _detail(client, server, grandchild, 1)["parent"] == {"id": child, "step": 1}
+
+    def linked() -> bool:
+        listed = _detail(client, server, parent, 1).get("children") or [{}]
+        return listed[0].get("children") == 1
+
+    assert wait_until(linked)
+    top = _detail(client, server, parent, 1)
+    [listed] = top["children"]
+    costs = {t: _detail(client, server, t, 1)["cost_usd"] for t in (parent, child, grandchild)}
+    assert all(cost > 0 for cost in costs.values())
+    assert listed["id"] == child and listed["cost_usd"] == pytest.approx(costs[child])
+    assert listed["cost_with_children_usd"] == pytest.approx(costs[child] + costs[grandchild])
+    assert top["children_cost_usd"] == pytest.approx(costs[child] + costs[grandchild])
+    assert top["cost_with_children_usd"] == pytest.approx(sum(costs.values()))
+
+
+def test_a_sub_agent_of_a_stitched_run_is_linked_to_it(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """No session: the parent and its sub-agent are stitched runs; the sub-agent's first request
+    (its own system prompt, the Task's prompt first) is linked to the step that started it,
+    and its later steps stay its own."""
+    edge.push(
+        {"kind": "tool_call", "call_id": "toolu_21", "name": "Task", "arguments": orjson.dumps(TASK_INPUT).decode()},
+        {"kind": "tool_call", "call_id": "toolu_22", "name": "Grep", "arguments": '{"pattern": "load_config"}'},
+        {"kind": "text", "text": "The loader is load_config in app/config.py."},
+    )
+    plain = {"anthropic-version": "2023-06-01"}
+    parent, _ = _messages(client, server, "You are Claude Code.", [{"role": "user", "content": "refactor"}], plain)
+    sub: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
+    child, step = _messages(client, server, "You are a search agent.", sub, plain)
+    assert child != parent and step == "1"
+    grep = {"type": "tool_use", "id": "toolu_22", "name": "Grep", "input": {"pattern": "load_config"}}
+    sub += [
+        {"role": "assistant", "content": [grep]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_22", "content": "app/config.py"}]},
+    ]
+    assert _messages(client, server, "You are a search agent.", sub, plain) == (child, "2")
+    assert _detail(client, server, child, 2)["parent"] == {"id": parent, "step": 1}
+    assert wait_until(lambda: bool(_detail(client, server, parent, 1).get("children")))
+    [listed] = _detail(client, server, parent, 1)["children"]
+    assert (listed["id"], listed["parent_step"], listed["steps"]) == (child, 1, 2)
+    # The prompt links once: another run that starts with it is a run of its own.
+    other, _ = _messages(client, server, "You are a search agent.", [{"role": "user", "content": PROMPT}], plain)
+    assert "parent" not in _detail(client, server, other, 1)

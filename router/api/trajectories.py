@@ -124,29 +124,51 @@ async def get_trajectory(request: Request) -> Response:
     )
 
 
+MAX_DESCENT = 8  # levels of sub-agents whose cost is added up (a sub-agent's sub-agent is 2)
+
+
 async def _family(engine: Engine, trajectory: Trajectory) -> dict[str, Any]:
     """A sub-agent's parent (id and step), and a run's children (router/trajectory/children.py)
-    with their cost, shown apart and added to the run's own."""
+    with their cost, shown apart and added to the run's own; a child's cost with its own
+    children's, down to `MAX_DESCENT` levels."""
     out: dict[str, Any] = {}
     parent = trajectory.notes.get(PARENT_NOTE)
     if parent:
         parent_id, _, step = parent.partition(" ")
         out["parent"] = {"id": parent_id, "step": int(step) if step.isdigit() else None}
-    children: list[dict[str, Any]] = []
-    for key, step in sorted(trajectory.notes.items()):
-        if not key.startswith(CHILD_NOTE):
-            continue
-        child = await engine.tracker.store.get(key[len(CHILD_NOTE) :])
-        if child is not None:
-            children.append(
-                {"id": child.id, "parent_step": int(step), "steps": child.steps, "cost_usd": child.money["cost_usd"]}
-            )
+    children = await _children(engine, trajectory, MAX_DESCENT, {trajectory.id})
     if children:
-        spent = sum(float(child["cost_usd"]) for child in children)
+        spent = sum(float(child["cost_with_children_usd"]) for child in children)
         out["children"] = children
         out["children_cost_usd"] = spent
         out["cost_with_children_usd"] = trajectory.money["cost_usd"] + spent
     return out
+
+
+async def _children(engine: Engine, trajectory: Trajectory, depth: int, seen: set[str]) -> list[dict[str, Any]]:
+    """A trajectory's children, each with its own cost and its cost with its descendants'."""
+    children: list[dict[str, Any]] = []
+    for key, step in sorted(trajectory.notes.items()):
+        child_id = key[len(CHILD_NOTE) :]
+        if not key.startswith(CHILD_NOTE) or child_id in seen:
+            continue
+        seen.add(child_id)  # a link back up (two runs noting each other) is counted once
+        child = await engine.tracker.store.get(child_id)
+        if child is None:
+            continue
+        below = await _children(engine, child, depth - 1, seen) if depth > 1 else []
+        own = child.money["cost_usd"]
+        children.append(
+            {
+                "id": child.id,
+                "parent_step": int(step),
+                "steps": child.steps,
+                "cost_usd": own,
+                "children": len(below),
+                "cost_with_children_usd": own + sum(float(c["cost_with_children_usd"]) for c in below),
+            }
+        )
+    return children
 
 
 def _outcome(body: bytes) -> Outcome:

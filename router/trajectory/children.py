@@ -4,9 +4,15 @@ is its own trajectory, linked to its parent and the parent's step that started i
 Claude Code starts a sub-agent with a tool call (`Task`, or `Agent`; its arguments hold the
 sub-agent's `prompt` and a `subagent_type`); the sub-agent is a new conversation, with its own
 system prompt, in the same session, whose first user message is that prompt. So: when a step's
-answer calls such a tool, the prompt is remembered under the step's trajectory; a later request
-of that trajectory whose first user message is a remembered prompt is the sub-agent's, filed
-under the child trajectory `<parent id>~<digest of the prompt>`.
+answer calls such a tool, the prompt is remembered under the step's family (its session's
+trajectory); a later request of that session whose first user message is a remembered prompt
+is the sub-agent's, filed under the child trajectory `<parent id>~<digest of the prompt>`. A
+sub-agent's own Task calls are remembered in the same family, so a grandchild is its child.
+
+A run that names no session is stitched; so is its sub-agent (a new run: another system
+prompt, the prompt as its first user message). The prompts its answers started are remembered
+under the client key's stitched family, and a new stitched run whose first user message is one
+of them is linked to the run and step that started it, once (the prompt is then forgotten).
 
 The prompts are remembered in this process (bounded, the oldest forgotten first): a sub-agent
 whose requests reach another replica than its parent's answer did is filed with its parent.
@@ -28,6 +34,7 @@ SPAWN_TOOLS = frozenset({"Task", "Agent"})
 MAX_SPAWNS = 10_000
 PARENT_NOTE = "parent"  # on a child: "<parent id> <parent step>"
 CHILD_NOTE = "child:"  # on a parent, one a child: "child:<child id>" = "<parent step>"
+STITCHED = "stitched|"  # the family of a client key's stitched runs (no trajectory id has "|")
 
 
 def _prompt_of(call: Call) -> str | None:
@@ -70,36 +77,48 @@ def first_user_texts(messages: list[dict[str, Any]]) -> list[str]:
     return []
 
 
+def stitched_family(namespace: str) -> str:
+    """The family of the runs of a client key that name no session: stitched runs."""
+    return STITCHED + namespace
+
+
 class Children:
-    """The sub-agent prompts the answers of this process started, by parent trajectory."""
+    """The sub-agent prompts the answers of this process started, by family: the session's
+    trajectory for a run named by its session (its children's and their children's prompts),
+    `stitched_family(namespace)` for stitched runs."""
 
     def __init__(self, max_spawns: int = MAX_SPAWNS) -> None:
         self._max = max_spawns
-        self._spawns: OrderedDict[tuple[str, str], int] = OrderedDict()  # (parent, digest) -> step
+        # (family, prompt digest) -> (the parent trajectory, the parent's step)
+        self._spawns: OrderedDict[tuple[str, str], tuple[str, int]] = OrderedDict()
 
-    def spawned(self, parent_id: str, step: int, calls: list[Call]) -> list[str]:
-        """Remember the sub-agents a step's answer started; their child trajectory ids."""
+    def spawned(self, family: str, parent_id: str, step: int, calls: list[Call]) -> list[str]:
+        """Remember the sub-agents a step's answer started; their child trajectory ids (for a
+        session's family: a stitched sub-agent keeps the id stitching gave it)."""
         started = []
         for call in calls:
             prompt = _prompt_of(call)
             if prompt is None:
                 continue
             digest = _digest(prompt)
-            self._spawns[(parent_id, digest)] = step
-            self._spawns.move_to_end((parent_id, digest))
+            self._spawns[(family, digest)] = (parent_id, step)
+            self._spawns.move_to_end((family, digest))
             started.append(child_id(parent_id, digest))
         while len(self._spawns) > self._max:
             self._spawns.popitem(last=False)
         return started
 
-    def child_of(self, trajectory_id: str, messages: list[dict[str, Any]]) -> tuple[str, int] | None:
-        """The child trajectory a request of `trajectory_id` belongs to, and its parent's step:
-        when its first user message is a sub-agent prompt that trajectory's answers started."""
+    def child_of(self, family: str, messages: list[dict[str, Any]], claim: bool = False) -> tuple[str, str, int] | None:
+        """The child trajectory a request of `family` belongs to, its parent and the parent's
+        step: when its first user message is a sub-agent prompt that an answer of the family
+        started. `claim`: the prompt is forgotten (a stitched sub-agent is linked at its first
+        step; its later steps follow by stitching)."""
         if not self._spawns:
             return None
         for text in first_user_texts(messages):
             digest = _digest(text)
-            step = self._spawns.get((trajectory_id, digest))
-            if step is not None:
-                return child_id(trajectory_id, digest), step
+            found = self._spawns.pop((family, digest), None) if claim else self._spawns.get((family, digest))
+            if found is not None:
+                parent_id, step = found
+                return child_id(parent_id, digest), parent_id, step
         return None

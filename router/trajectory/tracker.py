@@ -32,7 +32,7 @@ from router.quota import (
 )
 from router.settings import Settings
 from router.trajectory import identify
-from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children
+from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children, stitched_family
 from router.trajectory.eager import start_eagerly
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
@@ -40,7 +40,7 @@ from router.trajectory.recorder import Recorder
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
-from router.trajectory.stitch import Stitch, Stitcher
+from router.trajectory.stitch import NEW, Stitch, Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -80,6 +80,7 @@ class StepIdentity:
     # The previous step's action (the latest assistant message), whose results are `results`:
     # with them, whether that action failed (judge/status.py), read off the answer's path.
     action: dict[str, Any] | None = None
+    family: str = ""  # where the sub-agents its answer starts are remembered (children.py)
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -219,10 +220,13 @@ class Tracker:
         try:
             retry = identify.is_client_retry(headers)
             trajectory_id, stitched = await self._identify(request, headers, path_session, namespace, retry)
-            # A sub-agent of a run named by its session (a stitched one's is a run of its own).
-            child = self.children.child_of(trajectory_id, request.messages) if stitched is None else None
-            parent = trajectory_id
-            if child is not None:
+            # A sub-agent: of a run named by its session, any request of that session; of a
+            # stitched run, a new stitched run (linked once, then stitched as any run).
+            family = trajectory_id if stitched is None else stitched_family(namespace)
+            child = None
+            if stitched is None or stitched.decision == NEW:
+                child = self.children.child_of(family, request.messages, claim=stitched is not None)
+            if child is not None and stitched is None:
                 trajectory_id = child[0]  # a sub-agent's request: its own trajectory
             start = StepStart(
                 trajectory_id=trajectory_id,
@@ -248,7 +252,7 @@ class Tracker:
                 headers={"Retry-After": self._retry_after},
             ) from exc
         if child is not None and slot.step == 1 and slot.attempt == 1:
-            self.spawn(self._link(parent, trajectory_id, child[1]))
+            self.spawn(self._link(child[1], trajectory_id, child[2]))
         results = new_tool_results(request.messages)
         trajectory = fail_closed(slot, trajectory_id, self._privacy.protects(route))
         return StepIdentity(
@@ -262,6 +266,7 @@ class Tracker:
             stitched.decision if stitched else None,
             stitched.anchor if stitched else "",
             last_action(request.messages),
+            family,
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -319,7 +324,7 @@ class Tracker:
     def spawned(self, identity: StepIdentity, calls: list[identify.Call]) -> None:
         """A step's answer was delivered with these tool calls: the sub-agents it starts."""
         if calls:
-            self.children.spawned(identity.trajectory_id, identity.step, calls)
+            self.children.spawned(identity.family, identity.trajectory_id, identity.step, calls)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path, in a task awaited at shutdown; with the memory
