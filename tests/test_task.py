@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-import router.trajectory.tracker as tracker_module
+import router.privacy.runs as runs_module
 from router.privacy.at_rest import stored_task
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
@@ -61,7 +61,7 @@ async def test_the_task_is_found_once_per_trajectory_and_kept_from_its_first_ste
         found.append(mode)
         return stored_task(messages, mode)
 
-    monkeypatch.setattr(tracker_module, "stored_task", counting)
+    monkeypatch.setattr(runs_module, "stored_task", counting)
     async with in_process() as gateway:
         await gateway.run(session="s-task", messages=[{"role": "user", "content": "Fix the parser"}])
         changed = [{"role": "user", "content": "Something else entirely"}, {"role": "assistant", "content": "ok"}]
