@@ -9,7 +9,11 @@ long the trajectory grows; what the gateway already counts (step index, cloud st
 Version 2 holds only features that mean the same for every agent family: counts, action types,
 error signals, repetition, sizes, and shape of the real task (`judge.task`). Version 1's hashed
 byte n-grams of the tool output and the task were learned from the demo's simulated text and
-acted as noise on real runs; they are gone.
+acted as noise on real runs; they are gone. Version 3 computes every value from the messages and
+the step index alone, so a replayed run (judge/replay.py) and the gateway compute the same
+vector for the same state: the request body's size (how a client formats its JSON, how large its
+tool schemas and system prompt are) and the number of messages (how a harness lays out a turn)
+are no longer features; the size of the run so far is the text it produced after its task.
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.
@@ -32,7 +36,7 @@ from judge.actions import most_consequential as _most_consequential
 from judge.signals import quick_error_signals
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 2
+FEATURE_VERSION = 3
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command
@@ -55,8 +59,7 @@ FEATURE_SIGNALS = (
 _SCALARS = (
     "step_log",
     "step_frac64",
-    "messages_log",
-    "context_bytes_log",
+    "context_chars_log",  # text of the messages after the task (contents, tool calls' names and arguments)
 )
 # Version 1 also read where the router had sent earlier steps (cloud share, steps since a cloud
 # step): that says how the router behaved, not how the run is going, and it differs between
@@ -105,7 +108,9 @@ class TrajectoryCounters:
     cloud_steps: int = 0  # steps answered by the cloud so far
     answered_steps: int = 0  # steps answered so far (edge or cloud)
     steps_since_cloud: int = 0  # answered steps since the last cloud step; all of them if none
-    request_bytes: int = 0  # size of the request body; 0: estimated from the messages read
+    # Size of the request body: only decides whether what is read is kept by identity (no feature
+    # reads it: a client's JSON formatting is no part of the step); 0: kept.
+    request_bytes: int = 0
 
 
 class _Turn(NamedTuple):
@@ -292,7 +297,8 @@ def step_features(
     """
     head = messages[:HEAD_MESSAGES]
     task = _first_user(head)
-    tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict)]
+    recent = messages[-TAIL_MESSAGES:]
+    tail = [m for m in recent if isinstance(m, dict)]
     assistants = [i for i, m in enumerate(tail) if m.get("role") == "assistant"]
     declared = tool_names(tools)
     # Keep what is read by identity only where the next step can find it so: a body parsed whole
@@ -311,7 +317,7 @@ def step_features(
     for text in latest:
         found.update(_signals(text, keep))
 
-    values: list[float] = _scalars(counters, len(messages), tail)
+    values: list[float] = _scalars(counters, len(messages), recent, head, task)
     for back in range(1, LAST_ACTIONS + 1):
         one_hot = [0.0] * len(ACTION_TYPES)
         if len(turns) >= back:
@@ -377,17 +383,40 @@ def tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
     return frozenset(names)
 
 
-def _scalars(counters: TrajectoryCounters, total_messages: int, tail: list[Message]) -> list[float]:
-    context_bytes = counters.request_bytes
-    if context_bytes <= 0:
-        # Estimate from the tail's text, scaled to the whole conversation: flat cost, rough size.
-        tail_bytes = sum(len(content_text(m)) for m in tail)
-        context_bytes = tail_bytes * total_messages // max(len(tail), 1)
+def _chars(message: Message) -> int:
+    """Characters of a message's text: its content and its tool calls' names and arguments (the
+    same whether a harness puts a command in the text or in a call)."""
+    size = len(content_text(message))
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        for call in calls:
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict):
+                size += len(str(function.get("name") or "")) + len(str(function.get("arguments") or ""))
+    return size
+
+
+def _produced(message: object) -> bool:
+    return isinstance(message, dict) and message.get("role") not in ("system", "developer")
+
+
+def _scalars(
+    counters: TrajectoryCounters, total: int, recent: list[Message], head: list[Message], task: Message | None
+) -> list[float]:
+    # What the run produced after its task (the task's size is a feature of its own; system
+    # prompts and tool schemas are the harness's, not the run's): exact while the run fits in the
+    # tail, else the tail's mean per message times the messages produced, a flat cost per step.
+    first = next((i + 1 for i, m in enumerate(head) if m is task), 0) if task is not None else 0
+    first += sum(1 for m in head[first:] if not _produced(m))
+    start = total - len(recent)  # where the tail begins
+    window = [m for m in recent[max(first - start, 0) :] if _produced(m)]
+    produced = total - first
+    chars = sum(_chars(m) for m in window)
+    context_chars = chars if start <= first or not window else chars * produced // len(window)
     return [
         math.log1p(max(counters.step, 0)),
         min(max(counters.step, 0), 64) / 64,
-        math.log1p(total_messages),
-        math.log1p(context_bytes),
+        math.log1p(context_chars),
     ]
 
 

@@ -20,7 +20,7 @@ from judge.metrics import MIN_POSITIVES, auc
 from judge.rows import load_rows, matrix, split_by_trajectory
 
 GROUPS: dict[str, tuple[str, ...]] = {
-    "size": ("step_", "messages_log", "context_bytes_log"),
+    "size": ("step_", "context_chars_log"),
     "actions": ("act1_", "act2_", "act3_", "last_prose", "last_multi_call", "last_calls", "submit_in_tail"),
     "errors": ("err_",),
     "repetition": ("repeat_", "type_streak", "invalid_"),

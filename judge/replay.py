@@ -16,8 +16,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from judge.actions import classify_message, content_text, most_consequential
 from judge.draft import draft_features
 from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
@@ -30,10 +28,6 @@ from judge.task import real_task
 EXCERPT_CHARS = 400  # of the latest tool output: what a teacher is shown about the state
 COMMAND_CHARS = 300
 DECIMALS = 5
-
-
-def _size(message: Message) -> int:
-    return len(orjson.dumps(message)) + 1  # the comma between messages
 
 
 def _command(message: Message) -> str:
@@ -61,21 +55,17 @@ def _observed(messages: list[Message], after: int) -> tuple[list[str], bool]:
 def replay(run: Run) -> Iterator[dict[str, Any]]:
     """One row per assistant turn of the run."""
     messages = run.messages
-    tools_bytes = len(orjson.dumps(run.tools)) if run.tools else 0
-    size = 64 + tools_bytes  # the body's other fields, roughly
     step = 0
     task = ""
     for index, message in enumerate(messages):
         if message.get("role") != "assistant":
-            size += _size(message)
             continue
         step += 1
         state = messages[:index]
         if step == 1:
             task = real_task(state)
-        counters = TrajectoryCounters(
-            step=step, answered_steps=step - 1, steps_since_cloud=step - 1, request_bytes=size
-        )
+        # No body size: the features are the messages' alone, as the gateway computes them.
+        counters = TrajectoryCounters(step=step, answered_steps=step - 1, steps_since_cloud=step - 1)
         features = step_features(state, counters, run.tools)
         # What a `sees: draft` judge reads of the action: here the action the run really took.
         draft = draft_features(message, state, run.tools)
@@ -108,4 +98,3 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
             "edge_wrong": None,
             "teacher_label": None,
         }
-        size += _size(message)

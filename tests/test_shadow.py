@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from judge.features import FEATURE_VERSION, N_FEATURES
 from router.cli import main as tandem_main
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, settings_for, wait_until
@@ -88,7 +89,11 @@ def test_a_sampled_step_is_asked_again_and_its_label_reaches_the_judge_rows(
     assert first["shadow"] == {"target": "cloud", "action": "search", "agree": True, "cost_usd": shadow_cost / 2}
     assert second["shadow"]["action"] == "test" and second["shadow"]["agree"] is False
     assert [row["edge_wrong"] for row in rows] == [0, 1]
-    assert first["action"] == "search" and len(first["features"]) == 61 and first["feature_version"] == 2
+    assert (
+        first["action"] == "search"
+        and len(first["features"]) == N_FEATURES
+        and first["feature_version"] == FEATURE_VERSION
+    )
     steps_file = tmp_path / "steps.jsonl"
     assert tandem_main(["trajectories", "export", "--url", server.url, "--out", str(steps_file)]) == 0
     lines = [json.loads(line) for line in steps_file.read_text().splitlines()]

@@ -27,8 +27,8 @@ def _draft(arguments: str) -> dict[str, Any]:
     return {"role": "assistant", "content": None, "tool_calls": [call]}
 
 
-def _score(model: JudgeModel, arguments: str, request_bytes: int) -> float:
-    state = step_features([TASK], TrajectoryCounters(step=1, request_bytes=request_bytes), TOOLS)
+def _score(model: JudgeModel, arguments: str) -> float:
+    state = step_features([TASK], TrajectoryCounters(step=1), TOOLS)
     return model.score(np.concatenate((state, draft_features(_draft(arguments), [TASK], TOOLS))))
 
 
@@ -44,8 +44,7 @@ def test_the_draft_decides_and_an_accepted_draft_is_the_answer(
     assert model.card.sees == "draft" and model.card.feature_names[-len(DRAFT_FEATURE_NAMES) :] == list(
         DRAFT_FEATURE_NAMES
     )
-    size = len(httpx.Request("POST", "http://x", json={"model": "tandem", "messages": [TASK], "tools": TOOLS}).content)
-    risky, safe = _score(model, RISKY, size), _score(model, SAFE, size)
+    risky, safe = _score(model, RISKY), _score(model, SAFE)
     assert risky > safe  # the same state: only the draft differs
     threshold = (risky + safe) / 2
     server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft", "threshold": threshold}})

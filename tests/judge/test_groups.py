@@ -38,7 +38,7 @@ def test_groups_report_within_and_across_families(tmp_path: Path, capsys: Any) -
 
 
 def test_groups_print_counts_beside_each_figure_and_do_not_score_small_families(tmp_path: Path, capsys: Any) -> None:
-    rows = synthetic_rows(trajectories=100, steps=6)
+    rows = synthetic_rows(trajectories=160, steps=6)
     for row in rows:
         row["family"] = "alpha" if int(row["trajectory_id"][1:]) % 2 else "beta"
         if row["family"] == "beta":
@@ -48,8 +48,8 @@ def test_groups_print_counts_beside_each_figure_and_do_not_score_small_families(
     assert main(["groups", "--data", str(data)]) == 0  # the label the rows carry: agreement
     out = capsys.readouterr().out
     assert out.startswith("agreement labels; held out: ")
-    assert "  family beta: 300 rows (10 positives, 290 negatives)" in out
+    assert "  family beta: 480 rows (10 positives, 470 negatives)" in out
     assert "all features: held-out AUC 0." in out and "+/" in out
-    assert "  all features alpha->beta: not scored (10 positives < 20, 290 negatives)" in out
+    assert "  all features alpha->beta: not scored (10 positives < 20, 470 negatives)" in out
     beta_to_alpha = next(line for line in out.splitlines() if line.startswith("  all features beta->alpha: "))
     assert "+/" in beta_to_alpha and "-)" in beta_to_alpha

@@ -88,7 +88,10 @@ def test_the_excerpt_keeps_placeholders_on_a_sensitive_route(
     make_gateway: Any, client: httpx.Client, tmp_path: Path
 ) -> None:
     for privacy in ("redact", "keep_local", "block"):
-        server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True, "privacy": privacy}})
+        # Threshold 1: the judge keeps every step on the edge, so no privacy rule overrides it
+        # (a step kept local for privacy is decided without the judge, and has no row).
+        route = {"strategy": "judge", "record_features": True, "privacy": privacy, "threshold": 1.0}
+        server = make_gateway(routes={"tandem": route})
         _run(client, server.url, privacy, [f"sent the report to {EMAIL}"])
         rows = _export(server.url, tmp_path / f"{privacy}.jsonl")
         text = json.dumps(rows)
