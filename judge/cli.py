@@ -9,6 +9,7 @@
     promote   --candidate new.onnx --data rows.jsonl [--serving judge.onnx] [--labels failed] [--report folder]
     groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
     lofo      --data rows.jsonl [train's options] [--out folder]   (leave one agent family out, for each)
+    share     --data rows.jsonl [--model judge.onnx] [--target 0.4]  (the online controller's share per family)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
     audit     [--file label-audit.jsonl] [--json]     (the status label's precision/recall on hand-read steps)
 
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import audit, groups, imports, lofo
+from judge import audit, groups, imports, lofo, share
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
@@ -91,6 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     groups.add_parser(commands)
     lofo.add_parser(commands)
     audit.add_parser(commands)
+    share.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True, help="the .onnx file (its .card.json beside it)")
@@ -117,6 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
     EXAMPLES.setdefault("lofo", "tandem judge lofo --data rows.jsonl.gz --out lofo/")
     EXAMPLES.setdefault("audit", "tandem judge audit --file judge/data/label-audit.jsonl")
+    EXAMPLES.setdefault("share", "tandem judge share --data rows.jsonl.gz --family openhands-0")
     for name, command in commands.choices.items():  # every command: its defaults and an example
         command.formatter_class = _HelpFormatter
         command.epilog = f"example:\n  {EXAMPLES[name]}"
@@ -277,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
         "groups": groups.run_groups,
         "lofo": lofo.run_lofo,
         "audit": audit.run_audit,
+        "share": share.run_share,
     }
     try:
         return handlers[args.command](args)

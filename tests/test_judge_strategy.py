@@ -61,7 +61,7 @@ def run(client: httpx.Client, server: GatewayServer, session: str, n: int = 8) -
 
 
 def test_online_threshold_holds_a_cloud_share(make_gateway: MakeGateway, client: httpx.Client) -> None:
-    static = make_gateway(routes={"tandem": {"strategy": "judge"}})
+    static = make_gateway(routes={"tandem": {"strategy": "judge", "target_cloud_share": None}})
     static_targets = [r.headers["x-tandem-target"] for i in range(4) for r in run(client, static, f"s{i}", 8)]
     server = make_gateway(routes={"tandem": {"strategy": "judge", "target_cloud_share": 0.5, "adapt_rate": 0.05}})
     targets = [r.headers["x-tandem-target"] for i in range(12) for r in run(client, server, f"o{i}", 8)]
@@ -71,6 +71,44 @@ def test_online_threshold_holds_a_cloud_share(make_gateway: MakeGateway, client:
     # The same steps under the card's fixed threshold go to the cloud far less (or more) often;
     # held online, the share settles near the target.
     assert abs(share - 0.5) < 0.15 and abs(share - 0.5) < abs(static_share - 0.5), (share, static_share)
+
+
+def _first_steps(
+    client: httpx.Client, server: GatewayServer, count: int, state: list[dict[str, Any]]
+) -> list[httpx.Response]:
+    """`count` runs' first step, every run in the same state: one score, over and over."""
+    responses = []
+    for index in range(count):
+        body = {"model": "tandem", "messages": state, "tools": TOOLS}
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": f"r{index}"})
+        assert response.status_code == 200
+        responses.append(response)
+    return responses
+
+
+def _targets(responses: list[httpx.Response]) -> list[str]:
+    return [response.headers["x-tandem-target"] for response in responses]
+
+
+@pytest.mark.parametrize("state", [steps(3)[-1], steps(1)[-1]])
+def test_a_judge_route_holds_the_cards_share_by_default_and_can_turn_it_off(
+    make_gateway: MakeGateway, client: httpx.Client, state: list[dict[str, Any]]
+) -> None:
+    card = JudgeModel.load(DEFAULT_MODEL).card
+    assert card.target_cloud_share is not None
+    # Every step scores the same: a fixed threshold sends all of them to one side, whichever it is.
+    fixed = make_gateway(routes={"tandem": {"strategy": "judge", "target_cloud_share": None}})
+    answered = _first_steps(client, fixed, 10, state)
+    assert len(set(_targets(answered))) == 1
+    score = float(answered[0].headers["x-tandem-score"])
+    pinned = make_gateway(routes={"tandem": {"strategy": "judge", "threshold": 1.0}})  # as written: all edge
+    assert set(_targets(_first_steps(client, pinned, 10, state))) == {"edge"}
+    held = make_gateway(routes={"tandem": {"strategy": "judge"}})
+    # The threshold walks from the card's to the score first, by at least 0.01 x 0.4 a step.
+    walk = int(abs(score - card.threshold) / (0.01 * 0.4)) + 1
+    targets = _targets(_first_steps(client, held, walk + 100, state))[walk:]
+    share = targets.count("cloud") / len(targets)
+    assert abs(share - card.target_cloud_share) <= 0.07, (share, score, card.threshold)
 
 
 @pytest.mark.parametrize(("content", "words"), [(b"not onnx at all", "not a usable ONNX model"), (None, "not found")])

@@ -12,6 +12,8 @@ from typing import Literal, TypeAlias
 
 from pydantic import Field, field_validator, model_validator
 
+import judge as judge_package
+from judge.defaults import ADAPT_RATE, THRESHOLD_BOUNDS
 from router.config.routes import BOTH, Reasons, RouteBase
 from router.result import Reason, Target
 
@@ -226,13 +228,17 @@ class JudgeRoute(RouteBase):
     strategy: Literal["judge"]
     model: Path | None = Field(None, description="an .onnx file with its .card.json; default: the shipped model")
     threshold: float | None = Field(None, ge=0, le=1, description="fixed threshold; default: the model card's")
-    target_cloud_share: float | None = Field(
-        None, ge=0, le=1, description="hold this cloud share per trajectory and globally by moving the threshold"
+    target_cloud_share: float | Literal["card"] | None = Field(
+        "card",
+        description=(
+            "hold this cloud share per trajectory and globally by moving the threshold online; card: the share "
+            "the model card was calibrated to; null (or a fixed threshold without a number here): a fixed threshold"
+        ),
     )
     threshold_bounds: tuple[float, float] = Field(
-        (0.05, 0.95), description="lowest and highest threshold when holding target_cloud_share"
+        THRESHOLD_BOUNDS, description="lowest and highest threshold when holding target_cloud_share"
     )
-    adapt_rate: float = Field(0.01, gt=0, le=0.5, description="threshold step per decision when holding a share")
+    adapt_rate: float = Field(ADAPT_RATE, gt=0, le=0.5, description="threshold step per decision when holding a share")
     on_failure: Target = Field("cloud", description="target when the judge fails (or, in draft mode, the draft)")
     record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
     reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")
@@ -249,8 +255,22 @@ class JudgeRoute(RouteBase):
             raise ValueError(f"threshold_bounds must be 0 <= low <= high <= 1, got {self.threshold_bounds}")
         return self
 
-    def intended_cloud_share(self) -> float | None:
+    def model_file(self) -> Path:
+        """The .onnx file the route serves: `model`, else the shipped one for its `sees`."""
+        shipped = Path(judge_package.__file__).parent / "models"
+        return self.model or shipped / ("judge-draft.onnx" if self.sees == "draft" else "judge.onnx")
+
+    def held_share(self, card_share: float | None) -> float | None:
+        """The cloud share the route's controller holds (`card_share`: the card's), or None for a
+        fixed threshold."""
         share = self.target_cloud_share
+        if share == "card":
+            # A threshold written in the config is meant to be used as written.
+            return card_share if self.threshold is None else None
+        return share
+
+    def intended_cloud_share(self) -> float | None:
+        share = self.held_share(_card_share(self.model_file()) if self.target_cloud_share == "card" else None)
         return self.constraints.max_cloud_share if share is None else share
 
     def reasons(self) -> Reasons:
@@ -258,6 +278,16 @@ class JudgeRoute(RouteBase):
 
     def inner_calls(self) -> set[tuple[str, str]]:
         return {("draft", "edge")} if self.sees == "draft" else set()
+
+
+def _card_share(model: Path) -> float | None:
+    """The card's target share, read without loading the model (the metrics' target series)."""
+    from judge.card import JudgeModelError, card_path, read_card
+
+    try:
+        return read_card(card_path(model)).target_cloud_share
+    except JudgeModelError:
+        return None
 
 
 RouteSettings: TypeAlias = (

@@ -2,9 +2,14 @@
 features of the trajectory's state (judge/features.py), inline on the CPU in microseconds.
 
 The score is the judged chance that the step's action fails; at or above the threshold → cloud.
-The threshold is the model card's (calibrated to a cloud share), a fixed one from config, or held
-online at `target_cloud_share` per trajectory and globally (judge/calibrate.py's OnlineThreshold,
-bounded). A judge that fails sends the step to `on_failure` and counts it.
+By default the threshold is held online at the cloud share the model card was calibrated to
+(`target_cloud_share: card`), per trajectory and globally (judge/calibrate.py's OnlineThreshold,
+starting from the card's threshold): an agent family the judge never saw scores on a scale of
+its own, and a fixed threshold gave such families 5–69% of their steps on the cloud instead of
+40%. A number holds that share; `target_cloud_share: null`, or a fixed `threshold` without a
+number, keeps a fixed threshold. Steps spilled to the cloud for load (`edge_full`) are left out
+of the counts the controller reads. A judge that fails sends the step to `on_failure` and
+counts it.
 
 `sees: draft`: the edge drafts the step first; the judge scores the state together with the draft
 (judge/draft.py) with its own model and calibrated threshold (judge/models/judge-draft.onnx). An
@@ -36,7 +41,7 @@ DEFAULT_DRAFT_MODEL = DEFAULT_MODEL.with_name("judge-draft.onnx")
 
 
 def model_path(settings: JudgeRoute) -> Path:
-    return settings.model or (DEFAULT_DRAFT_MODEL if settings.sees == "draft" else DEFAULT_MODEL)
+    return settings.model_file()
 
 
 def counters_of(step: StepView) -> TrajectoryCounters:
@@ -62,15 +67,16 @@ class JudgePolicy:
                 f"{model_path(settings)}: the model was trained for sees: {self.judge.card.sees}, "
                 f"the route has sees: {settings.sees}"
             )
+        share = settings.held_share(self.judge.card.target_cloud_share)
         self._online = (
             OnlineThreshold(
-                target_share=settings.target_cloud_share,
+                target_share=share,
                 initial=settings.threshold if settings.threshold is not None else self.judge.threshold,
                 lower=settings.threshold_bounds[0],
                 upper=settings.threshold_bounds[1],
                 rate=settings.adapt_rate,
             )
-            if settings.target_cloud_share is not None
+            if share is not None
             else None
         )
 
