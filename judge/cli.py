@@ -10,6 +10,7 @@
     groups    --data rows.jsonl [--labels failed]      (held-out AUC per feature group, across families)
     lofo      --data rows.jsonl [train's options] [--out folder]   (leave one agent family out, for each)
     share     --data rows.jsonl [--model judge.onnx] [--target 0.4]  (the online controller's share per family)
+    retrain   --data recent.jsonl [--shipped rows.jsonl.gz] [--serving judge.onnx]   (promotes only if not worse)
     import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
     audit     [--file label-audit.jsonl] [--json]     (the status label's precision/recall on hand-read steps)
 
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import audit, groups, imports, lofo, share
+from judge import audit, groups, imports, lofo, retrain, share
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
@@ -93,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     lofo.add_parser(commands)
     audit.add_parser(commands)
     share.add_parser(commands)
+    retrain.add_parser(commands)
 
     evaluate = commands.add_parser("evaluate", help="AUC, precision/recall, calibration and cloud share on data")
     evaluate.add_argument("--model", type=Path, required=True, help="the .onnx file (its .card.json beside it)")
@@ -119,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
     EXAMPLES.setdefault("lofo", "tandem judge lofo --data rows.jsonl.gz --out lofo/")
     EXAMPLES.setdefault("audit", "tandem judge audit --file judge/data/label-audit.jsonl")
+    EXAMPLES.setdefault("retrain", "tandem judge retrain --data recent.jsonl --serving /models/judge.onnx")
     EXAMPLES.setdefault("share", "tandem judge share --data rows.jsonl.gz --family openhands-0")
     for name, command in commands.choices.items():  # every command: its defaults and an example
         command.formatter_class = _HelpFormatter
@@ -281,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         "lofo": lofo.run_lofo,
         "audit": audit.run_audit,
         "share": share.run_share,
+        "retrain": retrain.run_retrain,
     }
     try:
         return handlers[args.command](args)

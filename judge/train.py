@@ -166,7 +166,10 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
         raise JudgeTrainingError("the training split has only one label value; add trajectories")
     estimator = _estimator(config)
     _stage(config, started, f"fitting {config.model} ...")
-    _fit(estimator, x_train, y_train, labels.weight[split.train])
+    # A row's own `weight` (retrain: recent traffic counts for more than its row count) scales
+    # its label's.
+    weight = labels.weight * np.asarray([float(rows[i].get("weight", 1.0)) for i in labels.rows])
+    _fit(estimator, x_train, y_train, weight[split.train])
     _stage(config, started, "exporting to ONNX and checking it scores as the fitted model does ...")
     model_bytes = export_onnx(estimator, len(names))
     parity = check_parity(estimator, model_bytes, x_all)

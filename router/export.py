@@ -90,7 +90,8 @@ def judge_row(
         "teacher_label": None,
         "outcome": trajectory.get("outcome"),
     }
-    for key in ("action", "excerpt"):  # when the gateway records them
+    # How a step without a client session id found its run: retraining leaves such runs out.
+    for key in ("action", "excerpt", "stitch"):  # when the gateway records them
         if record.get(key) is not None:
             row[key] = record[key]
     if shadow is not None:

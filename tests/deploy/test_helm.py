@@ -422,7 +422,7 @@ def test_judge_training_is_off_by_default() -> None:
     assert "initContainers" not in one(docs, "Deployment", "demo-tandem")["spec"]["template"]["spec"]
 
 
-def test_judge_training_cronjob_exports_labels_trains_evaluates_and_promotes_into_the_gateways_volume() -> None:
+def test_judge_training_cronjob_exports_labels_and_retrains_into_the_gateways_volume() -> None:
     docs = objects(TRAINING)
     cronjob = one(docs, "CronJob", "demo-tandem-judge-training")
     assert cronjob["spec"]["schedule"] == "17 3 * * *" and cronjob["spec"]["concurrencyPolicy"] == "Forbid"
@@ -430,13 +430,19 @@ def test_judge_training_cronjob_exports_labels_trains_evaluates_and_promotes_int
     container = pod["containers"][0]
     assert container["image"] == "tandem:0.1.0-train"  # the image with the `train` extra
     script = training_script(docs)
-    order = ["trajectories export", "judge label", "judge train", "judge evaluate", "judge promote"]
+    order = ["trajectories export", "judge label", "judge retrain"]
     assert [script.index(step) for step in order] == sorted(script.index(step) for step in order)
     env = {item["name"]: item for item in container["env"]}
     assert env["GATEWAY_URL"]["value"] == "http://demo-tandem:8080"
     assert env["TANDEM_ADMIN_API_KEYS"]["valueFrom"]["secretKeyRef"] == {"name": "tandem-admin", "key": "keys-json"}
     assert env["SERVING"]["value"] == "/var/lib/tandem/judge/judge.onnx"
     assert env["TEACHER_URL"]["value"] == ""  # no teacher unless one is named
+    assert '--serving "$SERVING"' in script and '--held-back "$HELD_BACK"' in script
+    assert (env["HELD_BACK"]["value"], env["RECENT_SHARE"]["value"], env["SHIPPED_ROWS"]["value"]) == (
+        "0.25",
+        "0.3",
+        "",
+    )
     volumes = {v["name"]: v for v in pod["volumes"]}
     assert volumes["judge-model"]["persistentVolumeClaim"]["claimName"] == "judge-models"
     assert "emptyDir" in volumes["work"]

@@ -1,6 +1,7 @@
 """The Helm chart's judge-training CronJob, run for real: its rendered script, with the image's
 `python` (this virtualenv) and its work folder here, against a live gateway whose judge route
-reads the model volume. It exports, trains, evaluates and promotes; the gateway reloads."""
+reads the model volume. It exports and retrains (promoting only a candidate not worse on held-back
+recent runs); the gateway reloads."""
 
 from __future__ import annotations
 
@@ -26,17 +27,18 @@ FAILURE = "Traceback (most recent call last):\n  File 'calc.py', line 3\nZeroDiv
 COMMANDS = ["python calc.py", "python -m pytest -q", "pytest -x tests/test_calc.py", "python -c 'import calc'"]
 
 
-def _runs(client: httpx.Client, url: str, count: int) -> None:
+def _runs(client: httpx.Client, url: str, count: int, sessions: bool = True) -> None:
     """`count` runs of five steps, in which an action right after a failure almost always
     works and any other fails half the time: the opposite of the real runs the shipped model
     learnt from, so that a model trained on these rows is the better one here."""
     rng = random.Random(7)
     for run in range(count):
-        history: list[dict[str, Any]] = [{"role": "user", "content": f"Fix issue {run} in calc.py"}]
+        task = f"Fix issue {run} in calc.py" + ("" if sessions else " (no session id)")
+        history: list[dict[str, Any]] = [{"role": "user", "content": task}]
         failed = False
         for index in range(5):
             body = {"model": "tandem", "messages": history}
-            headers = {"X-Session-ID": f"run-{run}"}
+            headers = {"X-Session-ID": f"run-{run}"} if sessions else {}
             assert client.post(f"{url}/v1/chat/completions", json=body, headers=headers).status_code == 200
             command = rng.choice(COMMANDS)
             call = {"id": f"c{index}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
@@ -60,8 +62,11 @@ def test_the_cronjob_script_promotes_a_model_the_gateway_reloads(
     route = {"strategy": "judge", "record_features": True, "model": str(serving), "reload_check_s": 0.05}
     server = make_gateway(routes={"tandem": route}, admin_api_keys=[ADMIN])
     _runs(client, server.url, 40)
+    _runs(client, server.url, 4, sessions=False)  # found by their history: left out of training
 
-    docs = objects({**TRAINING, "judgeTraining": {**TRAINING["judgeTraining"], "labels": "failed"}})
+    # Recent traffic alone (the shipped rows are a retrain test of their own: tests/judge/test_retrain.py).
+    values = {**TRAINING["judgeTraining"], "labels": "failed", "shippedRows": "none"}
+    docs = objects({**TRAINING, "judgeTraining": values})
     env = {
         e["name"]: e.get("value", "")
         for e in one(docs, "CronJob")["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["env"]
@@ -82,9 +87,12 @@ def test_the_cronjob_script_promotes_a_model_the_gateway_reloads(
     done = subprocess.run(["/bin/sh", "-ec", script], env=env, capture_output=True, text=True, timeout=240)
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
-    assert "wrote 200 step(s)" in output  # every step of the 40 runs, as judge rows
+    assert "wrote 220 step(s)" in output  # every step of the 44 runs, as judge rows
+    # Each step of the runs without a session id became a run of its own (its history holds
+    # answers the gateway never gave): 20 uncertain runs, none trained on.
+    assert "200 rows of 40 runs (20 run(s) stitched by history left out)" in output, output
     assert (work / "report" / "report.md").exists() and (work / "report" / "roc.png").exists()
-    assert "promoted candidate.onnx to" in output, output
+    assert f"promoted to {serving}" in output, output
     card = json.loads((volume / "judge.card.json").read_text())
     assert "against the serving model" in card["evaluation"]["promotion"]["decision"]
     # The gateway picks the new model up by itself, between two steps.

@@ -85,3 +85,15 @@ def test_exported_rows_label_failures_by_the_harness_status_not_file_content(
     assert [row["action_failed"] for row in rows] == [0, 0, 1, None]
     # The error signals (features, not the label) still see the words in each of them.
     assert [bool(row["next_signals"]) for row in rows[:3]] == [True, True, True]
+
+
+def test_rows_of_a_run_found_by_its_history_say_so(make_gateway: Any, client: httpx.Client, tmp_path: Path) -> None:
+    """Retraining leaves such runs out (judge/retrain.py): the row says how its run was found."""
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}})
+    body = {"model": "tandem", "messages": [TASK, REQUEST], "tools": TOOLS}
+    assert client.post(f"{server.url}/v1/chat/completions", json=body).status_code == 200
+    assert client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "s"}).status_code == 200
+    out = tmp_path / "rows.jsonl"
+    assert tandem_main(["trajectories", "export", "--url", server.url, "--judge-rows", "--out", str(out)]) == 0
+    rows = load_rows(out, show_progress=False)
+    assert sorted(str(row.get("stitch")) for row in rows) == ["None", "new"]

@@ -1,0 +1,198 @@
+"""`tandem judge retrain`: learn the agents the gateway meets, safely.
+
+The gateway's own rows (`tandem trajectories export --judge-rows`: each step's features, labelled
+by the harness-status label read from the next request) are the recent traffic. A candidate is
+trained on the shipped rows together with part of that traffic, and it replaces the serving model
+only under `promote`'s rule (held-out AUC not lower than the serving model's by more than
+`evaluate.AUC_TOLERANCE`), measured on the rest of the recent traffic, held back by run: the
+traffic the serving model is failing on, which the candidate never saw.
+
+Runs whose stitching was uncertain are left out: a run the gateway found by its message history
+(no client session id: its records carry `stitch`), whether extended, rewritten (a condenser, a
+compaction, an editor's retry) or a retry. Such a "run" may be two runs joined or one run cut,
+and its `action_failed` labels, read across the join, may be wrong; they come back once runs are
+identified from the run itself.
+
+Recent rows are few against the shipped ones: they weigh so that together they make
+`recent_share` of the training weight (at least their own count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import judge as judge_package
+from judge.labels import LABEL_SOURCES, make_labels
+from judge.rows import JudgeTrainingError, held_out, load_rows
+
+SHIPPED_ROWS = Path(judge_package.__file__).parent / "data" / "real-runs.jsonl.gz"
+HELD_BACK = 0.25
+RECENT_SHARE = 0.3
+
+
+@dataclass
+class RetrainResult:
+    promoted: bool
+    reason: str
+    recent_rows: int
+    recent_runs: int
+    left_out_runs: int  # stitched by history: uncertain
+    held_back_runs: int
+    recent_weight: float
+    serving_path: Path
+
+
+def uncertain_runs(rows: list[dict[str, Any]]) -> set[str]:
+    """Runs with a step the gateway placed by its history rather than a client session id."""
+    return {str(row["trajectory_id"]) for row in rows if row.get("stitch")}
+
+
+def recent_weight(shipped: int, recent: int, share: float) -> float:
+    """The weight of each recent row so that the recent rows make `share` of the total weight."""
+    if recent == 0 or shipped == 0 or share <= 0:
+        return 1.0
+    return max(1.0, share / (1.0 - share) * shipped / recent)
+
+
+def retrain(
+    shipped: list[dict[str, Any]],
+    recent: list[dict[str, Any]],
+    serving_path: Path,
+    *,
+    labels: str = "failed",
+    sees: str = "state",
+    model: str = "gbdt",
+    cloud_share: float = 0.4,
+    held_back: float = HELD_BACK,
+    recent_share: float = RECENT_SHARE,
+    seed: int = 0,
+    work: Path | None = None,
+    report: Path | None = None,
+    show_progress: bool = False,
+) -> RetrainResult:
+    """Train a candidate on `shipped` + part of `recent`; promote it over `serving_path` when it is
+    not worse on the recent runs held back."""
+    from judge.card import JudgeModelError
+    from judge.evaluate import compare, promote, write_report
+    from judge.model import JudgeModel
+    from judge.train import TrainConfig, train
+
+    uncertain = uncertain_runs(recent)
+    kept = [row for row in recent if str(row["trajectory_id"]) not in uncertain]
+    runs = {str(row["trajectory_id"]) for row in kept}
+    # Salted: `train` holds out by the same hash, and would find nothing left to hold out.
+    back_runs = {run for run in runs if held_out(f"held back: {run}", held_back)}
+    back = [row for row in kept if str(row["trajectory_id"]) in back_runs]
+    weight = recent_weight(len(shipped), len(kept) - len(back), recent_share)
+    learn = [{**row, "weight": weight} for row in kept if str(row["trajectory_id"]) not in back_runs]
+
+    def result(promoted: bool, reason: str) -> RetrainResult:
+        return RetrainResult(
+            promoted, reason, len(kept), len(runs), len(uncertain), len(back_runs), weight, serving_path
+        )
+
+    try:
+        held = make_labels(back, labels) if back else None
+    except JudgeTrainingError:  # no labelled row, or one label value only
+        held = None
+    if held is None or held.positives == 0 or held.positives == len(held.rows):
+        return result(
+            False,
+            f"the {len(back_runs)} held-back recent run(s) lack a failing or a passing step: "
+            "nothing to compare the models on",
+        )
+    folder = Path(tempfile.mkdtemp(prefix="retrain-")) if work is None else work
+    folder.mkdir(parents=True, exist_ok=True)
+    candidate_path = folder / "candidate.onnx"
+    config = TrainConfig(
+        model=model,  # type: ignore[arg-type]  # checked by the CLI's choices
+        labels=labels,
+        cloud_share=cloud_share,
+        seed=seed,
+        sees=sees,
+        made_by="tandem judge retrain",
+        data_description=f"{len(shipped)} shipped rows and {len(learn)} recent gateway rows (weight {weight:.3g})",
+        show_progress=show_progress,
+    )
+    try:
+        train([*shipped, *learn], config, candidate_path)
+        candidate = JudgeModel.load(candidate_path)
+        try:
+            serving: JudgeModel | None = JudgeModel.load(serving_path)
+        except JudgeModelError:
+            serving = None  # none yet, or of another feature version: the candidate is judged alone
+        comparison = compare(candidate, serving, back, labels, 0.0)
+        if report is not None:
+            write_report(comparison, report, "Retraining on recent traffic")
+        if not comparison.not_worse:
+            return result(False, comparison.reason)
+        promote(candidate_path, serving_path, comparison)
+        return result(True, comparison.reason)
+    finally:
+        if work is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "retrain", help="train on shipped + recent gateway rows; promote only if not worse on held-back recent runs"
+    )
+    parser.add_argument(
+        "--data", type=Path, required=True, help="recent gateway rows (trajectories export --judge-rows)"
+    )
+    parser.add_argument(
+        "--shipped", default=str(SHIPPED_ROWS), help="the rows the shipped models were trained on ('none': without)"
+    )
+    parser.add_argument("--serving", type=Path, default=None, help="the serving .onnx (none: the shipped one)")
+    parser.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
+    parser.add_argument("--sees", choices=("state", "draft"), default="state", help="the model trained")
+    parser.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
+    parser.add_argument("--cloud-share", type=float, default=0.4, help="the candidate's calibrated cloud share")
+    parser.add_argument("--held-back", type=float, default=HELD_BACK, help="share of recent runs compared on")
+    parser.add_argument("--recent-share", type=float, default=RECENT_SHARE, help="recent rows' share of the weight")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the classifier")
+    parser.add_argument(
+        "--work", type=Path, default=None, help="folder kept with the candidate (none: a temporary one)"
+    )
+    parser.add_argument("--report", type=Path, default=None, help="folder for the comparison's report and plots")
+
+
+def run_retrain(args: argparse.Namespace) -> int:
+    from judge.model import DEFAULT_MODEL
+
+    recent = load_rows(args.data, show_progress=False)
+    shipped = [] if args.shipped == "none" else load_rows(Path(args.shipped), show_progress=False)
+    if not 0.0 < args.held_back < 1.0:
+        raise JudgeTrainingError(f"--held-back must be between 0 and 1, got {args.held_back}")
+    if not 0.0 <= args.recent_share < 1.0:
+        raise JudgeTrainingError(f"--recent-share must be in [0, 1), got {args.recent_share}")
+    outcome = retrain(
+        shipped,
+        recent,
+        args.serving or DEFAULT_MODEL,
+        labels=args.labels,
+        sees=args.sees,
+        model=args.model,
+        cloud_share=args.cloud_share,
+        held_back=args.held_back,
+        recent_share=args.recent_share,
+        seed=args.seed,
+        work=args.work,
+        report=args.report,
+        show_progress=True,
+    )
+    print(
+        f"recent traffic: {outcome.recent_rows} rows of {outcome.recent_runs} runs "
+        f"({outcome.left_out_runs} run(s) stitched by history left out); {outcome.held_back_runs} run(s) held back; "
+        f"recent rows weigh {outcome.recent_weight:.3g}",
+        file=sys.stderr,
+    )
+    verdict = "promoted to" if outcome.promoted else "not promoted; still serving"
+    print(f"{verdict} {outcome.serving_path}: {outcome.reason}")
+    return 0
