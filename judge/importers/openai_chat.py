@@ -8,7 +8,9 @@ Read as runs, one per conversation:
   a list of conversations.
 
 Messages are OpenAI chat messages (`system`, `user`, `assistant` with `tool_calls`, `tool` with
-`tool_call_id`); other roles are left out, as the model never saw them. The family is
+`tool_call_id`; the older `function_call` and `function` messages, and `functions` beside the
+messages, are read as tool calls, results and tools); other roles are left out, as the model
+never saw them. The family is
 `openai-chat` unless `--family` names the agent.
 """
 
@@ -48,14 +50,40 @@ def _outcome(value: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _legacy(raw: list[Any]) -> list[Any]:
+    """The older function-calling shape in today's: an assistant's `function_call` becomes its one
+    tool call, a `function` message that call's `tool` result (ids made up, in order)."""
+    out: list[Any] = []
+    call_id = ""
+    for index, entry in enumerate(raw):
+        if isinstance(entry, dict) and isinstance(entry.get("function_call"), dict) and not entry.get("tool_calls"):
+            call_id = f"call_{index}"
+            call = {"id": call_id, "type": "function", "function": entry["function_call"]}
+            entry = {**{k: v for k, v in entry.items() if k != "function_call"}, "tool_calls": [call]}
+        elif isinstance(entry, dict) and entry.get("role") == "function":
+            entry = {**entry, "role": "tool", "tool_call_id": entry.get("tool_call_id") or call_id}
+        out.append(entry)
+    return out
+
+
+def _tools(document: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """`tools`, or the older `functions` list as tools."""
+    if isinstance(document.get("tools"), list):
+        return list(document["tools"])
+    functions = document.get("functions")
+    if isinstance(functions, list):
+        return [{"type": "function", "function": f} for f in functions if isinstance(f, dict)]
+    return None
+
+
 def conversation_run(path: Path, value: Any, run_id: str, where: str) -> Run:
     """One conversation (a list of messages, or an object with `messages`) as a run."""
     document = value if isinstance(value, dict) else {"messages": value}
-    raw = document["messages"]
+    raw = _legacy(document["messages"])
     messages = [m for i, e in enumerate(raw) if (m := _chat_message(e, path, f"{where}messages[{i}]")) is not None]
     if not any(m["role"] == "assistant" for m in messages):
         raise TrajectoryFormatError(path, None, "a chat log with no assistant message: no step to read", where or "")
-    tools = document.get("tools") if isinstance(document.get("tools"), list) else None
+    tools = _tools(document)
     meta = {"model": document.get("model")} if isinstance(document.get("model"), str) else {}
     chosen = document.get("id") or document.get("trajectory_id")
     return Run(str(chosen or run_id), FAMILY, messages, tools, _outcome(document), str(path), meta)

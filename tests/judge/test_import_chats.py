@@ -10,6 +10,7 @@ import orjson
 import pytest
 
 from judge.cli import main
+from judge.features import feature_index
 from judge.rows import load_rows
 
 
@@ -100,3 +101,26 @@ def test_a_chat_log_line_that_is_no_conversation_is_named_by_line(
     assert main(["import", str(log), "--out", str(tmp_path / "rows.jsonl")]) == 2
     err = capsys.readouterr().err
     assert f"{log}:2" in err and "expected" in err
+
+
+def test_the_older_function_calling_shape_reads_as_tool_calls(tmp_path: Path) -> None:
+    """`function_call` and `function` messages (and `functions`) from before tool calls."""
+    arguments = orjson.dumps({"command": "python calc.py"}).decode()
+    messages = [
+        {"role": "user", "content": "Fix calc.py."},
+        {"role": "assistant", "content": None, "function_call": {"name": "bash", "arguments": arguments}},
+        {"role": "function", "name": "bash", "content": "Traceback (most recent call last):\nZeroDivisionError: x"},
+        {"role": "assistant", "content": None, "function_call": {"name": "shell", "arguments": arguments}},
+        {"role": "function", "name": "shell", "content": "ok"},
+        {"role": "assistant", "content": "Done."},
+    ]
+    functions = [{"name": "bash", "parameters": {"type": "object", "properties": {}}}]
+    (tmp_path / "old.jsonl").write_bytes(orjson.dumps({"messages": messages, "functions": functions}) + b"\n")
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", str(tmp_path / "old.jsonl"), "--out", str(out), "--family", "legacy-0"]) == 0
+    rows = load_rows(out, show_progress=False)
+    assert [row["action"] for row in rows] == ["execute", "execute", "other"]
+    assert [row["action_failed"] for row in rows] == [1, 0, None]  # the traceback the call produced
+    # The declared functions are the run's tools: a call of one not declared is an invalid call.
+    assert rows[2]["features"][feature_index("invalid_last")] == 1.0
+    assert rows[1]["features"][feature_index("invalid_last")] == 0.0
