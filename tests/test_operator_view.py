@@ -13,13 +13,16 @@ import tempfile
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 import httpx
+import orjson
 import pytest
 
 from router.api.view_html import usd
 from tests.fake_upstream import FakeUpstream
-from tests.gateway_server import GatewayServer, settings_for
+from tests.gateway_server import GatewayServer, settings_for, wait_until
 
 ADMIN_KEY = "admin-key-for-the-view"
 EMAIL = "alice@example.com"
@@ -327,3 +330,36 @@ def test_a_failover_step_is_marked_in_a_real_browser_and_the_share_counts_answer
         assert "failed 1 · refused 0" in totals
     finally:
         browser.close()
+
+
+def test_a_runs_sub_agents_are_linked_both_ways_in_a_real_browser(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """A Claude Code-like session whose answer starts a sub-agent (the Task tool): the parent's
+    page lists the sub-agent with a link and its cost, and the cost with sub-agents; the
+    sub-agent's page links back to its parent and the step that started it."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, ui={"enabled": True}, admin_api_keys=[ADMIN_KEY])
+    prompt = "Find where the config file is loaded."
+    task = orjson.dumps({"description": "find", "prompt": prompt, "subagent_type": "general-purpose"}).decode()
+    edge.push({"kind": "tool_call", "call_id": "toolu_31", "name": "Task", "arguments": task}, {"kind": "text"})
+    headers = {"X-Claude-Code-Session-Id": "view-parent", "anthropic-version": "2023-06-01"}
+    for system, text in (("You are Claude Code.", "refactor"), ("You are a search agent.", prompt)):
+        body = {"model": "tandem", "max_tokens": 64, "system": system, "messages": [{"role": "user", "content": text}]}
+        response = client.post(f"{server.url}/v1/messages", json=body, headers=headers)
+        assert response.status_code == 200
+    child = response.headers["x-tandem-trajectory"]
+    assert child.startswith("view-parent~")
+
+    def parent_detail() -> dict[str, Any]:
+        admin = {"Authorization": f"Bearer {ADMIN_KEY}"}
+        found: dict[str, Any] = client.get(f"{server.url}/v1/trajectories/view-parent", headers=admin).json()
+        return found
+
+    assert wait_until(lambda: bool(parent_detail().get("children")))
+    detail = parent_detail()
+    parent_page = dom(signed(server, "/ui/t/view-parent"))
+    assert f'<a href="/ui/t/{quote(child, safe="")}">{child}</a>' in parent_page
+    assert f"cost with sub-agents <b>{usd(detail['cost_with_children_usd'])}</b>" in parent_page
+    assert usd(detail["children"][0]["cost_usd"]) in parent_page.split('id="children"')[1]
+    child_page = dom(signed(server, f"/ui/t/{quote(child, safe='')}"))
+    assert 'Sub-agent of <a href="/ui/t/view-parent">view-parent</a>, started by its step 1' in child_page

@@ -118,7 +118,7 @@ async def get_trajectory(request: Request) -> Response:
     trajectory = await _visible(engine, request, trajectory_scope(request))
     records = await engine.tracker.store.records(trajectory.id)
     privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
-    family = await _family(engine, trajectory)
+    family = await family_of(engine, trajectory)
     return json_response(
         {**trajectory.as_dict(), **family, "privacy": privacy, "records": [r.as_dict() for r in records]}
     )
@@ -127,7 +127,7 @@ async def get_trajectory(request: Request) -> Response:
 MAX_DESCENT = 8  # levels of sub-agents whose cost is added up (a sub-agent's sub-agent is 2)
 
 
-async def _family(engine: Engine, trajectory: Trajectory) -> dict[str, Any]:
+async def family_of(engine: Engine, trajectory: Trajectory) -> dict[str, Any]:
     """A sub-agent's parent (id and step), and a run's children (router/trajectory/children.py)
     with their cost, shown apart and added to the run's own; a child's cost with its own
     children's, down to `MAX_DESCENT` levels."""

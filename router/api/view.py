@@ -29,6 +29,7 @@ from router.api import view_html
 from router.api.auth import admin_key_matches
 from router.api.chat import read_body
 from router.api.client_address import came_over_https
+from router.api.trajectories import family_of
 from router.api.ui_sessions import UISessions
 from router.engine import Engine
 from router.errors import GatewayError
@@ -171,7 +172,8 @@ async def ui_trajectory(request: Request) -> Response:
         return _html(view_html.page("Not found", "<h1>No such trajectory</h1><p><a href='/ui'>back</a></p>"), 404)
     records = [r.as_dict() for r in await engine.tracker.store.records(trajectory.id)]
     privacy = exposure_summary(await vault_of(engine.tracker.store, trajectory), engine.settings.privacy_weights)
-    return _html(view_html.timeline(_shown(trajectory), records, privacy))
+    family = await family_of(engine, trajectory)  # its parent and sub-agents, with their cost
+    return _html(view_html.timeline(_shown(trajectory), records, privacy, family))
 
 
 async def ui_login_form(request: Request) -> Response:

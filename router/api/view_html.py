@@ -142,7 +142,44 @@ def _decision(record: Mapping[str, Any]) -> str:
     return f"{record['reason']} → {record.get('decided') or record['target']}"
 
 
-def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]], privacy: Mapping[str, Any]) -> str:
+def _family(family: Mapping[str, Any]) -> str:
+    """A sub-agent's parent, and a run's sub-agents with their cost (router/api/trajectories.py)."""
+    out = ""
+    parent = family.get("parent")
+    if parent:
+        parent_id = str(parent["id"])
+        out += (
+            f'<p id=parent>Sub-agent of <a href="/ui/t/{quote(parent_id, safe="")}">{escape(parent_id)}</a>, '
+            f"started by its step {escape(str(parent.get('step')))}</p>"
+        )
+    children = family.get("children") or []
+    if children:
+        rows = "".join(
+            f'<tr class=child><td><a href="/ui/t/{quote(str(c["id"]), safe="")}">{escape(str(c["id"]))}</a></td>'
+            + cell(c["parent_step"], "num")
+            + cell(c["steps"], "num")
+            + cell(usd(c["cost_usd"]), "num")
+            + cell(c.get("children", 0), "num")
+            + cell(usd(c["cost_with_children_usd"]), "num")
+            + "</tr>"
+            for c in children
+        )
+        head = "".join(
+            f"<th>{h}</th>" for h in ("trajectory", "started by step", "steps", "cost", "its sub-agents", "with theirs")
+        )
+        out += (
+            f"<h2>Sub-agents</h2><p>cost with sub-agents <b>{usd(family.get('cost_with_children_usd'))}</b></p>"
+            f"<table id=children><tr>{head}</tr>{rows}</table>"
+        )
+    return out
+
+
+def timeline(
+    trajectory: Mapping[str, Any],
+    records: Sequence[Mapping[str, Any]],
+    privacy: Mapping[str, Any],
+    family: Mapping[str, Any] | None = None,
+) -> str:
     longest = max((float(r.get("latency_s") or 0) for r in records), default=0.0) or 1.0
     rows = []
     for r in records:
@@ -217,7 +254,7 @@ def timeline(trajectory: Mapping[str, Any], records: Sequence[Mapping[str, Any]]
     )
     body = (
         f'<p><a href="/ui">← recent trajectories</a></p><h1>Trajectory {escape(str(trajectory["id"]))}</h1>'
-        f"<p class=muted>{escape(str(trajectory.get('task_shown', '')))}</p>{totals}"
+        f"<p class=muted>{escape(str(trajectory.get('task_shown', '')))}</p>{totals}{_family(family or {})}"
         f"<h2>Steps</h2><table id=steps><tr>{head}</tr>{''.join(rows)}</table>"
     )
     return page(f"Trajectory {trajectory['id']}", body)
