@@ -145,9 +145,9 @@ def test_a_text_sent_again_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch)
     scanned: list[str] = []
     real = detection._own
 
-    def counting(text: str) -> list[detection.Finding]:
+    def counting(text: str, data: bytes) -> list[detection.Finding]:
         scanned.append(text)
-        return real(text)
+        return real(text, data)
 
     monkeypatch.setattr(detection, "_own", counting)
     text = "You are an agent. Mail ops@example.com when stuck. " + str(id(scanned))

@@ -4,6 +4,8 @@
   gitleaks' generic rules without their lead before the keyword (`heads.without_lead`) give the
   values the plain patterns give, on texts built from every pattern (a sampler of the parsed
   pattern, the samples glued to names, keywords and each other).
+- Byte offsets map to the same character offsets whether the text is mostly ASCII (its few
+  continuation bytes counted) or not (walked).
 - The base64 blob's candidates found natively (`encoded.blob_candidates`) are the spans its
   hyperscan core gave; the phone core compiled in parts gives the spans of the whole.
 """
@@ -21,6 +23,7 @@ from typing import Any
 import pytest
 
 from router.privacy import detect, encoded, patterns, provider_rules
+from router.privacy.anchors import char_offsets
 from router.privacy.detector import Detector
 from router.privacy.heads import first_strings, without_lead
 from router.privacy.secret_rules import RULES
@@ -224,3 +227,18 @@ def test_the_phone_core_in_parts_gives_the_spans_of_the_whole() -> None:
         checked += bool(whole)
     assert checked > 100
     assert provider_rules.detectors()  # the rules build with their heads
+
+
+@pytest.mark.parametrize("share", [0.001, 0.05, 0.6])
+def test_char_offsets_of_mostly_ascii_and_other_text(share: float) -> None:
+    rng = random.Random(int(share * 1000))
+    text = "".join(rng.choice("éü…東😀\ud800") if rng.random() < share else rng.choice("ab 1\n") for _ in range(20_000))
+    data = text.encode("utf-8", "surrogatepass")
+    expected: dict[int, int] = {}
+    byte = 0
+    for index, char in enumerate(text):
+        expected[byte] = index
+        byte += len(char.encode("utf-8", "surrogatepass"))
+    expected[byte] = len(text)
+    positions = [*rng.sample(sorted(expected), 500), 0, len(data)]
+    assert char_offsets(data, positions, len(text)) == {p: expected[p] for p in positions}

@@ -59,6 +59,9 @@ def corpus(logs: Path | None) -> list[tuple[list[str], str]]:
         (default, "tel: " + "+1 415 555 2671, " * 500),
         (default, "a=" * 5000 + "password=" + "x1" * 3000),
         (default, ("QUJD" * 5000 + "\n") * 4),
+        # Non-ASCII: mostly (offsets walked) and a little (continuation bytes found and counted).
+        (default, "東京都の顧客 電話 03-1234-5678、メール yamada@example.jp。Größe № 42 — " * 300),
+        (default, "log line ok " * 2000 + "café +44 20 7946 0958 né " + "x=1 " * 2000 + "ünï a@b.example"),
     ]
     return texts
 

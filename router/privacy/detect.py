@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
-from router.privacy.anchors import Taken
+from router.privacy.anchors import Taken, char_offsets, utf8
 from router.privacy.detector import Detector, Finding
 from router.privacy.heads import first_strings
 
@@ -88,9 +88,6 @@ _KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 _MARGIN = 16
 # The longest head (Detector.head) a pattern begins with.
 _HEAD_SPAN = 64
-# UTF-8 continuation bytes: a byte offset minus the continuation bytes before it is the
-# character offset (surrogates encoded with surrogatepass follow the same rule).
-_CONTINUATION = bytes(range(0x80, 0xC0))
 
 Backend = Callable[[str], list[Finding]]
 _BACKENDS: list[Backend] = []
@@ -277,26 +274,14 @@ def _detect_all(text: str) -> list[Finding]:
     return kept.result()
 
 
-def _char_offsets(data: bytes, positions: list[int]) -> dict[int, int]:
-    """Byte offset -> character offset for the given positions, in one walk over the data."""
-    offsets: dict[int, int] = {}
-    byte = char = 0
-    for position in sorted(set(positions)):
-        char += len(data[byte:position].translate(None, _CONTINUATION))
-        offsets[position] = char
-        byte = position
-    return offsets
-
-
-def _own(text: str) -> list[Finding]:
+def _own(text: str, data: bytes) -> list[Finding]:
     if _ENGINE is None:
         return _detect_all(text)
-    data = text.encode("utf-8", "surrogatepass")
     hits = _ENGINE.candidates(data)
     if len(data) != len(text):
         # Non-ASCII text: map the candidates' byte offsets to character offsets. Windows measured
         # in characters cover at least as much as the same count of bytes.
-        mapping = _char_offsets(data, [p for spans in hits.values() for span in spans for p in span])
+        mapping = char_offsets(data, [p for spans in hits.values() for span in spans for p in span], len(text))
         hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
     kept = _Kept()
     for index in sorted(hits):
@@ -355,7 +340,8 @@ def _merged(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
 def _detect(text: str) -> list[Finding]:
     # Values that only their table's header names (a `phone` or `ssn` column: id_columns.py); a
     # whole cell under such a column stands over a part of it found by its shape.
-    findings = _merged(id_columns.COLUMNS.find(text), _own(text))
+    data = utf8(text)  # encoded once for both passes
+    findings = _merged(id_columns.COLUMNS.find(text, data), _own(text, data))
     for backend in _BACKENDS:
         taken = [(f.start, f.end) for f in findings]
         extra = [f for f in backend(text) if not any(s < f.end and f.start < e for s, e in taken)]

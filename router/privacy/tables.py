@@ -149,10 +149,11 @@ class Columns:
         self._anchors = Anchors([*(Anchor(_word_core(w)) for w in words), Anchor(r"insert\s+(?:\w+\s+)?into", True)])
         self._insert = len(words)
 
-    def find(self, text: str) -> list[Finding]:
-        """Every accepted value in a named column of a table or an SQL INSERT in `text`."""
+    def find(self, text: str, data: bytes | None = None) -> list[Finding]:
+        """Every accepted value in a named column of a table or an SQL INSERT in `text` (`data`:
+        its UTF-8, when the caller has it)."""
         found: list[Finding] = []
-        hits = self._anchors.ends(text, _MayBeHeader())
+        hits = self._anchors.ends(text, _MayBeHeader(), data)
         inserts = hits.pop(self._insert, None)
         line_end = -1
         for position in sorted(p for ends in hits.values() for p in ends):
