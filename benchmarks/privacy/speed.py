@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.report import figure, write_result
+
 # Run in each checkout: CPU time per text, caches emptied before each scan.
 _RUNNER = """
 import json, sys, time
@@ -100,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--baseline", action="append", default=[], help="another checkout (folder or revision)")
-    parser.add_argument("--json", type=Path, help="write the figures there")
+    parser.add_argument("--json", type=Path, help="write the figures there (benchmarks/results/ shape)")
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parents[2]
     results: dict[str, dict[str, list[float]]] = {}
@@ -130,7 +132,25 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{label[:16]:16}{cells}")
     print(f"{'target':16}" + "".join(f"{'<= ' + format(t, 'g'):>26}" for _n, _u, _s, t in FIGURES))
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
+        rows = []
+        for label, figures in results.items():
+            name = "this checkout" if label == "this checkout" else f"baseline {label}"
+            for figure_name, unit, _scale, target in FIGURES:
+                best = min(figures[figure_name])
+                rows.append(
+                    figure(
+                        f"{figure_name} ({name}), best of {args.rounds}",
+                        f"{best:.1f} {unit}",
+                        f"<= {target:g} {unit}",
+                        best <= target,
+                    )
+                )
+        command = (
+            "python -m benchmarks.privacy.speed --rounds "
+            + str(args.rounds)
+            + "".join(f" --baseline {b}" for b in args.baseline)
+        )
+        write_result(args.json, "privacy.speed", command, rows)
 
 
 if __name__ == "__main__":
