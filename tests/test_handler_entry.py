@@ -1,0 +1,32 @@
+"""The chat, messages and responses handlers hand a request's body to one engine entry point
+(`Engine.chat`, `Engine.translated`) and read nothing else of the engine but its body limits:
+no parser, no settings, no `run` on a request they parsed themselves."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+API = Path(__file__).resolve().parents[1] / "router" / "api"
+HANDLERS = ("chat.py", "messages.py", "responses.py", "translated.py")
+ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth"}
+
+
+def _engine_reads(source: str) -> set[str]:
+    """The attributes read of a name `engine` in `source` (the first after the name)."""
+    return {
+        ast.unparse(node).removeprefix("engine.")
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "engine"
+    }
+
+
+def test_the_step_handlers_use_only_the_engine_entry_points() -> None:
+    reads = {name: _engine_reads((API / name).read_text()) for name in HANDLERS}
+    assert {name: found - ALLOWED for name, found in reads.items() if found - ALLOWED} == {}
+    assert "chat" in reads["chat.py"] and "translated" in reads["translated.py"]
+
+
+def test_the_check_finds_a_reach_into_the_engine() -> None:
+    planted = "async def chat(request):\n    return engine.run(engine.parser.parse(body), meta)\n"
+    assert _engine_reads(planted) - ALLOWED == {"run", "parser"}
