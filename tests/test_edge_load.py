@@ -271,3 +271,56 @@ def test_load_spills_do_not_move_the_judges_cloud_share(
     assert chosen.headers["x-tandem-target"] == "edge", "six cloud steps of its own: held back from the cloud"
     assert spilled.headers["x-tandem-target"] == "cloud", "six spills counted as the judge's own cloud steps"
     assert spilled.headers["x-tandem-reason"] == "judge"
+
+
+TRACEBACK = "Traceback (most recent call last):\n  File 'calc.py', line 3\nZeroDivisionError: division by zero"
+
+
+def _judged(client: httpx.Client, server: GatewayServer, route: str, run: str, last: bool) -> httpx.Response:
+    body = {"model": route, "messages": [{"role": "user", "content": "Fix calc.py"}]}
+    if last:  # a state that scores higher than the first one's
+        body["messages"] += [
+            {"role": "assistant", "content": "```bash\npython calc.py\n```"},
+            {"role": "user", "content": TRACEBACK},
+        ]
+    return client.post(f"{server.base_url}/chat/completions", json=body, headers={"x-session-id": run})
+
+
+def test_steps_spilled_for_load_do_not_count_as_the_judges_cloud_steps(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    """A run whose steps went to the cloud because the edge was full has not used its cloud share:
+    the controller's next threshold for it is the one of a run with no cloud step."""
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"scrape_interval_s": 0.05}}
+    spills = 6
+    with httpx.Client(timeout=10) as client:
+        # The scores of the run's states, step by step (features read no routing, only the run).
+        probe = make_gateway(routes={"p": {"strategy": "judge", "threshold": 1.0}}, upstream_overrides={"edge": edge})
+        scores = [float(_judged(client, probe, "p", "m", i == spills).headers["x-tandem-score"]) for i in range(7)]
+        last = scores[-1]
+        assert max(scores[:-1]) < last - 0.02, scores  # the spilled steps' states score lower
+        # Held at 40% from just under the last step's score: the first steps are the judge's edge
+        # steps (spilled to the cloud), and the last one is a cloud step only if the run's count
+        # of cloud steps leaves the spills out (counted, its share 6/6 would lift the threshold
+        # by 0.5 x (7.6/10 - 0.4) = 0.18 over the score).
+        route = {
+            "strategy": "judge",
+            "target_cloud_share": 0.4,
+            "threshold": last - 0.01,
+            "edge_full": "cloud",
+            "edge_full_waiting": 4,
+        }
+        server = make_gateway(routes={"j": route}, upstream_overrides={"edge": edge})
+        fill(replicas, 9)
+        assert wait_until(lambda: scraped(server, 9.0))
+        for _ in range(spills):
+            spilled = _judged(client, server, "j", "run", last=False)
+            assert (spilled.headers["x-tandem-target"], spilled.headers["x-tandem-reason"]) == ("cloud", "edge_full")
+        for fake in replicas:
+            fake.metrics_text = metrics(0)
+            fake.default = {"kind": "text"}
+        assert wait_until(lambda: scraped(server, 0.0))
+        decided = _judged(client, server, "j", "run", last=True)
+    assert decided.headers["x-tandem-reason"] == "judge"
+    assert float(decided.headers["x-tandem-score"]) == pytest.approx(last, abs=1e-4)
+    assert decided.headers["x-tandem-target"] == "cloud"
