@@ -4,14 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test redis promtool chromium clients clean
+.PHONY: demo test test-fast lint bench judge-model venv install install-test compile redis promtool chromium clients clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # Stamps make a second `make` skip the install; they are redone when the pins change.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
-	$(PIP) -e .
+	$(PIP) -e '.[compile]'
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml constraints.txt
@@ -19,8 +19,14 @@ $(VENV)/.installed-test: $(VENV)/.installed pyproject.toml constraints.txt
 	touch $@
 
 venv: $(BIN)/python
-install: $(VENV)/.installed
-install-test: $(VENV)/.installed-test
+install: $(VENV)/.installed compile
+install-test: $(VENV)/.installed-test compile
+
+# The compiled hot modules (router/native_build.py, mypyc) into build/compiled/, rebuilt only when
+# a source they were built from changed; without a C compiler or Python's headers, one line says
+# so and the pure-Python modules are used (TANDEM_PURE=1 forces them at run time).
+compile: $(VENV)/.installed
+	$(BIN)/python -m router.native_build --optional --if-stale
 
 demo: install
 	$(BIN)/tandem demo
@@ -47,8 +53,15 @@ clients:
 	@command -v tmux >/dev/null || { apt-get update -qq && apt-get install -y -qq tmux; }
 	deploy/clients/install.sh
 
+# The whole suite in the installed mode (compiled where `make compile` could build), then the
+# compiled modules' tests and a gateway end to end in the other mode (pure Python); skipped when
+# nothing is compiled, as both runs would be the same.
+NATIVE_TESTS := tests/test_native.py tests/judge/test_status.py tests/judge/test_features.py \
+	tests/judge/test_signals.py tests/judge/test_actions.py tests/test_prefix_parse.py tests/test_chat.py
 test: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q
+	if $(BIN)/python -c "import router.native as n, sys; sys.exit(not n.state().modules)"; then \
+		TANDEM_PURE=1 $(BIN)/python -m pytest -q -p no:cacheprovider $(NATIVE_TESTS); fi
 
 test-fast: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q -m "not vllm"

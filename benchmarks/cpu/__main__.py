@@ -1,6 +1,6 @@
 """The gateway's CPU time per request at saturation, for this checkout and others, alternating.
 
-`python -m benchmarks.cpu [--rounds 4] [--seconds 5] [--baseline DIR ...]`
+`python -m benchmarks.cpu [--rounds 4] [--seconds 5] [--baseline DIR ...] [--pure-too] [--json PATH]`
 
 Throughput and latency on a machine shared with other jobs move by a third from one run to the
 next; the CPU time the gateway's process spends per request (utime + stime from
@@ -10,7 +10,9 @@ fresh gateway per round on the first (`tandem serve`, the overhead benchmark's c
 overhead benchmark's 1.6 KB agent step sent non-streamed by 64 keep-alive connections (no
 session id: history stitching runs, as in that benchmark's saturation scenario), 0.5 s warm-up,
 then `--seconds` measured; the checkouts take turns, the order reversed each round. Reported:
-the median CPU µs per request of each checkout, with every round's figure.
+the median CPU µs per request of each checkout, with every round's figure. `--pure-too` adds each
+checkout a second time with `TANDEM_PURE=1` (its pure-Python modules though a compiled build of
+them exists, `router/native.py`): the compiled modules' gain in one run.
 """
 
 from __future__ import annotations
@@ -19,11 +21,14 @@ import argparse
 import asyncio
 import os
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 
 from benchmarks.checkouts import add_arguments, cores, start_checkout, start_upstream
 from benchmarks.overhead.loadgen import chat_body, http_request, run_load
 from benchmarks.overhead.procs import free_port
+from benchmarks.report import figure, write_result
 
 REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / ".bench" / "cpu"
@@ -38,9 +43,24 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICK
 
 
-async def _round(source: Path, upstream_port: int, seconds: float, cpu: int | None) -> tuple[float, float]:
-    """(CPU µs per request, requests/s) of a fresh gateway from `source`."""
-    gateway, port = start_checkout(source, upstream_port, OUT, cpu, KEY)
+PURE = {"TANDEM_PURE": "1"}
+
+
+def mode_of(source: Path, env: dict[str, str]) -> str:
+    """What `router.native` says in a process of `source` with `env` (`compiled: N modules …`)."""
+    code = "import router.native as n; print(n.state().describe())"
+    environ = {**os.environ, "PYTHONPATH": str(source), **env}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=environ, cwd=source, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout.strip() or "unknown (this checkout has no router.native)"
+
+
+async def _round(
+    source: Path, upstream_port: int, seconds: float, cpu: int | None, env: dict[str, str]
+) -> tuple[float, float]:
+    """(CPU µs per request, requests/s) of a fresh gateway from `source` with `env`."""
+    gateway, port = start_checkout(source, upstream_port, OUT, cpu, KEY, env)
     try:
         await gateway.wait_ready("/healthz", 30)
         request = http_request(port, "/v1/chat/completions", chat_body("fast", False))
@@ -57,23 +77,37 @@ async def _round(source: Path, upstream_port: int, seconds: float, cpu: int | No
 
 async def main_async(args: argparse.Namespace) -> int:
     gateway_cpu, other_cpu = cores()
-    sources: list[Path] = [REPO, *args.baseline]
+    runs: list[tuple[str, Path, dict[str, str]]] = []
+    for source in [REPO, *args.baseline]:
+        runs.append((f"{source} ({mode_of(source, {})})", source, {}))
+        if args.pure_too:
+            runs.append((f"{source} ({mode_of(source, PURE)})", source, PURE))
     upstream_port = free_port()
     upstream = start_upstream(upstream_port, other_cpu, OUT / "upstream.log")
-    figures: dict[Path, list[float]] = {source: [] for source in sources}
+    figures: dict[str, list[float]] = {label: [] for label, _, _ in runs}
     try:
         await upstream.wait_ready("/v1/models", 20)
         for number in range(args.rounds):
-            for source in sources if number % 2 == 0 else reversed(sources):
-                per_request, rate = await _round(source, upstream_port, args.seconds, gateway_cpu)
-                figures[source].append(per_request)
+            for label, source, env in runs if number % 2 == 0 else list(reversed(runs)):
+                per_request, rate = await _round(source, upstream_port, args.seconds, gateway_cpu, env)
+                figures[label].append(per_request)
                 load = os.getloadavg()[0]
-                line = f"round {number + 1} {source}: {per_request:.0f} µs/request, {rate:.0f} requests/s"
+                line = f"round {number + 1} {label}: {per_request:.0f} µs/request, {rate:.0f} requests/s"
                 print(f"{line}, load {load:.2f}")
         print("\ngateway CPU per request at saturation (c=64, no session id), median of the rounds:")
-        for source, values in figures.items():
+        for label, values in figures.items():
             rounds = ", ".join(f"{v:.0f}" for v in values)
-            print(f"  {source}: {statistics.median(values):.0f} µs (rounds: {rounds})")
+            print(f"  {label}: {statistics.median(values):.0f} µs (rounds: {rounds})")
+        if args.json is not None:
+            results = [
+                figure(
+                    f"gateway CPU µs per request, {label.replace(str(REPO), 'this checkout')}",
+                    f"{statistics.median(values):.0f}",
+                )
+                for label, values in figures.items()
+            ]
+            command = f"python -m benchmarks.cpu --rounds {args.rounds} --seconds {args.seconds:g}"
+            write_result(args.json, "cpu", command + (" --pure-too" if args.pure_too else ""), results)
         return 0
     finally:
         upstream.stop()
@@ -82,6 +116,8 @@ async def main_async(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_arguments(parser, seconds=5.0)
+    parser.add_argument("--pure-too", action="store_true", help="each checkout also with TANDEM_PURE=1")
+    parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
     args = parser.parse_args()
     return asyncio.run(main_async(args))
 

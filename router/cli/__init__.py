@@ -32,10 +32,14 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescript
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
+    from router.native import state
+
     try:
-        return version("tandem")
+        number = version("tandem")
     except PackageNotFoundError:
-        return "unknown (not installed)"
+        number = "unknown (not installed)"
+    # Which modules run compiled (router/native.py): a stale build or TANDEM_PURE=1 says why not.
+    return f"{number}, {state().describe()}"
 
 
 def _command(

@@ -9,6 +9,7 @@ import re
 import sys
 
 from router.cli.config import summary, validated
+from router.native import state as native_state
 from router.settings import Settings
 
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     lines = summary(settings)
     source = args.config if args.config is not None else "the embedded defaults"
     print(f"config ok: {source}")
+    print(f"  {native_state().describe()}")
     for line in lines:
         print(f"  {line}")
     if not args.probe:
