@@ -24,7 +24,6 @@ from router import __version__
 from router.api.auth_throttle import AuthThrottle
 from router.api.chat import chat_completions
 from router.api.http import error_response
-from router.api.messages import count_tokens, messages
 from router.api.models import get_model, list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
 from router.api.responses import responses
@@ -54,9 +53,7 @@ def _routes() -> list[BaseRoute]:
             routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
             routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
             routes.append(Route(f"{prefix}/models/{{model_id:path}}", get_model, methods=["GET"]))
-        routes.append(Route(f"{prefix}/messages", messages, methods=["POST"]))
         routes.append(Route(f"{prefix}/responses", responses, methods=["POST"]))
-        routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
         # Each folder of router/surfaces/ (a surface by feature) under the same prefixes.
         routes += [Route(f"{prefix}{path}", endpoint, methods=methods) for path, endpoint, methods in surfaces]
     routes += [

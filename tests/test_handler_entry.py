@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-API = Path(__file__).resolve().parents[1] / "router" / "api"
-HANDLERS = ("chat.py", "messages.py", "responses.py", "translated.py")
+ROUTER = Path(__file__).resolve().parents[1] / "router"
+HANDLERS = ("api/chat.py", "surfaces/messages/handler.py", "api/responses.py", "api/translated.py")
 ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth"}
 
 
@@ -22,9 +22,9 @@ def _engine_reads(source: str) -> set[str]:
 
 
 def test_the_step_handlers_use_only_the_engine_entry_points() -> None:
-    reads = {name: _engine_reads((API / name).read_text()) for name in HANDLERS}
+    reads = {name: _engine_reads((ROUTER / name).read_text()) for name in HANDLERS}
     assert {name: found - ALLOWED for name, found in reads.items() if found - ALLOWED} == {}
-    assert "chat" in reads["chat.py"] and "translated" in reads["translated.py"]
+    assert "chat" in reads["api/chat.py"] and "translated" in reads["api/translated.py"]
 
 
 def test_the_check_finds_a_reach_into_the_engine() -> None:

@@ -14,7 +14,7 @@ import openai
 import orjson
 import pytest
 
-from router.protocol.token_estimate import IMAGE_MAX_TOKENS, image_size, input_tokens
+from router.surfaces.messages.token_estimate import IMAGE_MAX_TOKENS, image_size, input_tokens
 from tests.gateway_server import GatewayServer
 
 ALIASES = {"claude-*": {"route": "tandem", "models": ["claude-sonnet-4-6"]}}

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 import pytest
 
-from router.api.messages import SPEC
 from router.protocol.prefix import PrefixParser
+from router.surfaces.messages.handler import SPEC
 from tests.test_prefix_parse import ENCODINGS, SYSTEM, _text
 from tests.translated_check import check
 

@@ -1,4 +1,4 @@
-"""How far `/v1/messages/count_tokens`' estimate (router/protocol/token_estimate.py) is from real
+"""How far `/v1/messages/count_tokens`' estimate (router/surfaces/messages/token_estimate.py) is from real
 tokenizers, and from the JSON-bytes/4 it replaced, on Messages bodies built from this
 repository's own code and docs (an agent's turns: a system prompt, tool calls reading files,
 their results).
@@ -28,7 +28,7 @@ from typing import Any
 
 import orjson
 
-from router.protocol import token_estimate as te
+from router.surfaces.messages import token_estimate as te
 
 ROOT = Path(__file__).resolve().parents[2]
 

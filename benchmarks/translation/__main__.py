@@ -20,7 +20,8 @@ from typing import Any
 
 import orjson
 
-from router.protocol import messages, responses
+from router.protocol import responses
+from router.surfaces.messages import translate as messages
 
 
 def _history(kb: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -3,7 +3,7 @@ checked, translated to chat messages and encoded.
 
 `/v1/messages` (Claude Code) sends its whole history at every step, as chat clients do, in a
 top-level `messages` array of turns. Each turn's chat messages depend on that turn alone
-(`protocol.messages.turn_messages`), so the chat messages of the turns a body shares with one
+(`surfaces/messages/translate.py`'s `turn_messages`), so the chat messages of the turns a body shares with one
 seen before (router/protocol/prefix_store.py) are those made then, with their encoding; the
 system prompt and the other fields are translated at every step (they are not the history).
 

@@ -4,8 +4,7 @@ types, its translation to and from a chat step, and its handler, and names what 
 found here under each API prefix (`/v1`, none, `/s/{session}/v1`…), so a new surface is its
 folder alone. A translated surface's handler is `router.api.translated.serve` with its `Surface`.
 
-The Messages and Responses surfaces predate this folder and are still in router/api/ and
-router/protocol/.
+The Responses surface predates this folder and is still in router/api/ and router/protocol/.
 """
 
 from __future__ import annotations

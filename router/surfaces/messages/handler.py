@@ -14,7 +14,9 @@ from router.api.translated import Surface, Translate, serve
 from router.engine import Engine
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest
-from router.protocol.messages import (
+from router.protocol.prefix_translated import SurfaceSpec, parsed
+from router.surfaces.messages.token_estimate import encoded_tokens, input_tokens
+from router.surfaces.messages.translate import (
     StreamTranslator,
     chat_fields,
     check_request,
@@ -24,8 +26,6 @@ from router.protocol.messages import (
     to_chat,
     turn_messages,
 )
-from router.protocol.prefix_translated import SurfaceSpec, parsed
-from router.protocol.token_estimate import encoded_tokens, input_tokens
 
 
 def _turns(turns: list[Any], first: int) -> list[list[dict[str, Any]]]:
@@ -47,7 +47,7 @@ async def messages(request: Request) -> Response:
 
 
 async def count_tokens(request: Request) -> Response:
-    """An estimate without a tokenizer (router/protocol/token_estimate.py), as Claude Code only
+    """An estimate without a tokenizer (router/surfaces/messages/token_estimate.py), as Claude Code only
     uses it to size its context: text by characters, images by their size, not their bytes."""
     engine: Engine = request.app.state.engine
     try:

@@ -11,10 +11,10 @@ import orjson
 
 from router.errors import bad_request
 from router.protocol.fields import check, string_field
-from router.protocol.messages_content import user_turn
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
+from router.surfaces.messages.content import user_turn
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
 FIELDS = {

@@ -1,0 +1,10 @@
+"""Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`), what Claude Code speaks:
+`translate.py` turns a request into a chat step and the answer, plain or streamed, back into
+Messages events; `content.py` reads a user turn's content blocks (images, documents, tool
+results); `token_estimate.py` is count_tokens' estimate; `handler.py` serves them."""
+
+from __future__ import annotations
+
+from router.surfaces.messages.handler import count_tokens, messages
+
+ROUTES = [("/messages", messages, ["POST"]), ("/messages/count_tokens", count_tokens, ["POST"])]
