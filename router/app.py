@@ -26,7 +26,6 @@ from router.api.chat import chat_completions
 from router.api.http import error_response
 from router.api.models import get_model, list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
-from router.api.responses import responses
 from router.api.schema import management_routes
 from router.api.ui_sessions import UISessions
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
@@ -53,7 +52,6 @@ def _routes() -> list[BaseRoute]:
             routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
             routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))
             routes.append(Route(f"{prefix}/models/{{model_id:path}}", get_model, methods=["GET"]))
-        routes.append(Route(f"{prefix}/responses", responses, methods=["POST"]))
         # Each folder of router/surfaces/ (a surface by feature) under the same prefixes.
         routes += [Route(f"{prefix}{path}", endpoint, methods=methods) for path, endpoint, methods in surfaces]
     routes += [

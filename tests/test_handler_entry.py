@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROUTER = Path(__file__).resolve().parents[1] / "router"
-HANDLERS = ("api/chat.py", "surfaces/messages/handler.py", "api/responses.py", "api/translated.py")
+HANDLERS = ("api/chat.py", "surfaces/messages/handler.py", "surfaces/responses/handler.py", "api/translated.py")
 ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth"}
 
 

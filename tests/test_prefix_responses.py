@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 import pytest
 
-from router.api.responses import SPEC
 from router.protocol.prefix import PrefixParser
-from router.protocol.responses_request import usable
+from router.surfaces.responses.handler import SPEC
+from router.surfaces.responses.request import usable
 from tests.test_prefix_parse import ENCODINGS, SYSTEM, _text
 from tests.translated_check import check
 

@@ -16,9 +16,9 @@ import httpx
 import orjson
 
 from router.privacy.request_fields import EXEMPT, SCANNED, field_strings
-from router.protocol import responses_request as responses
 from router.protocol.fields import CHAT_FIELDS
 from router.surfaces.messages import translate as anthropic
+from router.surfaces.responses import request as responses
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 

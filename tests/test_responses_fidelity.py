@@ -12,7 +12,7 @@ import openai
 import orjson
 import pydantic
 
-from router.protocol.responses_request import item_messages, usable
+from router.surfaces.responses.request import item_messages, usable
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 

@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from benchmarks.longrun.trajectory import RunShape, anthropic_body, responses_body, run_messages
-from router.api.responses import SPEC as RESPONSES
 from router.protocol.prefix_translated import SurfaceSpec
 from router.surfaces.messages.handler import SPEC as MESSAGES
+from router.surfaces.responses.handler import SPEC as RESPONSES
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 

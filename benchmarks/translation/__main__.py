@@ -20,8 +20,9 @@ from typing import Any
 
 import orjson
 
-from router.protocol import responses
 from router.surfaces.messages import translate as messages
+from router.surfaces.responses import answer as responses
+from router.surfaces.responses import request as responses_request
 
 
 def _history(kb: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -125,7 +126,7 @@ def main() -> None:
         ),
         "responses_plain": _time(
             lambda: (
-                orjson.dumps(responses.to_chat(orjson.loads(resp_body))),
+                orjson.dumps(responses_request.to_chat(orjson.loads(resp_body))),
                 orjson.dumps(responses.from_chat(orjson.loads(answer))),
             ),
             args.runs,

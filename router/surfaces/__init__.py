@@ -2,9 +2,11 @@
 types, its translation to and from a chat step, and its handler, and names what it serves in
 `ROUTES` (path under the API prefix, endpoint, methods). router/app.py serves every surface
 found here under each API prefix (`/v1`, none, `/s/{session}/v1`…), so a new surface is its
-folder alone. A translated surface's handler is `router.api.translated.serve` with its `Surface`.
-
-The Responses surface predates this folder and is still in router/api/ and router/protocol/.
+folder alone: `messages/` (Anthropic Messages, Claude Code) and `responses/` (OpenAI Responses,
+Codex CLI) are two. What surfaces share stays out of their folders: a translated surface's
+handler is `router.api.translated.serve` with its `Surface`, and the wire pieces under it are in
+router/protocol/ (SSE chunk translation, typed fields, usage, upstream errors, a body's turns
+parsed from the last one).
 """
 
 from __future__ import annotations

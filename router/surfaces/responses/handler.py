@@ -10,8 +10,16 @@ from starlette.responses import Response
 from router.api.translated import Surface, Translate, serve
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
-from router.protocol.responses import StreamTranslator, error_body, from_chat, stream_error, to_chat
-from router.protocol.responses_request import chat_fields, check_request, item_messages, leading, text_format, usable
+from router.surfaces.responses.answer import StreamTranslator, error_body, from_chat, stream_error
+from router.surfaces.responses.request import (
+    chat_fields,
+    check_request,
+    item_messages,
+    leading,
+    text_format,
+    to_chat,
+    usable,
+)
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:

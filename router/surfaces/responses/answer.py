@@ -1,6 +1,7 @@
-"""OpenAI Responses (`POST /v1/responses`, what Codex CLI speaks), translated to and from the
-internal chat step: input items become chat messages; the answer, plain or streamed, becomes
-output items (messages and function calls) with `response.*` events and a final usage."""
+"""OpenAI Responses' answer (`POST /v1/responses`, what Codex CLI speaks): a chat step's answer,
+plain or streamed, becomes output items (messages and function calls) with `response.*` events
+and a final usage; errors take the Responses shape (request.py turns input items into chat
+messages)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,10 @@ from typing import Any
 import orjson
 
 from router.errors import error_body as openai_error
-from router.protocol.responses_request import text_format, to_chat
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
 from router.protocol.usage import Usage
-
-__all__ = ["StreamTranslator", "error_body", "from_chat", "stream_error", "to_chat"]
+from router.surfaces.responses.request import text_format
 
 
 def _usage(usage: Any) -> dict[str, Any]:
