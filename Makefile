@@ -67,9 +67,9 @@ test-fast: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q -m "not vllm"
 
 lint: install-test
-	$(BIN)/ruff check router judge sim tests benchmarks
-	$(BIN)/ruff format --check router judge sim tests/docs
-	$(BIN)/mypy --strict router judge sim
+	$(BIN)/ruff check router judge sim tests benchmarks tools
+	$(BIN)/ruff format --check router judge sim tests/docs tools
+	$(BIN)/mypy --strict router judge sim tools
 	# The layers (pyproject's [tool.importlinter]) and no import cycle at runtime.
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/test_layers.py

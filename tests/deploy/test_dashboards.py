@@ -68,9 +68,9 @@ def exprs() -> list[str]:
 def test_checked_in_dashboards_are_what_the_generator_writes(folder: Any) -> None:
     generated = generator().build_all()
     on_disk = {path.name: path.read_text() for path in folder.glob("*.json")}
-    assert sorted(on_disk) == sorted(generated), "run: python deploy/grafana/generate.py"
+    assert sorted(on_disk) == sorted(generated), "run: python -m tools.dashboards"
     for name, text in generated.items():
-        assert on_disk[name] == text, f"{folder / name} is stale: run python deploy/grafana/generate.py"
+        assert on_disk[name] == text, f"{folder / name} is stale: run python -m tools.dashboards"
 
 
 def test_generator_check_mode_agrees() -> None:

@@ -3,11 +3,10 @@ installs promtool (Debian's prometheus package) and the Python packages (the tes
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import re
 import shutil
 import subprocess
-import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -53,13 +52,8 @@ def helm() -> Any:
 
 @cache
 def generator() -> ModuleType:
-    """deploy/grafana/generate.py, imported by path (deploy/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("tandem_dashboards", DEPLOY / "grafana" / "generate.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """tools/dashboards.py, imported when a test needs it (grafana-foundation-sdk is a test extra)."""
+    return importlib.import_module("tools.dashboards")
 
 
 def grafana_to_promql(expr: str) -> str:
