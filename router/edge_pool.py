@@ -47,13 +47,19 @@ class ReplicaLoad:
     run_s_sum: float = 0.0  # seconds requests ran (prefill and decode), a counter
     run_s_count: float = 0.0  # requests that finished running, a counter
     run_s: float = 0.0  # mean seconds a request ran, of those that finished between the last two scrapes
+    # Since when (monotonic) no request has finished while some waited: those running have run
+    # at least that long, which the mean of the last finished ones does not know yet.
+    stalled_since: float = 0.0
     at: float = 0.0  # monotonic time of the scrape; 0: never scraped
 
     @property
     def wait_s(self) -> float:
         """How long a request queued now would wait before it runs, estimated: the requests
-        ahead of it × the recent mean time a request runs ÷ the requests run side by side."""
-        return self.waiting * self.run_s / max(self.running, 1.0)
+        ahead of it × the time a request runs ÷ the requests run side by side. The time a
+        request runs is the recent mean, or, when nothing has finished for longer while a queue
+        stood, that long (requests grown longer than the last ones show first as a stall)."""
+        stalled = self.at - self.stalled_since if self.stalled_since else 0.0
+        return self.waiting * max(self.run_s, stalled) / max(self.running, 1.0)
 
 
 @dataclass(slots=True, eq=False)

@@ -115,6 +115,9 @@ async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:
         load.run_s = (load.run_s_sum - since.run_s_sum) / finished
     else:
         load.run_s = before.run_s
+    # A queue stood and nothing finished since the last read: the stall goes on (or begins).
+    if load.waiting > 0 and load.running > 0 and finished <= 0 and before.at:
+        load.stalled_since = before.stalled_since or before.at
     replica.load = load
     return True
 

@@ -27,10 +27,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.edge_pool.spill import SpillResult, spill_pass
 from benchmarks.edge_pool.workload import BALANCES, PassResult, Shape, run_pass, start_replicas
 from benchmarks.report import figure, write_result
 
 TARGET_RATIO = 0.5  # issue 31: affinity recomputes at most half of what round_robin does
+TARGET_SPILL_MS = 50.0  # issue 31: a step on a full pool goes to the cloud within 50 ms
 
 
 HEAD = (
@@ -46,6 +48,30 @@ def row(name: str, result: PassResult) -> str:
         f"{result.p50_ms:.0f} | {' / '.join(map(str, result.placed))} | {result.answered} | {result.failed} | "
         f"{rehomes} | {result.seconds:.0f} |"
     )
+
+
+def spill_figures(spill: SpillResult) -> list[dict[str, Any]]:
+    name = "a step on a full pool of real vLLM replicas, edge_full: cloud (a stand-in cloud on 127.0.0.1), p50 / max"
+    spilled = f"{spill.spilled_to_cloud} of {len(spill.spilled_ms)} spilled"
+    value = f"{spill.p50_ms:.1f} / {max(spill.spilled_ms):.1f} ms, {spilled}"
+    rows = [figure(name, value, f"<= {TARGET_SPILL_MS:g} ms", spill.p50_ms <= TARGET_SPILL_MS)]
+    estimates = " / ".join(f"{wait:.1f}" for wait in spill.estimated_wait_s)
+    value = f"{spill.queued_s:.1f} s (replicas' estimated waits {estimates} s)"
+    rows.append(figure("the same step with edge_full: wait, queued at a replica", value))
+    return rows
+
+
+def print_spill(spill: SpillResult) -> None:
+    print(
+        f"pool full {spill.became_full_s:.1f} s after the flood began; waiting per replica "
+        f"{' / '.join(f'{w:.0f}' for w in spill.waiting)}, estimated wait "
+        f"{' / '.join(f'{w:.1f}' for w in spill.estimated_wait_s)} s"
+    )
+    print(
+        f"edge_full: cloud: p50 {spill.p50_ms:.1f} ms, max {max(spill.spilled_ms):.1f} ms, "
+        f"{spill.spilled_to_cloud} of {len(spill.spilled_ms)} answered by the cloud (target <= {TARGET_SPILL_MS:g} ms)"
+    )
+    print(f"edge_full: wait: {spill.queued_s:.2f} s, answered by the {spill.queued_target}")
 
 
 def figures_of(results: dict[str, PassResult], lost: PassResult | None, setup: str) -> list[dict[str, Any]]:
@@ -84,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--balance", default=",".join(BALANCES))
     parser.add_argument("--stop-one", action="store_true", help="with --vllm: a last pass kills one replica halfway")
+    parser.add_argument("--spill", action="store_true", help="flood the replicas, then time steps on the full pool")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures for `benchmarks.report`")
     args = parser.parse_args(arguments)
     shape = Shape(runs=args.runs, steps=args.steps)
@@ -107,9 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{shape.runs} runs x {shape.steps} steps at once; {setup}; replicas up in {started_s:.0f} s")
         print(HEAD)
         results: dict[str, PassResult] = {}
-        for balance in args.balance.split(","):
+        for balance in [name for name in args.balance.split(",") if name]:
             results[balance] = run_pass(edges, args.model, balance, shape)
             print(row(balance, results[balance]), flush=True)
+        spill = None
+        if args.spill:
+            spill = spill_pass(edges, args.model)
+            print_spill(spill)
         lost = None
         if args.stop_one and servers:
             by_url = {server.base_url: server for server in servers}
@@ -126,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"runs homed on the killed replica: {lost.orphans}; re-homed by the end: {lost.rehomed}")
             for failure in lost.failures[:5]:
                 print(f"  failed step: {failure}")
-        longest = max(result.longest_prompt for result in results.values())
+        longest = max((result.longest_prompt for result in results.values()), default=0)
         total_s = time.perf_counter() - began
         print(f"longest prompt: {longest} tokens; whole benchmark: {total_s:.0f} s")
         if "affinity" in results and "round_robin" in results and results["round_robin"].recomputed:
@@ -134,14 +165,19 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "met" if ratio <= TARGET_RATIO else "NOT met"
             print(f"recomputed, affinity / round_robin: {ratio:.2f} (target <= {TARGET_RATIO}: {verdict})")
         if args.json is not None:
-            command = f"python -m benchmarks.edge_pool --runs {shape.runs} --steps {shape.steps}"
+            command = "python -m benchmarks.edge_pool " + (
+                f"--runs {shape.runs} --steps {shape.steps}" if results else "--balance ''"
+            )
             if args.vllm:
                 command += f" --vllm --kv-cache {args.kv_cache} --block-size {args.block_size}"
             command += " --stop-one" if args.stop_one else ""
+            command += " --spill" if args.spill else ""
             shape_text = f"{shape.runs} runs x {shape.steps} steps, {setup}"
-            rows = figures_of(results, lost, shape_text)
+            rows = figures_of(results, lost, shape_text) if results else []
+            rows += spill_figures(spill) if spill is not None else []
             rows.append(figure("benchmark wall time (replicas' start included)", f"{total_s:.0f} s"))
-            write_result(args.json, "edge_pool", command, rows)
+            # A --spill run alone is its own entry, so that it does not replace the balance figures.
+            write_result(args.json, "edge_pool" if results else "edge_pool.spill", command, rows)
             print(f"figures written to {args.json}")
     return 0
 

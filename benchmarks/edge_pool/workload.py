@@ -87,10 +87,33 @@ def prefix_counters(client: httpx.Client, edges: list[str]) -> dict[str, tuple[f
 
 
 @contextlib.contextmanager
-def gateway(edges: list[str], model: str, balance: str) -> Iterator[tuple[str, Any]]:
-    """A real gateway on a loopback port whose edge is the pool `edges`; edge-only, no cloud."""
+def serving(app: Any) -> Iterator[str]:
+    """An ASGI app served on a loopback port, in a thread; its root URL."""
     import uvicorn
 
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextlib.contextmanager
+def gateway(
+    edges: list[str],
+    model: str,
+    balance: str,
+    routes: dict[str, Any] | None = None,
+    cloud_url: str = "http://127.0.0.1:9/v1",
+) -> Iterator[tuple[str, Any]]:
+    """A real gateway on a loopback port whose edge is the pool `edges`; by default one edge-only
+    route, `bench`, and no cloud."""
     from router.app import create_app
     from router.settings import load_settings
 
@@ -103,22 +126,13 @@ def gateway(edges: list[str], model: str, balance: str) -> Iterator[tuple[str, A
                 "pool": {"breaker_failures": 1, "scrape_interval_s": 0.5},
                 "timeouts": {"connect": 2, "first_byte": 120, "idle": 60},
             },
-            "cloud": {"base_url": "http://127.0.0.1:9/v1", "model": "none"},
+            "cloud": {"base_url": cloud_url, "model": "cloud-model"},
         },
-        routes={"bench": {"strategy": "edge", "failover": False}},
+        routes=routes or {"bench": {"strategy": "edge", "failover": False}},
     )
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/v1", app.state.engine
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serving(app) as root:
+        yield f"{root}/v1", app.state.engine
 
 
 def start_replicas(folder: Path, model: str, vllm_args: tuple[str, ...], count: int = 2) -> list[VLLMServer]:
