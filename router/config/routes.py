@@ -86,7 +86,8 @@ class RouteBase(BaseModel):
         gt=0,
         description="a replica is also full when the wait of a request queued there now is estimated at this many "
         "seconds or more: its waiting requests x the recent mean time a request ran (vLLM's "
-        "request_inference_time_seconds) / its requests running; null: the queue length alone",
+        "request_inference_time_seconds; at least as long as none has finished while a queue stood) / its requests "
+        "running; null: the queue length alone",
     )
 
     def upstreams_used(self) -> list[str]:
