@@ -71,6 +71,7 @@ def print_spill(spill: SpillResult) -> None:
         f"edge_full: cloud: p50 {spill.p50_ms:.1f} ms, max {max(spill.spilled_ms):.1f} ms, "
         f"{spill.spilled_to_cloud} of {len(spill.spilled_ms)} answered by the cloud (target <= {TARGET_SPILL_MS:g} ms)"
     )
+    print(f"  each, in order: {', '.join(f'{ms:.1f}' for ms in spill.spilled_ms)} ms")
     print(f"edge_full: wait: {spill.queued_s:.2f} s, answered by the {spill.queued_target}")
 
 
