@@ -1,7 +1,8 @@
 """Runs harbor's Terminus-2 agent against the gateway with a local terminal in place of its
 container: the agent's tmux session runs on this machine, in a given folder, and the
 container's fixed folders (/logs/...) are mapped into a scratch folder. Run by the harbor
-virtualenv's Python (3.12): `python run_terminus.py API_BASE WORKDIR SCRATCH TASK [summarize]`.
+virtualenv's Python (3.12): `python run_terminus.py API_BASE WORKDIR SCRATCH TASK [summarize] [no-session]` (no-session:
+its model calls name no session, as when harbor is not given one).
 Prints the outcome as one JSON line."""
 
 from __future__ import annotations
@@ -76,7 +77,8 @@ class LocalTerminal:
 
 async def main() -> None:
     api_base, workdir, scratch, task = sys.argv[1:5]
-    summarize = len(sys.argv) > 5 and sys.argv[5] == "summarize"
+    flags = set(sys.argv[5:])
+    summarize = "summarize" in flags
     terminal = LocalTerminal(Path(workdir), Path(scratch))
     (Path(scratch) / "agent-logs").mkdir(exist_ok=True)
     agent = Terminus2(
@@ -86,7 +88,7 @@ async def main() -> None:
         max_turns=6,
         enable_summarize=summarize,
         record_terminal_session=False,
-        session_id="terminus-run",
+        session_id=None if "no-session" in flags else "terminus-run",
     )
     result: dict[str, object] = {}
     try:

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_and_twice_at_once
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -33,15 +34,16 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
     return make_gateway(routes=ROUTES, model_aliases=ALIASES)
 
 
-def terminus(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
+def terminus(server: GatewayServer, tmp_path: Path, task: str, *flags: str) -> tuple[dict[str, Any], str, Path]:
     python = installed("harbor", "bin/python")
     if shutil.which("tmux") is None:
         pytest.fail("Terminus-2 needs tmux: `make clients` installs it (Debian's tmux)")
     work, scratch = tmp_path / "work", tmp_path / "scratch"
-    work.mkdir()
+    work.mkdir(parents=True)
     scratch.mkdir()
     env = {"HOME": str(tmp_path), "OPENAI_API_KEY": "unused", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    code, output = run([str(python), str(SCRIPT), f"{server.url}/v1", str(work), str(scratch), task], work, env)
+    command = [str(python), str(SCRIPT), f"{server.url}/v1", str(work), str(scratch), task, *flags]
+    code, output = run(command, work, env)
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
@@ -73,3 +75,28 @@ def test_terminus_recognises_a_context_overflow(server: GatewayServer, edge: Fak
     assert result["status"] == "raised"
     assert result["error"].startswith("ContextLengthExceededError")
     assert len(edge.received) == 1  # not retried as a transient error
+
+
+def test_terminus_runs_of_one_task_without_a_session_never_cross(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """Given no session id, Terminus-2's model calls name none: its runs are stitched by their
+    history (its answers are JSON text, no tools). Runs of one task in a row and at once."""
+
+    def answer(run: int, turn: int) -> dict[str, Any]:
+        if turn == 0:
+            keys = {"keystrokes": f"echo run-{run} > proof.txt\n", "duration": 0.5}
+            return {"text": json.dumps({**WRITE, "commands": [keys]})}
+        return {"text": json.dumps({**DONE, "analysis": f"proof.txt says run-{run}"})}
+
+    edge.respond = RunScript(answer)
+    results = twice_in_a_row_and_twice_at_once(
+        lambda i: terminus(server, tmp_path / f"run{i}", "write proof.txt", "no-session")
+    )
+    assert all(result["status"] == "finished" for result, _, _ in results), [output for _, output, _ in results]
+    assert all("session_id" not in r.body for r in edge.received)
+    assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
+    assert_uncrossed(server, runs=4, turns=(0, 1, 2))
+    # Stitched, each run's first step new and the others extending it.
+    records = [r for t in trajectories(server, expected=4) for r in t["records"]]
+    assert sorted(r["stitch"] for r in records) == ["extended"] * 8 + ["new"] * 4
