@@ -296,6 +296,14 @@ OVERVIEW = (
                 width=6,
             ),
             Panel(
+                "Estimated wait per replica",
+                "How long a request queued at each replica now would wait: its waiting requests x the time a "
+                "request runs there / its requests running (what a route's edge_full_wait_s is held to).",
+                (_q("max by (replica) (tandem_edge_replica_estimated_wait_seconds)", "{{replica}}"),),
+                "s",
+                width=6,
+            ),
+            Panel(
                 "Spilled to the cloud for load",
                 "Edge steps sent to the cloud because every replica's queue was full (edge_full: cloud), per "
                 "second by route; and 1 while the pool is full.",
