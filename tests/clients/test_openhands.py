@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from tests.clients.harness import ALIASES, OVERFLOW, ROUTES, SERVER_ERROR, installed, main_records, run, trajectories
+from tests.clients.runs import RunScript, assert_uncrossed, twice_in_a_row_and_twice_at_once
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -27,7 +28,7 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
 def openhands(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
     python = installed("openhands", "bin/python")
     work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
     env = {"HOME": str(tmp_path), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENHANDS_SUPPRESS_BANNER": "1"}
     code, output = run([str(python), str(SCRIPT), server.url, str(work), task], work, env)
     assert code == 0, output
@@ -62,3 +63,20 @@ def test_openhands_recognises_a_context_overflow(server: GatewayServer, edge: Fa
     assert result["status"] == "raised"
     assert "ContextWindowExceededError" in result["error"]
     assert len(edge.received) == 1  # not retried as a transient error
+
+
+def test_openhands_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    """OpenHands names each run by its conversation id: runs of one task in a row and at once."""
+
+    def answer(run: int, turn: int) -> dict[str, Any]:
+        if turn == 0:
+            command = orjson.dumps({"command": f"echo run-{run} > proof.txt", "security_risk": "LOW"}).decode()
+            return {"kind": "tool_call", "name": "terminal", "arguments": command, "call_id": f"call-run-{run}-0"}
+        return {"text": f"done (run-{run})"}
+
+    edge.respond = RunScript(answer)
+    results = twice_in_a_row_and_twice_at_once(lambda i: openhands(server, tmp_path / f"run{i}", "write proof.txt"))
+    assert all(result["status"] == "finished" for result, _, _ in results), [output for _, output, _ in results]
+    assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
+    assert_uncrossed(server, runs=4, turns=(0, 1))
+    assert {t["id"] for t in trajectories(server, expected=4)} == {result["id"] for result, _, _ in results}
