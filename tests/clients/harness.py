@@ -93,3 +93,15 @@ def main_records(trajectory: dict[str, Any], route: str = "tandem") -> list[tupl
     """(step, attempt, status, tools) of the trajectory's main calls, in order."""
     records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
     return [(r["step"], r["attempt"], r["status"], r["tools"]) for r in records if r["route"] == route]
+
+
+def assert_two_edge_steps(trajectory: dict[str, Any], stitches: list[str], task: str) -> None:
+    """The ledger of a run of two answered edge steps whose first was tried twice (an injected
+    upstream error, then the client's retry): how each attempt was stitched, the counts, the task,
+    and its cost (the failed attempt cost nothing) against the all-cloud run's."""
+    records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
+    assert [r["stitch"] for r in records] == stitches
+    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
+    assert trajectory["task"] == task
+    assert trajectory["cost_usd"] == pytest.approx(2 * EDGE_STEP_USD)
+    assert trajectory["counterfactual_usd"] > trajectory["cost_usd"] and trajectory["cloud_share"] == 0.0

@@ -16,10 +16,10 @@ import pytest
 
 from tests.clients.harness import (
     ALIASES,
-    EDGE_STEP_USD,
     OVERFLOW,
     ROUTES,
     SERVER_ERROR,
+    assert_two_edge_steps,
     installed,
     main_records,
     run,
@@ -94,12 +94,7 @@ def test_aider_applies_an_edit_and_sends_its_test_output_back_after_an_upstream_
     # the gateway joins it to the run as a rewrite, whose last answer it gave that run.
     [trajectory] = trajectories(server)
     assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", []), (2, 1, "ok", [])]
-    records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
-    assert [r["stitch"] for r in records] == ["new", "retry", "rewritten"]
-    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
-    assert trajectory["task"] == "write tandem into proof.txt"
-    assert trajectory["cost_usd"] == pytest.approx(2 * EDGE_STEP_USD)
-    assert trajectory["counterfactual_usd"] > trajectory["cost_usd"] and trajectory["cloud_share"] == 0.0
+    assert_two_edge_steps(trajectory, ["new", "retry", "rewritten"], "write tandem into proof.txt")
 
 
 def test_aider_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:

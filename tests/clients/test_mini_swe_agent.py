@@ -16,10 +16,10 @@ import pytest
 
 from tests.clients.harness import (
     ALIASES,
-    EDGE_STEP_USD,
     OVERFLOW,
     ROUTES,
     SERVER_ERROR,
+    assert_two_edge_steps,
     installed,
     main_records,
     run,
@@ -85,16 +85,7 @@ def test_mini_swe_agent_uses_its_bash_tool_after_an_upstream_error(
     # No session id: the steps stitched into one trajectory, the error an attempt of step 1.
     [trajectory] = trajectories(server)
     assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["bash"]), (2, 1, "ok", ["bash"])]
-    assert [r["stitch"] for r in sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))] == [
-        "new",
-        "retry",
-        "extended",
-    ]
-    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
-    assert trajectory["task"] == "write proof.txt"
-    # Its cost: two answered edge steps (the failed attempt cost nothing), against the cloud's.
-    assert trajectory["cost_usd"] == pytest.approx(2 * EDGE_STEP_USD)
-    assert trajectory["counterfactual_usd"] > trajectory["cost_usd"] and trajectory["cloud_share"] == 0.0
+    assert_two_edge_steps(trajectory, ["new", "retry", "extended"], "write proof.txt")
 
 
 def test_mini_swe_agent_recognises_a_context_overflow(

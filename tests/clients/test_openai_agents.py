@@ -15,10 +15,10 @@ import pytest
 
 from tests.clients.harness import (
     ALIASES,
-    EDGE_STEP_USD,
     OVERFLOW,
     ROUTES,
     SERVER_ERROR,
+    assert_two_edge_steps,
     installed,
     main_records,
     run,
@@ -67,12 +67,7 @@ def test_openai_agents_calls_its_function_tool_after_an_upstream_error(
     assert sent[-1] == {"role": "tool", "tool_call_id": "call_4e0b9d", "content": "tandem\n"}
     [trajectory] = trajectories(server)
     assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["write_file"]), (2, 1, "ok", [])]
-    records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
-    assert [r["stitch"] for r in records] == ["new", "retry", "extended"]
-    assert (trajectory["steps"], trajectory["edge_steps"], trajectory["errors"]) == (2, 2, 1)
-    assert trajectory["task"] == "write proof.txt"
-    assert trajectory["cost_usd"] == pytest.approx(2 * EDGE_STEP_USD)
-    assert trajectory["counterfactual_usd"] > trajectory["cost_usd"] and trajectory["cloud_share"] == 0.0
+    assert_two_edge_steps(trajectory, ["new", "retry", "extended"], "write proof.txt")
 
 
 def test_openai_agents_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
