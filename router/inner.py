@@ -122,15 +122,3 @@ class InnerCalls:
             return reply
         assert last is not None, "a placement names at least one replica"
         raise last
-
-
-def first_message(answer: dict[str, Any]) -> dict[str, Any]:
-    """The assistant message of an answer's first choice ({} when there is none)."""
-    choices = answer.get("choices") or [{}]
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
-    return message if isinstance(message, dict) else {}
-
-
-def message_text(answer: dict[str, Any]) -> str:
-    content = first_message(answer).get("content")
-    return content if isinstance(content, str) else ""
