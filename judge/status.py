@@ -124,6 +124,7 @@ _EXITS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("<returncode>", re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")),  # mini-swe-agent
     # OpenHands (the importer's rendering of its exit_code metadata)
     ("[Command finished", re.compile(r"\[Command finished with exit code (-?\d+)\]")),
+    ("[The command completed", re.compile(r"\[The command completed with exit code (-?\d+)\.\]")),  # OpenHands
     ('"exit_code"', re.compile(r"\"exit_code\"\s*:\s*(-?\d+)")),  # Codex CLI's function_call_output metadata
     ("Exit code", re.compile(r"(?:^|\n)Exit code:? (-?\d+)\b")),  # Codex CLI (newer), Claude Code's Bash tool
     ("Process exited", re.compile(r"(?:^|\n)Process exited with code (-?\d+)\b")),
@@ -137,7 +138,7 @@ _STATUS_LINES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Exit code", re.compile(r"Exit code:? -?\d+.*")),
     ("Wall time", re.compile(r"Wall time:.*")),
     ("Output:", re.compile(r"(?m)^Output:$")),
-    ("[Current working", re.compile(r"\[Current working directory is .*\]")),
+    ("[Current working", re.compile(r"\[Current working directory(?: is|:) .*\]")),
     ("[Python interpreter", re.compile(r"\[Python interpreter: .*\]")),
     ("Process exited", re.compile(r"Process exited with code -?\d+.*")),
 )

@@ -10,6 +10,7 @@ import orjson
 
 from judge.importers import Run, TrajectoryFormatError
 from judge.importers.chats import read_mini_swe_agent, read_swe_agent, read_terminus
+from judge.importers.completions import is_completion_log, read_completion_log
 from judge.importers.console import is_console_log, read_console
 from judge.importers.events import read_claude_code, read_codex, read_openhands
 from judge.importers.openai_chat import EXPECTED as CHAT_EXPECTED
@@ -68,6 +69,8 @@ def read_all(path: Path) -> list[Run]:
         return [read_any(path, raw)]
     if is_tau_results(document):
         return read_tau(path, document)
+    if is_completion_log(document):  # it holds a `messages` list too (the plain prompt)
+        return [read_completion_log(path, document)]
     if is_conversation(document) or (
         isinstance(document, list) and document and all(is_conversation(value) for value in document)
     ):
@@ -100,6 +103,8 @@ def read_any(path: Path, raw: bytes | None = None) -> Run:
             raise _syntax_error(path, raw) from None  # one JSON document, broken somewhere
         return _read_lines(path, _lines(path, raw))
     if isinstance(document, dict):
+        if is_completion_log(document):
+            return read_completion_log(path, document)
         if str(document.get("trajectory_format", "")).startswith("mini-swe-agent") or (
             isinstance(document.get("messages"), list) and isinstance(document.get("info"), dict)
         ):

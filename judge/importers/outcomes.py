@@ -22,8 +22,9 @@ def read_outcomes(path: Path) -> dict[str, bool]:
         raise TrajectoryFormatError(
             path, getattr(exc, "lineno", None), f"the outcomes file is not valid JSON ({exc})"
         ) from exc
-    if isinstance(data, dict) and isinstance(data.get("resolved_ids"), list):
-        resolved = {str(i) for i in data["resolved_ids"]}
+    listed = data.get("resolved_ids", data.get("resolved")) if isinstance(data, dict) else None
+    if isinstance(listed, list):  # (`resolved`: Multi-SWE-bench's reports name the list so)
+        resolved = {str(i) for i in listed}
         others = {str(i) for key in ("completed_ids", "unresolved_ids", "submitted_ids") for i in data.get(key) or []}
         return {run: run in resolved for run in resolved | others}
     entries = data.get("instances") if isinstance(data, dict) and isinstance(data.get("instances"), list) else data

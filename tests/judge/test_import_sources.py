@@ -130,3 +130,42 @@ def test_a_recording_where_the_agent_never_ran_is_named_as_no_run(tmp_path: Path
     log.write_text("root@box:/app# mini -m m -t 'x'\r\nbash: mini: command not found\r\nroot@box:/app# exit\r\n")
     with pytest.raises(TrajectoryFormatError, match=r"agent\.log"):
         read_runs(log)
+
+
+def completion_log(tool_result: str) -> dict[str, Any]:
+    call = {
+        "id": "toolu_01",
+        "type": "function",
+        "function": {"name": "execute_bash", "arguments": '{"command": "ls"}'},
+    }
+    messages = [
+        {"role": "system", "content": "You are OpenHands agent."},
+        {"role": "user", "content": "<issue_description>Fix the parser.</issue_description>"},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "toolu_01", "name": "execute_bash", "content": tool_result},
+    ]
+    answer = {"role": "assistant", "content": "Done."}
+    return {
+        "messages": [{"role": "user", "content": "the same chat, as plain text"}],
+        "fncall_messages": messages,
+        "fncall_response": {"model": "claude-3-5-sonnet", "choices": [{"message": answer}]},
+        "cost": 0.1,
+    }
+
+
+def test_an_openhands_completion_log_is_the_run_of_its_instance(tmp_path: Path) -> None:
+    folder = tmp_path / "trajs" / "django__django-13449"
+    folder.mkdir(parents=True)
+    failed = "ls: cannot access 'x'\n[The command completed with exit code 2.]\n[Current working directory: /w]"
+    (folder / "Claude-3.5-Sonnet(Oct)-1743405761.3.json").write_bytes(orjson.dumps(completion_log(failed)))
+    report = tmp_path / "results.json"
+    report.write_bytes(orjson.dumps({"resolved": ["django__django-13449"], "unresolved_ids": []}))
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", str(tmp_path / "trajs"), "--outcomes", str(report), "--out", str(out)]) == 0
+    rows = load_rows(out, show_progress=False)
+    assert [(row["trajectory_id"], row["step"], row["action_failed"]) for row in rows] == [
+        ("django__django-13449", 1, 1),
+        ("django__django-13449", 2, None),  # the run's last answer: nothing followed it
+    ]
+    assert {row["family"] for row in rows} == {"openhands-0"}
+    assert rows[0]["outcome"] == {"success": True}

@@ -153,6 +153,23 @@ def test_openhands_messages() -> None:
     assert not action_failed(read, ["Here's the result of running `cat -n` on /w/a.py:\n" + DOCSTRING])
 
 
+def test_openhands_command_status_as_its_model_sees_it() -> None:
+    # What CodeActAgent shows its model after a command (the importer's line follows it).
+    def shown(output: str, code: int) -> str:
+        return (
+            f"{output}\n[The command completed with exit code {code}.]\n[Current working directory: /w/django/db]"
+            f"\n[Python interpreter: /opt/env/bin/python]\n[Command finished with exit code {code}]"
+        )
+
+    search = called("execute_bash", command='cd /w/django/db && grep -n "CAST" models/sql/compiler.py')
+    assert not action_failed(search, [shown("", 1)])
+    assert action_failed(called("execute_bash", command="python3 repro.py"), [shown("Some test cases failed!", 1)])
+    assert not action_failed(called("execute_bash", command="python3 repro.py"), [shown("ok", 0)])
+    # The newer rendering alone carries the status too.
+    only = "python3: can't open file 'r.py': [Errno 2] No such file\n[The command completed with exit code 2.]"
+    assert action_failed(called("execute_bash", command="python3 r.py"), [only])
+
+
 def test_terminus_2_messages() -> None:
     # A terminal screen has no exit status: only the harness's messages and a run's tail count.
     assert action_failed(terminus("{bad"), ["Previous response had parsing errors:\nERROR: Invalid JSON"])
