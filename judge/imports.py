@@ -72,8 +72,9 @@ def run_import(args: argparse.Namespace) -> int:
                 failures.append(str(exc))
                 continue
             for run in read:
-                if run.outcome is None and run.trajectory_id in outcomes:
-                    run.outcome = {"success": outcomes[run.trajectory_id]}
+                key = str(run.meta.get("instance_id") or run.trajectory_id)  # the task, where the run id says more
+                if run.outcome is None and key in outcomes:
+                    run.outcome = {"success": outcomes[key]}
                 if args.family:
                     run.meta["family"] = args.family
                 runs += 1

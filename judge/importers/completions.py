@@ -5,7 +5,8 @@ its answer are the chat the model saw, step by step.
 
 Written against the Multi-SWE-bench experiments layout (`trajs/<instance_id>/<model>-<time>.json`,
 one file per instance: the run's last call), CodeActAgent of OpenHands 0.x; the family is
-`openhands-0`, the run id the instance folder's name.
+`openhands-0`, the run id the instance folder's name and the file's (an outcomes file is joined
+by the instance).
 """
 
 from __future__ import annotations
@@ -38,5 +39,7 @@ def read_completion_log(path: Path, document: dict[str, Any]) -> Run:
     if not any(m["role"] == "assistant" for m in messages):
         raise TrajectoryFormatError(path, None, "a completion log with no assistant message: no step to read")
     model = _dict(document.get("fncall_response")).get("model") or _dict(document.get("kwargs")).get("model")
-    meta = {"family": FAMILY, "model": model, "format": "openhands completion log"}
-    return Run(path.parent.name, "openhands", messages, None, None, str(path), meta)
+    # The run is the instance's, by this model at this time: the instance alone would name runs of
+    # other agents on the same task too; outcomes files name the instance (`instance_id`).
+    meta = {"family": FAMILY, "model": model, "format": "openhands completion log", "instance_id": path.parent.name}
+    return Run(f"{path.parent.name}.{path.stem}", "openhands", messages, None, None, str(path), meta)

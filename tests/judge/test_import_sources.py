@@ -163,9 +163,10 @@ def test_an_openhands_completion_log_is_the_run_of_its_instance(tmp_path: Path) 
     out = tmp_path / "rows.jsonl"
     assert main(["import", str(tmp_path / "trajs"), "--outcomes", str(report), "--out", str(out)]) == 0
     rows = load_rows(out, show_progress=False)
+    run = "django__django-13449.Claude-3.5-Sonnet(Oct)-1743405761.3"  # not the instance alone: other agents ran it
     assert [(row["trajectory_id"], row["step"], row["action_failed"]) for row in rows] == [
-        ("django__django-13449", 1, 1),
-        ("django__django-13449", 2, None),  # the run's last answer: nothing followed it
+        (run, 1, 1),
+        (run, 2, None),  # the run's last answer: nothing followed it
     ]
     assert {row["family"] for row in rows} == {"openhands-0"}
     assert rows[0]["outcome"] == {"success": True}
