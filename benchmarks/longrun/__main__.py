@@ -1,6 +1,10 @@
 """Long runs through the gateway: added latency against step index and body size.
 
-`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick] [--surface chat|messages|responses]`
+`python -m benchmarks.longrun [--runs 20] [--steps 120] [--quick] [--surface chat|messages|responses]
+[--real] [--shape tools|text] [--json PATH]`
+
+`--real` replays the real public runs of benchmarks/longrun/data (mini-swe-agent on SWE-bench) as
+their client sent them; `--shape text` generates runs shaped like them (benchmarks/longrun/text_runs.py).
 
 `--surface messages` sends the same runs to `/v1/messages` as Claude Code shapes them (tool_use
 and tool_result blocks, `cache_control` moved onto the newest turn at every step), `responses`
@@ -42,14 +46,18 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 import yaml
 
+from benchmarks.longrun.text_runs import text_run_messages
 from benchmarks.longrun.trajectory import (
     RunShape,
     anthropic_body,
     marked_chat_body,
+    real_body,
+    real_runs,
     request_body,
     responses_body,
     run_messages,
@@ -118,8 +126,19 @@ def _config(path: Path, upstream_port: int) -> Path:
 
 
 async def _one_run(
-    route: str, run: int, shape: RunShape, upstream: int, gateway: Service, figures: RouteFigures, surface: str = "chat"
+    route: str,
+    run: int,
+    shape: RunShape,
+    upstream: int,
+    gateway: Service,
+    figures: RouteFigures,
+    surface: str = "chat",
+    real: list[list[dict[str, Any]]] | None = None,
+    text: bool = False,
 ) -> None:
+    """One run through the gateway (and straight to the upstream): a generated one (with tool
+    calls, or in mini-swe-agent's `text` shape), or `real`'s steps (a real run's messages before
+    each of its steps, sent as its client sent them)."""
     direct = await connect(upstream)
     through = await connect(gateway.port)
     pid = gateway.process.pid
@@ -132,9 +151,12 @@ async def _one_run(
         # Each route its own runs: the same texts again would find the detections of an earlier
         # route's runs in the gateway's cache (router/privacy/detect.py) and flatter the later one.
         seed = run + 1000 * (ROUTES.index(route) if route in ROUTES else len(ROUTES))
-        for index, messages in enumerate(run_messages(seed=seed, shape=shape), start=1):
-            body = request_body(model, messages)
-            translated = SURFACE_BODIES.get(surface) if gateway.name != "floor" else None
+        as_text = real is not None or text
+        generated = text_run_messages if text else run_messages
+        sequence = real if real is not None else list(generated(seed, shape))
+        for index, messages in enumerate(sequence, start=1):
+            body = real_body(model, messages) if as_text else request_body(model, messages)
+            translated = SURFACE_BODIES.get(surface) if gateway.name != "floor" and not as_text else None
             sent = translated(model, messages) if translated is not None else body
             path = PATHS[surface] if gateway.name != "floor" else PATHS["chat"]
             started = time.perf_counter()
@@ -149,7 +171,7 @@ async def _one_run(
             added_ms = (gateway_s - direct_s) * 1000
             if index <= 10:
                 figures.first.append(added_ms)
-            if index > shape.steps - 10:
+            if index > len(sequence) - 10:
                 figures.last.append(added_ms)
             figures.by_size.setdefault(len(sent) // 100_000, []).append(added_ms)
         await asyncio.sleep(0.05)
@@ -168,11 +190,14 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int, surface: str = "chat") -> str:
+def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int, surface: str = "chat", real: str = "") -> str:
     surface_note = f"; surface {surface} ({PATHS[surface].decode()})"
+    what = (
+        f"{runs} runs x {shape.steps} steps per route, bodies to ~{shape.target_bytes // 1000} KB, "
+        f"redact vault {shape.dump_values} values"
+    )
     lines = [
-        f"long runs: {runs} runs x {shape.steps} steps per route, bodies to ~{shape.target_bytes // 1000} KB, "
-        f"redact vault {shape.dump_values} values; added latency in ms (c=1)" + surface_note,
+        f"long runs: {real or what}; added latency in ms (c=1)" + surface_note,
         "",
         "| route | first 10 p50 | last 10 p50 | last - first | last 10 p99 | gateway CPU ms/step, first / last 10 |",
         "|---|---|---|---|---|---|",
@@ -189,6 +214,26 @@ def _report(figures: dict[str, RouteFigures], shape: RunShape, runs: int, surfac
         cells = [f"{statistics.median(f.by_size[b]):.2f}" if b in f.by_size else "" for b in buckets]
         lines.append(f"| {route} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _write_json(args: argparse.Namespace, results: dict[str, dict[str, RouteFigures]], runs: int) -> None:
+    """The last-10 and first-10 p50 of each route (and the floor) in benchmarks.report's shape."""
+    from benchmarks.report import figure, write_result
+
+    kind = "real runs (mini-swe-agent)" if args.real else f"generated runs ({args.shape}) of {args.steps} steps"
+    figures = []
+    for name, routes in results.items():
+        for route, f in routes.items():
+            where = route if name == "tandem" else f"{name} {route}"
+            value = (
+                f"last 10 p50 {statistics.median(f.last):.2f} ms, first 10 p50 {statistics.median(f.first):.2f} ms, "
+                f"gateway CPU last 10 p50 {statistics.median(f.cpu_last):.2f} ms/step"
+            )
+            met = statistics.median(f.last) <= 1.0 if name == "tandem" else None
+            figures.append(figure(f"long runs, {kind}, {where}: added latency", value, "last 10 p50 <= 1.0 ms", met))
+    command = f"python -m benchmarks.longrun --runs {runs} --routes {' '.join(args.routes)}"
+    command += " --real" if args.real else f" --steps {args.steps} --shape {args.shape}"
+    write_result(args.json, "longrun", command, figures)
 
 
 def _floor(upstream_port: int, cpu: int | None) -> Service:
@@ -233,16 +278,19 @@ async def main_async(args: argparse.Namespace) -> int:
         for gateway in gateways.values():
             await gateway.wait_ready("/healthz", 30)
         results: dict[str, dict[str, RouteFigures]] = {name: {} for name in gateways}
+        replayed = real_runs()[: args.runs] if args.real else []
         for route in args.routes:
             shape = RunShape(steps=args.steps, dump_values=args.vault_values if route == "redact" else 0)
-            for run in range(args.runs):
+            for run in range(len(replayed) if args.real else args.runs):
                 # Alternate which gateway goes first, so neither always meets a warmer machine.
                 order = list(gateways.items()) if run % 2 == 0 else list(reversed(gateways.items()))
                 for name, gateway in order:
                     if name == "floor" and route != "edge":
                         continue  # the pass-through has no routes: it runs beside the edge route
                     figures = results[name].setdefault("pass-through" if name == "floor" else route, RouteFigures())
-                    await _one_run(route, run, shape, upstream_port, gateway, figures, args.surface)
+                    real = replayed[run][1] if args.real else None
+                    text = args.shape == "text"
+                    await _one_run(route, run, shape, upstream_port, gateway, figures, args.surface, real, text)
                     gateway.sample()
             print(f"{route}: done", flush=True)
         text = ""
@@ -251,7 +299,12 @@ async def main_async(args: argparse.Namespace) -> int:
                 where = sources.get(name, "a bare uvicorn + http1 pass-through, benchmarks/longrun/floor.py")
                 text += f"## {name} ({where})\n\n"
             shape = RunShape(steps=args.steps, dump_values=args.vault_values)
-            text += _report(results[name], shape, args.runs, "chat" if name == "floor" else args.surface)
+            title = ""
+            if args.real:
+                steps = ", ".join(f"{run} ({len(steps)} steps)" for run, steps in replayed)
+                title = f"real mini-swe-agent runs replayed (benchmarks/longrun/data): {steps}"
+            surface = "chat" if name == "floor" else args.surface
+            text += _report(results[name], shape, len(replayed) if args.real else args.runs, surface, title)
             text += f"\n\ngateway RSS (largest seen after a run): {gateway.peak_rss_kb / 1024:.0f} MB\n\n"
         text += f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}"
         print(text)
@@ -261,6 +314,8 @@ async def main_async(args: argparse.Namespace) -> int:
             for name, figures in results.items()
         }
         (OUT / "figures.json").write_bytes(orjson.dumps(raw))
+        if args.json is not None:
+            _write_json(args, results, len(replayed) if args.real else args.runs)
         return 0
     finally:
         for gateway in gateways.values():
@@ -278,7 +333,21 @@ def main() -> int:
     parser.add_argument("--routes", nargs="+", choices=ROUTES, default=list(ROUTES), help="the routes to run")
     parser.add_argument("--baseline", help="a second checkout to run side by side (see the module's doc)")
     parser.add_argument("--surface", choices=sorted(PATHS), default="chat", help="the API the runs speak")
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="replay the real public runs of benchmarks/longrun/data (up to --runs of them) instead of generated ones",
+    )
+    parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
+    parser.add_argument(
+        "--shape",
+        choices=("tools", "text"),
+        default="tools",
+        help="generated runs: actions as tool calls, or as text like the real runs (benchmarks/longrun/text_runs.py)",
+    )
     args = parser.parse_args()
+    if (args.real or args.shape == "text") and args.surface != "chat":
+        parser.error("--real replays the runs as their client sent them: chat completions only")
     if args.quick:
         args.runs, args.steps = 3, 100
     if args.baseline is not None:

@@ -220,3 +220,26 @@ def responses_body(model: str, messages: list[dict[str, Any]]) -> bytes:
         "prompt_cache_key": "longrun",
     }
     return orjson.dumps(body)
+
+
+REAL_RUNS = Path(__file__).resolve().parent / "data" / "mini-swe-agent-runs.json.gz"
+
+
+def real_runs(path: Path = REAL_RUNS) -> list[tuple[str, list[list[dict[str, Any]]]]]:
+    """Real public agent runs replayed as their client sent them (benchmarks/longrun/data/SOURCES.md):
+    for each run its name and, for each step (each assistant message), the messages before it."""
+    import gzip
+
+    runs = []
+    for run in orjson.loads(gzip.decompress(path.read_bytes())):
+        messages = run["messages"]
+        steps = [messages[:index] for index, message in enumerate(messages) if message["role"] == "assistant"]
+        runs.append((run["instance"], steps))
+    return runs
+
+
+def real_body(model: str, messages: list[dict[str, Any]]) -> bytes:
+    """A step as mini-swe-agent (through LiteLLM) sends it: the model, the growing messages (text
+    only: its actions are bash blocks in the assistant's text, no tool calls), then its fixed
+    field."""
+    return orjson.dumps({"model": model, "messages": messages, "temperature": 0.0})

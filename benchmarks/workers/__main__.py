@@ -1,0 +1,204 @@
+"""Workers that scale: requests per gateway CPU-second and wrk's c=64 tail, 1 worker against 2,
+both with Redis, in one run.
+
+`python -m benchmarks.workers [--rounds 4] [--seconds 5] [--no-wrk] [--json PATH]`
+
+Method: a fake upstream answering at once (`benchmarks.overhead.fakeupstream`), a real
+`redis-server` (no persistence) and, per round, a fresh `tandem serve --workers N` with
+`redis_url` set (the overhead benchmark's 1.6 KB agent step on its edge route, no session id),
+N = 1 and 2, and beside them one worker without Redis (what the shared state costs), in turns,
+the order reversed each round. Pinning on two cores: the upstream, Redis
+and the load generator on the second core; one worker on the first; two workers unpinned (one
+per core as the kernel places them), so the second worker shares its core with the load, the
+upstream and Redis: the figure is what adding a worker on this machine gives. Per round: 0.5 s of
+warm-up, then `--seconds` of 64 keep-alive connections (the project's closed-loop generator);
+the CPU is utime + stime of every process of the gateway's tree (the supervisor and its
+workers, from /proc) over that window. Reported: the median of the rounds' requests per
+gateway CPU-second (target: 2 workers >= 0.9 x 1 worker) and requests per second; then, with
+`wrk` installed, `wrk -t1 -c64 -d5s --latency` through each gateway and straight to the
+upstream in the same minute: p50 and p99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import shutil
+import statistics
+import sys
+from pathlib import Path
+
+import yaml
+
+from benchmarks.cpu.__main__ import cpu_s
+from benchmarks.overhead.gateways import _base_env
+from benchmarks.overhead.loadgen import chat_body, http_request, run_load
+from benchmarks.overhead.procs import Service, free_port, pinned
+from benchmarks.report import figure, write_result
+
+REPO = Path(__file__).resolve().parents[2]
+OUT = REPO / ".bench" / "workers"
+KEY = "sk-bench"
+# 0 stands for one worker without Redis: what Redis itself costs, beside what a worker adds.
+WORKERS = (0, 1, 2)
+LABELS = {0: "1 worker, no Redis", 1: "1 worker with Redis", 2: "2 workers with Redis"}
+
+
+def _config(upstream_port: int, redis_port: int, workers: int) -> Path:
+    base = f"http://127.0.0.1:{upstream_port}/v1"
+    config = {
+        "log_level": "warning",
+        "client_api_keys": [KEY],
+        "server": {"workers": max(1, workers)},
+        "upstreams": {
+            "edge": {"base_url": base, "model": "fake-model", "prices": {"input": 0.1, "output": 0.15}},
+            "cloud": {"base_url": base, "model": "fake-model", "prices": {"input": 2.5, "output": 15.0}},
+        },
+        "routes": {"fast": {"strategy": "edge"}},
+    }
+    if workers:
+        config["redis_url"] = f"redis://127.0.0.1:{redis_port}/0"
+    path = OUT / f"tandem-{workers}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+def _gateway(upstream_port: int, redis_port: int, workers: int, cpu: int | None) -> Service:
+    port = free_port()
+    config = _config(upstream_port, redis_port, workers)
+    command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
+    env = {**_base_env(), "PYTHONPATH": str(REPO), "TANDEM_VAULT_KEY": base64.b64encode(os.urandom(32)).decode()}
+    log = OUT / f"tandem-{workers}.log"
+    return Service.start(f"tandem-{workers}", port, pinned(command, cpu if workers <= 1 else None), log, env, cwd=REPO)
+
+
+def _tree_cpu_s(service: Service) -> dict[int, float]:
+    found = {}
+    for pid in service.tree():
+        try:
+            found[pid] = cpu_s(pid)
+        except OSError:
+            continue
+    return found
+
+
+async def _round(
+    upstream_port: int, redis_port: int, workers: int, seconds: float, cpu: int | None
+) -> tuple[float, float]:
+    """(requests per gateway CPU-second, requests per second) of a fresh gateway of `workers`."""
+    gateway = _gateway(upstream_port, redis_port, workers, cpu)
+    try:
+        await gateway.wait_ready("/healthz", 60)
+        request = http_request(gateway.port, "/v1/chat/completions", chat_body("fast", False))
+        await run_load(gateway.port, request, streamed=False, concurrency=64, warmup_s=0.0, duration_s=0.5)
+        before = _tree_cpu_s(gateway)
+        result = await run_load(gateway.port, request, streamed=False, concurrency=64, warmup_s=0.0, duration_s=seconds)
+        after = _tree_cpu_s(gateway)
+        if result.errors:
+            raise RuntimeError(f"{LABELS[workers]}: {result.errors} errors, first: {result.first_error}")
+        spent = sum(after[pid] - before.get(pid, 0.0) for pid in after)
+        return result.answered / spent, result.answered / seconds
+    finally:
+        gateway.stop()
+
+
+def _wrk(port: int, seconds: int, cpu: int | None) -> tuple[float, float]:
+    """wrk's p50 and p99 (ms) at c=64 for the agent step on the `fast` route, wrk on `cpu`."""
+    from benchmarks.wrk.__main__ import OUT as WRK_OUT
+    from benchmarks.wrk.__main__ import _wrk as run_wrk
+
+    WRK_OUT.mkdir(parents=True, exist_ok=True)
+    return run_wrk(port, "fast", 64, seconds, cpu)
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    two = (os.cpu_count() or 1) >= 2
+    gateway_cpu, other_cpu = (0, 1) if two else (None, None)
+    OUT.mkdir(parents=True, exist_ok=True)
+    upstream_port, redis_port = free_port(), free_port()
+    upstream = Service.start(
+        "upstream",
+        upstream_port,
+        pinned([sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)], other_cpu),
+        OUT / "upstream.log",
+        _base_env(),
+        cwd=REPO,
+    )
+    redis_command = ["redis-server", "--port", str(redis_port), "--save", "", "--appendonly", "no"]
+    redis = Service.start("redis", redis_port, pinned(redis_command, other_cpu), OUT / "redis.log", _base_env())
+    if other_cpu is not None:
+        os.sched_setaffinity(0, {other_cpu})
+    per_cpu: dict[int, list[float]] = {n: [] for n in WORKERS}
+    rates: dict[int, list[float]] = {n: [] for n in WORKERS}
+    try:
+        await upstream.wait_ready("/v1/models", 20)
+        for number in range(args.rounds):
+            for workers in WORKERS if number % 2 == 0 else tuple(reversed(WORKERS)):
+                efficiency, rate = await _round(upstream_port, redis_port, workers, args.seconds, gateway_cpu)
+                per_cpu[workers].append(efficiency)
+                rates[workers].append(rate)
+                load = os.getloadavg()[0]
+                said = f"{efficiency:.0f} requests per CPU-s, {rate:.0f} requests/s, load {load:.1f}"
+                print(f"round {number + 1}, {LABELS[workers]}: {said}")
+        ratio = statistics.median(per_cpu[2]) / statistics.median(per_cpu[1])
+        lines = [
+            f"{LABELS[n]}: {statistics.median(per_cpu[n]):.0f} requests per gateway CPU-s, "
+            f"{statistics.median(rates[n]):.0f} requests/s"
+            for n in WORKERS
+        ]
+        print("\n" + "\n".join(lines) + f"\n2 workers / 1 worker, per CPU-s: {ratio:.2f} (target >= 0.9)")
+        tails: dict[str, tuple[float, float]] = {}
+        if not args.no_wrk and shutil.which("wrk") is not None:
+            tails["straight to the upstream"] = _wrk(upstream_port, 5, other_cpu)
+            for workers in WORKERS:
+                gateway = _gateway(upstream_port, redis_port, workers, gateway_cpu)
+                try:
+                    await gateway.wait_ready("/healthz", 60)
+                    tails[LABELS[workers]] = _wrk(gateway.port, 5, other_cpu)
+                finally:
+                    gateway.stop()
+            for name, (p50, p99) in tails.items():
+                print(f"wrk c=64, {name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+        elif not args.no_wrk:
+            print("wrk is not installed (apt-get install wrk): the tail is not measured")
+        if args.json is not None:
+            figures = [
+                figure(
+                    f"{LABELS[n]}: requests per gateway CPU-second",
+                    f"{statistics.median(per_cpu[n]):.0f} ({statistics.median(rates[n]):.0f} requests/s)",
+                )
+                for n in WORKERS
+            ]
+            figures.append(
+                figure("2 workers / 1 worker, requests per gateway CPU-second", f"{ratio:.2f}", ">= 0.9", ratio >= 0.9)
+            )
+            figures += [
+                figure(f"wrk c=64 latency, {name}", f"p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+                for name, (p50, p99) in tails.items()
+            ]
+            write_result(
+                args.json,
+                "workers",
+                f"python -m benchmarks.workers --rounds {args.rounds} --seconds {args.seconds:g}",
+                figures,
+            )
+        return 0
+    finally:
+        upstream.stop()
+        redis.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
+    parser.add_argument("--no-wrk", action="store_true", help="leave out wrk's tail")
+    parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
+    return asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
