@@ -57,7 +57,7 @@ clients:
 # compiled modules' tests and a gateway end to end in the other mode (pure Python); skipped when
 # nothing is compiled, as both runs would be the same.
 NATIVE_TESTS := tests/test_native.py tests/judge/test_status.py tests/judge/test_features.py \
-	tests/judge/test_signals.py tests/judge/test_actions.py tests/test_prefix_parse.py tests/test_chat.py
+	tests/judge/test_signals.py tests/judge/test_actions.py tests/test_prefix_parse.py tests/test_prefix_edits.py tests/test_chat.py
 test: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q
 	if $(BIN)/python -c "import router.native as n, sys; sys.exit(not n.state().modules)"; then \
@@ -105,4 +105,4 @@ judge-model: install-test
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving); label: that action failed"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build/compiled
