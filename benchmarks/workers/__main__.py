@@ -15,8 +15,9 @@ warm-up, then `--seconds` of 64 keep-alive connections (the project's closed-loo
 the CPU is utime + stime of every process of the gateway's tree (the supervisor and its
 workers, from /proc) over that window. Reported: the median of the rounds' requests per
 gateway CPU-second (target: 2 workers >= 0.9 x 1 worker) and requests per second; then, with
-`wrk` installed, `wrk -t1 -c64 -d5s --latency` through each gateway and straight to the
-upstream in the same minute: p50 and p99.
+`wrk` installed, `wrk -t1 -c64 -d5s --latency` against a second fake upstream answering after
+100 ms (as `benchmarks.wrk`), straight and through each variant after a 2 s window of its own
+(wrk has no warm-up): the added p50 and p99. `--rounds 0` leaves out the CPU part.
 """
 
 from __future__ import annotations
@@ -118,77 +119,95 @@ async def main_async(args: argparse.Namespace) -> int:
     two = (os.cpu_count() or 1) >= 2
     gateway_cpu, other_cpu = (0, 1) if two else (None, None)
     OUT.mkdir(parents=True, exist_ok=True)
-    upstream_port, redis_port = free_port(), free_port()
-    upstream = Service.start(
-        "upstream",
-        upstream_port,
-        pinned([sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)], other_cpu),
-        OUT / "upstream.log",
-        _base_env(),
-        cwd=REPO,
-    )
+    upstream_port, slow_port, redis_port = free_port(), free_port(), free_port()
+    upstreams = [
+        _upstream(upstream_port, other_cpu),
+        _upstream(slow_port, other_cpu, "--delay-ms", "100"),
+    ]
     redis_command = ["redis-server", "--port", str(redis_port), "--save", "", "--appendonly", "no"]
     redis = Service.start("redis", redis_port, pinned(redis_command, other_cpu), OUT / "redis.log", _base_env())
     if other_cpu is not None:
         os.sched_setaffinity(0, {other_cpu})
-    per_cpu: dict[int, list[float]] = {n: [] for n in WORKERS}
-    rates: dict[int, list[float]] = {n: [] for n in WORKERS}
+    figures = []
     try:
-        await upstream.wait_ready("/v1/models", 20)
-        for number in range(args.rounds):
-            for workers in WORKERS if number % 2 == 0 else tuple(reversed(WORKERS)):
-                efficiency, rate = await _round(upstream_port, redis_port, workers, args.seconds, gateway_cpu)
-                per_cpu[workers].append(efficiency)
-                rates[workers].append(rate)
-                load = os.getloadavg()[0]
-                said = f"{efficiency:.0f} requests per CPU-s, {rate:.0f} requests/s, load {load:.1f}"
-                print(f"round {number + 1}, {LABELS[workers]}: {said}")
-        ratio = statistics.median(per_cpu[2]) / statistics.median(per_cpu[1])
-        lines = [
-            f"{LABELS[n]}: {statistics.median(per_cpu[n]):.0f} requests per gateway CPU-s, "
-            f"{statistics.median(rates[n]):.0f} requests/s"
-            for n in WORKERS
-        ]
-        print("\n" + "\n".join(lines) + f"\n2 workers / 1 worker, per CPU-s: {ratio:.2f} (target >= 0.9)")
-        tails: dict[str, tuple[float, float]] = {}
+        for upstream in upstreams:
+            await upstream.wait_ready("/v1/models", 20)
+        if args.rounds > 0:
+            figures += await _scaling(args, upstream_port, redis_port, gateway_cpu)
         if not args.no_wrk and shutil.which("wrk") is not None:
-            tails["straight to the upstream"] = _wrk(upstream_port, 5, other_cpu)
-            for workers in WORKERS:
-                gateway = _gateway(upstream_port, redis_port, workers, gateway_cpu)
-                try:
-                    await gateway.wait_ready("/healthz", 60)
-                    tails[LABELS[workers]] = _wrk(gateway.port, 5, other_cpu)
-                finally:
-                    gateway.stop()
-            for name, (p50, p99) in tails.items():
-                print(f"wrk c=64, {name}: p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+            figures += await _tails(slow_port, redis_port, gateway_cpu, other_cpu)
         elif not args.no_wrk:
             print("wrk is not installed (apt-get install wrk): the tail is not measured")
         if args.json is not None:
-            figures = [
-                figure(
-                    f"{LABELS[n]}: requests per gateway CPU-second",
-                    f"{statistics.median(per_cpu[n]):.0f} ({statistics.median(rates[n]):.0f} requests/s)",
-                )
-                for n in WORKERS
-            ]
-            figures.append(
-                figure("2 workers / 1 worker, requests per gateway CPU-second", f"{ratio:.2f}", ">= 0.9", ratio >= 0.9)
-            )
-            figures += [
-                figure(f"wrk c=64 latency, {name}", f"p50 {p50:.2f} ms, p99 {p99:.2f} ms")
-                for name, (p50, p99) in tails.items()
-            ]
-            write_result(
-                args.json,
-                "workers",
-                f"python -m benchmarks.workers --rounds {args.rounds} --seconds {args.seconds:g}",
-                figures,
-            )
+            command = f"python -m benchmarks.workers --rounds {args.rounds} --seconds {args.seconds:g}"
+            write_result(args.json, "workers", command + (" --no-wrk" if args.no_wrk else ""), figures)
         return 0
     finally:
-        upstream.stop()
+        for upstream in upstreams:
+            upstream.stop()
         redis.stop()
+
+
+def _upstream(port: int, cpu: int | None, *options: str) -> Service:
+    command = [sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(port), *options]
+    return Service.start(
+        f"upstream-{port}", port, pinned(command, cpu), OUT / f"upstream-{port}.log", _base_env(), cwd=REPO
+    )
+
+
+async def _scaling(
+    args: argparse.Namespace, upstream_port: int, redis_port: int, gateway_cpu: int | None
+) -> list[dict[str, object]]:
+    """Requests per gateway CPU-second of each variant, in turns; their figures."""
+    per_cpu: dict[int, list[float]] = {n: [] for n in WORKERS}
+    rates: dict[int, list[float]] = {n: [] for n in WORKERS}
+    for number in range(args.rounds):
+        for workers in WORKERS if number % 2 == 0 else tuple(reversed(WORKERS)):
+            efficiency, rate = await _round(upstream_port, redis_port, workers, args.seconds, gateway_cpu)
+            per_cpu[workers].append(efficiency)
+            rates[workers].append(rate)
+            load = os.getloadavg()[0]
+            said = f"{efficiency:.0f} requests per CPU-s, {rate:.0f} requests/s, load {load:.1f}"
+            print(f"round {number + 1}, {LABELS[workers]}: {said}")
+    ratio = statistics.median(per_cpu[2]) / statistics.median(per_cpu[1])
+    lines = [
+        f"{LABELS[n]}: {statistics.median(per_cpu[n]):.0f} requests per gateway CPU-s, "
+        f"{statistics.median(rates[n]):.0f} requests/s"
+        for n in WORKERS
+    ]
+    print("\n" + "\n".join(lines) + f"\n2 workers / 1 worker, per CPU-s: {ratio:.2f} (target >= 0.9)")
+    figures = [
+        figure(
+            f"{LABELS[n]}: requests per gateway CPU-second",
+            f"{statistics.median(per_cpu[n]):.0f} ({statistics.median(rates[n]):.0f} requests/s)",
+        )
+        for n in WORKERS
+    ]
+    figures.append(
+        figure("2 workers / 1 worker, requests per gateway CPU-second", f"{ratio:.2f}", ">= 0.9", ratio >= 0.9)
+    )
+    return figures
+
+
+async def _tails(
+    slow_port: int, redis_port: int, gateway_cpu: int | None, other_cpu: int | None
+) -> list[dict[str, object]]:
+    """wrk at c=64 against the 100 ms upstream, straight and through each variant: added p50/p99."""
+    direct = _wrk(slow_port, 5, other_cpu)
+    print(f"wrk c=64, straight to the 100 ms upstream: p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")
+    figures = [figure("wrk c=64, straight to the 100 ms upstream", f"p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")]
+    for workers in WORKERS:
+        gateway = _gateway(slow_port, redis_port, workers, gateway_cpu)
+        try:
+            await gateway.wait_ready("/healthz", 60)
+            _wrk(gateway.port, 2, other_cpu)  # wrk has no warm-up: the gateway's first connections
+            p50, p99 = _wrk(gateway.port, 5, other_cpu)
+        finally:
+            gateway.stop()
+        added = f"added p50 {p50 - direct[0]:.2f} ms, p99 {p99 - direct[1]:.2f} ms"
+        print(f"wrk c=64, {LABELS[workers]}: {added}")
+        figures.append(figure(f"wrk c=64 through the gateway, {LABELS[workers]}", added))
+    return figures
 
 
 def main() -> int:
