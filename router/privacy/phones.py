@@ -14,6 +14,8 @@ import re
 
 import phonenumbers
 
+from router.privacy.phone_lengths import may_be_valid
+
 # The regions whose national formats are recognised without a country code.
 REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
 # Beside a phone word a national number may also be from these regions.
@@ -144,6 +146,8 @@ def _label_before(text: str, start: int) -> bool:
 
 @functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps
 def _valid(number: str, region: str | None) -> bool:
+    if not may_be_valid(number, region):  # what the metadata rules out without parsing
+        return False
     try:
         parsed = phonenumbers.parse(number, region)
     except phonenumbers.NumberParseException:

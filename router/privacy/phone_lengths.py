@@ -1,0 +1,172 @@
+"""Which phone candidates libphonenumber must certainly reject, told cheaply from their digits.
+
+Parsing and validating a candidate costs ~50 µs; on value-dense text most national candidates
+are tried in regions where they cannot be valid (nine digits in the US, eleven in Spain). A
+valid number's national significant number is what is left of the candidate's digits once the
+parser has taken off a national prefix (where the metadata's prefix pattern matches; for a
+region's own calling code written in front, that code first), and it has a length and a shape
+that one region of its calling code lists, in its general description and in one of its number
+types (`possible_length`, `national_number_pattern`). When no digits left over have both,
+`parse` + `is_valid_number` would say no, and the call is skipped.
+
+Everything here is read from the installed `phonenumbers` metadata, never written by hand, so
+it cannot disagree with it; any candidate outside the plain case (letters, an extension, an
+international dialling prefix, a transforming national prefix rule) is left to libphonenumber,
+and a candidate that passes is always checked by it. `tests/test_phone_lengths.py` holds the
+two to the same answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+import phonenumbers
+from phonenumbers.phonemetadata import PhoneMetadata, PhoneNumberDesc
+
+# Candidates made only of ASCII digits and the separators libphonenumber skips without meaning
+# (no letters, so no extension and no vanity number; at most a leading `+`).
+_PLAIN = re.compile(r"\+?[0-9 ().\-/]+")
+_NOT_DIGIT = re.compile(r"[^0-9]")
+_LONGEST_CALLING_CODE = 3
+# The number types `is_valid_number` accepts (one must match besides the general description).
+_TYPES = (
+    "premium_rate",
+    "toll_free",
+    "shared_cost",
+    "voip",
+    "personal_number",
+    "pager",
+    "uan",
+    "voicemail",
+    "fixed_line",
+    "mobile",
+)
+
+# Per calling code and length of a national significant number: one pattern, the alternation of
+# every number type's pattern (of every region of the calling code) that allows that length in a
+# region whose general description allows it too. A number no pattern matches has no type there.
+_TYPED: dict[int, dict[int, re.Pattern[str]]] = {}
+_ANY_LENGTH = -1
+# A region's national prefix pattern, or None when it transforms what it matches (the parser
+# may then lengthen the number: left to it).
+_Prefix = re.Pattern[str] | None
+_REGION: dict[str, tuple[PhoneMetadata | None, re.Pattern[str] | None]] = {}
+_PREFIXES: dict[str, tuple[bool, _Prefix]] = {}
+
+
+def _metadata(calling_code: int, region: str) -> PhoneMetadata | None:
+    return PhoneMetadata.metadata_for_region_or_calling_code(calling_code, region)
+
+
+def _lengths(general: PhoneNumberDesc, desc: PhoneNumberDesc) -> set[int]:
+    """The lengths a number of this type may have: its own and its region's (an empty list
+    allows any length)."""
+    own, region = set(desc.possible_length), set(general.possible_length)
+    if own and region:
+        return own & region
+    return own or region or {_ANY_LENGTH}
+
+
+def _typed(calling_code: int) -> dict[int, re.Pattern[str]]:
+    if calling_code not in _TYPED:
+        parts: dict[int, list[str]] = {}
+        for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(calling_code, ()):
+            metadata = _metadata(calling_code, region)
+            general = metadata.general_desc if metadata is not None else None
+            if metadata is None or general is None or not general.national_number_pattern:
+                continue  # no number of this region matches its general description
+            for name in _TYPES:
+                desc: PhoneNumberDesc | None = getattr(metadata, name)
+                if desc is None or not desc.national_number_pattern:
+                    continue
+                for length in _lengths(general, desc):
+                    parts.setdefault(length, []).append(desc.national_number_pattern)
+        _TYPED[calling_code] = {n: re.compile("|".join(f"(?:{p})" for p in ps)) for n, ps in parts.items()}
+    return _TYPED[calling_code]
+
+
+def _region(region: str) -> tuple[PhoneMetadata | None, re.Pattern[str] | None]:
+    """A region's metadata and international dialling prefix (`00`, `011`)."""
+    if region not in _REGION:
+        metadata = PhoneMetadata.metadata_for_region(region, None)
+        idd = metadata.international_prefix if metadata is not None else None
+        _REGION[region] = (metadata, re.compile(idd) if idd else None)
+    return _REGION[region]
+
+
+def _prefix(metadata: PhoneMetadata) -> tuple[bool, _Prefix]:
+    """(whether this module may decide, the national prefix pattern or None for none)."""
+    key = f"{metadata.id}/{metadata.country_code}"
+    if key not in _PREFIXES:
+        if metadata.national_prefix_transform_rule:
+            _PREFIXES[key] = (False, None)
+        else:
+            pattern = metadata.national_prefix_for_parsing
+            _PREFIXES[key] = (True, re.compile(pattern) if pattern else None)
+    return _PREFIXES[key]
+
+
+def _stripped(digits: str, prefix: _Prefix) -> tuple[str, ...]:
+    """What the parser may keep of `digits`: all of them, or what follows its national prefix."""
+    match = prefix.match(digits) if prefix is not None else None
+    return (digits, digits[match.end() :]) if match else (digits,)
+
+
+def _some_number(nationals: set[str] | tuple[str, ...], calling_code: int) -> bool:
+    """Whether one of `nationals` may have a type in a region of the calling code."""
+    typed = _typed(calling_code)
+    anywhere = typed.get(_ANY_LENGTH)
+    for national in nationals:
+        pattern = typed.get(len(national))
+        if (pattern is not None and pattern.fullmatch(national)) or (
+            anywhere is not None and anywhere.fullmatch(national)
+        ):
+            return True
+    return False
+
+
+def may_be_valid(number: str, region: str | None) -> bool:
+    """False only when `phonenumbers.is_valid_number(phonenumbers.parse(number, region))` is
+    certainly False (or `parse` raises); True when it may be True."""
+    if not _PLAIN.fullmatch(number):
+        return True
+    digits = _NOT_DIGIT.sub("", number)
+    if number.startswith("+"):
+        if region is not None or digits.startswith("0"):
+            return True  # left to the parser (a `+` with a region, or no calling code at all)
+        for size in range(1, min(len(digits), _LONGEST_CALLING_CODE) + 1):
+            calling_code = int(digits[:size])
+            if calling_code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
+                break
+        else:
+            return False  # no calling code: parse raises
+        metadata = _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
+        if metadata is None:
+            return True
+        decides, prefix = _prefix(metadata)
+        return not decides or _some_number(_stripped(digits[size:], prefix), calling_code)
+    metadata, idd = _region(region) if region is not None else (None, None)
+    if metadata is None:
+        return True
+    if idd is not None and idd.match(digits):
+        return True  # an international dialling prefix is the parser's to read
+    decides, prefix = _prefix(metadata)
+    if not decides:
+        return True
+    code = metadata.country_code
+    if code is None:
+        return True
+    nationals = set(_stripped(digits, prefix))
+    own_code = str(code)
+    if digits.startswith(own_code):
+        # The parser may read the region's own calling code off the front and a national prefix
+        # after it, then (in `parse`) a national prefix again, with the calling code's main
+        # region's pattern.
+        main = _metadata(code, phonenumbers.region_code_for_country_code(code))
+        main_decides, main_prefix = _prefix(main) if main is not None else (False, None)
+        if not main_decides:
+            return True
+        for rest in _stripped(digits[len(own_code) :], prefix):
+            nationals.update(_stripped(rest, prefix))
+            nationals.update(_stripped(rest, main_prefix))
+    return _some_number(nationals, code)
