@@ -111,14 +111,11 @@ _LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
 
 
 # Every labelled shape below is a run of 8 or more digits that may hold spaces, dots or hyphens,
-# beginning and ending with a digit: a window with no such run holds none of them. Tried before
-# the exact patterns (fourteen of them share the label core), it spares text that names a label
-# without a number after it (docs, code, a list of the labels) fourteen regex passes a window.
+# beginning and ending with a digit: no match begins before the first such run of a window, and
+# a window with none holds none. Each labelled detector searches its window from the next run
+# (`Detector.skip_to`) rather than trying its pattern, led by look-behinds, at every character of
+# the label's window, and stops at once where there is none (docs, code, a list of the labels).
 _NUMBER_RUN = re.compile(r"\d[\d .-]{6,}\d")
-
-
-def _number_in(text: str, low: int, high: int) -> bool:
-    return _NUMBER_RUN.search(text, low, high) is not None
 
 
 def _labelled(text: str, start: int, _end: int) -> bool:
@@ -211,7 +208,7 @@ def detectors() -> tuple[Detector, ...]:
                 reach=_AFTER + 24,
                 keyword_core=_LABEL_SPAN,
                 follows=True,
-                gate=_number_in,
+                skip_to=_NUMBER_RUN,
             )
         else:
             detector = Detector(
