@@ -1,10 +1,11 @@
-"""The phone pre-check (`router.privacy.phone_lengths`) never rejects what libphonenumber accepts.
+"""The phone checks told from libphonenumber's metadata (`router.privacy.phone_lengths`) give
+libphonenumber's own answers.
 
-It skips `parse` + `is_valid_number` only where they would say no: every valid number of every
-region, written in each format and with dialling prefixes, and random digit strings in the
-shapes the phone detector meets, are checked by both; each must be valid only when the
-pre-check lets it through, and the pre-check must still reject most invalid national numbers
-(else it buys nothing)."""
+`decide` answers for plain candidates without `parse` + `is_valid_number`, `may_be_valid`
+skips them where they would say no: every valid number of every region, written in each format
+and with dialling prefixes, and random digit strings in the shapes the phone detector meets, are
+checked by both ways; each answer `decide` gives must be libphonenumber's, `may_be_valid` must
+never reject a valid number, and both must settle most candidates (else they buy nothing)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import random
 import phonenumbers
 
 from router.privacy import phones
-from router.privacy.phone_lengths import may_be_valid
+from router.privacy.phone_lengths import decide, may_be_valid
 
 _FORMATS = (
     phonenumbers.PhoneNumberFormat.E164,
@@ -86,3 +87,23 @@ def test_what_is_left_to_libphonenumber() -> None:
     assert not may_be_valid("797 105 675", "US")
     assert may_be_valid("(415) 555-2671", "US")
     assert not may_be_valid("+1 797 105 675", None)
+
+
+def test_decide_gives_libphonenumbers_answer_wherever_it_answers() -> None:
+    wrong = []
+    answered = total = 0
+    for number, region in _cases():
+        total += 1
+        answer = decide(number, region)
+        if answer is None:
+            continue
+        answered += 1
+        if answer != _valid(number, region):
+            wrong.append((number, region, answer))
+    assert wrong == []
+    assert answered > total // 2, (answered, total)
+    # Left to the parser: letters, a dialling prefix, the region's own calling code in front.
+    assert decide("555-0100 ext. 12", "US") is None
+    assert decide("00 44 20 7946 0958", "DE") is None
+    assert decide("(415) 555-2671", "US") is True
+    assert decide("030 901820", "DE") is True

@@ -1,19 +1,19 @@
-"""Which phone candidates libphonenumber must certainly reject, told cheaply from their digits.
+"""Phone candidates' validity told from libphonenumber's own metadata, without parsing.
 
-Parsing and validating a candidate costs ~50 µs; on value-dense text most national candidates
-are tried in regions where they cannot be valid (nine digits in the US, eleven in Spain). A
-valid number's national significant number is what is left of the candidate's digits once the
-parser has taken off a national prefix (where the metadata's prefix pattern matches; for a
-region's own calling code written in front, that code first), and it has a length and a shape
-that one region of its calling code lists, in its general description and in one of its number
-types (`possible_length`, `national_number_pattern`). When no digits left over have both,
-`parse` + `is_valid_number` would say no, and the call is skipped.
+Parsing and validating a candidate costs ~20-50 µs, and a national candidate is tried in each
+region that may hold it. For a plain candidate (digits and separators only), the national
+significant number the parser would keep is known from the metadata alone: the digits after the
+calling code (`+44…`), less the national prefix where the region's prefix pattern matches and
+taking it off leaves a number of the region's shape and length. Its validity is then the
+metadata's test (`general_desc`, the number types, the region by leading digits): `decide`.
+Where that cannot be told here (letters or an extension, a `+` with a region, an international
+dialling prefix, the region's own calling code written in front, a transforming national prefix
+rule, non-geographic numbers), `decide` answers None and libphonenumber is asked, unless
+`may_be_valid` shows no leftover digits could have a length and a type of the calling code.
 
-Everything here is read from the installed `phonenumbers` metadata, never written by hand, so
-it cannot disagree with it; any candidate outside the plain case (letters, an extension, an
-international dialling prefix, a transforming national prefix rule) is left to libphonenumber,
-and a candidate that passes is always checked by it. `tests/test_phone_lengths.py` holds the
-two to the same answers.
+Everything is read from the installed `phonenumbers` metadata, never written by hand, so an
+update of it is followed. `tests/test_phone_lengths.py` holds both to libphonenumber's answers
+on every region's example numbers in every format and on random digit strings.
 """
 
 from __future__ import annotations
@@ -170,3 +170,107 @@ def may_be_valid(number: str, region: str | None) -> bool:
             nationals.update(_stripped(rest, prefix))
             nationals.update(_stripped(rest, main_prefix))
     return _some_number(nationals, code)
+
+
+def _matching(national: str, desc: PhoneNumberDesc | None) -> bool:
+    """A number description's test: the length (when it lists any) and the whole pattern."""
+    if desc is None or not desc.national_number_pattern:
+        return False
+    if desc.possible_length and len(national) not in desc.possible_length:
+        return False
+    return _compiled(desc.national_number_pattern).fullmatch(national) is not None
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    if pattern not in _PATTERNS:
+        _PATTERNS[pattern] = re.compile(pattern)
+    return _PATTERNS[pattern]
+
+
+def _has_type(national: str, metadata: PhoneMetadata) -> bool:
+    """Whether the number has a type in the region (its general description first)."""
+    if not _matching(national, metadata.general_desc):
+        return False
+    if any(_matching(national, getattr(metadata, name)) for name in _TYPES[:-1]):
+        return True  # the special types, then fixed lines
+    return not metadata.same_mobile_and_fixed_line_pattern and _matching(national, metadata.mobile)
+
+
+def _kept(digits: str, general: PhoneNumberDesc, prefix: _Prefix) -> str:
+    """The national significant number the parser keeps of `digits` in a region without a
+    transforming prefix rule: what follows the national prefix, unless taking it off turns a
+    number of the region's general shape into one that is not, or leaves a length the region
+    does not list (too short, local only or between its lengths)."""
+    match = prefix.match(digits) if prefix is not None else None
+    if match is None:
+        return digits
+    stripped = digits[match.end() :]
+    pattern = _compiled(general.national_number_pattern) if general.national_number_pattern else None
+    if pattern is not None and pattern.fullmatch(digits) and not pattern.fullmatch(stripped):
+        return digits
+    lengths = sorted(general.possible_length)
+    if len(stripped) in general.possible_length_local_only or len(stripped) < lengths[0]:
+        return digits
+    if len(stripped) > lengths[-1] or len(stripped) in lengths:
+        return stripped
+    return digits
+
+
+def _valid_in(national: str, calling_code: int) -> bool:
+    """`is_valid_number` for a national significant number of the calling code: the region it
+    belongs to (by leading digits, else the first where it has a type), and a type there."""
+    for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(calling_code, ()):
+        metadata = PhoneMetadata.metadata_for_region(region, None)
+        if metadata is None:
+            continue
+        if metadata.leading_digits is not None:
+            if _compiled(metadata.leading_digits).match(national):
+                return _has_type(national, metadata)
+        elif _has_type(national, metadata):
+            return True
+    return False
+
+
+def _exact(metadata: PhoneMetadata, digits: str) -> bool | None:
+    """Validity of `digits` (no calling code nor dialling prefix left) parsed with `metadata`,
+    or None where it cannot be told here."""
+    decides, prefix = _prefix(metadata)
+    code, general = metadata.country_code, metadata.general_desc
+    if not decides or code is None or general is None or not general.possible_length or len(digits) < 3:
+        return None
+    if any(region == "001" for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())):
+        return None  # non-geographic numbers: left to the parser
+    national = _kept(digits, general, prefix)
+    if not 2 <= len(national) <= 17:
+        return False  # parse raises
+    return _valid_in(national, code)
+
+
+def decide(number: str, region: str | None) -> bool | None:
+    """`phonenumbers.is_valid_number(phonenumbers.parse(number, region))` (False where `parse`
+    raises) for plain candidates, told from the metadata without parsing; None when the parser
+    must read it (letters, a `+` with a region, a dialling prefix, the region's own calling code
+    in front, a transforming prefix rule)."""
+    if not _PLAIN.fullmatch(number):
+        return None
+    digits = _NOT_DIGIT.sub("", number)
+    if number.startswith("+"):
+        if region is not None or digits.startswith("0") or len(digits) <= 2:
+            return None
+        for size in range(1, min(len(digits), _LONGEST_CALLING_CODE) + 1):
+            calling_code = int(digits[:size])
+            if calling_code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
+                break
+        else:
+            return False  # no calling code: parse raises
+        metadata = _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
+        return _exact(metadata, digits[size:]) if metadata is not None else None
+    metadata, idd = _region(region) if region is not None else (None, None)
+    if metadata is None or (idd is not None and idd.match(digits)):
+        return None
+    if metadata.country_code is None or digits.startswith(str(metadata.country_code)):
+        return None if may_be_valid(number, region) else False
+    return _exact(metadata, digits)

@@ -14,7 +14,7 @@ import re
 
 import phonenumbers
 
-from router.privacy.phone_lengths import may_be_valid
+from router.privacy.phone_lengths import decide
 
 # The regions whose national formats are recognised without a country code.
 REGIONS = ("US", "GB", "DE", "FR", "ES", "IT", "IN", "CN", "JP", "BR")
@@ -146,8 +146,9 @@ def _label_before(text: str, start: int) -> bool:
 
 @functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps
 def _valid(number: str, region: str | None) -> bool:
-    if not may_be_valid(number, region):  # what the metadata rules out without parsing
-        return False
+    decided = decide(number, region)  # plain candidates, told from the metadata without parsing
+    if decided is not None:
+        return decided
     try:
         parsed = phonenumbers.parse(number, region)
     except phonenumbers.NumberParseException:
