@@ -4,7 +4,8 @@ build of another Python, an incomplete one or none at all leaves the pure-Python
 
 The tests that load extension modules use this checkout's own build (`make compile`, which
 `make install` runs where a C compiler exists), copied with its sources into a temporary folder;
-without a build they are skipped and the manifest checks still run.
+without a build they are skipped (in CI, where the machine can build, they fail) and the manifest
+checks still run.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from router.native import BUILD_DIR, MANIFEST, MANIFEST_SCHEMA, PURE_ENV, ROOT, _read, extension_suffix, source_hash
-from router.native_build import MODULES, read_sources
+from router.native_build import MODULES, missing_tools, read_sources
 
 # Run in a fresh interpreter whose `router` import found no build (TANDEM_PURE=1), then install
 # the build under test by hand and import a compiled module.
@@ -43,13 +44,22 @@ def _probe(build: Path, root: Path) -> list[str]:
     return done.stdout.splitlines()
 
 
+def _no_build(why: str) -> None:
+    # In CI (`make test` ran `make compile`) on a machine that can build, a missing build is a
+    # broken install step, not a reason to skip: say so loudly.
+    if os.environ.get("CI") and missing_tools() is None:
+        pytest.fail(f"CI can build the compiled modules but this checkout has none fresh: {why}")
+    pytest.skip(why)
+
+
 def _fresh_build() -> dict[str, object]:
     try:
         modules, reason = _read(BUILD_DIR, ROOT)
     except OSError as error:
-        pytest.skip(f"no compiled build: {error}")
+        _no_build(f"no compiled build: {error}")
+        raise
     if not modules:
-        pytest.skip(f"no fresh compiled build of this checkout ({reason})")
+        _no_build(f"no fresh compiled build of this checkout ({reason})")
     manifest: dict[str, object] = json.loads((BUILD_DIR / MANIFEST).read_text())
     return manifest
 
