@@ -11,6 +11,8 @@ import math
 import re
 
 from stdnum import iban as _iban
+from stdnum import numdb
+from stdnum.iso7064 import mod_97_10
 
 
 def luhn(digits: str) -> bool:
@@ -50,12 +52,29 @@ def card(value: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)  # overlapping candidate windows validate the same value again
 def iban(value: str) -> bool:
-    """The IBAN registry's lengths and formats per country, and mod 97 (python-stdnum)."""
+    """The IBAN registry's lengths and formats per country, and mod 97: python-stdnum's
+    `iban.validate(value, check_country=False)` (the national check digits are not all known),
+    with the registry's entry for the country read once per country rather than per value."""
     try:
-        _iban.validate(value, check_country=False)  # the national check digits are not all known
+        number = _iban.compact(value)
+        if not mod_97_10.is_valid(number[4:] + number[:4]):
+            return False
     except Exception:
         return False
-    return True
+    bban = _bban(number[:2])
+    return bban is not None and bban.match(number[4:]) is not None
+
+
+_BBAN: dict[str, re.Pattern[str] | None] = {}
+
+
+def _bban(country: str) -> re.Pattern[str] | None:
+    """The registry's shape of a country's account part (None: no such country), as python-stdnum
+    reads it; looking it up costs more than the rest of the check, so it is kept per country."""
+    if country not in _BBAN:
+        entry = numdb.get("iban").info(country)[0][1] if country else {}
+        _BBAN[country] = _iban._struct_to_re(entry.get("bban", "")) if entry else None
+    return _BBAN[country]
 
 
 def ipv4(value: str) -> bool:
