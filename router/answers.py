@@ -24,7 +24,7 @@ from router.ledger import (
     estimate_usage,
     read_cache_note,
 )
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.policies.base import PreparedAnswer, Target
 from router.privacy.at_rest import audit_content, kept_text
 from router.protocol.chat import answer_of, completion_to_sse

@@ -14,7 +14,7 @@ from router.policies.base import Decision, Reason
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 if TYPE_CHECKING:
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
     from router.settings import Settings
     from router.step import Step
     from router.trajectory.store import TrajectoryStore

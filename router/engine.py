@@ -23,7 +23,8 @@ from router.edge_forward import build_pool
 from router.edge_pool import EdgePool
 from router.edge_scrape import Scraper
 from router.errors import GatewayError
-from router.metrics import Metrics
+from router.metrics.core import Metrics
+from router.metrics.route_series import SeriesScope
 from router.policies.registry import build_policy
 from router.privacy.memo import PrivacyMemo
 from router.privacy.parts import PrivacyParts
@@ -34,7 +35,6 @@ from router.protocol.chat import ChatRequest
 from router.protocol.prefix import PrefixParser
 from router.protocol.prefix_translated import SurfaceSpec
 from router.result import Failure, StepMeta, StepResult
-from router.route_series import SeriesScope
 from router.settings import ConfigError, Settings
 from router.step import Route
 from router.trajectory.tracker import Tracker

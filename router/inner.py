@@ -18,7 +18,7 @@ from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 if TYPE_CHECKING:
     from router.edge_pool import EdgePool, Replica
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
     from router.privacy.guard import PrivacyGuard
 
 

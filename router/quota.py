@@ -29,7 +29,7 @@ from router.clock import SYSTEM_CLOCK, Clock
 from router.config.prices import Prices
 from router.errors import GatewayError
 from router.ledger import cost_usd
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.protocol.usage import Usage
 
 log = logging.getLogger("tandem.quota")

@@ -45,7 +45,7 @@ from router.upstream import Upstream, UpstreamFailure
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
     from router.settings import Settings
     from router.step import Step
     from router.trajectory.store import TrajectoryStore

@@ -16,7 +16,7 @@ import orjson
 from router.audit import AuditLog
 from router.config.stores import AuditSettings
 from router.ledger import InnerCall, StepRecord, Usage
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from tests.gateway_server import wait_until
 
 BOUND = 4 * 1024 * 1024

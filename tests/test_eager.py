@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.runs import RoutePrivacy
 from router.trajectory.eager import start_eagerly
 from router.trajectory.state import StepStart

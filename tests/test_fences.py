@@ -1,7 +1,7 @@
 """Canaries for the libraries' private internals the gateway relies on (pyproject.toml bounds
 each of them below its next minor version): uvicorn's httptools protocol and request cycle
 (router/server.py, router/api/disconnect.py), FastAPI's and Starlette's `__call__` (router/app.py)
-and prometheus-client's metric and multiprocess-file layout (router/exposition.py). Each fails
+and prometheus-client's metric and multiprocess-file layout (router/metrics/exposition.py). Each fails
 with a message naming the internal that moved and the module that reads it, so that raising a
 bound starts from the right place. aiohttp's are fenced with the transports' tests."""
 
@@ -23,7 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, gene
 from prometheus_client.multiprocess import MultiProcessCollector
 
 from router.config.limits import LimitSettings
-from router.exposition import FilesWriter, RegistryWriter
+from router.metrics.exposition import FilesWriter, RegistryWriter
 from router.server import BoundedHttpToolsProtocol, server_config
 
 
@@ -176,7 +176,7 @@ async def test_fastapi_adds_only_the_app_to_an_http_scope_before_its_middlewares
 
 # -- prometheus-client: the fast exposition's reading of its layout ----------------------------
 
-EXPOSITION = "router/exposition.py"
+EXPOSITION = "router/metrics/exposition.py"
 
 
 def test_prometheus_client_metric_layout_is_what_the_registry_writer_reads() -> None:

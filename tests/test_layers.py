@@ -40,13 +40,13 @@ def test_the_layer_contracts_hold() -> None:
     [
         ("router/ledger.py", "import starlette.responses", "bottom: plain types"),
         ("judge/features.py", "import router.errors", "judge is a library"),
-        ("router/metrics.py", "import sim.tasks", "never imports the simulator"),
+        ("router/metrics/core.py", "import sim.tasks", "never imports the simulator"),
         ("router/protocol/sse.py", "import router.engine", "gateway layers"),
         ("router/upstream.py", "import starlette.responses", "no HTTP framework below"),
         ("router/engine.py", "from fastapi import FastAPI", "no HTTP framework below"),
         # The middle layer is ordered: trajectories sit below privacy, the series below strategies.
         ("router/trajectory/tracker.py", "import router.privacy.guard", "gateway layers"),
-        ("router/route_series.py", "import router.policies.base", "gateway layers"),
+        ("router/metrics/route_series.py", "import router.policies.base", "gateway layers"),
         ("router/config/routes.py", "import router.settings", "gateway layers"),
     ],
 )

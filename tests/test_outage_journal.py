@@ -25,8 +25,8 @@ import pytest
 import redis
 
 from router.ledger import StepRecord
+from router.metrics.route_series import SeriesScope
 from router.result import Stream
-from router.route_series import SeriesScope
 from router.trajectory.journal_file import JournalFile
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
@@ -224,7 +224,7 @@ def test_the_journal_file_holds_no_value_in_clear(
 
 
 def journal_store(folder: Path, redis_url: str, key: bytes, max_bytes: int = 1 << 20) -> ResilientStore:
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
 
     metrics = Metrics()
     metrics.describe(SeriesScope(store=True))

@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 import router.privacy.matcher as matcher_module
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.guard import OUT, VAULT, PrivacyGuard, PrivacyMode
 from router.privacy.matcher import ValueMatcher
 from router.privacy.memo import PrivacyMemo
@@ -289,7 +289,7 @@ async def test_a_value_named_by_another_replica_meanwhile_keeps_its_name_and_no_
     # Another replica names `second` [EMAIL_1] after this step read the vault: this batch had
     # proposed [EMAIL_1] for `first` and [EMAIL_2] for `second`. `second` keeps the other
     # replica's name; `first` is named again, so that no two values share a placeholder.
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
     from router.privacy.guard import IDS, VAULT, PrivacyGuard
     from router.trajectory.state import StepStart
     from router.trajectory.store import MemoryStore

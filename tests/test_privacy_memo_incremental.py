@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo, learn
 from router.privacy.vault import VaultCipher

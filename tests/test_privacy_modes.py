@@ -12,7 +12,7 @@ import pytest
 
 from router.config import privacy as modes
 from router.config.routes import RouteBase
-from router.route_labels import step_labels
+from router.metrics.route_labels import step_labels
 from router.settings import ConfigError, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from router.metrics.route_series import SeriesScope
 from router.privacy.detect import detect
 from router.privacy.reported import reported_kinds
-from router.route_series import SeriesScope
 from router.settings import ConfigError
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, settings_for

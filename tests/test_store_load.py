@@ -16,8 +16,8 @@ import pytest
 import redis
 
 from router.ledger import StepRecord
-from router.metrics import Metrics
-from router.route_series import SeriesScope
+from router.metrics.core import Metrics
+from router.metrics.route_series import SeriesScope
 from router.trajectory.history import HistoryKeys
 from router.trajectory.journal import CountedStep, Journal, Note, Records, Write
 from router.trajectory.journal_codec import StoreCall

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import redis.asyncio as aredis
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
 from router.privacy.vault import VaultCipher

@@ -22,7 +22,7 @@ import orjson
 from starlette.datastructures import Headers
 
 from router.ledger import StepRecord, Usage
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.runs import RoutePrivacy
 from router.protocol.chat import parse_chat_request
 from router.settings import load_settings

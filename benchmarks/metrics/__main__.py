@@ -35,7 +35,7 @@ ROUTES = 100
 
 def per_step_us(steps: int, routes: int) -> list[float]:
     """Microseconds per step, one figure per pass of `steps` steps."""
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
 
     metrics = Metrics()
     names = route_names(routes)
@@ -54,7 +54,7 @@ def per_step_us(steps: int, routes: int) -> list[float]:
 
 def scrape_ms_multiprocess(routes: int, scrapes: int, workers: int = 4) -> tuple[list[float], int]:
     """Run in a process whose PROMETHEUS_MULTIPROC_DIR was set before prometheus-client loaded."""
-    from router.metrics import Metrics, multiprocess_active
+    from router.metrics.core import Metrics, multiprocess_active
 
     assert multiprocess_active(), "PROMETHEUS_MULTIPROC_DIR must be set before the import"
     context = multiprocessing.get_context("spawn")

@@ -59,6 +59,6 @@ def fill(metrics: Any, routes: list[str]) -> None:
 
 
 def fill_worker(routes: int) -> None:
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
 
     fill(Metrics(), route_names(routes))

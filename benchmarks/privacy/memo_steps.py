@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from benchmarks.longrun.trajectory import RunShape, run_messages
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
 from router.privacy.vault import VaultCipher

@@ -23,7 +23,7 @@ import time
 from typing import Any
 
 from benchmarks.overhead.procs import free_port
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.detect import detect
 from router.privacy.guard import PrivacyGuard
 from router.privacy.vault import VaultCipher

@@ -27,7 +27,7 @@ from router.api.client_address import Network, client_address
 from router.clock import SYSTEM_CLOCK, Clock
 from router.config.limits import AuthThrottleSettings
 from router.errors import GatewayError
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 
 log = logging.getLogger("tandem.auth")
 KeyKind = Literal["client", "admin"]

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from router.audit.delta import DeltaEncoder
 from router.audit.sink import AuditFile
 from router.ledger import StepRecord
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.protocol.fields import kept_json
 
 if TYPE_CHECKING:

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     for key, value in server.items():
         os.environ[f"TANDEM_SERVER__{key.upper()}"] = str(value)
     print(start_line(settings, args.config), file=sys.stderr, flush=True)
-    from router.metrics import prepare_multiprocess
+    from router.metrics.core import prepare_multiprocess
 
     # With several workers each process keeps its metrics in files that /metrics sums.
     prepare_multiprocess(settings.server.workers)

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from router.config.privacy import PrivacyMode
 from router.result import Reason, Target
 
-# The reasons a strategy gives, each with the targets it can choose (router/route_labels.py).
+# The reasons a strategy gives, each with the targets it can choose (router/metrics/route_labels.py).
 Reasons = tuple[tuple[Reason, tuple[Target, ...]], ...]
 BOTH: tuple[Target, ...] = ("edge", "cloud")
 
@@ -101,7 +101,7 @@ class RouteBase(BaseModel):
 
     def reasons(self) -> Reasons:
         """The reasons the route's strategy gives, each with the targets it can choose (the
-        constraints', privacy's and the header's are the route's own: router/route_labels.py)."""
+        constraints', privacy's and the header's are the route's own: router/metrics/route_labels.py)."""
         return ()
 
     def inner_calls(self) -> set[tuple[str, str]]:

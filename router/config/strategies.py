@@ -1,6 +1,6 @@
 """Each strategy's route settings (`routes.<name>`, chosen by `strategy:`), and the union a route
 is read as. Each class also says what its strategy's steps can be recorded with (the reasons it
-gives, its inner calls, the failures it counts: router/route_labels.py declares the metrics'
+gives, its inner calls, the failures it counts: router/metrics/route_labels.py declares the metrics'
 series from them). A new strategy adds its settings class here, to the union, and its policy as a
 module of router/policies/ naming the class it builds (`BUILDS`): two files."""
 

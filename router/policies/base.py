@@ -13,7 +13,7 @@ from router.result import Target as Target  # the word every strategy uses
 
 if TYPE_CHECKING:
     from router.inner import InnerCalls
-    from router.metrics import Metrics
+    from router.metrics.core import Metrics
     from router.protocol.chat import ChatRequest
     from router.trajectory.state import Trajectory
     from router.trajectory.store import TrajectoryStore

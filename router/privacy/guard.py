@@ -25,7 +25,7 @@ from typing import Any
 import orjson
 
 from router.config.privacy import PrivacyMode, cloud_allowed, redacts
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
 from router.privacy.exposure import exposure_summary, privacy_score, vault_of

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.config.privacy import PrivacyMode
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.privacy.guard import PrivacyGuard
 from router.privacy.memo import PrivacyMemo
 from router.privacy.vault import VaultCipher

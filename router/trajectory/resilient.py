@@ -31,7 +31,7 @@ import redis.exceptions
 
 from router.clock import SYSTEM_CLOCK, Clock
 from router.ledger import StepRecord
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.trajectory.journal import WRITES_REFUSED, CountedStep, Journal, Note, Records, Write
 from router.trajectory.journal_codec import StoreCall
 from router.trajectory.journal_file import JournalFile

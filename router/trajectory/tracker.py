@@ -20,7 +20,7 @@ from router.clock import SYSTEM_CLOCK, Clock
 from router.config.routes import RouteBase
 from router.errors import GatewayError
 from router.ledger import StepRecord
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from router.protocol.chat import ChatRequest
 from router.protocol.text import last_action, new_tool_results
 from router.quota import (

@@ -13,7 +13,7 @@ from pathlib import Path
 from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks.metrics.workload import fill_worker
-from router.metrics import MULTIPROC_ENV, Metrics, multiprocess_active
+from router.metrics.core import MULTIPROC_ENV, Metrics, multiprocess_active
 
 
 def samples(text: bytes) -> dict[str, float]:

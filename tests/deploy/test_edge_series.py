@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 import httpx
 import pytest
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
+from router.metrics.route_series import SeriesScope
 from router.privacy.reported import reported_kinds
-from router.route_series import SeriesScope
 from tests.deploy.test_series import scrape, unstarted
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until

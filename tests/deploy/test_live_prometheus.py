@@ -193,7 +193,7 @@ def test_blocked_counts_values(fleet: Fleet) -> None:
 
 
 def test_the_exposed_stat_counts_every_value_the_first_of_each_kind_included(fleet: Fleet) -> None:
-    # Each privacy series is at zero before the run (router/route_series.py), so increase() over
+    # Each privacy series is at zero before the run (router/metrics/route_series.py), so increase() over
     # the range counts the first value too: the stat equals the counters' totals.
     stat = next(p for p in panels() if p["title"] == "Sensitive values exposed")["targets"][0]["expr"]
     (shown,) = values(fleet.prometheus.query(promql(stat), fleet.traffic_done_at))

@@ -14,7 +14,7 @@ import pytest
 from prometheus_client import generate_latest
 
 from benchmarks.metrics.workload import fill, route_names
-from router.metrics import MULTIPROC_ENV, Metrics, prepare_multiprocess, sweep_dead_workers
+from router.metrics.core import MULTIPROC_ENV, Metrics, prepare_multiprocess, sweep_dead_workers
 from router.settings import load_settings
 from tests.deploy.tools import ROOT, promtool
 

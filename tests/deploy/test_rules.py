@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
 from tests.deploy.alert_scenarios import scenarios
 from tests.deploy.tools import RULES, exposed, metric_names, missing_metrics, run_promtool
 

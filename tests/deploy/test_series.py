@@ -1,7 +1,7 @@
 """Counters from zero: every series a gateway can emit is on its /metrics at start-up, at zero.
 
 One generic check over every metric the gateway declares: each labelled metric must have an
-entry in router/route_series.SERIES (a metric added without one fails here), and every label
+entry in router/metrics/route_series.SERIES (a metric added without one fails here), and every label
 combination its entry lists for the gateway's settings must be on a real gateway's /metrics
 before the first step, counters and histograms at 0. A second check drives real traffic through
 every kind of event the tests can script and requires that no series was born by it. A series
@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from router.metrics import Metrics
+from router.metrics.core import Metrics
+from router.metrics.route_series import SERIES, SeriesScope
 from router.privacy.reported import reported_kinds
-from router.route_series import SERIES, SeriesScope
 from tests.deploy.traffic import drive
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
@@ -75,7 +75,7 @@ def unstarted(samples: Samples, families: Iterable[Any], scope: SeriesScope) -> 
         if not family._labelnames:
             continue  # an unlabelled metric shows its zero by itself
         if family._name not in SERIES:
-            problems.append(f"{family._name}: no entry in router/route_series.SERIES")
+            problems.append(f"{family._name}: no entry in router/metrics/route_series.SERIES")
             continue
         name = _sample_name(family)
         for values in SERIES[family._name](scope):
@@ -130,7 +130,7 @@ def test_a_metric_without_a_declaration_or_a_series_not_started_is_reported() ->
     scope = SeriesScope(routes={})
     added = metrics._counter("tandem_added_later", "A counter later work adds", ("route",))
     problems, _ = unstarted({}, [added], scope)
-    assert problems == ["tandem_added_later: no entry in router/route_series.SERIES"]
+    assert problems == ["tandem_added_later: no entry in router/metrics/route_series.SERIES"]
     # Declared but not on /metrics (here: an empty scrape), and one not at zero.
     problems, checked = unstarted({}, [metrics.audit_lines], scope)
     assert checked == 2 and len(problems) == 2 and all("not on /metrics" in p for p in problems)

@@ -3,7 +3,7 @@ reasons its strategy gives and the targets each can end on (the other one too wh
 fails over), the constraint and privacy reasons its settings make possible, the inner calls its
 strategy and context setting make, what its privacy mode can do to a sensitive value.
 
-`router.route_series` declares every series from these, so that each starts at zero. What is the
+`router.metrics.route_series` declares every series from these, so that each starts at zero. What is the
 strategy's own (its reasons, inner calls and counted failures) its route settings say
 (router/config/strategies.py); what is every route's (constraints, privacy, the header) is here.
 """

@@ -8,7 +8,7 @@ that lists the label values it can be emitted with, for a gateway's settings (`S
 every declared metric, that a real gateway's /metrics shows every combination at zero, and
 that a metric without an entry fails: series that later work adds inherit the rule.
 
-Only what a route can emit (router/route_labels.py): the reasons its strategy gives, with the
+Only what a route can emit (router/metrics/route_labels.py): the reasons its strategy gives, with the
 targets each can end on (the other one too when the route fails over), the constraint and
 privacy reasons its settings make possible, the inner calls its strategy makes, the privacy
 actions its mode takes. Nothing for routes that cannot produce it, so that a 100-route gateway
@@ -25,10 +25,9 @@ from typing import Any
 from router import __version__
 from router.config.base import public_url
 from router.config.privacy import blocks
-from router.edge_metrics import REHOME_REASONS
 from router.ledger import ANSWERED_BY
-from router.result import Reason
-from router.route_labels import (
+from router.metrics.edge import REHOME_REASONS
+from router.metrics.route_labels import (
     TARGETS,
     decisions,
     inner_calls,
@@ -36,6 +35,7 @@ from router.route_labels import (
     reachable_targets,
     step_labels,
 )
+from router.result import Reason
 
 TOKEN_KINDS = ("prompt", "cached", "completion")
 FAILURE_KINDS = ("connect", "timeout", "disconnected", "status", "invalid_answer")

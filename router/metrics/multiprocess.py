@@ -1,5 +1,5 @@
 """prometheus-client's multiprocess mode for `tandem serve --workers N`: the shared folder
-and the sweep of dead workers' live gauges (see router/metrics.py)."""
+and the sweep of dead workers' live gauges (see router/metrics/core.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Prometheus metrics, prefix `tandem_`, labels bounded (never a trajectory id): what a step,
-a closed run and a scrape do with the families `router.metric_families` declares.
+a closed run and a scrape do with the families `router.metrics.families` declares.
 
 One `Metrics` object per gateway with its own registry, so that tests and several gateways in
 one process never share counters.
@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from router.exposition import FilesWriter, RegistryWriter
-from router.metric_families import MetricFamilies
-from router.metrics_multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
-from router.metrics_multiprocess import multiprocess_active as multiprocess_active
-from router.metrics_multiprocess import prepare_multiprocess as prepare_multiprocess
-from router.metrics_multiprocess import sweep_dead_workers as sweep_dead_workers
-from router.route_series import KEY_KINDS as KEY_KINDS
-from router.route_series import SeriesScope, start_series
+from router.metrics.exposition import FilesWriter, RegistryWriter
+from router.metrics.families import MetricFamilies
+from router.metrics.multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
+from router.metrics.multiprocess import multiprocess_active as multiprocess_active
+from router.metrics.multiprocess import prepare_multiprocess as prepare_multiprocess
+from router.metrics.multiprocess import sweep_dead_workers as sweep_dead_workers
+from router.metrics.route_series import KEY_KINDS as KEY_KINDS
+from router.metrics.route_series import SeriesScope, start_series
 
 if TYPE_CHECKING:
     from router.ledger import StepRecord
@@ -80,7 +80,7 @@ class Metrics(MetricFamilies):
     # -- recording ---------------------------------------------------------------------------
 
     def describe(self, scope: SeriesScope) -> None:
-        """Start at zero every series the gateway can emit (router/route_series.py), and export
+        """Start at zero every series the gateway can emit (router/metrics/route_series.py), and export
         each route's strategy, privacy policy and intended cloud share (the alert rules
         compare the observed share with it)."""
         start_series(self._families, scope)

@@ -1,7 +1,7 @@
 """The gateway's metric families: every counter, histogram and gauge it declares (prefix
 `tandem_`, labels bounded, never a trajectory id), each with its help text and labels.
 
-`MetricFamilies` declares them in a registry of its own; `router.metrics.Metrics` adds how a
+`MetricFamilies` declares them in a registry of its own; `router.metrics.core.Metrics` adds how a
 step, a closed run and a scrape use them. Kept apart so that what is exported (names, help,
 labels, buckets, how workers' gauges combine) reads in one place.
 """
@@ -14,8 +14,8 @@ from typing import Literal, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from router import __version__
-from router.edge_metrics import edge_series
-from router.metrics_multiprocess import multiprocess_active
+from router.metrics.edge import edge_series
+from router.metrics.multiprocess import multiprocess_active
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 SHARE_BUCKETS = (0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1)
@@ -36,7 +36,7 @@ class MetricFamilies:
         self._judge_and_privacy()
         self._trajectories()
         self._gauges()
-        # The edge pool's series (router/edge_metrics.py).
+        # The edge pool's series (router/metrics/edge.py).
         self.edge = edge_series(self._counter, self._gauge)
 
     # -- definitions -------------------------------------------------------------------------
