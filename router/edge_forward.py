@@ -1,5 +1,5 @@
 """A step's main call to the edge when the edge is a pool of replicas (`upstreams.edge.endpoints`):
-place it (router/edge_pool.py), keep the trajectory's home in its notes, and fail over from
+place it (router/edge/pool.py), keep the trajectory's home in its notes, and fail over from
 replica to replica before the engine fails over to the cloud."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from router import notes
 from router.config.base import public_url
-from router.edge_pool import EdgePool, Placement
+from router.edge.pool import EdgePool, Placement
 from router.errors import GatewayError
 from router.policies.base import Decision, Reason
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply

@@ -19,9 +19,9 @@ from router.answers import Answers
 from router.audit import AuditLog
 from router.chain import Parts, StageTimes, build_chain
 from router.chain.run import times_wanted
+from router.edge.pool import EdgePool
+from router.edge.scrape import Scraper
 from router.edge_forward import build_pool
-from router.edge_pool import EdgePool
-from router.edge_scrape import Scraper
 from router.errors import GatewayError
 from router.metrics.core import Metrics
 from router.metrics.route_series import SeriesScope

@@ -17,7 +17,7 @@ from router.protocol.usage import Usage
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 if TYPE_CHECKING:
-    from router.edge_pool import EdgePool, Replica
+    from router.edge.pool import EdgePool, Replica
     from router.metrics.core import Metrics
     from router.privacy.guard import PrivacyGuard
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from router.config.routes import RouteBase
-from router.edge_pool import Lease, Placement
+from router.edge.pool import Lease, Placement
 from router.inner import InnerCalls
 from router.policies.base import Decision, Policy, PreparedAnswer, Target
 from router.privacy.guard import PrivacyGuard

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from router import notes
-from router.edge_pool import ReplicaLoad
-from router.edge_scrape import metrics_url, parse_load
+from router.edge.pool import ReplicaLoad
+from router.edge.scrape import metrics_url, parse_load
 from tests.both_stores import MakeGateway
 from tests.both_stores import make_gateway as make_gateway
 from tests.fake_upstream import FakeUpstream

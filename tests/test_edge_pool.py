@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from router import notes
-from router.edge_pool import EdgePool
+from router.edge.pool import EdgePool
 from router.settings import ConfigError, load_settings
 from tests.both_stores import MakeGateway
 from tests.both_stores import make_gateway as make_gateway

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from benchmarks.report import figure, write_result
-from router.edge_pool import EdgePool, ReplicaLoad
+from router.edge.pool import EdgePool, ReplicaLoad
 
 
 def _pool(replicas: int, balance: str) -> EdgePool:

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from router.edge_scrape import metrics_url, parse_load
+from router.edge.scrape import metrics_url, parse_load
 from sim.vllm_edge import VLLMServer
 
 BALANCES = ("affinity", "round_robin", "least_loaded")

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Protocol
 
 from router.answers import Answers
 from router.audit import AuditLog
-from router.edge_pool import EdgePool
+from router.edge.pool import EdgePool
 from router.metrics.core import Metrics
 from router.policies.base import Target
 from router.privacy.parts import PrivacyParts

@@ -31,7 +31,7 @@ class Timeouts(Strict):
 
 
 class PoolSettings(Strict):
-    """How the edge's replicas (`endpoints`) share its steps (router/edge_pool.py)."""
+    """How the edge's replicas (`endpoints`) share its steps (router/edge/pool.py)."""
 
     load_bound: float = Field(
         1.25,

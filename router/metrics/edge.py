@@ -1,4 +1,4 @@
-"""The edge pool's series (router/edge_pool.py): per replica, the steps placed on it, what it
+"""The edge pool's series (router/edge/pool.py): per replica, the steps placed on it, what it
 holds in flight, its own queue, estimated wait, KV cache and prefix-cache hit ratio as its
 /metrics said, and whether its breaker lets steps through; for the pool, the runs re-homed and the steps spilled to
 the cloud for load (by route), and whether it is full now. Labels are bounded: a replica is one
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from prometheus_client import Counter, Gauge
 
 if TYPE_CHECKING:
-    from router.edge_pool import EdgePool
+    from router.edge.pool import EdgePool
 
 REHOME_REASONS = ("replica_down", "replica_removed", "overloaded")
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-from router.edge_pool import EdgePool, Replica, ReplicaLoad
+from router.edge.pool import EdgePool, Replica, ReplicaLoad
 from router.transport import Request, TransportError
 
 log = logging.getLogger("tandem.edge")

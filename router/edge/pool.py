@@ -36,7 +36,7 @@ UNWELL = frozenset({"connect", "timeout", "disconnected", "status"})
 
 @dataclass(slots=True)
 class ReplicaLoad:
-    """What a replica's own `/metrics` said at the last scrape (router/edge_scrape.py)."""
+    """What a replica's own `/metrics` said at the last scrape (router/edge/scrape.py)."""
 
     running: float = 0.0
     waiting: float = 0.0
