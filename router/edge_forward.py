@@ -40,6 +40,8 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
         replicas,
         edge.balance,
         load_bound=pool.load_bound,
+        home_bound=pool.home_bound,
+        home_idle_s=pool.home_idle_s,
         rehome_after_s=pool.rehome_after_s,
         breaker_failures=pool.breaker_failures,
         breaker_s=pool.breaker_s,
@@ -94,6 +96,7 @@ async def place_step(pool: EdgePool, identity: StepIdentity, store: TrajectorySt
     winner = pool.by_url.get(kept)
     if winner is None or winner is placement.replicas[0] or winner not in placement.replicas:
         return placement
+    pool.homed(trajectory_id, winner)  # another gateway process homed it first: count it there
     return Placement([winner, *[r for r in placement.replicas if r is not winner]], kept)
 
 

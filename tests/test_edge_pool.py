@@ -68,13 +68,14 @@ def test_affinity_keeps_each_run_on_one_replica(
     with httpx.Client(timeout=10) as client:
         for n in range(12):
             run(client, server, f"run-{n}", 4)
-    homes = set()
+    homes: list[int] = []
     for n in range(12):
         where = served(replicas, f"run-{n}")
         assert len(where) == 4 and len(set(where)) == 1, (n, where)
         assert home_of(server, f"run-{n}") == replicas[where[0]].base_url
-        homes.add(where[0])
-    assert len(homes) >= 2, "twelve runs all homed on one replica: the hash does not spread them"
+        homes.append(where[0])
+    # One step in flight at a time: only the bound on homes (1.0 × the mean) spreads them evenly.
+    assert sorted(homes.count(index) for index in range(3)) == [4, 4, 4], homes
     assert cloud.received == []
 
 
@@ -302,3 +303,61 @@ def test_tandem_check_names_the_pool_and_no_credential() -> None:
         "upstream edge: a pool of 2 replicas (http://10.0.0.1:8000/v1, http://10.0.0.2:8000/v1), "
         "balance affinity, model e (no key)"
     )
+
+
+def two_or_three(replicas: int, clock: Clock, **bounds: float) -> EdgePool:
+    urls = [(f"http://10.0.0.{i}/v1", None) for i in range(replicas)]
+    return EdgePool(urls, clock=clock, **bounds)  # type: ignore[arg-type]
+
+
+def test_new_runs_spread_within_the_bound_on_homes_with_no_step_in_flight() -> None:
+    for replicas, runs in ((2, 5), (3, 30), (4, 41)):
+        pool = two_or_three(replicas, Clock())
+        for n in range(runs):
+            placed = pool.place(f"ns:run-{n}", None)
+            assert placed.new_home == placed.replicas[0].url
+            # Every run placed so far counted: no replica above ceil(1.0 × the mean).
+            assert max(r.homes for r in pool.replicas) <= -(-(n + 1) // replicas), [r.homes for r in pool.replicas]
+        assert sum(r.homes for r in pool.replicas) == runs
+    pool = two_or_three(2, Clock(), home_bound=1.5)  # a looser bound lets the hash decide more
+    for n in range(10):
+        pool.place(f"ns:run-{n}", None)
+    assert max(r.homes for r in pool.replicas) <= 8
+
+
+def test_an_existing_run_is_never_moved_by_the_count_of_homes() -> None:
+    clock = Clock()
+    pool = two_or_three(2, clock)
+    crowded = pool.replicas[0]
+    # Runs another gateway process homed on one replica: their steps stay there, counted.
+    for n in range(6):
+        placed = pool.place(f"ns:other-{n}", crowded.url)
+        assert placed.replicas[0] is crowded and placed.new_home is None and not placed.spilled
+    assert (crowded.homes, pool.replicas[1].homes) == (6, 0)
+    clock.now += 1
+    for n in range(6):  # and again, later: the count alone never moves them
+        assert pool.place(f"ns:other-{n}", crowded.url).new_home is None
+    # A new run goes where homes are fewer, whatever its hash says.
+    assert all(pool.place(f"ns:new-{n}", None).new_home == pool.replicas[1].url for n in range(4))
+    assert (crowded.homes, pool.replicas[1].homes) == (6, 4)
+
+
+def test_a_dead_replicas_runs_re_home_within_the_bound_and_idle_runs_stop_counting() -> None:
+    clock = Clock()
+    pool = two_or_three(3, clock, breaker_failures=1, home_idle_s=60)
+    homes = {f"ns:run-{n}": pool.place(f"ns:run-{n}", None).new_home for n in range(12)}
+    dead = pool.replicas[1]
+    orphans = [run for run, home in homes.items() if home == dead.url]
+    assert len(orphans) == 4
+    pool.failed(dead, "connect", None)
+    for run, home in homes.items():
+        placed = pool.place(run, home)
+        if run in orphans:
+            assert placed.rehomed == "replica_down" and placed.new_home not in (None, dead.url)
+            assert dead not in placed.replicas
+        else:
+            assert placed.new_home is None and placed.replicas[0].url == home
+    assert dead.homes == 0 and sorted(r.homes for r in pool.replicas) == [0, 6, 6]
+    clock.now += 61  # every run idle past home_idle_s: none counts, the next new run is placed by hash alone
+    placed = pool.place("ns:late", None)
+    assert sorted(r.homes for r in pool.replicas) == [0, 0, 1] and placed.new_home != dead.url

@@ -39,6 +39,19 @@ class PoolSettings(Strict):
         description="affinity: a replica holding more than this × the mean of steps in flight (rounded up) is "
         "passed over for a new home, and a run's step spills from a home over it",
     )
+    home_bound: float = Field(
+        1.0,
+        ge=1.0,
+        description="affinity: a replica homing more than this × the mean of live runs homed per replica (this "
+        "run counted, rounded up) is passed over for a new home; 1.0 spreads runs that start together evenly. "
+        "Counted per gateway process; never moves a run that has a home",
+    )
+    home_idle_s: float = Field(
+        600.0,
+        gt=0,
+        description="affinity: a run with no step for this long stops counting as homed on its replica (its "
+        "home note stays)",
+    )
     rehome_after_s: float = Field(
         5.0, ge=0, description="affinity: a run re-homes once its home has stayed over load_bound this long (seconds)"
     )

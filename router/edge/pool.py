@@ -5,8 +5,13 @@ A trajectory is kept on one replica, its home, because every step resends the ru
 prefix and vLLM serves it from its prefix cache only where it computed it before. The home is
 chosen by rendezvous hashing of the trajectory id (each replica's score is a hash of its URL
 and the id; the highest score wins), which moves only the runs of a replica that goes away,
-with a bound on load ("consistent hashing with bounded loads"): a replica holding more than
-`load_bound` × the mean of steps in flight is passed over. The home is kept in the
+with two bounds ("consistent hashing with bounded loads"): a new home passes over a replica
+holding more than `home_bound` × the mean of live homes (runs homed there, this run counted,
+rounded up), then one holding more than `load_bound` × the mean of steps in flight. Steps in
+flight alone let runs that start together crowd one replica (few steps are in flight between
+them), hence the count of homes. The count is this gateway process's: the runs it placed or saw
+a step of within `home_idle_s` (a run idle that long is forgotten); gateway processes do not
+share it, each one's steps spread what it sees. The home itself is kept in the
 trajectory's notes (`router.notes.POOL_HOME`), which every step's start reads already, so the
 gateway's own replicas agree on it without another round trip. A run re-homes only when its
 replica's breaker is open, the replica left the configuration, or the replica stayed over the
@@ -22,6 +27,7 @@ import hashlib
 import itertools
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -70,6 +76,7 @@ class Replica:
     upstream: Upstream
     index: int
     in_flight: int = 0  # steps of this gateway process sent to it and not yet answered whole
+    homes: int = 0  # live runs homed here, as this gateway process knows them
     chosen: int = 0  # steps sent to it first
     failures: int = 0  # consecutive unwell failures
     open_until: float = 0.0  # the breaker is open (the replica is skipped) until then
@@ -118,6 +125,8 @@ class EdgePool:
         balance: Balance = "affinity",
         *,
         load_bound: float = 1.25,
+        home_bound: float = 1.0,
+        home_idle_s: float = 600.0,
         rehome_after_s: float = 5.0,
         breaker_failures: int = 3,
         breaker_s: float = 10.0,
@@ -130,6 +139,10 @@ class EdgePool:
         self.by_url = {replica.url: replica for replica in self.replicas}
         self.balance = balance
         self.load_bound = load_bound
+        self.home_bound = home_bound
+        self.home_idle_s = home_idle_s
+        # Trajectory id -> (its home, when a step of it was last placed), the least recent first.
+        self._homes: OrderedDict[str, tuple[Replica, float]] = OrderedDict()
         self.rehome_after_s = rehome_after_s
         self.breaker_failures = breaker_failures
         self.breaker_s = breaker_s
@@ -153,6 +166,7 @@ class EdgePool:
         return self._affine(trajectory_id, home, candidates, now)
 
     def _affine(self, trajectory_id: str, home: str | None, candidates: list[Replica], now: float) -> Placement:
+        self._forget(now)
         key = trajectory_id.encode()
         ranked = sorted(candidates, key=lambda replica: replica.score(key), reverse=True)
         # Each replica may hold ceil(load_bound × the mean) steps, this one counted.
@@ -167,17 +181,58 @@ class EdgePool:
         if current is not None and current in candidates:
             rest = [replica for replica in ranked if replica is not current]
             if current.over_since == 0.0:
+                self.homed(trajectory_id, current, now)  # the count of homes never moves a run
                 return Placement([current, *rest])
             if now - current.over_since < self.rehome_after_s:
                 # Busy for a moment: this step spills, the run stays at home.
+                self.homed(trajectory_id, current, now)
                 first = under[0] if under[0] is not current else rest[0] if rest else current
                 return Placement([first, *[r for r in ranked if r is not first]], spilled=True)
-        # New, or its home died, left, or stayed over the bound: a new home.
-        first = under[0]
+        # New, or its home died, left, or stayed over the bound: a new home, under both bounds
+        # where one is, else under the bound on homes (a burst of steps passes, a home stays).
+        first = self._new_home(trajectory_id, ranked, under, candidates)
+        self.homed(trajectory_id, first, now)
         why = None
         if home is not None:
             why = "replica_removed" if current is None else "overloaded" if current in candidates else "replica_down"
         return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url, rehomed=why)
+
+    def _new_home(
+        self, trajectory_id: str, ranked: list[Replica], under: list[Replica], candidates: list[Replica]
+    ) -> Replica:
+        known = self._homes.get(trajectory_id)
+        mine = known[0] if known is not None else None  # this run's own count is not held against it
+
+        def homes(replica: Replica) -> int:
+            return replica.homes - (replica is mine)
+
+        bound = math.ceil(self.home_bound * (sum(homes(r) for r in candidates) + 1) / len(candidates))
+        for replica in under:
+            if homes(replica) + 1 <= bound:
+                return replica
+        for replica in ranked:
+            if homes(replica) + 1 <= bound:
+                return replica
+        return under[0]
+
+    def homed(self, trajectory_id: str, replica: Replica, now: float | None = None) -> None:
+        """Count `trajectory_id` as a live run homed on `replica` (moved there if it was elsewhere)."""
+        known = self._homes.pop(trajectory_id, None)
+        if known is not None:
+            known[0].homes -= 1
+        replica.homes += 1
+        self._homes[trajectory_id] = (replica, self.clock() if now is None else now)
+
+    def _forget(self, now: float) -> None:
+        # Runs idle for home_idle_s ended or left: their homes stop counting. The least recent
+        # come first, so this stops at the first live one (a few steps' work at most, amortised).
+        homes = self._homes
+        while homes:
+            trajectory_id, (replica, seen) = next(iter(homes.items()))
+            if now - seen < self.home_idle_s:
+                return
+            del homes[trajectory_id]
+            replica.homes -= 1
 
     def full(self, max_waiting: int, max_wait_s: float | None = None) -> bool:
         """Whether every replica able to take a step is full: `max_waiting` or more requests
