@@ -242,3 +242,16 @@ def test_char_offsets_of_mostly_ascii_and_other_text(share: float) -> None:
     expected[byte] = len(text)
     positions = [*rng.sample(sorted(expected), 500), 0, len(data)]
     assert char_offsets(data, positions, len(text)) == {p: expected[p] for p in positions}
+
+
+@pytest.mark.parametrize("at", [4093, 4094, 4095, 4096, 8191])
+def test_char_offsets_with_characters_across_ascii_blocks(at: int) -> None:
+    # Mostly ASCII text is read in blocks (ASCII ones skipped): a character split between two
+    # blocks, or at a block's edge, counts as one.
+    for char in "é…😀":
+        text = "a" * at + char + "b" * 9000 + char + "c"
+        data = text.encode()
+        positions = [0, at, at + len(char.encode()), len(data) - 1 - len(char.encode()), len(data) - 1, len(data)]
+        expected = {0: 0, positions[1]: at, positions[2]: at + 1}
+        expected |= {positions[3]: len(text) - 2, positions[4]: len(text) - 1, positions[5]: len(text)}
+        assert char_offsets(data, positions, len(text)) == expected
