@@ -255,3 +255,18 @@ def test_char_offsets_with_characters_across_ascii_blocks(at: int) -> None:
         expected = {0: 0, positions[1]: at, positions[2]: at + 1}
         expected |= {positions[3]: len(text) - 2, positions[4]: len(text) - 1, positions[5]: len(text)}
         assert char_offsets(data, positions, len(text)) == expected
+
+
+def test_email_candidates_are_the_spans_of_its_core() -> None:
+    email = next(d for d in patterns.DETECTORS if d.type == "EMAIL")
+    assert email.native is patterns.email_candidates
+    database = _engine(email.core)
+    rng = random.Random(8)
+    alphabet = "abZ" * 4 + "9@@..-_%+ \n:é/\x00"
+    with_spans = 0
+    for _ in range(3000):
+        data = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120))).encode()
+        expected = [span for spans in _spans(database, data) for span in spans]
+        assert patterns.email_candidates(data) == expected, data
+        with_spans += bool(expected)
+    assert with_spans > 100

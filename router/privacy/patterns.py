@@ -36,6 +36,30 @@ NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
 
+# The e-mail core, `[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}`, found natively
+# (Detector.native): `@` is rare in most text, and hyperscan tracking where each match starts cost
+# its pass ~3 % of a typical scan. A match starts one byte before its `@` (no `@` can be inside
+# a domain), and the matches of one `@` merge into one span up to the last place a dot and two
+# letters end inside the domain: the greedy domain pattern's end.
+_EMAIL_LOCAL = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._%+-")
+_EMAIL_DOMAIN = re.compile(rb"[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}")
+
+
+def email_candidates(data: bytes) -> list[tuple[int, int]]:
+    """Merged spans (byte offsets) of the e-mail core's matches, as hyperscan gives them."""
+    spans: list[tuple[int, int]] = []
+    at = data.find(b"@", 1)
+    while at >= 0:
+        if data[at - 1] in _EMAIL_LOCAL and (domain := _EMAIL_DOMAIN.match(data, at + 1)):
+            start, end = at - 1, domain.end()
+            if spans and start <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(end, spans[-1][1]))
+            else:
+                spans.append((start, end))
+        at = data.find(b"@", at + 1)
+    return spans
+
+
 _IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
 
 
@@ -204,6 +228,7 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?![A-Za-z0-9-])"
         ),
         rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
+        native=email_candidates,
         reach=300,
         lead=64,  # the core starts one character before the `@`; a local part has up to 64
     ),
