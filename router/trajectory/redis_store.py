@@ -57,8 +57,6 @@ from router.trajectory.store import MAX_RECORDS_KEPT
 # (a frozen Redis that resumes) and than an outage's write-back takes.
 TOKEN_TTL_S = 3600
 MAX_RECENT = 1_000_000
-
-
 WRITE_BUFFER_BYTES = 64 * 1024 * 1024
 
 
@@ -362,14 +360,19 @@ class RedisStore:
         return ids
 
     async def stitch_find(self, key: str) -> str | None:
-        value: str | None = await self._redis.get(f"{self._prefix}s:{key}")
-        return value
+        return (await self.stitch_find_many([key]))[0]
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
         await self._redis.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
 
+    async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
+        values: list[str | None] = await self._redis.mget([f"{self._prefix}s:{key}" for key in keys])
+        return values
+
     async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
-        """Stitching keys and their values in one round trip (an outage's write-back)."""
+        """Stitching keys and values in one round trip (a step's, a write-back's), in order."""
+        if not pairs:
+            return
         async with self._redis.pipeline(transaction=False) as pipe:
             for key, trajectory_id in pairs:
                 pipe.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)

@@ -331,6 +331,17 @@ class ResilientStore:
             self._keep("stitch", StoreCall("stitch_remember", (key, trajectory_id)))
         await self.fallback.stitch_remember(key, trajectory_id)
 
+    async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
+        if not pairs:
+            return
+        ok, _ = await self._try("stitch", lambda s: s.stitch_remember_many(pairs))
+        if not ok:
+            # Each key journalled on its own, in order: setting a key again is harmless, so a
+            # batch cut off midway by the outage is simply written whole at the write-back.
+            for key, value in pairs:
+                self._keep("stitch", StoreCall("stitch_remember", (key, value)))
+        await self.fallback.stitch_remember_many(pairs)
+
     # -- reads -----------------------------------------------------------------------------
 
     async def _read(self, operation: str, call: Callable[[TrajectoryStore], Awaitable[T]]) -> T:
@@ -354,6 +365,9 @@ class ResilientStore:
 
     async def stitch_find(self, key: str) -> str | None:
         return await self._read("stitch", lambda s: s.stitch_find(key))
+
+    async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
+        return await self._read("stitch", lambda s: s.stitch_find_many(keys))
 
     async def active_count(self) -> int:
         return await self._read("active_count", lambda s: s.active_count())

@@ -181,7 +181,15 @@ class Stitcher:
         key: str,
         anchor: str,
     ) -> Stitch:
-        mark = _Mark.read(await self._store.stitch_find("b:" + key))
+        # A step's reads are one round trip and its writes another (a shared store's): the
+        # history's mark, and the claim on the history before it when the request resends an
+        # answer (read together even when the mark makes it a retry: one trip either way).
+        resent = identify.resent_answer(messages)
+        keys = ["b:" + key]
+        if previous is not None and resent is not None:
+            keys += ["c:" + previous, "b:" + previous]
+        raws = await self._store.stitch_find_many(keys)
+        mark = _Mark.read(raws[0])
         flying = mark.flying()
         retried = None
         if mark.state == FAILED and mark.trajectory_id not in flying:
@@ -197,10 +205,11 @@ class Stitcher:
             return Stitch(retried, key, anchor, RETRY)
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
-        resent = identify.resent_answer(messages)
         found, decision, seen = None, NEW, False
+        writes: list[tuple[str, str]] = []
         if previous is not None and resent is not None:
-            found, seen = await self._claim(previous, resent[0], exclude)
+            found, seen, claimed = self._claim(previous, raws[1], raws[2], resent[0], exclude)
+            writes += claimed
             decision = EXTENDED
         if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
@@ -211,33 +220,39 @@ class Stitcher:
                 decision = REWRITTEN
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
-        await self._store.stitch_remember("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text())
+        # The claim's note first, the mark last (in order, in one round trip).
+        writes.append(("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text()))
+        await self._store.stitch_remember_many(writes)
         return Stitch(found, key, anchor, decision)
 
-    async def _claim(self, previous: str, answers: tuple[str, ...], exclude: set[str]) -> tuple[str | None, bool]:
+    def _claim(
+        self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
+    ) -> tuple[str | None, bool, list[tuple[str, str]]]:
         """The run that was given the answer this history ends with, after the history before
-        it; and whether that history was ever sent."""
-        raw = await self._store.stitch_find("c:" + previous)
+        it (`raw`: its `c:` entry, `raw_mark`: its `b:` mark); whether that history was ever
+        sent; and the write that takes the claim."""
         entries = [e.partition("|") for e in (raw or "").split()]
         chosen = next((t for t, _, a in entries if t not in exclude and a in answers), None)
         if chosen is None:
             # No run was noted as given this answer. The note is written off the request path
             # (after the note, the history's mark says `delivered`): while one request with
             # that history, and only one, is still in flight, its answer may be this one.
-            mark = _Mark.read(await self._store.stitch_find("b:" + previous))
+            mark = _Mark.read(raw_mark)
             flying = set(mark.flying())
             alone = flying.pop() if len(flying) == 1 else None
-            return (alone if alone not in exclude else None), bool(raw) or bool(mark.trajectory_id)
+            return (alone if alone not in exclude else None), bool(raw) or bool(mark.trajectory_id), []
         # A run continues from one history once: its other notes there (an attempt answered
         # twice) are dropped, so that no other run's step can take them.
         left = [f"{t}|{a}" for t, _, a in entries if t != chosen]
-        await self._store.stitch_remember("c:" + previous, " ".join(left))
-        return chosen, True
+        return chosen, True, [("c:" + previous, " ".join(left))]
 
     async def _rewritten(self, anchor: str, answers: tuple[str, ...], exclude: set[str]) -> str | None:
         """A run given the answer this history ends with, under the same first message."""
-        for answer in dict.fromkeys(answers):
-            raw = await self._store.stitch_find(_rewrite_key(anchor, answer))
+        unique = list(dict.fromkeys(answers))
+        if not unique:
+            return None
+        raws = await self._store.stitch_find_many([_rewrite_key(anchor, answer) for answer in unique])
+        for raw in raws:
             for trajectory_id in (raw or "").split():
                 if trajectory_id not in exclude:
                     return trajectory_id
@@ -273,20 +288,24 @@ class Stitcher:
             await self._remember_answer(trajectory_id, key, delivered, answer, anchor)
 
     async def _remember_answer(self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str) -> None:
+        # One round trip for the reads, one for the writes (in order: the notes first, the mark
+        # last, so that a mark that says `delivered` has its notes written).
+        rewrite = _rewrite_key(anchor, answer) if delivered and anchor else None
+        keys = ["b:" + key, *(["c:" + key] if delivered else []), *([rewrite] if rewrite else [])]
+        raws = await self._store.stitch_find_many(keys)
+        writes: list[tuple[str, str]] = []
         if delivered:
-            # The notes first, the mark last: a mark that says `delivered` has its notes written.
-            raw = await self._store.stitch_find("c:" + key)
-            entries = [*(raw or "").split(), f"{trajectory_id}|{answer}"]
-            await self._store.stitch_remember("c:" + key, " ".join(entries[-MAX_CANDIDATES:]))
-            if anchor:
-                rewrite = _rewrite_key(anchor, answer)
-                runs = (await self._store.stitch_find(rewrite) or "").split()
+            entries = [*(raws[1] or "").split(), f"{trajectory_id}|{answer}"]
+            writes.append(("c:" + key, " ".join(entries[-MAX_CANDIDATES:])))
+            if rewrite is not None:
+                runs = (raws[2] or "").split()
                 if trajectory_id not in runs:
                     runs = [trajectory_id, *runs][:MAX_REWRITE_RUNS]
-                    await self._store.stitch_remember(rewrite, " ".join(runs))
+                    writes.append((rewrite, " ".join(runs)))
         # Other runs' attempts of this history still in flight stay marked.
-        flying = _Mark.read(await self._store.stitch_find("b:" + key)).flying()
+        flying = _Mark.read(raws[0]).flying()
         if trajectory_id in flying:
             flying.remove(trajectory_id)  # this attempt's; another of the same run may still fly
         mark = _Mark.of(trajectory_id, DELIVERED if delivered else FAILED, flying)
-        await self._store.stitch_remember("b:" + key, mark.text())
+        writes.append(("b:" + key, mark.text()))
+        await self._store.stitch_remember_many(writes)

@@ -107,6 +107,15 @@ class TrajectoryStore(Protocol):
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None: ...
 
+    async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
+        """`stitch_find` for each key, in one round trip where the store has them."""
+        ...
+
+    async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
+        """`stitch_remember` for each (key, value), in order, in one round trip where the store
+        has them."""
+        ...
+
     async def active_count(self) -> int:
         """Open (not closed) trajectories."""
         ...
@@ -350,6 +359,13 @@ class MemoryStore:
         # Only the stitching map grows here; idle trajectories go at the next step's start.
         while len(self._stitch) > self.max_trajectories:
             self._stitch.popitem(last=False)
+
+    async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
+        return [self._stitch.get(key) for key in keys]
+
+    async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
+        for key, value in pairs:
+            await self.stitch_remember(key, value)
 
     async def active_count(self) -> int:
         return sum(1 for entry in self._entries.values() if entry.trajectory.closed_at is None)
