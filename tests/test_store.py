@@ -138,6 +138,9 @@ async def test_stitch_keys(store: TrajectoryStore) -> None:
     assert await store.stitch_find("k") is None
     await store.stitch_remember("k", "t-stitched")
     assert await store.stitch_find("k") == "t-stitched"
+    # A step's batch: in order (a key set twice keeps the later value), read back in one call.
+    await store.stitch_remember_many([("c:h", "t1|a"), ("b:h", "t1 flight"), ("b:h", "t1 delivered")])
+    assert await store.stitch_find_many(["b:h", "missing", "c:h", "k"]) == ["t1 delivered", None, "t1|a", "t-stitched"]
 
 
 async def test_concurrent_writers_lose_no_step(redis_url: str) -> None:

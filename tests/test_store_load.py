@@ -254,11 +254,11 @@ class SlowTenantStore(RedisStore):
         self.gate = asyncio.Event()
         self.entered = asyncio.Event()  # the slow tenant's round trip is in flight
 
-    async def stitch_find(self, key: str) -> str | None:
-        if key.split(":", 1)[1] in self.slow_keys:
+    async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
+        if any(key.split(":", 1)[1] in self.slow_keys for key in keys):
             self.entered.set()
             await self.gate.wait()
-        return await super().stitch_find(key)
+        return await super().stitch_find_many(keys)
 
 
 async def test_stitching_one_tenant_does_not_wait_behind_another_tenants_round_trips(redis_url: str) -> None:

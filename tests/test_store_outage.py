@@ -16,6 +16,7 @@ from router.trajectory.journal import CountedStep, Journal, Note, Write
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepStart
+from router.trajectory.store import MemoryStore
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
 from tests.ledger_audit import audit
@@ -275,4 +276,26 @@ async def test_a_write_redis_refuses_for_good_is_dropped_and_the_rest_written_ba
         assert direct.hget("tandem:t:good2", "steps") == b"1"  # once, although its batch was sent twice
     finally:
         direct.close()
+        await store.aclose()
+
+
+async def test_a_steps_stitching_batch_in_an_outage_is_kept_key_by_key_and_written_back(
+    own_redis: RedisServer,
+) -> None:
+    store = ResilientStore(RedisStore(own_redis.url), MemoryStore(), "degrade")
+    batch = [("c:h", "t1|a"), ("b:h", "t1 flight"), ("b:h", "t1 delivered")]
+    own_redis.stop()
+    await store.stitch_remember_many(batch)
+    assert store.degraded
+    # The step goes on from the mirror, and the journal holds each key, in order.
+    assert await store.stitch_find_many(["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
+    assert len(store.journal) == 3
+    own_redis.start()
+    fresh = RedisStore(own_redis.url)
+    try:
+        await store.journal.write_back(fresh)
+        assert len(store.journal) == 0
+        assert await fresh.stitch_find_many(["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
+    finally:
+        await fresh.aclose()
         await store.aclose()
