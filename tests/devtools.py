@@ -81,7 +81,15 @@ class Browser:
         """Poll a page expression until it is truthy (the page has loaded what it should)."""
         deadline = time.monotonic() + timeout
         while True:
-            value = self.evaluate(expression)
+            try:
+                value = self.evaluate(expression)
+            except RuntimeError as error:
+                # A form submit or redirect replaces the page's context while we poll: that is
+                # "not there yet", not a failure of what the test checks.
+                transient = ("navigated or closed", "context was destroyed", "Cannot find context")
+                if not any(words in str(error) for words in transient):
+                    raise
+                value = None
             if value:
                 return value
             if time.monotonic() > deadline:
