@@ -44,8 +44,8 @@ from router.upstream import Upstream
 
 @dataclass(slots=True)
 class TranslatedStep:
-    """A translating surface's step: the chat body its request became (None when it could not
-    be read) and the step's result."""
+    """A translating surface's step: the chat body its request became, as the surface's answer
+    reads it (`Translated.view`; None when it could not be read), and the step's result."""
 
     chat: dict[str, Any] | None
     request: ChatRequest | None
@@ -195,7 +195,7 @@ class Engine:
             # Refused before it became a step, as the chat path counts its own refusals.
             return TranslatedStep(None, None, self.refused(exc))
         result = await self.run(translated.request, meta)
-        return TranslatedStep(translated.chat, translated.request, result)
+        return TranslatedStep(translated.view, translated.request, result)
 
     async def run(self, request: ChatRequest, meta: StepMeta) -> StepResult:
         """One step. A client that leaves cancels it (once `meta.on_begun` has been called);

@@ -16,8 +16,10 @@ Outcome = Translated | tuple[int, str, str | None, str | None]
 
 
 def whole(spec: Any, body: bytes) -> Translated:
-    chat = spec.to_chat(parsed(body, 128))
-    return Translated(chat, chat_request(chat, len(body), 128))
+    surface_body = parsed(body, 128)
+    chat = spec.to_chat(surface_body)
+    view = chat if spec.answer_view is None else spec.answer_view(surface_body, chat)
+    return Translated(chat, chat_request(chat, len(body), 128), view)
 
 
 def outcome(parse: Callable[[], Translated]) -> Outcome:
@@ -34,6 +36,7 @@ def check(parser: PrefixParser, spec: Any, body: bytes) -> None:
         assert got == expected
         return
     assert got.chat == expected.chat
+    assert got.view == expected.view
     assert list(got.chat) == list(expected.chat)
     request, made = got.request, expected.request
     assert (request.raw, request.model, request.stream, request.size) == (made.raw, made.model, made.stream, made.size)

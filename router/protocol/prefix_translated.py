@@ -64,12 +64,16 @@ class SurfaceSpec:
     lead: Callable[[dict[str, Any], list[dict[str, Any]]], tuple[list[dict[str, Any]], int]] | None = None
     fields: Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]] | None = None  # the chat body
     usable: Callable[[list[dict[str, Any]], int], bool] | None = None  # see prefix_store.Reader
+    # The chat body as the surface's answer reads it (surface body, chat body): what the answer
+    # must know of the request that the chat body cannot carry upstream (None: the chat body).
+    answer_view: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Translated:
     chat: dict[str, Any]  # the chat-completions body
     request: ChatRequest
+    view: dict[str, Any]  # the chat body as the surface's answer reads it (SurfaceSpec.answer_view)
 
 
 class TranslatedParser:
@@ -102,7 +106,7 @@ class TranslatedParser:
         self.whole += 1
         surface_body = parsed(body, self.max_depth)
         chat = spec.to_chat(surface_body)
-        translated = Translated(chat, chat_request(chat, len(body), self.max_depth))
+        translated = Translated(chat, chat_request(chat, len(body), self.max_depth), self._view(surface_body, chat))
         if reusable:
             self.store.learn(body, namespace, surface_body, self.reader)
         return translated
@@ -140,4 +144,7 @@ class TranslatedParser:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)
         request = encoded_request(chat, messages, [b"[", *pieces, b"]"], size, self.max_depth)
-        return None if request is None else Translated(chat, request)
+        return None if request is None else Translated(chat, request, self._view(body, chat))
+
+    def _view(self, body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
+        return chat if self.spec.answer_view is None else self.spec.answer_view(body, chat)

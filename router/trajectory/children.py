@@ -16,6 +16,11 @@ of them is linked to the run and step that started it, once (the prompt is then 
 
 The prompts are remembered in this process (bounded, the oldest forgotten first): a sub-agent
 whose requests reach another replica than its parent's answer did is filed with its parent.
+
+Codex names its threads instead (router/trajectory/identify.py `spawned_thread`): a spawned
+agent's requests say which thread it is and which spawned it, so its trajectory needs no memory
+here; only the parent's step does, kept from the last answer of the parent that called
+`spawn_agent` (on another replica: the parent's latest step as the child begins).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from router.protocol.text import text_of
 from router.trajectory.identify import Call, is_valid_id
 
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
+# Codex's spawning function, as a chat model calls it (in its namespace, flattened) or bare.
+THREAD_SPAWN = "spawn_agent"
 MAX_SPAWNS = 10_000
 PARENT_NOTE = "parent"  # on a child: "<parent id> <parent step>"
 CHILD_NOTE = "child:"  # on a parent, one a child: "child:<child id>" = "<parent step>"
@@ -91,12 +98,18 @@ class Children:
         self._max = max_spawns
         # (family, prompt digest) -> (the parent trajectory, the parent's step)
         self._spawns: OrderedDict[tuple[str, str], tuple[str, int]] = OrderedDict()
+        # a parent trajectory -> its last step whose answer spawned a named thread (Codex)
+        self._thread_spawns: OrderedDict[str, int] = OrderedDict()
 
     def spawned(self, family: str, parent_id: str, step: int, calls: list[Call]) -> list[str]:
         """Remember the sub-agents a step's answer started; their child trajectory ids (for a
         session's family: a stitched sub-agent keeps the id stitching gave it)."""
         started = []
         for call in calls:
+            name = call[1] or ""
+            if name == THREAD_SPAWN or name.endswith("__" + THREAD_SPAWN):
+                self._thread_spawns[parent_id] = step
+                self._thread_spawns.move_to_end(parent_id)
             prompt = _prompt_of(call)
             if prompt is None:
                 continue
@@ -106,7 +119,13 @@ class Children:
             started.append(child_id(parent_id, digest))
         while len(self._spawns) > self._max:
             self._spawns.popitem(last=False)
+        while len(self._thread_spawns) > self._max:
+            self._thread_spawns.popitem(last=False)
         return started
+
+    def thread_spawn_step(self, parent_id: str) -> int | None:
+        """The parent's last step whose answer (given by this process) spawned a named thread."""
+        return self._thread_spawns.get(parent_id)
 
     def child_of(self, family: str, messages: list[dict[str, Any]], claim: bool = False) -> tuple[str, str, int] | None:
         """The child trajectory a request of `family` belongs to, its parent and the parent's

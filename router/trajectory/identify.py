@@ -33,6 +33,32 @@ TRAJECTORY_ID = re.compile(r"[A-Za-z0-9._:@+=~-]{1,200}")
 FINGERPRINT_TAIL = 8192
 
 
+# Codex names each agent's own thread (`thread-id`) and, on a sub-agent's requests, the thread
+# that spawned it; its session id and prompt cache key stay the root thread's for all of them.
+THREAD_HEADER = "thread-id"
+PARENT_THREAD_HEADER = "x-codex-parent-thread-id"
+
+
+def spawned_thread(headers: Mapping[str, str]) -> tuple[str, str] | None:
+    """A sub-agent's own thread and its parent's, where the client names them (Codex's
+    spawned agents); None for a run's root thread and for clients that do not."""
+    parent = headers.get(PARENT_THREAD_HEADER)
+    thread = headers.get(THREAD_HEADER)
+    if parent and thread and parent != thread:
+        return thread, parent
+    return None
+
+
+def thread_trajectories(namespace: str, session: str, thread: str, parent: str) -> tuple[str, str]:
+    """The trajectory of a spawned thread of the run `session`, and its parent's: the root
+    thread's is the run's own, another's is `<run>~<thread>` (a sub-agent's children nest)."""
+
+    def of(name: str) -> str:
+        return trajectory_id(namespace, session if name == session else f"{session}~{name}")
+
+    return of(thread), of(parent)
+
+
 def session_id(path_session: str | None, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
     if path_session:
         return path_session

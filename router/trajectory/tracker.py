@@ -224,7 +224,12 @@ class Tracker:
             # stitched run, a new stitched run (linked once, then stitched as any run).
             family = trajectory_id if stitched is None else stitched_family(namespace)
             child = None
-            if stitched is None or stitched.decision == NEW:
+            thread = self._thread(headers, path_session, request, namespace) if stitched is None else None
+            if thread is not None:
+                trajectory_id, parent = thread  # a sub-agent the client names: its own trajectory
+                spawn_step = self.children.thread_spawn_step(parent)
+                child = (trajectory_id, parent, -1 if spawn_step is None else spawn_step)
+            elif stitched is None or stitched.decision == NEW:
                 child = self.children.child_of(family, request.messages, claim=stitched is not None)
             if child is not None and stitched is None:
                 trajectory_id = child[0]  # a sub-agent's request: its own trajectory
@@ -316,8 +321,25 @@ class Tracker:
             work = stitcher.note_answer(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
             self.spawn(work)
 
+    def _thread(
+        self, headers: Mapping[str, str], path_session: str | None, request: ChatRequest, namespace: str
+    ) -> tuple[str, str] | None:
+        """A spawned thread's trajectory and its parent's, where the client names both (Codex):
+        within the run its session names (the path's, else the client's own)."""
+        spawned = identify.spawned_thread(headers)
+        if spawned is None:
+            return None
+        session = path_session or identify.session_id(None, headers, request.raw)
+        if session is None:
+            return None
+        return identify.thread_trajectories(namespace, session, *spawned)
+
     async def _link(self, parent: str, child: str, parent_step: int) -> None:
-        """A child trajectory's notes: its parent's id and step, and the child on the parent."""
+        """A child trajectory's notes: its parent's id and step (-1: the parent's latest step
+        as the child begins), and the child on the parent."""
+        if parent_step < 0:
+            found = await self.store.get(parent)
+            parent_step = found.steps if found is not None else 0
         await self.store.note(child, PARENT_NOTE, f"{parent} {parent_step}", keep_first=True)
         await self.store.note(parent, CHILD_NOTE + child, str(parent_step), keep_first=True)
 

@@ -89,3 +89,42 @@ def test_codex_runs_of_one_task_never_cross(server: GatewayServer, edge: FakeUps
     assert all(code == 0 for code, _, _ in results), [output for _, output, _ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
+
+
+def test_codex_spawns_a_sub_agent_that_is_its_own_trajectory_under_its_parent(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """Codex's sub-agent tools come in a namespace (`multi_agent_v1`): the model sees them as
+    chat functions, Codex gets the call back in its namespace and runs it, and the spawned
+    agent (same session id, its own thread) is a child trajectory linked to the parent's step."""
+    spawn = orjson.dumps({"task_name": "helper", "message": "Say hello from the child"}).decode()
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        if any(m["role"] == "user" and m.get("content") == "Say hello from the child" for m in messages):
+            return {"text": "hello from the child"}
+        if messages[-1]["role"] == "tool":
+            return {"text": "parent done"}
+        return {"kind": "tool_call", "name": "multi_agent_v1__spawn_agent", "arguments": spawn, "call_id": "call-spawn"}
+
+    edge.respond = answer
+    code, output, _ = codex(server, tmp_path, "delegate a hello")
+    assert code == 0, output
+    assert "parent done" in output
+    # The namespace's functions reached the model as flat chat functions...
+    first = edge.received[0].body
+    names = {tool["function"]["name"] for tool in first["tools"]}
+    assert {"multi_agent_v1__spawn_agent", "multi_agent_v1__close_agent", "exec_command"} <= names
+    # ...Codex ran the call (its child asked the model), and its history's call came back flat.
+    child_requests = [r for r in edge.received if r.body["messages"][-1].get("content") == "Say hello from the child"]
+    assert len(child_requests) == 1, [r.body["messages"][-1] for r in edge.received]
+    parent_second = [r for r in edge.received if r.body["messages"][-1]["role"] == "tool"]
+    assert parent_second[0].body["messages"][-2]["tool_calls"][0]["function"]["name"] == "multi_agent_v1__spawn_agent"
+    # Two trajectories: the run, and its sub-agent under it, linked to the step that spawned it.
+    found = trajectories(server, expected=2)
+    [child] = [t for t in found if "~" in t["id"]]
+    [parent] = [t for t in found if "~" not in t["id"]]
+    assert child["id"].startswith(parent["id"] + "~")
+    assert (parent["steps"], child["steps"]) == (2, 1)
+    assert child["parent"] == {"id": parent["id"], "step": 1}
+    assert [c["id"] for c in parent["children"]] == [child["id"]]

@@ -20,13 +20,16 @@ from router.surfaces.responses.request import (
     to_chat,
     usable,
 )
+from router.surfaces.responses.tools import answer_view, call_names
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
-    return StreamTranslator(text_format(chat)).translate
+    return StreamTranslator(text_format(chat), call_names(chat)).translate
 
 
-SPEC = SurfaceSpec("responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable)
+SPEC = SurfaceSpec(
+    "responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable, answer_view
+)
 SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 

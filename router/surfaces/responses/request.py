@@ -10,6 +10,7 @@ import orjson
 
 from router.errors import bad_request
 from router.protocol.fields import check, string_field
+from router.surfaces.responses.tools import chat_tool_choice, chat_tools, flat_name
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
 FIELDS = {
@@ -29,6 +30,14 @@ FIELDS = {
     "prompt_cache_key": "string",
     "text": "object",
 }
+
+
+def _call_name(item: dict[str, Any], at: str) -> str:
+    """A history call's chat name: in its namespace (Codex's sub-agent tools), as the tools'."""
+    namespace = item.get("namespace")
+    if namespace is not None and not (isinstance(namespace, str) and namespace):
+        raise bad_request(f"{at}.namespace must be a non-empty string", param=f"{at}.namespace")
+    return flat_name(namespace, string_field(item, "name", at))
 
 
 def _file_part(part: dict[str, Any], at: str) -> dict[str, Any]:
@@ -115,7 +124,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             call = {
                 "id": string_field(item, "call_id", at),
                 "type": "function",
-                "function": {"name": string_field(item, "name", at), "arguments": string_field(item, "arguments", at)},
+                "function": {"name": _call_name(item, at), "arguments": string_field(item, "arguments", at)},
             }
             if last is not None and last.get("role") == "assistant":
                 # One assistant turn (its text, then each of its calls) is one chat message,
@@ -249,19 +258,10 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     effort = (body.get("reasoning") or {}).get("effort") if isinstance(body.get("reasoning"), dict) else None
     if effort:
         chat["reasoning_effort"] = effort
-    tools = [t for t in body.get("tools") or [] if isinstance(t, dict) and t.get("type") == "function"]
+    tools = chat_tools(body.get("tools") or [])
     if tools:
-        chat["tools"] = [
-            {
-                "type": "function",
-                "function": {k: t[k] for k in ("name", "description", "parameters", "strict") if k in t},
-            }
-            for t in tools
-        ]
-        choice = body.get("tool_choice", "auto")
-        if isinstance(choice, dict) and choice.get("type") == "function":
-            choice = {"type": "function", "function": {"name": choice.get("name", "")}}
-        chat["tool_choice"] = choice
+        chat["tools"] = tools
+        chat["tool_choice"] = chat_tool_choice(body.get("tool_choice", "auto"))
     return chat
 
 
