@@ -173,3 +173,36 @@ def test_a_sub_agent_of_a_stitched_run_is_linked_to_it(
     # The prompt links once: another run that starts with it is a run of its own.
     other, _ = _messages(client, server, "You are a search agent.", [{"role": "user", "content": PROMPT}], plain)
     assert "parent" not in _detail(client, server, other, 1)
+
+
+def _responses(client: httpx.Client, server: GatewayServer, text: str, headers: dict[str, str]) -> tuple[str, str]:
+    """A Responses step as Codex sends it: (trajectory id, step)."""
+    body = {"model": "tandem", "input": text, "prompt_cache_key": headers["session-id"]}
+    response = client.post(f"{server.url}/v1/responses", json=body, headers=headers)
+    assert response.status_code == 200, response.text
+    return response.headers["x-tandem-trajectory"], response.headers["x-tandem-step"]
+
+
+def _thread(thread: str, parent: str | None = None) -> dict[str, str]:
+    """Codex's identity headers: one session for every agent of a run, each agent's own thread."""
+    headers = {"session-id": "run-1", "thread-id": thread}
+    return headers if parent is None else {**headers, "x-codex-parent-thread-id": parent}
+
+
+def test_codex_threads_are_children_by_the_threads_they_name_and_nest(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    spawn = {"kind": "tool_call", "name": "multi_agent_v1__spawn_agent", "arguments": '{"message": "look"}'}
+    edge.push(spawn, spawn, {"text": "child done"}, {"text": "grandchild done"}, {"text": "parent again"})
+    assert _responses(client, server, "delegate", _thread("run-1")) == ("run-1", "1")
+    child, _ = _responses(client, server, "look", _thread("t-child", "run-1"))
+    grandchild, _ = _responses(client, server, "look deeper", _thread("t-grand", "t-child"))
+    assert _responses(client, server, "go on", _thread("t-child", "run-1")) == (child, "2")
+    # The root thread stays the run's trajectory, whatever the parent header of another says.
+    assert _responses(client, server, "and on", _thread("run-1")) == ("run-1", "2")
+    assert (child, grandchild) == ("run-1~t-child", "run-1~t-grand")
+    assert _detail(client, server, child, 2)["parent"] == {"id": "run-1", "step": 1}
+    assert _detail(client, server, grandchild, 1)["parent"] == {"id": child, "step": 1}
+    parent = _detail(client, server, "run-1", 2)
+    assert [c["id"] for c in parent["children"]] == [child]
+    assert parent["steps"] == 2  # the sub-agents' steps are theirs, not the run's
