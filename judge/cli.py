@@ -11,7 +11,7 @@
     lofo      --data rows.jsonl [train's options] [--out folder]   (leave one agent family out, for each)
     share     --data rows.jsonl [--model judge.onnx] [--target 0.4]  (the online controller's share per family)
     retrain   --data recent.jsonl [--shipped rows.jsonl.gz] [--serving judge.onnx]   (promotes only if not worse)
-    import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--keep-going]
+    import    PATH... --out rows.jsonl[.gz] [--outcomes report.json] [--family F] [--run-prefix P] [--keep-going]
     audit     [--file label-audit.jsonl] [--json]     (the status label's precision/recall on hand-read steps)
 
 Errors (bad data, a bad model file, a teacher that refuses) print one line and exit 2.

@@ -33,6 +33,12 @@ def add_parser(commands: Any) -> None:
         "--family", help="the agent family of every run read (harness and major version, e.g. my-agent-1)"
     )
     parser.add_argument(
+        "--run-prefix",
+        default="",
+        help="put before every run id (several runs of one task set: one submission per model); "
+        "outcomes are joined by the id before it",
+    )
+    parser.add_argument(
         "--no-text", action="store_true", help="leave out task, command and excerpt (small rows to check in)"
     )
 
@@ -77,6 +83,8 @@ def run_import(args: argparse.Namespace) -> int:
                     run.outcome = {"success": outcomes[key]}
                 if args.family:
                     run.meta["family"] = args.family
+                if args.run_prefix:
+                    run.trajectory_id = f"{args.run_prefix}{run.trajectory_id}"
                 runs += 1
                 for row in replay(run):
                     families[family_of(run)] += 1

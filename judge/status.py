@@ -23,7 +23,10 @@ not. Here, per step:
 
 A shell's own "command not found" under an exit status of 0 (a `|| true` hid it) failed too,
 where the harness reports exit statuses (per command, so no earlier output is on screen) and the
-command did not print a file.
+command did not print a file. Where a harness reports no exit status but gives each command's
+own output (SWE-agent 0.x), the shell's own diagnostics about the command (`/bin/bash: line 12:
+cd: x: No such file or directory`, a program or a script's program not found) failed; not on a
+terminal screen (Terminus-2), which may still show an earlier command's.
 
 Anything else did not fail: printing a file (cat, sed -n, head, nl, an editor's view) never
 makes a step positive, whatever the file holds.
@@ -67,6 +70,7 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("swe-agent", ("Usage: ",), re.compile(r"^Usage: (?:edit|goto|open|search_\w+|create|scroll_\w+)\b", re.M)),
     ("swe-agent", ("rror: ",), re.compile(r"^(?:Error|ERROR): (?:File|Line|<start_line>|<line>)\b", re.M)),
     ("swe-agent", ("not found",), re.compile(r"^File \S+ not found$", re.M)),
+    ("swe-agent", ("TIMED OUT",), re.compile(r"^EXECUTION TIMED OUT", re.M)),  # 0.x: a command killed for time
     # The str_replace editor (SWE-agent 1.x, OpenHands): its errors open its result.
     ("editor", ("No replacement",), re.compile(r"No replacement was performed")),
     (
@@ -182,8 +186,13 @@ _PROMPT_TAIL = re.compile(r"(?:\n[^\n]*@[^\n]*:[^\n]*[#$] ?)+\s*\Z")  # user@hos
 # found`, `bash: xxd: command not found`): a status, not a program's output, so it counts even
 # where `|| true` or a later command made the exit status 0.
 _NOT_FOUND = re.compile(
-    r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line )?(?:\d+: )?[^\s:]+: (?:command )?not found$", re.M
+    r"^(?:/bin/|/usr/bin/)?(?:ba|da|z)?sh: (?:line )?(?:\d+: )?([^\s:]+): (?:command )?not found$", re.M
 )
+# The shell's own diagnostics about the command line it was given (bash numbers the lines of a
+# `-c` string: `/bin/bash: line 12: cd: x: No such file or directory`, `… syntax error: …`,
+# `… javac: command not found`), and a script's (`./run.sh: line 2: mvn: command not found`).
+_SHELL_SAYS = re.compile(r"^(?:/bin/|/usr/bin/)?bash: line \d+: ", re.M)
+_SCRIPT_NOT_FOUND = re.compile(r"^(\S+): line \d+: [^\s:]+: command not found$", re.M)
 _VIEWERS = frozenset({"cat", "head", "tail", "nl", "less", "more", "sed", "awk", "grep", "jq", "bat"})
 
 _SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "locate", "git-grep"})
@@ -314,6 +323,24 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     # earlier commands' output too (no exit status there).
     if codes and programs and programs[0] not in _VIEWERS and "not found" in edges and _NOT_FOUND.search(edges):
         return "command not found"
+    # Where the harness reports no exit status but gives each command's own output (SWE-agent
+    # 0.x): the shell's own diagnostics, a "not found" for a program this command ran or from a
+    # script it ran; not on a terminal screen (it ends in the shell's prompt), which may show an
+    # earlier command's, nor where the command printed a file.
+    if (
+        not codes
+        and shell
+        and command.strip()
+        and not (programs and programs[0] in _VIEWERS)
+        and ("line " in edges or "not found" in edges)
+        and not _PROMPT_TAIL.search(edges[-_PROMPT_CHARS:])
+    ):
+        if any(m.group(1) in programs for m in _NOT_FOUND.finditer(edges)):
+            return "command not found"
+        if any(m.group(1) in command for m in _SCRIPT_NOT_FOUND.finditer(edges)):
+            return "command not found"
+        if _SHELL_SAYS.search(edges):
+            return "shell error"
     if _runs_code(programs):
         tail = text[-_TAIL_CHARS:]
         tail = _without_status(tail).rstrip()

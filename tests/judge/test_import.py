@@ -115,6 +115,24 @@ def test_import_cli_writes_rows_with_outcomes_and_they_train_labels(tmp_path: Pa
     assert labelled == {"dates__dates-1": 0, "swe": 1}
 
 
+def test_run_prefix_keeps_two_submissions_of_one_task_apart(tmp_path: Path) -> None:
+    # Two models' runs of the same instance share the file's name: the prefix keeps their run ids
+    # apart, and the outcomes are still joined by the instance.
+    outcomes = tmp_path / "report.json"
+    outcomes.write_bytes(orjson.dumps({"swe": False}))
+    ids = set()
+    for model in ("model-a", "model-b"):
+        out = tmp_path / f"{model}.jsonl"
+        args = ["import", str(FILES / "swe.traj"), "--out", str(out), "--outcomes", str(outcomes)]
+        assert main([*args, "--family", "swe-agent-0", "--run-prefix", f"{model}/"]) == 0
+        rows = load_rows(out, show_progress=False)
+        assert {row["trajectory_id"] for row in rows} == {f"{model}/swe"}
+        assert {row["family"] for row in rows} == {"swe-agent-0"}
+        assert all(row["outcome"] == {"success": False} for row in rows)
+        ids |= {row["trajectory_id"] for row in rows}
+    assert ids == {"model-a/swe", "model-b/swe"}
+
+
 def test_no_text_rows_leave_the_text_out(tmp_path: Path) -> None:
     out = tmp_path / "rows.jsonl"
     assert main(["import", str(FILES / "mini.traj.json"), "--out", str(out), "--no-text"]) == 0

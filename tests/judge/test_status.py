@@ -242,3 +242,38 @@ def test_without_exit_codes_only_what_ran_and_the_harness_count(harness: str) ->
     assert action_failed(action("python -m pytest tests/ 2>&1 | tail -5"), [screen(PYTEST_TAIL)])
     assert action_failed(action("python repro.py | head"), [screen(TRACEBACK)])
     assert not action_failed(action("python -m pytest tests/ | tail -3"), [screen("=== 5 passed in 0.1s ===\n")])
+
+
+# SWE-agent 0.x's observation of a command: its output, then the state lines and the prompt.
+def swe0(output: str) -> str:
+    return f"{output}\n(Open file: /repo/Main.java)\n(Current directory: /repo)\nbash-$"
+
+
+def test_swe_agent_0_shell_diagnostics_without_an_exit_status() -> None:
+    # The shell's own word about the command it was given: a program not there, a builtin that
+    # failed, a line it could not parse (a model's prose run as a command).
+    assert action_failed(
+        fenced("javac Repro.java && java Repro"), [swe0("/bin/bash: line 1284: javac: command not found")]
+    )
+    assert action_failed(
+        fenced("cd fastjson/"), [swe0("/bin/bash: line 18216: cd: fastjson/: No such file or directory")]
+    )
+    prose = "/bin/bash: line 2: unexpected EOF while looking for matching `''\n/bin/bash: line 4: syntax error: unexpected end of file"
+    assert action_failed(fenced("DISCUSSION\nLet's look at the file's end."), [swe0(prose)])
+    # A script the command ran, whose program is not there.
+    assert action_failed(fenced("./run_tests.sh"), [swe0("./run_tests.sh: line 2: mvn: command not found")])
+    assert action_failed(fenced("bash build.sh"), [swe0("build.sh: line 4: javac: command not found")])
+    # SWE-agent 0.x's own message for a command it killed for time.
+    assert action_failed(fenced("sudo apt-get install curl"), [swe0("\nEXECUTION TIMED OUT")])
+    # Content is not the shell's word: a file printed, a script's not-found for another script.
+    assert not action_failed(fenced("cat build.log"), [swe0("/bin/bash: line 3: mvn: command not found")])
+    assert not action_failed(fenced("./check.sh"), [swe0("other.sh: line 2: mvn: command not found")])
+    assert not action_failed(fenced("python check.py"), [swe0("mvn not found on PATH, skipping")])
+    # A search that found nothing is an answer.
+    assert not action_failed(fenced('find_file "Main.java"'), [swe0('No matches found for "Main.java" in /repo')])
+
+
+def test_a_terminal_screen_shows_earlier_commands_so_its_shell_lines_do_not_count() -> None:
+    # Terminus-2's screen still shows the first try's error after the tool was installed.
+    screen = "root@box:/app# xxd f\nbash: line 1: xxd: command not found\nroot@box:/app# apt-get install -y xxd && xxd f\n00000000: 6869  hi\nroot@box:/app# "
+    assert not action_failed(terminus("apt-get install -y xxd && xxd f\n"), [screen])
