@@ -125,6 +125,7 @@ def _versions() -> dict[str, str]:
 
 
 def _summary(rows: list[dict[str, Any]], labels: Labels, train: list[int], test: list[int]) -> dict[str, Any]:
+    # `train` and `test` index the labelled rows (`labels.rows`), not `rows`.
     def trajectories(indices: list[int]) -> int:
         return len({rows[i]["trajectory_id"] for i in indices})
 
@@ -134,9 +135,9 @@ def _summary(rows: list[dict[str, Any]], labels: Labels, train: list[int], test:
         "trajectories": trajectories(labels.rows),
         "positive_rate": round(float(labels.y.mean()), 4),
         "train_rows": len(train),
-        "train_trajectories": trajectories(train),
+        "train_trajectories": trajectories([labels.rows[i] for i in train]),
         "held_out_rows": len(test),
-        "held_out_trajectories": trajectories(test),
+        "held_out_trajectories": trajectories([labels.rows[i] for i in test]),
         "cloud_taken_share": round(sum(rows[i]["target"] == "cloud" for i in labels.rows) / len(labels.rows), 4),
         "families": dict(sorted(Counter(str(rows[i].get("family", "unknown")) for i in labels.rows).items())),
     }

@@ -41,6 +41,20 @@ def test_train_export_scores_match_sklearn(kind: str, tmp_path: Path) -> None:
     assert card.training_data["train_trajectories"] + card.training_data["held_out_trajectories"] == 120
 
 
+def test_the_cards_run_counts_add_up_when_some_rows_have_no_label(tmp_path: Path) -> None:
+    # An imported run's last step has no label (nothing followed it): the split indexes the
+    # labelled rows, and the card counts the runs on each side of it from those.
+    rows = synthetic_rows(trajectories=60)
+    for row in rows:
+        row["action_failed"] = None if row["step"] in (1, 8) else row["edge_wrong"]
+        row["replayed"] = True
+    train(rows, TrainConfig(model="logreg", labels="failed"), tmp_path / "judge.onnx")
+    data = read_card(card_path(tmp_path / "judge.onnx")).training_data
+    assert data["trajectories"] == 60
+    assert data["train_trajectories"] + data["held_out_trajectories"] == 60
+    assert data["train_rows"] + data["held_out_rows"] == data["labelled_rows"] == 60 * 6
+
+
 def test_split_is_by_trajectory(tmp_path: Path) -> None:
     from judge.rows import split_by_trajectory
 
