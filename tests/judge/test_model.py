@@ -142,7 +142,7 @@ def test_shipped_draft_model_sees_the_draft_and_beats_the_state_model() -> None:
 
     state, draft = JudgeModel.load().card, JudgeModel.load(DEFAULT_DRAFT_MODEL).card
     assert draft.sees == "draft" and tuple(draft.feature_names) == STATE_AND_DRAFT_NAMES
-    assert draft.evaluation["auc"] >= 0.75 > state.evaluation["auc"]
+    assert draft.evaluation["auc"] >= 0.75 and draft.evaluation["auc"] > state.evaluation["auc"] + 0.05
     assert 0.35 <= draft.evaluation["cloud_share"] <= 0.45
     assert DEFAULT_DRAFT_MODEL.stat().st_size <= 1 << 20
 
