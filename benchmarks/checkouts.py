@@ -27,15 +27,20 @@ def start_upstream(port: int, cpu: int | None, log: Path, *options: str) -> Serv
     return upstream
 
 
+# Routes a benchmark may add to the overhead benchmark's `fast` (edge) and `slow` (cloud).
+EXTRA_ROUTES = {"judge": {"strategy": "judge"}}
+
+
 def start_checkout(
     source: Path, upstream_port: int, out: Path, cpu: int | None, key: str, extra_env: dict[str, str] | None = None
 ) -> tuple[Service, int]:
     """A fresh `tandem serve` of the checkout in `source` (the overhead benchmark's config, both
-    upstreams at `upstream_port`), pinned to `cpu`, with `extra_env` in its environment (e.g.
-    `TANDEM_PURE=1`: its pure-Python modules though a compiled build exists); with its port.
-    Wait for `/healthz`."""
+    upstreams at `upstream_port`, and `judge`, the shipped judge's route), pinned to `cpu`, with
+    `extra_env` in its environment (e.g. `TANDEM_PURE=1`: its pure-Python modules though a
+    compiled build exists); with its port. Wait for `/healthz`."""
     port = free_port()
-    config = tandem_config(out / source.name / "tandem.yaml", Upstreams(upstream_port, upstream_port), key)
+    upstreams = Upstreams(upstream_port, upstream_port)
+    config = tandem_config(out / source.name / "tandem.yaml", upstreams, key, EXTRA_ROUTES)
     command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
     env = {**_base_env(), "PYTHONPATH": str(source), **(extra_env or {})}
     log = out / source.name / "tandem.log"

@@ -10,7 +10,6 @@ this is the hot path of every step.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from router.deadlines import Deadlines
 from router.errors import error_body
 from router.protocol.completion_shape import completion_problem
 from router.stream_source import StreamSource
@@ -109,6 +109,8 @@ class Upstream:
         # A transport given here (the in-process tests' scripted one) is used instead of a pool.
         self._transport: Transport | None = transport
         self._state: UpstreamState | None = None
+        # Every call waits for its first byte at most `timeouts.first_byte`: one timer for all.
+        self._first_byte = Deadlines(settings.timeouts.first_byte)
 
     @property
     def model(self) -> str:
@@ -138,7 +140,7 @@ class Upstream:
         started = time.perf_counter()
         response: Response | None = None
         try:
-            async with asyncio.timeout(timeouts.first_byte):
+            async with self._first_byte.within():
                 response = await self._post(body, stream, sent, trajectory_id)
                 if not 200 <= response.status < 600:
                     raise self._nonsense_status(response)

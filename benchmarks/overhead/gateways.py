@@ -14,6 +14,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -45,8 +46,9 @@ def _base_env() -> dict[str, str]:
 # -- Tandem --------------------------------------------------------------------------------------
 
 
-def tandem_config(path: Path, upstreams: Upstreams, key: str) -> Path:
-    config = {
+def tandem_config(path: Path, upstreams: Upstreams, key: str, routes: dict[str, Any] | None = None) -> Path:
+    """The overhead benchmark's gateway config; `routes`: more routes beside `fast` and `slow`."""
+    config: dict[str, Any] = {
         "log_level": "warning",
         "client_api_keys": [key],
         "upstreams": {
@@ -61,7 +63,7 @@ def tandem_config(path: Path, upstreams: Upstreams, key: str) -> Path:
                 "prices": {"input": 2.50, "cached_input": 0.25, "output": 15.00},
             },
         },
-        "routes": {"fast": {"strategy": "edge"}, "slow": {"strategy": "cloud"}},
+        "routes": {"fast": {"strategy": "edge"}, "slow": {"strategy": "cloud"}, **(routes or {})},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump(config, sort_keys=False))

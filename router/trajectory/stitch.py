@@ -38,7 +38,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-from collections.abc import AsyncIterator, Coroutine
+from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,27 +52,67 @@ MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same histor
 
 class KeyLocks:
     """One lock per key, kept only while a task holds or waits for it (bounded by the requests
-    in flight). Requests on different keys never wait for each other."""
+    in flight). Requests on different keys never wait for each other.
+
+    A step takes three of these a step; nearly always nobody else holds the key, and then a hold
+    is a dict entry, no `asyncio.Lock` and no generator-based context manager (the two were a
+    twentieth of a step's CPU at saturation). Waiters queue first come first served; a release
+    hands the lock to the first waiter still waiting."""
+
+    __slots__ = ("_held",)
 
     def __init__(self) -> None:
-        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}
+        # A held key -> the futures of the tasks waiting for it (None while nobody waits).
+        self._held: dict[str, deque[asyncio.Future[None]] | None] = {}
 
     def __len__(self) -> int:
-        return len(self._locks)
+        return len(self._held)
 
-    @contextlib.asynccontextmanager
-    async def hold(self, key: str) -> AsyncIterator[None]:
-        lock, users = self._locks.get(key) or (asyncio.Lock(), 0)
-        self._locks[key] = (lock, users + 1)
+    def hold(self, key: str) -> _Hold:
+        """`async with locks.hold(key):` the key's lock, held for the block."""
+        return _Hold(self, key)
+
+    async def acquire(self, key: str) -> None:
+        held = self._held
+        if key not in held:
+            held[key] = None
+            return
+        waiters = held[key]
+        if waiters is None:
+            waiters = held[key] = deque()
+        waiter = asyncio.get_running_loop().create_future()
+        waiters.append(waiter)
         try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._locks[key]
-            if users == 1:
-                del self._locks[key]
+            await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release(key)  # handed the lock as it was cancelled: hand it on
             else:
-                self._locks[key] = (lock, users - 1)
+                waiters.remove(waiter)
+            raise
+
+    def release(self, key: str) -> None:
+        waiters = self._held[key]
+        while waiters:
+            waiter = waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the key stays held, by that waiter now
+                return
+        del self._held[key]
+
+
+class _Hold:
+    __slots__ = ("_key", "_locks")
+
+    def __init__(self, locks: KeyLocks, key: str) -> None:
+        self._locks = locks
+        self._key = key
+
+    async def __aenter__(self) -> None:
+        await self._locks.acquire(self._key)
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._locks.release(self._key)
 
 
 # How a stitched step was joined to its trajectory: the `x-tandem-stitch` header and the record.
