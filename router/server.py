@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import uvicorn
-from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
@@ -99,6 +99,102 @@ def _engine_of(app: Any) -> Any:
     return None
 
 
+# A whole response's head and body go out in one write below this size (a copy of the body),
+# in two above it.
+JOIN_BELOW = 64 * 1024
+
+
+class _Holding:
+    """A cycle's transport while uvicorn writes a response's head: the head is kept, not sent."""
+
+    __slots__ = ("head", "real")
+
+    def __init__(self, real: asyncio.Transport) -> None:
+        self.real = real
+        self.head: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        self.head = data
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+class _Joining:
+    """A cycle's transport while uvicorn writes a body after a kept head: the head goes with the
+    first write, or alone before the transport closes."""
+
+    __slots__ = ("head", "real")
+
+    def __init__(self, real: asyncio.Transport, head: bytes) -> None:
+        self.real = real
+        self.head: bytes | None = head
+
+    def write(self, data: bytes) -> None:
+        head, self.head = self.head, None
+        if head is None:
+            self.real.write(data)
+        elif len(data) < JOIN_BELOW:
+            self.real.write(head + data)
+        else:
+            self.real.write(head)
+            self.real.write(data)
+
+    def flush(self) -> None:
+        head, self.head = self.head, None
+        if head is not None:
+            self.real.write(head)
+
+    def close(self) -> None:
+        self.flush()
+        self.real.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+class JoinedCycle(RequestResponseCycle):
+    """uvicorn's request cycle, writing a whole response's head and body in one write.
+
+    uvicorn writes a response's head when the application sends `http.response.start` and its
+    body with the next message: two writes, two system calls, for an answer that the gateway
+    hands over whole (a chat completion, an error). Here uvicorn builds and checks the head as
+    ever, but a head with a `Content-Length` is kept until the body comes and sent with it. A
+    chunked response's head (a stream's) is sent at once, as is a HEAD request's (no body follows)."""
+
+    _kept: bytes | None = None
+
+    async def send(self, message: Any) -> None:
+        real = self.transport
+        kept = self._kept
+        if kept is not None:
+            self._kept = None
+            joining = _Joining(real, kept)
+            self.transport = joining  # type: ignore[assignment]
+            try:
+                await super().send(message)
+            finally:
+                self.transport = real
+                if not self.disconnected:
+                    joining.flush()
+            return
+        if self.response_started or message.get("type") != "http.response.start" or self.scope["method"] == "HEAD":
+            await super().send(message)
+            return
+        holding = _Holding(real)
+        self.transport = holding  # type: ignore[assignment]
+        try:
+            await super().send(message)
+        finally:
+            self.transport = real
+        head = holding.head
+        if head is not None:
+            if self.chunked_encoding:
+                real.write(head)
+            else:
+                self._kept = head
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a bounded, timed request head and a timed body."""
 
@@ -133,6 +229,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def unwatch_disconnect(self, cycle: object) -> None:
         self._watchers.pop(cycle, None)
+
+    def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
+        # Before its task first runs, so that the application is handed the joining `send`.
+        cycle.__class__ = JoinedCycle
+        super()._start_asgi_task(cycle, app)
 
     def shutdown(self) -> None:
         self._config.shutting_down()
