@@ -10,6 +10,7 @@ against the client's address (`auth_throttle.py`), which is refused with 429 pas
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping
 
 from starlette.requests import Request
 
@@ -18,13 +19,14 @@ from router.errors import GatewayError
 from router.trajectory.identify import namespace_of
 
 
-def _bearer(request: Request) -> str | None:
-    """The client's key: `Authorization: Bearer …`, or Anthropic clients' `x-api-key`."""
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+def _bearer(headers: Mapping[str, str]) -> str | None:
+    """The client's key: `Authorization: Bearer …`, or Anthropic clients' `x-api-key`
+    (`headers`: a request's, looked up by lower-case name)."""
+    scheme, _, token = headers.get("authorization", "").partition(" ")
     token = token.strip()
     if scheme.lower() == "bearer" and token:
         return token
-    return request.headers.get("x-api-key") or None
+    return headers.get("x-api-key") or None
 
 
 def _matches(token: str, keys: frozenset[str]) -> bool:
@@ -55,12 +57,13 @@ def admin_key_matches(request: Request, token: str | None, keys: frozenset[str])
     return False
 
 
-def check_client_key(request: Request, keys: frozenset[str]) -> str | None:
-    """The client's key when keys are configured (401 without a valid one), else None."""
+def check_client_key(request: Request, keys: frozenset[str], headers: Mapping[str, str] | None = None) -> str | None:
+    """The client's key when keys are configured (401 without a valid one), else None.
+    `headers`: the request's, already read into a dict (the chat path's), else read here."""
     if not keys:
         return None
     _throttle(request).check(request, "client")
-    token = _bearer(request)
+    token = _bearer(request.headers if headers is None else headers)
     if token is None:
         raise _failed(request, "client", "missing API key: send 'Authorization: Bearer <key>'")
     if not _matches(token, keys):
@@ -68,8 +71,8 @@ def check_client_key(request: Request, keys: frozenset[str]) -> str | None:
     return token
 
 
-def client_namespace(request: Request) -> str:
-    key = check_client_key(request, request.app.state.client_keys)
+def client_namespace(request: Request, headers: Mapping[str, str] | None = None) -> str:
+    key = check_client_key(request, request.app.state.client_keys, headers)
     return namespace_of(key)
 
 
@@ -78,7 +81,7 @@ def trajectory_scope(request: Request) -> str | None:
     admin_keys: frozenset[str] = request.app.state.admin_keys
     client_keys: frozenset[str] = request.app.state.client_keys
     if admin_keys:
-        if admin_key_matches(request, _bearer(request), admin_keys):
+        if admin_key_matches(request, _bearer(request.headers), admin_keys):
             return None
         message = "the trajectory API needs an admin key: send 'Authorization: Bearer <admin key>'"
         raise GatewayError(401, message, code="invalid_api_key")
@@ -98,7 +101,7 @@ def outcome_scope(request: Request) -> str | None:
     client_keys: frozenset[str] = request.app.state.client_keys
     if admin_keys:
         _throttle(request).check(request, "admin")
-    token = _bearer(request)
+    token = _bearer(request.headers)
     if admin_keys and token is not None and _matches(token, admin_keys):
         return None
     if client_keys:

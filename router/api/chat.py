@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -13,9 +15,10 @@ from router.errors import GatewayError
 from router.result import StepMeta
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The request body, refused with 413 as soon as it passes `limit` bytes."""
-    declared = request.headers.get("content-length")
+async def read_body(request: Request, limit: int, headers: Mapping[str, str] | None = None) -> bytes:
+    """The request body, refused with 413 as soon as it passes `limit` bytes (`headers`: the
+    request's, already read into a dict, else read here)."""
+    declared = (request.headers if headers is None else headers).get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(int(declared), limit)
     parts: list[bytes] = []
@@ -50,9 +53,10 @@ def _too_large(size: int, limit: int) -> GatewayError:
 
 async def chat_completions(request: Request) -> Response:
     engine: Engine = request.app.state.engine
-    namespace = client_namespace(request)
-    body = await read_body(request, engine.max_body_bytes)
+    headers = step_headers(request)
+    namespace = client_namespace(request, headers)
+    body = await read_body(request, engine.max_body_bytes, headers)
     watch = ClientWatch(request.receive)
-    meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
+    meta = StepMeta(headers, namespace, request.path_params.get("session"), watch.start)
     result = await watch.answer(engine.chat(body, meta))
     return result if isinstance(result, Response) else chat_response(result)
