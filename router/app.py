@@ -22,8 +22,8 @@ from starlette.types import Receive, Scope, Send
 
 from router import __version__
 from router.api.auth_throttle import AuthThrottle
-from router.api.chat import chat_completions
-from router.api.http import error_response
+from router.api.chat import chat_completions, chat_step
+from router.api.http import PlainAnswer, chat_response, error_response
 from router.api.models import get_model, list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
 from router.api.schema import management_routes
@@ -32,6 +32,7 @@ from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_traj
 from router.engine import Engine
 from router.errors import GatewayError, bad_request, error_body
 from router.privacy import backends as privacy_backends
+from router.result import Answer
 from router.settings import Settings, admin_keys
 from router.surfaces import surface_routes
 from router.trajectory.resilient import ResilientStore
@@ -198,8 +199,14 @@ class TandemApp(FastAPI):
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
+        response: Response | PlainAnswer
         try:
-            response = await chat_completions(request)
+            result = await chat_step(request)
+            # A whole answer, the common case, is sent without building a Starlette `Response`.
+            if isinstance(result, Answer):
+                response = PlainAnswer(result)
+            else:
+                response = result if isinstance(result, Response) else chat_response(result)
         except GatewayError as exc:
             response = error_response(exc)
         except Exception as exc:

@@ -89,6 +89,10 @@ class Facts:
             headers["x-tandem-stitch"] = self.stitch
         return headers
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """`headers()` as an ASGI response's head carries them (names and values in latin-1)."""
+        return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in self.headers().items()]
+
 
 @dataclass(slots=True)
 class Answer:

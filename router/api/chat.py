@@ -12,7 +12,7 @@ from router.api.disconnect import ClientWatch
 from router.api.http import chat_response
 from router.engine import Engine
 from router.errors import GatewayError
-from router.result import StepMeta
+from router.result import StepMeta, StepResult
 
 
 async def read_body(request: Request, limit: int, headers: Mapping[str, str] | None = None) -> bytes:
@@ -52,11 +52,16 @@ def _too_large(size: int, limit: int) -> GatewayError:
 
 
 async def chat_completions(request: Request) -> Response:
+    result = await chat_step(request)
+    return result if isinstance(result, Response) else chat_response(result)
+
+
+async def chat_step(request: Request) -> StepResult | Response:
+    """The step of a chat completions request: its result, or the 499 of a client that left."""
     engine: Engine = request.app.state.engine
     headers = step_headers(request)
     namespace = client_namespace(request, headers)
     body = await read_body(request, engine.max_body_bytes, headers)
     watch = ClientWatch(request.receive)
     meta = StepMeta(headers, namespace, request.path_params.get("session"), watch.start)
-    result = await watch.answer(engine.chat(body, meta))
-    return result if isinstance(result, Response) else chat_response(result)
+    return await watch.answer(engine.chat(body, meta))

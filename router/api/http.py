@@ -63,6 +63,29 @@ class StepStream(StreamingResponse):
             await self._stream.close()
 
 
+class PlainAnswer:
+    """A chat completion's answer as ASGI messages: what `chat_response` would make of it (the
+    step's headers, then Content-Length and Content-Type, as Starlette's `Response` orders them),
+    sent without a `Response` and its header rebuilding; then the answer's `after` work."""
+
+    __slots__ = ("_after", "_body", "_head")
+
+    def __init__(self, answer: Answer) -> None:
+        body = answer.body
+        head = answer.facts.raw_headers()
+        head.append((b"content-length", b"%d" % len(body)))
+        head.append((b"content-type", b"application/json"))
+        self._head = head
+        self._body = body
+        self._after = answer.after
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": self._head})
+        await send({"type": "http.response.body", "body": self._body})
+        if self._after is not None:
+            await self._after()
+
+
 def chat_response(result: StepResult) -> Response:
     """A result as `/v1/chat/completions` answers it: bytes as the upstream sent them."""
     if isinstance(result, Answer):
