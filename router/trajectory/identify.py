@@ -367,16 +367,23 @@ def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool
     return None
 
 
-def rewrite_evidence(messages: list[dict[str, Any]]) -> tuple[str, ...] | None:
+def rewrite_evidence(
+    messages: list[dict[str, Any]], last: tuple[tuple[str, ...], bool] | None = None
+) -> tuple[str, ...] | None:
     """The keys of a history's last distinctive assistant message: the answer a rewritten
     history must have been given by its run. Short assistant messages after it are skipped
     (`MAX_SKIPPED_ANSWERS` at most): any run may say them, and a client may write them itself
-    (Aider's "Ok."); None when there is no distinctive one among them."""
+    (Aider's "Ok."); None when there is no distinctive one among them. `last`: what
+    `resent_answer` said of the history's last assistant message, when the caller has it (its
+    keys are not made again)."""
     skipped = 0
     for message in reversed(messages):
         if message.get("role") != "assistant":
             continue
-        keys, distinctive = _answer_keys(message)
+        if last is not None:
+            (keys, distinctive), last = last, None
+        else:
+            keys, distinctive = _answer_keys(message)
         if distinctive:
             return keys
         skipped += 1

@@ -255,7 +255,7 @@ class Stitcher:
         if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
             # rewrite: one that was sent and continues no answered run is another run.
-            evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages)
+            evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages, resent)
             if evidence is not None:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
