@@ -88,10 +88,18 @@ class Anchors:
         return {i: sorted(ends) for i, ends in hits.items()}
 
 
+# Characters encoded at once in a long text that is not all ASCII: Python encodes an ASCII str
+# by copying it, any other character by character (~1.4 ms a MiB for a log with a few `é` or
+# `…` in it); a slice with no such character is an ASCII str, so most of the text is copied.
+_ENCODE_CHUNK = 4096
+
+
 def utf8(text: str) -> bytes:
     """The text's UTF-8 bytes; lone surrogates (JSON's \\ud800 escapes) passed through."""
     try:
-        return text.encode()  # the fast path: ~10x faster than with an error handler
+        if len(text) <= 2 * _ENCODE_CHUNK or text.isascii():
+            return text.encode()  # the fast path: ~10x faster than with an error handler
+        return b"".join([text[at : at + _ENCODE_CHUNK].encode() for at in range(0, len(text), _ENCODE_CHUNK)])
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogatepass")
 

@@ -229,6 +229,10 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
         native=email_candidates,
+        # Where a match may begin: a local part's first character at a boundary (see
+        # _PHONE_HEAD). Searched for, the pattern was tried at every character of the window
+        # before the `@`, each try reading up to 64 characters of local part.
+        head=re.compile(r"[A-Za-z0-9](?<![\w.+-].)"),
         reach=300,
         lead=64,  # the core starts one character before the `@`; a local part has up to 64
     ),
