@@ -55,16 +55,29 @@ class Anchors:
         )
         self._database = database
 
+    def expressions(self) -> list[tuple[bytes, bool]]:
+        """Each anchor's hyperscan expression and whether it ignores case, for a caller that
+        scans for them in its own database (`ends(scanned=…)`) with `HS_FLAG_MULTILINE` and
+        `HS_FLAG_UTF8`, as `ends` does."""
+        return [(a.expression.encode(), a.caseless) for a in self._anchors]
+
     def ends(
-        self, text: str, keep: Callable[[bytes, int], bool] | None = None, data: bytes | None = None
+        self,
+        text: str,
+        keep: Callable[[bytes, int], bool] | None = None,
+        data: bytes | None = None,
+        scanned: dict[int, list[int]] | None = None,
+        continuation: list[int] | None = None,
     ) -> dict[int, list[int]]:
         """Anchor index -> the character offsets where its matches end, ascending. `keep`: a
         cheap test of a match's end in the UTF-8 bytes, before offsets are mapped to characters
-        (a walk over the text)."""
-        if not self._compiled:
+        (a walk over the text). `scanned`: the byte offsets where each anchor's matches end, when
+        the caller's own hyperscan pass found them (with `data`); `continuation`: the data's
+        continuation bytes when the caller has them (`continuation_bytes`)."""
+        if not self._compiled and scanned is None:
             self._compile()
         hits: dict[int, list[int]] = {}
-        if self._fallback is not None:
+        if self._fallback is not None and scanned is None:
             encoded = text.encode("utf-8", "surrogatepass") if keep is not None else b""
             for index, pattern in enumerate(self._fallback):
                 ends = [m.end() for m in pattern.finditer(text)]
@@ -79,11 +92,15 @@ class Anchors:
         def on_match(index: int, _start: int, end: int, _flags: int, _context: object) -> None:
             hits.setdefault(index, []).append(end)
 
-        self._database.scan(data, match_event_handler=on_match)
+        if scanned is None:
+            self._database.scan(data, match_event_handler=on_match)
+        else:
+            hits = scanned
         if keep is not None:
             hits = {i: kept for i, ends in hits.items() if (kept := [e for e in ends if keep(data, e)])}
         if len(data) != len(text) and hits:
-            mapping = char_offsets(data, sorted({e for ends in hits.values() for e in ends}), len(text))
+            positions = sorted({e for ends in hits.values() for e in ends})
+            mapping = char_offsets(data, positions, len(text), continuation)
             hits = {i: [mapping[e] for e in ends] for i, ends in hits.items()}
         return {i: sorted(ends) for i, ends in hits.items()}
 
@@ -113,6 +130,13 @@ _CONTINUATION_MARKS = bytes(1 if 0x80 <= byte < 0xC0 else 0 for byte in range(25
 _ASCII_BLOCK = 4096
 
 
+def continuation_bytes(data: bytes, chars: int) -> list[int] | None:
+    """The offsets of the UTF-8 continuation bytes in `data` (the UTF-8 of a text of `chars`
+    characters), ascending, when `char_offsets` counts them (mostly ASCII text), else None: found
+    once for the passes over one text that map offsets."""
+    return _continuation_bytes(data) if (len(data) - chars) * 64 <= len(data) else None
+
+
 def _continuation_bytes(data: bytes) -> list[int]:
     """The offsets of the UTF-8 continuation bytes in `data`, ascending."""
     continuation: list[int] = []
@@ -128,16 +152,20 @@ def _continuation_bytes(data: bytes) -> list[int]:
     return continuation
 
 
-def char_offsets(data: bytes, positions: list[int], chars: int) -> dict[int, int]:
+def char_offsets(
+    data: bytes, positions: list[int], chars: int, continuation: list[int] | None = None
+) -> dict[int, int]:
     """Byte offset -> character offset for the given positions (character boundaries) in
     `data`, the UTF-8 of a text of `chars` characters. A position's character offset is the
     position less the continuation bytes before it. Mostly ASCII text (a few `é` or `…` in a
     log) has a few continuation bytes, found once and counted by bisection; other text is
-    walked once, the bytes between two positions counted without their continuation bytes."""
+    walked once, the bytes between two positions counted without their continuation bytes.
+    `continuation`: `continuation_bytes(data, chars)`, when the caller has it."""
     offsets: dict[int, int] = {}
     extra = len(data) - chars  # how many continuation bytes the data holds
     if extra * 64 <= len(data):
-        continuation = _continuation_bytes(data)
+        if continuation is None:
+            continuation = _continuation_bytes(data)
         for position in positions:
             offsets[position] = position - bisect.bisect_left(continuation, position)
         return offsets

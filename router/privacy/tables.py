@@ -149,11 +149,23 @@ class Columns:
         self._anchors = Anchors([*(Anchor(_word_core(w)) for w in words), Anchor(r"insert\s+(?:\w+\s+)?into", True)])
         self._insert = len(words)
 
-    def find(self, text: str, data: bytes | None = None) -> list[Finding]:
+    @property
+    def anchors(self) -> Anchors:
+        """The header words and the INSERT's start, for a caller that scans for them in its own
+        pass (`find(…, scanned=…)`)."""
+        return self._anchors
+
+    def find(
+        self,
+        text: str,
+        data: bytes | None = None,
+        scanned: dict[int, list[int]] | None = None,
+        continuation: list[int] | None = None,
+    ) -> list[Finding]:
         """Every accepted value in a named column of a table or an SQL INSERT in `text` (`data`:
-        its UTF-8, when the caller has it)."""
+        its UTF-8, when the caller has it; `scanned`, `continuation`: see `Anchors.ends`)."""
         found: list[Finding] = []
-        hits = self._anchors.ends(text, _MayBeHeader(), data)
+        hits = self._anchors.ends(text, _MayBeHeader(), data, scanned, continuation)
         inserts = hits.pop(self._insert, None)
         line_end = -1
         for position in sorted(p for ends in hits.values() for p in ends):
