@@ -6,6 +6,8 @@
   pattern, the samples glued to names, keywords and each other).
 - Byte offsets map to the same character offsets whether the text is mostly ASCII (its few
   continuation bytes counted) or not (walked).
+- A long text that is not all ASCII, encoded in slices, gives the bytes encoding it whole gives;
+  a table's column found in the detectors' hyperscan pass is the one the column pass finds alone.
 - The base64 blob's candidates found natively (`encoded.blob_candidates`) are the spans its
   hyperscan core gave; the phone core compiled in parts gives the spans of the whole.
 """
@@ -22,8 +24,8 @@ from typing import Any
 
 import pytest
 
-from router.privacy import detect, encoded, patterns, provider_rules
-from router.privacy.anchors import char_offsets
+from router.privacy import detect, encoded, id_columns, patterns, provider_rules
+from router.privacy.anchors import char_offsets, utf8
 from router.privacy.detector import Detector
 from router.privacy.heads import first_strings, without_lead
 from router.privacy.secret_rules import RULES
@@ -255,6 +257,30 @@ def test_char_offsets_with_characters_across_ascii_blocks(at: int) -> None:
         expected = {0: 0, positions[1]: at, positions[2]: at + 1}
         expected |= {positions[3]: len(text) - 2, positions[4]: len(text) - 1, positions[5]: len(text)}
         assert char_offsets(data, positions, len(text)) == expected
+
+
+@pytest.mark.parametrize("odd", ["é", "…", "😀", "\ud800", "\udfff\ud800"])
+def test_utf8_of_a_long_text_in_slices_is_its_encoding(odd: str) -> None:
+    rng = random.Random(7)
+    for size in (8192, 8193, 50_000):
+        chars = [rng.choice("ab 1\n") for _ in range(size)]
+        for at in (0, 4095, 4096, 8191, size - 1):
+            chars[at] = odd
+        text = "".join(chars)
+        assert utf8(text) == text.encode("utf-8", "surrogatepass")
+        assert utf8("a" * size) == b"a" * size
+
+
+def test_columns_found_in_the_shared_pass_are_those_found_alone() -> None:
+    # Mostly ASCII text (a few characters of two or three bytes), so offsets are mapped with the
+    # continuation bytes found once for both passes; headers on either side of them.
+    table = "name,phone,ssn\nAnn,4155552671,123-45-6789\nBob,2025550143,078-05-1120\n"
+    insert = "INSERT INTO people (name, mobile) VALUES ('Zoë', '07700900123');\n"
+    text = ("x = 1 …\n" * 900) + table + "Größe é\n" * 700 + insert + table
+    alone = sorted(id_columns.COLUMNS.find(text), key=lambda finding: finding.start)
+    assert len(alone) >= 4
+    found = [f for f in detect.detect(text) if f.rule.startswith(("PHONE_COLUMN", "ID_COLUMN"))]
+    assert found == alone
 
 
 def test_email_candidates_are_the_spans_of_its_core() -> None:
