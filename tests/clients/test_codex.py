@@ -22,7 +22,7 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
     return make_gateway(routes=ROUTES, model_aliases=ALIASES)
 
 
-def codex(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, Path]:
+def codex(server: GatewayServer, tmp_path: Path, task: str, model: str = "gpt-5-codex") -> tuple[int, str, Path]:
     binary = installed("codex", "node_modules/.bin/codex")
     work = tmp_path / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -37,7 +37,7 @@ def codex(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, P
         "-c",
         f"model_providers.tandem={provider}",
         "-m",
-        "gpt-5-codex",
+        model,
         task,
     ]
     env = {"HOME": str(tmp_path), "CODEX_HOME": str(tmp_path / "codex-home"), "TANDEM_KEY": "unused"}
@@ -128,3 +128,22 @@ def test_codex_spawns_a_sub_agent_that_is_its_own_trajectory_under_its_parent(
     assert (parent["steps"], child["steps"]) == (2, 1)
     assert child["parent"] == {"id": parent["id"], "step": 1}
     assert [c["id"] for c in parent["children"]] == [child["id"]]
+
+
+def test_codex_edits_a_file_with_its_freeform_apply_patch_tool(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """For a model it knows (here gpt-5.5), Codex offers `apply_patch` as a custom (freeform)
+    tool: the model sees a function of one `input` string, and its call reaches Codex as a
+    `custom_tool_call` that Codex applies."""
+    patch = "*** Begin Patch\n*** Add File: hello.txt\n+hello from the edge\n*** End Patch\n"
+    edit = {"kind": "tool_call", "name": "apply_patch", "arguments": orjson.dumps({"input": patch}).decode()}
+    edge.push(edit, {"text": "edited"})
+    code, output, work = codex(server, tmp_path, "create hello.txt", model="gpt-5.5")
+    assert code == 0, output
+    assert (work / "hello.txt").read_text() == "hello from the edge\n"
+    [function] = [t["function"] for t in edge.received[0].body["tools"] if t["function"]["name"] == "apply_patch"]
+    assert "*** Begin Patch" in function["description"]  # the grammar, for the model to follow
+    sent = edge.received[1].body["messages"]
+    assert orjson.loads(sent[-2]["tool_calls"][0]["function"]["arguments"]) == {"input": patch}
+    assert sent[-1]["role"] == "tool" and "hello.txt" in sent[-1]["content"]

@@ -15,7 +15,7 @@ from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
 from router.protocol.usage import Usage
 from router.surfaces.responses.request import text_format
-from router.surfaces.responses.tools import call_names
+from router.surfaces.responses.tools import ChatTools, answer_tools, output_item
 
 
 def _usage(usage: Any) -> dict[str, Any]:
@@ -38,23 +38,6 @@ def _message_item(item_id: str, text: str) -> dict[str, Any]:
         "role": "assistant",
         "content": [{"type": "output_text", "text": text, "annotations": []}],
     }
-
-
-def _call_item(call: dict[str, Any], arguments: str, names: dict[str, tuple[str, str]]) -> dict[str, Any]:
-    """A chat tool call as a `function_call` item: a namespace's function under its own name,
-    with its `namespace` (`names`: tools.call_names of the chat body)."""
-    name = call.get("name", "")
-    item = {
-        "type": "function_call",
-        "id": f"fc_{call.get('id', '')}",
-        "call_id": call.get("id", ""),
-        "name": name,
-        "arguments": arguments,
-        "status": "completed",
-    }
-    if name in names:
-        item["namespace"], item["name"] = names[name]
-    return item
 
 
 def _response(
@@ -90,16 +73,12 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
     message = ((answer.get("choices") or [{}])[0]).get("message") or {}
     response_id = f"resp_{answer.get('id', 'tandem')}"
     output: list[dict[str, Any]] = []
-    names = call_names(chat)
+    tools = answer_tools(chat)
     if message.get("content"):
         output.append(_message_item(f"msg_{answer.get('id', 'tandem')}", message["content"]))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        output.append(
-            _call_item(
-                {"id": call.get("id", ""), "name": function.get("name", "")}, function.get("arguments", ""), names
-            )
-        )
+        output.append(output_item(call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools))
     usage = _usage(answer.get("usage"))
     return _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
 
@@ -110,11 +89,9 @@ class StreamTranslator(ChunkTranslator):
     (`content_part.added` before any text delta, each item's `output_index`, `item_id`), and
     Codex needs `output_item.done` per item and `response.completed` with usage."""
 
-    def __init__(
-        self, text_format: dict[str, Any] | None = None, names: dict[str, tuple[str, str]] | None = None
-    ) -> None:
+    def __init__(self, text_format: dict[str, Any] | None = None, tools: ChatTools | None = None) -> None:
         super().__init__()
-        self._names = names or {}  # flat chat names of namespaced functions (tools.call_names)
+        self._tools = tools  # what each chat tool name stands for (tools.answer_tools)
         self._sequence = 0
         self._started = False
         self._id = "resp_tandem"
@@ -170,10 +147,14 @@ class StreamTranslator(ChunkTranslator):
             self._text = None
         elif self._open is not None and self._open.startswith("call:"):
             call = self._calls[int(self._open[5:])]
-            item = _call_item(call, "".join(call["arguments"]), self._names)
+            item = output_item(call["id"], call["name"], "".join(call["arguments"]), self._tools)
             where = self._where()
-            done = {**where, "name": item["name"], "arguments": item["arguments"]}
-            out.append(self._event("response.function_call_arguments.done", done))
+            if item["type"] == "custom_tool_call":
+                done = {**where, "input": item["input"]}
+                out.append(self._event("response.custom_tool_call_input.done", done))
+            else:
+                done = {**where, "name": item["name"], "arguments": item["arguments"]}
+                out.append(self._event("response.function_call_arguments.done", done))
             out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
             self._items.append(item)
         self._open = None
@@ -195,7 +176,8 @@ class StreamTranslator(ChunkTranslator):
         self._open = f"call:{index}"
         function = call.get("function") or {}
         self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
-        item = {**_call_item(self._calls[index], "", self._names), "status": "in_progress"}
+        item = {**output_item(self._calls[index]["id"], self._calls[index]["name"], "", self._tools)}
+        item["status"] = "in_progress"
         self._item_id = item["id"]
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
         return out
@@ -220,6 +202,8 @@ class StreamTranslator(ChunkTranslator):
                 arguments = (call.get("function") or {}).get("arguments")
                 if arguments:
                     self._calls[index]["arguments"].append(arguments)
+                    if self._tools is not None and self._calls[index]["name"] in self._tools.custom:
+                        continue  # a custom tool's input is its arguments' one string: sent whole at its end
                     out.append(
                         self._event("response.function_call_arguments.delta", {**self._where(), "delta": arguments})
                     )

@@ -20,11 +20,11 @@ from router.surfaces.responses.request import (
     to_chat,
     usable,
 )
-from router.surfaces.responses.tools import answer_view, call_names
+from router.surfaces.responses.tools import answer_tools, answer_view
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
-    return StreamTranslator(text_format(chat), call_names(chat)).translate
+    return StreamTranslator(text_format(chat), answer_tools(chat)).translate
 
 
 SPEC = SurfaceSpec(

@@ -10,7 +10,7 @@ import orjson
 
 from router.errors import bad_request
 from router.protocol.fields import check, string_field
-from router.surfaces.responses.tools import chat_tool_choice, chat_tools, flat_name
+from router.surfaces.responses.tools import CUSTOM_INPUT, chat_tool_choice, chat_tools, flat_name
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
 FIELDS = {
@@ -119,12 +119,16 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             content = _content_text(item.get("content"), f"input[{index}].content")
             last = {"role": "system" if role == "developer" else role, "content": content}
             made.append(last)
-        elif kind == "function_call":
+        elif kind in ("function_call", "custom_tool_call"):
             at = f"input[{index}]"
+            if kind == "function_call":
+                arguments = string_field(item, "arguments", at)
+            else:  # a custom tool's call: its chat function takes the text as its one argument
+                arguments = orjson.dumps({CUSTOM_INPUT: string_field(item, "input", at)}).decode()
             call = {
                 "id": string_field(item, "call_id", at),
                 "type": "function",
-                "function": {"name": _call_name(item, at), "arguments": string_field(item, "arguments", at)},
+                "function": {"name": _call_name(item, at), "arguments": arguments},
             }
             if last is not None and last.get("role") == "assistant":
                 # One assistant turn (its text, then each of its calls) is one chat message,
@@ -133,7 +137,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             else:
                 last = {"role": "assistant", "content": None, "tool_calls": [call]}
                 made.append(last)
-        elif kind == "function_call_output":
+        elif kind in ("function_call_output", "custom_tool_call_output"):
             tool, media = _call_output(item, f"input[{index}]")
             if last is not None and _is_attachments(last):
                 # Every tool message follows the calls directly: this one goes before the

@@ -1,31 +1,46 @@
-"""A Responses request's tools as chat tools, and a chat answer's call names back.
+"""A Responses request's tools as chat tools, and a chat answer's tool calls back as output items.
 
-Responses groups tools in namespaces (`{"type": "namespace", "name": "multi_agent_v1", "tools":
-[...]}`: Codex's sub-agent tools, its dynamic and MCP tools); chat has only flat functions. Each
-function of a namespace becomes one chat function named `<namespace>__<name>`, and the answer's
-call of that name goes back as a `function_call` with its `namespace`, as Codex dispatches it.
-The history's calls carry their namespace, so they flatten the same way without the tools.
-
-Tools of other types (hosted ones such as `web_search` or `file_search`) have no chat form: a
-chat model cannot call them, and they are left out (the docs' API page says so).
+Responses has tool shapes chat lacks; each becomes a chat function and its call goes back in the
+shape the client dispatches:
+- **namespaces** (`{"type": "namespace", "name": "multi_agent_v1", "tools": [...]}`: Codex's
+  sub-agent tools, its dynamic and MCP tools): each function is `<namespace>__<name>`, and its
+  call a `function_call` with its own name and its `namespace`;
+- **custom (freeform) tools** (`{"type": "custom", "name": "apply_patch", "format": {grammar}}`:
+  Codex's file editor): a function of one string argument `input`, described with its grammar,
+  and its call a `custom_tool_call` whose `input` is that string.
+The history's calls of both carry what they are (`namespace`, the item type), so they translate
+without the tools. Hosted tools (`web_search`, `file_search`, `tool_search`, ...) have no chat
+form: a chat model cannot call them, and they are left out (the Codex client page says so).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 from router.errors import bad_request
 
 SEPARATOR = "__"
+CUSTOM_INPUT = "input"  # the one argument of a custom tool's chat function
+CUSTOM_PARAMETERS = {
+    "type": "object",
+    "properties": {CUSTOM_INPUT: {"type": "string", "description": "the tool's whole input, as free text"}},
+    "required": [CUSTOM_INPUT],
+    "additionalProperties": False,
+}
 
 
 class ChatTools(list[dict[str, Any]]):
     """The chat body's `tools` as the answer reads them: which flat name stands for which
-    namespace's function (the answer names the namespace back)."""
+    namespace's function, and which for a custom tool (the answer gives each its shape back)."""
 
-    def __init__(self, tools: list[dict[str, Any]], namespaces: dict[str, tuple[str, str]]) -> None:
+    def __init__(
+        self, tools: list[dict[str, Any]], namespaces: dict[str, tuple[str, str]], custom: frozenset[str]
+    ) -> None:
         super().__init__(tools)
         self.namespaces = namespaces  # flat name -> (namespace, the function's own name)
+        self.custom = custom  # flat names of custom tools
 
 
 def flat_name(namespace: str | None, name: str) -> str:
@@ -33,19 +48,40 @@ def flat_name(namespace: str | None, name: str) -> str:
     return f"{namespace}{SEPARATOR}{name}" if namespace else name
 
 
-def _function(tool: dict[str, Any], name: str) -> dict[str, Any]:
-    function = {k: tool[k] for k in ("description", "parameters", "strict") if k in tool}
-    return {"type": "function", "function": {"name": name, **function}}
+def _custom_description(tool: dict[str, Any]) -> str:
+    """A custom tool's description for a chat model: its own, then how its input is written."""
+    lines = [str(tool.get("description") or "").strip(), f"Put the whole input as text in `{CUSTOM_INPUT}`."]
+    form = tool.get("format")
+    if isinstance(form, dict) and form.get("type") == "grammar" and isinstance(form.get("definition"), str):
+        lines.append(f"The input follows this grammar ({form.get('syntax', 'grammar')}):\n{form['definition']}")
+    return "\n\n".join(line for line in lines if line)
+
+
+def _walk(tools: Any) -> list[tuple[dict[str, Any], str | None, str]]:
+    """Every tool that becomes a chat function: (the tool, its namespace, where it is)."""
+    found: list[tuple[dict[str, Any], str | None, str]] = []
+    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
+        if not isinstance(tool, dict):
+            continue
+        kind, at = tool.get("type"), f"tools[{index}]"
+        if kind in ("function", "custom"):
+            found.append((tool, None, at))
+        elif kind == "namespace":
+            namespace, inner = tool.get("name"), tool.get("tools")
+            if not isinstance(namespace, str) or not namespace or not isinstance(inner, list):
+                raise bad_request(f"{at}: a namespace needs a name and a tools array", param=at)
+            for position, member in enumerate(inner):
+                if isinstance(member, dict) and member.get("type", "function") in ("function", "custom"):
+                    found.append((member, namespace, f"{at}.tools[{position}]"))
+    return found
 
 
 def chat_tools(tools: list[Any]) -> list[dict[str, Any]]:
-    """The chat functions of a Responses `tools` array (namespaces flattened); two tools that
-    would have one chat name are a 400 that names it."""
+    """The chat functions of a Responses `tools` array; two tools that would have one chat name
+    are a 400 that names it."""
     out: list[dict[str, Any]] = []
-    namespaces: dict[str, tuple[str, str]] = {}
     names: set[str] = set()
-
-    def add(tool: dict[str, Any], namespace: str | None, at: str) -> None:
+    for tool, namespace, at in _walk(tools):
         name = tool.get("name")
         if not isinstance(name, str) or not name:
             raise bad_request(f"{at}.name must be a non-empty string", param=f"{at}.name")
@@ -53,58 +89,73 @@ def chat_tools(tools: list[Any]) -> list[dict[str, Any]]:
         if flat in names:
             raise bad_request(f"{at}: two tools would be named {flat!r} for a chat model", param=at)
         names.add(flat)
-        if namespace:
-            namespaces[flat] = (namespace, name)
-        out.append(_function(tool, flat))
-
-    for index, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            continue
-        if tool.get("type") == "function":
-            add(tool, None, f"tools[{index}]")
-        elif tool.get("type") == "namespace":
-            namespace = tool.get("name")
-            inner = tool.get("tools")
-            if not isinstance(namespace, str) or not namespace or not isinstance(inner, list):
-                raise bad_request(
-                    f"tools[{index}]: a namespace needs a name and a tools array", param=f"tools[{index}]"
-                )
-            for position, member in enumerate(inner):
-                if isinstance(member, dict) and member.get("type", "function") == "function":
-                    add(member, namespace, f"tools[{index}].tools[{position}]")
+        if tool.get("type") == "custom":
+            function = {"name": flat, "description": _custom_description(tool), "parameters": CUSTOM_PARAMETERS}
+        else:
+            function = {"name": flat, **{k: tool[k] for k in ("description", "parameters", "strict") if k in tool}}
+        out.append({"type": "function", "function": function})
     return out
 
 
-def namespaced(tools: Any) -> dict[str, tuple[str, str]]:
-    """The flat chat names of a Responses `tools` array's namespaced functions (checked by
-    `chat_tools` already)."""
-    names: dict[str, tuple[str, str]] = {}
-    for tool in tools if isinstance(tools, list) else ():
-        if isinstance(tool, dict) and tool.get("type") == "namespace" and isinstance(tool.get("tools"), list):
-            for member in tool["tools"]:
-                if isinstance(member, dict) and isinstance(member.get("name"), str):
-                    names[flat_name(tool["name"], member["name"])] = (tool["name"], member["name"])
-    return names
-
-
 def answer_view(body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
-    """The chat body as the answer reads it: its tools know their namespaces (a copy for the
-    answer only; the chat body sent upstream stays a plain list)."""
-    names = namespaced(body.get("tools"))
-    if not names or not isinstance(chat.get("tools"), list):
+    """The chat body as the answer reads it: its tools know their shapes (a copy for the answer
+    only; the chat body sent upstream keeps a plain list). Unchanged without such tools."""
+    tools = body.get("tools")
+    if not isinstance(tools, list) or not any(
+        isinstance(t, dict) and t.get("type") in ("namespace", "custom") for t in tools
+    ):
         return chat
-    return {**chat, "tools": ChatTools(chat["tools"], names)}
+    namespaces: dict[str, tuple[str, str]] = {}
+    custom: set[str] = set()
+    for tool, namespace, _ in _walk(tools):
+        flat = flat_name(namespace, str(tool.get("name")))
+        if namespace:
+            namespaces[flat] = (namespace, str(tool.get("name")))
+        if tool.get("type") == "custom":
+            custom.add(flat)
+    return {**chat, "tools": ChatTools(chat.get("tools") or [], namespaces, frozenset(custom))}
 
 
-def call_names(chat: dict[str, Any] | None) -> dict[str, tuple[str, str]]:
-    """Flat chat names of namespaced functions in the chat body `chat` (empty when none)."""
+def answer_tools(chat: dict[str, Any] | None) -> ChatTools | None:
+    """The answer's view of the chat body's tools (None: plain functions only)."""
     tools = (chat or {}).get("tools")
-    return tools.namespaces if isinstance(tools, ChatTools) else {}
+    return tools if isinstance(tools, ChatTools) else None
+
+
+def custom_input(arguments: str) -> str:
+    """A custom tool's input from its chat call's arguments (a model that wrote the text
+    itself instead of the JSON object: that text)."""
+    try:
+        parsed = orjson.loads(arguments) if arguments else {}
+    except orjson.JSONDecodeError:
+        return arguments
+    value = parsed.get(CUSTOM_INPUT) if isinstance(parsed, dict) else None
+    return value if isinstance(value, str) else arguments
+
+
+def output_item(call_id: str, name: str, arguments: str, tools: ChatTools | None) -> dict[str, Any]:
+    """A chat tool call as a Responses output item: a `function_call` (in its namespace when it
+    has one) or a `custom_tool_call` (`arguments`: what the model wrote, whole)."""
+    own = name
+    namespace: str | None = None
+    if tools is not None and name in tools.namespaces:
+        namespace, own = tools.namespaces[name]
+    if tools is not None and name in tools.custom:
+        item = {"type": "custom_tool_call", "id": f"ctc_{call_id}", "call_id": call_id, "name": own}
+        item["input"] = custom_input(arguments)
+    else:
+        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": own}
+        item["arguments"] = arguments
+    if namespace is not None:
+        item["namespace"] = namespace
+    item["status"] = "completed"
+    return item
 
 
 def chat_tool_choice(choice: Any) -> Any:
-    """A Responses `tool_choice` in chat's shape (a named function, in its namespace or not)."""
-    if isinstance(choice, dict) and choice.get("type") == "function":
+    """A Responses `tool_choice` in chat's shape (a named function or custom tool, in its
+    namespace or not)."""
+    if isinstance(choice, dict) and choice.get("type") in ("function", "custom"):
         name = flat_name(choice.get("namespace"), str(choice.get("name", "")))
         return {"type": "function", "function": {"name": name}}
     return choice

@@ -1,7 +1,9 @@
-"""`/v1/responses` tools in namespaces (Codex's sub-agent tools, dynamic and MCP tools): each
-function reaches a chat model as `<namespace>__<name>`, the answer's call goes back under its own
-name with its `namespace` (plain and streamed), the history's namespaced calls flatten the same
-way, on the whole path and on a split body. Real gateway, scripted upstream, the openai SDK."""
+"""`/v1/responses` tools chat lacks: tools in namespaces (Codex's sub-agent tools, dynamic and
+MCP tools) reach a chat model as `<namespace>__<name>` and their calls go back under their own
+name with their `namespace`; custom (freeform) tools (Codex's `apply_patch`) reach it as a
+function of one `input` string described with its grammar and go back as `custom_tool_call`s;
+plain and streamed, the history's calls translated the same way, on the whole path and on a
+split body. Real gateway, scripted upstream, the openai SDK."""
 
 from __future__ import annotations
 
@@ -27,8 +29,21 @@ TOOLS: list[Any] = [
             {"type": "function", "name": "close_agent", "description": "stop an agent", "parameters": PARAMETERS},
         ],
     },
+    {
+        "type": "custom",
+        "name": "apply_patch",
+        "description": "edit files",
+        "format": {"type": "grammar", "syntax": "lark", "definition": "start: begin_patch hunk+ end_patch"},
+    },
     {"type": "web_search", "external_web_access": True},
 ]
+PATCH = "*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch\n"
+EDIT = {
+    "kind": "tool_call",
+    "name": "apply_patch",
+    "arguments": orjson.dumps({"input": PATCH}).decode(),
+    "call_id": "c3",
+}
 SPAWN = {"kind": "tool_call", "name": "multi_agent_v1__spawn_agent", "arguments": '{"message": "hi"}', "call_id": "c1"}
 
 
@@ -46,6 +61,7 @@ def test_namespaced_functions_reach_the_model_flat_and_come_back_in_their_namesp
         "exec_command",
         "multi_agent_v1__spawn_agent",
         "multi_agent_v1__close_agent",
+        "apply_patch",
     ]
     assert sent["tools"][1]["function"]["description"] == "start an agent"
     [call] = answer.output
@@ -122,3 +138,48 @@ def test_tools_that_would_share_a_chat_name_or_a_bad_namespace_are_a_400_naming_
             assert reply.status_code == 400, reply.text
             assert words in reply.json()["error"]["message"]
     assert edge.received == []
+
+
+def test_a_custom_tool_is_a_function_of_its_input_and_its_call_a_custom_tool_call(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    edge.push(EDIT)
+    answer = sdk(gateway).responses.create(model="tandem", input="edit", tools=TOOLS)
+    [function] = [t["function"] for t in edge.received[0].body["tools"] if t["function"]["name"] == "apply_patch"]
+    assert function["parameters"]["required"] == ["input"]
+    assert "edit files" in function["description"] and "start: begin_patch hunk+ end_patch" in function["description"]
+    raw = answer.output[0].model_dump()
+    assert (raw["type"], raw["name"], raw["call_id"], raw["input"]) == ("custom_tool_call", "apply_patch", "c3", PATCH)
+
+
+def test_a_streamed_custom_tool_call_sends_its_input_whole_never_json_fragments(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    edge.push(EDIT)
+    body = {"model": "tandem", "input": "edit", "tools": TOOLS, "stream": True}
+    with httpx.Client(timeout=10) as http:
+        text = http.post(f"{gateway.base_url}/responses", json=body).text
+    events = [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    kinds = [e["type"] for e in events]
+    assert "response.function_call_arguments.delta" not in kinds
+    [done] = [e for e in events if e["type"] == "response.custom_tool_call_input.done"]
+    assert done["input"] == PATCH
+    [final] = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert (final["type"], final["input"]) == ("custom_tool_call", PATCH)
+
+
+def test_the_history_of_a_custom_tool_call_is_its_function_call_and_tool_message(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    history: list[Any] = [
+        {"type": "message", "role": "user", "content": "edit"},
+        {"type": "custom_tool_call", "call_id": "c3", "name": "apply_patch", "input": PATCH},
+        {"type": "custom_tool_call_output", "call_id": "c3", "output": "Success. Updated: A a.txt"},
+    ]
+    with httpx.Client(timeout=10) as http:
+        reply = http.post(f"{gateway.base_url}/responses", json={"model": "tandem", "input": history, "tools": TOOLS})
+    assert reply.status_code == 200, reply.text
+    sent = edge.received[0].body["messages"]
+    call = sent[-2]["tool_calls"][0]
+    assert call["function"]["name"] == "apply_patch" and orjson.loads(call["function"]["arguments"]) == {"input": PATCH}
+    assert sent[-1] == {"role": "tool", "tool_call_id": "c3", "content": "Success. Updated: A a.txt"}
