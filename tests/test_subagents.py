@@ -206,3 +206,29 @@ def test_codex_threads_are_children_by_the_threads_they_name_and_nest(
     parent = _detail(client, server, "run-1", 2)
     assert [c["id"] for c in parent["children"]] == [child]
     assert parent["steps"] == 2  # the sub-agents' steps are theirs, not the run's
+
+
+def _chat(client: httpx.Client, server: GatewayServer, messages: list[dict[str, Any]], session: str) -> str:
+    """A chat step as the OpenHands SDK sends it: its conversation's session header, and the
+    run's cache key (a Task sub-agent shares its parent's)."""
+    body = {"model": "tandem", "messages": messages, "prompt_cache_key": "conv-parent"}
+    response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"x-litellm-session-id": session})
+    assert response.status_code == 200, response.text
+    return response.headers["x-tandem-trajectory"]
+
+
+def test_a_sub_agent_in_a_conversation_of_its_own_is_linked_by_the_cache_key_it_shares(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    task = {"description": "count", "prompt": PROMPT, "subagent_type": "general-purpose"}
+    edge.push({"kind": "tool_call", "name": "task", "arguments": orjson.dumps(task).decode()}, {"text": "3 files"})
+    system = {"role": "system", "content": "You are OpenHands."}
+    assert _chat(client, server, [system, {"role": "user", "content": "delegate"}], "conv-parent") == "conv-parent"
+    child = _chat(client, server, [system, {"role": "user", "content": PROMPT}], "conv-child")
+    # Another conversation that shares the key but was started by no Task call stays unlinked.
+    edge.push({"text": "hello"})
+    other = _chat(client, server, [system, {"role": "user", "content": "something else"}], "conv-other")
+    assert (child, other) == ("conv-child", "conv-other")
+    assert _detail(client, server, child, 1)["parent"] == {"id": "conv-parent", "step": 1}
+    assert "parent" not in _detail(client, server, other, 1)
+    assert [c["id"] for c in _detail(client, server, "conv-parent", 1)["children"]] == [child]

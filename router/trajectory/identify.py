@@ -59,6 +59,17 @@ def thread_trajectories(namespace: str, session: str, thread: str, parent: str) 
     return of(thread), of(parent)
 
 
+def cache_parent(namespace: str, body: dict[str, Any], own: str) -> str | None:
+    """The trajectory a request's `prompt_cache_key` names when it is not the request's own: an
+    OpenHands sub-agent (its Task tool) names its own conversation as its session and shares its
+    parent conversation's cache key. None otherwise."""
+    key = body.get("prompt_cache_key")
+    if not isinstance(key, str) or not key:
+        return None
+    parent = trajectory_id(namespace, key)
+    return parent if parent != own else None
+
+
 def session_id(path_session: str | None, headers: Mapping[str, str], body: dict[str, Any]) -> str | None:
     if path_session:
         return path_session

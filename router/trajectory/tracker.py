@@ -231,6 +231,8 @@ class Tracker:
                 child = (trajectory_id, parent, -1 if spawn_step is None else spawn_step)
             elif stitched is None or stitched.decision == NEW:
                 child = self.children.child_of(family, request.messages, claim=stitched is not None)
+                if child is None and stitched is None:
+                    child = self._cache_child(namespace, request, trajectory_id)
             if child is not None and stitched is None:
                 trajectory_id = child[0]  # a sub-agent's request: its own trajectory
             start = StepStart(
@@ -333,6 +335,13 @@ class Tracker:
         if session is None:
             return None
         return identify.thread_trajectories(namespace, session, *spawned)
+
+    def _cache_child(self, namespace: str, request: ChatRequest, trajectory_id: str) -> tuple[str, str, int] | None:
+        """A sub-agent with its own session whose cache key names its parent (OpenHands' Task
+        tool): linked when an answer of the parent started its prompt; it keeps its own id."""
+        parent = identify.cache_parent(namespace, request.raw, trajectory_id)
+        found = None if parent is None else self.children.child_of(parent, request.messages)
+        return None if found is None else (trajectory_id, found[1], found[2])
 
     async def _link(self, parent: str, child: str, parent_step: int) -> None:
         """A child trajectory's notes: its parent's id and step (-1: the parent's latest step

@@ -1,6 +1,8 @@
 """Runs one OpenHands SDK (V1) conversation against the gateway, as the SDK's own examples do:
 an agent with the terminal tool (a local subprocess terminal) in a given folder. Run by the
-OpenHands virtualenv's Python (3.12): `python run_openhands.py BASE_URL WORKDIR TASK`.
+OpenHands virtualenv's Python (3.12): `python run_openhands.py BASE_URL WORKDIR TASK [--task-tool]`
+(`--task-tool`: the agent also has the Task tool set, whose sub-agents run in conversations of
+their own).
 Prints the conversation's final state and last agent message as one JSON line."""
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pydantic import SecretStr
 
 def main() -> None:
     base_url, workdir, task = sys.argv[1:4]
+    with_tasks = "--task-tool" in sys.argv[4:]
     llm = LLM(
         model="litellm_proxy/tandem",
         base_url=base_url,
@@ -24,7 +27,14 @@ def main() -> None:
         retry_min_wait=1,
         retry_max_wait=2,
     )
-    agent = Agent(llm=llm, tools=[Tool(name=TerminalTool.name, params={"terminal_type": "subprocess"})])
+    tools = [Tool(name=TerminalTool.name, params={"terminal_type": "subprocess"})]
+    if with_tasks:
+        from openhands.tools.preset.default import register_builtins_agents
+        from openhands.tools.task import TaskToolSet
+
+        register_builtins_agents(enable_browser=False)  # the sub-agent types, as the CLI has them
+        tools.append(Tool(name=TaskToolSet.name))
+    agent = Agent(llm=llm, tools=tools)
     conversation = Conversation(agent=agent, workspace=workdir, visualizer=None)
     result: dict[str, object] = {"id": str(conversation.id)}
     try:

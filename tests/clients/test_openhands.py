@@ -25,12 +25,12 @@ def server(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
     return make_gateway(routes=ROUTES, model_aliases=ALIASES)
 
 
-def openhands(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
+def openhands(server: GatewayServer, tmp_path: Path, task: str, *flags: str) -> tuple[dict[str, Any], str, Path]:
     python = installed("openhands", "bin/python")
     work = tmp_path / "work"
     work.mkdir(parents=True, exist_ok=True)
     env = {"HOME": str(tmp_path), "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENHANDS_SUPPRESS_BANNER": "1"}
-    code, output = run([str(python), str(SCRIPT), server.url, str(work), task], work, env)
+    code, output = run([str(python), str(SCRIPT), server.url, str(work), task, *flags], work, env)
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
@@ -80,3 +80,31 @@ def test_openhands_runs_of_one_task_never_cross(server: GatewayServer, edge: Fak
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
     assert {t["id"] for t in trajectories(server, expected=4)} == {result["id"] for result, _, _ in results}
+
+
+def test_openhands_task_tool_sub_agent_is_a_child_of_the_step_that_started_it(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """The Task tool runs its sub-agent in a conversation of its own (its own session id) that
+    shares the parent's prompt cache key: its own trajectory, linked to the parent's step."""
+    prompt = "Count the files in the folder and report the number."
+    task = {"description": "count files", "prompt": prompt, "subagent_type": "general-purpose"}
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        messages = body["messages"]
+        users = [m for m in messages if m["role"] == "user"]
+        if users and prompt in str(users[0]["content"]):
+            return {"text": "There are no files."}  # the sub-agent finishes at once
+        if messages[-1]["role"] == "tool":
+            return {"kind": "tool_call", "name": "finish", "arguments": '{"message": "the sub-agent counted"}'}
+        return {"kind": "tool_call", "name": "task", "arguments": orjson.dumps(task).decode(), "call_id": "call-task"}
+
+    edge.respond = answer
+    result, output, _ = openhands(server, tmp_path, "delegate the counting", "--task-tool")
+    assert result["status"] == "finished", output
+    found = trajectories(server, expected=2)
+    assert len(found) == 2, [t["id"] for t in found]
+    [parent] = [t for t in found if t["id"].endswith(result["id"])]
+    [child] = [t for t in found if t is not parent]
+    assert child["parent"] == {"id": parent["id"], "step": 1}
+    assert [c["id"] for c in parent["children"]] == [child["id"]]
