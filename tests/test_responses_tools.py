@@ -51,6 +51,14 @@ def sdk(server: GatewayServer) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.base_url, api_key="unused", max_retries=0)
 
 
+def streamed(gateway: GatewayServer, text: str) -> list[dict[str, Any]]:
+    """The events of a streamed answer to `text` with the tools above."""
+    body = {"model": "tandem", "input": text, "tools": TOOLS, "stream": True}
+    with httpx.Client(timeout=10) as http:
+        reply = http.post(f"{gateway.base_url}/responses", json=body).text
+    return [orjson.loads(line[6:]) for line in reply.splitlines() if line.startswith("data: ")]
+
+
 def test_namespaced_functions_reach_the_model_flat_and_come_back_in_their_namespace(
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:
@@ -78,10 +86,7 @@ def test_a_streamed_call_names_its_namespace_in_every_event_that_carries_the_ite
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:
     edge.push(SPAWN)
-    body = {"model": "tandem", "input": "delegate", "tools": TOOLS, "stream": True}
-    with httpx.Client(timeout=10) as http:
-        text = http.post(f"{gateway.base_url}/responses", json=body).text
-    events = [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    events = streamed(gateway, "delegate")
     items = [e["item"] for e in events if "item" in e] + [
         o for e in events if e["type"] == "response.completed" for o in e["response"]["output"]
     ]
@@ -156,10 +161,7 @@ def test_a_streamed_custom_tool_call_sends_its_input_whole_never_json_fragments(
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:
     edge.push(EDIT)
-    body = {"model": "tandem", "input": "edit", "tools": TOOLS, "stream": True}
-    with httpx.Client(timeout=10) as http:
-        text = http.post(f"{gateway.base_url}/responses", json=body).text
-    events = [orjson.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    events = streamed(gateway, "edit")
     kinds = [e["type"] for e in events]
     assert "response.function_call_arguments.delta" not in kinds
     [done] = [e for e in events if e["type"] == "response.custom_tool_call_input.done"]
