@@ -54,19 +54,39 @@ class BoundedConfig(uvicorn.Config):
         # Ends the gateway's running streams within so many seconds (returns how many run).
         self.end_streams: Callable[[float], int] = _no_streams
         self._shutdown_seen = False
-        # Kept-alive connections waiting for their next request, the longest idle first.
-        self.idle: OrderedDict[BoundedHttpToolsProtocol, None] = OrderedDict()
+        # Kept-alive connections waiting for their next request, the longest idle first, with
+        # the loop time each went idle at; one timer closes those idle `timeout_keep_alive`.
+        self.idle: OrderedDict[BoundedHttpToolsProtocol, float] = OrderedDict()
+        self._idle_timer: asyncio.TimerHandle | None = None
 
     def went_idle(self, connection: BoundedHttpToolsProtocol) -> None:
-        """`connection` answered and waits for its next request: past `limits.max_idle_connections`
-        such connections, the longest idle are closed (a client opening connections and leaving
-        them open would otherwise hold sockets and memory for `keep_alive_s` each)."""
+        """`connection` answered and waits for its next request: closed once it has waited
+        `timeout_keep_alive` (uvicorn gave each response a timer of its own, created and
+        cancelled once a request); past `limits.max_idle_connections` such connections, the
+        longest idle are closed (a client opening connections and leaving them open would
+        otherwise hold sockets and memory for `keep_alive_s` each)."""
         idle = self.idle
-        idle[connection] = None
+        loop = connection.loop
+        idle[connection] = loop.time()
         while len(idle) > self.limits.max_idle_connections:
             oldest, _ = idle.popitem(last=False)
             self.on_limit("max_idle_connections")
             oldest.close_idle()
+        if self._idle_timer is None:
+            self._idle_timer = loop.call_later(self.timeout_keep_alive, self._close_idle, loop)
+
+    def _close_idle(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Close the connections idle `timeout_keep_alive`; set the timer for the next."""
+        self._idle_timer = None
+        idle = self.idle
+        since_at_most = loop.time() - self.timeout_keep_alive
+        while idle:
+            connection, since = next(iter(idle.items()))
+            if since > since_at_most:
+                self._idle_timer = loop.call_at(since + self.timeout_keep_alive, self._close_idle, loop)
+                return
+            idle.popitem(last=False)
+            connection.timeout_keep_alive_handler()
 
     def load(self) -> None:
         super().load()
@@ -195,6 +215,20 @@ class JoinedCycle(RequestResponseCycle):
                 self._kept = head
 
 
+class _Idle(asyncio.TimerHandle):
+    """What a connection's `timeout_keep_alive_task` holds while it is idle (uvicorn cancels it
+    when the connection is used again): the server's idle timer times it, nothing to cancel."""
+
+    def __init__(self) -> None:
+        pass
+
+    def cancel(self) -> None:
+        pass
+
+
+_IDLE = _Idle()
+
+
 class BoundedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with a bounded, timed request head and a timed body."""
 
@@ -242,8 +276,18 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     # -- idle keep-alive connections -----------------------------------------------------------
 
     def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if self.timeout_keep_alive_task is not None:  # armed: idle until the next request
+        # uvicorn's, but a connection left idle is timed by the server's one idle timer
+        # (`BoundedConfig.went_idle`), not by a timer of its own.
+        self.server_state.total_requests += 1
+        if self.transport.is_closing():
+            return
+        self._unset_keepalive_if_required()
+        self.flow.resume_reading()
+        if self.pipeline:
+            cycle, app = self.pipeline.pop()
+            self._start_asgi_task(cycle, app)
+        else:
+            self.timeout_keep_alive_task = _IDLE
             self._config.went_idle(self)
 
     def _unset_keepalive_if_required(self) -> None:

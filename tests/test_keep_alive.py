@@ -80,3 +80,25 @@ def test_idle_connections_past_the_cap_are_closed_longest_idle_first(
 
 def test_the_idle_connection_cap_has_a_default() -> None:
     assert load_settings().limits.max_idle_connections == 1000
+
+
+def test_each_idle_connection_is_timed_from_its_own_last_answer(make_gateway: Callable[..., GatewayServer]) -> None:
+    # One timer times every idle connection: it must close each when its own keep_alive_s is
+    # up, not all at the first one's, and never a connection that was used since.
+    server = make_gateway(server={"keep_alive_s": 1})
+    first = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    second = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+    try:
+        assert _ask(first).startswith(b"HTTP/1.1 200")
+        time.sleep(0.6)
+        assert _ask(second).startswith(b"HTTP/1.1 200")
+        # `first` goes at ~1 s; `second`, idle since 0.6 s, is still kept then.
+        assert _closed(first, 0.8)
+        assert not _closed(second, 0.1)
+        assert _ask(second).startswith(b"HTTP/1.1 200")  # used again: timed afresh
+        time.sleep(0.7)
+        assert not _closed(second, 0.1)
+        assert _closed(second, 1.0)
+    finally:
+        first.close()
+        second.close()
