@@ -61,6 +61,16 @@ def _probability_output(session: Any, source: Path) -> str:
     return str(tensors[-1].name)
 
 
+def _run_of(session: Any) -> Any:
+    """The session's `run(output_names, feed, options)`: onnxruntime's compiled session's own,
+    where it has one, rather than its Python wrapper's, which checks the feed's names and
+    handles execution-provider fallbacks (CPU only here) at about half of a step's scoring
+    time (~12 µs of 25 for the shipped judge); the wrapper's where it has not."""
+    compiled = getattr(session, "_sess", None)
+    run = getattr(compiled, "run", None)
+    return run if callable(run) else session.run
+
+
 @dataclass(frozen=True)
 class JudgeModel:
     """A loaded judge: the session, its card, and where they came from."""
@@ -117,7 +127,7 @@ class JudgeModel:
         row = features.reshape(1, -1)
         if row.dtype != np.float32:
             row = row.astype(np.float32)
-        probabilities = self.session.run(self.output_names, {self.input_name: row})[0]
+        probabilities = _run_of(self.session)(self.output_names, {self.input_name: row}, None)[0]
         return float(probabilities[0, -1])
 
     def score_batch(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
