@@ -145,19 +145,24 @@ def trajectory_id(namespace: str, session: str) -> str:
     return f"{namespace}:{session}" if namespace else session
 
 
-# Random bytes for new trajectory ids, drawn from the system 256 ids at a time: the same
-# randomness as one os.urandom call per id, without a system call per stitched step.
+# Random bytes for new trajectory ids and step tokens, drawn from the system a few kilobytes at a
+# time: the same randomness as one os.urandom call per id, without a system call per step.
 _RANDOM = bytearray()
 # A forked worker draws its own: two processes handing out the same ids would merge runs.
 os.register_at_fork(after_in_child=_RANDOM.clear)
 
 
+def random_hex(size: int) -> str:
+    """`os.urandom(size).hex()`, from the pool (`size` at most 256)."""
+    if len(_RANDOM) < size:
+        _RANDOM[:] = os.urandom(4096)
+    token = _RANDOM[-size:].hex()
+    del _RANDOM[-size:]
+    return token
+
+
 def new_trajectory_id(namespace: str) -> str:
-    if len(_RANDOM) < 10:
-        _RANDOM[:] = os.urandom(2560)
-    token = _RANDOM[-10:].hex()
-    del _RANDOM[-10:]
-    session = f"traj-{token}"  # 20 hex digits, as before; no UUID object made
+    session = f"traj-{random_hex(10)}"  # 20 hex digits, as before; no UUID object made
     return f"{namespace}:{session}" if namespace else session
 
 
