@@ -30,6 +30,7 @@ from judge import audit, groups, imports, lofo, retrain, share
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
+from judge.modes import IGNORE_HELP, parse_ignore
 from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
 
 
@@ -74,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0, help="seed of the split and the classifier")
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
     train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
+    train.add_argument("--ignore", default="", help=IGNORE_HELP)
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True, help="the .onnx file (its card is updated)")
@@ -144,9 +146,11 @@ def _train(args: argparse.Namespace) -> int:
         held_out_fraction=args.held_out,
         seed=args.seed,
         sees=args.sees,
+        ignore=parse_ignore(args.ignore),
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
         f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}"
-        + (f" --sees {args.sees}" if args.sees != "state" else ""),
+        + (f" --sees {args.sees}" if args.sees != "state" else "")
+        + (f" --ignore {','.join(parse_ignore(args.ignore))}" if parse_ignore(args.ignore) else ""),
         data_description=args.describe or f"{args.data.name}",
         sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
         show_progress=True,

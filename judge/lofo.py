@@ -25,6 +25,7 @@ import orjson
 from judge.calibrate import threshold_for_share
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
+from judge.modes import IGNORE_HELP, blinded, ignored_columns, parse_ignore
 from judge.rows import JudgeTrainingError, load_rows, matrix
 
 BOOTSTRAP = 200
@@ -81,6 +82,11 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
     families = [str(row.get("family") or "unknown") for row in picked]
     runs = [str(row["trajectory_id"]) for row in picked]
     x = matrix(picked, config.sees)
+    # Fitted blind to the features the config ignores, scored on the real vectors (as `train`).
+    try:
+        fit_x = blinded(x, ignored_columns(config.sees, tuple(getattr(config, "ignore", ()))))
+    except ValueError as exc:
+        raise JudgeTrainingError(str(exc)) from None
     results = []
     for family in sorted(set(families)):
         inside = np.asarray([f == family for f in families])
@@ -95,7 +101,7 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
         elif labels.y[train].min() == labels.y[train].max():
             result.note = "the other families have one label value only: nothing to train on"
         else:
-            estimator = fit_estimator(config, x[train], labels.y[train], labels.weight[train])
+            estimator = fit_estimator(config, fit_x[train], labels.y[train], labels.weight[train])
             threshold = threshold_for_share(
                 estimator.predict_proba(x[train])[:, 1].astype(np.float64), config.cloud_share
             )
@@ -167,6 +173,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the classifier and the bootstrap")
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
     parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="resamples for the AUC's interval")
+    parser.add_argument("--ignore", default="", help=IGNORE_HELP)
 
 
 def run_lofo(args: argparse.Namespace) -> int:
@@ -176,9 +183,18 @@ def run_lofo(args: argparse.Namespace) -> int:
         raise JudgeTrainingError(f"cloud share must be between 0 and 1, got {args.cloud_share}")
     rows = load_rows(args.data)
     labels = args.labels or labels_in(rows)
-    config = TrainConfig(model=args.model, labels=labels, cloud_share=args.cloud_share, seed=args.seed, sees=args.sees)
+    config = TrainConfig(
+        model=args.model,
+        labels=labels,
+        cloud_share=args.cloud_share,
+        seed=args.seed,
+        sees=args.sees,
+        ignore=parse_ignore(args.ignore),
+    )
     results = leave_one_family_out(rows, config, args.bootstrap)
-    title = f"Leave one family out: {args.data.name}, {args.model}, {labels} labels, sees {args.sees}"
+    title = f"Leave one family out: {args.data.name}, {args.model}, {labels} labels, sees {args.sees}" + (
+        f", without {', '.join(config.ignore)}" if config.ignore else ""
+    )
     table = markdown(results, title)
     print(table, end="")
     if len(results) == 1:

@@ -60,6 +60,19 @@ def recent_weight(shipped: int, recent: int, share: float) -> float:
     return max(1.0, share / (1.0 - share) * shipped / recent)
 
 
+def _ignored_by(serving_path: Path, sees: str) -> tuple[str, ...]:
+    """The features the serving model was trained without (its card's `ignored_features`): a
+    candidate of the same kind is trained without them too."""
+    from judge.card import JudgeModelError, card_path, read_card
+
+    try:
+        card = read_card(card_path(serving_path))
+    except JudgeModelError:
+        return ()
+    ignored = card.model.get("ignored_features") if card.sees == sees else None
+    return tuple(str(name) for name in ignored) if isinstance(ignored, list) else ()
+
+
 def retrain(
     shipped: list[dict[str, Any]],
     recent: list[dict[str, Any]],
@@ -117,6 +130,7 @@ def retrain(
         seed=seed,
         sees=sees,
         made_by="tandem judge retrain",
+        ignore=_ignored_by(serving_path, sees),
         data_description=f"{len(shipped)} shipped rows and {len(learn)} recent gateway rows (weight {weight:.3g})",
         show_progress=show_progress,
     )

@@ -26,7 +26,7 @@ from judge.features import FEATURE_VERSION
 from judge.labels import Labels, make_labels
 from judge.metrics import report
 from judge.model import open_session
-from judge.modes import names_for
+from judge.modes import blinded, ignored_columns, names_for
 from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
 
 ModelKind = Literal["logreg", "gbdt"]
@@ -48,6 +48,9 @@ class TrainConfig:
     data_description: str = ""  # where the rows came from, for the card
     sees: str = "state"  # "draft": the state and the step's own action (`draft_features`)
     sources: Any = None  # the data's sources, licences and counts (`<data>.sources.json`), for the card
+    # Features the model is not given (held at 0 while it is fitted: it never reads them; the
+    # served vector keeps them), e.g. the draft's shape, whose meaning differs between harnesses.
+    ignore: tuple[str, ...] = ()
     show_progress: bool = False  # a line on stderr as each stage starts (the CLI: fitting takes seconds)
 
 
@@ -161,7 +164,12 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
     _stage(config, started, f"{len(labels.rows):,} rows with {config.labels} labels, {len(split.train):,} to train on")
     names = names_for(config.sees)
     x_all = matrix([rows[i] for i in labels.rows], config.sees)
-    x_train = x_all[split.train]
+    try:
+        ignored = ignored_columns(config.sees, config.ignore)
+    except ValueError as exc:
+        raise JudgeTrainingError(str(exc)) from None
+    # Fitted blind to the ignored features; exported, checked and evaluated on the real vectors.
+    x_train = blinded(x_all[split.train], ignored)
     y_train, y_test = labels.y[split.train], labels.y[split.test]
     if y_train.min() == y_train.max():
         raise JudgeTrainingError("the training split has only one label value; add trajectories")
@@ -196,6 +204,7 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
             "onnx_input": "X",
             "onnx_output": "probabilities",
             "bytes": len(model_bytes),
+            **({"ignored_features": list(config.ignore)} if config.ignore else {}),
         },
         labels=config.labels,
         training_data={

@@ -188,3 +188,49 @@ def test_combined_labels_take_the_most_direct_signal_and_weigh_failed_runs() -> 
     for row in rows:
         row["edge_wrong"] = row["teacher_label"] = row["action_failed"] = None
     assert make_labels(rows, "combined").source == "heuristic"  # nothing measured: the cold start
+
+
+@pytest.mark.parametrize("kind", ["gbdt", "logreg"])
+def test_an_ignored_feature_is_never_read_by_the_model(kind: str, tmp_path: Path) -> None:
+    from judge.features import feature_index
+
+    # `err_any` carries most of the synthetic rows' signal: ignored, the model must do without it.
+    rows = synthetic_rows()
+    for row in rows:
+        row["action_failed"] = row["edge_wrong"]
+        row["replayed"] = True
+    out = tmp_path / "judge.onnx"
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, rows)
+    args = ["train", "--data", str(data), "--out", str(out), "--model", kind, "--labels", "failed"]
+    assert main([*args, "--ignore", "err_any, act1_read"]) == 0
+    card = read_card(card_path(out))
+    assert card.model["ignored_features"] == ["err_any", "act1_read"]
+    assert card.made_by.endswith("--ignore err_any,act1_read")
+    x = matrix(rows)
+    columns = [feature_index("err_any"), feature_index("act1_read")]
+    changed = x.copy()
+    changed[:, columns] = 1.0 - x[:, columns]  # every value of the ignored features flipped
+    model = JudgeModel.load(out)
+    assert np.max(np.abs(model.score_batch(x) - model.score_batch(changed))) < 1e-6
+    assert card.evaluation["auc"] < 0.65  # what is left is mostly noise
+    # A name no vector holds is refused, with the name.
+    assert main([*args, "--ignore", "err_anything"]) == 2
+
+
+def test_lofo_and_retrain_keep_the_ignored_features(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from judge.retrain import _ignored_by
+
+    rows = synthetic_rows()
+    for row in rows:
+        row["action_failed"] = row["edge_wrong"]
+        row["replayed"] = True
+        row["family"] = "a-1" if row["trajectory_id"] < "t6" else "b-1"
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, rows)
+    assert main(["lofo", "--data", str(data), "--model", "logreg", "--bootstrap", "10", "--ignore", "err_any"]) == 0
+    assert "without err_any" in capsys.readouterr().out
+    out = tmp_path / "judge.onnx"
+    assert main(["train", "--data", str(data), "--out", str(out), "--model", "logreg", "--ignore", "err_any"]) == 0
+    assert _ignored_by(out, "state") == ("err_any",) and _ignored_by(out, "draft") == ()
+    assert _ignored_by(tmp_path / "none.onnx", "state") == ()
