@@ -102,7 +102,8 @@ judge-model: install-test
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (the harness-status label, judge/status.py)"
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving); label: that action failed"
+		--ignore draft_calls,draft_prose,draft_other,draft_plan,draft_invalid \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another); label: that action failed"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build/compiled
