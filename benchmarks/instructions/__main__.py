@@ -1,6 +1,6 @@
 """The gateway's instructions per request, counted by valgrind: the same figure on a busy machine.
 
-`python -m benchmarks.instructions [--requests 1000] [--session] [--baseline DIR ...]`
+`python -m benchmarks.instructions [--requests 1000] [--session] [--route edge|judge ...] [--baseline DIR ...]`
 
 `benchmarks.cpu` reads CPU time, which other jobs still move on a machine whose two cores are
 hyperthreads of one (a busy sibling slows every instruction: its rounds spread by ±10% there).
@@ -13,8 +13,10 @@ the overhead benchmark's 1.6 KB agent step sent non-streamed by 16 keep-alive co
 trajectory, as in `benchmarks.cpu`; with it, each request is the next step of one of 16
 sessions, its history an answer and a tool output longer: ~80 steps each, bodies to ~9 KB);
 300 requests to warm up, the counters zeroed, `--requests` more, the counters dumped. Reported:
-instructions per request, each checkout's. Needs `valgrind` (Debian: `apt-get install valgrind`);
-about a minute per checkout.
+instructions per request, each checkout's. `--route` (repeatable; `edge` when not given): the
+route the body names, `edge` (the config's `fast`) or `judge` (strategy judge, the shipped ONNX
+judge), as in `benchmarks.cpu`; each route is counted for each checkout. Needs `valgrind`
+(Debian: `apt-get install valgrind`); about a minute per checkout and route on a quiet machine.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pathlib import Path
 
 import orjson
 
+from benchmarks.checkouts import EXTRA_ROUTES
 from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
 from benchmarks.overhead.loadgen import chat_body, http_request
 from benchmarks.overhead.procs import free_port
@@ -37,6 +40,8 @@ REPO = Path(__file__).resolve().parents[2]
 OUT = REPO / ".bench" / "instructions"
 WARMUP = 300
 CONNECTIONS = 16
+# The model name each `--route` sends, as in `benchmarks.cpu` (`judge`: `benchmarks.checkouts`' route).
+ROUTES = {"edge": "fast", "judge": "judge"}
 
 
 async def _send(port: int, make: Callable[[int, int], bytes], count: int) -> None:
@@ -61,13 +66,14 @@ async def _send(port: int, make: Callable[[int, int], bytes], count: int) -> Non
     await asyncio.gather(*(connection(index) for index in range(CONNECTIONS)))
 
 
-def _maker(port: int, session: bool) -> Callable[[int, int], bytes]:
-    """The cpu benchmark's request; with `session`, the next step of the connection's session
-    each time: a session header, and the history one answer and one tool output longer."""
-    plain = http_request(port, "/v1/chat/completions", chat_body("fast", False))
+def _maker(port: int, session: bool, model: str = "fast") -> Callable[[int, int], bytes]:
+    """The cpu benchmark's request for the route `model`; with `session`, the next step of the
+    connection's session each time: a session header, and the history one answer and one tool
+    output longer."""
+    plain = http_request(port, "/v1/chat/completions", chat_body(model, False))
     if not session:
         return lambda index, number: plain
-    body = orjson.loads(chat_body("fast", False))
+    body = orjson.loads(chat_body(model, False))
     histories: dict[int, list[dict[str, str]]] = {}
 
     def make(index: int, number: int) -> bytes:
@@ -94,13 +100,14 @@ async def _ready(port: int, make: Callable[[int, int], bytes]) -> None:
     raise RuntimeError("the gateway under valgrind did not answer within 10 minutes")
 
 
-def count(source: Path, upstream_port: int, requests: int, session: bool) -> float:
-    """Instructions per request of a gateway run from `source`."""
-    folder = OUT / source.name
+def count(source: Path, upstream_port: int, requests: int, session: bool, route: str = "edge") -> float:
+    """Instructions per request of a gateway run from `source`, on `route`."""
+    folder = OUT / route / source.name
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("callgrind.*"):
         old.unlink()
-    config = tandem_config(folder / "tandem.yaml", Upstreams(upstream_port, upstream_port), "sk-bench")
+    upstreams = Upstreams(upstream_port, upstream_port)
+    config = tandem_config(folder / "tandem.yaml", upstreams, "sk-bench", EXTRA_ROUTES)
     port = free_port()
     command = [
         "valgrind",
@@ -113,7 +120,7 @@ def count(source: Path, upstream_port: int, requests: int, session: bool) -> flo
     with open(folder / "valgrind.log", "w") as log:
         gateway = subprocess.Popen(command, env=env, cwd=source, stdout=log, stderr=subprocess.STDOUT)
     try:
-        make = _maker(port, session)
+        make = _maker(port, session, ROUTES[route])
         asyncio.run(_ready(port, make))
         asyncio.run(_send(port, make, WARMUP))
         subprocess.run(["callgrind_control", "--zero", str(gateway.pid)], check=True, capture_output=True)
@@ -133,13 +140,14 @@ def measure(args: argparse.Namespace) -> int:
     upstream = subprocess.Popen(fake, env=_base_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         figures = {}
-        for source in [REPO, *args.baseline]:
-            figures[source] = count(source, upstream_port, args.requests, args.session)
-            print(f"{source}: {figures[source]:,.0f} instructions/request", flush=True)
+        for route in args.route or ["edge"]:
+            for source in [REPO, *args.baseline]:
+                figures[route, source] = count(source, upstream_port, args.requests, args.session, route)
+                print(f"{route} route, {source}: {figures[route, source]:,.0f} instructions/request", flush=True)
         what = "new steps of 16 sessions" if args.session else "no session id"
         print(f"\ngateway instructions per request (c=16, {what}, {args.requests} requests, callgrind):")
-        for source, value in figures.items():
-            print(f"  {source}: {value:,.0f}")
+        for (route, source), value in figures.items():
+            print(f"  {route} route, {source}: {value:,.0f}")
         return 0
     finally:
         upstream.terminate()
@@ -149,6 +157,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="measured requests per checkout")
     parser.add_argument("--session", action="store_true", help="send a session id (no stitching)")
+    parser.add_argument("--route", action="append", choices=sorted(ROUTES), help="the route counted (repeatable)")
     parser.add_argument("--baseline", action="append", default=[], help="another checkout to count beside")
     args = parser.parse_args()
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
