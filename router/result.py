@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from router.errors import GatewayError
+from router.records import record
 
 # Work to run once the client has the whole answer (a shadow call): never delays it.
 After = Callable[[], Awaitable[None]]
@@ -48,7 +49,7 @@ class Reason(StrEnum):
     UNDECIDED = "undecided"  # the step ended (an error, the client left) before a decision
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepMeta:
     """What the engine needs of a request besides its body."""
 
@@ -60,7 +61,7 @@ class StepMeta:
     on_begun: Callable[[], None] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Facts:
     """Where the step went and why."""
 

@@ -18,6 +18,7 @@ from router.policies.base import Decision, Policy, PreparedAnswer, Target
 from router.privacy.guard import PrivacyGuard
 from router.protocol.chat import Answer as ChatAnswer
 from router.protocol.chat import ChatRequest
+from router.records import record
 from router.result import Facts, StepResult
 from router.trajectory.tracker import StepIdentity
 
@@ -33,7 +34,7 @@ class Route:
     policy: Policy
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepInputs:
     """What the step began with: the request, its route and identity, the target a header
     forces (None: the strategy decides), when it started (perf counter, wall clock)."""

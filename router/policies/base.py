@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from router.config.routes import RouteBase as RouteBase  # what each strategy's settings extend
+from router.records import record
 from router.result import Reason as Reason  # why a step went where it went
 from router.result import Target as Target  # the word every strategy uses
 
@@ -23,7 +24,7 @@ def other_target(target: Target) -> Target:
     return "cloud" if target == "edge" else "edge"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PreparedAnswer:
     """A complete chat completion an inner call already produced for the agent."""
 
@@ -33,7 +34,7 @@ class PreparedAnswer:
     inner_index: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Decision:
     target: Target
     reason: Reason
@@ -82,6 +83,8 @@ class KeepsNotes(StepView, Protocol):
     def store(self) -> TrajectoryStore: ...
 
 
+# A true frozen dataclass, not a `record`: extensions subclass it with `@dataclass(frozen=True)`
+# (a frozen dataclass cannot inherit from one that is not).
 @dataclass(frozen=True, slots=True)
 class StepFacts:
     """The facts of a step, without the means to act on it (what shadow labelling computes the

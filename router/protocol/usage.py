@@ -3,8 +3,9 @@ each surface's wire types read and the ledger prices."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from router.records import record
 
 MAX_TOKEN_COUNT = 2**53  # past it, not a count (a JSON parser's float, no longer exact)
 
@@ -21,7 +22,7 @@ def token_count(value: Any) -> int | None:
     return int(value) if 0 <= value <= MAX_TOKEN_COUNT else None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Usage:
     prompt_tokens: int
     cached_tokens: int

@@ -7,9 +7,10 @@ from typing import Any
 
 from router.ledger import StepRecord
 from router.notes import shown
+from router.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepStart:
     """A new request of a trajectory, as the store is told of it."""
 
@@ -25,7 +26,7 @@ class StepStart:
     token: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepSlot:
     step: int  # 1-based index of the step
     attempt: int  # 1, or more when this request retries the step
@@ -192,7 +193,7 @@ class Trajectory:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class VaultRead:
     """Vault entries written since a reader's position in the trajectory's vault log, and the
     position to read from next time. An entry written twice (a key rewritten) may come twice:
@@ -203,7 +204,7 @@ class VaultRead:
     next: int
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ListQuery:
     limit: int = 50
     before: float | None = None  # cursor: only trajectories updated strictly before this time

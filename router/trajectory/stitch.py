@@ -40,9 +40,9 @@ import contextlib
 import hashlib
 from collections import deque
 from collections.abc import Coroutine
-from dataclasses import dataclass
 from typing import Any
 
+from router.records import record
 from router.trajectory import identify
 from router.trajectory.history import HistoryKeys
 from router.trajectory.store import TrajectoryStore
@@ -121,7 +121,7 @@ MAX_REWRITE_RUNS = 4  # runs given one answer under one first message (identical
 NOTE_WAIT_S = 0.5  # at most, for the notes of answers already given (a slow store's)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Stitch:
     """Where `Stitcher.find` put a request: its trajectory, its history key, the key of its
     first message (`anchor`, what a rewrite must keep) and how (`EXTENDED`, …)."""
@@ -145,7 +145,7 @@ FLIGHT, DELIVERED, FAILED = "flight", "delivered", "failed"
 MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one history's mark
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Mark:
     """A history's `b:` entry: the trajectory of the last request with that history and its
     state, then the other attempts with that history still in flight (one entry an attempt,

@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from router import notes
@@ -29,6 +28,7 @@ from router.quota import (
     requested_max_tokens,
     reservation_usd,
 )
+from router.records import record
 from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children, stitched_family
@@ -61,7 +61,7 @@ class RunPrivacy(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class StepIdentity:
     trajectory_id: str
     step: int

@@ -10,15 +10,16 @@ Each raises only the errors of router/transport/errors.py.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from typing import Protocol, overload
+
+from router.records import record
 
 # Awaited once, as soon as the request is handed to its connection, while the upstream reads it
 # (`Request.sent`).
 Sent = Callable[[], Awaitable[None]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Request:
     """One call to an upstream. Redirects are never followed, by any transport."""
 
