@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -27,6 +27,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 
 from router.metrics.exposition import FilesWriter, RegistryWriter
 from router.metrics.families import MetricFamilies
+from router.metrics.fast import adder
 from router.metrics.multiprocess import MULTIPROC_ENV as MULTIPROC_ENV
 from router.metrics.multiprocess import multiprocess_active as multiprocess_active
 from router.metrics.multiprocess import prepare_multiprocess as prepare_multiprocess
@@ -62,9 +63,9 @@ class Metrics(MetricFamilies):
     def __init__(self) -> None:
         super().__init__()
         self._initialise()
-        # The per-step series' children, found once per label set: `labels()` costs about a
-        # microsecond a call, and a step books eight (the label values are bounded).
-        self._children: dict[tuple[Any, ...], Any] = {}
+        # The per-step series' children's updates, found once per label set: `labels()` costs
+        # about a microsecond a call, and a step books eight (the label values are bounded).
+        self._adders: dict[tuple[Any, ...], Callable[[float], None]] = {}
         self._writer: RegistryWriter | FilesWriter | None = (
             FilesWriter(Path(os.environ[MULTIPROC_ENV]), self._families)
             if self.multiprocess
@@ -102,44 +103,49 @@ class Metrics(MetricFamilies):
         """A step's tokens, dollars, decision and latency, once its record is final. Every call
         is booked under the target that served it; the sum of `tandem_cost_usd_total` equals
         the ledger's cost, inner calls of failed steps included."""
-        route, target, child = record.route, record.target, self._child
+        route, target, add = record.route, record.target, self._add
         for call in record.inner:
             if call.usage is not None:
                 self._tokens(route, call.target, call.purpose, call.usage)
             if call.cost_usd:
-                child(self.cost, route, call.target, call.purpose).inc(call.cost_usd)
+                add(self.cost, route, call.target, call.purpose)(call.cost_usd)
         if record.usage is not None:
             self._tokens(route, target, "step", record.usage)
-            child(self.cost, route, target, "step").inc(max(record.cost_usd - record.inner_cost_usd, 0.0))
-        child(self.counterfactual_cost, route).inc(record.counterfactual_usd)
+            add(self.cost, route, target, "step")(max(record.cost_usd - record.inner_cost_usd, 0.0))
+        add(self.counterfactual_cost, route)(record.counterfactual_usd)
         # Steps and their latency under the target that answered (`StepRecord.answered_by`, the
         # ledger's and the view's definition too): a failover step under the one that answered
         # it, a refused, failed or cancelled step under "none"; money above stays where it went.
         answered = record.answered_by
-        child(self.steps, route, answered, record.reason, record.status).inc()
-        child(self.latency, answered).observe(record.latency_s)
+        add(self.steps, route, answered, record.reason, record.status)(1)
+        add(self.latency, answered)(record.latency_s)
         if answered != "none":  # a step no target answered has no first byte of an answer
-            child(self.ttft, answered).observe(record.ttft_s)
+            add(self.ttft, answered)(record.ttft_s)
+
+    def judge_scored(self, route: str, score: float, seconds: float) -> None:
+        """The judge's score of a step on `route` and the time its decision took."""
+        self.judge_latency.observe(seconds)
+        self._add(self.judge_score, route)(score)
 
     def shadow_spent(self, route: str, target: str, usage: Any, cost_usd: float) -> None:
         """A shadow call's tokens and dollars, as `call="shadow"` (not in any step's record)."""
         if usage is not None:
             self._tokens(route, target, "shadow", usage)
-        self._child(self.cost, route, target, "shadow").inc(cost_usd)
+        self._add(self.cost, route, target, "shadow")(cost_usd)
 
     def _tokens(self, route: str, target: str, call: str, usage: Any) -> None:
-        child = self._child
-        child(self.tokens, route, target, "prompt", call).inc(usage.prompt_tokens)
-        child(self.tokens, route, target, "cached", call).inc(usage.cached_tokens)
-        child(self.tokens, route, target, "completion", call).inc(usage.completion_tokens)
+        add = self._add
+        add(self.tokens, route, target, "prompt", call)(usage.prompt_tokens)
+        add(self.tokens, route, target, "cached", call)(usage.cached_tokens)
+        add(self.tokens, route, target, "completion", call)(usage.completion_tokens)
 
-    def _child(self, family: Counter | Histogram, *values: str) -> Any:
-        """`family.labels(*values)`, remembered."""
+    def _add(self, family: Counter | Histogram, *values: str) -> Callable[[float], None]:
+        """`family.labels(*values)`'s `inc` or `observe` (router/metrics/fast.py), remembered."""
         key = (family, *values)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = family.labels(*values)
-        return child
+        add = self._adders.get(key)
+        if add is None:
+            add = self._adders[key] = adder(family.labels(*values))
+        return add
 
     def trajectory_closed(self, trajectory: ClosedRun, privacy_score: float | None = None) -> None:
         """Per-run figures, recorded once, by whoever closed the trajectory."""
