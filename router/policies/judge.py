@@ -47,19 +47,28 @@ def model_path(settings: JudgeRoute) -> Path:
 def counters_of(step: StepView) -> TrajectoryCounters:
     from judge.features import TrajectoryCounters
 
+    return _counters(step, TrajectoryCounters)
+
+
+def _counters(step: StepView, make: type[TrajectoryCounters]) -> TrajectoryCounters:
     trajectory = step.trajectory
     counts = trajectory.counts
     answered = counts["cloud_steps"] + counts["edge_steps"]
     last_cloud = counts["last_cloud_step"]
     since = answered if last_cloud == 0 else max(step.step - 1 - last_cloud, 0)
-    return TrajectoryCounters(step.step, counts["cloud_steps"], answered, since, step.request.size)
+    return make(step.step, counts["cloud_steps"], answered, since, step.request.size)
 
 
 class JudgePolicy:
     def __init__(self, settings: JudgeRoute) -> None:
         from judge.calibrate import OnlineThreshold
+        from judge.features import TrajectoryCounters, step_features
         from judge.model import ReloadingJudge
 
+        # Bound once here rather than imported in `decide`: an import statement costs a lookup
+        # in sys.modules and the module's attribute every step.
+        self._counters_type = TrajectoryCounters
+        self._step_features = step_features
         self._settings = settings
         self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s)
         if self.judge.card.sees != settings.sees:
@@ -91,12 +100,10 @@ class JudgePolicy:
         metrics = step.metrics
         started = time.perf_counter()
         reloads_failed = self.judge.reload_failures
-        from judge.features import step_features
-
         try:
-            counters = counters_of(step)
+            counters = _counters(step, self._counters_type)
             tools = step.request.raw.get("tools")
-            features = step_features(step.request.messages, counters, tools)
+            features = self._step_features(step.request.messages, counters, tools)
             if draft is not None:
                 import numpy as np
 
@@ -119,8 +126,7 @@ class JudgePolicy:
         else:
             threshold = settings.threshold if settings.threshold is not None else self.judge.threshold
             cloud = score >= threshold
-        metrics.judge_latency.observe(time.perf_counter() - started)
-        metrics.judge_score.labels(step.route).observe(score)
+        metrics.judge_scored(step.route, score, time.perf_counter() - started)
         target: Target = "cloud" if cloud else "edge"
         recorded = [round(float(v), 5) for v in features] if settings.record_features else None
         # An accepted draft is the answer: the edge is not asked the same question twice.
