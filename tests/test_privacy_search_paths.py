@@ -296,3 +296,20 @@ def test_email_candidates_are_the_spans_of_its_core() -> None:
         assert patterns.email_candidates(data) == expected, data
         with_spans += bool(expected)
     assert with_spans > 100
+
+
+def test_label_words_before_a_value_are_found_as_the_label_patterns_find_them() -> None:
+    # phones._label_before and national_ids._labelled answer ASCII windows holding none of the
+    # words without their regex: the answer must be the regex's, in any case and script.
+    from router.privacy import national_ids, phones
+
+    rng = random.Random(5)
+    words = [*phones._LABEL_WORDS, *national_ids.LABEL_WORDS, "teL", "SSN", "Tax ID", "x", "ſms", "İd"]
+    pieces = [*words, " ", ": ", "=", "\n", "1", "ab", "é", "K"]
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        text = text.upper() if rng.random() < 0.2 else text
+        for start in range(len(text) + 1):
+            assert phones._label_before(text, start) == bool(phones._LABEL.search(text, max(0, start - 40), start))
+            expected = bool(national_ids._LABEL.search(text, max(0, start - 48), start))
+            assert national_ids._labelled(text, start, start) == expected

@@ -118,8 +118,18 @@ _LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
 _NUMBER_RUN = re.compile(r"\d[\d .-]{6,}\d")
 
 
+_ASCII_LABEL_WORDS = tuple(w for w in LABEL_WORDS if w.isascii())
+
+
 def _labelled(text: str, start: int, _end: int) -> bool:
-    return bool(_LABEL.search(text, max(0, start - _AFTER), start))
+    low = max(0, start - _AFTER)
+    # As phones._label_before: an ASCII window holding none of the words (lower case) has no label.
+    window = text[low:start]
+    if window.isascii():
+        window = window.lower()
+        if not any(word in window for word in _ASCII_LABEL_WORDS):
+            return False
+    return bool(_LABEL.search(text, low, start))
 
 
 def validator(module: str) -> Callable[[str], bool]:
