@@ -77,6 +77,15 @@ class Browser:
         reply = self.send("Runtime.evaluate", expression=expression, returnByValue=True)
         return reply["result"].get("value")
 
+    def act(self, expression: str) -> None:
+        """Run a page action that navigates (a submit, a click on a form's button): the page may
+        be replaced before the evaluation answers, which is what the action is for."""
+        try:
+            self.evaluate(expression)
+        except RuntimeError as error:
+            if not _navigating(error):
+                raise
+
     def wait_for(self, expression: str, timeout: float = 15) -> Any:
         """Poll a page expression until it is truthy (the page has loaded what it should)."""
         deadline = time.monotonic() + timeout
@@ -86,8 +95,7 @@ class Browser:
             except RuntimeError as error:
                 # A form submit or redirect replaces the page's context while we poll: that is
                 # "not there yet", not a failure of what the test checks.
-                transient = ("navigated or closed", "context was destroyed", "Cannot find context")
-                if not any(words in str(error) for words in transient):
+                if not _navigating(error):
                     raise
                 value = None
             if value:
@@ -108,3 +116,8 @@ class Browser:
             self._process.kill()
             self._process.wait(5)
         shutil.rmtree(self._profile, ignore_errors=True)
+
+
+def _navigating(error: RuntimeError) -> bool:
+    """The page's context went away under an evaluation (the page is navigating)."""
+    return any(words in str(error) for words in ("navigated or closed", "context was destroyed", "Cannot find context"))

@@ -235,7 +235,7 @@ def test_the_login_form_in_a_real_browser_sets_an_httponly_cookie(
         browser.send("Network.enable")
         browser.open(f"{view.url}/ui/login")
         browser.wait_for("document.getElementById('key') !== null")
-        browser.evaluate(f"document.getElementById('key').value = {ADMIN_KEY!r}; document.forms[0].submit()")
+        browser.act(f"document.getElementById('key').value = {ADMIN_KEY!r}; document.forms[0].submit()")
         browser.wait_for("document.getElementById('trajectories') !== null")
         assert browser.evaluate("location.pathname") == "/ui"
         assert browser.evaluate("document.cookie") == ""  # HttpOnly: no script can read it

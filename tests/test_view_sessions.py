@@ -168,7 +168,7 @@ def test_in_a_real_browser_another_origin_cannot_sign_out_and_the_button_can(
         browser.send("Network.enable")
         browser.open(f"{server.url}/ui/login")
         browser.wait_for("document.getElementById('key') !== null")
-        browser.evaluate(f"document.getElementById('key').value = {ADMIN_KEY!r}; document.forms[0].submit()")
+        browser.act(f"document.getElementById('key').value = {ADMIN_KEY!r}; document.forms[0].submit()")
         browser.wait_for("document.getElementById('trajectories') !== null || !!document.querySelector('table, p')")
         assert browser.evaluate("location.pathname") == "/ui"
         (cookie,) = [c["value"] for c in browser.send("Network.getCookies")["cookies"] if c["name"] == "tandem_ui"]
@@ -179,7 +179,7 @@ def test_in_a_real_browser_another_origin_cannot_sign_out_and_the_button_can(
         browser.open(f"{server.url}/ui")
         browser.wait_for("location.pathname === '/ui' && document.body.innerText.includes('Recent trajectories')")
         # The page's own Sign out button ends the session: the copied cookie opens nothing.
-        browser.evaluate("document.querySelector('form[action=\"/ui/logout\"] button').click()")
+        browser.act("document.querySelector('form[action=\"/ui/logout\"] button').click()")
         browser.wait_for("location.pathname === '/ui/login' && document.getElementById('key') !== null")
         assert not opens(server, cookie)
         assert not [c for c in browser.send("Network.getCookies")["cookies"] if c["name"] == "tandem_ui"]
