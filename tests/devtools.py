@@ -87,11 +87,13 @@ class Browser:
                 raise
 
     def wait_for(self, expression: str, timeout: float = 15) -> Any:
-        """Poll a page expression until it is truthy (the page has loaded what it should)."""
+        """Poll a page expression until it is truthy on a page that has finished loading (a page
+        still parsing has only the rows that arrived so far)."""
         deadline = time.monotonic() + timeout
+        loaded = f"document.readyState === 'complete' && ({expression})"
         while True:
             try:
-                value = self.evaluate(expression)
+                value = self.evaluate(loaded)
             except RuntimeError as error:
                 # A form submit or redirect replaces the page's context while we poll: that is
                 # "not there yet", not a failure of what the test checks.
