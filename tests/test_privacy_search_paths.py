@@ -299,7 +299,7 @@ def test_email_candidates_are_the_spans_of_its_core() -> None:
 
 
 def test_label_words_before_a_value_are_found_as_the_label_patterns_find_them() -> None:
-    # phones._label_before and national_ids._labelled answer ASCII windows holding none of the
+    # phones._label_before and national_ids._labelled (label_window.LabelWindow) answer ASCII windows holding none of the
     # words without their regex: the answer must be the regex's, in any case and script.
     from router.privacy import national_ids, phones
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from router.privacy.detector import Detector
+from router.privacy.label_window import LabelWindow
 
 # Not inside a longer token, nor a group of a longer run of digit groups (a card, an account).
 _D = r"(?<![\w.+/-])(?<!\d[ -])"
@@ -118,18 +119,11 @@ _LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
 _NUMBER_RUN = re.compile(r"\d[\d .-]{6,}\d")
 
 
-_ASCII_LABEL_WORDS = tuple(w for w in LABEL_WORDS if w.isascii())
+_LABEL_WINDOW = LabelWindow(LABEL_WORDS, _LABEL)
 
 
 def _labelled(text: str, start: int, _end: int) -> bool:
-    low = max(0, start - _AFTER)
-    # As phones._label_before: an ASCII window holding none of the words (lower case) has no label.
-    window = text[low:start]
-    if window.isascii():
-        window = window.lower()
-        if not any(word in window for word in _ASCII_LABEL_WORDS):
-            return False
-    return bool(_LABEL.search(text, low, start))
+    return _LABEL_WINDOW.before(text, max(0, start - _AFTER), start)
 
 
 def validator(module: str) -> Callable[[str], bool]:

@@ -14,6 +14,7 @@ import re
 
 import phonenumbers
 
+from router.privacy.label_window import LabelWindow
 from router.privacy.phone_lengths import decide
 
 # The regions whose national formats are recognised without a country code.
@@ -140,20 +141,11 @@ def digits_within(text: str, low: int, high: int) -> bool:
     return _SEVEN_DIGITS.search(text, low, high) is not None
 
 
-_ASCII_LABEL_WORDS = tuple(w for w in _LABEL_WORDS if w.isascii())
+_LABEL_WINDOW = LabelWindow(_LABEL_WORDS, _LABEL)
 
 
 def _label_before(text: str, start: int) -> bool:
-    low = max(0, start - 40)
-    # `_LABEL` tries its ~40 caseless words at each of the 40 places (~40 µs a call); in ASCII
-    # text, where caseless is lower case and only the ASCII words can occur, a window holding
-    # none of them is answered by ~40 substring tests instead.
-    window = text[low:start]
-    if window.isascii():
-        window = window.lower()
-        if not any(word in window for word in _ASCII_LABEL_WORDS):
-            return False
-    return bool(_LABEL.search(text, low, start))
+    return _LABEL_WINDOW.before(text, max(0, start - 40), start)
 
 
 @functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps

@@ -123,6 +123,10 @@ class Children:
             self._thread_spawns.popitem(last=False)
         return started
 
+    def any_prompt(self) -> bool:
+        """Whether an answer of this process started a sub-agent by a prompt."""
+        return bool(self._spawns)
+
     def thread_spawn_step(self, parent_id: str) -> int | None:
         """The parent's last step whose answer (given by this process) spawned a named thread."""
         return self._thread_spawns.get(parent_id)

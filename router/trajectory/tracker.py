@@ -339,6 +339,8 @@ class Tracker:
     def _cache_child(self, namespace: str, request: ChatRequest, trajectory_id: str) -> tuple[str, str, int] | None:
         """A sub-agent with its own session whose cache key names its parent (OpenHands' Task
         tool): linked when an answer of the parent started its prompt; it keeps its own id."""
+        if not self.children.any_prompt():
+            return None  # most gateways: no answer started one, no key to read
         parent = identify.cache_parent(namespace, request.raw, trajectory_id)
         found = None if parent is None else self.children.child_of(parent, request.messages)
         return None if found is None else (trajectory_id, found[1], found[2])
