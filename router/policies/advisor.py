@@ -11,7 +11,7 @@ from router.config.strategies import AdvisorRoute
 from router.context import flatten
 from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
-from router.policies.common import ask_edge, called_tools, calls_tool, count_failure, function_tool, prepared
+from router.policies.common import called_tools, calls_tool, count_failure, edge_answer, function_tool, prepared
 from router.policies.constraints import cloud_refusal
 from router.policies.prompts import ADVICE
 from router.protocol.text import first_message, message_text, task_of
@@ -26,11 +26,10 @@ class AdvisorPolicy:
 
     async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
-        try:
-            answer, index = await ask_edge(step, "edge", [self._tool])
-        except InnerCallError:
-            count_failure(step, "edge")
+        edge = await edge_answer(step, "edge", [self._tool])
+        if edge is None:
             return Decision(target="edge", reason=Reason.INNER_FAILED)
+        answer, index = edge
         if not calls_tool(answer, settings.tool_name):
             return Decision(target="edge", reason=Reason.EDGE_ANSWERED, answer=prepared(answer, index))
         if cloud_refusal(settings.constraints, step.trajectory, step.step) is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from router.inner import InnerCallError
 from router.policies.base import AsksModels, PreparedAnswer
 from router.protocol.text import first_message
 
@@ -36,6 +37,18 @@ async def ask_edge(
             body["tool_choice"] = "auto"
     answer = await step.calls.complete("edge", body, purpose)
     return answer, len(step.calls.made) - 1
+
+
+async def edge_answer(
+    step: AsksModels, purpose: str, extra_tools: list[dict[str, Any]] | None = None
+) -> tuple[dict[str, Any], int] | None:
+    """`ask_edge`, or None when the inner call failed (counted as the strategy's fallback under
+    `purpose`): every strategy that asks the edge first falls back the same way."""
+    try:
+        return await ask_edge(step, purpose, extra_tools)
+    except InnerCallError:
+        count_failure(step, purpose)
+        return None
 
 
 def count_failure(step: AsksModels, kind: str) -> None:

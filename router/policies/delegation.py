@@ -6,9 +6,8 @@ answer that did not delegate is relayed as it is."""
 from __future__ import annotations
 
 from router.config.strategies import DelegationRoute
-from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
-from router.policies.common import ask_edge, calls_tool, count_failure, function_tool, prepared
+from router.policies.common import calls_tool, edge_answer, function_tool, prepared
 from router.protocol.text import message_text
 
 DESCRIPTION = (
@@ -24,11 +23,10 @@ class DelegationPolicy:
 
     async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
-        try:
-            answer, index = await ask_edge(step, "edge", [self._tool])
-        except InnerCallError:
-            count_failure(step, "edge")
+        edge = await edge_answer(step, "edge", [self._tool])
+        if edge is None:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
+        answer, index = edge
         marked = settings.marker is not None and settings.marker in message_text(answer)
         if calls_tool(answer, settings.tool_name) or marked:
             return Decision(target="cloud", reason=Reason.SELF_DELEGATED)

@@ -10,7 +10,7 @@ from router.config.strategies import DraftRoute
 from router.context import flatten, last_k
 from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
-from router.policies.common import ask_edge, count_failure, parse_score, prepared
+from router.policies.common import count_failure, edge_answer, parse_score, prepared
 from router.policies.prompts import VERIFY
 from router.protocol.text import first_message, message_text
 
@@ -21,11 +21,10 @@ class DraftPolicy:
 
     async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
-        try:
-            draft, index = await ask_edge(step, "draft")
-        except InnerCallError:
-            count_failure(step, "draft")
+        edge = await edge_answer(step, "draft")
+        if edge is None:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
+        draft, index = edge
         proposal = first_message(draft)
         shown = flatten([*last_k(step.request.messages, settings.k), proposal], settings.max_chars)
         body = {"messages": [{"role": "user", "content": VERIFY + shown}], "max_tokens": 8, "temperature": 0}

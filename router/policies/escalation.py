@@ -13,9 +13,8 @@ import orjson
 
 from judge.signals import quick_error_signals as error_signals
 from router.config.strategies import EscalationRoute
-from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase
-from router.policies.common import ask_edge, called_tools, count_failure, prepared
+from router.policies.common import called_tools, edge_answer, prepared
 from router.protocol.text import text_of
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
@@ -83,11 +82,10 @@ class EscalationPolicy:
     async def decide(self, step: AsksModels) -> Decision:
         if failing(step.request.messages, self._settings.errors_in_a_row):
             return Decision(target="cloud", reason=Reason.FAILING)
-        try:
-            answer, index = await ask_edge(step, "edge")
-        except InnerCallError:
-            count_failure(step, "edge")
+        edge = await edge_answer(step, "edge")
+        if edge is None:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
+        answer, index = edge
         problem = invalid_tool_call(answer, step.request.raw.get("tools"))
         if problem is not None:
             verdict = (index, f"invalid: {problem}")
