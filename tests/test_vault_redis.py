@@ -174,37 +174,24 @@ async def test_a_tool_output_full_of_values_is_written_in_two_round_trips(tmp_pa
     take seconds); all of them readable by another replica."""
     own = RedisServer(tmp_path / "redis").start()
     store, cipher = RedisStore(own.url), VaultCipher(b"k" * 32)
-    direct, executes = 0, 0
-    script = store._vault_note
+    batches: list[list[str]] = []  # per round trip, the digests of the scripts it ran
+    execute = store._batch._execute
 
-    async def counted_script(*args: Any, **kwargs: Any) -> Any:
-        nonlocal direct
-        direct += kwargs.get("client") is None
-        return await script(*args, **kwargs)
+    async def counted_execute(calls: list[Any], load: list[str] | None = None) -> Any:
+        batches.append([call.script.sha for call in calls if call.script is not None])
+        return await execute(calls, load)
 
-    real_pipeline = store._redis.pipeline
-
-    def counted_pipeline(*args: Any, **kwargs: Any) -> Any:
-        pipe = real_pipeline(*args, **kwargs)
-        execute = pipe.execute
-
-        async def counted_execute(*a: Any, **k: Any) -> Any:
-            nonlocal executes
-            executes += 1
-            return await execute(*a, **k)
-
-        pipe.execute = counted_execute
-        return pipe
-
-    store._vault_note = counted_script  # type: ignore[method-assign]
-    store._redis.pipeline = counted_pipeline  # type: ignore[method-assign]
+    store._batch._execute = counted_execute  # type: ignore[method-assign]
     try:
+        await store.vault_note("warm", "k", "v")  # the script loaded: a fresh Redis answers NOSCRIPT once
+        batches.clear()
         slot = await store.begin_step(_start(1))
         assert slot.trajectory is not None
         dump = "\n".join(f"customer{n}@example.org" for n in range(300))
         guard = PrivacyGuard("redact", "flat", slot.trajectory.notes, store, Metrics(), cipher=cipher)
         await guard.scan([{"role": "user", "content": f"the export:\n{dump}"}])
-        assert direct == 0 and executes == 2
+        vault_trips = [batch.count(store._vault_note.sha) for batch in batches if store._vault_note.sha in batch]
+        assert vault_trips == [300, 300]
         # Numbered in the order found, as one value at a time numbered them.
         assert guard.vault == {f"customer{n}@example.org": f"[EMAIL_{n + 1}]" for n in range(300)}
         other = PrivacyGuard("redact", "flat", {}, RedisStore(own.url), Metrics(), cipher=cipher)

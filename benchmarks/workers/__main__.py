@@ -1,7 +1,7 @@
 """Workers that scale: requests per gateway CPU-second and wrk's c=64 tail, 1 worker against 2,
 both with Redis, in one run.
 
-`python -m benchmarks.workers [--rounds 4] [--seconds 5] [--no-wrk] [--json PATH]`
+`python -m benchmarks.workers [--rounds 4] [--seconds 5] [--no-wrk] [--json PATH] [--baseline DIR]`
 
 Method: a fake upstream answering at once (`benchmarks.overhead.fakeupstream`), a real
 `redis-server` (no persistence) and, per round, a fresh `tandem serve --workers N` with
@@ -18,6 +18,8 @@ gateway CPU-second (target: 2 workers >= 0.9 x 1 worker) and requests per second
 `wrk` installed, `wrk -t1 -c64 -d5s --latency` against a second fake upstream answering after
 100 ms (as `benchmarks.wrk`), straight and through each variant after a 2 s window of its own
 (wrk has no warm-up): the added p50 and p99. `--rounds 0` leaves out the CPU part.
+`--baseline DIR` adds, in the same turns, one and two workers with Redis run from another
+checkout (e.g. a worktree of main): a change's before and after side by side in one run.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ KEY = "sk-bench"
 # 0 stands for one worker without Redis: what Redis itself costs, beside what a worker adds.
 WORKERS = (0, 1, 2)
 LABELS = {0: "1 worker, no Redis", 1: "1 worker with Redis", 2: "2 workers with Redis"}
+# A variant: (workers, the checkout its gateway runs from; None: this one).
+Variant = tuple[int, Path | None]
+
+
+def _label(variant: Variant) -> str:
+    workers, tree = variant
+    return LABELS[workers] + ("" if tree is None else f", baseline {tree.name}")
 
 
 def _config(upstream_port: int, redis_port: int, workers: int) -> Path:
@@ -67,13 +76,14 @@ def _config(upstream_port: int, redis_port: int, workers: int) -> Path:
     return path
 
 
-def _gateway(upstream_port: int, redis_port: int, workers: int, cpu: int | None) -> Service:
+def _gateway(upstream_port: int, redis_port: int, workers: int, cpu: int | None, tree: Path | None = None) -> Service:
     port = free_port()
     config = _config(upstream_port, redis_port, workers)
     command = [sys.executable, "-m", "router.cli", "serve", "--config", str(config), "--port", str(port)]
-    env = {**_base_env(), "PYTHONPATH": str(REPO), "TANDEM_VAULT_KEY": base64.b64encode(os.urandom(32)).decode()}
-    log = OUT / f"tandem-{workers}.log"
-    return Service.start(f"tandem-{workers}", port, pinned(command, cpu if workers <= 1 else None), log, env, cwd=REPO)
+    root = tree or REPO
+    env = {**_base_env(), "PYTHONPATH": str(root), "TANDEM_VAULT_KEY": base64.b64encode(os.urandom(32)).decode()}
+    log = OUT / f"tandem-{workers}{'-baseline' if tree else ''}.log"
+    return Service.start(f"tandem-{workers}", port, pinned(command, cpu if workers <= 1 else None), log, env, cwd=root)
 
 
 def _tree_cpu_s(service: Service) -> dict[int, float]:
@@ -87,10 +97,11 @@ def _tree_cpu_s(service: Service) -> dict[int, float]:
 
 
 async def _round(
-    upstream_port: int, redis_port: int, workers: int, seconds: float, cpu: int | None
+    upstream_port: int, redis_port: int, variant: Variant, seconds: float, cpu: int | None
 ) -> tuple[float, float]:
-    """(requests per gateway CPU-second, requests per second) of a fresh gateway of `workers`."""
-    gateway = _gateway(upstream_port, redis_port, workers, cpu)
+    """(requests per gateway CPU-second, requests per second) of a fresh gateway of `variant`."""
+    workers, tree = variant
+    gateway = _gateway(upstream_port, redis_port, workers, cpu, tree)
     try:
         await gateway.wait_ready("/healthz", 60)
         request = http_request(gateway.port, "/v1/chat/completions", chat_body("fast", False))
@@ -99,7 +110,7 @@ async def _round(
         result = await run_load(gateway.port, request, streamed=False, concurrency=64, warmup_s=0.0, duration_s=seconds)
         after = _tree_cpu_s(gateway)
         if result.errors:
-            raise RuntimeError(f"{LABELS[workers]}: {result.errors} errors, first: {result.first_error}")
+            raise RuntimeError(f"{_label(variant)}: {result.errors} errors, first: {result.first_error}")
         spent = sum(after[pid] - before.get(pid, 0.0) for pid in after)
         return result.answered / spent, result.answered / seconds
     finally:
@@ -159,33 +170,38 @@ async def _scaling(
     args: argparse.Namespace, upstream_port: int, redis_port: int, gateway_cpu: int | None
 ) -> list[dict[str, object]]:
     """Requests per gateway CPU-second of each variant, in turns; their figures."""
-    per_cpu: dict[int, list[float]] = {n: [] for n in WORKERS}
-    rates: dict[int, list[float]] = {n: [] for n in WORKERS}
+    variants: list[Variant] = [(n, None) for n in WORKERS]
+    if args.baseline is not None:
+        variants += [(1, args.baseline), (2, args.baseline)]
+    per_cpu: dict[Variant, list[float]] = {v: [] for v in variants}
+    rates: dict[Variant, list[float]] = {v: [] for v in variants}
     for number in range(args.rounds):
-        for workers in WORKERS if number % 2 == 0 else tuple(reversed(WORKERS)):
-            efficiency, rate = await _round(upstream_port, redis_port, workers, args.seconds, gateway_cpu)
-            per_cpu[workers].append(efficiency)
-            rates[workers].append(rate)
+        for variant in variants if number % 2 == 0 else list(reversed(variants)):
+            efficiency, rate = await _round(upstream_port, redis_port, variant, args.seconds, gateway_cpu)
+            per_cpu[variant].append(efficiency)
+            rates[variant].append(rate)
             load = os.getloadavg()[0]
             said = f"{efficiency:.0f} requests per CPU-s, {rate:.0f} requests/s, load {load:.1f}"
-            print(f"round {number + 1}, {LABELS[workers]}: {said}")
-    ratio = statistics.median(per_cpu[2]) / statistics.median(per_cpu[1])
+            print(f"round {number + 1}, {_label(variant)}: {said}")
     lines = [
-        f"{LABELS[n]}: {statistics.median(per_cpu[n]):.0f} requests per gateway CPU-s, "
-        f"{statistics.median(rates[n]):.0f} requests/s"
-        for n in WORKERS
+        f"{_label(v)}: {statistics.median(per_cpu[v]):.0f} requests per gateway CPU-s "
+        f"({1000 / statistics.median(per_cpu[v]):.2f} ms a request), {statistics.median(rates[v]):.0f} requests/s"
+        for v in variants
     ]
-    print("\n" + "\n".join(lines) + f"\n2 workers / 1 worker, per CPU-s: {ratio:.2f} (target >= 0.9)")
     figures = [
         figure(
-            f"{LABELS[n]}: requests per gateway CPU-second",
-            f"{statistics.median(per_cpu[n]):.0f} ({statistics.median(rates[n]):.0f} requests/s)",
+            f"{_label(v)}: requests per gateway CPU-second",
+            f"{statistics.median(per_cpu[v]):.0f} ({statistics.median(rates[v]):.0f} requests/s)",
         )
-        for n in WORKERS
+        for v in variants
     ]
-    figures.append(
-        figure("2 workers / 1 worker, requests per gateway CPU-second", f"{ratio:.2f}", ">= 0.9", ratio >= 0.9)
-    )
+    trees = [None] if args.baseline is None else [None, args.baseline]
+    for tree in trees:
+        ratio = statistics.median(per_cpu[(2, tree)]) / statistics.median(per_cpu[(1, tree)])
+        name = "2 workers / 1 worker, requests per gateway CPU-second" + ("" if tree is None else ", baseline")
+        lines.append(f"{name}: {ratio:.2f} (target >= 0.9)")
+        figures.append(figure(name, f"{ratio:.2f}", ">= 0.9", ratio >= 0.9))
+    print("\n" + "\n".join(lines))
     return figures
 
 
@@ -216,6 +232,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
     parser.add_argument("--no-wrk", action="store_true", help="leave out wrk's tail")
     parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
+    parser.add_argument("--baseline", type=Path, help="another checkout: its 1 and 2 workers with Redis beside these")
     return asyncio.run(main_async(parser.parse_args()))
 
 

@@ -14,7 +14,9 @@ Layout (prefix `tandem:` by default):
   {p}k:{token}  string, an hour: a step start's or a record's token, so each counts once
   {p}q:…        client limits' counters (router/quota.py)
 Starting a step is one Lua script (atomic: a retry and a new step cannot both count); each
-record is one script (written once, by its token), a batch of them one pipelined round trip.
+record is one script (written once, by its token). A step's commands, and those of the steps
+running beside it, leave in pipelines (`redis_batch.Batcher`: what one turn of the event loop
+asks is one round trip; scripts by digest, loaded again when Redis answers NOSCRIPT).
 The vault's two keys expire with the trajectory's hash and are deleted when a trajectory begins
 anew under the same id. The indexes are bounded: ids older than the time-to-live leave both, `recent` keeps the newest.
 
@@ -38,6 +40,7 @@ from redis.retry import Retry
 
 from router.ledger import StepRecord
 from router.notes import read as read_notes
+from router.trajectory.redis_batch import Batcher, Script
 from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME, VAULT_NOTE, VAULT_SINCE
 from router.trajectory.state import (
     COUNT_FIELDS,
@@ -155,12 +158,13 @@ class RedisStore:
         self._prefix = prefix
         self._ttl = max(int(ttl_s), 1)
         self._max_recent = max_recent
-        self._record = self._redis.register_script(RECORD)
-        self._begin = self._redis.register_script(BEGIN_STEP)
+        self._batch = Batcher(self._redis)
+        self._record = Script(RECORD)
+        self._begin = Script(BEGIN_STEP)
+        self._note = Script(NOTE)
+        self._vault_note = Script(VAULT_NOTE)
         self._set_outcome = self._redis.register_script(SET_OUTCOME)
         self._close = self._redis.register_script(CLOSE)
-        self._note = self._redis.register_script(NOTE)
-        self._vault_note = self._redis.register_script(VAULT_NOTE)
         self._vault_since = self._redis.register_script(VAULT_SINCE)
 
     def _key(self, trajectory_id: str) -> str:
@@ -212,40 +216,34 @@ class RedisStore:
     async def begin_step(self, start: StepStart, *, new_step: bool = False) -> StepSlot:
         """Count a step; `new_step` (a write-back after an outage) never takes it for a retry."""
         keys, args = self._begin_call(start, new_step)
-        return _slot(await self._begin(keys=keys, args=args))
+        return _slot(await self._batch.script(self._begin, keys, args))
 
     async def count_new_steps(self, starts: list[StepStart]) -> list[StepSlot]:
         """Count steps as new ones (never retries), in one round trip: an outage's write-back."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for start in starts:
-                keys, args = self._begin_call(start, True)
-                await self._begin(keys=keys, args=args, client=pipe)
-            replies = await pipe.execute()
-        return [_slot(reply) for reply in replies]
+        replies = [self._batch.script(self._begin, *self._begin_call(start, True)) for start in starts]
+        return [_slot(reply) for reply in await self._batch.all(replies)]
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
-        kept: str = await self._note(
-            keys=[self._key(trajectory_id)], args=[NOTE_PREFIX + key, value, "1" if keep_first else "0"]
-        )
+        args: list[Any] = [NOTE_PREFIX + key, value, "1" if keep_first else "0"]
+        kept: str = await self._batch.script(self._note, [self._key(trajectory_id)], args)
         return kept
 
     async def note_many(self, notes: list[tuple[str, str, str, bool, bool]]) -> None:
         """Notes (trajectory id, key, value, keep_first, in the vault) in one round trip, in order."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for trajectory_id, key, value, keep_first, vault in notes:
-                flag = "1" if keep_first else "0"
-                if vault:
-                    vault_args: list[Any] = [key, value, flag, self._ttl]
-                    await self._vault_note(keys=self._vault_keys(trajectory_id), args=vault_args, client=pipe)
-                else:
-                    args = [NOTE_PREFIX + key, value, flag]
-                    await self._note(keys=[self._key(trajectory_id)], args=args, client=pipe)
-            await pipe.execute()
+        replies = []
+        for trajectory_id, key, value, keep_first, vault in notes:
+            flag = "1" if keep_first else "0"
+            if vault:
+                vault_args: list[Any] = [key, value, flag, self._ttl]
+                replies.append(self._batch.script(self._vault_note, self._vault_keys(trajectory_id), vault_args))
+            else:
+                args: list[Any] = [NOTE_PREFIX + key, value, flag]
+                replies.append(self._batch.script(self._note, [self._key(trajectory_id)], args))
+        await self._batch.all(replies)
 
     async def vault_note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
-        kept: str = await self._vault_note(
-            keys=self._vault_keys(trajectory_id), args=[key, value, "1" if keep_first else "0", self._ttl]
-        )
+        args: list[Any] = [key, value, "1" if keep_first else "0", self._ttl]
+        kept: str = await self._batch.script(self._vault_note, self._vault_keys(trajectory_id), args)
         return kept
 
     async def vault_notes(
@@ -254,10 +252,8 @@ class RedisStore:
         if not entries:
             return []
         flag, keys = "1" if keep_first else "0", self._vault_keys(trajectory_id)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for key, value in entries:
-                await self._vault_note(keys=keys, args=[key, value, flag, self._ttl], client=pipe)
-            kept: list[str] = await pipe.execute()
+        replies = [self._batch.script(self._vault_note, keys, [key, value, flag, self._ttl]) for key, value in entries]
+        kept: list[str] = await self._batch.all(replies)
         return kept
 
     async def vault_since(self, trajectory_id: str, since: int) -> VaultRead:
@@ -270,35 +266,36 @@ class RedisStore:
 
     async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> None:
         """Write step records; a record whose token was written already is not written again."""
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for index, record in enumerate(records):
-                key = self._key(record.trajectory_id)
-                token = tokens[index] if tokens is not None else uuid.uuid4().hex
-                counts, money = increments(record)
-                totals: list[Any] = []
-                for name, value in counts.items():
-                    if value:
-                        totals += [f"i:{name}", value]
-                for name, amount in money.items():
-                    if amount:
-                        totals += [f"f:{name}", repr(amount)]
-                answered = "" if record.answered_by == "none" else record.answered_by
-                await self._record(
-                    keys=[key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl"],
-                    args=[
-                        orjson.dumps(record.as_dict()),
-                        record.status,
-                        answered,
-                        self._ttl,
-                        MAX_RECORDS_KEPT,
-                        TOKEN_TTL_S,
-                        record.step,
-                        "1" if record.attempt == 1 else "0",
-                        *totals,
-                    ],
-                    client=pipe,
-                )
-            await pipe.execute()
+        replies = []
+        for index, record in enumerate(records):
+            key = self._key(record.trajectory_id)
+            token = tokens[index] if tokens is not None else uuid.uuid4().hex
+            counts, money = increments(record)
+            totals: list[Any] = []
+            for name, value in counts.items():
+                if value:
+                    totals += [f"i:{name}", value]
+            for name, amount in money.items():
+                if amount:
+                    totals += [f"f:{name}", repr(amount)]
+            answered = "" if record.answered_by == "none" else record.answered_by
+            reply = self._batch.script(
+                self._record,
+                [key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl"],
+                [
+                    orjson.dumps(record.as_dict()),
+                    record.status,
+                    answered,
+                    self._ttl,
+                    MAX_RECORDS_KEPT,
+                    TOKEN_TTL_S,
+                    record.step,
+                    "1" if record.attempt == 1 else "0",
+                    *totals,
+                ],
+            )
+            replies.append(reply)
+        await self._batch.all(replies)
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
         fields = await self._redis.hgetall(self._key(trajectory_id))
@@ -363,20 +360,18 @@ class RedisStore:
         return (await self.stitch_find_many([key]))[0]
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
-        await self._redis.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
+        await self._batch.command("SET", f"{self._prefix}s:{key}", trajectory_id, "EX", self._ttl)
 
     async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
-        values: list[str | None] = await self._redis.mget([f"{self._prefix}s:{key}" for key in keys])
+        values: list[str | None] = await self._batch.command("MGET", *[f"{self._prefix}s:{key}" for key in keys])
         return values
 
     async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
         """Stitching keys and values in one round trip (a step's, a write-back's), in order."""
         if not pairs:
             return
-        async with self._redis.pipeline(transaction=False) as pipe:
-            for key, trajectory_id in pairs:
-                pipe.set(f"{self._prefix}s:{key}", trajectory_id, ex=self._ttl)
-            await pipe.execute()
+        prefix, ttl = f"{self._prefix}s:", self._ttl
+        await self._batch.all([self._batch.command("SET", prefix + key, value, "EX", ttl) for key, value in pairs])
 
     async def active_count(self) -> int:
         count: int = await self._redis.zcard(f"{self._prefix}open")
@@ -394,6 +389,7 @@ class RedisStore:
         await self._redis.ping()
 
     async def aclose(self) -> None:
+        await self._batch.aclose()
         await self._redis.aclose()
         # A pool handed to the client is the caller's to close.
         await self._pool.disconnect()

@@ -1,0 +1,140 @@
+"""Commands to the shared store, sent together: what is asked in one turn of the event loop
+goes out as one pipeline, and scripts run by their digest with no question first.
+
+Per command, redis-py takes a pooled connection, writes, waits on the socket and parses a reply,
+and a pipeline holding a script asks `SCRIPT EXISTS` before it: a step's writes (its record,
+its notes, its stitching) cost a round trip and a pool checkout each. Here a command is queued,
+and the queue is sent at the next turn of the loop, so the commands that concurrent steps and a
+step's own off-path writes issue together share one checkout, one write and one read loop
+(auto-pipelining, as ioredis does it). A batch never waits for another: a command issued while
+one is in flight goes out in the next turn on its own connection, so a slow reply delays only
+its own batch, as before.
+
+Scripts are sent as `EVALSHA`. A Redis that lost its scripts (restarted, failed over to a
+replica that never loaded them, `SCRIPT FLUSH`) answers NOSCRIPT: the scripts are loaded
+(`SCRIPT LOAD`) and those commands sent again, in their order. That is safe because Redis runs a
+script that it answers NOSCRIPT to not at all; other commands of the batch ran in their turn.
+
+A command's reply or error goes to its own caller only: a batch is not a transaction, and one
+command's error reply fails that command alone. A failure of the connection (an outage) fails
+every command of the batch, as it would have failed each of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from redis.exceptions import NoScriptError
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """A Lua script the store runs by digest."""
+
+    source: str
+    sha: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
+
+
+@dataclass(slots=True)
+class _Call:
+    args: tuple[Any, ...]
+    script: Script | None
+    reply: asyncio.Future[Any]
+
+
+class Batcher:
+    """Queues commands of one event loop and sends each turn's as one pipeline."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._queued: list[_Call] = []
+        self._sending: set[asyncio.Task[None]] = set()
+
+    def command(self, *args: Any) -> asyncio.Future[Any]:
+        """Queue a command (`"MGET", key, ...`); its reply, or its error, comes in the future."""
+        return self._queue(args, None)
+
+    def script(self, script: Script, keys: list[str], args: list[Any]) -> asyncio.Future[Any]:
+        """Queue a run of `script`."""
+        return self._queue(("EVALSHA", script.sha, len(keys), *keys, *args), script)
+
+    async def all(self, replies: list[asyncio.Future[Any]]) -> list[Any]:
+        """Every reply; once all have come, the first error among them is raised (as a pipeline
+        that raises on error does: the others ran)."""
+        done = await asyncio.gather(*replies, return_exceptions=True)
+        for reply in done:
+            if isinstance(reply, BaseException):
+                raise reply
+        return done
+
+    def _queue(self, args: tuple[Any, ...], script: Script | None) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        call = _Call(args, script, loop.create_future())
+        if not self._queued:
+            loop.call_soon(self._flush)
+        self._queued.append(call)
+        return call.reply
+
+    def _flush(self) -> None:
+        calls, self._queued = self._queued, []
+        if not calls:
+            return
+        task = asyncio.get_running_loop().create_task(self._send(calls))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, calls: list[_Call]) -> None:
+        try:
+            replies = await self._execute(calls)
+            missing = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+            if missing:
+                # The scripts loaded and the commands sent again in one round trip: Redis runs a
+                # pipeline in order, so each `SCRIPT LOAD` comes before the commands that need it.
+                scripts = {call.script.source for call in (calls[index] for index in missing) if call.script}
+                again = await self._execute([calls[index] for index in missing], sorted(scripts))
+                for index, reply in zip(missing, again, strict=True):
+                    replies[index] = reply
+        except Exception as exc:  # an outage, a busy pool: every caller of the batch hears it
+            for call in calls:
+                if not call.reply.done():
+                    call.reply.set_exception(exc)
+            return
+        except BaseException:  # the sender cancelled (shutdown): so are its callers
+            for call in calls:
+                call.reply.cancel()
+            raise
+        for call, reply in zip(calls, replies, strict=True):
+            if call.reply.done():
+                continue  # its caller gave up (cancelled): the command ran all the same
+            if isinstance(reply, Exception):
+                call.reply.set_exception(reply)
+            else:
+                call.reply.set_result(reply)
+
+    async def _execute(self, calls: list[_Call], load: list[str] | None = None) -> list[Any]:
+        """The replies to `calls`, in one round trip, after loading the scripts `load`."""
+        if len(calls) == 1 and not load:
+            # One command alone: a pipeline would only add its own bookkeeping.
+            try:
+                return [await self._client.execute_command(*calls[0].args)]
+            except NoScriptError as exc:
+                return [exc]
+        async with self._client.pipeline(transaction=False) as pipe:
+            for source in load or []:
+                pipe.execute_command("SCRIPT LOAD", source)
+            for call in calls:
+                pipe.execute_command(*call.args)
+            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        return replies[len(load or []) :]
+
+    async def aclose(self) -> None:
+        """Send what is queued and wait for the batches in flight."""
+        self._flush()
+        if self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
