@@ -18,8 +18,8 @@ gateway CPU-second (target: 2 workers >= 0.9 x 1 worker) and requests per second
 `wrk` installed, `wrk -t1 -c64 -d5s --latency` against a second fake upstream answering after
 100 ms (as `benchmarks.wrk`), straight and through each variant after a 2 s window of its own
 (wrk has no warm-up): the added p50 and p99. `--rounds 0` leaves out the CPU part.
-`--baseline DIR` adds, in the same turns, one and two workers with Redis run from another
-checkout (e.g. a worktree of main): a change's before and after side by side in one run.
+`--baseline DIR` (repeatable) adds, in the same turns, one and two workers with Redis run from
+another checkout (e.g. a worktree of main): a change's before and after side by side in one run.
 """
 
 from __future__ import annotations
@@ -171,8 +171,8 @@ async def _scaling(
 ) -> list[dict[str, object]]:
     """Requests per gateway CPU-second of each variant, in turns; their figures."""
     variants: list[Variant] = [(n, None) for n in WORKERS]
-    if args.baseline is not None:
-        variants += [(1, args.baseline), (2, args.baseline)]
+    for tree in args.baseline:
+        variants += [(1, tree), (2, tree)]
     per_cpu: dict[Variant, list[float]] = {v: [] for v in variants}
     rates: dict[Variant, list[float]] = {v: [] for v in variants}
     for number in range(args.rounds):
@@ -195,10 +195,9 @@ async def _scaling(
         )
         for v in variants
     ]
-    trees = [None] if args.baseline is None else [None, args.baseline]
-    for tree in trees:
+    for tree in [None, *args.baseline]:
         ratio = statistics.median(per_cpu[(2, tree)]) / statistics.median(per_cpu[(1, tree)])
-        name = "2 workers / 1 worker, requests per gateway CPU-second" + ("" if tree is None else ", baseline")
+        name = "2 workers / 1 worker, requests per gateway CPU-second" + ("" if tree is None else f", {tree.name}")
         lines.append(f"{name}: {ratio:.2f} (target >= 0.9)")
         figures.append(figure(name, f"{ratio:.2f}", ">= 0.9", ratio >= 0.9))
     print("\n" + "\n".join(lines))
@@ -232,7 +231,13 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
     parser.add_argument("--no-wrk", action="store_true", help="leave out wrk's tail")
     parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
-    parser.add_argument("--baseline", type=Path, help="another checkout: its 1 and 2 workers with Redis beside these")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout (a worktree of main): its 1 and 2 workers with Redis beside these; repeatable",
+    )
     return asyncio.run(main_async(parser.parse_args()))
 
 

@@ -1,0 +1,188 @@
+"""What a step costs in Redis, and a Redis that lost its scripts, against a real redis-server.
+
+The count is of what the gateway sends (MONITOR) and of the reads Redis makes from its clients'
+sockets (`total_reads_processed`: one per round trip), so that a change that adds a command or a
+round trip to every step fails here, not only in a benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import redis
+
+from router.ledger import StepRecord
+from router.trajectory.redis_store import RedisStore
+from router.trajectory.resilient import ResilientStore
+from router.trajectory.state import StepStart
+from tests.gateway_server import GatewayServer, wait_until
+from tests.redis_server import RedisServer
+
+MakeGateway = Callable[..., GatewayServer]
+ROUTES = {"tandem": {"strategy": "edge"}}
+
+
+class Monitor:
+    """The commands clients send (not scripts' inner ones), read by a MONITOR connection."""
+
+    def __init__(self, port: int) -> None:
+        self._sock = socket.create_connection(("127.0.0.1", port))
+        self._sock.sendall(b"MONITOR\r\n")
+        self.commands: list[str] = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        buffer = b""
+        self._sock.settimeout(0.1)
+        while not self._stop:
+            try:
+                data = self._sock.recv(1 << 20)
+            except TimeoutError:
+                continue
+            if not data:
+                return
+            *lines, buffer = (buffer + data).split(b"\r\n")
+            for line in lines:
+                where, _, command = line.decode(errors="replace").partition("] ")
+                if where.startswith("+") and not where.endswith(" lua") and command:
+                    self.commands.append(command.split(" ", 1)[0].strip('"').upper())
+
+    def quiet(self, for_s: float = 0.5, timeout_s: float = 10) -> None:
+        """Wait until nothing was sent for `for_s` (the records are written off the answer's path)."""
+        deadline = time.monotonic() + timeout_s
+        seen = -1
+        while seen != len(self.commands) and time.monotonic() < deadline:
+            seen = len(self.commands)
+            time.sleep(for_s)
+
+    def close(self) -> None:
+        self._stop = True
+        self._thread.join(2)
+        self._sock.close()
+
+
+def _run_of_one_step(client: httpx.Client, server: GatewayServer, number: int) -> httpx.Response:
+    messages = [
+        {"role": "system", "content": f"run {number}: you are a coding agent"},
+        {"role": "user", "content": "fix the failing test in parse.py"},
+    ]
+    answer = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": messages})
+    assert answer.status_code == 200
+    return answer
+
+
+def test_a_step_costs_at_most_ten_commands_and_six_round_trips(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    """An agent step without a session id (stitched): its start, its record, its notes and its
+    stitching. Before batching it took 11 commands (one a `SCRIPT EXISTS`) in 9 round trips."""
+    own = RedisServer(tmp_path / "redis").start()
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    try:
+        server = make_gateway(redis_url=own.url, routes=ROUTES)
+        for number in range(2):  # warm: the scripts loaded, the pool's connections made
+            _run_of_one_step(client, server, 1000 + number)
+        monitor = Monitor(own.port)
+        monitor.quiet()
+        direct.config_resetstat()
+        monitor.commands.clear()
+        steps = 10
+        for number in range(steps):
+            _run_of_one_step(client, server, number)
+        monitor.quiet()
+        reads = int(direct.info("stats")["total_reads_processed"]) - 1  # less the INFO's own
+        monitor.close()
+        # Less this test's own commands, and a new pooled connection's greeting.
+        sent = Counter(command for command in monitor.commands if command not in {"CONFIG", "INFO", "HELLO"})
+        assert sent["SCRIPT"] == 0  # no `SCRIPT EXISTS` before a pipeline
+        assert sent["EVALSHA"] == 4 * steps  # the step start, the record, two notes
+        assert sum(sent.values()) <= 10 * steps, sent
+        assert reads <= 6 * steps, (reads, sent)
+    finally:
+        direct.close()
+        own.stop()
+
+
+def test_a_flushed_script_cache_costs_no_step(make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path) -> None:
+    """`SCRIPT FLUSH` (what a restarted or failed-over Redis amounts to for the scripts) between
+    steps and while records are in flight: every step answered and counted once, the store never
+    degraded, no store error."""
+    own = RedisServer(tmp_path / "redis").start()
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    try:
+        server = make_gateway(redis_url=own.url, routes=ROUTES)
+        store = server.gateway.tracker.store
+        assert isinstance(store, ResilientStore)
+        body = {"model": "tandem", "messages": [{"role": "user", "content": "task"}]}
+        steps = []
+        for turn in range(6):
+            direct.script_flush()
+            messages = [*body["messages"], *([{"role": "assistant", "content": "ok"}] * turn)]
+            answer = client.post(
+                f"{server.url}/v1/chat/completions",
+                json={**body, "messages": messages},
+                headers={"X-Session-ID": "flushed"},
+            )
+            assert answer.status_code == 200
+            steps.append(int(answer.headers["x-tandem-step"]))
+        assert steps == [1, 2, 3, 4, 5, 6]
+        assert wait_until(lambda: direct.llen("tandem:t:flushed:r") == 6, timeout=5)
+        assert not store.degraded
+        assert direct.hget("tandem:t:flushed", "steps") == "6"
+        assert direct.hget("tandem:t:flushed", "edge_steps") == "6"  # each record counted once
+        metrics = client.get(f"{server.url}/metrics").text.splitlines()
+        errors = [line for line in metrics if line.startswith("tandem_store_errors_total{")]
+        assert errors and all(line.endswith(" 0.0") for line in errors), errors
+    finally:
+        direct.close()
+        own.stop()
+
+
+def _record(trajectory_id: str, step: int) -> StepRecord:
+    return StepRecord(
+        trajectory_id=trajectory_id, step=step, route="r", target="edge", reason="x", score=None, model="m"
+    )
+
+
+async def test_a_batch_after_a_script_flush_runs_each_command_once(tmp_path: Path) -> None:
+    """One pipeline of scripts and plain commands, sent to a Redis whose scripts were flushed:
+    the plain ones ran once, the scripts are loaded and sent again once, in their order."""
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url)
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    try:
+        start = StepStart(
+            trajectory_id="t1", fingerprint="f", retry=False, task="", route="r", namespace="", at=time.time()
+        )
+        await store.begin_step(start)
+        direct.script_flush()
+        direct.config_resetstat()
+        values = [(f"vault:id:{n}", f"[EMAIL_{n}]") for n in range(5)]
+        await asyncio.gather(
+            store.record_many([_record("t1", 1), _record("t1", 1)]),
+            store.vault_notes("t1", values),
+            store.note("t1", "pin", "edge"),
+            store.stitch_remember_many([("b:key", "t1")]),
+        )
+        stats = direct.info("commandstats")
+        assert stats["cmdstat_set"]["calls"] >= 1
+        assert stats["cmdstat_rpush"]["calls"] == 2 + 5  # two records, five vault entries: once each
+        assert direct.llen("tandem:t:t1:r") == 2
+        assert direct.lrange("tandem:t:t1:vl", 0, -1) == [key for key, _ in values]
+        assert direct.hget("tandem:t:t1", "n:pin") == "edge"
+        assert direct.get("tandem:s:b:key") == "t1"
+        assert stats["cmdstat_script|load"]["calls"] == 3  # the record's, the vault note's, the note's
+        assert "cmdstat_script|exists" not in stats
+    finally:
+        direct.close()
+        await store.aclose()
+        own.stop()
