@@ -27,7 +27,7 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,19 +118,30 @@ class Batcher:
                 call.reply.set_result(reply)
 
     async def _execute(self, calls: list[_Call], load: list[str] | None = None) -> list[Any]:
-        """The replies to `calls`, in one round trip, after loading the scripts `load`."""
-        if len(calls) == 1 and not load:
-            # One command alone: a pipeline would only add its own bookkeeping.
-            try:
-                return [await self._client.execute_command(*calls[0].args)]
-            except NoScriptError as exc:
-                return [exc]
-        async with self._client.pipeline(transaction=False) as pipe:
-            for source in load or []:
-                pipe.execute_command("SCRIPT LOAD", source)
-            for call in calls:
-                pipe.execute_command(*call.args)
-            replies: list[Any] = await pipe.execute(raise_on_error=False)
+        """The replies to `calls`, in one round trip, after loading the scripts `load`.
+
+        On a pooled connection directly: redis-py's pipeline (and its single command) would add
+        per round trip its own bookkeeping (a pipeline object, retry and timing wrappers, reply
+        callbacks) that none of these commands needs. A reply Redis answers with an error is
+        that command's; a failure to write or read drops the connection (its stream is no longer
+        in step) and fails the batch."""
+        commands: list[tuple[Any, ...]] = [("SCRIPT", "LOAD", source) for source in load or []]
+        commands += [call.args for call in calls]
+        pool = self._client.connection_pool
+        connection = await pool.get_connection()
+        try:
+            await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+            replies: list[Any] = []
+            for _ in commands:
+                try:
+                    replies.append(await connection.read_response())
+                except ResponseError as exc:
+                    replies.append(exc)
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            raise
+        finally:
+            await pool.release(connection)
         return replies[len(load or []) :]
 
     async def aclose(self) -> None:
