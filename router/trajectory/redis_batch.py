@@ -12,8 +12,8 @@ its own batch, as before.
 
 Scripts are sent as `EVALSHA`. A Redis that lost its scripts (restarted, failed over to a
 replica that never loaded them, `SCRIPT FLUSH`) answers NOSCRIPT: the scripts are loaded
-(`SCRIPT LOAD`) and those commands sent again, in their order. That is safe because Redis runs a
-script that it answers NOSCRIPT to not at all; other commands of the batch ran in their turn.
+(`SCRIPT LOAD`) and those commands sent again, in their order, in one round trip. That is safe
+because a command answered NOSCRIPT did nothing; the batch's other commands ran in their turn.
 
 A command's reply or error goes to its own caller only: a batch is not a transaction, and one
 command's error reply fails that command alone. A failure of the connection (an outage) fails
