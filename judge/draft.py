@@ -2,7 +2,8 @@
 
 With `sees: draft` the edge drafts the step first and the judge scores the state features
 (judge/features.py) together with these: the draft's action type, its size and shape, whether its
-tool calls are valid, whether it repeats an earlier turn. The action about to be taken is the
+tool calls are valid, whether it repeats an earlier turn, and the run's own record of steps of
+the draft's action type (judge/record.py: how many, the share that failed). The action about to be taken is the
 strongest evidence of whether it will fail. A draft model's feature names are
 `FEATURE_NAMES + DRAFT_FEATURE_NAMES`; its card says `sees: draft`.
 """
@@ -17,6 +18,7 @@ import numpy as np
 
 from judge.actions import ACTION_TYPES, ActionType, content_text
 from judge.features import FEATURE_NAMES, TAIL_MESSAGES, Message, Vector, inspect_turn, tool_names
+from judge.record import DRAFT_RECORD_FEATURE_NAMES, EMPTY_RECORD, RunRecord
 
 DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     *(f"draft_{kind.value}" for kind in ACTION_TYPES),
@@ -34,6 +36,7 @@ DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     "draft_cd",
     "draft_heredoc",
     "draft_install",
+    *DRAFT_RECORD_FEATURE_NAMES,
 )
 STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
 
@@ -59,8 +62,14 @@ def command_text(message: Message) -> str:
     return "\n".join(blocks) if blocks else text
 
 
-def draft_features(draft: Message, messages: list[Message], tools: list[dict[str, Any]] | None = None) -> Vector:
-    """`DRAFT_FEATURE_NAMES` of the answer `draft` to the conversation `messages` (its tail only)."""
+def draft_features(
+    draft: Message,
+    messages: list[Message],
+    tools: list[dict[str, Any]] | None = None,
+    record: RunRecord = EMPTY_RECORD,
+) -> Vector:
+    """`DRAFT_FEATURE_NAMES` of the answer `draft` to the conversation `messages` (its tail only);
+    `record`: the run's own record (`TrajectoryCounters.record`)."""
     names = tool_names(tools)
     turn = inspect_turn(draft, names)
     tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict) and m.get("role") == "assistant"]
@@ -85,5 +94,6 @@ def draft_features(draft: Message, messages: list[Message], tools: list[dict[str
         float("cd " in command),
         float("<<" in command),
         float(_INSTALL.search(command) is not None),
+        *record.type_values(turn.action),
     ]
     return np.array(values, dtype=np.float32)

@@ -14,6 +14,10 @@ the step index alone, so a replayed run (judge/replay.py) and the gateway comput
 vector for the same state: the request body's size (how a client formats its JSON, how large its
 tool schemas and system prompt are) and the number of messages (how a harness lays out a turn)
 are no longer features; the size of the run so far is the text it produced after its task.
+Version 4 adds the run's own record (`RunRecord`): how many of its earlier steps the harness
+reported as failed, lagged by one step so that nothing new is read on the answer's path (the
+gateway labels each step when it writes the next step's record, off the path; the step just
+before is what the error signals of the latest tool output already describe).
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.
@@ -33,10 +37,11 @@ import numpy.typing as npt
 
 from judge.actions import ACTION_TYPES, ActionType, classify_content, classify_tool_call, content_text, parse_arguments
 from judge.actions import most_consequential as _most_consequential
+from judge.record import EMPTY_RECORD, RECORD_FEATURE_NAMES, RunRecord
 from judge.signals import quick_error_signals
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 3
+FEATURE_VERSION = 4
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command
@@ -93,7 +98,7 @@ _HISTORY = (
     "task_has_code",  # a code block or a traceback in the request
     "task_mentions_test",
 )
-FEATURE_NAMES: tuple[str, ...] = (*_SCALARS, *_ACTIONS, *_STATE, *_HISTORY)
+FEATURE_NAMES: tuple[str, ...] = (*_SCALARS, *_ACTIONS, *_STATE, *_HISTORY, *RECORD_FEATURE_NAMES)
 N_FEATURES = len(FEATURE_NAMES)
 
 Vector = npt.NDArray[np.float32]
@@ -111,6 +116,8 @@ class TrajectoryCounters:
     # Size of the request body: only decides whether what is read is kept by identity (no feature
     # reads it: a client's JSON formatting is no part of the step); 0: kept.
     request_bytes: int = 0
+    # The run's own record of failures, lagged by one step (judge/record.py).
+    record: RunRecord = EMPTY_RECORD
 
 
 class _Turn(NamedTuple):
@@ -336,6 +343,7 @@ def step_features(
     values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
     values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
     values += task_shape
+    values += counters.record.state_values()
     return np.array(values, dtype=np.float32)
 
 

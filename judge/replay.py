@@ -8,7 +8,8 @@ turn is what the action produced. A row carries the features of the state, the a
 command, the real task, an excerpt of the latest tool output, the error signals of what the
 action produced and `action_failed`: 1 when the harness reported that the action failed
 (judge/status.py: exit codes, tool errors, harness messages; never file content), null when
-nothing followed.
+nothing followed. Each step is judged with the run's own record of the labels before the
+previous step (judge/record.py), as the gateway keeps it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from judge.actions import classify_message, content_text, most_consequential
 from judge.draft import draft_features
 from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
 from judge.importers import Message, Run, family_of
+from judge.record import LaggedRecord
 from judge.rows import ROW_SCHEMA
 from judge.signals import error_signals
 from judge.status import command_of, failure_reason
@@ -57,6 +59,7 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
     messages = run.messages
     step = 0
     task = ""
+    record = LaggedRecord()
     for index, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
@@ -65,14 +68,18 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
         if step == 1:
             task = real_task(state)
         # No body size: the features are the messages' alone, as the gateway computes them.
-        counters = TrajectoryCounters(step=step, answered_steps=step - 1, steps_since_cloud=step - 1)
+        counters = TrajectoryCounters(
+            step=step, answered_steps=step - 1, steps_since_cloud=step - 1, record=record.record
+        )
         features = step_features(state, counters, run.tools)
         # What a `sees: draft` judge reads of the action: here the action the run really took.
-        draft = draft_features(message, state, run.tools)
+        draft = draft_features(message, state, run.tools, record.record)
         texts, followed = _observed(messages, index)
         signals = sorted({name for text in texts for name in error_signals(text)})
         command, shell = command_of(message)
         reason = failure_reason(command, shell, texts) if followed else None
+        action = most_consequential(classify_message(message))
+        record.labelled(action, reason is not None if followed else None)
         latest = next((content_text(m) for m in reversed(state) if m.get("role") in ("tool", "user")), "")
         yield {
             "schema": ROW_SCHEMA,
@@ -84,7 +91,7 @@ def replay(run: Run) -> Iterator[dict[str, Any]]:
             "target": "cloud",  # one model ran the whole run; the labels say which steps needed help
             "replayed": True,  # so the target is no routing choice (judge/labels.py)
             "family": family_of(run),
-            "action": most_consequential(classify_message(message)).value,
+            "action": action.value,
             "command": _command(message),
             "task": task[:500],
             "excerpt": latest[-EXCERPT_CHARS:],

@@ -136,6 +136,9 @@ class StepRecord:
     # Whether the previous step's action failed, by the harness's status in the tool results this
     # step was given (judge/status.py); None when nothing was read (a first step, no results).
     failed_before: int | None = None
+    # The previous step's action type (judge/actions.py), whose outcome `failed_before` is: with
+    # it the trajectory keeps the run's own record by action type (judge/record.py).
+    failed_before_action: str | None = None
     inner: list[InnerCall] = field(default_factory=list)
     features: list[float] | None = None  # the judge's features, when the route records them
     exposed: list[str] = field(default_factory=list)  # types of sensitive values the cloud received
@@ -219,6 +222,7 @@ class StepRecord:
             "tools": self.tools,
             "error_signals": self.error_signals,
             "failed_before": self.failed_before,
+            **({"failed_before_action": self.failed_before_action} if self.failed_before_action is not None else {}),
             "inner": [call.as_dict() for call in self.inner],
             "exposed": self.exposed,
             "redacted": self.redacted,
@@ -263,6 +267,7 @@ class StepRecord:
             tools=list(data.get("tools", [])),
             error_signals=list(data.get("error_signals", [])),
             failed_before=data.get("failed_before"),
+            failed_before_action=data.get("failed_before_action"),
             inner=[InnerCall.from_dict(call) for call in data.get("inner", [])],
             features=data.get("features"),
             exposed=list(data.get("exposed", [])),

@@ -313,3 +313,29 @@ async def test_a_step_counts_once_under_the_target_that_answered_it(store: Traje
     records = await store.records("t9")
     assert [r.answered_by for r in records] == ["none", "edge", "cloud", "cloud", "edge", "none"]
     assert records[1].failures == [("cloud", "timeout", None)] and records[1].decided == "cloud"
+
+
+async def test_the_runs_own_record_is_kept_by_action_type_and_counted_once(store: TrajectoryStore) -> None:
+    from judge.actions import ActionType
+    from judge.record import RunRecord
+
+    # Step k's record carries the label of step k-1's action (read from step k's tool results).
+    labels = [(None, None), ("edit", 1), ("test", 1), ("edit", 0)]
+    for step, (action, failed) in enumerate(labels, start=1):
+        await store.begin_step(start("rec", f"b{step}"))
+        written = dataclasses.replace(record("rec", step), failed_before=failed, failed_before_action=action)
+        await store.record_many([written])
+    # A retry of step 4 is given the same results: its label is not counted again.
+    slot = await store.begin_step(start("rec", "b4", retry=True))
+    assert (slot.step, slot.attempt) == (4, 2)
+    retried = dataclasses.replace(record("rec", 4), attempt=2, failed_before=0, failed_before_action="edit")
+    await store.record_many([retried])
+    trajectory = await store.get("rec")
+    assert trajectory is not None
+    kept = RunRecord.from_counts(trajectory.counts)
+    expected = RunRecord().add(ActionType.EDIT, True).add(ActionType.TEST, True).add(ActionType.EDIT, False)
+    assert kept == expected
+    assert kept.type_values(ActionType.EDIT)[1] == 0.5 and kept.state_values()[1] == pytest.approx(2 / 3)
+    # The next step begins with the record as it stood: what the judge reads.
+    slot = await store.begin_step(start("rec", "b5"))
+    assert slot.trajectory is not None and RunRecord.from_counts(slot.trajectory.counts) == expected

@@ -28,13 +28,17 @@ from benchmarks.report import figure, write_result
 from judge.card import card_path
 from judge.features import N_FEATURES, TrajectoryCounters, clear_caches, step_features
 from judge.model import DEFAULT_MODEL, JudgeModel
+from judge.record import RunRecord
 
 TARGET_P99_US = 200.0
 
 
 def _counters(step: int, body_bytes: int) -> TrajectoryCounters:
     cloud = step // 3
-    return TrajectoryCounters(step, cloud, step - 1, (step - 1) % 3, body_bytes)
+    # The run's own record as the store keeps it (judge/record.py): a step in four failed.
+    labelled = max(step - 2, 0)
+    record = RunRecord.from_counts({"run_labelled_execute": labelled, "run_failed_execute": labelled // 4})
+    return TrajectoryCounters(step, cloud, step - 1, (step - 1) % 3, body_bytes, record)
 
 
 def measure(model: JudgeModel, steps: int, passes: int, reused: bool = False) -> dict[str, list[float]]:

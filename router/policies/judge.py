@@ -33,6 +33,7 @@ from router.protocol.text import first_message
 
 if TYPE_CHECKING:
     from judge.features import TrajectoryCounters
+    from judge.record import RunRecord
 
 # onnxruntime and numpy (~25 MB of a gateway's memory) are imported only when a route uses the
 # judge: the imports below sit inside the functions that need them.
@@ -46,17 +47,20 @@ def model_path(settings: JudgeRoute) -> Path:
 
 def counters_of(step: StepView) -> TrajectoryCounters:
     from judge.features import TrajectoryCounters
+    from judge.record import RunRecord
 
-    return _counters(step, TrajectoryCounters)
+    return _counters(step, TrajectoryCounters, RunRecord)
 
 
-def _counters(step: StepView, make: type[TrajectoryCounters]) -> TrajectoryCounters:
+def _counters(step: StepView, make: type[TrajectoryCounters], record: type[RunRecord]) -> TrajectoryCounters:
     trajectory = step.trajectory
     counts = trajectory.counts
     answered = counts["cloud_steps"] + counts["edge_steps"]
     last_cloud = counts["last_cloud_step"]
     since = answered if last_cloud == 0 else max(step.step - 1 - last_cloud, 0)
-    return make(step.step, counts["cloud_steps"], answered, since, step.request.size)
+    # The run's own record: kept with the trajectory's counts when the recorder wrote the records
+    # before this step, off the answer's path (judge/record.py).
+    return make(step.step, counts["cloud_steps"], answered, since, step.request.size, record.from_counts(counts))
 
 
 class JudgePolicy:
@@ -64,10 +68,12 @@ class JudgePolicy:
         from judge.calibrate import OnlineThreshold
         from judge.features import TrajectoryCounters, step_features
         from judge.model import ReloadingJudge
+        from judge.record import RunRecord
 
         # Bound once here rather than imported in `decide`: an import statement costs a lookup
         # in sys.modules and the module's attribute every step.
         self._counters_type = TrajectoryCounters
+        self._record_type = RunRecord
         self._step_features = step_features
         self._settings = settings
         self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s)
@@ -101,7 +107,7 @@ class JudgePolicy:
         started = time.perf_counter()
         reloads_failed = self.judge.reload_failures
         try:
-            counters = _counters(step, self._counters_type)
+            counters = _counters(step, self._counters_type, self._record_type)
             tools = step.request.raw.get("tools")
             features = self._step_features(step.request.messages, counters, tools)
             if draft is not None:
@@ -109,7 +115,7 @@ class JudgePolicy:
 
                 from judge.draft import draft_features
 
-                drafted = draft_features(first_message(draft[0]), step.request.messages, tools)
+                drafted = draft_features(first_message(draft[0]), step.request.messages, tools, counters.record)
                 features = np.concatenate((features, drafted))
             score = self.judge.score(features)
         except Exception:  # a broken judge must not break the agent's step: fall back, count

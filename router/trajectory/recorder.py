@@ -13,6 +13,7 @@ import asyncio
 import logging
 from typing import Any
 
+from judge.actions import message_action
 from judge.signals import quick_error_signals
 from judge.status import command_of, failure_reason
 from router.ledger import StepRecord
@@ -88,13 +89,15 @@ class Recorder:
 
 def settle(record: StepRecord, results: list[str] | None, action: dict[str, Any] | None = None) -> StepRecord:
     """The record with what its new tool results say: their error signals and, when the action
-    that produced them is known, whether it failed by the harness's status (`failed_before`)."""
+    that produced them is known, whether it failed by the harness's status (`failed_before`) and
+    that action's type (`failed_before_action`: the trajectory's own record, judge/record.py)."""
     if results:
         try:
             record.error_signals = error_signals_of(results)
             if action is not None:
                 command, shell = command_of(action)
                 record.failed_before = int(failure_reason(command, shell, results) is not None)
+                record.failed_before_action = message_action(action).value
         except Exception:  # a signal is a hint for the record: never a reason to lose the record
             log.exception("could not read the error signals of %s step %d", record.trajectory_id, record.step)
     return record

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.record import FIELDS_OF_TYPE, RECORD_FIELDS
 from router.ledger import StepRecord
 from router.notes import shown
 from router.records import record
@@ -66,6 +67,10 @@ COUNT_FIELDS = (
     "cloud_calls",  # every call to the cloud, inner calls (probe, advisor, plan…) included
     "last_cloud_step",  # not a sum: the index of the last step the cloud answered
     "answered_step",  # not a sum: the highest step whose answer is counted in cloud/edge_steps
+    # The run's own record (judge/record.py): per action type, earlier steps whose outcome the
+    # harness reported, and of them failed (`StepRecord.failed_before`, counted at a step's first
+    # attempt: a retry is given the same results).
+    *RECORD_FIELDS,
 )
 MONEY_FIELDS = ("cost_usd", "counterfactual_usd", "cloud_spend_usd")
 NOTE_PREFIX = "n:"
@@ -97,6 +102,10 @@ def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
         "completion_tokens": usage.completion_tokens if usage else 0,
         "cloud_calls": record.cloud_calls,
     }
+    fields = FIELDS_OF_TYPE.get(record.failed_before_action or "")
+    if fields is not None and record.failed_before is not None and record.attempt == 1:
+        counts[fields[0]] = 1
+        counts[fields[1]] = int(record.failed_before)
     money = {
         "cost_usd": record.cost_usd,
         "counterfactual_usd": record.counterfactual_usd,

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from judge.cli import main
-from judge.features import FEATURE_VERSION, TrajectoryCounters, step_features
+from judge.features import FEATURE_NAMES, FEATURE_VERSION, TrajectoryCounters, step_features
 from judge.importers import TrajectoryFormatError, read_run
 from judge.labels import make_labels
 from judge.replay import replay
@@ -212,17 +212,20 @@ def test_the_teacher_is_shown_the_task_the_command_and_what_followed() -> None:
     assert prompt.startswith("Task: parse_date rejects ISO weeks")
 
 
+@pytest.mark.parametrize("store", ["memory", "redis"])
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_gateway_computes_the_features_the_import_wrote(
-    name: str, make_gateway: Any, client: Any, tmp_path: Path
+    name: str, store: str, make_gateway: Any, client: Any, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     """One feature path: each imported state, sent to a live gateway as a client would send it
-    (its own JSON formatting, the run's tools), is recorded with exactly the import's vector."""
+    (its own JSON formatting, the run's tools), is recorded with exactly the import's vector,
+    the run's own record included (kept by the memory store and by Redis)."""
     from router.cli import main as tandem_main
 
     run = read_run(FILES / name)
     rows = list(replay(run))
-    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}})
+    redis = {"redis_url": request.getfixturevalue("redis_url")} if store == "redis" else {}
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "record_features": True}}, **redis)
     assistants = [i for i, m in enumerate(run.messages) if m["role"] == "assistant"]
     for index in assistants:
         body: dict[str, Any] = {"model": "tandem", "messages": run.messages[:index], "temperature": 0.0}
@@ -231,12 +234,19 @@ def test_the_gateway_computes_the_features_the_import_wrote(
         # httpx's JSON (spaces after separators, non-ASCII escaped): a body size of its own.
         response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": "replay"})
         assert response.status_code == 200
+        # As an agent's next request comes after its tool ran: the step's record is written (the
+        # trajectory API waits for the recorder), with the label of the step before it.
+        assert client.get(f"{server.url}/v1/trajectories/replay").status_code == 200
     out = tmp_path / "rows.jsonl"
     assert tandem_main(["trajectories", "export", "--url", server.url, "--judge-rows", "--out", str(out)]) == 0
     served = load_rows(out, show_progress=False)
     assert [row["step"] for row in served] == [row["step"] for row in rows]
     for imported, recorded in zip(rows, served, strict=True):
         assert recorded["features"] == imported["features"], f"step {imported['step']}"
+    # Where a step before the previous one has a label, the record is not empty: the test
+    # compares something.
+    at = FEATURE_NAMES.index("run_labelled_log")
+    assert [row["features"][at] > 0 for row in rows] == [step >= 3 for step in range(1, len(rows) + 1)]
 
 
 def _mutate(value: Any, rng: Any) -> Any:
