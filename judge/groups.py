@@ -26,6 +26,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "repetition": ("repeat_", "type_streak", "invalid_"),
     "output": ("results_count", "output_", "last_text_log", "turns_since_err_log"),
     "task": ("task_",),
+    "record": ("run_",),  # the run's own record of failures (judge/record.py)
 }
 
 

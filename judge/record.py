@@ -17,8 +17,9 @@ both stores) and hands it to the features in `TrajectoryCounters.record`.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from judge.actions import ACTION_TYPES, ActionType
 
@@ -29,6 +30,8 @@ _INDEX = {kind: index for index, kind in enumerate(ACTION_TYPES)}
 LABELLED_FIELDS = tuple(f"run_labelled_{kind.value}" for kind in ACTION_TYPES)
 FAILED_FIELDS = tuple(f"run_failed_{kind.value}" for kind in ACTION_TYPES)
 RECORD_FIELDS = (*LABELLED_FIELDS, *FAILED_FIELDS)
+_LABELLED_OF = operator.itemgetter(*LABELLED_FIELDS)
+_FAILED_OF = operator.itemgetter(*FAILED_FIELDS)
 # An action type's name (`StepRecord.failed_before_action`) -> its two fields.
 FIELDS_OF_TYPE = {kind.value: (LABELLED_FIELDS[index], FAILED_FIELDS[index]) for index, kind in enumerate(ACTION_TYPES)}
 
@@ -37,9 +40,9 @@ RECORD_FEATURE_NAMES = ("run_labelled_log", "run_failed_share")
 DRAFT_RECORD_FEATURE_NAMES = ("draft_type_labelled_log", "draft_type_failed_share", "draft_type_never_failed")
 
 
-@dataclass(frozen=True, slots=True)
-class RunRecord:
-    """Per action type (in `ACTION_TYPES` order): earlier steps labelled, and of them failed."""
+class RunRecord(NamedTuple):
+    """Per action type (in `ACTION_TYPES` order): earlier steps labelled, and of them failed (a
+    tuple: made on every step, at a fraction of a frozen dataclass's cost)."""
 
     labelled: tuple[int, ...] = _ZEROS
     failed: tuple[int, ...] = _ZEROS
@@ -55,10 +58,14 @@ class RunRecord:
     @classmethod
     def from_counts(cls, counts: Mapping[str, int]) -> RunRecord:
         """The record kept in a trajectory's counts (`RECORD_FIELDS`; a missing one: 0)."""
-        return cls(
-            tuple(counts.get(name, 0) for name in LABELLED_FIELDS),
-            tuple(counts.get(name, 0) for name in FAILED_FIELDS),
-        )
+        try:
+            # A trajectory's counts hold every field: one C call per tuple (read on every step).
+            return cls(_LABELLED_OF(counts), _FAILED_OF(counts))
+        except KeyError:
+            return cls(
+                tuple(counts.get(name, 0) for name in LABELLED_FIELDS),
+                tuple(counts.get(name, 0) for name in FAILED_FIELDS),
+            )
 
     def state_values(self) -> list[float]:
         """`RECORD_FEATURE_NAMES`: how many steps are on record, and the share of them that failed."""
