@@ -60,6 +60,20 @@ def _cases() -> list[tuple[str, str | None]]:
             if rng.random() < 0.2:
                 written += rng.choice((" ", "-", ".", "/", "(", ")"))
         cases.append((written, None if written.startswith("+") else rng.choice(regions)))
+    # Extensions written with `x` (read as the number without them) and the calling codes and
+    # regions whose national prefix rule transforms what it matches (decided where it does not).
+    transforming = ("BR", "AR", "JP", "AU", "AG", "GG", "JE", "SM")
+    prefixes = ("+1", "+55", "+54", "+61", "+44", "+81", "+378", "55", "54", "1", "0", "00", "90")
+    rng = random.Random(11)
+    for _ in range(5000):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(2, 13)))
+        if rng.random() < 0.5:
+            digits = rng.choice(prefixes) + digits
+        written = "".join(c + (rng.choice((" ", "-", ".", "(", ")")) if rng.random() < 0.2 else "") for c in digits)
+        if rng.random() < 0.6:
+            extension = str(rng.randint(0, 10 ** rng.randint(1, 7)))
+            written += rng.choice((" x", "x", " x ", "x ", "x.", " ext ")) + extension
+        cases.append((written, None if written.startswith("+") else rng.choice((*regions, *transforming))))
     return cases
 
 
@@ -78,11 +92,13 @@ def test_the_pre_check_never_rejects_a_valid_number_and_rejects_most_invalid_one
 
 
 def test_what_is_left_to_libphonenumber() -> None:
-    # Letters (an extension), a `+` with a region and an international dialling prefix are the
-    # parser's to read: the pre-check lets them through even where they are invalid.
+    # Letters (an extension), a `+` with a region and a 0 after an international dialling
+    # prefix are the parser's to read: the pre-check lets them through even where they are invalid.
     assert may_be_valid("555-0100 ext. 12", "US")
     assert may_be_valid("+1 555 0100", "US")
-    assert may_be_valid("011 99 12", "US")
+    assert may_be_valid("011 0 99 12", "US")
+    # After a dialling prefix the number is read as after a `+`: no calling code begins `99 12`.
+    assert not may_be_valid("011 99 12", "US")
     # Nine digits are never a US number; a valid one passes.
     assert not may_be_valid("797 105 675", "US")
     assert may_be_valid("(415) 555-2671", "US")
@@ -102,8 +118,13 @@ def test_decide_gives_libphonenumbers_answer_wherever_it_answers() -> None:
             wrong.append((number, region, answer))
     assert wrong == []
     assert answered > total // 2, (answered, total)
-    # Left to the parser: letters, a dialling prefix, the region's own calling code in front.
+    # Left to the parser: letters, a 0 after a dialling prefix, the region's own calling code
+    # in front. A dialling prefix then a calling code reads as a `+`.
     assert decide("555-0100 ext. 12", "US") is None
-    assert decide("00 44 20 7946 0958", "DE") is None
+    assert decide("(415) 555-2671 x204", "US") is True
+    assert decide("(415) 555-2671 x2041234", "US") is None  # more digits than the shape reads
+    assert decide("00 0 44 20 7946 0958", "DE") is None
+    assert decide("00 44 20 7946 0958", "DE") is True
+    assert decide("011 44 20 7946 0958", "US") is True
     assert decide("(415) 555-2671", "US") is True
     assert decide("030 901820", "DE") is True

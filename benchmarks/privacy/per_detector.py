@@ -47,14 +47,7 @@ def profile(text: str) -> dict[str, float]:
     for index in sorted(hits):
         detector = engine.DETECTORS[index]
         started = clock()
-        found: list[tuple[int, int, str]] = []
-        for start, end in hits[index]:
-            low = max(0, start - detector.lead - engine._MARGIN)
-            high = min(len(text), end + detector.reach + engine._MARGIN)
-            if detector.gate is not None and not detector.gate(text, low, high):
-                continue
-            found.extend(engine._exact(detector, text, low, high, high if detector.follows else end, kept))
-        kept.add(detector, found)
+        kept.add(detector, engine.windows(detector, text, hits[index], kept))
         name = "provider rules" if detector.rule in _PROVIDER_RULES else detector.rule or detector.type
         costs[name] += clock() - started
     return costs

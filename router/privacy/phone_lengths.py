@@ -27,6 +27,8 @@ from phonenumbers.phonemetadata import PhoneMetadata, PhoneNumberDesc
 # (no letters, so no extension and no vanity number; at most a leading `+`).
 _PLAIN = re.compile(r"\+?[0-9 ().\-/]+")
 _NOT_DIGIT = re.compile(r"[^0-9]")
+# A plain number then an extension written with `x` (`(415) 555-2671 x204`).
+_WITH_EXTENSION = re.compile(r"(\+?[0-9 ().\-/]*[0-9]) ?x ?[0-9]{1,6}")
 _LONGEST_CALLING_CODE = 3
 # The number types `is_valid_number` accepts (one must match besides the general description).
 _TYPES = (
@@ -148,8 +150,9 @@ def may_be_valid(number: str, region: str | None) -> bool:
     metadata, idd = _region(region) if region is not None else (None, None)
     if metadata is None:
         return True
-    if idd is not None and idd.match(digits):
-        return True  # an international dialling prefix is the parser's to read
+    if idd is not None and (dialled := idd.match(digits)):
+        rest = digits[dialled.end() :]  # as written with a `+` (see `decide`)
+        return True if rest[:1] in ("", "0") else may_be_valid("+" + rest, None)
     decides, prefix = _prefix(metadata)
     if not decides:
         return True
@@ -172,16 +175,16 @@ def may_be_valid(number: str, region: str | None) -> bool:
     return _some_number(nationals, code)
 
 
-def _matching(national: str, desc: PhoneNumberDesc | None) -> bool:
-    """A number description's test: the length (when it lists any) and the whole pattern."""
-    if desc is None or not desc.national_number_pattern:
-        return False
-    if desc.possible_length and len(national) not in desc.possible_length:
-        return False
-    return _compiled(desc.national_number_pattern).fullmatch(national) is not None
-
-
+# A number description's test, compiled once: (the lengths it lists, or None for any; its
+# pattern). A description without a pattern matches nothing and is left out.
+_Test = tuple[frozenset[int] | None, re.Pattern[str]]
+# A region's type test: its general description, then the types `is_valid_number` accepts, in
+# its order (the special types, fixed lines, then mobiles where they differ from fixed lines).
+_TypeTest = tuple[_Test, tuple[_Test, ...]] | None
 _PATTERNS: dict[str, re.Pattern[str]] = {}
+# Per calling code: each region's leading digits (None: none) and type test, in the metadata's
+# order, built once from the metadata (reading it per candidate cost more than the tests).
+_CODE_REGIONS: dict[int, tuple[tuple[re.Pattern[str] | None, _TypeTest], ...]] = {}
 
 
 def _compiled(pattern: str) -> re.Pattern[str]:
@@ -190,31 +193,93 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     return _PATTERNS[pattern]
 
 
-def _has_type(national: str, metadata: PhoneMetadata) -> bool:
+def _test(desc: PhoneNumberDesc | None) -> _Test | None:
+    if desc is None or not desc.national_number_pattern:
+        return None
+    return (frozenset(desc.possible_length) or None, _compiled(desc.national_number_pattern))
+
+
+def _type_test(metadata: PhoneMetadata) -> _TypeTest:
+    general = _test(metadata.general_desc)
+    if general is None:
+        return None  # no number matches the region's general description
+    names = _TYPES if not metadata.same_mobile_and_fixed_line_pattern else _TYPES[:-1]
+    types = tuple(test for name in names if (test := _test(getattr(metadata, name))) is not None)
+    return general, types
+
+
+def _passes(national: str, test: _Test) -> bool:
+    """A number description's test: the length (when it lists any) and the whole pattern."""
+    lengths, pattern = test
+    return (lengths is None or len(national) in lengths) and pattern.fullmatch(national) is not None
+
+
+def _has_type(national: str, test: _TypeTest) -> bool:
     """Whether the number has a type in the region (its general description first)."""
-    if not _matching(national, metadata.general_desc):
+    if test is None or not _passes(national, test[0]):
         return False
-    if any(_matching(national, getattr(metadata, name)) for name in _TYPES[:-1]):
-        return True  # the special types, then fixed lines
-    return not metadata.same_mobile_and_fixed_line_pattern and _matching(national, metadata.mobile)
+    return any(_passes(national, type_test) for type_test in test[1])
 
 
-def _kept(digits: str, general: PhoneNumberDesc, prefix: _Prefix) -> str:
+def _code_regions(calling_code: int) -> tuple[tuple[re.Pattern[str] | None, _TypeTest], ...]:
+    if calling_code not in _CODE_REGIONS:
+        entries = []
+        for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(calling_code, ()):
+            metadata = PhoneMetadata.metadata_for_region(region, None)
+            if metadata is None:
+                continue
+            leading = _compiled(metadata.leading_digits) if metadata.leading_digits is not None else None
+            entries.append((leading, _type_test(metadata)))
+        _CODE_REGIONS[calling_code] = tuple(entries)
+    return _CODE_REGIONS[calling_code]
+
+
+# What `_exact` reads of a region's metadata, read once: its calling code, national prefix
+# pattern, general pattern, possible lengths (sorted and as a set), local-only lengths, and
+# whether the prefix rule transforms what it matches (the parser's to read where it matches).
+_Plan = tuple[int, _Prefix, re.Pattern[str] | None, tuple[int, ...], frozenset[int], frozenset[int], bool]
+# Keyed by the metadata's region and calling code; None where the parser must read the number
+# (no calling code or lengths, non-geographic numbers under the code).
+_PLANS: dict[tuple[str | None, int | None], _Plan | None] = {}
+
+
+def _plan(metadata: PhoneMetadata) -> _Plan | None:
+    key = (metadata.id, metadata.country_code)
+    if key not in _PLANS:
+        code, general = metadata.country_code, metadata.general_desc
+        plan: _Plan | None = None
+        if (
+            code is not None
+            and general is not None
+            and general.possible_length
+            and "001" not in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())
+        ):
+            for_parsing = metadata.national_prefix_for_parsing
+            prefix = _compiled(for_parsing) if for_parsing else None
+            transforms = bool(metadata.national_prefix_transform_rule) and prefix is not None
+            pattern = _compiled(general.national_number_pattern) if general.national_number_pattern else None
+            lengths = tuple(sorted(general.possible_length))
+            local = frozenset(general.possible_length_local_only)
+            plan = (code, prefix, pattern, lengths, frozenset(lengths), local, transforms)
+        _PLANS[key] = plan
+    return _PLANS[key]
+
+
+def _kept(digits: str, plan: _Plan) -> str:
     """The national significant number the parser keeps of `digits` in a region without a
     transforming prefix rule: what follows the national prefix, unless taking it off turns a
     number of the region's general shape into one that is not, or leaves a length the region
     does not list (too short, local only or between its lengths)."""
+    _code, prefix, pattern, lengths, length_set, local, _transforms = plan
     match = prefix.match(digits) if prefix is not None else None
     if match is None:
         return digits
     stripped = digits[match.end() :]
-    pattern = _compiled(general.national_number_pattern) if general.national_number_pattern else None
     if pattern is not None and pattern.fullmatch(digits) and not pattern.fullmatch(stripped):
         return digits
-    lengths = sorted(general.possible_length)
-    if len(stripped) in general.possible_length_local_only or len(stripped) < lengths[0]:
+    if len(stripped) in local or len(stripped) < lengths[0]:
         return digits
-    if len(stripped) > lengths[-1] or len(stripped) in lengths:
+    if len(stripped) > lengths[-1] or len(stripped) in length_set:
         return stripped
     return digits
 
@@ -222,14 +287,13 @@ def _kept(digits: str, general: PhoneNumberDesc, prefix: _Prefix) -> str:
 def _valid_in(national: str, calling_code: int) -> bool:
     """`is_valid_number` for a national significant number of the calling code: the region it
     belongs to (by leading digits, else the first where it has a type), and a type there."""
-    for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(calling_code, ()):
-        metadata = PhoneMetadata.metadata_for_region(region, None)
-        if metadata is None:
-            continue
-        if metadata.leading_digits is not None:
-            if _compiled(metadata.leading_digits).match(national):
-                return _has_type(national, metadata)
-        elif _has_type(national, metadata):
+    if not _some_number((national,), calling_code):
+        return False  # no type of any region of the calling code takes it (one test, not one a region)
+    for leading, test in _code_regions(calling_code):
+        if leading is not None:
+            if leading.match(national):
+                return _has_type(national, test)
+        elif _has_type(national, test):
             return True
     return False
 
@@ -237,25 +301,30 @@ def _valid_in(national: str, calling_code: int) -> bool:
 def _exact(metadata: PhoneMetadata, digits: str) -> bool | None:
     """Validity of `digits` (no calling code nor dialling prefix left) parsed with `metadata`,
     or None where it cannot be told here."""
-    decides, prefix = _prefix(metadata)
-    code, general = metadata.country_code, metadata.general_desc
-    if not decides or code is None or general is None or not general.possible_length or len(digits) < 3:
+    plan = _plan(metadata)
+    if plan is None or len(digits) < 3:
         return None
-    if any(region == "001" for region in phonenumbers.COUNTRY_CODE_TO_REGION_CODE.get(code, ())):
-        return None  # non-geographic numbers: left to the parser
-    national = _kept(digits, general, prefix)
+    if plan[6] and plan[1] is not None and plan[1].match(digits):
+        return None  # a transforming prefix rule applies (where it does not, it changes nothing)
+    national = _kept(digits, plan)
     if not 2 <= len(national) <= 17:
         return False  # parse raises
-    return _valid_in(national, code)
+    return _valid_in(national, plan[0])
 
 
 def decide(number: str, region: str | None) -> bool | None:
     """`phonenumbers.is_valid_number(phonenumbers.parse(number, region))` (False where `parse`
-    raises) for plain candidates, told from the metadata without parsing; None when the parser
-    must read it (letters, a `+` with a region, a dialling prefix, the region's own calling code
-    in front, a transforming prefix rule)."""
+    raises) for plain candidates (and those with an ` x123` extension), told from the metadata
+    without parsing; None when the parser must read it (other letters, a `+` with a region, a 0
+    after a dialling prefix, the region's own calling code in front, a transforming prefix rule
+    that applies)."""
     if not _PLAIN.fullmatch(number):
-        return None
+        extended = _WITH_EXTENSION.fullmatch(number)
+        if extended is None or len(_NOT_DIGIT.sub("", extended[1])) < 3:
+            return None
+        # The parser takes an ` x123` extension off a number of three digits or more (whose
+        # validity does not depend on it) and reads the rest as that number alone.
+        return decide(extended[1], region)
     digits = _NOT_DIGIT.sub("", number)
     if number.startswith("+"):
         if region is not None or digits.startswith("0") or len(digits) <= 2:
@@ -269,8 +338,14 @@ def decide(number: str, region: str | None) -> bool | None:
         metadata = _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
         return _exact(metadata, digits[size:]) if metadata is not None else None
     metadata, idd = _region(region) if region is not None else (None, None)
-    if metadata is None or (idd is not None and idd.match(digits)):
+    if metadata is None:
         return None
+    if idd is not None and (dialled := idd.match(digits)):
+        # The parser takes an international dialling prefix (`00`, `011`) off unless a 0
+        # follows it (no calling code begins with 0), then reads the rest as written after a
+        # `+`: its validity is that number's, whatever the region.
+        rest = digits[dialled.end() :]
+        return None if rest[:1] in ("", "0") else decide("+" + rest, None)
     if metadata.country_code is None or digits.startswith(str(metadata.country_code)):
         return None if may_be_valid(number, region) else False
     return _exact(metadata, digits)

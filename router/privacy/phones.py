@@ -94,6 +94,7 @@ _NOT_PHONE_BEFORE = re.compile(
 )
 _DATE = re.compile(r"^(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})$")
 _EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
+_NOT_DIGIT = re.compile(r"\D")
 # An SSN, an IPv4 address, a range of years (`2012-2022`): never phones.
 _SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|20)\d\d ?[-–] ?(?:19|20)\d\d$")
 # Unlabelled, these shapes are something else: a US ZIP+4, table columns split by runs of spaces.
@@ -121,7 +122,7 @@ def valid_in_column(value: str) -> bool:
     """Whether a cell under a phone column's header is a phone number (the header is its label)."""
     for scheme in ("whatsapp:", "tel:", "sms:"):
         value = value.removeprefix(scheme)
-    digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
+    digits = _NOT_DIGIT.sub("", _EXTENSION.sub("", value))
     if not 7 <= len(digits) <= 15 or _DATE.match(value) or _DECIMAL.match(value):
         return False
     if value.startswith("+"):
@@ -165,7 +166,8 @@ def _value_facts(value: str) -> bool | tuple[str, bool, bool, bool]:
     """What a candidate's own characters decide: a verdict (international numbers, shapes that
     are never phones), else its digits, whether it is separated, whether it is a valid `00`/`011`
     dial-out number and whether its shape may stand unlabelled (context decides the rest)."""
-    digits = re.sub(r"\D", "", _EXTENSION.sub("", value))
+    bare = _EXTENSION.sub("", value)
+    digits = _NOT_DIGIT.sub("", bare)
     if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
         return False
     if value.startswith("(+"):  # `(+358) 401439147`
@@ -173,7 +175,7 @@ def _value_facts(value: str) -> bool | tuple[str, bool, bool, bool]:
     if value.startswith("+"):
         # `+44 (0)20 …`: the trunk 0 in brackets is not dialled from abroad; the extension is kept.
         return _valid(value.replace("(0)", ""), None)
-    separated = len(digits) != len(_EXTENSION.sub("", value))
+    separated = len(digits) != len(bare)
     # `00`/`011` then a country code, unless it is the tail of a row of numbers (`081110 011352 5321`).
     dial_out = bool(
         value.startswith(("00", "011"))
