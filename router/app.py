@@ -22,7 +22,7 @@ from starlette.types import Receive, Scope, Send
 
 from router import __version__
 from router.api.auth_throttle import AuthThrottle
-from router.api.chat import chat_completions, chat_step
+from router.api.chat import chat_completions, scope_step
 from router.api.http import PlainAnswer, chat_response, error_response
 from router.api.models import get_model, list_models, model_info, reachable
 from router.api.ops import log_upstreams, metrics
@@ -183,8 +183,10 @@ def chat_path_session(path: str) -> str | bool | None:
 
 class TandemApp(FastAPI):
     """FastAPI, with the chat-completions path served without the generic routing and
-    exception middlewares (a tenth of a step's CPU in the overhead profile); every other path,
-    and every error there, goes the usual way."""
+    exception middlewares and without a Starlette `Request` (most of a step's work outside
+    the engine in the overhead profile); every other path, and every error there, goes the
+    usual way. What the chat path answers is what its route (`chat_completions`) and the
+    exception handlers would: the same statuses, bodies and headers (tests/test_chat_path.py)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
@@ -198,10 +200,10 @@ class TandemApp(FastAPI):
         await super().__call__(scope, receive, send)
 
     async def _chat(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
         response: Response | PlainAnswer
+        state = self.state
         try:
-            result = await chat_step(request)
+            result = await scope_step(state.engine, state.client_keys, state.auth_throttle, scope, receive)
             # A whole answer, the common case, is sent without building a Starlette `Response`.
             if isinstance(result, Answer):
                 response = PlainAnswer(result)
@@ -210,5 +212,5 @@ class TandemApp(FastAPI):
         except GatewayError as exc:
             response = error_response(exc)
         except Exception as exc:
-            response = await _unexpected(request, exc)
+            response = await _unexpected(Request(scope, receive), exc)
         await response(scope, receive, send)

@@ -10,11 +10,12 @@ against the client's address (`auth_throttle.py`), which is refused with 429 pas
 from __future__ import annotations
 
 import hmac
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from starlette.requests import Request
+from starlette.types import Receive, Scope
 
-from router.api.auth_throttle import AuthThrottle, KeyKind
+from router.api.auth_throttle import AuthThrottle
 from router.errors import GatewayError
 from router.trajectory.identify import namespace_of
 
@@ -42,11 +43,6 @@ def _throttle(request: Request) -> AuthThrottle:
     return throttle
 
 
-def _failed(request: Request, kind: KeyKind, message: str) -> GatewayError:
-    _throttle(request).failed(request, kind)
-    return GatewayError(401, message, code="invalid_api_key")
-
-
 def admin_key_matches(request: Request, token: str | None, keys: frozenset[str]) -> bool:
     """Whether `token` is one of the admin `keys`; a wrong or missing one counts against the
     request's address, and an address that failed too often gets 429 before its key is read."""
@@ -62,18 +58,38 @@ def check_client_key(request: Request, keys: frozenset[str], headers: Mapping[st
     `headers`: the request's, already read into a dict (the chat path's), else read here."""
     if not keys:
         return None
-    _throttle(request).check(request, "client")
-    token = _bearer(request.headers if headers is None else headers)
-    if token is None:
-        raise _failed(request, "client", "missing API key: send 'Authorization: Bearer <key>'")
-    if not _matches(token, keys):
-        raise _failed(request, "client", "invalid API key")
+    return _client_key(lambda: request, _throttle(request), keys, request.headers if headers is None else headers)
+
+
+def _client_key(
+    request_of: Callable[[], Request], throttle: AuthThrottle, keys: frozenset[str], headers: Mapping[str, str]
+) -> str:
+    """`check_client_key` with keys configured; `request_of` makes the request only where an
+    address is needed: a failure to count, or an address to check while some are counted."""
+    if throttle.counting:
+        throttle.check(request_of(), "client")
+    token = _bearer(headers)
+    if token is None or not _matches(token, keys):
+        throttle.failed(request_of(), "client")
+        message = "missing API key: send 'Authorization: Bearer <key>'" if token is None else "invalid API key"
+        raise GatewayError(401, message, code="invalid_api_key")
     return token
 
 
 def client_namespace(request: Request, headers: Mapping[str, str] | None = None) -> str:
     key = check_client_key(request, request.app.state.client_keys, headers)
     return namespace_of(key)
+
+
+def scope_namespace(
+    scope: Scope, receive: Receive, headers: Mapping[str, str], keys: frozenset[str], throttle: AuthThrottle
+) -> str:
+    """`client_namespace` for the chat path, served without a Starlette `Request` (router/app.py):
+    `headers`, the request's read into a dict; a `Request` is made only where the throttle
+    needs the client's address."""
+    if not keys:
+        return namespace_of(None)
+    return namespace_of(_client_key(lambda: Request(scope, receive), throttle, keys, headers))
 
 
 def trajectory_scope(request: Request) -> str | None:

@@ -56,6 +56,11 @@ class AuthThrottle:
         self.clock = clock
         self._failures: OrderedDict[str, _Failures] = OrderedDict()
 
+    @property
+    def counting(self) -> bool:
+        """Whether any address has failures counted (else `check` has nothing to refuse)."""
+        return bool(self._failures)
+
     def check(self, request: Request, kind: KeyKind) -> None:
         """Refuse (429) a request from an address that failed too often; before its key is read."""
         if not self._failures:  # nobody failed lately: no address to find

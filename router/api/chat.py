@@ -1,13 +1,19 @@
-"""`POST /v1/chat/completions`."""
+"""`POST /v1/chat/completions`.
+
+The chat path is served without a Starlette `Request` (router/app.py `TandemApp`): its
+handler reads the ASGI scope and `receive` itself (`scope_step`); the `Request` form is kept
+for the app's declared route and the other surfaces, which share the body's limit."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope
 
-from router.api.auth import client_namespace
+from router.api.auth import scope_namespace
+from router.api.auth_throttle import AuthThrottle
 from router.api.disconnect import ClientWatch
 from router.api.http import chat_response
 from router.engine import Engine
@@ -31,16 +37,50 @@ async def read_body(request: Request, limit: int, headers: Mapping[str, str] | N
     return b"".join(parts)
 
 
-def step_headers(request: Request) -> dict[str, str]:
-    """The headers as the engine reads them: lower-case names, the first of a repeated name (as
-    Starlette's `Headers.get` gives it), decoded once. The engine looks up seven names a step;
-    a lookup in Starlette's headers decodes and compares them all, one by one."""
+async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str]) -> bytes:
+    """`read_body` from `receive` itself, as Starlette's `Request.stream` reads it (a client
+    that leaves mid-body raises `ClientDisconnect`), without the request and its generator."""
+    declared = headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _too_large(int(declared), limit)
+    message = await receive()
+    if message["type"] == "http.request" and not message.get("more_body", False):
+        body: bytes = message.get("body", b"")  # the whole body in one message: nearly always
+        if len(body) > limit:
+            raise _too_large(len(body), limit)
+        return body
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        if message["type"] == "http.request":
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > limit:
+                raise _too_large(size, limit)
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts)
+        message = await receive()
+
+
+def headers_of(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
+    """A request's headers as the engine reads them: lower-case names (as the server gives
+    them), the first of a repeated name (as Starlette's `Headers.get` gives it), decoded once.
+    The engine looks up seven names a step; a lookup in Starlette's headers decodes and
+    compares them all, one by one."""
     headers: dict[str, str] = {}
-    for name, value in request.headers.raw:
+    for name, value in raw:
         key = name.decode("latin-1")
         if key not in headers:
             headers[key] = value.decode("latin-1")
     return headers
+
+
+def step_headers(request: Request) -> dict[str, str]:
+    """`headers_of` a Starlette request."""
+    return headers_of(request.headers.raw)
 
 
 def _too_large(size: int, limit: int) -> GatewayError:
@@ -58,10 +98,23 @@ async def chat_completions(request: Request) -> Response:
 
 async def chat_step(request: Request) -> StepResult | Response:
     """The step of a chat completions request: its result, or the 499 of a client that left."""
-    engine: Engine = request.app.state.engine
-    headers = step_headers(request)
-    namespace = client_namespace(request, headers)
-    body = await read_body(request, engine.max_body_bytes, headers)
-    watch = ClientWatch(request.receive)
-    meta = StepMeta(headers, namespace, request.path_params.get("session"), watch.start)
+    state = request.app.state
+    return await scope_step(state.engine, state.client_keys, state.auth_throttle, request.scope, request.receive)
+
+
+async def scope_step(
+    engine: Engine,
+    client_keys: frozenset[str],
+    throttle: AuthThrottle,
+    scope: Scope,
+    receive: Receive,
+) -> StepResult | Response:
+    """`chat_step` of an ASGI request: its result, or the 499 of a client that left."""
+    headers = headers_of(scope["headers"])
+    namespace = scope_namespace(scope, receive, headers, client_keys, throttle)
+    body = await receive_body(receive, engine.max_body_bytes, headers)
+    watch = ClientWatch(receive)
+    path_params = scope.get("path_params")
+    session = path_params.get("session") if path_params else None
+    meta = StepMeta(headers, namespace, session, watch.start)
     return await watch.answer(engine.chat(body, meta))

@@ -14,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 from router.api.disconnect import ClientWatch
 from router.errors import GatewayError, error_body
 from router.result import After, Answer, Failure, StepResult, Stream
+from router.server import JoinedCycle
 
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
@@ -80,8 +81,14 @@ class PlainAnswer:
         self._after = answer.after
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": self._head})
-        await send({"type": "http.response.body", "body": self._body})
+        # On Tandem's server `send` is its request cycle's: the head and body go out as one
+        # response there, without the two messages (router/server.py `JoinedCycle.send_whole`).
+        cycle = getattr(send, "__self__", None)
+        if isinstance(cycle, JoinedCycle):
+            await cycle.send_whole(200, self._head, self._body)
+        else:
+            await send({"type": "http.response.start", "status": 200, "headers": self._head})
+            await send({"type": "http.response.body", "body": self._body})
         if self._after is not None:
             await self._after()
 
