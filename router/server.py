@@ -30,6 +30,7 @@ from uvicorn.protocols.http.httptools_impl import (
     HttpToolsProtocol,
     RequestResponseCycle,
 )
+from uvicorn.protocols.utils import get_client_addr, get_path_with_query_string
 from uvicorn.server import ServerState
 from uvicorn.supervisors import Multiprocess
 
@@ -227,7 +228,8 @@ class JoinedCycle(RequestResponseCycle):
         makes of the two messages; without them, the head kept aside and written with the
         body, and the checks of a response's progress that a whole one cannot fail (the chat
         path's answer: a tenth of the server's and app's work around a step)."""
-        if self.response_started or self.access_log or self.scope["method"] == "HEAD":
+        scope = self.scope
+        if self.response_started or scope["method"] == "HEAD":
             await self.send({"type": "http.response.start", "status": status, "headers": headers})
             await self.send({"type": "http.response.body", "body": body})
             return
@@ -237,6 +239,13 @@ class JoinedCycle(RequestResponseCycle):
             return
         self.response_started = True
         self.waiting_for_100_continue = False
+        if self.access_log:
+            # uvicorn's access line, as `send` writes it.
+            path = get_path_with_query_string(scope)
+            message = '%s - "%s %s HTTP/%s" %d'
+            self.access_logger.info(
+                message, get_client_addr(scope), scope["method"], path, scope["http_version"], status
+            )
         content = [STATUS_LINE[status]]
         for name, value in self.default_headers:
             content += [name, b": ", value, b"\r\n"]
