@@ -91,8 +91,22 @@ class Facts:
         return headers
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """`headers()` as an ASGI response's head carries them (names and values in latin-1)."""
-        return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in self.headers().items()]
+        """`headers()` as an ASGI response's head carries them (names and values in latin-1),
+        made at once: the names are constants, only the values are encoded (every answer)."""
+        raw = [
+            (b"x-tandem-target", self.target.encode("latin-1")),
+            (b"x-tandem-route", self.route.encode("latin-1")),
+            (b"x-tandem-reason", self.reason.encode("latin-1")),
+            (b"x-tandem-trajectory", self.trajectory.encode("latin-1")),
+            (b"x-tandem-step", b"%d" % self.step),
+        ]
+        if self.score is not None:
+            raw.append((b"x-tandem-score", f"{self.score:.6g}".encode("latin-1")))
+        if self.fallback:
+            raw.append((b"x-tandem-fallback", b"true"))
+        if self.stitch is not None:
+            raw.append((b"x-tandem-stitch", self.stitch.encode("latin-1")))
+        return raw
 
 
 @dataclass(slots=True)

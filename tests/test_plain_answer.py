@@ -46,3 +46,16 @@ async def test_a_plain_answer_is_sent_as_its_response_would_be(facts: Facts) -> 
     assert plain == built
     assert plain[0]["headers"][-2:] == [(b"content-length", b"%d" % len(body)), (b"content-type", b"application/json")]
     assert plain[1]["body"] == body
+
+
+@pytest.mark.parametrize(
+    "facts",
+    [
+        Facts("edge", "fast", "route_fixed", "t-1", 3),
+        Facts("cloud", "judge", "judge", "s:é-run", 12, score=1e-7, fallback=True, stitch="rewritten"),
+        Facts("edge", "r", "judge", "t-3", 0, score=0.0),
+    ],
+)
+def test_the_raw_headers_are_the_headers_encoded(facts: Facts) -> None:
+    expected = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in facts.headers().items()]
+    assert facts.raw_headers() == expected
