@@ -87,6 +87,44 @@ def test_uvicorn_httptools_protocol_has_what_the_bounded_protocol_overrides() ->
     )
 
 
+# What `JoinedCycle.send_whole` (router/server.py) reads and sets of uvicorn's request cycle,
+# as uvicorn's own `send` does for a response's two messages.
+WHOLE_STATE = (
+    "access_log",
+    "access_logger",
+    "chunked_encoding",
+    "default_headers",
+    "disconnected",
+    "expected_content_length",
+    "flow",
+    "keep_alive",
+    "message_event",
+    "on_response",
+    "response_complete",
+    "response_started",
+    "scope",
+    "transport",
+    "waiting_for_100_continue",
+)
+
+
+def test_uvicorn_request_cycle_has_what_a_whole_answer_writes() -> None:
+    from uvicorn.protocols import utils
+    from uvicorn.protocols.http import httptools_impl
+
+    source = inspect.getsource(httptools_impl.RequestResponseCycle)
+    for name in WHOLE_STATE:
+        fence(f"self.{name}" in source, f"uvicorn RequestResponseCycle.{name}", SERVER)
+    for name in ("HEADER_RE", "HEADER_VALUE_RE"):
+        fence(hasattr(getattr(httptools_impl, name, None), "search"), f"uvicorn httptools_impl.{name}", SERVER)
+    for name in ("get_client_addr", "get_path_with_query_string"):
+        fence(callable(getattr(utils, name, None)), f"uvicorn protocols.utils.{name}", SERVER)
+    # The two messages' checks and writes that `send_whole` stands in for.
+    send = inspect.getsource(httptools_impl.RequestResponseCycle.send)
+    for line in ("self.on_response()", "self.message_event.set()", 'b"connection: close\\r\\n"'):
+        fence(line in send, f"uvicorn RequestResponseCycle.send ({line})", SERVER)
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
