@@ -90,14 +90,15 @@ def _maker(port: int, session: bool, model: str = "fast") -> Callable[[int, int]
 
 
 async def _ready(port: int, make: Callable[[int, int], bytes]) -> None:
-    # Start-up under valgrind takes ~20 s on a quiet machine, minutes on one busy with other jobs.
-    for _ in range(1200):
+    # Start-up under valgrind takes ~20 s on a quiet machine, minutes on one busy with other jobs
+    # (over 10 at a load average of 10 on 2 cores).
+    for _ in range(3600):
         try:
             await _send(port, make, 1)
             return
         except (OSError, RuntimeError, asyncio.IncompleteReadError):
             await asyncio.sleep(0.5)
-    raise RuntimeError("the gateway under valgrind did not answer within 10 minutes")
+    raise RuntimeError("the gateway under valgrind did not answer within 30 minutes")
 
 
 def count(source: Path, upstream_port: int, requests: int, session: bool, route: str = "edge") -> float:
