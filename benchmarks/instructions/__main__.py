@@ -16,7 +16,8 @@ sessions, its history an answer and a tool output longer: ~80 steps each, bodies
 instructions per request, each checkout's. `--route` (repeatable; `edge` when not given): the
 route the body names, `edge` (the config's `fast`) or `judge` (strategy judge, the shipped ONNX
 judge), as in `benchmarks.cpu`; each route is counted for each checkout. Needs `valgrind`
-(Debian: `apt-get install valgrind`); about a minute per checkout and route on a quiet machine.
+(Debian: `apt-get install valgrind`); about a minute per checkout and route on a quiet machine,
+over ten on one loaded by other jobs (the gateway's start under valgrind is waited for 30 minutes).
 """
 
 from __future__ import annotations
