@@ -435,7 +435,8 @@ def test_judge_training_cronjob_exports_labels_and_retrains_into_the_gateways_vo
     env = {item["name"]: item for item in container["env"]}
     assert env["GATEWAY_URL"]["value"] == "http://demo-tandem:8080"
     assert env["TANDEM_ADMIN_API_KEYS"]["valueFrom"]["secretKeyRef"] == {"name": "tandem-admin", "key": "keys-json"}
-    assert env["SERVING"]["value"] == "/var/lib/tandem/judge/judge.onnx"
+    # The documented judge route is the draft judge (sees: draft), so its model is the one retrained.
+    assert (env["SEES"]["value"], env["SERVING"]["value"]) == ("draft", "/var/lib/tandem/judge/judge-draft.onnx")
     assert env["TEACHER_URL"]["value"] == ""  # no teacher unless one is named
     assert '--serving "$SERVING"' in script and '--held-back "$HELD_BACK"' in script
     assert (env["HELD_BACK"]["value"], env["RECENT_SHARE"]["value"], env["SHIPPED_ROWS"]["value"]) == (

@@ -65,7 +65,8 @@ def test_the_cronjob_script_promotes_a_model_the_gateway_reloads(
     _runs(client, server.url, 4, sessions=False)  # found by their history: left out of training
 
     # Recent traffic alone (the shipped rows are a retrain test of their own: tests/judge/test_retrain.py).
-    values = {**TRAINING["judgeTraining"], "labels": "failed", "shippedRows": "none"}
+    # The route here is a state judge (the chart's default retrains the draft judge's model).
+    values = {**TRAINING["judgeTraining"], "labels": "failed", "shippedRows": "none", "sees": "state"}
     docs = objects({**TRAINING, "judgeTraining": values})
     env = {
         e["name"]: e.get("value", "")
