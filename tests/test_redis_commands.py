@@ -8,8 +8,6 @@ round trip to every step fails here, not only in a benchmark.
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -18,6 +16,7 @@ from pathlib import Path
 import httpx
 import redis
 
+from benchmarks.workers.commands import Monitor
 from router.ledger import StepRecord
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
@@ -27,47 +26,6 @@ from tests.redis_server import RedisServer
 
 MakeGateway = Callable[..., GatewayServer]
 ROUTES = {"tandem": {"strategy": "edge"}}
-
-
-class Monitor:
-    """The commands clients send (not scripts' inner ones), read by a MONITOR connection."""
-
-    def __init__(self, port: int) -> None:
-        self._sock = socket.create_connection(("127.0.0.1", port))
-        self._sock.sendall(b"MONITOR\r\n")
-        self.commands: list[str] = []
-        self._stop = False
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        buffer = b""
-        self._sock.settimeout(0.1)
-        while not self._stop:
-            try:
-                data = self._sock.recv(1 << 20)
-            except TimeoutError:
-                continue
-            if not data:
-                return
-            *lines, buffer = (buffer + data).split(b"\r\n")
-            for line in lines:
-                where, _, command = line.decode(errors="replace").partition("] ")
-                if where.startswith("+") and not where.endswith(" lua") and command:
-                    self.commands.append(command.split(" ", 1)[0].strip('"').upper())
-
-    def quiet(self, for_s: float = 0.5, timeout_s: float = 10) -> None:
-        """Wait until nothing was sent for `for_s` (the records are written off the answer's path)."""
-        deadline = time.monotonic() + timeout_s
-        seen = -1
-        while seen != len(self.commands) and time.monotonic() < deadline:
-            seen = len(self.commands)
-            time.sleep(for_s)
-
-    def close(self) -> None:
-        self._stop = True
-        self._thread.join(2)
-        self._sock.close()
 
 
 def _run_of_one_step(client: httpx.Client, server: GatewayServer, number: int) -> httpx.Response:
@@ -94,7 +52,7 @@ def test_a_step_costs_at_most_ten_commands_and_six_round_trips(
         monitor = Monitor(own.port)
         monitor.quiet()
         direct.config_resetstat()
-        monitor.commands.clear()
+        monitor.lines.clear()
         steps = 10
         for number in range(steps):
             _run_of_one_step(client, server, number)

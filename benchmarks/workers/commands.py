@@ -90,6 +90,19 @@ class Monitor:
                     continue  # a script's inner command: counted by commandstats, not sent
                 self.lines.append((float(stamp), where, command.split(" ", 1)[0].strip('"').upper()))
 
+    @property
+    def commands(self) -> list[str]:
+        """The commands' names, in the order they were sent."""
+        return [command for _, _, command in self.lines]
+
+    def quiet(self, for_s: float = 0.5, timeout_s: float = 10) -> None:
+        """Wait until nothing was sent for `for_s` (the records are written off the answer's path)."""
+        deadline = time.monotonic() + timeout_s
+        seen = -1
+        while seen != len(self.lines) and time.monotonic() < deadline:
+            seen = len(self.lines)
+            time.sleep(for_s)
+
     def close(self) -> None:
         self._stop = True
         self._thread.join(2)
