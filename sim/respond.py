@@ -70,15 +70,25 @@ class AgentStep:
     planned: bool
 
 
+def _function_name(item: dict[str, Any]) -> str | None:
+    """The function a tool definition or a tool call names (None: not a function's)."""
+    function = item.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    return name if isinstance(name, str) else None
+
+
 def read_step(body: dict[str, Any]) -> AgentStep:
     messages: list[dict[str, Any]] = body["messages"]
-    names = {(t.get("function") or {}).get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    tools = body.get("tools")
+    names = {_function_name(t) for t in tools if isinstance(t, dict)} if isinstance(tools, list) else set()
     help: Help | None = "delegate" if DELEGATE_TOOL in names else "advisor" if ADVISOR_TOOL in names else None
+    calls = messages[-2].get("tool_calls") if len(messages) >= 2 and isinstance(messages[-2], dict) else None
     advised = (
-        len(messages) >= 2
+        isinstance(calls, list)
+        and isinstance(messages[-1], dict)
         and messages[-1].get("role") == "tool"
         and messages[-2].get("role") == "assistant"
-        and any((c.get("function") or {}).get("name") == ADVISOR_TOOL for c in messages[-2].get("tool_calls") or [])
+        and any(_function_name(c) == ADVISOR_TOOL for c in calls if isinstance(c, dict))
     )
     if advised:
         # The gateway's own exchange with the advisor is not a step of the agent's run.

@@ -90,7 +90,12 @@ class SimServer:
             return _error(400, "request body is not valid JSON")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list) or not body["messages"]:
             return _error(400, "'messages' must be a non-empty array")
-        answer = self._answer(body)
+        try:
+            answer = self._answer(body)
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+            # A request of a shape the simulated model cannot read: a client's mistake, answered
+            # as a server would (a 400 that says so), never a crash relayed as a 500.
+            return _error(400, f"the simulated model cannot read this request ({type(exc).__name__}: {exc})")
         key = str(body.get("prompt_cache_key") or "")
         served = self.served[key]
         usage = answer.usage

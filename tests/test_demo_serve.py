@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
@@ -68,6 +69,25 @@ def test_demo_serve_answers_curl_and_the_openai_sdk_then_stops_on_ctrl_c() -> No
         )
         assert forced.headers["x-tandem-target"] == "cloud"
         print(f"tandem demo --serve: first 200 after {first_200_s:.2f} s")
+
+        # Odd requests a client may send: never a 5xx from the demo's gateway or its simulated
+        # models; a refusal is an OpenAI-shaped error that says what was wrong.
+        hello = {"role": "user", "content": "hello"}
+        call = {"id": "a", "type": "function", "function": {"name": "advisor", "arguments": "{}"}}
+        odd: list[dict[str, Any]] = [
+            {"messages": [hello], "tools": [{"type": "custom", "custom": {"name": "apply_patch"}}]},
+            {"messages": [hello], "tools": [{"type": "function", "function": "bash"}]},
+            {"messages": [hello], "tools": [{"type": "function", "function": None}, {"type": "function"}]},
+            {"messages": [{"role": "tool", "tool_call_id": "a", "content": "out"}]},
+            {"messages": [hello, {"role": "assistant", "tool_calls": [call]}, {"role": "tool", "tool_call_id": "a"}]},
+            {"messages": [hello, {"role": "assistant", "tool_calls": [{"id": "b", "function": "x"}]}]},
+            {"messages": [{"role": "system", "content": [{"type": "text", "text": "be brief"}]}, hello]},
+        ]
+        for extra in odd:
+            reply = httpx.post(f"{base_url}/chat/completions", json={"model": "tandem", **extra}, timeout=30)
+            assert reply.status_code < 500, (extra, reply.text)
+            if reply.status_code >= 400:
+                assert reply.json()["error"]["message"], (extra, reply.text)
 
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0

@@ -375,6 +375,35 @@ def test_mistyped_standard_fields_get_a_400_naming_field_and_type(
     assert not edge.received
 
 
+@pytest.mark.parametrize(
+    ("tools", "where", "expected"),
+    [
+        ([{"type": "function", "function": True}], "tools[0].function", "an object, got boolean"),
+        ([{"type": "function", "function": "bash"}], "tools[0].function", "an object, got string"),
+        ([{"type": "function", "function": {"name": "a"}}, {"function": [1]}], "tools[1].function", "got array"),
+        ([{"type": "function", "function": {"parameters": {}}}], "tools[0].function.name", "got null"),
+        ([{"type": "function", "function": {"name": ""}}], "tools[0].function.name", "an empty string"),
+        ([{"type": "function", "function": {"name": 7}}], "tools[0].function.name", "got number"),
+    ],
+)
+def test_a_malformed_function_tool_gets_a_400_naming_where(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, tools: Any, where: str, expected: str
+) -> None:
+    """A function tool the upstream cannot read is the client's mistake: said by the gateway,
+    not left to the upstream (whose error or crash would come back instead)."""
+    response = ask(client, gateway, tools=tools)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["param"] == "tools" and f"'{where}'" in error["message"] and expected in error["message"]
+    assert not edge.received
+
+
+def test_tools_of_other_kinds_pass_unchanged(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+    tools = [{"type": "custom", "custom": {"name": "apply_patch"}}, {"type": "function", "function": None}]
+    assert ask(client, gateway, tools=tools).status_code == 200
+    assert edge.received[0].body["tools"] == tools
+
+
 def test_well_typed_standard_and_unknown_fields_pass_unchanged(
     gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
 ) -> None:

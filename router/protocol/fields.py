@@ -161,6 +161,28 @@ def check_fields(raw: dict[str, Any]) -> None:
             elif key == "n" and _integer(value):
                 got = str(value)
             raise bad_request(f"'{key}' must be {expected}, got {got}", param=key)
+    tools = raw.get("tools")
+    if tools:
+        problem = tools_problem(tools)
+        if problem is not None:
+            raise bad_request(problem, param="tools")
+
+
+def tools_problem(tools: list[dict[str, Any]]) -> str | None:
+    """What is wrong with a chat request's tool definitions (already an array of objects), or
+    None: a function tool's `function` must be an object naming the function. Left to the
+    upstream, such a tool is its error or its crash (a 5xx relayed for the client's mistake)."""
+    for index, tool in enumerate(tools):
+        function = tool.get("function")
+        if function is None:
+            continue  # another kind of tool (`custom`, …): the upstream's to judge
+        if type(function) is not dict:
+            return f"'tools[{index}].function' must be an object, got {type_name(function)}"
+        name = function.get("name")
+        if type(name) is not str or not name:
+            got = "an empty string" if name == "" else type_name(name)
+            return f"'tools[{index}].function.name' must be a non-empty string, got {got}"
+    return None
 
 
 # -- the translated surfaces (`/v1/messages`, `/v1/responses`) -----------------------------------

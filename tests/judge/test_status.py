@@ -277,3 +277,25 @@ def test_a_terminal_screen_shows_earlier_commands_so_its_shell_lines_do_not_coun
     # Terminus-2's screen still shows the first try's error after the tool was installed.
     screen = "root@box:/app# xxd f\nbash: line 1: xxd: command not found\nroot@box:/app# apt-get install -y xxd && xxd f\n00000000: 6869  hi\nroot@box:/app# "
     assert not action_failed(terminus("apt-get install -y xxd && xxd f\n"), [screen])
+
+
+def test_the_programs_of_a_plain_command_line_are_shlexs_without_shlex() -> None:
+    """Segments without quotes, escapes or comments are split without shlex; the programs read
+    must be the ones shlex would give, whitespace of every kind included."""
+    import random
+    import shlex
+
+    from judge import status
+
+    rng = random.Random(7)
+    alphabet = "ab c\t\n\r-=/.|&;()<>$*?[]{}~!@%^+,:é\x0b\x0c"
+    plain = 0
+    for _ in range(20_000):
+        segment = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        if status._SHLEX_SPECIAL.search(segment) is None:
+            plain += 1
+            assert status._PLAIN_WORD.findall(segment) == shlex.split(segment, comments=True), repr(segment)
+    assert plain > 5_000
+    assert status._programs("cd repo && timeout 60 python -m pytest -x | tail -5") == ["python", "tail"]
+    assert status._programs("grep -n 'a b' f.py # why") == ["grep"]
+    assert status._programs("FOO=1 env git grep x") == ["git-grep"]
