@@ -1,7 +1,9 @@
 """Run the real gateway (uvicorn, a real socket) inside the running event loop, for the demo.
 
 Sharing the loop with the simulated models and the agent keeps the demo to one thread, which
-matters on a 2-core machine; the gateway is exactly the one `tandem serve` runs.
+matters on a 2-core machine; the gateway is exactly the one `tandem serve` runs, on the same
+server config (`router.server.server_config`: its protocol, the request limits and timeouts of
+`limits`, the chat path's joined answers), so a client sees the same answers and refusals.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from starlette.applications import Starlette
 
 from router.app import create_app
 from router.runtime import tune_gc
+from router.server import server_config
 from router.settings import Settings
 
 
@@ -41,7 +44,7 @@ async def running_gateway(
     port = sock.getsockname()[1]
     # A wildcard address serves this machine too; the URL names one a client can reach.
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = server_config(app, settings.limits, log_level="warning", lifespan="on")
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

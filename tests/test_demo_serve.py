@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -88,6 +89,13 @@ def test_demo_serve_answers_curl_and_the_openai_sdk_then_stops_on_ctrl_c() -> No
             assert reply.status_code < 500, (extra, reply.text)
             if reply.status_code >= 400:
                 assert reply.json()["error"]["message"], (extra, reply.text)
+
+        # The server is `tandem serve`'s, with its limits: a head over `limits.max_header_bytes`
+        # is refused with a 431 rather than buffered.
+        port = int(base_url.rsplit(":", 1)[1].removesuffix("/v1"))
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw_socket:
+            raw_socket.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n")
+            assert raw_socket.recv(64).startswith(b"HTTP/1.1 431 ")
 
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
