@@ -15,6 +15,7 @@ from starlette.types import Receive, Scope
 from router.api.auth import scope_namespace
 from router.api.auth_throttle import AuthThrottle
 from router.api.disconnect import ClientWatch
+from router.api.encoding import decoded
 from router.api.http import chat_response
 from router.engine import Engine
 from router.errors import GatewayError
@@ -34,7 +35,7 @@ async def read_body(request: Request, limit: int, headers: Mapping[str, str] | N
         if size > limit:
             raise _too_large(size, limit)
         parts.append(chunk)
-    return b"".join(parts)
+    return decoded(b"".join(parts), request.headers if headers is None else headers, limit)
 
 
 async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str]) -> bytes:
@@ -48,7 +49,7 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
         body: bytes = message.get("body", b"")  # the whole body in one message: nearly always
         if len(body) > limit:
             raise _too_large(len(body), limit)
-        return body
+        return body if "content-encoding" not in headers else decoded(body, headers, limit)
     parts: list[bytes] = []
     size = 0
     while True:
@@ -61,7 +62,7 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
                 raise _too_large(size, limit)
             parts.append(chunk)
             if not message.get("more_body", False):
-                return b"".join(parts)
+                return decoded(b"".join(parts), headers, limit)
         message = await receive()
 
 

@@ -275,7 +275,7 @@ def management_routes() -> list[BaseRoute]:
             methods=["POST"],
             response_model=TrajectorySummary,
             tags=["trajectories"],
-            responses=_errors(400, 401, 404, 409, 413),
+            responses=_errors(400, 401, 404, 409, 413, 415),
             openapi_extra={"parameters": [TRAJECTORY_ID], "requestBody": OUTCOME_BODY},
             summary="Post a run's outcome (once)",
             description="An admin key may close any run. A client key closes the runs it made, admin keys or not "

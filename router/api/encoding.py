@@ -1,0 +1,64 @@
+"""A request body sent compressed (`Content-Encoding`): decoded before it is read, within the
+body's limit.
+
+HTTP lets a client compress what it sends; a gateway that read the compressed bytes as JSON
+would answer "not valid JSON", which sends the user looking in the wrong place. gzip and
+deflate are decoded (zlib, in the standard library); any other coding gets a 415 that names
+the ones accepted. The decoded size is bounded as the body is (`max_body_bytes`: 413), so a
+small body that inflates to gigabytes is refused after at most that many bytes of output.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping
+
+from router.errors import GatewayError
+
+ACCEPTED = ("gzip", "deflate")
+# zlib's window bits: gzip's header and trailer; zlib's (deflate as HTTP means it, RFC 9110).
+_WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+
+
+def decoded(body: bytes, headers: Mapping[str, str], limit: int) -> bytes:
+    """`body` as sent before its `Content-Encoding` (none, `identity`: as it is), at most
+    `limit` bytes once decoded; else a 413, or a 415 for a coding not accepted, or a 400 for
+    bytes that are not of their coding."""
+    coding = headers.get("content-encoding")
+    if coding is None:
+        return body
+    # Codings applied in turn are listed in that order (RFC 9110 8.4): undone last first.
+    for name in reversed([part.strip().lower() for part in coding.split(",") if part.strip()]):
+        if name == "identity":
+            continue
+        wbits = _WBITS.get(name)
+        if wbits is None:
+            raise GatewayError(
+                415,
+                f"request body's Content-Encoding {name!r} is not supported: send it as "
+                f"{' or '.join(ACCEPTED)}, or uncompressed",
+                code="unsupported_content_encoding",
+            )
+        body = _inflate(body, wbits, name, limit)
+    return body
+
+
+def _inflate(body: bytes, wbits: int, name: str, limit: int) -> bytes:
+    inflater = zlib.decompressobj(wbits)
+    try:
+        out = inflater.decompress(body, limit + 1)
+    except zlib.error as exc:
+        raise GatewayError(400, f"request body is not valid {name} ({exc})", code="invalid_content_encoding") from exc
+    if len(out) > limit:
+        raise GatewayError(
+            413,
+            f"request body is over the limit of {limit} bytes (max_body_bytes) once decoded ({name})",
+            code="request_too_large",
+        )
+    if not inflater.eof:
+        raise GatewayError(400, f"request body is not valid {name} (it ends early)", code="invalid_content_encoding")
+    if inflater.unused_data:
+        # gzip allows members one after another (what `cat a.gz b.gz` makes): each is inflated.
+        rest = _inflate(inflater.unused_data, wbits, name, limit - len(out))
+        return out + rest
+    return out
