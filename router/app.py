@@ -71,6 +71,10 @@ def _routes() -> list[BaseRoute]:
     return [*routes, *management_routes()]
 
 
+# What a 404 names: every API path a client may have meant (the surfaces included).
+_ENDPOINTS = ", ".join(["chat/completions", *(path.lstrip("/") for path, _, _ in surface_routes()), "models"])
+
+
 async def _gateway_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GatewayError)
     return error_response(exc)
@@ -81,7 +85,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 405:
         message = f"method {request.method} is not allowed on {request.url.path}"
     elif exc.status_code == 404:
-        message = f"no endpoint at {request.url.path}; the API is under /v1 (chat/completions, models)"
+        message = f"no endpoint at {request.url.path}; the API is under /v1 ({_ENDPOINTS})"
     else:
         message = str(exc.detail)
     return Response(

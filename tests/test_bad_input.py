@@ -189,3 +189,13 @@ def test_mistyped_parts_of_translated_requests_get_400_naming_them(
     for word in words:
         assert word in message, (word, message)
     assert not edge.received
+
+
+@pytest.mark.parametrize("path", ["/v1/embeddings", "/v1/chat/completion", "/v2/chat/completions"])
+def test_an_unknown_path_gets_a_404_naming_every_endpoint(
+    gateway: GatewayServer, client: httpx.Client, path: str
+) -> None:
+    response = client.post(f"{gateway.url}{path}", json={"model": "tandem"})
+    error = assert_error(response, 404, path)
+    for endpoint in ("chat/completions", "messages", "responses", "models"):
+        assert endpoint in str(error["message"])
