@@ -103,3 +103,14 @@ def test_a_small_body_that_inflates_past_the_limit_gets_a_413(
     assert not edge.received
     # The gateway still serves.
     assert _post(client, server, gzip.compress(orjson.dumps(BODY)), "gzip").status_code == 200
+
+
+def test_the_messages_surface_says_a_coding_not_accepted_in_its_own_shape(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    response = _post(client, gateway, b"\x00", "br", "/v1/messages")
+    assert response.status_code == 415, response.text
+    body = response.json()
+    # Anthropic's shape; a client's mistake, not the server's (`api_error` invites a retry).
+    assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
+    assert "gzip or deflate" in body["error"]["message"]

@@ -244,7 +244,9 @@ def error_body(status: int, error: dict[str, Any]) -> bytes:
     """An error in the Messages shape. A context overflow is worded as Anthropic words it
     ("prompt is too long: N tokens > M maximum"), the only wording Claude Code recognises."""
     message = str(error.get("message") or "")
-    kind = ERROR_TYPES.get(status, "api_error")
+    # A client's mistake the table does not name (405, 408, 415, 422…) is still the client's, not
+    # the server's (`api_error`, which a client may retry).
+    kind = ERROR_TYPES.get(status, "invalid_request_error" if 400 <= status < 500 else "api_error")
     if is_overflow(status, error):
         kind = "invalid_request_error"
         tokens = overflow_tokens(message)
