@@ -258,3 +258,21 @@ def test_only_a_request_whose_objects_are_reused_keeps_them_by_identity() -> Non
     )
     assert np.array_equal(fresh, first) and np.array_equal(first, reused)  # the same vector however read
     assert value(small, "err_traceback") == value(reused, "err_traceback") == 1.0
+
+
+def test_the_vectors_of_the_frozen_cases_are_unchanged() -> None:
+    # Computed once by the code before (feature version 4): a faster way of computing the same
+    # features must give exactly these floats, read afresh or from objects seen before.
+    from judge import features
+    from tests.judge.feature_cases import GOLDEN, cases
+
+    golden = orjson.loads(GOLDEN.read_bytes())
+    assert golden["feature_version"] == features.FEATURE_VERSION
+    assert len(golden["vectors"]) == len(cases()) >= 40
+    features.clear_caches()
+    for name, messages, counters, tools in cases():
+        fresh = step_features(orjson.loads(orjson.dumps(messages)), counters, tools)
+        step_features(messages, counters, tools)
+        reused = step_features(messages, counters, tools)  # its objects seen before: kept by identity
+        assert fresh.tolist() == golden["vectors"][name], name
+        assert reused.tolist() == golden["vectors"][name], name
