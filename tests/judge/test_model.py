@@ -158,3 +158,28 @@ def test_a_card_whose_mode_does_not_match_its_features_is_refused(tmp_path: Path
     write_card(card_path(path), card)
     with pytest.raises(JudgeModelError, match=r"sees is 'telepathy'"):
         JudgeModel.load(path)
+
+
+def test_scores_through_the_bound_buffers_equal_the_sessions_run() -> None:
+    model = JudgeModel.load()
+    assert model.bound is not None
+    rows = np.random.default_rng(3).normal(0.0, 3.0, size=(300, N_FEATURES)).astype(np.float32)
+    feed = model.input_name
+    for row in rows:
+        unbound = float(model.session.run(model.output_names, {feed: row.reshape(1, -1)})[0][0, -1])
+        assert model.score(row) == unbound
+    # A float64 vector is cast as before; a row of another width is refused as before.
+    assert model.score(rows[0].astype(np.float64)) == model.score(rows[0])
+    with pytest.raises(Exception):  # noqa: B017 (onnxruntime's own exception type)
+        model.score(np.zeros(N_FEATURES + 1, dtype=np.float32))
+
+
+def test_another_thread_scores_while_the_bound_buffers_are_in_use() -> None:
+    model = JudgeModel.load()
+    assert model.bound is not None
+    row = np.linspace(0.0, 1.0, N_FEATURES, dtype=np.float32)
+    expected = model.score(row)
+    with model.bound._lock:  # held, as by another thread mid-step: the unbound run answers
+        assert model.bound.score(row) is None
+        assert model.score(row) == expected
+    assert model.score(row) == expected
