@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model venv install install-test compile redis promtool chromium clients clean
+.PHONY: demo test test-fast lint bench judge-model names-model venv install install-test compile redis promtool chromium clients clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -104,6 +104,15 @@ judge-model: install-test
 		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
 		--ignore draft_calls,draft_prose,draft_other,draft_plan,draft_invalid \
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another); label: that action failed"
+
+# Rebuilds router/privacy/data/names_model.json (the opt-in person finder's prose model) from
+# public corpora with person annotations, at the commits router/privacy/data/SOURCES.md names:
+#   git clone https://github.com/amir-zeldes/gum build/corpora/gum   (and litbank, broad_twitter_corpus,
+#   emerging_entities_17 the same way), then `make names-model`. Each may be a bare git directory.
+CORPORA ?= build/corpora
+names-model: install-test
+	$(BIN)/python -m benchmarks.privacy.names_model train --gum $(CORPORA)/gum --litbank $(CORPORA)/litbank \
+		--btc $(CORPORA)/broad_twitter_corpus --wnut17 $(CORPORA)/emerging_entities_17
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build/compiled

@@ -11,6 +11,8 @@ and with no model: a name is taken where its context says it is one.
   about…`), or ending in a listed family name; the lists (data/, SOURCES.md) cover many
   cultures. Given names that are also common English words (`Will`, `Mark`) need a listed
   family name after them.
+- Names in running text that no rule finds: a small linear model over capitalised words of
+  prose (names_model.py, trained on public corpora; data/SOURCES.md).
 
 A generic label (`name`, `author`, `owner`) takes a value only when it looks like a person's
 name: a listed given or family name in it, or two or more capitalised words none of which is a
@@ -24,6 +26,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
+from router.privacy import names_model
 from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
@@ -41,6 +44,14 @@ def given_names() -> frozenset[str]:
 
 def family_names() -> frozenset[str]:
     return _names("surnames.txt")
+
+
+def ambiguous_words() -> frozenset[str]:
+    return _names("ambiguous_words.txt")
+
+
+def stop_words() -> frozenset[str]:
+    return _names("stop_words.txt")
 
 
 # Given names and family names that are also everyday capitalised words (`Will you…`, `Mark as
@@ -316,8 +327,17 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 yield (*_trim(text, *match.span(1)), "name-text")
 
 
-def find(text: str) -> list[Finding]:
+def find_rules(text: str) -> list[Finding]:
     """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
+    return longest_first("PERSON", text, found)
+
+
+def find(text: str) -> list[Finding]:
+    """Names found by their context, and names in running text the prose model finds
+    (names_model.py), non-overlapping, earliest first."""
+    found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
+    found.extend(_spans(text))
+    found.extend((start, end, "name-model") for start, end in names_model.find(text))
     return longest_first("PERSON", text, found)

@@ -1,0 +1,327 @@
+"""Names in running text with no cue (`…spoke to Priya Nair yesterday…`), by a small linear model
+over cheap features (opt-in kind PERSON only; the rules in names.py find labelled names).
+
+Candidates are capitalised words standing as words of prose: not in code (`UserManager`,
+`os.Path`, `Foo(`, `x=Bar`), not CamelCase, not all capitals, not beside digits or
+underscores. Each is scored by a logistic regression over its word, suffixes and shape, whether
+it is in the name lists (data/first_names.txt, surnames.txt), whether it is an everyday English
+word, the words before and after it, and whether it starts a sentence. Neighbouring words that
+pass make one name (`John Smith`). The weights (data/names_model.json) were trained by
+`python -m benchmarks.privacy.names_model train` on a public corpus with person annotations
+(data/SOURCES.md); no model is downloaded and the scan is linear in the text: one regular
+expression pass, then a few dictionary look-ups per candidate.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Iterator
+from importlib import resources
+from typing import Any
+
+# A capitalised word of prose: a capital then lower-case letters, parts joined by `-` or an
+# apostrophe before a capital (`Jean-Luc`, `O'Brien`, `McDonald`), not touching code characters.
+# (The first character class comes first, so the scan skips quickly to capitals.)
+_LOWER = r"[a-zß-öø-ÿ\u0100-\u017F]"
+_UPPER = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F]"
+_PART = rf"{_UPPER}(?:{_LOWER}+|'{_UPPER}{_LOWER}+)(?:(?<=Mc){_UPPER}{_LOWER}+|(?<=Mac){_UPPER}{_LOWER}+)?"
+CANDIDATE = re.compile(
+    rf"{_UPPER}(?<![\w@#$%&*+=/\\<>`|~^.:\[-].)"
+    rf"(?:{_LOWER}+|'{_UPPER}{_LOWER}+)(?:(?<=Mc){_UPPER}{_LOWER}+|(?<=Mac){_UPPER}{_LOWER}+)?(?:-{_PART})?"
+    r"(?![\w@#$%&*+=/\\<>`|~^(\[\]{-]|[.:][\w/\\]|['’](?![sS]\b)\w)"
+)
+_SPLIT = re.compile(r"[-'’]")
+# Capitalised words that are never names here: the calendar (log lines), words of code, and
+# software that agents' text names as a subject (`…while Redis is out`), written from general
+# knowledge after reading the model's false alarms on real text (docs/privacy.md says so).
+NEVER = frozenset(
+    re.findall(
+        r"\S+",
+        "jan feb mar apr may jun jul aug sep sept oct nov dec january february march april june july august"
+        " september october november december mon tue wed thu fri sat sun monday tuesday wednesday thursday"
+        " friday saturday sunday none true false self null nil optional callable iterator iterable exception"
+        " error traceback warning info debug dict list tuple str int float bool bytes any union literal"
+        " redis postgres postgresql mysql mariadb sqlite mongodb kafka rabbitmq nginx apache grafana prometheus"
+        " kubernetes docker podman helm terraform ansible jenkins github gitlab bitbucket jira slack linux ubuntu"
+        " debian fedora windows macos android ios python java javascript typescript node rust golang ruby perl"
+        " django flask fastapi starlette uvicorn gunicorn celery pytest numpy pandas react angular vue webpack"
+        " codex claude openai anthropic gemini llama mistral ollama vllm chrome firefox safari azure aws",
+    )
+)
+
+
+@functools.cache
+def model() -> dict[str, Any]:
+    """The shipped model: weights by feature, thresholds, the everyday-word lexicon."""
+    text = resources.files("router.privacy").joinpath("data", "names_model.json").read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    loaded["lexicon"] = frozenset(loaded["lexicon"])
+    weights: dict[str, float] = loaded["weights"]
+    # The most the context features can add to a word's own score: a word whose own score plus
+    # this stays below the lower threshold is not scored in context.
+    groups: dict[str, float] = {}
+    for name, weight in weights.items():
+        if name.startswith(_CONTEXT):
+            group = name.split("=", 1)[0]
+            groups[group] = max(groups.get(group, 0.0), weight)
+    loaded["context_max"] = sum(groups.values())
+    cut = min(loaded["threshold"], loaded["threshold_run"])
+    loaded["floor"] = math.log(cut / (1 - cut)) - loaded["context_max"]
+    return loaded
+
+
+@functools.cache
+def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    from router.privacy import names  # (names.py imports this module lazily too)
+
+    return names.given_names(), names.family_names(), names.ambiguous_words(), names.stop_words()
+
+
+def _shape(word: str) -> str:
+    if "-" in word:
+        return "hyphen"
+    if "'" in word or "’" in word:
+        return "apostrophe"
+    if len(word) <= 2:
+        return "short"
+    if any(c.isupper() for c in word[1:]):
+        return "inner-capital"
+    return "plain"
+
+
+def _word_kind(word: str | None) -> str:
+    """A neighbour in one word: capitalised, lower-case, a digit, a mark, none."""
+    if word is None:
+        return "none"
+    if word.isdigit():
+        return "digit"
+    if not word[0].isalnum():
+        return "mark"
+    if word[0].isupper():
+        return "cap"
+    return "lower"
+
+
+# The features that depend on the words around a candidate (the rest depend on the word alone).
+_CONTEXT = (
+    "prev=", "next=", "prevkind=", "nextkind=", "initial", "prevcap&", "nextcap&", "listed&capneighbour",
+    "unknown&",
+)  # fmt: skip
+
+
+def word_features(word: str, lexicon: frozenset[str]) -> list[str]:
+    """The features of a candidate word on its own."""
+    given, family, ambiguous, stop = _lists()
+    low = word.lower()
+    out = ["bias", f"w={low}", f"s4={low[-4:]}", f"s3={low[-3:]}", f"s2={low[-2:]}", f"shape={_shape(word)}"]
+    parts = [p.lower() for p in _SPLIT.split(word) if p]
+    if any(p in given for p in parts):
+        out.append("given")
+    if any(p in family for p in parts):
+        out.append("family")
+    if low in ambiguous:
+        out.append("ambiguous")
+    if low in stop:
+        out.append("stop")
+    if low in lexicon:
+        out.append("everyday")
+    return out
+
+
+def _before(text: str, start: int) -> tuple[str | None, bool]:
+    """The word (or mark) before `start` on its line or the one before, and whether a line
+    break is between."""
+    index = start - 1
+    newline = False
+    while index >= 0 and start - index < 40 and text[index] in " \t\r\n":
+        newline = newline or text[index] == "\n"
+        index -= 1
+    if index < 0 or start - index >= 40:
+        return None, newline
+    if not text[index].isalnum():
+        return text[index], newline
+    end = index + 1
+    while index >= 0 and end - index < 40 and (text[index].isalnum() or text[index] == "_"):
+        index -= 1
+    return text[index + 1 : end], newline
+
+
+def _after(text: str, end: int) -> str | None:
+    index = end
+    while index < len(text) and index - end < 40 and text[index] in " \t":
+        index += 1
+    if index >= len(text) or text[index] in "\r\n":
+        return None
+    if not text[index].isalnum():
+        return text[index]
+    start = index
+    while index < len(text) and index - start < 40 and (text[index].isalnum() or text[index] == "_"):
+        index += 1
+    return text[start:index]
+
+
+def context_features(text: str, start: int, end: int, own: list[str], lexicon: frozenset[str]) -> list[str]:
+    """The features of the candidate text[start:end] that depend on the words around it."""
+    given, family, _ambiguous, _stop = _lists()
+    prev, newline = _before(text, start)
+    nxt = _after(text, end)
+    prev_low = prev.lower() if prev else ""
+    next_low = nxt.lower() if nxt else ""
+    listed = "given" in own or "family" in own
+    everyday = "everyday" in own
+    initial = prev is None or newline or prev in (".", "!", "?", ":", ";", '"', "“", "*", "#", ">", "-")
+    out = [f"prev={prev_low}", f"next={next_low}", f"prevkind={_word_kind(prev)}", f"nextkind={_word_kind(nxt)}"]
+    if initial:
+        out.append("initial")
+        out.append(f"initial&everyday={everyday}")
+    prev_cap = prev is not None and prev[:1].isupper()
+    next_cap = nxt is not None and nxt[:1].isupper()
+    if prev_cap:
+        out.append(f"prevcap&listed={prev_low in given or prev_low in family}")
+        out.append(f"prevcap&everyday={prev_low in lexicon}")
+    if next_cap:
+        out.append(f"nextcap&listed={next_low in given or next_low in family}")
+        out.append(f"nextcap&everyday={next_low in lexicon}")
+    if (prev_cap or next_cap) and listed:
+        out.append("listed&capneighbour")
+    if not everyday:
+        out.append(f"unknown&initial={initial}")
+        if (prev_cap and prev_low not in lexicon) or (next_cap and next_low not in lexicon):
+            out.append("unknown&unknowncapneighbour")
+    return out
+
+
+def features(text: str, start: int, end: int, lexicon: frozenset[str] | None = None) -> list[str]:
+    """The features of the candidate word text[start:end] (`lexicon`: the everyday words, by
+    default the shipped model's)."""
+    if lexicon is None:
+        lexicon = model()["lexicon"]
+    own = word_features(text[start:end], lexicon)
+    return own + context_features(text, start, end, own, lexicon)
+
+
+def _logit(feats: list[str]) -> float:
+    weights: dict[str, float] = model()["weights"]
+    return sum(weights.get(f, 0.0) for f in feats)
+
+
+def score(feats: list[str]) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, _logit(feats)))))
+
+
+# A lower-case word of prose: spaced (the parts of an e-mail address or a path are not).
+_LOWER_WORD = re.compile(r"(?:(?<=\s)|^)[a-z]{2,}(?=[\s,.;:!?)]|$)")
+# Marks of a line of code or a table, not prose.
+_CODE = re.compile(
+    r"\||^\s*(?:from|import|def|class|return|async|await|let|const|var|function)\b| = |==|->|=>|\(\)|;$"
+    r"|\b(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL|NOTICE)\b"
+)
+_NEAR = 2048  # characters each side of a candidate searched for the same word in lower case
+
+
+def _prose_line(text: str, start: int, lines: dict[int, bool]) -> bool:
+    """Whether the line around `start` reads as prose: three or more lower-case words, no table
+    bars and no marks of code (a CSV row, a signature's title line, a table's cells and code are
+    left to the rules).
+    Up to 200 characters each side are read; the answer is kept per line (`lines`)."""
+    low = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
+    if low in lines:
+        return lines[low]
+    high = text.find("\n", start, start + 200)
+    if high < 0:
+        high = min(len(text), start + 200)
+    line = text[low:high]
+    prose = _CODE.search(line) is None and len(_LOWER_WORD.findall(line)) >= 3
+    lines[low] = prose
+    return prose
+
+
+def _written_lower(text: str, low: str, start: int) -> bool:
+    """Whether the word is also written in lower case or in capitals near `start` (`Redis`
+    beside `redis_url`, `Kernel` beside `KERNEL`: a word of the text, not a name), not counting
+    the parts of an e-mail address (`ana.lima@…`)."""
+    return _written(text, low, start) or _written(text, low.upper(), start)
+
+
+def _written(text: str, low: str, start: int) -> bool:
+    index = text.find(low, max(0, start - _NEAR), start + _NEAR)
+    tries = 0
+    while index >= 0 and tries < 4:
+        before = text[index - 1] if index else " "
+        after = text[index + len(low)] if index + len(low) < len(text) else " "
+        if not (before.isalnum() or before == "@") and not (after.isalnum() or after in ".@"):
+            return True
+        index = text.find(low, index + 1, start + _NEAR)
+        tries += 1
+    return False
+
+
+def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tuple[int, int]]:
+    """The capitalised words of prose in `text` (start, end) that may be names: on a line of
+    prose, not everyday words (unless in the name lists), not words of the calendar or of code,
+    not written in lower case nearby."""
+    if lexicon is None:
+        lexicon = model()["lexicon"]
+    given, family, _ambiguous, _stop = _lists()
+    lines: dict[int, bool] = {}
+    for match in CANDIDATE.finditer(text):
+        low = match.group().lower()
+        if low in NEVER or (low in lexicon and low not in given and low not in family):
+            continue
+        start = match.start()
+        if not _prose_line(text, start, lines) or _written_lower(text, low, start):
+            continue
+        yield match.span()
+
+
+# Words that join two parts of one name (`Ludwig van Beethoven`).
+_JOIN = re.compile(r"[ \t]+(?:(?:van|von|der|den|de|del|della|di|da|du|la|le|bin|ibn|al|dos|das)[ \t]+)?")
+
+
+def runs(text: str, scored: list[tuple[int, int, float]], single: float, several: float) -> Iterator[tuple[int, int]]:
+    """Names from scored candidates (start, end, probability), earliest first: neighbouring
+    candidates (a space or a particle between) make one run; a run of one word is a name when its
+    probability reaches `single`, a longer run when its mean reaches `several` (then all of it)."""
+    run: list[tuple[int, int, float]] = []
+    for index in range(len(scored) + 1):
+        here = scored[index] if index < len(scored) else None
+        if here is not None and run and here[0] - run[-1][1] <= 6 and _JOIN.fullmatch(text, run[-1][1], here[0]):
+            run.append(here)
+            continue
+        if run:
+            if len(run) == 1:
+                if run[0][2] >= single:
+                    yield run[0][0], run[0][1]
+            elif sum(p for _s, _e, p in run) / len(run) >= several:
+                yield run[0][0], run[-1][1]
+            else:  # the words that pass on their own
+                for start, end, p in run:
+                    if p >= single:
+                        yield start, end
+        run = [here] if here is not None else []
+
+
+@functools.lru_cache(maxsize=8192)
+def _own(word: str) -> tuple[tuple[str, ...], float]:
+    """A word's own features and their weight (cached: the same words recur)."""
+    own = word_features(word, model()["lexicon"])
+    return tuple(own), _logit(own)
+
+
+def find(text: str) -> Iterator[tuple[int, int]]:
+    """Spans of names the model finds in `text`."""
+    loaded = model()
+    lexicon: frozenset[str] = loaded["lexicon"]
+    weights: dict[str, float] = loaded["weights"]
+    floor: float = loaded["floor"]
+    scored = []
+    for start, end in candidates(text, lexicon):
+        own, partial = _own(text[start:end])
+        if partial < floor:
+            continue
+        total = partial + sum(weights.get(f, 0.0) for f in context_features(text, start, end, list(own), lexicon))
+        scored.append((start, end, 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))))
+    return runs(text, scored, loaded["threshold"], loaded["threshold_run"])
