@@ -458,8 +458,8 @@ def main(argv: list[str] | None = None) -> None:
             figures.append(figure(f"held-out names, {label}: recall", f"{tp / max(1, tp + fn):.3f}"))
         write_result(
             args.json,
-            "privacy names model (GUM)",
-            "python -m benchmarks.privacy.names_model evaluate --gum DIR",
+            "privacy prose names (public corpora)",
+            "python -m benchmarks.privacy.names_model evaluate --gum DIR --litbank DIR --btc DIR --wnut17 DIR",
             figures,
         )
 

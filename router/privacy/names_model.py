@@ -222,20 +222,20 @@ _CODE = re.compile(
 _NEAR = 2048  # characters each side of a candidate searched for the same word in lower case
 
 
-def _prose_line(text: str, start: int, lines: dict[int, bool]) -> bool:
+def _prose_line(text: str, start: int, last: list[int]) -> bool:
     """Whether the line around `start` reads as prose: three or more lower-case words, no table
     bars and no marks of code (a CSV row, a signature's title line, a table's cells and code are
-    left to the rules).
-    Up to 200 characters each side are read; the answer is kept per line (`lines`)."""
+    left to the rules). Up to 200 characters each side are read; the answer is kept for the
+    candidates after it in the same stretch (`last`: its start, end and answer)."""
+    if last[0] <= start < last[1]:
+        return bool(last[2])
     low = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
-    if low in lines:
-        return lines[low]
     high = text.find("\n", start, start + 200)
     if high < 0:
         high = min(len(text), start + 200)
     line = text[low:high]
     prose = _CODE.search(line) is None and len(_LOWER_WORD.findall(line)) >= 3
-    lines[low] = prose
+    last[:] = [low, high, int(prose)]
     return prose
 
 
@@ -266,13 +266,13 @@ def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tup
     if lexicon is None:
         lexicon = model()["lexicon"]
     given, family, _ambiguous, _stop = _lists()
-    lines: dict[int, bool] = {}
+    last = [0, 0, 0]
     for match in CANDIDATE.finditer(text):
         low = match.group().lower()
         if low in NEVER or (low in lexicon and low not in given and low not in family):
             continue
         start = match.start()
-        if not _prose_line(text, start, lines) or _written_lower(text, low, start):
+        if not _prose_line(text, start, last) or _written_lower(text, low, start):
             continue
         yield match.span()
 
