@@ -458,7 +458,7 @@ def main(argv: list[str] | None = None) -> None:
             figures.append(figure(f"held-out names, {label}: recall", f"{tp / max(1, tp + fn):.3f}"))
         write_result(
             args.json,
-            "privacy prose names (public corpora)",
+            "privacy.names_model",
             "python -m benchmarks.privacy.names_model evaluate --gum DIR --litbank DIR --btc DIR --wnut17 DIR",
             figures,
         )
