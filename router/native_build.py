@@ -33,6 +33,8 @@ MODULES = (
     "router/protocol/chat.py",  # the chat body's checks
     "router/protocol/prefix.py",  # a body parsed from the trajectory's last one (new bytes only)
     "router/protocol/prefix_store.py",  # the known prefixes a body is split on
+    "router/privacy/taken.py",  # the kept findings' spans, asked of every privacy candidate
+    "router/privacy/windows.py",  # the exact search around each candidate (value-dense text)
 )
 
 

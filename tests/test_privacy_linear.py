@@ -19,8 +19,8 @@ from collections.abc import Callable
 import pytest
 
 from router.privacy import opt_in
-from router.privacy.anchors import Taken
 from router.privacy.detect import detect_uncached
+from router.privacy.taken import Taken
 
 SMALL = 64 * 1024
 LARGE = 4 * SMALL

@@ -47,7 +47,7 @@ def profile(text: str) -> dict[str, float]:
     for index in sorted(hits):
         detector = engine.DETECTORS[index]
         started = clock()
-        kept.add(detector, engine.windows(detector, text, hits[index], kept))
+        kept.add(detector, engine.windows(detector, text, hits[index], kept.taken))
         name = "provider rules" if detector.rule in _PROVIDER_RULES else detector.rule or detector.type
         costs[name] += clock() - started
     return costs

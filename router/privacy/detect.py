@@ -25,9 +25,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
-from router.privacy.anchors import Taken, char_offsets, continuation_bytes, utf8
+from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
 from router.privacy.heads import first_strings
+from router.privacy.taken import Taken
+from router.privacy.windows import HEAD_SPAN as _HEAD_SPAN
+from router.privacy.windows import windows
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
 
@@ -87,10 +90,6 @@ _KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 # The column pass's anchors, compiled after the cores: expression ids from _COLUMNS_FROM on.
 _COLUMN_ANCHORS = id_columns.COLUMNS.anchors.expressions()
 _COLUMNS_FROM = len(_EXPRESSIONS)
-# Characters of context the exact patterns' look-arounds read on each side of a candidate.
-_MARGIN = 16
-# The longest head (Detector.head) a pattern begins with.
-_HEAD_SPAN = 64
 
 Backend = Callable[[str], list[Finding]]
 _BACKENDS: list[Backend] = []
@@ -219,15 +218,15 @@ class _Kept:
     (costly) validation, as it would be after it."""
 
     def __init__(self) -> None:
-        self._taken = Taken()
+        self.taken = Taken()
         self.findings: list[Finding] = []
 
     def overlaps(self, start: int, end: int) -> bool:
-        return self._taken.overlaps(start, end)
+        return self.taken.overlaps(start, end)
 
     def add(self, detector: Detector, found: list[tuple[int, int, str]]) -> None:
         for start, end, value in sorted(found):
-            if self._taken.take(start, end):
+            if self.taken.take(start, end):
                 self.findings.append(Finding(detector.type, value, start, end, detector.rule or detector.type))
 
     def result(self) -> list[Finding]:
@@ -283,65 +282,6 @@ def _exact(
     return found
 
 
-def windows(detector: Detector, text: str, spans: list[tuple[int, int]], kept: _Kept) -> list[tuple[int, int, str]]:
-    """`_exact` in the window of each of the detector's candidate spans (widened by its lead,
-    reach and the look-arounds' margin; a span's window is read only where its gate allows).
-
-    One call a detector, not one a window: value-dense text has ~40 windows a KB, and the
-    per-window call, its attribute reads and its set of rejected values cost as much as the
-    searches in most of them. The rejected values are shared by the windows (validation reads
-    the value alone), so a value seen in two windows is validated once."""
-    found: list[tuple[int, int, str]] = []
-    size = len(text)
-    lead, reach = detector.lead + _MARGIN, detector.reach + _MARGIN
-    gate, follows, head, skip_to = detector.gate, detector.follows, detector.head, detector.skip_to
-    pattern, group, value_span = detector.pattern, detector.group, detector.value_span
-    validate, check = detector.validate, detector.check
-    overlaps = kept._taken.overlaps
-    rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
-    for start, end in spans:
-        low = start - lead if start > lead else 0
-        high = end + reach if end + reach < size else size
-        if gate is not None and not gate(text, low, high):
-            continue
-        before = high if follows else end
-        limit = before + _HEAD_SPAN if before + _HEAD_SPAN < high else high
-        position = low
-        while position < high:  # as in `_exact`
-            if head is not None:
-                found_head = head.search(text, position, limit)
-                if found_head is None or found_head.start() >= before:
-                    break
-                match = pattern.match(text, found_head.start(), high)
-                if match is None:
-                    position = found_head.start() + 1
-                    continue
-            else:
-                if skip_to is not None:
-                    found_skip = skip_to.search(text, position, limit)
-                    if found_skip is None or found_skip.start() >= before:
-                        break
-                    position = found_skip.start()
-                match = pattern.search(text, position, high)
-                if match is None or match.start() >= before:
-                    break
-            value_start, value_end = match.span(group) if value_span is None else value_span(match)
-            value = text[value_start:value_end]
-            if not value or value in rejected or overlaps(value_start, value_end):
-                position = match.start() + 1
-                continue
-            if validate is not None and not validate(value):
-                rejected.add(value)
-                position = match.start() + 1
-                continue
-            if check is None or check(text, value_start, value_end):
-                found.append((value_start, value_end, value))
-                position = max(match.end(), match.start() + 1)
-            else:
-                position = match.start() + 1
-    return found
-
-
 def _detect_all(text: str) -> list[Finding]:
     """Without hyperscan: every exact pattern over the whole text (correct, but slower)."""
     kept = _Kept()
@@ -367,7 +307,7 @@ def _own(text: str, data: bytes) -> tuple[list[Finding], list[Finding]]:
     kept = _Kept()
     for index in sorted(hits):
         detector = DETECTORS[index]
-        kept.add(detector, windows(detector, text, hits[index], kept))
+        kept.add(detector, windows(detector, text, hits[index], kept.taken))
     return columns, kept.result()
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from router.privacy import addresses, names
-from router.privacy.anchors import Taken
 from router.privacy.detector import Finding
+from router.privacy.taken import Taken
 
 # Setting's word -> the finder. Addresses first: `12 Martin Luther King Drive` is an address,
 # not a person.
