@@ -35,6 +35,11 @@ MODULES = (
     "router/protocol/prefix_store.py",  # the known prefixes a body is split on
     "router/privacy/taken.py",  # the kept findings' spans, asked of every privacy candidate
     "router/privacy/windows.py",  # the exact search around each candidate (value-dense text)
+    "router/privacy/spans.py",  # hyperscan's match handler and the candidates' character offsets
+    "router/privacy/validators.py",  # check digits, checksums and entropy of candidates
+    "router/privacy/label_window.py",  # a label word before a value (phones, national ids)
+    "router/privacy/phones.py",  # a phone candidate's context rules
+    "router/privacy/phone_lengths.py",  # a phone candidate's validity from the metadata
 )
 
 

@@ -28,6 +28,7 @@ from router.privacy import credentials, encoded, id_columns, national_ids, opt_i
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
 from router.privacy.heads import first_strings
+from router.privacy.spans import Hits, char_spans
 from router.privacy.taken import Taken
 from router.privacy.windows import HEAD_SPAN as _HEAD_SPAN
 from router.privacy.windows import windows
@@ -156,29 +157,13 @@ class _Engine:
         matched (detectors sharing a core share the list, read only); and per anchor of the
         column pass (its index in `id_columns.COLUMNS.anchors`), the byte offsets where its
         matches end."""
-        hits: dict[int, list[tuple[int, int]]] = {}
-        column_ends: dict[int, list[int]] = {}
-
-        def on_match(index: int, start: int, end: int, _flags: int, _context: object) -> None:
-            if index >= _COLUMNS_FROM:
-                column_ends.setdefault(index - _COLUMNS_FROM, []).append(end)
-                return
-            if not start and _KEYWORD_SPAN[index]:
-                start = max(0, end - _KEYWORD_SPAN[index])
-            spans = hits.setdefault(index, [])
-            if spans and start <= spans[-1][1]:
-                last = spans[-1]
-                if end > last[1]:
-                    spans[-1] = (last[0] if last[0] < start else start, end)
-            else:
-                spans.append((start, end))
-
+        collected = Hits(_KEYWORD_SPAN, _COLUMNS_FROM)
         scratch = getattr(self._per_thread, "scratch", None)
         if scratch is None:
             scratch = self._per_thread.scratch = self._scratch.clone()
-        self._db.scan(data, match_event_handler=on_match, scratch=scratch)
+        self._db.scan(data, match_event_handler=collected, scratch=scratch)
         found: dict[int, list[tuple[int, int]]] = {}
-        for expression, spans in hits.items():
+        for expression, spans in collected.spans.items():
             for reader in _READERS[expression]:
                 if reader in _SPLIT and reader in found:
                     found[reader] = _merge(found[reader] + spans)
@@ -187,7 +172,7 @@ class _Engine:
         for reader, search in _NATIVE:
             if spans := search(data):
                 found[reader] = spans
-        return found, column_ends
+        return found, collected.column_ends
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -300,9 +285,12 @@ def _own(text: str, data: bytes) -> tuple[list[Finding], list[Finding]]:
         # Non-ASCII text: map the candidates' byte offsets to character offsets. Windows measured
         # in characters cover at least as much as the same count of bytes.
         continuation = continuation_bytes(data, len(text))  # found once for both passes
-        positions = [p for spans in hits.values() for span in spans for p in span]
-        mapping = char_offsets(data, positions, len(text), continuation)
-        hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
+        if continuation is not None:  # mostly ASCII: counted along each list (spans.py)
+            hits = char_spans(hits, continuation)
+        else:
+            positions = [p for spans in hits.values() for span in spans for p in span]
+            mapping = char_offsets(data, positions, len(text), continuation)
+            hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
     columns = id_columns.COLUMNS.find(text, data, column_ends, continuation)
     kept = _Kept()
     for index in sorted(hits):
