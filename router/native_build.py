@@ -136,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--if-stale", action="store_true", help="build only when no fresh build is there")
     args = parser.parse_args(argv)
     out = args.out.resolve()
-    if args.if_stale and _read(out, ROOT)[0]:
+    # Fresh only when it fits these sources and holds every module listed now (a module added
+    # to MODULES changes no source the old build read).
+    if args.if_stale and {_module_name(m) for m in MODULES} <= set(_read(out, ROOT)[0]):
         print(f"tandem: the compiled modules in {args.out} are up to date")
         return 0
     why = missing_tools()
