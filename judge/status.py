@@ -268,6 +268,8 @@ def command_of(message: dict[str, Any]) -> tuple[str, bool]:
 
 
 def _unquoted(word: str) -> str:
+    if "'" not in word and '"' not in word and "\\" not in word:
+        return word  # most words: nothing to undo
     out = []
     for match in _PART.finditer(word):
         escaped, single, double, plain = match.groups()
