@@ -11,7 +11,8 @@ connection), stall (stream some chunks then go quiet), no_done (end the stream w
 raw (`body` as it is, with `status` and `content_type`: an answer that is not a completion).
 Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
 `usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
-`arguments`, `call_id` (the tool call's id), `prompt_tokens`, `cached_tokens`, `completion_tokens`.
+`arguments`, `call_id` (the tool call's id), `prompt_tokens`, `cached_tokens`, `completion_tokens`,
+`until` (a function of nothing: the answer waits, at most `delay` seconds, until it is true).
 """
 
 from __future__ import annotations
@@ -174,7 +175,13 @@ class FakeUpstream:
                 "arguments": orjson.dumps({"command": command}).decode(),
             }
         kind = how.get("kind", "text")
-        if how.get("delay"):
+        if how.get("until") is not None:
+            # Wait (up to `delay` seconds) for something else to happen first, such as another
+            # request arriving: the order a test needs when a client runs requests at once.
+            waited = time.monotonic() + float(how.get("delay", 10))
+            while not how["until"]() and time.monotonic() < waited:
+                await asyncio.sleep(0.01)
+        elif how.get("delay"):
             await asyncio.sleep(float(how["delay"]))
         if kind == "hang":
             await asyncio.sleep(3600)

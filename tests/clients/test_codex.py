@@ -99,12 +99,17 @@ def test_codex_spawns_a_sub_agent_that_is_its_own_trajectory_under_its_parent(
     agent (same session id, its own thread) is a child trajectory linked to the parent's step."""
     spawn = orjson.dumps({"task_name": "helper", "message": "Say hello from the child"}).decode()
 
+    def child_asked() -> bool:
+        return any(r.body["messages"][-1].get("content") == "Say hello from the child" for r in edge.received)
+
     def answer(body: dict[str, Any]) -> dict[str, Any]:
         messages = body["messages"]
         if any(m["role"] == "user" and m.get("content") == "Say hello from the child" for m in messages):
             return {"text": "hello from the child"}
         if messages[-1]["role"] == "tool":
-            return {"text": "parent done"}
+            # Codex runs the child at once and ends when the parent does: the parent's last
+            # answer waits for the child's request, or a busy machine loses the child.
+            return {"text": "parent done", "until": child_asked, "delay": 30}
         return {"kind": "tool_call", "name": "multi_agent_v1__spawn_agent", "arguments": spawn, "call_id": "call-spawn"}
 
     edge.respond = answer
