@@ -97,14 +97,19 @@ bench: install-test redis
 # Rebuilds judge/models/ from the rows of real public agent runs checked in under judge/data/
 # (made by `tandem judge import --no-text`; sources and licences in real-runs.sources.json).
 # Fetches nothing; the same rows and seed give the same model.
+# The judges' shape, chosen by leaving each family out in turn (docs/judge.md): fewer, slower
+# trees, not given what differs by harness rather than by step (where the run is, its size, the
+# task's shape).
+JUDGE_TREES = --trees 60 --depth 3 --rate 0.05
+JUDGE_HARNESS_SHAPE = step_log,step_frac64,context_chars_log,task_chars_log,task_has_code,task_mentions_test
 judge-model: install-test
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
-		--model gbdt --labels failed --cloud-share 0.4 \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; label: the step's action failed (the harness-status label, judge/status.py)"
+		--model gbdt --labels failed --cloud-share 0.4 $(JUDGE_TREES) --ignore $(JUDGE_HARNESS_SHAPE) \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; not given the step index, the run's size or the task's shape (they differ by harness); label: the step's action failed (the harness-status label, judge/status.py)"
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
-		--model gbdt --labels failed --cloud-share 0.4 --sees draft \
-		--ignore draft_calls,draft_prose,draft_other,draft_plan,draft_invalid \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another); label: that action failed"
+		--model gbdt --labels failed --cloud-share 0.4 --sees draft $(JUDGE_TREES) \
+		--ignore $(JUDGE_HARNESS_SHAPE),output_bytes_log,output_lines_log,last_text_log,draft_calls,draft_prose,draft_other,draft_plan,draft_invalid \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another) nor the sizes a harness sets (step index, run size, task shape, output sizes); label: that action failed"
 
 # Rebuilds router/privacy/data/names_model.json (the opt-in person finder's prose model) from
 # public corpora with person annotations, at the commits router/privacy/data/SOURCES.md names:

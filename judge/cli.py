@@ -30,7 +30,7 @@ from judge import audit, groups, imports, lofo, retrain, share
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
-from judge.modes import IGNORE_HELP, parse_ignore
+from judge.modes import IGNORE_HELP, add_tree_options, parse_ignore, tree_flags, tree_params
 from judge.rows import JudgeTrainingError, load_rows, matrix, write_rows
 
 
@@ -76,6 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
     train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
     train.add_argument("--ignore", default="", help=IGNORE_HELP)
+    add_tree_options(train)
 
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True, help="the .onnx file (its card is updated)")
@@ -139,6 +140,10 @@ def _train(args: argparse.Namespace) -> int:
         args.labels = labels_in(rows)
         print(f"labels: {args.labels} (read from the data; --labels chooses)", file=sys.stderr)
     sources = args.data.with_name(args.data.name.split(".")[0] + ".sources.json")
+    try:
+        trees = tree_params(args.trees, args.depth, args.rate)
+    except ValueError as error:
+        raise JudgeTrainingError(str(error)) from None
     config = TrainConfig(
         model=args.model,
         labels=args.labels,
@@ -147,10 +152,12 @@ def _train(args: argparse.Namespace) -> int:
         seed=args.seed,
         sees=args.sees,
         ignore=parse_ignore(args.ignore),
+        gbdt=trees,
         made_by=f"tandem judge train --data {args.data.name} --model {args.model} --labels {args.labels} "
         f"--cloud-share {args.cloud_share} --held-out {args.held_out} --seed {args.seed}"
         + (f" --sees {args.sees}" if args.sees != "state" else "")
-        + (f" --ignore {','.join(parse_ignore(args.ignore))}" if parse_ignore(args.ignore) else ""),
+        + (f" --ignore {','.join(parse_ignore(args.ignore))}" if parse_ignore(args.ignore) else "")
+        + (tree_flags(trees) if args.model == "gbdt" else ""),
         data_description=args.describe or f"{args.data.name}",
         sources=orjson.loads(sources.read_bytes()) if sources.exists() else None,
         show_progress=True,

@@ -25,7 +25,7 @@ import orjson
 from judge.calibrate import threshold_for_share
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
-from judge.modes import IGNORE_HELP, blinded, ignored_columns, parse_ignore
+from judge.modes import IGNORE_HELP, add_tree_options, blinded, ignored_columns, parse_ignore, tree_flags, tree_params
 from judge.rows import JudgeTrainingError, load_rows, matrix
 
 BOOTSTRAP = 200
@@ -174,6 +174,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
     parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="resamples for the AUC's interval")
     parser.add_argument("--ignore", default="", help=IGNORE_HELP)
+    add_tree_options(parser)
 
 
 def run_lofo(args: argparse.Namespace) -> int:
@@ -183,6 +184,10 @@ def run_lofo(args: argparse.Namespace) -> int:
         raise JudgeTrainingError(f"cloud share must be between 0 and 1, got {args.cloud_share}")
     rows = load_rows(args.data)
     labels = args.labels or labels_in(rows)
+    try:
+        trees = tree_params(args.trees, args.depth, args.rate)
+    except ValueError as error:
+        raise JudgeTrainingError(str(error)) from None
     config = TrainConfig(
         model=args.model,
         labels=labels,
@@ -190,10 +195,12 @@ def run_lofo(args: argparse.Namespace) -> int:
         seed=args.seed,
         sees=args.sees,
         ignore=parse_ignore(args.ignore),
+        gbdt=trees,
     )
     results = leave_one_family_out(rows, config, args.bootstrap)
-    title = f"Leave one family out: {args.data.name}, {args.model}, {labels} labels, sees {args.sees}" + (
-        f", without {', '.join(config.ignore)}" if config.ignore else ""
+    title = (
+        f"Leave one family out: {args.data.name}, {args.model}{tree_flags(trees) if args.model == 'gbdt' else ''}, "
+        f"{labels} labels, sees {args.sees}" + (f", without {', '.join(config.ignore)}" if config.ignore else "")
     )
     table = markdown(results, title)
     print(table, end="")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -45,3 +47,36 @@ IGNORE_HELP = "features the model is not given, comma-separated (e.g. draft_call
 def parse_ignore(text: str) -> tuple[str, ...]:
     """`--ignore a,b` -> ("a", "b")."""
     return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+# The gradient-boosted trees' shape (`--trees`, `--depth`, `--rate`), shared by train, lofo and
+# retrain. Off-family, fewer and slower-learning trees generalise better than many fast ones: a
+# deep fit learns one harness's habits (docs/judge.md, "Leave one family out").
+TREES, DEPTH, RATE, SUBSAMPLE = 150, 3, 0.1, 0.8
+
+
+def add_tree_options(parser: Any) -> None:
+    parser.add_argument("--trees", type=int, default=TREES, help="gbdt: number of trees")
+    parser.add_argument("--depth", type=int, default=DEPTH, help="gbdt: depth of each tree")
+    parser.add_argument("--rate", type=float, default=RATE, help="gbdt: learning rate")
+
+
+def tree_params(trees: int, depth: int, rate: float) -> dict[str, Any]:
+    """scikit-learn's parameters for a tree shape; a shape that cannot be fitted is an error."""
+    if trees < 1 or depth < 1 or not 0.0 < rate <= 1.0:
+        raise ValueError(f"trees and depth must be at least 1 and the rate in (0, 1], got {trees}, {depth}, {rate}")
+    return {"n_estimators": trees, "max_depth": depth, "learning_rate": rate, "subsample": SUBSAMPLE}
+
+
+def tree_flags(params: dict[str, Any]) -> str:
+    """The options that rebuild `params` (none where they are the defaults), for a card's `made_by`."""
+    flags = [
+        f"--{flag} {params[key]}"
+        for flag, key, default in (
+            ("trees", "n_estimators", TREES),
+            ("depth", "max_depth", DEPTH),
+            ("rate", "learning_rate", RATE),
+        )
+        if params.get(key, default) != default
+    ]
+    return "".join(f" {flag}" for flag in flags)

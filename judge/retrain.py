@@ -60,6 +60,25 @@ def recent_weight(shipped: int, recent: int, share: float) -> float:
     return max(1.0, share / (1.0 - share) * shipped / recent)
 
 
+def _trees_of(serving_path: Path, sees: str) -> dict[str, Any] | None:
+    """The serving model's tree shape (its card's parameters), for a candidate of the same kind;
+    None: the defaults (no card, another kind, or parameters this version does not know)."""
+    from judge.card import JudgeModelError, card_path, read_card
+    from judge.modes import tree_params
+
+    try:
+        card = read_card(card_path(serving_path))
+    except JudgeModelError:
+        return None
+    params = card.model.get("params")
+    if card.sees != sees or card.model.get("kind") != "gbdt" or not isinstance(params, dict):
+        return None
+    try:
+        return tree_params(int(params["n_estimators"]), int(params["max_depth"]), float(params["learning_rate"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def _ignored_by(serving_path: Path, sees: str) -> tuple[str, ...]:
     """The features the serving model was trained without (its card's `ignored_features`): a
     candidate of the same kind is trained without them too."""
@@ -134,6 +153,9 @@ def retrain(
         data_description=f"{len(shipped)} shipped rows and {len(learn)} recent gateway rows (weight {weight:.3g})",
         show_progress=show_progress,
     )
+    trees = _trees_of(serving_path, sees)
+    if trees is not None:  # the candidate has the serving model's shape, as it has its ignored features
+        config.gbdt = trees
     try:
         train([*shipped, *learn], config, candidate_path)
         candidate = JudgeModel.load(candidate_path)

@@ -26,7 +26,7 @@ from judge.features import FEATURE_VERSION
 from judge.labels import Labels, make_labels
 from judge.metrics import report
 from judge.model import open_session
-from judge.modes import blinded, ignored_columns, names_for
+from judge.modes import DEPTH, RATE, TREES, blinded, ignored_columns, names_for, tree_params
 from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
 
 ModelKind = Literal["logreg", "gbdt"]
@@ -40,9 +40,7 @@ class TrainConfig:
     cloud_share: float = 0.4
     held_out_fraction: float = 0.2
     seed: int = 0
-    gbdt: dict[str, Any] = field(
-        default_factory=lambda: {"n_estimators": 150, "max_depth": 3, "learning_rate": 0.1, "subsample": 0.8}
-    )
+    gbdt: dict[str, Any] = field(default_factory=lambda: tree_params(TREES, DEPTH, RATE))
     logreg_c: float = 1.0
     made_by: str = ""  # the command that rebuilds the model, for the card
     data_description: str = ""  # where the rows came from, for the card

@@ -10,7 +10,8 @@ afterwards (promoted or not) is scored on the test runs. Imported rows stand for
 own rows of the same runs: one feature path computes both (tests/judge/test_import.py).
 
     python -m benchmarks.judge_adapt --data rows.jsonl.gz --family tau-bench-tool-calling \
-        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--seed 0] [--json]
+        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--seed 0] [--json] [train's --ignore, --trees,
+        --depth, --rate: the serving model is made as the shipped one is]
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from judge.card import card_path
 from judge.labels import make_labels
 from judge.metrics import auc
 from judge.model import JudgeModel
+from judge.modes import IGNORE_HELP, add_tree_options, parse_ignore, tree_params
 from judge.retrain import retrain
 from judge.rows import load_rows, matrix
 from judge.train import TrainConfig, train
@@ -49,6 +51,8 @@ def curve(
     labels: str = "failed",
     model: str = "gbdt",
     seed: int = 0,
+    ignore: tuple[str, ...] = (),
+    trees: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     shipped = [row for row in rows if row.get("family") != family]
     own = [row for row in rows if row.get("family") == family]
@@ -61,7 +65,11 @@ def curve(
     folder = Path(tempfile.mkdtemp(prefix="adapt-"))
     try:
         base = folder / "base.onnx"
-        config = TrainConfig(model=model, labels=labels, seed=seed)  # type: ignore[arg-type]
+        # The serving model as the shipped one is made (its ignored features, its trees):
+        # retrain gives its candidates the same.
+        config = TrainConfig(model=model, labels=labels, seed=seed, ignore=ignore)  # type: ignore[arg-type]
+        if trees is not None:
+            config.gbdt = trees
         train(shipped, config, base)
         points = []
         for count in counts:
@@ -101,10 +109,15 @@ def main() -> None:
     parser.add_argument("--model", choices=("gbdt", "logreg"), default="gbdt")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--ignore", default="", help=IGNORE_HELP)
+    add_tree_options(parser)
     args = parser.parse_args()
     rows = load_rows(args.data, show_progress=False)
     counts = [int(part) for part in args.runs.split(",")]
-    points = curve(rows, args.family, counts, args.pool, args.labels, args.model, args.seed)
+    trees = tree_params(args.trees, args.depth, args.rate)
+    points = curve(
+        rows, args.family, counts, args.pool, args.labels, args.model, args.seed, parse_ignore(args.ignore), trees
+    )
     if args.json:
         print(orjson.dumps(points, option=orjson.OPT_INDENT_2).decode())
         return

@@ -55,6 +55,16 @@ CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "d3-n60-lr.05-scalars-task": (_gbdt(60, 3, 0.05), SCALARS | TASK),
     "d3-n60-lr.05-scalars-task-output": (_gbdt(60, 3, 0.05), SCALARS | TASK | OUTPUT),
     "logreg-scalars-task": (None, SCALARS | TASK),
+    "d2-n60-lr.05-scalars-task": (_gbdt(60, 2, 0.05), SCALARS | TASK),
+    "d3-n30-lr.05-scalars-task": (_gbdt(30, 3, 0.05), SCALARS | TASK),
+    "d3-n100-lr.05-scalars-task": (_gbdt(100, 3, 0.05), SCALARS | TASK),
+    "d4-n60-lr.05-scalars-task": (_gbdt(60, 4, 0.05), SCALARS | TASK),
+    "d1-n100-scalars-task": (_gbdt(100, 1, 0.1), SCALARS | TASK),
+    "-scalars-task-output": (_gbdt(150, 3, 0.1), SCALARS | TASK | OUTPUT),
+    "d3-n30-lr.05-scalars-task-output": (_gbdt(30, 3, 0.05), SCALARS | TASK | OUTPUT),
+    "d3-n100-lr.05-scalars-task-output": (_gbdt(100, 3, 0.05), SCALARS | TASK | OUTPUT),
+    "d2-n60-lr.05-scalars-task-output": (_gbdt(60, 2, 0.05), SCALARS | TASK | OUTPUT),
+    "logreg-scalars-task-output": (None, SCALARS | TASK | OUTPUT),
 }
 DRAFT_CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "shipped": (_gbdt(150, 3, 0.1), set()),
@@ -65,6 +75,14 @@ DRAFT_CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "-scalars-task": (_gbdt(150, 3, 0.1), SCALARS | TASK),
     "-scalars-task-draft-shape": (_gbdt(150, 3, 0.1), SCALARS | TASK | DRAFT_SHAPE),
     "d3-n60-lr.05-scalars-task-draft-shape": (_gbdt(60, 3, 0.05), SCALARS | TASK | DRAFT_SHAPE),
+    "d3-n60-lr.05-draft-shape": (_gbdt(60, 3, 0.05), DRAFT_SHAPE),
+    "d3-n100-lr.05-scalars-task-draft-shape": (_gbdt(100, 3, 0.05), SCALARS | TASK | DRAFT_SHAPE),
+    "-scalars-task-output-draft-shape": (_gbdt(150, 3, 0.1), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d3-n60-lr.05-scalars-task-output-draft-shape": (_gbdt(60, 3, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d3-n30-lr.05-scalars-task-output-draft-shape": (_gbdt(30, 3, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d3-n100-lr.05-scalars-task-output-draft-shape": (_gbdt(100, 3, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d2-n60-lr.05-scalars-task-output-draft-shape": (_gbdt(60, 2, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d4-n60-lr.05-scalars-task-output-draft-shape": (_gbdt(60, 4, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
 }
 
 
@@ -72,6 +90,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.judge_lofo_sweep", description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, required=True, help="rows of several families (family field)")
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="which judge (default state)")
+    parser.add_argument(
+        "--balance",
+        action="store_true",
+        help="weigh each family's rows to the same total (a large family does not set the model alone)",
+    )
     parser.add_argument(
         "choices", nargs="*", help=f"of: {', '.join(CHOICES)}; with --sees draft: {', '.join(DRAFT_CHOICES)}"
     )
@@ -86,6 +109,11 @@ def main() -> None:
     picked = [rows[i] for i in labels.rows]
     families = np.asarray([str(row.get("family") or "unknown") for row in picked])
     x = matrix(picked, args.sees)
+    weight = labels.weight.copy()
+    if args.balance:
+        for family in set(families):
+            inside = families == family
+            weight[inside] *= len(weight) / (len(set(families)) * weight[inside].sum())
     names = sorted(set(families))
     print(f"| choice | pooled | {' | '.join(names)} | seconds |")
     print("|---|---|" + "---|" * len(names) + "---|")
@@ -99,7 +127,7 @@ def main() -> None:
         ys, scores, per_family = [], [], []
         for family in names:
             inside = families == family
-            estimator = fit_estimator(config, x[~inside][:, columns], labels.y[~inside], labels.weight[~inside])
+            estimator = fit_estimator(config, x[~inside][:, columns], labels.y[~inside], weight[~inside])
             score = estimator.predict_proba(x[inside][:, columns])[:, 1]
             per_family.append(f"{auc(labels.y[inside], score):.3f}")
             ys.append(labels.y[inside])

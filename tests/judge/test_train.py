@@ -234,3 +234,40 @@ def test_lofo_and_retrain_keep_the_ignored_features(tmp_path: Path, capsys: pyte
     assert main(["train", "--data", str(data), "--out", str(out), "--model", "logreg", "--ignore", "err_any"]) == 0
     assert _ignored_by(out, "state") == ("err_any",) and _ignored_by(out, "draft") == ()
     assert _ignored_by(tmp_path / "none.onnx", "state") == ()
+
+
+def test_the_tree_shape_is_chosen_kept_on_the_card_and_inherited_by_retrain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.retrain import _trees_of
+
+    rows = synthetic_rows()
+    for row in rows:
+        row["action_failed"] = row["edge_wrong"]
+        row["replayed"] = True
+        row["family"] = "a-1" if row["trajectory_id"] < "t6" else "b-1"
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, rows)
+    out = tmp_path / "judge.onnx"
+    shape = ["--trees", "20", "--depth", "2", "--rate", "0.05"]
+    assert main(["train", "--data", str(data), "--out", str(out), "--labels", "failed", *shape]) == 0
+    card = read_card(card_path(out))
+    assert {k: card.model["params"][k] for k in ("n_estimators", "max_depth", "learning_rate")} == {
+        "n_estimators": 20,
+        "max_depth": 2,
+        "learning_rate": 0.05,
+    }
+    assert card.made_by.endswith("--trees 20 --depth 2 --rate 0.05")  # the command rebuilds this model
+    # A candidate retrained for this serving model has its shape; another kind gets the defaults.
+    assert _trees_of(out, "state") == {"n_estimators": 20, "max_depth": 2, "learning_rate": 0.05, "subsample": 0.8}
+    assert _trees_of(out, "draft") is None and _trees_of(tmp_path / "none.onnx", "state") is None
+    default = tmp_path / "default.onnx"
+    assert main(["train", "--data", str(data), "--out", str(default), "--labels", "failed"]) == 0
+    assert "--trees" not in read_card(card_path(default)).made_by  # the defaults are not spelled out
+    # lofo takes the same options and names them in its title.
+    assert main(["lofo", "--data", str(data), "--bootstrap", "10", "--labels", "failed", *shape]) == 0
+    assert "gbdt --trees 20 --depth 2 --rate 0.05" in capsys.readouterr().out
+    # A shape that cannot be fitted is one clear line and exit 2, not a traceback.
+    for bad in (["--depth", "0"], ["--trees", "0"], ["--rate", "0"], ["--rate", "1.5"]):
+        assert main(["train", "--data", str(data), "--out", str(out), *bad]) == 2
+        assert "trees and depth must be at least 1" in capsys.readouterr().err
