@@ -29,6 +29,7 @@ from typing import Any
 
 import judge as judge_package
 from judge.labels import LABEL_SOURCES, make_labels
+from judge.metrics import MIN_POSITIVES
 from judge.rows import JudgeTrainingError, held_out, load_rows
 
 SHIPPED_ROWS = Path(judge_package.__file__).parent / "data" / "real-runs.jsonl.gz"
@@ -138,6 +139,14 @@ def retrain(
             False,
             f"the {len(back_runs)} held-back recent run(s) lack a failing or a passing step: "
             "nothing to compare the models on",
+        )
+    if held.positives < MIN_POSITIVES:
+        # An AUC over a handful of failing steps moves by more than the rule's margin from one
+        # run to the next: a candidate promoted on it may be worse on the family's other runs.
+        return result(
+            False,
+            f"the {len(back_runs)} held-back recent run(s) hold {held.positives} failing step(s), fewer than "
+            f"{MIN_POSITIVES}: too few to compare the models on",
         )
     folder = Path(tempfile.mkdtemp(prefix="retrain-")) if work is None else work
     folder.mkdir(parents=True, exist_ok=True)

@@ -108,3 +108,21 @@ def test_the_cli_says_what_it_learnt_from_and_keeps_the_model_without_held_back_
     assert serving.read_bytes() == before
     assert main([*arguments, "--held-back", "1.5"]) == 2
     assert "--held-back must be between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_candidate_is_not_promoted_on_too_few_held_back_failures(tmp_path: Path) -> None:
+    """A candidate that learnt the new agent is still not promoted when the held-back runs hold
+    fewer than 20 failing steps: an AUC over a handful of them is noise (tau-bench's retraining
+    promoted candidates that were worse on the family's other runs)."""
+    shipped = _rows("alpha", 150, "err_any", seed=1)
+    serving = _serving(tmp_path, shipped)
+    before = serving.read_bytes()
+    recent = _rows("beta", 40, "act1_read", seed=2)
+    # Every held-back run keeps one failing step at most (its first), so fewer than 20 are left.
+    for row in recent:
+        if _back(str(row["trajectory_id"])) and row["step"] > 1:
+            row["action_failed"] = 0
+    outcome = retrain(shipped, recent, serving, model="logreg")
+    assert not outcome.promoted
+    assert "fewer than 20: too few to compare the models on" in outcome.reason
+    assert serving.read_bytes() == before
