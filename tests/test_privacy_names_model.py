@@ -42,6 +42,34 @@ def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "again"),
+    [
+        # A surname alone, opening a sentence, after the full name the model found.
+        (
+            "The report from Serafina Christodoulou came in late. Christodoulou found that the invoice was paid twice.",
+            "Christodoulou",
+        ),
+        # A name the rules found from a cue (an e-mail trailer), again in the prose.
+        (
+            "Signed-off-by: Wendell Ashgrove <wendell@example.org>\n\nThe patch from Ashgrove fixes the retry loop.\n",
+            "Ashgrove",
+        ),
+    ],
+)
+def test_a_found_name_is_found_again_in_the_same_text(text: str, again: str) -> None:
+    second = text.rindex(again)
+    assert (second, second + len(again)) in {(f.start, f.end) for f in names.find(text)}
+    # The second place alone is not enough for the model.
+    assert not list(names_model.find(text[text.index(".") + 1 :]))
+
+
+def test_an_everyday_name_is_not_found_again() -> None:
+    """`Victoria` names a person once; the word is also everyday (`Victoria station`)."""
+    text = "Thanks to Victoria Okonkwo for the review. Victoria station was closed, so the team met online."
+    assert [f.value for f in names.find(text)] == ["Victoria Okonkwo"]
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "class UserManager(MyClass):\n    def run(self) -> None:\n        return Path(self.root)\n",

@@ -339,5 +339,6 @@ def find(text: str) -> list[Finding]:
     (names_model.py), non-overlapping, earliest first."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
-    found.extend((start, end, "name-model") for start, end in names_model.find(text))
+    known = [(start, end) for start, end, _rule in found]
+    found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
     return longest_first("PERSON", text, found)

@@ -9,7 +9,9 @@ word, the words before and after it, and whether it starts a sentence. Neighbour
 pass make one name (`John Smith`). The weights (data/names_model.json) were trained by
 `python -m benchmarks.privacy.names_model train` on a public corpus with person annotations
 (data/SOURCES.md); no model is downloaded and the scan is linear in the text: one regular
-expression pass, then a few dictionary look-ups per candidate.
+expression pass, then a few dictionary look-ups per candidate. One sense per text: the words of a
+name found with confidence (by the model, or by the rules from a cue) are names at their other
+places in the same text too (`Priya Nair … Nair said`, `Nair` opening a sentence).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import functools
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from importlib import resources
 from typing import Any
 
@@ -311,17 +313,66 @@ def _own(word: str) -> tuple[tuple[str, ...], float]:
     return tuple(own), _logit(own)
 
 
-def find(text: str) -> Iterator[tuple[int, int]]:
-    """Spans of names the model finds in `text`."""
+# Words that stand beside names without being one (`Mr. Nair`, `De Jong`): a found name's other
+# words are looked for again in the text, these are not.
+_NOT_AGAIN = frozenset(
+    re.findall(
+        r"\S+",
+        "mr mrs ms miss mx dr prof sir dame lord lady madam mme mlle herr frau sr sra st rev"
+        " van von der den de del della di da du la le bin ibn al dos das",
+    )
+)
+# A word the model found is looked for again when its own probability reaches this (the rules'
+# names always are): chosen by cross-validation on the training documents
+# (benchmarks/privacy/README.md).
+AGAIN_SEED = 0.8
+
+
+def _seeds(
+    text: str, scored: list[tuple[int, int, float]], found: list[tuple[int, int]], known: Iterable[tuple[int, int]]
+) -> set[str]:
+    """The words (lower case) of the names found with confidence: in `known` spans, or scored at
+    AGAIN_SEED or more inside a found name; not titles or particles, not everyday words unless
+    listed as names, not names that are also everyday capitalised words (`Victoria`, `Jordan`:
+    names.ambiguous_words)."""
+    seeds = {match.group().lower() for start, end in known for match in CANDIDATE.finditer(text, start, end)}
+    index = 0
+    for start, end, p in scored:
+        while index < len(found) and found[index][1] <= start:
+            index += 1
+        if index < len(found) and found[index][0] <= start and p >= AGAIN_SEED:
+            seeds.add(text[start:end].lower())
+    lexicon: frozenset[str] = model()["lexicon"]
+    given, family, ambiguous, _stop = _lists()
+    return {
+        w
+        for w in seeds
+        if w not in _NOT_AGAIN and w not in ambiguous and (w not in lexicon or w in given or w in family)
+    }
+
+
+def find(text: str, known: Iterable[tuple[int, int]] = ()) -> Iterator[tuple[int, int]]:
+    """Spans of names the model finds in `text`. The words of these (scored AGAIN_SEED or more)
+    and of the `known` names (the rules') are names at their other places as candidates too."""
     loaded = model()
     lexicon: frozenset[str] = loaded["lexicon"]
     weights: dict[str, float] = loaded["weights"]
     floor: float = loaded["floor"]
+    spans = list(candidates(text, lexicon))
     scored = []
-    for start, end in candidates(text, lexicon):
+    for start, end in spans:
         own, partial = _own(text[start:end])
         if partial < floor:
             continue
         total = partial + sum(weights.get(f, 0.0) for f in context_features(text, start, end, list(own), lexicon))
         scored.append((start, end, 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))))
-    return runs(text, scored, loaded["threshold"], loaded["threshold_run"])
+    found = list(runs(text, scored, loaded["threshold"], loaded["threshold_run"]))
+    seeds = _seeds(text, scored, found, known)
+    again = {start for start, end in spans if text[start:end].lower() in seeds}
+    if not again:
+        return iter(found)
+    # Found again: certain, so neighbouring candidates join them as in any run (`Priya` opening
+    # a sentence, then `Nair`).
+    probability = {start: p for start, _end, p in scored}
+    merged = [(start, end, 1.0 if start in again else probability.get(start, 0.0)) for start, end in spans]
+    return runs(text, [m for m in merged if m[2] > 0.0], loaded["threshold"], loaded["threshold_run"])
