@@ -83,6 +83,11 @@ DRAFT_CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "d3-n100-lr.05-scalars-task-output-draft-shape": (_gbdt(100, 3, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
     "d2-n60-lr.05-scalars-task-output-draft-shape": (_gbdt(60, 2, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
     "d4-n60-lr.05-scalars-task-output-draft-shape": (_gbdt(60, 4, 0.05), SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
+    "d3-n60-lr.05-scalars-task-output-draft-shape-sizes": (
+        _gbdt(60, 3, 0.05),
+        SCALARS | TASK | OUTPUT | DRAFT_SHAPE | DRAFT_SIZES,
+    ),
+    "logreg-scalars-task-output-draft-shape": (None, SCALARS | TASK | OUTPUT | DRAFT_SHAPE),
 }
 
 
