@@ -29,6 +29,7 @@ SCALARS = {"step_log", "step_frac64", "context_chars_log"}  # where the run is a
 TASK = {"task_chars_log", "task_has_code", "task_mentions_test"}  # the task's shape
 OUTPUT = {"output_bytes_log", "output_lines_log", "last_text_log"}  # sizes: a harness's formatting
 ACTIONS = {name for name in FEATURE_NAMES if name.startswith("act")}  # the recent actions' kinds
+REPEAT = {"repeat_last", "repeat_count", "type_streak"}  # whether the agent repeats itself
 # The draft's shape: a call or prose, of no action or a plan. A reply with no command is
 # mini-swe-agent's and SWE-agent's format error and tau-bench's answer to its customer.
 DRAFT_SHAPE = {"draft_calls", "draft_prose", "draft_other", "draft_plan", "draft_invalid"}
@@ -65,6 +66,8 @@ CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "d3-n100-lr.05-scalars-task-output": (_gbdt(100, 3, 0.05), SCALARS | TASK | OUTPUT),
     "d2-n60-lr.05-scalars-task-output": (_gbdt(60, 2, 0.05), SCALARS | TASK | OUTPUT),
     "logreg-scalars-task-output": (None, SCALARS | TASK | OUTPUT),
+    "d3-n60-lr.05-scalars-task-actions": (_gbdt(60, 3, 0.05), SCALARS | TASK | ACTIONS),
+    "d3-n60-lr.05-scalars-task-repeat": (_gbdt(60, 3, 0.05), SCALARS | TASK | REPEAT),
 }
 DRAFT_CHOICES: dict[str, tuple[dict[str, Any] | None, set[str]]] = {
     "shipped": (_gbdt(150, 3, 0.1), set()),
