@@ -218,9 +218,8 @@ def test_an_ignored_feature_is_never_read_by_the_model(kind: str, tmp_path: Path
     assert main([*args, "--ignore", "err_anything"]) == 2
 
 
-def test_lofo_and_retrain_keep_the_ignored_features(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from judge.retrain import _ignored_by
-
+def _two_families(tmp_path: Path) -> Path:
+    """Synthetic rows labelled by the harness, as two families, written to a file."""
     rows = synthetic_rows()
     for row in rows:
         row["action_failed"] = row["edge_wrong"]
@@ -228,6 +227,13 @@ def test_lofo_and_retrain_keep_the_ignored_features(tmp_path: Path, capsys: pyte
         row["family"] = "a-1" if row["trajectory_id"] < "t6" else "b-1"
     data = tmp_path / "rows.jsonl"
     write_rows(data, rows)
+    return data
+
+
+def test_lofo_and_retrain_keep_the_ignored_features(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from judge.retrain import _ignored_by
+
+    data = _two_families(tmp_path)
     assert main(["lofo", "--data", str(data), "--model", "logreg", "--bootstrap", "10", "--ignore", "err_any"]) == 0
     assert "without err_any" in capsys.readouterr().out
     out = tmp_path / "judge.onnx"
@@ -241,13 +247,7 @@ def test_the_tree_shape_is_chosen_kept_on_the_card_and_inherited_by_retrain(
 ) -> None:
     from judge.retrain import _trees_of
 
-    rows = synthetic_rows()
-    for row in rows:
-        row["action_failed"] = row["edge_wrong"]
-        row["replayed"] = True
-        row["family"] = "a-1" if row["trajectory_id"] < "t6" else "b-1"
-    data = tmp_path / "rows.jsonl"
-    write_rows(data, rows)
+    data = _two_families(tmp_path)
     out = tmp_path / "judge.onnx"
     shape = ["--trees", "20", "--depth", "2", "--rate", "0.05"]
     assert main(["train", "--data", str(data), "--out", str(out), "--labels", "failed", *shape]) == 0
