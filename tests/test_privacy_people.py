@@ -186,3 +186,81 @@ def test_redact_route_keeps_names_and_streets_from_the_cloud_and_restores_them(
         headers={"X-Session-ID": "plain"},
     )
     assert "Oluwadamilola Achterberg" in str(cloud.received[1].body["messages"])
+
+
+# Forms of Presidio's public labelled sentences (benchmarks/privacy/presidio_corpus.py), written
+# here with our own values.
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Hello, my name is Ottilie Brandauer and I need help with my bill.", "Ottilie Brandauer"),
+        ("What's your last name? Vanterpool", "Vanterpool"),
+        ("Bot: What is your full name? User: Radomir K. Petrov", "Radomir K. Petrov"),
+        ("my name is emma richter.", "emma richter"),
+        ("Security question: her maiden name is Castellanos", "Castellanos"),
+        ("I'm Lucinda Q. Ferreira, calling about order 5521.", "Lucinda Q. Ferreira"),
+        ("A 1994 drama directed by Marek Wolanski, shot in Gdansk.", "Marek Wolanski"),
+        ("Date: 2021-03-04\nName: Ines T. Okonkwo\nPhone: +44 20 7946 0958", "Ines T. Okonkwo"),
+    ],
+)
+def test_names_after_a_cue_phrase(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+def test_speakers_of_a_dialogue() -> None:
+    text = "Oksana: Are you coming tonight?\nThaddeus: Only if it stops raining.\nOksana: Fine, bring the umbrella."
+    assert {("PERSON", "Oksana"), ("PERSON", "Thaddeus")} <= found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Date: 2024-01-01\nSubject: Invoice\nSummary: Paid in full.",
+        "Question: Why does it fail?\nAnswer: The cache is stale.",
+        "Emma: hello",  # one line is no dialogue
+        "I'm Happy to help. I am Done.",
+        "call me Maybe",
+    ],
+)
+def test_label_lines_and_cue_look_alikes_are_not_names(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
+def test_a_record_heading_above_its_contact_fields_or_address() -> None:
+    card = "Ingeborg Thaulow\nQuality engineer\nNordlys Logistics\nMobile: +47 412 34 567"
+    assert ("PERSON", "Ingeborg Thaulow") in found(card)
+    label = "Ingeborg Thaulow\n\nStorgata 14\n0184 Oslo"
+    assert ("PERSON", "Ingeborg Thaulow") in found(label)
+    heading = "Getting Started\n\nInstall the package and run it."
+    assert not {f for f in found(heading) if f[0] == "PERSON"}
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Storgata 14\n0184 Oslo", "Storgata 14\n0184 Oslo"),
+        ("Send it to Kirkeveien 221 Suite 4\nBergen, 5003 please.", "Kirkeveien 221 Suite 4\nBergen, 5003"),
+        (
+            "Ship it to 1420 Maple Avenue\nApt 5\nSpringfield, IL 62704 by Friday.",
+            "1420 Maple Avenue\nApt 5\nSpringfield, IL 62704",
+        ),
+        ("Töölönkatu 12 B\n Apt. 7\n Helsinki\n Finland 00260", "Töölönkatu 12 B\n Apt. 7\n Helsinki\n Finland 00260"),
+        ("Mail: PSC 4410, Box 2215\nAPO AE 09012", "PSC 4410, Box 2215\nAPO AE 09012"),
+        ("Unit 3050 Box 118, DPO AP 96522", "Unit 3050 Box 118, DPO AP 96522"),
+        ("USNS Mercy\nFPO AP 96672", "USNS Mercy\nFPO AP 96672"),
+    ],
+)
+def test_multi_line_and_military_addresses(text: str, address: str) -> None:
+    assert ("ADDRESS", address) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Total items 42\n12345 records",
+        "node-[1-3] child of command 1964\n70088 2206 shutdown_cmd new 1074297389",
+        "Step 3 of 12\nElapsed 10240",
+    ],
+)
+def test_numbered_lines_are_not_multi_line_addresses(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "ADDRESS"}

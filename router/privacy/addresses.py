@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
+from router.privacy.taken import Taken
 
 _CAP = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’.](?=[^\W\d_])|-(?=[^\W\d_\d]))*"
 _ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"
@@ -82,6 +83,38 @@ _LABELLED = re.compile(
     rf"([^\"'\n<>{{}}\[\]]{{5,120}})(?=[\"'\n<]|$)",
     re.MULTILINE,
 )
+
+# US military addresses (USPS): `PSC 1234, Box 5678` or `Unit 2050 Box 4190` or a ship
+# (`USNS Comfort`), then `APO AE 09021` (APO/FPO/DPO and AA/AE/AP), on one line or two.
+_MILITARY = re.compile(
+    r"(?<![\w.])(?:(?:PSC|CMR|Unit)[ \t]+\d{1,5},?[ \t]+Box[ \t]+\d{1,5}|(?:USNS|USNV|USS|USCGC)[ \t]+"
+    rf"{_CAP}(?:[ \t]+{_CAP})?)(?:,[ \t]*|[ \t]*\r?\n[ \t]*|[ \t]+)(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d{{5}}(?!\d)"
+)
+# The lines that follow a street line on an envelope or a record: units (`Apt. 4`), a place
+# line or two (`Springfield`, `, IL`, `Cyprus (Greek)`), then a line ending in a postcode
+# (`Denmark 35018`, `St Georges, QC 54256`, `0184 Oslo`; a postcode with no place before it
+# ends its line). Taken only when the postcode line comes.
+_UNIT_WORD = r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm)\.?[ \t]*#?[\w-]{1,6}"
+_PLACE_LINE = r"[^\W\d_][^\n\d:;=@/\\{}<>|\[\]\"`]{0,40}"
+_BREAK = r"[ \t]*\r?\n[ \t]*"
+_POSTCODE = r"\d{4,5}(?:-\d{3,4})?(?![\w-])"
+_CONTINUATION = re.compile(
+    rf"(?:{_BREAK}{_UNIT_WORD}){{0,2}}(?:{_BREAK},?[ \t]*{_PLACE_LINE}){{0,2}}{_BREAK},?[ \t]*"
+    rf"(?:(?:{_PLACE_LINE}?[ \t,]+)?{_POSTCODE}(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
+    rf"|{_PLACE_LINE}[ \t,]+{_POSTCODE}(?=[ \t]+[a-z])"
+    rf"|{_POSTCODE}[ \t]+{_CITY}(?=[ \t]*(?:$|\r?\n|[,.;])))"
+)
+# A street line of any country's words, `Søndergade 52`, `Allika 46 Suite 5`, `12 Rose Lane 3`:
+# words and a house number, ending its line; an address only with the continuation after it.
+# (After a house number any words; with none, capitalised words and particles: `Send it to
+# Storgata 14` is `Storgata 14`.)
+_STREET_LINE = re.compile(
+    r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
+    rf"|{_CAP}(?:[ \t]+(?:{_CAP}|de|del|la|las|los|da|do|dos|das|di|della|van|von|der|den|du|le|y|e|i)){{0,4}})"
+    rf"[ \t]+\d{{1,5}}(?:[A-Za-z]|[ \t][A-Z](?![\w.]))?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}})(?=[ \t]*\r?\n)"
+)
+
+_BLOCK = re.compile(_STREET_LINE.pattern + f"(?:{_CONTINUATION.pattern})")
 
 
 def _street_value(value: str) -> bool:
@@ -144,6 +177,15 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     ),
     (_NL, "address-nl", r"(?:straat|weg|laan|plein|gracht|kade|singel|dijk|steeg|hof|markt)[ \t]+\d", False, 60, 80),
     (
+        _BLOCK,
+        "address-block",
+        r"\n[ \t]*,?[ \t]*(?:[^\n\d:;=@/\\{}<>|\[\]\"`]{1,40}[ \t,])?\d{4,5}(?:-\d{3,4})?(?:[^\w-]|$)",
+        False,
+        400,
+        4,
+    ),
+    (_MILITARY, "address-military", r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d", False, 60, 8),
+    (
         _LABELLED,
         "address-label",
         r"(?:addr(?:ess)?|street|adresse|anschrift|stra(?:ß|ss)e|direcci[oó]n|domicilio|indirizzo|endere[cç]o|adres)"
@@ -162,6 +204,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         if index not in hits:
             continue
         for match in search(pattern, text, windows(text, hits[index], back, forward)):
+            if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
+                continue
             if rule != "address-label":
                 yield match.start(), match.end(), rule
                 continue
@@ -173,7 +217,29 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 
 def find(text: str) -> list[Finding]:
     """Every postal address found in `text` (non-overlapping, earliest first; the longest span
-    where two overlap)."""
+    where two overlap). The grammars' findings stand over a street line of any country found by
+    the lines after it (`address-block`), and are carried on over those lines."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
-    found.extend(_spans(text))
-    return longest_first("ADDRESS", text, found)
+    blocks: list[tuple[int, int, str]] = []
+    for span in _spans(text):
+        (blocks if span[2] == "address-block" else found).append(span)
+    kept = longest_first("ADDRESS", text, found)
+    if "\n" not in text:
+        return kept
+    kept = [_continued(text, f) for f in kept]
+    taken = Taken()
+    for finding in kept:
+        taken.take(finding.start, finding.end)
+    extra = [f for f in longest_first("ADDRESS", text, blocks) if taken.take(f.start, f.end)]
+    return sorted(kept + extra, key=lambda f: f.start) if extra else kept
+
+
+def _continued(text: str, finding: Finding) -> Finding:
+    """A finding carried on over the unit, place and postcode lines that follow it (not one that
+    ends in its postcode already)."""
+    if re.search(rf"\d{{4,5}}(?:-\d{{3,4}})?$|{_UK_POSTCODE}$|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d$", finding.value):
+        return finding
+    tail = _CONTINUATION.match(text, finding.end)
+    if tail is None:
+        return finding
+    return Finding(finding.type, text[finding.start : tail.end()], finding.start, tail.end(), finding.rule)

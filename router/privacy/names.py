@@ -63,7 +63,7 @@ _WORD = r"[^\W\d_](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
 # A capitalised word (Latin scripts): names are runs of them.
 _CAPITAL = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|la|le|bin|binti|ibn|al|el|dos|das|ten|ter|y|e)"
-_FULL = rf"{_CAPITAL}\.?(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}{_CAPITAL}){{0,3}}"
+_FULL = rf"{_CAPITAL}\.?(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}(?:[A-Z]\.(?=[ \t]+[A-Z])|{_CAPITAL})){{0,3}}"
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|Signora|Signor|Dott)"
 
 _PERSON_KEYS = (
@@ -115,6 +115,31 @@ _CAPITALISED_RUN = re.compile(
     rf"(?<![\w@./\\-])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{1,2}})(?![\w@-])"
 )
 
+# A name with initials (`Ana M. Lima`, `Ana M Lima`), 1-4 words.
+_INITIALLED = rf"{_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{0,3}}"
+# A name of lower-case words (`my name is ana lima.`): taken after the strongest cues only, and
+# only when its first word is a listed given name.
+_LOWER = r"[a-zà-öø-ÿ\u0100-\u017f]+(?:[ \t]+[a-zà-öø-ÿ\u0100-\u017f]+){0,2}"
+# Phrases that introduce a person's name in prose or dialogue: `My name is Ana Lima`, `What's
+# your name? Ana Lima`, `her maiden name is Lima`, `I'm Ana Lima, from …`, `named her Ana`,
+# `directed by Ana Lima`. (A lower-case name after them: see _LOWER.)
+_CUE_WORDS = (
+    r"my[ \t]+name[ \t]+is|my[ \t]+name's|(?:what's|what[ \t]+is)[ \t]+your[ \t]+(?:full[ \t]+|first[ \t]+|last[ \t]+)?"
+    r"name\?(?:[ \t]+(?:user|customer|client)[ \t]*:)?|maiden[ \t]+name[ \t]+is|named[ \t]+(?:him|her)"
+    r"|directed[ \t]+by|i'm|i[ \t]+am|everyone[ \t]+calls[ \t]+me|call[ \t]+me"
+)
+_CUE = re.compile(
+    rf"(?<![\w'])(?i:({_CUE_WORDS}))[ \t]+(?:({_INITIALLED})(?![\w'’-])|({_LOWER})(?=[ \t]*(?:[.,;!?\n]|$)))"
+)
+# A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
+_SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
+# A record's heading line, a name alone above its contact fields or address (a business card, a
+# CV, an address label): at the start of the text or after a blank line.
+_HEADING = re.compile(rf"\n[ \t]*\n[ \t]*({_INITIALLED})[ \t]*(?=\r?\n)")
+_RECORD_LINE = re.compile(
+    r"\n[ \t]*(?:\d{1,6}[A-Za-z]?,?(?:[ \t]+\d{1,5})?[ \t]+[^\W\d_]|(?:P\.?[ \t]?O\.?[ \t]?Box|PSC|Unit)[ \t]+\d)"
+)
+
 
 def _words(value: str) -> list[str]:
     return [w for w in re.split(r"[ \t]+", value.rstrip(".")) if w]
@@ -133,7 +158,7 @@ def _shape(value: str, allow_upper: bool = False) -> bool:
     if not named:
         return False
     for word in named:
-        if word.lower() in _STOP:
+        if word.lower() in _STOP or re.fullmatch(r"I['’](?:m|d|ll|ve)", word):
             return False
         if not (_capitalised(word) or (allow_upper and word.isupper())):
             return False
@@ -278,6 +303,16 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         24,
         100,
     ),
+    (
+        _CUE,
+        "name-cue",
+        r"(?:my[ \t]+name[ \t]+is|my[ \t]+name's|your[ \t]+(?:full[ \t]+|first[ \t]+|last[ \t]+)?name\?"
+        r"|maiden[ \t]+name[ \t]+is"
+        r"|named[ \t]+(?:him|her)|directed[ \t]+by|i'm|i[ \t]+am|calls?[ \t]+me)[ \t]",
+        True,
+        60,
+        100,
+    ),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (
         _CLOSING,
@@ -306,6 +341,11 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         if index not in hits:
             continue
         for match in search(pattern, text, windows(text, hits[index], back, forward)):
+            if rule == "name-cue":
+                group = _cued(match)
+                if group:
+                    yield (*_trim(text, *match.span(group)), rule)
+                continue
             group = 3 if rule == "name-label" else 1
             value = match.group(group)
             if rule == "name-label" and match.group(1):
@@ -327,10 +367,73 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 yield (*_trim(text, *match.span(1)), "name-text")
 
 
+_STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
+
+
+def _cued(match: re.Match[str]) -> int:
+    """The group of a cue's match (`_CUE`) that holds a name, or 0."""
+    cue = re.sub(r"[ \t]+", " ", match.group(1).lower())
+    strong = cue.startswith(_STRONG_CUES)
+    if match.group(2):
+        value = match.group(2)
+        words = _words(value)
+        if not _shape(value) or (words[0].lower() in _AMBIGUOUS and not strong):
+            return 0
+        return 2 if strong or _listed(value) or len(words) >= 2 else 0
+    if match.group(3) and strong:
+        first = _words(match.group(3))[0]
+        listed = family_names() if cue.startswith("maiden") else given_names()
+        if first in _STOP or first not in listed or first in _AMBIGUOUS:
+            return 0
+        return 3
+    return 0
+
+
+def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
+    """Speaker labels of a dialogue: two or more consecutive `Name: …` lines of two or more
+    speakers, one of them a listed given name; then each speaker that is listed, or a name in
+    form and no everyday word (`Question:`, `Date:`), is one."""
+    if ":" not in text:
+        return
+    lined = "\n" + text  # (offsets below are one on)
+    blocks: list[list[tuple[str, int, int]]] = []
+    line_end = -1
+    for match in _SPEAKER.finditer(lined):
+        if not blocks or match.start() != line_end:
+            blocks.append([])
+        blocks[-1].append((match.group(1), match.start(1) - 1, match.end(1) - 1))
+        found = lined.find("\n", match.end())
+        line_end = len(lined) if found < 0 else found
+    given = given_names()
+    for block in blocks:
+        speakers = {word for word, _s, _e in block}
+        listed = {w for w in speakers if w.lower() in given and w.lower() not in _AMBIGUOUS}
+        if len(block) < 2 or len(speakers) < 2 or not listed:
+            continue
+        everyday = names_model.model()["lexicon"]
+        for word, start, end in block:
+            if word in listed or (_shape(word) and len(word) > 2 and word.lower() not in everyday):
+                yield start, end, "name-speaker"
+
+
+def _headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """A name alone on a record's first line, above its contact fields or address."""
+    for match in _HEADING.finditer("\n\n" + text):
+        value = match.group(1)
+        if len(_words(value)) < 2 or not _shape(value):
+            continue
+        start, end = match.start(1) - 2, match.end(1) - 2
+        after = text[end : end + 240]
+        if _contact_near(text, start, end) or _RECORD_LINE.search("\n".join(after.split("\n")[:5])):
+            yield start, end, "name-heading"
+
+
 def find_rules(text: str) -> list[Finding]:
     """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
+    found.extend(_speakers(text))
+    found.extend(_headings(text))
     return longest_first("PERSON", text, found)
 
 
@@ -339,6 +442,8 @@ def find(text: str) -> list[Finding]:
     (names_model.py), non-overlapping, earliest first."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
+    found.extend(_speakers(text))
+    found.extend(_headings(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
     return longest_first("PERSON", text, found)
