@@ -40,6 +40,8 @@ FOUND = [
     # Cards: 15-digit JCB, 12-digit Maestro beside a card word.
     ("CARD", "card 2131 0000 0000 001", "2131 0000 0000 001"),
     ("CARD", "maestro 501800000009", "501800000009"),
+    # Mastercard's 2-series ends at 2720: 16 digits, like the rest of the series.
+    ("CARD", "card 2720 9900 0000 0007", "2720 9900 0000 0007"),
     # IBANs of the full registry, printed in groups.
     ("IBAN", "IBAN ES91 2100 0418 4502 0005 1332", "ES91 2100 0418 4502 0005 1332"),
     ("IBAN", "iban: NO9386011117947", "NO9386011117947"),
