@@ -14,6 +14,9 @@ POSITIVES = [
     ("CARD", '{"pan": "5555555555554444"}', "5555555555554444"),
     ("IBAN", "IBAN: DE89 3704 0044 0532 0130 00", "DE89 3704 0044 0532 0130 00"),
     ("IBAN", "iban=GB82WEST12345698765432;", "GB82WEST12345698765432"),
+    # As people type one into a chat: all in lower case (the same checksum and registry format).
+    ("IBAN", "my iban is gb82west12345698765432 thanks", "gb82west12345698765432"),
+    ("IBAN", "pay to de89 3704 0044 0532 0130 00 today", "de89 3704 0044 0532 0130 00"),
     ("US_SSN", "SSN 078-05-1120 on file", "078-05-1120"),
     ("NATIONAL_ID", "身份证 11010519491231002X", "11010519491231002X"),
     ("NATIONAL_ID", "DNI 12345678Z", "12345678Z"),
@@ -52,6 +55,8 @@ LOOKALIKES = [
     "uuid 123e4567-e89b-12d3-a456-426614174000",
     "at 12:30:45 the job ran; slice a[1:2] and dict {'a': 1}",
     "IBAN-like GB00 WEST 1234 5698 7654 32 (bad checksum)",
+    "lower-case look-alikes gb00west12345698765432 (bad checksum) and Gb82West12345698765432 (mixed case)",
+    "hex ids de89a70400440532013000 be12345678901234 ad12cd34ef567890ab12cd34",
     "SSN-like 000-12-3456 and 666-12-3456",
     "password: ${DB_PASSWORD} and token = os.environ['TOKEN'] and api_key: changeme",
     "placeholder [EMAIL_1] and [CARD_2] stay",

@@ -60,7 +60,7 @@ def email_candidates(data: bytes) -> list[tuple[int, int]]:
     return spans
 
 
-_IBAN_HEAD = re.compile(r"[A-Z]{2}\d{2} ?$")
+_IBAN_HEAD = re.compile(r"(?:[A-Z]{2}|[a-z]{2})\d{2} ?$")
 
 
 def _card_context(text: str, start: int, end: int) -> bool:
@@ -238,11 +238,16 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "IBAN",
-        re.compile(r"(?<![A-Za-z0-9])[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"),
-        rb"(?:^|[^A-Za-z0-9])[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2}",
+        # In capitals as printed, or all in lower case as people type one into a chat (`my iban
+        # is gb82west…`); never mixed. Lower case passes the same mod-97 and registry checks.
+        re.compile(
+            r"(?<![A-Za-z0-9])(?:[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2,7}(?:[ -]?[A-Z0-9]{1,4})?"
+            r"|[a-z]{2} ?\d{2}(?:[ -]?[a-z0-9]{4}){2,7}(?:[ -]?[a-z0-9]{1,4})?)(?![A-Za-z0-9])"
+        ),
+        rb"(?:^|[^A-Za-z0-9])(?:[A-Z]{2} ?\d{2}(?:[ -]?[A-Z0-9]{4}){2}|[a-z]{2} ?\d{2}(?:[ -]?[a-z0-9]{4}){2})",
         validate=validators.iban,
         reach=30,
-        head=re.compile(r"[A-Z](?<![A-Za-z0-9].)"),  # where a match may begin (see _PHONE_HEAD)
+        head=re.compile(r"[A-Za-z](?<![A-Za-z0-9].)"),  # where a match may begin (see _PHONE_HEAD)
     ),
     Detector(
         "CARD",
