@@ -16,6 +16,7 @@ alone is not taken (it names thousands of homes).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 
@@ -115,6 +116,13 @@ _STREET_LINE = re.compile(
 )
 
 _BLOCK = re.compile(_STREET_LINE.pattern + f"(?:{_CONTINUATION.pattern})")
+# How a street line of `_BLOCK` ends (its house number, a unit or two, the line's end): an
+# anchor of its own, so that the block's pattern runs only after a postcode line that one of the
+# lines before it could start. Text whose every line holds a 4-digit number (a CSV export)
+# makes every line a postcode line; few of its lines end like a street line.
+_STREET_END = rf"[0-9]{{1,5}}(?:[A-Za-z]|[ \t][A-Z])?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}}[ \t]*\r?\n"
+_BLOCK_LINES = 5  # a street line, two unit lines and two place lines before the postcode line
+_BLOCK_REACH = 600  # characters those lines may take at the most (a bound to look in first)
 
 
 def _street_value(value: str) -> bool:
@@ -195,7 +203,44 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         160,
     ),
 )
-_ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
+_ANCHORS = Anchors([*(Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES), Anchor(_STREET_END)])
+_STREET_ENDS = len(_RULES)  # the index of the street lines' ends among the anchors
+
+
+def _block_windows(text: str, ends: list[int], forward: int, street_ends: list[int]) -> Iterator[tuple[int, int]]:
+    """Windows for `_BLOCK` around its anchors' ends (postcode lines): from the earliest of the
+    lines before each that ends like a street line, to the postcode line's end; none where no
+    line before it does. Merged, ascending."""
+    low = high = -1
+    size = len(text)
+    street_set = set(street_ends)
+    for end in ends:
+        # No street line's end in reach before it: not a block (the common case, read first).
+        before = bisect.bisect_right(street_ends, end) - 1
+        if before < 0 or street_ends[before] < end - _BLOCK_REACH:
+            continue
+        line_start = text.rfind("\n", 0, max(0, end - 1))  # the newline the postcode line follows
+        start = -1
+        for _ in range(_BLOCK_LINES):
+            if line_start < 0:
+                break
+            previous = text.rfind("\n", 0, line_start) + 1
+            if line_start + 1 in street_set:  # the line before ends like a street line
+                start = previous
+            line_start = previous - 1
+        if start < 0:
+            continue
+        stop = min(size, end + forward)
+        newline = text.find("\n", stop, stop + 200)
+        stop = newline if newline >= 0 else min(size, stop + 200)
+        if start <= high:
+            high = max(high, stop)
+            continue
+        if high >= 0:
+            yield low, high
+        low, high = start, stop
+    if high >= 0:
+        yield low, high
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -203,7 +248,12 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
         if index not in hits:
             continue
-        for match in search(pattern, text, windows(text, hits[index], back, forward)):
+        spans = (
+            _block_windows(text, hits[index], forward, hits.get(_STREET_ENDS, []))
+            if rule == "address-block"
+            else windows(text, hits[index], back, forward)
+        )
+        for match in search(pattern, text, spans):
             if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
                 continue
             if rule != "address-label":
