@@ -20,7 +20,7 @@ import bisect
 import re
 from collections.abc import Iterator
 
-from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
+from router.privacy.anchors import Anchor, Anchors, longest_first, merged, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
 from router.privacy.taken import Taken
@@ -207,11 +207,10 @@ _ANCHORS = Anchors([*(Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b,
 _STREET_ENDS = len(_RULES)  # the index of the street lines' ends among the anchors
 
 
-def _block_windows(text: str, ends: list[int], forward: int, street_ends: list[int]) -> Iterator[tuple[int, int]]:
-    """Windows for `_BLOCK` around its anchors' ends (postcode lines): from the earliest of the
-    lines before each that ends like a street line, to the postcode line's end; none where no
-    line before it does. Merged, ascending."""
-    low = high = -1
+def _block_spans(text: str, ends: list[int], forward: int, street_ends: list[int]) -> Iterator[tuple[int, int]]:
+    """Spans for `_BLOCK` around its anchors' ends (postcode lines), to be merged: from the
+    earliest of the lines before each that ends like a street line, to the postcode line; none
+    where no line before it does."""
     size = len(text)
     street_set = set(street_ends)
     for end in ends:
@@ -228,19 +227,8 @@ def _block_windows(text: str, ends: list[int], forward: int, street_ends: list[i
             if line_start + 1 in street_set:  # the line before ends like a street line
                 start = previous
             line_start = previous - 1
-        if start < 0:
-            continue
-        stop = min(size, end + forward)
-        newline = text.find("\n", stop, stop + 200)
-        stop = newline if newline >= 0 else min(size, stop + 200)
-        if start <= high:
-            high = max(high, stop)
-            continue
-        if high >= 0:
-            yield low, high
-        low, high = start, stop
-    if high >= 0:
-        yield low, high
+        if start >= 0:
+            yield start, min(size, end + forward)
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -249,7 +237,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         if index not in hits:
             continue
         spans = (
-            _block_windows(text, hits[index], forward, hits.get(_STREET_ENDS, []))
+            merged(text, _block_spans(text, hits[index], forward, hits.get(_STREET_ENDS, [])))
             if rule == "address-block"
             else windows(text, hits[index], back, forward)
         )

@@ -181,14 +181,19 @@ def char_offsets(
 def windows(text: str, ends: list[int], back: int, forward: int) -> Iterator[tuple[int, int]]:
     """Merged windows [end - back, end + forward) around the anchors' ends, each carried on to
     its line's end (a pattern cut short by a window would match a truncated value)."""
+    size = len(text)
+    return merged(text, ((max(0, end - back), min(size, end + forward)) for end in ends))
+
+
+def merged(text: str, spans: Iterable[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """`spans` (by ascending stop), each carried on to its line's end, overlapping ones merged."""
     low = high = -1
     size = len(text)
-    for end in ends:
-        start, stop = max(0, end - back), min(size, end + forward)
+    for start, stop in spans:
         newline = text.find("\n", stop, stop + 200)
         stop = newline if newline >= 0 else min(size, stop + 200)
         if start <= high:
-            high = max(high, stop)
+            low, high = min(low, start), max(high, stop)
             continue
         if high >= 0:
             yield low, high
