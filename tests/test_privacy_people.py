@@ -115,6 +115,42 @@ def test_phone_csv_columns_and_whatsapp_uris() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "phone"),
+    [
+        ("Contact card\nPhone:\n418 2207\n\nE-mail:\nrk@example.org", "418 2207"),  # local, no area code
+        ("Name: Rhiannon Keel\nPhone: (31) 402-877", "(31) 402-877"),
+        ('{"mobile": "58-21-93-40", "id": 4417}', "58-21-93-40"),
+        ("phone_number=73 904418", "73 904418"),
+        ("Tel.:\n  +41 (0)58 312 40 17", "+41 (0)58 312 40 17"),  # a range not issued yet
+    ],
+)
+def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(text: str, phone: str) -> None:
+    assert ("PHONE", phone) in found(text, frozenset())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Phone: 2024-03-02",  # a date
+        "phone: 123-45-6789",  # an SSN's shape
+        "Fax: 10.0.12.7",
+        "Phone: 1,250,000",
+        "call 4182207 times in the loop",  # `call` names no field
+        "phone: +999 412 8831",  # no country has that calling code
+    ],
+)
+def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:
+    assert not {f for f in found(text, frozenset()) if f[0] == "PHONE"}
+
+
+def test_an_address_field_whose_value_is_on_the_next_line() -> None:
+    text = "Personal info:\nAddress:\n212 Kaivokatu 9 Apt. 31, Vantaa.\n\nWebsite:\nhttps://example.org/"
+    assert ("ADDRESS", "212 Kaivokatu 9 Apt. 31, Vantaa.") in found(text)
+    # A key on the next line is a field of its own, not the label's value.
+    assert ("ADDRESS", "14 Juniper Close") in found("address:\n  street: 14 Juniper Close\n  city: Leeds\n")
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "081109 203615 148 INFO dfs.DataNode$PacketResponder: Received block",  # HDFS date and time

@@ -80,7 +80,10 @@ _LABEL_KEYS = (
     r"|adresse|anschrift|straße|strasse|dirección|direccion|domicilio|indirizzo|endereço|endereco|adres"
 )
 _LABELLED = re.compile(
-    rf"(?i:(?<![A-Za-z])(?:{_LABEL_KEYS}))[\"']?[ \t]*(?::|=|=>)[ \t]*[\"']?"
+    rf"(?i:(?<![A-Za-z])(?:{_LABEL_KEYS}))[\"']?[ \t]*(?::|=|=>)[ \t]*"
+    # The value on the label's line, or alone on the next (a form, a CV: `Address:` then the
+    # street line), unless that line is a key of its own (YAML's `address:` over `street: …`).
+    r"(?:\r?\n(?![ \t]*[\w-]+[ \t]*[:=])[ \t]*)?[\"']?"
     rf"([^\"'\n<>{{}}\[\]]{{5,120}})(?=[\"'\n<]|$)",
     re.MULTILINE,
 )

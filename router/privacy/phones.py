@@ -149,6 +149,53 @@ def _label_before(text: str, start: int) -> bool:
     return _LABEL_WINDOW.before(text, max(0, start - 40), start)
 
 
+# A phone field (`Phone: 467 3395`, `"mobile": "…"`, `Tel.:` with the value on the next line, as
+# on a business card or a CV) holds a phone number even where no numbering plan known here says
+# so: a local number without its area code, a number in a range not issued yet. Only the words
+# that name such a field, right before its value; `call` or `contact` open none.
+_FIELD_WORDS = (
+    "tel",
+    "telephone",
+    "telefon",
+    "telefono",
+    "teléfono",
+    "téléphone",
+    "telefone",
+    "phone",
+    "mobile",
+    "mobil",
+    "cell",
+    "cellphone",
+    "fax",
+    "whatsapp",
+    "móvil",
+    "movil",
+    "celular",
+    "cellulare",
+)
+_FIELD = re.compile(
+    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _FIELD_WORDS) + r")(?:[ _-]?(?:number|num|no|nr))?"
+    r"\.?[\"']?[ \t]*[:=][ \t]*[\"']?(?:\r?\n[ \t]*)?$"
+)
+_FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
+
+
+def _in_field(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is the value of a phone field: 7 to 15 digits shaped as a number
+    is written, not a date, an IP address or an amount; after a `+`, a country's calling code."""
+    if not _FIELD_WINDOW.before(text, max(0, start - 32), start):
+        return False
+    value = text[start:end]
+    digits = _NOT_DIGIT.sub("", _EXTENSION.sub("", value))
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
+        return False
+    if _GROUPED_AMOUNT.match(value) or _HOST_AFTER.match(text, end):
+        return False
+    if value.startswith(("+", "(+")):
+        return any(int(digits[:size]) in phonenumbers.COUNTRY_CODE_TO_REGION_CODE for size in (1, 2, 3))
+    return True
+
+
 @functools.lru_cache(maxsize=8192)  # the same numbers recur across a trajectory's steps
 def _valid(number: str, region: str | None) -> bool:
     decided = decide(number, region)  # plain candidates, told from the metadata without parsing
@@ -197,7 +244,7 @@ def check(text: str, start: int, end: int) -> bool:
     value = text[start:end]
     facts = _value_facts(value)
     if isinstance(facts, bool):
-        return facts
+        return facts or _in_field(text, start, end)
     digits, separated, dial_out, plain_shape = facts
     plain_context = not (
         _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
@@ -215,4 +262,6 @@ def check(text: str, start: int, end: int) -> bool:
     ):
         return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
-    return _label_before(text, start) and _national_cached(value, digits[0], LABELLED_REGIONS)
+    if _label_before(text, start) and _national_cached(value, digits[0], LABELLED_REGIONS):
+        return True
+    return _in_field(text, start, end)
