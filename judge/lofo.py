@@ -7,6 +7,12 @@ AUC with a bootstrap interval (resampling its trajectories, seeded), the cloud s
 threshold `train` would ship (calibrated to `--cloud-share` on the training families), the share
 of its failing steps that threshold catches, and a plot of failing steps caught against cloud
 share. A family with fewer than `MIN_POSITIVES` positives gets its counts, not an AUC.
+
+Each scored family is also broken down by what failed (the label's reason, `failure` in the
+rows: an exit code, a harness's error message, a tool error): the AUC of each reason's failing
+steps against the family's passing steps. A family's figure can hide a kind of failure the other
+families never show (a harness that refuses long output, where the others truncate it), scored
+at chance, beside the kinds the judge has learnt.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
 from judge.modes import IGNORE_HELP, add_tree_options, blinded, ignored_columns, parse_ignore, tree_flags, tree_params
 from judge.rows import JudgeTrainingError, load_rows, matrix
+from judge.status import HARNESS_MESSAGE
 
 BOOTSTRAP = 200
 
@@ -43,12 +50,15 @@ class FamilyResult:
     threshold: float | None = None
     cloud_share: float | None = None
     caught: float | None = None  # share of its failing steps the threshold sends to the cloud
+    # what failed (the label's reason) -> its failing steps, and their AUC against the passing ones
+    by_failure: dict[str, tuple[int, float | None]] = field(default_factory=dict)
     y: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64), repr=False)
     scores: npt.NDArray[np.float64] = field(default_factory=lambda: np.zeros(0), repr=False)
+    reasons: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype=str), repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         keys = ("family", "trajectories", "positives", "negatives", "note", "auc", "interval", "threshold")
-        return {key: getattr(self, key) for key in (*keys, "cloud_share", "caught")}
+        return {key: getattr(self, key) for key in (*keys, "cloud_share", "caught", "by_failure")}
 
 
 def bootstrap_interval(
@@ -81,6 +91,7 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
     picked = [rows[i] for i in labels.rows]
     families = [str(row.get("family") or "unknown") for row in picked]
     runs = [str(row["trajectory_id"]) for row in picked]
+    reasons = np.asarray([str(row.get("failure") or "not given") for row in picked])
     x = matrix(picked, config.sees)
     # Fitted blind to the features the config ignores, scored on the real vectors (as `train`).
     try:
@@ -107,6 +118,7 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
             )
             scores = estimator.predict_proba(x[inside])[:, 1].astype(np.float64)
             result.y, result.scores, result.threshold = y, scores, round(float(threshold), 6)
+            result.reasons = reasons[inside]
             result.cloud_share = round(float(np.mean(scores >= threshold)), 4)
             if positives >= MIN_POSITIVES and positives < len(y):
                 result.auc = round(auc(y, scores), 4)
@@ -114,6 +126,7 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
                     y, scores, [r for r, i in zip(runs, inside, strict=True) if i], resamples, config.seed
                 )
                 result.caught = round(float(np.mean(scores[y == 1] >= threshold)), 4)
+                result.by_failure = by_failure(y, scores, result.reasons)
             else:
                 result.note = f"fewer than {MIN_POSITIVES} positives: not scored"
         results.append(result)
@@ -122,6 +135,33 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
 
 
 POOLED = "pooled (each family scored by the model trained without it)"
+OTHER_REASONS = "other reasons, each under 20 failing steps"
+NOT_HARNESS = "all but the harness's own messages"
+
+
+def by_failure(
+    y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], reasons: npt.NDArray[np.str_]
+) -> dict[str, tuple[int, float | None]]:
+    """Per reason a step failed, most frequent first: its failing steps, and the AUC of those
+    against every passing step. Reasons with fewer than `MIN_POSITIVES` failing steps are counted
+    together as `OTHER_REASONS` (scored if they reach it together)."""
+    passing = y == 0
+    names, counts = np.unique(reasons[y == 1], return_counts=True)
+    few = names[counts < MIN_POSITIVES]
+    groups = [(int(c), str(n), reasons == n) for n, c in zip(names, counts, strict=True) if c >= MIN_POSITIVES]
+    groups.sort(key=lambda g: (-g[0], g[1]))
+    if few.size:
+        groups.append((int(counts[counts < MIN_POSITIVES].sum()), OTHER_REASONS, np.isin(reasons, few)))
+    # What the command's own result reports (exit codes, exceptions, tests, tool errors), apart
+    # from the limits and formats each harness enforces with its own messages.
+    own = np.char.endswith(reasons.astype(str), HARNESS_MESSAGE)
+    if (own & (y == 1)).any() and (~own & (y == 1)).any():
+        groups.append((int((~own & (y == 1)).sum()), NOT_HARNESS, ~own))
+    found: dict[str, tuple[int, float | None]] = {}
+    for count, name, of_reason in groups:
+        keep = passing | ((y == 1) & of_reason)
+        found[name] = (count, round(auc(y[keep], scores[keep]), 4) if count >= MIN_POSITIVES else None)
+    return found
 
 
 def _pooled(
@@ -146,6 +186,7 @@ def _pooled(
         result.auc = round(auc(y, scores), 4)
         result.interval = bootstrap_interval(y, scores, pooled_runs, resamples, seed)
         result.caught = round(float(np.mean(cloud[y == 1])), 4)
+        result.by_failure = by_failure(y, scores, np.concatenate([r.reasons for r in scored]))
     return result
 
 
@@ -160,6 +201,19 @@ def markdown(results: list[FamilyResult], title: str) -> str:
         interval = f"{r.interval[0]}–{r.interval[1]}" if r.interval else ""
         cells = [r.family, r.trajectories, r.positives, r.negatives, r.auc, interval, r.cloud_share, r.caught, r.note]
         lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
+    broken = [r for r in results if r.by_failure]
+    if broken:
+        lines += [
+            "",
+            "By what failed: each reason's failing steps against the family's passing steps (AUC; "
+            f"none under {MIN_POSITIVES} failing steps)",
+            "",
+            "| left out | failed by | failing steps | AUC |",
+            "|---|---|---|---|",
+        ]
+        for r in broken:
+            for reason, (count, score) in r.by_failure.items():
+                lines.append(f"| {r.family} | {reason} | {count} | {'' if score is None else score} |")
     return "\n".join(lines) + "\n"
 
 

@@ -182,6 +182,7 @@ _TESTS_FAILED = re.compile(
     re.M,
 )
 _TAIL_CHARS = 2000  # a summary is at the end: a long output is judged by its tail
+HARNESS_MESSAGE = "error message"  # the reason's ending when a harness's own message says it failed
 _EDGE_CHARS = 4096  # of each end of a result, where harnesses put their messages and statuses
 # A terminal screen (Terminus-2) ends with the shell's prompt after the program's last words.
 _PROMPT_CHARS = 300  # the last line or two, where a prompt is
@@ -366,7 +367,7 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     for index in dict.fromkeys([index for word, index in _HARNESS_WORDS if word in edges]):
         harness, _, pattern = HARNESS_ERRORS[index]
         if pattern.search(edges):
-            return f"{harness} error message"
+            return f"{harness} {HARNESS_MESSAGE}"
     programs = _programs(command) if shell else []
     codes = _exit_codes(edges)
     if codes and int(codes[-1]) != 0:

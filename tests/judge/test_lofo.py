@@ -3,12 +3,14 @@ AUC interval, its cloud share and a plot; a family with few positives is counted
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from judge.cli import main
+from judge.lofo import POOLED
 from judge.rows import write_rows
 from tests.judge.helpers import synthetic_rows
 
@@ -72,3 +74,41 @@ def test_lofo_on_one_family_says_there_is_nothing_to_train_on(tmp_path: Path, ca
         "| mini-swe-agent-1 | 40 |" in captured.out and "the only family: no other family to train on" in captured.out
     )
     assert "one family only" in captured.err
+
+
+def test_lofo_breaks_a_family_down_by_what_failed(tmp_path: Path, capsys: Any) -> None:
+    """A family whose failures are of two kinds: one the features say (learnt on the other
+    families), one at random (a harness's own limit no other family shows): the family's figure
+    mixes them, the breakdown tells them apart."""
+    rows = _rows()
+    rng = random.Random(7)
+    for row in rows:
+        if row["family"] != "alpha-1":
+            continue
+        if row["action_failed"]:
+            row["failure"] = "exit code 1"
+        elif rng.random() < 0.2:
+            row["action_failed"], row["failure"] = 1, "alpha error message"
+    data = tmp_path / "rows.jsonl"
+    write_rows(data, rows)
+    out = tmp_path / "lofo"
+    assert main(["lofo", "--data", str(data), "--model", "logreg", "--bootstrap", "20", "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    alpha = {r["family"]: r for r in orjson.loads((out / "lofo.json").read_bytes())}["alpha-1"]
+    (exits, exits_auc), (refused, refused_auc) = (
+        alpha["by_failure"]["exit code 1"],
+        alpha["by_failure"]["alpha error message"],
+    )
+    assert exits + refused == alpha["positives"] and refused >= 20
+    assert exits_auc > 0.75 and 0.35 < refused_auc < 0.65
+    assert exits_auc > alpha["auc"] > refused_auc
+    assert f"| alpha-1 | exit code 1 | {exits} | {exits_auc} |" in table
+    assert f"| alpha-1 | alpha error message | {refused} | {refused_auc} |" in table
+    # Apart from the harness's own messages: the failures the command's result reports.
+    assert alpha["by_failure"]["all but the harness's own messages"] == [exits, exits_auc]
+    # Rows that name no reason are counted under one.
+    assert "| beta-0 | not given |" in table
+    # The pooled row too: every family's left-out scores by reason.
+    pooled = {r["family"]: r for r in orjson.loads((out / "lofo.json").read_bytes())}[POOLED]
+    assert pooled["by_failure"]["alpha error message"][0] == refused
+    assert pooled["by_failure"]["exit code 1"][0] == exits
