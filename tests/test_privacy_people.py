@@ -143,6 +143,35 @@ def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:
     assert not {f for f in found(text, frozenset()) if f[0] == "PHONE"}
 
 
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Ingrid lives on Vestre Ringvei 41 since May.", "Vestre Ringvei 41"),
+        ("Please ship it to 18 Tammsaare, Tartu 50409 by Monday", "18 Tammsaare, Tartu 50409"),
+        ("The clinic is at Piazza dei Martiri 7, Napoli.", "Piazza dei Martiri 7, Napoli"),
+        ("Can you book a taxi to 3310 Koivukuja 12 Apt. 5, Vantaa?", "3310 Koivukuja 12 Apt. 5, Vantaa"),
+        ("we meet at the corner of Rysensteensgade 9 and Tietgens Passage", "Rysensteensgade 9 and Tietgens Passage"),
+        ("my address is Hollandse Kade 114, Weesp", "Hollandse Kade 114, Weesp"),
+    ],
+)
+def test_a_street_line_of_any_country_after_a_phrase_that_says_a_place_follows(text: str, address: str) -> None:
+    assert ("ADDRESS", address) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the error is located at Line 42 of main.py",
+        "we moved to Python 3 and send the logs to Grafana 10 dashboards",
+        "ship it to Step 2 of the pipeline, then meet me at 5 PM",
+        "deliver to 3 workers in the pool",
+        "the build lives on Node 18 for now",
+    ],
+)
+def test_what_follows_such_a_phrase_is_not_always_a_street(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "ADDRESS"}
+
+
 def test_an_address_field_whose_value_is_on_the_next_line() -> None:
     text = "Personal info:\nAddress:\n212 Kaivokatu 9 Apt. 31, Vantaa.\n\nWebsite:\nhttps://example.org/"
     assert ("ADDRESS", "212 Kaivokatu 9 Apt. 31, Vantaa.") in found(text)

@@ -128,6 +128,52 @@ _BLOCK_LINES = 5  # a street line, two unit lines and two place lines before the
 _BLOCK_REACH = 600  # characters those lines may take at the most (a bound to look in first)
 
 
+# A street line of any country after a phrase that says a place follows (`lives on`, `deliver
+# it to`, `meet me at`, `the corner of`, `my address is`): a house number then capitalised words
+# (`692 Kuuse 53`, `9383 ul. Chrzanowska 61`), or words then a house number (`Via dei Fiorentini
+# 17`, `Árpád fejedelem útja 3.`), a unit and `, City, Country 12345` after it; a second street
+# after `and` on a corner. Without the phrase such lines are too like other text to be taken
+# (`Python 3`, `Step 2`); with it, words that number things in documents and code are not
+# streets (`located at Line 42`).
+_CUE = (
+    r"(?:\b(?:live[sd]?|living|reside[sd]?|residing|stay(?:s|ed|ing)?)[ \t]+(?:on|at)"
+    r"|\blocated[ \t]+(?:at|on)"
+    r"|\b(?:deliver(?:ed|y)?|ship(?:ped|ping)?|send|sent|mail(?:ed)?|post(?:ed)?)"
+    r"(?:[ \t]+(?:it|this|them|me|us|everything|the[ \t]+[a-z]+|a[ \t]+new[ \t]+one|a[ \t]+[a-z]+))?[ \t]+to"
+    r"|\b(?:taxi|cab|ride|drive|driving|directions)[ \t]+to"
+    r"|\bmeet(?:ing)?(?:[ \t]+(?:me|you|us|them))?[ \t]+at"
+    r"|\b(?:drops?|dropped|drop)[ \t]+(?:you|me|us|them)[ \t]+off[ \t]+at"
+    r"|\bpick(?:s|ed)?[ \t]+(?:me|you|us|them)[ \t]+up[ \t]+at"
+    r"|\b(?:office|restaurant|shop|store|house|home|flat|apartment|venue|clinic|hotel|warehouse)[ \t]+is[ \t]+(?:at|on)"
+    r"|\baddress[ \t]+is|\benter[ \t]+on|\bthe[ \t]+corner[ \t]+of)"
+)
+_NOT_STREET = (
+    r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
+    r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Floor|Room|Building"
+    r"|Block|Unit|Day|Week|Month|Year|Slot|Seat|Track|Tab|Task|Issue|Ticket)\b)"
+)
+_PARTICLE = (
+    r"(?:de|del|la|las|los|da|do|dos|das|di|dei|della|van|von|der|den|du|le|y|e|i|ul\.|al\.|út|utca|útja|tér|u\.)"
+)
+# Where a street line ends: the clause ends, or a unit, a street word or a word that goes on
+# the sentence follows (`Grafana 10 dashboards` is no street).
+_CLAUSE_END = (
+    r"(?=[ \t]*(?:[,.;:!?)\n]|$|(?i:street|st|road|rd|apt|apartment|suite|ste|unit|flat|floor|and|in|on|for|by|after"
+    r"|before|the|please|tomorrow|today|tonight|at|is|was|since|from|until|near|next|opposite|behind|with|if|when"
+    r"|where|which|who|that|as|so|but|or|because|every|each|this)\b))"
+)
+_CUED_STREET = (
+    rf"(?:\d{{1,6}}[A-Za-z]?(?:[ \t]+\d{{1,5}})?[ \t]+{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLE})){{0,4}}"
+    rf"(?:[ \t]+\d{{1,5}}[A-Za-z]?\.?)?{_CLAUSE_END}"
+    rf"|{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLE}|[a-zà-ÿ]{{2,}})){{0,3}}[ \t]+\d{{1,5}}[A-Za-z]?\.?"
+    rf"(?![\w/:-]|[.,]\d){_CLAUSE_END})"
+)
+_CUED = re.compile(
+    rf"(?i:{_CUE})[ \t]+((?:{_CUED_STREET})(?:{_UNIT}){{0,2}}(?:,[ \t]*{_CITY}){{0,2}}(?:,?[ \t]+\d{{4,5}}(?!\d))?"
+    rf"(?:[ \t]+and[ \t]+(?:{_CUED_STREET}|{_CAP}(?:[ \t]+{_CAP}){{0,3}}))?)"
+)
+
+
 def _street_value(value: str) -> bool:
     """A labelled or column value that is a street line: a number and a word, not an e-mail,
     an IP address, a URL or a bare number."""
@@ -195,6 +241,14 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         400,
         4,
     ),
+    (
+        _CUED,
+        "address-cue",
+        _CUE + r"[ \t]",
+        True,
+        48,
+        160,
+    ),
     (_MILITARY, "address-military", r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d", False, 60, 8),
     (
         _LABELLED,
@@ -247,7 +301,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         for match in search(pattern, text, spans):
             if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
                 continue
-            if rule != "address-label":
+            if rule not in ("address-label", "address-cue"):
                 yield match.start(), match.end(), rule
                 continue
             value = match.group(1)
