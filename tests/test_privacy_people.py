@@ -105,6 +105,13 @@ def test_look_alikes_of_names_are_not_taken(text: str) -> None:
     assert not {f for f in found(text) if f[0] == "PERSON"}
 
 
+def test_a_possessive_ending_is_not_part_of_the_name() -> None:
+    assert ("PERSON", "Oskar Lindqvist") in found("Reviewed: Oskar Lindqvist's patch.")
+    assert ("PERSON", "Oskar Lindqvist's") not in found("Reviewed: Oskar Lindqvist's patch.")
+    # An apostrophe inside a name stays.
+    assert ("PERSON", "Siobhan O'Connor") in found("The customer, Siobhan O'Connor, called twice.")
+
+
 def test_phone_csv_columns_and_whatsapp_uris() -> None:
     assert found("name,phone\nAnn,4155552671\n", frozenset()) == {("PHONE", "4155552671")}
     # A +CC number between digit-led fields of a CSV row.

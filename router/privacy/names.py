@@ -428,13 +428,22 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "name-heading"
 
 
+def _unpossessed(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans without a possessive ending (`Maite Lemmens's` is `Maite Lemmens`): the name's
+    words may hold an apostrophe (`O'Connor`), so a candidate carries its `'s` along."""
+    return [
+        (start, end - 2, rule) if end - start > 3 and text[end - 2 : end] in ("'s", "’s") else (start, end, rule)
+        for start, end, rule in found
+    ]
+
+
 def find_rules(text: str) -> list[Finding]:
     """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
-    return longest_first("PERSON", text, found)
+    return longest_first("PERSON", text, _unpossessed(text, found))
 
 
 def find(text: str) -> list[Finding]:
@@ -446,4 +455,4 @@ def find(text: str) -> list[Finding]:
     found.extend(_headings(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
-    return longest_first("PERSON", text, found)
+    return longest_first("PERSON", text, _unpossessed(text, found))
