@@ -105,9 +105,12 @@ def test_look_alikes_of_names_are_not_taken(text: str) -> None:
     assert not {f for f in found(text) if f[0] == "PERSON"}
 
 
-def test_a_possessive_ending_is_not_part_of_the_name() -> None:
+def test_a_greeting_or_a_possessive_ending_is_not_part_of_the_name() -> None:
     assert ("PERSON", "Oskar Lindqvist") in found("Reviewed: Oskar Lindqvist's patch.")
     assert ("PERSON", "Oskar Lindqvist's") not in found("Reviewed: Oskar Lindqvist's patch.")
+    # Nor does a greeting before it.
+    assert {f for f in found("Hi Teodora, can you rerun the job?") if f[0] == "PERSON"} == {("PERSON", "Teodora")}
+    assert {f for f in found("Hey Priya, the logs are fine.") if f[0] == "PERSON"} == {("PERSON", "Priya")}
     # An apostrophe inside a name stays.
     assert ("PERSON", "Siobhan O'Connor") in found("The customer, Siobhan O'Connor, called twice.")
 

@@ -428,13 +428,23 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "name-heading"
 
 
-def _unpossessed(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The spans without a possessive ending (`Maite Lemmens's` is `Maite Lemmens`): the name's
-    words may hold an apostrophe (`O'Connor`), so a candidate carries its `'s` along."""
-    return [
-        (start, end - 2, rule) if end - start > 3 and text[end - 2 : end] in ("'s", "’s") else (start, end, rule)
-        for start, end, rule in found
-    ]
+# Greetings and thanks open a message beside a name, never as part of it (`Hi Carlos,`).
+_GREETING = re.compile(r"(?:Hi|Hello|Hey|Dear|Thanks|Thank you|Cheers|Greetings|Welcome|Morning|Evening)[ \t]+")
+
+
+def _tidied(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The spans without a greeting before the name (`Hi Carlos` is `Carlos`) or a possessive
+    ending after it (`Maite Lemmens's` is `Maite Lemmens`: a name's words may hold an apostrophe,
+    `O'Connor`, so a candidate carries its `'s` along)."""
+    tidy = []
+    for start, end, rule in found:
+        greeting = _GREETING.match(text, start, end)
+        if greeting is not None and greeting.end() < end:
+            start = greeting.end()
+        if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):
+            end -= 2
+        tidy.append((start, end, rule))
+    return tidy
 
 
 def find_rules(text: str) -> list[Finding]:
@@ -443,7 +453,7 @@ def find_rules(text: str) -> list[Finding]:
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
-    return longest_first("PERSON", text, _unpossessed(text, found))
+    return longest_first("PERSON", text, _tidied(text, found))
 
 
 def find(text: str) -> list[Finding]:
@@ -455,4 +465,4 @@ def find(text: str) -> list[Finding]:
     found.extend(_headings(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
-    return longest_first("PERSON", text, _unpossessed(text, found))
+    return longest_first("PERSON", text, _tidied(text, found))
