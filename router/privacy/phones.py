@@ -152,27 +152,10 @@ def _label_before(text: str, start: int) -> bool:
 # A phone field (`Phone: 467 3395`, `"mobile": "…"`, `Tel.:` with the value on the next line, as
 # on a business card or a CV) holds a phone number even where no numbering plan known here says
 # so: a local number without its area code, a number in a range not issued yet. Only the words
-# that name such a field, right before its value; `call` or `contact` open none.
-_FIELD_WORDS = (
-    "tel",
-    "telephone",
-    "telefon",
-    "telefono",
-    "teléfono",
-    "téléphone",
-    "telefone",
-    "phone",
-    "mobile",
-    "mobil",
-    "cell",
-    "cellphone",
-    "fax",
-    "whatsapp",
-    "móvil",
-    "movil",
-    "celular",
-    "cellulare",
-)
+# that name such a field, right before its value:
+# `call` and `contact` begin sentences; the words for "number" name order and account numbers.
+_NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "sms")
+_FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS)
 _FIELD = re.compile(
     "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _FIELD_WORDS) + r")(?:[ _-]?(?:number|num|no|nr))?"
     r"\.?[\"']?[ \t]*[:=][ \t]*[\"']?(?:\r?\n[ \t]*)?$"
