@@ -10,7 +10,9 @@ with the default detectors after emptying every cache by value and of texts, so 
 flattered by values seen before; value-dense text is scanned as distinct 64 KiB slices, each
 once (with `--repeat N`, N times a round, the best kept: on a machine other jobs load, one scan
 moves by a tenth or more). Reported per checkout: the best and the median over rounds (CPU
-time). A baseline given as a revision is exported with `git archive`.
+time). A baseline given as a revision is exported with `git archive` and, unless `TANDEM_PURE`
+is set, its hot modules are compiled as this checkout's are (`router.native_build`), so that
+both run in the same mode; each run's mode is printed beside its figures.
 """
 
 from __future__ import annotations
@@ -55,6 +57,8 @@ for name, parts in texts.items():
             spent += time.process_time() - started
         times.append(spent)
     out[name] = (min(times), sum(len(t.encode()) for t in parts))
+from router.native import state
+out["mode"] = state().describe()
 json.dump(out, open(sys.argv[2], "w"))
 """
 
@@ -100,6 +104,16 @@ def _checkout(given: str, folder: Path, here: Path) -> Path:
     target.mkdir()
     archive = subprocess.run(["git", "-C", str(here), "archive", given], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
+    if os.environ.get("TANDEM_PURE", "") in ("", "0"):
+        # Compiled as this checkout is (where it can be: a checkout older than the compiled
+        # modules has nothing to build and runs pure, as its mode line then says).
+        subprocess.run(
+            [sys.executable, "-m", "router.native_build", "--optional", "--if-stale"],
+            cwd=target,
+            env={**os.environ, "PYTHONPATH": str(target)},
+            check=False,
+            capture_output=True,
+        )
     return target
 
 
@@ -114,6 +128,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     here = Path(__file__).resolve().parents[2]
     results: dict[str, dict[str, list[float]]] = {}
+    modes: dict[str, set[str]] = {}
     with tempfile.TemporaryDirectory(prefix="privacy-speed-") as work:
         folder = Path(work)
         checkouts = {"this checkout": here} | {b: _checkout(b, folder, here) for b in args.baseline}
@@ -133,7 +148,9 @@ def main(argv: list[str] | None = None) -> None:
                     cwd=checkout,
                     env=env,
                 )
-                for name, (seconds, size) in json.loads(out.read_text()).items():
+                measured = json.loads(out.read_text())
+                modes.setdefault(label, set()).add(measured.pop("mode"))
+                for name, (seconds, size) in measured.items():
                     scale = dict((f[0], f[2]) for f in FIGURES)[name]
                     results.setdefault(label, {}).setdefault(name, []).append(seconds * scale / size)
     print(f"\nCPU time, {args.rounds} rounds, checkouts in turn (best / median):")
@@ -142,6 +159,8 @@ def main(argv: list[str] | None = None) -> None:
         cells = "".join(f"{min(figures[n]):>13.1f} / {statistics.median(figures[n]):<10.1f}" for n, *_ in FIGURES)
         print(f"{label[:16]:16}{cells}")
     print(f"{'target':16}" + "".join(f"{'<= ' + format(t, 'g'):>26}" for _n, _u, _s, t in FIGURES))
+    for label, seen in modes.items():
+        print(f"{label}: {'; '.join(sorted(seen))}")
     if args.json:
         rows = []
         for label, figures in results.items():
