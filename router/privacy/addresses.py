@@ -9,6 +9,8 @@ countries' street lines, on CPU and with no model.
 - Netherlands: `Keizersgracht 123, 1015 CJ Amsterdam`.
 - Labelled fields and named columns (`address`, `street`, `address_line1`, `Anschrift`, …) whose
   value holds a number and a word.
+- Any country's street line, before the unit, place and postcode lines of an envelope, or after a
+  phrase that says a place follows (`lives on`, `ship it to`, `the corner of`).
 
 A finding is the street line and, where it follows, the city and postcode. A city or postcode
 alone is not taken (it names thousands of homes).
