@@ -28,7 +28,7 @@ def test_the_shipped_model_loads() -> None:
     ("text", "name"),
     [
         ("Spoke to Joaquim Oakenshield yesterday; she confirmed the migration can wait.", "Joaquim Oakenshield"),
-        ("Escalated by Teodora Kerrigan: the export job fails on large tenants.", "Teodora Kerrigan"),
+        ("Escalated by Ottilie Kerrigan: the export job fails on large tenants.", "Ottilie Kerrigan"),
         ("We asked Bartholomew Oyelaran to rerun the nightly job.", "Bartholomew Oyelaran"),
         ("Spoke to Priya yesterday about the outage.", "Priya"),
         ("According to Serafina Christodoulou, the invoice was paid twice last month.", "Serafina Christodoulou"),

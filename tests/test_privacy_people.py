@@ -115,6 +115,19 @@ def test_a_greeting_or_a_possessive_ending_is_not_part_of_the_name() -> None:
     assert ("PERSON", "Siobhan O'Connor") in found("The customer, Siobhan O'Connor, called twice.")
 
 
+def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
+    """The listed names are split over several hyperscan expressions (one is bounded in length):
+    a name of each part is found as a listed name in free text."""
+    from router.privacy.names import _LISTED_CHUNK, _listed_ends, _raw_names
+
+    listed = _raw_names()
+    assert len(listed) > 2 * _LISTED_CHUNK
+    for name in (listed[0], listed[_LISTED_CHUNK], listed[-1]):
+        text = f"we asked {name} about it"
+        assert _listed_ends(text) == [len("we asked ") + len(name) + 1], name
+    assert ("PERSON", "Kristian Herzog") in found("Please add Kristian Herzog as guardian on the account.")
+
+
 def test_phone_csv_columns_and_whatsapp_uris() -> None:
     assert found("name,phone\nAnn,4155552671\n", frozenset()) == {("PHONE", "4155552671")}
     # A +CC number between digit-led fields of a CSV row.

@@ -328,11 +328,24 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
 _ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
 
 
+_LISTED_CHUNK = 400  # names an expression: hyperscan bounds the length of one
+
+
 @functools.cache
 def _listed_anchor() -> Anchors:
-    """Listed names as whole words: the free-text rule needs one in each name it takes."""
-    alternation = "|".join(re.escape(w) for w in _raw_names())
-    return Anchors([Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)")])
+    """Listed names as whole words: the free-text rule needs one in each name it takes (in
+    expressions of `_LISTED_CHUNK` names each, found in one pass)."""
+    names = _raw_names()
+    chunks = ["|".join(re.escape(w) for w in names[i : i + _LISTED_CHUNK]) for i in range(0, len(names), _LISTED_CHUNK)]
+    return Anchors([Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)") for alternation in chunks])
+
+
+def _listed_ends(text: str) -> list[int]:
+    """Where listed names end in `text` (sorted): the anchors' ends of every chunk."""
+    hits = _listed_anchor().ends(text)
+    if len(hits) == 1:
+        return next(iter(hits.values()))
+    return sorted(end for ends in hits.values() for end in ends)
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -360,7 +373,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _shape(value) and len(_words(value)) <= 4
             if accepted:
                 yield (*_trim(text, *match.span(group)), rule)
-    listed = _listed_anchor().ends(text).get(0)
+    listed = _listed_ends(text)
     if listed:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
