@@ -154,7 +154,7 @@ def by_failure(
         groups.append((int(counts[counts < MIN_POSITIVES].sum()), OTHER_REASONS, np.isin(reasons, few)))
     # What the command's own result reports (exit codes, exceptions, tests, tool errors), apart
     # from the limits and formats each harness enforces with its own messages.
-    own = np.char.endswith(reasons.astype(str), HARNESS_MESSAGE)
+    own = np.char.endswith(reasons, HARNESS_MESSAGE)
     if (own & (y == 1)).any() and (~own & (y == 1)).any():
         groups.append((int((~own & (y == 1)).sum()), NOT_HARNESS, ~own))
     found: dict[str, tuple[int, float | None]] = {}

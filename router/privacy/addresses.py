@@ -114,9 +114,11 @@ _CONTINUATION = re.compile(
 # words and a house number, ending its line; an address only with the continuation after it.
 # (After a house number any words; with none, capitalised words and particles: `Send it to
 # Storgata 14` is `Storgata 14`.)
+# Words that join the words of a street's name (`Rua da Prata`, `Via della Scala`).
+_PARTICLES = r"de|del|la|las|los|da|do|dos|das|di|della|van|von|der|den|du|le|y|e|i"
 _STREET_LINE = re.compile(
     r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
-    rf"|{_CAP}(?:[ \t]+(?:{_CAP}|de|del|la|las|los|da|do|dos|das|di|della|van|von|der|den|du|le|y|e|i)){{0,4}})"
+    rf"|{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}})"
     rf"[ \t]+\d{{1,5}}(?:[A-Za-z]|[ \t][A-Z](?![\w.]))?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}})(?=[ \t]*\r?\n)"
 )
 
@@ -154,9 +156,8 @@ _NOT_STREET = (
     r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Floor|Room|Building"
     r"|Block|Unit|Day|Week|Month|Year|Slot|Seat|Track|Tab|Task|Issue|Ticket)\b)"
 )
-_PARTICLE = (
-    r"(?:de|del|la|las|los|da|do|dos|das|di|dei|della|van|von|der|den|du|le|y|e|i|ul\.|al\.|út|utca|útja|tér|u\.)"
-)
+# ... and, after a phrase, also the words of street types written lower case (`ul.`, `útja`).
+_PARTICLE = rf"(?:{_PARTICLES}|dei|ul\.|al\.|út|utca|útja|tér|u\.)"
 # Where a street line ends: the clause ends, or a unit, a street word or a word that goes on
 # the sentence follows (`Grafana 10 dashboards` is no street).
 _CLAUSE_END = (

@@ -96,9 +96,12 @@ _CONTACT = re.compile(
     r"|e-?mail[\"']?[ \t]*[:=][ \t]*[\"']?"
     r"(?!(?:support|info|sales|no-?reply|help|admin|ops|team|contact|billing|hello)@)"
 )
+_GREETING_WORDS = (
+    r"Dear|Hi|Hello|Hey|Hallo|Liebe[rs]?|Sehr geehrte[r]?|Bonjour|Cher|Chère|Hola|Estimad[oa]|Querid[oa]|Ciao"
+    r"|Gentile|Caro|Cara|Olá|Ola"
+)
 _GREETING = re.compile(
-    r"(?:^|(?<=[\s>\"']))(?:Dear|Hi|Hello|Hey|Hallo|Liebe[rs]?|Sehr geehrte[r]?|Bonjour|Cher|Chère|Hola|Estimad[oa]"
-    r"|Querid[oa]|Ciao|Gentile|Caro|Cara|Olá|Ola)[ \t]+"
+    rf"(?:^|(?<=[\s>\"']))(?:{_GREETING_WORDS})[ \t]+"
     rf"(?:{_HONORIFIC}\.?[ \t]+|(?:Herr|Frau|Madame|Monsieur|Señora?|Senhora?)[ \t]+)?"
     rf"({_FULL})[ \t]*(?=[,!:\n])"
 )
@@ -342,10 +345,7 @@ def _listed_anchor() -> Anchors:
 
 def _listed_ends(text: str) -> list[int]:
     """Where listed names end in `text` (sorted): the anchors' ends of every chunk."""
-    hits = _listed_anchor().ends(text)
-    if len(hits) == 1:
-        return next(iter(hits.values()))
-    return sorted(end for ends in hits.values() for end in ends)
+    return sorted(end for ends in _listed_anchor().ends(text).values() for end in ends)
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -442,7 +442,7 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 # Greetings and thanks open a message beside a name, never as part of it (`Hi Carlos,`).
-_GREETING = re.compile(r"(?:Hi|Hello|Hey|Dear|Thanks|Thank you|Cheers|Greetings|Welcome|Morning|Evening)[ \t]+")
+_OPENING = re.compile(rf"(?:{_GREETING_WORDS}|Thanks|Thank you|Cheers|Greetings|Welcome)[ \t]+")
 
 
 def _tidied(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -451,7 +451,7 @@ def _tidied(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int
     `O'Connor`, so a candidate carries its `'s` along)."""
     tidy = []
     for start, end, rule in found:
-        greeting = _GREETING.match(text, start, end)
+        greeting = _OPENING.match(text, start, end)
         if greeting is not None and greeting.end() < end:
             start = greeting.end()
         if end - start > 3 and text[end - 2 : end] in ("'s", "’s"):

@@ -163,16 +163,23 @@ _FIELD = re.compile(
 _FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
 
 
+def _phone_digits(value: str) -> str | None:
+    """The digits of a candidate whose count and shape a phone may have (7 to 15, not a date, an
+    SSN's shape, an IPv4 address or a decimal number), else None."""
+    digits = _NOT_DIGIT.sub("", _EXTENSION.sub("", value))
+    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
+        return None
+    return digits
+
+
 def _in_field(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] is the value of a phone field: 7 to 15 digits shaped as a number
     is written, not a date, an IP address or an amount; after a `+`, a country's calling code."""
     if not _FIELD_WINDOW.before(text, max(0, start - 32), start):
         return False
     value = text[start:end]
-    digits = _NOT_DIGIT.sub("", _EXTENSION.sub("", value))
-    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
-        return False
-    if _GROUPED_AMOUNT.match(value) or _HOST_AFTER.match(text, end):
+    digits = _phone_digits(value)
+    if digits is None or _GROUPED_AMOUNT.match(value) or _HOST_AFTER.match(text, end):
         return False
     if value.startswith(("+", "(+")):
         return any(int(digits[:size]) in phonenumbers.COUNTRY_CODE_TO_REGION_CODE for size in (1, 2, 3))
@@ -196,10 +203,10 @@ def _value_facts(value: str) -> bool | tuple[str, bool, bool, bool]:
     """What a candidate's own characters decide: a verdict (international numbers, shapes that
     are never phones), else its digits, whether it is separated, whether it is a valid `00`/`011`
     dial-out number and whether its shape may stand unlabelled (context decides the rest)."""
-    bare = _EXTENSION.sub("", value)
-    digits = _NOT_DIGIT.sub("", bare)
-    if not 7 <= len(digits) <= 15 or _DATE.match(value) or _SSN_SHAPE.match(value) or _DECIMAL.match(value):
+    digits = _phone_digits(value)
+    if digits is None:
         return False
+    bare = _EXTENSION.sub("", value)
     if value.startswith("(+"):  # `(+358) 401439147`
         value = "+" + value[2:].replace(")", "", 1)
     if value.startswith("+"):
