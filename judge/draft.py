@@ -2,7 +2,8 @@
 
 With `sees: draft` the edge drafts the step first and the judge scores the state features
 (judge/features.py) together with these: the draft's action type, its size and shape, whether its
-tool calls are valid, whether it repeats an earlier turn, and the run's own record of steps of
+tool calls are valid, whether it repeats an earlier turn, whether an editor call lacks what its
+command needs or creates a file the recent turns show, and the run's own record of steps of
 the draft's action type (judge/record.py: how many, the share that failed). The action about to be taken is the
 strongest evidence of whether it will fail. A draft model's feature names are
 `FEATURE_NAMES + DRAFT_FEATURE_NAMES`; its card says `sees: draft`.
@@ -15,8 +16,9 @@ import re
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
-from judge.actions import ACTION_TYPES, ActionType, content_text
+from judge.actions import ACTION_TYPES, ActionType, content_text, parse_arguments
 from judge.features import FEATURE_NAMES, TAIL_MESSAGES, Message, Vector, inspect_turn, tool_names
 from judge.record import DRAFT_RECORD_FEATURE_NAMES, EMPTY_RECORD, RunRecord
 
@@ -36,14 +38,52 @@ DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     "draft_cd",
     "draft_heredoc",
     "draft_install",
+    "draft_edit_incomplete",  # an editor's command without what it needs (str_replace, no old_str)
+    "draft_creates_shown",  # an editor's create of a path the recent turns show: it exists
     *DRAFT_RECORD_FEATURE_NAMES,
 )
 STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
+
+# The least a draft judge's score is when the draft's editor call will be refused: the editor's
+# contract, not something learned, so it holds for a family no model was trained on (each family
+# left out in turn, OpenHands' AUC 0.788 -> 0.858, the others unchanged; docs/judge.md). A call
+# without what its command needs is always refused; a `create` of a path the recent turns show is
+# refused when the file exists, which a path shown makes as likely as not.
+SLIP_FLOORS: dict[str, float] = {"draft_edit_incomplete": 0.95, "draft_creates_shown": 0.5}
+_SLIP_COLUMNS = tuple((STATE_AND_DRAFT_NAMES.index(name), floor) for name, floor in SLIP_FLOORS.items())
+
+
+def floored(score: float, vector: Vector) -> float:
+    """A draft judge's `score` of the state-and-draft `vector`, raised to its slips' floors."""
+    for column, floor in _SLIP_COLUMNS:
+        if vector[column] > 0.0 and score < floor:
+            score = floor
+    return score
+
+
+def floored_all(scores: npt.NDArray[np.float64], x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """`floored` for many rows: `scores` of the state-and-draft matrix `x` (a new array)."""
+    out = np.array(scores, dtype=np.float64)
+    for column, floor in _SLIP_COLUMNS:
+        slipped = x[:, column] > 0.0
+        out[slipped] = np.maximum(out[slipped], floor)
+    return out
+
 
 _FENCED = re.compile(r"```[\w-]*\s*\n(.*?)```", re.DOTALL)
 _SCRIPT = re.compile(r"\b(?:python[\d.]*|node|bash|sh|ruby|perl|go run)\s+[\w./-]+\.(?:py|js|ts|sh|rb|pl|go)\b")
 _INLINE = re.compile(r"\b(?:python[\d.]*\s+-c|node\s+-e|perl\s+-e|ruby\s+-e)\b")
 _CHAIN = re.compile(r"&&|\|\||;|\|")
+# Editors driven by a `command` argument (OpenHands' and SWE-agent's str_replace_editor, the
+# text editor tool of Anthropic's API): what each command cannot do without. Such an editor
+# refuses a call that lacks it, and refuses to `create` a file that exists: the two slips most of
+# its errors are (real OpenHands runs: a third of its failing steps), neither visible in the
+# state before the call is drafted.
+_EDITOR_NEEDS: dict[str, tuple[str, ...]] = {
+    "create": ("file_text",),
+    "str_replace": ("old_str",),
+    "insert": ("insert_line", "new_str"),
+}
 _INSTALL = re.compile(r"\b(?:pip[\d.]*|apt(?:-get)?|npm|yarn|pnpm|conda|cargo|gem)\s+(?:install|add)\b")
 
 
@@ -60,6 +100,48 @@ def command_text(message: Message) -> str:
     text = content_text(message)
     blocks = _FENCED.findall(text)
     return "\n".join(blocks) if blocks else text
+
+
+def _editor_calls(draft: Message) -> list[dict[str, Any]]:
+    """The arguments of the draft's calls to a `command`-driven editor (see `_EDITOR_NEEDS`)."""
+    calls = draft.get("tool_calls")
+    if not isinstance(calls, list):
+        return []
+    found = []
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        args = parse_arguments(function.get("arguments"))
+        command = args.get("command") if args is not None else None
+        if args is not None and isinstance(command, str) and command in _EDITOR_NEEDS:
+            found.append(args)
+    return found
+
+
+def _shown(path: str, messages: list[Message]) -> bool:
+    """Whether `path` appears in the messages' text or in their tool calls' arguments."""
+    for message in messages:
+        if path in content_text(message):
+            return True
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else ():
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and path in str(function.get("arguments") or ""):
+                return True
+    return False
+
+
+def _editor_values(draft: Message, tail: list[Message]) -> tuple[float, float]:
+    """(`draft_edit_incomplete`, `draft_creates_shown`) of the draft; 0 without editor calls."""
+    incomplete = creates_shown = False
+    for args in _editor_calls(draft):
+        command = str(args["command"])
+        incomplete = incomplete or any(need not in args for need in _EDITOR_NEEDS[command])
+        path = args.get("path")
+        if command == "create" and isinstance(path, str) and path.strip() and not creates_shown:
+            creates_shown = _shown(path.strip(), tail)
+    return float(incomplete), float(creates_shown)
 
 
 def draft_features(
@@ -94,6 +176,7 @@ def draft_features(
         float("cd " in command),
         float("<<" in command),
         float(_INSTALL.search(command) is not None),
+        *_editor_values(draft, messages[-TAIL_MESSAGES:]),
         *record.type_values(turn.action),
     ]
     return np.array(values, dtype=np.float32)

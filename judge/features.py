@@ -18,6 +18,8 @@ Version 4 adds the run's own record (`RunRecord`): how many of its earlier steps
 reported as failed, lagged by one step so that nothing new is read on the answer's path (the
 gateway labels each step when it writes the next step's record, off the path; the step just
 before is what the error signals of the latest tool output already describe).
+Version 5 adds two draft features (judge/draft.py): an editor call without what its command needs,
+and an editor's `create` of a path the recent turns show. The state features are version 4's.
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.
@@ -41,7 +43,7 @@ from judge.record import EMPTY_RECORD, RECORD_FEATURE_NAMES, RunRecord
 from judge.signals import quick_error_signals
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 4
+FEATURE_VERSION = 5
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command

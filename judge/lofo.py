@@ -29,6 +29,7 @@ import numpy.typing as npt
 import orjson
 
 from judge.calibrate import threshold_for_share
+from judge.draft import floored_all
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
 from judge.modes import IGNORE_HELP, add_tree_options, blinded, ignored_columns, parse_ignore, tree_flags, tree_params
@@ -113,10 +114,8 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
             result.note = "the other families have one label value only: nothing to train on"
         else:
             estimator = fit_estimator(config, fit_x[train], labels.y[train], labels.weight[train])
-            threshold = threshold_for_share(
-                estimator.predict_proba(x[train])[:, 1].astype(np.float64), config.cloud_share
-            )
-            scores = estimator.predict_proba(x[inside])[:, 1].astype(np.float64)
+            threshold = threshold_for_share(_scores(estimator, x[train], config.sees), config.cloud_share)
+            scores = _scores(estimator, x[inside], config.sees)
             result.y, result.scores, result.threshold = y, scores, round(float(threshold), 6)
             result.reasons = reasons[inside]
             result.cloud_share = round(float(np.mean(scores >= threshold)), 4)
@@ -132,6 +131,12 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
         results.append(result)
     pooled = _pooled(results, runs, families, config.seed, resamples)
     return results + ([pooled] if pooled else [])
+
+
+def _scores(estimator: Any, x: npt.NDArray[np.float32], sees: str) -> npt.NDArray[np.float64]:
+    """The fitted model's scores as a served judge gives them (a draft judge's with its floors)."""
+    scores = estimator.predict_proba(x)[:, 1].astype(np.float64)
+    return floored_all(scores, x) if sees == "draft" else scores
 
 
 POOLED = "pooled (each family scored by the model trained without it)"

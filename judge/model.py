@@ -23,6 +23,7 @@ import numpy.typing as npt
 import onnxruntime as ort  # type: ignore[import-untyped]
 
 from judge.card import JudgeModelError, ModelCard, card_path, read_card
+from judge.draft import floored, floored_all
 from judge.features import FEATURE_VERSION
 from judge.modes import SEES, names_for
 
@@ -182,7 +183,12 @@ class JudgeModel:
         return model
 
     def score(self, features: npt.NDArray[np.float32]) -> float:
-        """The probability that the step needs the cloud, in [0, 1]."""
+        """The probability that the step needs the cloud, in [0, 1] (a draft judge's raised to
+        the floors of the draft's slips: `judge.draft.SLIP_FLOORS`)."""
+        score = self._score(features)
+        return floored(score, features.reshape(-1)) if self.card.sees == "draft" else score
+
+    def _score(self, features: npt.NDArray[np.float32]) -> float:
         bound = self.bound
         if bound is not None and features.shape == (bound.width,):
             found = bound.score(features)
@@ -195,10 +201,11 @@ class JudgeModel:
         return float(probabilities[0, -1])
 
     def score_batch(self, features: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-        """Scores of many rows at once (evaluation, calibration)."""
+        """Scores of many rows at once (evaluation, calibration), as `score` gives each."""
         rows = np.ascontiguousarray(features, dtype=np.float32).reshape(-1, len(self.card.feature_names))
         probabilities = self.session.run(self.output_names, {self.input_name: rows})[0]
-        return np.asarray(probabilities[:, -1], dtype=np.float64)
+        scores = np.asarray(probabilities[:, -1], dtype=np.float64)
+        return floored_all(scores, rows) if self.card.sees == "draft" else scores
 
 
 Signature = tuple[tuple[int, int] | None, tuple[int, int] | None]

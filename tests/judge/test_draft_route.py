@@ -80,3 +80,47 @@ def test_a_state_model_on_a_draft_route_is_refused() -> None:
         build_routes(
             load_settings(routes={"tandem": {"strategy": "judge", "sees": "draft", "model": str(DEFAULT_MODEL)}})
         )
+
+
+EDITOR_TOOLS = [
+    {"type": "function", "function": {"name": "str_replace_editor", "parameters": {"type": "object"}}},
+    *TOOLS,
+]
+
+
+def test_an_editor_call_its_editor_will_refuse_goes_to_the_cloud(
+    make_gateway: Any, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """A draft that lacks what its editor command needs is scored at least the floor (0.95), so the
+    default threshold rejects it whatever the trees say; a complete one is scored by the trees."""
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft"}})
+    complete = '{"command": "str_replace", "path": "/repo/calc.py", "old_str": "x = 0", "new_str": "x = 1"}'
+    incomplete = '{"command": "str_replace", "path": "/repo/calc.py", "new_str": "x = 1"}'
+    body = {"model": "tandem", "messages": [TASK], "tools": EDITOR_TOOLS}
+    scores = {}
+    for name, arguments in (("complete", complete), ("incomplete", incomplete)):
+        edge.push({"kind": "tool_call", "name": "str_replace_editor", "arguments": arguments})
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": name})
+        assert response.status_code == 200
+        scores[name] = (float(response.headers["x-tandem-score"]), response.headers["x-tandem-target"])
+    assert scores["incomplete"] == (pytest.approx(0.95), "cloud")
+    assert scores["complete"][0] < 0.95
+    assert len(cloud.received) == 1 + (scores["complete"][1] == "cloud")
+
+
+def test_the_floors_hold_for_one_vector_and_many() -> None:
+    model = JudgeModel.load(DEFAULT_DRAFT_MODEL)
+    state = step_features([TASK], TrajectoryCounters(step=1), EDITOR_TOOLS)
+    drafts = [
+        _draft('{"command": "str_replace", "path": "/r/a.py", "new_str": "x"}'),
+        _draft('{"command": "create", "path": "/r/calc.py", "file_text": "x"}'),
+        _draft(SAFE),
+    ]
+    shown = [TASK, {"role": "tool", "tool_call_id": "c0", "content": "/r/calc.py\n/r/b.py"}]
+    rows = np.stack([np.concatenate((state, draft_features(d, shown, EDITOR_TOOLS))) for d in drafts])
+    one = [model.score(row) for row in rows]
+    assert one[0] >= 0.95 and one[1] >= 0.5 and one[2] < 0.5
+    assert model.score_batch(rows).tolist() == pytest.approx(one, abs=1e-6)
+    # The state judge reads no draft: no floor
+    state_model = JudgeModel.load(DEFAULT_MODEL)
+    assert state_model.score(state) < 0.5

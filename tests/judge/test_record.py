@@ -11,8 +11,7 @@ from judge.actions import ActionType
 from judge.draft import DRAFT_FEATURE_NAMES
 from judge.features import FEATURE_NAMES
 from judge.importers import read_run
-from judge.migrate import migrate
-from judge.record import DRAFT_RECORD_FEATURE_NAMES, RECORD_FEATURE_NAMES, LaggedRecord, RunRecord
+from judge.record import LaggedRecord, RunRecord
 from judge.replay import replay
 
 FILES = Path(__file__).parent / "trajectories"
@@ -48,18 +47,3 @@ def test_imported_rows_carry_the_lagged_record() -> None:
     assert [row["features"][at] for row in rows] == [0.0, 0.0, 1.0]
     draft_at = DRAFT_FEATURE_NAMES.index("draft_type_failed_share")
     assert [row["draft_features"][draft_at] for row in rows] == [0.0, 0.0, 0.0]  # no submit on record
-
-
-@pytest.mark.parametrize("name", ["mini.traj.json", "openhands-events.json", "codex-rollout.jsonl", "swe.traj"])
-def test_migrated_rows_are_the_rows_an_import_writes(name: str) -> None:
-    rows = list(replay(read_run(FILES / name)))
-    old = [
-        dict(
-            row,
-            feature_version=3,
-            features=row["features"][: -len(RECORD_FEATURE_NAMES)],
-            draft_features=row["draft_features"][: -len(DRAFT_RECORD_FEATURE_NAMES)],
-        )
-        for row in rows
-    ]
-    assert list(migrate(iter(old))) == rows

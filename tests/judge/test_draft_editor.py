@@ -1,0 +1,84 @@
+"""The draft's editor slips (feature version 5): a `command`-driven editor's call without what its
+command needs, and its `create` of a path the recent turns show. Both are read from the draft's
+tool calls alone; a shell command that does the same is no editor call."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from judge.draft import DRAFT_FEATURE_NAMES, draft_features
+from judge.features import TAIL_MESSAGES
+
+EDITOR = [{"type": "function", "function": {"name": "str_replace_editor", "parameters": {"type": "object"}}}]
+TASK = {"role": "user", "content": "Fix the rounding bug in calc.py."}
+INCOMPLETE = DRAFT_FEATURE_NAMES.index("draft_edit_incomplete")
+SHOWN = DRAFT_FEATURE_NAMES.index("draft_creates_shown")
+
+
+def _call(arguments: Any, name: str = "str_replace_editor") -> dict[str, Any]:
+    raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": raw}}
+    return {"role": "assistant", "content": None, "tool_calls": [call]}
+
+
+def _values(draft: dict[str, Any], messages: list[dict[str, Any]]) -> tuple[float, float]:
+    vector = draft_features(draft, messages, EDITOR)
+    return float(vector[INCOMPLETE]), float(vector[SHOWN])
+
+
+def _result(text: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": "c0", "content": text}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "incomplete"),
+    [
+        ({"command": "str_replace", "path": "/repo/calc.py", "new_str": "x = 1"}, 1.0),
+        ({"command": "str_replace", "path": "/repo/calc.py", "old_str": "x = 0", "new_str": "x = 1"}, 0.0),
+        ({"command": "create", "path": "/repo/new.py"}, 1.0),
+        ({"command": "create", "path": "/repo/new.py", "file_text": "print(1)\n"}, 0.0),
+        ({"command": "insert", "path": "/repo/calc.py", "new_str": "y = 2"}, 1.0),
+        ({"command": "insert", "path": "/repo/calc.py", "insert_line": 3, "new_str": "y = 2"}, 0.0),
+        ({"command": "view", "path": "/repo/calc.py"}, 0.0),  # needs nothing more
+        ({"command": "ls -la"}, 0.0),  # a shell tool's `command`: no editor command
+        ({"command": ["bash", "-lc", "create"]}, 0.0),  # Codex's shell: a list
+        ({"command": {"create": 1}}, 0.0),
+        ('{"command": "str_replace", "path": ', 0.0),  # not JSON: draft_invalid's concern
+    ],
+)
+def test_an_editor_call_without_what_its_command_needs(arguments: Any, incomplete: float) -> None:
+    assert _values(_call(arguments), [TASK])[0] == incomplete
+
+
+def test_creating_a_path_the_recent_turns_show() -> None:
+    create = _call({"command": "create", "path": "/repo/reproduce.py", "file_text": "import calc\n"})
+    earlier = _call({"command": "create", "path": "/repo/reproduce.py", "file_text": "print(0)\n"})
+    assert _values(create, [TASK]) == (0.0, 0.0)
+    assert _values(create, [TASK, earlier, _result("File created successfully at: /repo/reproduce.py")])[1] == 1.0
+    # The path in an earlier call's arguments alone (the result said nothing of it)
+    assert _values(create, [TASK, earlier, _result("ok")])[1] == 1.0
+    # ... or in an output that lists it
+    listing = _call({"command": "view", "path": "/repo"})
+    assert _values(create, [TASK, listing, _result("/repo/calc.py\n/repo/reproduce.py\n")])[1] == 1.0
+    # Another file shown is not this one
+    assert _values(create, [TASK, listing, _result("/repo/calc.py\n")])[1] == 0.0
+
+
+def test_only_the_recent_window_is_read() -> None:
+    create = _call({"command": "create", "path": "/repo/reproduce.py", "file_text": "x\n"})
+    old = [TASK, _call({"command": "view", "path": "/repo"}), _result("/repo/reproduce.py")]
+    filler = [_call({"command": "view", "path": "/repo/calc.py"}), _result("1\tx = 0")] * TAIL_MESSAGES
+    assert _values(create, old + filler)[1] == 0.0
+    assert _values(create, old + filler[: TAIL_MESSAGES - 4])[1] == 1.0
+
+
+def test_a_shell_that_writes_a_shown_file_is_no_editor_call() -> None:
+    # A shell's redirection overwrites by design: nothing an editor would refuse.
+    messages = [TASK, _call({"command": "cat calc.py"}, "bash"), _result("x = 0  # calc.py")]
+    heredoc = _call({"command": "cat > calc.py <<'EOF'\nx = 1\nEOF"}, "bash")
+    fenced = {"role": "assistant", "content": "```bash\ncat > calc.py <<'EOF'\nx = 1\nEOF\n```"}
+    assert _values(heredoc, messages) == (0.0, 0.0)
+    assert _values(fenced, messages) == (0.0, 0.0)
