@@ -108,8 +108,8 @@ judge-model: install-test
 		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; not given the step index, the run's size or the task's shape (they differ by harness); label: the step's action failed (the harness-status label, judge/status.py)"
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 --sees draft $(JUDGE_TREES) \
-		--ignore $(JUDGE_HARNESS_SHAPE),output_bytes_log,output_lines_log,last_text_log,draft_calls,draft_prose,draft_other,draft_plan,draft_invalid,draft_edit_incomplete,draft_creates_shown \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another) nor the sizes a harness sets (step index, run size, task shape, output sizes); an editor call its editor will refuse is scored by a floor, not the trees (judge/draft.py); label: that action failed"
+		--ignore $(JUDGE_HARNESS_SHAPE),output_bytes_log,output_lines_log,last_text_log,draft_calls,draft_prose,draft_other,draft_plan,draft_invalid,draft_edit_incomplete,draft_creates_shown,draft_breaks_format \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; sees the state and the action the run took (the edge's draft when serving), not the draft's shape (a call or prose: a format error in one harness, an answer in another) nor the sizes a harness sets (step index, run size, task shape, output sizes); a draft its harness will refuse (an editor call without what it needs, a reply out of the prompt's format) is scored by a floor, not the trees (judge/draft.py); label: that action failed"
 
 # Rebuilds router/privacy/data/names_model.json (the opt-in person finder's prose model) from
 # public corpora with person annotations, at the commits router/privacy/data/SOURCES.md names:

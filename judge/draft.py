@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ import numpy.typing as npt
 from judge.actions import ACTION_TYPES, ActionType, content_text, parse_arguments
 from judge.features import FEATURE_NAMES, TAIL_MESSAGES, Message, Vector, inspect_turn, tool_names
 from judge.record import DRAFT_RECORD_FEATURE_NAMES, EMPTY_RECORD, RunRecord
+from judge.task import HEAD_MESSAGES
 
 DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     *(f"draft_{kind.value}" for kind in ACTION_TYPES),
@@ -40,16 +42,21 @@ DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     "draft_install",
     "draft_edit_incomplete",  # an editor's command without what it needs (str_replace, no old_str)
     "draft_creates_shown",  # an editor's create of a path the recent turns show: it exists
+    "draft_breaks_format",  # a reply without exactly one code block where the prompt demands one
     *DRAFT_RECORD_FEATURE_NAMES,
 )
 STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
 
-# The least a draft judge's score is when the draft's editor call will be refused: the editor's
-# contract, not something learned, so it holds for a family no model was trained on (each family
-# left out in turn, OpenHands' AUC 0.788 -> 0.858, the others unchanged; docs/judge.md). A call
-# without what its command needs is always refused; a `create` of a path the recent turns show is
-# refused when the file exists, which a path shown makes as likely as not.
-SLIP_FLOORS: dict[str, float] = {"draft_edit_incomplete": 0.95, "draft_creates_shown": 0.5}
+# The least a draft judge's score is when the harness will refuse the draft: its contract, not
+# something learned, so it holds for a family no model was trained on (docs/judge.md). An editor
+# call without what its command needs is always refused; a `create` of a path the recent turns
+# show is refused when the file exists, which a path shown makes as likely as not; a reply that
+# breaks the format the prompt demands is always refused.
+SLIP_FLOORS: dict[str, float] = {
+    "draft_edit_incomplete": 0.95,
+    "draft_creates_shown": 0.5,
+    "draft_breaks_format": 0.95,
+}
 _SLIP_COLUMNS = tuple((STATE_AND_DRAFT_NAMES.index(name), floor) for name, floor in SLIP_FLOORS.items())
 
 
@@ -84,6 +91,16 @@ _EDITOR_NEEDS: dict[str, tuple[str, ...]] = {
     "str_replace": ("old_str",),
     "insert": ("insert_line", "new_str"),
 }
+# A prompt that demands exactly one code block a reply (mini-swe-agent: "Your response must
+# contain exactly ONE bash code block"; "EXACTLY ONE action in triple backticks") rejects a reply
+# with none or several, whatever the command. The language it names is the fence's that counts.
+_ONE_BLOCK = re.compile(
+    r"\bexactly\s+one\s+(?:(bash|sh|shell|python)\s+)?(?:code\s+block|action\s+in\s+triple\s+backticks)",
+    re.IGNORECASE,
+)
+_FENCE = re.compile(r"```([\w-]*)[ \t]*\n.*?```", re.DOTALL)
+_PROMPT_ROLES = ("system", "developer")
+_CONTRACT_CHARS = 20_000  # of each system message: a harness states its format near the top
 _INSTALL = re.compile(r"\b(?:pip[\d.]*|apt(?:-get)?|npm|yarn|pnpm|conda|cargo|gem)\s+(?:install|add)\b")
 
 
@@ -100,6 +117,33 @@ def command_text(message: Message) -> str:
     text = content_text(message)
     blocks = _FENCED.findall(text)
     return "\n".join(blocks) if blocks else text
+
+
+@lru_cache(maxsize=256)
+def _demanded_fence(prompt: str) -> str | None:
+    """The fence a prompt demands exactly one of: its language ("" for any), or None."""
+    found = _ONE_BLOCK.search(prompt)
+    if found is None:
+        return None
+    return (found.group(1) or "").lower()
+
+
+def _breaks_format(draft: Message, messages: list[Message]) -> float:
+    """1.0 when the system prompt demands exactly one code block and the draft, a reply without
+    tool calls, holds none or several (of the language named)."""
+    calls = draft.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        return 0.0
+    for message in messages[:HEAD_MESSAGES]:
+        if not isinstance(message, dict) or message.get("role") not in _PROMPT_ROLES:
+            continue
+        fence = _demanded_fence(content_text(message)[:_CONTRACT_CHARS])
+        if fence is None:
+            continue
+        languages = [lang.lower() for lang in _FENCE.findall(content_text(draft))]
+        blocks = len(languages) if fence == "" else sum(lang == fence for lang in languages)
+        return float(blocks != 1)
+    return 0.0
 
 
 def _editor_calls(draft: Message) -> list[dict[str, Any]]:
@@ -177,6 +221,7 @@ def draft_features(
         float("<<" in command),
         float(_INSTALL.search(command) is not None),
         *_editor_values(draft, messages[-TAIL_MESSAGES:]),
+        _breaks_format(draft, messages),
         *record.type_values(turn.action),
     ]
     return np.array(values, dtype=np.float32)

@@ -82,3 +82,47 @@ def test_a_shell_that_writes_a_shown_file_is_no_editor_call() -> None:
     fenced = {"role": "assistant", "content": "```bash\ncat > calc.py <<'EOF'\nx = 1\nEOF\n```"}
     assert _values(heredoc, messages) == (0.0, 0.0)
     assert _values(fenced, messages) == (0.0, 0.0)
+
+
+MINI_SYSTEM = {
+    "role": "system",
+    "content": "You are a helpful assistant that can interact with a computer shell.\n"
+    "Your response must contain exactly ONE bash code block with ONE command (or commands connected "
+    "with && or ||).\nFailure to follow these rules will cause your response to be rejected.",
+}
+FORMAT = DRAFT_FEATURE_NAMES.index("draft_breaks_format")
+
+
+def _reply(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+@pytest.mark.parametrize(
+    ("reply", "breaks"),
+    [
+        ("THOUGHT: look.\n\n```bash\nls -la\n```", 0.0),
+        ("THOUGHT: two at once.\n\n```bash\nls\n```\n\n```bash\ncat a.py\n```", 1.0),
+        ("THOUGHT: I am done, the fix is in place.", 1.0),  # no block at all
+        ("THOUGHT: the fix:\n```python\nx = 1\n```\nthen\n```bash\npython a.py\n```", 0.0),  # one bash block
+        ("THOUGHT: only python\n```python\nx = 1\n```", 1.0),  # the prompt names bash
+    ],
+)
+def test_a_reply_out_of_the_format_the_prompt_demands(reply: str, breaks: float) -> None:
+    messages = [MINI_SYSTEM, TASK]
+    assert float(draft_features(_reply(reply), messages)[FORMAT]) == breaks
+
+
+def test_no_format_demanded_no_format_broken() -> None:
+    two = _reply("```bash\nls\n```\n```bash\npwd\n```")
+    assert float(draft_features(two, [TASK])[FORMAT]) == 0.0  # no system prompt
+    swe_agent = {
+        "role": "system",
+        "content": "Your output should always include _one_ discussion and _one_ command field EXACTLY as in the following example",
+    }
+    assert float(draft_features(two, [swe_agent, TASK])[FORMAT]) == 0.0  # SWE-agent 0.x takes several
+    any_fence = {"role": "system", "content": "Please always provide EXACTLY ONE action in triple backticks."}
+    assert float(draft_features(two, [any_fence, TASK])[FORMAT]) == 1.0
+    assert float(draft_features(_reply("```\nls\n```"), [any_fence, TASK])[FORMAT]) == 0.0
+    # A tool-calling reply is judged by its calls, not its fences
+    call = _call({"command": "ls"}, "bash")
+    assert float(draft_features(call, [MINI_SYSTEM, TASK], EDITOR)[FORMAT]) == 0.0

@@ -124,3 +124,21 @@ def test_the_floors_hold_for_one_vector_and_many() -> None:
     # The state judge reads no draft: no floor
     state_model = JudgeModel.load(DEFAULT_MODEL)
     assert state_model.score(state) < 0.5
+
+
+def test_a_reply_out_of_the_prompts_format_goes_to_the_cloud(
+    make_gateway: Any, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """A text harness whose prompt demands exactly one bash block (mini-swe-agent) rejects a reply
+    with two: the draft judge scores it at least 0.95 and the cloud answers the step."""
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft"}})
+    system = {"role": "system", "content": "Your response must contain exactly ONE bash code block with ONE command."}
+    body = {"model": "tandem", "messages": [system, {"role": "user", "content": "Fix calc.py"}]}
+    results = {}
+    for name, text in (("one", "THOUGHT: look\n```bash\nls\n```"), ("two", "```bash\nls\n```\n```bash\npwd\n```")):
+        edge.push({"kind": "text", "text": text})
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": name})
+        assert response.status_code == 200
+        results[name] = (float(response.headers["x-tandem-score"]), response.headers["x-tandem-target"])
+    assert results["two"] == (pytest.approx(0.95), "cloud")
+    assert results["one"][0] < 0.95
