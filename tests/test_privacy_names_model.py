@@ -29,9 +29,9 @@ def test_the_shipped_model_loads() -> None:
     [
         ("Spoke to Joaquim Oakenshield yesterday; she confirmed the migration can wait.", "Joaquim Oakenshield"),
         ("Escalated by Ottilie Kerrigan: the export job fails on large tenants.", "Ottilie Kerrigan"),
-        ("We asked Bartholomew Oyelaran to rerun the nightly job.", "Bartholomew Oyelaran"),
+        ("We asked Evander Thistlewood to rerun the nightly job.", "Evander Thistlewood"),
         ("Spoke to Priya yesterday about the outage.", "Priya"),
-        ("According to Serafina Christodoulou, the invoice was paid twice last month.", "Serafina Christodoulou"),
+        ("According to Serafina Quarshie, the invoice was paid twice last month.", "Serafina Quarshie"),
     ],
 )
 def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
@@ -46,8 +46,8 @@ def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
     [
         # A surname alone, opening a sentence, after the full name the model found.
         (
-            "The report from Serafina Christodoulou came in late. Christodoulou found that the invoice was paid twice.",
-            "Christodoulou",
+            "The report from Serafina Quarshie came in late. Quarshie found that the invoice was paid twice.",
+            "Quarshie",
         ),
         # A name the rules found from a cue (an e-mail trailer), again in the prose.
         (
