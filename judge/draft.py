@@ -166,6 +166,8 @@ def _editor_calls(draft: Message) -> list[dict[str, Any]]:
 def _shown(path: str, messages: list[Message]) -> bool:
     """Whether `path` appears in the messages' text or in their tool calls' arguments."""
     for message in messages:
+        if not isinstance(message, dict):
+            continue
         if path in content_text(message):
             return True
         calls = message.get("tool_calls")

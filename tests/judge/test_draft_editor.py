@@ -126,3 +126,18 @@ def test_no_format_demanded_no_format_broken() -> None:
     # A tool-calling reply is judged by its calls, not its fences
     call = _call({"command": "ls"}, "bash")
     assert float(draft_features(call, [MINI_SYSTEM, TASK], EDITOR)[FORMAT]) == 0.0
+
+
+def test_odd_shapes_give_zeros_not_errors() -> None:
+    create = _call({"command": "create", "path": "/repo/x.py", "file_text": "x"})
+    odd: list[Any] = [
+        TASK,
+        "not a message",
+        None,
+        {"role": "tool", "content": [{"type": "text", "text": "/repo/x.py"}]},
+    ]
+    assert _values(create, odd)[1] == 1.0  # content parts are read; the rest is passed over
+    assert _values(_call({"command": "create", "path": 7, "file_text": "x"}), odd) == (0.0, 0.0)
+    assert _values({"role": "assistant", "tool_calls": "nonsense"}, odd) == (0.0, 0.0)
+    system_parts = {"role": "system", "content": [{"type": "text", "text": "Reply with exactly one bash code block."}]}
+    assert float(draft_features(_reply("no block"), [system_parts, TASK])[FORMAT]) == 1.0
