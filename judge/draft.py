@@ -43,6 +43,7 @@ DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     "draft_edit_incomplete",  # an editor's command without what it needs (str_replace, no old_str)
     "draft_creates_shown",  # an editor's create of a path the recent turns show: it exists
     "draft_breaks_format",  # a reply without exactly one code block where the prompt demands one
+    "draft_misses_required",  # a call without an argument its tool's schema requires
     *DRAFT_RECORD_FEATURE_NAMES,
 )
 STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
@@ -51,11 +52,13 @@ STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
 # something learned, so it holds for a family no model was trained on (docs/judge.md). An editor
 # call without what its command needs is always refused; a `create` of a path the recent turns
 # show is refused when the file exists, which a path shown makes as likely as not; a reply that
-# breaks the format the prompt demands is always refused.
+# breaks the format the prompt demands, or a call without an argument its tool's declared schema
+# requires, is always refused.
 SLIP_FLOORS: dict[str, float] = {
     "draft_edit_incomplete": 0.95,
     "draft_creates_shown": 0.5,
     "draft_breaks_format": 0.95,
+    "draft_misses_required": 0.95,
 }
 _SLIP_COLUMNS = tuple((STATE_AND_DRAFT_NAMES.index(name), floor) for name, floor in SLIP_FLOORS.items())
 
@@ -146,6 +149,39 @@ def _breaks_format(draft: Message, messages: list[Message]) -> float:
     return 0.0
 
 
+def _required(tools: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """The arguments each declared tool's schema requires, by the tool's name (chat tools, and the
+    flat shapes: `parameters`, Anthropic's `input_schema`)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for tool in tools:
+        if not isinstance(tool, dict):
+            continue
+        function = tool.get("function")
+        spec = function if isinstance(function, dict) else tool
+        schema = spec.get("parameters") or spec.get("input_schema")
+        required = schema.get("required") if isinstance(schema, dict) else None
+        if isinstance(required, list) and required:
+            found[str(spec.get("name") or "")] = tuple(str(name) for name in required)
+    return found
+
+
+def _misses_required(draft: Message, tools: list[dict[str, Any]] | None) -> float:
+    """1.0 when a call of the draft, its arguments a JSON object, lacks one its tool requires."""
+    calls = draft.get("tool_calls")
+    if not tools or not isinstance(calls, list) or not calls:
+        return 0.0
+    required = _required(tools)
+    for call in calls:
+        function = call.get("function") if isinstance(call, dict) else None
+        if not isinstance(function, dict):
+            continue
+        needs = required.get(str(function.get("name") or ""))
+        args = parse_arguments(function.get("arguments")) if needs else None
+        if needs and args is not None and any(need not in args for need in needs):
+            return 1.0
+    return 0.0
+
+
 def _editor_calls(draft: Message) -> list[dict[str, Any]]:
     """The arguments of the draft's calls to a `command`-driven editor (see `_EDITOR_NEEDS`)."""
     calls = draft.get("tool_calls")
@@ -224,6 +260,7 @@ def draft_features(
         float(_INSTALL.search(command) is not None),
         *_editor_values(draft, messages[-TAIL_MESSAGES:]),
         _breaks_format(draft, messages),
+        _misses_required(draft, tools),
         *record.type_values(turn.action),
     ]
     return np.array(values, dtype=np.float32)

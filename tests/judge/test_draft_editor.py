@@ -141,3 +141,44 @@ def test_odd_shapes_give_zeros_not_errors() -> None:
     assert _values({"role": "assistant", "tool_calls": "nonsense"}, odd) == (0.0, 0.0)
     system_parts = {"role": "system", "content": [{"type": "text", "text": "Reply with exactly one bash code block."}]}
     assert float(draft_features(_reply("no block"), [system_parts, TASK])[FORMAT]) == 1.0
+
+
+REQUIRED = DRAFT_FEATURE_NAMES.index("draft_misses_required")
+BASH = {
+    "type": "function",
+    "function": {
+        "name": "bash",
+        "parameters": {"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]},
+    },
+}
+LOOKUP = {  # Anthropic's shape: a flat tool with `input_schema`
+    "name": "get_reservation",
+    "input_schema": {"type": "object", "properties": {"reservation_id": {}}, "required": ["reservation_id"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("draft", "tools", "misses"),
+    [
+        (_call({"command": "ls"}, "bash"), [BASH], 0.0),
+        (_call({"cmd": "ls"}, "bash"), [BASH], 1.0),  # mini-swe-agent 2.x refuses a bash call without `command`
+        (_call({}, "bash"), [BASH], 1.0),
+        (_call({"reservation_id": "ZFA04Y"}, "get_reservation"), [LOOKUP], 0.0),
+        (_call({"id": "ZFA04Y"}, "get_reservation"), [LOOKUP], 1.0),
+        (_call({"cmd": "ls"}, "bash"), None, 0.0),  # no schema declared: nothing to check against
+        (_call({"cmd": "ls"}, "other"), [BASH], 0.0),  # an undeclared tool: not this value's concern
+        (_call("not json", "bash"), [BASH], 0.0),  # not a JSON object: neither
+        (_reply("```bash\nls\n```"), [BASH], 0.0),
+    ],
+)
+def test_a_call_without_an_argument_its_tool_requires(draft: dict[str, Any], tools: Any, misses: float) -> None:
+    assert float(draft_features(draft, [TASK], tools)[REQUIRED]) == misses
+
+
+def test_odd_schemas_are_passed_over() -> None:
+    odd: list[Any] = [  # (the gateway refuses a tool that is not an object before any judge)
+        {"type": "function", "function": "nonsense"},
+        {"type": "function", "function": {"name": "bash", "parameters": "x"}},
+        {"name": "bash", "parameters": {"required": "command"}},
+    ]
+    assert float(draft_features(_call({}, "bash"), [TASK], odd)[REQUIRED]) == 0.0

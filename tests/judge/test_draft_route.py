@@ -142,3 +142,16 @@ def test_a_reply_out_of_the_prompts_format_goes_to_the_cloud(
         results[name] = (float(response.headers["x-tandem-score"]), response.headers["x-tandem-target"])
     assert results["two"] == (pytest.approx(0.95), "cloud")
     assert results["one"][0] < 0.95
+
+
+def test_a_call_without_an_argument_its_tool_requires_goes_to_the_cloud(
+    make_gateway: Any, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """The request's bash tool requires `command`: a draft calling it with `cmd` is refused by
+    any harness that checks the schema, so the judge scores it at least 0.95."""
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft"}})
+    edge.push({"kind": "tool_call", "arguments": '{"cmd": "ls"}'})
+    response = _ask(client, server.url, "misses")
+    assert response.status_code == 200
+    assert float(response.headers["x-tandem-score"]) == pytest.approx(0.95)
+    assert response.headers["x-tandem-target"] == "cloud" and len(cloud.received) == 1
