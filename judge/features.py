@@ -44,6 +44,9 @@ from judge.signals import quick_error_signals
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
 FEATURE_VERSION = 5
+# Versions whose state features are this version's, names and meaning: a `sees: state` model or
+# row of one of them is served and trained on as it is (version 5 changed the draft's only).
+STATE_VERSIONS: tuple[int, ...] = (4, 5)
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command

@@ -24,7 +24,7 @@ import onnxruntime as ort  # type: ignore[import-untyped]
 
 from judge.card import JudgeModelError, ModelCard, card_path, read_card
 from judge.draft import floored, floored_all
-from judge.features import FEATURE_VERSION
+from judge.features import FEATURE_VERSION, STATE_VERSIONS
 from judge.modes import SEES, names_for
 
 __all__ = ["JudgeModel", "JudgeModelError", "ReloadingJudge"]
@@ -149,7 +149,9 @@ class JudgeModel:
         either is missing, corrupt, or made for other features than this code computes."""
         model_path = Path(path)
         card = read_card(card_path(model_path))
-        if card.feature_version != FEATURE_VERSION:
+        if card.feature_version != FEATURE_VERSION and not (
+            card.sees == "state" and card.feature_version in STATE_VERSIONS
+        ):
             raise JudgeModelError(
                 f"{model_path}: the model was trained on feature version {card.feature_version}, "
                 f"this judge computes version {FEATURE_VERSION}; retrain it (tandem judge train)"

@@ -15,7 +15,7 @@ import numpy.typing as npt
 import orjson
 
 from judge.draft import DRAFT_FEATURE_NAMES
-from judge.features import FEATURE_VERSION, N_FEATURES
+from judge.features import FEATURE_VERSION, N_FEATURES, STATE_VERSIONS
 from judge.progress import Progress
 
 ROW_SCHEMA = "tandem.judge-row/1"
@@ -35,7 +35,9 @@ def validate(row: object, where: str) -> dict[str, Any]:
         raise JudgeTrainingError(f"{where}: missing field(s) {', '.join(missing)}")
     if row.get("schema", ROW_SCHEMA) != ROW_SCHEMA:
         raise JudgeTrainingError(f"{where}: schema {row.get('schema')!r}, expected {ROW_SCHEMA!r}")
-    if row["feature_version"] != FEATURE_VERSION:
+    # A row without draft features of a version whose state features are this one's is as good.
+    same_state = row.get("draft_features") is None and row["feature_version"] in STATE_VERSIONS
+    if row["feature_version"] != FEATURE_VERSION and not same_state:
         raise JudgeTrainingError(
             f"{where}: feature_version {row['feature_version']}, this judge computes version {FEATURE_VERSION}; "
             "regenerate the rows with the current features"

@@ -10,8 +10,10 @@ import orjson
 import pytest
 
 from judge.card import card_path, read_card, write_card
-from judge.features import FEATURE_VERSION, N_FEATURES, TrajectoryCounters, step_features
+from judge.features import FEATURE_VERSION, N_FEATURES, STATE_VERSIONS, TrajectoryCounters, step_features
 from judge.model import DEFAULT_MODEL, JudgeModel, JudgeModelError, ReloadingJudge
+from judge.rows import N_DRAFT, ROW_SCHEMA, JudgeTrainingError, validate
+from router.policies.judge import DEFAULT_DRAFT_MODEL
 from tests.judge.helpers import copy_shipped_model
 
 
@@ -75,6 +77,42 @@ def test_feature_version_mismatch(tmp_path: Path) -> None:
     write_card(card_path(path), card)
     with pytest.raises(JudgeModelError, match=rf"trained on feature version {FEATURE_VERSION + 1}.*retrain"):
         JudgeModel.load(path)
+
+
+def test_a_state_card_of_a_version_with_the_same_state_features_loads(tmp_path: Path) -> None:
+    """Version 5 changed the draft's features only: a state model of version 4 is served as it is,
+    a draft model of version 4 is refused (its draft vector is shorter)."""
+    assert 4 in STATE_VERSIONS and FEATURE_VERSION in STATE_VERSIONS
+    path = copy_shipped_model(tmp_path)
+    card = read_card(card_path(path))
+    card.feature_version = 4
+    write_card(card_path(path), card)
+    state = step_features([{"role": "user", "content": "fix it"}], TrajectoryCounters(step=1))
+    assert JudgeModel.load(path).score(state) == pytest.approx(JudgeModel.load(DEFAULT_MODEL).score(state))
+    draft = tmp_path / "draft" / "judge-draft.onnx"
+    draft.parent.mkdir()
+    draft.write_bytes(DEFAULT_DRAFT_MODEL.read_bytes())
+    card = read_card(card_path(DEFAULT_DRAFT_MODEL))
+    card.feature_version = 4
+    write_card(card_path(draft), card)
+    with pytest.raises(JudgeModelError, match="trained on feature version 4"):
+        JudgeModel.load(draft)
+
+
+def test_rows_of_a_version_with_the_same_state_features(tmp_path: Path) -> None:
+    row = {
+        "schema": ROW_SCHEMA,
+        "trajectory_id": "t",
+        "step": 1,
+        "feature_version": 4,
+        "features": [0.0] * N_FEATURES,
+        "target": "cloud",
+    }
+    assert validate(dict(row, draft_features=None), "row 1")["feature_version"] == 4
+    with pytest.raises(JudgeTrainingError, match="feature_version 4, this judge computes version"):
+        validate(dict(row, draft_features=[0.0] * N_DRAFT), "row 1")
+    with pytest.raises(JudgeTrainingError, match="feature_version 3"):
+        validate(dict(row, feature_version=3), "row 1")
 
 
 def test_feature_names_mismatch(tmp_path: Path) -> None:
