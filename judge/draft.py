@@ -2,11 +2,13 @@
 
 With `sees: draft` the edge drafts the step first and the judge scores the state features
 (judge/features.py) together with these: the draft's action type, its size and shape, whether its
-tool calls are valid, whether it repeats an earlier turn, whether an editor call lacks what its
-command needs or creates a file the recent turns show, and the run's own record of steps of
-the draft's action type (judge/record.py: how many, the share that failed). The action about to be taken is the
-strongest evidence of whether it will fail. A draft model's feature names are
-`FEATURE_NAMES + DRAFT_FEATURE_NAMES`; its card says `sees: draft`.
+tool calls are valid, whether it repeats an earlier turn, the run's own record of steps of the
+draft's action type (judge/record.py: how many, the share that failed), and whether its harness
+will refuse it: an editor call without what its command needs or creating a path the recent
+turns show, a reply out of the format the prompt demands, a call without an argument its tool
+requires. The action about to be taken is the strongest evidence of whether it will fail; a
+refusal raises the score to a floor (`SLIP_FLOORS`, `floored`) rather than being learned. A draft
+model's feature names are `FEATURE_NAMES + DRAFT_FEATURE_NAMES`; its card says `sees: draft`.
 """
 
 from __future__ import annotations
