@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from functools import lru_cache
 from typing import Any
 
@@ -98,12 +99,14 @@ _EDITOR_NEEDS: dict[str, tuple[str, ...]] = {
 }
 # A prompt that demands exactly one code block a reply (mini-swe-agent: "Your response must
 # contain exactly ONE bash code block"; "EXACTLY ONE action in triple backticks") rejects a reply
-# with none or several, whatever the command. The language it names is the fence's that counts.
+# with none or several, whatever the command. What counts is the fence its own example shows:
+# mini-swe-agent 1.x's is ```bash, 2.x's ```mswea_bash_command (its prompt still says "bash code
+# block"); a prompt that shows no fence (an XML-tag format) is not judged by fences at all.
 _ONE_BLOCK = re.compile(
-    r"\bexactly\s+one\s+(?:(bash|sh|shell|python)\s+)?(?:code\s+block|action\s+in\s+triple\s+backticks)",
-    re.IGNORECASE,
+    r"\bexactly\s+one\s+(?:\w+\s+)?(?:code\s+block|action\s+in\s+triple\s+backticks)", re.IGNORECASE
 )
 _FENCE = re.compile(r"```([\w-]*)[ \t]*\n.*?```", re.DOTALL)
+_FENCE_OPENING = re.compile(r"```([\w-]*)[ \t]*\n")
 _PROMPT_ROLES = ("system", "developer")
 _CONTRACT_CHARS = 20_000  # of each system message: a harness states its format near the top
 _INSTALL = re.compile(r"\b(?:pip[\d.]*|apt(?:-get)?|npm|yarn|pnpm|conda|cargo|gem)\s+(?:install|add)\b")
@@ -126,11 +129,15 @@ def command_text(message: Message) -> str:
 
 @lru_cache(maxsize=256)
 def _demanded_fence(prompt: str) -> str | None:
-    """The fence a prompt demands exactly one of: its language ("" for any), or None."""
-    found = _ONE_BLOCK.search(prompt)
-    if found is None:
+    """The fence a prompt demands exactly one of: the language its examples' fences name most
+    ("" when they name none), or None (no such demand, or no fenced example to go by)."""
+    if _ONE_BLOCK.search(prompt) is None:
         return None
-    return (found.group(1) or "").lower()
+    shown: Counter[str] = Counter(str(language).lower() for language in _FENCE_OPENING.findall(prompt))
+    if not shown:
+        return None
+    language: str = shown.most_common(1)[0][0]
+    return language
 
 
 def _breaks_format(draft: Message, messages: list[Message]) -> float:

@@ -88,8 +88,15 @@ MINI_SYSTEM = {
     "role": "system",
     "content": "You are a helpful assistant that can interact with a computer shell.\n"
     "Your response must contain exactly ONE bash code block with ONE command (or commands connected "
-    "with && or ||).\nFailure to follow these rules will cause your response to be rejected.",
+    "with && or ||).\nLike this:\n\nTHOUGHT: why\n\n```bash\nthe_command\n```\n"
+    "Failure to follow these rules will cause your response to be rejected.",
 }
+
+
+def _system(text: str) -> dict[str, Any]:
+    return {"role": "system", "content": text}
+
+
 FORMAT = DRAFT_FEATURE_NAMES.index("draft_breaks_format")
 
 
@@ -104,7 +111,7 @@ def _reply(text: str) -> dict[str, Any]:
         ("THOUGHT: two at once.\n\n```bash\nls\n```\n\n```bash\ncat a.py\n```", 1.0),
         ("THOUGHT: I am done, the fix is in place.", 1.0),  # no block at all
         ("THOUGHT: the fix:\n```python\nx = 1\n```\nthen\n```bash\npython a.py\n```", 0.0),  # one bash block
-        ("THOUGHT: only python\n```python\nx = 1\n```", 1.0),  # the prompt names bash
+        ("THOUGHT: only python\n```python\nx = 1\n```", 1.0),  # the prompt's example is a bash fence
     ],
 )
 def test_a_reply_out_of_the_format_the_prompt_demands(reply: str, breaks: float) -> None:
@@ -120,12 +127,34 @@ def test_no_format_demanded_no_format_broken() -> None:
         "content": "Your output should always include _one_ discussion and _one_ command field EXACTLY as in the following example",
     }
     assert float(draft_features(two, [swe_agent, TASK])[FORMAT]) == 0.0  # SWE-agent 0.x takes several
-    any_fence = {"role": "system", "content": "Please always provide EXACTLY ONE action in triple backticks."}
+    any_fence = _system("Please always provide EXACTLY ONE action in triple backticks:\n```\nls\n```")
     assert float(draft_features(two, [any_fence, TASK])[FORMAT]) == 1.0
     assert float(draft_features(_reply("```\nls\n```"), [any_fence, TASK])[FORMAT]) == 0.0
+    # The demand without a fenced example to go by is not judged
+    unshown = _system("Your response must contain exactly ONE bash code block.")
+    assert float(draft_features(_reply("no block"), [unshown, TASK])[FORMAT]) == 0.0
     # A tool-calling reply is judged by its calls, not its fences
     call = _call({"command": "ls"}, "bash")
     assert float(draft_features(call, [MINI_SYSTEM, TASK], EDITOR)[FORMAT]) == 0.0
+
+
+def test_the_fence_counted_is_the_one_the_prompt_shows() -> None:
+    """mini-swe-agent 2.x's prompt still says "bash code block" but shows (and parses) a fence of
+    its own; its XML variant says the same and shows a tag, no fence."""
+    tagged = _system(
+        "Your response must contain exactly ONE bash code block with ONE command.\n"
+        "<format_example>\nTHOUGHT: why\n\n```mswea_bash_command\nyour_command_here\n```\n</format_example>"
+    )
+    one = _reply("THOUGHT: look\n\n```mswea_bash_command\nls -la\n```")
+    two = _reply("```mswea_bash_command\nls\n```\n```mswea_bash_command\npwd\n```")
+    plain = _reply("THOUGHT: look\n\n```bash\nls -la\n```")
+    assert [float(draft_features(d, [tagged, TASK])[FORMAT]) for d in (one, two, plain)] == [0.0, 1.0, 1.0]
+    xml = _system(
+        "Your response must contain exactly ONE bash code block with ONE command.\n"
+        "<format_example>\nTHOUGHT: why\n\n<mswea_bash_command>your_command_here</mswea_bash_command>\n</format_example>"
+    )
+    answer = _reply("THOUGHT: look\n\n<mswea_bash_command>ls -la</mswea_bash_command>")
+    assert float(draft_features(answer, [xml, TASK])[FORMAT]) == 0.0
 
 
 def test_odd_shapes_give_zeros_not_errors() -> None:
@@ -139,7 +168,10 @@ def test_odd_shapes_give_zeros_not_errors() -> None:
     assert _values(create, odd)[1] == 1.0  # content parts are read; the rest is passed over
     assert _values(_call({"command": "create", "path": 7, "file_text": "x"}), odd) == (0.0, 0.0)
     assert _values({"role": "assistant", "tool_calls": "nonsense"}, odd) == (0.0, 0.0)
-    system_parts = {"role": "system", "content": [{"type": "text", "text": "Reply with exactly one bash code block."}]}
+    system_parts = {
+        "role": "system",
+        "content": [{"type": "text", "text": "Reply with exactly one bash code block:\n```bash\nls\n```"}],
+    }
     assert float(draft_features(_reply("no block"), [system_parts, TASK])[FORMAT]) == 1.0
 
 

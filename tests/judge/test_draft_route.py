@@ -132,7 +132,10 @@ def test_a_reply_out_of_the_prompts_format_goes_to_the_cloud(
     """A text harness whose prompt demands exactly one bash block (mini-swe-agent) rejects a reply
     with two: the draft judge scores it at least 0.95 and the cloud answers the step."""
     server = make_gateway(routes={"tandem": {"strategy": "judge", "sees": "draft"}})
-    system = {"role": "system", "content": "Your response must contain exactly ONE bash code block with ONE command."}
+    system = {
+        "role": "system",
+        "content": "Your response must contain exactly ONE bash code block with ONE command:\n```bash\nls\n```",
+    }
     body = {"model": "tandem", "messages": [system, {"role": "user", "content": "Fix calc.py"}]}
     results = {}
     for name, text in (("one", "THOUGHT: look\n```bash\nls\n```"), ("two", "```bash\nls\n```\n```bash\npwd\n```")):
