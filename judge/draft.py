@@ -74,8 +74,11 @@ def floored(score: float, vector: Vector) -> float:
     return score
 
 
-def floored_all(scores: npt.NDArray[np.float64], x: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
-    """`floored` for many rows: `scores` of the state-and-draft matrix `x` (a new array)."""
+def as_served(scores: npt.NDArray[np.float64], x: npt.NDArray[np.float32], sees: str) -> npt.NDArray[np.float64]:
+    """A model's `scores` of the rows `x` as a judge that `sees` serves them: a draft judge's
+    raised to the floors (`floored`, row by row; a new array), a state judge's as they are."""
+    if sees != "draft":
+        return scores
     out = np.array(scores, dtype=np.float64)
     for column, floor in _SLIP_COLUMNS:
         slipped = x[:, column] > 0.0
@@ -130,10 +133,14 @@ def command_text(message: Message) -> str:
 @lru_cache(maxsize=256)
 def _demanded_fence(prompt: str) -> str | None:
     """The fence a prompt demands exactly one of: the language its examples' fences name most
-    ("" when they name none), or None (no such demand, or no fenced example to go by)."""
-    if _ONE_BLOCK.search(prompt) is None:
+    ("" when they name none), or None (no such demand, or no fenced example to go by). Keyed by
+    the prompt itself, not a slice of it: a step whose messages are the step before's objects
+    (the gateway's prefix parser) finds it without hashing the prompt again."""
+    if _ONE_BLOCK.search(prompt, 0, _CONTRACT_CHARS) is None:
         return None
-    shown: Counter[str] = Counter(str(language).lower() for language in _FENCE_OPENING.findall(prompt))
+    shown: Counter[str] = Counter(
+        str(language).lower() for language in _FENCE_OPENING.findall(prompt, 0, _CONTRACT_CHARS)
+    )
     if not shown:
         return None
     language: str = shown.most_common(1)[0][0]
@@ -149,7 +156,7 @@ def _breaks_format(draft: Message, messages: list[Message]) -> float:
     for message in messages[:HEAD_MESSAGES]:
         if not isinstance(message, dict) or message.get("role") not in _PROMPT_ROLES:
             continue
-        fence = _demanded_fence(content_text(message)[:_CONTRACT_CHARS])
+        fence = _demanded_fence(content_text(message))
         if fence is None:
             continue
         languages = [lang.lower() for lang in _FENCE.findall(content_text(draft))]
@@ -174,38 +181,25 @@ def _required(tools: list[dict[str, Any]]) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def _misses_required(draft: Message, tools: list[dict[str, Any]] | None) -> float:
-    """1.0 when a call of the draft, its arguments a JSON object, lacks one its tool requires."""
+def _call_arguments(draft: Message) -> list[tuple[str, dict[str, Any]]]:
+    """The draft's tool calls whose arguments are a JSON object: (the tool's name, the arguments)."""
     calls = draft.get("tool_calls")
-    if not tools or not isinstance(calls, list) or not calls:
+    found = []
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            args = parse_arguments(function.get("arguments"))
+            if args is not None:
+                found.append((str(function.get("name") or ""), args))
+    return found
+
+
+def _misses_required(calls: list[tuple[str, dict[str, Any]]], tools: list[dict[str, Any]] | None) -> float:
+    """1.0 when one of the draft's `calls` lacks an argument its tool requires."""
+    if not tools or not calls:
         return 0.0
     required = _required(tools)
-    for call in calls:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict):
-            continue
-        needs = required.get(str(function.get("name") or ""))
-        args = parse_arguments(function.get("arguments")) if needs else None
-        if needs and args is not None and any(need not in args for need in needs):
-            return 1.0
-    return 0.0
-
-
-def _editor_calls(draft: Message) -> list[dict[str, Any]]:
-    """The arguments of the draft's calls to a `command`-driven editor (see `_EDITOR_NEEDS`)."""
-    calls = draft.get("tool_calls")
-    if not isinstance(calls, list):
-        return []
-    found = []
-    for call in calls:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict):
-            continue
-        args = parse_arguments(function.get("arguments"))
-        command = args.get("command") if args is not None else None
-        if args is not None and isinstance(command, str) and command in _EDITOR_NEEDS:
-            found.append(args)
-    return found
+    return float(any(any(need not in args for need in required.get(name, ())) for name, args in calls))
 
 
 def _shown(path: str, messages: list[Message]) -> bool:
@@ -223,11 +217,14 @@ def _shown(path: str, messages: list[Message]) -> bool:
     return False
 
 
-def _editor_values(draft: Message, tail: list[Message]) -> tuple[float, float]:
-    """(`draft_edit_incomplete`, `draft_creates_shown`) of the draft; 0 without editor calls."""
+def _editor_values(calls: list[tuple[str, dict[str, Any]]], tail: list[Message]) -> tuple[float, float]:
+    """(`draft_edit_incomplete`, `draft_creates_shown`) of the draft's `calls`: those to an editor
+    driven by a `command` argument (see `_EDITOR_NEEDS`); 0 without such calls."""
     incomplete = creates_shown = False
-    for args in _editor_calls(draft):
-        command = str(args["command"])
+    for _name, args in calls:
+        command = args.get("command")
+        if not isinstance(command, str) or command not in _EDITOR_NEEDS:
+            continue
         incomplete = incomplete or any(need not in args for need in _EDITOR_NEEDS[command])
         path = args.get("path")
         if command == "create" and isinstance(path, str) and path.strip() and not creates_shown:
@@ -248,6 +245,7 @@ def draft_features(
     tail = [m for m in messages[-TAIL_MESSAGES:] if isinstance(m, dict) and m.get("role") == "assistant"]
     earlier = [inspect_turn(m, names) for m in tail]
     command = command_text(draft)
+    calls = _call_arguments(draft)
     one_hot = [0.0] * len(ACTION_TYPES)
     one_hot[ACTION_TYPES.index(turn.action)] = 1.0
     last = earlier[-1] if earlier else None
@@ -267,9 +265,9 @@ def draft_features(
         float("cd " in command),
         float("<<" in command),
         float(_INSTALL.search(command) is not None),
-        *_editor_values(draft, messages[-TAIL_MESSAGES:]),
+        *_editor_values(calls, messages[-TAIL_MESSAGES:]),
         _breaks_format(draft, messages),
-        _misses_required(draft, tools),
+        _misses_required(calls, tools),
         *record.type_values(turn.action),
     ]
     return np.array(values, dtype=np.float32)

@@ -18,8 +18,8 @@ Version 4 adds the run's own record (`RunRecord`): how many of its earlier steps
 reported as failed, lagged by one step so that nothing new is read on the answer's path (the
 gateway labels each step when it writes the next step's record, off the path; the step just
 before is what the error signals of the latest tool output already describe).
-Version 5 adds two draft features (judge/draft.py): an editor call without what its command needs,
-and an editor's `create` of a path the recent turns show. The state features are version 4's.
+Version 5 adds four draft features (judge/draft.py), each a draft its harness will refuse; the
+state features are version 4's (`STATE_VERSIONS`).
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.

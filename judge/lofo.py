@@ -29,7 +29,7 @@ import numpy.typing as npt
 import orjson
 
 from judge.calibrate import threshold_for_share
-from judge.draft import floored_all
+from judge.draft import as_served
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
 from judge.modes import IGNORE_HELP, add_tree_options, blinded, ignored_columns, parse_ignore, tree_flags, tree_params
@@ -135,8 +135,7 @@ def leave_one_family_out(rows: list[dict[str, Any]], config: Any, resamples: int
 
 def _scores(estimator: Any, x: npt.NDArray[np.float32], sees: str) -> npt.NDArray[np.float64]:
     """The fitted model's scores as a served judge gives them (a draft judge's with its floors)."""
-    scores = estimator.predict_proba(x)[:, 1].astype(np.float64)
-    return floored_all(scores, x) if sees == "draft" else scores
+    return as_served(estimator.predict_proba(x)[:, 1].astype(np.float64), x, sees)
 
 
 POOLED = "pooled (each family scored by the model trained without it)"

@@ -23,7 +23,7 @@ import numpy.typing as npt
 import onnxruntime as ort  # type: ignore[import-untyped]
 
 from judge.card import JudgeModelError, ModelCard, card_path, read_card
-from judge.draft import floored, floored_all
+from judge.draft import as_served, floored
 from judge.features import FEATURE_VERSION, STATE_VERSIONS
 from judge.modes import SEES, names_for
 
@@ -207,7 +207,7 @@ class JudgeModel:
         rows = np.ascontiguousarray(features, dtype=np.float32).reshape(-1, len(self.card.feature_names))
         probabilities = self.session.run(self.output_names, {self.input_name: rows})[0]
         scores = np.asarray(probabilities[:, -1], dtype=np.float64)
-        return floored_all(scores, rows) if self.card.sees == "draft" else scores
+        return as_served(scores, rows, self.card.sees)
 
 
 Signature = tuple[tuple[int, int] | None, tuple[int, int] | None]

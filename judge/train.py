@@ -22,7 +22,7 @@ import numpy.typing as npt
 
 from judge.calibrate import threshold_for_share
 from judge.card import ModelCard, atomic_write, card_path, write_card
-from judge.draft import floored_all
+from judge.draft import as_served
 from judge.features import FEATURE_VERSION
 from judge.labels import Labels, make_labels
 from judge.metrics import report
@@ -183,9 +183,8 @@ def train(rows: list[dict[str, Any]], config: TrainConfig, out: Path | None = No
     parity = check_parity(estimator, model_bytes, x_all)
     _stage(config, started, "calibrating the threshold and evaluating on the held-out trajectories ...")
     session = open_session(model_bytes, Path("<exported model>"))
-    scores = session.run(["probabilities"], {session.get_inputs()[0].name: x_all})[0][:, 1].astype(np.float64)
-    if config.sees == "draft":  # as the served judge scores (judge.draft.SLIP_FLOORS)
-        scores = floored_all(scores, x_all)
+    raw = session.run(["probabilities"], {session.get_inputs()[0].name: x_all})[0][:, 1].astype(np.float64)
+    scores = as_served(raw, x_all, config.sees)  # a draft judge's with its floors (judge.draft)
     # The threshold comes from the training split only, so that the held-out share is honest.
     threshold = threshold_for_share(scores[split.train], config.cloud_share)
     evaluation = report(y_test, scores[split.test], threshold)
