@@ -10,8 +10,11 @@ afterwards (promoted or not) is scored on the test runs. Imported rows stand for
 own rows of the same runs: one feature path computes both (tests/judge/test_import.py).
 
     python -m benchmarks.judge_adapt --data rows.jsonl.gz --family tau-bench-tool-calling \
-        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--seed 0] [--json] [train's --ignore, --trees,
-        --depth, --rate: the serving model is made as the shipped one is]
+        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--sees state|draft] [--seed 0] [--json]
+        [train's --ignore, --trees, --depth, --rate: the serving model is made as the shipped one is]
+
+`--sees draft` follows the draft judge (the documented judge route's): the serving model and
+every candidate read the step's draft, with the harness's contract's floors as served.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ def curve(
     seed: int = 0,
     ignore: tuple[str, ...] = (),
     trees: dict[str, Any] | None = None,
+    sees: str = "state",
 ) -> list[dict[str, Any]]:
     shipped = [row for row in rows if row.get("family") != family]
     own = [row for row in rows if row.get("family") == family]
@@ -67,7 +71,7 @@ def curve(
         base = folder / "base.onnx"
         # The serving model as the shipped one is made (its ignored features, its trees):
         # retrain gives its candidates the same.
-        config = TrainConfig(model=model, labels=labels, seed=seed, ignore=ignore)  # type: ignore[arg-type]
+        config = TrainConfig(model=model, labels=labels, seed=seed, ignore=ignore, sees=sees)  # type: ignore[arg-type]
         if trees is not None:
             config.gbdt = trees
         train(shipped, config, base)
@@ -80,7 +84,7 @@ def curve(
             recent = [row for row in own if str(row["trajectory_id"]) in seen]
             started = time.perf_counter()
             if recent:
-                outcome = retrain(shipped, recent, serving, labels=labels, model=model, seed=seed)
+                outcome = retrain(shipped, recent, serving, labels=labels, sees=sees, model=model, seed=seed)
                 promoted, reason = outcome.promoted, outcome.reason
             else:
                 promoted, reason = False, "no recent traffic: the model trained on the other families"
@@ -107,6 +111,7 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=40, help="runs that may be seen; the rest are the test")
     parser.add_argument("--labels", default="failed")
     parser.add_argument("--model", choices=("gbdt", "logreg"), default="gbdt")
+    parser.add_argument("--sees", choices=("state", "draft"), default="state", help="the judge followed")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ignore", default="", help=IGNORE_HELP)
@@ -116,14 +121,24 @@ def main() -> None:
     counts = [int(part) for part in args.runs.split(",")]
     trees = tree_params(args.trees, args.depth, args.rate)
     points = curve(
-        rows, args.family, counts, args.pool, args.labels, args.model, args.seed, parse_ignore(args.ignore), trees
+        rows,
+        args.family,
+        counts,
+        args.pool,
+        args.labels,
+        args.model,
+        args.seed,
+        parse_ignore(args.ignore),
+        trees,
+        args.sees,
     )
     if args.json:
         print(orjson.dumps(points, option=orjson.OPT_INDENT_2).decode())
         return
     first = points[0]["auc"]
     print(
-        f"{args.family} left out of training; AUC on its runs after the first {args.pool} (shuffled, seed {args.seed})"
+        f"{args.family} left out of training ({args.sees} judge); "
+        f"AUC on its runs after the first {args.pool} (shuffled, seed {args.seed})"
     )
     print("| runs seen | recent rows | promoted | AUC on the rest | change |")
     print("|---|---|---|---|---|")
