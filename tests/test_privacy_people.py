@@ -295,6 +295,32 @@ def test_names_after_a_cue_phrase(text: str, name: str) -> None:
     assert ("PERSON", name) in found(text)
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Luiza is from Xignite", "Luiza"),
+        ("Catherine is a very sympathetic person.", "Catherine"),
+        ("The deploy failed twice last night, said Oksana.", "Oksana"),
+    ],
+)
+def test_a_listed_given_name_doing_what_people_do(text: str, name: str) -> None:
+    """A single word is a name when it is a listed given name followed by what a person does
+    (`is from`, `spent`, `said`), or after `said`; the lists make it a name, not the verb."""
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Docker is running again after the restart.",
+        "Python was upgraded to 3.12 on the runner.",
+        "Version is 3, said Redis.",
+    ],
+)
+def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
 def test_speakers_of_a_dialogue() -> None:
     text = "Oksana: Are you coming tonight?\nThaddeus: Only if it stops raining.\nOksana: Fine, bring the umbrella."
     assert {("PERSON", "Oksana"), ("PERSON", "Thaddeus")} <= found(text)

@@ -114,6 +114,17 @@ _CLOSING = re.compile(
     r"|atenciosamente|met vriendelijke groet|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
     rf"({_FULL})[ \t]*\r?$"
 )
+# A single capitalised word doing what people do (`Luiza is from Xignite`, `Asya spent a year`,
+# `…, said Maria.`): taken when the word is a listed given name that is no everyday word.
+_DOES = (
+    r"(?:is|was|has|had|said|says|told|tells|asked|asks|wrote|writes|replied|replies|lives|lived|works"
+    r"|worked|spent|joined|thinks|thought|wants|wanted|needs|needed|knows|knew|smiled|laughed|nodded"
+    r"|shrugged|sighed|whispered|shouted|answered|agreed|explained|called|emailed|mentioned|suggested)"
+)
+_ACTS = re.compile(
+    rf"(?<![\w@./\\-])({_CAPITAL})[ \t]+{_DOES}(?![\w'’-])"
+    rf"|(?<![\w'’-])(?:said|says|asked|replied|answered|whispered|shouted)[ \t]+({_CAPITAL})(?=[ \t]*[.,;!?\n])"
+)
 _CAPITALISED_RUN = re.compile(
     rf"(?<![\w@./\\-])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{1,2}})(?![\w@-])"
 )
@@ -378,6 +389,12 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
                 yield (*_trim(text, *match.span(1)), "name-text")
+        given = given_names()
+        for match in search(_ACTS, text, windows(text, listed, 64, 64)):
+            group = 1 if match.group(1) else 2
+            word = match.group(group).lower()
+            if word in given and word not in _AMBIGUOUS and word not in _STOP:
+                yield (*match.span(group), "name-acts")
 
 
 _STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
