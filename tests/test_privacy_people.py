@@ -321,6 +321,25 @@ def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: st
     assert not {f for f in found(text) if f[0] == "PERSON"}
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("He was the assistant to Alvir D. Pušaver, and later a partner.", "Alvir D. Pušaver"),
+        ("The name on the account is wrong, please change it to Soib K. Kishiev", "Soib K. Kishiev"),
+    ],
+)
+def test_a_name_with_a_dotted_initial_in_prose(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["We chose Plan B. Then we left.", "Take vitamin C. Then rest.", "See Appendix B. Results follow."],
+)
+def test_a_sentence_ending_in_a_capital_is_no_initial(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
 def test_speakers_of_a_dialogue() -> None:
     text = "Oksana: Are you coming tonight?\nThaddeus: Only if it stops raining.\nOksana: Fine, bring the umbrella."
     assert {("PERSON", "Oksana"), ("PERSON", "Thaddeus")} <= found(text)

@@ -121,10 +121,13 @@ _DOES = (
     r"|worked|spent|joined|thinks|thought|wants|wanted|needs|needed|knows|knew|smiled|laughed|nodded"
     r"|shrugged|sighed|whispered|shouted|answered|agreed|explained|called|emailed|mentioned|suggested)"
 )
-_ACTS = re.compile(
-    rf"(?<![\w@./\\-])({_CAPITAL})[ \t]+{_DOES}(?![\w'’-])"
-    rf"|(?<![\w'’-])(?:said|says|asked|replied|answered|whispered|shouted)[ \t]+({_CAPITAL})(?=[ \t]*[.,;!?\n])"
-)
+_DOES_AFTER = re.compile(rf"[ \t]+{_DOES}(?![\w'’-])")
+_SAID_BEFORE = re.compile(r"(?<![\w'’-])(?:said|says|asked|replied|answered|whispered|shouted)[ \t]+$")
+_CLAUSE_END = re.compile(r"[ \t]*(?:[.,;!?\n]|$)")
+# A given name, a dotted initial and a family name (`Alvir D. Pušaver`): how people, and rarely
+# anything else, are written. (A sentence ending in a capital, `…chose Plan B. Then`, has
+# everyday words beside the initial: `_initialled` leaves those.)
+_WITH_INITIAL = re.compile(rf"(?<![\w@./\\-])({_CAPITAL}[ \t]+[A-Z]\.[ \t]+{_CAPITAL})(?![\w@'’-])")
 _CAPITALISED_RUN = re.compile(
     rf"(?<![\w@./\\-])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{1,2}})(?![\w@-])"
 )
@@ -208,6 +211,21 @@ def _free_text(value: str) -> bool:
     if last in family and last not in _AMBIGUOUS:
         return first in given or (len(words[0]) > 2 and first not in family)
     return first in given and last in family
+
+
+def _initialled(value: str) -> bool:
+    """`Given I. Family` in prose: both words in a name's form and neither an everyday word
+    (unless a listed name)."""
+    words = _words(value)
+    if len(words) != 3 or not _shape(value):
+        return False
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given, family = given_names(), family_names()
+    for word in (words[0], words[2]):
+        low = word.lower()
+        if low in _AMBIGUOUS or (low in everyday and low not in given and low not in family):
+            return False
+    return True
 
 
 def _trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -327,6 +345,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
+    (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (
         _CLOSING,
@@ -378,6 +397,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _shape(value) and (
                     _listed(value) or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
                 )
+            elif rule == "name-initial":
+                accepted = _initialled(value)
             elif rule in ("name-label", "name-mail", "name-role"):
                 accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)
             else:
@@ -389,12 +410,31 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
                 yield (*_trim(text, *match.span(1)), "name-text")
-        given = given_names()
-        for match in search(_ACTS, text, windows(text, listed, 64, 64)):
-            group = 1 if match.group(1) else 2
-            word = match.group(group).lower()
-            if word in given and word not in _AMBIGUOUS and word not in _STOP:
-                yield (*match.span(group), "name-acts")
+        yield from _acting(text, listed)
+
+
+def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
+    """Listed given names doing what people do: the word a listed name's anchor ends at, then
+    one of `_DOES`, or after `said` at the end of a clause. Read at each anchor's end only (not
+    a pattern over windows: agent forms are dense with listed names)."""
+    given = given_names()
+    for anchor_end in listed:
+        end = anchor_end
+        if end > 0 and not text[end - 1].isalnum():
+            end -= 1  # the anchor takes the character after the word
+        start = end
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'’-"):
+            start -= 1
+        word = text[start:end]
+        if not word[:1].isupper() or (start > 0 and text[start - 1] in "@./\\_"):
+            continue
+        low = word.lower()
+        if low not in given or low in _AMBIGUOUS or low in _STOP or not _capitalised(word):
+            continue
+        if _DOES_AFTER.match(text, end) or (
+            _SAID_BEFORE.search(text, max(0, start - 16), start) and _CLAUSE_END.match(text, end)
+        ):
+            yield start, end, "name-acts"
 
 
 _STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
