@@ -123,3 +123,24 @@ async def test_a_step_waits_for_the_notes_of_an_answer_already_given() -> None:
     again = await stitcher.place("", messages, False)  # before the note's task has run
     assert (again.trajectory_id, again.decision) == (first.trajectory_id, "retry")
     await noted
+
+
+async def test_steps_of_one_history_placed_at_once_on_redis_read_each_others_claims(redis_url: str) -> None:
+    """A shared store's claim leaves with the step start (one round trip fewer), but its keys stay
+    locked until it is written: four identical bodies placed in one turn of the loop are four
+    runs, each reading the marks of those before it, so that a client's retry after them is the
+    oldest attempt's (a read before the earlier claims were written would see none of them)."""
+    store = RedisStore(redis_url, "at-once:")
+    stitcher = Stitcher(store)
+    messages: Messages = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix the parser"}]
+    try:
+        placed = await asyncio.gather(
+            *(stitcher.place("", orjson.loads(orjson.dumps(messages)), False) for _ in range(4))
+        )
+        assert len({stitched.trajectory_id for stitched in placed}) == 4
+        assert {stitched.decision for stitched in placed} == {"new"}
+        retry = await stitcher.place("", messages, True)
+        await stitcher.settled()
+        assert (retry.trajectory_id, retry.decision) == (placed[0].trajectory_id, "retry")
+    finally:
+        await store.aclose()

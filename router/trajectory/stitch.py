@@ -30,7 +30,8 @@ Kept in the trajectory store's stitching map (so replicas sharing Redis share it
 A claim is a read then a write: one process serialises the claims on one history (a lock per
 history key, so that requests of other histories, and other tenants, never wait behind its
 round trips), but two replicas claiming the same key at the same instant may both continue one
-trajectory.
+trajectory. On a shared store the write is not waited for on the request's path: it leaves in
+the pipeline of the step start that follows, and the keys stay locked until it is written.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import logging
 from collections import deque
 from collections.abc import Coroutine
 from typing import Any
@@ -45,7 +47,9 @@ from typing import Any
 from router.records import record
 from router.trajectory import identify
 from router.trajectory.history import HistoryKeys
-from router.trajectory.store import TrajectoryStore
+from router.trajectory.store import MemoryStore, TrajectoryStore
+
+log = logging.getLogger("tandem.stitch")
 
 MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same history
 
@@ -186,6 +190,7 @@ class Stitcher:
         # The answers of this process whose notes are being written, by their first message's
         # key: a step of the same first message waits for them (`NOTE_WAIT_S` at most).
         self._noting: dict[str, set[asyncio.Event]] = {}
+        self._writing: set[asyncio.Task[None]] = set()  # claims on their way to a shared store
 
     async def find(
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
@@ -207,11 +212,53 @@ class Stitcher:
                 await asyncio.wait_for(asyncio.gather(*(note.wait() for note in list(noting))), NOTE_WAIT_S)
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
-        async with self._locks.hold(key):
-            if previous is None:
-                return await self._find(namespace, messages, client_retry, previous, key, anchor)
-            async with self._locks.hold(previous):
-                return await self._find(namespace, messages, client_retry, previous, key, anchor)
+        locks = self._locks
+        held = (key,) if previous is None else (key, previous)
+        await locks.acquire(key)
+        try:
+            if previous is not None:
+                await locks.acquire(previous)
+        except BaseException:
+            locks.release(key)
+            raise
+        try:
+            stitched, writes = await self._find(namespace, messages, client_retry, previous, key, anchor)
+        except BaseException:
+            self._release(held)
+            raise
+        if isinstance(self._store, MemoryStore):
+            try:
+                await self._store.stitch_remember_many(writes)  # in process: no round trip to save
+            finally:
+                self._release(held)
+            return stitched
+        # A shared store's writes leave with the step start the caller asks for next, in one
+        # pipeline (redis_batch: what one turn of the loop asks): one round trip fewer on the
+        # request's path. The keys stay locked until they are written, so a step of this
+        # process with the same history reads them after this one's claim.
+        task = asyncio.get_running_loop().create_task(self._write(writes, held))
+        self._writing.add(task)
+        task.add_done_callback(self._writing.discard)
+        return stitched
+
+    def _release(self, held: tuple[str, ...]) -> None:
+        for key in reversed(held):
+            self._locks.release(key)
+
+    async def _write(self, writes: list[tuple[str, str]], held: tuple[str, ...]) -> None:
+        try:
+            await self._store.stitch_remember_many(writes)
+        except Exception as exc:
+            # (An outage is the resilient store's to journal; this is load or a refused write:
+            # the step goes on, and its run's next step may start a trajectory of its own.)
+            log.warning("a stitched step's claim was not written to the trajectory store: %s", exc)
+        finally:
+            self._release(held)
+
+    async def settled(self) -> None:
+        """Once every claim begun has been written (tests, shutdown)."""
+        while self._writing:
+            await asyncio.gather(*list(self._writing), return_exceptions=True)
 
     async def _find(
         self,
@@ -221,8 +268,8 @@ class Stitcher:
         previous: str | None,
         key: str,
         anchor: str,
-    ) -> Stitch:
-        # A step's reads are one round trip and its writes another (a shared store's): the
+    ) -> tuple[Stitch, list[tuple[str, str]]]:
+        # A step's reads are one round trip and its writes go with its start (a shared store's): the
         # history's mark, and the claim on the history before it when the request resends an
         # answer (read together even when the mark makes it a retry: one trip either way).
         resent = identify.resent_answer(messages)
@@ -242,8 +289,9 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            await self._store.stitch_remember("b:" + key, _Mark.of(retried, FLIGHT, [retried, *flying]).text())
-            return Stitch(retried, key, anchor, RETRY)
+            return Stitch(retried, key, anchor, RETRY), [
+                ("b:" + key, _Mark.of(retried, FLIGHT, [retried, *flying]).text())
+            ]
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
         found, decision, seen = None, NEW, False
@@ -263,8 +311,7 @@ class Stitcher:
             found, decision = identify.new_trajectory_id(namespace), NEW
         # The claim's note first, the mark last (in order, in one round trip).
         writes.append(("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text()))
-        await self._store.stitch_remember_many(writes)
-        return Stitch(found, key, anchor, decision)
+        return Stitch(found, key, anchor, decision), writes
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]

@@ -204,6 +204,7 @@ class Tracker:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
         await asyncio.gather(*self._background, return_exceptions=True)
+        await self.stitcher.settled()  # claims on their way to a shared store
         await self.recorder.aclose()
         await self.store.aclose()
 
