@@ -166,3 +166,34 @@ def test_a_batch_is_packed_in_c_into_the_bytes_redis_py_would_send() -> None:
     ours = b"".join(redis_batch._pack_command(command) for command in commands)  # type: ignore[arg-type]
     theirs = b"".join(Connection().pack_commands(commands))  # type: ignore[arg-type]
     assert ours == theirs
+
+
+async def test_the_connection_kept_between_batches_is_replaced_once_redis_closed_it(tmp_path: Path) -> None:
+    """A batch keeps its connection for the next one (no pool checkout a batch), but one that
+    Redis closed since (a restart, `CLIENT KILL`, an idle timeout) is not used: the next batch
+    takes a sound one from the pool, as the pool's own checks would have, and no step fails."""
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url)
+    direct = redis.Redis(port=own.port, decode_responses=True)
+
+    def start(number: int) -> StepStart:
+        return StepStart(
+            trajectory_id="t1", fingerprint=f"f{number}", retry=False, task="", route="r", namespace="", at=time.time()
+        )
+
+    try:
+        first = await store.begin_step(start(1))
+        direct.config_resetstat()
+        for number in (2, 3):
+            await store.begin_step(start(number))
+        # No checkout's connection made between them: the kept connection carried both.
+        assert int(direct.info("stats")["total_connections_received"]) == 0
+        killed = direct.client_kill_filter(_type="normal", skipme=True)
+        assert killed >= 1
+        await asyncio.sleep(0.1)  # the loop reads the close
+        after = await store.begin_step(start(4))
+        assert after.step == first.step + 3
+    finally:
+        direct.close()
+        await store.aclose()
+        own.stop()

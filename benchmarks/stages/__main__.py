@@ -1,7 +1,7 @@
 """Where a step's CPU goes, stage by stage: the engine's per-stage times (`TANDEM_STAGE_TIMES=1`)
 for an edge route, a judge route and a redact route.
 
-`python -m benchmarks.stages [--requests 300] [--steps 60] [--json PATH]`
+`python -m benchmarks.stages [--requests 300] [--steps 60] [--redis] [--json PATH]`
 
 Method: the fake upstream of `benchmarks.overhead` (answering at once) in its own process on
 the second core when there are two; the engine in this process on the first, with its stage
@@ -19,14 +19,24 @@ process is elsewhere). Two workloads per route:
 
 Reported: µs per step for each stage, and their sum. Not in it: the server, the ASGI app and the
 handler around the engine, and the work a step leaves off its answer's path (the record's
-write, a put-off privacy scan): `benchmarks.cpu` measures the whole process.
+write, a put-off privacy scan): `benchmarks.cpu` measures the whole process. Beside the stages,
+the `whole step` row: the process's CPU time per agent step with all of that (the answer's
+after-work, the recorder's flush, the store's round trips), the stage timers aside.
+
+`--redis`: the trajectory store is a `redis-server` of its own (started on a free port, no
+persistence; `redis-server` on PATH), as `server.workers` or replicas use it: the stitching's
+reads and claim, the step start and the record go to Redis.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import contextlib
 import os
+import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +55,7 @@ ROUTES = ("edge", "judge", "redact")
 STAGES = ("parse", "identify", "scan", "decide", "context", "redact", "forward", "restore", "record")
 
 
-def _settings(upstream_port: int) -> Any:
+def _settings(upstream_port: int, redis_url: str | None = None) -> Any:
     from router.settings import load_settings
 
     base = f"http://127.0.0.1:{upstream_port}/v1"
@@ -66,6 +76,8 @@ def _settings(upstream_port: int) -> Any:
         },
         "trajectories": {"max_in_memory": 1000},
     }
+    if redis_url is not None:
+        config["redis_url"] = redis_url
     path = Path(tempfile.mkdtemp(prefix="tandem-stages-")) / "tandem.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return load_settings(path)
@@ -86,13 +98,15 @@ async def _step(engine: Any, body: bytes, headers: dict[str, str]) -> None:
     await engine.tracker.recorder.flush()
 
 
-async def _measure(upstream: Any, requests: int, steps: int) -> dict[str, dict[str, dict[str, float]]]:
+async def _measure(
+    upstream: Any, requests: int, steps: int, redis_url: str | None = None
+) -> dict[str, dict[str, dict[str, float]]]:
     from router.engine import Engine
 
     await upstream.wait_ready("/v1/models", 20)
     upstream_port = upstream.port
     os.environ["TANDEM_STAGE_TIMES"] = "1"
-    engine = Engine(_settings(upstream_port))
+    engine = Engine(_settings(upstream_port, redis_url))
     times = engine.stage_times
     assert times is not None
     await engine.start()
@@ -103,8 +117,10 @@ async def _measure(upstream: Any, requests: int, steps: int) -> dict[str, dict[s
             for _ in range(20):  # warm-up: imports, the judge's first run, the pools
                 await _step(engine, body, {})
             times.clear()
+            started = time.process_time()
             for _ in range(requests):
                 await _step(engine, body, {})
+            whole = (time.process_time() - started) * 1e6 / requests
             short = times.per_step_us()
             shape = RunShape(steps=steps, target_bytes=250_000, dump_values=200 if route == "redact" else 0)
             headers = {"x-session-id": f"stages-{route}-{time.time_ns()}"}
@@ -112,7 +128,7 @@ async def _measure(upstream: Any, requests: int, steps: int) -> dict[str, dict[s
                 if index == steps - 10:
                     times.clear()
                 await _step(engine, request_body(route, messages), headers)
-            table[route] = {"agent step": short, "long run": times.per_step_us()}
+            table[route] = {"agent step": short, "long run": times.per_step_us(), "whole": {"agent step": whole}}
     finally:
         await engine.close()
     return table
@@ -127,17 +143,47 @@ def _render(table: dict[str, dict[str, dict[str, float]]]) -> str:
     for stage in STAGES:
         cells = [f"{table[route][load].get(stage, 0.0):.0f}" for route, load in columns]
         lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-    totals = [f"**{sum(table[route][load].values()):.0f}**" for route, load in columns]
+    totals = [f"**{_sum(table[route][load]):.0f}**" for route, load in columns]
     lines.append("| **sum** | " + " | ".join(totals) + " |")
+    wholes = [f"{table[route]['whole'][load]:.0f}" if load in table[route]["whole"] else "-" for route, load in columns]
+    lines.append("| whole step (process CPU) | " + " | ".join(wholes) + " |")
     return "\n".join(lines)
+
+
+def _sum(stages: dict[str, float]) -> float:
+    return sum(value for stage, value in stages.items() if stage in STAGES)
+
+
+def _redis_server() -> tuple[subprocess.Popen[bytes], str]:
+    """A `redis-server` of the benchmark's own: no persistence, on a free port."""
+    port = free_port()
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return process, f"redis://127.0.0.1:{port}/0"
+        time.sleep(0.05)
+    process.kill()
+    raise SystemExit("redis-server did not start")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=300, help="agent steps per route")
     parser.add_argument("--steps", type=int, default=60, help="steps of the long run per route")
+    parser.add_argument("--redis", action="store_true", help="the trajectory store in a redis-server of its own")
     parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
     args = parser.parse_args()
+    redis: subprocess.Popen[bytes] | None = None
+    redis_url = None
+    if args.redis:
+        redis, redis_url = _redis_server()
+        # The vault's key, which a Redis store requires: a benchmark's own, for this process.
+        os.environ.setdefault("TANDEM_VAULT_KEY", base64.b64encode(os.urandom(32)).decode())
     gateway_cpu, upstream_cpu = cores()
     port = free_port()
     log = Path(tempfile.mkdtemp(prefix="tandem-stages-")) / "upstream.log"
@@ -145,10 +191,14 @@ def main() -> int:
     if gateway_cpu is not None:
         os.sched_setaffinity(0, {gateway_cpu})
     try:
-        table = asyncio.run(_measure(upstream, args.requests, args.steps))
+        table = asyncio.run(_measure(upstream, args.requests, args.steps, redis_url))
     finally:
         upstream.stop()
-    print("CPU µs per step, by stage (TANDEM_STAGE_TIMES=1; the engine only)")
+        if redis is not None:
+            redis.terminate()
+            redis.wait()
+    store = "Redis" if args.redis else "in memory"
+    print(f"CPU µs per step, by stage (TANDEM_STAGE_TIMES=1; the engine only; trajectory store {store})")
     print(_render(table))
     if args.json is not None:
         figures = []
@@ -156,9 +206,11 @@ def main() -> int:
             for load in ("agent step", "long run"):
                 stages = table[route][load]
                 parts = ", ".join(f"{stage} {stages.get(stage, 0.0):.0f}" for stage in STAGES)
-                total = f"{sum(stages.values()):.0f} ({parts})"
+                total = f"{_sum(stages):.0f} ({parts})"
                 figures.append(figure(f"{route} route, {load}: CPU µs per step", total))
-        command = f"python -m benchmarks.stages --requests {args.requests} --steps {args.steps}"
+        command = f"python -m benchmarks.stages --requests {args.requests} --steps {args.steps}" + (
+            " --redis" if args.redis else ""
+        )
         write_result(args.json, "stages", command, figures)
     return 0
 

@@ -67,6 +67,11 @@ class Batcher:
         self._client = client
         self._queued: list[_Call] = []
         self._sending: set[asyncio.Task[None]] = set()
+        # One connection kept from the last batch for the next: redis-py's checkout and return
+        # (a condition, a timeout, its health read, its event and metric hooks) cost more CPU
+        # than a step's own commands. Kept only while it is sound (`_reusable`); the pool still
+        # counts it in use, and a failure or the store going out hands it back.
+        self._kept: Any = None
 
     def command(self, *args: Any) -> asyncio.Future[Any]:
         """Queue a command (`"MGET", key, ...`); its reply, or its error, comes in the future."""
@@ -140,7 +145,15 @@ class Batcher:
         commands: list[tuple[Any, ...]] = [("SCRIPT", "LOAD", source) for source in load or []]
         commands += [call.args for call in calls]
         pool = self._client.connection_pool
-        connection = await pool.get_connection()
+        connection, self._kept = self._kept, None
+        if connection is not None and not _reusable(connection, pool):
+            # Closed for the pool to reconnect: its own check may take a closed socket for a
+            # sound one (redis-py skips it where maintenance notifications are on).
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            connection = None
+        if connection is None:
+            connection = await pool.get_connection()
         try:
             packed = (
                 b"".join([_pack_command(command) for command in commands])
@@ -156,8 +169,11 @@ class Batcher:
                     replies.append(exc)
         except BaseException:
             await connection.disconnect(nowait=True)
+            await pool.release(connection)
             raise
-        finally:
+        if self._kept is None and _reusable(connection, pool):
+            self._kept = connection  # every reply read: its stream is in step for the next batch
+        else:
             await pool.release(connection)
         return replies[len(load or []) :]
 
@@ -166,3 +182,16 @@ class Batcher:
         self._flush()
         if self._sending:
             await asyncio.gather(*self._sending, return_exceptions=True)
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            await self._client.connection_pool.release(kept)
+
+
+def _reusable(connection: Any, pool: Any) -> bool:
+    """Whether a connection may carry the next batch without the pool's checks: connected, not
+    closed by Redis since (a restart, an idle timeout: the pool would reconnect it), not marked
+    for a reconnect, and the store not out (`WaitingPool.out`)."""
+    if getattr(pool, "out", False) or not connection.is_connected or connection.should_reconnect():
+        return False
+    reader = getattr(connection, "_reader", None)
+    return reader is not None and not reader.at_eof()
