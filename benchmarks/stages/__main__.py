@@ -207,11 +207,13 @@ def main() -> int:
                 stages = table[route][load]
                 parts = ", ".join(f"{stage} {stages.get(stage, 0.0):.0f}" for stage in STAGES)
                 total = f"{_sum(stages):.0f} ({parts})"
+                if load in table[route]["whole"]:
+                    total += f"; whole step (process CPU) {table[route]['whole'][load]:.0f}"
                 figures.append(figure(f"{route} route, {load}: CPU µs per step", total))
         command = f"python -m benchmarks.stages --requests {args.requests} --steps {args.steps}" + (
             " --redis" if args.redis else ""
         )
-        write_result(args.json, "stages", command, figures)
+        write_result(args.json, "stages.redis" if args.redis else "stages", command, figures)
     return 0
 
 
