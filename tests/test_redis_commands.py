@@ -197,3 +197,21 @@ async def test_the_connection_kept_between_batches_is_replaced_once_redis_closed
         direct.close()
         await store.aclose()
         own.stop()
+
+
+async def test_a_pool_of_one_connection_keeps_none_between_batches(tmp_path: Path) -> None:
+    """With `redis_pool_size: 1` the one connection goes back to the pool after each batch: the
+    store's calls outside the batches (a count, a listing) get it, rather than waiting for a
+    connection the batches would keep for themselves until the wait runs out."""
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url, pool_size=1, pool_wait_s=0.5)
+    try:
+        start = StepStart(
+            trajectory_id="t1", fingerprint="f", retry=False, task="", route="r", namespace="", at=time.time()
+        )
+        await store.begin_step(start)
+        assert await store.active_count() == 1
+        await store.begin_step(start)  # and the batches still have it after
+    finally:
+        await store.aclose()
+        own.stop()

@@ -171,8 +171,10 @@ class Batcher:
             await connection.disconnect(nowait=True)
             await pool.release(connection)
             raise
-        if self._kept is None and _reusable(connection, pool):
-            self._kept = connection  # every reply read: its stream is in step for the next batch
+        if self._kept is None and pool.max_connections > 1 and _reusable(connection, pool):
+            # Every reply read: its stream is in step for the next batch. (A pool of one keeps
+            # nothing: the store's own calls outside the batches would wait on it for good.)
+            self._kept = connection
         else:
             await pool.release(connection)
         return replies[len(load or []) :]
