@@ -98,7 +98,7 @@ async def test_the_tracker_runs_memory_store_work_at_once_and_awaits_waiting_wor
     await tracker.start()
     await tracker.store.begin_step(StepStart("t1", "f", False, "task", "tandem", "", 0.0))
     tracker.spawn(tracker.store.note("t1", "k", "v"))
-    assert tracker._background == set()  # the memory store's note never waits: no task
+    assert len(tracker.background) == 0  # the memory store's note never waits: no task
     assert (await tracker.store.get("t1")).notes["k"] == "v"  # type: ignore[union-attr]
 
     finished: list[str] = []
@@ -108,10 +108,10 @@ async def test_the_tracker_runs_memory_store_work_at_once_and_awaits_waiting_wor
         finished.append("written")
 
     tracker.spawn(slow())
-    assert len(tracker._background) == 1
+    assert len(tracker.background) == 1
     await tracker.aclose()
     assert finished == ["written"]
-    assert tracker._background == set()
+    assert len(tracker.background) == 0
 
 
 async def test_with_redis_off_path_work_runs_in_its_own_task_so_its_timeouts_time_that_task(redis_url: str) -> None:
@@ -130,9 +130,10 @@ async def test_with_redis_off_path_work_runs_in_its_own_task_so_its_timeouts_tim
 
     tracker.spawn(write_with_a_timeout())
     assert timed == []  # nothing ran on the caller's stack
-    (task,) = tracker._background
-    with pytest.raises(TimeoutError):
-        await task
-    assert timed == [task] and timed[0] is not caller
+    assert len(tracker.background) == 1
+    await tracker.background.settled()
+    (task,) = timed
+    assert task is not None and task is not caller
+    assert isinstance(task.exception(), TimeoutError)  # the timeout fired in the work's own task
     assert caller is not None and not caller.cancelling()  # the request was not cancelled
     await tracker.aclose()

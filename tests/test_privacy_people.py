@@ -315,6 +315,7 @@ def test_a_listed_given_name_doing_what_people_do(text: str, name: str) -> None:
         "Docker is running again after the restart.",
         "Python was upgraded to 3.12 on the runner.",
         "Version is 3, said Redis.",
+        "Victoria is a state in Australia.",  # a listed given name that is also a place's
     ],
 )
 def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: str) -> None:

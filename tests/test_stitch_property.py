@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from router.trajectory import identify
+from router.trajectory.eager import Background
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.stitch import Stitch, Stitcher
 from router.trajectory.store import MemoryStore, TrajectoryStore
@@ -131,7 +132,8 @@ async def test_steps_of_one_history_placed_at_once_on_redis_read_each_others_cla
     runs, each reading the marks of those before it, so that a client's retry after them is the
     oldest attempt's (a read before the earlier claims were written would see none of them)."""
     store = RedisStore(redis_url, "at-once:")
-    stitcher = Stitcher(store)
+    background = Background(eager=False)
+    stitcher = Stitcher(store, background)
     messages: Messages = [{"role": "system", "content": "agent"}, {"role": "user", "content": "fix the parser"}]
     try:
         placed = await asyncio.gather(
@@ -140,7 +142,7 @@ async def test_steps_of_one_history_placed_at_once_on_redis_read_each_others_cla
         assert len({stitched.trajectory_id for stitched in placed}) == 4
         assert {stitched.decision for stitched in placed} == {"new"}
         retry = await stitcher.place("", messages, True)
-        await stitcher.settled()
+        await background.settled()
         assert (retry.trajectory_id, retry.decision) == (placed[0].trajectory_id, "retry")
     finally:
         await store.aclose()

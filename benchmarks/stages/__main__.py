@@ -100,7 +100,8 @@ async def _step(engine: Any, body: bytes, headers: dict[str, str]) -> None:
 
 async def _measure(
     upstream: Any, requests: int, steps: int, redis_url: str | None = None
-) -> dict[str, dict[str, dict[str, float]]]:
+) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, float]]:
+    """Per route, the stages' µs per step of each workload; and the whole agent step's."""
     from router.engine import Engine
 
     await upstream.wait_ready("/v1/models", 20)
@@ -111,6 +112,7 @@ async def _measure(
     assert times is not None
     await engine.start()
     table: dict[str, dict[str, dict[str, float]]] = {}
+    wholes: dict[str, float] = {}
     try:
         for route in ROUTES:
             body = chat_body(route, False)
@@ -128,13 +130,14 @@ async def _measure(
                 if index == steps - 10:
                     times.clear()
                 await _step(engine, request_body(route, messages), headers)
-            table[route] = {"agent step": short, "long run": times.per_step_us(), "whole": {"agent step": whole}}
+            table[route] = {"agent step": short, "long run": times.per_step_us()}
+            wholes[route] = whole
     finally:
         await engine.close()
-    return table
+    return table, wholes
 
 
-def _render(table: dict[str, dict[str, dict[str, float]]]) -> str:
+def _render(table: dict[str, dict[str, dict[str, float]]], wholes: dict[str, float]) -> str:
     columns = [(route, load) for route in ROUTES for load in ("agent step", "long run")]
     lines = [
         "| stage | " + " | ".join(f"{route}, {load}" for route, load in columns) + " |",
@@ -143,15 +146,11 @@ def _render(table: dict[str, dict[str, dict[str, float]]]) -> str:
     for stage in STAGES:
         cells = [f"{table[route][load].get(stage, 0.0):.0f}" for route, load in columns]
         lines.append(f"| {stage} | " + " | ".join(cells) + " |")
-    totals = [f"**{_sum(table[route][load]):.0f}**" for route, load in columns]
+    totals = [f"**{sum(table[route][load].values()):.0f}**" for route, load in columns]
     lines.append("| **sum** | " + " | ".join(totals) + " |")
-    wholes = [f"{table[route]['whole'][load]:.0f}" if load in table[route]["whole"] else "-" for route, load in columns]
-    lines.append("| whole step (process CPU) | " + " | ".join(wholes) + " |")
+    cells = [f"{wholes[route]:.0f}" if load == "agent step" else "-" for route, load in columns]
+    lines.append("| whole step (process CPU) | " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def _sum(stages: dict[str, float]) -> float:
-    return sum(value for stage, value in stages.items() if stage in STAGES)
 
 
 def _redis_server() -> tuple[subprocess.Popen[bytes], str]:
@@ -191,7 +190,7 @@ def main() -> int:
     if gateway_cpu is not None:
         os.sched_setaffinity(0, {gateway_cpu})
     try:
-        table = asyncio.run(_measure(upstream, args.requests, args.steps, redis_url))
+        table, wholes = asyncio.run(_measure(upstream, args.requests, args.steps, redis_url))
     finally:
         upstream.stop()
         if redis is not None:
@@ -199,16 +198,16 @@ def main() -> int:
             redis.wait()
     store = "Redis" if args.redis else "in memory"
     print(f"CPU µs per step, by stage (TANDEM_STAGE_TIMES=1; the engine only; trajectory store {store})")
-    print(_render(table))
+    print(_render(table, wholes))
     if args.json is not None:
         figures = []
         for route in ROUTES:
             for load in ("agent step", "long run"):
                 stages = table[route][load]
                 parts = ", ".join(f"{stage} {stages.get(stage, 0.0):.0f}" for stage in STAGES)
-                total = f"{_sum(stages):.0f} ({parts})"
-                if load in table[route]["whole"]:
-                    total += f"; whole step (process CPU) {table[route]['whole'][load]:.0f}"
+                total = f"{sum(stages.values()):.0f} ({parts})"
+                if load == "agent step":
+                    total += f"; whole step (process CPU) {wholes[route]:.0f}"
                 figures.append(figure(f"{route} route, {load}: CPU µs per step", total))
         command = f"python -m benchmarks.stages --requests {args.requests} --steps {args.steps}" + (
             " --redis" if args.redis else ""

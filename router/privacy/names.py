@@ -426,10 +426,10 @@ def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
         while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'’-"):
             start -= 1
         word = text[start:end]
-        if not word[:1].isupper() or (start > 0 and text[start - 1] in "@./\\_"):
+        if not _capitalised(word) or (start > 0 and text[start - 1] in "@./\\_"):
             continue
         low = word.lower()
-        if low not in given or low in _AMBIGUOUS or low in _STOP or not _capitalised(word):
+        if low not in given or low in _AMBIGUOUS or low in _STOP:
             continue
         if _DOES_AFTER.match(text, end) or (
             _SAID_BEFORE.search(text, max(0, start - 16), start) and _CLAUSE_END.match(text, end)

@@ -69,3 +69,28 @@ class _Resume:
                     pending = work.send(sent)
                 except StopIteration:
                     return
+
+
+class Background:
+    """Store work off the request path: started at once where every store is in process (it
+    does not wait: no task at all, `start_eagerly`), else a task; `settled` awaits the tasks
+    begun (shutdown)."""
+
+    __slots__ = ("_eager", "_tasks")
+
+    def __init__(self, eager: bool) -> None:
+        self._eager = eager
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def __len__(self) -> int:
+        """The tasks begun and not yet done."""
+        return len(self._tasks)
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = start_eagerly(work) if self._eager else asyncio.get_running_loop().create_task(work)
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def settled(self) -> None:
+        await asyncio.gather(*self._tasks, return_exceptions=True)

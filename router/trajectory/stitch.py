@@ -46,6 +46,7 @@ from typing import Any
 
 from router.records import record
 from router.trajectory import identify
+from router.trajectory.eager import Background
 from router.trajectory.history import HistoryKeys
 from router.trajectory.store import MemoryStore, TrajectoryStore
 
@@ -183,14 +184,16 @@ class _Mark:
 
 
 class Stitcher:
-    def __init__(self, store: TrajectoryStore) -> None:
+    def __init__(self, store: TrajectoryStore, background: Background | None = None) -> None:
+        """`background`: where the claims' writes run (the tracker's: awaited at its shutdown);
+        by default eagerly in memory, in a task of its own on a shared store."""
         self._store = store
+        self._background = background or Background(eager=isinstance(store, MemoryStore))
         self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
         # The answers of this process whose notes are being written, by their first message's
         # key: a step of the same first message waits for them (`NOTE_WAIT_S` at most).
         self._noting: dict[str, set[asyncio.Event]] = {}
-        self._writing: set[asyncio.Task[None]] = set()  # claims on their way to a shared store
 
     async def find(
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
@@ -226,19 +229,12 @@ class Stitcher:
         except BaseException:
             self._release(held)
             raise
-        if isinstance(self._store, MemoryStore):
-            try:
-                await self._store.stitch_remember_many(writes)  # in process: no round trip to save
-            finally:
-                self._release(held)
-            return stitched
-        # A shared store's writes leave with the step start the caller asks for next, in one
-        # pipeline (redis_batch: what one turn of the loop asks): one round trip fewer on the
-        # request's path. The keys stay locked until they are written, so a step of this
-        # process with the same history reads them after this one's claim.
-        task = asyncio.get_running_loop().create_task(self._write(writes, held))
-        self._writing.add(task)
-        task.add_done_callback(self._writing.discard)
+        # The claim's writes, off the request's path: on a shared store they leave with the
+        # step start the caller asks for next, in one pipeline (redis_batch: what one turn of
+        # the loop asks), one round trip fewer; in memory they are done before this returns.
+        # The keys stay locked until they are written, so a step of this process with the same
+        # history reads them after this one's claim.
+        self._background.spawn(self._write(writes, held))
         return stitched
 
     def _release(self, held: tuple[str, ...]) -> None:
@@ -254,11 +250,6 @@ class Stitcher:
             log.warning("a stitched step's claim was not written to the trajectory store: %s", exc)
         finally:
             self._release(held)
-
-    async def settled(self) -> None:
-        """Once every claim begun has been written (tests, shutdown)."""
-        while self._writing:
-            await asyncio.gather(*list(self._writing), return_exceptions=True)
 
     async def _find(
         self,

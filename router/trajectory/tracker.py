@@ -32,7 +32,7 @@ from router.records import record
 from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children, stitched_family
-from router.trajectory.eager import start_eagerly
+from router.trajectory.eager import Background
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
 from router.trajectory.recorder import Recorder
@@ -185,13 +185,12 @@ class Tracker:
         self._cloud_prices = settings.upstreams["cloud"].prices
         self._reserve_output_tokens = settings.client_limits.reserve_output_tokens
         self._may_spend = frozenset(name for name, route in settings.routes.items() if may_spend_on_cloud(route))
-        self.stitcher = Stitcher(self.store)
-        self.children = Children()  # the sub-agents this process's answers started
-        self._sweeper: asyncio.Task[None] | None = None
-        self._background: set[asyncio.Task[None]] = set()
         # Off-path work starts eagerly only when every store is in process: a Redis command
         # enters `asyncio.timeout`, which would time (and on expiry cancel) the request's task.
-        self._eager = isinstance(self.store, MemoryStore)
+        self.background = Background(eager=isinstance(self.store, MemoryStore))
+        self.stitcher = Stitcher(self.store, self.background)
+        self.children = Children()  # the sub-agents this process's answers started
+        self._sweeper: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         if isinstance(self.store, ResilientStore):
@@ -203,8 +202,7 @@ class Tracker:
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
-        await asyncio.gather(*self._background, return_exceptions=True)
-        await self.stitcher.settled()  # claims on their way to a shared store
+        await self.background.settled()
         await self.recorder.aclose()
         await self.store.aclose()
 
@@ -363,10 +361,7 @@ class Tracker:
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run store work off the request path, in a task awaited at shutdown; with the memory
         store, started at once (it does not wait: no task at all)."""
-        task = start_eagerly(work) if self._eager else asyncio.create_task(work)
-        if task is not None:
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+        self.background.spawn(work)
 
     def record(
         self,
