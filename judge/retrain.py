@@ -5,7 +5,8 @@ by the harness-status label read from the next request) are the recent traffic. 
 trained on the shipped rows together with part of that traffic, and it replaces the serving model
 only under `promote`'s rule (held-out AUC not lower than the serving model's by more than
 `evaluate.AUC_TOLERANCE`), measured on the rest of the recent traffic, held back by run: the
-traffic the serving model is failing on, which the candidate never saw.
+traffic the serving model is failing on, which the candidate never saw. A quarter of the runs are
+held back, more (up to half) while those hold fewer failing steps than an AUC needs.
 
 Runs whose stitching was uncertain are left out: a run the gateway found by its message history
 (no client session id: its records carry `stitch`), whether extended, rewritten (a condenser, a
@@ -20,6 +21,7 @@ Recent rows are few against the shipped ones: they weigh so that together they m
 from __future__ import annotations
 
 import argparse
+import hashlib
 import shutil
 import sys
 import tempfile
@@ -30,10 +32,13 @@ from typing import Any
 import judge as judge_package
 from judge.labels import LABEL_SOURCES, make_labels
 from judge.metrics import MIN_POSITIVES
-from judge.rows import JudgeTrainingError, held_out, load_rows
+from judge.rows import JudgeTrainingError, load_rows
 
 SHIPPED_ROWS = Path(judge_package.__file__).parent / "data" / "real-runs.jsonl.gz"
 HELD_BACK = 0.25
+# The most of the recent runs held back when `HELD_BACK` of them hold too few failing steps to
+# compare on: the rest, at least as many, is what the candidate learns the family from.
+HELD_BACK_MOST = 0.5
 RECENT_SHARE = 0.3
 
 
@@ -52,6 +57,37 @@ class RetrainResult:
 def uncertain_runs(rows: list[dict[str, Any]]) -> set[str]:
     """Runs with a step the gateway placed by its history rather than a client session id."""
     return {str(row["trajectory_id"]) for row in rows if row.get("stitch")}
+
+
+def _rank(run: str) -> float:
+    """A run's place in the held-back order: a stable hash, salted (`train` holds out by the
+    same hash unsalted, and would find nothing left to hold out)."""
+    digest = hashlib.blake2b(f"held back: {run}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64
+
+
+def choose_held_back(rows: list[dict[str, Any]], labels: str, share: float, most: float = HELD_BACK_MOST) -> set[str]:
+    """The recent runs held back to compare the models on: those whose rank is under `share`,
+    then, while they hold fewer than `MIN_POSITIVES` failing steps, the next runs in rank order,
+    up to `most` of the runs. A family that fails rarely (3% of its steps) would otherwise never
+    hold enough failures back to be compared on, and never be learnt."""
+    runs = sorted({str(row["trajectory_id"]) for row in rows}, key=_rank)
+    failing: dict[str, int] = dict.fromkeys(runs, 0)
+    try:
+        chosen = make_labels(rows, labels)
+    except JudgeTrainingError:
+        chosen = None
+    if chosen is not None:
+        for index, value in zip(chosen.rows, chosen.y.tolist(), strict=True):
+            failing[str(rows[index]["trajectory_id"])] += int(value)
+    back = [run for run in runs if _rank(run) < share]
+    held = sum(failing[run] for run in back)
+    for run in runs[len(back) : int(len(runs) * most)]:
+        if held >= MIN_POSITIVES:
+            break
+        back.append(run)
+        held += failing[run]
+    return set(back)
 
 
 def recent_weight(shipped: int, recent: int, share: float) -> float:
@@ -119,8 +155,7 @@ def retrain(
     uncertain = uncertain_runs(recent)
     kept = [row for row in recent if str(row["trajectory_id"]) not in uncertain]
     runs = {str(row["trajectory_id"]) for row in kept}
-    # Salted: `train` holds out by the same hash, and would find nothing left to hold out.
-    back_runs = {run for run in runs if held_out(f"held back: {run}", held_back)}
+    back_runs = choose_held_back(kept, labels, held_back)
     back = [row for row in kept if str(row["trajectory_id"]) in back_runs]
     weight = recent_weight(len(shipped), len(kept) - len(back), recent_share)
     learn = [{**row, "weight": weight} for row in kept if str(row["trajectory_id"]) not in back_runs]
@@ -199,7 +234,12 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="the model trained")
     parser.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
     parser.add_argument("--cloud-share", type=float, default=0.4, help="the candidate's calibrated cloud share")
-    parser.add_argument("--held-back", type=float, default=HELD_BACK, help="share of recent runs compared on")
+    parser.add_argument(
+        "--held-back",
+        type=float,
+        default=HELD_BACK,
+        help="share of recent runs compared on (more, up to half, while they hold under 20 failing steps)",
+    )
     parser.add_argument("--recent-share", type=float, default=RECENT_SHARE, help="recent rows' share of the weight")
     parser.add_argument("--seed", type=int, default=0, help="seed of the classifier")
     parser.add_argument(

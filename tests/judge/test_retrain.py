@@ -12,7 +12,8 @@ import orjson
 from judge.card import card_path
 from judge.cli import main
 from judge.features import FEATURE_VERSION, N_FEATURES, feature_index
-from judge.retrain import retrain, uncertain_runs
+from judge.metrics import MIN_POSITIVES
+from judge.retrain import HELD_BACK, choose_held_back, retrain, uncertain_runs
 from judge.rows import ROW_SCHEMA, held_out, write_rows
 from judge.train import TrainConfig, train
 
@@ -70,7 +71,8 @@ def test_a_candidate_that_learnt_the_new_agent_is_promoted_and_stitched_runs_are
     assert outcome.recent_weight > 1  # few recent rows weigh more than their count
     assert serving.read_bytes() != before
     card = orjson.loads(card_path(serving).read_bytes())
-    learnt = sum(1 for row in recent if not _back(row["trajectory_id"]))
+    back = choose_held_back(recent, "failed", HELD_BACK)
+    learnt = sum(1 for row in recent if row["trajectory_id"] not in back)
     assert f"and {learnt} recent gateway rows" in card["training_data"]["description"]
     assert "against the serving model" in card["evaluation"]["promotion"]["decision"]
 
@@ -111,18 +113,44 @@ def test_the_cli_says_what_it_learnt_from_and_keeps_the_model_without_held_back_
 
 
 def test_a_candidate_is_not_promoted_on_too_few_held_back_failures(tmp_path: Path) -> None:
-    """A candidate that learnt the new agent is still not promoted when the held-back runs hold
-    fewer than 20 failing steps: an AUC over a handful of them is noise (tau-bench's retraining
-    promoted candidates that were worse on the family's other runs)."""
+    """A candidate that learnt the new agent is still not promoted when even half the recent runs,
+    held back, hold fewer than 20 failing steps: an AUC over a handful of them is noise
+    (tau-bench's retraining promoted candidates that were worse on the family's other runs)."""
     shipped = _rows("alpha", 150, "err_any", seed=1)
     serving = _serving(tmp_path, shipped)
     before = serving.read_bytes()
     recent = _rows("beta", 40, "act1_read", seed=2)
-    # Every held-back run keeps one failing step at most (its first), so fewer than 20 are left.
+    # Half the runs keep one failing step at most (their first), the others none: half the runs
+    # hold fewer than 20.
     for row in recent:
-        if _back(str(row["trajectory_id"])) and row["step"] > 1:
+        run = int(str(row["trajectory_id"]).rsplit("-", 1)[1])
+        if row["step"] > 1 or run % 2:
             row["action_failed"] = 0
     outcome = retrain(shipped, recent, serving, model="logreg")
     assert not outcome.promoted
     assert "fewer than 20: too few to compare the models on" in outcome.reason
+    assert outcome.held_back_runs == 20  # the most it holds back: half
     assert serving.read_bytes() == before
+
+
+def test_a_family_that_fails_rarely_holds_back_more_runs_until_it_can_be_compared() -> None:
+    """The share held back grows, in the same stable order, until it holds 20 failing steps or
+    half the runs: a family failing at a few percent of its steps is compared (and learnt) after
+    as many runs as 20 failures take, not never."""
+    recent = _rows("beta", 60, "act1_read", seed=2)
+    for row in recent:  # one failing step a run
+        row["action_failed"] = int(row["step"] == 3)
+    runs = {str(row["trajectory_id"]) for row in recent}
+    by_share = {run for run in runs if held_out(f"held back: {run}", HELD_BACK)}
+    assert len(by_share) < MIN_POSITIVES  # the share alone holds too few
+    back = choose_held_back(recent, "failed", HELD_BACK)
+    assert by_share < back and len(back) == MIN_POSITIVES  # one failure a run: 20 runs
+    assert choose_held_back(recent, "failed", HELD_BACK) == back  # stable
+    # Where failures are plenty the share alone is held back.
+    for row in recent:
+        row["action_failed"] = int(row["step"] > 2)
+    assert choose_held_back(recent, "failed", HELD_BACK) == by_share
+    # Where there are none, no more than half the runs.
+    for row in recent:
+        row["action_failed"] = 0
+    assert len(choose_held_back(recent, "failed", HELD_BACK)) == 30
