@@ -24,7 +24,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from router.privacy import credentials, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
+from router.privacy import credentials, documents, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
 from router.privacy.heads import first_strings
@@ -63,6 +63,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + credentials.PASSWORDS
     + _PERSONAL_FIRST
     + national_ids.detectors()
+    + documents.DETECTORS
     + _PERSONAL_LAST
 )
 TYPES: tuple[str, ...] = tuple(dict.fromkeys(d.type for d in DETECTORS))

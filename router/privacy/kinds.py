@@ -14,7 +14,7 @@ KINDS: tuple[str, ...] = (
     "CARD",
     "IBAN",
     "US_SSN",
-    "NATIONAL_ID",  # a national id, tax or insurance number other than the US SSN
+    "NATIONAL_ID",  # a national id, tax or insurance number other than the US SSN; a passport's, a licence's
     "IP_ADDRESS",
     "URL_CREDENTIALS",  # a URL with a user and password
     "PRIVATE_KEY",
