@@ -74,6 +74,12 @@ FOUND = [
     ("SECRET_ASSIGNMENT", "app.secret_key = b'_5#y2L\"F4Q8z'", '_5#y2L"F4Q8z'),
     ("SECRET_ASSIGNMENT", 'password: "open {sesame} $42"', "open {sesame} $42"),
     ("SECRET_ASSIGNMENT", "the password for bob is Xy7!kq2m, keep it", "Xy7!kq2m"),
+    # Short prose passwords, PINs, and what a sentence says a password was set to.
+    ("SECRET_ASSIGNMENT", "My password is hunter2, can you log in?", "hunter2"),
+    ("SECRET_ASSIGNMENT", "my PIN is 4821.", "4821"),
+    ("SECRET_ASSIGNMENT", "Your password has been reset to Xy7#kq2m.", "Xy7#kq2m"),
+    ("SECRET_ASSIGNMENT", "the password is: S3cure!Pass", "S3cure!Pass"),
+    ("SECRET_ASSIGNMENT", "passcode was “7Rq-44x”", "7Rq-44x"),
 ]
 
 
@@ -97,6 +103,11 @@ NOT_FOUND = [
     "DB_PASSWORD=${DB_PASSWORD} and secret: {{ secret }} and token: $TOKEN",
     "password: '<your password here>' and SECRET_KEY = 'changeme'",
     "the password is required",
+    "the password is incorrect; password is too short (min 8) and Password is 8 characters long",
+    "if password is not None and pin is valid: password was changed to ********",
+    "The PIN is 0000. GPIO pin 5 is high; set pin 13 to OUTPUT; pin: 17",
+    "password is md5(salt+pw)",
+    "Authorization: Bearer abc.def",  # a bearer token is 8 characters or more
     "2026-11-29 12:00:01 took 1732891234567 ms, order 20261129120001",
     "commit 4f3a2b1c9d8e7f60a1b2c3d4e5f60718293a4b5c merged",
     "account 1234 5698 7654 32 and GB00 WEST 1234 5698 7654 32",

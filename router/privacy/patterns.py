@@ -63,6 +63,11 @@ def email_candidates(data: bytes) -> list[tuple[int, int]]:
 _IBAN_HEAD = re.compile(r"(?:[A-Z]{2}|[a-z]{2})\d{2} ?$")
 
 
+def _bearer_long_enough(text: str, start: int, end: int) -> bool:
+    """A prose password may be 6 characters (`hunter2`), a bearer token not: 8 or more."""
+    return end - start >= 8 or not text[max(0, start - 12) : start].rstrip(" \t\"'`“‘").lower().endswith("bearer")
+
+
 def _card_context(text: str, start: int, end: int) -> bool:
     """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps), 12 and 13 digits
     (Maestro, old Visa; mostly durations and ids) are cards only beside a card word; digits
@@ -209,13 +214,18 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
-        # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "Bearer …".
+        # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "my PIN is
+        # 4821", "password has been reset to Xy7…", "Bearer …".
         re.compile(
-            r"(?i)(?:\b(?:password|passwd|passphrase|pwd|pin code)\b(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
-            r"\s{0,3}(?:\bis\b|\bwas\b|:)\s{0,3}|\bbearer\s+)[\"'`]?([^\s\"'`,;]{5,199}[^\s\"'`.,;:)])"
+            r"(?i)(?:\b(?:password|passwd|passphrase|passcode|pwd|pin(?:\s(?:code|number))?)\b"
+            r"(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
+            r"\s{0,3}(?:\b(?:is(?:\s+now)?|was|will\s+be)\b|(?:\b(?:is|was|has\s+been|have\s+been)\s+)?"
+            r"\b(?:set|changed|reset|updated)\s+to\b|:)(?:\s{0,3}:)?\s{0,3}|\bbearer\s+)"
+            r"[\"'`“‘]?([^\s\"'`“”‘’,;]{3,199}[^\s\"'`“”‘’.,;:)])"
         ),
-        rb"(?i)pass(?:word|wd|phrase)|pwd|pin code|bearer\s",
+        rb"(?i)pass(?:word|wd|phrase|code)|pwd|\bpin\b|bearer\s",
         validate=validators.prose_secret,
+        check=_bearer_long_enough,
         group=1,
         reach=260,
         rule="secret-in-prose",

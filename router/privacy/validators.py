@@ -215,8 +215,11 @@ def quoted_secret(value: str) -> bool:
 
 def prose_secret(value: str) -> bool:
     """A password written in a sentence: it must look like one (a digit, a symbol or inner
-    capitals), since the word after `password is` is usually just a word."""
-    if is_reference(value) or value.endswith(":") or len(value) < 8 or value.isalpha():
+    capitals), since the word after `password is` is usually just a word; 4 to 12 digits are a
+    PIN or a numeric password (`my PIN is 4821`), unless every digit is the same."""
+    if value.isdigit():
+        return 4 <= len(value) <= 12 and len(set(value)) > 1
+    if is_reference(value) or value.endswith(":") or len(value) < 6 or value.isalpha() or "(" in value:
         return False
     if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
         return False
