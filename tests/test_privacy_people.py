@@ -115,6 +115,22 @@ def test_a_greeting_or_a_possessive_ending_is_not_part_of_the_name() -> None:
     assert ("PERSON", "Siobhan O'Connor") in found("The customer, Siobhan O'Connor, called twice.")
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Contact Priya Raman at the front desk.", "Priya Raman"),
+        ("Patient Maria Gonzalez, DOB 03/14/1985, was admitted.", "Maria Gonzalez"),
+        ("Ask Svetlana Petrova to review PR #42.", "Svetlana Petrova"),
+        # A listed name that is also an everyday word is a name's first word, not a sentence's.
+        ("Rose Whitfield called about the invoice.", "Rose Whitfield"),
+    ],
+)
+def test_a_sentence_first_word_is_not_part_of_the_name(text: str, name: str) -> None:
+    """A capitalised run at a sentence's start holds its first word: an everyday word that is no
+    listed name is left out of the name (the placeholder keeps it in the text)."""
+    assert {f for f in found(text) if f[0] == "PERSON"} == {("PERSON", name)}
+
+
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
     """The listed names are split over several hyperscan expressions (one is bounded in length):
     a name of each part is found as a listed name in free text."""

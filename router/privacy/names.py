@@ -240,6 +240,22 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_FIRST_WORD = re.compile(r"([^ \t]+)[ \t]+")
+
+
+def _without_lead(text: str, start: int, end: int) -> tuple[int, int]:
+    """Without leading words that are everyday words and no listed name: a sentence's first word
+    is capitalised too (`Contact Priya Raman`, `Patient Maria Gonzalez`, `Ask Svetlana`)."""
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given, family = given_names(), family_names()
+    while (lead := _FIRST_WORD.match(text, start, end)) is not None:
+        word = lead.group(1).lower()
+        if word not in everyday or word in given or word in family:
+            break
+        start = lead.end()
+    return start, end
+
+
 def _column_kind(header: str) -> tuple[str, str] | None:
     if re.fullmatch(rf"(?:{_PERSON_KEYS})", header.replace("_", " "), re.IGNORECASE) or re.fullmatch(
         rf"(?:{_PERSON_KEYS})", header, re.IGNORECASE
@@ -409,7 +425,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     if listed:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
-                yield (*_trim(text, *match.span(1)), "name-text")
+                yield (*_without_lead(text, *_trim(text, *match.span(1))), "name-text")
         yield from _acting(text, listed)
 
 
