@@ -42,6 +42,10 @@ FOUND = [
     ("CARD", "maestro 501800000009", "501800000009"),
     # Mastercard's 2-series ends at 2720: 16 digits, like the rest of the series.
     ("CARD", "card 2720 9900 0000 0007", "2720 9900 0000 0007"),
+    # A number a sentence calls a card's, its check digit or issuer range wrong (mistyped, made up).
+    ("CARD", "card number 3598899323053410 is lost", "3598899323053410"),
+    ("CARD", "my credit card 4111 1111 1111 1112 was declined", "4111 1111 1111 1112"),
+    ("CARD", "the last billed amount for cc 3509413199654323", "3509413199654323"),
     # IBANs of the full registry, printed in groups.
     ("IBAN", "IBAN ES91 2100 0418 4502 0005 1332", "ES91 2100 0418 4502 0005 1332"),
     ("IBAN", "iban: NO9386011117947", "NO9386011117947"),
@@ -108,6 +112,9 @@ NOT_FOUND = [
     "The PIN is 0000. GPIO pin 5 is high; set pin 13 to OUTPUT; pin: 17",
     "password is md5(salt+pw)",
     "Authorization: Bearer abc.def",  # a bearer token is 8 characters or more
+    # Not said to be a card's, too short for one unchecked, or not a card industry's digits.
+    "ticket 3598899323053410, company 3598899323053410, Trello card 4398046511104 moved",
+    "card 1700000000000000 and card 5555-5555-5555-5555",
     "2026-11-29 12:00:01 took 1732891234567 ms, order 20261129120001",
     "commit 4f3a2b1c9d8e7f60a1b2c3d4e5f60718293a4b5c merged",
     "account 1234 5698 7654 32 and GB00 WEST 1234 5698 7654 32",

@@ -68,6 +68,18 @@ def _bearer_long_enough(text: str, start: int, end: int) -> bool:
     return end - start >= 8 or not text[max(0, start - 12) : start].rstrip(" \t\"'`“‘").lower().endswith("bearer")
 
 
+# Words that say the number after them is a card's (a check digit aside): not `pan`, `visa` or
+# `credit`, which name other numbers too (a company, a travel visa, credits).
+_CARD_SAID = re.compile(
+    r"(?i)(?<![\w-])(?:(?:credit|debit|bank|payment)[ -]?card|card|cc)(?:[ -]?(?:number|no|num|nr|#))?"
+    r"(?![\w-])[^\n\d]{0,16}$"
+)
+
+
+def _card_said(text: str, start: int, end: int) -> bool:
+    return _card_context(text, start, end) and bool(_CARD_SAID.search(text, max(0, start - 30), start))
+
+
 def _card_context(text: str, start: int, end: int) -> bool:
     """Unseparated runs of 17-19 digits (snowflake ids, nanosecond timestamps), 12 and 13 digits
     (Maestro, old Visa; mostly durations and ids) are cards only beside a card word; digits
@@ -266,6 +278,15 @@ DETECTORS: tuple[Detector, ...] = (
         validate=validators.card,
         check=_card_context,
         reach=12,
+    ),
+    Detector(
+        "CARD",
+        re.compile(_B + r"(?:\d[ -]?){12,18}\d" + _E),
+        rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d",
+        validate=validators.card_given,
+        check=_card_said,
+        reach=12,
+        rule="card-said",
     ),
     Detector(
         "US_SSN",

@@ -51,6 +51,17 @@ def card(value: str) -> bool:
     return 12 <= len(digits) <= 19 and bool(_CARD_PREFIX.match(digits)) and luhn(digits)
 
 
+def card_given(value: str) -> bool:
+    """A number a sentence calls a card's (`my card 3598 8993 2305 3410 is lost`) whose issuer
+    range or check digit is wrong: a mistyped or made-up number someone gives as their card's is
+    still one. 15-19 digits (most cards; shorter runs are mostly ids), printed as cards are, from a
+    card industry's first digit (2-6)."""
+    if (" " in value or "-" in value) and not _CARD_GROUPS.match(value):
+        return False
+    digits = value.replace(" ", "").replace("-", "")
+    return 15 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2
+
+
 @functools.lru_cache(maxsize=4096)  # overlapping candidate windows validate the same value again
 def iban(value: str) -> bool:
     """The IBAN registry's lengths and formats per country, and mod 97: python-stdnum's
