@@ -161,6 +161,13 @@ def test_phone_csv_columns_and_whatsapp_uris() -> None:
         ('{"mobile": "58-21-93-40", "id": 4417}', "58-21-93-40"),
         ("phone_number=73 904418", "73 904418"),
         ("Tel.:\n  +41 (0)58 312 40 17", "+41 (0)58 312 40 17"),  # a range not issued yet
+        # A business card's lines name phones by where they ring.
+        ("Mobile: 737 219 628\nDesk: 5403926876\nFax: 463-612-6138", "5403926876"),
+        ("Office: 1234567", "1234567"),
+        # Sentences that say a phone number follows.
+        ("I didn't get any message on my registered 6685702. Could you look?", "6685702"),
+        ("reach me at 5403926876 after six", "5403926876"),
+        ("my mobile number is 0412345678", "0412345678"),
     ],
 )
 def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(text: str, phone: str) -> None:
@@ -176,6 +183,10 @@ def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(t
         "Phone: 1,250,000",
         "call 4182207 times in the loop",  # `call` names no field
         "phone: +999 412 8831",  # no country has that calling code
+        "registered 1234567 users; Registered 20240105 users",  # no one's registered number
+        "office: 2045 and Office 365 build 16.0.12345",
+        "call me at 10:30, reach us at 2024-01-05",
+        "answering at 1,234,567 requests a day",
     ],
 )
 def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:

@@ -78,15 +78,20 @@ _LABEL_WORDS = (
 _LABEL = re.compile(
     "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _LABEL_WORDS) + r")(?![A-Za-z])[^\n\d+(]{0,16}$"
 )
+# Words that name a phone only as a field (`Desk: …`, a business card's lines name phones by
+# where they ring) or in the phrases of `_SAID` (`reach me at`, `my registered number`).
+_FIELD_ONLY = ("desk", "direct", "office", "landline", "switchboard")
+_SAID_ONLY = ("reach", "answering", "reachable", "registered")
 # Hyperscan core of the labelled detector (caseless literals; see detect.py).
+_CORE_WORDS = _LABEL_WORDS + _FIELD_ONLY + _SAID_ONLY
 LABEL_CORE = (
     b"(?i)(?:\\b(?:"
-    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if w.isascii())
+    + b"|".join(re.escape(w).encode() for w in _CORE_WORDS if w.isascii())
     + b")\\b|"
-    + b"|".join(re.escape(w).encode() for w in _LABEL_WORDS if not w.isascii())
+    + b"|".join(re.escape(w).encode() for w in _CORE_WORDS if not w.isascii())
     + b")"
 )  # ASCII words whole: `sin` is not in `using`
-LABEL_SPAN = max(len(w.encode()) for w in _LABEL_WORDS)
+LABEL_SPAN = max(len(w.encode()) for w in _CORE_WORDS)
 _NOT_PHONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:id|ids|order|invoice|ref|build|version|ver|pid|port|uid|gid|ticket|account|acct|no|nr|sku"
     r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step|line)\b|[#=@$€£¥%])"
@@ -155,12 +160,25 @@ def _label_before(text: str, start: int) -> bool:
 # that name such a field, right before its value:
 # `call` and `contact` begin sentences; the words for "number" name order and account numbers.
 _NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "sms")
-_FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS)
+_FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS) + _FIELD_ONLY
 _FIELD = re.compile(
     "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _FIELD_WORDS) + r")(?:[ _-]?(?:number|num|no|nr))?"
     r"\.?[\"']?[ \t]*[:=][ \t]*[\"']?(?:\r?\n[ \t]*)?$"
 )
 _FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
+
+
+# A sentence that says a phone number follows (`call me at`, `they're not answering at`, `my
+# mobile number is`, `my registered number`; not `registered 1234567 users`): what follows is
+# one as a field's value is.
+_SAID_WORDS = ("call", "text", "ring", "whatsapp", "phone", "mobile", "cell", *_SAID_ONLY)
+_SAID = re.compile(
+    r"(?i)(?<![A-Za-z])(?:(?:call|text|reach|ring|whatsapp|phone)[ \t]+(?:me|us|him|her|them)[ \t]+(?:at|on)"
+    r"|(?:answering|reachable)[ \t]+(?:at|on)"
+    r"|(?:phone|mobile|cell)(?:[ \t]+number)?[ \t]+(?:is|was)"
+    r"|(?:my|your|his|her|our|their)[ \t]+registered(?:[ \t]+(?:phone|mobile|cell))?(?:[ \t]+number)?)[ \t]*:?[ \t]*$"
+)
+_SAID_WINDOW = LabelWindow(_SAID_WORDS, _SAID)
 
 
 def _phone_digits(value: str) -> str | None:
@@ -173,9 +191,11 @@ def _phone_digits(value: str) -> str | None:
 
 
 def _in_field(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] is the value of a phone field: 7 to 15 digits shaped as a number
-    is written, not a date, an IP address or an amount; after a `+`, a country's calling code."""
-    if not _FIELD_WINDOW.before(text, max(0, start - 32), start):
+    """Whether text[start:end] is the value of a phone field, or follows words that say a phone
+    number does: 7 to 15 digits shaped as a number is written, not a date, an IP address or an
+    amount; after a `+`, a country's calling code."""
+    low = max(0, start - 32)
+    if not (_FIELD_WINDOW.before(text, low, start) or _SAID_WINDOW.before(text, low, start)):
         return False
     value = text[start:end]
     digits = _phone_digits(value)
