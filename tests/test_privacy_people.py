@@ -202,6 +202,8 @@ def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:
         ("Can you book a taxi to 3310 Koivukuja 12 Apt. 5, Vantaa?", "3310 Koivukuja 12 Apt. 5, Vantaa"),
         ("we meet at the corner of Rysensteensgade 9 and Tietgens Passage", "Rysensteensgade 9 and Tietgens Passage"),
         ("my address is Hollandse Kade 114, Weesp", "Hollandse Kade 114, Weesp"),
+        ("Please update the billing address with 4241 Steinfelden 73, Savonlinna", "4241 Steinfelden 73, Savonlinna"),
+        ("change my shipping address to Hollandse Kade 114, Weesp", "Hollandse Kade 114, Weesp"),
     ],
 )
 def test_a_street_line_of_any_country_after_a_phrase_that_says_a_place_follows(text: str, address: str) -> None:

@@ -149,7 +149,7 @@ _CUE = (
     r"|\b(?:drops?|dropped|drop)[ \t]+(?:you|me|us|them)[ \t]+off[ \t]+at"
     r"|\bpick(?:s|ed)?[ \t]+(?:me|you|us|them)[ \t]+up[ \t]+at"
     r"|\b(?:office|restaurant|shop|store|house|home|flat|apartment|venue|clinic|hotel|warehouse)[ \t]+is[ \t]+(?:at|on)"
-    r"|\baddress[ \t]+is|\benter[ \t]+on|\bthe[ \t]+corner[ \t]+of)"
+    r"|\baddress[ \t]+(?:is|to|with|as|should[ \t]+be)|\benter[ \t]+on|\bthe[ \t]+corner[ \t]+of)"
 )
 _NOT_STREET = (
     r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
