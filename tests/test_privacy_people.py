@@ -131,6 +131,33 @@ def test_a_sentence_first_word_is_not_part_of_the_name(text: str, name: str) -> 
     assert {f for f in found(text) if f[0] == "PERSON"} == {("PERSON", name)}
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Warrane, can I please speak to your boss?", "Warrane"),
+        ("Thanks for the logs. Łukasz, can you rebase onto main?", "Łukasz"),
+        ("Priya Raman, could you review the patch?", "Priya Raman"),
+        ("ok\nDanial, please call me back when the job ends.", "Danial"),
+    ],
+)
+def test_a_person_addressed_at_the_head_of_a_request_is_a_name(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Also, can we merge this? Hello, I need help. Thanks, I will. However, we should wait.",
+        "Team, please review. Folks, can someone look? Everyone, please stop the job.",
+        "Kubernetes, can you believe it? Python, can it do that? Nginx, would it reload?",
+        "x = foo(Bar, can) and the list Alpha, Beta, we saw",  # not the head of a sentence
+        "Will, can you",  # a listed name that is also an everyday word: not at a sentence's head
+    ],
+)
+def test_an_everyday_word_or_software_before_a_request_is_no_name(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
     """The listed names are split over several hyperscan expressions (one is bounded in length):
     a name of each part is found as a listed name in free text."""

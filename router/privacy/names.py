@@ -453,6 +453,47 @@ def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
             yield start, end, "name-acts"
 
 
+# A person addressed at the head of a sentence and asked or told something (`Warrane, can I
+# speak to your boss?`, `Danial, please call back.`): the comma, then a request's first word.
+_ADDRESSED = re.compile(r",[ \t]+(?i:can|could|would|will|please|do|did|are|have|let's|i|we|you)(?![\w'’-])")
+_SENTENCE_HEAD = re.compile(r"(?:^|[\n\"“(]|[.!?][ \t]+|[.!?][\"”][ \t]+)[ \t]*$")
+
+
+def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
+    """One or two capitalised words opening a sentence, a comma, then a request: a name when
+    each word is a listed name (not also an everyday word) or no word of the lexicon at all (an
+    everyday word opens sentences: `Also, can we`, `Hello, I`; software is in `NEVER`)."""
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given, family = given_names(), family_names()
+    for match in _ADDRESSED.finditer(text):
+        end = match.start()
+        start = end
+        words = 0
+        while words < 2:
+            word_start = start
+            while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] in "'’-"):
+                word_start -= 1
+            word = text[word_start:start]
+            if len(word) < 3 or not _capitalised(word) or not word[1:].islower():
+                break
+            low = word.lower()
+            listed = (low in given or low in family) and low not in _AMBIGUOUS and low not in everyday
+            if not listed and (low in everyday or low in _STOP or low in names_model.NEVER):
+                break
+            words += 1
+            start = word_start
+            if start > 0 and text[start - 1] in " \t" and start > 1 and text[start - 2].isalpha():
+                start -= 1  # the space before a first word
+                continue
+            break
+        if words == 0:
+            continue
+        if text[start] in " \t":
+            start += 1
+        if start < end and _SENTENCE_HEAD.search(text, max(0, start - 4), start):
+            yield start, end, "name-addressed"
+
+
 _STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
 
 
@@ -539,6 +580,7 @@ def find_rules(text: str) -> list[Finding]:
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
+    found.extend(_addressed(text))
     return longest_first("PERSON", text, _tidied(text, found))
 
 
@@ -549,6 +591,7 @@ def find(text: str) -> list[Finding]:
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
+    found.extend(_addressed(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
     return longest_first("PERSON", text, _tidied(text, found))
