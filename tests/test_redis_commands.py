@@ -215,3 +215,45 @@ async def test_a_pool_of_one_connection_keeps_none_between_batches(tmp_path: Pat
     finally:
         await store.aclose()
         own.stop()
+
+
+async def test_a_batch_reads_its_replies_off_the_parser_and_times_out_on_a_frozen_redis(tmp_path: Path) -> None:
+    """The batches write and read on the connection's own stream and hiredis parser (no task and
+    no timeout context per reply); a Redis that stops answering fails the batch with redis-py's
+    TimeoutError within the socket timeout, the connection is dropped, and once Redis answers
+    again the next batch runs on a sound one."""
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    from router.trajectory.redis_batch import _Wire
+
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url, timeout_s=0.3)
+
+    def start(number: int) -> StepStart:
+        return StepStart(
+            trajectory_id="t1", fingerprint=f"f{number}", retry=False, task="", route="r", namespace="", at=time.time()
+        )
+
+    try:
+        first = await store.begin_step(start(1))
+        kept = store._batch._kept
+        assert kept is not None and _Wire.of(kept) is not None  # the fast path, not redis-py's calls
+        own.pause()
+        began = time.monotonic()
+        try:
+            await store.begin_step(start(2))
+        except RedisTimeoutError:
+            pass
+        else:
+            raise AssertionError("a frozen Redis answered")
+        assert time.monotonic() - began < 2.0
+        assert store._batch._kept is None  # dropped: its stream is no longer in step
+        own.resume()
+        after = await store.begin_step(start(3))
+        # The frozen step's command may have run once Redis resumed; the stream is in step either way.
+        assert after.step in (first.step + 1, first.step + 2)
+        assert (await store.begin_step(start(4))).step == after.step + 1
+    finally:
+        own.resume()
+        await store.aclose()
+        own.stop()

@@ -1,6 +1,7 @@
 """The gateway's instructions per request, counted by valgrind: the same figure on a busy machine.
 
-`python -m benchmarks.instructions [--requests 1000] [--session] [--route edge|judge ...] [--baseline DIR ...]`
+`python -m benchmarks.instructions [--requests 1000] [--session] [--redis] [--route edge|judge ...]
+    [--baseline DIR ...]`
 
 `benchmarks.cpu` reads CPU time, which other jobs still move on a machine whose two cores are
 hyperthreads of one (a busy sibling slows every instruction: its rounds spread by ±10% there).
@@ -18,12 +19,16 @@ route the body names, `edge` (the config's `fast`) or `judge` (strategy judge, t
 judge), as in `benchmarks.cpu`; each route is counted for each checkout. Needs `valgrind`
 (Debian: `apt-get install valgrind`); about a minute per checkout and route on a quiet machine,
 over ten on one loaded by other jobs (the gateway's start under valgrind is waited for 30 minutes).
+`--redis`: the trajectory store in a `redis-server` of the benchmark's own (no persistence), as
+`server.workers` and replicas use it; the counts are the gateway's instructions, Redis's not.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import os
 import shutil
 import subprocess
 import sys
@@ -31,6 +36,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+import yaml
 
 from benchmarks.checkouts import EXTRA_ROUTES
 from benchmarks.overhead.gateways import Upstreams, _base_env, tandem_config
@@ -102,14 +108,21 @@ async def _ready(port: int, make: Callable[[int, int], bytes]) -> None:
     raise RuntimeError("the gateway under valgrind did not answer within 30 minutes")
 
 
-def count(source: Path, upstream_port: int, requests: int, session: bool, route: str = "edge") -> float:
-    """Instructions per request of a gateway run from `source`, on `route`."""
+def count(
+    source: Path, upstream_port: int, requests: int, session: bool, route: str = "edge", redis_url: str | None = None
+) -> float:
+    """Instructions per request of a gateway run from `source`, on `route` (its trajectory
+    store in the Redis at `redis_url`, when given)."""
     folder = OUT / route / source.name
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("callgrind.*"):
         old.unlink()
     upstreams = Upstreams(upstream_port, upstream_port)
     config = tandem_config(folder / "tandem.yaml", upstreams, "sk-bench", EXTRA_ROUTES)
+    if redis_url is not None:
+        settings = yaml.safe_load(config.read_text())
+        settings["redis_url"] = redis_url
+        config.write_text(yaml.safe_dump(settings, sort_keys=False))
     port = free_port()
     command = [
         "valgrind",
@@ -118,7 +131,7 @@ def count(source: Path, upstream_port: int, requests: int, session: bool, route:
         sys.executable,
         *("-m", "router.cli", "serve", "--config", str(config), "--port", str(port)),
     ]
-    env = {**_base_env(), "PYTHONPATH": str(source)}
+    env = {**_base_env(), "PYTHONPATH": str(source), "TANDEM_VAULT_KEY": base64.b64encode(os.urandom(32)).decode()}
     with open(folder / "valgrind.log", "w") as log:
         gateway = subprocess.Popen(command, env=env, cwd=source, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -140,25 +153,49 @@ def measure(args: argparse.Namespace) -> int:
     upstream_port = free_port()
     fake = [sys.executable, "-m", "benchmarks.overhead.fakeupstream", "--port", str(upstream_port)]
     upstream = subprocess.Popen(fake, env=_base_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    redis = None
+    redis_url = None
+    if args.redis:
+        redis_port = free_port()
+        redis = subprocess.Popen(
+            ["redis-server", "--port", str(redis_port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
     try:
         figures = {}
         for route in args.route or ["edge"]:
             for source in [REPO, *args.baseline]:
-                figures[route, source] = count(source, upstream_port, args.requests, args.session, route)
+                figures[route, source] = count(source, upstream_port, args.requests, args.session, route, redis_url)
                 print(f"{route} route, {source}: {figures[route, source]:,.0f} instructions/request", flush=True)
         what = "new steps of 16 sessions" if args.session else "no session id"
-        print(f"\ngateway instructions per request (c=16, {what}, {args.requests} requests, callgrind):")
+        store = ", trajectory store in Redis" if args.redis else ""
+        print(f"\ngateway instructions per request (c=16, {what}{store}, {args.requests} requests, callgrind):")
         for (route, source), value in figures.items():
             print(f"  {route} route, {source}: {value:,.0f}")
+        if args.json is not None:
+            from benchmarks.report import figure, write_result
+
+            rows = [
+                figure(f"{route} route ({what}{store}), {source.name}: instructions per request", f"{value:,.0f}")
+                for (route, source), value in figures.items()
+            ]
+            command = f"python -m benchmarks.instructions --requests {args.requests}" + " --redis" * args.redis
+            write_result(args.json, "instructions", command + " --session" * args.session, rows)
         return 0
     finally:
         upstream.terminate()
+        if redis is not None:
+            redis.terminate()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=1000, help="measured requests per checkout")
     parser.add_argument("--session", action="store_true", help="send a session id (no stitching)")
+    parser.add_argument("--redis", action="store_true", help="the trajectory store in a redis-server of its own")
+    parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
     parser.add_argument("--route", action="append", choices=sorted(ROUTES), help="the route counted (repeatable)")
     parser.add_argument("--baseline", action="append", default=[], help="another checkout to count beside")
     args = parser.parse_args()

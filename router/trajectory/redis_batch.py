@@ -28,7 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 _pack_command: Callable[[tuple[Any, ...]], bytes] | None
 try:
@@ -160,13 +162,17 @@ class Batcher:
                 if _pack_command is not None
                 else connection.pack_commands(commands)
             )
-            await connection.send_packed_command(packed, check_health=False)
-            replies: list[Any] = []
-            for _ in commands:
-                try:
-                    replies.append(await connection.read_response())
-                except ResponseError as exc:
-                    replies.append(exc)
+            wire = _Wire.of(connection)
+            if wire is not None:
+                replies = await wire.exchange(packed, len(commands))
+            else:
+                await connection.send_packed_command(packed, check_health=False)
+                replies = []
+                for _ in commands:
+                    try:
+                        replies.append(await connection.read_response())
+                    except ResponseError as exc:
+                        replies.append(exc)
         except BaseException:
             await connection.disconnect(nowait=True)
             await pool.release(connection)
@@ -187,6 +193,86 @@ class Batcher:
         kept, self._kept = self._kept, None
         if kept is not None:
             await self._client.connection_pool.release(kept)
+
+
+class _Wire:
+    """A batch's bytes out and its replies in, on a redis-py connection's own stream and reply
+    parser (hiredis's), without redis-py's per-call wrappers: its send runs the write in a task
+    of its own under `wait_for` (a task and an event-loop turn a batch), its read a timeout
+    context and three coroutines per reply. Here the bytes are written at once (the drain is
+    awaited only past the transport's high-water mark) and the replies taken from the parser
+    as they come, each socket read under the connection's socket timeout. Only for a connection
+    of the shape this was written against (a stream, a hiredis parser); any other goes through
+    redis-py's calls. A RESP3 push (a maintenance notification) between the replies is handed to
+    the parser's own handler, as its reads hand it."""
+
+    __slots__ = ("_connection", "_handler", "_more", "_parser", "_push", "_stream", "_timeout", "_writer")
+
+    def __init__(self, connection: Any, parser: Any, more: Any) -> None:
+        self._connection = connection
+        self._handler = parser  # redis-py's parser: its push handler
+        self._parser = parser._reader  # the hiredis reader: feeds and replies, shared with redis-py
+        self._push: Any = getattr(parser, "_hiredis_PushNotificationType", None)
+        self._stream = connection._reader
+        self._writer = connection._writer
+        self._timeout: float | None = connection.socket_timeout
+        self._more = more  # what the hiredis reader answers while a reply is incomplete
+
+    @classmethod
+    def of(cls, connection: Any) -> _Wire | None:
+        parser = getattr(connection, "_parser", None)
+        if (
+            parser is None
+            or getattr(parser, "_reader", None) is None
+            or getattr(connection, "_reader", None) is None
+            or getattr(connection, "_writer", None) is None
+            or str(getattr(connection, "protocol", 2) or 2) not in ("2", "3")
+            or not getattr(parser, "_connected", False)
+        ):
+            return None
+        try:
+            from redis._parsers.hiredis import NOT_ENOUGH_DATA
+        except ImportError:  # pragma: no cover - another redis-py layout: its own calls
+            return None
+        return cls(connection, parser, NOT_ENOUGH_DATA)
+
+    async def exchange(self, packed: bytes, count: int) -> list[Any]:
+        """Write `packed` and read `count` replies: an error reply in its place (a command's own
+        failure), a failure of the connection raised (redis-py's exceptions, as its calls raise)."""
+        try:
+            self._writer.write(packed)
+            if self._writer.transport.get_write_buffer_size() > 0:
+                async with asyncio.timeout(self._timeout):
+                    await self._writer.drain()
+        except TimeoutError:
+            raise RedisTimeoutError("Timeout writing to the trajectory store") from None
+        except OSError as exc:
+            raise RedisConnectionError(f"Error while writing to the trajectory store: {exc}") from exc
+        replies: list[Any] = []
+        parser, more = self._parser, self._more
+        while len(replies) < count:
+            reply = parser.gets()
+            if reply is more:
+                try:
+                    async with asyncio.timeout(self._timeout):
+                        data = await self._stream.read(65536)
+                except TimeoutError:
+                    raise RedisTimeoutError("Timeout reading from the trajectory store") from None
+                except OSError as exc:
+                    raise RedisConnectionError(f"Error while reading from the trajectory store: {exc}") from exc
+                if not data:
+                    raise RedisConnectionError("The trajectory store closed the connection")
+                parser.feed(data)
+                continue
+            if self._push is not None and isinstance(reply, self._push):
+                await self._handler.handle_push_response(reply)
+                continue
+            if isinstance(reply, RedisConnectionError):
+                raise reply  # `LOADING` and the like: the store is not answering commands
+            if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
+                raise reply[0]
+            replies.append(reply)
+        return replies
 
 
 def _reusable(connection: Any, pool: Any) -> bool:
