@@ -32,6 +32,14 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+# What redis-py's hiredis parser answers while a reply is incomplete (None: another layout of
+# redis-py, whose own calls the batches then use).
+_NOT_ENOUGH_DATA: Any
+try:
+    from redis._parsers.hiredis import NOT_ENOUGH_DATA as _NOT_ENOUGH_DATA
+except ImportError:  # pragma: no cover - redis-py is pinned (constraints.txt)
+    _NOT_ENOUGH_DATA = None
+
 _pack_command: Callable[[tuple[Any, ...]], bytes] | None
 try:
     # C: a batch's commands packed at a fraction of redis-py's Python packer's cost (the same
@@ -228,13 +236,10 @@ class _Wire:
             or getattr(connection, "_writer", None) is None
             or str(getattr(connection, "protocol", 2) or 2) not in ("2", "3")
             or not getattr(parser, "_connected", False)
+            or _NOT_ENOUGH_DATA is None
         ):
             return None
-        try:
-            from redis._parsers.hiredis import NOT_ENOUGH_DATA
-        except ImportError:  # pragma: no cover - another redis-py layout: its own calls
-            return None
-        return cls(connection, parser, NOT_ENOUGH_DATA)
+        return cls(connection, parser, _NOT_ENOUGH_DATA)
 
     async def exchange(self, packed: bytes, count: int) -> list[Any]:
         """Write `packed` and read `count` replies: an error reply in its place (a command's own

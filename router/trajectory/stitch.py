@@ -211,8 +211,12 @@ class Stitcher:
         if noting:
             # An answer's notes are written off its request's path; a fast client's next step
             # (or its retry of a failed one) may come before they are: wait for those begun.
+            # (One timeout over the waits in turn: `wait_for` over a `gather` would make a task
+            # and a future of its own for each request that finds notes being written.)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*(note.wait() for note in list(noting))), NOTE_WAIT_S)
+                async with asyncio.timeout(NOTE_WAIT_S):
+                    for note in list(noting):
+                        await note.wait()
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
         locks = self._locks
