@@ -76,6 +76,9 @@ _CARD_SAID = re.compile(
 )
 
 
+_CARD_CORE = rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d"
+
+
 def _card_said(text: str, start: int, end: int) -> bool:
     return _card_context(text, start, end) and bool(_CARD_SAID.search(text, max(0, start - 30), start))
 
@@ -274,15 +277,15 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "CARD",
         re.compile(_B + r"(?:\d[ -]?){11,18}\d" + _E),
-        rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d",
+        _CARD_CORE,
         validate=validators.card,
         check=_card_context,
         reach=12,
     ),
     Detector(
-        "CARD",
-        re.compile(_B + r"(?:\d[ -]?){12,18}\d" + _E),
-        rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d",
+        "CARD",  # the same core: one hyperscan expression for both
+        re.compile(_B + r"(?:\d[ -]?){14,18}\d" + _E),
+        _CARD_CORE,
         validate=validators.card_given,
         check=_card_said,
         reach=12,
