@@ -21,7 +21,6 @@ Recent rows are few against the shipped ones: they weigh so that together they m
 from __future__ import annotations
 
 import argparse
-import hashlib
 import shutil
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from typing import Any
 import judge as judge_package
 from judge.labels import LABEL_SOURCES, make_labels
 from judge.metrics import MIN_POSITIVES
-from judge.rows import JudgeTrainingError, load_rows
+from judge.rows import JudgeTrainingError, load_rows, rank
 
 SHIPPED_ROWS = Path(judge_package.__file__).parent / "data" / "real-runs.jsonl.gz"
 HELD_BACK = 0.25
@@ -59,19 +58,14 @@ def uncertain_runs(rows: list[dict[str, Any]]) -> set[str]:
     return {str(row["trajectory_id"]) for row in rows if row.get("stitch")}
 
 
-def _rank(run: str) -> float:
-    """A run's place in the held-back order: a stable hash, salted (`train` holds out by the
-    same hash unsalted, and would find nothing left to hold out)."""
-    digest = hashlib.blake2b(f"held back: {run}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") / 2**64
-
-
 def choose_held_back(rows: list[dict[str, Any]], labels: str, share: float, most: float = HELD_BACK_MOST) -> set[str]:
     """The recent runs held back to compare the models on: those whose rank is under `share`,
     then, while they hold fewer than `MIN_POSITIVES` failing steps, the next runs in rank order,
     up to `most` of the runs. A family that fails rarely (3% of its steps) would otherwise never
     hold enough failures back to be compared on, and never be learnt."""
-    runs = sorted({str(row["trajectory_id"]) for row in rows}, key=_rank)
+    # Salted: `train` holds out by the same hash unsalted, and would find nothing left to hold out.
+    ranks = {run: rank(f"held back: {run}") for run in {str(row["trajectory_id"]) for row in rows}}
+    runs = sorted(ranks, key=ranks.__getitem__)
     failing: dict[str, int] = dict.fromkeys(runs, 0)
     try:
         chosen = make_labels(rows, labels)
@@ -80,7 +74,7 @@ def choose_held_back(rows: list[dict[str, Any]], labels: str, share: float, most
     if chosen is not None:
         for index, value in zip(chosen.rows, chosen.y.tolist(), strict=True):
             failing[str(rows[index]["trajectory_id"])] += int(value)
-    back = [run for run in runs if _rank(run) < share]
+    back = [run for run in runs if ranks[run] < share]
     held = sum(failing[run] for run in back)
     for run in runs[len(back) : int(len(runs) * most)]:
         if held >= MIN_POSITIVES:

@@ -110,11 +110,16 @@ def matrix(rows: list[dict[str, Any]], sees: str = "state") -> npt.NDArray[np.fl
     return np.concatenate((state, draft), axis=1)
 
 
-def held_out(trajectory_id: str, fraction: float) -> bool:
-    """Whether a trajectory belongs to the held-out split: a stable hash, so that every step of a
-    trajectory lands on the same side (a split by row would leak a run into both)."""
+def rank(trajectory_id: str) -> float:
+    """A trajectory's stable place in [0, 1): a hash, so that every step of a trajectory lands on
+    the same side of a split (a split by row would leak a run into both)."""
     digest = hashlib.blake2b(trajectory_id.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") / 2**64 < fraction
+    return int.from_bytes(digest, "big") / 2**64
+
+
+def held_out(trajectory_id: str, fraction: float) -> bool:
+    """Whether a trajectory belongs to the held-out split (`rank` under `fraction`)."""
+    return rank(trajectory_id) < fraction
 
 
 @dataclass(frozen=True)

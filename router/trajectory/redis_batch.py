@@ -208,16 +208,15 @@ class _Wire:
     parser (hiredis's), without redis-py's per-call wrappers: its send runs the write in a task
     of its own under `wait_for` (a task and an event-loop turn a batch), its read a timeout
     context and three coroutines per reply. Here the bytes are written at once (the drain is
-    awaited only past the transport's high-water mark) and the replies taken from the parser
+    awaited only when the transport kept some back) and the replies taken from the parser
     as they come, each socket read under the connection's socket timeout. Only for a connection
     of the shape this was written against (a stream, a hiredis parser); any other goes through
     redis-py's calls. A RESP3 push (a maintenance notification) between the replies is handed to
     the parser's own handler, as its reads hand it."""
 
-    __slots__ = ("_connection", "_handler", "_more", "_parser", "_push", "_stream", "_timeout", "_writer")
+    __slots__ = ("_handler", "_more", "_parser", "_push", "_stream", "_timeout", "_writer")
 
     def __init__(self, connection: Any, parser: Any, more: Any) -> None:
-        self._connection = connection
         self._handler = parser  # redis-py's parser: its push handler
         self._parser = parser._reader  # the hiredis reader: feeds and replies, shared with redis-py
         self._push: Any = getattr(parser, "_hiredis_PushNotificationType", None)
