@@ -26,6 +26,7 @@ from router.errors import GatewayError
 from router.metrics.core import Metrics
 from router.metrics.route_series import SeriesScope
 from router.policies.registry import build_policy
+from router.privacy import opt_in
 from router.privacy.memo import PrivacyMemo
 from router.privacy.parts import PrivacyParts
 from router.privacy.reported import reported_kinds
@@ -134,6 +135,9 @@ class Engine:
 
     async def start(self) -> None:
         self.loop = asyncio.get_running_loop()
+        asked = frozenset(kind for route in self.routes.values() for kind in route.settings.privacy_detect)
+        if asked:
+            opt_in.prepare(asked)  # before the first request, not in it (opt_in.py)
         for upstream in self._all_upstreams():
             await upstream.start()
         await self.tracker.start()

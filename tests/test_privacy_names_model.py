@@ -29,9 +29,9 @@ def test_the_shipped_model_loads() -> None:
     [
         ("Spoke to Joaquim Oakenshield yesterday; she confirmed the migration can wait.", "Joaquim Oakenshield"),
         ("Escalated by Ottilie Kerrigan: the export job fails on large tenants.", "Ottilie Kerrigan"),
-        ("We asked Evander Thistlewood to rerun the nightly job.", "Evander Thistlewood"),
+        ("We asked Wendelin Thistlewood to rerun the nightly job.", "Wendelin Thistlewood"),
         ("Spoke to Priya yesterday about the outage.", "Priya"),
-        ("According to Serafina Quarshie, the invoice was paid twice last month.", "Serafina Quarshie"),
+        ("According to Cosima Quarshie, the invoice was paid twice last month.", "Cosima Quarshie"),
     ],
 )
 def test_names_in_bare_prose_are_found(text: str, name: str) -> None:

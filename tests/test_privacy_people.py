@@ -454,3 +454,46 @@ def test_multi_line_and_military_addresses(text: str, address: str) -> None:
 )
 def test_numbered_lines_are_not_multi_line_addresses(text: str) -> None:
     assert not {f for f in found(text) if f[0] == "ADDRESS"}
+
+
+def test_given_names_from_the_us_records_are_taken_in_free_text_and_everyday_words_are_not() -> None:
+    from router.privacy import names, names_model
+
+    # Listed only by the US records' list (data/given_names_us.txt), not the hand-written one.
+    assert "leland" in names.given_names() and "leland" not in names.hand_given_names()
+    assert ("PERSON", "Leland Achterberg") in found("The invoice was approved by Leland Achterberg yesterday.")
+    # Names that are everyday or software words first are left out of the list.
+    assert not {"chase", "summer", "jenkins", "will", "ruby"} & (names.given_names() - names.hand_given_names())
+    assert not [f for f in found("Chase the Summer release with Jenkins before Ruby upgrades.") if f[0] == "PERSON"]
+    # The prose model reads the list it was trained with.
+    assert names_model._lists()[0] == names.hand_given_names()
+
+
+def test_a_gateway_builds_the_opt_in_finders_tables_at_its_start() -> None:
+    import subprocess
+    import sys
+
+    # In a fresh process: the listed names' database is built by the engine's start for a route
+    # that asks for names, and not for one that does not.
+    script = """
+import asyncio, sys
+from router.engine import Engine
+from router.privacy import names
+from tests.gateway_server import settings_for
+detect = sys.argv[1].split(",") if sys.argv[1] else []
+settings = settings_for("http://127.0.0.1:1", "http://127.0.0.1:2",
+                        routes={"t": {"strategy": "cloud", "privacy": "redact", "privacy_detect": detect}})
+engine = Engine(settings)
+async def main():
+    await engine.start()
+    await engine.close()
+asyncio.run(main())
+print(names._listed_anchor.cache_info().currsize)
+"""
+    built = [
+        subprocess.run(
+            [sys.executable, "-c", script, kinds], capture_output=True, text=True, check=True
+        ).stdout.split()[-1]
+        for kinds in ("person,address", "")
+    ]
+    assert built == ["1", "0"]

@@ -38,7 +38,14 @@ def _names(file: str) -> frozenset[str]:
     return frozenset(w.lower() for line in text.splitlines() if not line.startswith("#") for w in line.split())
 
 
+@functools.cache
 def given_names() -> frozenset[str]:
+    """Every listed given name: the hand-written lists and the US records' (data/SOURCES.md)."""
+    return hand_given_names() | _names("given_names_us.txt")
+
+
+def hand_given_names() -> frozenset[str]:
+    """The hand-written given names (the prose model was trained with these as its feature)."""
     return _names("first_names.txt")
 
 
@@ -317,7 +324,7 @@ COLUMNS = Columns(
 def _raw_names() -> tuple[str, ...]:
     """The listed names as written (capitalised), for the free-text anchor."""
     words: set[str] = set()
-    for file in ("first_names.txt", "surnames.txt"):
+    for file in ("first_names.txt", "given_names_us.txt", "surnames.txt"):
         text = resources.files("router.privacy").joinpath("data", file).read_text(encoding="utf-8")
         words.update(w for line in text.splitlines() if not line.startswith("#") for w in line.split())
     return tuple(sorted(words))

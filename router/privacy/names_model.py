@@ -79,7 +79,7 @@ def model() -> dict[str, Any]:
 def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     from router.privacy import names  # (names.py imports this module lazily too)
 
-    return names.given_names(), names.family_names(), names.ambiguous_words(), names.stop_words()
+    return names.hand_given_names(), names.family_names(), names.ambiguous_words(), names.stop_words()
 
 
 def _shape(word: str) -> str:
