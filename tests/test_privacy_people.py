@@ -465,6 +465,9 @@ def test_given_names_from_the_us_records_are_taken_in_free_text_and_everyday_wor
     # Names that are everyday or software words first are left out of the list.
     assert not {"chase", "summer", "jenkins", "will", "ruby"} & (names.given_names() - names.hand_given_names())
     assert not [f for f in found("Chase the Summer release with Jenkins before Ruby upgrades.") if f[0] == "PERSON"]
+    # ... and so are places that are given names too (`Boston Dynamics`, `Arizona State`).
+    assert not {"boston", "arizona", "america", "rome", "brooklyn"} & names.given_names()
+    assert not [f for f in found("Boston Dynamics and Arizona State met in Rome.") if f[0] == "PERSON"]
     # The prose model reads the list it was trained with.
     assert names_model._lists()[0] == names.hand_given_names()
 
