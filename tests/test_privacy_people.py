@@ -161,13 +161,18 @@ def test_an_everyday_word_or_software_before_a_request_is_no_name(text: str) -> 
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
     """The listed names are split over several hyperscan expressions (one is bounded in length):
     a name of each part is found as a listed name in free text."""
-    from router.privacy.names import _LISTED_CHUNK, _listed_ends, _raw_names
+    from router.privacy.names import _LISTED_CHUNK, _listed_ends, _raw_names, given_names
 
     listed = _raw_names()
     assert len(listed) > 2 * _LISTED_CHUNK
     for name in (listed[0], listed[_LISTED_CHUNK], listed[-1]):
         text = f"we asked {name} about it"
-        assert _listed_ends(text) == [len("we asked ") + len(name) + 1], name
+        assert _listed_ends(text) == ([len("we asked ") + len(name) + 1], []), name
+    # Lower-case given names, followed by a lower-case word, have expressions of their own.
+    lower = sorted({n.lower() for n in listed if n.lower() in given_names()})
+    assert len(lower) > 2 * _LISTED_CHUNK
+    for name in (lower[0], lower[_LISTED_CHUNK], lower[-1]):
+        assert _listed_ends(f"we asked {name} okonkwo") == ([], [len("we asked ") + len(name)]), name
     assert ("PERSON", "Kristian Herzog") in found("Please add Kristian Herzog as guardian on the account.")
 
 
@@ -500,3 +505,32 @@ print(names._listed_anchor.cache_info().currsize)
         for kinds in ("person,address", "")
     ]
     assert built == ["1", "0"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("pls follow up with priya okonkwo next week", "priya okonkwo"),
+        ("tell patricia a desrosiers-vale the build is green.", "patricia a desrosiers-vale"),
+        ("ask maria lópez for the ticket", "maria lópez"),
+        ("the refund goes to monika žilková's account", "monika žilková"),
+    ],
+)
+def test_a_name_written_in_lower_case_after_a_listed_given_name(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from jose import jwt",
+        "        elif encoding == 'gzip':",
+        "        del batch, first",
+        "maria.lopez = load(path)",  # code, not prose
+        "call emma(value) twice",
+        "set anna maria as the default",  # two given names, no family name
+        "the dana server restarts nightly",  # an everyday word after the name
+    ],
+)
+def test_lower_case_words_of_code_and_prose_are_not_names(text: str) -> None:
+    assert not [f for f in found(text) if f[0] == "PERSON"]

@@ -21,7 +21,9 @@ common product or team word.
 
 from __future__ import annotations
 
+import builtins
 import functools
+import keyword
 import re
 from collections.abc import Iterator
 from importlib import resources
@@ -384,21 +386,44 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
 _ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
 
 
+# A lower-case letter of a Latin script (`žilková` as well as `smith`; written as characters, which
+# hyperscan's UTF-8 mode and `re` both read).
+_LOWER_FIRST = "[a-zß-öø-ÿĀ-ſ]"
 _LISTED_CHUNK = 400  # names an expression: hyperscan bounds the length of one
 
 
 @functools.cache
 def _listed_anchor() -> Anchors:
-    """Listed names as whole words: the free-text rule needs one in each name it takes (in
-    expressions of `_LISTED_CHUNK` names each, found in one pass)."""
+    """Listed names as whole words, capitalised or in lower case (`patricia`): the free-text
+    rule needs one in each name it takes (in expressions of `_LISTED_CHUNK` names each, found in
+    one pass; a lower-case given name only where a lower-case word follows it)."""
     names = _raw_names()
     chunks = ["|".join(re.escape(w) for w in names[i : i + _LISTED_CHUNK]) for i in range(0, len(names), _LISTED_CHUNK)]
-    return Anchors([Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)") for alternation in chunks])
+    lower = sorted({w.lower() for w in names if w.lower() in given_names()})
+    lower_chunks = [
+        "|".join(re.escape(w) for w in lower[i : i + _LISTED_CHUNK]) for i in range(0, len(lower), _LISTED_CHUNK)
+    ]
+    return Anchors(
+        [Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)") for alternation in chunks]
+        + [Anchor(rf"(?:^|[\s\"'(“])(?:{alternation})[ \t]+{_LOWER_FIRST}") for alternation in lower_chunks]
+    )
 
 
-def _listed_ends(text: str) -> list[int]:
-    """Where listed names end in `text` (sorted): the anchors' ends of every chunk."""
-    return sorted(end for ends in _listed_anchor().ends(text).values() for end in ends)
+def _listed_ends(text: str) -> tuple[list[int], list[int]]:
+    """Where listed names end in `text` (sorted): capitalised ones (the anchors' ends, one
+    character on), and lower-case given names followed by a lower-case word (the name's end)."""
+    capitalised: list[int] = []
+    lower: list[int] = []
+    for ends in _listed_anchor().ends(text).values():
+        for end in ends:
+            if text[end - 1].islower() and text[end - 2] in " \t":
+                end -= 1  # (the anchor ends on the next word's first letter)
+                while text[end - 1] in " \t":
+                    end -= 1
+                lower.append(end)
+            else:
+                capitalised.append(end)
+    return sorted(capitalised), sorted(set(lower))
 
 
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
@@ -428,7 +453,9 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _shape(value) and len(_words(value)) <= 4
             if accepted:
                 yield (*_trim(text, *match.span(group)), rule)
-    listed = _listed_ends(text)
+    listed, lower = _listed_ends(text)
+    if lower:
+        yield from _lower_case(text, lower)
     if listed:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
@@ -458,6 +485,40 @@ def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
             _SAID_BEFORE.search(text, max(0, start - 16), start) and _CLAUSE_END.match(text, end)
         ):
             yield start, end, "name-acts"
+
+
+# A name written in lower case (`follow up with patricia desrosiers`, `olga krylova's`, `benjamin a
+# seiler`): a listed given name, an initial, then a word that is no everyday word, at a token's
+# start and ending where prose goes on (not `jose.jwt`, `ana_lima`, `emma(`).
+_LOWER_REST = re.compile(
+    r"[ \t]+(?:[a-z]\.?[ \t]+)?([a-zà-öø-ÿ\u0100-\u017f]{3,}(?:-[a-zà-öø-ÿ\u0100-\u017f]{2,})?)(?=(?:['’]s)?(?:[ \t\r\n,;:!?)\"”]|\.(?!\w)|$))"
+)
+
+
+# Words of code that prose corpora (the lexicon) hold too rarely to know: `from jose import jwt`.
+_CODE_WORDS = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"const", "func", "var", "let", "null", "void"}
+
+
+def _lower_case(text: str, ends: list[int]) -> Iterator[tuple[int, int, str]]:
+    """Lower-case names after `_listed_ends`' lower-case given names (`_LOWER_REST`)."""
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given = given_names()
+    for end in ends:
+        start = end
+        while start > 0 and text[start - 1].isalpha():
+            start -= 1
+        word = text[start:end]
+        if not word.islower() or word not in given or word in _AMBIGUOUS or word in everyday or word in _CODE_WORDS:
+            continue
+        rest = _LOWER_REST.match(text, end)
+        if rest is None:
+            continue
+        last = rest.group(1)
+        if last in everyday or last in _STOP or last in names_model.NEVER or last in _CODE_WORDS:
+            continue
+        if last in given and last not in family_names():
+            continue  # two given names (`anna maria`)
+        yield start, rest.end(1), "name-lower"
 
 
 # A person addressed at the head of a sentence and asked or told something (`Warrane, can I
