@@ -490,8 +490,10 @@ def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
 # A name written in lower case (`follow up with patricia desrosiers`, `olga krylova's`, `benjamin a
 # seiler`): a listed given name, an initial, then a word that is no everyday word, at a token's
 # start and ending where prose goes on (not `jose.jwt`, `ana_lima`, `emma(`).
+_LOWER_WORD = "[a-zà-öø-ÿ\u0100-\u017f]"
 _LOWER_REST = re.compile(
-    r"[ \t]+(?:[a-z]\.?[ \t]+)?([a-zà-öø-ÿ\u0100-\u017f]{3,}(?:-[a-zà-öø-ÿ\u0100-\u017f]{2,})?)(?=(?:['’]s)?(?:[ \t\r\n,;:!?)\"”]|\.(?!\w)|$))"
+    rf"[ \t]+(?:[a-z]\.?[ \t]+)?({_LOWER_WORD}{{3,}}(?:-{_LOWER_WORD}{{2,}})?)"
+    r"(?=(?:['’]s)?(?:[ \t\r\n,;:!?)\"”]|\.(?!\w)|$))"
 )
 
 
