@@ -534,3 +534,36 @@ def test_a_name_written_in_lower_case_after_a_listed_given_name(text: str, name:
 )
 def test_lower_case_words_of_code_and_prose_are_not_names(text: str) -> None:
     assert not [f for f in found(text) if f[0] == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        # A label's lines with a blank line above the country's.
+        ("Ines Varga\n4410 Sørlandsveien 17\nApt. 12\nKristiansand\n\nNorway 4631", None),
+        # A block that ends in the country's name alone.
+        ("Ines Varga\n7 Kauppakatu 41\nSuite 3\nTAMPERE\nFinland", "7 Kauppakatu 41\nSuite 3\nTAMPERE\nFinland"),
+        # One line ending in its country.
+        ("Please ship to 2281 Hverfisgata 12, Reykjavík, Iceland.", "2281 Hverfisgata 12, Reykjavík, Iceland"),
+        ("new address: 12 Baker Road, Leeds, United Kingdom", "12 Baker Road, Leeds, United Kingdom"),
+    ],
+)
+def test_addresses_that_end_in_their_country(text: str, address: str | None) -> None:
+    addresses = {value for kind, value in found(text) if kind == "ADDRESS"}
+    if address is None:  # the whole block, from its street line to the postcode line
+        assert any(value.startswith("4410 Sørlandsveien 17") and value.endswith("Norway 4631") for value in addresses)
+    else:
+        assert address in addresses
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Found 3 errors, fix them, France",
+        "Version 12\nrelease\nGermany",
+        "Total 12\n\nCount 12345",
+        "3 Errors, then, Spain",
+    ],
+)
+def test_numbered_lines_before_a_country_are_no_address(text: str) -> None:
+    assert not [f for f in found(text) if f[0] == "ADDRESS"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
+from importlib import resources
 
 from router.privacy.anchors import Anchor, Anchors, longest_first, merged, search, windows
 from router.privacy.detector import Finding
@@ -104,31 +105,66 @@ _UNIT_WORD = r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm)\.?[ \t]*#?
 _PLACE_LINE = r"[^\W\d_][^\n\d:;=@/\\{}<>|\[\]\"`]{0,40}"
 _BREAK = r"[ \t]*\r?\n[ \t]*"
 _POSTCODE = r"\d{4,5}(?:-\d{3,4})?(?![\w-])"
+
+
+def _countries() -> list[str]:
+    text = resources.files("router.privacy").joinpath("data", "countries.txt").read_text(encoding="utf-8")
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+# A country's name (data/countries.txt), the longest first, as an address's last line names it.
+_COUNTRY = (
+    "(?:" + "|".join(re.escape(c).replace("\\ ", "[ \t]+") for c in sorted(_countries(), key=len, reverse=True)) + ")"
+)
+# (An address label may leave a blank line above its last line, the country's: `Riisa\n\n Estonia
+# 62488`.)
+_LAST_BREAK = r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*"
 _CONTINUATION = re.compile(
-    rf"(?:{_BREAK}{_UNIT_WORD}){{0,2}}(?:{_BREAK},?[ \t]*{_PLACE_LINE}){{0,2}}{_BREAK},?[ \t]*"
+    rf"(?:{_BREAK}{_UNIT_WORD}){{0,2}}(?:{_BREAK},?[ \t]*{_PLACE_LINE}){{0,2}}{_LAST_BREAK},?[ \t]*"
     rf"(?:(?:{_PLACE_LINE}?[ \t,]+)?{_POSTCODE}(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
     rf"|{_PLACE_LINE}[ \t,]+{_POSTCODE}(?=[ \t]+[a-z])"
-    rf"|{_POSTCODE}[ \t]+{_CITY}(?=[ \t]*(?:$|\r?\n|[,.;])))"
+    rf"|{_POSTCODE}[ \t]+{_CITY}(?=[ \t]*(?:$|\r?\n|[,.;]))"
+    rf"|(?i:{_COUNTRY})(?=[ \t]*(?:$|\r?\n|[,.;!?)])))"
 )
 # A street line of any country's words, `Søndergade 52`, `Allika 46 Suite 5`, `12 Rose Lane 3`:
 # words and a house number, ending its line; an address only with the continuation after it.
 # (After a house number any words; with none, capitalised words and particles: `Send it to
 # Storgata 14` is `Storgata 14`.)
+# Words that number things in documents and code, never a street's name (`Version 12`, `Step 2`).
+_NOT_NUMBERED = (
+    r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
+    r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Day|Week|Month|Year|Slot"
+    r"|Seat|Track|Tab|Task|Issue|Ticket|Total|Count|Build|Release|Run|Job|Test|Tests|Error|Errors)\b)"
+)
 # Words that join the words of a street's name (`Rua da Prata`, `Via della Scala`).
 _PARTICLES = r"de|del|la|las|los|da|do|dos|das|di|della|van|von|der|den|du|le|y|e|i"
 _STREET_LINE = re.compile(
     r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
-    rf"|{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}})"
+    rf"|{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}})"
     rf"[ \t]+\d{{1,5}}(?:[A-Za-z]|[ \t][A-Z](?![\w.]))?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}})(?=[ \t]*\r?\n)"
 )
 
 _BLOCK = re.compile(_STREET_LINE.pattern + f"(?:{_CONTINUATION.pattern})")
+# An address on one line that ends in its country (`5586 Þórunnarstræti 31, Arnsdorf, Germany`,
+# `Kiannonkatu 98 Apt. 105, Isham, United Kingdom`): a street (a number, words and a house
+# number; a number and capitalised words; or words and a house number), its units, one or two
+# places, the country and its postcode, where the clause ends. (`Found 3 errors, fix them,
+# France` has no street.)
+_PLACE = r"[^\W\d_][^\n\d,:;=@/\\{}<>|\[\]\"`]{0,40}"
+_COUNTRY_LINE = re.compile(
+    r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
+    r"[ \t]+\d{1,5}[A-Za-z]?\.?"
+    rf"|\d{{1,6}}[A-Za-z]?[ \t]+{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}}"
+    rf"|{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}}[ \t]+\d{{1,5}}[A-Za-z]?\.?)"
+    rf"(?:{_UNIT}){{0,2}}(?:,[ \t]*{_PLACE}){{1,2}},[ \t]*(?i:{_COUNTRY})(?:[ \t]+{_POSTCODE})?)"
+    r"(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
+)
 # How a street line of `_BLOCK` ends (its house number, a unit or two, the line's end): an
 # anchor of its own, so that the block's pattern runs only after a postcode line that one of the
 # lines before it could start. Text whose every line holds a 4-digit number (a CSV export)
 # makes every line a postcode line; few of its lines end like a street line.
 _STREET_END = rf"[0-9]{{1,5}}(?:[A-Za-z]|[ \t][A-Z])?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}}[ \t]*\r?\n"
-_BLOCK_LINES = 5  # a street line, two unit lines and two place lines before the postcode line
+_BLOCK_LINES = 6  # a street line, two unit lines, two place lines and a blank one before the postcode line
 _BLOCK_REACH = 600  # characters those lines may take at the most (a bound to look in first)
 
 
@@ -244,6 +280,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         400,
         4,
     ),
+    (_COUNTRY_LINE, "address-country", rf",[ \t]*{_COUNTRY}(?:[^\w]|$)", True, 160, 12),
+    # ... or a country's name alone (`ARENDAL\n Norway`).
+    (_BLOCK, "address-block", rf"\n[ \t]*,?[ \t]*{_COUNTRY}(?:[^\w]|$)", True, 400, 4),
     (
         _CUED,
         "address-cue",
