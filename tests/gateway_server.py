@@ -50,7 +50,9 @@ class GatewayServer:
 
     def start(self) -> GatewayServer:
         self._thread.start()
-        deadline = time.monotonic() + 10
+        # (A route that asks for names builds their hyperscan database at the start: seconds
+        # of CPU on a slow machine.)
+        deadline = time.monotonic() + 30
         while not self._server.started:
             if time.monotonic() > deadline or not self._thread.is_alive():
                 raise RuntimeError("the gateway did not start")
@@ -133,7 +135,7 @@ def serve_process(config: Any, port: int, env: dict[str, str] | None = None) -> 
         except httpx.TransportError:
             return False
 
-    if not wait_until(up, timeout=20):
+    if not wait_until(up, timeout=40):
         process.kill()
         output, _ = process.communicate(timeout=10)
         raise RuntimeError(f"tandem serve did not come up; its output:\n{output[-3000:]}")
