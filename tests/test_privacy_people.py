@@ -567,3 +567,11 @@ def test_addresses_that_end_in_their_country(text: str, address: str | None) -> 
 )
 def test_numbered_lines_before_a_country_are_no_address(text: str) -> None:
     assert not [f for f in found(text) if f[0] == "ADDRESS"]
+
+
+@pytest.mark.parametrize("mark", ["> ", ">", "> > ", "• "])
+def test_an_address_block_quoted_in_a_reply_or_bulleted(mark: str) -> None:
+    lines = ["Ines Varga", "4410 Sørlandsveien 17", "Apt. 12", "Kristiansand", "Norway 4631"]
+    text = "On Monday Ines wrote:\n" + "\n".join(mark + line for line in lines)
+    addresses = [value for kind, value in found(text) if kind == "ADDRESS"]
+    assert any(value.startswith("4410 Sørlandsveien 17") and value.endswith("Norway 4631") for value in addresses)

@@ -103,7 +103,10 @@ _MILITARY = re.compile(
 # ends its line). Taken only when the postcode line comes.
 _UNIT_WORD = r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm)\.?[ \t]*#?[\w-]{1,6}"
 _PLACE_LINE = r"[^\W\d_][^\n\d:;=@/\\{}<>|\[\]\"`]{0,40}"
-_BREAK = r"[ \t]*\r?\n[ \t]*"
+# A line's end and the next line's start; a line may begin with a reply's quote marks or a
+# bullet (`> 4410 Sørlandsveien 17`, `• Suite 292`): an address quoted in an e-mail thread.
+_MARKS = r"(?:[>•·][ \t]*)*"
+_BREAK = rf"[ \t]*\r?\n[ \t]*{_MARKS}"
 _POSTCODE = r"\d{4,5}(?:-\d{3,4})?(?![\w-])"
 
 
@@ -118,7 +121,7 @@ _COUNTRY = (
 )
 # (An address label may leave a blank line above its last line, the country's: `Riisa\n\n Estonia
 # 62488`.)
-_LAST_BREAK = r"[ \t]*\r?\n(?:[ \t]*\r?\n)?[ \t]*"
+_LAST_BREAK = rf"[ \t]*\r?\n(?:[ \t]*{_MARKS}\r?\n)?[ \t]*{_MARKS}"
 _CONTINUATION = re.compile(
     rf"(?:{_BREAK}{_UNIT_WORD}){{0,2}}(?:{_BREAK},?[ \t]*{_PLACE_LINE}){{0,2}}{_LAST_BREAK},?[ \t]*"
     rf"(?:(?:{_PLACE_LINE}?[ \t,]+)?{_POSTCODE}(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
@@ -275,14 +278,14 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (
         _BLOCK,
         "address-block",
-        r"\n[ \t]*,?[ \t]*(?:[^\n\d:;=@/\\{}<>|\[\]\"`]{1,40}[ \t,])?\d{4,5}(?:-\d{3,4})?(?:[^\w-]|$)",
+        rf"\n[ \t]*{_MARKS},?[ \t]*(?:[^\n\d:;=@/\\{{}}<>|\[\]\"`]{{1,40}}[ \t,])?\d{{4,5}}(?:-\d{{3,4}})?(?:[^\w-]|$)",
         False,
         400,
         4,
     ),
     (_COUNTRY_LINE, "address-country", rf",[ \t]*{_COUNTRY}(?:[^\w]|$)", True, 160, 12),
     # ... or a country's name alone (`ARENDAL\n Norway`).
-    (_BLOCK, "address-block", rf"\n[ \t]*,?[ \t]*{_COUNTRY}(?:[^\w]|$)", True, 400, 4),
+    (_BLOCK, "address-block", rf"\n[ \t]*{_MARKS},?[ \t]*{_COUNTRY}(?:[^\w]|$)", True, 400, 4),
     (
         _CUED,
         "address-cue",
