@@ -575,3 +575,12 @@ def test_an_address_block_quoted_in_a_reply_or_bulleted(mark: str) -> None:
     text = "On Monday Ines wrote:\n" + "\n".join(mark + line for line in lines)
     addresses = [value for kind, value in found(text) if kind == "ADDRESS"]
     assert any(value.startswith("4410 Sørlandsveien 17") and value.endswith("Norway 4631") for value in addresses)
+
+
+@pytest.mark.parametrize("mark", ["> ", ">", "• "])
+def test_a_record_heading_quoted_in_a_reply_or_bulleted(mark: str) -> None:
+    # (A name in no list: only its place above the record says it is one.)
+    lines = ["Zorath Quellmane", "Acme Ltd", "4410 Sørlandsveien 17", "Kristiansand", "Norway 4631"]
+    text = "On Monday she wrote:\n" + mark.rstrip() + "\n" + "\n".join(mark + line for line in lines)
+    assert ("PERSON", "Zorath Quellmane") in found(text)
+    assert not [f for f in found("> Release notes\n> 12 fixes in total\n") if f[0] == "PERSON"]

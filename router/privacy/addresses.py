@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from router.privacy.anchors import Anchor, Anchors, longest_first, merged, search, windows
+from router.privacy.anchors import LINE_MARKS, Anchor, Anchors, longest_first, merged, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
 from router.privacy.taken import Taken
@@ -103,9 +103,8 @@ _MILITARY = re.compile(
 # ends its line). Taken only when the postcode line comes.
 _UNIT_WORD = r"(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm)\.?[ \t]*#?[\w-]{1,6}"
 _PLACE_LINE = r"[^\W\d_][^\n\d:;=@/\\{}<>|\[\]\"`]{0,40}"
-# A line's end and the next line's start; a line may begin with a reply's quote marks or a
-# bullet (`> 4410 Sørlandsveien 17`, `• Suite 292`): an address quoted in an e-mail thread.
-_MARKS = r"(?:[>•·][ \t]*)*"
+# A line's end and the next line's start (after its quote marks or bullet, if any).
+_MARKS = LINE_MARKS
 _BREAK = rf"[ \t]*\r?\n[ \t]*{_MARKS}"
 _POSTCODE = r"\d{4,5}(?:-\d{3,4})?(?![\w-])"
 

@@ -17,6 +17,9 @@ from router.privacy.detector import Finding
 from router.privacy.taken import Taken
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
+# What may begin a line of a record before its text: a reply's quote marks or a bullet (`> 4410
+# Sørlandsveien 17`, `>> Ana Lima`, `• Suite 292`), as in an e-mail thread or a pasted list.
+LINE_MARKS = r"(?:[>•·][ \t]*)*"
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from importlib import resources
 
 from router.privacy import names_model
-from router.privacy.anchors import Anchor, Anchors, longest_first, search, windows
+from router.privacy.anchors import LINE_MARKS, Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
 
@@ -160,10 +160,12 @@ _CUE = re.compile(
 # A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
 _SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
 # A record's heading line, a name alone above its contact fields or address (a business card, a
-# CV, an address label): at the start of the text or after a blank line.
-_HEADING = re.compile(rf"\n[ \t]*\n[ \t]*({_INITIALLED})[ \t]*(?=\r?\n)")
+# CV, an address label): at the start of the text or after a blank line (its lines may be quoted
+# in a reply or bulleted: `> Ana Lima`).
+_HEADING = re.compile(rf"\n[ \t]*{LINE_MARKS}\n[ \t]*{LINE_MARKS}({_INITIALLED})[ \t]*(?=\r?\n)")
 _RECORD_LINE = re.compile(
-    r"\n[ \t]*(?:\d{1,6}[A-Za-z]?,?(?:[ \t]+\d{1,5})?[ \t]+[^\W\d_]|(?:P\.?[ \t]?O\.?[ \t]?Box|PSC|Unit)[ \t]+\d)"
+    rf"\n[ \t]*{LINE_MARKS}"
+    r"(?:\d{1,6}[A-Za-z]?,?(?:[ \t]+\d{1,5})?[ \t]+[^\W\d_]|(?:P\.?[ \t]?O\.?[ \t]?Box|PSC|Unit)[ \t]+\d)"
 )
 
 
