@@ -584,3 +584,25 @@ def test_a_record_heading_quoted_in_a_reply_or_bulleted(mark: str) -> None:
     text = "On Monday she wrote:\n" + mark.rstrip() + "\n" + "\n".join(mark + line for line in lines)
     assert ("PERSON", "Zorath Quellmane") in found(text)
     assert not [f for f in found("> Release notes\n> 12 fixes in total\n") if f[0] == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Don't merge it yet, Brandon!", "Brandon"),
+        ("Did the deploy finish, Priya? I see no logs.", "Priya"),
+        ("Thanks, Oksana.", "Oksana"),
+    ],
+)
+def test_a_person_addressed_at_the_end_of_a_sentence(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize("text", ["Hello, World!", "Acme, Inc. shipped it.", "It failed, Python.", "Yes, Will."])
+def test_words_after_a_comma_at_a_sentence_end_that_are_no_names(text: str) -> None:
+    assert not [f for f in found(text) if f[0] == "PERSON"]
+
+
+def test_a_heading_name_with_two_particles() -> None:
+    text = "Maika van de Noort\nEmployment manager\nOpportunityspace Inc.\n590 Edington Drive\nToronto, ON M4B 1B3\n"
+    assert ("PERSON", "Maika van de Noort") in found(text)

@@ -142,7 +142,7 @@ _CAPITALISED_RUN = re.compile(
 )
 
 # A name with initials (`Ana M. Lima`, `Ana M Lima`), 1-4 words.
-_INITIALLED = rf"{_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{0,3}}"
+_INITIALLED = rf"{_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|(?:{_PARTICLE}[ \t]+){{1,2}})?{_CAPITAL}){{0,3}}"  # `van de`
 # A name of lower-case words (`my name is ana lima.`): taken after the strongest cues only, and
 # only when its first word is a listed given name.
 _LOWER = r"[a-zà-öø-ÿ\u0100-\u017f]+(?:[ \t]+[a-zà-öø-ÿ\u0100-\u017f]+){0,2}"
@@ -531,6 +531,23 @@ _ADDRESSED = re.compile(r",[ \t]+(?i:can|could|would|will|please|do|did|are|have
 _SENTENCE_HEAD = re.compile(r"(?:^|[\n\"“(]|[.!?][ \t]+|[.!?][\"”][ \t]+)[ \t]*$")
 
 
+# A person addressed at the end of a sentence (`Don't go to town, Brandon!`, `Remember me,
+# Chelsea?`, `Thanks, Priya.`): a comma, one capitalised word, the sentence's end.
+_ADDRESSED_LAST = re.compile(rf",[ \t]+({_CAPITAL})(?=[!?.][ \t\"”')]*(?:$|\n|[ \t]+[A-Z]))")
+
+
+def _addressed_last(text: str) -> Iterator[tuple[int, int, str]]:
+    """The word of `_ADDRESSED_LAST` when it is a listed given name and no everyday word."""
+    if "," not in text:
+        return
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given = given_names()
+    for match in _ADDRESSED_LAST.finditer(text):
+        low = match.group(1).lower()
+        if low in given and low not in _AMBIGUOUS and low not in _STOP and low not in everyday:
+            yield match.start(1), match.end(1), "name-addressed"
+
+
 def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
     """One or two capitalised words opening a sentence, a comma, then a request: a name when
     each word is a listed name (not also an everyday word) or no word of the lexicon at all (an
@@ -653,6 +670,7 @@ def find_rules(text: str) -> list[Finding]:
     found.extend(_speakers(text))
     found.extend(_headings(text))
     found.extend(_addressed(text))
+    found.extend(_addressed_last(text))
     return longest_first("PERSON", text, _tidied(text, found))
 
 
@@ -664,6 +682,7 @@ def find(text: str) -> list[Finding]:
     found.extend(_speakers(text))
     found.extend(_headings(text))
     found.extend(_addressed(text))
+    found.extend(_addressed_last(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
     return longest_first("PERSON", text, _tidied(text, found))
