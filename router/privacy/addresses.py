@@ -132,17 +132,22 @@ _CONTINUATION = re.compile(
 # words and a house number, ending its line; an address only with the continuation after it.
 # (After a house number any words; with none, capitalised words and particles: `Send it to
 # Storgata 14` is `Storgata 14`.)
-# Words that number things in documents and code, never a street's name (`Version 12`, `Step 2`).
-_NOT_NUMBERED = (
-    r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
-    r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Day|Week|Month|Year|Slot"
-    r"|Seat|Track|Tab|Task|Issue|Ticket|Total|Count|Build|Release|Run|Job|Test|Tests|Error|Errors)\b)"
-)
 # Words that join the words of a street's name (`Rua da Prata`, `Via della Scala`).
 _PARTICLES = r"de|del|la|las|los|da|do|dos|das|di|della|van|von|der|den|du|le|y|e|i"
+# Words that number things in documents, code and logs, never a street's name (`Version 12`,
+# `Step 2`, `Python 3`, `Total 12`): no street line begins with one.
+_NOT_STREET = (
+    r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
+    r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Floor|Room|Building"
+    r"|Block|Unit|Day|Week|Month|Year|Slot|Seat|Track|Tab|Task|Issue|Ticket|Total|Count|Build|Release|Run|Job"
+    r"|Test|Tests|Error|Errors)\b)"
+)
+# A street's words before its house number: capitalised words and the particles that join them.
+_STREET_WORDS = rf"{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}}"
+# A house number, then words (`12 Rose Lane`, `9383 ul. Chrzanowska`).
+_NUMBER_WORDS = r"\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
 _STREET_LINE = re.compile(
-    r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
-    rf"|{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}})"
+    rf"(?<![\w.,:/#-])((?:{_NUMBER_WORDS}|{_STREET_WORDS})"
     rf"[ \t]+\d{{1,5}}(?:[A-Za-z]|[ \t][A-Z](?![\w.]))?\.?(?:[ \t]+{_UNIT_WORD}){{0,2}})(?=[ \t]*\r?\n)"
 )
 
@@ -154,10 +159,9 @@ _BLOCK = re.compile(_STREET_LINE.pattern + f"(?:{_CONTINUATION.pattern})")
 # France` has no street.)
 _PLACE = r"[^\W\d_][^\n\d,:;=@/\\{}<>|\[\]\"`]{0,40}"
 _COUNTRY_LINE = re.compile(
-    r"(?<![\w.,:/#-])((?:\d{1,6}[A-Za-z]?[ \t]+[^\W\d_][\w'’.-]*(?:[ \t]+[^\W\d_][\w'’.-]*){0,4}"
-    r"[ \t]+\d{1,5}[A-Za-z]?\.?"
-    rf"|\d{{1,6}}[A-Za-z]?[ \t]+{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}}"
-    rf"|{_NOT_NUMBERED}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLES})){{0,4}}[ \t]+\d{{1,5}}[A-Za-z]?\.?)"
+    rf"(?<![\w.,:/#-])((?:{_NUMBER_WORDS}[ \t]+\d{{1,5}}[A-Za-z]?\.?"
+    rf"|\d{{1,6}}[A-Za-z]?[ \t]+{_STREET_WORDS}"
+    rf"|{_STREET_WORDS}[ \t]+\d{{1,5}}[A-Za-z]?\.?)"
     rf"(?:{_UNIT}){{0,2}}(?:,[ \t]*{_PLACE}){{1,2}},[ \t]*(?i:{_COUNTRY})(?:[ \t]+{_POSTCODE})?)"
     r"(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
 )
@@ -188,11 +192,6 @@ _CUE = (
     r"|\bpick(?:s|ed)?[ \t]+(?:me|you|us|them)[ \t]+up[ \t]+at"
     r"|\b(?:office|restaurant|shop|store|house|home|flat|apartment|venue|clinic|hotel|warehouse)[ \t]+is[ \t]+(?:at|on)"
     r"|\baddress[ \t]+(?:is|to|with|as|should[ \t]+be)|\benter[ \t]+on|\bthe[ \t]+corner[ \t]+of)"
-)
-_NOT_STREET = (
-    r"(?!(?:Line|Lines|Page|Pages|Step|Steps|Version|Chapter|Section|Figure|Table|Item|Items|Row|Column|Port"
-    r"|Level|Phase|Stage|Python|Node|Java|Windows|Ubuntu|Debian|Gate|Terminal|Platform|Floor|Room|Building"
-    r"|Block|Unit|Day|Week|Month|Year|Slot|Seat|Track|Tab|Task|Issue|Ticket)\b)"
 )
 # ... and, after a phrase, also the words of street types written lower case (`ul.`, `útja`).
 _PARTICLE = rf"(?:{_PARTICLES}|dei|ul\.|al\.|út|utca|útja|tér|u\.)"

@@ -143,9 +143,12 @@ _CAPITALISED_RUN = re.compile(
 
 # A name with initials (`Ana M. Lima`, `Ana M Lima`), 1-4 words.
 _INITIALLED = rf"{_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|(?:{_PARTICLE}[ \t]+){{1,2}})?{_CAPITAL}){{0,3}}"  # `van de`
+# A lower-case letter of a Latin script (`žilková` as well as `smith`; written as characters, which
+# hyperscan's UTF-8 mode and `re` both read).
+_LOWER_LETTER = "[a-zß-öø-ÿĀ-ſ]"
 # A name of lower-case words (`my name is ana lima.`): taken after the strongest cues only, and
 # only when its first word is a listed given name.
-_LOWER = r"[a-zà-öø-ÿ\u0100-\u017f]+(?:[ \t]+[a-zà-öø-ÿ\u0100-\u017f]+){0,2}"
+_LOWER = rf"{_LOWER_LETTER}+(?:[ \t]+{_LOWER_LETTER}+){{0,2}}"
 # Phrases that introduce a person's name in prose or dialogue: `My name is Ana Lima`, `What's
 # your name? Ana Lima`, `her maiden name is Lima`, `I'm Ana Lima, from …`, `named her Ana`,
 # `directed by Ana Lima`. (A lower-case name after them: see _LOWER.)
@@ -388,9 +391,6 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
 _ANCHORS = Anchors([Anchor(anchor, caseless) for _p, _r, anchor, caseless, _b, _f in _RULES])
 
 
-# A lower-case letter of a Latin script (`žilková` as well as `smith`; written as characters, which
-# hyperscan's UTF-8 mode and `re` both read).
-_LOWER_FIRST = "[a-zß-öø-ÿĀ-ſ]"
 _LISTED_CHUNK = 400  # names an expression: hyperscan bounds the length of one
 
 
@@ -401,13 +401,13 @@ def _listed_anchor() -> Anchors:
     one pass; a lower-case given name only where a lower-case word follows it)."""
     names = _raw_names()
     chunks = ["|".join(re.escape(w) for w in names[i : i + _LISTED_CHUNK]) for i in range(0, len(names), _LISTED_CHUNK)]
-    lower = sorted({w.lower() for w in names if w.lower() in given_names()})
+    lower = sorted(w for w in {n.lower() for n in names} if _may_be_lower(w))
     lower_chunks = [
         "|".join(re.escape(w) for w in lower[i : i + _LISTED_CHUNK]) for i in range(0, len(lower), _LISTED_CHUNK)
     ]
     return Anchors(
         [Anchor(rf"(?:^|[^\w])(?:{alternation})(?:[^\w]|$)") for alternation in chunks]
-        + [Anchor(rf"(?:^|[\s\"'(“])(?:{alternation})[ \t]+{_LOWER_FIRST}") for alternation in lower_chunks]
+        + [Anchor(rf"(?:^|[\s\"'(“])(?:{alternation})[ \t]+{_LOWER_LETTER}") for alternation in lower_chunks]
     )
 
 
@@ -492,15 +492,26 @@ def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
 # A name written in lower case (`follow up with patricia desrosiers`, `olga krylova's`, `benjamin a
 # seiler`): a listed given name, an initial, then a word that is no everyday word, at a token's
 # start and ending where prose goes on (not `jose.jwt`, `ana_lima`, `emma(`).
-_LOWER_WORD = "[a-zà-öø-ÿ\u0100-\u017f]"
 _LOWER_REST = re.compile(
-    rf"[ \t]+(?:[a-z]\.?[ \t]+)?({_LOWER_WORD}{{3,}}(?:-{_LOWER_WORD}{{2,}})?)"
+    rf"[ \t]+(?:[a-z]\.?[ \t]+)?({_LOWER_LETTER}{{3,}}(?:-{_LOWER_LETTER}{{2,}})?)"
     r"(?=(?:['’]s)?(?:[ \t\r\n,;:!?)\"”]|\.(?!\w)|$))"
 )
 
 
 # Words of code that prose corpora (the lexicon) hold too rarely to know: `from jose import jwt`.
 _CODE_WORDS = frozenset(keyword.kwlist) | frozenset(dir(builtins)) | {"const", "func", "var", "let", "null", "void"}
+
+
+def _may_be_lower(word: str) -> bool:
+    """Whether a listed name, in lower case, may be a given name written so: not an everyday word,
+    an ambiguous one or a word of code (`elif`, `del` are given names too). Only these are the
+    lower-case anchors."""
+    return (
+        word in given_names()
+        and word not in _AMBIGUOUS
+        and word not in names_model.model()["lexicon"]
+        and word not in _CODE_WORDS
+    )
 
 
 def _lower_case(text: str, ends: list[int]) -> Iterator[tuple[int, int, str]]:
@@ -511,9 +522,6 @@ def _lower_case(text: str, ends: list[int]) -> Iterator[tuple[int, int, str]]:
         start = end
         while start > 0 and text[start - 1].isalpha():
             start -= 1
-        word = text[start:end]
-        if not word.islower() or word not in given or word in _AMBIGUOUS or word in everyday or word in _CODE_WORDS:
-            continue
         rest = _LOWER_REST.match(text, end)
         if rest is None:
             continue
