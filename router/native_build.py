@@ -30,6 +30,7 @@ MODULES = (
     "judge/signals.py",  # the error signals of tool results (features and status)
     "judge/actions.py",  # an action's type, for the judge's features
     "judge/features.py",  # the judge route's feature vector
+    "judge/trees.py",  # the judge's trees walked for one step's score
     "router/protocol/chat.py",  # the chat body's checks
     "router/protocol/prefix.py",  # a body parsed from the trajectory's last one (new bytes only)
     "router/protocol/prefix_store.py",  # the known prefixes a body is split on
