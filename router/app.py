@@ -30,7 +30,7 @@ from router.api.schema import management_routes
 from router.api.ui_sessions import UISessions
 from router.api.view import ui_home, ui_login, ui_login_form, ui_logout, ui_trajectory
 from router.engine import Engine
-from router.errors import GatewayError, bad_request, error_body
+from router.errors import GatewayError, bad_request, error_body, internal_error
 from router.privacy import backends as privacy_backends
 from router.result import Answer
 from router.settings import Settings, admin_keys
@@ -114,10 +114,14 @@ async def _unexpected(request: Request, exc: Exception) -> Response:
     if isinstance(exc, ClientDisconnect):
         return await _client_left(request, exc)
     log.exception("unexpected error on %s %s", request.method, request.url.path)
+    # Off the chat path, Starlette raises the error again once this answer is out, and the
+    # server then drops the connection: say so, or a client reusing it meets a reset.
+    chat_path = chat_path_session(request.url.path) is not False
     return Response(
-        error_body(f"internal error in the gateway: {type(exc).__name__}", "server_error", "internal_error"),
+        internal_error(exc).body(),
         status_code=500,
         media_type="application/json",
+        headers=None if chat_path else {"connection": "close"},
     )
 
 

@@ -46,5 +46,13 @@ def error_body(message: str, type: str, code: str | None, param: str | None = No
     return orjson.dumps({"error": {"message": message, "type": type, "code": code, "param": param}})
 
 
+def internal_error(exc: BaseException) -> GatewayError:
+    """A 500 for an error the gateway did not expect (logged where it is caught): its type
+    only, never its text, which may quote a request's content."""
+    return GatewayError(
+        500, f"internal error in the gateway: {type(exc).__name__}", type="server_error", code="internal_error"
+    )
+
+
 def bad_request(message: str, *, param: str | None = None, code: str = "invalid_request") -> GatewayError:
     return GatewayError(400, message, code=code, param=param)

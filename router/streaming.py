@@ -206,7 +206,7 @@ async def relay(
                 yield tail
         if not marker.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
-            yield _error_event(outcome.error, "upstream_stream_incomplete")
+            yield _error_event(outcome.error, "upstream_stream_incomplete", observer.partial)
         elif observer.usage is None:
             # No usage from the upstream: estimate it (about 4 bytes a prompt token, one
             # token an event) so that clients never see zero tokens, and mark it estimated.
@@ -240,12 +240,12 @@ async def relay(
         yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
-        yield _error_event(outcome.error, "upstream_idle_timeout")
+        yield _error_event(outcome.error, "upstream_idle_timeout", observer.partial)
         await ended_and_kept()
         yield DONE_EVENT
     except TransportError as exc:
         outcome.error = f"the {upstream} upstream failed mid-stream: {exc}"
-        yield _error_event(outcome.error, "upstream_stream_failed")
+        yield _error_event(outcome.error, "upstream_stream_failed", observer.partial)
         await ended_and_kept()
         yield DONE_EVENT
     except BaseException:

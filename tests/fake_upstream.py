@@ -7,7 +7,9 @@ that follow each run's own history, for runs in parallel), or else a plain text 
 assert what an upstream received.
 
 Behaviours (`kind`): text, tool_call, error, hang, drop (stream some chunks then cut the
-connection), stall (stream some chunks then go quiet), no_done (end the stream without [DONE]),
+connection), stall (stream some chunks then go quiet), eof (stream some chunks then end the
+answer cleanly; with drop, stall and eof, `partial` sends half of the next event first: a line
+left unfinished), no_done (end the stream without [DONE]),
 raw (`body` as it is, with `status` and `content_type`: an answer that is not a completion).
 Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
 `usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
@@ -293,7 +295,9 @@ class FakeUpstream:
             finish = "stop"
         cut_after = int(how.get("after", 2))
         for i, event in enumerate(events):
-            if kind in ("drop", "stall") and i == cut_after:
+            if kind in ("drop", "stall", "eof") and i == cut_after:
+                if how.get("partial"):
+                    await response.write(event[: len(event) // 2])
                 break
             await response.write(event)
             if chunk_delay:
@@ -305,6 +309,9 @@ class FakeUpstream:
             return response
         if kind == "stall":
             await asyncio.sleep(3600)
+        if kind == "eof":
+            await response.write_eof()
+            return response
         await response.write(self._chunk(body, {}, finish))
         if how.get("usage", True) and (body.get("stream_options") or {}).get("include_usage"):
             usage_chunk = {

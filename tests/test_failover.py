@@ -149,6 +149,48 @@ def test_idle_gap_ends_the_stream_with_an_error_event(
     assert orjson.loads(events[-2])["error"]["code"] == "upstream_idle_timeout"
 
 
+PARTIAL_ENDS = [
+    ("drop", "upstream_stream_failed"),
+    ("eof", "upstream_stream_incomplete"),
+    ("stall", "upstream_idle_timeout"),
+]
+
+
+@pytest.mark.parametrize(("kind", "code"), PARTIAL_ENDS, ids=[kind for kind, _ in PARTIAL_ENDS])
+@pytest.mark.parametrize("surface", ["chat", "messages", "responses"])
+def test_an_upstream_that_stops_inside_an_event_gives_the_client_an_error_event_of_its_own(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, kind: str, code: str, surface: str
+) -> None:
+    """Half an event went out, then the upstream failed: the error is an event the client can
+    read (chat), and the translated surfaces end with their error event, never as a finished
+    answer."""
+    server = make_gateway(  # type: ignore[operator]
+        routes={"tandem": {"strategy": "edge"}},
+        upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 2, "idle": 0.3}}},
+    )
+    edge.push({"kind": kind, "after": 2, "partial": True})
+    user = {"role": "user", "content": "hi"}
+    headers = {"X-Session-ID": f"partial-{surface}-{kind}"}
+    if surface == "chat":
+        response = chat(client, server.url, stream=True)
+        events = sse_events(response.text)
+        assert events[-1] == "[DONE]"
+        assert orjson.loads(events[-2])["error"]["code"] == code
+    elif surface == "messages":
+        body = {"model": "tandem", "max_tokens": 50, "stream": True, "messages": [user]}
+        response = client.post(f"{server.url}/v1/messages", json=body, headers=headers)
+        datas = [orjson.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+        assert datas[-1]["type"] == "error", datas[-3:]
+        assert not any(d["type"] == "message_stop" for d in datas)
+    else:
+        body = {"model": "tandem", "stream": True, "input": "hi"}
+        response = client.post(f"{server.url}/v1/responses", json=body, headers=headers)
+        datas = [orjson.loads(line[6:]) for line in response.text.splitlines() if line.startswith("data: ")]
+        kinds = [d["type"] for d in datas]
+        assert "response.completed" not in kinds and kinds[-1] in ("response.failed", "error"), kinds[-3:]
+    assert response.status_code == 200
+
+
 def test_client_disconnect_cancels_the_upstream_stream(
     gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client
 ) -> None:

@@ -19,15 +19,16 @@ from router.api.encoding import decoded
 from router.api.http import chat_response
 from router.engine import Engine
 from router.errors import GatewayError
+from router.protocol.numbers import whole_number
 from router.result import StepMeta, StepResult
 
 
 async def read_body(request: Request, limit: int, headers: Mapping[str, str] | None = None) -> bytes:
     """The request body, refused with 413 as soon as it passes `limit` bytes (`headers`: the
     request's, already read into a dict, else read here)."""
-    declared = (request.headers if headers is None else headers).get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _too_large(int(declared), limit)
+    declared = whole_number((request.headers if headers is None else headers).get("content-length"))
+    if declared is not None and declared > limit:
+        raise _too_large(declared, limit)
     parts: list[bytes] = []
     size = 0
     async for chunk in request.stream():
@@ -41,9 +42,9 @@ async def read_body(request: Request, limit: int, headers: Mapping[str, str] | N
 async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str]) -> bytes:
     """`read_body` from `receive` itself, as Starlette's `Request.stream` reads it (a client
     that leaves mid-body raises `ClientDisconnect`), without the request and its generator."""
-    declared = headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _too_large(int(declared), limit)
+    declared = whole_number(headers.get("content-length"))
+    if declared is not None and declared > limit:
+        raise _too_large(declared, limit)
     message = await receive()
     if message["type"] == "http.request" and not message.get("more_body", False):
         body: bytes = message.get("body", b"")  # the whole body in one message: nearly always

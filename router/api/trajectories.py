@@ -18,6 +18,7 @@ from router.api.http import json_response
 from router.engine import Engine
 from router.errors import GatewayError, bad_request
 from router.privacy.guard import exposure_summary, vault_of
+from router.protocol.numbers import whole_number
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
@@ -135,7 +136,7 @@ async def family_of(engine: Engine, trajectory: Trajectory) -> dict[str, Any]:
     parent = trajectory.notes.get(PARENT_NOTE)
     if parent:
         parent_id, _, step = parent.partition(" ")
-        out["parent"] = {"id": parent_id, "step": int(step) if step.isdigit() else None}
+        out["parent"] = {"id": parent_id, "step": whole_number(step)}
     children = await _children(engine, trajectory, MAX_DESCENT, {trajectory.id})
     if children:
         spent = sum(float(child["cost_with_children_usd"]) for child in children)

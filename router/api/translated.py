@@ -3,12 +3,13 @@ result out, and errors into the surface's own shape with their type, code and pa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from router.api.auth import client_namespace
@@ -16,10 +17,12 @@ from router.api.chat import read_body
 from router.api.disconnect import ClientWatch
 from router.api.http import StepStream, background
 from router.engine import Engine
-from router.errors import GatewayError
+from router.errors import GatewayError, internal_error
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.result import Answer, Failure, StepMeta, StepResult, Stream
+
+log = logging.getLogger("tandem")
 
 Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
 
@@ -72,6 +75,13 @@ async def serve(request: Request, surface: Surface) -> Response:
         translated = await watch.answer(engine.translated(surface.spec, raw, meta))
     except GatewayError as exc:
         return _error(exc.status, exc.error(), surface, chat, exc.headers)
+    except ClientDisconnect:
+        raise  # nobody to answer (the app's handler)
+    except Exception as exc:
+        # Answered here, in the surface's own shape, rather than by the app's last handler
+        # (OpenAI's shape, and the connection dropped after it).
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return _error(500, internal_error(exc).error(), surface, chat, {})
     if isinstance(translated, Response):
         return translated  # the client left
     chat, step, result = translated.chat, translated.request, translated.result

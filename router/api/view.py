@@ -15,7 +15,6 @@ browser out or in.
 from __future__ import annotations
 
 import base64
-import binascii
 import hashlib
 import hmac
 import time
@@ -35,6 +34,7 @@ from router.engine import Engine
 from router.errors import GatewayError
 from router.privacy.at_rest import masked
 from router.privacy.guard import exposure_summary, vault_of
+from router.protocol.numbers import whole_number
 from router.trajectory.identify import is_valid_id
 from router.trajectory.state import ListQuery, Trajectory
 
@@ -79,11 +79,12 @@ def _cookie_session(request: Request, keys: frozenset[str]) -> str | None:
     has not expired (whether the session still exists is the store's to say)."""
     session_id, _, rest = request.cookies.get(COOKIE, "").partition(".")
     expires_text, _, signature = rest.partition(".")
-    if not session_id or not expires_text.isdigit() or int(expires_text) < time.time():
+    expires = whole_number(expires_text)
+    if not session_id or expires is None or expires < time.time():
         return None
     matched = False
     for key in keys:  # every key compared, in constant time
-        matched |= hmac.compare_digest(signature.encode(), _signature(key, session_id, int(expires_text)).encode())
+        matched |= hmac.compare_digest(signature.encode(), _signature(key, session_id, expires).encode())
     return session_id if matched else None
 
 
@@ -93,7 +94,7 @@ def _presented_key(scheme: str, value: str) -> str | None:
         return value.strip()
     try:
         _user, _, password = base64.b64decode(value.strip(), validate=True).decode().partition(":")
-    except (binascii.Error, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError):  # binascii.Error, or a value that is not ASCII
         return None
     return password
 

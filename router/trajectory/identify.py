@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from router.protocol.numbers import whole_number
 from router.protocol.text import text_of
 from router.trajectory.resent import text_calls
 
@@ -175,8 +176,7 @@ def fingerprint(body: bytes | memoryview) -> str:
 
 
 def is_client_retry(headers: Mapping[str, str]) -> bool:
-    value = headers.get(RETRY_HEADER, "0")
-    return value.isdigit() and int(value) > 0
+    return (whole_number(headers.get(RETRY_HEADER)) or 0) > 0
 
 
 # The keys of a message that say what the conversation was; everything else (cache_control,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, overload
 
 import httptools
 
+from router.protocol.numbers import whole_number
 from router.transport.errors import InvalidAnswer, TransportError
 
 if TYPE_CHECKING:
@@ -162,9 +163,9 @@ class Response:
             return
         self.status = status
         self.keep_alive = parser.should_keep_alive()
-        declared = self.headers.get("content-length")
-        if declared is not None and declared.isdigit():
-            self.content_length = int(declared)
+        declared = whole_number(self.headers.get("content-length"))
+        if declared is not None:
+            self.content_length = declared
         # Chunked framing only when "chunked" is the last coding, as the parser reads it.
         codings = (self.headers.get("transfer-encoding") or "").lower().split(",")
         chunked = codings[-1].strip() == "chunked"
