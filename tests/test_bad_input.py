@@ -199,3 +199,92 @@ def test_an_unknown_path_gets_a_404_naming_every_endpoint(
     error = assert_error(response, 404, path)
     for endpoint in ("chat/completions", "messages", "responses", "models"):
         assert endpoint in str(error["message"])
+
+
+USER = [{"role": "user", "content": "x"}]
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"max_tokens": -1}, ["'max_tokens'", "at least 1", "-1"]),
+        ({"max_tokens": 10**30}, ["'max_tokens'", "at least 1"]),
+        ({"max_completion_tokens": 0}, ["'max_completion_tokens'", "at least 1"]),
+        ({"n": 10**30}, ["'n'", "between 1 and 128"]),
+        ({"n": 0}, ["'n'", "between 1 and 128", "0"]),
+        ({"temperature": -1}, ["'temperature'", "between 0 and 2"]),
+        ({"temperature": "hot"}, ["'temperature'", '"hot"']),
+        ({"top_p": 5}, ["'top_p'", "between 0 and 1"]),
+        ({"presence_penalty": 3}, ["'presence_penalty'", "between -2 and 2"]),
+        ({"seed": 1e40}, ["'seed'", "64-bit"]),
+        ({"top_logprobs": -1}, ["'top_logprobs'", "between 0 and 20"]),
+        ({"stream_options": {"include_usage": "yes"}}, ["'stream_options'", "include_usage"]),
+        ({"tool_choice": "maybe"}, ["'tool_choice'", "required"]),
+        ({"response_format": {"type": 5}}, ["'response_format'", "'type'"]),
+        ({"tools": [{"type": "function"}]}, ["tools[0].function", "required"]),
+        ({"messages": [{"role": "wizard", "content": "x"}]}, ["messages[0].role", "wizard", "assistant"]),
+        ({"messages": [{"role": "user", "content": [1, 2]}]}, ["messages[0].content[0]", "content part"]),
+        ({"messages": [{"role": "user", "content": [{"text": "x"}]}]}, ["messages[0].content[0]", "'type'"]),
+    ],
+)
+def test_values_out_of_the_apis_range_get_400_naming_them(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, fields: dict[str, object], words: list[str]
+) -> None:
+    body = {"model": "tandem", "messages": USER, **fields}
+    for stream in (False, True):
+        assert_error(client.post(f"{gateway.url}/v1/chat/completions", json={**body, "stream": stream}), 400, *words)
+    assert not edge.received
+
+
+@pytest.mark.parametrize(
+    ("fields", "words"),
+    [
+        ({"temperature": 0, "top_p": 1, "n": 1, "max_tokens": 1, "seed": -(2**63), "presence_penalty": -2}, []),
+        ({"tool_choice": "required", "tools": [{"type": "function", "function": {"name": "f"}}]}, []),
+        ({"messages": [{"role": "ipython", "content": "x"}, {"role": "developer", "content": "y"}, *USER]}, []),
+        ({"response_format": {"type": "json_object"}, "stream_options": {"include_usage": False}}, []),
+        ({"max_tokens": 10.0, "temperature": 2.0}, []),  # integral floats, as some clients write them
+    ],
+)
+def test_values_at_the_ends_of_the_range_pass(
+    gateway: GatewayServer, client: httpx.Client, fields: dict[str, object], words: list[str]
+) -> None:
+    response = client.post(f"{gateway.url}/v1/chat/completions", json={"model": "tandem", "messages": USER, **fields})
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize(
+    ("path", "fields", "words"),
+    [
+        ("messages", {"max_tokens": -1}, ["'max_tokens'", "at least 1"]),
+        ("messages", {"max_tokens": 5, "temperature": 1.5}, ["'temperature'", "between 0 and 1"]),
+        ("messages", {"max_tokens": 5, "system": [5, None]}, ["'system'", "array of objects"]),
+        ("messages", {"max_tokens": 5, "tools": [5]}, ["'tools'", "array of objects"]),
+        ("messages", {"max_tokens": 5, "stop_sequences": [1]}, ["'stop_sequences'", "strings"]),
+        ("messages", {"max_tokens": 5, "messages": [5]}, ["messages[0]", "object"]),
+        ("messages/count_tokens", {"messages": "x"}, ["'messages'"]),
+        ("messages/count_tokens", {"messages": [{"role": "user", "content": "x"}], "tools": [5]}, ["'tools'"]),
+        ("responses", {"input": "x", "tools": [5]}, ["'tools'", "array of objects"]),
+        ("responses", {"input": "x", "max_output_tokens": -1}, ["'max_output_tokens'", "at least 1"]),
+        ("responses", {"input": "x", "temperature": 3}, ["'temperature'", "between 0 and 2"]),
+    ],
+)
+def test_translated_surfaces_refuse_values_out_of_range_with_400(
+    gateway: GatewayServer,
+    client: httpx.Client,
+    edge: FakeUpstream,
+    path: str,
+    fields: dict[str, object],
+    words: list[str],
+) -> None:
+    body = (
+        {"model": "tandem", "messages": USER, **fields}
+        if path.startswith("messages")
+        else {"model": "tandem", **fields}
+    )
+    response = client.post(f"{gateway.url}/v1/{path}", json=body)
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    for word in words:
+        assert word in message, (word, message)
+    assert not edge.received

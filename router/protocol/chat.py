@@ -113,6 +113,10 @@ class ChatRequest:
         return orjson.dumps({"model": model, **fields})[:-1]
 
 
+# The roles of the chat API, and `ipython` (Llama's tool results, which vLLM serves).
+ROLES = frozenset(("system", "developer", "user", "assistant", "tool", "function", "ipython"))
+
+
 def check_messages(messages: object) -> list[dict[str, Any]]:
     if not isinstance(messages, list) or not messages:
         got = type_name(messages) if not isinstance(messages, list) else "an empty array"
@@ -127,12 +131,25 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
             raise bad_request(
                 f"messages[{index}].role is required and must be a string", param=f"messages[{index}].role"
             )
+        if role not in ROLES:
+            raise bad_request(
+                f"messages[{index}].role must be one of {', '.join(sorted(ROLES))}, got {role[:40]!r}",
+                param=f"messages[{index}].role",
+            )
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
             raise bad_request(
                 f"messages[{index}].content must be a string or an array of content parts, got {type_name(content)}",
                 param=f"messages[{index}].content",
             )
+        if isinstance(content, list):
+            for number, part in enumerate(content):
+                if not isinstance(part, dict) or not isinstance(part.get("type"), str):
+                    where = f"messages[{index}].content[{number}]"
+                    got = type_name(part) if not isinstance(part, dict) else "an object without a string 'type'"
+                    raise bad_request(
+                        f"{where} must be a content part (an object with a string 'type'), got {got}", param=where
+                    )
         calls = message.get("tool_calls")
         if calls is not None:
             _check_calls(calls, f"messages[{index}].tool_calls")

@@ -82,8 +82,32 @@ def _number(value: Any) -> bool:
     return type(value) is int or type(value) is float
 
 
+INT64 = 2**63 - 1  # what an upstream's integer fields hold (a seed, a token count)
+
+
 def _count(value: Any) -> bool:
-    return _integer(value) and value >= 1
+    return _integer(value) and 1 <= value <= INT64
+
+
+def _int64(value: Any) -> bool:
+    return _integer(value) and -INT64 - 1 <= value <= INT64
+
+
+def _between(low: float, high: float, integer: bool = False) -> Callable[[Any], bool]:
+    check = _integer if integer else _number
+    return lambda value: check(value) and low <= value <= high
+
+
+def _tool_choice(value: Any) -> bool:
+    return value in ("none", "auto", "required") if type(value) is str else type(value) is dict
+
+
+def _stream_options(value: Any) -> bool:
+    return type(value) is dict and value.get("include_usage") in (None, True, False)
+
+
+def _response_format(value: Any) -> bool:
+    return type(value) is dict and type(value.get("type")) is str
 
 
 def _stop(value: Any) -> bool:
@@ -106,41 +130,39 @@ _STRING = ("a string", _is(str))
 _BOOLEAN = ("a boolean", _is(bool))
 _OBJECT = ("an object", _is(dict))
 _ARRAY = ("an array", _is(list))
-_INTEGER = ("an integer", _integer)
-_NUMBER = ("a number", _number)
 
 # The request fields of the OpenAI chat-completions API reference, with the type each must have
 # when present (null is accepted for all: it means "not set" to the upstream as well).
 CHAT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "audio": _OBJECT,
-    "frequency_penalty": _NUMBER,
+    "frequency_penalty": ("a number between -2 and 2", _between(-2, 2)),
     "function_call": ("a string or an object", _string_or_object),
     "functions": ("an array of objects", _objects),
     "logit_bias": _OBJECT,
     "logprobs": _BOOLEAN,
-    "max_completion_tokens": _INTEGER,
-    "max_tokens": _INTEGER,
+    "max_completion_tokens": ("an integer of at least 1", _count),
+    "max_tokens": ("an integer of at least 1", _count),
     "metadata": _OBJECT,
     "modalities": _ARRAY,
-    "n": ("an integer of at least 1", _count),
+    "n": ("an integer between 1 and 128", _between(1, 128, integer=True)),
     "parallel_tool_calls": _BOOLEAN,
     "prediction": _OBJECT,
-    "presence_penalty": _NUMBER,
+    "presence_penalty": ("a number between -2 and 2", _between(-2, 2)),
     "prompt_cache_key": _STRING,
     "reasoning_effort": _STRING,
-    "response_format": _OBJECT,
+    "response_format": ("an object with a string 'type'", _response_format),
     "safety_identifier": _STRING,
-    "seed": _INTEGER,
+    "seed": ("a 64-bit integer", _int64),
     "service_tier": _STRING,
     "stop": ("a string or an array of strings", _stop),
     "store": _BOOLEAN,
     "stream": _BOOLEAN,
-    "stream_options": _OBJECT,
-    "temperature": _NUMBER,
-    "tool_choice": ("a string or an object", _string_or_object),
+    "stream_options": ("an object whose 'include_usage' is a boolean", _stream_options),
+    "temperature": ("a number between 0 and 2", _between(0, 2)),
+    "tool_choice": ('"none", "auto", "required" or an object', _tool_choice),
     "tools": ("an array of objects", _objects),
-    "top_logprobs": _INTEGER,
-    "top_p": _NUMBER,
+    "top_logprobs": ("an integer between 0 and 20", _between(0, 20, integer=True)),
+    "top_p": ("a number between 0 and 1", _between(0, 1)),
     "user": _STRING,
     "verbosity": _STRING,
     "web_search_options": _OBJECT,
@@ -158,8 +180,10 @@ def check_fields(raw: dict[str, Any]) -> None:
             got = type_name(value)
             if got == "array" and expected.startswith("an array"):
                 got = "an array with an item of another type"
-            elif key == "n" and _integer(value):
-                got = str(value)
+            elif _number(value):
+                got = orjson.dumps(value).decode()
+            elif type(value) is str and len(value) <= 40:
+                got = f"the string {orjson.dumps(value).decode()}"
             raise bad_request(f"'{key}' must be {expected}, got {got}", param=key)
     tools = raw.get("tools")
     if tools:
@@ -175,6 +199,8 @@ def tools_problem(tools: list[dict[str, Any]]) -> str | None:
     for index, tool in enumerate(tools):
         function = tool.get("function")
         if function is None:
+            if tool.get("type") == "function":
+                return f"'tools[{index}].function' is required for a tool of type function"
             continue  # another kind of tool (`custom`, …): the upstream's to judge
         if type(function) is not dict:
             return f"'tools[{index}].function' must be an object, got {type_name(function)}"
@@ -192,12 +218,28 @@ def tools_problem(tools: list[dict[str, Any]]) -> str | None:
 KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
     "bool": ("a boolean", (bool,)),
     "int": ("an integer", (int,)),
+    "count": ("an integer of at least 1", (int,)),
     "number": ("a number", (int, float)),
+    "unit": ("a number between 0 and 1", (int, float)),
+    "temperature": ("a number between 0 and 2", (int, float)),
     "string": ("a string", (str,)),
     "object": ("an object", (dict,)),
     "array": ("an array", (list,)),
+    "objects": ("an array of objects", (list,)),
+    "strings": ("an array of strings", (list,)),
     "string|array": ("a string or an array", (str, list)),
+    "string|objects": ("a string or an array of objects", (str, list)),
     "string|object": ("a string or an object", (str, dict)),
+}
+# What a kind asks beyond its type: a range, or the items of an array.
+_WITHIN: dict[str, Callable[[Any], bool]] = {
+    "count": lambda value: 1 <= value <= INT64,
+    "int": lambda value: -INT64 - 1 <= value <= INT64,
+    "unit": lambda value: 0 <= value <= 1,
+    "temperature": lambda value: 0 <= value <= 2,
+    "objects": lambda value: all(type(item) is dict for item in value),
+    "strings": lambda value: all(type(item) is str for item in value),
+    "string|objects": lambda value: type(value) is str or all(type(item) is dict for item in value),
 }
 
 
@@ -211,6 +253,10 @@ def check(body: dict[str, Any], fields: dict[str, str]) -> None:
         wrong_bool = isinstance(value, bool) and bool not in types
         if wrong_bool or not isinstance(value, types):
             raise bad_request(f"'{name}' must be {words}, got {type_name(value)}", param=name)
+        within = _WITHIN.get(kind)
+        if within is not None and not within(value):
+            got = orjson.dumps(value).decode() if _number(value) else "an array with an item of another type"
+            raise bad_request(f"'{name}' must be {words}, got {got}", param=name)
 
 
 def string_field(item: dict[str, Any], key: str, where: str) -> str:

@@ -54,6 +54,7 @@ async def count_tokens(request: Request) -> Response:
         client_namespace(request)
         raw = await read_body(request, engine.max_body_bytes)
         body = parsed(raw, engine.max_json_depth)
+        check_request(body, counting=True)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": input_tokens(body)}), media_type="application/json")

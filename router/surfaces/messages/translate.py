@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, string_field
+from router.protocol.fields import check, string_field, type_name
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
@@ -19,14 +19,14 @@ from router.surfaces.messages.content import user_turn
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
 FIELDS = {
     "stream": "bool",
-    "max_tokens": "int",
-    "temperature": "number",
-    "top_p": "number",
+    "max_tokens": "count",
+    "temperature": "unit",
+    "top_p": "unit",
     "top_k": "int",
-    "system": "string|array",
-    "tools": "array",
+    "system": "string|objects",
+    "tools": "objects",
     "tool_choice": "object",
-    "stop_sequences": "array",
+    "stop_sequences": "strings",
     "metadata": "object",
     "thinking": "object",
     "output_config": "object",
@@ -105,15 +105,19 @@ def _output_options(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def check_request(body: dict[str, Any]) -> None:
-    """The checks on a Messages request's own fields (its turns are checked as translated)."""
+def check_request(body: dict[str, Any], counting: bool = False) -> None:
+    """The checks on a Messages request's own fields (its turns are checked as translated);
+    `counting`: a count_tokens request, which has no `max_tokens`."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     turns = body.get("messages")
     if not isinstance(turns, list) or not turns:
         raise bad_request("'messages' must be a non-empty array of messages", param="messages")
-    if "max_tokens" not in body:
+    for index, turn in enumerate(turns):
+        if not isinstance(turn, dict):
+            raise bad_request(f"messages[{index}] must be an object, got {type_name(turn)}", param=f"messages[{index}]")
+    if "max_tokens" not in body and not counting:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
     check(body, FIELDS)
 
