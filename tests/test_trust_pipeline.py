@@ -399,7 +399,7 @@ def test_a_malformed_function_tool_gets_a_400_naming_where(
 
 
 def test_tools_of_other_kinds_pass_unchanged(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
-    tools = [{"type": "custom", "custom": {"name": "apply_patch"}}, {"type": "function", "function": None}]
+    tools = [{"type": "custom", "custom": {"name": "apply_patch"}}, {"type": "web_search"}]
     assert ask(client, gateway, tools=tools).status_code == 200
     assert edge.received[0].body["tools"] == tools
 
