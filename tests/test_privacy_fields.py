@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import orjson
+import pytest
 
 from router.privacy.request_fields import EXEMPT, SCANNED, field_strings
 from router.protocol.fields import CHAT_FIELDS
@@ -206,3 +207,151 @@ def test_allow_counts_a_value_sent_in_a_field_as_exposed(
     assert cloud.received[0].body["user"] == EMAIL  # sent as it is
     detail = client.get(f"{server.url}/v1/trajectories/fields").json()
     assert detail["privacy"]["exposed"] == {"EMAIL": 1}
+
+
+# Where the probes found values reaching the cloud as they were: a message's other fields, the
+# legacy function call, metadata under a schema word or as a key, a client's own fields.
+LEAKY_MESSAGES: list[tuple[str, list[dict[str, Any]]]] = [
+    (
+        "legacy function_call arguments",
+        [
+            {"role": "user", "content": "hi"},
+            {
+                "role": "assistant",
+                "content": None,
+                "function_call": {"name": "f", "arguments": json.dumps({"a": EMAIL})},
+            },
+            {"role": "function", "name": "f", "content": "done"},
+        ],
+    ),
+    (
+        "reasoning_content",
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "ok", "reasoning_content": f"mail {EMAIL}"},
+            {"role": "user", "content": "go"},
+        ],
+    ),
+    (
+        "refusal",
+        [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": None, "refusal": f"not {EMAIL}"},
+            {"role": "user", "content": "go"},
+        ],
+    ),
+    ("a message's own field", [{"role": "user", "content": "hi", "annotation": {"by": EMAIL}}]),
+    ("a message's own field named by a value", [{"role": "user", "content": "hi", EMAIL: "x"}]),
+]
+LEAKY_FIELDS: list[tuple[str, dict[str, Any]]] = [
+    ("metadata under a schema word", {"metadata": {"name": f"mail {EMAIL}", "type": EMAIL, "format": EMAIL}}),
+    ("metadata key", {"metadata": {EMAIL: "x"}}),
+    ("logit_bias key", {"logit_bias": {EMAIL: 1}}),
+    ("a client's own field", {"extra_note": f"password={PASSWORD}"}),
+    ("vLLM's chat_template_kwargs", {"chat_template_kwargs": {"user_name": EMAIL}}),
+    ("LiteLLM's extra_body", {"extra_body": {"session": {"owner": EMAIL}}}),
+]
+
+
+def _leaky_cases() -> list[tuple[str, dict[str, Any]]]:
+    cases = [(name, {"messages": messages}) for name, messages in LEAKY_MESSAGES]
+    return cases + [
+        (name, {"messages": [{"role": "user", "content": "hi"}], **fields}) for name, fields in LEAKY_FIELDS
+    ]
+
+
+def test_every_part_of_a_message_is_scanned_but_its_exempt_words() -> None:
+    from router.privacy.redact import MESSAGE_EXEMPT, message_strings
+
+    message = {
+        "role": "assistant",
+        "content": "c",
+        "tool_calls": [{"id": "call_9", "type": "function", "function": {"name": "bash", "arguments": '{"x": "a"}'}}],
+        "function_call": {"name": "legacy", "arguments": '{"y": "b"}'},
+        "reasoning_content": "r",
+        "refusal": "n",
+        "tool_call_id": "call_8",
+    }
+    strings = message_strings(message)
+    assert {"c", "a", "b", "r", "n", "reasoning_content", "refusal"} <= set(strings)
+    assert not {"assistant", "call_9", "call_8", "bash", "legacy", "function"} & set(strings)
+    assert set(MESSAGE_EXEMPT) == {
+        "role",
+        "tool_call_id",
+        "tool_calls[].id",
+        "tool_calls[].type",
+        "tool_calls[].function.name",
+        "function_call.name",
+    } and all(reason.strip() for reason in MESSAGE_EXEMPT.values())
+
+
+@pytest.mark.parametrize(("case", "fields"), _leaky_cases(), ids=[name for name, _ in _leaky_cases()])
+def test_no_field_of_a_chat_request_reaches_the_cloud_with_its_value(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream, case: str, fields: dict[str, Any]
+) -> None:
+    server = make_gateway(routes={**REDACT, "blocked": {"strategy": "cloud", "privacy": "block"}})
+    for stream in (False, True):
+        answer = _ask(client, server, "/v1/chat/completions", {"model": "tandem", "stream": stream, **fields})
+        assert answer.status_code == 200, answer.text
+    assert len(cloud.received) == 2
+    for received in cloud.received:
+        text = orjson.dumps(received.body).decode()
+        assert EMAIL not in text and PASSWORD not in text, text
+    # `block` refuses the same request: the value is found there too.
+    refused = _ask(client, server, "/v1/chat/completions", {"model": "blocked", **fields})
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "privacy_blocked"
+    assert len(cloud.received) == 2
+
+
+def _sse(*deltas: dict[str, Any]) -> str:
+    events = [
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": d}],
+        }
+        for d in deltas
+    ]
+    events.append(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "m",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        }
+    )
+    return "".join(f"data: {json.dumps(event)}\n\n" for event in events) + "data: [DONE]\n\n"
+
+
+def test_placeholders_in_the_answers_reasoning_and_refusal_come_back_as_values(
+    make_gateway: MakeGateway, client: httpx.Client, cloud: FakeUpstream
+) -> None:
+    server = make_gateway(routes=REDACT)
+    body = {"model": "tandem", "messages": [{"role": "user", "content": f"Write to {EMAIL}."}]}
+    message = {"role": "assistant", "content": "ok", "reasoning_content": "to [EMAIL_1]", "refusal": "not [EMAIL_1]"}
+    answer = {
+        "id": "c",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+    }
+    cloud.push({"kind": "raw", "body": json.dumps(answer), "content_type": "application/json"})
+    got = _ask(client, server, "/v1/chat/completions", body).json()["choices"][0]["message"]
+    assert got["reasoning_content"] == f"to {EMAIL}" and got["refusal"] == f"not {EMAIL}"
+    # Streamed, the placeholder split between two events, and one left held at the end.
+    stream = _sse(
+        {"reasoning_content": "to [EMA"}, {"reasoning_content": "IL_1] and [EMAIL_"}, {"reasoning": "[EMAIL_1]"}
+    )
+    cloud.push({"kind": "raw", "body": stream, "content_type": "text/event-stream"})
+    text = _ask(client, server, "/v1/chat/completions", {**body, "stream": True}).text
+    deltas = [
+        orjson.loads(line[6:])["choices"][0]["delta"]
+        for line in text.splitlines()
+        if line.startswith("data: {") and '"choices":[{' in line
+    ]
+    reasoning = "".join(d.get("reasoning_content", "") for d in deltas)
+    assert reasoning == f"to {EMAIL} and [EMAIL_" and "".join(d.get("reasoning", "") for d in deltas) == EMAIL

@@ -53,10 +53,32 @@ def argument_strings(arguments: str) -> list[str]:
         return [arguments]
 
 
+# A message's keys read in a way of their own (below); every other key's strings, keys included,
+# are scanned and redacted whole: `reasoning_content`, `refusal`, `audio`, a client's own fields.
+_READ_APART = frozenset(("role", "content", "name", "tool_calls", "function_call", "tool_call_id"))
+# Not scanned, each with its reason (tests/test_privacy_fields.py lists them): `role` is one of
+# the API's words; `tool_call_id` and a call's `id` pair a call with its result and are made by
+# the model or the harness; a called function's `name` must match a defined tool exactly.
+MESSAGE_EXEMPT = {
+    "role": "one of the API's roles",
+    "tool_call_id": "pairs a tool result with its call (an id the model or the harness made)",
+    "tool_calls[].id": "the call's id (the model's), paired with its result",
+    "tool_calls[].type": "the API's word for the call",
+    "tool_calls[].function.name": "names a defined tool (must match it exactly)",
+    "function_call.name": "names a defined function (must match it exactly)",
+}
+
+
+def _call_arguments(call: Any) -> str | None:
+    function = call.get("function") if isinstance(call, dict) else None
+    arguments = function.get("arguments") if isinstance(function, dict) else None
+    return arguments if isinstance(arguments, str) else None
+
+
 def message_strings(message: Mapping[str, Any]) -> list[str]:
     """Every string of a message that would reach the cloud, exactly as `Redactor.messages`
     redacts it: what is scanned is what is redacted (its name, content, its parts, tool-call
-    arguments)."""
+    and legacy function-call arguments, and every other key's strings but `MESSAGE_EXEMPT`)."""
     out: list[str] = []
     if isinstance(message.get("name"), str):
         out.append(message["name"])  # a participant's name (`user` or `assistant` messages)
@@ -66,9 +88,19 @@ def message_strings(message: Mapping[str, Any]) -> list[str]:
     elif isinstance(content, list):
         out.extend(_strings(content))
     for call in message.get("tool_calls") or ():
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-            out.extend(argument_strings(function["arguments"]))
+        arguments = _call_arguments(call)
+        if arguments is not None:
+            out.extend(argument_strings(arguments))
+    legacy = message.get("function_call")
+    if legacy is not None:
+        arguments = _call_arguments({"function": legacy})
+        if arguments is not None:
+            out.extend(argument_strings(arguments))
+    if len(message) > 2:  # most messages are a role and a content: nothing else to look at
+        for key, value in message.items():
+            if key not in _READ_APART and value is not None:
+                out.append(key)
+                out.extend(_strings(value))
     return [text for text in out if text]
 
 
@@ -126,13 +158,24 @@ class _Pass:
         calls = message.get("tool_calls")
         if isinstance(calls, list) and calls:
             new["tool_calls"] = [self._call(call) for call in calls]
+        legacy = message.get("function_call")
+        if legacy is not None:
+            new["function_call"] = self._call({"function": legacy})["function"]
+        if len(message) > 2:
+            for key, value in message.items():
+                if key not in _READ_APART and value is not None:
+                    # The key too (as `message_strings` reads it): a client's own field may be named by a value.
+                    renamed = self.text(key)
+                    if renamed != key:
+                        del new[key]
+                    new[renamed] = self.deep(value)
         return new
 
     def _call(self, call: Any) -> Any:
-        function = call.get("function") if isinstance(call, dict) else None
-        if not isinstance(function, dict) or not isinstance(function.get("arguments"), str):
+        arguments = _call_arguments(call)
+        if arguments is None:
             return call  # nothing the redactor reads (as `message_strings` reads it)
-        return {**call, "function": {**function, "arguments": self.arguments(function["arguments"])}}
+        return {**call, "function": {**call["function"], "arguments": self.arguments(arguments)}}
 
 
 def redact_message(matcher: ValueMatcher, message: dict[str, Any]) -> tuple[dict[str, Any], dict[str, int]]:
@@ -207,13 +250,19 @@ class Redactor:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
                 continue
-            if isinstance(message.get("content"), str):
-                message["content"] = self.restore_text(message["content"])
+            for key in ANSWER_TEXTS:
+                if isinstance(message.get(key), str):
+                    message[key] = self.restore_text(message[key])
             for call in message.get("tool_calls") or ():
                 function = call.get("function") if isinstance(call, dict) else None
                 if isinstance(function, dict) and isinstance(function.get("arguments"), str):
                     function["arguments"] = self.restore_text(function["arguments"], json_escaped=True)
         return answer
+
+
+# The texts of an answer's message (or a stream's delta) where the cloud may echo a placeholder:
+# its content, its reasoning (as vLLM and DeepSeek name it, and as OpenRouter does) and a refusal.
+ANSWER_TEXTS = ("content", "reasoning_content", "reasoning", "refusal")
 
 
 def _index(value: Any) -> int:
@@ -247,8 +296,9 @@ class StreamRestorer:
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 delta = {}
-            if isinstance(delta.get("content"), str):
-                delta["content"] = self._piece((index, "content", 0), delta["content"], False)
+            for key in ANSWER_TEXTS:
+                if isinstance(delta.get(key), str):
+                    delta[key] = self._piece((index, key, 0), delta[key], False)
             calls = delta.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, dict) else None
@@ -257,9 +307,10 @@ class StreamRestorer:
                     function["arguments"] = self._piece(key, function["arguments"], True)
             if choice.get("finish_reason"):
                 # The choice is complete: whatever was held back goes out now.
-                if (index, "content", 0) in self._carry:
-                    delta["content"] = delta.get("content") or ""
-                    delta["content"] += self._redactor.restore_text(self._carry.pop((index, "content", 0)))
+                for text_key in ANSWER_TEXTS:
+                    if (index, text_key, 0) in self._carry:
+                        held = self._redactor.restore_text(self._carry.pop((index, text_key, 0)))
+                        delta[text_key] = (delta.get(text_key) or "") + held
                 for key in [k for k in self._carry if k[0] == index]:
                     tail = self._redactor.restore_text(self._carry.pop(key), json_escaped=True)
                     delta.setdefault("tool_calls", []).append({"index": key[2], "function": {"arguments": tail}})

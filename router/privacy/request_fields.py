@@ -5,9 +5,12 @@ prediction, stop sequences, the web search location and the client's identifiers
 
 Every field of the chat-completions request (router/protocol/fields.py) is either in `SCANNED`
 or in `EXEMPT` with the reason (tests/test_privacy_fields.py holds the two lists to the
-protocol's). `/v1/messages` and `/v1/responses` requests become chat requests before the
-privacy stage: their `system` and `instructions` become the leading system message, their tools
-chat tools, their other fields chat fields or nothing.
+protocol's); a field of neither list (a client's own, a server's extension such as vLLM's
+`chat_template_kwargs` or `guided_json`, LiteLLM's `extra_body`) reaches the upstream as it
+is, so it is scanned whole, keys included, like `metadata` and `logit_bias`. `/v1/messages`
+and `/v1/responses` requests become chat requests before the privacy stage: their `system`
+and `instructions` become the leading system message, their tools chat tools, their other
+fields chat fields or nothing.
 
 In a schema, the names the model must write back exactly (a function's or a property's name,
 a type, a `$ref`) are never replaced: a placeholder there would break the tool call. What the
@@ -21,7 +24,8 @@ from typing import Any
 
 SCANNED: dict[str, str] = {
     "user": "an end-user id, often an e-mail address",
-    "metadata": "free key/value pairs the client attaches (values scanned)",
+    "metadata": "free key/value pairs the client attaches (keys and values scanned)",
+    "logit_bias": "token ids and numbers (keys scanned: a client may put anything there)",
     "tools": "tool definitions: descriptions, parameter descriptions, enums, defaults, examples",
     "functions": "the legacy form of tools",
     "response_format": "a JSON schema with descriptions and examples",
@@ -38,7 +42,6 @@ EXEMPT: dict[str, str] = {
     "frequency_penalty": "a number",
     "function_call": "names a defined function (must match it exactly)",
     "tool_choice": "names a defined tool (must match it exactly)",
-    "logit_bias": "token ids and numbers",
     "logprobs": "a boolean",
     "max_completion_tokens": "a number",
     "max_tokens": "a number",
@@ -57,6 +60,9 @@ EXEMPT: dict[str, str] = {
     "top_p": "a number",
     "verbosity": "fixed values",
 }
+# The fields whose values are schemas (a tool's parameters, a structured output's): their
+# names and structural words stay; every other scanned field is read whole, keys included.
+SCHEMAS = frozenset({"tools", "functions", "response_format"})
 # Schema keys whose values the model or the client must get back exactly.
 _STRUCTURAL = frozenset(
     {"name", "type", "$ref", "$schema", "$id", "format", "required", "strict", "additionalProperties"}
@@ -64,8 +70,8 @@ _STRUCTURAL = frozenset(
 
 
 def _walk(value: Any, edit: Callable[[str], str], structural: bool = False) -> Any:
-    """`value` with `edit` applied to its strings; dict keys are names and stay, as do the
-    values of structural keys."""
+    """`value` (a schema) with `edit` applied to its strings; dict keys are names and stay, as
+    do the values of structural keys."""
     if isinstance(value, str):
         return value if structural else edit(value)
     if isinstance(value, list):
@@ -78,6 +84,26 @@ def _walk(value: Any, edit: Callable[[str], str], structural: bool = False) -> A
     return value
 
 
+def _whole(value: Any, edit: Callable[[str], str]) -> Any:
+    """`value` with `edit` applied to every string, dict keys included."""
+    if isinstance(value, str):
+        return edit(value)
+    if isinstance(value, list):
+        return [_whole(item, edit) for item in value]
+    if isinstance(value, dict):
+        return {edit(key): _whole(item, edit) for key, item in value.items()}
+    return value
+
+
+def _scanned(raw: dict[str, Any]) -> list[str]:
+    """The request's fields that are scanned: the listed ones and every field of neither list."""
+    return [name for name in raw if name in SCANNED or name not in EXEMPT]
+
+
+def _edited(name: str, value: Any, edit: Callable[[str], str]) -> Any:
+    return _walk(value, edit) if name in SCHEMAS else _whole(value, edit)
+
+
 def field_strings(raw: dict[str, Any]) -> list[str]:
     """The strings of the scanned fields, as `redact_fields` replaces values in them."""
     out: list[str] = []
@@ -87,20 +113,20 @@ def field_strings(raw: dict[str, Any]) -> list[str]:
             out.append(text)
         return text
 
-    for name in SCANNED:
-        if raw.get(name) is not None:
-            _walk(raw[name], keep)
+    for name in _scanned(raw):
+        if raw[name] is not None:
+            _edited(name, raw[name], keep)
     return out
 
 
 def redact_fields(raw: dict[str, Any], replace: Callable[[str], str]) -> dict[str, Any]:
     """The scanned fields whose strings `replace` changed, with their new values."""
     changed: dict[str, Any] = {}
-    for name in SCANNED:
-        value = raw.get(name)
+    for name in _scanned(raw):
+        value = raw[name]
         if value is None:
             continue
-        new = _walk(value, replace)
+        new = _edited(name, value, replace)
         if new != value:
             changed[name] = new
     return changed
