@@ -109,6 +109,7 @@ _SEEN: dict[str, tuple[Finding, ...]] = {}
 _SEEN_MAX_CHARS = 4_000_000
 _SEEN_MAX_TEXT = 65_536
 _seen_chars = 0
+_SEEN_LOCK = threading.Lock()
 _seen_with: list[Backend] = []  # the backends the kept findings were found with
 
 
@@ -311,16 +312,23 @@ def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:
         return []
     if len(text) > _SEEN_MAX_TEXT:
         return _detect(text)
-    if _seen_with != _BACKENDS:
-        _SEEN.clear()
-        _seen_chars, _seen_with = 0, list(_BACKENDS)
-    kept = _SEEN.pop(text, None)
-    if kept is None:
-        kept = tuple(_detect(text))
-        _seen_chars += len(text)
-        while _seen_chars > _SEEN_MAX_CHARS and _SEEN:
+    # The texts seen are shared by the event loop and the threads large scans run in
+    # (router/privacy/guard.py): read and written under a lock, the scan itself outside it.
+    with _SEEN_LOCK:
+        if _seen_with != _BACKENDS:
+            _SEEN.clear()
+            _seen_chars, _seen_with = 0, list(_BACKENDS)
+        kept = _SEEN.pop(text, None)
+        if kept is not None:
+            _SEEN[text] = kept  # reinserted last: evicted last
+            return list(kept)
+    kept = tuple(_detect(text))
+    with _SEEN_LOCK:
+        if _SEEN.pop(text, None) is None:  # another thread may have kept it meanwhile
+            _seen_chars += len(text)
+        _SEEN[text] = kept
+        while _seen_chars > _SEEN_MAX_CHARS and len(_SEEN) > 1:
             _seen_chars -= len(_SEEN.pop(next(iter(_SEEN))))
-    _SEEN[text] = kept  # (re)inserted last: evicted last
     return list(kept)
 
 

@@ -296,9 +296,9 @@ class StreamRestorer:
             delta = choice.get("delta")
             if not isinstance(delta, dict):
                 delta = {}
-            for key in ANSWER_TEXTS:
-                if isinstance(delta.get(key), str):
-                    delta[key] = self._piece((index, key, 0), delta[key], False)
+            for field in ANSWER_TEXTS:
+                if isinstance(delta.get(field), str):
+                    delta[field] = self._piece((index, field, 0), delta[field], False)
             calls = delta.get("tool_calls")
             for call in calls if isinstance(calls, list) else ():
                 function = call.get("function") if isinstance(call, dict) else None
