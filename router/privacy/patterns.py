@@ -60,6 +60,36 @@ def email_candidates(data: bytes) -> list[tuple[int, int]]:
     return spans
 
 
+# E-mail addresses with letters of other scripts (`jürgen.müller@bücher.de`, `user@例え.jp`,
+# RFC 6531 and IDNA), or with combining accents or zero-width characters written into them (which
+# hide an ASCII address from the pattern above): the exact pattern reads letters and digits of any
+# script and keeps those marks inside the value, so the address goes whole. Candidates: an `@`
+# with a byte of a non-ASCII character within 64 bytes of it.
+_MARKS = "\u0300-\u036f\u200b-\u200d\u2060"
+_ANY = f"(?:[^\\W_]|[{_MARKS}])"  # a letter or a digit of any script, or such a mark
+_INTL_LABEL = f"{_ANY}(?:(?:{_ANY}|-){{0,62}}{_ANY})?"
+INTL_EMAIL = re.compile(
+    f"(?<![\\w.+\\-{_MARKS}]){_ANY}(?:{_ANY}|[._%+\\-]){{0,63}}@{_INTL_LABEL}(?:\\.{_INTL_LABEL})*"
+    f"\\.(?:[^\\W\\d_]|[{_MARKS}]){{2,24}}(?![\\w\\-{_MARKS}])"
+)
+
+
+def intl_email_candidates(data: bytes) -> list[tuple[int, int]]:
+    """Spans (byte offsets) around each `@` that has a non-ASCII character's byte near it."""
+    spans: list[tuple[int, int]] = []
+    if data.isascii():
+        return spans
+    at = data.find(b"@", 1)
+    while at >= 0:
+        if not data[max(at - 64, 0) : at + 64].isascii():
+            if spans and at - 1 <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], at + 1)
+            else:
+                spans.append((at - 1, at + 1))
+        at = data.find(b"@", at + 1)
+    return spans
+
+
 _IBAN_HEAD = re.compile(r"(?:[A-Z]{2}|[a-z]{2})\d{2} ?$")
 
 
@@ -260,6 +290,15 @@ DETECTORS: tuple[Detector, ...] = (
         head=re.compile(r"[A-Za-z0-9](?<![\w.+-].)"),
         reach=300,
         lead=64,  # the core starts one character before the `@`; a local part has up to 64
+    ),
+    Detector(
+        "EMAIL",
+        INTL_EMAIL,
+        rb"@[\x80-\xff]",  # never compiled: the candidates are `intl_email_candidates`'
+        native=intl_email_candidates,
+        reach=300,
+        lead=80,  # the local part: 64 characters and the marks written into it
+        rule="EMAIL_INTL",
     ),
     Detector(
         "IBAN",
