@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import os
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -349,7 +350,24 @@ def _merged(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
     return sorted(findings + extra, key=lambda f: f.start) if extra else findings
 
 
+# Full-width forms of ASCII (`４１１１`, `ＡＫＩＡ…`, as Japanese and Chinese input methods type them)
+# and the ideographic space: read as ASCII, one character for one, so offsets stay those of the
+# text and a finding's value is the text's own characters.
+_WIDE = re.compile("[\uff01-\uff5e\u3000]")
+_AS_ASCII = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
 def _detect(text: str) -> list[Finding]:
+    if not text.isascii() and _WIDE.search(text) is not None:
+        narrow = text.translate(_AS_ASCII)
+        return [
+            Finding(f.type, text[f.start : f.end], f.start, f.end, f.rule) if f.value == narrow[f.start : f.end] else f
+            for f in _detect_narrow(narrow)
+        ]
+    return _detect_narrow(text)
+
+
+def _detect_narrow(text: str) -> list[Finding]:
     # Values that only their table's header names (a `phone` or `ssn` column: id_columns.py); a
     # whole cell under such a column stands over a part of it found by its shape.
     data = utf8(text)  # encoded once for both passes

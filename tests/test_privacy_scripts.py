@@ -1,5 +1,7 @@
-"""E-mail addresses in other scripts (RFC 6531, IDNA), and addresses with combining accents or
-zero-width characters written into them to slip past an ASCII pattern: found whole."""
+"""Values written in other scripts and forms: e-mail addresses in other scripts (RFC 6531, IDNA),
+addresses with combining accents or zero-width characters written into them to slip past an
+ASCII pattern, and full-width digits and letters as Japanese and Chinese input methods type
+them: found whole, as written."""
 
 from __future__ import annotations
 
@@ -41,3 +43,17 @@ def test_an_address_in_another_script_or_with_hidden_marks_is_one_finding(addres
 )
 def test_an_at_sign_among_other_scripts_is_no_address(text: str) -> None:
     assert [f for f in detect(text) if f.type == "EMAIL"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value"),
+    [
+        ("card ４１１１ １１１１ １１１１ １１１１ please", "CARD", "４１１１ １１１１ １１１１ １１１１"),
+        ("ssn ０７８-０５-１２２０", "US_SSN", "０７８-０５-１２２０"),
+        ("メール：ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ　です", "EMAIL", "ｔａｒｏ＠ｅｘａｍｐｌｅ．ｃｏｍ"),
+        ("電話 ０９０-１２３４-５６７８", "PHONE", "０９０-１２３４-５６７８"),
+    ],
+)
+def test_full_width_forms_are_read_as_ascii_and_found_as_written(text: str, kind: str, value: str) -> None:
+    found = [(f.type, f.value, text[f.start : f.end]) for f in detect(text)]
+    assert found == [(kind, value, value)], found
