@@ -304,14 +304,16 @@ def test_user_scopes_stitching_even_when_the_cloud_sees_it_redacted(
 
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_restored_cloud_answer_is_continued_as_the_client_resends_it(
-    make_gateway: MakeGateway, client: httpx.Client, stream: bool
+    make_gateway: MakeGateway, cloud: FakeUpstream, client: httpx.Client, stream: bool
 ) -> None:
     """On a redacting route the cloud writes placeholders and the client gets (and resends)
     the original values: the answer's key is of what the client got, streamed or not."""
     server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False, "privacy": "redact"}})
     task: Messages = [TASK[0], {"role": "user", "content": "write to ada.lovelace@example.org about the release"}]
-    how = {"kind": "text", "text": "I will write to [EMAIL_1] now"}
-    first = _send(client, server, task, how, stream=stream)
+    # Queued, not in the request: a request field is scanned, and a placeholder the client
+    # itself writes is reserved (the e-mail address would become [EMAIL_2]).
+    cloud.push({"kind": "text", "text": "I will write to [EMAIL_1] now"})
+    first = _send(client, server, task, None, stream=stream)
     restored = "I will write to ada.lovelace@example.org now"
     if not stream:
         assert first.json()["choices"][0]["message"]["content"] == restored
