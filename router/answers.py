@@ -325,6 +325,7 @@ class Answers:
             redacted=step.privacy.redacted,
             cache_prefix=read_cache_note(step.identity.trajectory.notes.get(CACHE_NOTE)),
             stitch=step.identity.stitch,
+            counted_apart=step.identity.counted_apart,
         )
 
     def _counterfactual(self, record: StepRecord, usage: Usage) -> None:

@@ -151,6 +151,9 @@ class StepRecord:
     # How a step without a session found its trajectory: extended, rewritten, new, retry
     # (router/trajectory/stitch.py); None for a step whose session named it.
     stitch: str | None = None
+    # Counted during a shared-store outage (`StepSlot.counted_apart`): its index may be renumbered
+    # when the store is back. Not kept: the store renumbers before it keeps a record.
+    counted_apart: bool = field(default=False, compare=False)
 
     @property
     def answered_by(self) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 import redis
 
@@ -255,6 +256,36 @@ def test_replicas_renumber_on_write_back_and_fail_closed_on_unknown_pins(
     found = audit(own_redis.url)
     assert found.per_trajectory == {"shared": 4, "pin": 2}
     assert (found.duplicates, found.missing) == (0, 0)
+
+
+def test_a_redis_back_without_its_data_numbers_live_steps_apart_from_the_renumbered_ones(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    """Redis restarted empty: the outage's steps are counted again from 1 and their records
+    renumbered; the steps after it are counted on from there, and their records keep the index
+    their client was told (none takes the index of a renumbered step)."""
+    empty = RedisServer(tmp_path / "volatile", persistent=False).start()
+    try:
+        server = make_gateway(redis_url=empty.url)
+        for turn in range(3):
+            ask(client, server, "run", turn)
+        server.run(server.gateway.tracker.recorder.flush())  # kept, then lost with the data
+        empty.stop()
+        told = [ask(client, server, "run", turn).headers["x-tandem-step"] for turn in (3, 4)]
+        assert told == ["4", "5"]  # counted in memory
+        empty.start()
+        assert wait_until(lambda: recovered(server), timeout=6)
+        live = [ask(client, server, "run", turn).headers["x-tandem-step"] for turn in (5, 6, 7)]
+        server.run(server.gateway.tracker.recorder.flush())
+        found = audit(empty.url)
+        assert found.per_trajectory == {"run": 5}  # 2 written back, 3 live
+        assert live == ["3", "4", "5"]
+        with redis.Redis.from_url(empty.url) as direct:
+            steps = sorted(int(orjson.loads(line)["step"]) for line in direct.lrange("tandem:t:run:r", 0, -1))
+        assert steps == [1, 2, 3, 4, 5]
+        assert (found.duplicates, found.missing) == (0, 0)
+    finally:
+        empty.stop()
 
 
 async def test_a_write_redis_refuses_for_good_is_dropped_and_the_rest_written_back(redis_url: str) -> None:

@@ -159,12 +159,18 @@ class Journal:
             self.steps += 1 if isinstance(entry, CountedStep) else 0
         self._on_size(self._size)
 
-    def renumber(self, records: list[StepRecord]) -> list[StepRecord]:
-        """Records of steps counted during an outage, with the index the shared store gave."""
+    def renumber(self, records: list[StepRecord], apart_only: bool = False) -> list[StepRecord]:
+        """Records of steps counted during an outage, with the index the shared store gave.
+        With `apart_only` (records written live) only those whose step was counted apart: once
+        the store is back, a store that lost its data counts the next steps from 1 again, and
+        a live step's index may equal one that was renumbered."""
         if not self._renumbered:
             return records
         out = []
         for record in records:
+            if apart_only and not record.counted_apart:
+                out.append(record)
+                continue
             index = self._renumbered.get((record.trajectory_id, record.step))
             out.append(record if index is None else dataclasses.replace(record, step=index))
         return out

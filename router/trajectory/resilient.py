@@ -243,13 +243,13 @@ class ResilientStore:
         if local.attempt == 1:
             self.journal.add(CountedStep(start, local.step))
         unknown = start.trajectory_id in self._unknown
-        return StepSlot(local.step, local.attempt, local.trajectory, state_unknown=unknown)
+        return StepSlot(local.step, local.attempt, local.trajectory, state_unknown=unknown, counted_apart=True)
 
     async def record_many(self, records: list[StepRecord]) -> None:
         if self._handover is not None:
             # The last batch may count the steps of these records: their indexes after it.
             await self._handover.wait()
-        records = self.journal.renumber(records)
+        records = self.journal.renumber(records, apart_only=True)
         tokens = [uuid.uuid4().hex for _ in records]
         while True:
             try:

@@ -36,6 +36,10 @@ class StepSlot:
     # Counted during a shared-store outage for a trajectory this replica had not seen: its pin
     # and constraints may be known to another replica only (privacy routes then fail closed).
     state_unknown: bool = False
+    # Counted in memory during a shared-store outage: the index may change when the store is back
+    # (router/trajectory/journal.py), and the step's records are renumbered then; a step the store
+    # counted never is, whatever its index.
+    counted_apart: bool = False
 
 
 @dataclass(slots=True)

@@ -80,6 +80,7 @@ class StepIdentity:
     # with them, whether that action failed (judge/status.py), read off the answer's path.
     action: dict[str, Any] | None = None
     family: str = ""  # where the sub-agents its answer starts are remembered (children.py)
+    counted_apart: bool = False  # counted during a shared-store outage (`StepSlot.counted_apart`)
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -273,6 +274,7 @@ class Tracker:
             stitched.anchor if stitched else "",
             last_action(request.messages),
             family,
+            slot.counted_apart,
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
