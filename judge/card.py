@@ -106,13 +106,20 @@ def read_card(path: Path) -> ModelCard:
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write beside the file, then rename over it: a reloading gateway never sees half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        # Named by the file asked for, not by a folder above it or the temporary file.
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
         os.chmod(temporary, 0o644)  # mkstemp makes it private; a gateway under another user must read it
         os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise OSError(exc.errno, exc.strerror, str(path)) from exc
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import orjson
 
-from judge import audit, groups, imports, lofo, retrain, share
+from judge import arguments, audit, groups, imports, lofo, retrain, share
 from judge.calibrate import threshold_for_share
 from judge.card import JudgeModelError, card_path, write_card
 from judge.labels import LABEL_SOURCES, labels_in
@@ -67,12 +67,18 @@ def _parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="train a judge on tandem.judge-row/1 data and export it to ONNX")
     train.add_argument("--data", type=Path, required=True, help="tandem.judge-row/1 rows (.jsonl or .jsonl.gz)")
-    train.add_argument("--out", type=Path, required=True, help="the .onnx file; its card is written beside it")
+    train.add_argument(
+        "--out", type=arguments.output, required=True, help="the .onnx file; its card is written beside it"
+    )
     train.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
     train.add_argument("--labels", choices=LABEL_SOURCES, default=None, help=LABELS_HELP)
-    train.add_argument("--cloud-share", type=float, default=0.4, help="share of steps the threshold sends to the cloud")
-    train.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out for evaluation")
-    train.add_argument("--seed", type=int, default=0, help="seed of the split and the classifier")
+    train.add_argument(
+        "--cloud-share", type=arguments.fraction(), default=0.4, help="share of steps the threshold sends to the cloud"
+    )
+    train.add_argument(
+        "--held-out", type=arguments.fraction(), default=0.2, help="share of trajectories held out for evaluation"
+    )
+    train.add_argument("--seed", type=arguments.SEED, default=0, help="seed of the split and the classifier")
     train.add_argument("--describe", default="", help="where the data came from, for the model card")
     train.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
     train.add_argument("--ignore", default="", help=IGNORE_HELP)
@@ -81,16 +87,20 @@ def _parser() -> argparse.ArgumentParser:
     calibrate = commands.add_parser("calibrate", help="set the card's threshold for a target cloud share")
     calibrate.add_argument("--model", type=Path, required=True, help="the .onnx file (its card is updated)")
     calibrate.add_argument("--data", type=Path, required=True, help="rows to calibrate on")
-    calibrate.add_argument("--cloud-share", type=float, required=True, help="share of steps to send to the cloud")
+    calibrate.add_argument(
+        "--cloud-share", type=arguments.fraction(), required=True, help="share of steps to send to the cloud"
+    )
 
     label = commands.add_parser("label", help="ask an OpenAI-compatible model which steps needed the cloud")
     label.add_argument("--data", type=Path, required=True, help="rows to label")
     label.add_argument("--url", required=True, help="base URL, e.g. http://localhost:8000/v1")
     label.add_argument("--model", required=True, help="the teacher model's name")
-    label.add_argument("--out", type=Path, required=True, help="the labelled rows")
+    label.add_argument("--out", type=arguments.output, required=True, help="the labelled rows")
     label.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")
-    label.add_argument("--steps-per-request", type=int, default=40, help="steps the teacher judges in one request")
-    label.add_argument("--retries", type=int, default=2, help="retries of a failed request")
+    label.add_argument(
+        "--steps-per-request", type=arguments.COUNT, default=40, help="steps the teacher judges in one request"
+    )
+    label.add_argument("--retries", type=arguments.RETRIES, default=2, help="retries of a failed request")
 
     imports.add_parser(commands)
     groups.add_parser(commands)
@@ -108,18 +118,20 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="label source (none: the one the rows carry; see --help of train)",
     )
-    evaluate.add_argument("--held-out", type=float, default=None, help="evaluate only this held-out share")
+    evaluate.add_argument(
+        "--held-out", type=arguments.fraction(), default=None, help="evaluate only this held-out share"
+    )
     evaluate.add_argument("--json", action="store_true", help="print the figures as JSON")
     evaluate.add_argument("--against", type=Path, help="the serving model to compare with (its .card.json beside it)")
-    evaluate.add_argument("--report", type=Path, help="folder for report.md, report.json and the PNG plots")
+    evaluate.add_argument("--report", type=arguments.folder, help="folder for report.md, report.json and the PNG plots")
 
     promote = commands.add_parser("promote", help="replace the serving model with a candidate that is not worse")
     promote.add_argument("--candidate", type=Path, required=True, help="the new .onnx file")
     promote.add_argument("--serving", type=Path, default=None, help="default: the shipped judge/models/judge.onnx")
     promote.add_argument("--data", type=Path, required=True, help="rows both models are compared on")
     promote.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
-    promote.add_argument("--held-out", type=float, default=0.2, help="share of trajectories compared on")
-    promote.add_argument("--report", type=Path, help="folder for the comparison's report and plots")
+    promote.add_argument("--held-out", type=arguments.fraction(), default=0.2, help="share of trajectories compared on")
+    promote.add_argument("--report", type=arguments.folder, help="folder for the comparison's report and plots")
     EXAMPLES.setdefault("import", "tandem judge import runs/ --out rows.jsonl.gz --keep-going")
     EXAMPLES.setdefault("groups", "tandem judge groups --data rows.jsonl --labels failed")
     EXAMPLES.setdefault("lofo", "tandem judge lofo --data rows.jsonl.gz --out lofo/")
@@ -299,6 +311,14 @@ def main(argv: list[str] | None = None) -> int:
     }
     try:
         return handlers[args.command](args)
+    except UnicodeDecodeError as exc:  # before ValueError, its base: the message names no file
+        print(f"tandem judge {args.command}: error: a file is not UTF-8 text ({exc.reason})", file=sys.stderr)
+        return 2
     except (JudgeTrainingError, JudgeModelError, ValueError) as exc:  # TrajectoryFormatError is a ValueError
         print(f"tandem judge {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        print(f"tandem judge {args.command}: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -14,6 +14,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from judge import arguments
 from judge.features import FEATURE_NAMES
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
 from judge.metrics import MIN_POSITIVES, auc
@@ -99,7 +100,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--labels", choices=LABEL_SOURCES, default=None, help="label source (none: the one the rows carry)"
     )
-    parser.add_argument("--held-out", type=float, default=0.2, help="share of trajectories held out")
+    parser.add_argument("--held-out", type=arguments.fraction(), default=0.2, help="share of trajectories held out")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 

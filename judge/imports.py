@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from judge import arguments
 from judge.importers import TrajectoryFormatError, family_of, read_runs
 from judge.importers.outcomes import read_outcomes
 from judge.progress import progress
@@ -26,7 +27,7 @@ LOOSE_PATTERNS = ("*.json",)
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("import", help="read agent trajectory files into judge rows")
     parser.add_argument("paths", nargs="+", type=Path, help="trajectory files, or folders searched for them")
-    parser.add_argument("--out", type=Path, required=True, help="rows, JSON lines (.gz: compressed)")
+    parser.add_argument("--out", type=arguments.output, required=True, help="rows, JSON lines (.gz: compressed)")
     parser.add_argument("--outcomes", type=Path, action="append", default=[], help="run id -> resolved (JSON)")
     parser.add_argument("--keep-going", action="store_true", help="skip bad files (each one is reported)")
     parser.add_argument(

@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from judge import arguments
 from judge.calibrate import threshold_for_share
 from judge.draft import as_served
 from judge.labels import LABEL_SOURCES, labels_in, make_labels
@@ -224,13 +225,15 @@ def markdown(results: list[FamilyResult], title: str) -> str:
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("lofo", help="leave each agent family out in turn: train on the others, score it")
     parser.add_argument("--data", type=Path, required=True, help="rows with a family field (.jsonl or .jsonl.gz)")
-    parser.add_argument("--out", type=Path, help="folder for lofo.md, lofo.json and one PNG per family")
+    parser.add_argument("--out", type=arguments.folder, help="folder for lofo.md, lofo.json and one PNG per family")
     parser.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
     parser.add_argument("--labels", choices=LABEL_SOURCES, default=None, help="label source (none: the rows' own)")
-    parser.add_argument("--cloud-share", type=float, default=0.4, help="share the threshold is calibrated to")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the classifier and the bootstrap")
+    parser.add_argument(
+        "--cloud-share", type=arguments.fraction(), default=0.4, help="share the threshold is calibrated to"
+    )
+    parser.add_argument("--seed", type=arguments.SEED, default=0, help="seed of the classifier and the bootstrap")
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="draft: also the step's own action")
-    parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="resamples for the AUC's interval")
+    parser.add_argument("--bootstrap", type=arguments.COUNT, default=BOOTSTRAP, help="resamples for the AUC's interval")
     parser.add_argument("--ignore", default="", help=IGNORE_HELP)
     add_tree_options(parser)
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from judge import arguments
 from judge.draft import STATE_AND_DRAFT_NAMES
 from judge.features import FEATURE_NAMES
 
@@ -27,6 +28,8 @@ def ignored_columns(sees: str, ignore: tuple[str, ...]) -> list[int]:
     unknown = [name for name in ignore if name not in names]
     if unknown:
         raise ValueError(f"no feature {', '.join(unknown)} in what a {sees} judge sees")
+    if set(ignore) >= set(names):
+        raise ValueError(f"--ignore names every feature a {sees} judge sees: the model would read nothing")
     return [names.index(name) for name in ignore]
 
 
@@ -56,9 +59,9 @@ TREES, DEPTH, RATE, SUBSAMPLE = 150, 3, 0.1, 0.8
 
 
 def add_tree_options(parser: Any) -> None:
-    parser.add_argument("--trees", type=int, default=TREES, help="gbdt: number of trees")
-    parser.add_argument("--depth", type=int, default=DEPTH, help="gbdt: depth of each tree")
-    parser.add_argument("--rate", type=float, default=RATE, help="gbdt: learning rate")
+    parser.add_argument("--trees", type=arguments.COUNT, default=TREES, help="gbdt: number of trees")
+    parser.add_argument("--depth", type=arguments.COUNT, default=DEPTH, help="gbdt: depth of each tree")
+    parser.add_argument("--rate", type=arguments.positive, default=RATE, help="gbdt: learning rate")
 
 
 def tree_params(trees: int, depth: int, rate: float) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import judge as judge_package
+from judge import arguments
 from judge.labels import LABEL_SOURCES, make_labels
 from judge.metrics import MIN_POSITIVES
 from judge.rows import JudgeTrainingError, load_rows, rank
@@ -227,19 +228,28 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--labels", choices=LABEL_SOURCES, default="failed", help="label source")
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="the model trained")
     parser.add_argument("--model", choices=("logreg", "gbdt"), default="gbdt", help="the classifier")
-    parser.add_argument("--cloud-share", type=float, default=0.4, help="the candidate's calibrated cloud share")
+    parser.add_argument(
+        "--cloud-share", type=arguments.fraction(), default=0.4, help="the candidate's calibrated cloud share"
+    )
     parser.add_argument(
         "--held-back",
-        type=float,
+        type=arguments.fraction(),
         default=HELD_BACK,
         help="share of recent runs compared on (more, up to half, while they hold under 20 failing steps)",
     )
-    parser.add_argument("--recent-share", type=float, default=RECENT_SHARE, help="recent rows' share of the weight")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the classifier")
     parser.add_argument(
-        "--work", type=Path, default=None, help="folder kept with the candidate (none: a temporary one)"
+        "--recent-share",
+        type=arguments.fraction(zero=True, one=True),
+        default=RECENT_SHARE,
+        help="recent rows' share of the weight",
     )
-    parser.add_argument("--report", type=Path, default=None, help="folder for the comparison's report and plots")
+    parser.add_argument("--seed", type=arguments.SEED, default=0, help="seed of the classifier")
+    parser.add_argument(
+        "--work", type=arguments.folder, default=None, help="folder kept with the candidate (none: a temporary one)"
+    )
+    parser.add_argument(
+        "--report", type=arguments.folder, default=None, help="folder for the comparison's report and plots"
+    )
 
 
 def run_retrain(args: argparse.Namespace) -> int:

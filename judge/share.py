@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 import orjson
 
+from judge import arguments
 from judge.calibrate import OnlineThreshold
 from judge.defaults import ADAPT_RATE, THRESHOLD_BOUNDS
 
@@ -47,6 +48,8 @@ class FamilyShare:
 def interleave(runs: list[npt.NDArray[np.float64]], concurrent: int) -> list[tuple[int, float]]:
     """(run, score) in the order a gateway would see them: `concurrent` runs at a time, one step
     of each in turn; a finished run's place goes to the next run."""
+    if concurrent < 1:
+        raise ValueError(f"concurrent must be at least 1, not {concurrent}: no run would ever start")
     order: list[tuple[int, float]] = []
     waiting = list(range(len(runs)))[::-1]
     active: list[list[int]] = []  # [run, next step]
@@ -138,10 +141,14 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--data", type=Path, required=True, help="tandem.judge-row/1 rows (.jsonl or .jsonl.gz)")
     parser.add_argument("--model", type=Path, default=None, help="the .onnx judge (none: the shipped state judge)")
-    parser.add_argument("--target", type=float, default=None, help="cloud share to hold (none: the card's)")
+    parser.add_argument(
+        "--target", type=arguments.fraction(), default=None, help="cloud share to hold (none: the card's)"
+    )
     parser.add_argument("--family", action="append", default=[], help="only this family (repeatable)")
-    parser.add_argument("--concurrent", type=int, default=8, help="runs served at once (their steps interleave)")
-    parser.add_argument("--rate", type=float, default=ADAPT_RATE, help="the route's adapt_rate")
+    parser.add_argument(
+        "--concurrent", type=arguments.COUNT, default=8, help="runs served at once (their steps interleave)"
+    )
+    parser.add_argument("--rate", type=arguments.adapt_rate, default=ADAPT_RATE, help="the route's adapt_rate")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 

@@ -167,9 +167,11 @@ class Settings(BaseSettings):
         keys = {k.get_secret_value() for k in self.client_api_keys}
         if self.client_api_keys_file is not None:
             try:
-                lines = self.client_api_keys_file.read_text().splitlines()
+                lines = self.client_api_keys_file.read_text(encoding="utf-8").splitlines()
             except OSError as exc:
                 raise ConfigError(f"client_api_keys_file {self.client_api_keys_file}: {exc.strerror}") from exc
+            except UnicodeDecodeError as exc:
+                raise ConfigError(f"client_api_keys_file {self.client_api_keys_file} is not UTF-8 text") from exc
             keys.update(line.strip() for line in lines if line.strip())
         return frozenset(keys)
 
@@ -182,10 +184,16 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     """Read the YAML file (when given), the environment and `overrides`; raise ConfigError."""
     config: dict[str, Any] = dict(Settings.model_config)
     if path is not None:
+        if path.is_dir():
+            raise ConfigError(f"config file {path} is a folder: name the YAML file in it")
         if not path.is_file():
             raise ConfigError(f"config file {path} does not exist")
         try:
-            data = yaml.safe_load(path.read_text())
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"config file {path}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {path} is not UTF-8 text (byte {exc.start}): is it the YAML file?") from exc
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" ({path}:{mark.line + 1}:{mark.column + 1})" if mark is not None else ""

@@ -60,6 +60,21 @@ def test_check_never_prints_a_key(tmp_path: Path) -> None:
     assert CLIENT_KEY not in output and UPSTREAM_KEY not in output
 
 
+def test_check_warns_of_a_key_variable_that_is_not_set(tmp_path: Path) -> None:
+    """The gateway starts (exit 0), but its calls to that upstream would be refused: say why."""
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        "upstreams:\n"
+        "  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n"
+        "  cloud: {base_url: 'https://cloud.example/v1', model: big, api_key_env: CLOUD_KEY_NOT_EXPORTED}\n"
+    )
+    done = tandem("check", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    assert "(no key: CLOUD_KEY_NOT_EXPORTED is not set, its calls will be refused)" in done.stdout
+    assert "warning: upstream cloud has a key configured, but it is empty" in done.stderr
+    assert "warning" not in tandem("check", "--config", str(config), env={"CLOUD_KEY_NOT_EXPORTED": "k"}).stderr
+
+
 def test_check_refuses_a_broken_config_naming_the_key(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text(

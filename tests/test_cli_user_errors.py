@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from judge.modes import names_for
 from tests.fake_upstream import free_port
 from tests.raw_upstream import RawUpstream
 
@@ -66,7 +67,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("check: missing file", ["check", "--config", "{tmp}/nowhere.yaml"], "does not exist"),
     ("check: bad YAML", ["check", "--config", "{bad_yaml}"], "not valid YAML"),
     ("check: unknown key", ["check", "--config", "{unknown_key}"], "did you mean max_body_bytes?"),
-    ("serve: bad value", ["serve", "--config", "{base}", "--port", "99999"], "server.port"),
+    ("serve: bad value", ["serve", "--config", "{base}", "--port", "99999"], "--port: 99999 is out of range"),
     ("serve: missing file", ["serve", "--config", "{tmp}/nowhere.yaml"], "does not exist"),
     ("serve: open proxy", ["serve", "--config", "{keyed}", "--host", "0.0.0.0"], "refusing to serve on 0.0.0.0"),
     (
@@ -81,7 +82,107 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("export: bad --since", ["trajectories", "export", "--url", "http://x", "--since", "soon", "--out", "o"], "since"),
     ("audit expand: missing file", ["audit", "expand", "{tmp}/audit.jsonl"], "no audit file"),
-    ("demo: bad value", ["demo", "--tasks", "0"], "--tasks must be at least 1"),
+    ("demo: bad value", ["demo", "--tasks", "0"], "argument --tasks: 0 is out of range: 1 or more"),
+    (
+        "demo: bad port",
+        ["demo", "--serve", "--port", "70000"],
+        "argument --port: 70000 is out of range: from 0 to 65535",
+    ),
+    ("demo: negative port", ["demo", "--serve", "--port", "-5"], "argument --port: -5 is out of range"),
+    ("check: not text", ["check", "--config", "{noise}"], "is not UTF-8 text"),
+    ("check: a folder", ["check", "--config", "{tmp}"], "is a folder"),
+    (
+        "export: not a Redis URL",
+        ["trajectories", "export", "--redis-url", "http://x", "--out", "{tmp}/o"],
+        "not a Redis URL",
+    ),
+    (
+        "export: out under a file",
+        ["trajectories", "export", "--url", "http://x", "--out", "{afile}/o"],
+        "is a file, not a folder",
+    ),
+    ("audit expand: not an audit line", ["audit", "expand", "{array}", "--only"], "array.jsonl:2: a JSON list"),
+    (
+        "judge train: out under a file",
+        ["judge", "train", "--data", "{rows}", "--out", "{afile}/j.onnx"],
+        "is a file, not a folder",
+    ),
+    ("judge train: empty out", ["judge", "train", "--data", "{rows}", "--out", ""], "an empty path"),
+    ("judge train: out is a folder", ["judge", "train", "--data", "{rows}", "--out", "{tmp}"], "is a folder"),
+    (
+        "judge train: negative seed",
+        ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx", "--seed", "-1"],
+        "--seed: -1 is out of range",
+    ),
+    (
+        "judge train: held-out of 0",
+        ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx", "--held-out", "0"],
+        "a share in (0, 1)",
+    ),
+    (
+        "judge evaluate: report under a file",
+        ["judge", "evaluate", "--model", "m.onnx", "--data", "{rows}", "--report", "{afile}/r"],
+        "is a file, not a folder",
+    ),
+    (
+        "judge evaluate: held-out below 0",
+        ["judge", "evaluate", "--model", "m.onnx", "--data", "{rows}", "--held-out", "-1"],
+        "a share in (0, 1)",
+    ),
+    (
+        "judge promote: held-out of nan",
+        ["judge", "promote", "--candidate", "c.onnx", "--data", "{rows}", "--held-out", "nan"],
+        "a share in (0, 1)",
+    ),
+    (
+        "judge lofo: no bootstrap",
+        ["judge", "lofo", "--data", "{rows}", "--bootstrap", "0"],
+        "--bootstrap: 0 is out of range",
+    ),
+    ("judge lofo: out is a file", ["judge", "lofo", "--data", "{rows}", "--out", "{afile}"], "is a file, not a folder"),
+    (
+        "judge retrain: work under a file",
+        ["judge", "retrain", "--data", "{rows}", "--work", "{afile}/w"],
+        "is a file, not a folder",
+    ),
+    (
+        "judge share: no run at once",
+        ["judge", "share", "--data", "{rows}", "--concurrent", "0"],
+        "--concurrent: 0 is out of range",
+    ),
+    (
+        "judge share: negative rate",
+        ["judge", "share", "--data", "{rows}", "--rate", "-1"],
+        "--rate: -1.0 is out of range",
+    ),
+    (
+        "judge label: no step a request",
+        [
+            "judge",
+            "label",
+            "--data",
+            "{rows}",
+            "--url",
+            "http://x/v1",
+            "--model",
+            "m",
+            "--out",
+            "o",
+            "--steps-per-request",
+            "0",
+        ],
+        "--steps-per-request: 0 is out of range",
+    ),
+    (
+        "judge label: negative retries",
+        ["judge", "label", "--data", "{rows}", "--url", "http://x/v1", "--model", "m", "--out", "o", "--retries", "-1"],
+        "--retries: -1 is out of range",
+    ),
+    (
+        "judge train: every feature ignored",
+        ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx", "--ignore", "{every_feature}"],
+        "would read nothing",
+    ),
     ("judge train: missing extra", ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx"], "tandem[train]"),
     (
         "judge train: missing data",
@@ -112,7 +213,12 @@ def test_a_user_error_is_one_line_and_a_non_zero_exit(case: str, args: list[str]
         "keyed": write(tmp_path, "keyed.yaml", BASE.replace("model: big}", "model: big, api_key_env: CLOUD_KEY_T}")),
         "closed": str(free_port()),
         "rows": shipped_rows(tmp_path) if "{rows}" in args else "",
+        "afile": write(tmp_path, "afile", "a regular file\n"),
+        "array": write(tmp_path, "array.jsonl", '{"audit_id": "a", "trajectory_id": "t", "input": []}\n[1, 2]\n'),
+        "noise": str(tmp_path / "noise.yaml"),
+        "every_feature": ",".join(names_for("state")),
     }
+    (tmp_path / "noise.yaml").write_bytes(bytes(range(128, 256)) * 3)
     shim = str(tmp_path / "shim")
     os.mkdir(shim)
     write(Path(shim), "sitecustomize.py", NO_SKLEARN if "missing extra" in case else "")

@@ -49,7 +49,9 @@ def test_an_odd_retry_count_header_is_not_a_500(
 ) -> None:
     for stream in (False, True):
         response = client.post(
-            f"{gateway.url}{path}", json={**BODIES[path], "stream": stream}, headers={"x-stainless-retry-count": retries}
+            f"{gateway.url}{path}",
+            json={**BODIES[path], "stream": stream},
+            headers={"x-stainless-retry-count": retries},
         )
         assert response.status_code == 200, response.text[:300]
 

@@ -54,12 +54,25 @@ def ec2_line(line: dict[str, Any], messages: list[Any] | None) -> dict[str, Any]
     }
 
 
+class AuditFormatError(ValueError):
+    """A line of an audit file that is not one the gateway writes (JSON of an object)."""
+
+
 def _lines(files: Iterable[Path]) -> Iterator[dict[str, Any]]:
     for path in files:
         with path.open("rb") as handle:
-            for raw in handle:
-                if raw.strip():
-                    yield orjson.loads(raw)
+            for number, raw in enumerate(handle, 1):
+                if not raw.strip():
+                    continue
+                try:
+                    line = orjson.loads(raw)
+                except orjson.JSONDecodeError as exc:
+                    raise AuditFormatError(f"{path}:{number}: not valid JSON ({exc})") from exc
+                if not isinstance(line, dict):
+                    raise AuditFormatError(
+                        f"{path}:{number}: a JSON {type(line).__name__}, not an audit line (an object)"
+                    )
+                yield line
 
 
 def expand(files: Iterable[Path], out: IO[bytes]) -> Expansion:

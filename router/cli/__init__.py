@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from judge import arguments
 from router.cli.check import probe_upstreams
 from router.cli.config import summary
 from router.cli.friendly import run_friendly
@@ -65,7 +66,9 @@ def _config_option(parser: argparse.ArgumentParser) -> None:
 
 def _server_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--host", default=None, help="address to bind (none: server.host of the config, 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=None, help="port to bind (none: server.port of the config, 8080)")
+    serve.add_argument(
+        "--port", type=arguments.PORT, default=None, help="port to bind (none: server.port of the config, 8080)"
+    )
     serve.add_argument(
         "--workers", type=int, default=None, help="worker processes; above 1 needs redis_url (none: server.workers)"
     )
@@ -117,12 +120,16 @@ def parser() -> argparse.ArgumentParser:
         "keep a gateway on the simulated models up for curl and real agents",
         "tandem demo --serve --port 8080",
     )
-    demo.add_argument("--seed", type=int, default=7, help="the simulation's seed (which steps the edge gets wrong)")
-    demo.add_argument("--tasks", type=int, default=6, help="tasks each strategy works")
+    demo.add_argument(
+        "--seed", type=arguments.SEED, default=7, help="the simulation's seed (which steps the edge gets wrong)"
+    )
+    demo.add_argument("--tasks", type=arguments.COUNT, default=6, help="tasks each strategy works")
     demo.add_argument("--edge-vllm", action="store_true", help="use a real tiny vLLM server as the edge")
     demo.add_argument("--serve", action="store_true", help="keep the simulated models and a gateway up until Ctrl-C")
     demo.add_argument("--host", default="127.0.0.1", help="with --serve: the gateway's address")
-    demo.add_argument("--port", type=int, default=8080, help="with --serve: the gateway's port (0: a free one)")
+    demo.add_argument(
+        "--port", type=arguments.PORT, default=8080, help="with --serve: the gateway's port (0: a free one)"
+    )
     demo.set_defaults(func=tools.demo)
 
     trajectories = commands.add_parser(
@@ -135,7 +142,7 @@ def parser() -> argparse.ArgumentParser:
         "write the steps as JSON lines (schema tandem.step/1)",
         "tandem trajectories export --url http://127.0.0.1:8080 --out steps.jsonl --since 2026-01-01",
     )
-    export.add_argument("--out", type=Path, required=True, help="the JSON lines file to write")
+    export.add_argument("--out", type=arguments.output, required=True, help="the JSON lines file to write")
     export.add_argument(
         "--since", default=None, help="only trajectories updated since: unix seconds or ISO 8601 time (none: all)"
     )
@@ -159,7 +166,7 @@ def parser() -> argparse.ArgumentParser:
         "tandem audit expand /var/log/tandem/audit.jsonl --out expanded.jsonl",
     )
     expand.add_argument("path", type=Path, help="the audit file (its rotated files path.N … path.1 are read first)")
-    expand.add_argument("--out", type=Path, default=Path("-"), help="output file (-: standard output)")
+    expand.add_argument("--out", type=arguments.output, default=Path("-"), help="output file (-: standard output)")
     expand.add_argument("--only", action="store_true", help="read this one file, not its rotated predecessors")
     expand.set_defaults(func=tools.audit_expand)
 

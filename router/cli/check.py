@@ -8,7 +8,7 @@ import asyncio
 import re
 import sys
 
-from router.cli.config import summary, validated
+from router.cli.config import missing_keys, summary, validated
 from router.native import state as native_state
 from router.settings import Settings
 
@@ -46,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {native_state().describe()}")
     for line in lines:
         print(f"  {line}")
+    for name in missing_keys(settings):
+        print(f"tandem: warning: upstream {name} has a key configured, but it is empty", file=sys.stderr)
     if not args.probe:
         return 0
     failed = 0

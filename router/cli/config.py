@@ -23,7 +23,7 @@ def _warn_if_empty(path: Path | None) -> None:
         return
     try:
         empty = yaml.safe_load(path.read_text()) is None
-    except (OSError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return  # load_settings names the problem
     if empty:
         print(f"tandem: warning: config file {path} is empty; using the embedded defaults", file=sys.stderr)
@@ -112,12 +112,30 @@ def validated(path: Path | None, **overrides: object) -> Settings:
     return settings
 
 
+def _why_no_key(upstream: UpstreamSettings) -> str:
+    if upstream.api_key_env is not None:
+        return f"no key: {upstream.api_key_env} is not set, its calls will be refused"
+    if upstream.api_key_file is not None:
+        return f"no key: {upstream.api_key_file} is empty, its calls will be refused"
+    return "no key"
+
+
+def missing_keys(settings: Settings) -> list[str]:
+    """The upstreams whose configured key (a variable, a file) is empty: a typo or a variable
+    not exported, which `check` warns of (the gateway starts, and its calls there fail 401)."""
+    return [
+        name
+        for name, upstream in settings.upstreams.items()
+        if (upstream.api_key_env is not None or upstream.api_key_file is not None) and not upstream.api_key()
+    ]
+
+
 def summary(settings: Settings) -> list[str]:
     """What a config resolves to, a line each: upstreams (whether a key is set, never the key),
     routes, aliases, client and admin keys (how many, never which)."""
     lines = []
     for name, upstream in settings.upstreams.items():
-        key = "key set" if upstream.api_key() else "no key"
+        key = "key set" if upstream.api_key() else _why_no_key(upstream)
         where = public_url(upstream.base_url)
         if upstream.endpoints:
             replicas = ", ".join(public_url(url) for url in upstream.endpoints)

@@ -56,12 +56,20 @@ def run_friendly(command: Callable[[], int]) -> int:
     except httpx.TransportError as error:
         say(f"cannot reach {error.request.url}: {error or type(error).__name__}")
         return 1
-    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
+    except (FileNotFoundError, FileExistsError, IsADirectoryError, NotADirectoryError, PermissionError) as error:
         say(f"{error.filename}: {error.strerror}")
         return 2
     except (ConnectionError, redis.exceptions.ConnectionError) as error:
         say(f"cannot connect: {error}")
         return 1
+    except OSError as error:
+        if error.filename is None:
+            raise
+        say(f"{error.filename}: {error.strerror}")  # a file exists where a folder must be, a full disk…
+        return 2
+    except UnicodeDecodeError as error:
+        say(f"a file is not UTF-8 text ({error.reason} at byte {error.start}): is it the file meant?")
+        return 2
     except json.JSONDecodeError as error:
         say(f"not valid JSON ({error})")
         return 2

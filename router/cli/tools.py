@@ -33,6 +33,12 @@ def export(args: argparse.Namespace) -> int:
     if bool(args.url) == bool(args.redis_url):
         say("give exactly one of --url (a running gateway) or --redis-url")
         return 2
+    if args.redis_url and not args.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        say(f"--redis-url {args.redis_url!r} is not a Redis URL (redis://, rediss:// or unix://)")
+        return 2
+    if args.url and not args.url.startswith(("http://", "https://")):
+        say(f"--url {args.url!r} is not an http:// or https:// URL of a running gateway")
+        return 2
     try:
         since = parse_time(args.since, "since") if args.since else None
     except GatewayError as exc:
@@ -53,18 +59,22 @@ def export(args: argparse.Namespace) -> int:
 
 
 def audit_expand(args: argparse.Namespace) -> int:
-    from router.audit.expand import expand
+    from router.audit.expand import AuditFormatError, expand
     from router.audit.sink import kept_files
 
     files = kept_files(args.path) if not args.only else [args.path]
     if not files or not all(f.is_file() for f in files):
         say(f"no audit file at {args.path}")
         return 2
-    if str(args.out) == "-":
-        result = expand(files, sys.stdout.buffer)
-    else:
-        with args.out.open("wb") as out:
-            result = expand(files, out)
+    try:
+        if str(args.out) == "-":
+            result = expand(files, sys.stdout.buffer)
+        else:
+            with args.out.open("wb") as out:
+                result = expand(files, out)
+    except AuditFormatError as exc:
+        say(f"{exc}: is it a file of the gateway's audit log?")
+        return 2
     print(f"wrote {result.lines} line(s) from {len(files)} file(s)", file=sys.stderr)
     if result.unresolved:
         say(f"{len(result.unresolved)} line(s) refer to lines not in these files")

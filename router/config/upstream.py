@@ -158,9 +158,11 @@ class UpstreamSettings(Strict):
         """The key, read at start-up from the named variable or file; never logged."""
         if self.api_key_file is not None:
             try:
-                return self.api_key_file.read_text().strip() or None
+                return self.api_key_file.read_text(encoding="utf-8").strip() or None
             except OSError as exc:
                 raise ConfigError(f"api_key_file {self.api_key_file}: {exc.strerror}") from exc
+            except UnicodeDecodeError as exc:
+                raise ConfigError(f"api_key_file {self.api_key_file} is not UTF-8 text") from exc
         if self.api_key_env is not None:
             return os.environ.get(self.api_key_env) or None
         return None

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import pytest
 
 from judge.card import card_path
 from judge.cli import main
@@ -108,8 +109,10 @@ def test_the_cli_says_what_it_learnt_from_and_keeps_the_model_without_held_back_
     assert "not promoted; still serving" in out.out and "nothing to compare the models on" in out.out
     assert "recent traffic: 160 rows of 20 runs (0 run(s) stitched by history left out)" in out.err
     assert serving.read_bytes() == before
-    assert main([*arguments, "--held-back", "1.5"]) == 2
-    assert "--held-back must be between 0 and 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main([*arguments, "--held-back", "1.5"])
+    assert refused.value.code == 2
+    assert "--held-back: 1.5 is out of range: a share in (0, 1)" in capsys.readouterr().err
 
 
 def test_a_candidate_is_not_promoted_on_too_few_held_back_failures(tmp_path: Path) -> None:

@@ -268,6 +268,11 @@ def test_the_tree_shape_is_chosen_kept_on_the_card_and_inherited_by_retrain(
     assert main(["lofo", "--data", str(data), "--bootstrap", "10", "--labels", "failed", *shape]) == 0
     assert "gbdt --trees 20 --depth 2 --rate 0.05" in capsys.readouterr().out
     # A shape that cannot be fitted is one clear line and exit 2, not a traceback.
-    for bad in (["--depth", "0"], ["--trees", "0"], ["--rate", "0"], ["--rate", "1.5"]):
-        assert main(["train", "--data", str(data), "--out", str(out), *bad]) == 2
-        assert "trees and depth must be at least 1" in capsys.readouterr().err
+    # Out of range for the parser: refused before any work, naming the option.
+    for bad in (["--depth", "0"], ["--trees", "0"], ["--rate", "0"]):
+        with pytest.raises(SystemExit) as refused:
+            main(["train", "--data", str(data), "--out", str(out), *bad])
+        assert refused.value.code == 2
+        assert f"argument {bad[0]}: {bad[1]}" in capsys.readouterr().err
+    assert main(["train", "--data", str(data), "--out", str(out), "--rate", "1.5"]) == 2
+    assert "trees and depth must be at least 1" in capsys.readouterr().err
