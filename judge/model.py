@@ -189,6 +189,8 @@ class JudgeModel:
         """Load `path` (`…/judge.onnx`) and its card (`…/judge.card.json`); `JudgeModelError` if
         either is missing, corrupt, or made for other features than this code computes."""
         model_path = Path(path)
+        if not model_path.exists():  # before its card: the file named is the one to say is missing
+            raise JudgeModelError(f"{model_path}: model file not found")
         card = read_card(card_path(model_path))
         if card.feature_version != FEATURE_VERSION and not (
             card.sees == "state" and card.feature_version in STATE_VERSIONS

@@ -200,8 +200,11 @@ def retrain(
         candidate = JudgeModel.load(candidate_path)
         try:
             serving: JudgeModel | None = JudgeModel.load(serving_path)
-        except JudgeModelError:
-            serving = None  # none yet, or of another feature version: the candidate is judged alone
+        except JudgeModelError as exc:
+            # None yet (a first deployment's empty volume), or broken, or of another feature
+            # version: the candidate is judged alone, and the operator told why.
+            print(f"tandem judge retrain: warning: no serving model to compare with ({exc})", file=sys.stderr)
+            serving = None
         comparison = compare(candidate, serving, back, labels, 0.0)
         if report is not None:
             write_report(comparison, report, "Retraining on recent traffic")
@@ -239,7 +242,7 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument(
         "--recent-share",
-        type=arguments.fraction(zero=True, one=True),
+        type=arguments.fraction(zero=True),
         default=RECENT_SHARE,
         help="recent rows' share of the weight",
     )

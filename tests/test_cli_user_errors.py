@@ -192,7 +192,7 @@ CASES: list[tuple[str, list[str], str]] = [
     (
         "judge evaluate: missing model",
         ["judge", "evaluate", "--model", "{tmp}/none.onnx", "--data", "{rows}"],
-        "none.card.json",
+        "none.onnx: model file not found",
     ),
     (
         "judge label: unreachable teacher",

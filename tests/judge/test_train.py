@@ -161,7 +161,7 @@ def test_cli_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert "tandem judge train: error: the 'agreement' labels have no positive" in capsys.readouterr().err
     assert not (tmp_path / "j.onnx").exists()  # no degenerate model written
     assert main(["evaluate", "--model", str(tmp_path / "absent.onnx"), "--data", str(data)]) == 2
-    assert "model card not found" in capsys.readouterr().err
+    assert "absent.onnx: model file not found" in capsys.readouterr().err
 
 
 def test_rows_without_failure_labels_are_refused_by_name() -> None:
