@@ -79,16 +79,45 @@ def _group_end(pattern: str, start: int) -> int:
     return len(pattern)
 
 
+def _branches(pattern: str, start: int, end: int) -> list[str]:
+    """`pattern[start:end]` cut at its top-level `|` (those of the group it is in)."""
+    pieces, depth, index, in_class, begin = [], 0, start, False, start
+    while index < end:
+        char = pattern[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            if pattern[index + 1 : index + 2] == "]":
+                index += 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            pieces.append(pattern[begin:index])
+            begin = index + 1
+        index += 1
+    pieces.append(pattern[begin:end])
+    return pieces
+
+
 def to_python(pattern: str) -> str:
-    """Go RE2 -> Python re: a `(?i)` after the start applies to the rest of its group in Go;
-    `\\z` is Python's `\\Z`; POSIX classes are spelled out."""
+    """Go RE2 -> Python re: a `(?i)` after the start applies to the rest of its group in Go,
+    alternatives after it included (each becomes a `(?i:…)` of its own: one group around them
+    all would make the later ones follow the text before the flag); `\\z` is Python's `\\Z`;
+    POSIX classes are spelled out."""
     pattern = pattern.replace("\\z", "\\Z").replace("[[:alnum:]]", "[A-Za-z0-9]")
     while True:
         position = pattern.find("(?i)", 1)
         if position < 0:
             return pattern
         end = _group_end(pattern, position + 4)
-        pattern = pattern[:position] + "(?i:" + pattern[position + 4 : end] + ")" + pattern[end:]
+        scoped = "|".join(f"(?i:{piece})" for piece in _branches(pattern, position + 4, end))
+        pattern = pattern[:position] + scoped + pattern[end:]
 
 
 def main() -> None:

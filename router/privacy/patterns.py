@@ -31,7 +31,9 @@ _NAME_HEAD = (
     r"(?i)(?=[pstace])(?<![0-9:])(?<!next|page|sync)(?<!marker|cursor|client)(?<!existing)(?<!idempotency)(?<!continuation)"
     r"(?<!clientrequest)" + _SECRET_WORDS + r"(?![A-Za-z0-9])"
 )
-_NAME = _NAME_HEAD + r"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}"
+# After the sign, a line break only where the next line is indented (YAML's value on the line
+# below): `.env`'s `GITHUB_API_KEY=` with nothing after it is not given the next line's name.
+_NAME = _NAME_HEAD + r"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -193,12 +195,14 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ABIA|ACCA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])"
         ),
         rb"(?:AKIA|ASIA|AGPA|AIDA|AROA|ABIA|ACCA|ANPA|ANVA|AIPA|A3T[A-Z0-9])[A-Z0-9]{16}",
+        validate=validators.not_stand_in,
         rule="aws-access-key",
     ),
     Detector(
         "CLOUD_KEY",
         re.compile(r"(?<![\w-])AIza[0-9A-Za-z_-]{35}(?![\w-])"),
         rb"AIza[0-9A-Za-z_-]{35}",
+        validate=validators.not_stand_in,
         rule="google-api-key",
     ),
     Detector(
@@ -206,6 +210,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{50,255})"),
         rb"gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{50}",
         reach=256,
+        validate=validators.not_stand_in,
         rule="github-token",
     ),
     Detector(
@@ -213,6 +218,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{20,}"),
         rb"sk-[A-Za-z0-9_-]{20}",
         reach=256,
+        validate=validators.not_stand_in,
         rule="openai-anthropic-key",
     ),
     Detector(
@@ -220,6 +226,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
         rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
         reach=256,
+        validate=validators.not_stand_in,
         rule="slack-token",
     ),
     Detector(
@@ -234,6 +241,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w])(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20,}"),
         rb"(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20}",
         reach=256,
+        validate=validators.not_stand_in,
         rule="stripe-key",
     ),
     Detector(

@@ -69,18 +69,38 @@ def _near_keyword(keywords: tuple[str, ...]) -> Callable[[str, int, int], bool]:
 _SUPERSEDED = frozenset({"kubernetes-secret-yaml"})
 
 
+def _first_group(group: int) -> Callable[[re.Match[str]], tuple[int, int]]:
+    """The secret group's span, or where it took no part in the match (a rule of several
+    alternatives, each with its own group: `curl -H "Authorization: Token …"`), the first group
+    that did, as gitleaks takes the first non-empty group of a rule that names none."""
+
+    def span(match: re.Match[str]) -> tuple[int, int]:
+        found = match.span(group)
+        if found[0] >= 0:
+            return found
+        for index in range(1, (match.re.groups or 0) + 1):
+            found = match.span(index)
+            if found[0] >= 0 and found[1] > found[0]:
+                return found
+        return (0, 0)  # an empty value: no finding
+
+    return span
+
+
 def detectors() -> tuple[Detector, ...]:
     out = []
     for rule_id, kind, regex, keywords, group, entropy, allow, stop in RULES:
         if rule_id in _SUPERSEDED:
             continue
+        pattern = re.compile(without_lead(regex))
         out.append(
             Detector(
                 kind,
-                re.compile(without_lead(regex)),
+                pattern,
                 regex.encode(),
                 validate=_validator(entropy, allow, stop),
                 group=group,
+                value_span=_first_group(group) if pattern.groups > 1 else None,
                 reach=0,  # hyperscan reports where the whole match ends
                 rule=rule_id,
                 check=(near := _near_keyword(keywords)),

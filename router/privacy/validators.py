@@ -179,7 +179,15 @@ def is_reference(value: str) -> bool:
     stripped = value.strip()
     if stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
         return True
+    if not not_stand_in(stripped):
+        return True
     return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
+
+
+def not_stand_in(value: str) -> bool:
+    """Not a stand-in written in a key's shape (`ghp_xxxx…`, `AKIAXXXXXXXXXXXXXXXX`, `AIzaaaa…`,
+    `xoxb-xxxxxxxxx-xxxx`): three quarters or more of it one character. A random key is never."""
+    return len(value) < 12 or max(collections.Counter(value).values()) * 4 < len(value) * 3
 
 
 def looks_random(value: str) -> bool:
