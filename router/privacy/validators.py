@@ -187,7 +187,10 @@ def is_reference(value: str) -> bool:
 def not_stand_in(value: str) -> bool:
     """Not a stand-in written in a key's shape (`ghp_xxxx…`, `AKIAXXXXXXXXXXXXXXXX`, `AIzaaaa…`,
     `xoxb-xxxxxxxxx-xxxx`): three quarters or more of it one character. A random key is never."""
-    return len(value) < 12 or max(collections.Counter(value).values()) * 4 < len(value) * 3
+    size = len(value)
+    if size < 12 or len(set(value)) > size // 4 + 1:
+        return True  # too many distinct characters for one to fill three quarters (a random key's)
+    return max(collections.Counter(value).values()) * 4 < size * 3
 
 
 def looks_random(value: str) -> bool:
