@@ -92,6 +92,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         error_body(message, "invalid_request_error", "not_found" if exc.status_code == 404 else "bad_method"),
         status_code=exc.status_code,
         media_type="application/json",
+        headers=exc.headers,  # a 405's `Allow` (RFC 9110: the methods the path takes)
     )
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -50,11 +51,30 @@ def _no_streams(within_s: float) -> int:
     return 0
 
 
+# A request's `Upgrade` header (an HTTP/2 upgrade: `curl --http2` on http://, a WebSocket
+# handshake): the gateway serves HTTP/1.1 only, and RFC 9110 lets a server ignore the header.
+# httptools would take the bytes after the head as the new protocol's (the body was dropped: a
+# chat request answered "body is empty"), and uvicorn would hand a WebSocket handshake to a
+# WebSocket library (a POST left unanswered, past every timeout). Renamed, one byte for one,
+# before httptools reads the head.
+_UPGRADE = re.compile(rb"(?i)(?:^|(?<=\n))upgrade(?=[ \t]*:)")
+
+
+def without_upgrade(data: bytes) -> bytes:
+    """`data` with the `Upgrade` header of the request head in it renamed `X-Upgrd`."""
+    end = data.find(b"\r\n\r\n")
+    head = data if end < 0 else data[: end + 2]
+    renamed = _UPGRADE.sub(b"x-upgrd", head)
+    return data if renamed is head else renamed + data[len(head) :]
+
+
 class BoundedConfig(uvicorn.Config):
     """uvicorn's config with Tandem's `limits`; picklable, since uvicorn hands it to each worker
     process, which loads the application (and so finds its metrics and streams) itself."""
 
     def __init__(self, app: Any, limits: LimitSettings, **kwargs: Any) -> None:
+        # No WebSocket: the gateway serves none, and a handshake must not reach a WebSocket library.
+        kwargs.setdefault("ws", "none")
         super().__init__(app, http=BoundedHttpToolsProtocol, **kwargs)
         self.limits = limits
         self.on_limit: OnLimit = _uncounted
@@ -378,6 +398,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
+        if self._in_head and b"pgrade" in data:
+            data = without_upgrade(data)
         if self._in_head:
             room = self._limits.max_header_bytes - self._head_bytes
             if len(data) > room:

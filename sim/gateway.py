@@ -44,7 +44,9 @@ async def running_gateway(
     port = sock.getsockname()[1]
     # A wildcard address serves this machine too; the URL names one a client can reach.
     shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else (f"[{host}]" if ":" in host else host)
-    config = server_config(app, settings.limits, log_level="warning", lifespan="on")
+    config = server_config(
+        app, settings.limits, log_level="warning", lifespan="on", timeout_keep_alive=settings.server.keep_alive_s
+    )
     server = _Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

@@ -149,6 +149,7 @@ def test_other_methods_on_the_chat_path_get_the_same_405(
     fast, declared = _both(client, server, method, headers=KEY)
     assert fast[0] == 405
     assert fast == declared
+    assert dict(fast[2])["allow"] == "POST"  # RFC 9110: a 405 names the methods the path takes
 
 
 def test_the_key_throttle_counts_the_chat_paths_failures(server: GatewayServer, client: httpx.Client) -> None:

@@ -238,3 +238,34 @@ log_level: warning
     finally:
         process.send_signal(signal.SIGTERM)
         process.communicate(timeout=15)
+
+
+# -- Upgrade ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "upgrade",
+    [
+        b"Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n",
+        b"Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        b"Sec-WebSocket-Version: 13\r\n",
+    ],
+    ids=["h2c", "websocket"],
+)
+def test_an_upgrade_request_is_served_as_http_1_1(make_gateway: Callable[..., GatewayServer], upgrade: bytes) -> None:
+    """`curl --http2` on http:// asks to upgrade to h2c; a WebSocket handshake may come with a
+    body: the gateway ignores the header and answers the request (its body read) in HTTP/1.1,
+    within a second, where the body was dropped or the connection left without an answer."""
+    server = make_gateway(routes=EDGE_ONLY)
+    body = b'{"model": "tandem", "messages": [{"role": "user", "content": "hi"}]}'
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(head + upgrade + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body)
+        started = time.monotonic()
+        answer = read_answer(sock, timeout=5.0)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:300]
+    assert time.monotonic() - started < 2.0
+    assert orjson.loads(answer.partition(b"\r\n\r\n")[2])["choices"][0]["message"]["role"] == "assistant"
+    with socket.create_connection(("127.0.0.1", server.port)) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + upgrade + b"Connection: close\r\n\r\n")
+        assert read_answer(sock).startswith(b"HTTP/1.1 200 ")
