@@ -173,6 +173,66 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
             {"input": [{"type": "function_call_output", "call_id": [], "output": "r"}]},
             ["input[0].call_id", "string"],
         ),
+        # Ids that tie a call to its result, missing: sent on as "", the upstream refuses or
+        # the model reads a result of no call.
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [{"role": "user", "content": [{"type": "tool_result", "content": "r"}]}],
+            },
+            ["messages[0].content[0].tool_use_id is required"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {"role": "assistant", "content": [{"type": "tool_use", "name": "f", "input": {}}]},
+                ],
+            },
+            ["messages[1].content[0].id is required"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": "ls"}]},
+                ],
+            },
+            ["messages[1].content[0].input must be an object", "string"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "system": [{"type": "image", "source": {}}],
+                "messages": [{"role": "user", "content": "x"}],
+            },
+            ["system[0] must be a text block", "'image'"],
+        ),
+        (
+            "messages",
+            {"max_tokens": 8, "system": [{"text": "be brief"}], "messages": [{"role": "user", "content": "x"}]},
+            ["system[0] must be a text block", "None"],
+        ),
+        (
+            "responses",
+            {"input": [{"type": "function_call_output", "output": "r"}]},
+            ["input[0].call_id is required"],
+        ),
+        (
+            "responses",
+            {"input": [{"type": "function_call", "name": "f", "arguments": "{}"}]},
+            ["input[0].call_id is required"],
+        ),
+        ("responses", {"input": []}, ["'input' must be a non-empty string or a non-empty array"]),
+        ("responses", {"input": [{"type": 5}]}, ["input[0].type must be a string", "number"]),
+        ("responses", {"input": [{"type": "teleport"}]}, ["'input' has no item a chat model can be sent", "teleport"]),
+        ("responses", {"input": [{"role": "wizard", "content": "x"}]}, ["input[0].role must be", "'wizard'"]),
     ],
 )
 def test_mistyped_parts_of_translated_requests_get_400_naming_them(

@@ -259,6 +259,15 @@ def check(body: dict[str, Any], fields: dict[str, str]) -> None:
             raise bad_request(f"'{name}' must be {words}, got {got}", param=name)
 
 
+def required_string(item: dict[str, Any], key: str, where: str) -> str:
+    """`item[key]` as the non-empty string it must be (an id that ties a call to its result);
+    else a 400 naming it."""
+    value = string_field(item, key, where)
+    if not value:
+        raise bad_request(f"{where}.{key} is required (a non-empty string)", param=f"{where}.{key}")
+    return value
+
+
 def string_field(item: dict[str, Any], key: str, where: str) -> str:
     """`item[key]` as the string it must be ("" when absent or null); else a 400 naming it
     (`where` is the item's path in the request, e.g. `messages[2].content[0]`)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.errors import bad_request
-from router.protocol.fields import string_field, type_name
+from router.protocol.fields import required_string, string_field, type_name
 
 # Before the text of a tool result the client marked `is_error` (Anthropic's models are told
 # the flag; a chat model sees only the text).
@@ -90,7 +90,7 @@ def content_parts(block: Any, at: str) -> list[dict[str, Any]]:
 def _tool_result(block: dict[str, Any], at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """A tool result as a tool message (its text) and the parts that must follow it in a user
     message (its images and documents, after a note)."""
-    call_id = string_field(block, "tool_use_id", at)
+    call_id = required_string(block, "tool_use_id", at)
     content = block.get("content")
     texts: list[str] = []
     media: list[dict[str, Any]] = []

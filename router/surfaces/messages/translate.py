@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, string_field, type_name
+from router.protocol.fields import check, required_string, string_field, type_name
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
@@ -42,11 +42,14 @@ def _text(blocks: Any, where: str, separator: str = "") -> str:
     if isinstance(blocks, str):
         return blocks
     if isinstance(blocks, list):
-        return separator.join(
-            string_field(b, "text", f"{where}[{n}]")
-            for n, b in enumerate(blocks)
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
+        for n, block in enumerate(blocks):
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind != "text":
+                # A system prompt is text blocks only (as Anthropic's API takes it): another
+                # block would be dropped without a word.
+                got = f"type {kind!r}" if isinstance(block, dict) else type_name(block)
+                raise bad_request(f"{where}[{n}] must be a text block, got {got}", param=f"{where}[{n}]")
+        return separator.join(string_field(b, "text", f"{where}[{n}]") for n, b in enumerate(blocks))
     return ""
 
 
@@ -61,12 +64,15 @@ def _assistant_turn(content: Any, where: str) -> dict[str, Any]:
         if kind == "text":
             text.append(string_field(block, "text", at))
         elif kind == "tool_use":
-            arguments = orjson.dumps(block.get("input") or {}).decode()
+            given = block.get("input")
+            if given is not None and not isinstance(given, dict):
+                raise bad_request(f"{at}.input must be an object, got {type_name(given)}", param=f"{at}.input")
+            arguments = orjson.dumps(given or {}).decode()
             calls.append(
                 {
-                    "id": string_field(block, "id", at),
+                    "id": required_string(block, "id", at),
                     "type": "function",
-                    "function": {"name": string_field(block, "name", at), "arguments": arguments},
+                    "function": {"name": required_string(block, "name", at), "arguments": arguments},
                 }
             )
         # thinking blocks stay with the model that wrote them; they are not sent on.

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, string_field
+from router.protocol.fields import check, required_string, string_field, type_name
 from router.surfaces.responses.tools import CUSTOM_INPUT, chat_tool_choice, chat_tools, flat_name
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
@@ -115,7 +115,10 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
         if kind == "message":
             role = item.get("role")
             if role not in ("user", "assistant", "system", "developer"):
-                raise bad_request(f"input[{index}].role must be user, assistant, system or developer")
+                raise bad_request(
+                    f"input[{index}].role must be user, assistant, system or developer, got {role!r}",
+                    param=f"input[{index}].role",
+                )
             content = _content_text(item.get("content"), f"input[{index}].content")
             last = {"role": "system" if role == "developer" else role, "content": content}
             made.append(last)
@@ -126,7 +129,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             else:  # a custom tool's call: its chat function takes the text as its one argument
                 arguments = orjson.dumps({CUSTOM_INPUT: string_field(item, "input", at)}).decode()
             call = {
-                "id": string_field(item, "call_id", at),
+                "id": required_string(item, "call_id", at),
                 "type": "function",
                 "function": {"name": _call_name(item, at), "arguments": arguments},
             }
@@ -150,7 +153,13 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             else:
                 last = tool
                 made.append(last)
-        # reasoning items stay with the model that wrote them; other item types are not sent on.
+        elif not isinstance(kind, str):
+            raise bad_request(
+                f"input[{index}].type must be a string, got {type_name(kind)}", param=f"input[{index}].type"
+            )
+        # Reasoning items stay with the model that wrote them; items the provider ran itself
+        # (web search, computer use…) and types newer than this gateway have no chat form and are
+        # not sent on (Codex sends its whole history, such items included, every turn).
     return out
 
 
@@ -161,7 +170,7 @@ def _call_output(item: dict[str, Any], at: str) -> tuple[dict[str, Any], list[di
     """A function call's output as a tool message (its text) and the parts that must follow it
     in a user message (its images and files, after a note naming the call): a chat tool
     message carries text only."""
-    call_id = string_field(item, "call_id", at)
+    call_id = required_string(item, "call_id", at)
     output = item.get("output")
     if isinstance(output, str) or output is None:
         return {"role": "tool", "tool_call_id": call_id, "content": output or ""}, []
@@ -233,6 +242,9 @@ def check_request(body: dict[str, Any]) -> None:
         raise bad_request("'model' is required and must be a non-empty string", param="model")
     if "input" not in body:
         raise bad_request("'input' is required", param="input")
+    given = body["input"]
+    if not (isinstance(given, str) and given) and not (isinstance(given, list) and given):
+        raise bad_request("'input' must be a non-empty string or a non-empty array of items", param="input")
     check(body, FIELDS)
     if body.get("previous_response_id"):
         raise bad_request(
@@ -245,7 +257,15 @@ def check_request(body: dict[str, Any]) -> None:
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     """A Responses request as a chat-completions body; a client's mistake raises a 400."""
     check_request(body)
-    return chat_fields(body, _leading_system(body.get("instructions"), _messages(body["input"])))
+    messages = _messages(body["input"])
+    if not messages:
+        kinds = sorted({str(item.get("type")) for item in body["input"] if isinstance(item, dict)})
+        raise bad_request(
+            f"'input' has no item a chat model can be sent (message, function_call, function_call_output, "
+            f"custom_tool_call, custom_tool_call_output); it has {', '.join(kinds)}",
+            param="input",
+        )
+    return chat_fields(body, _leading_system(body.get("instructions"), messages))
 
 
 def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[str, Any]:
