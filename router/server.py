@@ -60,12 +60,12 @@ def _no_streams(within_s: float) -> int:
 _UPGRADE = re.compile(rb"(?i)(?:^|(?<=\n))upgrade(?=[ \t]*:)")
 
 
-def without_upgrade(data: bytes) -> bytes:
-    """`data` with the `Upgrade` header of the request head in it renamed `X-Upgrd`."""
-    end = data.find(b"\r\n\r\n")
+def without_upgrade(data: bytes, end: int) -> bytes:
+    """`data` with the `Upgrade` header of the request head in it (which ends at `end`, or
+    past `data` when -1) renamed `X-Upgrd`."""
     head = data if end < 0 else data[: end + 2]
-    renamed = _UPGRADE.sub(b"x-upgrd", head)
-    return data if renamed is head else renamed + data[len(head) :]
+    renamed, count = _UPGRADE.subn(b"x-upgrd", head)
+    return renamed + data[len(head) :] if count else data
 
 
 class BoundedConfig(uvicorn.Config):
@@ -398,8 +398,12 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return
-        if self._in_head and b"pgrade" in data:
-            data = without_upgrade(data)
+        if self._in_head:
+            # The head only: a body's words ("pip install --upgrade") are not searched, and a
+            # chunk of body is not copied.
+            end = data.find(b"\r\n\r\n")
+            if data.find(b"pgrade", 0, len(data) if end < 0 else end) >= 0:
+                data = without_upgrade(data, end)
         if self._in_head:
             room = self._limits.max_header_bytes - self._head_bytes
             if len(data) > room:
