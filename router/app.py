@@ -165,6 +165,10 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
         # FastAPI's OpenTelemetry hooks: off (the gateway's metrics are Prometheus').
         telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
+    # A path with a trailing slash is a 404 naming the endpoints, not a 307 to the path without
+    # it: a redirect's empty body is no answer to an API client (and its Location was built
+    # from the client's Host header).
+    app.router.redirect_slashes = False
     app.state.engine = engine
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)

@@ -233,6 +233,11 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
         ("responses", {"input": [{"type": 5}]}, ["input[0].type must be a string", "number"]),
         ("responses", {"input": [{"type": "teleport"}]}, ["'input' has no item a chat model can be sent", "teleport"]),
         ("responses", {"input": [{"role": "wizard", "content": "x"}]}, ["input[0].role must be", "'wizard'"]),
+        (
+            "messages",
+            {"max_tokens": None, "messages": [{"role": "user", "content": "x"}]},
+            ["'max_tokens' is required"],
+        ),
     ],
 )
 def test_mistyped_parts_of_translated_requests_get_400_naming_them(
@@ -348,3 +353,22 @@ def test_translated_surfaces_refuse_values_out_of_range_with_400(
     for word in words:
         assert word in message, (word, message)
     assert not edge.received
+
+
+def test_a_body_that_is_not_utf8_is_named_so(gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream) -> None:
+    """The JSON parser says "surrogates not allowed" at char 0 wherever the byte is: the 400
+    names the encoding and the byte's offset instead."""
+    body = b'{"model": "tandem", "messages": [{"role": "user", "content": "h\xff"}]}'
+    where = body.index(b"\xff")
+    for path in ("chat/completions", "messages", "responses"):
+        response = client.post(f"{gateway.url}/v1/{path}", content=body, headers={"content-type": "application/json"})
+        assert response.status_code == 400, response.text
+        assert "not valid UTF-8" in response.text and f"byte {where}" in response.text
+    assert not edge.received
+
+
+def test_a_trailing_slash_is_a_404_naming_the_endpoints(gateway: GatewayServer, client: httpx.Client) -> None:
+    response = client.post(f"{gateway.url}/v1/chat/completions/", json={})
+    assert_error(response, 404, "/v1/chat/completions/", "chat/completions")
+    response = client.get(f"{gateway.url}/v1/trajectories/")
+    assert response.status_code == 404 and "location" not in response.headers

@@ -85,7 +85,7 @@ def test_malformed_utf8_and_huge_tool_output(
     response = client.post(
         f"{server.url}/v1/chat/completions", content=bad, headers={"content-type": "application/json"}
     )
-    assert response.status_code == 400 and "not valid JSON" in response.json()["error"]["message"]
+    assert response.status_code == 400 and "not valid UTF-8" in response.json()["error"]["message"]
     huge = "log line\n" * 100_000 + f"contact {EMAIL}\n"
     response = ask(
         client,

@@ -23,18 +23,20 @@ from router.protocol.numbers import whole_number
 from router.result import StepMeta, StepResult
 
 
-async def read_body(request: Request, limit: int, headers: Mapping[str, str] | None = None) -> bytes:
+async def read_body(
+    request: Request, limit: int, headers: Mapping[str, str] | None = None, setting: str = "max_body_bytes"
+) -> bytes:
     """The request body, refused with 413 as soon as it passes `limit` bytes (`headers`: the
-    request's, already read into a dict, else read here)."""
+    request's, already read into a dict, else read here; `setting`: what sets the limit)."""
     declared = whole_number((request.headers if headers is None else headers).get("content-length"))
     if declared is not None and declared > limit:
-        raise _too_large(declared, limit)
+        raise _too_large(declared, limit, setting)
     parts: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _too_large(size, limit)
+            raise _too_large(size, limit, setting)
         parts.append(chunk)
     return decoded(b"".join(parts), request.headers if headers is None else headers, limit)
 
@@ -85,10 +87,10 @@ def step_headers(request: Request) -> dict[str, str]:
     return headers_of(request.headers.raw)
 
 
-def _too_large(size: int, limit: int) -> GatewayError:
+def _too_large(size: int, limit: int, setting: str = "max_body_bytes") -> GatewayError:
     return GatewayError(
         413,
-        f"request body of {size} bytes or more is over the limit of {limit} bytes (max_body_bytes)",
+        f"request body of {size} bytes or more is over the limit of {limit} bytes ({setting})",
         code="request_too_large",
     )
 

@@ -18,6 +18,7 @@ from router.api.http import json_response
 from router.engine import Engine
 from router.errors import GatewayError, bad_request
 from router.privacy.guard import exposure_summary, vault_of
+from router.protocol.chat import not_json
 from router.protocol.numbers import whole_number
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE
 from router.trajectory.identify import is_valid_id
@@ -176,7 +177,7 @@ def _outcome(body: bytes) -> Outcome:
     try:
         data: Any = orjson.loads(body)
     except orjson.JSONDecodeError as exc:
-        raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+        raise not_json(body, exc) from exc
     if not isinstance(data, dict):
         raise bad_request("the outcome must be a JSON object with 'success' and/or 'score'")
     unknown = set(data) - {"success", "score", "labels"}
@@ -198,7 +199,7 @@ async def post_outcome(request: Request) -> Response:
     engine: Engine = request.app.state.engine
     # The run's own client may post it, admin keys or not (router/api/auth.py).
     trajectory = await _visible(engine, request, outcome_scope(request))
-    outcome = _outcome(await read_body(request, 64 * 1024))
+    outcome = _outcome(await read_body(request, 64 * 1024, setting="an outcome's fixed limit"))
     if not await engine.tracker.store.set_outcome(trajectory.id, outcome):
         raise GatewayError(
             409,

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from router.errors import bad_request
+from router.errors import GatewayError, bad_request
 from router.protocol.fields import MAX_JSON_DEPTH, calls_problem, check_depth, check_fields, too_deep, type_name
 from router.protocol.prefix_encoded import serialised_with
 from router.protocol.usage import Usage
@@ -173,10 +173,24 @@ def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequ
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit"):  # orjson stops parsing at 1024 levels
             raise too_deep(max_depth) from exc
-        raise bad_request(f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+        raise not_json(body, exc) from exc
     if not isinstance(raw, dict):
         raise bad_request(f"request body must be a JSON object, got {type_name(raw)}")
     return chat_request(raw, len(body), max_depth)
+
+
+def not_json(body: bytes, exc: Exception) -> GatewayError:
+    """The 400 of a body the JSON parser refused: bytes that are not UTF-8 named as such (the
+    parser says "surrogates not allowed" at char 0, wherever the byte is)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        byte = body[bad.start : bad.start + 1]
+        return bad_request(
+            f"request body is not valid UTF-8 (byte {bad.start}: {byte!r}); JSON must be UTF-8",
+            code="invalid_json",
+        )
+    return bad_request(f"request body is not valid JSON: {exc}", code="invalid_json")
 
 
 def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH) -> ChatRequest:

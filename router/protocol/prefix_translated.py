@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from router.errors import GatewayError
-from router.protocol.chat import ChatRequest, chat_request, check_messages, encoded_request
+from router.protocol.chat import ChatRequest, chat_request, check_messages, encoded_request, not_json
 from router.protocol.fields import check_depth, too_deep
 from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 
@@ -41,7 +41,7 @@ def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
     except orjson.JSONDecodeError as exc:
         if str(exc).startswith("depth limit"):
             raise too_deep(max_depth) from exc
-        raise GatewayError(400, f"request body is not valid JSON: {exc}", code="invalid_json") from exc
+        raise not_json(raw, exc) from exc
     if not isinstance(body, dict):
         raise GatewayError(400, "request body must be a JSON object")
     check_depth(body, max_depth)

@@ -123,7 +123,7 @@ def check_request(body: dict[str, Any], counting: bool = False) -> None:
     for index, turn in enumerate(turns):
         if not isinstance(turn, dict):
             raise bad_request(f"messages[{index}] must be an object, got {type_name(turn)}", param=f"messages[{index}]")
-    if "max_tokens" not in body and not counting:
+    if body.get("max_tokens") is None and not counting:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
     check(body, FIELDS)
 
