@@ -114,3 +114,27 @@ def test_the_messages_surface_says_a_coding_not_accepted_in_its_own_shape(
     # Anthropic's shape; a client's mistake, not the server's (`api_error` invites a retry).
     assert body["type"] == "error" and body["error"]["type"] == "invalid_request_error"
     assert "gzip or deflate" in body["error"]["message"]
+
+
+def test_a_transfer_coding_besides_chunked_is_undone(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """`Transfer-Encoding: gzip, chunked`: the server undoes the chunks, the gateway the gzip
+    (the body was read as it came: "not valid UTF-8"); a transfer coding not accepted is a 415."""
+    import socket
+
+    packed = gzip.compress(orjson.dumps(BODY))
+    chunked = b"%x\r\n" % len(packed) + packed + b"\r\n0\r\n\r\n"
+    for coding, status in ((b"gzip, chunked", 200), (b"br, chunked", 415)):
+        head = (
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: " + coding + b"\r\nConnection: close\r\n\r\n"
+        )
+        with socket.create_connection(("127.0.0.1", gateway.port), timeout=5) as sock:
+            sock.sendall(head + chunked)
+            answer = b""
+            while chunk := sock.recv(65536):
+                answer += chunk
+        assert answer.startswith(b"HTTP/1.1 %d " % status), answer[:300]
+    assert edge.received[0].body["messages"] == BODY["messages"]
+    assert b"Transfer-Encoding 'br' is not supported" in answer

@@ -52,7 +52,9 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
         body: bytes = message.get("body", b"")  # the whole body in one message: nearly always
         if len(body) > limit:
             raise _too_large(len(body), limit)
-        return body if "content-encoding" not in headers else decoded(body, headers, limit)
+        if "content-encoding" not in headers and "transfer-encoding" not in headers:
+            return body
+        return decoded(body, headers, limit)
     parts: list[bytes] = []
     size = 0
     while True:

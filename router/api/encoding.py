@@ -23,19 +23,27 @@ _WBITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate":
 def decoded(body: bytes, headers: Mapping[str, str], limit: int) -> bytes:
     """`body` as sent before its `Content-Encoding` (none, `identity`: as it is), at most
     `limit` bytes once decoded; else a 413, or a 415 for a coding not accepted, or a 400 for
-    bytes that are not of their coding."""
+    bytes that are not of their coding. A transfer coding besides `chunked` (which the server
+    undid: `Transfer-Encoding: gzip, chunked`) is undone first, the same way."""
+    transfer = headers.get("transfer-encoding")
+    if transfer is not None and transfer.strip().lower() != "chunked":
+        body = _undone(body, transfer, limit, "Transfer-Encoding")
     coding = headers.get("content-encoding")
     if coding is None:
         return body
+    return _undone(body, coding, limit, "Content-Encoding")
+
+
+def _undone(body: bytes, codings: str, limit: int, header: str) -> bytes:
     # Codings applied in turn are listed in that order (RFC 9110 8.4): undone last first.
-    for name in reversed([part.strip().lower() for part in coding.split(",") if part.strip()]):
-        if name == "identity":
-            continue
+    for name in reversed([part.strip().lower() for part in codings.split(",") if part.strip()]):
+        if name in ("identity", "chunked"):
+            continue  # `chunked`: a transfer coding the server has undone already
         wbits = _WBITS.get(name)
         if wbits is None:
             raise GatewayError(
                 415,
-                f"request body's Content-Encoding {name!r} is not supported: send it as "
+                f"request body's {header} {name!r} is not supported: send it as "
                 f"{' or '.join(ACCEPTED)}, or uncompressed",
                 code="unsupported_content_encoding",
             )
