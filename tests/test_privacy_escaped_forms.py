@@ -95,3 +95,11 @@ def test_a_case_flag_before_alternatives_covers_each_of_them() -> None:
     assert re.fullmatch(converted, "'KEY: abc'") is not None
     assert re.fullmatch(converted, '"Key: abc"') is not None
     assert re.fullmatch(converted, "\"'KEY: abc'") is None
+
+
+def test_a_token_after_an_escaped_line_break_in_a_json_document_is_found() -> None:
+    """`"…\\nfo1_…"`: the `n` of the escaped break is not a letter of the token's word."""
+    token = "fo1_" + "Zq8mTp2Lx7Vw4Rk9Bn3Hs6Dj1Fg5Cy0Ae8Ui2Ok7Pl4"
+    text = json.dumps({"output": "==== deploy ====\n\n" + token + "\n"})
+    assert token in _found("==== deploy ====\n\n" + token + "\n")
+    assert token in _found(text)
