@@ -165,9 +165,8 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
         # FastAPI's OpenTelemetry hooks: off (the gateway's metrics are Prometheus').
         telemetry={"tracing": False, "metrics": False, "logs": False, "operation_spans": False},
     )
-    # A path with a trailing slash is a 404 naming the endpoints, not a 307 to the path without
-    # it: a redirect's empty body is no answer to an API client (and its Location was built
-    # from the client's Host header).
+    # A trailing slash is taken off before routing (`TandemApp.__call__`): never a redirect,
+    # whose Location would be built from the client's Host header.
     app.router.redirect_slashes = False
     app.state.engine = engine
     app.state.client_keys = settings.client_keys()
@@ -202,6 +201,12 @@ class TandemApp(FastAPI):
     exception handlers would: the same statuses, bodies and headers (tests/test_chat_path.py)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if len(path) > 1 and path.endswith("/"):
+            # `/v1/chat/completions/` is the endpoint without its slash (a client that joins its
+            # base URL and the path with one too many): answered, not redirected (a 307's empty
+            # body is no answer to an API client, whose POST may not follow it).
+            scope = {**scope, "path": path.rstrip("/") or "/"}
         if scope["type"] == "http" and scope["method"] == "POST":
             session = chat_path_session(scope["path"])
             if session is not False:

@@ -367,8 +367,15 @@ def test_a_body_that_is_not_utf8_is_named_so(gateway: GatewayServer, client: htt
     assert not edge.received
 
 
-def test_a_trailing_slash_is_a_404_naming_the_endpoints(gateway: GatewayServer, client: httpx.Client) -> None:
-    response = client.post(f"{gateway.url}/v1/chat/completions/", json={})
-    assert_error(response, 404, "/v1/chat/completions/", "chat/completions")
-    response = client.get(f"{gateway.url}/v1/trajectories/")
+def test_a_trailing_slash_is_the_endpoint_without_it(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """`/v1/chat/completions/` (a base URL joined with one slash too many) is answered as the
+    endpoint, not redirected with an empty body."""
+    body = {"model": "tandem", "messages": [{"role": "user", "content": "x"}]}
+    response = client.post(f"{gateway.url}/v1/chat/completions/", json=body)
+    assert response.status_code == 200, response.text
+    assert response.json()["choices"][0]["message"]["role"] == "assistant"
+    assert client.get(f"{gateway.url}/v1/models/").json()["data"]
+    response = client.get(f"{gateway.url}/v1/nothing/")
     assert response.status_code == 404 and "location" not in response.headers
