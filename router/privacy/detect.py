@@ -376,7 +376,7 @@ def _unescaped(text: str) -> str:
         pieces.append(part)
     view = "".join(pieces)
     if "\\n" in view:
-        view = view.replace("\\r\\n", "   \n").replace("\\n", " \n")
+        view = view.replace("\\r\\n", "\r\n  ").replace("\\n", "\n ")
     return view
 
 

@@ -195,7 +195,9 @@ DETECTORS: tuple[Detector, ...] = (
         "ENCODED_SECRET",
         # A whole base64 blob (a file an API returns encoded), wrapped in lines or not.
         # (its last line may be short: `…\nQ==`, then a word may follow it on the next line).
-        re.compile(_BLOB_START + _B64 + r"{48,}(?:(?:\\r)?(?:\\n|\r?\n)" + _B64 + r"+)*={0,2}(?![\w+/=])"),
+        # A line break as JSON escapes it, or as escaped text reads it (router/privacy/detect.py's
+        # unescaped view: `\\n` is read a break and a space).
+        re.compile(_BLOB_START + _B64 + r"{48,}(?:(?:\\r)?(?:\\n|\r?\n {0,2})" + _B64 + r"+)*={0,2}(?![\w+/=])"),
         rb"(?:^|[^A-Za-z0-9+/=_])[A-Za-z0-9+/]{48}",
         check=_blob,
         reach=_BLOB_CHARS,

@@ -218,7 +218,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|ant-(?:api|admin)\d\d-)?[A-Za-z0-9_-]{20,}"),
         rb"sk-[A-Za-z0-9_-]{20}",
         reach=256,
-        validate=validators.not_stand_in,
+        validate=validators.ai_key,
         rule="openai-anthropic-key",
     ),
     Detector(
@@ -226,7 +226,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
         rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
         reach=256,
-        validate=validators.not_stand_in,
+        validate=validators.slack_token,
         rule="slack-token",
     ),
     Detector(

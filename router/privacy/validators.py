@@ -179,9 +179,33 @@ def is_reference(value: str) -> bool:
     stripped = value.strip()
     if stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
         return True
-    if not not_stand_in(stripped):
+    if not not_stand_in(stripped) or _PUT_HERE.search(stripped) is not None:
         return True
     return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
+
+
+# A stand-in that says what to put there: `sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX`, `REPLACE_ME`.
+_PUT_HERE = re.compile(r"(?i)(?:^|[^a-z])(?:your[_-]|put[_-]|replace[_-]?(?:me|with)|insert[_-])|[_-]here(?:$|[^a-z])")
+
+
+def slack_token(value: str) -> bool:
+    """A Slack token's shape: digits first after the prefix (`xoxb-1234…`, `xapp-1-…`), and as
+    long as a real one (a bot token ~55 characters, a configuration token 160 and more), not a
+    stand-in (`xoxb-abcdef-abcdef`, `xoxp-1234567890`, `xoxe.xoxp-1-RANDOMSTRINGHERE`)."""
+    if not not_stand_in(value) or value.endswith("-"):
+        return False
+    body = value[value.index("-") + 1 :]
+    if not body[:1].isdigit():
+        return False
+    return len(value) >= (100 if value.startswith("xoxe.") else 30)
+
+
+def ai_key(value: str) -> bool:
+    """An OpenAI or Anthropic key; an Anthropic one (`sk-ant-api03-…`, `sk-ant-admin01-…`) has
+    its provider's length and ends in `AA`, as gitleaks' rules have it."""
+    if not not_stand_in(value):
+        return False
+    return not value.startswith("sk-ant-") or (len(value) >= 100 and value.endswith("AA"))
 
 
 def not_stand_in(value: str) -> bool:
