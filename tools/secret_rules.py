@@ -10,9 +10,11 @@ from the rule id (the small vocabulary of router/privacy/kinds.py).
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 import tomllib
+from collections.abc import Iterator
 
 # Rules Tandem covers with its own detectors (typed, validated) or does not use: the generic
 # rule's keywords (`key`, `token`, …) occur on most lines of source code; ours decides by the
@@ -55,8 +57,10 @@ def kind_of(rule_id: str) -> str:
     return "API_KEY"
 
 
-def _group_end(pattern: str, start: int) -> int:
-    """Index of the `)` closing the group that contains `start` (len(pattern) at top level)."""
+def _syntax(pattern: str, start: int) -> Iterator[tuple[int, str, int]]:
+    """(index, character, depth) of each `(`, `)` and `|` of `pattern` from `start`, outside
+    escapes and character classes; depth counted from `start` (a `)` of the enclosing group
+    comes at depth -1)."""
     depth, index, in_class = 0, start, False
     while index < len(pattern):
         char = pattern[index]
@@ -69,40 +73,22 @@ def _group_end(pattern: str, start: int) -> int:
             in_class = True
             if pattern[index + 1 : index + 2] == "]":
                 index += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            if depth == 0:
-                return index
-            depth -= 1
+        elif char in "()|":
+            depth += (char == "(") - (char == ")")
+            yield index, char, depth
         index += 1
-    return len(pattern)
+
+
+def _group_end(pattern: str, start: int) -> int:
+    """Index of the `)` closing the group that contains `start` (len(pattern) at top level)."""
+    return next((index for index, char, depth in _syntax(pattern, start) if depth < 0), len(pattern))
 
 
 def _branches(pattern: str, start: int, end: int) -> list[str]:
     """`pattern[start:end]` cut at its top-level `|` (those of the group it is in)."""
-    pieces, depth, index, in_class, begin = [], 0, start, False, start
-    while index < end:
-        char = pattern[index]
-        if char == "\\":
-            index += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            if pattern[index + 1 : index + 2] == "]":
-                index += 1
-        elif char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            pieces.append(pattern[begin:index])
-            begin = index + 1
-        index += 1
-    pieces.append(pattern[begin:end])
-    return pieces
+    cuts = [index for index, char, depth in _syntax(pattern[:end], start) if char == "|" and depth == 0]
+    bounds = [start - 1, *cuts, end]
+    return [pattern[low + 1 : high] for low, high in itertools.pairwise(bounds)]
 
 
 def to_python(pattern: str) -> str:
