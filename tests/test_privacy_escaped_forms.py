@@ -103,3 +103,11 @@ def test_a_token_after_an_escaped_line_break_in_a_json_document_is_found() -> No
     text = json.dumps({"output": "==== deploy ====\n\n" + token + "\n"})
     assert token in _found("==== deploy ====\n\n" + token + "\n")
     assert token in _found(text)
+
+
+def test_an_escaped_quote_before_a_space_closes_the_value() -> None:
+    """`curl -u \\"user:\\" …` in a JSON tool result: the quote after `:` closes (a space
+    follows it), as on the plain line."""
+    line = 'curl -u "Tq8mZ2vLp0xW:" https://search.internal:9200'
+    assert any("Tq8mZ2vLp0xW" in f.value for f in detect(line))
+    assert any("Tq8mZ2vLp0xW" in f.value for f in detect(_json_tool_result(line)))

@@ -360,6 +360,7 @@ _AS_ASCII = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0
 # An escaped quote after one of these opens a value (read ` "`); after any other character it
 # closes one (read `" `).
 _OPENS_AFTER = frozenset(' \t\r\n=:([{,"\\')
+_ENDS = frozenset(("", " ", "\t", "\r", "\n"))
 
 
 def _unescaped(text: str) -> str:
@@ -372,7 +373,10 @@ def _unescaped(text: str) -> str:
     pieces = [parts[0]]
     for before, part in itertools.pairwise(parts):
         # A regex with a look-behind took ~15 ms a MiB of escaped JSON; this, ~1 µs a quote.
-        pieces.append(' "' if not before or before[-1] in _OPENS_AFTER else '" ')
+        # After `:` or `=` a quote opens a value, unless a space or the end follows it: then it
+        # closes one (`curl -u \\"user:\\" …`, a password left empty).
+        opens = (not before or before[-1] in _OPENS_AFTER) and part[:1] not in _ENDS
+        pieces.append(' "' if opens else '" ')
         pieces.append(part)
     view = "".join(pieces)
     if "\\n" in view:
