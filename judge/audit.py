@@ -41,10 +41,14 @@ def read_audit(path: Path) -> list[dict[str, Any]]:
             entry = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise JudgeTrainingError(f"{path}:{number}: not JSON ({exc})") from None
+        if not isinstance(entry, dict):
+            raise JudgeTrainingError(f"{path}:{number}: a JSON {type(entry).__name__}, not an audited step (an object)")
         missing = [key for key in ("family", "sample", "verdict", *LABELS) if key not in entry]
         if missing:
             raise JudgeTrainingError(f"{path}:{number}: missing {', '.join(missing)}")
         entries.append(entry)
+    if not entries:
+        raise JudgeTrainingError(f"{path}: no audited step in it (one JSON object a line)")
     return entries
 
 

@@ -199,6 +199,8 @@ CASES: list[tuple[str, list[str], str]] = [
         ["judge", "label", "--data", "{rows}", "--url", "http://127.0.0.1:{closed}/v1", "--model", "m", "--out", "o"],
         "no row labelled; http://127.0.0.1:{closed}/v1: request failed: ConnectError",
     ),
+    ("judge audit: empty file", ["judge", "audit", "--file", "{empty}"], "no audited step in it"),
+    ("judge audit: not its lines", ["judge", "audit", "--file", "{array}"], "array.jsonl:1: missing family"),
     ("unknown option", ["serve", "--prot", "80"], "unrecognized arguments: --prot"),
 ]
 
@@ -216,6 +218,7 @@ def test_a_user_error_is_one_line_and_a_non_zero_exit(case: str, args: list[str]
         "afile": write(tmp_path, "afile", "a regular file\n"),
         "array": write(tmp_path, "array.jsonl", '{"audit_id": "a", "trajectory_id": "t", "input": []}\n[1, 2]\n'),
         "noise": str(tmp_path / "noise.yaml"),
+        "empty": write(tmp_path, "empty.jsonl", ""),
         "every_feature": ",".join(names_for("state")),
     }
     (tmp_path / "noise.yaml").write_bytes(bytes(range(128, 256)) * 3)
