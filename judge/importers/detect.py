@@ -21,11 +21,17 @@ MAX_BYTES = 256 << 20  # a trajectory larger than this is not one run
 _CODEX_TYPES = frozenset({"session_meta", "response_item", "turn_context", "event_msg", "compacted"})
 
 
+# What trajectory files are named: a file of another name that is not JSON is likely not one.
+_JSON_NAMES = (".json", ".jsonl", ".traj", ".gz")
+
+
 def _syntax_error(path: Path, raw: bytes, line_offset: int = 0) -> TrajectoryFormatError:
     try:
         json.loads(raw)
     except json.JSONDecodeError as exc:  # the stdlib says where; orjson's message is terse
-        return TrajectoryFormatError(path, exc.lineno + line_offset, f"not valid JSON: {exc.msg} (column {exc.colno})")
+        hint = "" if path.name.endswith(_JSON_NAMES) else " (trajectory files are JSON: .traj, .json, .jsonl)"
+        where = f"not valid JSON: {exc.msg} (column {exc.colno}){hint}"
+        return TrajectoryFormatError(path, exc.lineno + line_offset, where)
     except UnicodeDecodeError as exc:
         return TrajectoryFormatError(path, 1 + line_offset, f"not UTF-8 text ({exc.reason})")
     return TrajectoryFormatError(path, 1 + line_offset, "not valid JSON")
