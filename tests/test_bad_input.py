@@ -282,6 +282,7 @@ USER = [{"role": "user", "content": "x"}]
         ({"top_p": 5}, ["'top_p'", "between 0 and 1"]),
         ({"presence_penalty": 3}, ["'presence_penalty'", "between -2 and 2"]),
         ({"seed": 1e40}, ["'seed'", "64-bit"]),
+        ({"seed": -(2**63) - 1}, ["'seed'", "64-bit"]),  # parsed as -2.0**63, a float
         ({"top_logprobs": -1}, ["'top_logprobs'", "between 0 and 20"]),
         ({"stream_options": {"include_usage": "yes"}}, ["'stream_options'", "include_usage"]),
         ({"tool_choice": "maybe"}, ["'tool_choice'", "required"]),

@@ -90,7 +90,11 @@ def _count(value: Any) -> bool:
 
 
 def _int64(value: Any) -> bool:
-    return _integer(value) and -INT64 - 1 <= value <= INT64
+    if type(value) is float:
+        # An integer past 2**63 is a float once parsed (-9223372036854775809 is -2.0**63): only
+        # floats every integer near them is one of are read as the integer the client wrote.
+        return value.is_integer() and abs(value) <= 2.0**53
+    return type(value) is int and -INT64 - 1 <= value <= INT64
 
 
 def _between(low: float, high: float, integer: bool = False) -> Callable[[Any], bool]:
