@@ -27,6 +27,11 @@ POSITIVES = [
     ("CODE_TOKEN", "GH_TOKEN=ghp_16C7e42F292c6912E7710c838347Ae178B4a", "ghp_16C7e42F292c6912E7710c838347Ae178B4a"),
     ("AI_KEY", 'OPENAI_API_KEY="sk-proj-Abc123Def456Ghi789Jkl012Mno345"', "sk-proj-Abc123Def456Ghi789Jkl012Mno345"),
     ("MESSAGING_TOKEN", "token: xoxb-1234567890-abcdefghijklmn", "xoxb-1234567890-abcdefghijklmn"),
+    (
+        "PAYMENT_KEY",
+        "SQUARE_APPLICATION_SECRET=sq0csp-Jq7mZ2vLp0xWt4Rk9Bn3Hs6Dj1Fg5Cy0Ae8Ui2Ok7Pl",
+        "sq0csp-Jq7mZ2vLp0xWt4Rk9Bn3Hs6Dj1Fg5Cy0Ae8Ui2Ok7Pl",
+    ),
     ("CLOUD_KEY", "key=AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q", "AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"),
     (
         "JWT",

@@ -245,6 +245,15 @@ DETECTORS: tuple[Detector, ...] = (
         rule="stripe-key",
     ),
     Detector(
+        "PAYMENT_KEY",
+        # Square's OAuth application secret (its access tokens are gitleaks' `square-access-token`,
+        # whose published rules lack this one).
+        re.compile(r"(?<![\w-])sq0csp-[0-9A-Za-z_-]{43}(?![\w-])"),
+        rb"sq0csp-[0-9A-Za-z_-]{43}",
+        validate=validators.not_stand_in,
+        rule="square-secret",
+    ),
+    Detector(
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
         re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
