@@ -55,6 +55,21 @@ def trajectory_files(paths: list[Path]) -> Iterator[tuple[Path, bool]]:
             yield path, False
 
 
+def unread_files(paths: list[Path]) -> list[Path]:
+    """The files in the folders of `paths` that no pattern names (a `.txt` log, a `.md`): not
+    read, and said so (hidden files and folders left out)."""
+    named = {file for file, _ in trajectory_files([path for path in paths if path.is_dir()])}
+    return sorted(
+        file
+        for path in paths
+        if path.is_dir()
+        for file in path.rglob("*")
+        if file.is_file()
+        and file not in named
+        and not any(part.startswith(".") for part in file.relative_to(path).parts)
+    )
+
+
 def run_import(args: argparse.Namespace) -> int:
     outcomes: dict[str, bool] = {}
     for file in args.outcomes:
@@ -99,6 +114,14 @@ def run_import(args: argparse.Namespace) -> int:
         print(f"  skipped {failure}", file=sys.stderr)
     for note in passed_over:
         print(f"  passed over {note}", file=sys.stderr)
+    unread = unread_files(args.paths)
+    if unread:
+        kinds = ", ".join(sorted({file.suffix or file.name for file in unread})[:6])
+        print(
+            f"  not read: {len(unread)} file(s) whose names are not a trajectory's ({kinds}); "
+            "name them on the command line to read them",
+            file=sys.stderr,
+        )
     if runs == 0:
         reasons = failures + passed_over
         detail = ("; " + "; ".join(reasons[:5])) if reasons else "; no file matched in the folders given"

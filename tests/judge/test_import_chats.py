@@ -44,6 +44,7 @@ def write_folder(folder: Path) -> None:
     ]
     (folder / "many.json").write_bytes(orjson.dumps(many))
     (folder / "results.json").write_bytes(orjson.dumps({"resolved_ids": ["x"]}))  # not a run
+    (folder / "notes.txt").write_text("what the runs were for\n")  # not read, and said so
 
 
 def test_a_folder_of_chat_logs_imports_with_the_family_given(
@@ -69,6 +70,7 @@ def test_a_folder_of_chat_logs_imports_with_the_family_given(
     assert all(row["action_failed"] is None for row in rows if row["step"] == 2)  # nothing followed
     err = capsys.readouterr().err
     assert "passed over" in err and "results.json" in err and "expected one of" in err
+    assert "not read: 1 file(s) whose names are not a trajectory's (.txt)" in err
 
 
 def test_without_a_family_chat_logs_are_openai_chat(tmp_path: Path) -> None:
