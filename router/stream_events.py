@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from router.protocol.upstream_error import event_error
 from router.protocol.usage import Usage
 from router.trajectory.identify import AnswerKeyer, Call
 
@@ -43,6 +44,7 @@ class Observer:
         "_max_event_bytes",
         "_pending",
         "_recent",
+        "error",
         "events",
         "finished",
         "text",
@@ -65,6 +67,9 @@ class Observer:
         self._pending = bytearray()
         self.usage: Usage | None = None
         self.finished = False
+        # The message of an error event the upstream sent in place of a chunk (OpenAI, vLLM and
+        # others end a failed generation so): the stream failed, though it may end with [DONE].
+        self.error: str | None = None
         self.events = 0
         self.tools: list[str] = []
         self.text: list[str] = []  # the captured text, in joined pieces (`captured`)
@@ -120,6 +125,7 @@ class Observer:
             or self._keyer is not None
             or b'"usage"' in complete
             or b'"name"' in complete
+            or b'"error"' in complete  # only a key: a quote inside a JSON string is escaped
             or (self._keep_calls and b'"tool_calls"' in complete)
         ):
             self._parse(complete)
@@ -134,6 +140,10 @@ class Observer:
                 continue
             if not isinstance(event, dict):
                 continue
+            if self.error is None:
+                error = event_error(event)
+                if error is not None:
+                    self.error = error["message"][:500]
             usage = Usage.from_openai(event.get("usage"))
             if usage is not None:
                 self.usage = usage

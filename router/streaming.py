@@ -197,6 +197,10 @@ async def relay(
                 break
             if out:
                 yield out
+            if observer.error is not None:
+                # The upstream reported an error in place of its answer: relayed as it came, it
+                # ends the stream (whatever may follow it is no answer).
+                break
             chunk = await source.chunks()
         if restorer is not None and not marker.done:
             tail = restorer.flush()
@@ -204,7 +208,11 @@ async def relay(
                 restored.feed(tail)
             if tail:
                 yield tail
-        if not marker.done and not observer.finished:
+        if observer.error is not None:
+            outcome.error = f"the {upstream} upstream sent an error event in its stream: {observer.error}"
+            if observer.partial:
+                yield b"\n\n"  # the error event's own end, where the upstream did not send it
+        elif not marker.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
             yield _error_event(outcome.error, "upstream_stream_incomplete", observer.partial)
         elif observer.usage is None:

@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import httpx
 import orjson
+import pytest
 from aiohttp import web
 
+from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 from tests.raw_upstream import RawUpstream
 from tests.test_answer_limits import raw_upstream
@@ -127,3 +129,55 @@ def test_a_marker_that_ends_an_open_event_leaves_every_event_whole(
         assert event.startswith(b"data: {") and event.count(b"data:") == 1, body
         orjson.loads(event[6:])
     assert b'"usage"' in events[-2]
+
+
+# An upstream that fails mid-generation says so in an event of its own (OpenAI's `{"error": {…}}`,
+# a bare text, vLLM's older top-level error), often still followed by [DONE]; then nothing more.
+UPSTREAM_ERRORS = {
+    "openai": b'data: {"error":{"message":"oops","type":"server_error"}}\n\n',
+    "text": b'data: {"error":"oops"}\n\n',
+    "vllm": b'data: {"object":"error","message":"oops","type":"InternalServerError","code":500}\n\n',
+}
+
+
+@pytest.mark.parametrize("first", [True, False], ids=["first", "after-text"])
+@pytest.mark.parametrize("shape", sorted(UPSTREAM_ERRORS))
+@pytest.mark.parametrize("surface", ["chat", "messages", "responses"])
+def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    surface: str,
+    shape: str,
+    first: bool,
+) -> None:
+    """It was relayed as if it were a chunk: the step recorded `ok`, the chat stream went on
+    with a usage estimate, and the translated surfaces began an answer after their error event
+    (`message_start` after `error`, `response.created` after `response.failed`)."""
+    server = make_gateway(routes=EDGE_ONLY)
+    before = b"" if first else _event({"role": "assistant", "content": "par"}) + _event({"content": "tial"})
+    stream = before + UPSTREAM_ERRORS[shape] + DONE
+    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
+    session = f"error-event-{surface}-{shape}-{first}"
+    paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
+    body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    if surface == "messages":
+        body["max_tokens"] = 10
+    elif surface == "responses":
+        body = {"model": "tandem", "stream": True, "input": "hi"}
+    response = client.post(f"{server.url}{paths[surface]}", json=body, headers={"X-Session-ID": session})
+    assert response.status_code == 200
+    events = _events(response.content)
+    if surface == "chat":
+        assert events[-2] == UPSTREAM_ERRORS[shape].strip() and events[-1] == b"data: [DONE]", events
+        assert b"tandem_estimated" not in response.content  # no answer's usage after the error
+    elif surface == "messages":
+        assert events[-1].startswith(b"event: error\n") and b'"message":"oops"' in events[-1], events
+        assert not any(b"message_start" in e for e in events[events.index(events[-1]) :]), events
+        assert (b"message_start" in events[0]) == (not first), events
+    else:
+        assert events[-1].startswith(b"event: response.failed\n") and b'"message":"oops"' in events[-1], events
+        assert sum(b"event: response.created" in e for e in events) == (0 if first else 1), events
+    record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
+    assert record["status"] == "error", record
+    assert "error event" in record["error"] and "oops" in record["error"], record

@@ -8,12 +8,13 @@ from typing import Any
 import orjson
 
 from router.protocol.completion_shape import clean_chunk
+from router.protocol.upstream_error import event_error
 
 
 class ChunkTranslator:
     """Splits the relayed bytes into chat-completion events and asks the subclass for what each
-    becomes: `on_chunk` per chunk, `on_error` for the gateway's error event (the stream then ends
-    there: `on_done` is not called after it), `on_done` at `[DONE]`."""
+    becomes: `on_chunk` per chunk, `on_error` for an error event, the gateway's or the
+    upstream's (the stream ends there: nothing after it is translated), `on_done` at `[DONE]`."""
 
     def __init__(self) -> None:
         self._pending = b""
@@ -31,6 +32,8 @@ class ChunkTranslator:
     def _events(self, complete: bytes) -> list[bytes]:
         out: list[bytes] = []
         for line in complete.split(b"\n"):
+            if self._failed:
+                break  # the stream ended at its error: nothing after it is an answer
             if not line.startswith(b"data:"):
                 continue
             payload = line[5:].strip()
@@ -44,10 +47,10 @@ class ChunkTranslator:
                 continue  # not an event a translator can read (the chat surface relays it as sent)
             if not isinstance(event, dict):
                 continue
-            if "error" in event:
+            error = event_error(event)
+            if error is not None:
                 self._failed = True
-                error = event["error"]
-                out += self.on_error(error if isinstance(error, dict) else {})
+                out += self.on_error(error)
                 continue
             out += self.on_chunk(clean_chunk(event))
         return out

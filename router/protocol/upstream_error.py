@@ -40,6 +40,30 @@ def read_error(status: int, body: bytes) -> dict[str, Any]:
     }
 
 
+def event_error(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The error a streamed event carries in place of a chunk, as `read_error` reads one (an
+    OpenAI `{"error": {...}}` or `{"error": "text"}`, vLLM's older top-level `{"object": "error",
+    ...}`); None for a chunk. OpenAI, vLLM and others end a failed generation with such an event."""
+    error = event.get("error")
+    if error is None:
+        if event.get("object") != "error":
+            return None
+        error = event
+    if isinstance(error, str):
+        error = {"message": error}
+    elif not isinstance(error, dict):
+        error = {"message": orjson.dumps(error).decode()}
+    message = error.get("message")
+    if not isinstance(message, str) or not message:
+        message = orjson.dumps(error).decode()
+    return {
+        "message": message[:2000],
+        "type": error.get("type") if isinstance(error.get("type"), str) else None,
+        "code": error.get("code") if isinstance(error.get("code"), (str, int)) else None,
+        "param": error.get("param") if isinstance(error.get("param"), str) else None,
+    }
+
+
 def is_overflow(status: int, error: dict[str, Any]) -> bool:
     if error.get("code") == OVERFLOW_CODE:
         return True
