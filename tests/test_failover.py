@@ -73,6 +73,38 @@ def test_client_errors_pass_through_unchanged_without_failover(
     assert not cloud.received
 
 
+# Upstream errors in other shapes than OpenAI's: relayed as they were, no client could read them.
+OTHER_SHAPES = {
+    "plain text": (500, "text/plain", "boom", "boom", "server_error", None),
+    "error as text": (400, "application/json", '{"error": "bad thing"}', "bad thing", "invalid_request_error", None),
+    "vllm top level": (
+        401,
+        "application/json",
+        '{"object": "error", "message": "bad key", "type": "AuthenticationError", "code": 401}',
+        "bad key",
+        "AuthenticationError",
+        401,
+    ),
+    "empty": (429, "application/json", "", "upstream answered HTTP 429", "rate_limit_error", "rate_limit_exceeded"),
+    "a list": (400, "application/json", '["x"]', '["x"]', "invalid_request_error", None),
+}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("shape", sorted(OTHER_SHAPES))
+def test_an_upstream_error_in_another_shape_reaches_the_client_in_openai_shape(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, shape: str, stream: bool
+) -> None:
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})  # type: ignore[operator]
+    status, content_type, body, message, kind, code = OTHER_SHAPES[shape]
+    edge.push({"kind": "raw", "status": status, "content_type": content_type, "body": body})
+    response = chat(client, server.url, stream=stream)
+    assert response.status_code == status
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == {"error": {"message": message, "type": kind, "code": code, "param": None}}
+    assert response.headers["x-tandem-target"] == "edge"
+
+
 def test_failover_off_relays_the_upstream_error_with_retry_after(
     make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:

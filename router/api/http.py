@@ -13,6 +13,7 @@ from starlette.types import Receive, Scope, Send
 
 from router.api.disconnect import ClientWatch
 from router.errors import GatewayError, error_body
+from router.protocol.upstream_error import is_openai_error, openai_error_body
 from router.result import After, Answer, Failure, StepResult, Stream
 from router.server import JoinedCycle
 
@@ -106,10 +107,14 @@ def chat_response(result: StepResult) -> Response:
 
 
 def failure_response(failure: Failure) -> Response:
-    """An error in OpenAI's shape: the upstream's own body relayed, else the gateway's."""
-    if failure.body is not None:
-        body = failure.body
+    """An error in OpenAI's shape: the upstream's own body relayed where it is in that shape,
+    else what it said re-shaped (a plain-text 500, vLLM's top-level error), else the gateway's."""
+    media_type = "application/json"
+    if failure.body is not None and is_openai_error(failure.body):
+        body, media_type = failure.body, failure.content_type
+    elif failure.body is not None:
+        body = openai_error_body(failure.status, failure.error)
     else:
         error = failure.error
         body = error_body(error["message"], error["type"], error["code"], error.get("param"))
-    return Response(body, status_code=failure.status, headers=failure.all_headers(), media_type=failure.content_type)
+    return Response(body, status_code=failure.status, headers=failure.all_headers(), media_type=media_type)

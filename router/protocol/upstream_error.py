@@ -9,6 +9,8 @@ from typing import Any
 
 import orjson
 
+from router.errors import error_body
+
 OVERFLOW_CODE = "context_length_exceeded"
 # The wordings of a context overflow: OpenAI and vLLM ("maximum context length"), llama.cpp,
 # SGLang, Anthropic. A 400 or 413 whose message matches is an overflow whatever its code says.
@@ -38,6 +40,42 @@ def read_error(status: int, body: bytes) -> dict[str, Any]:
         "code": error.get("code") if isinstance(error.get("code"), (str, int)) else None,
         "param": error.get("param") if isinstance(error.get("param"), str) else None,
     }
+
+
+def is_openai_error(body: bytes) -> bool:
+    """Whether an error body is in OpenAI's shape, `{"error": {"message": "…", …}}`, as every
+    OpenAI client parses it (a relayed upstream error in another shape is re-shaped)."""
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return False
+    error = parsed.get("error") if isinstance(parsed, dict) else None
+    return isinstance(error, dict) and isinstance(error.get("message"), str)
+
+
+# An error's `type` by its status, where the upstream named none.
+DEFAULT_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    409: "conflict_error",
+    429: "rate_limit_error",
+}
+
+
+def openai_error_body(status: int, error: dict[str, Any]) -> bytes:
+    """An upstream's error (as `read_error` reads it) in the OpenAI shape, its type, code and
+    param kept; a context overflow carries code context_length_exceeded whatever the upstream
+    called it, and a type named by the status where the upstream gave none."""
+    kind, code = error.get("type"), error.get("code")
+    if is_overflow(status, error):
+        kind, code = kind or "invalid_request_error", OVERFLOW_CODE
+    if not kind:
+        kind = DEFAULT_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    if code is None and status == 429:
+        code = "rate_limit_exceeded"
+    return error_body(str(error.get("message") or ""), str(kind), code, error.get("param"))
 
 
 def event_error(event: dict[str, Any]) -> dict[str, Any] | None:

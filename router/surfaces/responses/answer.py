@@ -10,9 +10,8 @@ from typing import Any
 
 import orjson
 
-from router.errors import error_body as openai_error
 from router.protocol.sse import ChunkTranslator
-from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow
+from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow, openai_error_body
 from router.protocol.usage import Usage
 from router.surfaces.responses.request import text_format
 from router.surfaces.responses.tools import ChatTools, answer_tools, output_item
@@ -234,27 +233,9 @@ def _failure(status: int, error: dict[str, Any]) -> dict[str, Any]:
     return {"code": code, "message": str(error.get("message") or "")}
 
 
-DEFAULT_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    409: "conflict_error",
-    429: "rate_limit_error",
-}
-
-
 def error_body(status: int, error: dict[str, Any]) -> bytes:
-    """An HTTP error in the OpenAI shape, with the upstream's type, code and param kept; a
-    context overflow carries code context_length_exceeded whatever the upstream called it."""
-    kind, code = error.get("type"), error.get("code")
-    if is_overflow(status, error):
-        kind, code = kind or "invalid_request_error", OVERFLOW_CODE
-    if not kind:
-        kind = DEFAULT_TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
-    if code is None and status == 429:
-        code = "rate_limit_exceeded"
-    return openai_error(str(error.get("message") or ""), str(kind), code, error.get("param"))
+    """An HTTP error in the OpenAI shape (the chat surface's re-shaping of an upstream's)."""
+    return openai_error_body(status, error)
 
 
 def stream_error(status: int, error: dict[str, Any]) -> bytes | None:
