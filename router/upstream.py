@@ -43,7 +43,8 @@ class UpstreamFailure(Exception):
     """The upstream did not answer usefully before its first byte reached the client.
 
     `kind` is one of: connect, timeout, disconnected, status, invalid_answer (a 2xx whose body
-    is an error object or not JSON, a redirect, or bytes that are not a valid HTTP answer).
+    is an error object or not JSON, a streamed answer that is no event stream, a redirect, or
+    bytes that are not a valid HTTP answer).
     With `status`, the upstream's own status, body and Retry-After are kept so that they can be
     relayed unchanged.
     """
@@ -158,6 +159,8 @@ class Upstream:
                         answer=self._answer_of(response.status, payload),
                     )
                 first = await response.read_some()
+                if first and not _is_event_stream(response.headers.get("Content-Type"), first):
+                    raise self._not_a_stream(response, first)
         except TimeoutError as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
@@ -212,6 +215,18 @@ class Upstream:
             self.name,
             "invalid_answer",
             f"HTTP {response.status}: the upstream redirects to {location!r}; set its base_url to the final address",
+        )
+
+    def _not_a_stream(self, response: Response, first: bytes) -> UpstreamFailure:
+        # A whole JSON answer (an upstream that ignores `stream`) or a page of HTML, relayed, would
+        # be lines no client reads as events; before the first byte, the step may still fail over.
+        response.close()
+        kind = response.headers.get("Content-Type") or "none"
+        return UpstreamFailure(
+            self.name,
+            "invalid_answer",
+            f"HTTP {response.status} to a streamed request is not an event stream "
+            f"(Content-Type {kind}): {quoted(first)}",
         )
 
     async def _read_bounded(self, response: Response) -> bytes:
@@ -299,6 +314,20 @@ def missing_key(settings: UpstreamSettings) -> str | None:
     if settings.api_key_env is not None:
         return f"the environment variable {settings.api_key_env} (api_key_env) is not set"
     return None
+
+
+# The media types of a whole answer, never of an event stream.
+_NOT_EVENTS = ("application/json", "text/html")
+
+
+def _is_event_stream(content_type: str | None, first: bytes) -> bool:
+    """Whether a streamed answer's first bytes may begin server-sent events: not when they begin
+    a JSON value or an HTML page, nor when the upstream declares JSON or HTML (an upstream that
+    declares no type, or another one, is read by its bytes)."""
+    media = (content_type or "").split(";", 1)[0].strip().lower()
+    if media in _NOT_EVENTS or media.endswith("+json"):
+        return False
+    return first.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] not in (b"{", b"[", b"<")
 
 
 def quoted(payload: bytes) -> str:

@@ -105,6 +105,40 @@ def test_an_upstream_error_in_another_shape_reaches_the_client_in_openai_shape(
     assert response.headers["x-tandem-target"] == "edge"
 
 
+NOT_A_STREAM = {
+    "a whole completion": (
+        "application/json",
+        '{"choices":[{"index":0,"message":{"role":"assistant","content":"x"},"finish_reason":"stop"}]}',
+    ),
+    "a page": ("text/html", "<html><body>502 Bad Gateway</body></html>"),
+    "json without its type": ("text/plain", '{"id": "x"}'),
+}
+
+
+@pytest.mark.parametrize("answer", sorted(NOT_A_STREAM))
+def test_a_streamed_step_answered_with_no_event_stream_fails_over_or_is_a_502(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream, answer: str
+) -> None:
+    """Its bytes were relayed as the stream (lines no client reads as events), then an error
+    event, though no byte had reached the client and the other target could still answer."""
+    content_type, body = NOT_A_STREAM[answer]
+    fails_over = make_gateway(routes={"tandem": {"strategy": "edge", "failover": True}})  # type: ignore[operator]
+    edge.push({"kind": "raw", "status": 200, "content_type": content_type, "body": body})
+    cloud.push({"text": "rescued"})
+    response = chat(client, fails_over.url, stream=True)
+    assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+    assert "rescued" in response.text and sse_events(response.text)[-1] == "[DONE]"
+    assert body not in response.text
+
+    edge_only = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})  # type: ignore[operator]
+    edge.push({"kind": "raw", "status": 200, "content_type": content_type, "body": body})
+    response = chat(client, edge_only.url, stream=True)
+    assert response.status_code == 502
+    error = response.json()["error"]
+    assert error["code"] == "upstream_invalid_answer" and "not an event stream" in error["message"]
+    assert f"Content-Type {content_type}" in error["message"]
+
+
 def test_failover_off_relays_the_upstream_error_with_retry_after(
     make_gateway: object, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
