@@ -43,6 +43,21 @@ async def test_cost_is_the_reported_usage_at_the_targets_prices_cached_tokens_in
         assert record.cloud_spend_usd == pytest.approx(record.cost_usd)
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_cached_tokens_past_the_prompt_are_charged_as_the_prompt_at_most(stream: bool) -> None:
+    """A broken upstream's 500 cached tokens of a 30-token prompt were charged, all 500, at the
+    cached price (and counted so in the record): 17 times the prompt's cost."""
+    async with in_process(engine_settings(routes={"tandem": {"strategy": "cloud"}})) as env:
+        env.cloud.push({"prompt_tokens": 30, "cached_tokens": 500, "completion_tokens": 4})
+        result = await (env.run(stream=True, stream_options={"include_usage": True}) if stream else env.run())
+        if isinstance(result, Stream):
+            await drain(result)
+        (record,) = await env.records("s1")
+        assert record.usage is not None and record.usage.source == "upstream"
+        assert (record.usage.prompt_tokens, record.usage.cached_tokens) == (30, 30)
+        assert record.cost_usd == pytest.approx(cloud_cost(30, 30, 4), abs=1e-12)
+
+
 async def test_an_edge_step_is_charged_at_edge_prices_and_saves_against_all_cloud() -> None:
     async with in_process() as env:
         env.edge.push({"prompt_tokens": 2000, "completion_tokens": 10})

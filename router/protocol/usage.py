@@ -33,7 +33,8 @@ class Usage:
     @classmethod
     def from_openai(cls, usage: Any) -> Usage | None:
         """An upstream's `usage` object; None when it is not one whose counts are whole
-        numbers from 0 to 2**53 (a broken upstream's, which the step then estimates)."""
+        numbers from 0 to 2**53 (a broken upstream's, which the step then estimates). Cached
+        tokens are counted at most as many as the prompt's."""
         if not isinstance(usage, dict):
             return None
         details = usage.get("prompt_tokens_details")
@@ -42,4 +43,6 @@ class Usage:
         cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
         if prompt is None or completion is None or cached is None:
             return None
-        return cls(prompt_tokens=prompt, cached_tokens=cached, completion_tokens=completion)
+        # The cached tokens are of the prompt: more of them (a broken upstream's count) would be
+        # charged at the cached price as tokens never sent.
+        return cls(prompt_tokens=prompt, cached_tokens=min(cached, prompt), completion_tokens=completion)
