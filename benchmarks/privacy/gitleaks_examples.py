@@ -31,6 +31,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.privacy.go_literals import go_string, go_tokens
 from benchmarks.report import figure, write_result
 from router.privacy.detect import detect
 from router.privacy.secret_rules import RULES
@@ -41,14 +42,6 @@ NOT_CREDENTIALS = frozenset(
 RULES_DIR = Path("cmd/generate/config/rules")
 COMMAND = "python -m benchmarks.privacy.gitleaks_examples --gitleaks DIR"
 
-# Go tokens: comments and white space are dropped; strings, runes, names and punctuation are kept.
-_TOKEN = re.compile(
-    r'(?P<skip>\s+|//[^\n]*|/\*.*?\*/)|(?P<str>"(?:\\.|[^"\\\n])*"|`[^`]*`)|(?P<rune>\'(?:\\.|[^\'\\])*\')'
-    r"|(?P<name>\w+)|(?P<punct>\.\.\.|:=|\[\]|.)",
-    re.S,
-)
-_ESCAPE = re.compile(r"\\(?:([abfnrtv\\'\"])|x([0-9a-fA-F]{2})|([0-7]{3})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))")
-_SIMPLE = dict(zip("abfnrtv\\'\"", "\a\b\f\n\r\t\v\\'\"", strict=True))
 _PATTERNS: dict[str, tuple[re.Pattern[str], int]] = {}
 for _id, _kind, _regex, _keywords, _group, *_rest in RULES:
     with contextlib.suppress(re.error):  # a Go regex Python does not read: the whole example is the secret
@@ -62,28 +55,9 @@ class Example:
     text: str
 
 
-def go_string(literal: str) -> str:
-    """The value of a Go string literal: raw (`...`, carriage returns dropped) or interpreted."""
-    if literal[0] == "`":
-        return literal[1:-1].replace("\r", "")
-    body, out, pos = literal[1:-1], bytearray(), 0
-    for match in _ESCAPE.finditer(body):
-        out += body[pos : match.start()].encode()
-        simple, hexa, octal, short, long = match.groups()
-        if simple:
-            out += _SIMPLE[simple].encode()
-        elif hexa or octal:
-            out.append(int(hexa, 16) if hexa else int(octal, 8))
-        else:
-            out += chr(int(short or long, 16)).encode()
-        pos = match.end()
-    out += body[pos:].encode()
-    return out.decode("utf-8", "replace")
-
-
 def examples_in(source: str, fallback: str) -> tuple[list[Example], int]:
     """The literal examples of one rule file and the number of elements skipped (not literals)."""
-    tokens = [(m.lastgroup or "", m.group(), m.start()) for m in _TOKEN.finditer(source) if m.lastgroup != "skip"]
+    tokens = go_tokens(source)
     rule_ids = [
         (tokens[i][2], go_string(tokens[i + 2][1]))
         for i in range(len(tokens) - 2)

@@ -26,7 +26,17 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from router.privacy import credentials, documents, encoded, id_columns, national_ids, opt_in, patterns, provider_rules
+from router.privacy import (
+    credentials,
+    documents,
+    encoded,
+    id_columns,
+    national_ids,
+    opt_in,
+    patterns,
+    provider_rules,
+    service_keys,
+)
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
 from router.privacy.heads import first_strings
@@ -63,6 +73,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + encoded.DETECTORS
     + _ASSIGNMENTS
     + credentials.PASSWORDS
+    + service_keys.DETECTORS
     + _PERSONAL_FIRST
     + national_ids.detectors()
     + documents.DETECTORS

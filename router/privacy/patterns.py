@@ -24,16 +24,18 @@ _SECRET_WORDS = (
 )
 # A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`, and glued or
 # camelCase ones: `ADMINPASSWORD`, `dbPassword`, `SessionToken`: the match starts at the word;
-# pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe JSON-escaped
-# (`\"password\"`), then `=` or `:`, maybe after aligning spaces (Terraform, INI).
+# pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe numbered
+# (`typeform_token1`), maybe JSON-escaped (`\"password\"`) or a subscript's (`os.environ["API_KEY"]`),
+# then `=` or `:`, maybe after aligning spaces (Terraform, INI).
+SECRET_WORDS = _SECRET_WORDS  # for service_keys.py's call form
 _NAME_HEAD = (
     # (The lookahead first: Python's search then skips most positions on one character.)
     r"(?i)(?=[pstace])(?<![0-9:])(?<!next|page|sync)(?<!marker|cursor|client)(?<!existing)(?<!idempotency)(?<!continuation)"
-    r"(?<!clientrequest)" + _SECRET_WORDS + r"(?![A-Za-z0-9])"
+    r"(?<!clientrequest)" + _SECRET_WORDS + r"[0-9]{0,2}(?![A-Za-z0-9])"
 )
 # After the sign, a line break only where the next line is indented (YAML's value on the line
 # below): `.env`'s `GITHUB_API_KEY=` with nothing after it is not given the next line's name.
-_NAME = _NAME_HEAD + r"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+_NAME = _NAME_HEAD + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -222,6 +224,22 @@ DETECTORS: tuple[Detector, ...] = (
         rule="openai-anthropic-key",
     ),
     Detector(
+        "AI_KEY",
+        # The keys of the model and agent-tool services agents are configured with, by their
+        # published prefixes and lengths (gitleaks' rules lack them): Groq, xAI, Replicate,
+        # LangSmith, Pinecone, ElevenLabs, Tavily, Firecrawl.
+        re.compile(
+            r"(?<![\w-])(?:gsk_[A-Za-z0-9]{52}|xai-[A-Za-z0-9_]{80}|r8_[A-Za-z0-9_-]{37}"
+            r"|lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}|pcsk_[A-Za-z0-9]{5,6}_[A-Za-z0-9]{63}|sk_[a-f0-9]{48}"
+            r"|tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}|fc-[a-f0-9]{32})(?![\w-])"
+        ),
+        rb"gsk_[A-Za-z0-9]{52}|xai-[A-Za-z0-9_]{80}|r8_[A-Za-z0-9_-]{37}|lsv2_(?:pt|sk)_[a-f0-9]{32}"
+        rb"|pcsk_[A-Za-z0-9]{5}|sk_[a-f0-9]{48}|tvly-[A-Za-z0-9-]{32}|fc-[a-f0-9]{32}",
+        reach=128,
+        validate=validators.not_stand_in,
+        rule="ai-service-key",
+    ),
+    Detector(
         "MESSAGING_TOKEN",
         re.compile(r"(?<![\w.-])(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10,}"),
         rb"(?:xoxe\.xox[bp]|xox[abposre]|xapp)-[A-Za-z0-9-]{10}",
@@ -257,7 +275,7 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
         re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
+        b"(?i)" + _SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
         reach=4106,
@@ -267,7 +285,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(_NAME + r"([^\s\"'`,;}{<>\\]{8,4096})"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
+        b"(?i)"
+        + _SECRET_WORDS.encode()
+        + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
         validate=validators.secret_value,
         group=1,
         reach=4096,

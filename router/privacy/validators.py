@@ -163,6 +163,8 @@ _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)
 # (`"…=" + PASSWORD + "…"` read from quote to quote; a password may end in `+` or `.` itself).
 _CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
 _LOWER_RUN = re.compile(r"[a-z]+")
+_VERSIONED = re.compile(r"^[A-Za-z]+(?:[-_ ][A-Za-z]+)*[-_.@]v?\d+(?:[.-]\d+)*$")  # `SalesResults-1.2`
+_DOTTED = re.compile(r"^[A-Za-z_-]+(?:\.[A-Za-z_-]+)+$")  # `settings.service.api_key`, a host name
 _NAME_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.]*$")
 _PROSE = re.compile(r"(?i)\b(?:your|enter|the|please|must|should|will|here|goes)\b")
 
@@ -179,11 +181,13 @@ def is_reference(value: str) -> bool:
     stripped = value.strip()
     if stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
         return True
-    if not not_stand_in(stripped) or _PUT_HERE.search(stripped) is not None:
+    if not not_stand_in(stripped) or _PUT_HERE.search(stripped) is not None or _MASKED.search(stripped):
         return True
     return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
 
 
+# A value masked in part (`xoxp-5723…-####################`, `sk-proj-********`).
+_MASKED = re.compile(r"\*{4,}|#{6,}|[xX]{8,}|•{3,}")
 # A stand-in that says what to put there: `sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX`, `REPLACE_ME`.
 _PUT_HERE = re.compile(r"(?i)(?:^|[^a-z])(?:your[_-]|put[_-]|replace[_-]?(?:me|with)|insert[_-])|[_-]here(?:$|[^a-z])")
 
@@ -243,6 +247,31 @@ def secret_value(value: str) -> bool:
     if _CODE.match(value) and not (any(c.isdigit() for c in value) and not any(c in value for c in ".([")):
         return False
     return entropy(value) >= 3.0 and not value.isalpha()
+
+
+def service_key(value: str) -> bool:
+    """A value under a `…key` name that looks generated (a service's key): 16 characters or more
+    with no space, letters and digits mixed (or letters switching case), varied; not a reference,
+    a stand-in, a URL, a path, a dotted name or code."""
+    if is_reference(value) or not 16 <= len(value) <= 4096 or " " in value or "://" in value:
+        return False
+    if value.count("|") >= 2 or _VERSIONED.match(value):  # a record's fields, a named version
+        return False
+    if value.startswith(("/", "./", "~", "$", "%")) or "(" in value or _DOTTED.match(value):
+        return False
+    digits = sum(c.isdigit() for c in value)
+    letters = sum(c.isalpha() for c in value)
+    if not ((digits >= 2 and letters >= 4) or looks_random(value)):
+        return False
+    return entropy(value) >= 3.2
+
+
+def argument_secret(value: str) -> bool:
+    """A call's argument after a secret's name (`setenv("API_TOKEN", "…")`): a secret when it has
+    a digit or mixed case, unlike the next name of a list (`("edge-password", "query-secret")`)."""
+    if not secret_value(value):
+        return False
+    return any(c.isdigit() for c in value) or (value.lower() != value and value.upper() != value)
 
 
 def quoted_secret(value: str) -> bool:
