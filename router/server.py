@@ -7,8 +7,10 @@ authentication runs, and a client that dribbles its head holds a connection for 
 `BoundedHttpToolsProtocol` counts the bytes of each request head before the parser sees them and
 answers 431 once they pass `limits.max_header_bytes`; it drops a client whose head is not
 complete `limits.header_timeout_s` after its first byte (or after the connection opened), and
-one whose body is not complete `limits.body_timeout_s` after its head, with 408. Each time it
-counts `tandem_limit_exceeded_total{limit=…}`.
+one whose body is not complete `limits.body_timeout_s` after its head, with 408; and it closes
+the connection of a client that leaves an answer unread `limits.send_timeout_s` once the send
+buffer is full (a stream's relay waits on it, its upstream and step held, and no upstream
+timeout runs while it waits). Each time it counts `tandem_limit_exceeded_total{limit=…}`.
 
 `server_config` builds the uvicorn config for `tandem serve` and for the tests' gateway server
 alike, so that the tests run the server that production runs.
@@ -329,6 +331,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._body_pending = False  # the head is complete, the body is not
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
+        self._send_timer: asyncio.TimerHandle | None = None  # while the send buffer is full
         self._refused = False
         # Steps watching for their client to leave (router/api/disconnect.py): cycle -> callback.
         self._watchers: dict[object, Callable[[], None]] = {}
@@ -452,10 +455,35 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self._body_timer = self.loop.call_later(self._limits.body_timeout_s, self._body_too_slow)
 
     def _cancel_timers(self) -> None:
-        for timer in (self._head_timer, self._body_timer):
+        for timer in (self._head_timer, self._body_timer, self._send_timer):
             if timer is not None:
                 timer.cancel()
-        self._head_timer = self._body_timer = None
+        self._head_timer = self._body_timer = self._send_timer = None
+
+    def pause_writing(self) -> None:
+        # The client reads slower than the answer comes (or not at all): a write waits for it.
+        super().pause_writing()
+        if self._send_timer is None:
+            self._send_timer = self.loop.call_later(self._limits.send_timeout_s, self._send_too_slow)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._send_timer is not None:
+            self._send_timer.cancel()
+            self._send_timer = None
+
+    def _send_too_slow(self) -> None:
+        self._send_timer = None
+        if self.transport.is_closing():
+            return
+        self._on_limit("send_timeout_s")
+        log.warning(
+            "a client left its answer unread for %g s (limits.send_timeout_s): its connection is closed",
+            self._limits.send_timeout_s,
+        )
+        # Aborted, not closed: a close would wait to write what the client does not read. The
+        # lost connection ends the step as a client that left.
+        self.transport.abort()
 
     def _head_too_slow(self) -> None:
         self._head_timer = None

@@ -165,6 +165,45 @@ def test_a_slow_body_is_408(
     assert chat(client, server.url).status_code == 200
 
 
+def test_a_client_that_stops_reading_a_stream_is_dropped_and_its_step_recorded(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """A stream's relay waited on a client that read nothing (its send buffer full) for ever,
+    past the stream's own deadline: no upstream timeout runs while it waits, so the step, its
+    upstream call and their memory were held until the client closed its socket."""
+    server = make_gateway(
+        routes=EDGE_ONLY,
+        limits={"send_timeout_s": 1},
+        upstream_overrides={"edge": {"timeouts": {"connect": 2, "first_byte": 5, "idle": 2, "stream": 2}}},
+    )
+    long_answer = {"kind": "text", "text": "w" * 200, "chunks": 200_000}  # ~50 MB of events
+    body = orjson.dumps({"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]})
+    body = body[:-1] + b',"fake":' + orjson.dumps(long_answer) + b"}"
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.connect(("127.0.0.1", server.port))
+        head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        head += b"X-Session-ID: unread\r\nContent-Length: %d\r\n\r\n" % len(body)
+        sock.sendall(head + body)
+        assert sock.recv(100).startswith(b"HTTP/1.1 200 ")
+        started = time.monotonic()
+
+        def records() -> list[dict[str, Any]]:
+            response = client.get(f"{server.url}/v1/trajectories/unread")
+            return response.json()["records"] if response.status_code == 200 else []
+
+        # The socket stays open and unread: the gateway ends the step itself.
+        deadline = started + 8
+        while not records() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert records(), "the step was still held by a client that reads nothing"
+        assert time.monotonic() - started < 6
+    (record,) = records()
+    assert record["status"] == "cancelled", record
+    assert edge.received[-1].disconnected  # the upstream call was dropped too
+    assert limit_count(client, server, "send_timeout_s") == 1
+
+
 def test_a_kept_alive_connection_outlives_the_head_timeout(
     make_gateway: Callable[..., GatewayServer], edge: FakeUpstream, client: httpx.Client
 ) -> None:

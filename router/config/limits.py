@@ -43,6 +43,13 @@ class LimitSettings(Strict):
     header_timeout_s: float = Field(10.0, gt=0)
     # From the end of a request's headers until its body is complete; then 408.
     body_timeout_s: float = Field(30.0, gt=0)
+    send_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="seconds a client may leave an answer unread once the gateway's send buffer is full; past it "
+        "the connection is closed and a streamed step ends as cancelled (counted in "
+        "tandem_limit_exceeded_total{limit=send_timeout_s})",
+    )
     # Nesting of a request's JSON body; deeper: 400 at parse time.
     max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254
     # Bytes held to parse a trajectory's next body from its last (only the new messages are

@@ -69,6 +69,7 @@ LIMITS_COUNTED = (
     "max_header_bytes",
     "header_timeout_s",
     "body_timeout_s",
+    "send_timeout_s",
     "max_answer_bytes",
     "max_sse_line_bytes",
     "max_idle_connections",
