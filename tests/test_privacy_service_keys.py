@@ -46,6 +46,7 @@ def _credentials(text: str) -> set[str]:
         (f'req.Header.Set("Beamer-Api-Key", "{SHORTER}")', SHORTER),
         (f'os.Setenv("DEPLOY_TOKEN", "{MIXED}")', MIXED),
         (f"headers.put('X-Secret', '{HEX}');", HEX),
+        (f"SECRET_KEY_BASE={HEX}{HEX}", HEX + HEX),  # Rails' secret, named at the start
     ],
 )
 def test_a_key_named_for_what_it_is_is_found(text: str, value: str) -> None:

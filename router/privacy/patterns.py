@@ -18,7 +18,7 @@ from router.privacy.detector import Detector
 _B = r"(?<![\w.+-])"  # not inside a longer token
 _E = r"(?![\w@-])"
 _SECRET_WORDS = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key)?|token|api[_-]?key|access[_-]?key"
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
     r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
 )
