@@ -66,6 +66,7 @@ def test_a_key_named_for_what_it_is_is_found(text: str, value: str) -> None:
         "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
         f"Cache restored from key: Linux-node-{SHA256}",  # `key:` is a map's field, not a secret's
         f"  - key: node-role.kubernetes.io/{LOWER}",
+        '{"Key": "photos/2024/img_0042.jpg", "Size": 52311}',  # an object listing's field
         f"object key={SHA256} size=4096",  # a digest under a bare `key=`: an object's
         f"lock key={UUID} held",
         "I PhoneStatusBar: addNotification key=0|com.example.chat|4097|null|10112",

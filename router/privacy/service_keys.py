@@ -23,69 +23,103 @@ from router.privacy import validators
 from router.privacy.detector import Detector
 from router.privacy.patterns import SECRET_WORDS
 
-# The name: a word ending in `key` after a separator or a camel-case step (`godaddyKey`), or the
-# bare word `key`; maybe numbered (`salesforce_key1`).
-_KEY_NAME = (
-    r"(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,40}(?:[_.-]|(?<=[a-z0-9])(?=K)))?(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
-)
-_KEY_HEAD = re.compile(_KEY_NAME)
+# The name's last word, `key` (maybe numbered, `salesforce_key1`), after a separator or a
+# camel-case step (`godaddyKey`); or the bare word `key` before `=`. The match begins at `key`;
+# the words before it are read by `_named_key`. (The lookahead first: Python's search then skips
+# most positions on one character.)
+_BARE_NAME = r"(?=[kK])(?<![A-Za-z0-9_.-])(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
+# Hyperscan's cores: a name's character before a named `key` (a bare `"Key":`, an object
+# listing's field, is then no candidate at all), `=` after a bare one.
+_NAMED_CORE = rb"(?:[A-Za-z0-9][_.-](?:key|Key|KEY)|[a-z0-9]Key)[0-9]{0,2}"
+_BARE_CORE = rb"(?:key|Key|KEY)[0-9]{0,2}"
 # Then `=` or `:` (maybe after a closing quote or bracket and aligning spaces), and the value.
 _SIGN = r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
+_EQUALS = r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|=)[ \t]{0,3}"
+_SIGN_CORE = rb"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
+_EQUALS_CORE = rb"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|=)[ \t]{0,3}"
 _QUOTED = r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){16,4096})\1"
+_QUOTED_CORE = rb"[bru]?[\"'`]"
 _BARE = r"([^\s\"'`,;}{<>\\&]{16,4096})"
-# A name that says the key is no secret: an index's, a cache entry's, a public half.
-_NOT_SECRET = re.compile(
-    r"(?i)(?:public|pub|publishable|site|host|cache|sort|partition|primary|foreign|composite|unique|row|range"
-    r"|hash|idempotency|dedup\w*|object|bucket|s3|lookup|map|dict|group|index|routing|shard|sequence|cursor|next|page"
-    r"|sync|continuation|marker|websocket)[_.-]?(?:key|Key|KEY)[0-9]{0,2}\W{0,40}$"
+_BARE_VALUE_CORE = rb"[^\s\"'`,;}{<>\\&]{16}"
+# The word before `key` in a name that says the key is no secret: an index's, a cache entry's,
+# a public half's, a protocol's nonce (`Sec-WebSocket-Key`).
+_NOT_SECRET = frozenset(
+    (
+        *("public", "pub", "publishable", "site", "host", "cache", "sort", "partition", "primary", "foreign"),
+        *("composite", "unique", "row", "range", "hash", "idempotency", "dedup", "deduplication", "object"),
+        *("bucket", "s3", "lookup", "map", "dict", "group", "index", "routing", "shard", "sequence", "cursor"),
+        *("next", "page", "sync", "continuation", "marker", "websocket"),
+    )
 )
-_BARE_KEY = re.compile(r"(?<![A-Za-z0-9_.-])(?:key|Key|KEY)[0-9]{0,2}\W{0,40}$")
+
+
+def _not_after(words: frozenset[str]) -> str:
+    """Look-behinds that refuse a `key` right after one of `words`, or after one and a separator
+    (fixed widths, so a look-behind per length): a cache key is refused by the pattern, before
+    any validation runs."""
+    lengths = sorted({len(word) for word in words})
+    alternatives = ["|".join(sorted(w for w in words if len(w) == size)) for size in lengths]
+    return "".join(rf"(?<!(?i:{alt}))(?<!(?i:{alt})[_.-])" for alt in alternatives)
+
+
+_NAMED = (
+    r"(?=[kK])(?:(?<=[_.-])|(?<=[a-z0-9])(?=K))" + _not_after(_NOT_SECRET) + r"(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
+)
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DIGEST = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
+def _name_before(text: str, start: int) -> tuple[str, str]:
+    """The name a value at `start` is given (read back over the sign, quotes and spaces), and
+    the character before the name."""
+    at = start
+    low = max(0, start - 48)
+    while at > low and text[at - 1] not in _NAME_CHARS:
+        at -= 1
+    end = at
+    low = max(0, end - 80)
+    while at > low and text[at - 1] in _NAME_CHARS:
+        at -= 1
+    return text[at:end], text[at - 1] if at > 0 else ""
+
+
 def _named_key(text: str, start: int, end: int) -> bool:
-    """The name before the value says it is a secret: not an index's or a public key's; a bare
-    `key` only before `=`, and not over a digest or a UUID (an object's or a cache entry's)."""
-    before = text[max(0, start - 80) : start]
-    if _NOT_SECRET.search(before):
-        return False
-    bare = _BARE_KEY.search(before)
-    if bare is None:
-        return True
-    if not before.rstrip(" \t\"'`").endswith("="):
-        return False
-    # A URL's `?key=` is an API key whatever its shape; elsewhere a UUID or a digest under `key=`
-    # is more often an object's or a cache entry's.
-    in_query = bare.start() > 0 and before[bare.start() - 1] in "?&"
-    return in_query or not (_UUID.match(text[start:end]) or _DIGEST.match(text[start:end]))
+    """The name before the value says it is a secret: not an index's or a public key's."""
+    name, _ = _name_before(text, start)
+    words = _CAMEL.findall(name.rstrip("0123456789")[:-3].replace(".", "_").replace("-", "_"))
+    return not words or (words[-1].lower() not in _NOT_SECRET and "".join(words[-2:]).lower() not in _NOT_SECRET)
+
+
+def _bare_key(text: str, start: int, end: int) -> bool:
+    """A URL's `?key=` is an API key whatever its shape; elsewhere a UUID or a digest under a bare
+    `key=` is more often an object's or a cache entry's."""
+    _, before = _name_before(text, start)
+    value = text[start:end]
+    return before in ("?", "&") or not (_UUID.match(value) or _DIGEST.match(value))
+
+
+def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object, group: int) -> Detector:
+    return Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(name + sign + value),
+        core,
+        validate=validators.service_key,
+        check=check,  # type: ignore[arg-type]
+        group=group,
+        reach=4106,
+        rule=rule,
+        keyword_core=72,
+        head=re.compile(name),
+    )
 
 
 DETECTORS: tuple[Detector, ...] = (
-    Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(_KEY_NAME + _SIGN + _QUOTED),
-        rb"(?:key|Key|KEY)[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[bru]?[\"'`]",
-        validate=validators.service_key,
-        check=_named_key,
-        group=2,
-        reach=4106,
-        rule="service-key-quoted",
-        keyword_core=48,
-        head=_KEY_HEAD,
-    ),
-    Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(_KEY_NAME + _SIGN + _BARE),
-        rb"(?:key|Key|KEY)[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\&]{16}",
-        validate=validators.service_key,
-        check=_named_key,
-        group=1,
-        reach=4096,
-        rule="service-key",
-        keyword_core=64,
-        head=_KEY_HEAD,
-    ),
+    _key("service-key-quoted", _NAMED, _SIGN, _QUOTED, _NAMED_CORE + _SIGN_CORE + _QUOTED_CORE, _named_key, 2),
+    _key("service-key", _NAMED, _SIGN, _BARE, _NAMED_CORE + _SIGN_CORE + _BARE_VALUE_CORE, _named_key, 1),
+    _key("service-key-quoted", _BARE_NAME, _EQUALS, _QUOTED, _BARE_CORE + _EQUALS_CORE + _QUOTED_CORE, _bare_key, 2),
+    _key("service-key", _BARE_NAME, _EQUALS, _BARE, _BARE_CORE + _EQUALS_CORE + _BARE_VALUE_CORE, _bare_key, 1),
     Detector(
         "SECRET_ASSIGNMENT",
         # ("X-Api-Key", "…"): a secret's name as a string, its value the next argument.
