@@ -12,6 +12,14 @@ the connection of a client that leaves an answer unread `limits.send_timeout_s` 
 buffer is full (a stream's relay waits on it, its upstream and step held, and no upstream
 timeout runs while it waits). Each time it counts `tandem_limit_exceeded_total{limit=…}`.
 
+An answer given before its request's body was read (a 413 for a declared length over
+`max_body_bytes`, a 401, a 408, a 431) closes the connection of a client that asked for that
+(`Connection: close`, HTTP/1.0) with the body still coming: closed at once, the kernel would
+answer the bytes left unread with a reset, which can destroy the answer before the client reads
+it (a client that sends its whole body before reading never sees it). Such a close lingers
+(`_Lingering`): the answer goes out, the write side is shut, and what the client still sends
+is read and dropped, for `LINGER_S` and `LINGER_BYTES` at most, before the socket closes.
+
 `server_config` builds the uvicorn config for `tandem serve` and for the tests' gateway server
 alike, so that the tests run the server that production runs.
 """
@@ -297,6 +305,70 @@ class JoinedCycle(RequestResponseCycle):
         self.on_response()
 
 
+# A close that lingers (a client still sending a body its answer did not wait for) drops what
+# comes for so long and so many bytes at most, then closes the socket whatever still comes.
+LINGER_S = 5.0
+LINGER_BYTES = 64 * 1024 * 1024
+
+
+class _Lingering(asyncio.Transport):
+    """A connection's transport as uvicorn, its request cycles and the application hold it;
+    its `close` lingers while the request being read has bytes still to come
+    (`BoundedHttpToolsProtocol.linger`). Everything else is the socket's transport's."""
+
+    def __init__(self, real: asyncio.Transport, protocol: BoundedHttpToolsProtocol) -> None:
+        super().__init__()
+        self.real = real
+        self._protocol = protocol
+        self.lingering = False
+        # The socket's own write: the one method called for every answer, without a hop.
+        self.write = real.write  # type: ignore[method-assign]
+
+    def close(self) -> None:
+        if self.lingering:
+            return  # the linger's own timer or the client's end closes it
+        if not self.real.is_closing() and self._protocol.input_pending():
+            self.lingering = True
+            self.write = _dropped  # type: ignore[method-assign]
+            self._protocol.linger(self.real)
+            return
+        self.real.close()
+
+    def is_closing(self) -> bool:
+        return self.lingering or self.real.is_closing()
+
+    def abort(self) -> None:
+        self.real.abort()
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return self.real.get_extra_info(name, default)
+
+    def pause_reading(self) -> None:
+        self.real.pause_reading()
+
+    def resume_reading(self) -> None:
+        self.real.resume_reading()
+
+    def is_reading(self) -> bool:
+        return self.real.is_reading()
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        self.real.set_write_buffer_limits(high, low)
+
+    def get_write_buffer_size(self) -> int:
+        return self.real.get_write_buffer_size()
+
+    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
+        self.real.set_protocol(protocol)
+
+    def get_protocol(self) -> asyncio.BaseProtocol:
+        return self.real.get_protocol()
+
+
+def _dropped(data: bytes | bytearray | memoryview) -> None:
+    """A write after the connection began to close: nothing more goes out."""
+
+
 class _Idle(asyncio.TimerHandle):
     """What a connection's `timeout_keep_alive_task` holds while it is idle (uvicorn cancels it
     when the connection is used again): the server's idle timer times it, nothing to cancel."""
@@ -332,6 +404,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._head_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
         self._send_timer: asyncio.TimerHandle | None = None  # while the send buffer is full
+        self._linger_timer: asyncio.TimerHandle | None = None  # while a close lingers
+        self._lingered = 0  # bytes dropped while the close lingers
         self._refused = False
         # Steps watching for their client to leave (router/api/disconnect.py): cycle -> callback.
         self._watchers: dict[object, Callable[[], None]] = {}
@@ -354,6 +428,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def shutdown(self) -> None:
         self._config.shutting_down()
+        if self._linger_timer is not None:
+            self._end_linger()  # the server stops: no client's body is waited for
+            return
         super().shutdown()
 
     # -- idle keep-alive connections -----------------------------------------------------------
@@ -385,7 +462,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
+        super().connection_made(_Lingering(transport, self))
         # A client that connects and sends nothing is timed like one that sends its head slowly.
         self._head_timer = self.loop.call_later(self._limits.header_timeout_s, self._head_too_slow)
 
@@ -400,6 +477,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
+            if self._linger_timer is not None:
+                self._lingered += len(data)
+                if self._lingered > LINGER_BYTES:
+                    self._end_linger()
             return
         if self._in_head:
             # The head only: a body's words ("pip install --upgrade") are not searched, and a
@@ -455,10 +536,10 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self._body_timer = self.loop.call_later(self._limits.body_timeout_s, self._body_too_slow)
 
     def _cancel_timers(self) -> None:
-        for timer in (self._head_timer, self._body_timer, self._send_timer):
+        for timer in (self._head_timer, self._body_timer, self._send_timer, self._linger_timer):
             if timer is not None:
                 timer.cancel()
-        self._head_timer = self._body_timer = self._send_timer = None
+        self._head_timer = self._body_timer = self._send_timer = self._linger_timer = None
 
     def pause_writing(self) -> None:
         # The client reads slower than the answer comes (or not at all): a write waits for it.
@@ -505,6 +586,34 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._on_limit("body_timeout_s")
         message = f"request body not complete within {self._limits.body_timeout_s:g} s (limits.body_timeout_s)"
         self._refuse_body(408, message, "request_timeout")
+
+    # -- closing with a request still coming -------------------------------------------------
+
+    def input_pending(self) -> bool:
+        """Whether the request being read has bytes still to come: a head begun and not
+        ended, or a body not complete (an answer given before it was read)."""
+        return self._body_pending or (self._in_head and self._head_bytes > 0)
+
+    def linger(self, real: asyncio.Transport) -> None:
+        """Close once the client has read its answer: what is written goes out, then the write
+        side is shut (the client reads the answer's end), and what the client still sends is
+        dropped unparsed until it closes its side, `LINGER_S` pass or `LINGER_BYTES` come."""
+        self._refused = True
+        for timer in (self._head_timer, self._body_timer):
+            if timer is not None:
+                timer.cancel()
+        self._head_timer = self._body_timer = None
+        self._linger_timer = self.loop.call_later(LINGER_S, self._end_linger)
+        if real.can_write_eof():
+            real.write_eof()
+        real.resume_reading()  # read (and drop) what flow control held in the socket
+
+    def _end_linger(self) -> None:
+        if self._linger_timer is not None:
+            self._linger_timer.cancel()
+            self._linger_timer = None
+        transport = self.transport
+        (transport.real if isinstance(transport, _Lingering) else transport).close()
 
     # -- refusing ----------------------------------------------------------------------------
 

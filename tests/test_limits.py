@@ -308,3 +308,49 @@ def test_an_upgrade_request_is_served_as_http_1_1(make_gateway: Callable[..., Ga
     with socket.create_connection(("127.0.0.1", server.port)) as sock:
         sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + upgrade + b"Connection: close\r\n\r\n")
         assert read_answer(sock).startswith(b"HTTP/1.1 200 ")
+
+
+# -- answers given before the body was read ---------------------------------------------------
+
+
+@pytest.mark.parametrize("pace", ["at_once", "slowly"])
+@pytest.mark.parametrize(
+    ("version", "keys", "status"),
+    [
+        ("HTTP/1.1", [], b"413"),  # Content-Length over max_body_bytes
+        ("HTTP/1.0", [], b"413"),
+        ("HTTP/1.1", ["sk-client"], b"401"),  # no key: refused before its body is read
+    ],
+)
+def test_an_answer_given_before_the_body_reaches_a_client_that_sends_it_all(
+    make_gateway: Callable[..., GatewayServer],
+    edge: FakeUpstream,
+    version: str,
+    keys: list[str],
+    status: bytes,
+    pace: str,
+) -> None:
+    """A client that ends its connection after the answer (`Connection: close`, HTTP/1.0)
+    sends its whole body, then reads: the gateway answered after the head and closed with the
+    body unread, and the kernel's reset (data left unread) destroyed the answer in flight."""
+    server = make_gateway(routes=EDGE_ONLY, max_body_bytes=4096 if not keys else 16 << 20, client_api_keys=keys)
+    body = b'{"model": "tandem", "messages": [{"role": "user", "content": "' + b"x" * (8 << 20) + b'"}]}'
+    head = f"POST /v1/chat/completions {version}\r\nHost: x\r\nContent-Type: application/json\r\n".encode()
+    head += b"Connection: close\r\n" if version == "HTTP/1.1" else b""
+    head += b"Content-Length: %d\r\n\r\n" % len(body)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        if pace == "at_once":
+            sock.sendall(head + body)
+        else:
+            sock.sendall(head)
+            time.sleep(0.2)  # the answer is written before any of the body comes
+            for start in range(0, len(body), 1 << 20):
+                sock.sendall(body[start : start + (1 << 20)])
+                time.sleep(0.02)
+        answer = read_answer(sock)
+    assert answer.startswith(b"HTTP/1.1 " + status + b" "), answer[:200]
+    head_part, _, answer_body = answer.partition(b"\r\n\r\n")
+    length = int(next(h for h in head_part.split(b"\r\n") if h.lower().startswith(b"content-length:")).split(b":")[1])
+    assert len(answer_body) == length
+    assert error_of(answer)["message"]
+    assert not edge.received
