@@ -33,7 +33,14 @@ def assert_error(response: httpx.Response, status: int, *words: str) -> dict[str
         (b"{not json", ["not valid JSON"]),
         (b"[1, 2]", ["JSON object", "array"]),
         (b'{"messages": [{"role": "user", "content": "x"}]}', ["'model'"]),
-        (b'{"model": 5, "messages": [{"role": "user", "content": "x"}]}', ["'model'"]),
+        (b'{"messages": [{"role": "user", "content": "x"}]}', ["'model' is required"]),
+        # A required field of another type is named as such, not as missing.
+        (
+            b'{"model": 5, "messages": [{"role": "user", "content": "x"}]}',
+            ["'model' must be a non-empty string, got number"],
+        ),
+        (b'{"model": "", "messages": [{"role": "user", "content": "x"}]}', ["'model'", "got an empty string"]),
+        (b'{"model": "tandem", "messages": [{"role": 5, "content": "x"}]}', ["messages[0].role must be", "got number"]),
         (b'{"model": "tandem"}', ["'messages'"]),
         (b'{"model": "tandem", "messages": []}', ["'messages'", "empty"]),
         (b'{"model": "tandem", "messages": "hi"}', ["'messages'", "string"]),
@@ -238,6 +245,27 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
             {"max_tokens": None, "messages": [{"role": "user", "content": "x"}]},
             ["'max_tokens' is required"],
         ),
+        # Required fields of another type are named as such, not as missing.
+        (
+            "messages",
+            {"model": 5, "max_tokens": 8, "messages": [{"role": "user", "content": "x"}]},
+            ["'model' must be a non-empty string, got number"],
+        ),
+        ("messages", {"max_tokens": 8, "messages": 5}, ["'messages' must be a non-empty array", "got number"]),
+        (
+            "messages",
+            {"max_tokens": 8, "messages": [{"role": 5, "content": "x"}]},
+            ["messages[0].role must be 'user' or 'assistant', got number"],
+        ),
+        (
+            "messages",
+            {"max_tokens": 8, "messages": [{"role": "user", "content": 5}]},
+            ["messages[0].content must be a string or an array", "got number"],
+        ),
+        ("responses", {"model": 5, "input": "x"}, ["'model' must be a non-empty string, got number"]),
+        ("responses", {"input": 5}, ["'input' must be a non-empty string", "got number"]),
+        ("responses", {}, ["'input' is required"]),
+        ("responses", {"input": [{"role": "user", "content": 5}]}, ["input[0].content must be", "got number"]),
     ],
 )
 def test_mistyped_parts_of_translated_requests_get_400_naming_them(

@@ -12,7 +12,15 @@ from typing import Any
 import orjson
 
 from router.errors import GatewayError, bad_request
-from router.protocol.fields import MAX_JSON_DEPTH, calls_problem, check_depth, check_fields, too_deep, type_name
+from router.protocol.fields import (
+    MAX_JSON_DEPTH,
+    calls_problem,
+    check_depth,
+    check_fields,
+    required_problem,
+    too_deep,
+    type_name,
+)
 from router.protocol.prefix_encoded import serialised_with
 from router.protocol.usage import Usage
 
@@ -128,9 +136,8 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
             )
         role = message.get("role")
         if not isinstance(role, str):
-            raise bad_request(
-                f"messages[{index}].role is required and must be a string", param=f"messages[{index}].role"
-            )
+            where = f"messages[{index}].role"
+            raise bad_request(required_problem(where, role, "a string"), param=where)
         if role not in ROLES:
             raise bad_request(
                 f"messages[{index}].role must be one of {', '.join(sorted(ROLES))}, got {role[:40]!r}",
@@ -208,7 +215,7 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
     else:
         serialised = check_depth(raw, max_depth)
     if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required and must be a non-empty string", param="model")
+        raise bad_request(required_problem("'model'", model, "a non-empty string"), param="model")
     messages = check_messages(raw.get("messages"))
     check_fields(raw)
     stream = raw.get("stream") or False

@@ -23,6 +23,23 @@ def type_name(value: object) -> str:
     )
 
 
+def got_name(value: object) -> str:
+    """What a message says a value it refuses was: its JSON type, or an empty string or array."""
+    if value == "":
+        return "an empty string"
+    if value == []:
+        return "an empty array"
+    return type_name(value)
+
+
+def required_problem(label: str, value: object, expected: str) -> str:
+    """What is wrong with a required field (`label`: its name as a message writes it) whose
+    value `value` is not `expected`: absent (or null), or of another type, said so."""
+    if value is None:
+        return f"{label} is required and must be {expected}"
+    return f"{label} must be {expected}, got {got_name(value)}"
+
+
 def too_deep(limit: int) -> GatewayError:
     return bad_request(f"request body nests JSON more than {limit} levels deep (max_json_depth)", code="json_too_deep")
 

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, required_string, string_field, type_name
+from router.protocol.fields import check, required_problem, required_string, string_field, type_name
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
@@ -116,10 +116,10 @@ def check_request(body: dict[str, Any], counting: bool = False) -> None:
     `counting`: a count_tokens request, which has no `max_tokens`."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required and must be a non-empty string", param="model")
+        raise bad_request(required_problem("'model'", model, "a non-empty string"), param="model")
     turns = body.get("messages")
     if not isinstance(turns, list) or not turns:
-        raise bad_request("'messages' must be a non-empty array of messages", param="messages")
+        raise bad_request(required_problem("'messages'", turns, "a non-empty array of messages"), param="messages")
     for index, turn in enumerate(turns):
         if not isinstance(turn, dict):
             raise bad_request(f"messages[{index}] must be an object, got {type_name(turn)}", param=f"messages[{index}]")
@@ -145,7 +145,9 @@ def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
     role = turn.get("role") if isinstance(turn, dict) else None
     if role is not None and not isinstance(turn.get("content"), (str, list)):
         raise bad_request(
-            f"messages[{index}].content must be a string or an array of content blocks",
+            required_problem(
+                f"messages[{index}].content", turn.get("content"), "a string or an array of content blocks"
+            ),
             param=f"messages[{index}].content",
         )
     where = f"messages[{index}].content"
@@ -155,7 +157,10 @@ def turn_messages(turn: Any, index: int) -> list[dict[str, Any]]:
         return [_assistant_turn(turn.get("content"), where)]
     if role == "system":  # Claude Code puts one inside the messages
         return [{"role": "system", "content": _text(turn.get("content"), where, BLOCK_SEPARATOR)}]
-    raise bad_request(f"messages[{index}].role must be 'user' or 'assistant'", param=f"messages[{index}].role")
+    at, roles = f"messages[{index}].role", "'user' or 'assistant'"
+    if isinstance(role, str):
+        raise bad_request(f"{at} must be {roles}, got {role[:40]!r}", param=at)
+    raise bad_request(required_problem(at, role, roles), param=at)
 
 
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:

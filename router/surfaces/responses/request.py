@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, required_string, string_field, type_name
+from router.protocol.fields import check, required_problem, required_string, string_field, type_name
 from router.surfaces.responses.tools import CUSTOM_INPUT, chat_tool_choice, chat_tools, flat_name
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it).
@@ -71,13 +71,13 @@ def _content_text(content: Any, where: str) -> str | list[dict[str, Any]]:
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise bad_request(f"{where} must be a string or an array of content parts", param=where)
+        raise bad_request(required_problem(where, content, "a string or an array of content parts"), param=where)
     parts: list[dict[str, Any]] = []
     for n, part in enumerate(content):
         at = f"{where}[{n}]"
         kind = part.get("type") if isinstance(part, dict) else None
         if not isinstance(part, dict):
-            raise bad_request(f"{at} must be an object", param=at)
+            raise bad_request(f"{at} must be an object, got {type_name(part)}", param=at)
         if kind in ("input_text", "output_text", "text", "refusal"):
             parts.append({"type": "text", "text": string_field(part, "refusal" if kind == "refusal" else "text", at)})
         elif kind == "input_image":
@@ -110,7 +110,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
         made: list[dict[str, Any]] = []
         out.append(made)
         if not isinstance(item, dict):
-            raise bad_request(f"input[{index}] must be an object", param=f"input[{index}]")
+            raise bad_request(f"input[{index}] must be an object, got {type_name(item)}", param=f"input[{index}]")
         kind = item.get("type", "message")
         if kind == "message":
             role = item.get("role")
@@ -239,12 +239,11 @@ def check_request(body: dict[str, Any]) -> None:
     """The checks on a Responses request's own fields (its items are checked as translated)."""
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise bad_request("'model' is required and must be a non-empty string", param="model")
-    if "input" not in body:
-        raise bad_request("'input' is required", param="input")
-    given = body["input"]
+        raise bad_request(required_problem("'model'", model, "a non-empty string"), param="model")
+    given = body.get("input")
     if not (isinstance(given, str) and given) and not (isinstance(given, list) and given):
-        raise bad_request("'input' must be a non-empty string or a non-empty array of items", param="input")
+        expected = "a non-empty string or a non-empty array of items"
+        raise bad_request(required_problem("'input'", given, expected), param="input")
     check(body, FIELDS)
     if body.get("previous_response_id"):
         raise bad_request(
