@@ -158,6 +158,35 @@ def test_an_everyday_word_or_software_before_a_request_is_no_name(text: str) -> 
     assert not {f for f in found(text) if f[0] == "PERSON"}
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("I'd like to join accounts with ms. Marcela", "Marcela"),  # a title typed in lower case
+        ("Thanks, Oluwaseun", "Oluwaseun"),  # a sign-off on the name's line
+        ("Great work on the fix.\nThanks, Katrine Holm\n", "Katrine Holm"),
+        ("Status: open\nAssigned to: Dmitri\nPriority: P2", "Dmitri"),  # a ticket's people
+        ("Reviewed by: Ana Lima", "Ana Lima"),
+    ],
+)
+def test_a_name_after_a_title_a_sign_off_or_a_ticket_role(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the query took 5 ms. Then we went on",  # not a title
+        "Thanks, Merged",  # an everyday word after a sign-off
+        "Thanks, Team",
+        "Created by: github-actions[bot]",
+        "Assigned to: QA Team",
+        "Approved by: Release Manager",
+    ],
+)
+def test_what_follows_a_weak_cue_is_not_always_a_name(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
     """The listed names are split over several hyperscan expressions (one is bounded in length):
     a name of each part is found as a listed name in free text."""

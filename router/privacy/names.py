@@ -83,7 +83,12 @@ _PERSON_KEYS = (
     r"|nom[_ -]de[_ -]famille|vorname|nachname|cognome|nome|voornaam|achternaam"
 )
 # Keys naming a person's role: a value of two or more capitalised words is a name.
-_ROLE_KEYS = r"author|assignee|reporter|requester|customer|contact|patient|employee|recipient|passenger|guest|member"
+_ROLE_KEYS = (
+    r"author|assignee|reporter|requester|customer|contact|patient|employee|recipient|passenger|guest|member"
+    # A ticket's, a review's or a change's people: `Assigned to: Dmitri`, `Reviewed by: Ana Lima`.
+    r"|(?:assigned|delegated|escalated)[ _-]?to|(?:reported|created|requested|reviewed|approved|submitted|signed"
+    r"|opened|closed|resolved|owned|raised)[ _-]?by"
+)
 # Keys that name anything (`name: Widget Pro`): a name needs a listed word or a contact beside it.
 _GENERIC_KEYS = r"name|owner|user"
 _LABELLED = re.compile(
@@ -115,6 +120,9 @@ _GREETING = re.compile(
     rf"({_FULL})[ \t]*(?=[,!:\n])"
 )
 _TITLED = re.compile(rf"(?<![\w.])(?:{_HONORIFIC}\.?|M\.|Mme\.?)[ \t]+({_FULL})")
+# Written in lower case with its dot, as people type it (`join accounts with ms. Marcela`): the
+# name must then be no everyday word (`took 5 ms. Then`).
+_TITLED_LOWER = re.compile(rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+({_FULL})")
 _CLOSING = re.compile(
     r"(?im)^[ \t>]*(?:best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
     r"|thank you|cheers|sincerely(?: yours)?|yours(?: truly| sincerely| faithfully)?|all the best|take care"
@@ -122,6 +130,12 @@ _CLOSING = re.compile(
     r"|bien à vous|bien cordialement|saludos(?: cordiales)?|atentamente|un saludo|cordiali saluti|distinti saluti"
     r"|atenciosamente|met vriendelijke groet|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
     rf"({_FULL})[ \t]*\r?$"
+)
+# A sign-off and a name on one line, the line's last words (`Thanks, Oluwaseun`, `Cheers - Ana`).
+_SIGN_OFF = re.compile(
+    r"(?im)^[ \t>]*(?:best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
+    r"|thank you|cheers|sincerely|all the best|take care)[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
+    rf"(?-i:({_FULL}))[ \t]*[.!]?[ \t]*\r?$"
 )
 # A single capitalised word doing what people do (`Luiza is from Xignite`, `Asya spent a year`,
 # `…, said Maria.`): taken when the word is a listed given name that is no everyday word.
@@ -199,6 +213,16 @@ def _shape(value: str, allow_upper: bool = False) -> bool:
 def _listed(value: str) -> bool:
     given, family = given_names(), family_names()
     return any(w.lower() in given or w.lower() in family for w in _words(value))
+
+
+def _not_everyday(value: str) -> bool:
+    """A name after a weak cue: a listed given or family name that is no ambiguous word, or two
+    words or more led by no everyday word (not `Thanks, Merged`, `took 5 ms. Then`)."""
+    words = [w.lower() for w in _words(value)]
+    given, family = given_names(), family_names()
+    if any((w in given or w in family) and w not in _AMBIGUOUS for w in words):
+        return True
+    return len(words) >= 2 and words[0] not in names_model.model()["lexicon"]
 
 
 def _contact_near(text: str, start: int, end: int) -> bool:
@@ -340,7 +364,8 @@ def _raw_names() -> tuple[str, ...]:
 # A label's last word and its `:` or `=` (a key without one, `name` in prose or code, is no label).
 _LABEL_ANCHOR = (
     r"(?:name|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
-    r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam)"
+    r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam"
+    r"|to|by)"
     r"[\"']?[ \t]*(?::|=|->)"
 )
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
@@ -375,8 +400,18 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
+    (
+        _SIGN_OFF,
+        "name-signoff",
+        r"(?:regards|wishes|thanks|thank you|cheers|sincerely|the best|take care)[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
+        r"[A-Z]",
+        True,
+        60,
+        100,
+    ),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
+    (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
     (
         _CLOSING,
         "name-signature",
@@ -449,6 +484,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 )
             elif rule == "name-initial":
                 accepted = _initialled(value)
+            elif rule in ("name-title-lower", "name-signoff"):
+                accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
             elif rule in ("name-label", "name-mail", "name-role"):
                 accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)
             else:
