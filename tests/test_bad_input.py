@@ -265,6 +265,7 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
         ("responses", {"model": 5, "input": "x"}, ["'model' must be a non-empty string, got number"]),
         ("responses", {"input": 5}, ["'input' must be a non-empty string", "got number"]),
         ("responses", {}, ["'input' is required"]),
+        ("responses", {"input": "x", "reasoning": {"effort": 5}}, ["reasoning.effort must be a string, got number"]),
         ("responses", {"input": [{"role": "user", "content": 5}]}, ["input[0].content must be", "got number"]),
     ],
 )
@@ -312,9 +313,15 @@ USER = [{"role": "user", "content": "x"}]
         ({"seed": 1e40}, ["'seed'", "64-bit"]),
         ({"seed": -(2**63) - 1}, ["'seed'", "64-bit"]),  # parsed as -2.0**63, a float
         ({"top_logprobs": -1}, ["'top_logprobs'", "between 0 and 20"]),
-        ({"stream_options": {"include_usage": "yes"}}, ["'stream_options'", "include_usage"]),
+        # A nested member of the wrong type is named itself, with what it got (not "got object").
+        (
+            {"stream_options": {"include_usage": "yes"}},
+            ["'stream_options.include_usage' must be a boolean", 'got the string "yes"'],
+        ),
+        ({"stream_options": 5}, ["'stream_options' must be an object", "got 5"]),
         ({"tool_choice": "maybe"}, ["'tool_choice'", "required"]),
-        ({"response_format": {"type": 5}}, ["'response_format'", "'type'"]),
+        ({"response_format": {"type": 5}}, ["'response_format.type' must be a string, got 5"]),
+        ({"response_format": {}}, ["'response_format.type' is required"]),
         ({"tools": [{"type": "function"}]}, ["tools[0].function", "required"]),
         ({"messages": [{"role": "wizard", "content": "x"}]}, ["messages[0].role", "wizard", "assistant"]),
         ({"messages": [{"role": "user", "content": [1, 2]}]}, ["messages[0].content[0]", "content part"]),

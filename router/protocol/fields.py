@@ -190,22 +190,54 @@ CHAT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
 }
 
 
+# The members checked of the object fields above (each: what it must be, whether it must be
+# there): a wrong one is named itself (`stream_options.include_usage`), not as its object.
+CHAT_MEMBERS: dict[str, dict[str, tuple[str, Callable[[Any], bool], bool]]] = {
+    "stream_options": {"include_usage": ("a boolean", _is(bool), False)},
+    "response_format": {"type": ("a string", _is(str), True)},
+}
+
+
+def _got(value: Any, expected: str) -> str:
+    """What a message says a refused value was: its type, a number or a short string itself."""
+    got = type_name(value)
+    if got == "array" and expected.startswith("an array"):
+        return "an array with an item of another type"
+    if _number(value):
+        return orjson.dumps(value).decode()
+    if type(value) is str and len(value) <= 40:
+        return f"the string {orjson.dumps(value).decode()}"
+    return got
+
+
+def _member_problem(key: str, value: dict[str, Any]) -> tuple[str, str] | None:
+    """(the member's path, what is wrong with it) for the first wrong member of the object
+    field `key`, or None."""
+    for member, (expected, valid, required) in CHAT_MEMBERS.get(key, {}).items():
+        given = value.get(member)
+        path = f"{key}.{member}"
+        if given is None:
+            if required:
+                return path, f"'{path}' is required and must be {expected}"
+        elif not valid(given):
+            return path, f"'{path}' must be {expected}, got {_got(given, expected)}"
+    return None
+
+
 def check_fields(raw: dict[str, Any]) -> None:
-    """Raise a 400 naming the first standard field whose value has the wrong type."""
+    """Raise a 400 naming the first standard field (or member of one) whose value has the
+    wrong type."""
     for key, value in raw.items():
         rule = CHAT_FIELDS.get(key)
         if rule is None or value is None:
             continue
         expected, valid = rule
         if not valid(value):
-            got = type_name(value)
-            if got == "array" and expected.startswith("an array"):
-                got = "an array with an item of another type"
-            elif _number(value):
-                got = orjson.dumps(value).decode()
-            elif type(value) is str and len(value) <= 40:
-                got = f"the string {orjson.dumps(value).decode()}"
-            raise bad_request(f"'{key}' must be {expected}, got {got}", param=key)
+            if type(value) is dict:
+                member = _member_problem(key, value)
+                if member is not None:
+                    raise bad_request(member[1], param=member[0])
+            raise bad_request(f"'{key}' must be {expected}, got {_got(value, expected)}", param=key)
     tools = raw.get("tools")
     if tools:
         problem = tools_problem(tools)

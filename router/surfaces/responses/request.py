@@ -278,7 +278,8 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     text = body.get("text")
     if isinstance(text, dict):
         chat.update(text_options(text))
-    effort = (body.get("reasoning") or {}).get("effort") if isinstance(body.get("reasoning"), dict) else None
+    reasoning = body.get("reasoning")
+    effort = string_field(reasoning, "effort", "reasoning") if isinstance(reasoning, dict) else None
     if effort:
         chat["reasoning_effort"] = effort
     tools = chat_tools(body.get("tools") or [])
