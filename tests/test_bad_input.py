@@ -326,6 +326,27 @@ USER = [{"role": "user", "content": "x"}]
         ({"messages": [{"role": "wizard", "content": "x"}]}, ["messages[0].role", "wizard", "assistant"]),
         ({"messages": [{"role": "user", "content": [1, 2]}]}, ["messages[0].content[0]", "content part"]),
         ({"messages": [{"role": "user", "content": [{"text": "x"}]}]}, ["messages[0].content[0]", "'type'"]),
+        # A content part's value of another type, named: it was sent on to the upstream.
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": 5}]}]},
+            ["messages[0].content[0].image_url must be an object with a 'url'", "got number"],
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": "x"}, {"type": "image_url"}]}]},
+            ["messages[0].content[1].image_url is required"],
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": [1]}}]}]},
+            ["messages[0].content[0].image_url.url must be a non-empty string", "got array"],
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": {"a": 1}}]}]},
+            ["messages[0].content[0].text must be a string, got object"],
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "file", "file": "f"}]}]},
+            ["messages[0].content[0].file must be an object, got string"],
+        ),
     ],
 )
 def test_values_out_of_the_apis_range_get_400_naming_them(
@@ -345,6 +366,21 @@ def test_values_out_of_the_apis_range_get_400_naming_them(
         ({"messages": [{"role": "ipython", "content": "x"}, {"role": "developer", "content": "y"}, *USER]}, []),
         ({"response_format": {"type": "json_object"}, "stream_options": {"include_usage": False}}, []),
         ({"max_tokens": 10.0, "temperature": 2.0}, []),  # integral floats, as some clients write them
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {"type": "text", "text": "x"},
+                            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}},
+                            {"type": "image_url", "image_url": "https://example.com/a.png"},
+                        ],
+                    }
+                ]
+            },
+            [],
+        ),
     ],
 )
 def test_values_at_the_ends_of_the_range_pass(
@@ -365,6 +401,25 @@ def test_values_at_the_ends_of_the_range_pass(
         ("messages", {"max_tokens": 5, "messages": [5]}, ["messages[0]", "object"]),
         ("messages/count_tokens", {"messages": "x"}, ["'messages'"]),
         ("messages/count_tokens", {"messages": [{"role": "user", "content": "x"}], "tools": [5]}, ["'tools'"]),
+        # What /v1/messages refuses is not counted: named as it is there.
+        (
+            "messages/count_tokens",
+            {"messages": [{"role": "user", "content": [{"type": "image", "source": 5}]}]},
+            ["messages[0].content[0].source must be an object", "got number"],
+        ),
+        (
+            "messages/count_tokens",
+            {"messages": [{"role": "user", "content": [{"type": "document", "source": "x"}]}]},
+            ["messages[0].content[0].source must be an object", "got string"],
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 5,
+                "messages": [{"role": "user", "content": [{"type": "image", "source": {"type": "url"}}]}],
+            },
+            ["messages[0].content[0].source.url is required"],
+        ),
         ("responses", {"input": "x", "tools": [5]}, ["'tools'", "array of objects"]),
         ("responses", {"input": "x", "max_output_tokens": -1}, ["'max_output_tokens'", "at least 1"]),
         ("responses", {"input": "x", "temperature": 3}, ["'temperature'", "between 0 and 2"]),

@@ -157,10 +157,42 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
                     raise bad_request(
                         f"{where} must be a content part (an object with a string 'type'), got {got}", param=where
                     )
+                if part["type"] in PART_VALUES:
+                    found = part_problem(part, f"messages[{index}].content[{number}]")
+                    if found is not None:
+                        raise bad_request(found[1], param=found[0])
         calls = message.get("tool_calls")
         if calls is not None:
             _check_calls(calls, f"messages[{index}].tool_calls")
     return messages
+
+
+# The content parts whose value (the member named by their type) the API types: sent on
+# mistyped (`"image_url": 5`), they were the upstream's error or crash for the client's mistake.
+PART_VALUES = frozenset(("text", "image_url", "input_audio", "file"))
+
+
+def part_problem(part: dict[str, Any], where: str) -> tuple[str, str] | None:
+    """(the member's path, what is wrong with it) for a content part of a type in
+    `PART_VALUES` (`where`: the part's path), or None: a text part's `text` is a string, an
+    image's `image_url` an object with a non-empty string `url` (or a URL as a string), an
+    audio's `input_audio` and a file's `file` objects."""
+    kind = part["type"]
+    at = f"{where}.{kind}"
+    value = part.get(kind)
+    if kind == "text":
+        if not isinstance(value, str):
+            return at, required_problem(at, value, "a string")
+    elif kind == "image_url":
+        if isinstance(value, dict):
+            url = value.get("url")
+            if not isinstance(url, str) or not url:
+                return f"{at}.url", required_problem(f"{at}.url", url, "a non-empty string (a URL or a data URL)")
+        elif not isinstance(value, str) or not value:
+            return at, required_problem(at, value, "an object with a 'url' (or a URL as a string)")
+    elif not isinstance(value, dict):
+        return at, required_problem(at, value, "an object")
+    return None
 
 
 def _check_calls(calls: object, where: str) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.errors import bad_request
-from router.protocol.fields import required_string, string_field, type_name
+from router.protocol.fields import required_problem, required_string, string_field, type_name
 
 # Before the text of a tool result the client marked `is_error` (Anthropic's models are told
 # the flag; a chat model sees only the text).
@@ -27,7 +27,10 @@ def _refuse(at: str, what: str) -> Exception:
 def _source(block: dict[str, Any], at: str) -> dict[str, Any]:
     source = block.get("source")
     if not isinstance(source, dict):
-        raise _refuse(at, f"a {block.get('type')} block needs a 'source' object, got {type_name(source)}")
+        where = f"{at}.source"
+        raise bad_request(
+            required_problem(where, source, f"an object (the {block.get('type')} block's source)"), param=where
+        )
     return source
 
 
@@ -39,7 +42,7 @@ def _image(block: dict[str, Any], at: str) -> dict[str, Any]:
         data = string_field(source, "data", f"{at}.source")
         return {"type": "image_url", "image_url": {"url": f"data:{media};base64,{data}"}}
     if kind == "url":
-        return {"type": "image_url", "image_url": {"url": string_field(source, "url", f"{at}.source")}}
+        return {"type": "image_url", "image_url": {"url": required_string(source, "url", f"{at}.source")}}
     raise _refuse(at, f"an image whose source is of type {kind!r} cannot be sent to a chat model (base64 or url only)")
 
 

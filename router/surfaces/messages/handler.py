@@ -23,6 +23,7 @@ from router.surfaces.messages.translate import (
     error_body,
     from_chat,
     leading,
+    system_messages,
     to_chat,
     turn_messages,
 )
@@ -55,6 +56,10 @@ async def count_tokens(request: Request) -> Response:
         raw = await read_body(request, engine.max_body_bytes)
         body = parsed(raw, engine.max_json_depth)
         check_request(body, counting=True)
+        # What `/v1/messages` would refuse is refused here too, named as it would be there (an
+        # image whose source is not an object), rather than counted.
+        system_messages(body)
+        _turns(body["messages"], 0)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": input_tokens(body)}), media_type="application/json")
