@@ -108,6 +108,26 @@ def test_invalid_target_header_gets_400(gateway: GatewayServer, client: httpx.Cl
     assert_error(post(client, gateway, body, **{"x-tandem-target": "moon"}), 400, "x-tandem-target", "moon")
 
 
+def test_target_header_repeated_with_different_values_gets_400(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """Two `x-tandem-target` headers that disagree: the first won silently; now the client is
+    told. The same value twice still forces it."""
+    body = b'{"model": "tandem", "messages": [{"role": "user", "content": "x"}]}'
+    url = f"{gateway.url}/v1/chat/completions"
+    conflicting = [("Content-Type", "application/json"), ("X-Tandem-Target", "cloud"), ("x-tandem-target", "edge")]
+    error = assert_error(client.post(url, content=body, headers=conflicting), 400, "x-tandem-target", "'cloud', 'edge'")
+    assert error["code"] == "invalid_target"
+    messages = {"model": "tandem", "max_tokens": 8, "messages": [{"role": "user", "content": "x"}]}
+    response = client.post(f"{gateway.url}/v1/messages", json=messages, headers=conflicting[1:])
+    assert response.status_code == 400 and "more than one value" in response.json()["error"]["message"]
+    assert not edge.received and not cloud.received
+    same = [("Content-Type", "application/json"), ("X-Tandem-Target", "cloud"), ("x-tandem-target", "cloud")]
+    response = client.post(url, content=body, headers=same)
+    assert response.status_code == 200, response.text
+    assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-reason"] == "header_forced"
+
+
 def test_unknown_path_and_method_are_openai_shaped(gateway: GatewayServer, client: httpx.Client) -> None:
     assert_error(client.get(f"{gateway.url}/v1/nothing"), 404, "/v1/nothing")
     assert_error(client.get(f"{gateway.url}/v1/chat/completions"), 405, "GET")

@@ -130,14 +130,15 @@ def test_the_first_of_repeated_step_headers_counts_as_before(
     gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, cloud: FakeUpstream
 ) -> None:
     # The engine reads the step's headers from a dict made once per request: a repeated name
-    # still means its first value (Starlette's `Headers.get`), whatever the case of the name.
+    # still means its first value (Starlette's `Headers.get`), whatever the case of the name;
+    # x-tandem-target repeated must agree (tests/test_bad_input.py).
     body = orjson.dumps({"model": "tandem", "messages": [{"role": "user", "content": "hi"}]})
     headers = [
         ("Content-Type", "application/json"),
         ("X-Session-ID", "first-run"),
         ("x-session-id", "second-run"),
         ("X-Tandem-Target", "cloud"),
-        ("x-tandem-target", "edge"),
+        ("x-tandem-target", "cloud"),
     ]
     response = client.post(f"{gateway.url}/v1/chat/completions", content=body, headers=headers)
     assert response.status_code == 200

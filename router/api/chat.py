@@ -17,6 +17,7 @@ from router.api.auth_throttle import AuthThrottle
 from router.api.disconnect import ClientWatch
 from router.api.encoding import decoded
 from router.api.http import chat_response
+from router.chain.identify import TARGET_HEADER
 from router.engine import Engine
 from router.errors import GatewayError
 from router.protocol.numbers import whole_number
@@ -71,16 +72,26 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
         message = await receive()
 
 
+# Headers whose repeats must agree: each different value is kept, joined with ", " (as HTTP
+# joins a repeated field), for the engine to refuse rather than follow the first one silently.
+SINGLE_VALUED = frozenset((TARGET_HEADER,))
+
+
 def headers_of(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     """A request's headers as the engine reads them: lower-case names (as the server gives
-    them), the first of a repeated name (as Starlette's `Headers.get` gives it), decoded once.
-    The engine looks up seven names a step; a lookup in Starlette's headers decodes and
-    compares them all, one by one."""
+    them), the first of a repeated name (as Starlette's `Headers.get` gives it), decoded once;
+    a `SINGLE_VALUED` name repeated with another value has its values joined. The engine looks
+    up seven names a step; a lookup in Starlette's headers decodes and compares them all, one
+    by one."""
     headers: dict[str, str] = {}
     for name, value in raw:
         key = name.decode("latin-1")
         if key not in headers:
             headers[key] = value.decode("latin-1")
+        elif key in SINGLE_VALUED:
+            given, seen = value.decode("latin-1"), headers[key]
+            if given not in seen.split(", "):
+                headers[key] = f"{seen}, {given}"
     return headers
 
 

@@ -13,7 +13,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from router.api.auth import client_namespace
-from router.api.chat import read_body
+from router.api.chat import read_body, step_headers
 from router.api.disconnect import ClientWatch
 from router.api.http import StepStream, background
 from router.engine import Engine
@@ -71,7 +71,7 @@ async def serve(request: Request, surface: Surface) -> Response:
         namespace = client_namespace(request)
         raw = await read_body(request, engine.max_body_bytes)
         watch = ClientWatch(request.receive)
-        meta = StepMeta(request.headers, namespace, request.path_params.get("session"), watch.start)
+        meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
         translated = await watch.answer(engine.translated(surface.spec, raw, meta))
     except GatewayError as exc:
         return _error(exc.status, exc.error(), surface, chat, exc.headers)

@@ -82,6 +82,14 @@ class Identify(Stage):
             return "edge"
         if value == "cloud":
             return "cloud"
+        if ", " in value:  # the header repeated with different values (router/api/chat.py headers_of)
+            given = ", ".join(repr(one) for one in value.split(", "))
+            raise GatewayError(
+                400,
+                f"header {TARGET_HEADER} was given more than one value ({given}), repeated with different "
+                "values or listed in one; send one value, 'edge' or 'cloud'",
+                code="invalid_target",
+            )
         raise GatewayError(
             400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
         )
