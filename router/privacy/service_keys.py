@@ -52,6 +52,9 @@ _NOT_SECRET = frozenset(
     )
 )
 
+# Names the assignment rules take already (`api_key`, `secretKey`, `ACCESS_KEY`): not read twice.
+_COVERED = frozenset(("api", "access", "secret", "private", "account", "auth", "encryption", "signing"))
+
 
 def _not_after(words: frozenset[str]) -> str:
     """Look-behinds that refuse a `key` right after one of `words`, or after one and a separator
@@ -63,7 +66,9 @@ def _not_after(words: frozenset[str]) -> str:
 
 
 _NAMED = (
-    r"(?=[kK])(?:(?<=[_.-])|(?<=[a-z0-9])(?=K))" + _not_after(_NOT_SECRET) + r"(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
+    r"(?=[kK])(?:(?<=[_.-])|(?<=[a-z0-9])(?=K))"
+    + _not_after(_NOT_SECRET | _COVERED)
+    + r"(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
