@@ -3,6 +3,7 @@ real anthropic SDK: plain and streamed text, tool use, tool results, errors."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import anthropic
@@ -154,3 +155,44 @@ def test_a_streamed_answer_a_strategy_prepared_is_streamed_as_messages_events(
         final = stream.get_final_message()
     assert text == "I can do this myself" and final.stop_reason == "end_turn"
     assert not cloud.received and len(edge.received) == 1
+
+
+def test_an_answer_without_usable_usage_reports_the_ledgers_estimate_not_zero(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    """An upstream whose usage is missing or broken: the client is told the tokens the ledger
+    charged (an estimate), on /v1/messages and /v1/responses alike; Claude Code sizes its
+    context by the usage it reads."""
+    completion = {
+        "id": "chatcmpl-x",
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "done " * 40}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": "many", "completion_tokens": -1},
+    }
+    prompt = "summarise the build log " * 50
+    for surface in ("messages", "responses"):
+        edge.push({"kind": "raw", "body": json.dumps(completion), "content_type": "application/json"})
+        session = f"usage-{surface}"
+        if surface == "messages":
+            raw = httpx.post(
+                f"{gateway.url}/v1/messages",
+                json={"model": "tandem", "max_tokens": 64, "messages": [{"role": "user", "content": prompt}]},
+                headers={"x-session-id": session},
+                timeout=10,
+            )
+            told = (raw.json()["usage"]["input_tokens"], raw.json()["usage"]["output_tokens"])
+        else:
+            raw = httpx.post(
+                f"{gateway.url}/v1/responses",
+                json={"model": "tandem", "input": prompt},
+                headers={"x-session-id": session},
+                timeout=10,
+            )
+            told = (raw.json()["usage"]["input_tokens"], raw.json()["usage"]["output_tokens"])
+        assert raw.status_code == 200, raw.text
+        (record,) = httpx.get(f"{gateway.url}/v1/trajectories/{session}", timeout=10).json()["records"]
+        assert record["usage_estimated"] is True
+        charged = record["usage"]
+        assert told == (charged["prompt_tokens"], charged["completion_tokens"])
+        assert told[0] > 100 and told[1] > 10  # the estimate, not zero
