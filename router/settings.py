@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -123,6 +123,19 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         yaml_source = YamlConfigSettingsSource(settings_cls)
         return (init_settings, env_settings, yaml_source)
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url_scheme(cls, url: str | None) -> str | None:
+        # `tandem check` would pass these and `tandem serve` fail with a traceback from the
+        # Redis client; an empty variable (TANDEM_REDIS_URL=) is most often a missing secret.
+        if url is None:
+            return None
+        if not url.strip():
+            raise ValueError("empty: leave it out for the in-memory store, or set a redis:// URL")
+        if not url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("it must start with redis://, rediss:// or unix://")
+        return url
 
     @model_validator(mode="after")
     def _check_references(self) -> Settings:

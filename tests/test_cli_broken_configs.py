@@ -53,6 +53,13 @@ CASES = [
         "upstreams.cloud",
     ),
     ("Redis without the vault key", BASE + "redis_url: redis://127.0.0.1:6379/0\n", {}, "TANDEM_VAULT_KEY"),
+    (
+        "redis_url without a scheme",
+        BASE + "redis_url: '127.0.0.1:6379'\n",
+        {"TANDEM_VAULT_KEY": "A" * 43 + "="},
+        "redis_url",
+    ),
+    ("empty TANDEM_REDIS_URL", BASE, {"TANDEM_REDIS_URL": "", "TANDEM_VAULT_KEY": "A" * 43 + "="}, "redis_url: empty"),
     ("bad value in an environment variable", BASE, {"TANDEM_LIMITS__MAX_JSON_DEPTH": "deep"}, "max_json_depth"),
     ("not YAML", BASE + "routes: [unclosed\n", {}, "not valid YAML"),
     ("a list at the top level", "- upstreams\n", {}, "mapping at the top level"),
