@@ -289,7 +289,13 @@ class Answers:
         target = step.upstream or step.decision.target
         record = self._new_record(step, target, step.fallback)
         usage = None
-        if isinstance(error, asyncio.CancelledError):
+        if isinstance(error, asyncio.CancelledError) and self.streams.shutting_down:
+            # Ended by the gateway itself at its shutdown timeout (router/api/disconnect.py).
+            record.status, record.http_status = "error", 503
+            record.error = "the gateway is shutting down: the step was ended before its answer"
+            if step.upstream is not None:
+                usage = Usage(step.upstream_bytes // 4, 0, 0, source="estimated")
+        elif isinstance(error, asyncio.CancelledError):
             record.status, record.http_status = "cancelled", 499  # 499: the client closed the request
             record.error = "the client disconnected before the answer began"
             if step.upstream is not None:

@@ -143,7 +143,7 @@ class BoundedConfig(uvicorn.Config):
         # The margin leaves time to write the end and record the step before the server cuts.
         running = self.end_streams(max(timeout - min(1.0, timeout / 4), 0.0))
         if running:
-            log.info("shutting down: %d stream(s) running; any left near %g s end with an error", running, timeout)
+            log.info("shutting down: %d step(s) running; any left near %g s end with an error", running, timeout)
 
 
 def _engine_of(app: Any) -> Any:

@@ -46,16 +46,39 @@ class StreamOutcome:
 
 class OpenStreams:
     """The streams being relayed, so that a stopping gateway can end them itself, each with an
-    error event, `[DONE]` and its record, before its server's shutdown timeout cuts them."""
+    error event, `[DONE]` and its record, before its server's shutdown timeout cuts them; and
+    the steps still waiting for their answer (router/api/disconnect.py), ended at the same time
+    with a 503 and their record rather than cancelled by the server with a bare 500."""
 
-    __slots__ = ("_ends_at", "_sources")
+    __slots__ = ("_ended", "_ends_at", "_sources", "_steps")
 
     def __init__(self) -> None:
         self._sources: set[StreamSource] = set()
         self._ends_at: float | None = None  # loop time by which every stream ends, once stopping
+        self._steps: set[Callable[[], None]] = set()  # each ends its waiting step
+        self._ended = False  # the waiting steps were ended: any step from now on ends at once
 
     def __len__(self) -> int:
         return len(self._sources)
+
+    @property
+    def shutting_down(self) -> bool:
+        """Whether the steps still running are being ended because the gateway stops."""
+        return self._ended
+
+    def add_step(self, end: Callable[[], None]) -> None:
+        """A step waiting for its answer; `end` cancels it when the shutdown timeout nears."""
+        self._steps.add(end)
+        if self._ended:
+            asyncio.get_running_loop().call_soon(end)
+
+    def discard_step(self, end: Callable[[], None]) -> None:
+        self._steps.discard(end)
+
+    def _end_steps(self) -> None:
+        self._ended = True
+        for end in list(self._steps):
+            end()
 
     def add(self, source: StreamSource) -> None:
         self._sources.add(source)
@@ -68,12 +91,14 @@ class OpenStreams:
     def end_all(self, within_s: float) -> int:
         """End every stream (and any that starts from now on) within `within_s` seconds; the
         number still running."""
-        at = asyncio.get_running_loop().time() + within_s
+        loop = asyncio.get_running_loop()
+        at = loop.time() + within_s
         if self._ends_at is None or at < self._ends_at:
             self._ends_at = at
+            loop.call_at(at, self._end_steps)
         for source in self._sources:
             source.end_by(self._ends_at, "shutdown")
-        return len(self._sources)
+        return len(self._sources) + len(self._steps)
 
 
 def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:

@@ -169,3 +169,69 @@ log_level: info
     steps = [line for line in lines if str(line.get("trajectory_id", "")).startswith("stop-")]
     assert len(steps) == 3, lines
     assert all(step["status"] == "error" and "shutting down" in step["error"] for step in steps), steps
+
+
+def test_steps_waiting_for_their_answer_at_the_shutdown_timeout_are_answered_503_and_recorded_once(
+    tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream
+) -> None:
+    """A SIGTERM while plain steps (and a stream not yet begun) wait for a slow upstream: at the
+    shutdown timeout each is answered 503 `gateway_shutting_down` and recorded once as an error
+    of the shutdown, not cut by the server with a bare 500 and recorded as a client that left."""
+    edge.push(*[{"delay": 15}] * 3)
+    audit = tmp_path / "audit.jsonl"
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        f"""
+upstreams:
+  edge:  {{base_url: "{edge.base_url}", model: small, timeouts: {{first_byte: 30}}}}
+  cloud: {{base_url: "{cloud.base_url}", model: big}}
+routes:
+  tandem: {{strategy: edge, failover: false}}
+server: {{shutdown_timeout_s: 2}}
+audit: {{mode: metadata, path: "{audit}"}}
+log_level: info
+"""
+    )
+    port = free_port()
+    process = serve_process(config, port)
+    url = f"http://127.0.0.1:{port}"
+    calls = [
+        ("/v1/chat/completions", {"messages": [{"role": "user", "content": "plain"}]}),
+        ("/v1/chat/completions", {"stream": True, "messages": [{"role": "user", "content": "stream"}]}),
+        ("/v1/messages", {"max_tokens": 8, "messages": [{"role": "user", "content": "messages"}]}),
+    ]
+    answers: dict[int, httpx.Response] = {}
+
+    def call(number: int) -> None:
+        path, body = calls[number]
+        headers = {"X-Session-ID": f"wait-{number}"}
+        answers[number] = httpx.post(f"{url}{path}", json={"model": "tandem", **body}, headers=headers, timeout=20)
+
+    threads = [threading.Thread(target=call, args=(n,)) for n in range(len(calls))]
+    try:
+        for thread in threads:
+            thread.start()
+        assert wait_until(lambda: len(edge.received) == len(calls), timeout=10)
+        stopped_at = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(15)
+        output, _ = process.communicate(timeout=15)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert time.monotonic() - stopped_at < 6
+    assert process.returncode in (0, -signal.SIGTERM), output
+    assert "Traceback" not in output and "Cancel" not in output, output
+    assert sorted(answers) == [0, 1, 2]
+    for answer in answers.values():
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"]["code"] == "gateway_shutting_down", answer.text
+        assert answer.headers["retry-after"] == "1"
+    lines = [orjson.loads(line) for line in audit.read_text().splitlines()]
+    steps = [line for line in lines if str(line.get("trajectory_id", "")).startswith("wait-")]
+    assert sorted(step["trajectory_id"] for step in steps) == ["wait-0", "wait-1", "wait-2"], lines
+    for step in steps:
+        assert (step["status"], step["http_status"]) == ("error", 503), step
+        assert "shutting down" in step["error"], step

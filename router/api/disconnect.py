@@ -7,6 +7,10 @@ generating, and be charged, for nobody.
 Served by Tandem's own protocol (router/server.py), the watch is a callback from the
 connection's `connection_lost`: no task per request. Any other server gets a task that waits on
 `receive` for `http.disconnect`.
+
+A stopping gateway ends the steps still waiting for their answer just before its shutdown
+timeout (router/streaming.py's `OpenStreams`), as it ends its streams: each is answered 503
+`gateway_shutting_down` and recorded so, not cut by the server with a bare 500.
 """
 
 from __future__ import annotations
@@ -14,25 +18,40 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.responses import Response
 from starlette.types import Receive
 
+from router.errors import error_body
 from router.server import BoundedHttpToolsProtocol
+
+if TYPE_CHECKING:
+    from router.streaming import OpenStreams
 
 T = TypeVar("T")
 # What a step cancelled because its client left answers (nobody reads it); nginx's code.
 CLIENT_CLOSED = 499
+SHUTTING_DOWN = "the gateway is shutting down: the step was ended before its answer"
+
+
+def shutting_down_response() -> Response:
+    """What a step ended by the gateway's shutdown answers: a 503 to retry elsewhere."""
+    body = error_body(SHUTTING_DOWN, "server_error", "gateway_shutting_down")
+    headers = {"Retry-After": "1", "Connection": "close"}
+    return Response(body, status_code=503, headers=headers, media_type="application/json")
 
 
 class ClientWatch:
     """Watches one request's connection while its step runs, up to the step's answer."""
 
-    __slots__ = ("_cycle", "_protocol", "_receive", "_task", "_watcher", "left")
+    __slots__ = ("_cycle", "_open", "_protocol", "_receive", "_task", "_watcher", "left", "shut")
 
-    def __init__(self, receive: Receive) -> None:
+    def __init__(self, receive: Receive, open_steps: OpenStreams | None = None) -> None:
         self._receive = receive
+        # Where a step waiting for its answer is known, so that a stopping gateway ends it.
+        self._open = open_steps
+        self.shut = False
         self._task: asyncio.Task[object] | None = None
         self._watcher: asyncio.Task[None] | None = None
         self._protocol: BoundedHttpToolsProtocol | None = None
@@ -44,6 +63,8 @@ class ClientWatch:
         count itself (a store round trip) could leave a counted step without a record. Needs the
         request body read: from then on `receive` returns only when the client disconnects."""
         self._task = asyncio.current_task()
+        if self._open is not None:
+            self._open.add_step(self._shut_down)
         # uvicorn's `receive` is its request cycle's method; the cycle's transport leads to the
         # connection's protocol.
         cycle = getattr(self._receive, "__self__", None)
@@ -60,6 +81,12 @@ class ClientWatch:
         assert self._task is not None
         self._task.cancel()
 
+    def _shut_down(self) -> None:
+        if self.left or self._task is None or self._task.done():
+            return
+        self.shut = True
+        self._task.cancel()
+
     async def _watch(self) -> None:
         while (await self._receive())["type"] != "http.disconnect":
             pass
@@ -70,11 +97,13 @@ class ClientWatch:
         try:
             response = await work
         except asyncio.CancelledError:
-            if not self.left or self._task is None:
+            if not (self.left or self.shut) or self._task is None:
                 raise
             self._task.uncancel()
-            return Response(status_code=CLIENT_CLOSED)
+            return Response(status_code=CLIENT_CLOSED) if self.left else shutting_down_response()
         finally:
+            if self._open is not None:
+                self._open.discard_step(self._shut_down)
             if self._protocol is not None:
                 self._protocol.unwatch_disconnect(self._cycle)
                 self._protocol = self._cycle = None
