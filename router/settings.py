@@ -9,6 +9,7 @@ parts are router/config/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -193,6 +194,9 @@ def admin_keys(settings: Settings) -> frozenset[str]:
     return frozenset(k.get_secret_value() for k in settings.admin_api_keys)
 
 
+_ENV_FIELD = re.compile(r'error parsing value for field "(\w+)" from source "EnvSettingsSource"')
+
+
 def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     """Read the YAML file (when given), the environment and `overrides`; raise ConfigError."""
     config: dict[str, Any] = dict(Settings.model_config)
@@ -221,6 +225,15 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     except ValidationError as exc:
         raise ConfigError(describe(exc, path, Settings)) from exc
     except ValueError as exc:
-        # pydantic-settings raises a bare ValueError for an environment value it cannot parse.
-        raise ConfigError(f"invalid configuration: {exc}") from exc
+        # pydantic-settings raises a bare ValueError for an environment value it cannot parse:
+        # a list or mapping field's, which it reads as JSON (the value may be a secret: not shown).
+        field = _ENV_FIELD.search(str(exc))
+        if field is None:
+            raise ConfigError(f"invalid configuration: {exc}") from exc
+        name = field.group(1)
+        variable = f"{Settings.model_config.get('env_prefix', '')}{name.upper()}"
+        raise ConfigError(
+            f"{variable}: the environment value of {name} must be JSON, a list "
+            '(\'["one", "two"]\') or a mapping (\'{"name": ...}\'); unset it to leave it out'
+        ) from exc
     return settings

@@ -61,6 +61,14 @@ CASES = [
     ),
     ("empty TANDEM_REDIS_URL", BASE, {"TANDEM_REDIS_URL": "", "TANDEM_VAULT_KEY": "A" * 43 + "="}, "redis_url: empty"),
     ("bad value in an environment variable", BASE, {"TANDEM_LIMITS__MAX_JSON_DEPTH": "deep"}, "max_json_depth"),
+    # A list field's variable is JSON: a bare key or an empty value names the variable and the form.
+    (
+        "a list variable not in JSON",
+        BASE,
+        {"TANDEM_CLIENT_API_KEYS": "sk-one"},
+        "TANDEM_CLIENT_API_KEYS: the environment",
+    ),
+    ("an empty list variable", BASE, {"TANDEM_CLIENT_API_KEYS": ""}, "must be JSON"),
     ("not YAML", BASE + "routes: [unclosed\n", {}, "not valid YAML"),
     ("a list at the top level", "- upstreams\n", {}, "mapping at the top level"),
     (
