@@ -75,6 +75,31 @@ def test_check_warns_of_a_key_variable_that_is_not_set(tmp_path: Path) -> None:
     assert "warning" not in tandem("check", "--config", str(config), env={"CLOUD_KEY_NOT_EXPORTED": "k"}).stderr
 
 
+def test_check_warns_of_an_audit_log_that_cannot_be_written(tmp_path: Path) -> None:
+    """The gateway starts, but would drop every audit line: a folder as the path, a file where a
+    folder should be. A folder still to be made is none of that (the sink makes it)."""
+    upstreams = (
+        "upstreams:\n"
+        "  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n"
+        "  cloud: {base_url: 'https://cloud.example/v1', model: big}\n"
+    )
+    (tmp_path / "a-file").write_text("x")
+    cases = {
+        str(tmp_path): f"warning: audit.path {tmp_path} is a folder, not a file",
+        str(tmp_path / "a-file" / "audit.jsonl"): f"{tmp_path / 'a-file'} is a file, not a folder",
+        str(tmp_path / "to-be-made" / "audit.jsonl"): None,
+    }
+    for path, said in cases.items():
+        config = tmp_path / "tandem.yaml"
+        config.write_text(upstreams + f"audit: {{mode: metadata, path: '{path}'}}\n")
+        done = tandem("check", "--config", str(config))
+        assert done.returncode == 0, done.stderr
+        if said is None:
+            assert "audit" not in done.stderr, done.stderr
+        else:
+            assert said in done.stderr, done.stderr
+
+
 def test_check_refuses_a_broken_config_naming_the_key(tmp_path: Path) -> None:
     broken = tmp_path / "broken.yaml"
     broken.write_text(

@@ -8,7 +8,7 @@ import asyncio
 import re
 import sys
 
-from router.cli.config import missing_keys, summary, validated
+from router.cli.config import audit_problem, missing_keys, summary, validated
 from router.native import state as native_state
 from router.settings import Settings
 
@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {line}")
     for name in missing_keys(settings):
         print(f"tandem: warning: upstream {name} has a key configured, but it is empty", file=sys.stderr)
+    audit = audit_problem(settings)
+    if audit is not None:
+        print(f"tandem: warning: {audit}: the audit log's lines would be dropped (and counted)", file=sys.stderr)
     if not args.probe:
         return 0
     failed = 0

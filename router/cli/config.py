@@ -5,6 +5,7 @@ key); `open_proxy_refusal` is the network safety rule both apply."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import sys
 from pathlib import Path
@@ -128,6 +129,27 @@ def missing_keys(settings: Settings) -> list[str]:
         for name, upstream in settings.upstreams.items()
         if (upstream.api_key_env is not None or upstream.api_key_file is not None) and not upstream.api_key()
     ]
+
+
+def audit_problem(settings: Settings) -> str | None:
+    """Why the audit log could not be written where it is configured, or None: a path that is a
+    folder, a file where its folder should be, or a folder the gateway may not write in (the
+    sink makes missing folders). The gateway still starts (its lines are then dropped and
+    counted), so `check` warns of it before the first step finds it."""
+    if settings.audit.mode == "off":
+        return None
+    path = settings.audit.path
+    if path.is_dir():
+        return f"audit.path {path} is a folder, not a file"
+    existing = path.parent
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        return f"audit.path {path}: {existing} is a file, not a folder"
+    target = path if path.exists() else existing
+    if not os.access(target, os.W_OK):
+        return f"audit.path {path}: {target} is not writable"
+    return None
 
 
 def summary(settings: Settings) -> list[str]:
