@@ -289,7 +289,7 @@ class Answers:
         target = step.upstream or step.decision.target
         record = self._new_record(step, target, step.fallback)
         usage = None
-        if isinstance(error, asyncio.CancelledError) and self.streams.shutting_down:
+        if isinstance(error, asyncio.CancelledError) and self.streams.ended:
             # Ended by the gateway itself at its shutdown timeout (router/api/disconnect.py).
             record.status, record.http_status = "error", 503
             record.error = "the gateway is shutting down: the step was ended before its answer"

@@ -111,6 +111,9 @@ class Engine:
         self.tracker = Tracker(settings, self.metrics, privacy, journal_key=self.vault.journal_key)
         self.audit = AuditLog(settings.audit, self.metrics, settings.trajectories.idle_close_s)
         self.answers = Answers(settings, self.upstreams, self.metrics, self.audit, self.tracker)
+        # The streams and the steps waiting for their answer, which a stopping gateway ends itself:
+        # the handlers' disconnect watch registers each step here (router/api/disconnect.py).
+        self.open_steps = self.answers.streams
         # How deep a request's JSON may nest (`limits.max_json_depth`), how long its body may be.
         self.max_json_depth = settings.limits.max_json_depth
         self.max_body_bytes = settings.max_body_bytes

@@ -50,34 +50,23 @@ class OpenStreams:
     the steps still waiting for their answer (router/api/disconnect.py), ended at the same time
     with a 503 and their record rather than cancelled by the server with a bare 500."""
 
-    __slots__ = ("_ended", "_ends_at", "_sources", "_steps")
+    __slots__ = ("_ends_at", "_sources", "ended", "steps")
 
     def __init__(self) -> None:
         self._sources: set[StreamSource] = set()
         self._ends_at: float | None = None  # loop time by which every stream ends, once stopping
-        self._steps: set[Callable[[], None]] = set()  # each ends its waiting step
-        self._ended = False  # the waiting steps were ended: any step from now on ends at once
+        # The steps waiting for their answer: each callable ends its step. A plain set and flag
+        # that the watch (router/api/disconnect.py) adds to and reads, so that every request's
+        # walk does not call into this module twice.
+        self.steps: set[Callable[[], None]] = set()
+        self.ended = False  # the waiting steps were ended: any step from now on ends at once
 
     def __len__(self) -> int:
         return len(self._sources)
 
-    @property
-    def shutting_down(self) -> bool:
-        """Whether the steps still running are being ended because the gateway stops."""
-        return self._ended
-
-    def add_step(self, end: Callable[[], None]) -> None:
-        """A step waiting for its answer; `end` cancels it when the shutdown timeout nears."""
-        self._steps.add(end)
-        if self._ended:
-            asyncio.get_running_loop().call_soon(end)
-
-    def discard_step(self, end: Callable[[], None]) -> None:
-        self._steps.discard(end)
-
     def _end_steps(self) -> None:
-        self._ended = True
-        for end in list(self._steps):
+        self.ended = True
+        for end in list(self.steps):
             end()
 
     def add(self, source: StreamSource) -> None:
@@ -98,7 +87,7 @@ class OpenStreams:
             loop.call_at(at, self._end_steps)
         for source in self._sources:
             source.end_by(self._ends_at, "shutdown")
-        return len(self._sources) + len(self._steps)
+        return len(self._sources) + len(self.steps)
 
 
 def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:

@@ -1,6 +1,7 @@
 """The chat, messages and responses handlers hand a request's body to one engine entry point
-(`Engine.chat`, `Engine.translated`) and read nothing else of the engine but its body limits:
-no parser, no settings, no `run` on a request they parsed themselves."""
+(`Engine.chat`, `Engine.translated`) and read nothing else of the engine but its body limits
+and its registry of open steps: no parser, no settings, no `run` on a request they parsed
+themselves."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 
 ROUTER = Path(__file__).resolve().parents[1] / "router"
 HANDLERS = ("api/chat.py", "surfaces/messages/handler.py", "surfaces/responses/handler.py", "api/translated.py")
-ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth"}
+# And the registry of open steps, which the handlers' disconnect watch joins so that a stopping
+# gateway ends a step still waiting for its answer (router/api/disconnect.py).
+ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth", "open_steps"}
 
 
 def _engine_reads(source: str) -> set[str]:

@@ -130,7 +130,7 @@ async def scope_step(
     headers = headers_of(scope["headers"])
     namespace = scope_namespace(scope, receive, headers, client_keys, throttle)
     body = await receive_body(receive, engine.max_body_bytes, headers)
-    watch = ClientWatch(receive, engine.answers.streams)
+    watch = ClientWatch(receive, engine.open_steps)
     path_params = scope.get("path_params")
     session = path_params.get("session") if path_params else None
     meta = StepMeta(headers, namespace, session, watch.start)

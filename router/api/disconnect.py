@@ -64,7 +64,9 @@ class ClientWatch:
         request body read: from then on `receive` returns only when the client disconnects."""
         self._task = asyncio.current_task()
         if self._open is not None:
-            self._open.add_step(self._shut_down)
+            self._open.steps.add(self._shut_down)
+            if self._open.ended:  # the gateway stops: a step that starts now ends at once
+                asyncio.get_running_loop().call_soon(self._shut_down)
         # uvicorn's `receive` is its request cycle's method; the cycle's transport leads to the
         # connection's protocol.
         cycle = getattr(self._receive, "__self__", None)
@@ -103,7 +105,7 @@ class ClientWatch:
             return Response(status_code=CLIENT_CLOSED) if self.left else shutting_down_response()
         finally:
             if self._open is not None:
-                self._open.discard_step(self._shut_down)
+                self._open.steps.discard(self._shut_down)
             if self._protocol is not None:
                 self._protocol.unwatch_disconnect(self._cycle)
                 self._protocol = self._cycle = None

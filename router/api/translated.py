@@ -84,7 +84,7 @@ async def serve(request: Request, surface: Surface) -> Response:
     try:
         namespace = client_namespace(request)
         raw = await read_body(request, engine.max_body_bytes)
-        watch = ClientWatch(request.receive, engine.answers.streams)
+        watch = ClientWatch(request.receive, engine.open_steps)
         meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
         translated = await watch.answer(engine.translated(surface.spec, raw, meta))
     except GatewayError as exc:
