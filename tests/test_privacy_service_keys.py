@@ -74,6 +74,8 @@ def test_a_key_named_for_what_it_is_is_found(text: str, value: str) -> None:
         "monkey=Banana1234567890ab donkey=Carrot9876543210cd",
         'for name in ("edge-password", "query-secret", "probe-token"):',
         'config.get("password", "default")',
+        'cache.set("session_key", "a1b2c3d4e5f6a7b8")',  # a call's key that names no secret
+        'pick("monkey", "Banana1234567890")',
         '"token": "xoxp-572370529330-573807301142-572331691188-####################"',
     ],
 )

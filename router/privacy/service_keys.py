@@ -25,8 +25,8 @@ from router.privacy.patterns import SECRET_WORDS
 
 # The name's last word, `key` (maybe numbered, `salesforce_key1`), after a separator or a
 # camel-case step (`godaddyKey`); or the bare word `key` before `=`. The match begins at `key`;
-# the words before it are read by `_named_key`. (The lookahead first: Python's search then skips
-# most positions on one character.)
+# the words before it that say it is no secret are refused by look-behinds (`_not_after`). (The
+# lookahead first: Python's search then skips most positions on one character.)
 _BARE_NAME = r"(?=[kK])(?<![A-Za-z0-9_.-])(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
 # Hyperscan's cores: a name's character before a named `key` (a bare `"Key":`, an object
 # listing's field, is then no candidate at all), `=` after a bare one.
@@ -71,41 +71,25 @@ _NAMED = (
     + r"(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _DIGEST = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
-
-
-def _name_before(text: str, start: int) -> tuple[str, str]:
-    """The name a value at `start` is given (read back over the sign, quotes and spaces), and
-    the character before the name."""
-    at = start
-    low = max(0, start - 48)
-    while at > low and text[at - 1] not in _NAME_CHARS:
-        at -= 1
-    end = at
-    low = max(0, end - 80)
-    while at > low and text[at - 1] in _NAME_CHARS:
-        at -= 1
-    return text[at:end], text[at - 1] if at > 0 else ""
-
-
-def _named_key(text: str, start: int, end: int) -> bool:
-    """The name before the value says it is a secret: not an index's or a public key's."""
-    name, _ = _name_before(text, start)
-    words = _CAMEL.findall(name.rstrip("0123456789")[:-3].replace(".", "_").replace("-", "_"))
-    return not words or (words[-1].lower() not in _NOT_SECRET and "".join(words[-2:]).lower() not in _NOT_SECRET)
 
 
 def _bare_key(text: str, start: int, end: int) -> bool:
     """A URL's `?key=` is an API key whatever its shape; elsewhere a UUID or a digest under a bare
     `key=` is more often an object's or a cache entry's."""
-    _, before = _name_before(text, start)
+    at = start
+    low = max(0, start - 48)
+    while at > low and text[at - 1] not in _NAME_CHARS:  # back over the sign and quotes
+        at -= 1
+    while at > low and text[at - 1].isdigit():  # back over the name's number (`key2`)
+        at -= 1
+    in_query = at >= 4 and text[at - 4] in "?&"  # the character before `key`
     value = text[start:end]
-    return before in ("?", "&") or not (_UUID.match(value) or _DIGEST.match(value))
+    return in_query or not (_UUID.match(value) or _DIGEST.match(value))
 
 
-def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object, group: int) -> Detector:
+def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object | None, group: int) -> Detector:
     return Detector(
         "SECRET_ASSIGNMENT",
         re.compile(name + sign + value),
@@ -121,18 +105,18 @@ def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object
 
 
 DETECTORS: tuple[Detector, ...] = (
-    _key("service-key-quoted", _NAMED, _SIGN, _QUOTED, _NAMED_CORE + _SIGN_CORE + _QUOTED_CORE, _named_key, 2),
-    _key("service-key", _NAMED, _SIGN, _BARE, _NAMED_CORE + _SIGN_CORE + _BARE_VALUE_CORE, _named_key, 1),
+    _key("service-key-quoted", _NAMED, _SIGN, _QUOTED, _NAMED_CORE + _SIGN_CORE + _QUOTED_CORE, None, 2),
+    _key("service-key", _NAMED, _SIGN, _BARE, _NAMED_CORE + _SIGN_CORE + _BARE_VALUE_CORE, None, 1),
     _key("service-key-quoted", _BARE_NAME, _EQUALS, _QUOTED, _BARE_CORE + _EQUALS_CORE + _QUOTED_CORE, _bare_key, 2),
     _key("service-key", _BARE_NAME, _EQUALS, _BARE, _BARE_CORE + _EQUALS_CORE + _BARE_VALUE_CORE, _bare_key, 1),
     Detector(
         "SECRET_ASSIGNMENT",
         # ("X-Api-Key", "…"): a secret's name as a string, its value the next argument.
         re.compile(
-            r"(?i)[\"'][\w.-]{0,40}?(?:" + SECRET_WORDS + r"|key)[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}"
+            r"(?i)[\"'][\w.-]{0,40}?" + SECRET_WORDS + r"[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}"
             r"([\"'])([^\"'\s\\]{8,4096})\1"
         ),
-        b"(?i)(?:" + SECRET_WORDS.encode() + rb"|key)[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
+        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
         validate=validators.argument_secret,
         group=2,
         reach=4100,
