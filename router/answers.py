@@ -176,7 +176,9 @@ class Answers:
             # The upstream's refusal of the request itself (a 4xx), relayed as it said it.
             error = read_error(reply.status, body)
             return Failure(reply.status, error, facts, body=body, content_type=reply.content_type)
-        return Answer(facts, parsed, body, self._after(step, target, self.shadow.after(step, record, message)))
+        estimated = usage if usage is not None and usage.source == "estimated" else None
+        after = self._after(step, target, self.shadow.after(step, record, message))
+        return Answer(facts, parsed, body, after, estimated)
 
     def stream(self, step: Step, target: Target, fallback: bool, reply: UpstreamReply, prompt_bytes: int) -> Stream:
         assert reply.stream is not None

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from router.errors import GatewayError
+from router.protocol.usage import Usage
 from router.records import record
 
 # Work to run once the client has the whole answer (a shadow call): never delays it.
@@ -118,6 +119,9 @@ class Answer:
     completion: dict[str, Any]
     body: bytes
     after: After | None = None
+    # The ledger's estimate when the upstream reported no usable usage (the translated surfaces
+    # tell their clients it, not zero tokens); None when the answer's own usage was charged.
+    estimated: Usage | None = None
 
 
 @dataclass(slots=True)

@@ -97,13 +97,7 @@ def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
 
 
 def _usage_event(usage: Usage, model: str) -> bytes:
-    estimated = {
-        "prompt_tokens": usage.prompt_tokens,
-        "completion_tokens": usage.completion_tokens,
-        "total_tokens": usage.prompt_tokens + usage.completion_tokens,
-        "tandem_estimated": True,
-    }
-    return chunk_event("chatcmpl-tandem-usage", model, int(time.time()), [], usage=estimated)
+    return chunk_event("chatcmpl-tandem-usage", model, int(time.time()), [], usage=usage.to_openai())
 
 
 async def relay(

@@ -18,10 +18,8 @@ from router.api.disconnect import ClientWatch
 from router.api.http import StepStream, background
 from router.engine import Engine
 from router.errors import GatewayError, internal_error
-from router.ledger import estimate_usage
-from router.protocol.chat import ChatRequest, answer_of
+from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
-from router.protocol.usage import Usage
 from router.result import Answer, Failure, StepMeta, StepResult, Stream
 
 log = logging.getLogger("tandem")
@@ -52,20 +50,17 @@ def _answer(result: StepResult, surface: Surface, chat: dict[str, Any], step: Ch
         # What runs once the answer is sent (a shadow call) runs after the translated one.
         return StepStream(result, surface.stream(chat, step)(result.chunks), headers=headers)
     assert isinstance(result, Answer)
-    body = orjson.dumps(surface.from_chat(_with_usage(result.completion, step), chat))
+    body = orjson.dumps(surface.from_chat(_with_usage(result), chat))
     return Response(body, headers=headers, media_type="application/json", background=background(result.after))
 
 
-def _with_usage(completion: dict[str, Any], step: ChatRequest) -> dict[str, Any]:
-    """The completion with the usage the ledger recorded for it: an upstream's that reported
-    none, or none usable, is estimated as the ledger estimates it, not shown to the client as
-    zero tokens (a client that sizes its context by the usage it reads would never compact)."""
-    if Usage.from_openai(completion.get("usage")) is not None:
-        return completion
-    usage = estimate_usage(step.size, len(answer_of(completion).text.encode()))
-    total = usage.prompt_tokens + usage.completion_tokens
-    counts = {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens, "total_tokens": total}
-    return {**completion, "usage": counts}
+def _with_usage(result: Answer) -> dict[str, Any]:
+    """The completion with the usage the ledger charged: an estimate where the upstream reported
+    none usable, not zero tokens (a client that sizes its context by the usage it reads would
+    never compact)."""
+    if result.estimated is None:
+        return result.completion
+    return {**result.completion, "usage": result.estimated.to_openai()}
 
 
 def _error(

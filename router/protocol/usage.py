@@ -30,6 +30,19 @@ class Usage:
     # "upstream" when the upstream reported it, "estimated" when the gateway had to guess.
     source: str = "upstream"
 
+    def to_openai(self) -> dict[str, Any]:
+        """In OpenAI's `usage` shape, an estimate marked `tandem_estimated` (a key clients ignore)."""
+        body: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.prompt_tokens + self.completion_tokens,
+        }
+        if self.cached_tokens:
+            body["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        if self.source == "estimated":
+            body["tandem_estimated"] = True
+        return body
+
     @classmethod
     def from_openai(cls, usage: Any) -> Usage | None:
         """An upstream's `usage` object; None when it is not one whose counts are whole
