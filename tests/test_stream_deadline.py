@@ -31,6 +31,27 @@ FIRST = b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"
 DRIP = b'data: {"id":"c","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"content":"drip"},"finish_reason":null}]}\n\n'
 
 
+def _stopped_mid_requests(process: Any, threads: list[threading.Thread], ready: Callable[[], bool]) -> str:
+    """Start `threads` (requests to the gateway `process`), send it SIGTERM once `ready()`, and
+    return its output; it must stop within 6 s, by itself."""
+    try:
+        for thread in threads:
+            thread.start()
+        assert ready()
+        stopped_at = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(15)
+        output: str = process.communicate(timeout=15)[0]
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+    assert time.monotonic() - stopped_at < 6
+    assert process.returncode in (0, -signal.SIGTERM), output
+    return output
+
+
 def dripping(every_s: float, for_s: float) -> Callable[[web.Request], Any]:
     """An upstream that sends its first event, then one byte every `every_s` for `for_s`."""
 
@@ -144,22 +165,13 @@ log_level: info
             bodies.append(b"".join(parts))
 
     threads = [threading.Thread(target=stream, args=(n,)) for n in range(3)]
-    try:
-        for thread in threads:
-            thread.start()
-        assert first_bytes.wait(10)
-        time.sleep(0.3)
-        stopped_at = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        for thread in threads:
-            thread.join(15)
-        output, _ = process.communicate(timeout=15)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=10)
-    assert time.monotonic() - stopped_at < 6
-    assert process.returncode in (0, -signal.SIGTERM), output
+
+    def streaming() -> bool:
+        began = first_bytes.wait(10)
+        time.sleep(0.3)  # every stream under way
+        return began
+
+    output = _stopped_mid_requests(process, threads, streaming)
     assert len(bodies) == 3
     for answer in bodies:
         error = _error_of(answer)
@@ -208,21 +220,7 @@ log_level: info
         answers[number] = httpx.post(f"{url}{path}", json={"model": "tandem", **body}, headers=headers, timeout=20)
 
     threads = [threading.Thread(target=call, args=(n,)) for n in range(len(calls))]
-    try:
-        for thread in threads:
-            thread.start()
-        assert wait_until(lambda: len(edge.received) == len(calls), timeout=10)
-        stopped_at = time.monotonic()
-        process.send_signal(signal.SIGTERM)
-        for thread in threads:
-            thread.join(15)
-        output, _ = process.communicate(timeout=15)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate(timeout=10)
-    assert time.monotonic() - stopped_at < 6
-    assert process.returncode in (0, -signal.SIGTERM), output
+    output = _stopped_mid_requests(process, threads, lambda: wait_until(lambda: len(edge.received) == len(calls), 10))
     assert "Traceback" not in output and "Cancel" not in output, output
     assert sorted(answers) == [0, 1, 2]
     for answer in answers.values():
