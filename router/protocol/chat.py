@@ -158,7 +158,7 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
                         f"{where} must be a content part (an object with a string 'type'), got {got}", param=where
                     )
                 if part["type"] in PART_VALUES:
-                    found = part_problem(part, f"messages[{index}].content[{number}]")
+                    found = part_problem(part, index, number)
                     if found is not None:
                         raise bad_request(found[1], param=found[0])
         calls = message.get("tool_calls")
@@ -172,27 +172,31 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
 PART_VALUES = frozenset(("text", "image_url", "input_audio", "file"))
 
 
-def part_problem(part: dict[str, Any], where: str) -> tuple[str, str] | None:
-    """(the member's path, what is wrong with it) for a content part of a type in
-    `PART_VALUES` (`where`: the part's path), or None: a text part's `text` is a string, an
-    image's `image_url` an object with a non-empty string `url` (or a URL as a string), an
-    audio's `input_audio` and a file's `file` objects."""
+def part_problem(part: dict[str, Any], index: int, number: int) -> tuple[str, str] | None:
+    """(the member's path, what is wrong with it) for the content part `number` of message
+    `index`, of a type in `PART_VALUES`, or None: a text part's `text` is a string, an image's
+    `image_url` an object with a non-empty string `url` (or a URL as a string), an audio's
+    `input_audio` and a file's `file` objects. Checked on every part of every request: a path
+    is formatted only for a part that is wrong."""
     kind = part["type"]
-    at = f"{where}.{kind}"
     value = part.get(kind)
+    member, wanted = "", ""
     if kind == "text":
         if not isinstance(value, str):
-            return at, required_problem(at, value, "a string")
+            wanted = "a string"
     elif kind == "image_url":
         if isinstance(value, dict):
-            url = value.get("url")
-            if not isinstance(url, str) or not url:
-                return f"{at}.url", required_problem(f"{at}.url", url, "a non-empty string (a URL or a data URL)")
+            value = value.get("url")
+            if not isinstance(value, str) or not value:
+                member, wanted = ".url", "a non-empty string (a URL or a data URL)"
         elif not isinstance(value, str) or not value:
-            return at, required_problem(at, value, "an object with a 'url' (or a URL as a string)")
+            wanted = "an object with a 'url' (or a URL as a string)"
     elif not isinstance(value, dict):
-        return at, required_problem(at, value, "an object")
-    return None
+        wanted = "an object"
+    if not wanted:
+        return None
+    at = f"messages[{index}].content[{number}].{kind}{member}"
+    return at, required_problem(at, value, wanted)
 
 
 def _check_calls(calls: object, where: str) -> None:
