@@ -235,10 +235,34 @@ def parse_arguments(raw: object) -> Args | None:
     return args if isinstance(args, dict) else None
 
 
+# A tool the table does not know (an MCP server's, a business API's: `get_user_details`,
+# `book_reservation`, `createIssue`) is typed by the verb its name starts with: reading one record,
+# searching many, adding one, changing or removing one. What a step does to the world is what
+# decides how it can fail, whatever the domain: a lookup rarely fails, a change is checked
+# against the state it changes.
+_VERBS: dict[str, ActionType] = {
+    **dict.fromkeys(("get", "read", "fetch", "show", "view", "describe", "open", "load", "lookup", "check"), ActionType.READ),
+    **dict.fromkeys(("list", "search", "find", "query", "browse", "filter"), ActionType.SEARCH),
+    **dict.fromkeys(("create", "add", "book", "insert", "post", "send", "write", "new", "make", "register"), ActionType.WRITE),
+    **dict.fromkeys(("update", "modify", "edit", "set", "change", "cancel", "delete", "remove", "patch", "exchange", "return", "replace", "move", "rename"), ActionType.EDIT),
+    **dict.fromkeys(("run", "exec", "execute", "calculate", "compute", "call", "invoke"), ActionType.EXECUTE),
+    **dict.fromkeys(("plan", "think", "reflect", "note"), ActionType.PLAN),
+    **dict.fromkeys(("finish", "done", "complete", "transfer", "handoff", "escalate"), ActionType.SUBMIT),
+}
+_NAME_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
+
+
+def _by_verb(name: str) -> ActionType:
+    """An unknown tool's type by the first word of its name (`get_user`, `createIssue`; a
+    `server__tool` or `server.tool` prefix set aside), OTHER when it is no verb known here."""
+    words = _NAME_WORD.findall(name.rsplit("__", 1)[-1].rsplit(".", 1)[-1])
+    return _VERBS.get(words[0].lower(), ActionType.OTHER) if words else ActionType.OTHER
+
+
 def classify_tool_call(name: str, arguments: object) -> ActionType:
     handler = TOOL_TABLE.get(name.strip().lower())
     if handler is None:
-        return ActionType.OTHER
+        return _by_verb(name.strip())
     args = parse_arguments(arguments)
     return handler(args if args is not None else {})
 

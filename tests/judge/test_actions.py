@@ -63,8 +63,20 @@ TOOL_CASES = [
     ("edit_file", {"path": "a", "old": "x", "new": "y"}, E),
     ("write_file", {"path": "a", "content": "y"}, W),
     ("run_tests", {}, T),
+    # tools no table names (MCP servers, business APIs): typed by the verb their name starts with
+    ("get_user_details", {"user_id": "mia_li_3668"}, R),
+    ("search_direct_flight", {"origin": "JFK", "destination": "SEA", "date": "2024-05-16"}, S),
+    ("book_reservation", {"user_id": "u", "flight_number": "HAT030"}, W),
+    ("update_reservation_flights", {"reservation_id": "ZFA04Y"}, E),
+    ("cancel_reservation", {"reservation_id": "ZFA04Y"}, E),
+    ("createIssue", {"title": "x"}, W),
+    ("mcp__github__list_pull_requests", {}, S),
+    ("jira.deleteTicket", {"id": 3}, E),
+    ("calculate", {"expression": "2 + 2"}, X),
+    ("transfer_to_human_agents", {"summary": "refund"}, U),
     # unknown tools and broken arguments
     ("frobnicate", {}, N),
+    ("HTTPGet", {}, N),
     ("execute_bash", "{not json", N),
 ]
 
