@@ -241,10 +241,32 @@ def parse_arguments(raw: object) -> Args | None:
 # decides how it can fail, whatever the domain: a lookup rarely fails, a change is checked
 # against the state it changes.
 _VERBS: dict[str, ActionType] = {
-    **dict.fromkeys(("get", "read", "fetch", "show", "view", "describe", "open", "load", "lookup", "check"), ActionType.READ),
+    **dict.fromkeys(
+        ("get", "read", "fetch", "show", "view", "describe", "open", "load", "lookup", "check"), ActionType.READ
+    ),
     **dict.fromkeys(("list", "search", "find", "query", "browse", "filter"), ActionType.SEARCH),
-    **dict.fromkeys(("create", "add", "book", "insert", "post", "send", "write", "new", "make", "register"), ActionType.WRITE),
-    **dict.fromkeys(("update", "modify", "edit", "set", "change", "cancel", "delete", "remove", "patch", "exchange", "return", "replace", "move", "rename"), ActionType.EDIT),
+    **dict.fromkeys(
+        ("create", "add", "book", "insert", "post", "send", "write", "new", "make", "register"), ActionType.WRITE
+    ),
+    **dict.fromkeys(
+        (
+            "update",
+            "modify",
+            "edit",
+            "set",
+            "change",
+            "cancel",
+            "delete",
+            "remove",
+            "patch",
+            "exchange",
+            "return",
+            "replace",
+            "move",
+            "rename",
+        ),
+        ActionType.EDIT,
+    ),
     **dict.fromkeys(("run", "exec", "execute", "calculate", "compute", "call", "invoke"), ActionType.EXECUTE),
     **dict.fromkeys(("plan", "think", "reflect", "note"), ActionType.PLAN),
     **dict.fromkeys(("finish", "done", "complete", "transfer", "handoff", "escalate"), ActionType.SUBMIT),

@@ -19,7 +19,8 @@ reported as failed, lagged by one step so that nothing new is read on the answer
 gateway labels each step when it writes the next step's record, off the path; the step just
 before is what the error signals of the latest tool output already describe).
 Version 5 adds four draft features (judge/draft.py), each a draft its harness will refuse; the
-state features are version 4's (`STATE_VERSIONS`).
+state features are version 4's. Version 6 types a call to a tool no table names by the verb its
+name starts with (judge/actions.py) where it was `other`: the action values of such a step differ.
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.
@@ -43,10 +44,10 @@ from judge.record import EMPTY_RECORD, RECORD_FEATURE_NAMES, RunRecord
 from judge.signals import quick_error_signals
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 5
+FEATURE_VERSION = 6
 # Versions whose state features are this version's, names and meaning: a `sees: state` model or
-# row of one of them is served and trained on as it is (version 5 changed the draft's only).
-STATE_VERSIONS: tuple[int, ...] = (4, 5)
+# row of one of them is served and trained on as it is (none yet: version 6 changed the state's).
+STATE_VERSIONS: tuple[int, ...] = (6,)
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command

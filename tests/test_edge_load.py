@@ -293,7 +293,7 @@ def _judged(client: httpx.Client, server: GatewayServer, route: str, run: str, l
     body = {"model": route, "messages": [{"role": "user", "content": "Fix calc.py"}]}
     if last:  # a state that scores higher than the first one's
         body["messages"] += [
-            {"role": "assistant", "content": "```bash\npython calc.py\n```"},
+            {"role": "assistant", "content": "```bash\nsed -i 's/a/b/' calc.py && python calc.py\n```"},
             {"role": "user", "content": TRACEBACK},
         ]
     return client.post(f"{server.base_url}/chat/completions", json=body, headers={"x-session-id": run})
@@ -311,15 +311,16 @@ def test_steps_spilled_for_load_do_not_count_as_the_judges_cloud_steps(
         probe = make_gateway(routes={"p": {"strategy": "judge", "threshold": 1.0}}, upstream_overrides={"edge": edge})
         scores = [float(_judged(client, probe, "p", "m", i == spills).headers["x-tandem-score"]) for i in range(7)]
         last = scores[-1]
-        assert max(scores[:-1]) < last - 0.02, scores  # the spilled steps' states score lower
-        # Held at 40% from just under the last step's score: the first steps are the judge's edge
+        below = max(scores[:-1])
+        assert below < last - 0.05, scores  # the spilled steps' states score lower
+        # Held at 40% from between the two scores: the first steps are the judge's edge
         # steps (spilled to the cloud), and the last one is a cloud step only if the run's count
         # of cloud steps leaves the spills out (counted, its share 6/6 would lift the threshold
         # by 0.5 x (7.6/10 - 0.4) = 0.18 over the score).
         route = {
             "strategy": "judge",
             "target_cloud_share": 0.4,
-            "threshold": last - 0.01,
+            "threshold": (below + last) / 2,
             "edge_full": "cloud",
             "edge_full_waiting": 4,
         }

@@ -100,6 +100,13 @@ def _edge_cases() -> dict[str, list[Any]]:
             _call("execute_bash", "{not json", "b"),
             _result("b", "bash: syntax error near unexpected token"),
         ],
+        "a business API's tools (typed by their verb)": [
+            *head,
+            _call("get_reservation_details", {"reservation_id": "ZFA04Y"}, "a"),
+            _result("a", '{"reservation_id": "ZFA04Y", "flights": []}'),
+            _call("update_reservation_flights", {"reservation_id": "ZFA04Y", "cabin": "economy"}, "b"),
+            _result("b", "Error: flight HAT030 not available on date 2024-05-13"),
+        ],
         "repeats then finish": [
             *head,
             *[

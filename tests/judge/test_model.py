@@ -79,40 +79,29 @@ def test_feature_version_mismatch(tmp_path: Path) -> None:
         JudgeModel.load(path)
 
 
-def test_a_state_card_of_a_version_with_the_same_state_features_loads(tmp_path: Path) -> None:
-    """Version 5 changed the draft's features only: a state model of version 4 is served as it is,
-    a draft model of version 4 is refused (its draft vector is shorter)."""
-    assert 4 in STATE_VERSIONS and FEATURE_VERSION in STATE_VERSIONS
+def test_a_card_or_row_of_a_version_whose_state_features_differ_is_refused(tmp_path: Path) -> None:
+    """Version 6 changed what the state's action values say of a tool no table names: a state
+    model or row of version 5 is refused (STATE_VERSIONS lists the versions served as they are)."""
+    assert STATE_VERSIONS == (FEATURE_VERSION,)
     path = copy_shipped_model(tmp_path)
     card = read_card(card_path(path))
-    card.feature_version = 4
+    card.feature_version = 5
     write_card(card_path(path), card)
-    state = step_features([{"role": "user", "content": "fix it"}], TrajectoryCounters(step=1))
-    assert JudgeModel.load(path).score(state) == pytest.approx(JudgeModel.load(DEFAULT_MODEL).score(state))
-    draft = tmp_path / "draft" / "judge-draft.onnx"
-    draft.parent.mkdir()
-    draft.write_bytes(DEFAULT_DRAFT_MODEL.read_bytes())
-    card = read_card(card_path(DEFAULT_DRAFT_MODEL))
-    card.feature_version = 4
-    write_card(card_path(draft), card)
-    with pytest.raises(JudgeModelError, match="trained on feature version 4"):
-        JudgeModel.load(draft)
-
-
-def test_rows_of_a_version_with_the_same_state_features(tmp_path: Path) -> None:
+    with pytest.raises(JudgeModelError, match="trained on feature version 5"):
+        JudgeModel.load(path)
     row = {
         "schema": ROW_SCHEMA,
         "trajectory_id": "t",
         "step": 1,
-        "feature_version": 4,
+        "feature_version": 5,
         "features": [0.0] * N_FEATURES,
         "target": "cloud",
     }
-    assert validate(dict(row, draft_features=None), "row 1")["feature_version"] == 4
-    with pytest.raises(JudgeTrainingError, match="feature_version 4, this judge computes version"):
+    with pytest.raises(JudgeTrainingError, match="feature_version 5, this judge computes version"):
+        validate(dict(row, draft_features=None), "row 1")
+    with pytest.raises(JudgeTrainingError, match="feature_version 5"):
         validate(dict(row, draft_features=[0.0] * N_DRAFT), "row 1")
-    with pytest.raises(JudgeTrainingError, match="feature_version 3"):
-        validate(dict(row, feature_version=3), "row 1")
+    assert validate(dict(row, feature_version=FEATURE_VERSION), "row 1")["feature_version"] == FEATURE_VERSION
 
 
 def test_feature_names_mismatch(tmp_path: Path) -> None:
@@ -176,7 +165,6 @@ def test_a_bad_file_at_start_up_is_an_error(tmp_path: Path) -> None:
 
 def test_shipped_draft_model_sees_the_draft_and_beats_the_state_model() -> None:
     from judge.draft import STATE_AND_DRAFT_NAMES
-    from router.policies.judge import DEFAULT_DRAFT_MODEL
 
     state, draft = JudgeModel.load().card, JudgeModel.load(DEFAULT_DRAFT_MODEL).card
     assert draft.sees == "draft" and tuple(draft.feature_names) == STATE_AND_DRAFT_NAMES
