@@ -168,6 +168,7 @@ def _shell(args: Args) -> ActionType:
 _EDITOR_COMMANDS = {
     "view": ActionType.READ,
     "create": ActionType.WRITE,
+    "write": ActionType.WRITE,  # Goose's text_editor
     "str_replace": ActionType.EDIT,
     "insert": ActionType.EDIT,
     "undo_edit": ActionType.EDIT,
@@ -204,7 +205,7 @@ TOOL_TABLE: dict[str, Callable[[Args], ActionType]] = {
     **dict.fromkeys(("execute_bash", "bash", "shell", "exec_command", "local_shell", "run_command"), _shell),
     **dict.fromkeys(("terminal", "execute_command", "run_shell_command", "container.exec"), _shell),
     # file editors: OpenHands / SWE-agent
-    **dict.fromkeys(("str_replace_editor", "str_replace_based_edit_tool", "edit_tool"), _editor),
+    **dict.fromkeys(("str_replace_editor", "str_replace_based_edit_tool", "edit_tool", "text_editor"), _editor),
     # Claude Code
     **dict.fromkeys(("read", "notebookread", "webfetch", "view", "open", "goto", "scroll_up", "scroll_down"), _READ),
     **dict.fromkeys(("grep", "glob", "ls", "websearch", "search_file", "search_dir", "find_file"), _SEARCH),
@@ -242,11 +243,27 @@ def parse_arguments(raw: object) -> Args | None:
 # against the state it changes.
 _VERBS: dict[str, ActionType] = {
     **dict.fromkeys(
-        ("get", "read", "fetch", "show", "view", "describe", "open", "load", "lookup", "check"), ActionType.READ
+        ("get", "read", "fetch", "show", "view", "describe", "open", "load", "lookup", "check", "retrieve", "inspect"),
+        ActionType.READ,
     ),
     **dict.fromkeys(("list", "search", "find", "query", "browse", "filter"), ActionType.SEARCH),
     **dict.fromkeys(
-        ("create", "add", "book", "insert", "post", "send", "write", "new", "make", "register"), ActionType.WRITE
+        (
+            "create",
+            "add",
+            "book",
+            "insert",
+            "post",
+            "send",
+            "write",
+            "new",
+            "make",
+            "register",
+            "save",
+            "store",
+            "upload",
+        ),
+        ActionType.WRITE,
     ),
     **dict.fromkeys(
         (
@@ -282,7 +299,10 @@ def _by_verb(name: str) -> ActionType:
 
 
 def classify_tool_call(name: str, arguments: object) -> ActionType:
-    handler = TOOL_TABLE.get(name.strip().lower())
+    key = name.strip().lower()
+    # A tool an MCP server or an agent's extension serves under its own prefix (Claude Code's
+    # `mcp__filesystem__read_file`, Goose's `developer__shell`) is the same tool.
+    handler = TOOL_TABLE.get(key) or TOOL_TABLE.get(key.rsplit("__", 1)[-1].rsplit(".", 1)[-1])
     if handler is None:
         return _by_verb(name.strip())
     args = parse_arguments(arguments)

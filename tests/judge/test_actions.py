@@ -74,6 +74,11 @@ TOOL_CASES = [
     ("jira.deleteTicket", {"id": 3}, E),
     ("calculate", {"expression": "2 + 2"}, X),
     ("transfer_to_human_agents", {"summary": "refund"}, U),
+    # a known tool under an MCP server's or an extension's prefix
+    ("mcp__filesystem__read_file", {"path": "a.py"}, R),
+    ("developer__shell", {"command": "pytest -q"}, T),
+    ("developer__text_editor", {"command": "write", "path": "a.py", "file_text": "x"}, W),
+    ("save_memory", {"fact": "uses uv"}, W),
     # unknown tools and broken arguments
     ("frobnicate", {}, N),
     ("HTTPGet", {}, N),
