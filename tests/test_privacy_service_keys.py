@@ -102,3 +102,35 @@ def test_an_ai_service_key_is_found_by_its_prefix_anywhere(key: str) -> None:
     # A stand-in in the same shape is not one.
     stand_in = key[: key.index("_" if "_" in key[:5] else "-") + 1] + "x" * (len(key) - 5)
     assert not [f for f in detect(f"KEY={stand_in}") if f.type == "AI_KEY"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"twitch token - '{LOWER}'", LOWER),
+        (f"Here is the API key - {MIXED}", MIXED),
+        (f"the access key is {SHORTER}, rotate it monthly", SHORTER),
+        (f"Your token was {MIXED}.", MIXED),
+        (f"webex token — {HEX}", HEX),
+        (f'license key is now "{UUID}"', UUID),
+    ],
+)
+def test_a_token_named_in_a_sentence_is_found(text: str, value: str) -> None:
+    """A key's or token's name, then ` - `, `is` or `was`, then a value that looks generated."""
+    assert value in _credentials(text)
+    assert value in _credentials(json.dumps({"output": text}))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "the token is stored in the vault and rotated by the operator",
+        "token - see the runbook for how to rotate it",
+        f"next token - {MIXED}",  # a page's token
+        f"pagination token is {MIXED}",
+        "the secret is out: everyone knows",
+        "API key is missing-or-invalid-for-this-account",
+    ],
+)
+def test_a_sentence_about_a_token_is_no_secret(text: str) -> None:
+    assert not _credentials(text)

@@ -104,7 +104,35 @@ def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object
     )
 
 
+# A key's or token's name in a sentence or a list, then ` - `, `is` or `was` and the value (`API
+# token - 'k0lj2mwl8n…'`, "the access key is AKD83…", `webex token — …`): where the password rule
+# (patterns.py, "the password is …") takes any value after its word, a token's value must look
+# generated (validators.service_key), which a sentence's next words do not.
+_PROSE_NAME = (
+    r"(?i)(?<![\w-])(?<!page |next |sync )(?<!cursor |marker )(?<!pagination )(?<!continuation )(?<!idempotency )"
+    r"(?:token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|secret[ _-]?key|client[ _-]?secret"
+    r"|license[ _-]?key|app[ _-]?key|secret)"
+)
+_PROSE_SIGN = r"[ \t]{1,3}(?:[-–—]|\\u201[34]|is|was|is[ \t]+now)[ \t]{1,3}"  # a dash JSON-escaped too
+_PROSE_SIGN_CORE = rb"[ \t]{1,3}(?:-|\xe2\x80[\x93\x94]|\\u201[34]|is|was|is[ \t]+now)[ \t]{1,3}"
+_PROSE_VALUE = r"([\"'`]?)([^\s\"'`,;<>\\]{15,4095}[^\s\"'`,;<>\\.:)])\1(?![^\s,;.:)\]}\"'`\\])"
+_PROSE_CORE_NAME = (
+    rb"(?i)(?:token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|secret[ _-]?key|client[ _-]?secret"
+    rb"|license[ _-]?key|app[ _-]?key|secret)"
+)
+
 DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # The value ends before a sentence's stop; after it, an end of the text or of its quoting.
+        re.compile(_PROSE_NAME + _PROSE_SIGN + _PROSE_VALUE),
+        _PROSE_CORE_NAME + _PROSE_SIGN_CORE + rb"[\"'`]?[^\s\"'`,;<>\\]{16}",
+        validate=validators.service_key,
+        group=2,
+        reach=4100,
+        rule="secret-name-in-prose",
+        keyword_core=64,
+    ),
     _key("service-key-quoted", _NAMED, _SIGN, _QUOTED, _NAMED_CORE + _SIGN_CORE + _QUOTED_CORE, None, 2),
     _key("service-key", _NAMED, _SIGN, _BARE, _NAMED_CORE + _SIGN_CORE + _BARE_VALUE_CORE, None, 1),
     _key("service-key-quoted", _BARE_NAME, _EQUALS, _QUOTED, _BARE_CORE + _EQUALS_CORE + _QUOTED_CORE, _bare_key, 2),
