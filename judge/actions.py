@@ -294,8 +294,8 @@ _NAME_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 def _by_verb(name: str) -> ActionType:
     """An unknown tool's type by the first word of its name (`get_user`, `createIssue`; a
     `server__tool` or `server.tool` prefix set aside), OTHER when it is no verb known here."""
-    words = _NAME_WORD.findall(name.rsplit("__", 1)[-1].rsplit(".", 1)[-1])
-    return _VERBS.get(words[0].lower(), ActionType.OTHER) if words else ActionType.OTHER
+    first = _NAME_WORD.search(name.rsplit("__", 1)[-1].rsplit(".", 1)[-1], 0, 64)  # a name may be huge
+    return _VERBS.get(first.group().lower(), ActionType.OTHER) if first else ActionType.OTHER
 
 
 def classify_tool_call(name: str, arguments: object) -> ActionType:
