@@ -19,7 +19,9 @@ not. Here, per step:
    ends in an uncaught exception or a failing-tests summary failed, whatever the exit status
    (a `| tail` hides it);
 4. a tool that is not a shell (an editor, a plain chat's function) whose result opens with an
-   error (`Error:`, `ERROR:`, `{"error": …}`) failed.
+   error (`Error:`, `ERROR:`, `{"error": …}`) failed, and so did any tool whose result the client
+   flagged as an error (Anthropic's `is_error`, an MCP tool's `isError`: `TOOL_ERROR_MARKER`
+   opens its text) where no exit status says otherwise, a search that found nothing aside.
 
 A shell's own "command not found" under an exit status of 0 (a `|| true` hid it) failed too,
 where the harness reports exit statuses (per command, so no earlier output is on screen) and the
@@ -217,7 +219,14 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _PART = re.compile(r"""\\([\s\S])|'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|([^'"\\]+)""")
 _IN_DOUBLE = re.compile(r"""\\(["\\])""")
 _SHELL_TOOLS = frozenset({"bash", "execute_bash", "shell", "run", "terminal", "cmd", "execute_command", "exec_command"})
-_ERROR_OPENING = re.compile(r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to )")
+_ERROR_OPENING = re.compile(
+    r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to |\[tool error\] )"
+)
+# What opens the text of a tool result its client flagged as an error: the gateway's Messages
+# surface writes it for a `tool_result` with `is_error: true` (router/surfaces/messages/
+# content.py, where a chat `tool` message has no such flag), and the Claude Code importer for its
+# transcripts' flagged results (importers/events.py): one label for both.
+TOOL_ERROR_MARKER = "[tool error] "
 # A fenced shell block (mini-swe-agent's ```bash, SWE-agent's bare ```): tagged ones first, so that
 # the closing fence of a ```python block is never read as an opener.
 _FENCE_TAGGED = re.compile(r"^```(?:bash|sh|shell)[ \t]*\n(.*?)^```", re.S | re.M)
@@ -411,6 +420,11 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
         if any(word in tail for word in _FAILED_WORDS) and _TESTS_FAILED.search(tail.rstrip()):
             return "failing tests"
     if command and not shell and _ERROR_OPENING.match(edges):
+        return "tool error"
+    # A flagged shell result with no exit status in it (one with a status was judged above): the
+    # flag is the status, unless the command only searched (a search that finds nothing exits 1).
+    searched = bool(programs) and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES)
+    if shell and not codes and not searched and text.lstrip().startswith(TOOL_ERROR_MARKER):
         return "tool error"
     return None
 

@@ -11,6 +11,7 @@ import orjson
 from judge.importers import Message, Run, TrajectoryFormatError
 from judge.importers import as_dict as _dict
 from judge.importers.chats import _stem
+from judge.status import TOOL_ERROR_MARKER
 
 # OpenHands V0 actions -> the tool its CodeAct agent calls for them.
 _OPENHANDS_TOOLS = {
@@ -140,7 +141,9 @@ def read_claude_code(path: Path, lines: list[tuple[int, Any]]) -> Run:
             messages.append(
                 {
                     "role": "tool",
-                    "content": _result_text(result.get("content")),
+                    # A result Claude Code flagged as an error reads as the gateway shows one.
+                    "content": (TOOL_ERROR_MARKER if result.get("is_error") is True else "")
+                    + _result_text(result.get("content")),
                     "tool_call_id": str(result.get("tool_use_id", "")),
                 }
             )

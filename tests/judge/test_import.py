@@ -283,3 +283,36 @@ def test_damaged_files_give_a_format_error_or_rows_never_a_crash(name: str, tmp_
             assert str(exc).startswith(str(path))  # names the file
             outcomes["errors"] += 1
     assert outcomes["errors"] > 0  # the damage was seen, and reported as such
+
+
+def test_a_claude_code_result_flagged_as_an_error_labels_its_step_failed(tmp_path: Path) -> None:
+    """Claude Code's transcript keeps `is_error` on a tool result: the imported step failed, and
+    its result reads as the gateway's Messages surface shows a flagged one to the model."""
+    lines = [
+        {"type": "user", "sessionId": "s1", "message": {"role": "user", "content": "open the PR"}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "mcp__github__create_pull_request", "input": {}}],
+            },
+        },
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "Not Found"}],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "I could not."}]},
+        },
+    ]
+    path = tmp_path / "flagged.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(line) for line in lines) + b"\n")
+    run = read_run(path)
+    assert run.messages[2]["content"] == "[tool error] Not Found"
+    rows = list(replay(run))
+    assert rows[0]["action_failed"] == 1 and rows[0]["failure"] == "tool error"

@@ -304,3 +304,21 @@ def test_shell_words_are_shlexs_on_random_lines() -> None:
     assert _programs("grep -n 'a b' f.py # why") == ["grep"]
     assert _programs("FOO=1 env git grep x") == ["git-grep"]
     assert _programs("sed -n '1,20p' \"my file.py\" | grep -c 'def '") == ["sed", "grep"]
+
+
+def test_a_result_its_client_flagged_as_an_error_is_a_failure() -> None:
+    """Anthropic's `is_error` (an MCP tool's `isError`), as the gateway's Messages surface and the
+    Claude Code importer write it: the flag is the harness's status; a flagged search that found
+    nothing still found nothing, and an exit status, where there is one, decides."""
+    from judge.status import TOOL_ERROR_MARKER
+    from router.surfaces.messages.content import ERROR_MARKER
+
+    assert ERROR_MARKER == TOOL_ERROR_MARKER  # the gateway's rows and imported ones read alike
+    issue = called("mcp__github__create_issue", title="x")
+    assert action_failed(issue, [TOOL_ERROR_MARKER + "Validation Failed: body is too long"])
+    assert not action_failed(issue, ['{"number": 12, "title": "x"}'])
+    assert action_failed(called("Bash", command="npm run build"), [TOOL_ERROR_MARKER + "sh: 1: tsc: not found"])
+    assert not action_failed(called("Bash", command="grep -rn parse_date src"), [TOOL_ERROR_MARKER])
+    assert not action_failed(called("Bash", command="rg parse_date"), [TOOL_ERROR_MARKER + "Exit code 1\n"])
+    # File content that happens to hold the marker is no flag.
+    assert not action_failed(called("Read", file_path="notes.md"), ["     1\t[tool error] seen in logs"])
