@@ -108,18 +108,18 @@ def _key(rule: str, name: str, sign: str, value: str, core: bytes, check: object
 # token - 'k0lj2mwl8n…'`, "the access key is AKD83…", `webex token — …`): where the password rule
 # (patterns.py, "the password is …") takes any value after its word, a token's value must look
 # generated (validators.service_key), which a sentence's next words do not.
-_PROSE_NAME = (
-    r"(?i)(?<![\w-])(?<!page |next |sync )(?<!cursor |marker )(?<!pagination )(?<!continuation )(?<!idempotency )"
+_PROSE_WORDS = (
     r"(?:token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|secret[ _-]?key|client[ _-]?secret"
     r"|license[ _-]?key|app[ _-]?key|secret)"
+)
+_PROSE_NAME = (
+    r"(?i)(?<![\w-])(?<!page |next |sync )(?<!cursor |marker )(?<!pagination )(?<!continuation )(?<!idempotency )"
+    + _PROSE_WORDS
 )
 _PROSE_SIGN = r"[ \t]{1,3}(?:[-–—]|\\u201[34]|is|was|is[ \t]+now)[ \t]{1,3}"  # a dash JSON-escaped too
 _PROSE_SIGN_CORE = rb"[ \t]{1,3}(?:-|\xe2\x80[\x93\x94]|\\u201[34]|is|was|is[ \t]+now)[ \t]{1,3}"
 _PROSE_VALUE = r"([\"'`]?)([^\s\"'`,;<>\\]{15,4095}[^\s\"'`,;<>\\.:)])\1(?![^\s,;.:)\]}\"'`\\])"
-_PROSE_CORE_NAME = (
-    rb"(?i)(?:token|api[ _-]?key|access[ _-]?key|auth[ _-]?key|secret[ _-]?key|client[ _-]?secret"
-    rb"|license[ _-]?key|app[ _-]?key|secret)"
-)
+_PROSE_CORE_NAME = b"(?i)" + _PROSE_WORDS.encode()
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
