@@ -212,6 +212,9 @@ TOOL_TABLE: dict[str, Callable[[Args], ActionType]] = {
     **dict.fromkeys(("write", "create", "create_file"), _WRITE),
     **dict.fromkeys(("edit", "multiedit", "notebookedit", "edit_file", "replace", "insert"), _EDIT),
     **dict.fromkeys(("todowrite", "todoread", "think", "update_plan", "exit_plan_mode", "task", "advisor"), _PLAN),
+    # OpenHands' browsing and task list, Claude Code's background shell output
+    **dict.fromkeys(("web_read", "browser", "bashoutput"), _READ),
+    "task_tracker": _PLAN,
     **dict.fromkeys(("finish", "submit", "task_complete", "attempt_completion"), _SUBMIT),
     # Codex
     "apply_patch": _patch,

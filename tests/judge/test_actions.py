@@ -79,6 +79,11 @@ TOOL_CASES = [
     ("developer__shell", {"command": "pytest -q"}, T),
     ("developer__text_editor", {"command": "write", "path": "a.py", "file_text": "x"}, W),
     ("save_memory", {"fact": "uses uv"}, W),
+    # OpenHands' newer tools, Claude Code's background shell
+    ("execute_ipython_cell", {"code": "print(1)"}, X),
+    ("web_read", {"url": "https://docs.python.org"}, R),
+    ("task_tracker", {"command": "plan"}, P),
+    ("BashOutput", {"bash_id": "b1"}, R),
     # unknown tools and broken arguments
     ("frobnicate", {}, N),
     ("HTTPGet", {}, N),
