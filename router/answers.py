@@ -34,7 +34,7 @@ from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
-from router.streaming import OpenStreams, StreamOutcome, relay
+from router.streaming import STEP_SHUT_DOWN, OpenStreams, StreamOutcome, relay
 from router.trajectory import identify
 from router.trajectory.recorder import settle
 from router.trajectory.tracker import Tracker
@@ -294,7 +294,7 @@ class Answers:
         if isinstance(error, asyncio.CancelledError) and self.streams.ended:
             # Ended by the gateway itself at its shutdown timeout (router/api/disconnect.py).
             record.status, record.http_status = "error", 503
-            record.error = "the gateway is shutting down: the step was ended before its answer"
+            record.error = STEP_SHUT_DOWN
             if step.upstream is not None:
                 usage = Usage(step.upstream_bytes // 4, 0, 0, source="estimated")
         elif isinstance(error, asyncio.CancelledError):

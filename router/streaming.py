@@ -44,6 +44,10 @@ class StreamOutcome:
     duration_s: float = 0.0
 
 
+# What a step still waiting for its answer when the gateway stops is answered and recorded with.
+STEP_SHUT_DOWN = "the gateway is shutting down: the step was ended before its answer"
+
+
 class OpenStreams:
     """The streams being relayed, so that a stopping gateway can end them itself, each with an
     error event, `[DONE]` and its record, before its server's shutdown timeout cuts them; and

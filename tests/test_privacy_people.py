@@ -99,6 +99,13 @@ def test_names_and_addresses_are_opt_in() -> None:
         "| Name | Owner |\n|---|---|\n| Billing Service | Payments Team |\n",
         "The Release Manager approved Long Term Support; Grant Access to Data Readers. Mark Complete.",
         "Dear Customer,\nyour order has shipped.\n\nBest regards,\nThe Northwind Team\n",
+        # what follows a weak cue (a lower-case title, a one-line sign-off, a ticket's role)
+        "the query took 5 ms. Then we went on",
+        "Thanks, Merged",
+        "Thanks, Team",
+        "Created by: github-actions[bot]",
+        "Assigned to: QA Team",
+        "Approved by: Release Manager",
     ],
 )
 def test_look_alikes_of_names_are_not_taken(text: str) -> None:
@@ -170,21 +177,6 @@ def test_an_everyday_word_or_software_before_a_request_is_no_name(text: str) -> 
 )
 def test_a_name_after_a_title_a_sign_off_or_a_ticket_role(text: str, name: str) -> None:
     assert ("PERSON", name) in found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "the query took 5 ms. Then we went on",  # not a title
-        "Thanks, Merged",  # an everyday word after a sign-off
-        "Thanks, Team",
-        "Created by: github-actions[bot]",
-        "Assigned to: QA Team",
-        "Approved by: Release Manager",
-    ],
-)
-def test_what_follows_a_weak_cue_is_not_always_a_name(text: str) -> None:
-    assert not {f for f in found(text) if f[0] == "PERSON"}
 
 
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:

@@ -52,6 +52,33 @@ def _stopped_mid_requests(process: Any, threads: list[threading.Thread], ready: 
     return output
 
 
+def _stopping_gateway(tmp_path: Path, edge: str, cloud: str, timeouts: str, route: str) -> tuple[Any, int, Path]:
+    """A `tandem serve` process (and its port and audit file) whose edge upstream is `edge`
+    with `timeouts`, its route `route`, stopping within 2 s of a SIGTERM."""
+    audit = tmp_path / "audit.jsonl"
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        f"""
+upstreams:
+  edge:  {{base_url: "{edge}", model: small, timeouts: {{{timeouts}}}}}
+  cloud: {{base_url: "{cloud}", model: big}}
+routes:
+  tandem: {{{route}}}
+server: {{shutdown_timeout_s: 2}}
+audit: {{mode: metadata, path: "{audit}"}}
+log_level: info
+"""
+    )
+    port = free_port()
+    return serve_process(config, port), port, audit
+
+
+def _audited_steps(audit: Path, prefix: str) -> list[dict[str, Any]]:
+    """The audit log's step lines of the trajectories whose id starts with `prefix`."""
+    lines = [orjson.loads(line) for line in audit.read_text().splitlines()]
+    return [line for line in lines if str(line.get("trajectory_id", "")).startswith(prefix)]
+
+
 def dripping(every_s: float, for_s: float) -> Callable[[web.Request], Any]:
     """An upstream that sends its first event, then one byte every `every_s` for `for_s`."""
 
@@ -128,22 +155,7 @@ def test_streams_running_at_the_shutdown_timeout_end_with_an_error_event(
     tmp_path: Path, raw_upstream: Callable[..., RawUpstream], cloud: FakeUpstream
 ) -> None:
     upstream = raw_upstream({("POST", "/v1/chat/completions"): dripping(0.05, 30)})
-    audit = tmp_path / "audit.jsonl"
-    config = tmp_path / "tandem.yaml"
-    config.write_text(
-        f"""
-upstreams:
-  edge:  {{base_url: "{upstream.base_url}", model: small, timeouts: {{idle: 10}}}}
-  cloud: {{base_url: "{cloud.base_url}", model: big}}
-routes:
-  tandem: {{strategy: edge}}
-server: {{shutdown_timeout_s: 2}}
-audit: {{mode: metadata, path: "{audit}"}}
-log_level: info
-"""
-    )
-    port = free_port()
-    process = serve_process(config, port)
+    process, port, audit = _stopping_gateway(tmp_path, upstream.base_url, cloud.base_url, "idle: 10", "strategy: edge")
     bodies: list[bytes] = []
     first_bytes = threading.Event()
 
@@ -177,9 +189,8 @@ log_level: info
         error = _error_of(answer)
         assert error["code"] == "gateway_shutting_down"
     assert "Cancel" not in output, output  # uvicorn had nothing left to cancel
-    lines = [orjson.loads(line) for line in audit.read_text().splitlines()]
-    steps = [line for line in lines if str(line.get("trajectory_id", "")).startswith("stop-")]
-    assert len(steps) == 3, lines
+    steps = _audited_steps(audit, "stop-")
+    assert len(steps) == 3, steps
     assert all(step["status"] == "error" and "shutting down" in step["error"] for step in steps), steps
 
 
@@ -190,22 +201,8 @@ def test_steps_waiting_for_their_answer_at_the_shutdown_timeout_are_answered_503
     shutdown timeout each is answered 503 `gateway_shutting_down` and recorded once as an error
     of the shutdown, not cut by the server with a bare 500 and recorded as a client that left."""
     edge.push(*[{"delay": 15}] * 3)
-    audit = tmp_path / "audit.jsonl"
-    config = tmp_path / "tandem.yaml"
-    config.write_text(
-        f"""
-upstreams:
-  edge:  {{base_url: "{edge.base_url}", model: small, timeouts: {{first_byte: 30}}}}
-  cloud: {{base_url: "{cloud.base_url}", model: big}}
-routes:
-  tandem: {{strategy: edge, failover: false}}
-server: {{shutdown_timeout_s: 2}}
-audit: {{mode: metadata, path: "{audit}"}}
-log_level: info
-"""
-    )
-    port = free_port()
-    process = serve_process(config, port)
+    route = "strategy: edge, failover: false"
+    process, port, audit = _stopping_gateway(tmp_path, edge.base_url, cloud.base_url, "first_byte: 30", route)
     url = f"http://127.0.0.1:{port}"
     calls = [
         ("/v1/chat/completions", {"messages": [{"role": "user", "content": "plain"}]}),
@@ -227,9 +224,8 @@ log_level: info
         assert answer.status_code == 503, answer.text
         assert answer.json()["error"]["code"] == "gateway_shutting_down", answer.text
         assert answer.headers["retry-after"] == "1"
-    lines = [orjson.loads(line) for line in audit.read_text().splitlines()]
-    steps = [line for line in lines if str(line.get("trajectory_id", "")).startswith("wait-")]
-    assert sorted(step["trajectory_id"] for step in steps) == ["wait-0", "wait-1", "wait-2"], lines
+    steps = _audited_steps(audit, "wait-")
+    assert sorted(step["trajectory_id"] for step in steps) == ["wait-0", "wait-1", "wait-2"], steps
     for step in steps:
         assert (step["status"], step["http_status"]) == ("error", 503), step
         assert "shutting down" in step["error"], step

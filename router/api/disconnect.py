@@ -18,26 +18,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from starlette.responses import Response
 from starlette.types import Receive
 
 from router.errors import error_body
 from router.server import BoundedHttpToolsProtocol
-
-if TYPE_CHECKING:
-    from router.streaming import OpenStreams
+from router.streaming import STEP_SHUT_DOWN, OpenStreams
 
 T = TypeVar("T")
 # What a step cancelled because its client left answers (nobody reads it); nginx's code.
 CLIENT_CLOSED = 499
-SHUTTING_DOWN = "the gateway is shutting down: the step was ended before its answer"
 
 
 def shutting_down_response() -> Response:
     """What a step ended by the gateway's shutdown answers: a 503 to retry elsewhere."""
-    body = error_body(SHUTTING_DOWN, "server_error", "gateway_shutting_down")
+    body = error_body(STEP_SHUT_DOWN, "server_error", "gateway_shutting_down")
     headers = {"Retry-After": "1", "Connection": "close"}
     return Response(body, status_code=503, headers=headers, media_type="application/json")
 

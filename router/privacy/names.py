@@ -123,9 +123,13 @@ _TITLED = re.compile(rf"(?<![\w.])(?:{_HONORIFIC}\.?|M\.|Mme\.?)[ \t]+({_FULL})"
 # Written in lower case with its dot, as people type it (`join accounts with ms. Marcela`): the
 # name must then be no everyday word (`took 5 ms. Then`).
 _TITLED_LOWER = re.compile(rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+({_FULL})")
+# English sign-offs, on a line of their own above a name or before it on the same line.
+_THANKS = (
+    r"best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
+    r"|thank you|cheers|sincerely|all the best|take care"
+)
 _CLOSING = re.compile(
-    r"(?im)^[ \t>]*(?:best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
-    r"|thank you|cheers|sincerely(?: yours)?|yours(?: truly| sincerely| faithfully)?|all the best|take care"
+    rf"(?im)^[ \t>]*(?:{_THANKS}|sincerely yours|yours(?: truly| sincerely| faithfully)?"
     r"|mit freundlichen grüßen|mit freundlichen gruessen|viele grüße|beste grüße|liebe grüße|cordialement"
     r"|bien à vous|bien cordialement|saludos(?: cordiales)?|atentamente|un saludo|cordiali saluti|distinti saluti"
     r"|atenciosamente|met vriendelijke groet|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
@@ -133,8 +137,7 @@ _CLOSING = re.compile(
 )
 # A sign-off and a name on one line, the line's last words (`Thanks, Oluwaseun`, `Cheers - Ana`).
 _SIGN_OFF = re.compile(
-    r"(?im)^[ \t>]*(?:best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
-    r"|thank you|cheers|sincerely|all the best|take care)[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
+    rf"(?im)^[ \t>]*(?:{_THANKS})[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
     rf"(?-i:({_FULL}))[ \t]*[.!]?[ \t]*\r?$"
 )
 # A single capitalised word doing what people do (`Luiza is from Xignite`, `Asya spent a year`,

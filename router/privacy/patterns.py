@@ -17,7 +17,7 @@ from router.privacy.detector import Detector
 
 _B = r"(?<![\w.+-])"  # not inside a longer token
 _E = r"(?![\w@-])"
-_SECRET_WORDS = (
+SECRET_WORDS = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
     r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
@@ -27,11 +27,10 @@ _SECRET_WORDS = (
 # pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe numbered
 # (`typeform_token1`), maybe JSON-escaped (`\"password\"`) or a subscript's (`os.environ["API_KEY"]`),
 # then `=` or `:`, maybe after aligning spaces (Terraform, INI).
-SECRET_WORDS = _SECRET_WORDS  # for service_keys.py's call form
 _NAME_HEAD = (
     # (The lookahead first: Python's search then skips most positions on one character.)
     r"(?i)(?=[pstace])(?<![0-9:])(?<!next|page|sync)(?<!marker|cursor|client)(?<!existing)(?<!idempotency)(?<!continuation)"
-    r"(?<!clientrequest)" + _SECRET_WORDS + r"[0-9]{0,2}(?![A-Za-z0-9])"
+    r"(?<!clientrequest)" + SECRET_WORDS + r"[0-9]{0,2}(?![A-Za-z0-9])"
 )
 # After the sign, a line break only where the next line is indented (YAML's value on the line
 # below): `.env`'s `GITHUB_API_KEY=` with nothing after it is not given the next line's name.
@@ -275,7 +274,7 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
         re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
-        b"(?i)" + _SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
+        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
         reach=4106,
@@ -286,7 +285,7 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         re.compile(_NAME + r"([^\s\"'`,;}{<>\\]{8,4096})"),
         b"(?i)"
-        + _SECRET_WORDS.encode()
+        + SECRET_WORDS.encode()
         + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
         validate=validators.secret_value,
         group=1,

@@ -218,7 +218,7 @@ def _member_problem(key: str, value: dict[str, Any]) -> tuple[str, str] | None:
         path = f"{key}.{member}"
         if given is None:
             if required:
-                return path, f"'{path}' is required and must be {expected}"
+                return path, required_problem(f"'{path}'", None, expected)
         elif not valid(given):
             return path, f"'{path}' must be {expected}, got {_got(given, expected)}"
     return None
