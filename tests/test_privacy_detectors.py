@@ -180,7 +180,9 @@ def test_a_text_sent_again_is_not_scanned_again(monkeypatch: pytest.MonkeyPatch)
         return real(text, data)
 
     monkeypatch.setattr(detection, "_own", counting)
-    text = "You are an agent. Mail ops@example.com when stuck. " + str(id(scanned))
+    # Unseen by the cache of earlier tests, and letters only: a run of digits (an object's id)
+    # may pass a national id's checksum (a French NIR has 15 digits).
+    text = "You are an agent. Mail ops@example.com when stuck. " + "".join(chr(97 + int(d)) for d in str(id(scanned)))
     first = detection.detect(text)
     again = detection.detect("".join([text[:10], text[10:]]))  # an equal text, another object
     assert again == first and [f.value for f in first] == ["ops@example.com"]
