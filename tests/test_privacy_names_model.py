@@ -27,10 +27,10 @@ def test_the_shipped_model_loads() -> None:
 @pytest.mark.parametrize(
     ("text", "name"),
     [
-        ("Spoke to Joaquim Oakenshield yesterday; she confirmed the migration can wait.", "Joaquim Oakenshield"),
+        ("Asked Joaquim Oakenshield yesterday; she confirmed the migration can wait.", "Joaquim Oakenshield"),
         ("Escalated by Ottilie Kerrigan: the export job fails on large tenants.", "Ottilie Kerrigan"),
         ("We asked Wendelin Thistlewood to rerun the nightly job.", "Wendelin Thistlewood"),
-        ("Spoke to Priya yesterday about the outage.", "Priya"),
+        ("Asked Priya yesterday about the outage.", "Priya"),
         ("According to Cosima Quarshie, the invoice was paid twice last month.", "Cosima Quarshie"),
     ],
 )

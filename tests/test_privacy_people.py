@@ -407,6 +407,38 @@ def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: st
 @pytest.mark.parametrize(
     ("text", "name"),
     [
+        ("INC-4411 was reassigned to Rubija Liberšar after the on-call handover.", "Rubija Liberšar"),
+        ("Escalated to Priya for approval; no reply yet.", "Priya"),
+        ("I spoke with Tomasz Wrzesniewski about the failing migration.", "Tomasz Wrzesniewski"),
+        ("Change reviewed by Ngozi Adeyemi-Okafor, merged Tuesday.", "Ngozi Adeyemi-Okafor"),
+        ("Patch signed off by Declan O'Rourke.", "Declan O'Rourke"),
+        ("Please follow up with Ilse Vandenberghe before the release.", "Ilse Vandenberghe"),
+    ],
+)
+def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:
+    """Tickets, reviews and notes name the person work goes to or comes from (`assigned to`,
+    `reviewed by`, `spoke with`): two words cased as names, or one listed given name."""
+    assert ("PERSON", name) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The job was assigned to Release Bot.",
+        "Opened by Dependabot Preview, approved by Legal.",
+        "Reviewed by Jenkins Pipeline, written by Claude Code.",
+        "Created by GitHub Actions on behalf of Acme Corp.",
+        "Escalated to Customer Success and forwarded to Product Owner.",
+        "Checked with the team; met with Security Council.",
+    ],
+)
+def test_machines_and_groups_work_is_handed_to_are_no_names(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
         ("He was the assistant to Alvir D. Pušaver, and later a partner.", "Alvir D. Pušaver"),
         ("The name on the account is wrong, please change it to Soib K. Kishiev", "Soib K. Kishiev"),
     ],

@@ -177,6 +177,18 @@ _CUE_WORDS = (
 _CUE = re.compile(
     rf"(?<![\w'])(?i:({_CUE_WORDS}))[ \t]+(?:({_INITIALLED})(?![\w'’-])|({_LOWER})(?=[ \t]*(?:[.,;!?\n]|$)))"
 )
+# Work handed to or from a person, as tickets, reviews and notes write it (`assigned to Rubija
+# Liberšar`, `reviewed by Ana M. Lima`, `escalated to Priya`, `spoke with Tom Berg`): the name
+# follows the phrase. Bots, pipelines and teams are handed work too; `_handed` tells them apart.
+_HANDOFF_WORDS = (
+    r"(?:re)?assigned[ \t]+to|(?:reported|reviewed|approved|requested|submitted|opened|closed|authored|written"
+    r"|signed(?:[ \t]+off)?)[ \t]+by|(?:escalated|forwarded|handed[ \t]+(?:it[ \t]+)?over)[ \t]+to"
+    r"|on[ \t]+behalf[ \t]+of|(?:spoke|talked)[ \t]+(?:with|to)|(?:meeting|met)[ \t]+with"
+    r"|reach(?:ed)?[ \t]+out[ \t]+to|follow(?:ed)?[ \t]+up[ \t]+with|check(?:ed)?[ \t]+with"
+)
+_HANDOFF = re.compile(rf"(?<![\w'’])(?i:{_HANDOFF_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])")
+# A word cased as a name (`Lima`, `Anne-Marie`, `McKenzie`, `O'Brien`), not as a product (`GitHub`).
+_NAME_CASED = re.compile(r"(?:Mc|Mac|O['’]|D['’])?[^\W\d_][^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
 # A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
 _SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
 # A record's heading line, a name alone above its contact fields or address (a business card, a
@@ -226,6 +238,28 @@ def _not_everyday(value: str) -> bool:
     if any((w in given or w in family) and w not in _AMBIGUOUS for w in words):
         return True
     return len(words) >= 2 and words[0] not in names_model.model()["lexicon"]
+
+
+def _handed(value: str) -> bool:
+    """A name after a hand-off phrase (`_HANDOFF`): 1-4 words cased as names, none a word of a
+    machine or of code (`names_model.NEVER`), each a listed name (no everyday word) or a word
+    the prose lexicon does not hold; one word only when listed (`Priya`, not `Legal`)."""
+    words = _words(value)
+    if not _shape(value) or len(words) > 4:
+        return False
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given, family = given_names(), family_names()
+    named = [w for w in words if not re.fullmatch(rf"[A-Z]\.?|{_PARTICLE}", w)]
+    listed = 0
+    for word in named:
+        low = word.lower()
+        if not _NAME_CASED.fullmatch(word) or low in names_model.NEVER:
+            return False
+        if (low in given or low in family) and low not in _AMBIGUOUS:
+            listed += 1
+        elif low in everyday or low in _AMBIGUOUS:
+            return False
+    return listed > 0 or len(named) >= 2
 
 
 def _contact_near(text: str, start: int, end: int) -> bool:
@@ -412,6 +446,16 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
+    (
+        _HANDOFF,
+        "name-handoff",
+        r"(?:assigned[ \t]+to|(?:reported|reviewed|approved|requested|submitted|opened|closed|authored|written|off)"
+        r"[ \t]+by|(?:escalated|forwarded|over)[ \t]+to|behalf[ \t]+of|(?:spoke|talked|meeting|met|up|check|checked)"
+        r"[ \t]+(?:with|to)|out[ \t]+to)[ \t]+[A-Z]",
+        True,
+        60,
+        100,
+    ),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
@@ -487,6 +531,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 )
             elif rule == "name-initial":
                 accepted = _initialled(value)
+            elif rule == "name-handoff":
+                accepted = _handed(value)
             elif rule in ("name-title-lower", "name-signoff"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
             elif rule in ("name-label", "name-mail", "name-role"):

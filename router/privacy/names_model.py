@@ -50,7 +50,10 @@ NEVER = frozenset(
         " kubernetes docker podman helm terraform ansible jenkins github gitlab bitbucket jira slack linux ubuntu"
         " debian fedora windows macos android ios python java javascript typescript node rust golang ruby perl"
         " django flask fastapi starlette uvicorn gunicorn celery pytest numpy pandas react angular vue webpack"
-        " codex claude openai anthropic gemini llama mistral ollama vllm chrome firefox safari azure aws",
+        " codex claude openai anthropic gemini llama mistral ollama vllm chrome firefox safari azure aws"
+        # The machines and groups tickets hand work to (`assigned to Release Bot`, `opened by Dependabot`).
+        " bot bots pipeline pipelines admin admins ops infra oncall automation daemon cron ci cd qa sre devops"
+        " staging prod webhook sdk cli copilot renovate dependabot snyk sonarqube codecov mergify gpt llm",
     )
 )
 
