@@ -150,10 +150,10 @@ _DOES = (
 _DOES_AFTER = re.compile(rf"[ \t]+{_DOES}(?![\w'’-])")
 _SAID_BEFORE = re.compile(r"(?<![\w'’-])(?:said|says|asked|replied|answered|whispered|shouted)[ \t]+$")
 _CLAUSE_END = re.compile(r"[ \t]*(?:[.,;!?\n]|$)")
-# A given name, a dotted initial and a family name (`Alvir D. Pušaver`): how people, and rarely
-# anything else, are written. (A sentence ending in a capital, `…chose Plan B. Then`, has
-# everyday words beside the initial: `_initialled` leaves those.)
-_WITH_INITIAL = re.compile(rf"(?<![\w@./\\-])({_CAPITAL}[ \t]+[A-Z]\.[ \t]+{_CAPITAL})(?![\w@'’-])")
+# A given name, an initial and a family name (`Alvir D. Pušaver`, `Elita B Desaulniers`): how
+# people, and rarely anything else, are written. (A sentence ending in a capital, `…chose Plan
+# B. Then`, `Plan B Options`, has everyday words beside the initial: `_initialled` leaves those.)
+_WITH_INITIAL = re.compile(rf"(?<![\w@./\\-])({_CAPITAL}[ \t]+[A-Z]\.?[ \t]+{_CAPITAL})(?![\w@'’-])")
 _CAPITALISED_RUN = re.compile(
     rf"(?<![\w@./\\-])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]+|{_PARTICLE}[ \t]+)?{_CAPITAL}){{1,2}})(?![\w@-])"
 )
@@ -292,7 +292,8 @@ def _initialled(value: str) -> bool:
     """`Given I. Family` in prose: both words in a name's form and neither an everyday word
     (unless a listed name)."""
     words = _words(value)
-    if len(words) != 3 or not _shape(value):
+    # (A given and a family name have two letters or more: `wanted: B C X+` is a list of letters.)
+    if len(words) != 3 or not _shape(value) or len(words[0]) < 2 or len(words[2]) < 2:
         return False
     everyday: frozenset[str] = names_model.model()["lexicon"]
     given, family = given_names(), family_names()
@@ -456,7 +457,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
-    (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.[ \t]+[A-Z]", False, 48, 48),
+    (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
     (
