@@ -413,11 +413,13 @@ def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: st
         ("Change reviewed by Ngozi Adeyemi-Okafor, merged Tuesday.", "Ngozi Adeyemi-Okafor"),
         ("Patch signed off by Declan O'Rourke.", "Declan O'Rourke"),
         ("Please follow up with Ilse Vandenberghe before the release.", "Ilse Vandenberghe"),
+        ('Radka Holubová, the on-call engineer, said: "the queue drained at 04:10".', "Radka Holubová"),
     ],
 )
 def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:
     """Tickets, reviews and notes name the person work goes to or comes from (`assigned to`,
-    `reviewed by`, `spoke with`): two words cased as names, or one listed given name."""
+    `reviewed by`, `spoke with`), and reports the person they quote with their role (`X, the
+    on-call engineer, said`): two words cased as names, or one listed given name."""
     assert ("PERSON", name) in found(text)
 
 
@@ -430,6 +432,7 @@ def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:
         "Created by GitHub Actions on behalf of Acme Corp.",
         "Escalated to Customer Success and forwarded to Product Owner.",
         "Checked with the team; met with Security Council.",
+        "Release Pipeline, the nightly one, said nothing; GitHub Actions, the CI, wrote logs.",
     ],
 )
 def test_machines_and_groups_work_is_handed_to_are_no_names(text: str) -> None:

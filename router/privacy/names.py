@@ -189,6 +189,13 @@ _HANDOFF_WORDS = (
 _HANDOFF = re.compile(rf"(?<![\w'’])(?i:{_HANDOFF_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])")
 # A word cased as a name (`Lima`, `Anne-Marie`, `McKenzie`, `O'Brien`), not as a product (`GitHub`).
 _NAME_CASED = re.compile(r"(?:Mc|Mac|O['’]|D['’])?[^\W\d_][^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
+# A person quoted with their role between commas, as news and reports write it (`Hijacinta
+# Godina, the technical writer, said: …`, `Ana Lima, our CTO, told us`).
+_QUOTED_WORDS = r"(?:said|says|told|added|adds|wrote|writes|explained|noted|commented|replied|announced|confirmed)"
+_APPOSITIVE = re.compile(
+    rf"(?<![\w@./\\-])({_INITIALLED}),[ \t]+(?:the|our|their|his|her|its|a|an)[ \t]+[^,\n]{{2,60}},"
+    rf"[ \t]+{_QUOTED_WORDS}(?![\w'’-])"
+)
 # A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
 _SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
 # A record's heading line, a name alone above its contact fields or address (a business card, a
@@ -457,6 +464,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
+    (_APPOSITIVE, "name-appositive", rf",[ \t]+{_QUOTED_WORDS}", False, 140, 16),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
@@ -534,6 +542,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _initialled(value)
             elif rule == "name-handoff":
                 accepted = _handed(value)
+            elif rule == "name-appositive":
+                accepted = len(_words(value)) >= 2 and _handed(value)
             elif rule in ("name-title-lower", "name-signoff"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
             elif rule in ("name-label", "name-mail", "name-role"):
