@@ -189,6 +189,8 @@ _HANDOFF_WORDS = (
 _HANDOFF = re.compile(rf"(?<![\w'’])(?i:{_HANDOFF_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])")
 # A word cased as a name (`Lima`, `Anne-Marie`, `McKenzie`, `O'Brien`), not as a product (`GitHub`).
 _NAME_CASED = re.compile(r"(?:Mc|Mac|O['’]|D['’])?[^\W\d_][^\W\d_A-Z]*(?:-[^\W\d_][^\W\d_A-Z]*)?")
+# The words of a name that are neither given nor family names: initials and particles.
+_JOINING = re.compile(rf"[A-Z]\.?|{_PARTICLE}")
 # A person quoted with their role between commas, as news and reports write it (`Hijacinta
 # Godina, the technical writer, said: …`, `Ana Lima, our CTO, told us`).
 _QUOTED_WORDS = r"(?:said|says|told|added|adds|wrote|writes|explained|noted|commented|replied|announced|confirmed)"
@@ -256,7 +258,7 @@ def _handed(value: str) -> bool:
         return False
     everyday: frozenset[str] = names_model.model()["lexicon"]
     given, family = given_names(), family_names()
-    named = [w for w in words if not re.fullmatch(rf"[A-Z]\.?|{_PARTICLE}", w)]
+    named = [w for w in words if not _JOINING.fullmatch(w)]
     listed = 0
     for word in named:
         low = word.lower()
