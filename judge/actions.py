@@ -294,20 +294,26 @@ _VERBS: dict[str, ActionType] = {
 _NAME_WORD = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?![a-z])")
 
 
+def _unprefixed(name: str) -> str:
+    """A tool's name without the prefix of the MCP server or agent extension that serves it
+    (Claude Code's `mcp__filesystem__read_file`, Goose's `developer__shell`, `server.tool`)."""
+    return name.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
+
+
 def _by_verb(name: str) -> ActionType:
-    """An unknown tool's type by the first word of its name (`get_user`, `createIssue`; a
-    `server__tool` or `server.tool` prefix set aside), OTHER when it is no verb known here."""
-    first = _NAME_WORD.search(name.rsplit("__", 1)[-1].rsplit(".", 1)[-1], 0, 64)  # a name may be huge
+    """An unknown tool's type by the first word of its unprefixed name (`get_user`,
+    `createIssue`), OTHER when it is no verb known here."""
+    first = _NAME_WORD.search(name, 0, 64)  # a name may be huge
     return _VERBS.get(first.group().lower(), ActionType.OTHER) if first else ActionType.OTHER
 
 
 def classify_tool_call(name: str, arguments: object) -> ActionType:
-    key = name.strip().lower()
-    # A tool an MCP server or an agent's extension serves under its own prefix (Claude Code's
-    # `mcp__filesystem__read_file`, Goose's `developer__shell`) is the same tool.
-    handler = TOOL_TABLE.get(key) or TOOL_TABLE.get(key.rsplit("__", 1)[-1].rsplit(".", 1)[-1])
+    key = name.strip()
+    bare = _unprefixed(key)
+    # A known tool under a server's or extension's prefix is the same tool.
+    handler = TOOL_TABLE.get(key.lower()) or TOOL_TABLE.get(bare.lower())
     if handler is None:
-        return _by_verb(name.strip())
+        return _by_verb(bare)
     args = parse_arguments(arguments)
     return handler(args if args is not None else {})
 

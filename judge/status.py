@@ -219,14 +219,16 @@ _SPACE = re.compile(r"[ \t\r\n]*")
 _PART = re.compile(r"""\\([\s\S])|'([^']*)'|"((?:[^"\\]|\\[\s\S])*)"|([^'"\\]+)""")
 _IN_DOUBLE = re.compile(r"""\\(["\\])""")
 _SHELL_TOOLS = frozenset({"bash", "execute_bash", "shell", "run", "terminal", "cmd", "execute_command", "exec_command"})
-_ERROR_OPENING = re.compile(
-    r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to |\[tool error\] )"
-)
 # What opens the text of a tool result its client flagged as an error: the gateway's Messages
 # surface writes it for a `tool_result` with `is_error: true` (router/surfaces/messages/
 # content.py, where a chat `tool` message has no such flag), and the Claude Code importer for its
 # transcripts' flagged results (importers/events.py): one label for both.
 TOOL_ERROR_MARKER = "[tool error] "
+_ERROR_OPENING = re.compile(
+    r"\A\s*(?:ERROR:|Error:|error:|<error>|\{\s*\"error\"\s*:|Exception:|Failed to |"
+    + re.escape(TOOL_ERROR_MARKER)
+    + ")"
+)
 # A fenced shell block (mini-swe-agent's ```bash, SWE-agent's bare ```): tagged ones first, so that
 # the closing fence of a ```python block is never read as an opener.
 _FENCE_TAGGED = re.compile(r"^```(?:bash|sh|shell)[ \t]*\n(.*?)^```", re.S | re.M)

@@ -148,7 +148,13 @@ _DOES = (
     r"|shrugged|sighed|whispered|shouted|answered|agreed|explained|called|emailed|mentioned|suggested)"
 )
 _DOES_AFTER = re.compile(rf"[ \t]+{_DOES}(?![\w'’-])")
-_SAID_BEFORE = re.compile(r"(?<![\w'’-])(?:said|says|asked|replied|answered|whispered|shouted)[ \t]+$")
+# The verbs that report what a person said: before a name (`…, said Maria.`) and after a name
+# quoted with its role (`Ana Lima, our CTO, told us`).
+_REPORTING = (
+    r"(?:said|says|told|asked|added|adds|wrote|writes|replied|answered|explained|noted|commented|announced"
+    r"|confirmed|whispered|shouted)"
+)
+_SAID_BEFORE = re.compile(rf"(?<![\w'’-]){_REPORTING}[ \t]+$")
 _CLAUSE_END = re.compile(r"[ \t]*(?:[.,;!?\n]|$)")
 # A given name, an initial and a family name (`Alvir D. Pušaver`, `Elita B Desaulniers`): how
 # people, and rarely anything else, are written. (A sentence ending in a capital, `…chose Plan
@@ -193,10 +199,9 @@ _NAME_CASED = re.compile(r"(?:Mc|Mac|O['’]|D['’])?[^\W\d_][^\W\d_A-Z]*(?:-[^
 _JOINING = re.compile(rf"[A-Z]\.?|{_PARTICLE}")
 # A person quoted with their role between commas, as news and reports write it (`Hijacinta
 # Godina, the technical writer, said: …`, `Ana Lima, our CTO, told us`).
-_QUOTED_WORDS = r"(?:said|says|told|added|adds|wrote|writes|explained|noted|commented|replied|announced|confirmed)"
 _APPOSITIVE = re.compile(
     rf"(?<![\w@./\\-])({_INITIALLED}),[ \t]+(?:the|our|their|his|her|its|a|an)[ \t]+[^,\n]{{2,60}},"
-    rf"[ \t]+{_QUOTED_WORDS}(?![\w'’-])"
+    rf"[ \t]+{_REPORTING}(?![\w'’-])"
 )
 # A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
 _SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
@@ -249,10 +254,11 @@ def _not_everyday(value: str) -> bool:
     return len(words) >= 2 and words[0] not in names_model.model()["lexicon"]
 
 
-def _handed(value: str) -> bool:
+def _handed(value: str, alone: bool = True) -> bool:
     """A name after a hand-off phrase (`_HANDOFF`): 1-4 words cased as names, none a word of a
     machine or of code (`names_model.NEVER`), each a listed name (no everyday word) or a word
-    the prose lexicon does not hold; one word only when listed (`Priya`, not `Legal`)."""
+    the prose lexicon does not hold; one word only when listed (`Priya`, not `Legal`) and `alone`
+    allows it (a quoted person's role between commas follows a full name)."""
     words = _words(value)
     if not _shape(value) or len(words) > 4:
         return False
@@ -268,7 +274,7 @@ def _handed(value: str) -> bool:
             listed += 1
         elif low in everyday or low in _AMBIGUOUS:
             return False
-    return listed > 0 or len(named) >= 2
+    return len(named) >= 2 or (alone and listed > 0)
 
 
 def _contact_near(text: str, start: int, end: int) -> bool:
@@ -466,7 +472,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         60,
         100,
     ),
-    (_APPOSITIVE, "name-appositive", rf",[ \t]+{_QUOTED_WORDS}", False, 140, 16),
+    (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
@@ -545,7 +551,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             elif rule == "name-handoff":
                 accepted = _handed(value)
             elif rule == "name-appositive":
-                accepted = len(_words(value)) >= 2 and _handed(value)
+                accepted = _handed(value, alone=False)
             elif rule in ("name-title-lower", "name-signoff"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
             elif rule in ("name-label", "name-mail", "name-role"):
