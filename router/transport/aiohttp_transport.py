@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import ssl
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -41,6 +42,19 @@ if TYPE_CHECKING:
     from aiohttp.connector import Connection
     from aiohttp.tracing import Trace
     from multidict import CIMultiDictProxy
+
+
+# Where aiohttp's parser quotes the bytes it refused (`b'...'`, to the end of its message).
+_QUOTED = re.compile(r"""\s*(?:\bb'|\bb"|\bbytearray\().*""", re.DOTALL)
+
+
+def unquoted(message: str) -> str:
+    """aiohttp's parser message without the bytes it quotes, on one line. Those bytes may be
+    another request's: bytes an upstream sends past an answer's end after the connection was
+    taken for the next request are read as that request's answer (HTTP/1.1 has no request ids),
+    and an error quoting them would hand them to the wrong client. The kind of error is kept."""
+    kept = " ".join(_QUOTED.sub("", message).split()).rstrip(":")
+    return kept or "unreadable bytes"
 
 
 def quiet(protocol: ResponseHandler) -> bool:
@@ -76,7 +90,8 @@ class _Handler(ResponseHandler):
         super().data_received(data)
         failure = self.exception()
         if failure is not None and body is not None and not body.is_eof() and body.exception() is None:
-            body.set_exception(aiohttp.ClientPayloadError(f"the answer's body is not valid HTTP/1.1: {failure!r}"))
+            said = unquoted(str(failure))
+            body.set_exception(aiohttp.ClientPayloadError(f"the answer's body is not valid HTTP/1.1: {said}"))
 
 
 class QuietConnector(aiohttp.TCPConnector):
@@ -116,7 +131,7 @@ class AiohttpResponse:
         try:
             return await self._response.content.readany()
         except aiohttp.ClientError as exc:
-            raise TransportError(f"{type(exc).__name__}: {exc}") from exc
+            raise TransportError(f"{type(exc).__name__}: {unquoted(str(exc))}") from exc
 
     def release(self) -> None:
         self._response.release()
@@ -231,5 +246,5 @@ class AiohttpTransport:
         if isinstance(exc, aiohttp.ClientResponseError):
             # aiohttp's parser refusing the answer (a bad status line or header): raise_for_status
             # is off, so this is never a status; the upstream answered, badly.
-            return InvalidAnswer(f"the answer is not valid HTTP/1.1: {exc.message}")
-        return TransportError(f"{type(exc).__name__}: {exc}")
+            return InvalidAnswer(f"the answer is not valid HTTP/1.1: {unquoted(exc.message)}")
+        return TransportError(f"{type(exc).__name__}: {unquoted(str(exc))}")

@@ -14,7 +14,10 @@ The bytes of one answer go in one to three writes split at random points inside 
 whatever a behaviour sends after the answer's end goes in the same write as the answer's last
 byte. Bytes an upstream sends later, after the client's next request is on the wire, cannot be
 told from the answer to that request by any HTTP/1.1 client (there are no request ids), and are
-not scripted here.
+not scripted here, but for one case: a `length_short` answer's bytes past its declared length may
+come in a later write than its end, so the next request on the connection may read them. They are
+never HTTP, so that request fails, and its error must not quote them (it would hand one client's
+bytes to another).
 """
 
 from __future__ import annotations

@@ -199,3 +199,41 @@ async def test_a_broken_answer_over_tls_is_the_same_failure_as_over_plain_http(
         broken.stop()
     assert failure.value.kind == kind, failure.value
     assert broken.requests == 1  # the request crossed TLS; the answer was what broke
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b'nt":"<<someone-else>>"}}]}\n\nHTTP/1.1 200 OK\r\n\r\n',
+        b"HTTP/1.1 2<<someone-else>>\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nX-Note: <<someone-else>>\x00\r\nContent-Length: 2\r\n\r\n{}",
+        b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{"a"\r\nzz<<someone-else>>\r\n\r\n',
+    ],
+    ids=["not-a-status-line", "bad-status", "bad-header", "bad-chunk"],
+)
+async def test_an_answer_refused_as_not_http_is_never_quoted_in_the_error(transport: str, answer: bytes) -> None:
+    # Bytes an upstream sends past one answer's end, after the connection was taken for the next
+    # request, are read as that request's answer (HTTP/1.1 has no request ids); the error that
+    # refuses them goes to that request's client, so it names the kind of error, never the bytes.
+    broken = ByteUpstream(answer)
+    upstream = await started(transport, base_url=broken.base_url, timeouts=TIMEOUTS)
+    said = ""
+    try:
+        reply = await upstream.send(BODY, stream=True)
+        assert reply.stream is not None
+        try:
+            while await reply.stream.chunks():
+                pass
+        except TransportError as exc:
+            said = str(exc)
+        finally:
+            reply.stream.close()
+    except UpstreamFailure as failure:
+        said = f"{failure} {failure.body!r}"
+    finally:
+        await upstream.close()
+        broken.stop()
+    assert said, "the broken answer was taken"
+    assert "someone-else" not in said, said
+    assert "not valid HTTP" in said or "invalid" in said.lower(), said
