@@ -669,3 +669,35 @@ def test_words_after_a_comma_at_a_sentence_end_that_are_no_names(text: str) -> N
 def test_a_heading_name_with_two_particles() -> None:
     text = "Maika van de Noort\nEmployment manager\nOpportunityspace Inc.\n590 Edington Drive\nToronto, ON M4B 1B3\n"
     assert ("PERSON", "Maika van de Noort") in found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        (
+            "Attendees: Ilse Vandenberghe, Priya, Tomasz Wrzesniewski and Ngozi Adeyemi-Okafor.",
+            {"Ilse Vandenberghe", "Priya", "Tomasz Wrzesniewski", "Ngozi Adeyemi-Okafor"},
+        ),
+        ("Acme was started by its 3 founders: Kónya, Becker and Vasquez.", {"Kónya", "Becker", "Vasquez"}),
+        ("Reviewers for this PR: Hannah, Gaetane, Derek & Anna", {"Hannah", "Gaetane", "Derek", "Anna"}),
+    ],
+)
+def test_a_list_of_people_after_a_colon(text: str, names: set[str]) -> None:
+    """A list after a colon, two items or more of it listed names and every item a name in form:
+    each item is a name, those the lists do not hold (`Kónya`, `Gaetane`) too."""
+    assert names <= {value for kind, value in found(text) if kind == "PERSON"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Languages: Python, Go, Rust and Ruby.",
+        "Owners: Platform Team, Release Bot and Jenkins Pipeline.",
+        "Regions: Europe, Asia and Africa.",
+        "Labels: Bug, Feature, Docs and Good First Issue",
+        "Stack: React, Redux, Jest and Cypress",
+    ],
+)
+def test_a_list_that_is_not_of_people_is_no_list_of_names(text: str) -> None:
+    """One item that is an everyday word or a machine's, and the list is none."""
+    assert not {value for kind, value in found(text) if kind == "PERSON"}

@@ -254,26 +254,37 @@ def _not_everyday(value: str) -> bool:
     return len(words) >= 2 and words[0] not in names_model.model()["lexicon"]
 
 
-def _handed(value: str, alone: bool = True) -> bool:
-    """A name after a hand-off phrase (`_HANDOFF`): 1-4 words cased as names, none a word of a
-    machine or of code (`names_model.NEVER`), each a listed name (no everyday word) or a word
-    the prose lexicon does not hold; one word only when listed (`Priya`, not `Legal`) and `alone`
-    allows it (a quoted person's role between commas follows a full name)."""
-    words = _words(value)
-    if not _shape(value) or len(words) > 4:
-        return False
+def _name_words(value: str) -> int | None:
+    """How many of `value`'s words (initials and particles aside) are listed names (no ambiguous
+    word), when each is cased as a name, none is a word of a machine or of code
+    (`names_model.NEVER`) and each is listed or no everyday word; else None."""
     everyday: frozenset[str] = names_model.model()["lexicon"]
     given, family = given_names(), family_names()
-    named = [w for w in words if not _JOINING.fullmatch(w)]
     listed = 0
-    for word in named:
+    for word in _words(value):
+        if _JOINING.fullmatch(word):
+            continue
         low = word.lower()
         if not _NAME_CASED.fullmatch(word) or low in names_model.NEVER:
-            return False
+            return None
         if (low in given or low in family) and low not in _AMBIGUOUS:
             listed += 1
         elif low in everyday or low in _AMBIGUOUS:
-            return False
+            return None
+    return listed
+
+
+def _handed(value: str, alone: bool = True) -> bool:
+    """A name after a hand-off phrase (`_HANDOFF`): 1-4 words in a name's form (`_name_words`);
+    one word only when listed (`Priya`, not `Legal`) and `alone` allows it (a quoted person's
+    role between commas follows a full name)."""
+    words = _words(value)
+    if not _shape(value) or len(words) > 4:
+        return False
+    listed = _name_words(value)
+    if listed is None:
+        return False
+    named = [w for w in words if not _JOINING.fullmatch(w)]
     return len(named) >= 2 or (alone and listed > 0)
 
 
@@ -745,6 +756,28 @@ def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
                 yield start, end, "name-speaker"
 
 
+# A list of people after a colon (`our 3 founders: Kónya, Becker and Vasquez`, `Attendees: Ana
+# Lima, Priya Nair and Tomás`): three items or more, each one to three name-cased words, the last
+# joined by `and`, `or` or `&`.
+_ITEM = rf"{_CAPITAL}(?:[ \t]+{_CAPITAL}){{0,2}}"
+_ENUMERATION = re.compile(rf":[ \t]*({_ITEM}(?:,[ \t]+{_ITEM}){{1,12}},?[ \t]+(?:and|or|&)[ \t]+{_ITEM})(?![\w'’-])")
+_ITEM_PATTERN = re.compile(_ITEM)
+
+
+def _enumerated(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each item of a list of people (`_ENUMERATION`) when two items or more hold a listed name
+    and every item is a name in form (`_shape`, `_name_words`). One item that is not (`Python,
+    Go and Ruby`) and the list is no list of people."""
+    if ":" not in text:
+        return
+    for match in _ENUMERATION.finditer(text):
+        items = list(_ITEM_PATTERN.finditer(text, *match.span(1)))
+        counts = [_name_words(item.group()) if _shape(item.group()) else None for item in items]
+        if len(items) >= 3 and None not in counts and sum(1 for count in counts if count) >= 2:
+            for item in items:
+                yield item.start(), item.end(), "name-list"
+
+
 def _headings(text: str) -> Iterator[tuple[int, int, str]]:
     """A name alone on a record's first line, above its contact fields or address."""
     for match in _HEADING.finditer("\n\n" + text):
@@ -782,6 +815,7 @@ def find_rules(text: str) -> list[Finding]:
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
+    found.extend(_enumerated(text))
     found.extend(_addressed(text))
     found.extend(_addressed_last(text))
     return longest_first("PERSON", text, _tidied(text, found))
@@ -794,6 +828,7 @@ def find(text: str) -> list[Finding]:
     found.extend(_spans(text))
     found.extend(_speakers(text))
     found.extend(_headings(text))
+    found.extend(_enumerated(text))
     found.extend(_addressed(text))
     found.extend(_addressed_last(text))
     known = [(start, end) for start, end, _rule in found]
