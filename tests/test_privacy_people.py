@@ -217,6 +217,10 @@ def test_phone_csv_columns_and_whatsapp_uris() -> None:
         # A business card's lines name phones by where they ring.
         ("Mobile: 737 219 628\nDesk: 5403926876\nFax: 463-612-6138", "5403926876"),
         ("Office: 1234567", "1234567"),
+        # A signature's lines named by what they reach (`line` alone names code's lines).
+        ("Kind regards,\nDirect line: 020 7946 0958", "020 7946 0958"),
+        ("Support line: (415) 555-0199 (24/7)", "(415) 555-0199"),
+        ("Main line: 06 12 34 56 78", "06 12 34 56 78"),
         # Sentences that say a phone number follows.
         ("I didn't get any message on my registered 6685702. Could you look?", "6685702"),
         ("reach me at 5403926876 after six", "5403926876"),
@@ -240,6 +244,8 @@ def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(t
         "office: 2045 and Office 365 build 16.0.12345",
         "call me at 10:30, reach us at 2024-01-05",
         "answering at 1,234,567 requests a day",
+        "error at line 1234 5678; see line 120 450 789",
+        "pipeline: 2019 2020 2021",
     ],
 )
 def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:

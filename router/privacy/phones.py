@@ -160,9 +160,14 @@ def _label_before(text: str, start: int) -> bool:
 # that name such a field, right before its value:
 # `call` and `contact` begin sentences; the words for "number" name order and account numbers.
 _NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "sms")
-_FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS) + _FIELD_ONLY
+# A line a signature or a contact page names by what it reaches (`Support line:`, `Main line:`;
+# `Direct line:` and `Office line:` are a field word and `line`).
+_LINE_FIELDS = ("support line", "main line", "help line", "service line", "sales line", "emergency line")
+_FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS) + _FIELD_ONLY + _LINE_FIELDS
 _FIELD = re.compile(
-    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _FIELD_WORDS) + r")(?:[ _-]?(?:number|num|no|nr))?"
+    "(?i)(?<![A-Za-z])(?:"
+    + "|".join(re.escape(w) for w in _FIELD_WORDS)
+    + r")(?:[ _-]?(?:number|num|no|nr|line))?"
     r"\.?[\"']?[ \t]*[:=][ \t]*[\"']?(?:\r?\n[ \t]*)?$"
 )
 _FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
