@@ -165,9 +165,7 @@ _NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "sms
 _LINE_FIELDS = ("support line", "main line", "help line", "service line", "sales line", "emergency line")
 _FIELD_WORDS = tuple(word for word in _LABEL_WORDS if word not in _NOT_FIELDS) + _FIELD_ONLY + _LINE_FIELDS
 _FIELD = re.compile(
-    "(?i)(?<![A-Za-z])(?:"
-    + "|".join(re.escape(w) for w in _FIELD_WORDS)
-    + r")(?:[ _-]?(?:number|num|no|nr|line))?"
+    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in _FIELD_WORDS) + r")(?:[ _-]?(?:number|num|no|nr|line))?"
     r"\.?[\"']?[ \t]*[:=][ \t]*[\"']?(?:\r?\n[ \t]*)?$"
 )
 _FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
