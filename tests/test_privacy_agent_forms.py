@@ -124,6 +124,33 @@ FOUND = [
         b64("alice:Xv8qLm2z9"),
     ),
     (".npmrc _auth", f"//registry.npmjs.org/:_auth={b64('alice:%Xv8qLm2z9')}\n", b64("alice:%Xv8qLm2z9")),
+    ("ssh-keygen -N", "ssh-keygen -t ed25519 -N 'Lm3!vQ8zTy' -f ~/.ssh/deploy", "Lm3!vQ8zTy"),
+    (
+        "openssl -passout",
+        "openssl pkcs12 -export -in cert.pem -inkey key.pem -passout pass:Xv8qLm2z9 -out c.p12",
+        "Xv8qLm2z9",
+    ),
+    (
+        "keytool -storepass",
+        "keytool -importkeystore -srckeystore a.p12 -srcstorepass Kd92mZqLx7 -destkeystore b.jks",
+        "Kd92mZqLx7",
+    ),
+    (
+        "Discord webhook",
+        "curl -X POST https://discord.com/api/webhooks/1187654321098765432/"
+        "Zq8vKm2LxT5wYp3RbN7cH1dF4gJ6kA9sE0uI2oPqW5eR7tY3uI8oP1aS4dF6gH9jKl",
+        "https://discord.com/api/webhooks/1187654321098765432/",
+    ),
+    (
+        "Set-Cookie (curl -i)",
+        "HTTP/1.1 302 Found\nSet-Cookie: connect.sid=s%3AqL9vXm2Kz8Rt5Yp3Wn7c.Hd4fG6jK1lM3nB5vC7xZ9; Path=/; HttpOnly",
+        "s%3AqL9vXm2Kz8Rt5Yp3Wn7c.Hd4fG6jK1lM3nB5vC7xZ9",
+    ),
+    (
+        "Cookie header",
+        "Cookie: theme=dark; PHPSESSID=v4k2bq1n7h9m3s8t0c5e6r2p1a; lang=en",
+        "v4k2bq1n7h9m3s8t0c5e6r2p1a",
+    ),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -148,6 +175,12 @@ NOT_FOUND = [
     f"apiVersion: v1\nkind: Secret\ndata:\n  username: {b64('app')}\n  host: {b64('db.internal')}\n",
     json.dumps({"content": b64("# Project\n\nRun make test.\n" * 4), "encoding": "base64"}),
     f"tls.crt: {b64('-----BEGIN CERTIFICATE-----')}",
+    "ssh-keygen -t ed25519 -N '' -f key && ssh-keygen -p -N \"$NEW_PASSPHRASE\" -f key",
+    "openssl enc -aes-256-cbc -pass env:ENC_PASS -in a.tar -out a.enc",
+    "keytool -list -keystore cacerts -storepass changeit",
+    "Cookie: theme=dark; lang=en-GB; _ga=GA1.2.1234567890.1700000000",
+    "Set-Cookie: session=deleted; expires=Thu, 01 Jan 1970 00:00:00 GMT",
+    "See https://discord.com/api/webhooks/<id>/<token> in the docs",
 ]
 
 

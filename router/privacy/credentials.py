@@ -137,6 +137,20 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
         48,
     ),
+    # ssh-keygen -N X / -P X (the new and the old passphrase; `-N ''` asks for none)
+    _flag(
+        "ssh-keygen-passphrase",
+        r"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]*" + _ARG,
+        rb"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP]",
+        220,
+    ),
+    # keytool -storepass X -keypass X (-srcstorepass, -deststorepass, -new)
+    _flag(
+        "keytool-pass",
+        r"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass(?:word)?[ \t]+" + _ARG,
+        rb"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass",
+        330,
+    ),
     # echo 'X' | docker login --password-stdin (the value before the pipe)
     _flag(
         "password-stdin",
@@ -240,6 +254,36 @@ DETECTORS: tuple[Detector, ...] = (
         rb"ya29\.[0-9A-Za-z_-]{20}|1//0[0-9A-Za-z_-]{30}",
         reach=2048,
         rule="google-oauth-token",
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
+        # A chat's incoming webhook: whoever holds the URL posts as the integration (Discord's
+        # id and token, a Teams connector's path).
+        re.compile(
+            r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/[A-Za-z0-9_-]{60,80}"
+            r"|https://[\w-]{1,63}\.webhook\.office\.com/webhookb2/[\w@/-]{60,300}"
+        ),
+        rb"discord(?:app)?\.com/api/webhooks/\d|\.webhook\.office\.com/webhookb2/",
+        reach=380,
+        lead=40,
+        rule="chat-webhook-url",
+        keyword_core=32,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A session cookie (`Set-Cookie: session=X`, `Cookie: …; PHPSESSID=X`): whoever sends it
+        # is logged in as its owner. Other cookies (a theme, a consent flag) are no secrets.
+        re.compile(
+            r"(?i)\b(?:set-)?cookie[\"']?[ \t]*:[^\n]{0,2000}?(?<![\w.-])"
+            r"[\w.-]{0,40}(?:sess|sid|token|auth|jwt|remember|login)[\w.-]{0,64}=\"?([^;\s,\"]{16,4096})"
+        ),
+        rb"(?i)cookie[\"']?[ \t]{0,3}:",
+        validate=opaque_token,
+        group=1,
+        reach=6200,
+        rule="session-cookie",
+        keyword_core=16,
+        head=re.compile(r"(?i)\b(?:set-)?cookie\b"),
     ),
     Detector(
         "SECRET_ASSIGNMENT",
