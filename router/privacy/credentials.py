@@ -99,12 +99,12 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\b" + _TOOLS.encode() + rb"\b[^\n|;&]{0,200}?[ \t]-p[^\s]",
         240,
     ),
-    # sshpass -p X, docker/podman/helm login -p X, mongo/mongosh -p X
+    # sshpass -p X, docker/podman/helm/az login -p X, mongo/mongosh -p X
     _flag(
         "tool-password",
-        r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras)\s+(?:registry\s+)?login|mongo|mongosh"
+        r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras|az)\s+(?:registry\s+)?login|mongo|mongosh"
         r"|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
-        rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|mongo|mongosh|mongodump|mongorestore"
+        rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|az|mongo|mongosh|mongodump|mongorestore"
         rb"|mongoexport|mongoimport)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
         260,
     ),
@@ -136,6 +136,59 @@ DETECTORS: tuple[Detector, ...] = (
         + _ARG,
         rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
         48,
+    ),
+    # Go-style single-dash flags: influx -password X, -password=X (`--password` is the rule above)
+    _flag(
+        "password-single-dash",
+        r"(?<![\w-])-(?:password|passwd)(?:=|[ \t]+)" + _ARG,
+        rb"[ \t\"']-(?:password|passwd)[= \t]",
+        12,
+        # (`grep -r -password ./src` searches for the flag: a path is no password here)
+        validate=lambda value: "/" not in value and command_password(value),
+    ),
+    # SQL Server's and Sybase's clients: sqlcmd -P X, bcp … -P X
+    _flag(
+        "sqlcmd-password",
+        r"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*" + _ARG,
+        rb"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P",
+        220,
+    ),
+    # LDAP's clients: the bind password after -w
+    _flag(
+        "ldap-bind-password",
+        r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w[ \t]*" + _ARG,
+        rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w",
+        330,
+    ),
+    # smbclient -U user%X
+    _flag(
+        "smbclient-password",
+        r"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]))[ \t]*[\"']?[^\s%\"']{1,100}%" + _ARG,
+        rb"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user)[^\n%]{1,104}%",
+        320,
+    ),
+    # Windows: net use \\server\share /user:DOMAIN\name X
+    _flag(
+        "net-use-password",
+        r"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:[^\s]{1,100}[ \t]+" + _ARG,
+        rb"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:",
+        220,
+        validate=lambda value: not value.startswith("/") and command_password(value),
+    ),
+    # rabbitmqctl add_user NAME X / change_password NAME X
+    _flag(
+        "rabbitmqctl-password",
+        r"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]+[^\s]{1,100}[ \t]+" + _ARG,
+        rb"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]",
+        48,
+    ),
+    # echo 'user:X' | chpasswd
+    _flag(
+        "chpasswd",
+        r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+" + _ARG + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b",
+        rb"\|[ \t]*(?:sudo[ \t]+)?chpasswd",
+        320,
+        validate=lambda value: command_password(value.partition(":")[2]),  # `user:$PASSWORD` is none
     ),
     # ssh-keygen -N X / -P X (the new and the old passphrase; `-N ''` asks for none)
     _flag(
