@@ -58,6 +58,11 @@ FOUND = [
     ("NATIONAL_ID", "PAN ABCPE1234F", "ABCPE1234F"),
     ("NATIONAL_ID", "주민등록번호 900101-1234568", "900101-1234568"),
     ("NATIONAL_ID", "NHS number 943 476 5919", "943 476 5919"),
+    # UK National Insurance numbers beside their label, US ITINs dashed or beside theirs.
+    ("NATIONAL_ID", "National Insurance No. AB123456C", "AB123456C"),
+    ("NATIONAL_ID", "employee,ni number\n4411,NI number: JG 10 37 59 A", "JG 10 37 59 A"),
+    ("NATIONAL_ID", "ITIN 912-70-1234 on the W-7", "912-70-1234"),
+    ("NATIONAL_ID", "itin: 912701234", "912701234"),
     # Provider keys (gitleaks' rule data and Tandem's own).
     ("CLOUD_KEY", "aws_access_key_id=ABIAIOSFODNN7EXAMPLQ", "ABIAIOSFODNN7EXAMPLQ"),
     (
@@ -118,6 +123,10 @@ NOT_FOUND = [
     "2026-11-29 12:00:01 took 1732891234567 ms, order 20261129120001",
     "commit 4f3a2b1c9d8e7f60a1b2c3d4e5f60718293a4b5c merged",
     "account 1234 5698 7654 32 and GB00 WEST 1234 5698 7654 32",
+    # Part and order codes in a NINO's shape without its label; HMRC's example prefix (QQ); an
+    # ITIN's filler.
+    "part AB123456C in stock, order JG103759A shipped; NI number: QQ 12 34 56 C",
+    "ITIN: 999-99-9999 (placeholder) and 912-70-0000",
 ]
 
 

@@ -6,8 +6,6 @@ libphonenumber for phones, python-stdnum's check for ids (see tables.py for the 
 
 from __future__ import annotations
 
-import re
-
 from router.privacy import national_ids, phones
 from router.privacy.tables import Columns
 
@@ -73,9 +71,6 @@ _ID_WORDS: dict[str, tuple[str, ...]] = {
 }
 _ID_WORDS["tax_id"] = _ID_WORDS["national_id"]
 _ID_WORDS["tin"] = ("us.ssn", "de.idnr", "it.codicefiscale", "es.nif")
-# UK National Insurance numbers (no stdnum module): two letters of the allowed ranges, six
-# digits, a suffix A-D; prefixes never issued are refused.
-_NINO = re.compile(r"(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]")
 _VALIDATORS = {
     module: national_ids.validator(module) for modules in _ID_WORDS.values() for module in modules if "." in module
 }
@@ -96,7 +91,7 @@ def _accept(kind: str, rule: str, value: str) -> bool:
         return phones.valid_in_column(value)
     for module in _ID_WORDS[rule.partition(":")[2]]:
         if module == "gb_nino":
-            if _NINO.fullmatch(value.upper()):
+            if national_ids.nino(value):
                 return True
         elif _VALIDATORS[module](value):
             return True

@@ -79,6 +79,11 @@ LABEL_WORDS = (
     "tfn",
     "tax file",
     "tax id",
+    "itin",
+    "nino",
+    "ni number",
+    "ni no",
+    "insurance number",
     "taxid",
     "tin",
     "id card",
@@ -131,6 +136,21 @@ def validator(module: str) -> Callable[[str], bool]:
     return _validator(module)
 
 
+# UK National Insurance numbers (no stdnum module): two letters of the allowed ranges, six
+# digits, a suffix A-D; prefixes never issued are refused.
+NINO = re.compile(r"(?!BG|GB|KN|NK|NT|TN|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]")
+
+
+def nino(value: str) -> bool:
+    return NINO.fullmatch(value.upper()) is not None
+
+
+def _itin(value: str) -> bool:
+    """A US ITIN (stdnum's ranges), not a filler such as `999-99-9999` or `9xx-xx-0000`."""
+    digits = value.replace("-", "")
+    return len(set(digits)) > 2 and not digits.endswith("0000") and _ITIN(value)
+
+
 def _validator(module: str) -> Callable[[str], bool]:
     validator: Any = importlib.import_module(f"stdnum.{module}")
 
@@ -178,6 +198,7 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("CL_RUT", "cl.rut", r"\d{1,2}\.\d{3}\.\d{3}-[\dkK]", rb"\d\.\d{3}\.\d{3}-[\dkK]", False),
     ("AR_CUIT", "ar.cuit", r"\d{2}-\d{8}-\d", rb"\d\d-\d{8}-\d", False),
     ("IN_AADHAAR", "in_.aadhaar", r"[2-9]\d{3} \d{4} \d{4}", rb"\d{4} \d{4} \d{4}", False),
+    ("US_ITIN", "us.itin", r"9\d{2}-\d{2}-\d{4}", rb"9\d\d-\d\d-\d{4}", False),
     ("IN_PAN", "in_.pan", r"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", rb"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", False),
     ("GB_NHS", "gb.nhs", r"\d{3}[ -]?\d{3}[ -]?\d{4}", rb"\d{3}[ -]?\d{3}[ -]?\d{4}", True),
     ("CA_SIN", "ca.sin", r"\d{3}[ -]?\d{3}[ -]?\d{3}", rb"\d{3}[ -]?\d{3}[ -]?\d{3}", True),
@@ -192,7 +213,10 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("JP_MY_NUMBER", "jp.in_", r"\d{4} ?\d{4} ?\d{4}", rb"\d{4} ?\d{4} ?\d{4}", True),
     ("AU_TFN", "au.tfn", r"\d{3} ?\d{3} ?\d{2,3}", rb"\d{3} ?\d{3} ?\d\d", True),
     ("US_SSN_PLAIN", "us.ssn", r"\d{9}", rb"\d{9}", True),
+    ("US_ITIN_PLAIN", "us.itin", r"9\d{8}", rb"9\d{8}", True),
 )
+_ITIN = _validator("us.itin")
+_OWN_VALIDATORS = {"us.itin": _itin}
 
 
 def detectors() -> tuple[Detector, ...]:
@@ -200,13 +224,14 @@ def detectors() -> tuple[Detector, ...]:
     for rule, module, shape, core, needs_label in _TABLE:
         kind = "US_SSN" if module == "us.ssn" else "NATIONAL_ID"
         pattern = re.compile(_D + "(?:" + shape + ")" + _E)
+        validate = _OWN_VALIDATORS.get(module) or _validator(module)
         if needs_label:
             # Plain digit runs are everywhere: look for the label, then the number after it.
             detector = Detector(
                 kind,
                 pattern,
                 _LABEL_CORE,
-                validate=_validator(module),
+                validate=validate,
                 rule=rule,
                 check=_labelled,
                 reach=_AFTER + 24,
@@ -219,8 +244,24 @@ def detectors() -> tuple[Detector, ...]:
                 kind,
                 pattern,
                 rb"(?:^|[^\w.+/-])(?:" + core + rb")",  # from a token's start: see detect.py
-                validate=_validator(module),
+                validate=validate,
                 rule=rule,
             )
         out.append(detector)
+    # A UK National Insurance number beside its label (`NI number: AB 12 34 56 C`): letters lead
+    # it, so its window is searched from a head, not from a run of digits.
+    out.append(
+        Detector(
+            "NATIONAL_ID",
+            re.compile(_D + "(?:" + NINO.pattern + ")" + _E),
+            _LABEL_CORE,
+            validate=nino,
+            rule="GB_NINO",
+            check=_labelled,
+            reach=_AFTER + 24,
+            keyword_core=_LABEL_SPAN,
+            follows=True,
+            head=re.compile(r"[A-Z][A-Z] ?\d"),
+        )
+    )
     return tuple(out)
