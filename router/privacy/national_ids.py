@@ -79,7 +79,6 @@ LABEL_WORDS = (
     "tfn",
     "tax file",
     "tax id",
-    "itin",
     "nino",
     "ni number",
     "ni no",
@@ -213,7 +212,6 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("JP_MY_NUMBER", "jp.in_", r"\d{4} ?\d{4} ?\d{4}", rb"\d{4} ?\d{4} ?\d{4}", True),
     ("AU_TFN", "au.tfn", r"\d{3} ?\d{3} ?\d{2,3}", rb"\d{3} ?\d{3} ?\d\d", True),
     ("US_SSN_PLAIN", "us.ssn", r"\d{9}", rb"\d{9}", True),
-    ("US_ITIN_PLAIN", "us.itin", r"9\d{8}", rb"9\d{8}", True),
 )
 _ITIN = _validator("us.itin")
 _OWN_VALIDATORS = {"us.itin": _itin}
