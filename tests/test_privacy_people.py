@@ -389,6 +389,8 @@ def test_names_after_a_cue_phrase(text: str, name: str) -> None:
         ("Luiza is from Xignite", "Luiza"),
         ("Catherine is a very sympathetic person.", "Catherine"),
         ("The deploy failed twice last night, said Oksana.", "Oksana"),
+        ("Hi team, Carlos here.", "Carlos"),
+        ("Morning all - Priya here, quick question about the flaky test", "Priya"),
     ],
 )
 def test_a_listed_given_name_doing_what_people_do(text: str, name: str) -> None:
@@ -404,6 +406,7 @@ def test_a_listed_given_name_doing_what_people_do(text: str, name: str) -> None:
         "Python was upgraded to 3.12 on the runner.",
         "Version is 3, said Redis.",
         "Victoria is a state in Australia.",  # a listed given name that is also a place's
+        "Python here is fine; click here. Jordan here.",
     ],
 )
 def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: str) -> None:

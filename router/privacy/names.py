@@ -141,11 +141,13 @@ _SIGN_OFF = re.compile(
     rf"(?-i:({_FULL}))[ \t]*[.!]?[ \t]*\r?$"
 )
 # A single capitalised word doing what people do (`Luiza is from Xignite`, `Asya spent a year`,
-# `…, said Maria.`): taken when the word is a listed given name that is no everyday word.
+# `…, said Maria.`, `Carlos here.`): taken when the word is a listed given name that is no everyday word.
 _DOES = (
     r"(?:is|was|has|had|said|says|told|tells|asked|asks|wrote|writes|replied|replies|lives|lived|works"
     r"|worked|spent|joined|thinks|thought|wants|wanted|needs|needed|knows|knew|smiled|laughed|nodded"
-    r"|shrugged|sighed|whispered|shouted|answered|agreed|explained|called|emailed|mentioned|suggested)"
+    r"|shrugged|sighed|whispered|shouted|answered|agreed|explained|called|emailed|mentioned|suggested"
+    # Saying who writes, as chats and mails open (`Hi team, Carlos here.`): at the clause's end.
+    r"|here(?=[ \t]*(?:[.,!;:\n]|$)))"
 )
 _DOES_AFTER = re.compile(rf"[ \t]+{_DOES}(?![\w'’-])")
 # The verbs that report what a person said: before a name (`…, said Maria.`) and after a name
