@@ -710,3 +710,26 @@ def test_a_list_of_people_after_a_colon(text: str, names: set[str]) -> None:
 def test_a_list_that_is_not_of_people_is_no_list_of_names(text: str) -> None:
     """One item that is an everyday word or a machine's, and the list is none."""
     assert not {value for kind, value in found(text) if kind == "PERSON"}
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Leveransadress: Kungsgatan 44, 111 35 Stockholm", "Kungsgatan 44, 111 35 Stockholm"),
+        ("Kontor: Karl Johans gate 22, 0159 Oslo", "Karl Johans gate 22, 0159 Oslo"),
+        ("Send the contract to Vesterbrogade 3, 1620 København V", "Vesterbrogade 3, 1620 København V"),
+        ("office,Mannerheimintie 12, 00100 Helsinki", "Mannerheimintie 12, 00100 Helsinki"),
+        ("Adres: ul. Marszałkowska 1, 00-624 Warszawa", "ul. Marszałkowska 1, 00-624 Warszawa"),
+    ],
+)
+def test_nordic_and_polish_street_lines(text: str, address: str) -> None:
+    """The street type at a word's end (`-gatan`, `-gade`, `-ntie`) or after a name in the
+    genitive (`Karl Johans gate`), and Poland's type first (`ul.`, `al.`), with the postcode."""
+    assert ("ADDRESS", address) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Delegate 12 tasks; Aggregate 10 rows; Navigate 3 pages", "Login gate 3 failed", "Stargate 2 and Bowtie 3"]
+)
+def test_english_words_ending_like_a_nordic_street_are_no_streets(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "ADDRESS"}

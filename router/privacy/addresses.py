@@ -7,6 +7,8 @@ countries' street lines, on CPU and with no model.
 - France, Belgium: `12 bis rue de la Paix, 75002 Paris`.
 - Spain, Italy, Portugal, Latin America: `Calle Mayor 5, 28013 Madrid`, `Via Roma 10`.
 - Netherlands: `Keizersgracht 123, 1015 CJ Amsterdam`.
+- Sweden, Norway, Denmark, Finland: `Kungsgatan 44, 111 35 Stockholm`, `Vesterbrogade 3`.
+- Poland: `ul. Marszałkowska 1, 00-624 Warszawa`.
 - Labelled fields and named columns (`address`, `street`, `address_line1`, `Anschrift`, …) whose
   value holds a number and a word.
 - Any country's street line, before the unit, place and postcode lines of an envelope, or after a
@@ -23,6 +25,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
+from router.privacy import names_model
 from router.privacy.anchors import LINE_MARKS, Anchor, Anchors, longest_first, merged, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
@@ -76,6 +79,24 @@ _NL = re.compile(
     rf"(?<![\w-]){_CAP}(?:straat|weg|laan|plein|gracht|kade|singel|dijk|steeg|hof|markt)[ \t]+\d{{1,4}}[a-zA-Z]?"
     r"(?:[ \t-]?\d{1,3})?(?![\w-])"
     rf"(?:,?[ \t]+\d{{4}}[ \t]?[A-Z]{{2}}[ \t]+{_CITY})?"
+)
+# Sweden, Norway, Denmark, Finland: the street type is the end of a word of eight letters or more
+# (`Kungsgatan 44, 111 35 Stockholm`, `Vesterbrogade 3, 1620 København V`, `Mannerheimintie 12,
+# 00100 Helsinki`), or in Norway and Denmark a word after a name in the genitive (`Karl Johans gate
+# 22, 0159 Oslo`). A street word that is an everyday English one is none (`_spans`).
+_NORDIC_ENDINGS = (
+    r"gatan|gata|vägen|gränd|torget|stigen|backen|allén|gaten|veien|vegen|plassen|vej|gade|stræde|torv|katu"
+    r"|ntie|kuja|polku|kaari|tori"
+)
+_NORDIC = re.compile(
+    rf"(?<![\w-])(?:(?:{_CAP}[ \t])?(?=[^\W\d_]{{8}}){_CAP}(?:{_NORDIC_ENDINGS})"
+    rf"|(?:{_CAP}[ \t]){{0,2}}{_CAP}s[ \t]+(?:gate|gata|vei|veg|gade|vej|väg|allé))"
+    rf"[ \t]+\d{{1,4}}[ \t]?[A-Za-z]?(?![\w-])(?:,?[ \t]+(?:\d{{3}}[ \t]\d{{2}}|\d{{4,5}})[ \t]+{_CITY})?"
+)
+# Poland: `ul. Marszałkowska 1, 00-624 Warszawa`, `al. Jerozolimskie 65/79` (the type first).
+_PL = re.compile(
+    rf"(?<![\w.-])(?:ul|al|pl|os)\.[ \t]*{_CAP}(?:[ \t]+{_CAP}){{0,3}}[ \t]+\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}})?(?![\w-])"
+    rf"(?:,?[ \t]+\d{{2}}-\d{{3}}[ \t]+{_CITY})?"
 )
 _LABEL_KEYS = (
     r"(?:street|home|postal|mailing|shipping|billing|delivery|residential|business|work|customer|contact)?"
@@ -274,6 +295,15 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     ),
     (_NL, "address-nl", r"(?:straat|weg|laan|plein|gracht|kade|singel|dijk|steeg|hof|markt)[ \t]+\d", False, 60, 80),
     (
+        _NORDIC,
+        "address-nordic",
+        rf"(?:{_NORDIC_ENDINGS}|s[ \t]+(?:gate|gata|vei|veg|gade|vej|väg|allé))[ \t]+\d",
+        False,
+        70,
+        80,
+    ),
+    (_PL, "address-pl", r"(?:^|[^\w.-])(?:ul|al|pl|os)\.[ \t]*[^\W\d_]", False, 8, 120),
+    (
         _BLOCK,
         "address-block",
         rf"\n[ \t]*{_MARKS},?[ \t]*(?:[^\n\d:;=@/\\{{}}<>|\[\]\"`]{{1,40}}[ \t,])?\d{{4,5}}(?:-\d{{3,4}})?(?:[^\w-]|$)",
@@ -343,6 +373,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         )
         for match in search(pattern, text, spans):
             if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
+                continue
+            if rule == "address-nordic" and match.group().split(None, 1)[0].lower() in names_model.model()["lexicon"]:
                 continue
             if rule not in ("address-label", "address-cue"):
                 yield match.start(), match.end(), rule
