@@ -720,11 +720,14 @@ def test_a_list_that_is_not_of_people_is_no_list_of_names(text: str) -> None:
         ("Send the contract to Vesterbrogade 3, 1620 København V", "Vesterbrogade 3, 1620 København V"),
         ("office,Mannerheimintie 12, 00100 Helsinki", "Mannerheimintie 12, 00100 Helsinki"),
         ("Adres: ul. Marszałkowska 1, 00-624 Warszawa", "ul. Marszałkowska 1, 00-624 Warszawa"),
+        ("Szállítási cím: Váci utca 12., 1052 Budapest", "Váci utca 12., 1052 Budapest"),
+        ("The office moved to Andrássy út 60. last spring", "Andrássy út 60."),
     ],
 )
-def test_nordic_and_polish_street_lines(text: str, address: str) -> None:
+def test_nordic_polish_and_hungarian_street_lines(text: str, address: str) -> None:
     """The street type at a word's end (`-gatan`, `-gade`, `-ntie`) or after a name in the
-    genitive (`Karl Johans gate`), and Poland's type first (`ul.`, `al.`), with the postcode."""
+    genitive (`Karl Johans gate`), Poland's type first (`ul.`, `al.`), Hungary's after the name
+    (`utca`, `út`), with the postcode."""
     assert ("ADDRESS", address) in found(text)
 
 

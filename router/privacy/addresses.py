@@ -8,7 +8,7 @@ countries' street lines, on CPU and with no model.
 - Spain, Italy, Portugal, Latin America: `Calle Mayor 5, 28013 Madrid`, `Via Roma 10`.
 - Netherlands: `Keizersgracht 123, 1015 CJ Amsterdam`.
 - Sweden, Norway, Denmark, Finland: `Kungsgatan 44, 111 35 Stockholm`, `Vesterbrogade 3`.
-- Poland: `ul. Marszałkowska 1, 00-624 Warszawa`.
+- Poland: `ul. Marszałkowska 1, 00-624 Warszawa`; Hungary: `Andrássy út 60.`, `Váci utca 12`.
 - Labelled fields and named columns (`address`, `street`, `address_line1`, `Anschrift`, …) whose
   value holds a number and a word.
 - Any country's street line, before the unit, place and postcode lines of an envelope, or after a
@@ -83,15 +83,23 @@ _NL = re.compile(
 # Sweden, Norway, Denmark, Finland: the street type is the end of a word of eight letters or more
 # (`Kungsgatan 44, 111 35 Stockholm`, `Vesterbrogade 3, 1620 København V`, `Mannerheimintie 12,
 # 00100 Helsinki`), or in Norway and Denmark a word after a name in the genitive (`Karl Johans gate
-# 22, 0159 Oslo`). A street word that is an everyday English one is none (`_spans`).
+# 22, 0159 Oslo`); a building's number before it, as some records add, goes with it. A street
+# word that is an everyday English one is none (`_spans`).
 _NORDIC_ENDINGS = (
     r"gatan|gata|vägen|gränd|torget|stigen|backen|allén|gaten|veien|vegen|plassen|vej|gade|stræde|torv|katu"
     r"|ntie|kuja|polku|kaari|tori"
 )
 _NORDIC = re.compile(
-    rf"(?<![\w-])(?:(?:{_CAP}[ \t])?(?=[^\W\d_]{{8}}){_CAP}(?:{_NORDIC_ENDINGS})"
+    rf"(?<![\w-])(?:\d{{1,6}}[ \t]+)?(?:(?:{_CAP}[ \t])?(?=[^\W\d_]{{8}}){_CAP}(?:{_NORDIC_ENDINGS})"
     rf"|(?:{_CAP}[ \t]){{0,2}}{_CAP}s[ \t]+(?:gate|gata|vei|veg|gade|vej|väg|allé))"
     rf"[ \t]+\d{{1,4}}[ \t]?[A-Za-z]?(?![\w-])(?:,?[ \t]+(?:\d{{3}}[ \t]\d{{2}}|\d{{4,5}})[ \t]+{_CITY})?"
+)
+# Hungary: the type after the name, the number often with a dot (`Váci utca 12.`, `Andrássy út
+# 60.`, `Árpád fejedelem útja 3.`, `Kossuth Lajos tér 1`), then `, 1052 Budapest`.
+_HU = re.compile(
+    rf"(?<![\w-]){_CAP}(?:[ \t]+(?:{_CAP}|[a-zà-öø-ÿ\u0100-\u017F]{{3,}})){{0,3}}[ \t]+"
+    r"(?:utca|út|útja|tér|tere|körút|krt\.|sétány|rakpart)[ \t]+\d{1,4}\.?(?:[/-]\d{1,4}\.?)?(?![\w-])"
+    rf"(?:,?[ \t]+\d{{4}}[ \t]+{_CITY})?"
 )
 # Poland: `ul. Marszałkowska 1, 00-624 Warszawa`, `al. Jerozolimskie 65/79` (the type first).
 _PL = re.compile(
@@ -302,6 +310,14 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         70,
         80,
     ),
+    (
+        _HU,
+        "address-hu",
+        r"[ \t](?:utca|út|útja|tér|tere|körút|krt\.|sétány|rakpart)[ \t]+\d",
+        False,
+        80,
+        40,
+    ),
     (_PL, "address-pl", r"(?:^|[^\w.-])(?:ul|al|pl|os)\.[ \t]*[^\W\d_]", False, 8, 120),
     (
         _BLOCK,
@@ -361,6 +377,12 @@ def _block_spans(text: str, ends: list[int], forward: int, street_ends: list[int
             yield start, min(size, end + forward)
 
 
+def _everyday_street(value: str) -> bool:
+    """Whether a Nordic street line's first word is an everyday English one (`Delegate 12`)."""
+    street = next((word for word in value.split() if word[:1].isalpha()), "")
+    return street.lower() in names_model.model()["lexicon"]
+
+
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     hits = _ANCHORS.ends(text)
     for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
@@ -374,7 +396,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
         for match in search(pattern, text, spans):
             if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
                 continue
-            if rule == "address-nordic" and match.group().split(None, 1)[0].lower() in names_model.model()["lexicon"]:
+            if rule == "address-nordic" and _everyday_street(match.group()):
                 continue
             if rule not in ("address-label", "address-cue"):
                 yield match.start(), match.end(), rule
