@@ -159,3 +159,51 @@ async def test_an_answer_before_the_request_was_written_ends_its_connection(tran
     assert connections == 2
     await session.close()
     listening.close()
+
+
+async def test_a_kept_connection_the_upstream_closed_goes_again_once_on_a_fresh_one(
+    server: ByteServer, session: Transport
+) -> None:
+    # The upstream drops the kept connection when the next request comes, with no byte of an
+    # answer: it never answered that request, which goes again on a new connection.
+    server.scripts = [answer(b"one"), raw(), answer(b"two")]
+    assert await body_of(await post(session, server)) == b"one"
+    assert await body_of(await post(session, server)) == b"two"
+    assert server.connections == 2
+    assert [request.connection for request in server.requests] == [1, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [raw(b"HTTP/1.1 200 OK\r\nContent-"), raw(b"HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\nhal")],
+    ids=["part-of-a-head", "part-of-a-body"],
+)
+async def test_a_request_answered_in_part_never_goes_again(
+    server: ByteServer, session: Transport, second: object
+) -> None:
+    server.scripts = [answer(b"one"), second, answer(b"again")]  # type: ignore[list-item]
+    assert await body_of(await post(session, server)) == b"one"
+    with pytest.raises(TransportError):
+        await body_of(await post(session, server))
+    assert len(server.requests) == 2
+
+
+async def test_a_fresh_connection_closed_before_an_answer_is_not_tried_again(
+    server: ByteServer, session: Transport
+) -> None:
+    server.scripts = [raw(), answer(b"again")]
+    with pytest.raises(TransportError):
+        await post(session, server)
+    assert len(server.requests) == 1
+
+
+async def test_a_chunk_size_that_is_not_a_number_fails_the_body_at_once(server: ByteServer, session: Transport) -> None:
+    # The first chunk's end and the broken size come in one read while the body's reader waits:
+    # the chunk's end wakes it with no data, and the error must still reach it (not its timeout).
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello"
+    server.scripts = [raw(head, b"\r\nzz7\r\nworld!!\r\n0\r\n\r\n", pause=0.05, keep=True)]
+    started = time.perf_counter()
+    response = await post(session, server)
+    with pytest.raises(TransportError):
+        await asyncio.wait_for(body_of(response), 5)
+    assert time.perf_counter() - started < 2

@@ -7,8 +7,10 @@ after a 204, bytes past the declared length, a second answer nobody asked for) w
 client's answer read by another. aiohttp keeps a parsed message that arrived while its
 connection sat idle and hands it to the next request on that connection, so its connector here
 checks a connection as it is taken from the pool: dropped unless aiohttp has nothing buffered
-for it and its socket has no byte or end of stream waiting. tests/transport_suite holds both
-transports to the same hostile upstream.
+for it and its socket has no byte or end of stream waiting. A request whose kept connection
+breaks before a byte of its answer comes goes again, once, on a new connection (the upstream
+dropped the idle connection and never read it), as with the built-in client.
+tests/transport_suite holds both transports to the same hostile upstream.
 
 aiohttp's own errors never leave this module: each becomes the seam's (router/transport/errors.py).
 A proxy goes with each request (`proxy`, its credentials apart as a Proxy-Authorization header,
@@ -22,6 +24,7 @@ import asyncio
 import functools
 import re
 import ssl
+from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,7 +38,7 @@ from router.transport.http1.connection import has_pending_input
 from router.transport.http1.response import BODILESS
 from router.transport.proxy import Proxy
 from router.transport.tls import untrusted
-from router.transport.types import Request
+from router.transport.types import Request, Sent
 
 if TYPE_CHECKING:
     from aiohttp.client_reqrep import ConnectionKey
@@ -55,6 +58,25 @@ def unquoted(message: str) -> str:
     and an error quoting them would hand them to the wrong client. The kind of error is kept."""
     kept = " ".join(_QUOTED.sub("", message).split()).rstrip(":")
     return kept or "unreadable bytes"
+
+
+class _Taken:
+    """The idle connection a request was given (`QuietConnector._get`), if it was one."""
+
+    __slots__ = ("protocol",)
+
+    def __init__(self) -> None:
+        self.protocol: _Handler | None = None
+
+    def stale(self) -> bool:
+        """Whether the request went on a kept connection that sent nothing back before it broke:
+        the upstream closed it while it sat idle and never read the request."""
+        return self.protocol is not None and not self.protocol.received
+
+
+# Set by `send` for each attempt, filled in by the connector in the same task (or in the task
+# `_call_then` starts, which shares the holder).
+_TAKEN: ContextVar[_Taken | None] = ContextVar("tandem_aiohttp_taken", default=None)
 
 
 def quiet(protocol: ResponseHandler) -> bool:
@@ -82,7 +104,11 @@ class _Handler(ResponseHandler):
             self.force_close()
         super().feed_data(data, size)
 
+    received = False  # a byte came since the connection was last taken from the pool
+
     def data_received(self, data: bytes) -> None:
+        if data:
+            self.received = True
         transport = self.transport
         if transport is not None and transport.get_write_buffer_size():
             self.force_close()  # an answer before the request was all written
@@ -91,7 +117,13 @@ class _Handler(ResponseHandler):
         failure = self.exception()
         if failure is not None and body is not None and not body.is_eof() and body.exception() is None:
             said = unquoted(str(failure))
-            body.set_exception(aiohttp.ClientPayloadError(f"the answer's body is not valid HTTP/1.1: {said}"))
+            error = aiohttp.ClientPayloadError(f"the answer's body is not valid HTTP/1.1: {said}")
+            body.set_exception(error)
+            # The same bytes may have ended a chunk before the fault, which woke the body's reader
+            # with no data: it goes on to wait again without reading the error (aiohttp's
+            # `readany` checks it only before its loop), and would wait for its timeout. Set again
+            # once it waits, the error wakes it.
+            asyncio.get_running_loop().call_soon(body.set_exception, error)
 
 
 class QuietConnector(aiohttp.TCPConnector):
@@ -111,6 +143,10 @@ class QuietConnector(aiohttp.TCPConnector):
         while (connection := await super()._get(key, traces)) is not None:
             protocol = connection.protocol
             if protocol is not None and quiet(protocol):
+                taken = _TAKEN.get()
+                if taken is not None and isinstance(protocol, _Handler):
+                    protocol.received = False
+                    taken.protocol = protocol
                 return connection
             connection.close()  # released as "should close": its socket is closed
         return None
@@ -180,15 +216,25 @@ class AiohttpTransport:
         self._authorization = proxy.authorization if proxy is not None else None
 
     async def send(self, request: Request) -> AiohttpResponse:
-        try:
-            if request.sent is None:
-                response = await self._call(request)
-            else:
-                response = await self._call_then(request)
-        except aiohttp.ClientError as exc:
-            raise self._said(exc) from exc
-        except TimeoutError as exc:  # aiohttp's connect timeout (sock_connect)
-            raise ConnectFailed(f"no connection {self._where()}within {self._connect_timeout:g} s") from exc
+        sent = request.sent
+        for attempt in range(2):
+            taken = _Taken()
+            _TAKEN.set(taken)
+            try:
+                response = await (self._call(request) if sent is None else self._call_then(request, sent))
+                break
+            except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+                # One retry, on a fresh connection, when a kept one broke before a byte of the
+                # answer came (as the built-in client does). The work run once the request was
+                # written ran: the request that goes again is the same one.
+                if attempt == 0 and taken.stale() and not isinstance(exc, aiohttp.ClientConnectorError):
+                    sent = None
+                    continue
+                raise self._said(exc) from exc
+            except aiohttp.ClientError as exc:
+                raise self._said(exc) from exc
+            except TimeoutError as exc:  # aiohttp's connect timeout (sock_connect)
+                raise ConnectFailed(f"no connection {self._where()}within {self._connect_timeout:g} s") from exc
         if response.status == 407 and self._proxy is not None:
             # The proxy's own refusal (plain HTTP through it), not the upstream's answer.
             response.close()
@@ -211,14 +257,13 @@ class AiohttpTransport:
             **self._via,
         )
 
-    async def _call_then(self, request: Request) -> aiohttp.ClientResponse:
+    async def _call_then(self, request: Request, sent: Sent) -> aiohttp.ClientResponse:
         # aiohttp has no hook once the request is written: its call goes in a task, started
         # before `sent` runs (one turn of the loop), and given up if `sent` fails.
-        assert request.sent is not None
         posting: asyncio.Future[aiohttp.ClientResponse] = asyncio.ensure_future(self._call(request))
         try:
             await asyncio.sleep(0)
-            await request.sent()
+            await sent()
         except BaseException:
             posting.cancel()
             posting.add_done_callback(_closed_if_answered)

@@ -152,13 +152,7 @@ async def test_no_request_reads_bytes_meant_for_another(transport: str, hostile:
     assert accepted == [], f"broken answers taken as answers: {accepted[:3]}"
     # Nothing waited for bytes that never came: every failure was seen at once, not timed out.
     timed_out = [o.case for o in outcomes if "timeout" in o.detail.lower()]
-    # A known defect (docs/status.md): through aiohttp, about one run in ten has one bad-chunk
-    # answer (of the ~1,000 cases) that is not failed at once but waits for the first-byte
-    # timeout; the built-in client has none. Allowed for aiohttp, once, and printed.
-    known = [c for c in timed_out if transport == "aiohttp" and c.behaviour == "bad_chunk"]
-    if known:
-        print(f"aiohttp: a bad-chunk answer waited for its timeout (known defect): {known}")
-    assert len(known) <= 1 and [c for c in timed_out if c not in known] == [], timed_out[:3]
+    assert timed_out == [], timed_out[:3]
     well_formed = [o for o in outcomes if o.case.behaviour in WELL_FORMED]
     answered = sum(o.answered for o in well_formed)
     # A well-formed answer may fail only because its connection was one the upstream had just
