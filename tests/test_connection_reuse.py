@@ -17,7 +17,7 @@ from router.transport import Request as TRequest
 from router.transport import Response, Transport, TransportError
 from router.transport.http1 import Http1Session
 from tests import test_http1
-from tests.test_http1 import ByteServer, Request, answer, raw
+from tests.test_http1 import ByteServer, Request, Script, answer, raw
 from tests.transport_suite.transports import TRANSPORTS, made
 
 # The scripted byte server of the HTTP/1.1 client's tests, one a test.
@@ -179,9 +179,9 @@ async def test_a_kept_connection_the_upstream_closed_goes_again_once_on_a_fresh_
     ids=["part-of-a-head", "part-of-a-body"],
 )
 async def test_a_request_answered_in_part_never_goes_again(
-    server: ByteServer, session: Transport, second: object
+    server: ByteServer, session: Transport, second: Script
 ) -> None:
-    server.scripts = [answer(b"one"), second, answer(b"again")]  # type: ignore[list-item]
+    server.scripts = [answer(b"one"), second, answer(b"again")]
     assert await body_of(await post(session, server)) == b"one"
     with pytest.raises(TransportError):
         await body_of(await post(session, server))

@@ -99,12 +99,12 @@ class _Handler(ResponseHandler):
     HTTP (bad chunking, say): aiohttp's own closes the connection and fails its next read, not
     the body being read, which waited for its timeout."""
 
+    received = False  # a byte came since the connection was last taken from the pool
+
     def feed_data(self, data: tuple[RawResponseMessage, StreamReader], size: int = 0) -> None:
         if data[0].code in BODILESS:
             self.force_close()
         super().feed_data(data, size)
-
-    received = False  # a byte came since the connection was last taken from the pool
 
     def data_received(self, data: bytes) -> None:
         if data:
@@ -219,7 +219,7 @@ class AiohttpTransport:
         sent = request.sent
         for attempt in range(2):
             taken = _Taken()
-            _TAKEN.set(taken)
+            token = _TAKEN.set(taken)
             try:
                 response = await (self._call(request) if sent is None else self._call_then(request, sent))
                 break
@@ -235,6 +235,8 @@ class AiohttpTransport:
                 raise self._said(exc) from exc
             except TimeoutError as exc:  # aiohttp's connect timeout (sock_connect)
                 raise ConnectFailed(f"no connection {self._where()}within {self._connect_timeout:g} s") from exc
+            finally:
+                _TAKEN.reset(token)  # the holder (and the connection it names) goes with the call
         if response.status == 407 and self._proxy is not None:
             # The proxy's own refusal (plain HTTP through it), not the upstream's answer.
             response.close()
