@@ -225,6 +225,16 @@ def test_phone_csv_columns_and_whatsapp_uris() -> None:
         ("I didn't get any message on my registered 6685702. Could you look?", "6685702"),
         ("reach me at 5403926876 after six", "5403926876"),
         ("my mobile number is 0412345678", "0412345678"),
+        # Grouped by spaces as an amount may be, but a field's or a said phone's value.
+        ("Name: Emilie Broberg\nPhone: 72 128 827", "72 128 827"),
+        ("They're not answering at 78 651 450", "78 651 450"),
+        # Named by the word after it, at its line's or item's end (a signature, a contact card).
+        ("Dreux Joly\nPSC 3294, Box 9168\n416 60 039 office\n(579)888-3058 fax", "416 60 039"),
+        ("emidio lombardo\n781 1704 office\n", "781 1704"),
+        ("+1-984-182-0190 mobile\n28-64-66-98 office", "28-64-66-98"),
+        ("Portugal 30971\n21 253 109 8211-Office\\,+447700 208 815-Fax", "21 253 109 8211"),
+        ("Portugal 30971\n21 253 109 8211-Office\\,+447700 208 815-Fax", "+447700 208 815"),
+        ("Ana Lima — 0412 345 678 (mobile), ana@example.org", "0412 345 678"),
     ],
 )
 def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(text: str, phone: str) -> None:
@@ -246,6 +256,12 @@ def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(t
         "answering at 1,234,567 requests a day",
         "error at line 1234 5678; see line 120 450 789",
         "pipeline: 2019 2020 2021",
+        "Phone: 250 000",  # a round amount
+        # A word after that a sentence goes on from, or a number no phone is.
+        "we bought 12 345 678 office chairs",
+        "ordered 2024-01-05 office",
+        "released 10.0.12.7 home",
+        "+999 412 8831 mobile",  # no country has that calling code
     ],
 )
 def test_a_phone_field_does_not_make_every_number_a_phone(text: str) -> None:
@@ -641,7 +657,12 @@ def test_numbered_lines_before_a_country_are_no_address(text: str) -> None:
     assert not [f for f in found(text) if f[0] == "ADDRESS"]
 
 
-@pytest.mark.parametrize("mark", ["> ", ">", "> > ", "• "])
+# Markdown's bullets, and `•` decoded with the wrong codec (its three UTF-8 bytes each read as `?`
+# or as U+FFFD), as text pasted through a tool that lost it shows it.
+_BULLETS = ["- ", "* ", "+ ", "– ", "▪ ", "◦ ", "??? ", "? ", "\ufffd\ufffd\ufffd ", "\ufffd "]
+
+
+@pytest.mark.parametrize("mark", ["> ", ">", "> > ", "• ", *_BULLETS])
 def test_an_address_block_quoted_in_a_reply_or_bulleted(mark: str) -> None:
     lines = ["Ines Varga", "4410 Sørlandsveien 17", "Apt. 12", "Kristiansand", "Norway 4631"]
     text = "On Monday Ines wrote:\n" + "\n".join(mark + line for line in lines)
@@ -649,13 +670,26 @@ def test_an_address_block_quoted_in_a_reply_or_bulleted(mark: str) -> None:
     assert any(value.startswith("4410 Sørlandsveien 17") and value.endswith("Norway 4631") for value in addresses)
 
 
-@pytest.mark.parametrize("mark", ["> ", ">", "• "])
+@pytest.mark.parametrize("mark", ["> ", ">", "• ", *_BULLETS])
 def test_a_record_heading_quoted_in_a_reply_or_bulleted(mark: str) -> None:
     # (A name in no list: only its place above the record says it is one.)
     lines = ["Zorath Quellmane", "Acme Ltd", "4410 Sørlandsveien 17", "Kristiansand", "Norway 4631"]
-    text = "On Monday she wrote:\n" + mark.rstrip() + "\n" + "\n".join(mark + line for line in lines)
+    blank = mark.rstrip() if mark.strip() in (">", "•") else ""  # a list's items follow a blank line
+    text = "On Monday she wrote:\n" + blank + "\n" + "\n".join(mark + line for line in lines)
     assert ("PERSON", "Zorath Quellmane") in found(text)
     assert not [f for f in found("> Release notes\n> 12 fixes in total\n") if f[0] == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A hyphen, an asterisk or a question mark glued to what follows is no bullet.
+        "Ines Varga\n4410 Sørlandsveien 17\n-Apt. 12\n-Kristiansand\n-Norway 4631",
+        "Ines Varga\n4410 Sørlandsveien 17\n*Apt. 12\n*Kristiansand\n*Norway 4631",
+    ],
+)
+def test_a_mark_glued_to_its_line_is_no_bullet(text: str) -> None:
+    assert ("ADDRESS", "4410 Sørlandsveien 17") in found(text)
 
 
 @pytest.mark.parametrize(

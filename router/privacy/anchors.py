@@ -18,8 +18,11 @@ from router.privacy.taken import Taken
 
 _CONTINUATION = bytes(range(0x80, 0xC0))  # UTF-8 continuation bytes
 # What may begin a line of a record before its text: a reply's quote marks or a bullet (`> 4410
-# Sørlandsveien 17`, `>> Ana Lima`, `• Suite 292`), as in an e-mail thread or a pasted list.
-LINE_MARKS = r"(?:[>•·][ \t]*)*"
+# Sørlandsveien 17`, `>> Ana Lima`, `• Suite 292`, `- Suite 292`), as in an e-mail thread, a
+# pasted list or a Markdown one; a bullet lost to a text decoded with the wrong codec (`•`'s three
+# UTF-8 bytes each read as `?` or as U+FFFD). A hyphen, an asterisk, a plus or a question mark is a
+# bullet only before a space (`-12` and `*args` are not). No look-arounds: hyperscan reads it too.
+LINE_MARKS = "(?:(?:[>•·▪◦‣\ufffd]|[-*+–][ \t]|\\?{1,3}[ \t])[ \t]*)*"
 
 
 @dataclass(frozen=True)

@@ -193,16 +193,34 @@ def _phone_digits(value: str) -> str | None:
     return digits
 
 
+# A phone named by the word after it, at the end of its line or item, as a signature's or a
+# contact card's lines name theirs (`416 60 039 office`, `+1 984 182 0190 (mobile)`,
+# `(37) 788-063-Office`); not one that a sentence goes on after (`12 345 678 office chairs`).
+_WORD_AFTER = re.compile(
+    r"(?i)[ \t]*(?:[-(/][ \t]*)?(?:office|fax|mobile|cell|home|work|direct|tel|phone|landline|whatsapp)"
+    r"(?:[ \t]*\))?[ \t]*(?:$|[\r\n,;|\\])",
+    re.MULTILINE,
+)
+# An amount as a field's value may hold one (`Phone: 1,250,000` in a report): grouped by commas
+# or dots, or a round one. Grouped by spaces it is a phone there (`Phone: 72 128 827`).
+_FIELD_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
+
+
 def _in_field(text: str, start: int, end: int) -> bool:
-    """Whether text[start:end] is the value of a phone field, or follows words that say a phone
-    number does: 7 to 15 digits shaped as a number is written, not a date, an IP address or an
-    amount; after a `+`, a country's calling code."""
+    """Whether text[start:end] is the value of a phone field, follows words that say a phone
+    number does or is named by the word after it: 7 to 15 digits shaped as a number is written,
+    not a date, an IP address or an amount; after a `+`, a country's calling code."""
     low = max(0, start - 32)
-    if not (_FIELD_WINDOW.before(text, low, start) or _SAID_WINDOW.before(text, low, start)):
+    if not (
+        _FIELD_WINDOW.before(text, low, start)
+        or _SAID_WINDOW.before(text, low, start)
+        # (not the tail of a chain of digits, or of a `+CC` that failed: `+999 412 8831 mobile`)
+        or (_WORD_AFTER.match(text, end) and not _CHAIN_BEFORE.search(text, max(0, start - 6), start))
+    ):
         return False
     value = text[start:end]
     digits = _phone_digits(value)
-    if digits is None or _GROUPED_AMOUNT.match(value) or _HOST_AFTER.match(text, end):
+    if digits is None or _FIELD_AMOUNT.match(value) or _HOST_AFTER.match(text, end):
         return False
     if value.startswith(("+", "(+")):
         return any(int(digits[:size]) in phonenumbers.COUNTRY_CODE_TO_REGION_CODE for size in (1, 2, 3))
