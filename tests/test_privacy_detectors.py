@@ -62,6 +62,22 @@ FOUND = [
     ("NATIONAL_ID", "National Insurance No. AB123456C", "AB123456C"),
     ("NATIONAL_ID", "employee,ni number\n4411,NI number: JG 10 37 59 A", "JG 10 37 59 A"),
     ("NATIONAL_ID", "ITIN 912-70-1234 on the W-7", "912-70-1234"),
+    # Forms from Presidio's recognizer tests: a Swedish personnummer with its century (with a
+    # hyphen alone, 12 plain digits beside a label), documents named in Spanish and German.
+    ("NATIONAL_ID", "19910924-2397 är mitt pnr.", "19910924-2397"),
+    ("NATIONAL_ID", "Here's my personnummer 200109022392.", "200109022392"),
+    ("NATIONAL_ID", "Mi pasaporte es AAA123456", "AAA123456"),
+    ("NATIONAL_ID", "Pass-Nr.: F12345671", "F12345671"),
+    ("NATIONAL_ID", "Fahrerlaubnis MU12345678B wurde ausgestellt.", "MU12345678B"),
+    # Turkish and Thai national ids (strong checks, but plain digits: beside a label only).
+    ("NATIONAL_ID", "TC Kimlik No: 10000000146", "10000000146"),
+    ("NATIONAL_ID", "Başvuru sahibinin TCKN numarası 10000000146 olarak", "10000000146"),
+    ("NATIONAL_ID", "Thai National ID 1234567890121", "1234567890121"),
+    ("NATIONAL_ID", "เลขบัตรประชาชน 2345678901234", "2345678901234"),
+    # An IPv4 address at a sentence's end; a Dankort card.
+    ("IP_ADDRESS", "unknown lease 10.100.4.251.", "10.100.4.251"),
+    ("IP_ADDRESS", "The server is at 203.0.113.7. It is down.", "203.0.113.7"),
+    ("CARD", "paid with 5019 7170 1010 3742 on Monday", "5019 7170 1010 3742"),
     # Provider keys (gitleaks' rule data and Tandem's own).
     ("CLOUD_KEY", "aws_access_key_id=ABIAIOSFODNN7EXAMPLQ", "ABIAIOSFODNN7EXAMPLQ"),
     (
@@ -126,6 +142,10 @@ NOT_FOUND = [
     # ITIN's filler.
     "part AB123456C in stock, order JG103759A shipped; NI number: QQ 12 34 56 C",
     "ITIN: 999-99-9999 (placeholder) and 912-70-0000",
+    # A dotted run longer than an address's, an address inside a host name, 12 digits that are a
+    # time with no label, `pass` as a verb.
+    "see 192.168.1.1.1 and 10.0.0.5.example.com; built 202401051234; the pass nr 12 is fine",
+    "order 10000000146 shipped; trace 1234567890121",  # valid Turkish and Thai ids, unlabelled
 ]
 
 

@@ -34,14 +34,23 @@ LABEL_WORDS = (
     "carnet de conducir",
     "licencia de conducir",
     "patente di guida",
+    "fahrerlaubnis",
+    "pass-nr",
+    "pass nr",
+    "passnr",
+    "passnummer",
 )
 _LABELS = (
     r"passport|driv(?:er|ing)(?:['’]?s)?[ \t_-]?licen[cs]e|licen[cs]e[ \t_-]?(?:number|num|no\b|nr\b|#)"
     r"|dl[ \t_-]?(?:#|no\b|nr\b|number)|reisepass|f(?:ü|ue)hrerschein|permis de conduire|passeport|pasaporte"
-    r"|passaporto|paspoort|rijbewijs|carnet de conducir|licencia de conducir|patente di guida"
+    r"|passaporto|paspoort|rijbewijs|carnet de conducir|licencia de conducir|patente di guida|fahrerlaubnis"
+    r"|pass[ \t_-]?(?:nr\b|nummer)"
 )
 # Between the label and the value: only words that say "its number is" and punctuation.
-_FILLER = r"(?:[ \t:#=\"'’.,()\[\]_-]|(?:number|num|no|nr|id|is|was|reads|of|nummer|numéro|número|numero)\b)"
+_FILLER = (
+    r"(?:[ \t:#=\"'’.,()\[\]_-]|(?:number|num|no|nr|id|is|was|reads|of|nummer|numéro|número|numero"
+    r"|es|est|ist|è)\b)"
+)
 _AFTER = 40
 # A key's label may be a word of a longer name (`user_passport_no`, `passportNumber`).
 _LABEL = re.compile(rf"(?i)(?<![A-Za-z0-9])(?:{_LABELS}){_FILLER}{{1,12}}$")
@@ -49,7 +58,8 @@ _CORE = (
     rb"(?i)(?:passport|\bdriv(?:er|ing)(?:'|\xe2\x80\x99)?s?[ \t_-]?licen[cs]e"
     rb"|\blicen[cs]e[ \t_-]?(?:number|num|no\b|nr\b|#)"
     rb"|\bdl[ \t_-]?(?:#|no\b|nr\b|number)|reisepass|f(?:\xc3\xbc|ue)hrerschein|permis de conduire|passeport"
-    rb"|pasaporte|passaporto|paspoort|rijbewijs|carnet de conducir|licencia de conducir|patente di guida)"
+    rb"|pasaporte|passaporto|paspoort|rijbewijs|carnet de conducir|licencia de conducir|patente di guida"
+    rb"|fahrerlaubnis|\bpass[ \t_-]?(?:nr\b|nummer))"
 )
 _CORE_SPAN = 24  # the longest label's bytes
 # 6-24 letters, digits and hyphens, beginning and ending with a letter or digit, 4+ digits.

@@ -95,6 +95,16 @@ LABEL_WORDS = (
     "isikukood",
     "asmens kodas",
     "amka",
+    "tc kimlik",
+    "t.c. kimlik",
+    "kimlik no",
+    "kimlik numarası",
+    "tckn",
+    "turkish id",
+    "thai id",
+    "tnin",
+    "เลขประจำตัวประชาชน",
+    "เลขบัตรประชาชน",
     "マイナンバー",
     "個人番号",
     "주민등록번호",
@@ -188,7 +198,9 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
         False,
     ),
     ("BE_NN", "be.nn", r"\d{2}\.\d{2}\.\d{2}-\d{3}\.\d{2}", rb"\d\d\.\d\d\.\d\d-\d{3}\.\d\d", False),
-    ("SE_PERSONNUMMER", "se.personnummer", r"(?:19|20)?\d{6}[-+]\d{4}", rb"\d{6}[-+]\d{4}", False),
+    # With or without the century (`19910924-2397`, as systems write it); 12 plain digits only
+    # beside a label (below).
+    ("SE_PERSONNUMMER", "se.personnummer", r"(?:19|20)?\d{6}[-+]\d{4}", rb"(?:\d\d)?\d{6}[-+]\d{4}", False),
     ("FI_HETU", "fi.hetu", r"\d{6}[-+ABCDEFYXWVU]\d{3}[0-9A-FHJ-NPR-Y]", rb"\d{6}[-+A-FU-Y]\d{3}[0-9A-Y]", False),
     ("KR_RRN", "kr.rrn", r"\d{6}-[1-8]\d{6}", rb"\d{6}-\d{7}", False),
     ("BR_CPF", "br.cpf", r"\d{3}\.\d{3}\.\d{3}-\d{2}", rb"\d{3}\.\d{3}\.\d{3}-\d\d", False),
@@ -212,6 +224,9 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("JP_MY_NUMBER", "jp.in_", r"\d{4} ?\d{4} ?\d{4}", rb"\d{4} ?\d{4} ?\d{4}", True),
     ("AU_TFN", "au.tfn", r"\d{3} ?\d{3} ?\d{2,3}", rb"\d{3} ?\d{3} ?\d\d", True),
     ("US_SSN_PLAIN", "us.ssn", r"\d{9}", rb"\d{9}", True),
+    ("SE_PERSONNUMMER_PLAIN", "se.personnummer", r"(?:19|20)\d{10}", rb"\d{12}", True),
+    ("TR_TCKIMLIK", "tr.tckimlik", r"[1-9]\d{10}", rb"\d{11}", True),
+    ("TH_PIN", "th.pin", r"[1-8]\d{12}", rb"\d{13}", True),
 )
 _ITIN = _validator("us.itin")
 _OWN_VALIDATORS = {"us.itin": _itin}

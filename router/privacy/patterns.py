@@ -395,7 +395,8 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "IP_ADDRESS",
-        re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)"),
+        # Not inside a longer dotted run or a host name; a sentence's full stop may follow it.
+        re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?!\w|\.\w)"),
         rb"(?:^|[^\w.])\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
         validate=validators.ipv4,
         check=validators.ip_context,

@@ -29,12 +29,12 @@ def luhn(digits: str) -> bool:
 
 
 # Issuer prefixes (IIN ranges) with the lengths each issues: Visa, Mastercard (2-series
-# included), Amex, Discover, Diners, JCB (the 15-digit 2131/1800 too), UnionPay, Maestro (its
-# published IINs, 12-19 digits).
+# included), Amex, Discover, Diners, JCB (the 15-digit 2131/1800 too), UnionPay, Maestro and
+# Dankort (their published IINs, 12-19 digits; Dankort's 5019).
 _CARD_PREFIX = re.compile(
     r"^(?:4\d{12}(?:\d{3}){0,2}|(?:5[1-5]\d|2(?:2[2-9]|[3-6]\d|7[01]))\d{13}|2720\d{12}|3[47]\d{13}"
     r"|6(?:011|5\d\d|4[4-9]\d)\d{12,15}|3(?:0[0-5]|[68]\d)\d{11,16}|35(?:2[89]|[3-8]\d)\d{12,15}"
-    r"|(?:2131|1800)\d{11}|62\d{14,17}|(?:5018|5020|5038|5893|6304|6759|676[1-3])\d{8,15})$"
+    r"|(?:2131|1800)\d{11}|62\d{14,17}|(?:5018|5019|5020|5038|5893|6304|6759|676[1-3])\d{8,15})$"
 )
 
 
