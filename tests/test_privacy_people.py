@@ -235,6 +235,9 @@ def test_phone_csv_columns_and_whatsapp_uris() -> None:
         ("Portugal 30971\n21 253 109 8211-Office\\,+447700 208 815-Fax", "21 253 109 8211"),
         ("Portugal 30971\n21 253 109 8211-Office\\,+447700 208 815-Fax", "+447700 208 815"),
         ("Ana Lima — 0412 345 678 (mobile), ana@example.org", "0412 345 678"),
+        # Filipino and Turkish phone words.
+        ("Telepono: 09171234567", "09171234567"),
+        ("Cep no: 05321234567", "05321234567"),
     ],
 )
 def test_the_value_of_a_phone_field_is_a_phone_where_no_numbering_plan_says_so(text: str, phone: str) -> None:
