@@ -74,6 +74,9 @@ FOUND = [
     ("NATIONAL_ID", "Başvuru sahibinin TCKN numarası 10000000146 olarak", "10000000146"),
     ("NATIONAL_ID", "Thai National ID 1234567890121", "1234567890121"),
     ("NATIONAL_ID", "เลขบัตรประชาชน 2345678901234", "2345678901234"),
+    # A Korean RRN issued since October 2020 has no check digit: beside a label it stands.
+    ("NATIONAL_ID", "His Korean RRN is 960121-1234567", "960121-1234567"),
+    ("NATIONAL_ID", "주민등록번호: 000505-3637892", "000505-3637892"),
     # An IPv4 address at a sentence's end; a Dankort card.
     ("IP_ADDRESS", "unknown lease 10.100.4.251.", "10.100.4.251"),
     ("IP_ADDRESS", "The server is at 203.0.113.7. It is down.", "203.0.113.7"),
@@ -146,6 +149,8 @@ NOT_FOUND = [
     # time with no label, `pass` as a verb.
     "see 192.168.1.1.1 and 10.0.0.5.example.com; built 202401051234; the pass nr 12 is fine",
     "order 10000000146 shipped; trace 1234567890121",  # valid Turkish and Thai ids, unlabelled
+    # An RRN's shape with a wrong check digit and no label, a label before a date that is none.
+    "ref 960121-1234567; RRN: 961321-1234567",
 ]
 
 

@@ -10,6 +10,7 @@ a check) stand on their own.
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import re
 from collections.abc import Callable
@@ -226,7 +227,29 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("TH_PIN", "th.pin", r"[1-8]\d{12}", rb"\d{13}", True),
 )
 _ITIN = _validator("us.itin")
-_OWN_VALIDATORS = {"us.itin": _itin}
+_RRN = _validator("kr.rrn")
+_RRN_CENTURY = {"1": 1900, "2": 1900, "5": 1900, "6": 1900, "3": 2000, "4": 2000, "7": 2000, "8": 2000}
+
+
+def _rrn_date(value: str) -> bool:
+    """A Korean resident registration number's birth date and sex digit (`YYMMDD-SNNNNNN`).
+    Numbers issued since October 2020 carry no check digit, so the check is what `_rrn_said`
+    asks for a value without a label."""
+    digits = value.replace("-", "")
+    try:
+        datetime.date(_RRN_CENTURY[digits[6]] + int(digits[:2]), int(digits[2:4]), int(digits[4:6]))
+    except (KeyError, ValueError):
+        return False
+    return len(set(digits[7:])) > 1
+
+
+def _rrn_said(text: str, start: int, end: int) -> bool:
+    """Its check digit right (every number issued before October 2020), or a label before it."""
+    return _RRN(text[start:end]) or _labelled(text, start, end)
+
+
+_OWN_VALIDATORS = {"us.itin": _itin, "kr.rrn": _rrn_date}
+_OWN_CHECKS = {"KR_RRN": _rrn_said}
 
 
 def detectors() -> tuple[Detector, ...]:
@@ -256,6 +279,7 @@ def detectors() -> tuple[Detector, ...]:
                 rb"(?:^|[^\w.+/-])(?:" + core + rb")",  # from a token's start: see detect.py
                 validate=validate,
                 rule=rule,
+                check=_OWN_CHECKS.get(rule),
             )
         out.append(detector)
     # A UK National Insurance number beside its label (`NI number: AB 12 34 56 C`): letters lead
