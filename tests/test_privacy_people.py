@@ -773,3 +773,44 @@ def test_nordic_polish_and_hungarian_street_lines(text: str, address: str) -> No
 )
 def test_english_words_ending_like_a_nordic_street_are_no_streets(text: str) -> None:
     assert not {f for f in found(text) if f[0] == "ADDRESS"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "During 1971, Mayo-Walters invested heavily in new designs.",
+        "Spring 2024 release notes; String 1 and String 2 differ",
+        "Monitoring 24 hours a day; Offering 3 plans; Engineering 101",
+        "SUCCESS: Docstring 2 trimmed correctly. Comparing 1.14.3 >= 1.14dev",
+    ],
+)
+def test_english_words_ending_like_a_german_street_are_no_streets(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "ADDRESS"}
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("ship_to=\"Goethering 97, 89309 Bonn\"", "Goethering 97, 89309 Bonn"),
+        ("Westring 12, 24118 Kiel", "Westring 12, 24118 Kiel"),
+        ("Kaiserring 12", "Kaiserring 12"),
+    ],
+)
+def test_german_compounds_with_a_type_at_their_end_stay_streets(text: str, address: str) -> None:
+    assert ("ADDRESS", address) in found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # An agent reasoning about line numbers: a number, words and a number, then a line that
+        # ends in a 4-digit number, as a street line and a postcode line would.
+        "So 1038 matches 1024.\n\nSo I need to delete lines 1034, 1035.",
+        "Original line 4770 is now 4772.\nOriginal line 4780 is now 4782.",
+        "But RFC 3986 is newer than RFC 1738.\nDjango seems to follow RFC 1738 for this.",
+        # A label's value that is code: its digit is an identifier's.
+        "            if self.addr:\n                if _ipv6:\n                    x = 1",
+    ],
+)
+def test_prose_and_code_shaped_like_address_lines_are_no_addresses(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "ADDRESS"}

@@ -249,7 +249,8 @@ def _street_value(value: str) -> bool:
     value = value.strip()
     if "@" in value or "://" in value or len(value) < 5:
         return False
-    if not re.search(r"\d", value) or not re.search(r"[^\W\d_]{3,}", value):
+    # A house number stands alone: a digit glued to a letter or `_` is an identifier's (`_ipv6`).
+    if not re.search(r"(?<![^\W\d])\d", value) or not re.search(r"[^\W\d_]{3,}", value):
         return False
     if re.search(r"[a-z]\.[A-Za-z]|[|=(){}]", value):  # code: `ipaddress.IPv4Address | …`
         return False
@@ -383,6 +384,39 @@ def _everyday_street(value: str) -> bool:
     return street.lower() in names_model.model()["lexicon"]
 
 
+_DE_TYPED_WORD = re.compile(rf"(?i)\w*?(?:{_DE_SUFFIXES})(?=[ \t]+\d)")
+
+
+def _english_de_type(value: str) -> bool:
+    """Whether a German street line's typed word is an English word that ends like a type
+    (`During 1971`, `Spring 2024`, `Docstring 2`, `Ignoring 815`): an everyday word, the `-ing`
+    form of one or a word glued to `string`; the type alone and German compounds (`Kaiserring`,
+    `Goethering`, `Westring`, `Kurfürstendamm`) stand."""
+    typed = _DE_TYPED_WORD.search(value)
+    if typed is None:
+        return False
+    word = typed.group().lower()
+    if word in _DE_TYPES:
+        return False
+    lexicon = names_model.model()["lexicon"]
+    # (`substring`, `docstring`: an English or code word before `string`; `Westring` is a street,
+    # `we` too short to count)
+    before = word[:-6] if word.endswith("string") else ""
+    glued = len(before) >= 3 and (before in lexicon or before in ("doc", "docs", "byte", "query"))
+    # An `-ing` form of an everyday verb (`ignoring`, `comparing`; not `Goethering`).
+    gerund = word.endswith("ing") and (word[:-3] in lexicon or word[:-3] + "e" in lexicon)
+    return word in lexicon or glued or gerund
+
+
+_DE_TYPES = frozenset(_DE_SUFFIXES.replace("\\", "").split("|"))
+# Words of a sentence about code or numbers, never of a street, unit or place line: a block whose
+# lines hold one is prose (`1038 matches 1024.` then `So I need to delete lines 1034`).
+_PROSE_WORD = re.compile(
+    r"\b(?:is|are|was|were|be|been|became|becomes|matches|than|now|line|lines|index|will|would|should|we"
+    r"|have|has|had|then|if|so|to|it|this|that|deleted|inserted|removed|added|down|up)\b"
+)
+
+
 def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     hits = _ANCHORS.ends(text)
     for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
@@ -394,7 +428,11 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             else windows(text, hits[index], back, forward)
         )
         for match in search(pattern, text, spans):
-            if rule == "address-block" and not re.search(r"[^\W\d_]{3,}", match.group(1)):
+            if rule == "address-block" and (
+                not re.search(r"[^\W\d_]{3,}", match.group(1)) or _PROSE_WORD.search(match.group())
+            ):
+                continue
+            if pattern is _DE and _english_de_type(match.group()):
                 continue
             if rule == "address-nordic" and _everyday_street(match.group()):
                 continue
