@@ -814,3 +814,30 @@ def test_german_compounds_with_a_type_at_their_end_stay_streets(text: str, addre
 )
 def test_prose_and_code_shaped_like_address_lines_are_no_addresses(text: str) -> None:
     assert not {f for f in found(text) if f[0] == "ADDRESS"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Words of the prose that goes with code, opening a sentence or a docstring.
+        "THOUGHT: Okay, `NDimArray` is defined in `sympy/tensor/array/ndim_array.py`.",
+        "Alternatively, we can iterate forward but insert at the beginning.",
+        "Currently, I am doing `ax.grid(False, axis=axis)`.",
+        '    """\n    Returns the function definition code as a string.\n    """',
+        '    """\n    Constructor for the Permutation object from a list.\n    """',
+        'raise TypeError("Invalid NaN comparison")\nf(6) failed with Invalid NaN comparison',
+        "Additionally, I can help you with changing the flights. Alright, let me check.",
+    ],
+)
+def test_everyday_words_of_code_prose_are_no_names(text: str) -> None:
+    assert not {f for f in found(text) if f[0] == "PERSON"}
+
+
+def test_names_stay_names_beside_the_code_words() -> None:
+    from router.privacy import names_model
+
+    words = names_model.code_words()
+    assert {"returns", "constructor", "invalid", "okay"} <= words
+    assert not {"bob", "mike", "mark", "sue"} & words  # given names in the US records are left out
+    assert ("PERSON", "Danial") in found("Danial, please call back.")
+    assert ("PERSON", "Mike Okonkwo") in found("Hi team,\nMike Okonkwo here. Can you review my PR?")

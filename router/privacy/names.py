@@ -693,7 +693,7 @@ def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
                 break
             low = word.lower()
             listed = (low in given or low in family) and low not in _AMBIGUOUS and low not in everyday
-            if not listed and (low in everyday or low in _STOP or low in names_model.NEVER):
+            if not listed and (names_model.everyday(low, everyday) or low in _STOP or low in names_model.NEVER):
                 break
             words += 1
             start = word_start

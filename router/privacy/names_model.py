@@ -79,6 +79,21 @@ def model() -> dict[str, Any]:
 
 
 @functools.cache
+@functools.cache
+def code_words() -> frozenset[str]:
+    """Everyday words of the prose that goes with code (`returns`, `invalid`, `okay`:
+    data/code_words.txt, tools/code_words.py), which the lexicon of news and fiction lacks."""
+    text = resources.files("router.privacy").joinpath("data", "code_words.txt").read_text(encoding="utf-8")
+    return frozenset(text.split())
+
+
+def everyday(low: str, lexicon: frozenset[str]) -> bool:
+    """Whether a word in lower case is an everyday one: the lexicon's, prose of code's, or an
+    adverb (`alternatively`, `currently`: six letters or more ending in `ly`; names that end so,
+    `Emily`, `Beverly`, are in the name lists, which the callers read first)."""
+    return low in lexicon or low in code_words() or (len(low) >= 6 and low.endswith("ly"))
+
+
 def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     from router.privacy import names  # (names.py imports this module lazily too)
 
@@ -274,7 +289,7 @@ def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tup
     last = [0, 0, 0]
     for match in CANDIDATE.finditer(text):
         low = match.group().lower()
-        if low in NEVER or (low in lexicon and low not in given and low not in family):
+        if low in NEVER or (everyday(low, lexicon) and low not in given and low not in family):
             continue
         start = match.start()
         if not _prose_line(text, start, last) or _written_lower(text, low, start):
