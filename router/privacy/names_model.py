@@ -53,7 +53,9 @@ NEVER = frozenset(
         " codex claude openai anthropic gemini llama mistral ollama vllm chrome firefox safari azure aws"
         # The machines and groups tickets hand work to (`assigned to Release Bot`, `opened by Dependabot`).
         " bot bots pipeline pipelines admin admins ops infra oncall automation daemon cron ci cd qa sre devops"
-        " staging prod webhook sdk cli copilot renovate dependabot snyk sonarqube codecov mergify gpt llm",
+        " staging prod webhook sdk cli copilot renovate dependabot snyk sonarqube codecov mergify gpt llm"
+        # Software that public agent runs name as a subject (`maybe Sphinx relies on it?`).
+        " mozilla sphinx",
     )
 )
 
@@ -291,6 +293,8 @@ def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tup
         low = match.group().lower()
         if low in NEVER or (everyday(low, lexicon) and low not in given and low not in family):
             continue
+        if "-" in low and all(everyday(part, lexicon) and part not in given for part in low.split("-")):
+            continue  # everyday words joined (`Set-Cookie`, `Read-Only`), not `Jean-Pierre`
         start = match.start()
         if not _prose_line(text, start, last) or _written_lower(text, low, start):
             continue
