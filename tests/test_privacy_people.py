@@ -848,3 +848,12 @@ def test_header_names_and_software_are_no_names_and_hyphenated_names_stay() -> N
     assert not {f for f in found(text) if f[0] == "PERSON"}
     assert not {f for f in found("Maybe Sphinx relies on it? Or maybe it uses babel.") if f[0] == "PERSON"}
     assert ("PERSON", "Jean-Pierre Dubois") in found("I spoke with Jean-Pierre Dubois yesterday about the bill.")
+
+
+def test_a_label_whose_value_is_a_call_or_a_diff_line_is_no_name() -> None:
+    # `nome` (Portuguese) labels a model field's class; a diff's hunk header and `+from … import`.
+    assert not {f for f in found("class FonteModel(Model):\n    nome = TextField(unique=True)\n") if f[0] == "PERSON"}
+    diff = "@@ -25,7 +25,7 @@ from seaborn._marks.base import Mark\n+from seaborn.marks import Mark as the base here"
+    assert not {f for f in found(diff) if f[0] == "PERSON"}
+    assert ("PERSON", "Ana Lima") in found("name: Ana Lima (id=42)")
+    assert ("PERSON", "Maria Lopez") in found("- from the start, Maria Lopez said we should go there.")

@@ -91,9 +91,11 @@ _ROLE_KEYS = (
 )
 # Keys that name anything (`name: Widget Pro`): a name needs a listed word or a contact beside it.
 _GENERIC_KEYS = r"name|owner|user"
+# (A bracket right after the value is a call's, `nome = TextField(unique=True)`; after a space,
+# a note's: `name: Ana Lima (id=42)`.)
 _LABELLED = re.compile(
     rf"(?i:(?<![A-Za-z])(?:({_PERSON_KEYS})|({_ROLE_KEYS})|(?:{_GENERIC_KEYS})))[\"']?[ \t]*(?::|=|=>|->)[ \t]*[\"']?"
-    rf"(?:{_HONORIFIC}\.?[ \t]+)?({_FULL})(?=[\"',;)}}\]\n]|[ \t]*(?:<|\(|$|\n|[ \t][a-z]))",
+    rf"(?:{_HONORIFIC}\.?[ \t]+)?({_FULL})(?=[\"',;)}}\]\n]|[ \t]*(?:<|$|\n)|[ \t]+\(|[ \t][a-z])",
     re.MULTILINE,
 )
 _MAIL = re.compile(rf"(?<![\w@.])\"?({_FULL})\"?[ \t]*(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\))")

@@ -237,8 +237,12 @@ def score(feats: list[str]) -> float:
 # A lower-case word of prose: spaced (the parts of an e-mail address or a path are not).
 _LOWER_WORD = re.compile(r"(?:(?<=\s)|^)[a-z]{2,}(?=[\s,.;:!?)]|$)")
 # Marks of a line of code or a table, not prose.
+# (A diff's line too: its `+` or `-` right before the code, or before its indentation; a hunk's
+# header, `@@ -25,7 +25,7 @@ from seaborn._marks.base import Mark`. A Markdown item, `- from`, is
+# prose.)
 _CODE = re.compile(
-    r"\||^\s*(?:from|import|def|class|return|async|await|let|const|var|function)\b| = |==|->|=>|\(\)|;$"
+    r"\||^(?:[+-](?=\S|[ \t]{2}))?\s*(?:from|import|def|class|return|async|await|let|const|var|function)\b"
+    r"|^@@ |\bfrom [\w.]+ import\b| = |==|->|=>|\(\)|;$"
     r"|\b(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL|NOTICE)\b"
 )
 _NEAR = 2048  # characters each side of a candidate searched for the same word in lower case
