@@ -81,6 +81,9 @@ FOUND = [
     ("IP_ADDRESS", "unknown lease 10.100.4.251.", "10.100.4.251"),
     ("IP_ADDRESS", "The server is at 203.0.113.7. It is down.", "203.0.113.7"),
     ("CARD", "paid with 5019 7170 1010 3742 on Monday", "5019 7170 1010 3742"),
+    # A password after a bare `PASS:` alone on its line (a credentials note, not a test status).
+    ("SECRET_ASSIGNMENT", "USER: bob\nPASS: hunter22\n", "hunter22"),
+    ("SECRET_ASSIGNMENT", "my password is Fake!2024x", "Fake!2024x"),
     # Provider keys (gitleaks' rule data and Tandem's own).
     ("CLOUD_KEY", "aws_access_key_id=ABIAIOSFODNN7EXAMPLQ", "ABIAIOSFODNN7EXAMPLQ"),
     (
@@ -149,6 +152,12 @@ NOT_FOUND = [
     # time with no label, `pass` as a verb.
     "see 192.168.1.1.1 and 10.0.0.5.example.com; built 202401051234; the pass nr 12 is fine",
     "order 10000000146 shipped; trace 1234567890121",  # valid Turkish and Thai ids, unlabelled
+    # From public agent runs: a test's status line, a literal read out of escaped text, values
+    # that say they are fake, an RFC's section number at a sentence's end.
+    'print("PASS: .a/foo.py was ignored")',
+    "if username is None or password is None:\\\n    return",
+    "SECRET_KEY = 'fake-key'; token: 'dummy_secret_123'; password: 'not-a-real-password'",
+    "Parse a date format as specified by HTTP RFC7231 section 7.1.1.1.",
     # An RRN's shape with a wrong check digit and no label, a label before a date that is none.
     "ref 960121-1234567; RRN: 961321-1234567",
 ]

@@ -56,6 +56,19 @@ def password_value(value: str) -> bool:
     return validators.entropy(value) >= 2.2
 
 
+# A test's status line (`PASS: .a/foo.py was ignored`): `pass` alone as the label and words after
+# the value on its line. `PASS: hunter22` alone on its line, `DB_PASS=…`, stay passwords.
+_STATUS_LABEL = re.compile(r"(?i)(?<![\w-])pass[ \t]*:[ \t]*$")
+_WORDS_AFTER = re.compile(r"[ \t]+[A-Za-z]{2,}")
+
+
+def not_a_status(text: str, start: int, end: int) -> bool:
+    """Whether a password label's value is not a test's status line's subject."""
+    if _STATUS_LABEL.search(text, max(0, start - 16), start) is None:
+        return True
+    return _WORDS_AFTER.match(text, end) is None
+
+
 def opaque_token(value: str) -> bool:
     """A bearer token: long, varied, not a reference (`Bearer $TOKEN`)."""
     if validators.is_reference(value) or len(value) < 16:
@@ -363,6 +376,7 @@ PASSWORDS: tuple[Detector, ...] = (
         ),
         rb"(?i)(?:pass(?:word|wd|phrase)?|pwd)\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
         validate=password_value,
+        check=not_a_status,
         group=1,
         reach=256,
         rule="password-assignment",

@@ -179,13 +179,20 @@ def is_reference(value: str) -> bool:
     """A reference to a secret or a stand-in for one, not a secret (documented examples, such
     as AWS's `…EXAMPLEKEY` and `EXAMPLE-PASSWORD`, included)."""
     stripped = value.strip()
-    if stripped.lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
+    # (a value read out of escaped text may keep the escape's backslash and the line's colon:
+    # `password is None:\\`)
+    if stripped.rstrip(":\\").lower() in _STAND_INS or bool(_REFERENCE.match(stripped)) or len(set(stripped)) <= 2:
+        return True
+    if _FAKE.search(stripped):
         return True
     if not not_stand_in(stripped) or _PUT_HERE.search(stripped) is not None or _MASKED.search(stripped):
         return True
     return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
 
 
+# A value that says it is none (`fake-key`, `dummy_secret`, `not-a-real-token`), as tests and
+# examples write them.
+_FAKE = re.compile(r"(?i)(?:^|[-_])(?:fake|dummy|not[-_]?a[-_]?real)(?:$|[-_])")
 # A value masked in part (`xoxp-5723…-####################`, `sk-proj-********`).
 _MASKED = re.compile(r"\*{4,}|#{6,}|[xX]{8,}|•{3,}")
 # A stand-in that says what to put there: `sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX`, `REPLACE_ME`.
@@ -294,6 +301,7 @@ def prose_secret(value: str) -> bool:
     PIN or a numeric password (`my PIN is 4821`), unless every digit is the same."""
     if value.isdigit():
         return 4 <= len(value) <= 12 and len(set(value)) > 1
+    value = value.rstrip("\\")  # an escaped newline's backslash, in a tool result's JSON
     if is_reference(value) or value.endswith(":") or len(value) < 6 or value.isalpha() or "(" in value:
         return False
     if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
@@ -308,8 +316,10 @@ def url_credentials(value: str) -> bool:
     return bool(password) and not is_reference(password)
 
 
+# (and a document's numbered parts: `RFC 7231 section 7.1.1.1.`, `§ 4.2.1.3`)
 _VERSION_BEFORE = re.compile(
-    r"(?i)(?:\b(?:version|ver|release|build|rev|revision|firmware|v)\b\.?|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-)\s*[:=]?\s*$"
+    r"(?i)(?:\b(?:version|ver|release|build|rev|revision|firmware|v|section|sections|sec|chapter|clause|paragraph"
+    r"|para|figure|fig|table|appendix|article|art|step|item)\b\.?|§|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-)\s*[:=]?\s*$"
 )
 _VERSION_AFTER = re.compile(r"^(?:[-+~]\w|\.(?:dev|post|rc|final)|[ab]\d|rc\d)")  # `1.2.5.1-2` (Debian)
 
