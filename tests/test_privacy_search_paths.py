@@ -313,3 +313,45 @@ def test_label_words_before_a_value_are_found_as_the_label_patterns_find_them() 
             assert phones._label_before(text, start) == bool(phones._LABEL.search(text, max(0, start - 40), start))
             expected = bool(national_ids._LABEL.search(text, max(0, start - 48), start))
             assert national_ids._labelled(text, start, start) == expected
+
+
+def test_labelled_ids_matched_at_shared_starts_find_what_their_window_search_finds() -> None:
+    # detect.run matches the labelled ids' patterns only where a value may begin (found once per
+    # window for all of them); windows.windows searches each window whole. Same values, same places.
+    from router.privacy import windows as search_paths
+    from router.privacy.taken import Taken
+
+    labelled = [d for d in detect.DETECTORS if d.starts is not None]
+    assert len(labelled) >= 15
+    rng = random.Random(13)
+    matched = 0
+    pieces = [
+        "SSN: ",
+        "BSN ",
+        "PESEL: ",
+        "tax id ",
+        "nhs number ",
+        "1",
+        "12",
+        "123 ",
+        "4567",
+        "89",
+        "-",
+        ".",
+        " ",
+        "\n",
+        "a",
+    ]
+    for _ in range(1500):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(5, 60)))
+        spans = [(m.start(), m.end()) for m in re.finditer(r"(?i)ssn|bsn|pesel|tax id|nhs", text)]
+        if not spans:
+            continue
+        shared: dict[tuple[bytes, int, int], list[list[int]]] = {}
+        for detector in labelled:
+            # As shipped, and with no validation (so that the random digits match often).
+            for variant in (detector, dataclasses.replace(detector, validate=None)):
+                expected = search_paths.windows(variant, text, spans, Taken())
+                assert detect.run(variant, text, spans, Taken(), shared) == expected, (detector.rule, text)
+                matched += bool(expected)
+    assert matched >= 200

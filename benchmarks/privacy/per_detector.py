@@ -44,10 +44,11 @@ def profile(text: str) -> dict[str, float]:
     id_columns.COLUMNS.find(text, data, column_ends, continuation)
     costs["table columns"] += clock() - started
     kept = engine._Kept()
+    shared: dict[tuple[bytes, int, int], list[list[int]]] = {}
     for index in sorted(hits):
         detector = engine.DETECTORS[index]
         started = clock()
-        kept.add(detector, engine.windows(detector, text, hits[index], kept.taken))
+        kept.add(detector, engine.run(detector, text, hits[index], kept.taken, shared))
         name = "provider rules" if detector.rule in _PROVIDER_RULES else detector.rule or detector.type
         costs[name] += clock() - started
     return costs

@@ -43,7 +43,7 @@ from router.privacy.heads import first_strings
 from router.privacy.spans import Hits, char_spans
 from router.privacy.taken import Taken
 from router.privacy.windows import HEAD_SPAN as _HEAD_SPAN
-from router.privacy.windows import windows
+from router.privacy.windows import from_starts, starts_of, windows
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
 
@@ -308,10 +308,29 @@ def _own(text: str, data: bytes) -> tuple[list[Finding], list[Finding]]:
             hits = {i: [(mapping[s], mapping[e]) for s, e in spans] for i, spans in hits.items()}
     columns = id_columns.COLUMNS.find(text, data, column_ends, continuation)
     kept = _Kept()
+    shared: _Starts = {}
     for index in sorted(hits):
         detector = DETECTORS[index]
-        kept.add(detector, windows(detector, text, hits[index], kept.taken))
+        kept.add(detector, run(detector, text, hits[index], kept.taken, shared))
     return columns, kept.result()
+
+
+# The starts of the windows of detectors that share a core (Detector.starts), by core and window.
+_Starts = dict[tuple[bytes, int, int], list[list[int]]]
+
+
+def run(
+    detector: Detector, text: str, spans: list[tuple[int, int]], taken: Taken, shared: _Starts
+) -> list[tuple[int, int, str]]:
+    """One detector's validated matches in the windows of its candidates (windows.py), the
+    starts it shares with others found once a scan (`shared`, empty at the scan's start)."""
+    if detector.starts is None:
+        return windows(detector, text, spans, taken)
+    key = (detector.core, detector.lead, detector.reach)
+    starts = shared.get(key)
+    if starts is None:
+        starts = shared[key] = starts_of(detector, text, spans)
+    return from_starts(detector, text, spans, taken, starts)
 
 
 def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:

@@ -55,3 +55,7 @@ class Detector:
     # For a core that is one wide character class repeated (base64 runs), which hyperscan
     # tracks at every byte; a translation and a substring search find it for a fraction.
     native: Callable[[bytes], list[tuple[int, int]]] | None = None
+    # Where any match may begin, for detectors that share their core, their windows and a
+    # pattern led by the same boundary and a digit (the labelled national ids): found once per
+    # window for all of them (windows.starts_of), each detector's pattern matched only there.
+    starts: re.Pattern[str] | None = None

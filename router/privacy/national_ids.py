@@ -129,6 +129,9 @@ _LABEL_SPAN = max(len(w.encode()) for w in LABEL_WORDS)
 # (`Detector.skip_to`) rather than trying its pattern, led by look-behinds, at every character of
 # the label's window, and stops at once where there is none (docs, code, a list of the labels).
 _NUMBER_RUN = re.compile(r"\d[\d .-]{6,}\d")
+# Where a labelled shape's match may begin: each begins with a digit behind `_D`. Found once per
+# label window for all of them (Detector.starts), rather than each searching the window.
+_STARTS = re.compile(_D + r"\d")
 
 
 _LABEL_WINDOW = LabelWindow(LABEL_WORDS, _LABEL)
@@ -271,6 +274,7 @@ def detectors() -> tuple[Detector, ...]:
                 keyword_core=_LABEL_SPAN,
                 follows=True,
                 skip_to=_NUMBER_RUN,
+                starts=_STARTS,
             )
         else:
             detector = Detector(

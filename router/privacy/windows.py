@@ -95,3 +95,62 @@ def windows(detector: Detector, text: str, spans: list[tuple[int, int]], taken: 
             else:
                 position = match.start() + 1
     return found
+
+
+def starts_of(detector: Detector, text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
+    """Per candidate span, where in its window (as `windows` widens it) `detector.starts`
+    matches: the places a match of any detector sharing the core may begin."""
+    starts = detector.starts
+    assert starts is not None
+    size = len(text)
+    lead = detector.lead + MARGIN
+    reach = detector.reach + MARGIN
+    out: list[list[int]] = []
+    for start, end in spans:
+        low = start - lead if start > lead else 0
+        high = end + reach if end + reach < size else size
+        out.append([found.start() for found in starts.finditer(text, low, high)])
+    return out
+
+
+def from_starts(
+    detector: Detector, text: str, spans: list[tuple[int, int]], taken: Taken, starts: list[list[int]]
+) -> list[tuple[int, int, str]]:
+    """As `windows` for a detector whose value follows its core, with no head, gate or value
+    span, whose matches begin only where `detector.starts` does (`starts`: `starts_of` for its
+    spans): the pattern is matched at those places instead of searched for across the window.
+    The same values in the same places (a search's leftmost match is the first place where a
+    match begins); the windows' starts are found once for all the detectors of the core."""
+    found: list[tuple[int, int, str]] = []
+    size = len(text)
+    reach = detector.reach + MARGIN
+    pattern = detector.pattern
+    group = detector.group
+    validate = detector.validate
+    check = detector.check
+    rejected: set[str] = set()
+    match: re.Match[str] | None
+    for index, (_start, end) in enumerate(spans):
+        high = end + reach if end + reach < size else size
+        position = 0
+        for at in starts[index]:
+            if at < position:
+                continue
+            match = pattern.match(text, at, high)
+            if match is None:
+                continue
+            value_start, value_end = match.span(group)
+            value = text[value_start:value_end]
+            if not value or value in rejected or taken.overlaps(value_start, value_end):
+                position = at + 1
+                continue
+            if validate is not None and not validate(value):
+                rejected.add(value)
+                position = at + 1
+                continue
+            if check is None or check(text, value_start, value_end):
+                found.append((value_start, value_end, value))
+                position = max(match.end(), at + 1)
+            else:
+                position = at + 1
+    return found
