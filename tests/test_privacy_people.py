@@ -782,6 +782,7 @@ def test_english_words_ending_like_a_nordic_street_are_no_streets(text: str) -> 
         "Spring 2024 release notes; String 1 and String 2 differ",
         "Monitoring 24 hours a day; Offering 3 plans; Engineering 101",
         "SUCCESS: Docstring 2 trimmed correctly. Comparing 1.14.3 >= 1.14dev",
+        "UserWarning: Ignoring 815 rows with NaN times; Bytestring 5 of 9",
     ],
 )
 def test_english_words_ending_like_a_german_street_are_no_streets(text: str) -> None:

@@ -399,13 +399,17 @@ def _english_de_type(value: str) -> bool:
     if word in _DE_TYPES:
         return False
     lexicon = names_model.model()["lexicon"]
+
+    def everyday(low: str) -> bool:
+        return names_model.everyday(low, lexicon)
+
     # (`substring`, `docstring`: an English or code word before `string`; `Westring` is a street,
     # `we` too short to count)
     before = word[:-6] if word.endswith("string") else ""
-    glued = len(before) >= 3 and (before in lexicon or before in ("doc", "docs", "byte", "query"))
+    glued = len(before) >= 3 and (everyday(before) or before in ("doc", "docs"))
     # An `-ing` form of an everyday verb (`ignoring`, `comparing`; not `Goethering`).
-    gerund = word.endswith("ing") and (word[:-3] in lexicon or word[:-3] + "e" in lexicon)
-    return word in lexicon or glued or gerund
+    gerund = word.endswith("ing") and (everyday(word[:-3]) or everyday(word[:-3] + "e"))
+    return everyday(word) or glued or gerund
 
 
 _DE_TYPES = frozenset(_DE_SUFFIXES.replace("\\", "").split("|"))
