@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from router import notes
 from router.config.base import public_url
-from router.edge.pool import EdgePool, Placement
+from router.edge.pool import EdgePool, Placement, Replica
 from router.errors import GatewayError
 from router.policies.base import Decision, Reason
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
@@ -108,6 +108,7 @@ async def send_pooled(
     placement = step.placement or await place_step(pool, step.identity, store, metrics)
     metrics.edge.replica_steps.labels(placement.replicas[0].url).inc()
     last: UpstreamFailure | None = None
+    home_down = False  # the run's home refused or dropped the connection: it moves where answered
     for attempt, replica in enumerate(placement.replicas):
         if last is not None:
             # An earlier replica failed: counted here, as the engine counts the last one.
@@ -120,11 +121,14 @@ async def send_pooled(
             lease.release()
             pool.failed(replica, failure.kind, failure.status)
             last = failure
+            home_down = home_down or (attempt == 0 and not placement.spilled and failure.kind in _DOWN)
             continue
         except BaseException:
             lease.release()
             raise
         pool.answered(replica)
+        if home_down:
+            await _rehome(pool, step, placement, replica, store, metrics)
         if reply.stream is None:
             lease.release()
         else:
@@ -132,3 +136,23 @@ async def send_pooled(
         return reply
     assert last is not None
     raise last
+
+
+# A replica that refused the connection or dropped it: nothing answers there now. (A timeout or
+# an error status may pass: the run keeps its home and its cache until the breaker opens.)
+_DOWN = frozenset({"connect", "disconnected"})
+
+
+async def _rehome(
+    pool: EdgePool, step: Step, placement: Placement, replica: Replica, store: TrajectoryStore, metrics: Metrics
+) -> None:
+    """Move the run's home to `replica`, which answered the step its home could not: its next
+    steps go there first, rather than to the dead home until the breaker opens (a run with a
+    step or two left would never re-home)."""
+    trajectory_id = step.identity.trajectory_id
+    home = placement.new_home or step.identity.trajectory.notes.get(notes.POOL_HOME)
+    if home != placement.replicas[0].url:
+        return  # another gateway process homed it elsewhere, or it has none: nothing to move
+    pool.homed(trajectory_id, replica)
+    metrics.edge.rehomes.labels("replica_down").inc()
+    await store.note(trajectory_id, notes.POOL_HOME, replica.url)

@@ -243,6 +243,25 @@ def test_a_steps_inner_edge_calls_go_to_its_home_replica_too(
     assert len(probes) >= 8
 
 
+def test_a_run_whose_home_refuses_moves_to_the_replica_that_answered_before_the_breaker_opens(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    # The breaker needs five failures: until then a dead home would be tried first at every step,
+    # and a run with a step or two left would never re-home. It moves at its first failed-over step.
+    server = pool_gateway(make_gateway, replicas, pool={"breaker_failures": 5})
+    with httpx.Client(timeout=10) as client:
+        run(client, server, "mover", 2)
+        home = served(replicas, "mover")[0]
+        replicas[home].stop()
+        run(client, server, "mover", 3)
+        metrics = client.get(f"{server.url}/metrics").text
+    where = served(replicas, "mover")
+    assert where[:2] == [home, home] and home not in where[2:] and len(set(where[2:])) == 1, where
+    assert home_of(server, "mover") == replicas[where[-1]].base_url
+    assert 'tandem_edge_rehomes_total{reason="replica_down"} 1.0' in metrics, metrics
+    assert cloud.received == []
+
+
 def test_an_inner_edge_call_fails_over_to_the_next_replica_when_the_home_dies(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:

@@ -89,7 +89,7 @@ def figures_of(results: dict[str, PassResult], lost: PassResult | None, setup: s
     if lost is not None:
         value = (
             f"{lost.failed} failed of {lost.answered + lost.failed}; "
-            f"{lost.rehomed} of the {lost.orphans} runs homed there re-homed"
+            f"{lost.rehomed} of the {lost.orphans} runs homed there that stepped on re-homed"
         )
         rows.append(figure("one replica of two killed halfway (affinity): steps failed", value, "0", lost.failed == 0))
     return rows
@@ -155,7 +155,10 @@ def main(argv: list[str] | None = None) -> int:
                 label="lost",
             )
             print(row("affinity, one replica killed halfway", lost))
-            print(f"runs homed on the killed replica: {lost.orphans}; re-homed by the end: {lost.rehomed}")
+            print(
+                f"runs homed on the killed replica that sent a step once it was down: {lost.orphans}; "
+                f"re-homed by the end: {lost.rehomed}"
+            )
             for failure in lost.failures[:5]:
                 print(f"  failed step: {failure}")
         longest = max((result.longest_prompt for result in results.values()), default=0)

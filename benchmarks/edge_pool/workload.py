@@ -53,8 +53,9 @@ class PassResult:
     # What the gateway's own background read of each replica's /metrics last saw: the mean time a
     # request ran (for the estimated wait) and the tokens looked up in its prefix cache.
     scraped: list[tuple[float, float]] = field(default_factory=list)
-    # With a replica stopped: runs whose home it was when it stopped, and of those, runs whose
-    # home is another replica at the end (read from the trajectories' `pool:home` notes).
+    # With a replica stopped: runs whose home it was when it stopped and that sent a step once it
+    # was down (a run that had sent its last step before had nothing to re-home), and of those,
+    # runs whose home is another replica at the end (read from the trajectories' `pool:home` notes).
     orphans: int = 0
     rehomed: int = 0
     longest_prompt: int = 0  # prompt tokens of the longest step (the model's limit is 2048)
@@ -196,6 +197,13 @@ def run_pass(
     names = [f"{tag}-{run}" for run in range(shape.runs)]
     before_stop: dict[str, str | None] = {}
     stopped_url: list[str] = []
+    down_at: list[float] = []  # when `stop` returned: the replica is gone from then on
+    last_sent = [0.0] * shape.runs  # when each run sent its last step
+
+    def stop_then_mark(url: str) -> None:
+        assert stop is not None
+        stop(url)
+        down_at.append(time.perf_counter())
 
     def one_run(run: int, base_url: str) -> None:
         rng = random.Random(f"{tag}-{shape}-{run}")  # fresh text per pass: no cache carried over
@@ -207,11 +215,11 @@ def run_pass(
                     before_stop.update(homes(client, base_url, names))
                     held = [home for home in before_stop.values() if home is not None]
                     stopped_url.append(max(reversed(edges), key=held.count))
-                    stopper.append(threading.Thread(target=stop, args=(stopped_url[0],), daemon=True))
+                    stopper.append(threading.Thread(target=stop_then_mark, args=(stopped_url[0],), daemon=True))
                     stopper[-1].start()
                 messages.append({"role": "user", "content": words(rng, shape.tool_words)})
                 body = {"model": "bench", "messages": messages, "max_tokens": shape.max_tokens, "temperature": 0}
-                started = time.perf_counter()
+                started = last_sent[run] = time.perf_counter()
                 try:
                     reply = client.post(f"{base_url}/chat/completions", json=body, headers={"x-session-id": names[run]})
                     failure = None if reply.status_code == 200 else f"HTTP {reply.status_code}: {reply.text[:200]}"
@@ -251,9 +259,12 @@ def run_pass(
         if before_stop:
             at_end = homes(client, base_url, names)
             gone = stopped_url[0]
-            orphaned = [run for run, home in before_stop.items() if home == gone]
+            down = down_at[0] if down_at else float("inf")
+            orphaned = [
+                name for run, name in enumerate(names) if before_stop.get(name) == gone and last_sent[run] > down
+            ]
             result.orphans = len(orphaned)
-            result.rehomed = sum(1 for run in orphaned if at_end[run] not in (None, gone))
+            result.rehomed = sum(1 for name in orphaned if at_end[name] not in (None, gone))
     for url in after.keys() & before.keys():
         result.looked_up += after[url][0] - before[url][0]
         result.hits += after[url][1] - before[url][1]

@@ -61,8 +61,8 @@ def edge_series(
         ),
         rehomes=counter(
             "tandem_edge_rehomes",
-            "Trajectories given a new home replica, by why: its breaker opened, it left the configuration, "
-            "it stayed over the load bound",
+            "Trajectories given a new home replica, by why: it was down (its breaker opened, or it refused or "
+            "dropped a step's connection), it left the configuration, it stayed over the load bound",
             ("reason",),
         ),
         load_spills=counter(
