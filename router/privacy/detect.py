@@ -43,7 +43,7 @@ from router.privacy.heads import first_strings
 from router.privacy.spans import Hits, char_spans
 from router.privacy.taken import Taken
 from router.privacy.windows import HEAD_SPAN as _HEAD_SPAN
-from router.privacy.windows import from_starts, starts_of, windows
+from router.privacy.windows import starts_of, windows
 
 __all__ = ["DETECTORS", "TYPES", "Backend", "Detector", "Finding", "detect", "detect_uncached", "register"]
 
@@ -330,7 +330,7 @@ def run(
     starts = shared.get(key)
     if starts is None:
         starts = shared[key] = starts_of(detector, text, spans)
-    return from_starts(detector, text, spans, taken, starts)
+    return windows(detector, text, spans, taken, starts)
 
 
 def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:

@@ -113,7 +113,10 @@ _DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
 # ... nor the rest of an international number that failed (`+46 (0)39 88 01 60`).
 _CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)$")
-_GROUPED_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,2}(?: \d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
+# An amount: grouped by commas or dots, a round one, or grouped by spaces (`1,250,000`, `250 000`,
+# `72 128 827`); a phone field's value may be the last, not the first two (`_FIELD_AMOUNT`).
+_MARKED_AMOUNT = r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$"
+_GROUPED_AMOUNT = re.compile(_MARKED_AMOUNT + r"|^\d{1,2}(?: \d{3})+$")
 
 
 # Unlabelled, these groupings are log fields, not a country's phone format: a first group of six
@@ -207,7 +210,7 @@ _WORD_AFTER = re.compile(
 )
 # An amount as a field's value may hold one (`Phone: 1,250,000` in a report): grouped by commas
 # or dots, or a round one. Grouped by spaces it is a phone there (`Phone: 72 128 827`).
-_FIELD_AMOUNT = re.compile(r"^\d{1,3}(?:[.,]\d{3})+$|^\d{1,3}(?: \d{3})* 000(?: \d{3})*$")
+_FIELD_AMOUNT = re.compile(_MARKED_AMOUNT)
 
 
 def _in_field(text: str, start: int, end: int) -> bool:

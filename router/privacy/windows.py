@@ -20,12 +20,20 @@ MARGIN: Final = 16
 HEAD_SPAN: Final = 64
 
 
-def windows(detector: Detector, text: str, spans: list[tuple[int, int]], taken: Taken) -> list[tuple[int, int, str]]:
+def windows(
+    detector: Detector,
+    text: str,
+    spans: list[tuple[int, int]],
+    taken: Taken,
+    starts: list[list[int]] | None = None,
+) -> list[tuple[int, int, str]]:
     """The detector's validated matches (start, end, value) in the window of each of its
     candidate spans (widened by its lead, reach and the look-arounds' margin; a span's window
     is read only where its gate allows) that overlap no finding in `taken`. As `_exact` in
     detect.py: a match that fails is retried one character on, so that a longer look-alike does
     not hide a value inside it and the result does not depend on where the window begins.
+    `starts` (`starts_of` for these spans, for a detector with `Detector.starts`): per window,
+    the only places a match may begin; the pattern is matched there instead of searched for.
 
     One call a detector, not one a window: value-dense text has ~40 windows a KB, and the
     per-window call, its attribute reads and its set of rejected values cost as much as the
@@ -46,7 +54,8 @@ def windows(detector: Detector, text: str, spans: list[tuple[int, int]], taken: 
     check = detector.check
     rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
     match: re.Match[str] | None
-    for start, end in spans:
+    places: list[int] = []
+    for index, (start, end) in enumerate(spans):
         low = start - lead if start > lead else 0
         high = end + reach if end + reach < size else size
         if gate is not None and not gate(text, low, high):
@@ -54,8 +63,21 @@ def windows(detector: Detector, text: str, spans: list[tuple[int, int]], taken: 
         before = high if follows else end
         limit = before + HEAD_SPAN if before + HEAD_SPAN < high else high
         position = low
+        if starts is not None:
+            places = starts[index]
+        next_place = 0
         while position < high:
-            if head is not None:
+            if starts is not None:
+                # The next place a match may begin, at or after `position` (ascending).
+                while next_place < len(places) and places[next_place] < position:
+                    next_place += 1
+                if next_place == len(places) or places[next_place] >= before:
+                    break
+                match = pattern.match(text, places[next_place], high)
+                if match is None:
+                    position = places[next_place] + 1
+                    continue
+            elif head is not None:
                 found_head = head.search(text, position, limit)
                 if found_head is None:
                     break
@@ -111,46 +133,3 @@ def starts_of(detector: Detector, text: str, spans: list[tuple[int, int]]) -> li
         high = end + reach if end + reach < size else size
         out.append([found.start() for found in starts.finditer(text, low, high)])
     return out
-
-
-def from_starts(
-    detector: Detector, text: str, spans: list[tuple[int, int]], taken: Taken, starts: list[list[int]]
-) -> list[tuple[int, int, str]]:
-    """As `windows` for a detector whose value follows its core, with no head, gate or value
-    span, whose matches begin only where `detector.starts` does (`starts`: `starts_of` for its
-    spans): the pattern is matched at those places instead of searched for across the window.
-    The same values in the same places (a search's leftmost match is the first place where a
-    match begins); the windows' starts are found once for all the detectors of the core."""
-    found: list[tuple[int, int, str]] = []
-    size = len(text)
-    reach = detector.reach + MARGIN
-    pattern = detector.pattern
-    group = detector.group
-    validate = detector.validate
-    check = detector.check
-    rejected: set[str] = set()
-    match: re.Match[str] | None
-    for index, (_start, end) in enumerate(spans):
-        high = end + reach if end + reach < size else size
-        position = 0
-        for at in starts[index]:
-            if at < position:
-                continue
-            match = pattern.match(text, at, high)
-            if match is None:
-                continue
-            value_start, value_end = match.span(group)
-            value = text[value_start:value_end]
-            if not value or value in rejected or taken.overlaps(value_start, value_end):
-                position = at + 1
-                continue
-            if validate is not None and not validate(value):
-                rejected.add(value)
-                position = at + 1
-                continue
-            if check is None or check(text, value_start, value_end):
-                found.append((value_start, value_end, value))
-                position = max(match.end(), at + 1)
-            else:
-                position = at + 1
-    return found
