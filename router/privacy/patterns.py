@@ -161,7 +161,11 @@ _PHONE_CORE_ALTERNATIVES = (
     rb"\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}",
     rb"(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
     rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}",
-    rb"\d[ .-]{1,2}\d{6}|\d{2}[ .-]{1,2}\d{5}|\d{3}[ .-]{1,2}\d{4}|\d{4}[ .-]{1,2}\d{3}|\d{5,8}[ .-]{1,2}\d{2}",
+    # Two groups: 1-4 digits then 3-6, or 5-8 then 2. A superset of the shapes with 7 digits
+    # or more (`0.500` is a candidate too, refused by the exact pattern): spelt as the five
+    # shapes, hyperscan's automaton cost ~1.6 µs a KB of typical text more, for ~0.1 fewer
+    # candidates a KB.
+    rb"\d{1,4}[ .-]{1,2}\d{3,6}|\d{5,8}[ .-]{1,2}\d{2}",
 )
 _PHONE_CORE = _PHONE_CORE_BOUNDARY + b"(?:" + b"|".join(_PHONE_CORE_ALTERNATIVES) + b")"
 _PHONE_CORE_PARTS = tuple(_PHONE_CORE_BOUNDARY + b"(?:" + part + b")" for part in _PHONE_CORE_ALTERNATIVES)
