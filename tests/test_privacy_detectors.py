@@ -110,6 +110,26 @@ FOUND = [
     ("SECRET_ASSIGNMENT", "Your password has been reset to Xy7#kq2m.", "Xy7#kq2m"),
     ("SECRET_ASSIGNMENT", "the password is: S3cure!Pass", "S3cure!Pass"),
     ("SECRET_ASSIGNMENT", "passcode was “7Rq-44x”", "7Rq-44x"),
+    # Forms of detect-secrets' keyword tests: a secret compared with its name (either side), a C
+    # array, an Objective-C string, the name `secrete`.
+    ("SECRET_ASSIGNMENT", 'if (api_key == "Xk29aLqZp0Wm") {', "Xk29aLqZp0Wm"),
+    ("SECRET_ASSIGNMENT", 'if (db_pass !== "m{{h}o)p${e]nob(ody") {', "m{{h}o)p${e]nob(ody"),
+    ("SECRET_ASSIGNMENT", 'if ("Xk29aLqZp0Wm" === my_private_key) {', "Xk29aLqZp0Wm"),
+    ("SECRET_ASSIGNMENT", 'char secrete[25] = "Xk29aLqZp0Wm";', "Xk29aLqZp0Wm"),
+    ("SECRET_ASSIGNMENT", 'password = @"Xk29aLqZp0Wm";', "Xk29aLqZp0Wm"),
+    # Bot tokens by their shapes: Telegram's, Discord's (its first part the bot's id in base64);
+    # a Mailchimp key with its data centre.
+    (
+        "MESSAGING_TOKEN",
+        "bot 110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
+        "110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
+    ),
+    (
+        "MESSAGING_TOKEN",
+        "TOKEN MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs ok",
+        "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
+    ),
+    ("API_KEY", "key 343ea45721923ed956e2b38c31db76aa-us30", "343ea45721923ed956e2b38c31db76aa-us30"),
 ]
 
 
@@ -160,6 +180,11 @@ NOT_FOUND = [
     "Parse a date format as specified by HTTP RFC7231 section 7.1.1.1.",
     # An RRN's shape with a wrong check digit and no label, a label before a date that is none.
     "ref 960121-1234567; RRN: 961321-1234567",
+    # A comparison with a name or an unquoted value is code; a value of symbols alone, `fake`
+    # inside a value, a Discord-shaped run whose first part is no id.
+    'if token == expected_token12: pass; if ("Xk29" == password) {',
+    'password = ",.:-@*?!" and password = "somefakekey"',
+    "MZ1yGvKTjE0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC",
 ]
 
 

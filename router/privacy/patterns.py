@@ -18,7 +18,7 @@ from router.privacy.detector import Detector
 _B = r"(?<![\w.+-])"  # not inside a longer token
 _E = r"(?![\w@-])"
 SECRET_WORDS = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
+    r"(?:pass(?:word|wd|phrase)?|pwd|secrete|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
     r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
 )
@@ -35,6 +35,12 @@ _NAME_HEAD = (
 # After the sign, a line break only where the next line is indented (YAML's value on the line
 # below): `.env`'s `GITHUB_API_KEY=` with nothing after it is not given the next line's name.
 _NAME = _NAME_HEAD + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+# Before a quoted value also: a C array's brackets (`char secret[25] = "…"`), or a comparison
+# (`if (api_key == "…")`: a secret written into code to check against). No sign at all
+# (`password "…";`) is not taken: in prose `pass` and `token` stand before quoted code.
+_QUOTED_NAME = (
+    _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+)
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -252,6 +258,35 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "MESSAGING_TOKEN",
+        # A Telegram bot token: the bot's id, `:AA`, 33 characters (a shape nothing else writes).
+        re.compile(r"(?<![\w:-])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
+        rb"\d{8}:AA[A-Za-z0-9_-]{33}",
+        reach=40,
+        validate=validators.not_stand_in,
+        rule="telegram-bot-token",
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
+        # A Discord bot token: the bot's id in base64, a timestamp, an HMAC. Taken alone only when
+        # its first part reads as an id (17 to 20 digits); beside the word `discord`, the provider
+        # rules take the rest.
+        re.compile(r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w.-])"),
+        rb"[MNO][A-Za-z0-9_-]{23}[A-Za-z0-9_-]{0,4}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
+        reach=20,
+        validate=validators.discord_token,
+        rule="discord-bot-token",
+    ),
+    Detector(
+        "API_KEY",
+        # A Mailchimp API key: 32 hex digits and the account's data centre (`-us21`).
+        re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])"),
+        rb"[0-9a-f]{32}-us\d",
+        reach=4,
+        validate=validators.not_stand_in,
+        rule="mailchimp-key",
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9/+]{20,}"),
         rb"https://hooks\.slack\.com/",
         reach=256,
@@ -277,13 +312,30 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
-        re.compile(_NAME + r"[bru]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
-        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[bru]?[\"'`]",
+        # (`@"…"`: an Objective-C string.)
+        re.compile(_QUOTED_NAME + r"[bru@]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
+        b"(?i)"
+        + SECRET_WORDS.encode()
+        + rb"[0-9]{0,2}\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])\s{0,3}[bru@]?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
         reach=4106,
         rule="secret-assignment-quoted",
         head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A quoted value compared with a secret's name after it (`if ("…" == password)`).
+        re.compile(
+            r"(?i)(?<![\w\\])([\"'`])((?:(?!\1)[^\\\n]|\\.){6,256})\1[ \t]{0,3}[!=]==?[ \t]{0,3}[\w$.]{0,40}?"
+            + _NAME_HEAD.removeprefix("(?i)")
+        ),
+        b"(?i)[\"'`][ \t]{0,3}[!=]==?[ \t]{0,3}[\\w$.]{0,40}" + SECRET_WORDS.encode(),
+        validate=validators.quoted_secret,
+        group=2,
+        lead=260,
+        keyword_core=100,
+        rule="secret-compared",
     ),
     Detector(
         "SECRET_ASSIGNMENT",

@@ -5,6 +5,7 @@ Each takes the candidate value as the detector matched it and says whether it is
 
 from __future__ import annotations
 
+import base64
 import collections
 import functools
 import itertools
@@ -190,9 +191,9 @@ def is_reference(value: str) -> bool:
     return "EXAMPLE" in stripped and not stripped.startswith(("AKIA", "ASIA"))  # key ids: as before
 
 
-# A value that says it is none (`fake-key`, `dummy_secret`, `not-a-real-token`), as tests and
-# examples write them.
-_FAKE = re.compile(r"(?i)(?:^|[-_])(?:fake|dummy|not[-_]?a[-_]?real)(?:$|[-_])")
+# A value that says it is none (`fake-key`, `somefakekey`, `dummy_secret`, `not-a-real-token`), as
+# tests and examples write them (`Fake!2024x`, with a digit or a symbol, is a password).
+_FAKE = re.compile(r"(?i)(?:^|[-_])(?:fake|dummy|not[-_]?a[-_]?real)(?:$|[-_])|^[\"']?[a-z]*fake[a-z]*[\"']?$")
 # A value masked in part (`xoxp-5723…-####################`, `sk-proj-********`).
 _MASKED = re.compile(r"\*{4,}|#{6,}|[xX]{8,}|•{3,}")
 # A stand-in that says what to put there: `sha256~XXXX_PUT_YOUR_TOKEN_HERE_XXXX`, `REPLACE_ME`.
@@ -209,6 +210,16 @@ def slack_token(value: str) -> bool:
     if not body[:1].isdigit():
         return False
     return len(value) >= (100 if value.startswith("xoxe.") else 30)
+
+
+def discord_token(value: str) -> bool:
+    """A Discord bot token's first part is its bot's id in base64: 17 to 20 digits decoded."""
+    head = value.split(".", 1)[0]
+    try:
+        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
+    except ValueError:
+        return False
+    return decoded.isdigit() and 17 <= len(decoded) <= 20 and not_stand_in(value)
 
 
 def ai_key(value: str) -> bool:
@@ -285,6 +296,8 @@ def quoted_secret(value: str) -> bool:
     """A quoted assigned secret (what is between the quotes): spaces, `{ } $` allowed; a
     reference, a stand-in or a sentence is not one."""
     if is_reference(value) or len(value) < 6 or value.startswith(("{{", "${")):
+        return False
+    if not any(c.isalnum() for c in value):  # `",.:-@*?!"`: punctuation, a separator's list
         return False
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
         return False
