@@ -185,6 +185,8 @@ NOT_FOUND = [
     'if token == expected_token12: pass; if ("Xk29" == password) {',
     'password = ",.:-@*?!" and password = "somefakekey"',
     "MZ1yGvKTjE0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC",
+    # A Stripe publishable key: public by design.
+    "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]
 
 

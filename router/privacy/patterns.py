@@ -294,8 +294,10 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "PAYMENT_KEY",
-        re.compile(r"(?<![\w])(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20,}"),
-        rb"(?:sk|rk|pk)_(?:live|test|prod)_[0-9A-Za-z]{20}",
+        # Secret and restricted keys; a publishable key (`pk_live_…`) is public by design, written
+        # into web pages and apps.
+        re.compile(r"(?<![\w])(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20,}"),
+        rb"(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{20}",
         reach=256,
         validate=validators.not_stand_in,
         rule="stripe-key",
