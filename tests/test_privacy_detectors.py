@@ -117,6 +117,9 @@ FOUND = [
     ("SECRET_ASSIGNMENT", 'if ("Xk29aLqZp0Wm" === my_private_key) {', "Xk29aLqZp0Wm"),
     ("SECRET_ASSIGNMENT", 'char secrete[25] = "Xk29aLqZp0Wm";', "Xk29aLqZp0Wm"),
     ("SECRET_ASSIGNMENT", 'password = @"Xk29aLqZp0Wm";', "Xk29aLqZp0Wm"),
+    # A name with words after the secret's, its value a secret's look.
+    ("SECRET_ASSIGNMENT", 'apikey_myservice: "m{{h}o)p${e]nob(ody"', "m{{h}o)p${e]nob(ody"),
+    ("SECRET_ASSIGNMENT", 'DB_PASSWORD_PROD = "Xk29aLqZp0Wm!"', "Xk29aLqZp0Wm!"),
     # Bot tokens by their shapes: Telegram's, Discord's (its first part the bot's id in base64);
     # a Mailchimp key with its data centre.
     (
@@ -185,6 +188,10 @@ NOT_FOUND = [
     'if token == expected_token12: pass; if ("Xk29" == password) {',
     'password = ",.:-@*?!" and password = "somefakekey"',
     "MZ1yGvKTjE0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC",
+    # Names with words after the secret's that name something else, or values that are no secret.
+    'password_hash = "5f4dcc3b5aa765d61d8327deb882cf99"; token_count: "abc123def456"',
+    "pgpass_string = 'somehost:444:dbname:%s:%s' % (username, password)",
+    'password_super_secure = "value with quotes and spaces"; secret_name = "prod-db-secret-2"',
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]

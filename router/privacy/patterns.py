@@ -41,6 +41,18 @@ _NAME = _NAME_HEAD + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ 
 _QUOTED_NAME = (
     _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 )
+# A name with words after the secret's (`password_super_secure`, `apikey_myservice`): unless a
+# word names something else (`password_hash`, `token_count`, `api_key_header`).
+_SUFFIX = (
+    r"(?:[_.-](?!(?:hash|hashed|digest|salt|len|length|min|max|field|name|names|file|path|dir|id|ids|url|uri"
+    r"|type|label|prompt|policy|reset|format|env|var|header|param|regex|pattern|placeholder|hint|help|text|message"
+    r"|msg|error|input|mode|source|provider|store|manager|endpoint|count|expires|expiry|expiration|ttl|timeout"
+    r"|version|prefix|suffix|template|widget|class|style|key|limit|size|index|col|column|ref|arn|secret|token"
+    r"|valid|validity|strength|confirm|confirmation|required|enabled|changed|set|used|string|str|fmt|query|sql"
+    r"|cmd|command|line|args|list|map|dict)(?![A-Za-z0-9]))"
+    r"[A-Za-z0-9]{1,20}){1,3}"
+)
+_SUFFIXED_NAME = _NAME_HEAD + _SUFFIX + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -323,6 +335,21 @@ DETECTORS: tuple[Detector, ...] = (
         group=2,
         reach=4106,
         rule="secret-assignment-quoted",
+        head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A quoted value under a name with words after the secret's: it must look like a secret
+        # (no space, a letter and a digit or a symbol), since such names also hold settings.
+        re.compile(_SUFFIXED_NAME + r"[bru@]?([\"'`])((?:(?!\1)[^\\\n]|\\.){10,4096})\1"),
+        b"(?i)"
+        + SECRET_WORDS.encode()
+        + rb"[0-9]{0,2}[_.-][A-Za-z0-9_.-]{1,62}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])\s{0,3}[bru@]?[\"'`]",
+        validate=validators.suffixed_secret,
+        group=2,
+        reach=4106,
+        keyword_core=160,  # the longest match of the core (no start tracked: a large automaton)
+        rule="secret-assignment-suffixed",
         head=NAME_HEAD,
     ),
     Detector(

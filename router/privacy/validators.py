@@ -308,6 +308,17 @@ def quoted_secret(value: str) -> bool:
     return entropy(value) >= 2.5
 
 
+def suffixed_secret(value: str) -> bool:
+    """A quoted value under a name with words after the secret's (`apikey_myservice: "…"`): a
+    secret's look is asked of it (no space, 10 characters or more, a letter and a digit or a
+    symbol, varied), not only a quoted one's."""
+    if not quoted_secret(value) or " " in value or len(value) < 10 or "%s" in value or "{}" in value:
+        return False  # (a format string's slots: `'host:5432:db:%s:%s'`)
+    if not any(c.isalpha() for c in value) or (value.isalnum() and not any(c.isdigit() for c in value)):
+        return False
+    return entropy(value) >= 3.3
+
+
 def prose_secret(value: str) -> bool:
     """A password written in a sentence: it must look like one (a digit, a symbol or inner
     capitals), since the word after `password is` is usually just a word; 4 to 12 digits are a
