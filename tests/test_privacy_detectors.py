@@ -120,6 +120,14 @@ FOUND = [
     # A name with words after the secret's, its value a secret's look.
     ("SECRET_ASSIGNMENT", 'apikey_myservice: "m{{h}o)p${e]nob(ody"', "m{{h}o)p${e]nob(ody"),
     ("SECRET_ASSIGNMENT", 'DB_PASSWORD_PROD = "Xk29aLqZp0Wm!"', "Xk29aLqZp0Wm!"),
+    # A fallback written into code (whispers' fixtures), a value shaped as a name but generated.
+    (
+        "SECRET_ASSIGNMENT",
+        'const STATIC_TOKEN = process.env.API_TOKEN || "ea3314920e4ed4dabb16b8a44254958a01";',
+        "ea3314920e4ed4dabb16b8a44254958a01",
+    ),
+    ("SECRET_ASSIGNMENT", 'api_key = os.getenv("API_KEY", "sk9a8s7d6f5g4h3j2k1l")', "sk9a8s7d6f5g4h3j2k1l"),
+    ("SECRET_ASSIGNMENT", "apikey: YXNkZmZmZmZm_HARDcoded", "YXNkZmZmZmZm_HARDcoded"),
     # Bot tokens by their shapes: Telegram's, Discord's (its first part the bot's id in base64);
     # a Mailchimp key with its data centre.
     (
@@ -192,6 +200,9 @@ NOT_FOUND = [
     'password_hash = "5f4dcc3b5aa765d61d8327deb882cf99"; token_count: "abc123def456"',
     "pgpass_string = 'somehost:444:dbname:%s:%s' % (username, password)",
     'password_super_secure = "value with quotes and spaces"; secret_name = "prod-db-secret-2"',
+    # A fallback that is no literal, or a call's argument with no fallback; a variable's name.
+    'token = request.headers.get("Authorization", "") or default_token; token = f(bar, "sk9a8s7d6f5g4h3j2k1l")',
+    "token: some_variable_name; api_key = getApiKeyFromHeader",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]

@@ -53,6 +53,28 @@ _SUFFIX = (
     r"[A-Za-z0-9]{1,20}){1,3}"
 )
 _SUFFIXED_NAME = _NAME_HEAD + _SUFFIX + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+# A secret's name given a value by an expression that falls back on a quoted literal
+# (`TOKEN = process.env.API_TOKEN || "…"`, `os.getenv("API_KEY", "…")`, `?: "…"`, `or "…"`).
+_DEFAULTED = (
+    _NAME_HEAD
+    + r"\\?[\"']?[ \t]*(?::=|=)(?!=)[^\n;]{1,100}?"
+    + r"(?:\|\||\?\?|\?:|\bor\b|\b(?:getenv|get|env)\([ \t]*[\"'][^\"'\n]{1,80}[\"'][ \t]*,)"
+    + r"[ \t]*[bru@]?([\"'`])([^\"'`\s\\]{16,512})\1"
+)
+_FALLBACK = re.compile(r"\|\||\?\?|\?:| or |get\(|env\(")
+
+
+def _falls_back(text: str, low: int, high: int) -> bool:
+    """Whether the candidate's line may hold a fallback (`_DEFAULTED`): most assignments' lines
+    hold none, and the pattern's search for one cost value-dense text ~7 % of its scan."""
+    end = text.find("\n", low + 20, high)
+    return _FALLBACK.search(text, low, high if end < 0 else end) is not None
+
+
+# The unquoted assignment's hyperscan core (a name, its sign, 8 characters of a value).
+_ASSIGNED_CORE = (
+    b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}"
+)
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -354,6 +376,21 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
+        # The literal a secret's name falls back on: it must look generated (a service key's
+        # look), since such expressions also fall back on names and messages. Its candidates are
+        # the unquoted assignment's (the same core, found once by hyperscan: a core of its own,
+        # reaching over the expression to the literal, cost the pass ~2 % of typical text).
+        re.compile(_DEFAULTED),
+        _ASSIGNED_CORE,
+        validate=validators.service_key,
+        group=2,
+        reach=640,
+        gate=_falls_back,
+        rule="secret-default",
+        head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
         # A quoted value compared with a secret's name after it (`if ("…" == password)`).
         re.compile(
             r"(?i)(?<![\w\\])([\"'`])((?:(?!\1)[^\\\n]|\\.){6,256})\1[ \t]{0,3}[!=]==?[ \t]{0,3}[\w$.]{0,40}?"
@@ -369,9 +406,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(_NAME + r"([^\s\"'`,;}{<>\\]{8,4096})"),
-        b"(?i)"
-        + SECRET_WORDS.encode()
-        + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}",
+        _ASSIGNED_CORE,
         validate=validators.secret_value,
         group=1,
         reach=4096,

@@ -262,7 +262,13 @@ def secret_value(value: str) -> bool:
     if is_reference(value) or not 8 <= len(value) <= 4096:
         return False
     # (an index is code too: `token[:-1]`, `auth_info[2]`)
-    if _CODE.match(value) and not (any(c.isdigit() for c in value) and not any(c in value for c in ".([")):
+    # (a name's shape is code too, unless its letters switch case as a generated value's do:
+    # `YXNkZmZmZmZm_x`, base64 of a word, is no variable)
+    if (
+        _CODE.match(value)
+        and not (any(c.isdigit() for c in value) and not any(c in value for c in ".(["))
+        and not looks_random(value)
+    ):
         return False
     return entropy(value) >= 3.0 and not value.isalpha()
 
