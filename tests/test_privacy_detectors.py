@@ -128,6 +128,16 @@ FOUND = [
     ),
     ("SECRET_ASSIGNMENT", 'api_key = os.getenv("API_KEY", "sk9a8s7d6f5g4h3j2k1l")', "sk9a8s7d6f5g4h3j2k1l"),
     ("SECRET_ASSIGNMENT", "apikey: YXNkZmZmZmZm_HARDcoded", "YXNkZmZmZmZm_HARDcoded"),
+    # Declarations typed as strings (Go, Kotlin, Scala, Python), an f-string, a password's hash.
+    ("SECRET_ASSIGNMENT", 'const STATIC_TOKEN string = "ea3314920e4ed4dabb16b8a4425"', "ea3314920e4ed4dabb16b8a4425"),
+    ("SECRET_ASSIGNMENT", 'val API_TOKEN:String = "ea3314920e4ed4dabb16b8a4425"', "ea3314920e4ed4dabb16b8a4425"),
+    ("SECRET_ASSIGNMENT", 'auth = password == f"Xk29aLqZp0Wm"', "Xk29aLqZp0Wm"),
+    ("SECRET_ASSIGNMENT", "$config['db'][$passcode] = 'Xk29aLqZp0Wm';", "Xk29aLqZp0Wm"),
+    (
+        "SECRET_ASSIGNMENT",
+        "admin:$apr1$l0cpzs5a$vQK3lmgMGvcXcRP8b0y1Z/",
+        "$apr1$l0cpzs5a$vQK3lmgMGvcXcRP8b0y1Z/",
+    ),
     # Bot tokens by their shapes: Telegram's, Discord's (its first part the bot's id in base64);
     # a Mailchimp key with its data centre.
     (
@@ -203,6 +213,9 @@ NOT_FOUND = [
     # A fallback that is no literal, or a call's argument with no fallback; a variable's name.
     'token = request.headers.get("Authorization", "") or default_token; token = f(bar, "sk9a8s7d6f5g4h3j2k1l")',
     "token: some_variable_name; api_key = getApiKeyFromHeader",
+    # Format strings' slots, an escaped reference, shell positional arguments.
+    'password = "prefix_{}".format(n); secret_key = "host:5432:db:%s"; password: $${PYPI_PASSWORD}',
+    'echo "$1$2$3" and $6$x',
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]

@@ -18,7 +18,7 @@ from router.privacy.detector import Detector
 _B = r"(?<![\w.+-])"  # not inside a longer token
 _E = r"(?![\w@-])"
 SECRET_WORDS = (
-    r"(?:pass(?:word|wd|phrase)?|pwd|secrete|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
+    r"(?:pass(?:word|wd|phrase|code)?|pwd|secrete|secret(?:[_-]?(?:access[_-]?)?key(?:[_-]?base)?)?|token|api[_-]?key|access[_-]?key"
     r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
 )
@@ -35,11 +35,17 @@ _NAME_HEAD = (
 # After the sign, a line break only where the next line is indented (YAML's value on the line
 # below): `.env`'s `GITHUB_API_KEY=` with nothing after it is not given the next line's name.
 _NAME = _NAME_HEAD + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+# A declaration's string type between a name and its value (Go's `TOKEN string = "…"`, Kotlin's
+# and Scala's `password: String = "…"`).
+_TYPED = r"(?::?[ \t]*(?:[Ss]tring|str|&str|&'static str|CharSequence)[ \t]*)?"
 # Before a quoted value also: a C array's brackets (`char secret[25] = "…"`), or a comparison
 # (`if (api_key == "…")`: a secret written into code to check against). No sign at all
 # (`password "…";`) is not taken: in prose `pass` and `token` stand before quoted code.
 _QUOTED_NAME = (
-    _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+    _NAME_HEAD
+    + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}"
+    + _TYPED
+    + r"(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 )
 # A name with words after the secret's (`password_super_secure`, `apikey_myservice`): unless a
 # word names something else (`password_hash`, `token_count`, `api_key_header`).
@@ -349,13 +355,16 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
         # (`@"…"`: an Objective-C string.)
-        re.compile(_QUOTED_NAME + r"[bru@]?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
+        re.compile(_QUOTED_NAME + r"(?:[bBrRuUfF]{1,2}|@)?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
         b"(?i)"
         + SECRET_WORDS.encode()
-        + rb"[0-9]{0,2}\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])\s{0,3}[bru@]?[\"'`]",
+        + rb"[0-9]{0,2}\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}"
+        + _TYPED.encode()
+        + rb"(?::=|=>|[!=]==?|[:=])\s{0,3}(?:[bBrRuUfF]{1,2}|@)?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
         reach=4106,
+        keyword_core=112,  # the core's longest match (tracking its start made too large an automaton)
         rule="secret-assignment-quoted",
         head=NAME_HEAD,
     ),
@@ -373,6 +382,21 @@ DETECTORS: tuple[Detector, ...] = (
         keyword_core=160,  # the longest match of the core (no start tracked: a large automaton)
         rule="secret-assignment-suffixed",
         head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A password's crypt(3) hash, as /etc/shadow and .htpasswd hold them (MD5, Apache's MD5,
+        # SHA-256, SHA-512, bcrypt, yescrypt): a weak password is found again from its hash.
+        re.compile(
+            r"(?<![\w$])(?:\$(?:1|apr1|5|6)\$(?:rounds=\d{1,9}\$)?[./0-9A-Za-z]{1,16}\$[./0-9A-Za-z]{22,86}"
+            r"|\$2[abxy]?\$\d\d\$[./0-9A-Za-z]{53}|\$(?:y|gy|7)\$[./0-9A-Za-z]{1,30}\$[./0-9A-Za-z]{1,64}\$[./0-9A-Za-z]{20,86})"
+            r"(?![./0-9A-Za-z])"
+        ),
+        rb"\$(?:1|apr1|5|6|2[abxy]?|y|gy|7)\$[./0-9A-Za-z]",
+        reach=200,
+        lead=2,
+        validate=validators.not_stand_in,
+        rule="password-hash",
     ),
     Detector(
         "SECRET_ASSIGNMENT",

@@ -128,7 +128,7 @@ def ssn(value: str) -> bool:
 # A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
 # `<password>`, `os.environ[...]`, and stand-ins people write in examples.
 _REFERENCE = re.compile(
-    r"^(?:\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(\w+\)[sd]?|%\w+%|%s|\{[\w.\[\]'\"()]*\}"
+    r"^(?:\$?\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(\w+\)[sd]?|%\w+%|%s|\{[\w.\[\]'\"()]*\}"
     r"|<[^>]*>|\[[^\]]*\]|\*+|x+|X+|\.+|#+|(?:os\.)?(?:environ|getenv|env|process\.env|secrets?|vars|config|settings)\b.*)$"
 )
 _STAND_INS = {
@@ -164,6 +164,7 @@ _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)
 # (`"…=" + PASSWORD + "…"` read from quote to quote; a password may end in `+` or `.` itself).
 _CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
 _LOWER_RUN = re.compile(r"[a-z]+")
+_SLOT = re.compile(r"\{\d?\}|%[sd]")
 _VERSIONED = re.compile(r"^[A-Za-z]+(?:[-_ ][A-Za-z]+)*[-_.@]v?\d+(?:[.-]\d+)*$")  # `SalesResults-1.2`
 _DOTTED = re.compile(r"^[A-Za-z_-]+(?:\.[A-Za-z_-]+)+$")  # `settings.service.api_key`, a host name
 _NAME_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.]*$")
@@ -304,6 +305,8 @@ def quoted_secret(value: str) -> bool:
     if is_reference(value) or len(value) < 6 or value.startswith(("{{", "${")):
         return False
     if not any(c.isalnum() for c in value):  # `",.:-@*?!"`: punctuation, a separator's list
+        return False
+    if _SLOT.search(value):  # a format string's slot: `"prefix_{}".format(x)`, `"%s:%s"`
         return False
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
         return False
