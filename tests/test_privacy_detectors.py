@@ -128,6 +128,8 @@ FOUND = [
     ),
     ("SECRET_ASSIGNMENT", 'api_key = os.getenv("API_KEY", "sk9a8s7d6f5g4h3j2k1l")', "sk9a8s7d6f5g4h3j2k1l"),
     ("SECRET_ASSIGNMENT", "apikey: YXNkZmZmZmZm_HARDcoded", "YXNkZmZmZmZm_HARDcoded"),
+    # An XML element named as a key, holding a generated value.
+    ("SECRET_ASSIGNMENT", "<GITLAB_KEY>glx8a7sd6f5g4h3j2k1l</GITLAB_KEY>", "glx8a7sd6f5g4h3j2k1l"),
     # Declarations typed as strings (Go, Kotlin, Scala, Python), an f-string, a password's hash.
     ("SECRET_ASSIGNMENT", 'const STATIC_TOKEN string = "ea3314920e4ed4dabb16b8a4425"', "ea3314920e4ed4dabb16b8a4425"),
     ("SECRET_ASSIGNMENT", 'val API_TOKEN:String = "ea3314920e4ed4dabb16b8a4425"', "ea3314920e4ed4dabb16b8a4425"),
@@ -216,6 +218,8 @@ NOT_FOUND = [
     # Format strings' slots, an escaped reference, shell positional arguments.
     'password = "prefix_{}".format(n); secret_key = "host:5432:db:%s"; password: $${PYPI_PASSWORD}',
     'echo "$1$2$3" and $6$x',
+    # A plist's key names a setting; a public key is public.
+    "<key>CFBundleIdentifier</key><PublicKey>MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA</PublicKey>",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]

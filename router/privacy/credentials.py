@@ -253,6 +253,19 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
+        # An XML element named as a key (`<slackKey>`, `<GITLAB_KEY>`, `<license_key>`) holding a
+        # generated value; not a public key's, nor a plist's `<key>` (which names a setting).
+        re.compile(r"(?i)<(?:[\w.-]{0,40}:)?(?![\w.-]*public)[\w.-]{0,40}key>([^<\s]{16,500})</"),
+        rb"(?i)key>[^<\s]{16}",
+        validate=validators.service_key,
+        group=1,
+        lead=90,
+        reach=510,
+        rule="xml-key",
+        keyword_core=24,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
         # .pgpass: hostname:port:database:username:password, a line each.
         re.compile(r"(?m)^[^\s:#]{1,100}:(?:\d{1,5}|\*):[^\s:]{1,100}:[^\s:]{1,100}:((?:\\:|[^\s:])+)$"),
         rb"(?:^|\n)[^\s:#]{1,64}:(?:\d{1,5}|\*):[^\s:]{1,64}:[^\s:]{1,64}:[^\s:]",
