@@ -140,16 +140,16 @@ FOUND = [
         "admin:$apr1$l0cpzs5a$vQK3lmgMGvcXcRP8b0y1Z/",
         "$apr1$l0cpzs5a$vQK3lmgMGvcXcRP8b0y1Z/",
     ),
-    # Bot tokens by their shapes: Telegram's, Discord's (its first part the bot's id in base64);
-    # a Mailchimp key with its data centre.
+    # A Telegram bot token by its shape, a Discord one under a secret's name (its dotted parts
+    # generated, no attribute path); a Mailchimp key with its data centre.
     (
         "MESSAGING_TOKEN",
         "bot 110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
         "110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw",
     ),
     (
-        "MESSAGING_TOKEN",
-        "TOKEN MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs ok",
+        "SECRET_ASSIGNMENT",
+        "DISCORD_BOT_TOKEN=MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
     ),
     ("API_KEY", "key 343ea45721923ed956e2b38c31db76aa-us30", "343ea45721923ed956e2b38c31db76aa-us30"),
@@ -204,10 +204,11 @@ NOT_FOUND = [
     # An RRN's shape with a wrong check digit and no label, a label before a date that is none.
     "ref 960121-1234567; RRN: 961321-1234567",
     # A comparison with a name or an unquoted value is code; a value of symbols alone, `fake`
-    # inside a value, a Discord-shaped run whose first part is no id.
+    # inside a value, an attribute path under a secret's name.
     'if token == expected_token12: pass; if ("Xk29" == password) {',
     'password = ",.:-@*?!" and password = "somefakekey"',
-    "MZ1yGvKTjE0rY0cV8i47CjAa.uRHQPq.Xb1Mk2nEhe-4iUcrGOuegj57zMC",
+    "token = self.settings.credentials_provider_name; secret_key=app.config.secretKeyRotation2",
+    "password = models.CharField(max_length=100)",
     # Names with words after the secret's that name something else, or values that are no secret.
     'password_hash = "5f4dcc3b5aa765d61d8327deb882cf99"; token_count: "abc123def456"',
     "pgpass_string = 'somehost:444:dbname:%s:%s' % (username, password)",

@@ -37,16 +37,16 @@ _NAME_HEAD = (
 _NAME = _NAME_HEAD + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 # A declaration's string type between a name and its value (Go's `TOKEN string = "…"`, Kotlin's
 # and Scala's `password: String = "…"`).
-_TYPED = r"(?::?[ \t]*(?:[Ss]tring|str|&str|&'static str|CharSequence)[ \t]*)?"
+_TYPED = r":?[ \t]*(?:[Ss]tring|str|&str|&'static str|CharSequence)[ \t]*"
 # Before a quoted value also: a C array's brackets (`char secret[25] = "…"`), or a comparison
 # (`if (api_key == "…")`: a secret written into code to check against). No sign at all
 # (`password "…";`) is not taken: in prose `pass` and `token` stand before quoted code.
 _QUOTED_NAME = (
-    _NAME_HEAD
-    + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}"
-    + _TYPED
-    + r"(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+    _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
 )
+_TYPED_NAME = _NAME_HEAD + r"[\"']?[ \t]{0,32}" + _TYPED + r":?=[ \t]{0,3}"
+# (`@"…"`: an Objective-C string; `f"…"`, `rb'…'`: Python's.)
+_QUOTED_VALUE = r"(?:[bBrRuUfF]{1,2}|@)?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"
 # A name with words after the secret's (`password_super_secure`, `apikey_myservice`): unless a
 # word names something else (`password_hash`, `token_count`, `api_key_header`).
 _SUFFIX = (
@@ -306,17 +306,6 @@ DETECTORS: tuple[Detector, ...] = (
         rule="telegram-bot-token",
     ),
     Detector(
-        "MESSAGING_TOKEN",
-        # A Discord bot token: the bot's id in base64, a timestamp, an HMAC. Taken alone only when
-        # its first part reads as an id (17 to 20 digits); beside the word `discord`, the provider
-        # rules take the rest.
-        re.compile(r"(?<![\w.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38}(?![\w.-])"),
-        rb"[MNO][A-Za-z0-9_-]{23}[A-Za-z0-9_-]{0,4}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
-        reach=20,
-        validate=validators.discord_token,
-        rule="discord-bot-token",
-    ),
-    Detector(
         "API_KEY",
         # A Mailchimp API key: 32 hex digits and the account's data centre (`-us21`).
         re.compile(r"(?<![\w-])[0-9a-f]{32}-us\d{1,2}(?![\w-])"),
@@ -354,18 +343,31 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         # A quoted value: spaces, `{ } $` and escaped quotes allowed inside.
-        # (`@"…"`: an Objective-C string.)
-        re.compile(_QUOTED_NAME + r"(?:[bBrRuUfF]{1,2}|@)?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"),
+        re.compile(_QUOTED_NAME + _QUOTED_VALUE),
         b"(?i)"
         + SECRET_WORDS.encode()
-        + rb"[0-9]{0,2}\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}"
-        + _TYPED.encode()
-        + rb"(?::=|=>|[!=]==?|[:=])\s{0,3}(?:[bBrRuUfF]{1,2}|@)?[\"'`]",
+        + rb"[0-9]{0,2}\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])\s{0,3}"
+        + rb"(?:[bBrRuUfF]{1,2}|@)?[\"'`]",
         validate=validators.quoted_secret,
         group=2,
         reach=4106,
-        keyword_core=112,  # the core's longest match (tracking its start made too large an automaton)
         rule="secret-assignment-quoted",
+        head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # The same, declared with a string type (its own core: in the one above, tracking where
+        # matches start made hyperscan's automaton too large, and not tracking it widened every
+        # window the pattern searches).
+        re.compile(_TYPED_NAME + _QUOTED_VALUE),
+        b"(?i)"
+        + SECRET_WORDS.encode()
+        + rb"[0-9]{0,2}[\"']?[ \t]{0,32}:?[ \t]*(?:[Ss]tring|str|&str|&'static str|CharSequence)[ \t]*:?=",
+        validate=validators.quoted_secret,
+        group=2,
+        reach=4106,
+        keyword_core=90,
+        rule="secret-assignment-typed",
         head=NAME_HEAD,
     ),
     Detector(

@@ -5,7 +5,6 @@ Each takes the candidate value as the detector matched it and says whether it is
 
 from __future__ import annotations
 
-import base64
 import collections
 import functools
 import itertools
@@ -213,16 +212,6 @@ def slack_token(value: str) -> bool:
     return len(value) >= (100 if value.startswith("xoxe.") else 30)
 
 
-def discord_token(value: str) -> bool:
-    """A Discord bot token's first part is its bot's id in base64: 17 to 20 digits decoded."""
-    head = value.split(".", 1)[0]
-    try:
-        decoded = base64.urlsafe_b64decode(head + "=" * (-len(head) % 4))
-    except ValueError:
-        return False
-    return decoded.isdigit() and 17 <= len(decoded) <= 20 and not_stand_in(value)
-
-
 def ai_key(value: str) -> bool:
     """An OpenAI or Anthropic key; an Anthropic one (`sk-ant-api03-…`, `sk-ant-admin01-…`) has
     its provider's length and ends in `AA`, as gitleaks' rules have it."""
@@ -257,6 +246,17 @@ def is_code(value: str) -> bool:
     return bool(_CODE.match(value))
 
 
+def _generated_part(value: str) -> bool:
+    """A dotted value with a part no attribute is named like: 20 characters or more, letters and
+    digits mixed, varied (a Discord bot token, `MTk4NjIy….Cl2FMQ.ZnCj…`), not `self.config.path`."""
+    if "(" in value or "[" in value:
+        return False  # a call or an index: code
+    for part in value.split("."):
+        if len(part) >= 20 and sum(c.isdigit() for c in part) >= 2 and sum(c.isalpha() for c in part) >= 4:
+            return entropy(part) >= 3.5
+    return False
+
+
 def secret_value(value: str) -> bool:
     """An unquoted assigned secret: long enough, high entropy; not a reference, a stand-in or code
     (`token = some_call(x)`, `self._token = _app.set(self)`, `password = user.password`)."""
@@ -269,6 +269,7 @@ def secret_value(value: str) -> bool:
         _CODE.match(value)
         and not (any(c.isdigit() for c in value) and not any(c in value for c in ".(["))
         and not looks_random(value)
+        and not _generated_part(value)
     ):
         return False
     return entropy(value) >= 3.0 and not value.isalpha()
