@@ -10,14 +10,14 @@ _PLUGIN = """
 import pytest
 from detect_secrets.plugins.x import X  # not installed here: never imported
 
-TOKEN = 'MTk4NjIyNDgzNDcxOTI1MjQ4'
+TOKEN = '110201543'
 
 
 class TestX:
     @pytest.mark.parametrize(
         'payload, should_flag',
         [
-            ('{}.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs'.format(TOKEN), True),
+            ('{}:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw'.format(TOKEN), True),
             ('nothing here', False),
         ],
     )
@@ -41,11 +41,11 @@ GO_TEST_CASES = [
 def test_cases_are_read_from_the_plugin_tests(tmp_path: Path) -> None:
     plugins = tmp_path / "tests" / "plugins"
     plugins.mkdir(parents=True)
-    (plugins / "discord_test.py").write_text(_PLUGIN)
+    (plugins / "telegram_token_test.py").write_text(_PLUGIN)
     (plugins / "keyword_test.py").write_text(_KEYWORD)
     read, refused_for_type = cases(tmp_path)
     by_text = {case.text: case for case in read}
-    assert by_text["MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs"].positive
+    assert by_text["110201543:AAHdqTcvCH1vGWJxfSe1ofSAs0K5PALDsaw"].positive
     assert not by_text["nothing here"].positive
     # The same keyword line in two file types is one case; a secret refused only for its file
     # type is counted apart, not as a negative.
