@@ -128,6 +128,12 @@ FOUND = [
     ),
     ("SECRET_ASSIGNMENT", 'api_key = os.getenv("API_KEY", "sk9a8s7d6f5g4h3j2k1l")', "sk9a8s7d6f5g4h3j2k1l"),
     ("SECRET_ASSIGNMENT", "apikey: YXNkZmZmZmZm_HARDcoded", "YXNkZmZmZmZm_HARDcoded"),
+    # A Ruby symbol as the name (an ARN's `:secret:` is none).
+    (
+        "SECRET_ASSIGNMENT",
+        'auth = {:user => "admin", :token => "ea3314920e4ed4dabb16b8a4425"}',
+        "ea3314920e4ed4dabb16b8a4425",
+    ),
     # An XML element named as a key, holding a generated value.
     ("SECRET_ASSIGNMENT", "<GITLAB_KEY>glx8a7sd6f5g4h3j2k1l</GITLAB_KEY>", "glx8a7sd6f5g4h3j2k1l"),
     # Declarations typed as strings (Go, Kotlin, Scala, Python), an f-string, a password's hash.
@@ -221,6 +227,7 @@ NOT_FOUND = [
     'echo "$1$2$3" and $6$x',
     # A plist's key names a setting; a public key is public.
     "<key>CFBundleIdentifier</key><PublicKey>MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA</PublicKey>",
+    "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf1234",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]
