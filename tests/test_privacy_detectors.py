@@ -128,6 +128,9 @@ FOUND = [
     ),
     ("SECRET_ASSIGNMENT", 'api_key = os.getenv("API_KEY", "sk9a8s7d6f5g4h3j2k1l")', "sk9a8s7d6f5g4h3j2k1l"),
     ("SECRET_ASSIGNMENT", "apikey: YXNkZmZmZmZm_HARDcoded", "YXNkZmZmZmZm_HARDcoded"),
+    # A name field holding a secret's name, its value field after it (Kubernetes, ECS, Postman).
+    ("SECRET_ASSIGNMENT", 'env:\n  - name: DB_PASSWORD\n    value: "s3cr3tP4ssw0rd!"\n', "s3cr3tP4ssw0rd!"),
+    ("SECRET_ASSIGNMENT", '{"key": "token", "value": "ab12cd34ef56gh78ij90"}', "ab12cd34ef56gh78ij90"),
     # A Ruby symbol as the name (an ARN's `:secret:` is none).
     (
         "SECRET_ASSIGNMENT",
@@ -228,6 +231,8 @@ NOT_FOUND = [
     # A plist's key names a setting; a public key is public.
     "<key>CFBundleIdentifier</key><PublicKey>MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA</PublicKey>",
     "arn:aws:secretsmanager:us-east-1:123456789012:secret:prod/db-AbCdEf1234",
+    # A secret's name whose value comes from elsewhere, or a name field of no secret.
+    "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n- name: DB_HOST\n  value: db.internal",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
 ]

@@ -82,6 +82,22 @@ def _falls_back(text: str, low: int, high: int) -> bool:
 _ASSIGNED_CORE = (
     b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}"
 )
+# A name field holding a secret's name and, right after it, its value field: Kubernetes' and
+# ECS's environment (`- name: DB_PASSWORD` / `value: "…"`), Postman's and CloudFormation's
+# key/value pairs (`{"key": "token", "value": "…"}`, `ParameterKey`/`ParameterValue`).
+_NAMED_VALUE = (
+    r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.-]{0,40}?"
+    + _NAME_HEAD.removeprefix("(?i)")
+    + r"[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?(?:value|parametervalue)[\"']?[ \t]*[:=][ \t]*"
+    + r"(?:([\"'])((?:(?!\1)[^\\\n]|\\.){6,4096})\1|([^\s\"',}\]]{6,4096}))"
+)
+
+
+def _named_value_span(match: re.Match[str]) -> tuple[int, int]:
+    """Where `_NAMED_VALUE`'s value is: between its quotes, or bare."""
+    return match.span(2) if match.group(2) is not None else match.span(3)
+
+
 NAME_HEAD = re.compile(_NAME_HEAD)
 _LABEL_CARD = re.compile(r"(?i)(?:card|visa|master ?card|amex|pan|cc|credit|debit|maestro|jcb|卡)[^\n\d]{0,20}$")
 
@@ -385,6 +401,17 @@ DETECTORS: tuple[Detector, ...] = (
         keyword_core=160,  # the longest match of the core (no start tracked: a large automaton)
         rule="secret-assignment-suffixed",
         head=NAME_HEAD,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(_NAMED_VALUE),
+        b"(?i)(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?[\\w.-]{0,40}" + SECRET_WORDS.encode(),
+        validate=validators.quoted_secret,
+        value_span=_named_value_span,
+        reach=4200,
+        keyword_core=100,
+        rule="secret-named-value",
+        head=re.compile(r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=]"),
     ),
     Detector(
         "SECRET_ASSIGNMENT",
