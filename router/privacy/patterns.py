@@ -25,8 +25,8 @@ SECRET_WORDS = (
 # A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`, and glued or
 # camelCase ones: `ADMINPASSWORD`, `dbPassword`, `SessionToken`: the match starts at the word;
 # pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe numbered
-# (`typeform_token1`), maybe a Ruby symbol (`:token => "…"`, `auth[:token] = "…"`; an ARN's
-# `:secret:` is none), maybe JSON-escaped (`\"password\"`) or a subscript's (`os.environ["API_KEY"]`),
+# (`typeform_token1`), maybe a Ruby symbol (`:token => "…"`, `auth[:token] = "…"`), maybe
+# JSON-escaped (`\"password\"`) or a subscript's (`os.environ["API_KEY"]`),
 # then `=` or `:`, maybe after aligning spaces (Terraform, INI).
 _NAME_HEAD = (
     # (The lookahead first: Python's search then skips most positions on one character.)
