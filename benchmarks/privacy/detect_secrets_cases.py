@@ -24,12 +24,12 @@ import argparse
 import ast
 import base64
 import collections
-import subprocess
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.privacy.repo_files import files_under
 from router.privacy.detect import detect_uncached
 
 _DIR = "tests/plugins"
@@ -47,20 +47,8 @@ class Case:
 
 def _sources(repo: Path) -> dict[str, str]:
     """Test module name -> source, from a checkout or a bare git directory."""
-    if (repo / _DIR).is_dir():
-        return {p.name: p.read_text() for p in sorted((repo / _DIR).glob("*_test.py"))}
-    names = subprocess.run(
-        ["git", "--git-dir", str(repo), "ls-tree", "--name-only", f"HEAD:{_DIR}"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
     return {
-        name: subprocess.run(
-            ["git", "--git-dir", str(repo), "show", f"HEAD:{_DIR}/{name}"], capture_output=True, text=True, check=True
-        ).stdout
-        for name in names
-        if name.endswith("_test.py")
+        name: text for name, text in files_under(repo, _DIR).items() if name.endswith("_test.py") and "/" not in name
     }
 
 

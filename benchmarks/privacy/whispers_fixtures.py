@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
 from pathlib import Path
 
+from benchmarks.privacy.repo_files import files_under
 from router.privacy.detect import detect_uncached
 
 _DIR = "tests/fixtures"
@@ -31,18 +31,7 @@ _MARK = re.compile(r"(?i)hardcoded")
 
 def fixtures(repo: Path) -> dict[str, str]:
     """Fixture path (under tests/fixtures) -> text, from a checkout or a bare git directory."""
-    if (repo / _DIR).is_dir():
-        root = repo / _DIR
-        return {str(p.relative_to(root)): p.read_text(errors="replace") for p in sorted(root.rglob("*")) if p.is_file()}
-    git = ["git", "--git-dir", str(repo)]
-    names = subprocess.run(
-        [*git, "ls-tree", "-r", "--name-only", "HEAD", _DIR], capture_output=True, text=True, check=True
-    ).stdout.split("\n")
-    out = {}
-    for name in filter(None, names):
-        raw = subprocess.run([*git, "show", f"HEAD:{name}"], capture_output=True, check=True).stdout
-        out[name.removeprefix(_DIR + "/")] = raw.decode(errors="replace")
-    return out
+    return files_under(repo, _DIR)
 
 
 def score(text: str) -> tuple[int, int, list[str], list[str]]:

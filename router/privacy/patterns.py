@@ -42,9 +42,9 @@ _TYPED = r":?[ \t]*(?:[Ss]tring|str|&str|&'static str|CharSequence)[ \t]*"
 # Before a quoted value also: a C array's brackets (`char secret[25] = "…"`), or a comparison
 # (`if (api_key == "…")`: a secret written into code to check against). No sign at all
 # (`password "…";`) is not taken: in prose `pass` and `token` stand before quoted code.
-_QUOTED_NAME = (
-    _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
-)
+# The sign after a name, maybe a comparison's, and the spaces after it.
+_SIGN = r"(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+_QUOTED_NAME = _NAME_HEAD + r"\\?[\"']? ?\]?(?:\[\d{0,4}\])?[ \t]{0,32}" + _SIGN
 _TYPED_NAME = _NAME_HEAD + r"[\"']?[ \t]{0,32}" + _TYPED + r":?=[ \t]{0,3}"
 # (`@"…"`: an Objective-C string; `f"…"`, `rb'…'`: Python's.)
 _QUOTED_VALUE = r"(?:[bBrRuUfF]{1,2}|@)?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\1"
@@ -59,7 +59,7 @@ _SUFFIX = (
     r"|cmd|command|line|args|list|map|dict)(?![A-Za-z0-9]))"
     r"[A-Za-z0-9]{1,20}){1,3}"
 )
-_SUFFIXED_NAME = _NAME_HEAD + _SUFFIX + r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[!=]==?|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+_SUFFIXED_NAME = _NAME_HEAD + _SUFFIX + r"\\?[\"']? ?\]?[ \t]{0,32}" + _SIGN
 # A secret's name given a value by an expression that falls back on a quoted literal
 # (`TOKEN = process.env.API_TOKEN || "…"`, `os.getenv("API_KEY", "…")`, `?: "…"`, `or "…"`).
 _DEFAULTED = (
