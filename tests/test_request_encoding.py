@@ -5,6 +5,7 @@ and bytes that are not of their coding a 400 that says so, never "not valid JSON
 from __future__ import annotations
 
 import gzip
+import random
 import zlib
 from collections.abc import Callable
 
@@ -12,6 +13,8 @@ import httpx
 import orjson
 import pytest
 
+from router.api.encoding import _PIECE, MAX_MEMBERS, decoded
+from router.errors import GatewayError
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
 
@@ -51,6 +54,40 @@ def test_gzip_members_one_after_another_are_one_body(
     response = _post(client, gateway, gzip.compress(data[:20]) + gzip.compress(data[20:]), "gzip")
     assert response.status_code == 200, response.text
     assert edge.received[0].body["messages"] == BODY["messages"]
+
+
+def test_a_body_of_many_gzip_members_decodes_up_to_the_cap_and_is_refused_past_it(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """Empty members one after another: decoded up to MAX_MEMBERS (before, a body of ~1,000
+    of them, 24 KB, went past Python's recursion limit: a 500), refused past it with a 400."""
+    data = orjson.dumps(BODY)
+    empty = gzip.compress(b"")
+    within = gzip.compress(data) + empty * (MAX_MEMBERS - 1)
+    response = _post(client, gateway, within, "gzip")
+    assert response.status_code == 200, response.text
+    assert edge.received[0].body["messages"] == BODY["messages"]
+    past = gzip.compress(data) + empty * MAX_MEMBERS
+    response = _post(client, gateway, past, "gzip")
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert error["code"] == "invalid_content_encoding" and f"more than {MAX_MEMBERS} members" in error["message"]
+    assert len(edge.received) == 1
+
+
+def test_members_split_across_the_decoders_pieces_decode_whole() -> None:
+    """Members larger than the piece the decoder is fed, and members that end inside a piece."""
+    parts = [bytes(range(256)) * (_PIECE // 100), b"x", b"", b"y" * (_PIECE * 3 + 7)]
+    noise = random.Random(7).randbytes(_PIECE * 2)  # incompressible: a member over a piece long
+    parts.append(noise)
+    body = b"".join(gzip.compress(part) for part in parts)
+    assert decoded(body, {"content-encoding": "gzip"}, 1 << 24) == b"".join(parts)
+    with pytest.raises(GatewayError) as raised:
+        decoded(body, {"content-encoding": "gzip"}, len(b"".join(parts)) - 1)
+    assert raised.value.status == 413
+    with pytest.raises(GatewayError) as raised:
+        decoded(body[:-3], {"content-encoding": "gzip"}, 1 << 24)
+    assert raised.value.status == 400 and "ends early" in str(raised.value)
 
 
 def test_a_compressed_messages_body_is_decoded(

@@ -51,22 +51,51 @@ def _undone(body: bytes, codings: str, limit: int, header: str) -> bytes:
     return body
 
 
+# gzip allows members one after another (what `cat a.gz b.gz` makes): each is inflated. A
+# client has no reason to send more than a few; a body of thousands of empty members is work
+# without content, refused past this many.
+MAX_MEMBERS = 1024
+# Input is fed in pieces of this size: at a member's end zlib copies the input it was given and
+# did not use, so feeding a whole body would copy the rest of it once per member.
+_PIECE = 16384
+
+
 def _inflate(body: bytes, wbits: int, name: str, limit: int) -> bytes:
-    inflater = zlib.decompressobj(wbits)
-    try:
-        out = inflater.decompress(body, limit + 1)
-    except zlib.error as exc:
-        raise GatewayError(400, f"request body is not valid {name} ({exc})", code="invalid_content_encoding") from exc
-    if len(out) > limit:
-        raise GatewayError(
-            413,
-            f"request body is over the limit of {limit} bytes (max_body_bytes) once decoded ({name})",
-            code="request_too_large",
-        )
-    if not inflater.eof:
-        raise GatewayError(400, f"request body is not valid {name} (it ends early)", code="invalid_content_encoding")
-    if inflater.unused_data:
-        # gzip allows members one after another (what `cat a.gz b.gz` makes): each is inflated.
-        rest = _inflate(inflater.unused_data, wbits, name, limit - len(out))
-        return out + rest
-    return out
+    view = memoryview(body)
+    out: list[bytes] = []
+    size = 0
+    offset = 0
+    members = 0
+    while True:
+        members += 1
+        if members > MAX_MEMBERS:
+            raise GatewayError(
+                400,
+                f"request body is not valid {name} (more than {MAX_MEMBERS} members one after another)",
+                code="invalid_content_encoding",
+            )
+        inflater = zlib.decompressobj(wbits)
+        while not inflater.eof and offset < len(body):
+            piece = view[offset : offset + _PIECE]
+            try:
+                chunk = inflater.decompress(piece, limit + 1 - size)
+            except zlib.error as exc:
+                raise GatewayError(
+                    400, f"request body is not valid {name} ({exc})", code="invalid_content_encoding"
+                ) from exc
+            size += len(chunk)
+            if size > limit or inflater.unconsumed_tail:
+                # Output stopped at the limit (max_length) with input left: over it.
+                raise GatewayError(
+                    413,
+                    f"request body is over the limit of {limit} bytes (max_body_bytes) once decoded ({name})",
+                    code="request_too_large",
+                )
+            out.append(chunk)
+            offset += len(piece) - len(inflater.unused_data)
+        if not inflater.eof:
+            raise GatewayError(
+                400, f"request body is not valid {name} (it ends early)", code="invalid_content_encoding"
+            )
+        if offset >= len(body):
+            return b"".join(out)
