@@ -112,6 +112,15 @@ def test_blocks_without_a_chat_form_are_a_400_naming_them(
             "messages[0].content[1].content[0]",
             "'file'",
         ),
+        # A document's inline content that is neither text nor a list of blocks (a 500 before).
+        *(
+            (
+                {"type": "document", "source": {"type": "content", "content": odd}},
+                "messages[0].content[1].source.content",
+                named,
+            )
+            for odd, named in ((5, "number"), (True, "boolean"), ({"type": "text", "text": "x"}, "object"), (None, "null"))
+        ),
     ]
     for block, where, named in cases:
         content = [{"type": "text", "text": "hi"}, block]
@@ -120,6 +129,10 @@ def test_blocks_without_a_chat_form_are_a_400_naming_them(
         assert answer.status_code == 400, block
         message = answer.json()["error"]["message"]
         assert message.startswith(where + ":") and named in message, message
+        # count_tokens refuses what /v1/messages refuses, in the same shape and words.
+        counted = client.post(f"{gateway.url}/v1/messages/count_tokens", json=body)
+        assert counted.status_code == 400 and counted.json()["type"] == "error", counted.text
+        assert counted.json()["error"]["message"] == message
     assert edge.received == []
 
 

@@ -61,8 +61,13 @@ def _document(block: dict[str, Any], at: str) -> list[dict[str, Any]]:
         return [{"type": "text", "text": f"{title}\n\n{text}" if title else text}]
     if kind == "content":
         inner = source.get("content")
-        blocks = [{"type": "text", "text": inner}] if isinstance(inner, str) else inner
-        return [_text_only(b, f"{at}.source.content[{n}]") for n, b in enumerate(blocks or [])]
+        if isinstance(inner, str):
+            return [{"type": "text", "text": inner}]
+        if not isinstance(inner, list):
+            raise _refuse(
+                f"{at}.source.content", f"must be a string or an array of text blocks, got {type_name(inner)}"
+            )
+        return [_text_only(b, f"{at}.source.content[{n}]") for n, b in enumerate(inner)]
     raise _refuse(
         at, f"a document whose source is of type {kind!r} cannot be sent to a chat model (base64, text or content only)"
     )

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import orjson
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.chat import read_body
 from router.api.translated import Surface, Translate, serve
 from router.engine import Engine
-from router.errors import GatewayError
+from router.errors import GatewayError, internal_error
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec, parsed
 from router.surfaces.messages.token_estimate import encoded_tokens, input_tokens
@@ -27,6 +28,8 @@ from router.surfaces.messages.translate import (
     to_chat,
     turn_messages,
 )
+
+log = logging.getLogger("tandem")
 
 
 def _turns(turns: list[Any], first: int) -> list[list[dict[str, Any]]]:
@@ -62,4 +65,11 @@ async def count_tokens(request: Request) -> Response:
         _turns(body["messages"], 0)
     except GatewayError as exc:
         return Response(error_body(exc.status, exc.error()), status_code=exc.status, media_type="application/json")
+    except ClientDisconnect:
+        raise  # nobody to answer (the app's handler)
+    except Exception as exc:
+        # In Anthropic's shape, as /v1/messages answers it (the app's last handler speaks OpenAI's).
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        error = internal_error(exc)
+        return Response(error_body(500, error.error()), status_code=500, media_type="application/json")
     return Response(orjson.dumps({"input_tokens": input_tokens(body)}), media_type="application/json")
