@@ -197,6 +197,32 @@ def test_images_in_function_call_outputs_follow_the_tool_messages(gateway: Gatew
     assert sent[6]["content"] == "compare them"
 
 
+def test_a_user_message_in_the_words_of_the_attachments_note_is_the_users_own(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    """The note's words written by a user (a 500 before: the output after it was placed as if the
+    gateway had made that message, in a list that did not hold it)."""
+    mimic = [
+        {"type": "input_text", "text": "Attachments of the output of function call x:"},
+        {"type": "input_image", "image_url": IMAGE},
+    ]
+    items: Any = [
+        {"type": "message", "role": "user", "content": mimic},
+        {"type": "function_call", "call_id": "c1", "name": "shot", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"},
+    ]
+    sdk(gateway).responses.create(model="tandem", input=items)
+    sent = edge.received[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool"]
+    assert sent[0]["content"][0]["text"] == "Attachments of the output of function call x:"
+    assert sent[2] == {"role": "tool", "tool_call_id": "c1", "content": "r"}
+    edge.received.clear()
+    # And right after it, with no call between (the shape the 500 needed).
+    sdk(gateway).responses.create(model="tandem", input=[items[0], items[2]])
+    sent = edge.received[0].body["messages"]
+    assert [m["role"] for m in sent] == ["user", "tool"]
+
+
 def test_a_split_body_translates_as_the_whole_one() -> None:
     # The prefix store reuses the messages of a history's first items where `usable` allows
     # a split: every allowed split must give the whole translation.

@@ -105,7 +105,10 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
     split only after an item whose last message is not an assistant's (`usable`)."""
     out: list[list[dict[str, Any]]] = []
     last: dict[str, Any] | None = None
-    holder: list[dict[str, Any]] = []  # the made list that holds the attachments message, if any
+    # The attachments message this translation made, if any, and the made list that holds it:
+    # known by identity, since a user may write the note's words too.
+    attachments: dict[str, Any] | None = None
+    holder: list[dict[str, Any]] = []
     for index, item in enumerate(items, start=first):
         made: list[dict[str, Any]] = []
         out.append(made)
@@ -142,13 +145,14 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
                 made.append(last)
         elif kind in ("function_call_output", "custom_tool_call_output"):
             tool, media = _call_output(item, f"input[{index}]")
-            if last is not None and _is_attachments(last):
+            if last is not None and last is attachments:
                 # Every tool message follows the calls directly: this one goes before the
                 # attachments of the outputs before it, which then take this output's too.
                 holder.insert(next(n for n, m in enumerate(holder) if m is last), tool)
                 last["content"] += media
             elif media:
-                last, holder = {"role": "user", "content": media}, made
+                last = attachments = {"role": "user", "content": media}
+                holder = made
                 made += [tool, last]
             else:
                 last = tool
