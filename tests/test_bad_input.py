@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import httpx
 import pytest
 
@@ -490,3 +492,46 @@ def test_a_trailing_slash_is_the_endpoint_without_it(
     assert client.get(f"{gateway.url}/v1/models/").json()["data"]
     response = client.get(f"{gateway.url}/v1/nothing/")
     assert response.status_code == 404 and "location" not in response.headers
+
+
+@pytest.mark.parametrize("depth", [253, 254, 300, 1024])
+def test_tool_call_arguments_nested_past_what_json_writes_are_answered(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, cloud: FakeUpstream, depth: int
+) -> None:
+    """Arguments are a string: the body's depth limit (128) does not see inside it, and orjson
+    reads 1,024 levels but writes 254. Stitching's digest and the redact route's re-encoding
+    wrote them again (a 500 from 254 to 1,024 levels); now compared and scanned as written."""
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge"}, "private": {"strategy": "cloud", "privacy": "redact"}}
+    )
+    secret = "sk-proj-" + "Ab3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF"
+    arguments = "[" * (depth - 1) + f'["{secret}"]' + "]" * (depth - 1)
+    for model in ("tandem", "private"):
+        body = {
+            "model": model,
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": arguments}}],
+                },
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+            ],
+        }
+        for _ in range(2):  # the second continues the first's history (stitched by its digest)
+            response = client.post(f"{server.url}/v1/chat/completions", json=body)
+            assert response.status_code == 200, response.text
+    # The redact route kept the secret from the cloud however deep it was.
+    sent = [request.body for request in cloud.received]
+    assert sent and all(secret not in str(body) for body in sent)
+    responses = {
+        "model": "tandem",
+        "input": [
+            {"role": "user", "content": "hi"},
+            {"type": "function_call", "call_id": "c1", "name": "f", "arguments": arguments},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        ],
+    }
+    response = client.post(f"{server.url}/v1/responses", json=responses)
+    assert response.status_code == 200, response.text

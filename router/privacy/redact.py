@@ -132,9 +132,17 @@ class _Pass:
             decoded = orjson.loads(arguments)
         except (orjson.JSONDecodeError, RecursionError):  # as `argument_strings` reads them
             return self.text(arguments)
-        before = sum(self.replaced.values())
-        redacted = self.deep(decoded)
-        return orjson.dumps(redacted).decode() if sum(self.replaced.values()) > before else arguments
+        before = dict(self.replaced)
+        try:
+            redacted = self.deep(decoded)
+            if self.replaced == before:
+                return arguments
+            return orjson.dumps(redacted).decode()
+        except (RecursionError, orjson.JSONEncodeError):
+            # Nested deeper than can be walked or written again (orjson reads 1,024 levels and
+            # writes 254): replaced as written, the counts as they were before.
+            self.replaced = before
+            return self.text(arguments)
 
     def deep(self, value: Any) -> Any:
         if isinstance(value, str):

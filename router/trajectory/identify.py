@@ -185,9 +185,10 @@ def is_client_retry(headers: Mapping[str, str]) -> bool:
 _KEPT = ("role", "tool_call_id", "name")
 
 
-def canonical(message: dict[str, Any]) -> dict[str, Any]:
+def canonical(message: dict[str, Any], parse_arguments: bool = True) -> dict[str, Any]:
     """A message as history stitching compares it: string content and the same text as a list
-    of parts alike, no per-request markers, tool call arguments as parsed JSON."""
+    of parts alike, no per-request markers, tool call arguments as parsed JSON (as written with
+    `parse_arguments` false)."""
     out: dict[str, Any] = {k: message[k] for k in _KEPT if message.get(k) is not None}
     content = message.get("content")
     if isinstance(content, list):
@@ -204,16 +205,16 @@ def canonical(message: dict[str, Any]) -> dict[str, Any]:
     out["content"] = content or ""
     calls = message.get("tool_calls")
     if isinstance(calls, list) and calls:
-        out["tool_calls"] = [_call(call) for call in calls if isinstance(call, dict)]
+        out["tool_calls"] = [_call(call, parse_arguments) for call in calls if isinstance(call, dict)]
     return out
 
 
-def _call(call: dict[str, Any]) -> list[Any]:
+def _call(call: dict[str, Any], parse_arguments: bool) -> list[Any]:
     function = call.get("function")
     if not isinstance(function, dict):
         function = {}
     arguments = function.get("arguments")
-    if isinstance(arguments, str):
+    if parse_arguments and isinstance(arguments, str):
         with contextlib.suppress(orjson.JSONDecodeError):
             arguments = orjson.loads(arguments)
     return [call.get("id"), function.get("name"), arguments]
@@ -224,7 +225,12 @@ HISTORY_DIGEST = 16
 
 def message_digest(message: dict[str, Any]) -> tuple[bytes, int]:
     """A message's digest as history stitching compares it, and the size of what was hashed."""
-    data = orjson.dumps(canonical(message), option=orjson.OPT_SORT_KEYS)
+    try:
+        data = orjson.dumps(canonical(message), option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:
+        # Arguments that parse into JSON nested deeper than orjson writes (254 levels; a string
+        # holds up to the 1,024 it reads): compared as written, as arguments that are not JSON.
+        data = orjson.dumps(canonical(message, parse_arguments=False), option=orjson.OPT_SORT_KEYS)
     return hashlib.blake2b(data, digest_size=HISTORY_DIGEST).digest(), len(data)
 
 
@@ -265,7 +271,7 @@ def _arguments_form(arguments: str | None) -> bytes:
         return b""
     try:
         return orjson.dumps(orjson.loads(arguments), option=orjson.OPT_SORT_KEYS)
-    except orjson.JSONDecodeError:
+    except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # not JSON, or too deep to write
         return arguments.encode()
 
 
