@@ -172,7 +172,10 @@ _CARD_SAID = re.compile(
 )
 
 
-_CARD_CORE = rb"(?:^|[^\w.+-])(?:\d[ -]?){11}\d"
+# Every number the validators take begins with four digits together (unseparated, or printed in
+# groups led by a four: validators._CARD_GROUPS): a core that says so gives hyperscan fewer
+# places to follow (real logs: ~20 % fewer candidates, ~1.1 µs a KB less).
+_CARD_CORE = rb"(?:^|[^\w.+-])\d{4}[ -]?(?:\d[ -]?){7}\d"
 
 
 def _card_said(text: str, start: int, end: int) -> bool:
@@ -222,8 +225,10 @@ _PHONE_HEAD = re.compile(r"[+(\d](?:(?<![\w+./:@-].)|(?<=whatsapp:.)|(?<=tel:.)|
 _PHONE_CORE_BOUNDARY = rb"(?:^|[^\w+./:@-])"
 _PHONE_CORE_ALTERNATIVES = (
     rb"\+\d|(?:00|011)[ -]?\d|\(\d{1,5}\)[ .-]?\d{2}",
-    rb"(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}|\d{4}[ .-]{1,2}\(?\d{3,8}\)?[ .-]{1,2}\(?\d{2}"
-    rb"|\d{4} {1,2}\(?\d{2}\)?[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}",
+    # (A 4-digit group's two ways written as one branch: spelt as two, the same shapes cost
+    # hyperscan's automaton ~0.6 µs a KB of typical text more.)
+    rb"(?:\d{1,3}|\d{5,8})[ .-]{1,2}\(?\d{2,8}\)?[ .-]{1,2}\(?\d{2}"
+    rb"|\d{4}(?:[ .-]{1,2}\(?\d{3,8}\)?| {1,2}\(?\d{2}\)?)[ .-]{1,2}\(?\d{2}|\d{1,8}\(\d{2}",
     # Two groups: 1-4 digits then 3-6, or 5-8 then 2. A superset of the shapes with 7 digits
     # or more (`0.500` is a candidate too, refused by the exact pattern): spelt as the five
     # shapes, hyperscan's automaton cost ~1.6 µs a KB of typical text more, for ~0.1 fewer
