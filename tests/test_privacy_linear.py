@@ -15,6 +15,7 @@ import base64
 import random
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,26 @@ def test_spans_kept_out_of_order_stay_linear() -> None:
     small = min(keep(40_000) for _ in range(3))
     large = min(keep(160_000) for _ in range(3))
     assert large / max(small, 0.001) < MAX_RATIO, (small, large)
+
+
+# Texts of one short piece repeated where each repeat is a candidate whose match reaches far:
+# a secret's name with no value (`pwd=pwd=…`: each name's match read the same 4 KB of value
+# again), digits in pairs (each pair a phone's candidate, checked), BEGIN lines with no END
+# (each read its whole window). Linear before, but 560 to 4,700 times the cost of source code.
+REPEATED = ("pwd=", "key=", "token=", "passwd ", "12 ", "-----BEGIN PRIVATE KEY-----", 'password="')
+# Now 5 to 240 times (compiled or not: digits in pairs the most, each pair still checked once
+# its match is passed whole); the bound leaves room for a loaded machine.
+MAX_COST_RATIO = 400.0
+
+
+@pytest.mark.parametrize("unit", REPEATED)
+def test_a_repeated_candidate_costs_a_bounded_multiple_of_source_code(unit: str) -> None:
+    source = (Path(__file__).parents[1] / "router" / "protocol" / "chat.py").read_text()
+    reference, text = _repeat(source)(SMALL), _repeat(unit)(SMALL)
+    detect_uncached(text[:4096])
+    reference_time = _best(lambda: detect_uncached(reference), _loops(lambda: detect_uncached(reference)))
+    cost = _best(lambda: detect_uncached(text))
+    ratio = cost / max(reference_time, 0.0002)
+    assert ratio < MAX_COST_RATIO, (
+        f"{unit!r}: {cost * 1000:.1f} ms against {reference_time * 1000:.2f} ms, x{ratio:.0f}"
+    )

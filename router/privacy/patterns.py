@@ -242,7 +242,10 @@ _PRIVATE_KEY = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         "PRIVATE_KEY",
-        re.compile(_PRIVATE_KEY + r"[\s\S]+?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        # The body holds no `-----` (base64 and headers): a BEGIN line with no END after it is
+        # refused at the next line of dashes, not after reading its whole window (a text of BEGIN
+        # lines alone read each window once per line: quadratic).
+        re.compile(_PRIVATE_KEY + r"(?:[^-]|-(?!----))+-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
         _PRIVATE_KEY.encode(),
         reach=16384,
     ),

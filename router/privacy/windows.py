@@ -18,6 +18,12 @@ from router.privacy.taken import Taken
 MARGIN: Final = 16
 # The longest head (Detector.head) a pattern begins with.
 HEAD_SPAN: Final = 64
+# How many times its length a window's refused matches may cost (see `windows`), a refusal
+# counted as the characters its match covers and this many more (its validation or check).
+_RETRY_BUDGET: Final = 4
+_REFUSAL_COST: Final = 128
+# Its budget has this much besides, so that a small window's few refusals never reach it.
+_SMALL_WINDOW: Final = 4096
 
 
 def windows(
@@ -53,6 +59,8 @@ def windows(
     validate = detector.validate
     check = detector.check
     rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
+    if gate is None and starts is None:
+        spans = _joined(spans, lead)
     match: re.Match[str] | None
     places: list[int] = []
     for index, (start, end) in enumerate(spans):
@@ -60,6 +68,13 @@ def windows(
         high = end + reach if end + reach < size else size
         if gate is not None and not gate(text, low, high):
             continue
+        # The work the window's refused matches may cost (the characters each covers and a
+        # validation's worth) before a refused match is passed whole rather than retried one
+        # character on: a run of names with no space between (`pwd=pwd=…`) made each name's
+        # match read the same 4 KB of value again (25 s a MB), digits in pairs (`12 12 12 …`)
+        # each pair a phone's candidate checked (4 s a MB). Real text's refused matches are
+        # few and overlap little; this bounds a window's work at a few times its length.
+        budget = _RETRY_BUDGET * (high - low) + _SMALL_WINDOW
         before = high if follows else end
         limit = before + HEAD_SPAN if before + HEAD_SPAN < high else high
         position = low
@@ -104,19 +119,38 @@ def windows(
             else:
                 value_start, value_end = value_span(match)
             value = text[value_start:value_end]
-            if not value or value in rejected or taken.overlaps(value_start, value_end):
-                position = match.start() + 1
-                continue
-            if validate is not None and not validate(value):
-                rejected.add(value)
-                position = match.start() + 1
-                continue
-            if check is None or check(text, value_start, value_end):
-                found.append((value_start, value_end, value))
-                position = max(match.end(), match.start() + 1)
-            else:
-                position = match.start() + 1
+            if value and value not in rejected and not taken.overlaps(value_start, value_end):
+                if validate is None or validate(value):
+                    if check is None or check(text, value_start, value_end):
+                        found.append((value_start, value_end, value))
+                        position = max(match.end(), match.start() + 1)
+                        continue
+                else:
+                    rejected.add(value)
+            budget -= match.end() - match.start() + _REFUSAL_COST
+            position = match.start() + 1 if budget > 0 else max(match.end(), match.start() + 1)
     return found
+
+
+def _joined(spans: list[tuple[int, int]], lead: int) -> list[tuple[int, int]]:
+    """Spans joined where the places their matches may begin (from `lead` before a span to its
+    end) overlap: the joined window is searched once where they were searched each, and finds
+    what each would (a match begins at most `lead` before its core). Apart, a name repeated
+    with no value (`pwd=pwd=…`, each name a candidate 4 characters from the next, with a window
+    of 290) read each stretch of text once per window that covered it. Spans further apart stay
+    apart: joined, the text between them would be searched too."""
+    if len(spans) < 2:
+        return spans
+    out: list[tuple[int, int]] = []
+    first, last = spans[0]
+    for start, end in spans[1:]:
+        if start - lead <= last:
+            last = end
+        else:
+            out.append((first, last))
+            first, last = start, end
+    out.append((first, last))
+    return out
 
 
 def starts_of(detector: Detector, text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
