@@ -260,6 +260,11 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
         ),
         ("responses", {"input": []}, ["'input' must be a non-empty string or a non-empty array"]),
         ("responses", {"input": [{"type": 5}]}, ["input[0].type must be a string", "number"]),
+        (
+            "responses",
+            {"input": [{"type": "function_call", "call_id": "c", "arguments": "{}"}]},
+            ["input[0].name is required"],
+        ),
         ("responses", {"input": [{"type": "teleport"}]}, ["'input' has no item a chat model can be sent", "teleport"]),
         ("responses", {"input": [{"role": "wizard", "content": "x"}]}, ["input[0].role must be", "'wizard'"]),
         (
@@ -283,6 +288,33 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
             "messages",
             {"max_tokens": 8, "messages": [{"role": "user", "content": 5}]},
             ["messages[0].content must be a string or an array", "got number"],
+        ),
+        (
+            "messages",
+            {"max_tokens": 8, "messages": [{"role": "user", "content": []}]},
+            ["messages[0].content must hold text or content blocks", "every turn's content is empty"],
+        ),
+        *(
+            (
+                "messages",
+                {"max_tokens": 8, "messages": [{"role": "user", "content": "x"}], "tools": tools},
+                words,
+            )
+            for tools, words in (
+                ([{"name": 5, "input_schema": {}}], ["tools[0].name must be a non-empty string, got number"]),
+                ([{"input_schema": {}}], ["tools[0].name is required"]),
+                ([{"name": "f"}, {"name": "f"}], ["tools[1].name 'f' names a tool given before it"]),
+            )
+        ),
+        (
+            "messages",
+            {
+                "max_tokens": 8,
+                "messages": [{"role": "user", "content": "x"}],
+                "tools": [{"name": "f"}],
+                "tool_choice": {"type": "tool"},
+            },
+            ["tool_choice.name is required"],
         ),
         ("responses", {"model": 5, "input": "x"}, ["'model' must be a non-empty string, got number"]),
         ("responses", {"input": 5}, ["'input' must be a non-empty string", "got number"]),

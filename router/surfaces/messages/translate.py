@@ -126,6 +126,32 @@ def check_request(body: dict[str, Any], counting: bool = False) -> None:
     if body.get("max_tokens") is None and not counting:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
     check(body, FIELDS)
+    _check_tools(body)
+    if all(turn.get("content") in ([], "") for turn in turns):
+        # Else refused once translated, as a chat request with no messages: not what was sent.
+        raise bad_request(
+            "messages[0].content must hold text or content blocks: every turn's content is empty",
+            param="messages[0].content",
+        )
+
+
+def _check_tools(body: dict[str, Any]) -> None:
+    """Each tool named, by a name no tool before it has; a `tool` choice names one."""
+    seen: set[str] = set()
+    for index, tool in enumerate(body.get("tools") or []):
+        at = f"tools[{index}].name"
+        name = tool.get("name")
+        if not isinstance(name, str) or not name:
+            raise bad_request(required_problem(at, name, "a non-empty string"), param=at)
+        if name in seen:
+            raise bad_request(f"{at} {name[:64]!r} names a tool given before it: names must be unique", param=at)
+        seen.add(name)
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") == "tool":
+        name = choice.get("name")
+        if not isinstance(name, str) or not name:
+            at = "tool_choice.name"
+            raise bad_request(required_problem(at, name, "a non-empty string when its type is 'tool'"), param=at)
 
 
 def system_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -198,7 +224,6 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
                 },
             }
             for t in body["tools"]
-            if isinstance(t, dict) and t.get("name")
         ]
         chat["tool_choice"] = _tool_choice(body.get("tool_choice"))
         choice = body.get("tool_choice")

@@ -37,7 +37,7 @@ def _call_name(item: dict[str, Any], at: str) -> str:
     namespace = item.get("namespace")
     if namespace is not None and not (isinstance(namespace, str) and namespace):
         raise bad_request(f"{at}.namespace must be a non-empty string", param=f"{at}.namespace")
-    return flat_name(namespace, string_field(item, "name", at))
+    return flat_name(namespace, required_string(item, "name", at))
 
 
 def _file_part(part: dict[str, Any], at: str) -> dict[str, Any]:
