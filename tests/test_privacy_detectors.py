@@ -162,6 +162,40 @@ FOUND = [
         "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs",
     ),
     ("API_KEY", "key 343ea45721923ed956e2b38c31db76aa-us30", "343ea45721923ed956e2b38c31db76aa-us30"),
+    # Tokens of hosting, developer-tool, payment and model services by their published
+    # prefixes (values of our own making).
+    *(
+        (kind, f"export TOKEN_VALUE={value}  # from the dashboard", value)
+        for kind, value in (
+            ("CLOUD_KEY", "cfat_aUANbbO0zC6KlgH0JPRe7O8RqjJbzBz5AvYovgcm1rVuH24K"),
+            ("CLOUD_KEY", "vcp_m6QGRy9fEBfMKaGVu1WRMHNQWGDpedwFAdmihHWY5g3SLxnmBNMr1Co5"),
+            ("CLOUD_KEY", "nfp_2pSD5i7IEmgKYVO1ko9vAnNa0aRQruusfcQY"),
+            ("CLOUD_KEY", "HRKU-lDuv1ZNFE27bemvB7KuIFW1MOlKE2YsaeDio-m_7UmE6dQR4lJfPRzesrc98"),
+            ("CLOUD_KEY", "sbp_c7ec090d7d3fdd49ff311309ae654d8d8fe7c6a2"),
+            ("CLOUD_KEY", "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"),
+            (
+                "CLOUD_KEY",
+                "SWMTKN-1-xul5pv4xg4kwcscrsueg0h5fa06b71hy8mxl6qvnrva8sasqv1-l2py2q6sorags63fdr28llpyx",
+            ),
+            ("CLOUD_KEY", "NRAK-6FNKHNWZRGWNZSP2BLS8PYNOUGF"),
+            ("CODE_TOKEN", "dckr_pat_NXWrAYJG05n_970l_SXgruTt9B-"),
+            ("CODE_TOKEN", "figd_XykW9vOccjQp_5zkk49ND-auT8VZpaMJmXzQrybW"),
+            ("CODE_TOKEN", "ATBBZJjhO8blWJsFPGfpXdQVhSLC2M5drtfi"),
+            ("CODE_TOKEN", "PMAT-V9FIJ373D95VSPX2XBXGZHFSMI"),
+            ("PAYMENT_KEY", "whsec_OO9dvvs1CdEtZi9HnCJ6gY9VJGpHhiJa"),
+            ("AI_KEY", "tgp_v1_ZWrNnRV1u3Mo32hGSQ7dgo3VNAf9Nk0pCnR2eXuUVga"),
+            ("AI_KEY", "llx-OE50Pdz3JbAzOicBNXJ5zcbsueUTWlrEUUEOg88SAtuGbKGH"),
+        )
+    ),
+    # Coloured terminal output: a colour code's final letter stuck to a key, codes between a
+    # name and its value, and the same codes as a JSON string escapes them.
+    ("AI_KEY", "key: \x1b[93msk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12\x1b[0m", "sk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12"),
+    ("SECRET_ASSIGNMENT", "\x1b[1mpassword\x1b[0m=\x1b[32mXk29aLqZp0Wm!\x1b[0m", "Xk29aLqZp0Wm!"),
+    (
+        "AI_KEY",
+        '{"stdout": "\\u001b[93msk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12\\u001b[0m \\"ok\\""}',
+        "sk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12",
+    ),
 ]
 
 
@@ -235,6 +269,10 @@ NOT_FOUND = [
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n- name: DB_HOST\n  value: db.internal",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
+    # Service tokens' shapes filled in by hand: a documented example, a typed tail.
+    "docker login -u me --password-stdin <<< dckr_pat_EXAMPLE-EXAMPLE-EXAMPLE-123",
+    "the sample sbp_c7ec090d7d3fdd49ff311309ae654d8d8fabcdef from the docs",
+    "tgp_v1_ZWrNnRV1u3Mo32hGSQ7dgo3VNAf9Nk0pCnR2xxxxxxxxxx",
 ]
 
 

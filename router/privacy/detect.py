@@ -16,6 +16,7 @@ Optional backends (a Presidio analyzer for names and addresses, see presidio.py)
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import hashlib
 import importlib.metadata
@@ -414,9 +415,57 @@ def _unescaped(text: str) -> str:
     return view
 
 
+# A terminal's colour and cursor codes (ANSI CSI sequences: ESC, `[`, parameters, a final
+# letter), as coloured CLI output carries them into a tool result; and as a JSON string escapes
+# them (`\u001b[93m`). The final letter stuck to a value (`\x1b[93msk-…`) hid it from every
+# pattern that starts at a word's boundary, and codes between a name and its value parted them.
+_COLOUR = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_COLOUR_ESCAPED = re.compile(r"\\u001[bB]\[[0-9;?]*[ -/]*[@-~]")
+
+
 def _detect(text: str) -> list[Finding]:
+    if "\x1b" in text:  # one character: found at memchr's speed
+        found = _without(_COLOUR, text, _detect_written)
+        if found is not None:
+            return found
+    return _detect_written(text)
+
+
+def _without(codes: re.Pattern[str], text: str, scan: Callable[[str], list[Finding]]) -> list[Finding] | None:
+    """`scan` of `text` with the matches of `codes` taken out, its findings placed back in
+    `text` (a value with a code inside it keeps the code); None when nothing matched."""
+    parts: list[str] = []
+    at: list[int] = []  # where in the view each code was taken out
+    removed: list[int] = []  # the characters taken out up to and with it
+    last = total = 0
+    for match in codes.finditer(text):
+        parts.append(text[last : match.start()])
+        at.append(match.start() - total)
+        total += match.end() - match.start()
+        removed.append(total)
+        last = match.end()
+    if not at:
+        return None
+    parts.append(text[last:])
+
+    def placed(position: int) -> int:  # a character of the view -> its place in `text`
+        index = bisect.bisect_right(at, position) - 1
+        return position + (removed[index] if index >= 0 else 0)
+
+    out = []
+    for finding in scan("".join(parts)):
+        start, end = placed(finding.start), placed(finding.end - 1) + 1
+        out.append(Finding(finding.type, text[start:end], start, end, finding.rule))
+    return out
+
+
+def _detect_written(text: str) -> list[Finding]:
     if _escaped(text):
-        return [_as_written(text, f) for f in _detect_wide(_unescaped(text))]
+        view = _unescaped(text)  # the same offsets as `text`
+        found = None
+        if "\\u001" in view:  # in escaped JSON only: a search for a backslash's string costs more
+            found = _without(_COLOUR_ESCAPED, view, _detect_wide)
+        return [_as_written(text, f) for f in (_detect_wide(view) if found is None else found)]
     return _detect_wide(text)
 
 

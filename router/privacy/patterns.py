@@ -322,6 +322,55 @@ DETECTORS: tuple[Detector, ...] = (
         rule="slack-token",
     ),
     Detector(
+        "AI_KEY",
+        # Together AI and LlamaCloud keys, by their published prefixes and lengths.
+        re.compile(r"(?<![\w-])(?:tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48})(?![\w-])"),
+        rb"tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48}",
+        reach=8,
+        validate=validators.prefixed_token,
+        rule="ai-service-key",
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # Hosting and cloud platforms' tokens, by their published prefixes: Cloudflare's account,
+        # user and API tokens, Vercel's, Netlify's personal tokens, Heroku's, Supabase's
+        # management tokens, Google's OAuth client secrets, Docker Swarm's join tokens, New
+        # Relic's user keys (gitleaks' rule takes those only beside the word `newrelic`).
+        re.compile(
+            r"(?<![\w-])(?:cf(?:at|ut|k)_[A-Za-z0-9]{40,60}|vc[pikar]_[A-Za-z0-9]{40,70}|nfp_[A-Za-z0-9]{36,40}"
+            r"|HRKU-(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_-]{60})"
+            r"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25}|NRAK-[A-Z0-9]{27})"
+            r"(?![\w-])"
+        ),
+        rb"cf(?:at|ut|k)_[A-Za-z0-9]{40}|vc[pikar]_[A-Za-z0-9]{40}|nfp_[A-Za-z0-9]{36}|HRKU-[A-Za-z0-9_-]{36}"
+        rb"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}|NRAK-[A-Z0-9]{27}",
+        reach=64,
+        validate=validators.prefixed_token,
+        rule="platform-token",
+    ),
+    Detector(
+        "CODE_TOKEN",
+        # Developer tools' tokens: Docker Hub's personal and organisation access tokens, Figma's
+        # personal tokens, Bitbucket's app passwords, Postman's access tokens.
+        re.compile(
+            r"(?<![\w-])(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,40}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26})(?![\w-])"
+            r"|(?<![A-Za-z0-9])ATBB[A-Za-z0-9_=.-]{28,36}(?![\w-])"
+        ),
+        rb"dckr_(?:pat|oat)_[A-Za-z0-9_-]{24}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26}|ATBB[A-Za-z0-9_=.-]{28}",
+        reach=16,
+        validate=validators.prefixed_token,
+        rule="dev-tool-token",
+    ),
+    Detector(
+        "PAYMENT_KEY",
+        # A Stripe webhook's signing secret.
+        re.compile(r"(?<![\w-])whsec_[A-Za-z0-9+/]{32,88}(?![\w-])"),
+        rb"whsec_[A-Za-z0-9+/]{32}",
+        reach=64,
+        validate=validators.prefixed_token,
+        rule="stripe-webhook-secret",
+    ),
+    Detector(
         "MESSAGING_TOKEN",
         # A Telegram bot token: the bot's id, `:AA`, 33 characters (a shape nothing else writes).
         re.compile(r"(?<![\w:-])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),

@@ -229,6 +229,34 @@ def not_stand_in(value: str) -> bool:
     return max(collections.Counter(value).values()) * 4 < size * 3
 
 
+# Six characters in a row, each the one before it plus or minus one, or all the same
+# (`abcdef`, `012345`, `76543210`, `xxxxxx`): how stand-ins end a key's shape; a random key of
+# 40 characters holds such a run about once in 10^8.
+_TYPED_RUN = 6
+
+
+def _typed_run(value: str) -> bool:
+    run, step = 1, 2
+    for before, after in itertools.pairwise(value):
+        difference = ord(after) - ord(before)
+        if difference in (-1, 0, 1) and before.isalnum() and after.isalnum() and (run == 1 or difference == step):
+            run, step = run + 1, difference
+            if run >= _TYPED_RUN:
+                return True
+        elif difference in (-1, 0, 1) and before.isalnum() and after.isalnum():
+            run, step = 2, difference
+        else:
+            run, step = 1, 2
+    return False
+
+
+def prefixed_token(value: str) -> bool:
+    """A token led by its service's prefix that is no stand-in: not filled with one character,
+    not a documented example (`dckr_pat_EXAMPLE-EXAMPLE-…`, `vcp_…poEXAMPLE`), not ending its
+    shape with a run typed in order (`…7babcdef`, `…GhYZ3JvcVg276543210`, `…Zxxxxxxxxxx`)."""
+    return not_stand_in(value) and "EXAMPLE" not in value.upper() and not _typed_run(value)
+
+
 def looks_random(value: str) -> bool:
     """Letters switching case often (`QZHInDxyXJ`), unlike a name (`userPassword`, `NextToken`)."""
     if "." in value or "(" in value or len(value) < 10:

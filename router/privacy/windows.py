@@ -59,7 +59,7 @@ def windows(
     validate = detector.validate
     check = detector.check
     rejected: set[str] = set()  # values that failed validation (pathological runs repeat them)
-    if gate is None and starts is None:
+    if gate is None:  # (as `starts_of` joins them: its lists are per joined span)
         spans = _joined(spans, lead)
     match: re.Match[str] | None
     places: list[int] = []
@@ -162,6 +162,8 @@ def starts_of(detector: Detector, text: str, spans: list[tuple[int, int]]) -> li
     lead = detector.lead + MARGIN
     reach = detector.reach + MARGIN
     out: list[list[int]] = []
+    if detector.gate is None:
+        spans = _joined(spans, lead)
     for start, end in spans:
         low = start - lead if start > lead else 0
         high = end + reach if end + reach < size else size
