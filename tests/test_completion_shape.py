@@ -37,11 +37,25 @@ GOOD: dict[str, Any] = {
             "choices[0].message.tool_calls must be an array of tool calls, got object",
         ),
         (
-            {"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": {}}}]}}]},
+            {"choices": [{"message": {"tool_calls": [{"id": "c", "function": {"name": "f", "arguments": {}}}]}}]},
             "choices[0].message.tool_calls[0].function.arguments must be a string, got object",
         ),
         ({"choices": [{"message": {}, "finish_reason": 1}]}, "choices[0].finish_reason must be a string, got number"),
         ({"usage": []}, "'usage' must be an object, got array"),
+        # No choice, or a tool call a client could neither answer nor run (200s before).
+        ({"choices": []}, "'choices' is empty"),
+        (
+            {"choices": [{"message": {"tool_calls": [{"type": "function", "id": "c1"}]}}]},
+            "choices[0].message.tool_calls[0].function.name is missing",
+        ),
+        (
+            {"choices": [{"message": {"tool_calls": [{"id": "c1", "function": None}]}}]},
+            "choices[0].message.tool_calls[0].function.name is missing",
+        ),
+        (
+            {"choices": [{"message": {"tool_calls": [{"function": {"name": "f", "arguments": "{}"}}]}}]},
+            "choices[0].message.tool_calls[0].id is missing",
+        ),
         ({"model": 7}, "'model' must be a string, got number"),
     ],
 )

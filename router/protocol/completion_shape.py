@@ -28,6 +28,8 @@ def completion_problem(answer: dict[str, Any]) -> str | None:
     choices = answer.get("choices")
     if not isinstance(choices, list):
         return f"'choices' must be an array, got {type_name(choices)}"
+    if not choices:
+        return "'choices' is empty: no answer to give"
     for number, choice in enumerate(choices):
         at = f"choices[{number}]"
         if not isinstance(choice, dict):
@@ -42,9 +44,25 @@ def completion_problem(answer: dict[str, Any]) -> str | None:
             found = calls_problem(message["tool_calls"], f"{at}.message.tool_calls")
             if found is not None:
                 return found[1]
+            missing = _unnamed(message["tool_calls"], f"{at}.message.tool_calls")
+            if missing is not None:
+                return missing
         reason = choice.get("finish_reason")
         if reason is not None and not isinstance(reason, str):
             return f"{at}.finish_reason must be a string, got {type_name(reason)}"
+    return None
+
+
+def _unnamed(calls: list[dict[str, Any]], where: str) -> str | None:
+    """An answer's tool call without its id or its function's name: a client answers the call by
+    its id and runs it by its name (a request may leave them to the gateway's checks of its own)."""
+    for number, call in enumerate(calls):
+        at = f"{where}[{number}]"
+        if not call.get("id"):
+            return f"{at}.id is missing: a client answers a call by its id"
+        function = call.get("function")
+        if not isinstance(function, dict) or not function.get("name"):
+            return f"{at}.function.name is missing: a client runs a call by its name"
     return None
 
 
