@@ -10,6 +10,7 @@ this is the hot path of every step.
 
 from __future__ import annotations
 
+import email.utils
 import re
 import time
 from collections.abc import Callable
@@ -262,7 +263,7 @@ class Upstream:
                 status=response.status,
                 body=payload,
                 content_type=response.headers.get("Content-Type", "application/json"),
-                retry_after=response.headers.get("Retry-After"),
+                retry_after=_retry_after(response.headers.get("Retry-After")),
             )
 
     def _answer_of(self, status: int, payload: bytes) -> Any:
@@ -335,3 +336,21 @@ def quoted(payload: bytes) -> str:
     if len(payload) <= QUOTED_BYTES:
         return repr(payload)
     return f"{_CUT_WORD.sub(b'', payload[:QUOTED_BYTES])!r}…"
+
+
+# An upstream's Retry-After is relayed to the client only in a form the client can read: whole
+# seconds, at most a day (an SDK sleeps for what it is told), or an HTTP date.
+_MAX_RETRY_AFTER = 86400
+
+
+def _retry_after(value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isascii() and value.isdigit():
+        return str(min(int(value), _MAX_RETRY_AFTER)) if len(value) <= 12 else str(_MAX_RETRY_AFTER)
+    try:
+        email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    return value

@@ -152,6 +152,23 @@ def test_failover_off_relays_the_upstream_error_with_retry_after(
     assert not cloud.received
 
 
+@pytest.mark.parametrize(
+    ("sent", "relayed"),
+    [("-5", None), ("soon, 3", None), ("99999999999999999999999", "86400"), ("Wed, 21 Oct 2026 07:28:00 GMT", None)],
+)
+def test_a_retry_after_the_client_cannot_read_is_not_relayed(
+    make_gateway: object, client: httpx.Client, edge: FakeUpstream, sent: str, relayed: str | None
+) -> None:
+    """Whole seconds (at most a day) or an HTTP date, as the upstream wrote it; anything else is
+    left out (an SDK sleeps for what it is told, or fails to parse it)."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": False}})  # type: ignore[operator]
+    edge.push({"kind": "error", "status": 429, "body": {"error": {"message": "slow down"}}, "retry_after": sent})
+    response = chat(client, server.url)
+    assert response.status_code == 429
+    expected = sent if relayed is None and sent.endswith("GMT") else relayed
+    assert response.headers.get("retry-after") == expected
+
+
 def test_both_targets_down_gives_503_with_retry_after(make_gateway: object, client: httpx.Client) -> None:
     server = make_gateway(  # type: ignore[operator]
         edge_url=f"http://127.0.0.1:{free_port()}/v1", cloud_url=f"http://127.0.0.1:{free_port()}/v1"
