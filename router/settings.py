@@ -203,10 +203,14 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
     if path is not None:
         if path.is_dir():
             raise ConfigError(f"config file {path} is a folder: name the YAML file in it")
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"config file {path} does not exist")
+        if not path.is_file():
+            raise ConfigError(f"config file {path} is not a regular file (a device or a pipe): name the YAML file")
         try:
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except RecursionError as exc:
+            raise ConfigError(f"config file {path} nests its values too deeply to be a configuration") from exc
         except OSError as exc:
             raise ConfigError(f"config file {path}: {exc.strerror}") from exc
         except UnicodeDecodeError as exc:

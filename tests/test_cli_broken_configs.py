@@ -71,6 +71,8 @@ CASES = [
     ("an empty list variable", BASE, {"TANDEM_CLIENT_API_KEYS": ""}, "must be JSON"),
     ("not YAML", BASE + "routes: [unclosed\n", {}, "not valid YAML"),
     ("a list at the top level", "- upstreams\n", {}, "mapping at the top level"),
+    # Past Python's recursion limit in the YAML parser (a traceback of thousands of lines before).
+    ("nested too deeply", "a: " + "[" * 10000 + "]" * 10000 + "\n", {}, "nests its values too deeply"),
     (
         "a judge model that is not there",
         BASE + "routes:\n  tandem: {strategy: judge, model: /nonexistent/judge.onnx}\n",
@@ -113,3 +115,15 @@ def test_the_base_config_of_the_table_is_valid(tmp_path: Path) -> None:
         env={k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_config_path_that_is_no_file_is_named_so() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "router.cli", "check", "--config", os.devnull],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
+    )
+    assert done.returncode == 2 and "is not a regular file" in done.stderr, done.stderr

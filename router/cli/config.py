@@ -24,7 +24,7 @@ def _warn_if_empty(path: Path | None) -> None:
         return
     try:
         empty = yaml.safe_load(path.read_text()) is None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return  # load_settings names the problem
     if empty:
         print(f"tandem: warning: config file {path} is empty; using the embedded defaults", file=sys.stderr)
