@@ -51,6 +51,23 @@ def _default_upstreams() -> dict[str, UpstreamSettings]:
     }
 
 
+class _BuiltInUpstreams(PydanticBaseSettingsSource):
+    """The built-in upstreams as settings read from a source (see Settings' sources)."""
+
+    def __init__(self, settings_cls: type[BaseSettings], wanted: bool) -> None:
+        super().__init__(settings_cls)
+        self._wanted = wanted
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        if not self._wanted:
+            return {}
+        upstreams = _default_upstreams()
+        return {"upstreams": {name: u.model_dump(mode="json", exclude_unset=True) for name, u in upstreams.items()}}
+
+
 def _default_routes() -> dict[str, RouteSettings]:
     # EdgeWise: about 40% of steps on the cloud matched cloud-only accuracy.
     return {"tandem": RandomRoute(strategy="random", p=0.4)}
@@ -123,7 +140,11 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         yaml_source = YamlConfigSettingsSource(settings_cls)
-        return (init_settings, env_settings, yaml_source)
+        # With no upstreams in the file or the arguments, the built-in ones are a source of their
+        # own, under the environment: `TANDEM_UPSTREAMS__EDGE__BASE_URL` then changes the built-in
+        # edge's URL (as the docs say) instead of replacing the built-in upstreams whole.
+        given = "upstreams" in yaml_source() or "upstreams" in getattr(init_settings, "init_kwargs", {})
+        return (init_settings, env_settings, yaml_source, _BuiltInUpstreams(settings_cls, not given))
 
     @field_validator("redis_url")
     @classmethod

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from router.config.upstream import UpstreamSettings
 from router.settings import ConfigError, load_settings
 
 GOOD = """
@@ -55,6 +56,36 @@ def test_embedded_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     assert settings.upstreams["cloud"].api_key() is None
     assert settings.redis_url is None
     assert settings.routes["tandem"].strategy == "random"
+
+
+def test_environment_overrides_one_key_of_the_built_in_upstreams(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no file, or a file without upstreams, `TANDEM_UPSTREAMS__EDGE__BASE_URL` (the docs'
+    own example) changes that key of the built-in edge; it replaced the built-in upstreams whole
+    before, which then lacked their model ("upstreams.edge.model: Field required")."""
+    monkeypatch.setenv("TANDEM_UPSTREAMS__EDGE__BASE_URL", "http://10.0.0.5:8000/v1")
+    monkeypatch.setenv("TANDEM_UPSTREAMS__CLOUD__TIMEOUTS__CONNECT", "3")
+    for path in (None, write(tmp_path, "log_level: debug\n")):
+        settings = load_settings(path)
+        edge, cloud = settings.upstreams["edge"], settings.upstreams["cloud"]
+        assert edge.base_url == "http://10.0.0.5:8000/v1" and edge.model == load_settings_default("edge").model
+        assert cloud.timeouts.connect == 3 and cloud.api_key_env == "OPENAI_API_KEY"
+    # A file's own upstreams take nothing from the built-in ones (no key variable of OpenAI's).
+    settings = load_settings(
+        write(
+            tmp_path,
+            "upstreams:\n  edge: {base_url: 'http://e/v1', model: m}\n  cloud: {base_url: 'http://c/v1', model: c}\n",
+        )
+    )
+    assert settings.upstreams["edge"].base_url == "http://10.0.0.5:8000/v1"
+    assert settings.upstreams["cloud"].api_key_env is None and settings.upstreams["cloud"].model == "c"
+
+
+def load_settings_default(name: str) -> UpstreamSettings:
+    from router.settings import _default_upstreams
+
+    return _default_upstreams()[name]
 
 
 def test_api_key_from_file(tmp_path: Path) -> None:
