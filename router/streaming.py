@@ -94,10 +94,42 @@ class OpenStreams:
         return len(self._sources) + len(self.steps)
 
 
-def _error_event(message: str, code: str, after_partial: bool = False) -> bytes:
-    # After part of an event went out, end that event first, so the error is an event of its own.
-    start = b"\n\ndata: " if after_partial else b"data: "
-    return start + error_body(message, "upstream_error", code) + b"\n\n"
+class _Whole:
+    """What of the relayed bytes may go out now: up to the end of the last whole event. The
+    rest waits for its event's end, so that an upstream that breaks off inside an event leaves
+    the client no half event (which the gateway's error event would have ended, and an SDK then
+    failed to parse as JSON) but the error event alone."""
+
+    def __init__(self) -> None:
+        self.held = bytearray()  # after the last event's end: no event's end inside it
+
+    def feed(self, data: bytes) -> bytes:
+        # An end is looked for in the new bytes only (with the held ones' last three, where an
+        # end may begin): an event sent in many pieces is not searched again for each.
+        tail = bytes(self.held[-3:])
+        joined = tail + data
+        cut = 0
+        for end in (b"\n\n", b"\r\n\r\n", b"\r\r"):
+            at = joined.rfind(end)
+            if at >= 0 and at + len(end) > cut:
+                cut = at + len(end)
+        if not cut:
+            self.held += data
+            return b""
+        cut -= len(tail)
+        out = bytes(self.held) + data[:cut] if self.held else data[:cut]
+        self.held = bytearray(data[cut:])
+        return out
+
+    def flush(self) -> bytes:
+        data = bytes(self.held)
+        self.held = bytearray()
+        return data
+
+
+def _error_event(message: str, code: str) -> bytes:
+    # An event of its own: what went out before it ends at an event's end (_Whole).
+    return b"data: " + error_body(message, "upstream_error", code) + b"\n\n"
 
 
 def _usage_event(usage: Usage, model: str) -> bytes:
@@ -133,6 +165,7 @@ async def relay(
     outcome = StreamOutcome()
     started = time.perf_counter()
     marker = EndMarker()
+    whole = _Whole()
     chunk = source.first_chunk
     received = 0
     ended = False
@@ -178,7 +211,7 @@ async def relay(
                     f"the {upstream} upstream's answer passed the limit of {limits.max_answer_bytes} bytes "
                     "(limits.max_answer_bytes)"
                 )
-                yield _error_event(outcome.error, "answer_too_large", observer.partial)
+                yield _error_event(outcome.error, "answer_too_large")
                 await ended_and_kept()
                 yield DONE_EVENT
                 return
@@ -204,9 +237,11 @@ async def relay(
                     observer.feed(b"\n")
                     if restored is not None:
                         restored.feed(b"\n")
+                out = whole.flush() + out
                 if out:
                     yield out
                 break
+            out = whole.feed(out)
             if out:
                 yield out
             if observer.error is not None:
@@ -218,15 +253,18 @@ async def relay(
             tail = restorer.flush()
             if restored is not None:
                 restored.feed(tail)
+            tail = whole.feed(tail)
             if tail:
                 yield tail
         if observer.error is not None:
             outcome.error = f"the {upstream} upstream sent an error event in its stream: {observer.error}"
-            if observer.partial:
-                yield b"\n\n"  # the error event's own end, where the upstream did not send it
+            held = whole.flush()
+            if held or observer.partial:
+                yield held + b"\n\n"  # the error event's own end, where the upstream did not send it
         elif not marker.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
-            yield _error_event(outcome.error, "upstream_stream_incomplete", observer.partial)
+            whole.flush()  # a half event is not sent: the error event stands alone
+            yield _error_event(outcome.error, "upstream_stream_incomplete")
         elif observer.usage is None:
             # No usage from the upstream: estimate it (about 4 bytes a prompt token, one
             # token an event) so that clients never see zero tokens, and mark it estimated.
@@ -241,7 +279,7 @@ async def relay(
             f"the {upstream} upstream sent an event of {exc.args[0]} bytes or more without its end, over the "
             f"limit of {limits.max_sse_line_bytes} bytes (limits.max_sse_line_bytes)"
         )
-        yield _error_event(outcome.error, "upstream_event_too_long", True)
+        yield _error_event(outcome.error, "upstream_event_too_long")
         await ended_and_kept()
         yield DONE_EVENT
     except StreamDeadline as exc:
@@ -255,17 +293,17 @@ async def relay(
                 f"(upstreams.{upstream}.timeouts.stream)"
             )
             code = "upstream_stream_timeout"
-        yield _error_event(outcome.error, code, observer.partial)
+        yield _error_event(outcome.error, code)
         await ended_and_kept()
         yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
-        yield _error_event(outcome.error, "upstream_idle_timeout", observer.partial)
+        yield _error_event(outcome.error, "upstream_idle_timeout")
         await ended_and_kept()
         yield DONE_EVENT
     except TransportError as exc:
         outcome.error = f"the {upstream} upstream failed mid-stream: {exc}"
-        yield _error_event(outcome.error, "upstream_stream_failed", observer.partial)
+        yield _error_event(outcome.error, "upstream_stream_failed")
         await ended_and_kept()
         yield DONE_EVENT
     except BaseException:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import httpx
+import openai
 import orjson
 import pytest
 
@@ -216,6 +217,28 @@ def test_mid_stream_failure_ends_with_an_error_event_then_done(
     assert error["code"] == "upstream_stream_failed" and "edge" in error["message"]
     trajectory = client.get(f"{gateway.url}/v1/trajectories/{response.headers['x-tandem-trajectory']}").json()
     assert trajectory["records"][0]["status"] == "error"
+
+
+@pytest.mark.parametrize("kind", ["drop", "eof"])
+def test_an_upstream_that_breaks_off_inside_an_event_leaves_no_half_event(
+    gateway: GatewayServer, client: httpx.Client, edge: FakeUpstream, kind: str
+) -> None:
+    """The half event is not relayed (ended by the gateway's error event, it reached the openai
+    SDK as JSON it could not parse: a JSONDecodeError, not the APIError an error event raises)."""
+    edge.push({"kind": kind, "after": 2, "partial": True, "text": "a b c d e f"})
+    response = chat(client, gateway.url, stream=True)
+    events = sse_events(response.text)
+    assert events[-1] == "[DONE]"
+    assert all(isinstance(orjson.loads(event), dict) for event in events[:-1]), response.text
+    error = orjson.loads(events[-2])["error"]
+    assert error["code"] in ("upstream_stream_failed", "upstream_stream_incomplete")
+    edge.push({"kind": kind, "after": 2, "partial": True, "text": "a b c d e f"})
+    sdk = openai.OpenAI(base_url=f"{gateway.url}/v1", api_key="unused", max_retries=0)
+    with pytest.raises(openai.APIError):
+        for _chunk in sdk.chat.completions.create(
+            model="tandem", messages=[{"role": "user", "content": "hi"}], stream=True
+        ):
+            pass
 
 
 def test_idle_gap_ends_the_stream_with_an_error_event(

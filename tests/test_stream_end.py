@@ -181,3 +181,25 @@ def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
     record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
     assert record["status"] == "error", record
     assert "error event" in record["error"] and "oops" in record["error"], record
+
+
+def test_only_whole_events_go_out_however_the_bytes_are_cut() -> None:
+    """The relay sends up to the last event's end (any of SSE's three line ends) and holds the
+    rest, cut anywhere; what it holds at the end is the event left open."""
+    import random
+
+    from router.streaming import _Whole
+
+    rng = random.Random(1)
+    events = [b'data: {"a": %d}\n\n' % i for i in range(200)] + [b"data: x\r\n\r\n", b"data: y\r\r", b"data: z\n\n"]
+    stream = b"".join(events) + b'data: {"half'
+    for _ in range(200):
+        whole, out, position = _Whole(), b"", 0
+        while position < len(stream):
+            size = rng.randint(1, 40)
+            sent = whole.feed(stream[position : position + size])
+            position += size
+            assert sent == b"" or sent.endswith((b"\n\n", b"\r\r", b"\r\n\r\n"))
+            out += sent
+        assert out == b"".join(events)
+        assert whole.flush() == b'data: {"half'
