@@ -84,3 +84,33 @@ def test_refuse_mode_answers_503_while_redis_is_down(
     error = response.json()["error"]
     assert error["code"] == "store_unavailable" and "Redis" in error["message"]
     assert response.headers["retry-after"] == "5"
+
+
+def test_keys_of_another_type_under_the_gateways_names_fail_no_other_step(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    """The indexes written over by hand (a string where a sorted set is) failed every step of
+    every run with a 503; a trajectory's hash written over failed the whole listing."""
+    own = RedisServer(tmp_path / "redis").start()
+    try:
+        server = make_gateway(redis_url=own.url)
+        raw = redis.Redis.from_url(own.url)
+        assert step(client, server, "typed-1", 0).status_code == 200
+        keys = {key.decode() for key in raw.keys("*")}
+        prefix = next(key.removesuffix("recent") for key in keys if key.endswith("recent"))
+        raw.set(f"{prefix}open", "x")
+        raw.set(f"{prefix}recent", "x")
+        for turn, session in enumerate(("typed-1", "typed-2")):
+            response = step(client, server, session, turn if session == "typed-1" else 0)
+            assert response.status_code == 200, response.text
+        assert raw.type(f"{prefix}recent") == b"zset" and raw.type(f"{prefix}open") == b"zset"
+        # A trajectory's hash written over by a list: that row is left out of the listing.
+        assert wait_until(lambda: len(client.get(f"{server.url}/v1/trajectories").json()["data"]) == 2)
+        broken = next(key for key in raw.keys(f"{prefix}*typed-2") if raw.type(key) == b"hash")
+        raw.delete(broken)
+        raw.lpush(broken, "a")
+        listing = client.get(f"{server.url}/v1/trajectories")
+        assert listing.status_code == 200, listing.text
+        assert [t["id"] for t in listing.json()["data"]] == ["typed-1"]
+    finally:
+        own.stop()

@@ -43,6 +43,12 @@ redis.call('EXPIRE', h, tonumber(ARGV[7]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[7]))
 redis.call('EXPIRE', KEYS[6], tonumber(ARGV[7]))
 redis.call('SET', KEYS[4], steps .. ':' .. attempt, 'EX', tonumber(ARGV[10]))
+-- The indexes are the gateway's own: one of another type (written by hand, another program)
+-- would fail every step of every run; it is dropped and built again from here.
+for i = 2, 3 do
+  local kind = redis.call('TYPE', KEYS[i])['ok']
+  if kind ~= 'zset' and kind ~= 'none' then redis.call('DEL', KEYS[i]) end
+end
 redis.call('ZADD', KEYS[2], now, id)
 if redis.call('HEXISTS', h, 'closed_at') == 0 then
   redis.call('ZADD', KEYS[3], now, id)

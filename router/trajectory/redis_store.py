@@ -321,10 +321,12 @@ class RedisStore:
             async with self._redis.pipeline(transaction=False) as pipe:
                 for trajectory_id in ids:
                     pipe.hgetall(self._key(trajectory_id))
-                rows = await pipe.execute()
+                # A key of another type under a trajectory's name (written by hand, another
+                # program) is one row left out, not the listing failed.
+                rows = await pipe.execute(raise_on_error=False)
             for fields in rows:
-                if not fields:
-                    continue  # expired
+                if not fields or isinstance(fields, Exception):
+                    continue  # expired, or no trajectory's hash
                 trajectory = _trajectory(fields)
                 if query.route is not None and trajectory.route != query.route:
                     continue
