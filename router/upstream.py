@@ -162,6 +162,15 @@ class Upstream:
                 first = await response.read_some()
                 if first and not _is_event_stream(response.headers.get("Content-Type"), first):
                     raise self._not_a_stream(response, first)
+                if first and _begins_with_error(first):
+                    # Nothing has reached the client: the step may still fail over.
+                    response.close()
+                    raise UpstreamFailure(
+                        self.name,
+                        "invalid_answer",
+                        f"HTTP {response.status}: its stream began with an error event in place of "
+                        f"its answer: {quoted(first)}",
+                    )
         except TimeoutError as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
@@ -328,7 +337,25 @@ def _is_event_stream(content_type: str | None, first: bytes) -> bool:
     media = (content_type or "").split(";", 1)[0].strip().lower()
     if media in _NOT_EVENTS or media.endswith("+json"):
         return False
-    return first.lstrip(b" \t\r\n\xef\xbb\xbf")[:1] not in (b"{", b"[", b"<")
+    head = first.lstrip(b" \t\r\n\xef\xbb\xbf")
+    if head[:1] in (b"{", b"[", b"<"):
+        return False
+    # The first line is a field of an event (or the start of one: a short first read), and the
+    # first event is no error object in place of the answer (before the first byte reaches the
+    # client, the step may still fail over).
+    line = head.split(b"\n", 1)[0].rstrip(b"\r")
+    return not line or any(line.startswith(field) or field.startswith(line) for field in _FIELDS)
+
+
+# The fields an event stream's lines begin with (`:` a comment).
+_FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
+# An error object in place of a chunk: OpenAI's `{"error": …}`, vLLM's `{"object": "error", …}`.
+_ERROR_EVENT = re.compile(rb'\s*data:\s*\{\s*(?:"error"\s*:|"object"\s*:\s*"error")')
+
+
+def _begins_with_error(first: bytes) -> bool:
+    """Whether a stream's first event is an error in place of its answer."""
+    return _ERROR_EVENT.match(first.lstrip(b"\xef\xbb\xbf")) is not None
 
 
 def quoted(payload: bytes) -> str:

@@ -140,7 +140,6 @@ UPSTREAM_ERRORS = {
 }
 
 
-@pytest.mark.parametrize("first", [True, False], ids=["first", "after-text"])
 @pytest.mark.parametrize("shape", sorted(UPSTREAM_ERRORS))
 @pytest.mark.parametrize("surface", ["chat", "messages", "responses"])
 def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
@@ -149,16 +148,15 @@ def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
     edge: FakeUpstream,
     surface: str,
     shape: str,
-    first: bool,
 ) -> None:
     """It was relayed as if it were a chunk: the step recorded `ok`, the chat stream went on
     with a usage estimate, and the translated surfaces began an answer after their error event
     (`message_start` after `error`, `response.created` after `response.failed`)."""
     server = make_gateway(routes=EDGE_ONLY)
-    before = b"" if first else _event({"role": "assistant", "content": "par"}) + _event({"content": "tial"})
+    before = _event({"role": "assistant", "content": "par"}) + _event({"content": "tial"})
     stream = before + UPSTREAM_ERRORS[shape] + DONE
     edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
-    session = f"error-event-{surface}-{shape}-{first}"
+    session = f"error-event-{surface}-{shape}"
     paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
     body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
     if surface == "messages":
@@ -174,13 +172,40 @@ def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
     elif surface == "messages":
         assert events[-1].startswith(b"event: error\n") and b'"message":"oops"' in events[-1], events
         assert not any(b"message_start" in e for e in events[events.index(events[-1]) :]), events
-        assert (b"message_start" in events[0]) == (not first), events
+        assert b"message_start" in events[0], events
     else:
         assert events[-1].startswith(b"event: response.failed\n") and b'"message":"oops"' in events[-1], events
-        assert sum(b"event: response.created" in e for e in events) == (0 if first else 1), events
+        assert sum(b"event: response.created" in e for e in events) == 1, events
     record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
     assert record["status"] == "error", record
     assert "error event" in record["error"] and "oops" in record["error"], record
+
+
+@pytest.mark.parametrize("shape", sorted(UPSTREAM_ERRORS))
+@pytest.mark.parametrize("failover", [False, True])
+def test_a_stream_that_begins_with_an_error_event_fails_over_or_is_a_502(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    cloud: FakeUpstream,
+    shape: str,
+    failover: bool,
+) -> None:
+    """Nothing has reached the client: the other target answers where the route allows it (the
+    error was relayed as the answer before, and the step never failed over), else a 502."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": failover}})
+    stream = UPSTREAM_ERRORS[shape] + DONE
+    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
+    body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    response = client.post(f"{server.url}/v1/chat/completions", json=body)
+    if failover:
+        assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+        assert _events(response.content)[-1] == b"data: [DONE]" and len(cloud.received) == 1
+    else:
+        assert response.status_code == 502, response.text
+        error = response.json()["error"]
+        assert error["code"] == "upstream_invalid_answer" and "began with an error event" in error["message"]
+        assert "oops" in error["message"] and not cloud.received
 
 
 def test_only_whole_events_go_out_however_the_bytes_are_cut() -> None:
