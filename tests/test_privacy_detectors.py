@@ -187,6 +187,10 @@ FOUND = [
             ("AI_KEY", "llx-OE50Pdz3JbAzOicBNXJ5zcbsueUTWlrEUUEOg88SAtuGbKGH"),
         )
     ),
+    # The short ways to write `password`, in login notes and scripts.
+    ("SECRET_ASSIGNMENT", "ID:admin,PW:Vq7#mLr2Tz", "Vq7#mLr2Tz"),
+    ("SECRET_ASSIGNMENT", "export DB_PSWD=k8Yt1Jnv0-zQ", "k8Yt1Jnv0-zQ"),
+    ("SECRET_ASSIGNMENT", 'smtp_pw: "Hq3!xLp9Wd"', "Hq3!xLp9Wd"),
     # Coloured terminal output: a colour code's final letter stuck to a key, codes between a
     # name and its value, and the same codes as a JSON string escapes them.
     ("AI_KEY", "key: \x1b[93msk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12\x1b[0m", "sk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12"),
@@ -269,6 +273,8 @@ NOT_FOUND = [
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n- name: DB_HOST\n  value: db.internal",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
+    # `pw` names no secret where its value is code or a type.
+    "pw = getpass.getpass(); pw: str = field(default_factory=str)",
     # Service tokens' shapes filled in by hand: a documented example, a typed tail.
     "docker login -u me --password-stdin <<< dckr_pat_EXAMPLE-EXAMPLE-EXAMPLE-123",
     "the sample sbp_c7ec090d7d3fdd49ff311309ae654d8d8fabcdef from the docs",
