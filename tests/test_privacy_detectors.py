@@ -187,6 +187,20 @@ FOUND = [
             ("AI_KEY", "llx-OE50Pdz3JbAzOicBNXJ5zcbsueUTWlrEUUEOg88SAtuGbKGH"),
         )
     ),
+    # Command lines: flags in any case and with words before them, PowerShell's parameters and
+    # SecureStrings; C macros, RPM spec macros, batch SET, libcurl's options.
+    ("SECRET_ASSIGNMENT", "gpg --batch --passphrase Qm4!zR8tLw file.gpg", "Qm4!zR8tLw"),
+    ("SECRET_ASSIGNMENT", "deploy --Password Xc7$pW2nKe", "Xc7$pW2nKe"),
+    ("SECRET_ASSIGNMENT", "agent --super-secret_token 5e8f1c2a-9b7d-4e3f", "5e8f1c2a-9b7d-4e3f"),
+    (
+        "SECRET_ASSIGNMENT",
+        'New-LocalUser -Name svc -Password (ConvertTo-SecureString "Wn5#kTq8Lz" -AsPlainText -Force)',
+        "Wn5#kTq8Lz",
+    ),
+    ("SECRET_ASSIGNMENT", '#define DB_PASSWORD "Rt6@hVm3Qs"', "Rt6@hVm3Qs"),
+    ("SECRET_ASSIGNMENT", "%define api_token 7d3f9a1c5e2b8a4f", "7d3f9a1c5e2b8a4f"),
+    ("SECRET_ASSIGNMENT", 'SET password "Kp2.bat93Xv"', "Kp2.bat93Xv"),
+    ("SECRET_ASSIGNMENT", 'curl_easy_setopt(c, CURLOPT_USERPWD, "admin:Jz4%nQw8Yt");', "admin:Jz4%nQw8Yt"),
     # The short ways to write `password`, in login notes and scripts.
     ("SECRET_ASSIGNMENT", "ID:admin,PW:Vq7#mLr2Tz", "Vq7#mLr2Tz"),
     ("SECRET_ASSIGNMENT", "export DB_PSWD=k8Yt1Jnv0-zQ", "k8Yt1Jnv0-zQ"),
@@ -273,6 +287,9 @@ NOT_FOUND = [
     "- name: DB_PASSWORD\n  valueFrom:\n    secretKeyRef: {name: db, key: password}\n- name: DB_HOST\n  value: db.internal",
     # A Stripe publishable key: public by design.
     "Stripe.setPublishableKey('pk_live_j5krY8XTgIcDaHDb3YrsAfCl')",
+    # A macro's number, length or initialiser; a flag's file; a variable.
+    "#define PASSWORD_LEN 32\n#define TOKEN_MAX 16\n#define PASSWORD 0x0dead1beef7cafe2\n#define password {0x48,",
+    "cmd --password-file /etc/pw; Get-Credential -Password $secure; set password expiry",
     # `pw` names no secret where its value is code or a type.
     "pw = getpass.getpass(); pw: str = field(default_factory=str)",
     # Service tokens' shapes filled in by hand: a documented example, a typed tail.

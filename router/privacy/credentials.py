@@ -39,6 +39,14 @@ def command_password(value: str) -> bool:
     return not (value.isalpha() and value.islower())  # a word (`--password options` in help text)
 
 
+_C_LITERAL = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*|[{(].*")
+
+
+def constant_password(value: str) -> bool:
+    """A macro's or a setting's value that is a password, not a number or an initialiser."""
+    return command_password(value) and _C_LITERAL.fullmatch(value) is None
+
+
 def password_value(value: str) -> bool:
     """An unquoted value under a password name (`DB_PASS=Tr0ub4dor`, `password: s3cr3t!x`):
     shorter and less random than a token may be, but it must look like one (a digit, a symbol
@@ -97,13 +105,39 @@ _SAS = re.compile(r"[?&;]s[vep]=")
 
 DETECTORS: tuple[Detector, ...] = (
     # --password X, --password=X, --db-password 'X', --requirepass X (redis-server), --masterauth X
+    # (any case, words joined by `-` or `_`: `--Password`, `--passphrase`, `--super-secret_token`)
     _flag(
         "password-flag",
-        r"(?<![\w-])--(?:[a-z]+-)*(?:password|passwd|pass|requirepass|masterauth|secret|token|api-?key|secret-key"
-        r"|access-token|auth-token|client-secret)(?:=|[ \t]+)" + _ARG,
-        rb"--(?:[a-z]+-)*(?:password|passwd|pass|requirepass|masterauth|secret|token|api-?key|secret-key"
-        rb"|access-token|auth-token|client-secret)(?:=|[ \t])",
-        48,
+        r"(?<![\w-])--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
+        r"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t]+)" + _ARG,
+        rb"--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
+        rb"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t])",
+        64,
+    ),
+    # A secret named by a C macro or an RPM spec's (`#define DB_PASSWORD "…"`, `%define token …`),
+    # a batch file's `SET password "…"`, and libcurl's options (`CURLOPT_USERPWD, "user:…"`).
+    _flag(
+        "named-constant",
+        r"(?:(?<![\w#%])[#%]define[ \t]+\w{0,40}?(?i:password|passwd|pwd|passphrase|secret|token|api_?key|secret_?key)"
+        r"|(?i:(?<![\w-])set)[ \t]+(?i:password|passwd|pwd)"
+        r"|CURLOPT_(?:PASSWORD|USERPWD|PROXYPASSWORD|PROXYUSERPWD|KEYPASSWD|XOAUTH2_BEARER|TLSAUTH_PASSWORD)[ \t]*,)"
+        r"[ \t]+" + _ARG,
+        rb"[#%]define[ \t]+\w{0,40}(?i:password|passwd|pwd|passphrase|secret|token|api_?key|secret_?key)[ \t]"
+        rb"|(?i:set)[ \t]+(?i:password|passwd|pwd)[ \t]"
+        rb"|CURLOPT_(?:PASSWORD|USERPWD|PROXYPASSWORD|PROXYUSERPWD|KEYPASSWD|XOAUTH2_BEARER"
+        rb"|TLSAUTH_PASSWORD)[ \t]*,[ \t]",
+        80,
+        constant_password,
+    ),
+    # PowerShell: a parameter named as a secret (`New-LocalUser -Password …`), and the plain
+    # text made a SecureString (`ConvertTo-SecureString "…" -AsPlainText -Force`).
+    _flag(
+        "powershell-password",
+        r"(?<![\w-])(?:-(?:Password|Passphrase|ClientSecret|ApiKey|AccessToken)[ \t]+"
+        r"(?:\(?ConvertTo-SecureString[ \t]+)?|ConvertTo-SecureString[ \t]+)(?:-(?:String|AsPlainText|Force)[ \t]+)*"
+        + _ARG,
+        rb"-(?:Password|Passphrase|ClientSecret|ApiKey|AccessToken)[ \t]|ConvertTo-SecureString[ \t]",
+        32,
     ),
     # mysql -u root -p'X' / -pX (the value glued to the flag)
     _flag(
