@@ -185,6 +185,20 @@ FOUND = [
             ("PAYMENT_KEY", "whsec_OO9dvvs1CdEtZi9HnCJ6gY9VJGpHhiJa"),
             ("AI_KEY", "tgp_v1_ZWrNnRV1u3Mo32hGSQ7dgo3VNAf9Nk0pCnR2eXuUVga"),
             ("AI_KEY", "llx-OE50Pdz3JbAzOicBNXJ5zcbsueUTWlrEUUEOg88SAtuGbKGH"),
+            ("AI_KEY", "bedrock-api-key-Gf1rB853IgN95Dci7xD93lgWk7J6rWs7"),
+            ("CLOUD_KEY", "ops_eyJGPzEyoL8EsaJd-wyXxQPplH8ACyjkz4jmBQlm7knI4pShZFC8ZrXbeg-fT3p"),
+            ("CLOUD_KEY", "akab-q65d4gjt7fb5w0ad-4jbapf3hy4gipqnf"),
+            ("CLOUD_KEY", "dnkey-KKJBDOY27RG62SRS5MB7ECBJAF-GNF3KGYS57ZM3QSFUUMRX6ZZQYTFRGJIXDNDBHIRKVDYFTFX5AD4"),
+            ("CLOUD_KEY", "SWMKEY-1-9APP8Dy+3XzZmBNQR2yTBGTCuSsH5LM/Em9iJLwbL13"),
+            ("CODE_TOKEN", "BBDC-V1jFzYI20eBahcyXic6YOZq0M7qO60lI5QfecJUyGTel"),
+            ("CODE_TOKEN", "glrtr-2Zn4T8_WvXX2HdNK44cj"),
+            (
+                "CODE_TOKEN",
+                "sntrys_eyJQQYK8TUkl1JYnrw8tdVIIfHmxOCTQE8phIECUyUALDgxkhOFosZYG9uVqv8ExVuo5Zbcb99JpX9M02bB",
+            ),
+            ("API_KEY", "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"),
+            ("API_KEY", "phx_3f8nUVRBoMFTXptvp7WhPvFMKFl8zE8Ajlb0cdkbx9ZFqJD"),
+            ("API_KEY", "cosmo_3b80598e7d8a50f510dc6c4393a96e78"),
         )
     ),
     # Command lines: flags in any case and with words before them, PowerShell's parameters and
@@ -205,6 +219,8 @@ FOUND = [
     ("SECRET_ASSIGNMENT", "ID:admin,PW:Vq7#mLr2Tz", "Vq7#mLr2Tz"),
     ("SECRET_ASSIGNMENT", "export DB_PSWD=k8Yt1Jnv0-zQ", "k8Yt1Jnv0-zQ"),
     ("SECRET_ASSIGNMENT", 'smtp_pw: "Hq3!xLp9Wd"', "Hq3!xLp9Wd"),
+    ("SECRET_ASSIGNMENT", "ADMIN_PSWRD:=Fl7geGe8eImEn05", "Fl7geGe8eImEn05"),
+    ("SECRET_ASSIGNMENT", "passwords:Tq4#nLw8Rz", "Tq4#nLw8Rz"),
     # Coloured terminal output: a colour code's final letter stuck to a key, codes between a
     # name and its value, and the same codes as a JSON string escapes them.
     ("AI_KEY", "key: \x1b[93msk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12\x1b[0m", "sk-proj-Zk3Qw7Rt9Yp2Ls5Dn8Hm1Vc4Ab12"),

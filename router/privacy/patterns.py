@@ -22,11 +22,11 @@ SECRET_WORDS = (
     r"|auth[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|private[_-]?key|client[_-]?secret|credentials?"
     r"|encryption[_-]?key|signing[_-]?key|secret[_-]?string)"
 )
-# With the short ways to write `password` (`PW:`, `DB_PW=`, `X3_PSWD=`), as login notes and
-# scripts name one: in the names of the plain and quoted assignments only (in all seven cores
-# that name a secret the two-letter word cost hyperscan's pass ~0.1 µs/KB of typical text; in
-# these two, nothing measurable).
-SECRET_NAMES = SECRET_WORDS.removesuffix(")") + "|pw|pswd|psswd|paswd|paswrd|passwrd)"
+# With the short ways to write `password` (`PW:`, `DB_PW=`, `X3_PSWD=`, `PSWRD`, `PASWORD`) and
+# its plural, as login notes and scripts name one: in the names of the plain and quoted
+# assignments only (in all seven cores that name a secret the two-letter word cost hyperscan's
+# pass ~0.1 µs/KB of typical text; in these two, nothing measurable).
+SECRET_NAMES = SECRET_WORDS.removesuffix(")") + "|pw|p[as]?s?w(?:o?r)?d|passwrd|passwords)"
 # A name ending in a secret word (`DB_PASSWORD`, `"client_secret"`, `self.api_key`, and glued or
 # camelCase ones: `ADMINPASSWORD`, `dbPassword`, `SessionToken`: the match starts at the word;
 # pagination and idempotency tokens are no secrets, nor an ARN's `:secret:`), maybe numbered
@@ -328,9 +328,11 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "AI_KEY",
-        # Together AI and LlamaCloud keys, by their published prefixes and lengths.
-        re.compile(r"(?<![\w-])(?:tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48})(?![\w-])"),
-        rb"tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48}",
+        # Together AI, LlamaCloud and Amazon Bedrock API keys, by their published prefixes.
+        re.compile(
+            r"(?<![\w-])(?:tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48}|bedrock-api-key-[A-Za-z0-9+/=]{32,400})(?![\w-])"
+        ),
+        rb"tgp_v1_[A-Za-z0-9_-]{43}|llx-[A-Za-z0-9_-]{48}|bedrock-api-key-[A-Za-z0-9+/=]{32}",
         reach=8,
         validate=validators.prefixed_token,
         rule="ai-service-key",
@@ -339,32 +341,52 @@ DETECTORS: tuple[Detector, ...] = (
         "CLOUD_KEY",
         # Hosting and cloud platforms' tokens, by their published prefixes: Cloudflare's account,
         # user and API tokens, Vercel's, Netlify's personal tokens, Heroku's, Supabase's
-        # management tokens, Google's OAuth client secrets, Docker Swarm's join tokens, New
-        # Relic's user keys (gitleaks' rule takes those only beside the word `newrelic`).
+        # management tokens, Google's OAuth client secrets, Docker Swarm's join tokens and unlock
+        # keys, New Relic's user keys (gitleaks' rule takes those only beside the word
+        # `newrelic`), Akamai's client tokens, Defined Networking's API keys, 1Password's service
+        # account tokens.
         re.compile(
             r"(?<![\w-])(?:cf(?:at|ut|k)_[A-Za-z0-9]{40,60}|vc[pikar]_[A-Za-z0-9]{40,70}|nfp_[A-Za-z0-9]{36,40}"
             r"|HRKU-(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_-]{60})"
-            r"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25}|NRAK-[A-Z0-9]{27})"
+            r"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25}|NRAK-[A-Z0-9]{27}"
+            r"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[a-z0-9]{16}-[a-z0-9]{16}|dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}"
+            r"|ops_eyJ[A-Za-z0-9_-]{40,2000})"
             r"(?![\w-])"
         ),
         rb"cf(?:at|ut|k)_[A-Za-z0-9]{40}|vc[pikar]_[A-Za-z0-9]{40}|nfp_[A-Za-z0-9]{36}|HRKU-[A-Za-z0-9_-]{36}"
-        rb"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}|NRAK-[A-Z0-9]{27}",
-        reach=64,
+        rb"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}|NRAK-[A-Z0-9]{27}"
+        rb"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[a-z0-9]{16}-[a-z0-9]{16}|dnkey-[A-Z0-9]{26}|ops_eyJ[A-Za-z0-9_-]{40}",
+        reach=2048,
         validate=validators.prefixed_token,
         rule="platform-token",
     ),
     Detector(
         "CODE_TOKEN",
         # Developer tools' tokens: Docker Hub's personal and organisation access tokens, Figma's
-        # personal tokens, Bitbucket's app passwords, Postman's access tokens.
+        # personal tokens, Bitbucket's app passwords and HTTP access tokens, Postman's access
+        # tokens, GitLab's runner registration and workspace tokens, Sentry's organisation tokens.
         re.compile(
-            r"(?<![\w-])(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,40}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26})(?![\w-])"
+            r"(?<![\w-])(?:dckr_(?:pat|oat)_[A-Za-z0-9_-]{24,40}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26}"
+            r"|BBDC-[A-Za-z0-9+/@_-]{44}|gl(?:rtr|wt)-[A-Za-z0-9_-]{20,64}|sntrys_eyJ[A-Za-z0-9+/=_-]{60,400})(?![\w-])"
             r"|(?<![A-Za-z0-9])ATBB[A-Za-z0-9_=.-]{28,36}(?![\w-])"
         ),
-        rb"dckr_(?:pat|oat)_[A-Za-z0-9_-]{24}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26}|ATBB[A-Za-z0-9_=.-]{28}",
-        reach=16,
+        rb"dckr_(?:pat|oat)_[A-Za-z0-9_-]{24}|figd_[A-Za-z0-9_-]{40}|PMAT-[A-Z0-9]{26}|ATBB[A-Za-z0-9_=.-]{28}"
+        rb"|BBDC-[A-Za-z0-9+/@_-]{44}|gl(?:rtr|wt)-[A-Za-z0-9_-]{20}|sntrys_eyJ[A-Za-z0-9+/=_-]{60}",
+        reach=400,
         validate=validators.prefixed_token,
         rule="dev-tool-token",
+    ),
+    Detector(
+        "API_KEY",
+        # Notion's integration tokens, PostHog's personal and project secret keys (not its
+        # project's public `phc_` key), WunderGraph Cosmo's API keys.
+        re.compile(
+            r"(?<![\w-])(?:ntn_[0-9]{11}[A-Za-z0-9]{35}|ph[xsra]_[A-Za-z0-9]{40,60}|cosmo_[a-f0-9]{32})(?![\w-])"
+        ),
+        rb"ntn_[0-9]{11}[A-Za-z0-9]{35}|ph[xsra]_[A-Za-z0-9]{40}|cosmo_[a-f0-9]{32}",
+        reach=32,
+        validate=validators.prefixed_token,
+        rule="saas-token",
     ),
     Detector(
         "PAYMENT_KEY",
