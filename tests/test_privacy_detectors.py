@@ -215,6 +215,9 @@ FOUND = [
     ("SECRET_ASSIGNMENT", "%define api_token 7d3f9a1c5e2b8a4f", "7d3f9a1c5e2b8a4f"),
     ("SECRET_ASSIGNMENT", 'SET password "Kp2.bat93Xv"', "Kp2.bat93Xv"),
     ("SECRET_ASSIGNMENT", 'curl_easy_setopt(c, CURLOPT_USERPWD, "admin:Jz4%nQw8Yt");', "admin:Jz4%nQw8Yt"),
+    # SQL with the password unquoted.
+    ("SECRET_ASSIGNMENT", "ALTER USER app IDENTIFIED BY Zp4rT8wQx2;", "Zp4rT8wQx2"),
+    ("SECRET_ASSIGNMENT", "CREATE ROLE app_admin WITH LOGIN PASSWORD Hw7kR2mQz9;", "Hw7kR2mQz9"),
     # The short ways to write `password`, in login notes and scripts.
     ("SECRET_ASSIGNMENT", "ID:admin,PW:Vq7#mLr2Tz", "Vq7#mLr2Tz"),
     ("SECRET_ASSIGNMENT", "export DB_PSWD=k8Yt1Jnv0-zQ", "k8Yt1Jnv0-zQ"),
@@ -306,6 +309,9 @@ NOT_FOUND = [
     # A macro's number, length or initialiser; a flag's file; a variable.
     "#define PASSWORD_LEN 32\n#define TOKEN_MAX 16\n#define PASSWORD 0x0dead1beef7cafe2\n#define password {0x48,",
     "cmd --password-file /etc/pw; Get-Credential -Password $secure; set password expiry",
+    # SQL's keywords and prose after the same words.
+    "ALTER USER scott IDENTIFIED BY VALUES; CREATE ROLE r WITH LOGIN PASSWORD NULL;",
+    "The field can be identified by `field.primary_key`; users are identified by their e-mail address.",
     # `pw` names no secret where its value is code or a type.
     "pw = getpass.getpass(); pw: str = field(default_factory=str)",
     # Service tokens' shapes filled in by hand: a documented example, a typed tail.

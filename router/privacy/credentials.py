@@ -273,6 +273,19 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
+        # SQL with the password unquoted (Oracle's and PostgreSQL's grammar allows it):
+        # `… IDENTIFIED BY X;`, `CREATE ROLE … WITH LOGIN PASSWORD X;`; it must look like a
+        # password (not `IDENTIFIED BY VALUES`, `PASSWORD NULL`, prose's "identified by `code`").
+        re.compile(r"(?i)\b(?:identified[ \t]+by|(?:with|login)[ \t]+password)[ \t]+([^\s'\"`;\\]{6,200})"),
+        rb"(?i)(?:identified[ \t]+by|(?:with|login)[ \t]+password)[ \t]+[^\s'\"`]",
+        validate=password_value,
+        group=1,
+        reach=210,
+        rule="sql-password",
+        keyword_core=32,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
         # XML elements (Maven settings.xml, NuGet, Tomcat): <password>X</password>
         re.compile(
             r"(?i)<(?:[\w.-]{0,40}:)?[\w.-]{0,40}(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key)>"
