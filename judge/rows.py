@@ -43,15 +43,27 @@ def validate(row: object, where: str) -> dict[str, Any]:
             "regenerate the rows with the current features"
         )
     features = row["features"]
-    if not isinstance(features, list) or len(features) != N_FEATURES:
+    if not isinstance(features, list) or len(features) != N_FEATURES or not _numbers(features):
         size = len(features) if isinstance(features, list) else type(features).__name__
         raise JudgeTrainingError(f"{where}: features must be a list of {N_FEATURES} numbers, got {size}")
     draft = row.get("draft_features")
-    if draft is not None and (not isinstance(draft, list) or len(draft) != N_DRAFT):
+    if draft is not None and (not isinstance(draft, list) or len(draft) != N_DRAFT or not _numbers(draft)):
         raise JudgeTrainingError(f"{where}: draft_features must be a list of {N_DRAFT} numbers or null")
     if row["target"] not in ("edge", "cloud"):
         raise JudgeTrainingError(f"{where}: target must be 'edge' or 'cloud', got {row['target']!r}")
+    # (Read by the split, the share's replay and the reports: a wrong type failed there, with
+    # no file or line named.)
+    if not isinstance(row["trajectory_id"], str) or not row["trajectory_id"]:
+        raise JudgeTrainingError(f"{where}: trajectory_id must be a non-empty string, got {row['trajectory_id']!r}")
+    if type(row["step"]) is not int or row["step"] < 0:
+        raise JudgeTrainingError(f"{where}: step must be a whole number from 0, got {row['step']!r}")
+    if row.get("family") is not None and not isinstance(row["family"], str):
+        raise JudgeTrainingError(f"{where}: family must be a string or absent, got {row['family']!r}")
     return row
+
+
+def _numbers(values: list[Any]) -> bool:
+    return all(type(value) is float or type(value) is int for value in values)
 
 
 def load_rows(path: Path, *, show_progress: bool = True) -> list[dict[str, Any]]:

@@ -211,3 +211,31 @@ def test_another_thread_scores_while_the_bound_buffers_are_in_use(monkeypatch: p
         assert model.bound.score(row) is None
         assert model.score(row) == expected
     assert model.score(row) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ({"features": ["x"] + [0.0] * (N_FEATURES - 1)}, "features must be a list of"),
+        ({"features": [True] + [0.0] * (N_FEATURES - 1)}, "features must be a list of"),
+        ({"draft_features": ["x"] * N_DRAFT}, "draft_features must be a list of"),
+        ({"step": "one"}, "step must be a whole number"),
+        ({"step": -1}, "step must be a whole number"),
+        ({"trajectory_id": None}, "trajectory_id must be a non-empty string"),
+        ({"family": [1]}, "family must be a string"),
+    ],
+)
+def test_a_field_of_the_wrong_type_is_named_with_its_row(change: dict[str, object], words: str) -> None:
+    """Read later by the split, the share's replay and the reports, a wrong type failed there
+    ("could not convert string to float: 'x'") with no file or line named."""
+    row = {
+        "schema": ROW_SCHEMA,
+        "trajectory_id": "t",
+        "step": 1,
+        "feature_version": FEATURE_VERSION,
+        "features": [0.0] * N_FEATURES,
+        "target": "cloud",
+    }
+    assert validate(dict(row), "rows.jsonl:7") == row
+    with pytest.raises(JudgeTrainingError, match=f"rows.jsonl:7: {words}"):
+        validate({**row, **change}, "rows.jsonl:7")
