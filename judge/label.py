@@ -136,6 +136,11 @@ class Teacher:
         self, config: TeacherConfig, client: httpx.Client | None = None, sleep: Callable[[float], None] = time.sleep
     ) -> None:
         self.config = config
+        if client is None and not config.url.startswith(("http://", "https://")):
+            # Said now, not after every retry of every step has failed on it.
+            raise JudgeTrainingError(
+                f"--url {config.url!r} must start with http:// or https:// (e.g. http://host:8000/v1)"
+            )
         headers = {"Authorization": f"Bearer {config.api_key}"} if config.api_key else {}
         self.client = client or httpx.Client(base_url=config.url.rstrip("/"), headers=headers, timeout=config.timeout_s)
         self.sleep = sleep

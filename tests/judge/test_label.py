@@ -155,3 +155,9 @@ def test_cli_label_writes_the_labelled_rows(
     assert main(args) == 0
     assert [row["teacher_label"] for row in load_rows(out, show_progress=False)] == [1, 0, 0, 1]
     assert server.received[0]["auth"] == "Bearer sk-env"
+
+
+def test_a_url_that_is_no_http_url_is_refused_before_any_request() -> None:
+    """It was tried for every step, with retries, before the error said what was wrong (48 s)."""
+    with pytest.raises(JudgeTrainingError, match="--url 'notaurl' must start with http:// or https://"):
+        Teacher(TeacherConfig(url="notaurl", model="m"))
