@@ -215,6 +215,11 @@ FOUND = [
     ("SECRET_ASSIGNMENT", "%define api_token 7d3f9a1c5e2b8a4f", "7d3f9a1c5e2b8a4f"),
     ("SECRET_ASSIGNMENT", 'SET password "Kp2.bat93Xv"', "Kp2.bat93Xv"),
     ("SECRET_ASSIGNMENT", 'curl_easy_setopt(c, CURLOPT_USERPWD, "admin:Jz4%nQw8Yt");', "admin:Jz4%nQw8Yt"),
+    # A key's name written as words; a single dash before a secret's name, at a line's start.
+    ("SECRET_ASSIGNMENT", "SECRET KEY:Bq7Xyb1Gga9Q3zT", "Bq7Xyb1Gga9Q3zT"),
+    ("SECRET_ASSIGNMENT", "Authentication key: Bq7Xyb1Gga9Q35", "Bq7Xyb1Gga9Q35"),
+    ("SECRET_ASSIGNMENT", 'run it with\n-password "Nw4#pLr2Xs"', "Nw4#pLr2Xs"),
+    ("SECRET_ASSIGNMENT", "tool -secret Bq7Xyb1Gga9Q10", "Bq7Xyb1Gga9Q10"),
     # SQL with the password unquoted.
     ("SECRET_ASSIGNMENT", "ALTER USER app IDENTIFIED BY Zp4rT8wQx2;", "Zp4rT8wQx2"),
     ("SECRET_ASSIGNMENT", "CREATE ROLE app_admin WITH LOGIN PASSWORD Hw7kR2mQz9;", "Hw7kR2mQz9"),
@@ -309,6 +314,8 @@ NOT_FOUND = [
     # A macro's number, length or initialiser; a flag's file; a variable.
     "#define PASSWORD_LEN 32\n#define TOKEN_MAX 16\n#define PASSWORD 0x0dead1beef7cafe2\n#define password {0x48,",
     "cmd --password-file /etc/pw; Get-Credential -Password $secure; set password expiry",
+    # A key's name in words before a placeholder, a name or words.
+    "the API key: your-api-key-here; Access key: ACCESS_KEY_ID; a secret key: is needed",
     # SQL's keywords and prose after the same words.
     "ALTER USER scott IDENTIFIED BY VALUES; CREATE ROLE r WITH LOGIN PASSWORD NULL;",
     "The field can be identified by `field.primary_key`; users are identified by their e-mail address.",

@@ -129,6 +129,21 @@ DETECTORS: tuple[Detector, ...] = (
         80,
         constant_password,
     ),
+    # A key's name written as words (`SECRET KEY: …`, `Access key: …`, `Authentication key: …`),
+    # as notes and consoles print them; the value must look generated.
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(
+            r"(?i)(?<![\w-])(?:secret|access|api|private|auth(?:entication)?|encryption|signing|master)[ \t]+key"
+            r"[ \t]*[:=][ \t]*([^\s\"'`,;<>]{12,200})"
+        ),
+        rb"(?i)(?:secret|access|api|private|auth(?:entication)?|encryption|signing|master)[ \t]+key[ \t]*[:=]",
+        validate=validators.secret_value,
+        group=1,
+        reach=220,
+        rule="secret-key-words",
+        keyword_core=40,
+    ),
     # PowerShell: a parameter named as a secret (`New-LocalUser -Password …`), and the plain
     # text made a SecureString (`ConvertTo-SecureString "…" -AsPlainText -Force`).
     _flag(
@@ -184,12 +199,13 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
         48,
     ),
-    # Go-style single-dash flags: influx -password X, -password=X (`--password` is the rule above)
+    # Go-style single-dash flags: influx -password X, -password=X, keytool's, `-secret X`
+    # (`--password` is the rule above; lower case: PowerShell's parameters are below)
     _flag(
         "password-single-dash",
-        r"(?<![\w-])-(?:password|passwd)(?:=|[ \t]+)" + _ARG,
-        rb"[ \t\"']-(?:password|passwd)[= \t]",
-        12,
+        r"(?<![\w-])-(?:password|passwd|passphrase|secret|client-secret)(?:=|[ \t]+)" + _ARG,
+        rb"[\s\"']-(?:password|passwd|passphrase|secret|client-secret)[= \t]",
+        20,
         # (`grep -r -password ./src` searches for the flag: a path is no password here)
         validate=lambda value: "/" not in value and command_password(value),
     ),
