@@ -16,7 +16,7 @@ from tests import test_http1
 from tests.test_http1 import ByteServer, answer, hang
 from tests.transport_suite.transports import TRANSPORTS, started
 
-ANSWER = b'{"id":"c1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}'
+ANSWER = b'{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1}}'
 
 
 # The scripted byte server of the HTTP/1.1 client's tests, one a test.
