@@ -104,19 +104,17 @@ class _Whole:
         self.held = bytearray()  # after the last event's end: no event's end inside it
 
     def feed(self, data: bytes) -> bytes:
-        # An end is looked for in the new bytes only (with the held ones' last three, where an
-        # end may begin): an event sent in many pieces is not searched again for each.
-        tail = bytes(self.held[-3:])
-        joined = tail + data
-        cut = 0
-        for end in (b"\n\n", b"\r\n\r\n", b"\r\r"):
-            at = joined.rfind(end)
-            if at >= 0 and at + len(end) > cut:
-                cut = at + len(end)
+        if not self.held and data.endswith(_EVENT_ENDS):
+            return data  # as upstreams mostly send them: whole events, passed on without a copy
+        # An end is looked for in the new bytes only (an event sent in many pieces is not
+        # searched again for each), and across the seam with what is held.
+        cut = _last_end(data)
+        if not cut and self.held:
+            tail = bytes(self.held[-3:])
+            cut = max(_last_end(tail + data[:3]) - len(tail), 0)
         if not cut:
             self.held += data
             return b""
-        cut -= len(tail)
         out = bytes(self.held) + data[:cut] if self.held else data[:cut]
         self.held = bytearray(data[cut:])
         return out
@@ -125,6 +123,20 @@ class _Whole:
         data = bytes(self.held)
         self.held = bytearray()
         return data
+
+
+# The ends of an event (a blank line, with any of SSE's three line ends).
+_EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
+
+
+def _last_end(data: bytes) -> int:
+    """Where the last event's end in `data` ends (0: none)."""
+    cut = 0
+    for end in _EVENT_ENDS:
+        at = data.rfind(end)
+        if at >= 0 and at + len(end) > cut:
+            cut = at + len(end)
+    return cut
 
 
 def _error_event(message: str, code: str) -> bytes:

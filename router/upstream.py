@@ -343,19 +343,20 @@ def _is_event_stream(content_type: str | None, first: bytes) -> bool:
     # The first line is a field of an event (or the start of one: a short first read), and the
     # first event is no error object in place of the answer (before the first byte reaches the
     # client, the step may still fail over).
-    line = head.split(b"\n", 1)[0].rstrip(b"\r")
+    newline = head.find(b"\n")
+    line = (head if newline < 0 else head[:newline]).rstrip(b"\r")
     return not line or any(line.startswith(field) or field.startswith(line) for field in _FIELDS)
 
 
 # The fields an event stream's lines begin with (`:` a comment).
 _FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
 # An error object in place of a chunk: OpenAI's `{"error": …}`, vLLM's `{"object": "error", …}`.
-_ERROR_EVENT = re.compile(rb'\s*data:\s*\{\s*(?:"error"\s*:|"object"\s*:\s*"error")')
+_ERROR_EVENT = re.compile(rb'(?:\xef\xbb\xbf)?\s*data:\s*\{\s*(?:"error"\s*:|"object"\s*:\s*"error")')
 
 
 def _begins_with_error(first: bytes) -> bool:
     """Whether a stream's first event is an error in place of its answer."""
-    return _ERROR_EVENT.match(first.lstrip(b"\xef\xbb\xbf")) is not None
+    return _ERROR_EVENT.match(first) is not None
 
 
 def quoted(payload: bytes) -> str:

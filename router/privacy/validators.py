@@ -236,17 +236,15 @@ _TYPED_RUN = 6
 
 
 def _typed_run(value: str) -> bool:
-    run, step = 1, 2
+    run, step = 1, 2  # 2: no step yet (a step is -1, 0 or 1)
     for before, after in itertools.pairwise(value):
         difference = ord(after) - ord(before)
-        if difference in (-1, 0, 1) and before.isalnum() and after.isalnum() and (run == 1 or difference == step):
-            run, step = run + 1, difference
-            if run >= _TYPED_RUN:
-                return True
-        elif difference in (-1, 0, 1) and before.isalnum() and after.isalnum():
-            run, step = 2, difference
-        else:
+        if difference not in (-1, 0, 1) or not (before.isalnum() and after.isalnum()):
             run, step = 1, 2
+            continue
+        run, step = (run + 1 if difference == step else 2), difference
+        if run >= _TYPED_RUN:
+            return True
     return False
 
 

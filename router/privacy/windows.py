@@ -119,14 +119,14 @@ def windows(
             else:
                 value_start, value_end = value_span(match)
             value = text[value_start:value_end]
-            if value and value not in rejected and not taken.overlaps(value_start, value_end):
-                if validate is None or validate(value):
-                    if check is None or check(text, value_start, value_end):
-                        found.append((value_start, value_end, value))
-                        position = max(match.end(), match.start() + 1)
-                        continue
-                else:
-                    rejected.add(value)
+            if not value or value in rejected or taken.overlaps(value_start, value_end):
+                pass
+            elif validate is not None and not validate(value):
+                rejected.add(value)
+            elif check is None or check(text, value_start, value_end):
+                found.append((value_start, value_end, value))
+                position = max(match.end(), match.start() + 1)
+                continue
             budget -= match.end() - match.start() + _REFUSAL_COST
             position = match.start() + 1 if budget > 0 else max(match.end(), match.start() + 1)
     return found
