@@ -18,11 +18,15 @@ import orjson
 
 from judge.card import JudgeModelError, atomic_write, card_path, write_card
 from judge.labels import Labels, make_labels
-from judge.metrics import MIN_POSITIVES, report
+from judge.metrics import MIN_POSITIVES, grouped_auc, report
 from judge.model import JudgeModel
 from judge.rows import JudgeTrainingError, matrix, split_by_trajectory
 
 AUC_TOLERANCE = 0.005  # "not worse": the candidate's held-out AUC may trail by this much (noise)
+# Retraining on a few recent runs: "not worse" must hold in this share of resamples of the runs
+# too (`gap_low`), not only on the runs as they came.
+GAP_PERCENTILE = 10
+GAP_RESAMPLES = 200
 
 
 @dataclass
@@ -65,8 +69,18 @@ def family_figures(y: npt.NDArray[np.int64], scores: npt.NDArray[np.float64], th
 
 
 def compare(
-    candidate: JudgeModel, serving: JudgeModel | None, rows: list[dict[str, Any]], labels: str, held_out: float
+    candidate: JudgeModel,
+    serving: JudgeModel | None,
+    rows: list[dict[str, Any]],
+    labels: str,
+    held_out: float,
+    candidate_scores: npt.NDArray[np.float64] | None = None,
+    groups: npt.NDArray[np.int64] | None = None,
 ) -> Comparison:
+    """`candidate_scores`, when given, are the candidate's scores of the held-out labelled rows in
+    their order (retrain's: each row scored by a candidate that did not learn its run, one per
+    group of runs); with `groups` (each row's group), both models' AUCs count pairs of steps in the
+    same group only, so that each pair of candidate scores is one model's."""
     chosen = make_labels(rows, labels)
     test = _held_out(rows, chosen, held_out)
     picked = [rows[chosen.rows[i]] for i in test]
@@ -74,12 +88,18 @@ def compare(
     if y.min() == y.max():
         raise JudgeTrainingError(f"the {len(test)} held-out rows have one label value only; add trajectories")
     families = [str(row.get("family", "unknown")) for row in picked]
-    scores = {"candidate": candidate.score_batch(matrix(picked, candidate.card.sees))}
+    if candidate_scores is None:
+        candidate_scores = candidate.score_batch(matrix(picked, candidate.card.sees))
+    elif len(candidate_scores) != len(picked):
+        raise ValueError(f"{len(candidate_scores)} candidate scores for {len(picked)} held-out rows")
+    scores = {"candidate": candidate_scores}
     figures = {"candidate": _figures(y, scores["candidate"], candidate.threshold, families)}
     if serving is None:
+        _within(figures, scores, y, groups)
         return Comparison(figures, scores, y, families, True, "no serving model to compare with")
     scores["serving"] = serving.score_batch(matrix(picked, serving.card.sees))
     figures["serving"] = _figures(y, scores["serving"], serving.threshold, families)
+    _within(figures, scores, y, groups)
     gap = figures["candidate"]["auc"] - figures["serving"]["auc"]
     not_worse = math.isfinite(gap) and gap >= -AUC_TOLERANCE
     reason = (
@@ -87,6 +107,47 @@ def compare(
         f"({'not worse' if not_worse else 'worse'}: tolerance {AUC_TOLERANCE})"
     )
     return Comparison(figures, scores, y, families, not_worse, reason)
+
+
+def _within(
+    figures: dict[str, Any],
+    scores: dict[str, npt.NDArray[np.float64]],
+    y: npt.NDArray[np.int64],
+    groups: npt.NDArray[np.int64] | None,
+) -> None:
+    if groups is None:
+        return
+    for name in figures:
+        figures[name]["auc"] = round(grouped_auc(y, scores[name], groups), 4)
+        figures[name]["auc_pairs"] = "a failing and a passing step of the same group of runs"
+
+
+def gap_low(
+    y: npt.NDArray[np.int64],
+    candidate: npt.NDArray[np.float64],
+    serving: npt.NDArray[np.float64],
+    groups: npt.NDArray[np.int64],
+    runs: list[str],
+    resamples: int = GAP_RESAMPLES,
+    seed: int = 0,
+) -> float:
+    """The `GAP_PERCENTILE`th percentile of the candidate's AUC minus the serving model's (pairs
+    within a group, `grouped_auc`) over resamples of whole runs: how much worse the candidate may
+    be, given how few runs there are. Steps of a run are not independent; a run is resampled whole."""
+    rng = np.random.default_rng(seed)
+    by_run: dict[str, list[int]] = {}
+    for index, run in enumerate(runs):
+        by_run.setdefault(run, []).append(index)
+    members = [np.asarray(indices) for indices in by_run.values()]
+    gaps = []
+    for _ in range(resamples):
+        picked = np.concatenate([members[i] for i in rng.integers(0, len(members), len(members))])
+        gap = grouped_auc(y[picked], candidate[picked], groups[picked]) - grouped_auc(
+            y[picked], serving[picked], groups[picked]
+        )
+        if math.isfinite(gap):
+            gaps.append(gap)
+    return float(np.percentile(gaps, GAP_PERCENTILE)) if gaps else float("nan")
 
 
 def write_report(comparison: Comparison, folder: Path, title: str) -> list[Path]:

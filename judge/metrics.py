@@ -35,6 +35,22 @@ def auc(y: npt.NDArray[Any], scores: Floats, weight: Floats | None = None) -> fl
     return float(wins / (total_pos * total_neg))
 
 
+def grouped_auc(y: npt.NDArray[Any], scores: Floats, groups: npt.NDArray[Any]) -> float:
+    """The AUC over pairs of a positive and a negative in the same group only: the mean of the
+    groups' AUCs weighted by their pairs. Scores made by a different model per group (cross-fitting)
+    are compared where they were made by one model; pooled, one model's higher scale would rank
+    its group's negatives above another group's positives and read as a worse model."""
+    positive = np.asarray(y) == 1
+    wins = pairs = 0.0
+    for group in np.unique(groups):
+        members = np.asarray(groups) == group
+        count = float(positive[members].sum()) * float((~positive[members]).sum())
+        if count:
+            wins += auc(np.asarray(y)[members], scores[members]) * count
+            pairs += count
+    return wins / pairs if pairs else float("nan")
+
+
 def brier(y: npt.NDArray[Any], scores: Floats) -> float:
     return float(np.mean((scores - np.asarray(y, dtype=np.float64)) ** 2))
 

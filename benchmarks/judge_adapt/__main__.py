@@ -5,12 +5,12 @@ The family named by `--family` is left out: a serving model is trained on the ot
 rows (the "shipped" rows). Its runs are shuffled (seeded); the first `--pool` are the runs the
 gateway may have served, the rest are the test. For each count k in `--runs`, the first k runs'
 rows are the recent traffic, retrain trains a candidate on the shipped rows and that traffic and
-promotes it only when it is not worse on the recent runs it held back, and the model serving
+promotes it only when, cross-fitted over those runs, it is not worse there, and the model serving
 afterwards (promoted or not) is scored on the test runs. Imported rows stand for the gateway's
 own rows of the same runs: one feature path computes both (tests/judge/test_import.py).
 
     python -m benchmarks.judge_adapt --data rows.jsonl.gz --family tau-bench-tool-calling \
-        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--sees state|draft] [--seed 0] [--json]
+        [--runs 0,5,10,20,40] [--pool 40] [--model gbdt] [--sees state|draft] [--seed 0] [--recent-share 0.3] [--json]
         [train's --ignore, --trees, --depth, --rate: the serving model is made as the shipped one is]
 
 `--sees draft` follows the draft judge (the documented judge route's): the serving model and
@@ -34,7 +34,7 @@ from judge.labels import make_labels
 from judge.metrics import auc
 from judge.model import JudgeModel
 from judge.modes import IGNORE_HELP, add_tree_options, parse_ignore, tree_params
-from judge.retrain import retrain
+from judge.retrain import RECENT_SHARE, retrain
 from judge.rows import load_rows, matrix
 from judge.train import TrainConfig, train
 
@@ -57,6 +57,7 @@ def curve(
     ignore: tuple[str, ...] = (),
     trees: dict[str, Any] | None = None,
     sees: str = "state",
+    recent_share: float = RECENT_SHARE,
 ) -> list[dict[str, Any]]:
     shipped = [row for row in rows if row.get("family") != family]
     own = [row for row in rows if row.get("family") == family]
@@ -84,7 +85,16 @@ def curve(
             recent = [row for row in own if str(row["trajectory_id"]) in seen]
             started = time.perf_counter()
             if recent:
-                outcome = retrain(shipped, recent, serving, labels=labels, sees=sees, model=model, seed=seed)
+                outcome = retrain(
+                    shipped,
+                    recent,
+                    serving,
+                    labels=labels,
+                    sees=sees,
+                    model=model,
+                    seed=seed,
+                    recent_share=recent_share,
+                )
                 promoted, reason = outcome.promoted, outcome.reason
             else:
                 promoted, reason = False, "no recent traffic: the model trained on the other families"
@@ -113,6 +123,7 @@ def main() -> None:
     parser.add_argument("--model", choices=("gbdt", "logreg"), default="gbdt")
     parser.add_argument("--sees", choices=("state", "draft"), default="state", help="the judge followed")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--recent-share", type=float, default=RECENT_SHARE, help="retrain's --recent-share")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--ignore", default="", help=IGNORE_HELP)
     add_tree_options(parser)
@@ -131,6 +142,7 @@ def main() -> None:
         parse_ignore(args.ignore),
         trees,
         args.sees,
+        args.recent_share,
     )
     if args.json:
         print(orjson.dumps(points, option=orjson.OPT_INDENT_2).decode())

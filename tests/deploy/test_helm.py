@@ -438,10 +438,10 @@ def test_judge_training_cronjob_exports_labels_and_retrains_into_the_gateways_vo
     # The documented judge route is the draft judge (sees: draft), so its model is the one retrained.
     assert (env["SEES"]["value"], env["SERVING"]["value"]) == ("draft", "/var/lib/tandem/judge/judge-draft.onnx")
     assert env["TEACHER_URL"]["value"] == ""  # no teacher unless one is named
-    assert '--serving "$SERVING"' in script and '--held-back "$HELD_BACK"' in script
-    assert (env["HELD_BACK"]["value"], env["RECENT_SHARE"]["value"], env["SHIPPED_ROWS"]["value"]) == (
-        "0.25",
-        "0.3",
+    assert '--serving "$SERVING"' in script and '--folds "$FOLDS"' in script
+    assert (env["FOLDS"]["value"], env["RECENT_SHARE"]["value"], env["SHIPPED_ROWS"]["value"]) == (
+        "4",
+        "0.6",
         "",
     )
     volumes = {v["name"]: v for v in pod["volumes"]}

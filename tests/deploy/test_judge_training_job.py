@@ -1,7 +1,7 @@
 """The Helm chart's judge-training CronJob, run for real: its rendered script, with the image's
 `python` (this virtualenv) and its work folder here, against a live gateway whose judge route
-reads the model volume. It exports and retrains (promoting only a candidate not worse on held-back
-recent runs); the gateway reloads."""
+reads the model volume. It exports and retrains (promoting only a candidate not worse on the
+recent runs, cross-fitted); the gateway reloads."""
 
 from __future__ import annotations
 
