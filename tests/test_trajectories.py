@@ -236,3 +236,31 @@ def test_list_filters_and_export(
     assert len(lines) == 3 and all(line["schema"] == SCHEMA for line in lines)
     assert {line["trajectory_id"] for line in lines} == {"a", "b", "c"}
     assert all(line["task"] == "fix the failing test" and line["usage"]["prompt_tokens"] == 20 for line in lines)
+
+
+def test_a_run_with_the_longest_plain_session_id_is_read_closed_and_exported(
+    make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
+) -> None:
+    """A session id of 200 plain characters is kept as sent, behind the client key's namespace:
+    the trajectory API, the operator's view and the export read the id the gateway handed out
+    (it was refused as malformed, and the export of every run stopped at it)."""
+    server = make_gateway(client_api_keys=["key-a"], admin_api_keys=["admin"], ui={"enabled": True})
+    as_a, admin = {"Authorization": "Bearer key-a"}, {"Authorization": "Bearer admin"}
+    long_id = post(client, server, headers={**as_a, "X-Session-ID": "s" * 200}).headers["x-tandem-trajectory"]
+    post(client, server, headers={**as_a, "X-Session-ID": "short"})
+    assert long_id.endswith(":" + "s" * 200) and len(long_id) > 200
+    detail = client.get(f"{server.url}/v1/trajectories/{long_id}", headers=admin)
+    assert detail.status_code == 200, detail.text
+    assert detail.json()["steps"] == 1
+    assert client.get(f"{server.url}/ui/t/{long_id}", headers=admin).status_code == 200
+    out = tmp_path / "steps.jsonl"
+    from router.cli import main
+
+    assert main(["trajectories", "export", "--url", server.url, "--api-key", "admin", "--out", str(out)]) == 0
+    exported = {json.loads(line)["trajectory_id"] for line in out.read_text().splitlines()}
+    assert long_id in exported and len(exported) == 2
+    closed = client.post(f"{server.url}/v1/trajectories/{long_id}/outcome", json={"success": True}, headers=as_a)
+    assert closed.status_code == 200, closed.text
+    # Past what any id can be, still a 400 that says what an id is.
+    too_long = client.get(f"{server.url}/v1/trajectories/{'a' * 214}", headers=admin)
+    assert too_long.status_code == 400 and "1 to 213 characters" in too_long.json()["error"]["message"]

@@ -22,6 +22,7 @@ from starlette.routing import BaseRoute, Route
 from router.api.models import get_model, list_models, model_info
 from router.api.ops import healthz, readyz
 from router.api.trajectories import MAX_LIMIT, MAX_ROUTE_CHARS, get_trajectory, list_trajectories, post_outcome
+from router.trajectory.identify import MAX_ID_CHARS
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -207,7 +208,7 @@ TRAJECTORY_ID = {
     "name": "trajectory_id",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+    "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS},
 }
 MODEL_ID = {
     "name": "model_id",

@@ -21,7 +21,7 @@ from router.privacy.guard import exposure_summary, vault_of
 from router.protocol.chat import not_json
 from router.protocol.numbers import whole_number
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE
-from router.trajectory.identify import is_valid_id
+from router.trajectory.identify import MAX_ID_CHARS, is_valid_id
 from router.trajectory.state import ListQuery, Outcome, Trajectory
 
 MAX_LIMIT = 500
@@ -98,7 +98,9 @@ async def _visible(engine: Engine, request: Request, scope: str | None) -> Traje
     no_query(request)
     trajectory_id = request.path_params["trajectory_id"]
     if not is_valid_id(trajectory_id):
-        raise bad_request("a trajectory id is 1 to 200 characters of letters, digits and . _ : @ + = ~ -", param="id")
+        raise bad_request(
+            f"a trajectory id is 1 to {MAX_ID_CHARS} characters of letters, digits and . _ : @ + = ~ -", param="id"
+        )
     await engine.tracker.recorder.flush()
     trajectory = await engine.tracker.store.get(trajectory_id)
     if trajectory is None or (scope is not None and trajectory.namespace != scope):

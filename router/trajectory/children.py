@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from router.protocol.text import text_of
-from router.trajectory.identify import Call, is_valid_id
+from router.trajectory.identify import Call, is_plain_session
 
 SPAWN_TOOLS = frozenset({"Task", "Agent"})
 # Codex's spawning function, as a chat model calls it (in its namespace, flattened) or bare.
@@ -66,7 +66,9 @@ def _digest(text: str) -> str:
 
 def child_id(parent_id: str, prompt_digest: str) -> str:
     candidate = f"{parent_id}~{prompt_digest}"
-    if is_valid_id(candidate):
+    # Kept to a session's length (as children were named before ids could be longer), so that a
+    # sub-agent's id does not change under a run that goes on across an upgrade.
+    if is_plain_session(candidate):
         return candidate
     return "sub-" + hashlib.blake2b(candidate.encode(), digest_size=12).hexdigest()
 

@@ -27,7 +27,16 @@ SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
 RETRY_HEADER = "x-stainless-retry-count"
 # fullmatch, not match: `$` would let a trailing newline through (an id goes into headers).
+# A session id kept as sent (longer, or of other characters, it is hashed: `trajectory_id`).
 TRAJECTORY_ID = re.compile(r"[A-Za-z0-9._:@+=~-]{1,200}")
+# A client key's namespace (`namespace_of`: 6 bytes of digest, in hex) and the `:` after it.
+NAMESPACE_CHARS = 12
+# A whole trajectory id: a plain session of up to 200 characters behind its namespace. The
+# trajectory API, the operator's view and the export must read every id the gateway hands out:
+# checked against the session's 200, a namespaced run could be neither read nor closed, and
+# `tandem trajectories export` stops at the first id the API refuses.
+MAX_ID_CHARS = 200 + NAMESPACE_CHARS + 1
+_WHOLE_ID = re.compile(rf"[A-Za-z0-9._:@+=~-]{{1,{MAX_ID_CHARS}}}")
 # Bytes of the body's end hashed for the retry fingerprint: a new step appends messages, so
 # its end differs; a retry resends the same bytes. Hashing the tail keeps the cost flat
 # however long the trajectory grows.
@@ -136,12 +145,12 @@ def _digest(data: bytes | memoryview, size: int = 12) -> str:
 @functools.lru_cache(maxsize=256)  # per request, and a deployment has a few keys (all checked)
 def namespace_of(client_key: str | None) -> str:
     """Trajectory ids are namespaced by client key, so two clients never share one."""
-    return _digest(client_key.encode(), 6) if client_key else ""
+    return _digest(client_key.encode(), NAMESPACE_CHARS // 2) if client_key else ""
 
 
 def trajectory_id(namespace: str, session: str) -> str:
     """A safe id for a session: kept as sent when it is plain, else a hash of it."""
-    if not TRAJECTORY_ID.fullmatch(session):
+    if not is_plain_session(session):
         session = "h-" + _digest(session.encode())
     return f"{namespace}:{session}" if namespace else session
 
@@ -168,6 +177,12 @@ def new_trajectory_id(namespace: str) -> str:
 
 
 def is_valid_id(value: str) -> bool:
+    """Whether `value` may be a trajectory id (one the gateway handed out, namespaced or not)."""
+    return bool(_WHOLE_ID.fullmatch(value))
+
+
+def is_plain_session(value: str) -> bool:
+    """Whether `value` is kept as an id's session part as it is (else it is hashed)."""
     return bool(TRAJECTORY_ID.fullmatch(value))
 
 
