@@ -372,6 +372,9 @@ USER = [{"role": "user", "content": "x"}]
             {"stream_options": {"include_usage": "yes"}},
             ["'stream_options.include_usage' must be a boolean", 'got the string "yes"'],
         ),
+        # A number equal to a boolean (1 == True, 0.0 == False in Python) is not one.
+        ({"stream_options": {"include_usage": 1}}, ["'stream_options.include_usage' must be a boolean", "got 1"]),
+        ({"stream_options": {"include_usage": 0.0}}, ["'stream_options.include_usage' must be a boolean", "got 0.0"]),
         ({"stream_options": 5}, ["'stream_options' must be an object", "got 5"]),
         ({"tool_choice": "maybe"}, ["'tool_choice'", "required"]),
         ({"response_format": {"type": 5}}, ["'response_format.type' must be a string, got 5"]),

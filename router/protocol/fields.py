@@ -124,7 +124,12 @@ def _tool_choice(value: Any) -> bool:
 
 
 def _stream_options(value: Any) -> bool:
-    return type(value) is dict and value.get("include_usage") in (None, True, False)
+    # By type, not `in (None, True, False)`: 1 == True and 0 == False in Python, so that test
+    # let `"include_usage": 1` (and 0.0) through as booleans.
+    if type(value) is not dict:
+        return False
+    include_usage = value.get("include_usage")
+    return include_usage is None or type(include_usage) is bool
 
 
 def _response_format(value: Any) -> bool:
