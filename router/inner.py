@@ -96,7 +96,7 @@ class InnerCalls:
         cost = cost_usd(usage, upstream.settings.prices) if usage is not None else 0.0
         self.made.append(InnerCall(purpose, target, usage, cost))
         if privacy is not None and redacts(privacy.mode):
-            return privacy.redactor().restore_answer(answer)
+            return privacy.answer_redactor().restore_answer(answer)
         result: dict[str, Any] = answer
         return result
 

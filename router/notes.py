@@ -34,7 +34,7 @@ VAULT = "vault:"
 VAULT_VALUE = VAULT + "value:"  # vault:value:<placeholder> -> the original value, sealed
 VAULT_ID = VAULT + "id:"  # vault:id:<value hash> -> its placeholder
 VAULT_OUT = VAULT + "out:"  # vault:out:<placeholder> -> "1": the value reached the cloud
-VAULT_SCANNED = VAULT + "scanned"  # how many messages were scanned already
+VAULT_SCANNED = VAULT + "scanned"  # `N:digest`: the first N messages scanned (router/privacy/scanned.py)
 
 
 def strategy(name: str, key: str) -> str:

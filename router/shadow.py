@@ -235,7 +235,7 @@ class Shadow:
         usage = Usage.from_openai(answer.get("usage"))
         cost = cost_usd(usage, upstream.settings.prices) if usage is not None else 0.0
         if redacting:
-            answer = step.privacy.redactor().restore_answer(answer)
+            answer = step.privacy.answer_redactor().restore_answer(answer)
         return answer, usage, cost
 
 

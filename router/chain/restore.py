@@ -26,7 +26,7 @@ class Restore(Stage):
             return
         reply = outcome.reply
         if reply.stream is not None:
-            step.restorer = StreamRestorer(step.privacy.redactor())
+            step.restorer = StreamRestorer(step.privacy.answer_redactor())
             return
         if reply.status >= 300:
             return
@@ -34,5 +34,5 @@ class Restore(Stage):
         # What the cloud said, before the originals are put back (restoring edits the answer in
         # place): the audit keeps placeholders.
         said = answer_of(parsed) if self._audit.wants_content else None
-        parsed = step.privacy.redactor().restore_answer(parsed)
+        parsed = step.privacy.answer_redactor().restore_answer(parsed)
         step.restored = Restored(parsed, orjson.dumps(parsed), said)

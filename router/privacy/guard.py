@@ -10,7 +10,8 @@ the vault's note keys (router/notes.py), which a trajectory's readers never see:
                              replicas)
   vault:out:<placeholder>    the value reached the cloud (EC2-Bench's rule: what the cloud received)
 and, in the trajectory's notes (one small field):
-  vault:scanned              how many messages were scanned already (scanning is incremental)
+  vault:scanned              `N:digest`: which messages were scanned already (scanning is
+                             incremental, by content: router/privacy/scanned.py)
 The guard reads the vault incrementally: the process's memo (router/privacy/memo.py) keeps what
 it learned and its position in the vault's log, and a step reads only the entries written since
 (by another replica, or before a restart: then all of them, once).
@@ -116,6 +117,7 @@ class PrivacyGuard:
         self._deferred: list[dict[str, Any]] | None = None  # messages whose scan waits (`defer_scan`)
         self._deferred_fields: dict[str, Any] | None = None
         self._fields: dict[str, Any] | None = None  # the request whose other fields were scanned
+        self._messages: list[dict[str, Any]] = []  # the client's messages, as scanned
         self._entry = self._sync(born)
 
     def _sync(self, born: float | None) -> TrajectoryMemo:
@@ -199,11 +201,14 @@ class PrivacyGuard:
         step (they are resent whole, and texts seen lately cost a lookup); give each new value
         a placeholder."""
         await self.load()
-        scanned = int(self._get(SCANNED) or "0")
-        if scanned > len(messages):
-            scanned = 0  # the client compacted its history: scan it again
+        self._messages = messages
+        # Read by content, not by count: a message the client edited since is read again
+        # (router/privacy/scanned.py); a compacted history is read from its first change.
+        read = self._memo.scanned
+        scanned = read.first_unread(self.trajectory_id, messages, self._get(SCANNED))
         try:
-            texts = [text for m in messages[scanned:] for text in message_texts(m)]
+            new_texts = [text for m in messages[scanned:] for text in message_texts(m)]
+            texts = list(new_texts)
             if fields:
                 self._fields = fields
                 texts += field_strings(fields)
@@ -234,10 +239,11 @@ class PrivacyGuard:
             if not self._memo.holds(self.trajectory_id, self._entry):
                 self._memo.adopt(self.trajectory_id, self._entry)
             self._memo.account(self._entry)
-        self._remember(SCANNED, str(len(messages)))
-        # Off the request path: a replica that reads a stale count only scans a few messages
+        note = read.read(self.trajectory_id, messages, scanned, sum(map(len, new_texts)))
+        self._remember(SCANNED, note)
+        # Off the request path: a replica that reads a stale note only scans a few messages
         # again, and values already in the vault are skipped.
-        write = self._store.note(self.trajectory_id, SCANNED, str(len(messages)))
+        write = self._store.note(self.trajectory_id, SCANNED, note)
         if self._spawn is not None:
             self._spawn(_discard(write))
         else:
@@ -277,6 +283,23 @@ class PrivacyGuard:
         """A redactor over the trajectory's vault (shared, nothing rebuilt), whose `messages`
         reuses what earlier steps learned."""
         return _MemoRedactor(self)
+
+    def answer_redactor(self) -> Redactor:
+        """The redactor that puts originals back in the cloud's answers to this step: only the
+        placeholders of values the client's request holds (its messages as it sent them, before
+        any context shaping, and its other scanned fields). A placeholder of a value it did not
+        send (typed by hand, or planted in a tool result by a page the agent read) is left as
+        it is: the trajectory's other values are not the answer's to hand out."""
+        redactor = _MemoRedactor(self)
+        held: set[str] = set()
+        for item in self.learned(self._messages) if self._messages else ():
+            held |= item.placeholders
+        matcher = self._entry.matcher
+        if self._fields and matcher.values:
+            for text in field_strings(self._fields):
+                held.update(matcher.placeholder[value] for _start, _end, value in matcher.find(text))
+        redactor.restorable = frozenset(held)
+        return redactor
 
     def learned(self, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:
         return self._learned_with_kinds(messages, encode)[0]

@@ -31,6 +31,7 @@ from typing import Any
 
 from router.privacy.matcher import ValueMatcher
 from router.privacy.redact import kind_of, message_strings, redact_message
+from router.privacy.scanned import ScannedMessages, equal_prefix
 from router.protocol.fields import kept_json
 
 TRACKS = 3  # distinct message lists per trajectory: the step's, and inner calls' own
@@ -123,18 +124,6 @@ class Track:
             self.text += b"\0"
 
 
-def _equal_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
-    """How many first messages of `new` equal those of `old` (identity first, then content)."""
-    count = min(len(old), len(new))
-    if old[:count] == new[:count]:  # C speed: `is` for each message first, `==` only when not
-        return count
-    for index in range(count):
-        before, now = old[index], new[index]
-        if before is not now and before != now:
-            return index
-    return count
-
-
 @dataclass(slots=True)
 class TrajectoryMemo:
     matcher: ValueMatcher = field(default_factory=ValueMatcher)
@@ -171,6 +160,8 @@ class PrivacyMemo:
         self.max_bytes = max_bytes
         self._entries: OrderedDict[str, TrajectoryMemo] = OrderedDict()
         self._bytes = 0
+        # Which messages of each trajectory the scan read, by content (not by count).
+        self.scanned = ScannedMessages()
 
     def get(self, trajectory_id: str) -> TrajectoryMemo | None:
         entry = self._entries.get(trajectory_id)
@@ -213,7 +204,7 @@ class PrivacyMemo:
         track = entry.tracks.pop(key, None)
         if track is None or track.generation != generation:
             track = Track(generation, size)
-        same = _equal_prefix(track.messages, messages)
+        same = equal_prefix(track.messages, messages)
         old_messages, old_items = track.messages[same:], track.items[same:]
         if same and track.messages[same - 1] is not messages[same - 1]:
             # Parsed anew: hold the newest objects, so that the previous request's can go.

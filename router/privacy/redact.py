@@ -200,6 +200,10 @@ class Redactor:
         self.matcher = values if isinstance(values, ValueMatcher) else ValueMatcher(values)
         self.found: set[str] = set()  # the original values met by text() so far
         self.replaced: dict[str, int] = {}  # original value -> times replaced (for the metrics)
+        # The placeholders an answer may have put back (None: every one of the trajectory's).
+        # An answer's are those of values the client's own request holds: a placeholder the
+        # client typed for a value it did not send stays as typed, never becomes the vault's.
+        self.restorable: frozenset[str] | None = None
 
     @property
     def empty(self) -> bool:
@@ -240,13 +244,13 @@ class Redactor:
     # -- restoration --------------------------------------------------------------------------
 
     def restore_text(self, text: str, *, json_escaped: bool = False) -> str:
-        to_value = self.matcher.value_of
-        if not to_value or "[" not in text:
+        to_value, restorable = self.matcher.value_of, self.restorable
+        if not to_value or "[" not in text or (restorable is not None and not restorable):
             return text
 
         def back(match: re.Match[str]) -> str:
             value = to_value.get(match.group(0))
-            if value is None:
+            if value is None or (restorable is not None and match.group(0) not in restorable):
                 return match.group(0)
             return orjson.dumps(value).decode()[1:-1] if json_escaped else value
 
@@ -261,16 +265,32 @@ class Redactor:
             for key in ANSWER_TEXTS:
                 if isinstance(message.get(key), str):
                     message[key] = self.restore_text(message[key])
-            for call in message.get("tool_calls") or ():
-                function = call.get("function") if isinstance(call, dict) else None
-                if isinstance(function, dict) and isinstance(function.get("arguments"), str):
-                    function["arguments"] = self.restore_text(function["arguments"], json_escaped=True)
+            for function in _functions(message):
+                function["arguments"] = self.restore_text(function["arguments"], json_escaped=True)
         return answer
+
+
+def _functions(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The called functions of an answer's message (or a stream's delta) whose arguments are
+    text: each tool call's, and the legacy `function_call` (the `functions` API), which the
+    request side redacts too and whose arguments the agent's tool reads."""
+    calls = message.get("tool_calls")
+    for call in calls if isinstance(calls, list) else ():
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict) and isinstance(function.get("arguments"), str):
+            yield function
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict) and isinstance(legacy.get("arguments"), str):
+        yield legacy
 
 
 # The texts of an answer's message (or a stream's delta) where the cloud may echo a placeholder:
 # its content, its reasoning (as vLLM and DeepSeek name it, and as OpenRouter does) and a refusal.
 ANSWER_TEXTS = ("content", "reasoning_content", "reasoning", "refusal")
+
+
+# The carry key of a streamed legacy `function_call`'s arguments (one a choice).
+_LEGACY = "function_call"
 
 
 def _index(value: Any) -> int:
@@ -313,12 +333,22 @@ class StreamRestorer:
                 if isinstance(function, dict) and isinstance(function.get("arguments"), str):
                     key = (index, "arguments", _index(call.get("index", 0)))
                     function["arguments"] = self._piece(key, function["arguments"], True)
+            legacy = delta.get("function_call")
+            if isinstance(legacy, dict) and isinstance(legacy.get("arguments"), str):
+                legacy["arguments"] = self._piece((index, _LEGACY, 0), legacy["arguments"], True)
             if choice.get("finish_reason"):
                 # The choice is complete: whatever was held back goes out now.
                 for text_key in ANSWER_TEXTS:
                     if (index, text_key, 0) in self._carry:
                         held = self._redactor.restore_text(self._carry.pop((index, text_key, 0)))
                         delta[text_key] = (delta.get(text_key) or "") + held
+                if (index, _LEGACY, 0) in self._carry:
+                    tail = self._redactor.restore_text(self._carry.pop((index, _LEGACY, 0)), json_escaped=True)
+                    legacy = delta.get("function_call")
+                    if isinstance(legacy, dict):
+                        legacy["arguments"] = (legacy.get("arguments") or "") + tail
+                    else:
+                        delta["function_call"] = {"arguments": tail}
                 for key in [k for k in self._carry if k[0] == index]:
                     tail = self._redactor.restore_text(self._carry.pop(key), json_escaped=True)
                     delta.setdefault("tool_calls", []).append({"index": key[2], "function": {"arguments": tail}})
