@@ -119,7 +119,12 @@ def test_blocks_without_a_chat_form_are_a_400_naming_them(
                 "messages[0].content[1].source.content",
                 named,
             )
-            for odd, named in ((5, "number"), (True, "boolean"), ({"type": "text", "text": "x"}, "object"), (None, "null"))
+            for odd, named in (
+                (5, "number"),
+                (True, "boolean"),
+                ({"type": "text", "text": "x"}, "object"),
+                (None, "null"),
+            )
         ),
     ]
     for block, where, named in cases:
