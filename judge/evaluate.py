@@ -95,11 +95,11 @@ def compare(
     scores = {"candidate": candidate_scores}
     figures = {"candidate": _figures(y, scores["candidate"], candidate.threshold, families)}
     if serving is None:
-        _within(figures, scores, y, groups)
+        _within(figures, scores, y, groups, families)
         return Comparison(figures, scores, y, families, True, "no serving model to compare with")
     scores["serving"] = serving.score_batch(matrix(picked, serving.card.sees))
     figures["serving"] = _figures(y, scores["serving"], serving.threshold, families)
-    _within(figures, scores, y, groups)
+    _within(figures, scores, y, groups, families)
     gap = figures["candidate"]["auc"] - figures["serving"]["auc"]
     not_worse = math.isfinite(gap) and gap >= -AUC_TOLERANCE
     reason = (
@@ -114,12 +114,17 @@ def _within(
     scores: dict[str, npt.NDArray[np.float64]],
     y: npt.NDArray[np.int64],
     groups: npt.NDArray[np.int64] | None,
+    families: list[str],
 ) -> None:
     if groups is None:
         return
     for name in figures:
         figures[name]["auc"] = round(grouped_auc(y, scores[name], groups), 4)
         figures[name]["auc_pairs"] = "a failing and a passing step of the same group of runs"
+        for family, scoped in figures[name]["by_family"].items():
+            if "auc" in scoped:
+                members = np.asarray([f == family for f in families])
+                scoped["auc"] = round(grouped_auc(y[members], scores[name][members], groups[members]), 4)
 
 
 def gap_low(

@@ -63,8 +63,12 @@ def test_a_candidate_that_learnt_the_new_agent_is_promoted_and_stitched_runs_are
         row["stitch"] = "extended"
         row["action_failed"] = 1 - row["action_failed"]
     assert uncertain_runs(stitched + recent) == {row["trajectory_id"] for row in stitched}
-    outcome = retrain(shipped, recent + stitched, serving, model="logreg")
+    outcome = retrain(shipped, recent + stitched, serving, model="logreg", report=tmp_path / "report")
     assert outcome.promoted, outcome.reason
+    figures = orjson.loads((tmp_path / "report" / "report.json").read_bytes())
+    for name in ("candidate", "serving"):  # one family: its AUC is the comparison's, pairs within groups
+        assert figures[name]["by_family"]["beta"]["auc"] == figures[name]["auc"]
+        assert figures[name]["auc_pairs"] == "a failing and a passing step of the same group of runs"
     assert (outcome.recent_runs, outcome.left_out_runs, outcome.folds) == (40, 10, FOLDS)
     assert outcome.recent_weight > 1  # few recent rows weigh more than their count
     assert serving.read_bytes() != before
