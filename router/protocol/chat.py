@@ -7,7 +7,7 @@ unchanged; the typed attributes are the few the gateway itself reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -22,6 +22,7 @@ from router.protocol.fields import (
     type_name,
 )
 from router.protocol.prefix_encoded import serialised_with
+from router.protocol.tool_fields import check_tool_fields
 from router.protocol.usage import Usage
 
 
@@ -152,11 +153,7 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
         if isinstance(content, list):
             for number, part in enumerate(content):
                 if not isinstance(part, dict) or not isinstance(part.get("type"), str):
-                    where = f"messages[{index}].content[{number}]"
-                    got = type_name(part) if not isinstance(part, dict) else "an object without a string 'type'"
-                    raise bad_request(
-                        f"{where} must be a content part (an object with a string 'type'), got {got}", param=where
-                    )
+                    _refuse_part(part, index, number)
                 if part["type"] in PART_VALUES:
                     found = part_problem(part, index, number)
                     if found is not None:
@@ -164,7 +161,33 @@ def check_messages(messages: object) -> list[dict[str, Any]]:
         calls = message.get("tool_calls")
         if calls is not None:
             _check_calls(calls, f"messages[{index}].tool_calls")
+        for key in STRING_MEMBERS:
+            value = message.get(key)
+            if value is not None and not isinstance(value, str):
+                where = f"messages[{index}].{key}"
+                raise bad_request(f"{where} must be a string, got {type_name(value)}", param=where)
     return messages
+
+
+# A message's members the API types as strings, besides its content: sent on as a number, a
+# tool result's `tool_call_id` matched no call (the upstream's 400, or a model that reads a
+# result of no call) and a `name` reached the chat template as it was.
+STRING_MEMBERS = ("name", "tool_call_id", "refusal")
+
+
+def _refuse_part(part: object, index: int, number: int) -> NoReturn:
+    """A 400 for content part `number` of message `index` that is no object with a string
+    `type`: its `type` named where the part is an object."""
+    where = f"messages[{index}].content[{number}]"
+    if not isinstance(part, dict):
+        raise bad_request(
+            f"{where} must be a content part (an object with a string 'type'), got {type_name(part)}", param=where
+        )
+    kind = part.get("type")
+    raise bad_request(
+        required_problem(f"{where}.type", kind, "a string (a content part is an object with a string 'type')"),
+        param=f"{where}.type",
+    )
 
 
 # The content parts whose value (the member named by their type) the API types: sent on
@@ -254,6 +277,7 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
         raise bad_request(required_problem("'model'", model, "a non-empty string"), param="model")
     messages = check_messages(raw.get("messages"))
     check_fields(raw)
+    check_tool_fields(raw)
     stream = raw.get("stream") or False
     return ChatRequest(raw, model, stream, messages, size, serialised, span)
 
@@ -268,6 +292,7 @@ def encoded_request(
     if not isinstance(model, str) or not model:
         return None
     check_fields(raw)
+    check_tool_fields(raw)
     serialised, span = serialised_with(raw, "messages", array, max_depth)
     return ChatRequest(raw, model, raw.get("stream") or False, messages, size, memoryview(serialised), span)
 

@@ -4,7 +4,7 @@ standard OpenAI chat-completions fields that Tandem forwards (unknown fields are
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -140,6 +140,10 @@ def _stop(value: Any) -> bool:
     return type(value) is str or (type(value) is list and all(type(item) is str for item in value))
 
 
+def _strings(value: Any) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
 def _objects(value: Any) -> bool:
     return type(value) is list and all(type(item) is dict for item in value)
 
@@ -169,7 +173,7 @@ CHAT_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "max_completion_tokens": ("an integer of at least 1", _count),
     "max_tokens": ("an integer of at least 1", _count),
     "metadata": _OBJECT,
-    "modalities": _ARRAY,
+    "modalities": ("an array of strings", _strings),
     "n": ("an integer between 1 and 128", _between(1, 128, integer=True)),
     "parallel_tool_calls": _BOOLEAN,
     "prediction": _OBJECT,
@@ -243,30 +247,6 @@ def check_fields(raw: dict[str, Any]) -> None:
                 if member is not None:
                     raise bad_request(member[1], param=member[0])
             raise bad_request(f"'{key}' must be {expected}, got {_got(value, expected)}", param=key)
-    tools = raw.get("tools")
-    if tools:
-        problem = tools_problem(tools)
-        if problem is not None:
-            raise bad_request(problem, param="tools")
-
-
-def tools_problem(tools: list[dict[str, Any]]) -> str | None:
-    """What is wrong with a chat request's tool definitions (already an array of objects), or
-    None: a function tool's `function` must be an object naming the function. Left to the
-    upstream, such a tool is its error or its crash (a 5xx relayed for the client's mistake)."""
-    for index, tool in enumerate(tools):
-        function = tool.get("function")
-        if function is None:
-            if tool.get("type") == "function":
-                return f"'tools[{index}].function' is required for a tool of type function"
-            continue  # another kind of tool (`custom`, …): the upstream's to judge
-        if type(function) is not dict:
-            return f"'tools[{index}].function' must be an object, got {type_name(function)}"
-        name = function.get("name")
-        if type(name) is not str or not name:
-            got = "an empty string" if name == "" else type_name(name)
-            return f"'tools[{index}].function.name' must be a non-empty string, got {got}"
-    return None
 
 
 # -- the translated surfaces (`/v1/messages`, `/v1/responses`) -----------------------------------
@@ -277,10 +257,14 @@ KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
     "bool": ("a boolean", (bool,)),
     "int": ("an integer", (int,)),
     "count": ("an integer of at least 1", (int,)),
+    "natural": ("an integer of at least 0", (int,)),
+    "budget": ("an integer of at least 1024", (int,)),
+    "top_logprobs": ("an integer between 0 and 20", (int,)),
     "number": ("a number", (int, float)),
     "unit": ("a number between 0 and 1", (int, float)),
     "temperature": ("a number between 0 and 2", (int, float)),
     "string": ("a string", (str,)),
+    "name": ("a non-empty string", (str,)),
     "object": ("an object", (dict,)),
     "array": ("an array", (list,)),
     "objects": ("an array of objects", (list,)),
@@ -292,29 +276,131 @@ KINDS: dict[str, tuple[str, tuple[type, ...]]] = {
 # What a kind asks beyond its type: a range, or the items of an array.
 _WITHIN: dict[str, Callable[[Any], bool]] = {
     "count": lambda value: 1 <= value <= INT64,
+    "natural": lambda value: 0 <= value <= INT64,
+    "budget": lambda value: 1024 <= value <= INT64,
+    "top_logprobs": lambda value: 0 <= value <= 20,
     "int": lambda value: -INT64 - 1 <= value <= INT64,
     "unit": lambda value: 0 <= value <= 1,
     "temperature": lambda value: 0 <= value <= 2,
+    "name": lambda value: value != "",
     "objects": lambda value: all(type(item) is dict for item in value),
     "strings": lambda value: all(type(item) is str for item in value),
     "string|objects": lambda value: type(value) is str or all(type(item) is dict for item in value),
 }
 
+# A field's kind: a key of KINDS, or the strings it may be (an enumeration).
+Kind = str | frozenset[str]
 
-def check(body: dict[str, Any], fields: dict[str, str]) -> None:
-    """Each present, non-null field must be of its kind (`fields`: name -> a key of KINDS)."""
+
+def one_of(*values: str) -> frozenset[str]:
+    return frozenset(values)
+
+
+def check(
+    body: dict[str, Any], fields: dict[str, Kind], required: frozenset[str] = frozenset(), where: str = ""
+) -> None:
+    """Each present, non-null field must be of its kind (`fields`: name -> kind); those in
+    `required` must be present too, whenever their parent is. A name reaches into objects
+    (`tool_choice.type`, a member of the object `tool_choice`) and arrays (`tools[].name`, a
+    member of each tool): a parent is listed, and so checked, before its members, and members of
+    a parent of another type are not looked for. `where`: the path of `body` in the request,
+    when it is not the request (`tools[0].`), before the paths named."""
     for name, kind in fields.items():
-        value = body.get(name)
-        if value is None:
+        if "." not in name:  # most are the request's own: no walk
+            _check_value(body.get(name), name, kind, required, where, ())
             continue
-        words, types = KINDS[kind]
-        wrong_bool = isinstance(value, bool) and bool not in types
-        if wrong_bool or not isinstance(value, types):
-            raise bad_request(f"'{name}' must be {words}, got {type_name(value)}", param=name)
-        within = _WITHIN.get(kind)
-        if within is not None and not within(value):
-            got = orjson.dumps(value).decode() if _number(value) else "an array with an item of another type"
-            raise bad_request(f"'{name}' must be {words}, got {got}", param=name)
+        array, _, member = name.partition("[].")
+        if member and "." not in array and "." not in member:
+            # A member of each item of an array (`tools[].name`, run for every tool of every
+            # request): a loop, without the walk's generators.
+            _check_members(body.get(array), member, name, kind, required, where)
+            continue
+        for value, indices in _reached(body, name):
+            _check_value(value, name, kind, required, where, indices)
+
+
+def _check_members(items: Any, member: str, name: str, kind: Kind, required: frozenset[str], where: str) -> None:
+    if type(items) is not list:
+        return
+    wanted = name in required
+    # The usual case, a value of its kind's type with no range, seen without a call.
+    plain = KINDS[kind][1] if isinstance(kind, str) and kind not in _WITHIN else ()
+    for index, item in enumerate(items):
+        if type(item) is dict:
+            value = item.get(member)
+            if type(value) in plain or (value is None and not wanted):
+                continue
+            _check_value(value, name, kind, required, where, (index,))
+
+
+def _check_value(
+    value: Any, name: str, kind: Kind, required: frozenset[str], where: str, indices: tuple[int, ...]
+) -> None:
+    """A 400 when `value`, of the field `name` (at `indices` in its arrays), is not of `kind`;
+    its path is written only then (this runs for every member of every tool)."""
+    if value is None:
+        if name in required:
+            path = _path(where, name, indices)
+            raise bad_request(required_problem(_label(path), None, _words(kind)), param=path)
+        return
+    problem = kind_problem(value, kind)
+    if problem is not None:
+        path = _path(where, name, indices)
+        raise bad_request(f"{_label(path)} must be {_words(kind)}, got {problem}", param=path)
+
+
+def _reached(holder: dict[str, Any], name: str) -> Iterator[tuple[Any, tuple[int, ...]]]:
+    """The value (or None) of each field `name` names in `holder`, and its indices in the
+    arrays on the way (`tools[].name`: the tool's)."""
+    head, _, rest = name.partition(".")
+    value = holder.get(head.removesuffix("[]"))
+    if not rest:
+        yield value, ()
+    elif head.endswith("[]"):
+        for index, item in enumerate(value if type(value) is list else ()):
+            if type(item) is dict:
+                for found, indices in _reached(item, rest):
+                    yield found, (index, *indices)
+    elif type(value) is dict:
+        yield from _reached(value, rest)
+
+
+def _path(where: str, name: str, indices: tuple[int, ...]) -> str:
+    """`name` with each `[]` given its index (`tools[].name`, (2,) -> `tools[2].name`)."""
+    pieces = name.split("[]")
+    path = pieces[0] + "".join(f"[{index}]{piece}" for index, piece in zip(indices, pieces[1:], strict=True))
+    return where + path
+
+
+def _label(path: str) -> str:
+    """A path as a message writes it: quoted at the top level ('max_tokens'), as paths inside
+    the request are not (messages[0].content)."""
+    return f"'{path}'" if "." not in path and "[" not in path else path
+
+
+def _words(kind: Kind) -> str:
+    if isinstance(kind, frozenset):
+        return "one of " + ", ".join(repr(value) for value in sorted(kind))
+    return KINDS[kind][0]
+
+
+def kind_problem(value: Any, kind: Kind) -> str | None:
+    """What a refused (non-null) value was, as a message ends it ("got …"), or None when it is of
+    its kind."""
+    if isinstance(kind, frozenset):
+        if type(value) is not str:
+            return type_name(value)
+        return None if value in kind else f"{value[:40]!r}"
+    types = KINDS[kind][1]
+    # By type: `True` is an int to isinstance (and equals 1), not a number to a client.
+    if type(value) not in types:
+        return got_name(value)
+    within = _WITHIN.get(kind)
+    if within is not None and not within(value):
+        if _number(value):
+            return orjson.dumps(value).decode()
+        return "an empty string" if value == "" else "an array with an item of another type"
+    return None
 
 
 def required_string(item: dict[str, Any], key: str, where: str) -> str:

@@ -117,7 +117,11 @@ def _tool_result(block: dict[str, Any], at: str) -> tuple[dict[str, Any], list[d
     if media:
         note = f"[{len(media)} attachment(s) of this result follow in the next user message]"
         text = f"{text}\n{note}" if text else note
-    if block.get("is_error") is True:
+    flag = block.get("is_error")
+    if flag is not None and not isinstance(flag, bool):
+        # `"is_error": "true"` or 1 read as false would hand the model a failure as a success.
+        raise bad_request(f"{at}.is_error must be a boolean, got {type_name(flag)}", param=f"{at}.is_error")
+    if flag is True:
         text = ERROR_MARKER + text
     tool = {"role": "tool", "tool_call_id": call_id, "content": text}
     if media:

@@ -10,28 +10,49 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, required_problem, required_string, string_field, type_name
+from router.protocol.fields import (
+    Kind,
+    check,
+    one_of,
+    required_problem,
+    required_string,
+    string_field,
+    type_name,
+)
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
 from router.surfaces.messages.content import user_turn
 
-# The request fields whose type is checked (a mistyped one is a 400 that names it).
-FIELDS = {
+# The request fields whose type is checked (a mistyped one is a 400 that names it), members
+# after the object that holds them: Anthropic's API reference's types and ranges.
+FIELDS: dict[str, Kind] = {
     "stream": "bool",
     "max_tokens": "count",
     "temperature": "unit",
     "top_p": "unit",
-    "top_k": "int",
+    "top_k": "natural",  # vLLM reads -1 as "off"; Anthropic's API refuses it (at least 0)
     "system": "string|objects",
     "tools": "objects",
+    "tools[].name": "name",
+    "tools[].description": "string",
+    "tools[].input_schema": "object",
     "tool_choice": "object",
+    "tool_choice.type": one_of("auto", "any", "tool", "none"),
+    "tool_choice.disable_parallel_tool_use": "bool",
     "stop_sequences": "strings",
     "metadata": "object",
+    "metadata.user_id": "string",
+    "service_tier": "string",
     "thinking": "object",
+    "thinking.type": "string",  # enabled, disabled, adaptive…: not sent on, so not enumerated
+    "thinking.budget_tokens": "budget",
     "output_config": "object",
+    "output_config.effort": "string",
     "output_format": "object",
 }
+# Members that must be there when their object is: a tool choice of no type was read as `auto`.
+REQUIRED = frozenset(("tools[].name", "tool_choice.type", "thinking.type"))
 # Between the text blocks of a system prompt: Claude Code sends several (identity, instructions,
 # environment) that were written as separate paragraphs.
 BLOCK_SEPARATOR = "\n\n"
@@ -125,7 +146,7 @@ def check_request(body: dict[str, Any], counting: bool = False) -> None:
             raise bad_request(f"messages[{index}] must be an object, got {type_name(turn)}", param=f"messages[{index}]")
     if body.get("max_tokens") is None and not counting:
         raise bad_request("'max_tokens' is required and must be an integer", param="max_tokens")
-    check(body, FIELDS)
+    check(body, FIELDS, REQUIRED)
     _check_tools(body)
     if all(turn.get("content") in ([], "") for turn in turns):
         # Else refused once translated, as a chat request with no messages: not what was sent.
@@ -136,13 +157,12 @@ def check_request(body: dict[str, Any], counting: bool = False) -> None:
 
 
 def _check_tools(body: dict[str, Any]) -> None:
-    """Each tool named, by a name no tool before it has; a `tool` choice names one."""
+    """Each tool named (`check` saw to it) by a name no tool before it has; a `tool` choice
+    names one."""
     seen: set[str] = set()
     for index, tool in enumerate(body.get("tools") or []):
         at = f"tools[{index}].name"
-        name = tool.get("name")
-        if not isinstance(name, str) or not name:
-            raise bad_request(required_problem(at, name, "a non-empty string"), param=at)
+        name = tool["name"]
         if name in seen:
             raise bad_request(f"{at} {name[:64]!r} names a tool given before it: names must be unique", param=at)
         seen.add(name)

@@ -9,27 +9,68 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
-from router.protocol.fields import check, required_problem, required_string, string_field, type_name
+from router.protocol.fields import (
+    Kind,
+    check,
+    one_of,
+    required_problem,
+    required_string,
+    string_field,
+    type_name,
+)
 from router.surfaces.responses.tools import CUSTOM_INPUT, chat_tool_choice, chat_tools, flat_name
 
-# The request fields whose type is checked (a mistyped one is a 400 that names it).
-FIELDS = {
+# The request fields whose type is checked (a mistyped one is a 400 that names it), members
+# after the object that holds them: the OpenAI Responses API reference's types and ranges.
+FIELDS: dict[str, Kind] = {
     "stream": "bool",
     "input": "string|array",
     "instructions": "string",
     "max_output_tokens": "count",
+    "max_tool_calls": "count",
     "temperature": "temperature",
     "top_p": "unit",
+    "top_logprobs": "top_logprobs",
+    # Every tool has a type: one without was left out unseen (not a function, namespace or
+    # custom tool). Hosted types (web_search, …) are many and not sent on: not enumerated.
     "tools": "objects",
+    "tools[].type": "string",
+    "tools[].description": "string",
+    "tools[].parameters": "object",
+    "tools[].strict": "bool",
     "tool_choice": "string|object",
     "reasoning": "object",
+    "reasoning.effort": "string",
+    "reasoning.summary": "string",
     "parallel_tool_calls": "bool",
     "store": "bool",
+    "background": "bool",
     "metadata": "object",
     "previous_response_id": "string",
     "prompt_cache_key": "string",
+    "safety_identifier": "string",
+    "service_tier": "string",
+    "truncation": "string",
+    "user": "string",
+    "include": "strings",
     "text": "object",
+    "text.format": "object",
+    "text.verbosity": "string",
 }
+REQUIRED = frozenset(("tools[].type",))
+TOOL_CHOICE_MODES = one_of("none", "auto", "required")
+
+
+def _check_tool_choice(body: dict[str, Any]) -> None:
+    """`tool_choice` is a mode or an object with a type; one forcing a function or a custom
+    tool names it (the chat choice made of it named the function "")."""
+    choice = body.get("tool_choice")
+    if isinstance(choice, str):
+        check(body, {"tool_choice": TOOL_CHOICE_MODES})
+    elif isinstance(choice, dict):
+        check(body, {"tool_choice.type": "string"}, frozenset(("tool_choice.type",)))
+        if choice["type"] in ("function", "custom"):
+            check(body, {"tool_choice.name": "name"}, frozenset(("tool_choice.name",)))
 
 
 def _call_name(item: dict[str, Any], at: str) -> str:
@@ -178,8 +219,12 @@ def _call_output(item: dict[str, Any], at: str) -> tuple[dict[str, Any], list[di
     output = item.get("output")
     if isinstance(output, str) or output is None:
         return {"role": "tool", "tool_call_id": call_id, "content": output or ""}, []
-    if not isinstance(output, list):
+    if isinstance(output, dict):
         return {"role": "tool", "tool_call_id": call_id, "content": orjson.dumps(output).decode()}, []
+    if not isinstance(output, list):
+        # A number or a boolean is no output a tool returns: the client's mistake, not text.
+        expected = "a string, an array of content parts or an object"
+        raise bad_request(f"{at}.output must be {expected}, got {type_name(output)}", param=f"{at}.output")
     parts = _content_text(output, f"{at}.output")
     if isinstance(parts, str):
         return {"role": "tool", "tool_call_id": call_id, "content": parts}, []
@@ -248,7 +293,8 @@ def check_request(body: dict[str, Any]) -> None:
     if not (isinstance(given, str) and given) and not (isinstance(given, list) and given):
         expected = "a non-empty string or a non-empty array of items"
         raise bad_request(required_problem("'input'", given, expected), param="input")
-    check(body, FIELDS)
+    check(body, FIELDS, REQUIRED)
+    _check_tool_choice(body)
     if body.get("previous_response_id"):
         raise bad_request(
             "'previous_response_id' is not supported: this gateway keeps no responses; send the whole "
