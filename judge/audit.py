@@ -90,7 +90,12 @@ def markdown(table: dict[tuple[str, str], Score]) -> str:
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser("audit", help="precision and recall of the status label on hand-read steps")
-    parser.add_argument("--file", type=Path, default=Path(__file__).parent / "data" / "label-audit.jsonl")
+    parser.add_argument(
+        "--file",
+        type=Path,
+        default=Path(__file__).parent / "data" / "label-audit.jsonl",
+        help="the hand-read steps: one a line, with the reader's verdict and the labels given",
+    )
     parser.add_argument("--json", action="store_true", help="the figures as JSON")
 
 

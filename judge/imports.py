@@ -109,23 +109,30 @@ def run_import(args: argparse.Namespace) -> int:
                             row.pop(key, None)
                     yield row
 
-    count = write_rows(args.out, rows())
-    for failure in failures:
-        print(f"  skipped {failure}", file=sys.stderr)
-    for note in passed_over:
-        print(f"  passed over {note}", file=sys.stderr)
-    unread = unread_files(args.paths)
-    if unread:
-        kinds = ", ".join(sorted({file.suffix or file.name for file in unread})[:6])
-        print(
-            f"  not read: {len(unread)} file(s) whose names are not a trajectory's ({kinds}); "
-            "name them on the command line to read them",
-            file=sys.stderr,
-        )
-    if runs == 0:
-        reasons = failures + passed_over
-        detail = ("; " + "; ".join(reasons[:5])) if reasons else "; no file matched in the folders given"
-        raise TrajectoryFormatError(args.out, None, "no trajectory was read; nothing to write" + detail)
+    def said() -> None:
+        for failure in failures:
+            print(f"  skipped {failure}", file=sys.stderr)
+        for note in passed_over:
+            print(f"  passed over {note}", file=sys.stderr)
+        unread = unread_files(args.paths)
+        if unread:
+            kinds = ", ".join(sorted({file.suffix or file.name for file in unread})[:6])
+            print(
+                f"  not read: {len(unread)} file(s) whose names are not a trajectory's ({kinds}); "
+                "name them on the command line to read them",
+                file=sys.stderr,
+            )
+
+    def every_row() -> Iterator[dict[str, Any]]:
+        yield from rows()
+        said()
+        if runs == 0:
+            # Raised while the rows are written, so that no (empty) output file is left behind.
+            reasons = failures + passed_over
+            detail = ("; " + "; ".join(reasons[:5])) if reasons else "; no file matched in the folders given"
+            raise TrajectoryFormatError(args.out, None, "no trajectory was read; nothing to write" + detail)
+
+    count = write_rows(args.out, every_row())
     by_family = ", ".join(f"{family} {n}" for family, n in sorted(families.items()))
     print(f"wrote {count} rows of {runs} runs to {args.out} ({by_family}); {len(failures)} file(s) skipped")
     return 0

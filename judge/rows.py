@@ -17,6 +17,7 @@ import orjson
 from judge.draft import DRAFT_FEATURE_NAMES
 from judge.features import FEATURE_VERSION, N_FEATURES, STATE_VERSIONS
 from judge.progress import Progress
+from judge.written import replaced_on_success
 
 ROW_SCHEMA = "tandem.judge-row/1"
 N_DRAFT = len(DRAFT_FEATURE_NAMES)
@@ -100,13 +101,17 @@ def _read(path: Path, handle: IO[bytes], bar: Progress) -> list[dict[str, Any]]:
 
 
 def write_rows(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Write the rows as JSON lines (.gz: compressed); the file appears only once every row is
+    written, so an error or Ctrl-C while `rows` is read leaves what was at `path` as it was."""
     count = 0
-    # mtime 0: a gzip of the same rows is the same bytes (reproducible, diffable in review).
-    opened = gzip.GzipFile(path, "wb", mtime=0) if path.suffix == ".gz" else path.open("wb")
-    with opened as handle:
-        for row in rows:
-            handle.write(orjson.dumps(row) + b"\n")
-            count += 1
+    with replaced_on_success(path) as stream:
+        # mtime 0: a gzip of the same rows is the same bytes (reproducible, diffable in review);
+        # the header names `path`, as it would were the file written in place.
+        opened = gzip.GzipFile(str(path), "wb", mtime=0, fileobj=stream) if path.suffix == ".gz" else stream
+        with opened as handle:
+            for row in rows:
+                handle.write(orjson.dumps(row) + b"\n")
+                count += 1
     return count
 
 

@@ -20,6 +20,7 @@ import httpx
 import orjson
 
 from judge.progress import Progress
+from judge.written import replaced_on_success
 from router import notes
 from router.ledger import StepRecord
 from router.trajectory.redis_store import RedisStore
@@ -182,7 +183,9 @@ async def export(
     lines = _from_api(url, since, api_key, make) if url else _from_redis(redis_url or "", prefix, since, make)
     count = 0
     bar = Progress(f"exporting to {out.name}", None, enabled=show_progress)
-    with out.open("wb") as handle:
+    # Whole or not at all: a gateway that stops answering halfway, or Ctrl-C, leaves no cut
+    # file that looks like a finished export, nor truncates the export already there.
+    with replaced_on_success(out) as handle:
         async for line in lines:
             handle.write(line)
             count += 1
