@@ -8,6 +8,7 @@ import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import urlsplit
 
 
 def _number(text: str, kind: Callable[[str], float]) -> float:
@@ -88,6 +89,38 @@ def folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{path} is a file, not a folder")
     _writable_place(path / "x")
     return path
+
+
+def url_problem(url: str, schemes: tuple[str, ...] = ("http", "https"), *, host_required: bool = True) -> str | None:
+    """What makes `url` no address to connect to, or None: a scheme not among `schemes`, no host
+    (where `host_required`: Redis' client takes none for localhost), a port that is no number
+    from 1 to 65535, or white space. Said before any request, since the clients fail on these
+    only when they connect (a traceback, or every retry spent first)."""
+    shown = " or ".join(f"{scheme}://" for scheme in schemes)
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in schemes or not url.lower().startswith(f"{parts.scheme.lower()}://"):
+        return f"must start with {shown}"
+    if any(character.isspace() for character in url):
+        return "holds white space"
+    if parts.scheme.lower() == "unix":
+        return None if parts.path else "names no socket file"
+    if host_required and not parts.hostname:
+        return "names no host"
+    try:
+        port = parts.port
+    except ValueError:
+        return f"has no port from 1 to 65535 ({parts.netloc.rpartition(':')[2]!r})"
+    if port == 0:
+        return "has no port from 1 to 65535 (0)"
+    return None
+
+
+def http_url(text: str) -> str:
+    """An http:// or https:// URL with a host (and a port in range, when given)."""
+    problem = url_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} {problem} (e.g. http://127.0.0.1:8080)")
+    return text
 
 
 PORT = whole(0, 65535)

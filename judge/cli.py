@@ -93,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
 
     label = commands.add_parser("label", help="ask an OpenAI-compatible model which steps needed the cloud")
     label.add_argument("--data", type=Path, required=True, help="rows to label")
-    label.add_argument("--url", required=True, help="base URL, e.g. http://localhost:8000/v1")
+    label.add_argument("--url", type=arguments.http_url, required=True, help="base URL, e.g. http://localhost:8000/v1")
     label.add_argument("--model", required=True, help="the teacher model's name")
     label.add_argument("--out", type=arguments.output, required=True, help="the labelled rows")
     label.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the key")

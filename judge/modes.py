@@ -56,11 +56,14 @@ def parse_ignore(text: str) -> tuple[str, ...]:
 # retrain. Off-family, fewer and slower-learning trees generalise better than many fast ones: a
 # deep fit learns one harness's habits (docs/judge.md, "Leave one family out").
 TREES, DEPTH, RATE, SUBSAMPLE = 150, 3, 0.1, 0.8
+MAX_TREES, MAX_DEPTH = 10_000, 20
 
 
 def add_tree_options(parser: Any) -> None:
-    parser.add_argument("--trees", type=arguments.COUNT, default=TREES, help="gbdt: number of trees")
-    parser.add_argument("--depth", type=arguments.COUNT, default=DEPTH, help="gbdt: depth of each tree")
+    # Bounded: scikit-learn allocates for every tree at once (--trees 99999999999 was a numpy
+    # memory error's traceback), and a tree's nodes double with each level of depth.
+    parser.add_argument("--trees", type=arguments.whole(1, MAX_TREES), default=TREES, help="gbdt: number of trees")
+    parser.add_argument("--depth", type=arguments.whole(1, MAX_DEPTH), default=DEPTH, help="gbdt: depth of each tree")
     parser.add_argument("--rate", type=arguments.positive, default=RATE, help="gbdt: learning rate")
 
 

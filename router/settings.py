@@ -22,6 +22,7 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from judge.arguments import url_problem
 from router.config.base import ConfigError as ConfigError  # what load_settings raises
 from router.config.base import url_has_credentials
 from router.config.limits import AuthThrottleSettings, ClientLimitSettings, LimitSettings
@@ -121,7 +122,7 @@ class Settings(BaseSettings):
     # Requests per minute and cloud dollars per day for each client key; 429 over them.
     client_limits: ClientLimitSettings = ClientLimitSettings()
     # Weights of the privacy score per value type (EMAIL, CARD, AI_KEY…: router/privacy/kinds.py); 1.0 when not listed.
-    privacy_weights: dict[str, float] = Field(default_factory=dict)
+    privacy_weights: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(default_factory=dict)
     # Optional detector backends after Tandem's own (router/privacy/backends.py); off by default.
     privacy_backends: list[Literal["presidio"]] = Field(default_factory=list)
     audit: AuditSettings = AuditSettings()
@@ -157,6 +158,9 @@ class Settings(BaseSettings):
             raise ValueError("empty: leave it out for the in-memory store, or set a redis:// URL")
         if not url.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("it must start with redis://, rediss:// or unix://")
+        problem = url_problem(url, ("redis", "rediss", "unix"), host_required=False)
+        if problem is not None:  # a port out of range: a traceback from the client at start
+            raise ValueError(f"it {problem}")
         return url
 
     @model_validator(mode="after")

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
+import signal
+import sys
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -229,6 +233,34 @@ async def run_strategies(
     )
 
 
+T = TypeVar("T")
+# Servers that log each request cut off when the run is cancelled, with its traceback: the
+# simulated models (aiohttp) and the gateway (uvicorn's lifespan, the gateway's own log).
+TEARDOWN_LOGGERS = ("aiohttp.server", "aiohttp.access", "uvicorn.error", "tandem")
+
+
+async def _quiet_on_ctrl_c(work: Awaitable[T]) -> T:
+    """`work`, cancelled by Ctrl-C with the servers' logs off first: cancelled, every request in
+    flight fails, and each failure would print its traceback under the user's Ctrl-C."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+
+    def interrupted() -> None:
+        for name in TEARDOWN_LOGGERS:
+            logging.getLogger(name).disabled = True
+        if task is not None:
+            task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, interrupted)
+    except (NotImplementedError, RuntimeError):  # no signal handlers here (not the main thread)
+        return await work
+    try:
+        return await work
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+
+
 def run_demo(seed: int, tasks: int, edge_vllm: bool, *, latency_scale: float = 1.0) -> int:
     """Run the demo and print its tables; the exit status of `tandem demo`."""
     if tasks < 1:
@@ -240,9 +272,10 @@ def run_demo(seed: int, tasks: int, edge_vllm: bool, *, latency_scale: float = 1
         return run_vllm_demo(seed, min(tasks, 3))
     print(banner(seed, tasks, PRICES), flush=True)
     try:
-        result = asyncio.run(run_strategies(seed, tasks, latency_scale=latency_scale, show_progress=True))
-    except KeyboardInterrupt:
-        print("tandem demo: interrupted")
+        work = run_strategies(seed, tasks, latency_scale=latency_scale, show_progress=True)
+        result = asyncio.run(_quiet_on_ctrl_c(work))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("tandem demo: interrupted", file=sys.stderr)
         return 130
     print(render(result), flush=True)
     return 0

@@ -73,6 +73,27 @@ CASES = [
     ("a list at the top level", "- upstreams\n", {}, "mapping at the top level"),
     # Past Python's recursion limit in the YAML parser (a traceback of thousands of lines before).
     ("nested too deeply", "a: " + "[" * 10000 + "]" * 10000 + "\n", {}, "nests its values too deeply"),
+    # Passed by check before, and every step (or serve's start, for Redis) failed on them.
+    ("base_url port out of range", BASE.replace("8000/v1", "99999/v1"), {}, "base_url has no port from 1 to 65535"),
+    ("base_url without a host", BASE.replace("http://127.0.0.1:8000/v1", "http://"), {}, "base_url names no host"),
+    ("base_url with a space", BASE.replace("127.0.0.1:8000", "edge host:8000"), {}, "base_url holds white space"),
+    (
+        "an endpoint's port out of range",
+        BASE.replace("model: small}", "model: small, endpoints: ['http://a:8000/v1', 'http://b:0/v1']}"),
+        {},
+        "each of endpoints has no port",
+    ),
+    (
+        "redis_url port out of range",
+        BASE + "redis_url: 'redis://127.0.0.1:99999/0'\n",
+        {"TANDEM_VAULT_KEY": "A" * 43 + "="},
+        "redis_url: it has no port from 1 to 65535",
+    ),
+    ("an empty model name", BASE.replace("model: small", "model: ''"), {}, "upstreams.edge.model"),
+    # A misspelt kind weighed nothing, silently; a negative weight lowered the score.
+    ("a misspelt privacy kind", BASE + "privacy_weights: {EMIAL: 3}\n", {}, "privacy_weights.EMIAL: not a kind"),
+    ("a negative privacy weight", BASE + "privacy_weights: {EMAIL: -3}\n", {}, "privacy_weights.EMAIL"),
+    ("a privacy weight of NaN", BASE + "privacy_weights: {EMAIL: .nan}\n", {}, "privacy_weights.EMAIL"),
     (
         "a judge model that is not there",
         BASE + "routes:\n  tandem: {strategy: judge, model: /nonexistent/judge.onnx}\n",
@@ -115,6 +136,22 @@ def test_the_base_config_of_the_table_is_valid(tmp_path: Path) -> None:
         env={k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_misspelt_privacy_kind_names_the_kind_meant_and_the_line(tmp_path: Path) -> None:
+    config = tmp_path / "tandem.yaml"
+    config.write_text(BASE + "privacy_weights:\n  CARD: 3\n  emial: 2\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "router.cli", "check", "--config", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
+    )
+    assert done.returncode == 2
+    assert "privacy_weights.emial: not a kind of sensitive value (did you mean EMAIL?" in done.stderr
+    assert done.stderr.rstrip().endswith(f"({config}:6)"), done.stderr
 
 
 def test_a_config_path_that_is_no_file_is_named_so() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -82,7 +83,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ),
     ("export: bad --since", ["trajectories", "export", "--url", "http://x", "--since", "soon", "--out", "o"], "since"),
     ("audit expand: missing file", ["audit", "expand", "{tmp}/audit.jsonl"], "no audit file"),
-    ("demo: bad value", ["demo", "--tasks", "0"], "argument --tasks: 0 is out of range: 1 or more"),
+    ("demo: bad value", ["demo", "--tasks", "0"], "argument --tasks: 0 is out of range: from 1 to 100"),
     (
         "demo: bad port",
         ["demo", "--serve", "--port", "70000"],
@@ -202,6 +203,34 @@ CASES: list[tuple[str, list[str], str]] = [
     ("judge audit: empty file", ["judge", "audit", "--file", "{empty}"], "no audited step in it"),
     ("judge audit: not its lines", ["judge", "audit", "--file", "{array}"], "array.jsonl:1: missing family"),
     ("unknown option", ["serve", "--prot", "80"], "unrecognized arguments: --prot"),
+    # A URL of the right scheme that names no address: a traceback from the client before.
+    (
+        "export: port out of range",
+        ["trajectories", "export", "--url", "http://127.0.0.1:99999", "--out", "{tmp}/o"],
+        "--url 'http://127.0.0.1:99999' has no port from 1 to 65535",
+    ),
+    (
+        "export: Redis port out of range",
+        ["trajectories", "export", "--redis-url", "redis://127.0.0.1:99999/0", "--out", "{tmp}/o"],
+        "--redis-url 'redis://127.0.0.1:99999/0' has no port from 1 to 65535",
+    ),
+    ("export: no host", ["trajectories", "export", "--url", "http://", "--out", "{tmp}/o"], "'http://' names no host"),
+    # Said at once, not after every retry of every request has failed on it (48 s before).
+    (
+        "judge label: no host",
+        ["judge", "label", "--data", "{rows}", "--url", "http:///v1", "--model", "m", "--out", "{tmp}/o"],
+        "argument --url: 'http:///v1' names no host",
+    ),
+    # Huge counts: a numpy memory error's traceback, a task list built until memory ran out.
+    (
+        "judge train: trees past memory",
+        ["judge", "train", "--data", "{rows}", "--out", "{tmp}/j.onnx", "--trees", "99999999999"],
+        "argument --trees: 99999999999 is out of range: from 1 to 10000",
+    ),
+    ("judge lofo: too deep", ["judge", "lofo", "--data", "{rows}", "--depth", "50"], "--depth: 50 is out of range"),
+    ("demo: tasks past memory", ["demo", "--tasks", "99999999"], "--tasks: 99999999 is out of range: from 1 to 100"),
+    # uvicorn's error and exit 3 after a start-up line saying it served.
+    ("serve: no such host", ["serve", "--host", "no such host", "--port", "0"], "cannot serve on no such host:0"),
 ]
 
 
@@ -270,7 +299,19 @@ def test_an_empty_config_file_is_warned_about(tmp_path: Path) -> None:
         ["audit", "expand"],
         *(
             ["judge", name]
-            for name in ("train", "calibrate", "label", "evaluate", "promote", "import", "groups", "lofo")
+            for name in (
+                "train",
+                "calibrate",
+                "label",
+                "evaluate",
+                "promote",
+                "import",
+                "groups",
+                "lofo",
+                "audit",
+                "share",
+                "retrain",
+            )
         ),
     ],
     ids=lambda c: " ".join(c),
@@ -292,6 +333,18 @@ def test_every_option_has_help_and_every_command_an_example(command: list[str]) 
         assert "(default: 0.4)" in done.stdout and "none: read from the data" in done.stdout
     if command == ["demo"]:
         assert "(default: 7)" in done.stdout and "(default: 8080)" in done.stdout
+
+
+def test_serve_on_a_port_in_use_says_so_before_its_start_up_line(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        done = tandem("serve", "--port", str(port))
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        f"tandem: cannot serve on 127.0.0.1:{port}: Address already in use (choose another --host or --port)"
+    )
 
 
 def test_an_export_the_gateway_refuses_says_which_key_to_give(tmp_path: Path) -> None:

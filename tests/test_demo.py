@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
+import signal
+import subprocess
+import sys
 import time
 from typing import Any
 
@@ -269,3 +273,29 @@ def test_sim_answers_plain_and_streamed_like_an_openai_server() -> None:
 def test_tasks_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_demo(seed=7, tasks=0, edge_vllm=True) == 2
     assert "--tasks must be at least 1" in capsys.readouterr().out
+
+
+def test_ctrl_c_mid_run_is_one_line_and_exit_130() -> None:
+    """Cancelled mid-run, every request in flight failed, and the simulated models and the
+    gateway printed a traceback for each under the user's Ctrl-C."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "router.cli", "demo"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("TANDEM_")},
+    )
+    assert process.stderr is not None
+    said = []
+    for line in process.stderr:  # the progress bar, a line a few runs: steps are in flight
+        said.append(line)
+        if re.search(r"runs \S+ ([1-9]\d*)/", line):
+            break
+    time.sleep(0.5)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    err = "".join(said) + err
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "Error handling request" not in err, err
+    assert "tandem demo: interrupted" in err
+    assert "Per task" not in out  # no table of a run cut short

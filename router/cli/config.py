@@ -4,6 +4,7 @@ key); `open_proxy_refusal` is the network safety rule both apply."""
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import socket
@@ -73,12 +74,29 @@ def open_proxy_refusal(settings: Settings) -> str | None:
     )
 
 
+def _check_privacy_weights(settings: Settings, path: Path | None) -> None:
+    """Each of `privacy_weights` names a kind of sensitive value: a misspelt one (EMIAL) would
+    weigh nothing and leave the kind meant at 1.0, silently. Checked here rather than in the
+    settings, which sit below the privacy package that defines the kinds."""
+    from router.privacy.kinds import KINDS
+
+    for kind in settings.privacy_weights:
+        if kind not in KINDS:
+            close = difflib.get_close_matches(kind.upper(), KINDS, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise ConfigError(
+                f"privacy_weights.{kind}: not a kind of sensitive value ({hint}the kinds: {', '.join(KINDS)})"
+                f"{where(path, ('privacy_weights', kind))}"
+            )
+
+
 def validated(path: Path | None, **overrides: object) -> Settings:
     """The settings `tandem serve` would start with, checked as far as can be without serving:
     every key, the keys' files, the vault key, every route built (a judge's model loaded), and
     the open-proxy rule. Raises ConfigError naming what is wrong."""
     _warn_if_empty(path)
     settings = load_settings(path, **overrides)
+    _check_privacy_weights(settings, path)
     if settings.server.workers > 1 and not settings.redis_url:
         raise ConfigError(
             f"server.workers is {settings.server.workers}, but several workers need shared "

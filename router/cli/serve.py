@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from router.cli.config import start_line, validated
-from router.settings import load_settings
+from router.settings import ConfigError, load_settings
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
@@ -29,6 +30,24 @@ def serve_app() -> Starlette:
     return create_app(load_settings(Path(path) if path else None), on_started=tune_process)
 
 
+def bind_problem(host: str, port: int) -> str | None:
+    """Why the gateway could not listen on host:port (a name that does not resolve, an address
+    not this machine's, a port another process holds), or None. Tried, and let go, before the
+    start-up line: uvicorn would print "serving on …", then its own error, and exit 3."""
+    try:
+        found = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError) as error:
+        return f"cannot serve on {host}:{port}: {getattr(error, 'strerror', None) or error}"
+    family, kind, proto, _name, address = found[0]
+    try:
+        with socket.socket(family, kind, proto) as trial:
+            trial.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+            trial.bind(address)
+    except OSError as error:
+        return f"cannot serve on {host}:{port}: {error.strerror or error} (choose another --host or --port)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     server: dict[str, object] = {}
     for key in ("host", "port", "workers"):
@@ -45,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
     # them through the environment, which the settings read after the file.
     for key, value in server.items():
         os.environ[f"TANDEM_SERVER__{key.upper()}"] = str(value)
+    problem = bind_problem(settings.server.host, settings.server.port)
+    if problem is not None:
+        raise ConfigError(problem)
     print(start_line(settings, args.config), file=sys.stderr, flush=True)
     from router.metrics.core import prepare_multiprocess
 

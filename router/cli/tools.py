@@ -7,6 +7,8 @@ import argparse
 import os
 import sys
 
+from judge.arguments import url_problem
+from judge.written import replaced_on_success
 from router.cli.friendly import say
 
 
@@ -39,6 +41,16 @@ def export(args: argparse.Namespace) -> int:
     if args.url and not args.url.startswith(("http://", "https://")):
         say(f"--url {args.url!r} is not an http:// or https:// URL of a running gateway")
         return 2
+    # A URL of the right scheme that still names no address (no host, a port out of range):
+    # the clients would fail on it with a traceback.
+    for option, url, schemes, host_required in (
+        ("--url", args.url, ("http", "https"), True),
+        ("--redis-url", args.redis_url, ("redis", "rediss", "unix"), False),
+    ):
+        problem = url_problem(url, schemes, host_required=host_required) if url else None
+        if problem is not None:
+            say(f"{option} {url!r} {problem}")
+            return 2
     try:
         since = parse_time(args.since, "since") if args.since else None
     except GatewayError as exc:
@@ -70,7 +82,7 @@ def audit_expand(args: argparse.Namespace) -> int:
         if str(args.out) == "-":
             result = expand(files, sys.stdout.buffer)
         else:
-            with args.out.open("wb") as out:
+            with replaced_on_success(args.out) as out:  # no cut file left by a bad line or Ctrl-C
                 result = expand(files, out)
     except AuditFormatError as exc:
         say(f"{exc}: is it a file of the gateway's audit log?")

@@ -7,6 +7,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict
 
+from judge.arguments import url_problem
+
 
 class ConfigError(Exception):
     """The configuration cannot be used; the message names the key and the problem."""
@@ -20,6 +22,10 @@ class Strict(BaseModel):
 def http_url(url: str, key: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"{key} must start with http:// or https://, got {url!r}")
+    # No host, a port out of range, a space: `check` would pass it and every step fail on it.
+    problem = url_problem(url)
+    if problem is not None:
+        raise ValueError(f"{key} {problem}, got {url!r}")
     return url.rstrip("/")
 
 

@@ -96,7 +96,7 @@ class UpstreamSettings(Strict):
         "--routing-logic session --session-key <this name>; null: not sent. Do not set it on an upstream that "
         "must not learn the ids",
     )
-    model: str = Field(description="model name sent upstream")
+    model: str = Field(min_length=1, description="model name sent upstream")
     api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
     api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")
     timeouts: Timeouts = Timeouts()
