@@ -277,7 +277,10 @@ class ReloadingJudge:
 
     Checks the files' mtime and size at most every `check_interval_s`. A bad new file (missing,
     corrupt, other feature version) is logged and counted in `reload_failures`; the old model
-    stays in service, and the next change of the files is tried again.
+    stays in service, and the next change of the files is tried again. With `sees`, a new model
+    made for the other input (a draft judge dropped where a state judge is served, or the
+    reverse) is such a bad file too: it loads, but it cannot score the rows its caller computes,
+    so taking it would fail every step until the file was put right.
     """
 
     def __init__(
@@ -287,8 +290,10 @@ class ReloadingJudge:
         check_interval_s: float = 1.0,
         on_failure: Callable[[JudgeModelError], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        sees: str | None = None,
     ) -> None:
         self.path = Path(path)
+        self.sees = sees  # the input the caller scores (None: any); checked on each reload
         self._seen = _signature(self.path)
         self.model = JudgeModel.load(self.path)  # a bad file at start-up is the caller's error
         self.check_interval_s = check_interval_s
@@ -326,6 +331,11 @@ class ReloadingJudge:
         self._seen = signature
         try:
             model = JudgeModel.load(self.path)
+            if self.sees is not None and model.card.sees != self.sees:
+                raise JudgeModelError(
+                    f"{self.path}: the new model was trained for sees: {model.card.sees}, "
+                    f"this judge is served for sees: {self.sees}"
+                )
         except JudgeModelError as exc:
             self.reload_failures += 1
             self.last_error = str(exc)

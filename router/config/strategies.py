@@ -279,6 +279,10 @@ class JudgeRoute(RouteBase):
     def inner_calls(self) -> set[tuple[str, str]]:
         return {("draft", "edge")} if self.sees == "draft" else set()
 
+    def failure_kinds(self) -> tuple[str, ...]:
+        # The draft call's failure is caught and counted by the policy (router/policies/judge.py).
+        return ("draft",) if self.sees == "draft" else ()
+
 
 def _card_share(model: Path) -> float | None:
     """The card's target share, read without loading the model (the metrics' target series)."""

@@ -28,7 +28,7 @@ from router import notes
 from router.config.strategies import JudgeRoute
 from router.inner import InnerCallError
 from router.policies.base import AsksModels, Builder, Decision, Reason, RouteBase, StepView, Target
-from router.policies.common import ask_edge, prepared
+from router.policies.common import ask_edge, count_failure, prepared
 from router.protocol.text import first_message
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ class JudgePolicy:
         self._record_type = RunRecord
         self._step_features = step_features
         self._settings = settings
-        self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s)
+        # `sees`: a reload that brings a model for the other input keeps the model before.
+        self.judge = ReloadingJudge(model_path(settings), check_interval_s=settings.reload_check_s, sees=settings.sees)
         if self.judge.card.sees != settings.sees:
             raise ValueError(
                 f"{model_path(settings)}: the model was trained for sees: {self.judge.card.sees}, "
@@ -102,6 +103,9 @@ class JudgePolicy:
             try:
                 draft = await ask_edge(step, "draft")
             except InnerCallError:
+                # Counted as every strategy counts an inner call it fell back from: without it a
+                # dead edge drafting nothing shows only as a cloud share that rose.
+                count_failure(step, "draft")
                 return Decision(target=settings.on_failure, reason=Reason.INNER_FAILED)
         metrics = step.metrics
         started = time.perf_counter()

@@ -3,12 +3,17 @@ scores the state with the draft, an accepted draft is the answer, a rejected one
 
 from __future__ import annotations
 
+import os
+import shutil
+import time
+from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 import pytest
 
+from judge.card import card_path
 from judge.draft import DRAFT_FEATURE_NAMES, draft_features
 from judge.features import TrajectoryCounters, step_features
 from judge.model import JudgeModel
@@ -16,6 +21,7 @@ from router.engine import build_routes
 from router.policies.judge import DEFAULT_DRAFT_MODEL, DEFAULT_MODEL
 from router.settings import ConfigError, load_settings
 from tests.fake_upstream import FakeUpstream
+from tests.judge.helpers import copy_shipped_model
 from tests.test_strategies import TASK, TOOLS
 
 RISKY = '{"command": "cd /repo && python reproduce_bug.py && python -c \\"import calc; calc.run()\\""}'
@@ -73,6 +79,40 @@ def test_an_edge_that_cannot_draft_sends_the_step_to_on_failure(
     assert response.status_code == 200
     assert response.headers["x-tandem-target"] == "cloud" and response.headers["x-tandem-reason"] == "inner_call_failed"
     assert len(cloud.received) == 1
+    # Counted as every strategy counts an inner call it fell back from.
+    assert _metric(client, server.url, 'tandem_policy_failures_total{kind="draft",route="tandem"}') == 1.0
+
+
+def _metric(client: httpx.Client, url: str, series: str) -> float | None:
+    for line in client.get(f"{url}/metrics").text.splitlines():
+        if line.startswith(series + " "):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def test_a_draft_model_dropped_over_a_state_routes_file_is_refused_and_the_old_one_kept(
+    make_gateway: Any, client: httpx.Client, tmp_path: Path
+) -> None:
+    """A reload that brings a model for the other input (here the draft judge's, over a state
+    route's file) loads as a model, but cannot score the rows the route computes: taking it sent
+    every step to on_failure. It is a failed reload: the model before keeps scoring."""
+    path = copy_shipped_model(tmp_path)
+    server = make_gateway(routes={"tandem": {"strategy": "judge", "model": str(path), "reload_check_s": 0.05}})
+    body = {"model": "tandem", "messages": [TASK], "tools": TOOLS}
+    before = client.post(f"{server.url}/v1/chat/completions", json=body)
+    assert before.headers["x-tandem-reason"] == "judge"
+    for source, target in ((DEFAULT_DRAFT_MODEL, path), (card_path(DEFAULT_DRAFT_MODEL), card_path(path))):
+        shutil.copy(source, tmp_path / "incoming")
+        os.replace(tmp_path / "incoming", target)
+    time.sleep(0.1)
+    for _ in range(3):
+        response = client.post(f"{server.url}/v1/chat/completions", json=body)
+        assert response.status_code == 200
+        assert response.headers["x-tandem-reason"] == "judge", response.headers
+        assert response.headers["x-tandem-score"] == before.headers["x-tandem-score"]
+        time.sleep(0.06)
+    assert _metric(client, server.url, 'tandem_judge_failures_total{kind="reload"}') == 1.0
+    assert _metric(client, server.url, 'tandem_judge_failures_total{kind="score"}') == 0.0
 
 
 def test_a_state_model_on_a_draft_route_is_refused() -> None:
