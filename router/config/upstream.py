@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from router.config.base import ConfigError, Strict, http_url
+from router.config.base import ConfigError, Strict, http_url, public_url
 from router.config.prices import Prices, PromptCacheRules
 
 
@@ -145,8 +145,11 @@ class UpstreamSettings(Strict):
     @model_validator(mode="after")
     def _check_url(self) -> UpstreamSettings:
         self.endpoints = [http_url(url, "each of endpoints") for url in self.endpoints]
-        if len(set(self.endpoints)) != len(self.endpoints):
-            raise ValueError("endpoints lists a base URL twice")
+        # Compared without credentials, query and fragment: the pool names, homes and counts each
+        # replica by that public URL, so two spellings of one server would share one name (a run
+        # homed on the first resolved to the second) and the server would get two shares of steps.
+        if len({public_url(url) for url in self.endpoints}) != len(self.endpoints):
+            raise ValueError("endpoints lists a base URL twice (credentials, query and fragment aside)")
         self.base_url = http_url(self.base_url, "base_url")
         if self.endpoints and self.base_url not in self.endpoints:
             raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
