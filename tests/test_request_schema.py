@@ -127,7 +127,8 @@ CHAT_FIELDS = [
     Field("top_p", number(0, 1)),
     Field("top_logprobs", number(0, 20, integer=True)),
     Field("tools", OBJECTS),
-    Field("tools[0].type", enum("plugin"), nullable=False),
+    # Not a name; another name (a provider's hosted tool: `web_search`) passes unchanged.
+    Field("tools[0].type", STRING, nullable=False),
     Field("tools[0].function", OBJECT, nullable=False),
     Field("tools[0].function.name", [*STRING, ""], nullable=False),
     Field("tools[0].function.description", STRING),

@@ -12,8 +12,6 @@ from typing import Any
 
 from router.protocol.fields import Kind, check, one_of
 
-# The tool types of the chat-completions API (vLLM serves `function` only; OpenAI both).
-TOOL_TYPES = one_of("function", "custom")
 CHOICE_TYPES = one_of("function", "custom", "allowed_tools")
 
 # What each kind of tool holds, checked when the tool is of that kind (a parent before its
@@ -47,12 +45,21 @@ _CHOICE_MEMBERS: dict[str, tuple[dict[str, Kind], frozenset[str]]] = {
 def check_tools(tools: list[dict[str, Any]]) -> None:
     """Raise a 400 naming the first wrong member of the request's tools (an array of objects)."""
     for index, tool in enumerate(tools):
+        # A function tool without its `type` is read as vLLM reads it (the type defaults to
+        # `function` there): a client that leaves it out worked before and keeps working.
+        kind = tool.get("type", "function")
         # Every request of an agent carries its tools (30 and more): a right function tool is
         # seen in well under a microsecond; the table's walk (5 µs a tool) is for the others.
-        # A function tool without its `type` passes as vLLM reads it (the type defaults to
-        # `function` there): a client that leaves it out worked before and keeps working.
-        if tool.get("type", "function") != "function" or not _right_function(tool.get("function")):
-            _check_typed(tool, f"tools[{index}]", TOOL_TYPES, _TOOL_MEMBERS)
+        if kind == "function" and _right_function(tool.get("function")):
+            continue
+        where = f"tools[{index}]."
+        if type(kind) is str and kind in _TOOL_MEMBERS:
+            fields, required = _TOOL_MEMBERS[kind]
+            check(tool, fields, required, where)
+        else:
+            # Other kinds (a provider's hosted tools: `web_search`, …) pass unchanged, the
+            # upstream's to read; their type must still be a name.
+            check(tool, {"type": "name"}, _TYPE_REQUIRED, where)
 
 
 def _right_function(function: Any) -> bool:
