@@ -77,6 +77,21 @@ def test_what_is_not_a_chat_completion_is_named(change: dict[str, Any], words: s
         ({"prompt_tokens": "3", "completion_tokens": 1}, None),
         ({"prompt_tokens": 2.5, "completion_tokens": 1}, None),
         ([3, 1], None),
+        # Past a billion in one call: no count (2**53 was taken, and made the metrics' float
+        # counters inexact for every later step).
+        ({"prompt_tokens": 2**53, "completion_tokens": 1}, None),
+        ({"prompt_tokens": 2**30, "completion_tokens": 1}, Usage(2**30, 0, 1)),
+        # No count under any name: none (it read as 0 and 0, reported by the upstream).
+        ({}, None),
+        ({"total_tokens": 9}, None),
+        # Anthropic's names, as a proxy may answer the chat API with them.
+        ({"input_tokens": 7, "output_tokens": 2}, Usage(7, 0, 2)),
+        (
+            {"input_tokens": 7, "output_tokens": 2, "cache_read_input_tokens": 90, "cache_creation_input_tokens": 3},
+            Usage(100, 90, 2),
+        ),
+        ({"input_tokens": 7}, None),
+        ({"input_tokens": "7", "output_tokens": 2}, None),
     ],
 )
 def test_usage_counts_are_whole_numbers_in_range(usage: Any, expected: Usage | None) -> None:
