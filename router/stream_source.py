@@ -15,6 +15,17 @@ if TYPE_CHECKING:
     from router.transport import Response
 
 
+def bare_cr_lines(first: bytes) -> bool:
+    """Whether a stream's first bytes end their first line with a carriage return alone: no line
+    feed before it, and a byte other than a line feed after it (one at the end of the chunk may
+    begin a CRLF: read as one)."""
+    cr = first.find(b"\r")
+    if cr < 0 or cr + 1 >= len(first) or first[cr + 1] == 0x0A:
+        return False
+    lf = first.find(b"\n", 0, cr)
+    return lf < 0
+
+
 class StreamDeadline(Exception):
     """A stream's time is up: its whole deadline passed (`reason` "stream_timeout"), or the
     gateway is stopping and ends it before its server's shutdown timeout would ("shutdown")."""
@@ -36,6 +47,10 @@ class StreamSource:
     on_limit: Callable[[str], None]
     # The whole stream, from its first byte (`timeouts.stream`), however steadily it drips.
     stream_timeout_s: float = math.inf
+    # Its lines end in a bare carriage return (SSE allows it; `bare_cr_lines`): each chunk is
+    # read with line feeds in its place, so the relay, the usage's reader and the translators,
+    # which find events by their line feeds, read it event by event.
+    bare_cr: bool = False
 
     # One timer a stream, not one a chunk (an `asyncio.timeout` per read cost a streamed step
     # ~5% of the gateway's CPU): each read moves the deadline; the timer, when it fires, looks
@@ -64,7 +79,8 @@ class StreamSource:
             self._watchdog = loop.call_at(min(self._deadline, self._ends_at), self._look)
         reader = self._reader = asyncio.current_task()
         try:
-            return await self.response.read_some()
+            chunk = await self.response.read_some()
+            return chunk.replace(b"\r", b"\n") if self.bare_cr else chunk
         except asyncio.CancelledError:
             expired, self._expired = self._expired, ""
             if expired and reader is not None and reader.uncancel() == 0:

@@ -22,7 +22,7 @@ import orjson
 from router.deadlines import Deadlines
 from router.errors import error_body
 from router.protocol.completion_shape import completion_problem
-from router.stream_source import StreamSource
+from router.stream_source import StreamSource, bare_cr_lines
 from router.transport import ConnectFailed, InvalidAnswer, Request, Response, Sent, Transport, TransportError
 from router.transport.choose import Egress, egress_for, transport_for
 from router.upstream_probe import UpstreamState, probe
@@ -160,6 +160,9 @@ class Upstream:
                         answer=self._answer_of(response.status, payload),
                     )
                 first = await response.read_some()
+                bare_cr = bare_cr_lines(first)
+                if bare_cr:
+                    first = first.replace(b"\r", b"\n")
                 if first and not _is_event_stream(response.headers.get("Content-Type"), first):
                     raise self._not_a_stream(response, first)
                 if first and _begins_with_error(first):
@@ -194,7 +197,7 @@ class Upstream:
         return UpstreamReply(
             status=response.status,
             content_type=response.headers.get("Content-Type", "text/event-stream"),
-            stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit, timeouts.stream),
+            stream=StreamSource(response, first, timeouts.idle, self.limits, self.on_limit, timeouts.stream, bare_cr),
             first_byte_s=time.perf_counter() - started,
         )
 

@@ -228,3 +228,40 @@ def test_only_whole_events_go_out_however_the_bytes_are_cut() -> None:
             out += sent
         assert out == b"".join(events)
         assert whole.flush() == b'data: {"half'
+
+
+@pytest.mark.parametrize("surface", ["chat", "messages"])
+def test_a_stream_whose_lines_end_in_a_bare_cr_is_read_event_by_event(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream, surface: str
+) -> None:
+    """SSE lets a line end in a carriage return alone. Such a stream was not read event by event:
+    its usage went unread (the step charged an estimate, the client sent a second usage chunk)
+    and the Messages surface had no answer to translate."""
+    server = make_gateway(routes=EDGE_ONLY)
+    stream = (_answer("hello") + DONE).replace(b"\n", b"\r")
+    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
+    session = f"bare-cr-{surface}"
+    if surface == "chat":
+        body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+        response = client.post(f"{server.url}/v1/chat/completions", json=body, headers={"X-Session-ID": session})
+        events = _events(response.content)
+        assert events[-1] == b"data: [DONE]" and b'"content":"hello"' in response.content, events
+        assert b"tandem_estimated" not in response.content and response.content.count(b'"usage":{') == 1
+    else:
+        body = {"model": "tandem", "stream": True, "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]}
+        response = client.post(f"{server.url}/v1/messages", json=body, headers={"X-Session-ID": session})
+        assert b'"text":"hello"' in response.content and b"event: message_stop" in response.content
+    record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
+    assert record["status"] == "ok" and record["usage_estimated"] is False, record
+    assert (record["usage"]["prompt_tokens"], record["usage"]["completion_tokens"]) == (3, 2)
+
+
+def test_only_a_carriage_return_alone_ends_the_first_line_of_a_bare_cr_stream() -> None:
+    from router.stream_source import bare_cr_lines
+
+    assert bare_cr_lines(b"data: {}\r\rdata: x\r\r")
+    assert not bare_cr_lines(b"data: {}\r\n\r\n")  # CRLF
+    assert not bare_cr_lines(b"data: {}\n\n")
+    assert not bare_cr_lines(b"data: {}\n\ndata: a\rb\n\n")  # a line feed ends the first line
+    assert not bare_cr_lines(b"data: {}\r")  # may be the first half of a CRLF
+    assert not bare_cr_lines(b"data: {")
