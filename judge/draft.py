@@ -62,6 +62,7 @@ SLIP_FLOORS: dict[str, float] = {
     "draft_creates_shown": 0.5,
     "draft_breaks_format": 0.95,
     "draft_misses_required": 0.95,
+    "draft_invalid": 0.95,
 }
 _SLIP_COLUMNS = tuple((STATE_AND_DRAFT_NAMES.index(name), floor) for name, floor in SLIP_FLOORS.items())
 

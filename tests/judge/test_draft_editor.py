@@ -214,3 +214,27 @@ def test_odd_schemas_are_passed_over() -> None:
         {"name": "bash", "parameters": {"required": "command"}},
     ]
     assert float(draft_features(_call({}, "bash"), [TASK], odd)[REQUIRED]) == 0.0
+
+
+INVALID = DRAFT_FEATURE_NAMES.index("draft_invalid")
+
+
+@pytest.mark.parametrize(
+    ("draft", "invalid"),
+    [
+        (_call("not json", "bash"), 1.0),  # arguments its harness cannot parse
+        (_call({"command": "ls"}, "rm_rf_tool"), 1.0),  # a tool the request does not declare
+        (_call({"command": "ls"}, "bash"), 0.0),
+    ],
+)
+def test_a_call_its_harness_cannot_read_is_scored_at_least_the_floor(draft: dict[str, Any], invalid: float) -> None:
+    """A draft whose tool call has arguments that are not a JSON object, or names a tool the
+    request does not declare, is refused by every harness: served, it scores at least its floor
+    (it scored 0.09 on an edge's draft, under sound calls, and went to the agent)."""
+    from judge.draft import SLIP_FLOORS, floored
+    from judge.features import N_FEATURES
+
+    values = draft_features(draft, [TASK], [BASH])
+    assert float(values[INVALID]) == invalid
+    vector = [0.0] * N_FEATURES + [float(v) for v in values]
+    assert floored(0.09, vector) == (SLIP_FLOORS["draft_invalid"] if invalid else 0.09)
