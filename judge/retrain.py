@@ -43,6 +43,7 @@ from judge.metrics import MIN_POSITIVES
 from judge.rows import JudgeTrainingError, load_rows, matrix, rank
 
 if TYPE_CHECKING:
+    from judge.evaluate import Comparison
     from judge.train import TrainConfig
 
 SHIPPED_ROWS = Path(judge_package.__file__).parent / "data" / "real-runs.jsonl.gz"
@@ -134,7 +135,7 @@ def retrain(
     """Train a candidate on `shipped` + `recent`; promote it over `serving_path` when, cross-fitted
     over the recent runs, it is not worse there."""
     from judge.card import JudgeModelError
-    from judge.evaluate import AUC_TOLERANCE, GAP_PERCENTILE, compare, gap_low, promote, write_report
+    from judge.evaluate import compare, promote, write_report
     from judge.model import JudgeModel
     from judge.train import TrainConfig, train
 
@@ -205,17 +206,7 @@ def retrain(
         comparison = compare(candidate, serving, kept, labels, 0.0, candidate_scores=scores, groups=within)
         comparison.reason = f"cross-fitted over {len(groups)} groups of recent runs: {comparison.reason}"
         if comparison.not_worse and serving is not None:
-            runs_of = [str(kept[index]["trajectory_id"]) for index in chosen.rows]
-            low = gap_low(comparison.y, scores, comparison.scores["serving"], within, runs_of, seed=seed)
-            if not low >= -AUC_TOLERANCE:
-                # A few runs can make a worse candidate look better (a family's runs differ more
-                # from each other than the models do): promoted only when it holds for most
-                # resamples of the runs too.
-                comparison.not_worse = False
-                comparison.reason += (
-                    f"; but over resamples of the {len(runs)} runs the AUC gap's {GAP_PERCENTILE}th "
-                    f"percentile is {low:+.4f}: not shown not worse"
-                )
+            _resampled(comparison, [str(kept[index]["trajectory_id"]) for index in chosen.rows], within, seed)
         if report is not None:
             write_report(comparison, report, "Retraining on recent traffic")
         if not comparison.not_worse:
@@ -225,6 +216,23 @@ def retrain(
     finally:
         if work is None:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _resampled(comparison: Comparison, runs_of: list[str], within: npt.NDArray[np.int64], seed: int) -> None:
+    """Mark `comparison` worse when the candidate trails by more than the tolerance in over
+    `GAP_PERCENTILE`% of resamples of the recent runs (`runs_of`: each compared row's run). A
+    few runs can make a worse candidate look better (a family's runs differ more from each
+    other than the models do): promoted only when it holds for most resamples too."""
+    from judge.evaluate import AUC_TOLERANCE, GAP_PERCENTILE, gap_low
+
+    scores = comparison.scores
+    low = gap_low(comparison.y, scores["candidate"], scores["serving"], within, runs_of, seed=seed)
+    if not low >= -AUC_TOLERANCE:
+        comparison.not_worse = False
+        comparison.reason += (
+            f"; but over resamples of the {len(set(runs_of))} runs the AUC gap's {GAP_PERCENTILE}th "
+            f"percentile is {low:+.4f}: not shown not worse"
+        )
 
 
 def _cross_fitted(
