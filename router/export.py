@@ -11,7 +11,6 @@ from Redis.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ import orjson
 from judge.progress import Progress
 from judge.written import replaced_on_success
 from router import notes
+from router.interruptible import run_interruptible
 from router.ledger import StepRecord
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.state import ListQuery, Trajectory
@@ -196,4 +196,4 @@ async def export(
 
 def run_export(out: Path, **options: Any) -> int:
     """`export` from synchronous code (the CLI); the same keyword arguments."""
-    return asyncio.run(export(out, **options))
+    return run_interruptible(export(out, **options))
