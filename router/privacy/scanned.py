@@ -105,6 +105,10 @@ class ScannedMessages:
         self._max = max_trajectories
         self._max_chars = max_chars
         self._chars = 0
+        # The comparison `first_unread` made last (trajectory, the read compared, the messages):
+        # `read` of the same step reuses it instead of comparing the whole history again (a
+        # body parsed afresh holds new objects, so the comparison is by content).
+        self._compared: tuple[str, _Read, list[dict[str, Any]]] | None = None
 
     def first_unread(self, trajectory_id: str, messages: list[dict[str, Any]], note: str | None) -> int:
         """How many first messages of `messages` a scan of this trajectory (as its note says)
@@ -116,6 +120,7 @@ class ScannedMessages:
         read = self._reads.get(trajectory_id)
         if read is not None and count <= len(read.links) and read.links[count - 1] == digest:
             # This process read what the note describes: the messages still equal to those.
+            self._compared = (trajectory_id, read, messages)
             return min(count, equal_prefix(read.messages, messages))
         return count if chain(messages[:count])[-1] == digest else 0
 
@@ -129,8 +134,13 @@ class ScannedMessages:
         start: list[bytes] | None = None
         if old is not None:
             self._chars -= old.chars
-            same = min(unchanged, equal_prefix(old.messages, messages))
+            compared = self._compared
+            if compared is not None and compared[0] == trajectory_id and compared[1] is old and compared[2] is messages:
+                same = unchanged  # first_unread's answer: at most the equal prefix it found
+            else:
+                same = min(unchanged, equal_prefix(old.messages, messages))
             start = old.links[:same]
+        self._compared = None
         links = chain(messages, start)
         size = (old.chars if old is not None else 0) + chars + 64 * len(messages)
         if size <= self._max_chars // 4:  # one trajectory never takes more than a quarter
