@@ -291,14 +291,19 @@ class PrivacyGuard:
         send (typed by hand, or planted in a tool result by a page the agent read) is left as
         it is: the trajectory's other values are not the answer's to hand out."""
         redactor = _MemoRedactor(self)
-        held: set[str] = set()
-        for item in self.learned(self._messages) if self._messages else ():
-            held |= item.placeholders
-        matcher = self._entry.matcher
-        if self._fields and matcher.values:
-            for text in field_strings(self._fields):
-                held.update(matcher.placeholder[value] for _start, _end, value in matcher.find(text))
-        redactor.restorable = frozenset(held)
+        messages, fields, matcher = self._messages, self._fields, self._entry.matcher
+
+        def held() -> frozenset[str]:
+            placeholders: set[str] = set()
+            for item in self.learned(messages) if messages else ():
+                placeholders |= item.placeholders
+            if fields and matcher.values:
+                for text in field_strings(fields):
+                    placeholders.update(matcher.placeholder[value] for _start, _end, value in matcher.find(text))
+            return frozenset(placeholders)
+
+        # Only once an answer holds one of the trajectory's placeholders (most hold none).
+        redactor.restorable_from = held
         return redactor
 
     def learned(self, messages: list[dict[str, Any]], encode: bool = False) -> list[Seen]:

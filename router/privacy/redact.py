@@ -11,7 +11,7 @@ the value JSON-escaped, so that the agent's tools get the real value and valid J
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import orjson
@@ -204,6 +204,9 @@ class Redactor:
         # An answer's are those of values the client's own request holds: a placeholder the
         # client typed for a value it did not send stays as typed, never becomes the vault's.
         self.restorable: frozenset[str] | None = None
+        # Or what gives them, asked the first time an answer holds a placeholder of the
+        # trajectory's (most answers hold none, and the set is a union over the whole request).
+        self.restorable_from: Callable[[], frozenset[str]] | None = None
 
     @property
     def empty(self) -> bool:
@@ -243,14 +246,22 @@ class Redactor:
 
     # -- restoration --------------------------------------------------------------------------
 
+    def _restorable(self) -> frozenset[str] | None:
+        if self.restorable_from is not None:
+            self.restorable, self.restorable_from = self.restorable_from(), None
+        return self.restorable
+
     def restore_text(self, text: str, *, json_escaped: bool = False) -> str:
-        to_value, restorable = self.matcher.value_of, self.restorable
-        if not to_value or "[" not in text or (restorable is not None and not restorable):
+        to_value = self.matcher.value_of
+        if not to_value or "[" not in text or (self.restorable is not None and not self.restorable):
             return text
 
         def back(match: re.Match[str]) -> str:
             value = to_value.get(match.group(0))
-            if value is None or (restorable is not None and match.group(0) not in restorable):
+            if value is None:
+                return match.group(0)
+            restorable = self._restorable()
+            if restorable is not None and match.group(0) not in restorable:
                 return match.group(0)
             return orjson.dumps(value).decode()[1:-1] if json_escaped else value
 
