@@ -203,6 +203,16 @@ class InProcess:
         """A sample of the engine's metrics (0 when it has none yet)."""
         return self.engine.metrics.registry.get_sample_value(name, labels) or 0.0
 
+    def metric_sum(self, name: str, **labels: str) -> dict[str, float]:
+        """A counter's samples with `labels`, summed by their target."""
+        sums: dict[str, float] = {}
+        for family in self.engine.metrics.registry.collect():
+            for sample in family.samples:
+                if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                    target = sample.labels.get("target", "")
+                    sums[target] = sums.get(target, 0.0) + sample.value
+        return sums
+
     async def records(self, trajectory_id: str) -> list[StepRecord]:
         await self.engine.tracker.recorder.flush()
         return await self.engine.tracker.store.records(trajectory_id)

@@ -350,3 +350,8 @@ async def test_a_retried_step_counts_once_under_the_target_that_answered_its_ret
         trajectory = await env.engine.tracker.store.get("retried")
         assert trajectory is not None and trajectory.steps == 1
         assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (1, 0)
+        # The metrics count what the ledger counts: the failed attempt under none, the answer
+        # under edge, and the answer sent again as a repeat, not a step.
+        steps = env.metric_sum("tandem_steps_total", route="tandem")
+        assert (steps["none"], steps["edge"], steps.get("cloud", 0.0)) == (1, 1, 0)
+        assert env.metric("tandem_step_repeats_total", route="tandem", target="cloud") == 1

@@ -97,6 +97,22 @@ async def test_retries_are_the_same_step(store: TrajectoryStore) -> None:
     assert (await store.begin_step(start("t2", "z"))).step == 2
 
 
+async def test_the_store_names_an_answer_sent_again_a_repeat(store: TrajectoryStore) -> None:
+    """`record_many` says which records repeat an answer their step counted already: the metrics
+    book those apart, so that their step counts equal the ledger's."""
+    await store.begin_step(start("t9", "a"))
+    assert await store.record_many([record("t9", 1, status="error")]) == [False]
+    await store.begin_step(start("t9", "a"))  # the same body after an error: attempt 2
+    retry = record("t9", 1)
+    retry.attempt = 2
+    again = record("t9", 1, target="cloud")  # the same body after that answer: attempt 3
+    again.attempt = 3
+    assert await store.record_many([retry, again]) == [False, True]
+    trajectory = await store.get("t9")
+    assert trajectory is not None
+    assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (1, 0)
+
+
 async def test_outcome_is_set_once_and_close_happens_once(store: TrajectoryStore) -> None:
     await store.begin_step(start("t3"))
     assert await store.set_outcome("t3", Outcome(True, 0.9, {"suite": "x"}, time.time()))

@@ -62,6 +62,11 @@ class MetricFamilies:
             "Steps by route, the target that answered (none: refused, failed or cancelled), reason and status",
             ("route", "target", "reason", "status"),
         )
+        self.step_repeats = c(
+            "tandem_step_repeats",
+            "Answered attempts of a step whose answer counted already (sent again after its answer), by route, target",
+            ("route", "target"),
+        )
         # `call`: "step" for the call that answered the agent, else the inner call's purpose
         # (probe, judge, draft, verify, edge, advisor, plan, summary); each call is booked under
         # the target that served it, so that an edge probe of a cloud step counts as edge.

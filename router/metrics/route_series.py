@@ -217,6 +217,9 @@ def _route_histogram(name: str, route: Any, scope: SeriesScope) -> Iterator[Labe
 
 SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_steps": _each_route(_steps),
+    "tandem_step_repeats": _each_route(
+        lambda name, route, scope: ((name, t) for t in reachable_targets(route, scope.header_forced))
+    ),
     "tandem_tokens": _each_route(_tokens),
     "tandem_cost_usd": _each_route(_cost),
     "tandem_counterfactual_cost_usd": _each_route(_route_histogram),

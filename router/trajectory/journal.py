@@ -286,7 +286,7 @@ def _stitching(write: Write) -> tuple[str, str] | None:
     return str(key), str(trajectory_id)
 
 
-async def _all(*calls: Awaitable[None] | None) -> None:
+async def _all(*calls: Awaitable[object] | None) -> None:
     """Await the calls at once; the first failure raises once every call has ended."""
     outcomes = await asyncio.gather(*(call for call in calls if call is not None), return_exceptions=True)
     for outcome in outcomes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from judge.actions import message_action
@@ -28,9 +29,15 @@ def error_signals_of(results: list[str]) -> list[str]:
     return sorted({signal for text in results for signal in quick_error_signals(text)})
 
 
+# Told, after a batch is written, each record and whether it repeats an answer its step had
+# counted already (the store's word: `TrajectoryStore.record_many`).
+Written = Callable[[list[StepRecord], list[bool]], None]
+
+
 class Recorder:
-    def __init__(self, store: TrajectoryStore) -> None:
+    def __init__(self, store: TrajectoryStore, written: Written | None = None) -> None:
         self._store = store
+        self._written = written
         # A record, the tool results its error signals are still to be read from (None: read) and
         # the action that produced them.
         self._queue: asyncio.Queue[tuple[StepRecord, list[str] | None, dict[str, Any] | None]] = asyncio.Queue()
@@ -62,13 +69,20 @@ class Recorder:
             batch = [await self._queue.get()]
             while len(batch) < BATCH and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
+            records = [settle(*queued) for queued in batch]
+            repeats = [False] * len(records)
             try:
-                await self._store.record_many([settle(*queued) for queued in batch])
+                repeats = await self._store.record_many(records)
             except Exception:
                 # The resilient store already degrades to memory; anything else is a bug to
                 # log, never a reason to stop recording the steps that follow.
                 log.exception("could not record %d step(s)", len(batch))
             finally:
+                if self._written is not None:
+                    try:
+                        self._written(records, repeats)
+                    except Exception:
+                        log.exception("could not count %d step record(s) in the metrics", len(records))
                 for _ in batch:
                     self._queue.task_done()
                 self._handed += len(batch)

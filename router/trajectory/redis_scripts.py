@@ -67,13 +67,17 @@ return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 # ARGV: the record, its status, the target that answered it or '', ttl, records kept, token ttl,
 # its step, '1' on the step's first attempt, then pairs of ('i:' or 'f:' + total name, increment).
 # An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule.
+# Returns 0 for a record written already (its token), 2 for an answer its step had counted
+# already (a repeat), else 1.
 RECORD = """
 if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[6])) then return 0 end
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
+local written = 1
 if ARGV[3] ~= '' then
   local step = tonumber(ARGV[7])
   local counted = tonumber(redis.call('HGET', KEYS[1], 'answered_step') or '0')
+  if ARGV[8] ~= '1' and counted >= step then written = 2 end
   if ARGV[8] == '1' or counted < step then
     redis.call('HINCRBY', KEYS[1], ARGV[3] .. '_steps', 1)
     if counted < step then redis.call('HSET', KEYS[1], 'answered_step', step) end
@@ -95,7 +99,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
-return 1
+return written
 """
 
 # A vault note: KEYS: the vault hash, the vault log. ARGV: key, value, keep-first flag, ttl.

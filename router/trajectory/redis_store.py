@@ -264,8 +264,9 @@ class RedisStore:
         fields: dict[str, str] = await self._redis.hgetall(self._vault_keys(trajectory_id)[0])
         return fields
 
-    async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> None:
-        """Write step records; a record whose token was written already is not written again."""
+    async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> list[bool]:
+        """Write step records; a record whose token was written already is not written again.
+        For each, whether it repeats an answer its step counted already."""
         replies = []
         for index, record in enumerate(records):
             key = self._key(record.trajectory_id)
@@ -295,7 +296,8 @@ class RedisStore:
                 ],
             )
             replies.append(reply)
-        await self._batch.all(replies)
+        written: list[int] = await self._batch.all(replies)
+        return [int(reply) == 2 for reply in written]
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
         fields = await self._redis.hgetall(self._key(trajectory_id))

@@ -245,7 +245,7 @@ class ResilientStore:
         unknown = start.trajectory_id in self._unknown
         return StepSlot(local.step, local.attempt, local.trajectory, state_unknown=unknown, counted_apart=True)
 
-    async def record_many(self, records: list[StepRecord]) -> None:
+    async def record_many(self, records: list[StepRecord]) -> list[bool]:
         if self._handover is not None:
             # The last batch may count the steps of these records: their indexes after it.
             await self._handover.wait()
@@ -253,15 +253,18 @@ class ResilientStore:
         tokens = [uuid.uuid4().hex for _ in records]
         while True:
             try:
-                ok, _ = await self._try("record", lambda s: s.record_many(records, tokens))
+                ok, shared = await self._try("record", lambda s: s.record_many(records, tokens))
                 break
             except StoreBusy:
                 # Records leave the request path: they wait for a connection, they are not lost.
                 continue
         # The mirror keeps the totals that constraints read (budgets, shares, gaps).
-        await self.fallback.record_many(records)
+        mirrored = await self.fallback.record_many(records)
         if not ok:
             self.journal.add(Records(records, tokens))
+        # Out of Redis, the mirror's word on repeats (Redis decides again when the journal is
+        # written back; a repeat across replicas during the outage is not seen).
+        return shared if ok and shared is not None else mirrored
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
         ok, kept = await self._try("note", lambda s: s.note(trajectory_id, key, value, keep_first=keep_first))

@@ -142,11 +142,13 @@ class Trajectory:
     # reader that has read as many has nothing to read.
     vault_size: int = 0
 
-    def apply(self, record: StepRecord) -> None:
+    def apply(self, record: StepRecord) -> bool:
+        """Add the record to the sums; whether its answer counted (`counts_answer`)."""
         counts, money = increments(record)
         for name, value in counts.items():
             self.counts[name] += value
-        if counts_answer(record, self.counts["answered_step"]):
+        counted = counts_answer(record, self.counts["answered_step"])
+        if counted:
             self.counts[f"{record.answered_by}_steps"] += 1
             self.counts["answered_step"] = max(self.counts["answered_step"], record.step)
             if record.answered_by == "cloud":
@@ -155,6 +157,7 @@ class Trajectory:
             self.money[name] += amount
         self.last_status = record.status
         self.updated_at = max(self.updated_at, record.at)
+        return counted
 
     @property
     def cloud_share(self) -> float:

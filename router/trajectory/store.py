@@ -57,7 +57,11 @@ class TrajectoryStore(Protocol):
         """Count a new step, or recognise a retry of the last one; atomic across replicas."""
         ...
 
-    async def record_many(self, records: list[StepRecord]) -> None: ...
+    async def record_many(self, records: list[StepRecord]) -> list[bool]:
+        """Write step records; for each, whether it repeats an answer its step has counted
+        already (an answered attempt that `counts_answer` leaves out: the same request sent
+        again after its answer), which the metrics book apart from the steps."""
+        ...
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:
         """Remember a policy's note on the trajectory; with `keep_first`, an existing value wins
@@ -286,14 +290,17 @@ class MemoryStore:
         entry = self._entries.get(trajectory_id)
         return dict(entry.vault) if entry else {}
 
-    async def record_many(self, records: list[StepRecord]) -> None:
+    async def record_many(self, records: list[StepRecord]) -> list[bool]:
+        repeats = []
         for record in records:
             entry = self._entries.get(record.trajectory_id)
             if entry is None:
+                repeats.append(False)
                 continue
-            entry.trajectory.apply(record)
+            repeats.append(not entry.trajectory.apply(record) and record.answered_by != "none")
             if self.keep_records and len(entry.ends) < MAX_RECORDS_KEPT:
                 self._keep(record.trajectory_id, entry, record.pack())
+        return repeats
 
     def _keep(self, trajectory_id: str, entry: _Entry, packed: bytes) -> None:
         size = len(packed) + RECORD_OVERHEAD

@@ -180,7 +180,7 @@ class Tracker:
         self.clock = clock
         # `journal_key`: seals the outage journal on disk (derived from the vault's key).
         self.store = build_store(settings, metrics, journal_key)
-        self.recorder = Recorder(self.store)
+        self.recorder = Recorder(self.store, metrics.steps_written)
         self.limits = build_limits(settings, metrics, self.store)
         # What a step's hold of cloud dollars is reckoned from (router/quota.py).
         self._cloud_prices = settings.upstreams["cloud"].prices

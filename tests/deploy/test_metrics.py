@@ -21,6 +21,7 @@ from tests.deploy.tools import ROOT, promtool
 # Every metric, its type and its labels: dashboards, alert rules and operators depend on them.
 CATALOGUE = {
     "tandem_steps": ("counter", ("route", "target", "reason", "status")),
+    "tandem_step_repeats": ("counter", ("route", "target")),
     "tandem_tokens": ("counter", ("route", "target", "kind", "call")),
     "tandem_cost_usd": ("counter", ("route", "target", "call")),
     "tandem_counterfactual_cost_usd": ("counter", ("route",)),
