@@ -329,6 +329,11 @@ class StreamTranslator(ChunkTranslator):
         self._blocks = itertools.count()
         self._index = -1
         self._stop = "end_turn"
+        # Tool calls first seen while another tool's block is open, by chat index, in the order
+        # they came: [id, name, arguments so far]. An upstream may interleave its calls' deltas
+        # (index 1, then 0 again); a Messages stream has one open block at a time and a block
+        # once stopped takes no more input, so these are sent whole, after the open one.
+        self._held: dict[int, list[Any]] = {}
         # message_start goes out before the upstream's usage (the stream's last chunk): it
         # carries an estimate; message_delta carries the upstream's figures.
         self._usage: dict[str, int] = {"input_tokens": input_estimate, "output_tokens": 0}
@@ -366,6 +371,7 @@ class StreamTranslator(ChunkTranslator):
             delta = choice.get("delta") or {}
             if delta.get("content"):
                 if self._block != ("text", -1):
+                    out += self._release()
                     out += self._open(("text", -1), {"type": "text", "text": ""})
                 out.append(
                     _event(
@@ -374,29 +380,51 @@ class StreamTranslator(ChunkTranslator):
                     )
                 )
             for call in delta.get("tool_calls") or []:
-                function = call.get("function") or {}
-                key = ("tool", int(call.get("index", 0)))
-                if self._block != key:
-                    out += self._open(
-                        key,
-                        {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}},
-                    )
-                if function.get("arguments"):
-                    out.append(
-                        _event(
-                            "content_block_delta",
-                            {
-                                "index": self._index,
-                                "delta": {"type": "input_json_delta", "partial_json": function["arguments"]},
-                            },
-                        )
-                    )
+                out += self._tool_delta(call)
             if choice.get("finish_reason"):
                 self._stop = STOP_REASONS.get(choice["finish_reason"], "end_turn")
         return out
 
-    def on_done(self) -> list[bytes]:
+    def _tool_delta(self, call: dict[str, Any]) -> list[bytes]:
+        """One chat tool-call delta: streamed into its block when that block is the open one (or
+        none is), held when another tool's block is open (sent by `_release`)."""
+        function = call.get("function") or {}
+        index = int(call.get("index", 0))
+        key = ("tool", index)
+        arguments = function.get("arguments") or ""
+        held = self._held.get(index)
+        if held is None and self._block != key and self._block is not None and self._block[0] == "tool":
+            held = self._held[index] = ["", "", []]
+        if held is not None:
+            held[0] = held[0] or call.get("id") or ""
+            held[1] = held[1] or function.get("name") or ""
+            held[2].append(arguments)
+            return []
+        out: list[bytes] = []
+        if self._block != key:
+            block = {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}}
+            out += self._open(key, block)
+        if arguments:
+            out.append(self._input_delta(arguments))
+        return out
+
+    def _input_delta(self, partial_json: str) -> bytes:
+        delta = {"type": "input_json_delta", "partial_json": partial_json}
+        return _event("content_block_delta", {"index": self._index, "delta": delta})
+
+    def _release(self) -> list[bytes]:
+        """The held tool calls, each a whole block after the open one (which this stops)."""
         out = self._close()
+        held, self._held = self._held, {}
+        for index, (call_id, name, arguments) in held.items():
+            out += self._open(("tool", index), {"type": "tool_use", "id": call_id, "name": name, "input": {}})
+            if "".join(arguments):
+                out.append(self._input_delta("".join(arguments)))
+            out += self._close()
+        return out
+
+    def on_done(self) -> list[bytes]:
+        out = self._release()
         out.append(
             _event(
                 "message_delta",

@@ -39,6 +39,20 @@ def _message_item(item_id: str, text: str) -> dict[str, Any]:
     }
 
 
+# A chat answer cut short, as the Responses API reports it: `status: "incomplete"` and the
+# reason (`response.incomplete` ends its stream), not a completed answer a client would act on.
+INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
+
+
+def _ended(response: dict[str, Any], finish_reason: Any) -> dict[str, Any]:
+    """`response` (completed) as incomplete where the chat answer's finish reason says so."""
+    reason = INCOMPLETE_REASONS.get(finish_reason) if isinstance(finish_reason, str) else None
+    if reason is not None:
+        response["status"] = "incomplete"
+        response["incomplete_details"] = {"reason": reason}
+    return response
+
+
 def _response(
     response_id: str,
     model: str,
@@ -69,7 +83,8 @@ def _response(
 def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as a Responses answer (`chat`: the body it answers, whose
     `response_format` the answer's `text.format` echoes)."""
-    message = ((answer.get("choices") or [{}])[0]).get("message") or {}
+    choice = (answer.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
     response_id = f"resp_{answer.get('id', 'tandem')}"
     output: list[dict[str, Any]] = []
     tools = answer_tools(chat)
@@ -79,14 +94,16 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
         function = call.get("function") or {}
         output.append(output_item(call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools))
     usage = _usage(answer.get("usage"))
-    return _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
+    response = _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
+    return _ended(response, choice.get("finish_reason"))
 
 
 class StreamTranslator(ChunkTranslator):
     """Chat-completion SSE chunks in, `response.*` events out, in the order and with the fields a
     real OpenAI stream has: the openai SDK's stream helper builds its snapshot from them
     (`content_part.added` before any text delta, each item's `output_index`, `item_id`), and
-    Codex needs `output_item.done` per item and `response.completed` with usage."""
+    Codex needs `output_item.done` per item and `response.completed` with usage
+    (`response.incomplete` for an answer cut short)."""
 
     def __init__(self, text_format: dict[str, Any] | None = None, tools: ChatTools | None = None) -> None:
         super().__init__()
@@ -101,6 +118,12 @@ class StreamTranslator(ChunkTranslator):
         self._items: list[dict[str, Any]] = []
         self._usage: dict[str, Any] | None = None
         self._open: str | None = None  # "text" or "call:<index>"
+        # Chat indexes of the calls first seen while another call's item is open, in the order
+        # they came (their id, name and arguments are in `_calls`). An upstream may interleave
+        # its calls' deltas (index 1, then 0 again); an item once done takes no more arguments
+        # (the openai SDK refuses a changed one), so these are sent whole, after the open one.
+        self._held: list[int] = []
+        self._finish: Any = None  # the chat answer's finish reason
         self._item_id = ""
 
     def _event(self, kind: str, data: dict[str, Any]) -> bytes:
@@ -170,11 +193,9 @@ class StreamTranslator(ChunkTranslator):
         out.append(self._event("response.content_part.added", {**self._where(), "content_index": 0, "part": part}))
         return out
 
-    def _open_call(self, index: int, call: dict[str, Any]) -> list[bytes]:
+    def _open_call(self, index: int) -> list[bytes]:
         out = self._close()
         self._open = f"call:{index}"
-        function = call.get("function") or {}
-        self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
         item = {**output_item(self._calls[index]["id"], self._calls[index]["name"], "", self._tools)}
         item["status"] = "in_progress"
         self._item_id = item["id"]
@@ -187,31 +208,65 @@ class StreamTranslator(ChunkTranslator):
             self._usage = _usage(chunk["usage"])
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
+            self._finish = choice.get("finish_reason") or self._finish
             if delta.get("content"):
                 if self._open != "text":
+                    out += self._release()
                     out += self._open_text()
                 assert self._text is not None
                 self._text.append(delta["content"])
                 data = {**self._where(), "content_index": 0, "delta": delta["content"], "logprobs": []}
                 out.append(self._event("response.output_text.delta", data))
             for call in delta.get("tool_calls") or []:
-                index = int(call.get("index", 0))
-                if self._open != f"call:{index}":
-                    out += self._open_call(index, call)
-                arguments = (call.get("function") or {}).get("arguments")
-                if arguments:
-                    self._calls[index]["arguments"].append(arguments)
-                    if self._tools is not None and self._calls[index]["name"] in self._tools.custom:
-                        continue  # a custom tool's input is its arguments' one string: sent whole at its end
-                    out.append(
-                        self._event("response.function_call_arguments.delta", {**self._where(), "delta": arguments})
-                    )
+                out += self._call_delta(call)
+        return out
+
+    def _call_delta(self, call: dict[str, Any]) -> list[bytes]:
+        """One chat tool-call delta: streamed into its item when that item is the open one (or
+        none is), held when another call's item is open (sent by `_release`)."""
+        index = int(call.get("index", 0))
+        function = call.get("function") or {}
+        arguments = function.get("arguments")
+        out: list[bytes] = []
+        if index in self._held:
+            held = self._calls[index]
+            held["id"] = held["id"] or call.get("id") or ""
+            held["name"] = held["name"] or function.get("name") or ""
+        elif self._open != f"call:{index}":
+            self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
+            if self._open is not None and self._open.startswith("call:"):
+                self._held.append(index)
+            else:
+                out += self._open_call(index)
+        if arguments:
+            self._calls[index]["arguments"].append(arguments)
+            if index not in self._held:
+                out += self._arguments_delta(index, arguments)
+        return out
+
+    def _arguments_delta(self, index: int, arguments: str) -> list[bytes]:
+        if self._tools is not None and self._calls[index]["name"] in self._tools.custom:
+            return []  # a custom tool's input is its arguments' one string: sent whole at its end
+        return [self._event("response.function_call_arguments.delta", {**self._where(), "delta": arguments})]
+
+    def _release(self) -> list[bytes]:
+        """The held calls, each a whole item after the open one (which this closes)."""
+        out = self._close()
+        held, self._held = self._held, []
+        for index in held:
+            out += self._open_call(index)
+            arguments = "".join(self._calls[index]["arguments"])
+            if arguments:
+                out += self._arguments_delta(index, arguments)
+            out += self._close()
         return out
 
     def on_done(self) -> list[bytes]:
         out = [] if self._started else self._start({})
-        out += self._close()
-        out.append(self._event("response.completed", {"response": self._response(self._items, "completed")}))
+        out += self._release()
+        response = _ended(self._response(self._items, "completed"), self._finish)
+        ending = "response.completed" if response["status"] == "completed" else "response.incomplete"
+        out.append(self._event(ending, {"response": response}))
         return out
 
     def on_error(self, error: dict[str, Any]) -> list[bytes]:
