@@ -825,6 +825,60 @@ def find_rules(text: str) -> list[Finding]:
     return longest_first("PERSON", text, _tidied(text, found))
 
 
+# The rules that read a name from its words alone, with no cue beside it (a listed name in free
+# text, a listed given name acting, the prose model): these take a firm's or a street's name for
+# a person's, which `_not_people` drops.
+_UNCUED = frozenset({"name-text", "name-acts", "name-model"})
+_CAP_WORD = rf"{names_model._UPPER}{names_model._LOWER}+"
+# A firm named after its partners (`Hawkins, Richardson and Santana`, `the Jones, Smith and Davis
+# Orchestra`): three to five single capitalised words, commas between them, `and` or `&` before
+# the last. People listed so follow a colon (`our 3 founders: Kónya, Becker and Vasquez`, read by
+# `_enumerated`) or hold a given name (`Tom, Dick and Harry`): those stay names.
+_FIRM = re.compile(
+    rf"(?<![\w'’-])(?:{_CAP_WORD})(?:,[ \t]+{_CAP_WORD}){{1,3}},?[ \t]+(?:and|&)[ \t]+{_CAP_WORD}(?![\w'’-])"
+)
+_FIRM_ITEM = re.compile(_CAP_WORD)
+_CITED_YEAR = re.compile(r",?[ \t]*\(?(?:1[5-9]|20)\d\d\b")
+# A street's name (`Marina Fort Street`, `Zachary Cliffs`, `Monika Union`: a person's name then the
+# street's type, one word between at most): the types that are neither everyday words beside a
+# name nor family names (`Green`, `Hill`, `Way` are left out).
+_STREET_AFTER = re.compile(
+    rf"(?:[ \t]+{_CAP_WORD})?[ \t]+(?:Street|Avenue|Road|Boulevard|Lane|Drive|Parkway|Highway|Terrace|Crescent"
+    r"|Plaza|Square|Islands|Cliffs|Heights|Springs|Estates|Union|Point|Stravenue|Crossroad|Expressway|Freeway"
+    r"|Ave|Blvd|Rd|Ln|Pkwy|Hwy)\.?(?![\w'’-])"
+)
+
+# The same types ending a run the prose model took for a name (`Zachary Cliffs`, `Nino Point`).
+_STREET_LAST = re.compile(_STREET_AFTER.pattern.removeprefix(rf"(?:[ \t]+{_CAP_WORD})?") + "$")
+
+
+def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The findings without the uncued ones that lie in a firm's name made of surnames or that
+    name a street (`_FIRM`, `_STREET_AFTER`)."""
+    uncued = [(start, end) for start, end, rule in found if rule in _UNCUED]
+    if not uncued:
+        return found
+    firms: list[tuple[int, int]] = []
+    given, family = given_names(), family_names()
+    for match in _FIRM.finditer(text):
+        if text[max(0, match.start() - 8) : match.start()].rstrip(" \t").endswith((":", "(", ";")):
+            continue  # people listed after a colon, authors cited (`(Lewis, Simons, & Fennig, 2014)`)
+        if _CITED_YEAR.match(text, match.end()):
+            continue
+        items = [m.group().lower() for m in _FIRM_ITEM.finditer(match.group())]
+        if any(item in given and item not in family for item in items):
+            continue
+        firms.append(match.span())
+    dropped = {
+        (start, end)
+        for start, end in uncued
+        if any(s <= start and end <= e for s, e in firms)
+        or _STREET_AFTER.match(text, end)
+        or _STREET_LAST.search(text, start, end)
+    }
+    return [f for f in found if f[2] not in _UNCUED or (f[0], f[1]) not in dropped]
+
+
 def find(text: str) -> list[Finding]:
     """Names found by their context, and names in running text the prose model finds
     (names_model.py), non-overlapping, earliest first."""
@@ -837,4 +891,4 @@ def find(text: str) -> list[Finding]:
     found.extend(_addressed_last(text))
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
-    return longest_first("PERSON", text, _tidied(text, found))
+    return longest_first("PERSON", text, _tidied(text, _not_people(text, found)))
