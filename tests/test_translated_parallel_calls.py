@@ -125,3 +125,48 @@ def test_responses_stream_keeps_each_parallel_call_whole(streamed: GatewayServer
     added = [e.output_index for e in events if e.type == "response.output_item.added"]
     done = [e.output_index for e in events if e.type == "response.output_item.done"]
     assert added == done == list(range(len(response.output)))
+
+
+# A model's arguments that are no JSON object: broken JSON, and JSON of another kind.
+ODD_ARGUMENTS = [("call_a", "bash", '{"command": "ls -la'), ("call_b", "read", "[1, 2]")]
+ODD = [
+    _chunk({"role": "assistant", "content": ""}),
+    _chunk(_call(0, '{"command": "ls', "call_a", "bash")),
+    _chunk(_call(0, " -la")),
+    _chunk(_call(1, "[1, 2]", "call_b", "read")),
+    _chunk({}, "tool_calls"),
+    _chunk(None, usage=True),
+    b"data: [DONE]\n\n",
+]
+
+
+@pytest.fixture()
+def odd(make_gateway: Callable[..., GatewayServer], raw_upstream: Callable[..., RawUpstream]) -> GatewayServer:
+    async def answer(incoming: web.Request) -> web.StreamResponse:
+        if (await incoming.json()).get("stream"):
+            return await stream_bytes(incoming, ODD)
+        calls = [{"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in ODD_ARGUMENTS]
+        message = {"role": "assistant", "content": None, "tool_calls": calls}
+        choice = {"index": 0, "message": message, "finish_reason": "tool_calls"}
+        body = {"id": "c", "object": "chat.completion", "created": 0, "model": "m", "choices": [choice]}
+        return web.json_response({**body, "usage": USAGE})
+
+    upstream = raw_upstream({("POST", "/v1/chat/completions"): answer})
+    return make_gateway(edge_url=upstream.base_url, cloud_url=upstream.base_url, routes=EDGE_ONLY)
+
+
+def test_arguments_that_are_no_object_reach_a_messages_client_as_the_whole_answer_gives_them(
+    odd: GatewayServer, edge: FakeUpstream
+) -> None:
+    """Streamed or not, a tool call's `input` is an object: the model's text under `_raw` where
+    it is none (before, a stream relayed the broken JSON and the SDK raised mid-stream, and a
+    whole answer gave JSON of another kind as it was)."""
+    client = anthropic.Anthropic(base_url=odd.url, api_key="k", max_retries=0, timeout=20)
+    tools = [{"name": "bash", "description": "run", "input_schema": {"type": "object"}}]
+    kwargs = {"model": "tandem", "max_tokens": 100, "messages": [{"role": "user", "content": "hi"}], "tools": tools}
+    expected = [(i, {"_raw": a}) for i, _, a in ODD_ARGUMENTS]
+    with client.messages.stream(**kwargs) as stream:  # type: ignore[arg-type]
+        message = stream.get_final_message()
+    assert [(b.id, b.input) for b in message.content if b.type == "tool_use"] == expected
+    whole = client.messages.create(**kwargs)  # type: ignore[arg-type]
+    assert [(b.id, b.input) for b in whole.content if b.type == "tool_use"] == expected

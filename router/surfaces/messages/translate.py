@@ -261,6 +261,19 @@ def _usage(usage: Any) -> dict[str, int]:
     }
 
 
+def tool_input(arguments: Any) -> dict[str, Any]:
+    """A chat tool call's arguments as a `tool_use` block's `input`, which is an object: the
+    arguments' JSON object, `{}` for none, else the text as the model wrote it under `_raw`
+    (broken JSON, or JSON that is no object)."""
+    if not arguments:
+        return {}
+    try:
+        parsed = orjson.loads(arguments)
+    except orjson.JSONDecodeError:
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {"_raw": arguments}
+
+
 def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as a Messages answer (`chat`: the body it answers)."""
     choice = (answer.get("choices") or [{}])[0]
@@ -270,10 +283,7 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
         content.append({"type": "text", "text": message["content"]})
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        try:
-            arguments = orjson.loads(function.get("arguments") or "{}")
-        except orjson.JSONDecodeError:
-            arguments = {"_raw": function.get("arguments")}
+        arguments = tool_input(function.get("arguments") or "")
         content.append(
             {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": arguments}
         )
@@ -334,6 +344,10 @@ class StreamTranslator(ChunkTranslator):
         # (index 1, then 0 again); a Messages stream has one open block at a time and a block
         # once stopped takes no more input, so these are sent whole, after the open one.
         self._held: dict[int, list[Any]] = {}
+        # The open tool block's arguments so far: sent as one delta when it stops, as an object
+        # (`tool_input`), so that a model's broken JSON reaches the client as the whole answer
+        # gives it (`{"_raw": ...}`), not as input the client's SDK fails to parse mid-stream.
+        self._arguments: list[str] = []
         # message_start goes out before the upstream's usage (the stream's last chunk): it
         # carries an estimate; message_delta carries the upstream's figures.
         self._usage: dict[str, int] = {"input_tokens": input_estimate, "output_tokens": 0}
@@ -347,8 +361,14 @@ class StreamTranslator(ChunkTranslator):
     def _close(self) -> list[bytes]:
         if self._block is None:
             return []
+        out = []
+        if self._block[0] == "tool":
+            text, self._arguments = "".join(self._arguments), []
+            if text:
+                out.append(self._input_delta(orjson.dumps(tool_input(text)).decode()))
         self._block = None
-        return [_event("content_block_stop", {"index": self._index})]
+        out.append(_event("content_block_stop", {"index": self._index}))
+        return out
 
     def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
         out: list[bytes] = []
@@ -404,8 +424,7 @@ class StreamTranslator(ChunkTranslator):
         if self._block != key:
             block = {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}}
             out += self._open(key, block)
-        if arguments:
-            out.append(self._input_delta(arguments))
+        self._arguments.append(arguments)
         return out
 
     def _input_delta(self, partial_json: str) -> bytes:
@@ -418,8 +437,7 @@ class StreamTranslator(ChunkTranslator):
         held, self._held = self._held, {}
         for index, (call_id, name, arguments) in held.items():
             out += self._open(("tool", index), {"type": "tool_use", "id": call_id, "name": name, "input": {}})
-            if "".join(arguments):
-                out.append(self._input_delta("".join(arguments)))
+            self._arguments = arguments
             out += self._close()
         return out
 
