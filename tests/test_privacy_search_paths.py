@@ -355,3 +355,68 @@ def test_labelled_ids_matched_at_shared_starts_find_what_their_window_search_fin
                 assert detect.run(variant, text, spans, Taken(), shared) == expected, (detector.rule, text)
                 matched += bool(expected)
     assert matched >= 200
+
+
+def test_a_head_searched_no_further_than_it_reads_finds_what_a_head_span_search_finds() -> None:
+    # detect._skipping gives each detector with a head (or first strings) the head's forward reach
+    # (heads.forward_reach) when it is under windows.HEAD_SPAN: its windows' searches for where a
+    # match begins stop there. Same values, same places, as searching HEAD_SPAN past.
+    from router.privacy import windows as search_paths
+    from router.privacy.heads import forward_reach
+    from router.privacy.taken import Taken
+
+    assert forward_reach(r"ab(?![A-Za-z0-9])") == 3
+    assert forward_reach(r"(?<![\w.])\d(?=x{2})") == 3
+    assert forward_reach(r"(?i)(?:pass(?:word)?|pw)[0-9]{0,2}\b") == 11
+    assert forward_reach(r"\d[\d .-]{6,}\d") is None
+    assert forward_reach(r"(a)\1") is None
+    spanned = [d for d in detect.DETECTORS if d.head_span is not None]
+    assert len(spanned) >= 100
+    rng = random.Random(17)
+    pieces = [
+        "password",
+        "PASSWORD",
+        "pwd",
+        "token",
+        "api_key",
+        "secret_key",
+        "Key",
+        "_key",
+        "bearer ",
+        " = ",
+        ": ",
+        '"',
+        "'",
+        "ghp_",
+        "sk-",
+        "AKIA",
+        "xoxb-",
+        "@",
+        "example.com",
+        "+44 ",
+        "(415) ",
+        "GB82 WEST ",
+        "1234",
+        "56",
+        "abcdefgh",
+        "Zx9",
+        " ",
+        "\n",
+        "-",
+        ".",
+    ]
+    matched = 0
+    for _ in range(600):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(5, 60)))
+        for detector in spanned:
+            pattern = detector.head or detector.skip_to
+            assert pattern is not None
+            spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+            if not spans:
+                continue
+            for variant in (detector, dataclasses.replace(detector, validate=None, check=None)):
+                plain = dataclasses.replace(variant, head_span=None)
+                expected = search_paths.windows(plain, text, spans, Taken())
+                assert search_paths.windows(variant, text, spans, Taken()) == expected, (detector.rule, text)
+                matched += bool(expected)
+    assert matched >= 200

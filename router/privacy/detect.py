@@ -40,7 +40,7 @@ from router.privacy import (
 )
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
-from router.privacy.heads import first_strings
+from router.privacy.heads import first_strings, forward_reach
 from router.privacy.spans import Hits, char_spans
 from router.privacy.taken import Taken
 from router.privacy.windows import HEAD_SPAN as _HEAD_SPAN
@@ -58,11 +58,19 @@ _PERSONAL_LAST = tuple(d for d in _OWN if d.type in ("US_SSN", "PHONE", "IP_ADDR
 
 
 def _skipping(detector: Detector) -> Detector:
-    """The detector, searching its windows from where a match may begin (heads.py)."""
-    if detector.head is not None or detector.skip_to is not None:
-        return detector
-    skip_to = first_strings(detector.pattern.pattern, detector.pattern.flags)
-    return dataclasses.replace(detector, skip_to=skip_to) if skip_to is not None else detector
+    """The detector, searching its windows from where a match may begin (heads.py), each search
+    for where one begins reading no further than it needs (Detector.head_span)."""
+    if detector.head is None and detector.skip_to is None:
+        skip_to = first_strings(detector.pattern.pattern, detector.pattern.flags)
+        if skip_to is None:
+            return detector
+        detector = dataclasses.replace(detector, skip_to=skip_to)
+    leading = detector.head if detector.head is not None else detector.skip_to
+    assert leading is not None
+    span = forward_reach(leading.pattern, leading.flags)
+    if detector.head_span is None and span is not None and span < _HEAD_SPAN:
+        detector = dataclasses.replace(detector, head_span=span)
+    return detector
 
 
 # Ordered from the most specific: where two findings overlap, the earlier detector's stands.

@@ -59,3 +59,7 @@ class Detector:
     # pattern led by the same boundary and a digit (the labelled national ids): found once per
     # window for all of them (windows.starts_of), each detector's pattern matched only there.
     starts: re.Pattern[str] | None = None
+    # How far past where a match of `head` (else `skip_to`) may begin it reads (look-aheads
+    # included; heads.forward_reach), when that is under windows.HEAD_SPAN: a window's search
+    # for the head stops that far past the last place a match may begin, not HEAD_SPAN past it.
+    head_span: int | None = None

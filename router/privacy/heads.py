@@ -131,3 +131,44 @@ def _top_level_branch(pattern: str) -> bool:
             return True
         index += 1
     return False
+
+
+_UNBOUNDED = 1 << 30
+
+
+def forward_reach(pattern: str, flags: int = 0) -> int | None:
+    """At most how many characters from where a match attempt begins `pattern` reads (what it
+    consumes, what its look-aheads read, and one character past each assertion such as `\\b` or
+    `$`): an attempt at `p` reads nothing at `p + forward_reach` or after (look-behinds read
+    backwards only). None when it is unbounded (a `*`, a `+`, a group reference)."""
+    found = _reach(list(parser.parse(pattern, flags)))
+    return found if found < _UNBOUNDED else None
+
+
+def _reach(items: list[tuple[Any, Any]]) -> int:
+    """An upper bound of the characters a sequence reads from its start (summed: an assertion's
+    reading counted as if it consumed what it reads, which only overstates)."""
+    total = 0
+    for op, value in items:
+        if op in (constants.LITERAL, constants.NOT_LITERAL, constants.IN, constants.ANY, constants.AT):
+            total += 1  # (an assertion such as `\b` or `$` reads the character after it)
+        elif op in (constants.MAX_REPEAT, constants.MIN_REPEAT, constants.POSSESSIVE_REPEAT):
+            high = value[1]
+            if high == constants.MAXREPEAT:
+                return _UNBOUNDED
+            total += high * _reach(list(value[2]))
+        elif op is constants.SUBPATTERN:
+            total += _reach(list(value[3]))
+        elif op is constants.ATOMIC_GROUP:
+            total += _reach(list(value))
+        elif op is constants.BRANCH:
+            total += max(_reach(list(branch)) for branch in value[1])
+        elif op in (constants.ASSERT, constants.ASSERT_NOT):
+            direction, inner = value
+            if direction > 0:  # a look-ahead; a look-behind reads before where it stands
+                total += _reach(list(inner))
+        else:  # a group reference, a conditional, anything not listed: not bounded here
+            return _UNBOUNDED
+        if total >= _UNBOUNDED:
+            return _UNBOUNDED
+    return total

@@ -54,8 +54,16 @@ def char_spans(hits: dict[int, list[tuple[int, int]]], continuation: list[int]) 
     list's spans are merged and ordered, so its offsets mostly grow: the continuation bytes
     before each are counted on from the last offset's (searched for again where one is lower)."""
     mapped: dict[int, list[tuple[int, int]]] = {}
+    # Detectors that share a core share its list (detect.py): each list is mapped once (value-
+    # dense text has ~65 lists a 64 KiB slice, ~47 of them distinct; ~40% of the spans mapped
+    # were mapped already).
+    done: dict[int, list[tuple[int, int]]] = {}
     count = len(continuation)
     for index, spans in hits.items():
+        seen = done.get(id(spans))
+        if seen is not None:
+            mapped[index] = seen
+            continue
         out: list[tuple[int, int]] = []
         before = 0  # continuation bytes before the last offset mapped
         last = 0
@@ -71,5 +79,5 @@ def char_spans(hits: dict[int, list[tuple[int, int]]], continuation: list[int]) 
                 before += 1
             out.append((char_start, end - before))
             last = end
-        mapped[index] = out
+        mapped[index] = done[id(spans)] = out
     return mapped

@@ -53,6 +53,9 @@ def windows(
     follows = detector.follows
     head = detector.head
     skip_to = detector.skip_to
+    # A match of the head (or first strings) that begins before `before` reads at most this far
+    # past it (the head's own reach where that is shorter: the search stops there).
+    head_span = HEAD_SPAN if detector.head_span is None else detector.head_span
     pattern = detector.pattern
     group = detector.group
     value_span = detector.value_span
@@ -76,7 +79,7 @@ def windows(
         # few and overlap little; this bounds a window's work at a few times its length.
         budget = _RETRY_BUDGET * (high - low) + _SMALL_WINDOW
         before = high if follows else end
-        limit = before + HEAD_SPAN if before + HEAD_SPAN < high else high
+        limit = before + head_span if before + head_span < high else high
         position = low
         if starts is not None:
             places = starts[index]
