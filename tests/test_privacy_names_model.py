@@ -105,3 +105,45 @@ def test_cost_is_linear_in_the_text() -> None:
     unit = "Spoke to Joaquim Oakenshield yesterday; Redis restarted. class UserManager(MyClass): pass\n"
     small, large = unit * 200, unit * 800
     assert len(list(names_model.find(large))) == 4 * len(list(names_model.find(small)))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Given names in no list, told apart by their letters (the `ng` features) and the US records'
+        # given names (`given_us`): the model before these features missed them.
+        ("You can tell Jouni was a huge fan of the band.", {"Jouni"}),
+        ("I'm so jealous! said Erle to Maurice", {"Erle", "Maurice"}),
+    ],
+)
+def test_unlisted_given_names_in_short_sentences_are_found(text: str, expected: set[str]) -> None:
+    assert {text[start:end] for start, end in names_model.find(text)} == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We moved the Kubernetes cluster to Frankfurt last week and it works.",
+        "Google's new release broke the build again, so we pinned the version.",
+        "the Civic Center was closed for the day",
+        "The Impulse team shipped it and we are happy with it.",
+        "Run the Makefile target and check the Changelog for the version.",
+    ],
+)
+def test_places_firms_and_possessives_of_products_are_not_names(text: str) -> None:
+    assert list(names_model.find(text)) == []
+
+
+def test_name_likeness_reads_letters_not_the_lists() -> None:
+    lexicon = names_model.model()["lexicon"]
+    # A listed name is scored as if it were not listed (its own letters left out), so the
+    # feature means the same for listed and unlisted words.
+    assert names_model.name_likeness("katrine", lexicon) > 1.0
+    assert names_model.name_likeness("impulse", lexicon) < -0.5
+    assert "ng=3" in names_model.word_features("Katrine", lexicon)
+
+
+def test_a_possessive_is_a_feature() -> None:
+    text = "though Meza's song was about a boat"
+    start = text.index("Meza")
+    assert "possessive" in names_model.features(text, start, start + 4)

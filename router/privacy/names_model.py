@@ -130,8 +130,50 @@ def _word_kind(word: str | None) -> str:
 # The features that depend on the words around a candidate (the rest depend on the word alone).
 _CONTEXT = (
     "prev=", "next=", "prevkind=", "nextkind=", "initial", "prevcap&", "nextcap&", "listed&capneighbour",
-    "unknown&",
+    "unknown&", "possessive",
 )  # fmt: skip
+
+
+def _given_us() -> frozenset[str]:
+    from router.privacy import names
+
+    return names.given_names()
+
+
+@functools.lru_cache(maxsize=4)
+def _grams(lexicon: frozenset[str]) -> tuple[dict[str, int], dict[str, int], int, int]:
+    """Letter trigrams of the listed names and of the everyday words (the lexicon's, less the
+    listed names), with their totals: how much a word is written like a name."""
+    given, family, _ambiguous, _stop = _lists()
+    people = given | family | _given_us()
+    named: dict[str, int] = {}
+    plain: dict[str, int] = {}
+    for words, table in ((people, named), (lexicon - people, plain)):
+        for word in words:
+            for gram in _trigrams(word):
+                table[gram] = table.get(gram, 0) + 1
+    return named, plain, sum(named.values()), sum(plain.values())
+
+
+def _trigrams(low: str) -> list[str]:
+    padded = f"^{low}$"
+    return [padded[i : i + 3] for i in range(len(padded) - 2)]
+
+
+def name_likeness(low: str, lexicon: frozenset[str]) -> float:
+    """The mean log-odds of the word's letter trigrams, names against everyday words, each
+    counted without the word itself (a listed word is scored as if it were not listed)."""
+    named, plain, total_named, total_plain = _grams(lexicon)
+    given, family, _ambiguous, _stop = _lists()
+    grams = _trigrams(low)
+    in_named = low in given or low in family or low in _given_us()
+    in_plain = not in_named and low in lexicon
+    score = 0.0
+    for gram in grams:
+        a = named.get(gram, 0) - (grams.count(gram) if in_named else 0)
+        b = plain.get(gram, 0) - (grams.count(gram) if in_plain else 0)
+        score += math.log((a + 0.5) / (total_named + 1)) - math.log((b + 0.5) / (total_plain + 1))
+    return score / max(1, len(grams))
 
 
 def word_features(word: str, lexicon: frozenset[str]) -> list[str]:
@@ -150,6 +192,18 @@ def word_features(word: str, lexicon: frozenset[str]) -> list[str]:
         out.append("stop")
     if low in lexicon:
         out.append("everyday")
+    if "given" not in out and any(p in _given_us() for p in parts):
+        out.append("given_us")
+    # How much the word is written like a name (its letters), in steps of 0.5 from -1.5 to 1.5;
+    # apart for the words in no list and no lexicon (`Katrine`, `Jouni`). Not for the names that
+    # are also everyday capitalised words (`Jordan`, `Will`): their letters are a name's, the word
+    # often is not, so the feature says nothing of them.
+    if low in ambiguous:
+        return out
+    level = max(-3, min(3, math.floor(name_likeness(low, lexicon) / 0.5)))
+    out.append(f"ng={level}")
+    if "given" not in out and "family" not in out and "given_us" not in out and "everyday" not in out:
+        out.append(f"ng&unlisted={level}")
     return out
 
 
@@ -185,6 +239,10 @@ def _after(text: str, end: int) -> str | None:
     return text[start:index]
 
 
+# The marks after which a word opens a sentence (or an item, a quotation).
+_OPENERS = (".", "!", "?", ":", ";", '"', "“", "*", "#", ">", "-")
+
+
 def context_features(text: str, start: int, end: int, own: list[str], lexicon: frozenset[str]) -> list[str]:
     """The features of the candidate text[start:end] that depend on the words around it."""
     given, family, _ambiguous, _stop = _lists()
@@ -194,7 +252,7 @@ def context_features(text: str, start: int, end: int, own: list[str], lexicon: f
     next_low = nxt.lower() if nxt else ""
     listed = "given" in own or "family" in own
     everyday = "everyday" in own
-    initial = prev is None or newline or prev in (".", "!", "?", ":", ";", '"', "“", "*", "#", ">", "-")
+    initial = prev is None or newline or prev in _OPENERS
     out = [f"prev={prev_low}", f"next={next_low}", f"prevkind={_word_kind(prev)}", f"nextkind={_word_kind(nxt)}"]
     if initial:
         out.append("initial")
@@ -209,6 +267,9 @@ def context_features(text: str, start: int, end: int, own: list[str], lexicon: f
         out.append(f"nextcap&everyday={next_low in lexicon}")
     if (prev_cap or next_cap) and listed:
         out.append("listed&capneighbour")
+    if text[end : end + 2] in ("'s", "’s"):  # a possessive (`Meza's song`)
+        out.append("possessive")
+        out.append(f"possessive&listed={listed}")
     if not everyday:
         out.append(f"unknown&initial={initial}")
         if (prev_cap and prev_low not in lexicon) or (next_cap and next_low not in lexicon):
@@ -309,10 +370,23 @@ def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tup
 _JOIN = re.compile(r"[ \t]+(?:(?:van|von|der|den|de|del|della|di|da|du|la|le|bin|ibn|al|dos|das)[ \t]+)?")
 
 
+def _ambiguous_opening(text: str, start: int, end: int, ambiguous: frozenset[str]) -> bool:
+    """Whether text[start:end] is an everyday capitalised word (data/ambiguous_words.txt)
+    opening a sentence or a line."""
+    if text[start:end].lower() not in ambiguous:
+        return False
+    prev, newline = _before(text, start)
+    return prev is None or newline or prev in _OPENERS
+
+
 def runs(text: str, scored: list[tuple[int, int, float]], single: float, several: float) -> Iterator[tuple[int, int]]:
     """Names from scored candidates (start, end, probability), earliest first: neighbouring
     candidates (a space or a particle between) make one run; a run of one word is a name when its
-    probability reaches `single`, a longer run when its mean reaches `several` (then all of it)."""
+    probability reaches `single`, a longer run when its mean reaches `several` (then all of it).
+    A word alone opening a sentence that is also an everyday capitalised word (`Jordan here.`,
+    `Will it…`: data/ambiguous_words.txt) is none unless found elsewhere as a name (probability
+    1): its capital says nothing, and the rules count such words only beside stronger evidence."""
+    ambiguous = _lists()[2]
     run: list[tuple[int, int, float]] = []
     for index in range(len(scored) + 1):
         here = scored[index] if index < len(scored) else None
@@ -320,14 +394,11 @@ def runs(text: str, scored: list[tuple[int, int, float]], single: float, several
             run.append(here)
             continue
         if run:
-            if len(run) == 1:
-                if run[0][2] >= single:
-                    yield run[0][0], run[0][1]
-            elif sum(p for _s, _e, p in run) / len(run) >= several:
+            if len(run) > 1 and sum(p for _s, _e, p in run) / len(run) >= several:
                 yield run[0][0], run[-1][1]
             else:  # the words that pass on their own
                 for start, end, p in run:
-                    if p >= single:
+                    if p >= single and (p >= 1.0 or not _ambiguous_opening(text, start, end, ambiguous)):
                         yield start, end
         run = [here] if here is not None else []
 
