@@ -27,10 +27,14 @@ alike, so that the tests run the server that production runs.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
+import signal
+import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -691,12 +695,58 @@ def server_config(app: Any, limits: LimitSettings, **options: Any) -> BoundedCon
     return BoundedConfig(app, limits, **options)
 
 
+class SingleServer(uvicorn.Server):
+    """The server of `tandem serve` with one worker. uvicorn handles SIGINT and SIGTERM only, so
+    SIGHUP (a closed terminal, or an operator's `kill -HUP` meant as a reload) killed the process
+    at once: streams cut mid-answer and their steps never recorded. Here SIGHUP stops it as
+    SIGTERM does (in-flight steps finish and are recorded, `server.shutdown_timeout_s` at most);
+    with several workers uvicorn's supervisor takes SIGHUP to restart them, reading the config
+    again."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGHUP"):
+            with super().capture_signals():
+                yield
+            return
+        before = signal.signal(signal.SIGHUP, self.hang_up)
+        try:
+            with super().capture_signals():
+                yield
+        finally:
+            signal.signal(signal.SIGHUP, before)
+
+    def hang_up(self, sig: int, frame: FrameType | None) -> None:
+        if not self.should_exit:
+            log.warning(
+                "received SIGHUP: stopping once the steps in flight end (one worker does not reload "
+                "its config; restart it, or run server.workers > 1, where SIGHUP restarts the workers)"
+            )
+        self.should_exit = True
+
+
+def _start_resource_tracker_deaf_to_hang_up() -> None:
+    """Start multiprocessing's resource tracker (a helper of the spawned workers) ignoring
+    SIGHUP, which it inherits: a SIGHUP to the process group, which the supervisor takes as a
+    restart of the workers, killed it ("resource_tracker: process died unexpectedly")."""
+    if not hasattr(signal, "SIGHUP"):
+        return
+    from multiprocessing import resource_tracker
+
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
 def serve(config: BoundedConfig) -> bool:
     """Run the server in this process, or in `config.workers` worker processes (as `uvicorn.run`
     does); False when a single server failed to start."""
     if config.workers > 1:
+        _start_resource_tracker_deaf_to_hang_up()
         Multiprocess(config, sockets=[config.bind_socket()]).run()
         return True
-    server = uvicorn.Server(config)
+    server = SingleServer(config)
     server.run()
     return server.started

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import socket
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from router.cli.config import start_line, validated
+from router.cli.config import audit_problem, start_line, validated
 from router.settings import ConfigError, load_settings
 
 if TYPE_CHECKING:
@@ -19,15 +21,38 @@ if TYPE_CHECKING:
 CONFIG_ENV = "TANDEM_CONFIG"
 
 
+# uvicorn's exit status of a worker that could not start: its supervisor then keeps the workers
+# that run (a restart on SIGHUP) or stops (a worker started again after a crash).
+STARTUP_FAILURE = 3
+
+
 def serve_app() -> Starlette:
     """`tandem serve`'s app factory, called in each uvicorn worker process: it reads the config
     file named in TANDEM_CONFIG and the environment, and makes the process-wide settings of a
-    gateway process (router/runtime.py) once the gateway has started."""
+    gateway process (router/runtime.py) once the gateway has started.
+
+    A worker started again (on SIGHUP, several workers) reads the config again, which may have
+    been broken since `tandem serve` checked it: the worker then says so in one line and exits,
+    and uvicorn keeps the workers already serving. Such a worker also ignores SIGHUP itself: a
+    SIGHUP sent to the whole process group (a closed terminal, `kill -HUP -<pgid>`) must not
+    cut its streams while the supervisor, which got it too, replaces the workers one by one,
+    each old one stopping gracefully (SIGTERM) once its replacement serves."""
     from router.app import create_app
     from router.runtime import tune_process
 
     path = os.environ.get(CONFIG_ENV)
-    return create_app(load_settings(Path(path) if path else None), on_started=tune_process)
+    try:
+        settings = load_settings(Path(path) if path else None)
+        if (
+            settings.server.workers > 1
+            and hasattr(signal, "SIGHUP")
+            and threading.current_thread() is threading.main_thread()
+        ):
+            signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        return create_app(settings, on_started=tune_process)
+    except ConfigError as error:
+        print(f"tandem: {error}; this worker does not start", file=sys.stderr, flush=True)
+        sys.exit(STARTUP_FAILURE)
 
 
 def bind_problem(host: str, port: int) -> str | None:
@@ -67,6 +92,11 @@ def run(args: argparse.Namespace) -> int:
     problem = bind_problem(settings.server.host, settings.server.port)
     if problem is not None:
         raise ConfigError(problem)
+    # The gateway starts all the same (its audit lines are dropped and counted): said once here,
+    # as `tandem check` says it, rather than found by the first step.
+    audit = audit_problem(settings)
+    if audit is not None:
+        print(f"tandem: warning: {audit}; its lines will be dropped", file=sys.stderr, flush=True)
     print(start_line(settings, args.config), file=sys.stderr, flush=True)
     from router.metrics.core import prepare_multiprocess
 

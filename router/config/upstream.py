@@ -140,6 +140,9 @@ class UpstreamSettings(Strict):
             first = data["endpoints"][0]
             if isinstance(first, str):
                 return {**data, "base_url": first}
+        if isinstance(data, dict) and not data.get("base_url") and data.get("endpoints") == []:
+            # Said so, rather than "base_url: Field required" of a key the operator left out on purpose.
+            raise ValueError("endpoints is empty: list the base URL of each replica, or set base_url")
         return data
 
     @model_validator(mode="after")
