@@ -174,6 +174,13 @@ class Upstream:
                         f"HTTP {response.status}: its stream began with an error event in place of "
                         f"its answer: {quoted(first)}",
                     )
+                if first and _first_event_unreadable(first):
+                    response.close()
+                    raise UpstreamFailure(
+                        self.name,
+                        "invalid_answer",
+                        f"HTTP {response.status}: its stream's first event is not a JSON object: {quoted(first)}",
+                    )
         except TimeoutError as exc:
             self._abort(response)
             raise UpstreamFailure(self.name, "timeout", f"no answer within {timeouts.first_byte:g} s") from exc
@@ -360,6 +367,36 @@ _ERROR_EVENT = re.compile(rb'(?:\xef\xbb\xbf)?\s*data:\s*\{\s*(?:"error"\s*:|"ob
 def _begins_with_error(first: bytes) -> bool:
     """Whether a stream's first event is an error in place of its answer."""
     return _ERROR_EVENT.match(first) is not None
+
+
+def _first_event_unreadable(first: bytes) -> bool:
+    """Whether a stream's first event, whole in its first bytes, holds data that is neither a
+    JSON object nor `[DONE]` (a broken server's, or a page in an event stream's clothes). An
+    event not yet whole is not judged: the relay meets it as it comes."""
+    text = first.replace(b"\r\n", b"\n")
+    end = text.find(b"\n\n")
+    while end >= 0:
+        lines = text[:end].split(b"\n")
+        data = [line[5:].strip() for line in lines if line.startswith(b"data:")]
+        if data:
+            if data[0] == b"[DONE]":
+                return False
+            # Read as the relay reads it (each data line a chunk; a marker ending the event's
+            # last line) or as SSE joins an event's lines: unreadable only when neither is an
+            # object.
+            joined = b"\n".join(line for line in data if line != b"[DONE]")
+            return not (_is_object(data[0]) or _is_object(joined))
+        # An event of comments or fields alone (`: keep-alive`, `retry: 1000`): the next one.
+        text = text[end + 2 :]
+        end = text.find(b"\n\n")
+    return False
+
+
+def _is_object(payload: bytes) -> bool:
+    try:
+        return isinstance(orjson.loads(payload), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def quoted(payload: bytes) -> str:

@@ -265,3 +265,49 @@ def test_only_a_carriage_return_alone_ends_the_first_line_of_a_bare_cr_stream() 
     assert not bare_cr_lines(b"data: {}\n\ndata: a\rb\n\n")  # a line feed ends the first line
     assert not bare_cr_lines(b"data: {}\r")  # may be the first half of a CRLF
     assert not bare_cr_lines(b"data: {")
+
+
+UNREADABLE = {
+    "broken JSON": b"data: {not json}\n\n",
+    "a string": b'data: "hello"\n\n',
+    "a page": b"data: <html><body>Bad Gateway</body></html>\n\n",
+    "after a comment": b": keep-alive\n\ndata: {oops\n\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(UNREADABLE))
+@pytest.mark.parametrize("failover", [False, True])
+def test_a_stream_whose_first_event_is_no_json_object_fails_over_or_is_a_502(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    cloud: FakeUpstream,
+    shape: str,
+    failover: bool,
+) -> None:
+    """A broken server's stream (relayed before with a 200 and a made-up usage): nothing has
+    reached the client, so the other target answers where the route allows it, else a 502."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": failover}})
+    stream = UNREADABLE[shape] + DONE
+    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
+    body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    response = client.post(f"{server.url}/v1/chat/completions", json=body)
+    if failover:
+        assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
+        assert _events(response.content)[-1] == b"data: [DONE]" and len(cloud.received) == 1
+    else:
+        assert response.status_code == 502, response.text
+        error = response.json()["error"]
+        assert error["code"] == "upstream_invalid_answer" and "not a JSON object" in error["message"]
+
+
+def test_a_first_event_of_json_over_several_data_lines_is_read_as_one() -> None:
+    """SSE joins an event's data lines: JSON written over two of them is an answer, not nonsense."""
+    from router.upstream import _first_event_unreadable
+
+    split = b'data: {"id": "c",\ndata: "choices": []}\n\n'
+    assert not _first_event_unreadable(b": ping\n\n" + split)
+    assert not _first_event_unreadable(b'data: {"id": "c", "choi')  # not whole yet: not judged
+    assert not _first_event_unreadable(b"data: [DONE]\r\n\r\n")
+    assert not _first_event_unreadable(b'data: {"id": "c"}\ndata: [DONE]\n\n')  # a marker on its last line
+    assert _first_event_unreadable(b"data: [1, 2]\r\n\r\n")
