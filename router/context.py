@@ -121,7 +121,8 @@ async def cloud_context(
     if settings.mode == "last_k":
         return last_k(messages, settings.k)
     if settings.mode == "flattened":
-        return flattened(messages, settings.max_chars)
+        # Flattened from the redacted messages on a redacting route (InnerCalls.shown).
+        return flattened(calls.shown("cloud", messages), settings.max_chars)
     if settings.mode != "summary":
         return messages
     _head, earlier, _recent = earlier_and_recent(messages, settings.k)

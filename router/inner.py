@@ -64,10 +64,23 @@ class InnerCalls:
     def privacy(self) -> PrivacyGuard | None:
         return self._privacy
 
+    def shown(self, target: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages as a prompt the gateway writes for `target` may quote them: for the cloud
+        (or any upstream but the edge) on a redacting route, with placeholders already. A prompt
+        quotes tool-call arguments as JSON text (`\\`, `\\u00fc`: a value no longer written as
+        it was found) and cuts texts to a size (a value cut in two): redacting the prompt
+        afterwards would find neither."""
+        privacy = self._privacy
+        if target == "edge" or privacy is None or not redacts(privacy.mode):
+            return messages
+        return privacy.quoted(messages)
+
     async def complete(self, target: str, body: dict[str, Any], purpose: str) -> dict[str, Any]:
         """One chat completion from `target` (its model is filled in); the parsed answer."""
         upstream = self._upstreams[target]
-        privacy = self._privacy if target == "cloud" else None
+        # Every upstream but the edge is off the premises for privacy: the cloud, and any other
+        # named upstream a judge or a verifier asks (a hosted model, as far as the gateway knows).
+        privacy = self._privacy if target != "edge" else None
         if privacy is not None:
             if not privacy.allows_cloud():
                 self.made.append(InnerCall(purpose, target, None, 0.0, status="privacy"))

@@ -12,7 +12,8 @@ The client never sees any of it: the call starts after the response is sent (a S
 background task that only spawns it), and a shadow call that fails, hangs or is refused is
 counted (`tandem_shadow_calls_total`) and changes nothing. The cloud is asked only what the
 route's privacy allows: nothing on a `keep_local`/`block` step with sensitive values (or a
-trajectory pinned to the edge), the redacted messages on `redact`. Its dollars are booked in the
+trajectory pinned to the edge), the redacted messages and other fields (`user`, `metadata`,
+tool descriptions…) on `redact`. Its dollars are booked in the
 cost metrics as `call="shadow"` and in the note, never in the trajectory's totals: they count
 neither against `constraints.budget_usd` nor in the savings. The daily budget is per process,
 or shared by the replicas through Redis (`INCRBYFLOAT` on a per-day key) when `redis_url` is set.
@@ -223,6 +224,9 @@ class Shadow:
             await step.privacy.scan_deferred()
             body["messages"] = step.privacy.outgoing(body.get("messages") or [])
             redacting = redacts(step.privacy.mode)
+            # And the request's other fields (`user`, `metadata`, tool descriptions…), as the
+            # step's own cloud call gets them (router/chain/redact.py).
+            body.update(step.privacy.outgoing_fields(body))
             await step.privacy.commit()  # what reached the cloud, on an `allow` route
         payload = {**body, "model": upstream.model, "stream": False}
         try:

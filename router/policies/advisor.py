@@ -49,10 +49,9 @@ class AdvisorPolicy:
 
     async def _advice(self, step: AsksModels) -> str:
         settings = self._settings
+        messages = step.calls.shown("cloud", step.request.messages)
         prompt = ADVICE.format(
-            words=settings.max_words,
-            task=task_of(step.request.messages),
-            transcript=flatten(step.request.messages, settings.max_chars),
+            words=settings.max_words, task=task_of(messages), transcript=flatten(messages, settings.max_chars)
         )
         body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": settings.max_words * 2}
         try:

@@ -26,7 +26,8 @@ class DraftPolicy:
             return Decision(target="cloud", reason=Reason.INNER_FAILED)
         draft, index = edge
         proposal = first_message(draft)
-        shown = flatten([*last_k(step.request.messages, settings.k), proposal], settings.max_chars)
+        quoted = step.calls.shown(settings.verifier, [*last_k(step.request.messages, settings.k), proposal])
+        shown = flatten(quoted, settings.max_chars)
         body = {"messages": [{"role": "user", "content": VERIFY + shown}], "max_tokens": 8, "temperature": 0}
         try:
             verdict = await step.calls.complete(settings.verifier, body, "verify")

@@ -20,7 +20,8 @@ class LLMJudgePolicy:
 
     def _prompt(self, step: AsksModels) -> str:
         settings = self._settings
-        messages = step.request.messages
+        # Quoted redacted where the judge is the cloud on a redacting route (InnerCalls.shown).
+        messages = step.calls.shown(settings.judge, step.request.messages)
         if settings.sees == "task":
             seen = f"TASK:\n{task_of(messages)}"
         elif settings.sees == "last_k":

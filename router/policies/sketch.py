@@ -41,7 +41,8 @@ class SketchPolicy:
         return Decision(target="edge", reason=Reason.SKETCH, patch={"messages": with_plan(step.request.messages, plan)})
 
     async def _write_plan(self, step: StepContext) -> str:
-        prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task_of(step.request.messages))
+        task = task_of(step.calls.shown("cloud", step.request.messages))
+        prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task)
         body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self._settings.max_plan_tokens}
         try:
             plan = message_text(await step.calls.complete("cloud", body, "plan")).strip()

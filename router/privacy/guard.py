@@ -363,6 +363,19 @@ class PrivacyGuard:
         self.exposed.extend(sorted(new))
         return messages
 
+    def quoted(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The messages with every known value replaced, for a prompt the gateway writes from
+        them for the cloud (a transcript, a task), which the cloud receives redacted again as
+        any message. Nothing is counted here: what reaches the cloud is counted in `outgoing`.
+        The step's own messages go through the trajectory's memory; another list (a window of
+        them, a draft added) is redacted afresh, so that it does not displace what the memory
+        keeps of the step's."""
+        if not self._entry.matcher.values:
+            return messages
+        if messages is self._messages:
+            return [item.redacted for item in self.learned(messages, encode=redacts(self.mode))]
+        return Redactor(self._entry.matcher).messages(messages)[0]
+
     def outgoing_fields(self, raw: dict[str, Any]) -> dict[str, Any]:
         """The request's scanned fields (other than its messages) that change as the cloud may
         receive them: every known value replaced, where the mode redacts; counted as redacted."""
