@@ -149,6 +149,10 @@ async def cloud_context(
             # Without a summary, the recent steps alone still give the cloud the tool structure.
             return last_k(messages, settings.k)
         summary = message_text(answer)
+        if calls.privacy is not None and not await calls.privacy.written(summary):
+            # A value only the edge's words hold, on a route that keeps values off the cloud:
+            # the recent steps alone (the summary is not kept: the next step writes one anew).
+            return last_k(messages, settings.k)
         # The summary goes to the cloud only (redacted on the way); kept with placeholders.
         await store.note(identity.trajectory_id, SUMMARY_NOTE, to_keep(calls.privacy, summary))
         await store.note(identity.trajectory_id, COVERS_NOTE, str(earlier_steps))

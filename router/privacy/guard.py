@@ -224,21 +224,7 @@ class PrivacyGuard:
             self._metrics.privacy_failures.inc()
             self.failed = True
             return
-        known = self._entry.matcher.placeholder
-        new: dict[str, str] = {}  # value -> kind, in the order found
-        for finding in findings:
-            if finding.value not in known and finding.value not in new:
-                new[finding.value] = finding.type
-        if new:
-            await self._allocate(new, reserved)
-            detected: dict[str, int] = {}  # counted once a kind (a dump holds thousands)
-            for kind in new.values():
-                detected[kind] = detected.get(kind, 0) + 1
-            for kind, count in detected.items():
-                self._metrics.privacy_values.labels(self.route, kind, "detected").inc(count)
-            if not self._memo.holds(self.trajectory_id, self._entry):
-                self._memo.adopt(self.trajectory_id, self._entry)
-            self._memo.account(self._entry)
+        await self._take(findings, reserved)
         note = read.read(self.trajectory_id, messages, scanned, sum(map(len, new_texts)))
         self._remember(SCANNED, note)
         # Off the request path: a replica that reads a stale note only scans a few messages
@@ -248,6 +234,49 @@ class PrivacyGuard:
             self._spawn(_discard(write))
         else:
             await write
+
+    async def _take(self, findings: list[Finding], reserved: set[str]) -> bool:
+        """Give the values found that the trajectory does not know yet a placeholder each;
+        whether there were any."""
+        known = self._entry.matcher.placeholder
+        new: dict[str, str] = {}  # value -> kind, in the order found
+        for finding in findings:
+            if finding.value not in known and finding.value not in new:
+                new[finding.value] = finding.type
+        if not new:
+            return False
+        await self._allocate(new, reserved)
+        detected: dict[str, int] = {}  # counted once a kind (a dump holds thousands)
+        for kind in new.values():
+            detected[kind] = detected.get(kind, 0) + 1
+        for kind, count in detected.items():
+            self._metrics.privacy_values.labels(self.route, kind, "detected").inc(count)
+        if not self._memo.holds(self.trajectory_id, self._entry):
+            self._memo.adopt(self.trajectory_id, self._entry)
+        self._memo.account(self._entry)
+        return True
+
+    async def written(self, text: str) -> bool:
+        """Whether a text the gateway had written from the trajectory (the edge's summary of its
+        earlier steps) may go to the cloud. The edge may write a value in a form the scan never
+        met (a card spaced anew, an address put in one line, one it made up): detection runs on
+        the text afresh. On `redact` a new value gets its placeholder as any (the text goes out
+        redacted); on `keep_local` and `block` a text with one may not go. Other modes: as it is."""
+        if self.mode not in ("redact", "keep_local", "block") or not text:
+            return True
+        try:
+            findings = _detect_all([text], self._optional)
+        except Exception:  # a detector bug must not let a value through: fail closed
+            log.exception("privacy detection of a text written for the cloud failed")
+            self._metrics.privacy_failures.inc()
+            return False
+        known = self._entry.matcher.placeholder
+        if all(finding.value in known for finding in findings):
+            return True
+        if not redacts(self.mode):
+            return False
+        await self._take(findings, set(PLACEHOLDER.findall(text)))
+        return True
 
     def defer_scan(self, messages: list[dict[str, Any]], fields: dict[str, Any] | None = None) -> None:
         """Scan `messages` later (`scan_deferred`): where the mode only measures (`allow`),
