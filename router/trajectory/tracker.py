@@ -39,7 +39,7 @@ from router.trajectory.recorder import Recorder
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepSlot, StepStart, Trajectory
-from router.trajectory.stitch import NEW, Stitch, Stitcher
+from router.trajectory.stitch import NEW, RETRY, Stitch, Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
@@ -219,6 +219,13 @@ class Tracker:
         try:
             retry = identify.is_client_retry(headers)
             trajectory_id, stitched = await self._identify(request, headers, path_session, namespace, retry)
+            if stitched is not None:
+                # A stitched step is an attempt of the step before it exactly when the stitcher
+                # took it for one (`x-tandem-stitch: retry`): a retry that changed a field
+                # other than the messages (a lower `max_tokens`) is still that step, and a
+                # retry header on a history no attempt was seen with (refused before it was
+                # stitched: a rate limit) is a new step, not another attempt of the last one.
+                retry = stitched.decision == RETRY
             # A sub-agent: of a run named by its session, any request of that session; of a
             # stitched run, a new stitched run (linked once, then stitched as any run).
             family = trajectory_id if stitched is None else stitched_family(namespace)
