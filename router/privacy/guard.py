@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from router.config.privacy import PrivacyMode, cloud_allowed, redacts
+from router.config.privacy import PrivacyMode, cloud_allowed, protects, redacts
 from router.metrics.core import Metrics
 from router.notes import VAULT_ID, VAULT_OUT, VAULT_SCANNED, VAULT_VALUE
 from router.privacy.detect import detect
@@ -261,8 +261,8 @@ class PrivacyGuard:
         earlier steps) may go to the cloud. The edge may write a value in a form the scan never
         met (a card spaced anew, an address put in one line, one it made up): detection runs on
         the text afresh. On `redact` a new value gets its placeholder as any (the text goes out
-        redacted); on `keep_local` and `block` a text with one may not go. Other modes: as it is."""
-        if self.mode not in ("redact", "keep_local", "block") or not text:
+        redacted); on `keep_local` and `block` a text with one may not go. On `allow`: as it is."""
+        if not protects(self.mode) or not text:
             return True
         try:
             findings = _detect_all([text], self._optional)
