@@ -197,13 +197,16 @@ def run_pass(
     names = [f"{tag}-{run}" for run in range(shape.runs)]
     before_stop: dict[str, str | None] = {}
     stopped_url: list[str] = []
-    down_at: list[float] = []  # when `stop` returned: the replica is gone from then on
+    # When `stop` was called: a killed replica answers nothing from then on, and `stop` may
+    # return seconds later (a killed vLLM's helper processes are waited for), by when a fast
+    # run may have sent all its steps.
+    down_at: list[float] = []
     last_sent = [0.0] * shape.runs  # when each run sent its last step
 
     def stop_then_mark(url: str) -> None:
         assert stop is not None
-        stop(url)
         down_at.append(time.perf_counter())
+        stop(url)
 
     def one_run(run: int, base_url: str) -> None:
         rng = random.Random(f"{tag}-{shape}-{run}")  # fresh text per pass: no cache carried over
