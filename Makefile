@@ -102,10 +102,13 @@ bench: install-test redis
 # task's shape).
 JUDGE_TREES = --trees 60 --depth 3 --rate 0.05
 JUDGE_HARNESS_SHAPE = step_log,step_frac64,context_chars_log,task_chars_log,task_has_code,task_mentions_test
+# Sizes a harness sets (its outputs' formatting; how long its runs are): the state judge reads the
+# output against the run's own recent outputs instead (judge/features.py's trend values).
+JUDGE_STATE_SIZES = output_bytes_log,output_lines_log,last_text_log,run_labelled_log
 judge-model: install-test
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge.onnx \
-		--model gbdt --labels failed --cloud-share 0.4 $(JUDGE_TREES) --ignore $(JUDGE_HARNESS_SHAPE) \
-		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; not given the step index, the run's size or the task's shape (they differ by harness); label: the step's action failed (the harness-status label, judge/status.py)"
+		--model gbdt --labels failed --cloud-share 0.4 $(JUDGE_TREES) --ignore $(JUDGE_HARNESS_SHAPE),$(JUDGE_STATE_SIZES) \
+		--describe "real agent runs (judge/data/real-runs.sources.json), rows by tandem judge import --no-text; not given the step index, the run's size or the task's shape (they differ by harness), nor the output's own sizes (given against the run's recent ones) or how many steps are on record; label: the step's action failed (the harness-status label, judge/status.py)"
 	$(BIN)/python -m judge train --data judge/data/real-runs.jsonl.gz --out judge/models/judge-draft.onnx \
 		--model gbdt --labels failed --cloud-share 0.4 --sees draft $(JUDGE_TREES) \
 		--ignore $(JUDGE_HARNESS_SHAPE),output_bytes_log,output_lines_log,last_text_log,draft_calls,draft_prose,draft_other,draft_plan,draft_invalid,draft_edit_incomplete,draft_creates_shown,draft_breaks_format,draft_misses_required \

@@ -42,12 +42,13 @@ from judge.actions import ACTION_TYPES, ActionType, classify_content, classify_t
 from judge.actions import most_consequential as _most_consequential
 from judge.record import EMPTY_RECORD, RECORD_FEATURE_NAMES, RunRecord
 from judge.signals import quick_error_signals
+from judge.status import command_of, failure_reason
 from judge.task import HEAD_MESSAGES, real_task  # the head: where the task is looked for
 
-FEATURE_VERSION = 6
+FEATURE_VERSION = 7
 # Versions whose state features are this version's, names and meaning: a `sees: state` model or
 # row of one of them is served and trained on as it is (none yet: version 6 changed the state's).
-STATE_VERSIONS: tuple[int, ...] = (6,)
+STATE_VERSIONS: tuple[int, ...] = (7,)
 TAIL_MESSAGES = 12  # the recent window the features read
 LAST_ACTIONS = 3
 # What of a tool result the error patterns scan: a failing command says so at its start ("command
@@ -104,7 +105,16 @@ _HISTORY = (
     "task_has_code",  # a code block or a traceback in the request
     "task_mentions_test",
 )
-FEATURE_NAMES: tuple[str, ...] = (*_SCALARS, *_ACTIONS, *_STATE, *_HISTORY, *RECORD_FEATURE_NAMES)
+# How the latest turn compares with the tail's earlier ones, and how the tail's turns went by the
+# harness's own status (judge/status.py, the label's rule): a run's formatting (how large its
+# harness makes every output) divides out of the first three.
+_TREND = (
+    "output_bytes_rel",  # output_bytes_log less its decayed mean over the tail's earlier turns
+    "output_lines_rel",
+    "last_text_rel",
+    "tail_failed_decayed",  # the tail's turns that failed by their status, each weighing DECAY of the next
+)
+FEATURE_NAMES: tuple[str, ...] = (*_SCALARS, *_ACTIONS, *_STATE, *_HISTORY, *_TREND, *RECORD_FEATURE_NAMES)
 N_FEATURES = len(FEATURE_NAMES)
 
 Vector = npt.NDArray[np.float32]
@@ -192,6 +202,7 @@ IDENTITY_FROM_BYTES = 64 * 1024
 _TURNS = _ByIdentity(4096, 1_000_000)  # assistant message -> _Turn (context: the declared tool names)
 _SIGNALS = _ByIdentity(4096, 3_000_000)  # tool result text -> its error signals
 _TASKS = _ByIdentity(1024, 2_000_000)  # first message of the head -> (the head's messages, the task's shape)
+_OUTCOMES = _ByIdentity(4096, 3_000_000)  # assistant message -> _Outcome (context: the messages after it)
 
 
 @lru_cache(maxsize=2048)
@@ -291,13 +302,12 @@ def _first_user(head: list[Message]) -> Message | None:
     return None
 
 
+_RESULT_ROLES = ("tool", "user", "function", "ipython")  # messages that carry an observation
+
+
 def _results(messages: list[Message], start: int, end: int, task: Message | None) -> list[str]:
     """Texts of the tool results (tool messages, or user messages carrying an observation)."""
-    return [
-        content_text(m)
-        for m in messages[start:end]
-        if m is not task and m.get("role") in ("tool", "user", "function", "ipython")
-    ]
+    return [content_text(m) for m in messages[start:end] if m is not task and m.get("role") in _RESULT_ROLES]
 
 
 def step_features(
@@ -349,6 +359,7 @@ def step_features(
     values += [math.log1p(len(last_text)), float(final.calls if final is not None else 0)]
     values.append(float(any(turn.action == ActionType.SUBMIT for turn in turns)))
     values += task_shape
+    values += _trend(tail, assistants, task, keep)
     values += counters.record.state_values()
     return np.array(values, dtype=np.float32)
 
@@ -384,6 +395,61 @@ def _error_history(tail: list[Message], assistants: list[int], task: Message | N
     since = next((age for age, flag in enumerate(reversed(failed)) if flag), len(failed))
     share = sum(failed) / len(failed) if failed else 0.0
     return [float(streak), share, math.log1p(since)]
+
+
+DECAY = 0.7  # an earlier turn's weight against the one after it
+
+
+class _Outcome(NamedTuple):
+    """One turn of the tail and what followed it, measured once."""
+
+    sizes: tuple[float, float, float]  # its results' bytes and lines, its own prose (logs), as the latest's
+    failed: bool | None  # by the harness's status (judge/status.py); None: nothing followed it
+
+
+def _outcome(tail: list[Message], index: int, end: int, task: Message | None, keep: bool) -> _Outcome:
+    """The turn at `index`, its results up to `end`; with `keep`, found and kept by identity (the
+    turn and the messages after it: a turn read at one step is an earlier one at the next)."""
+    after = tuple(tail[index + 1 : end])
+    if keep:
+        kept: _Outcome | None = _OUTCOMES.get(tail[index], after)
+        if kept is not None:
+            return kept
+    texts = [content_text(m) for m in after]
+    output = "\n".join(content_text(m) for m in after if m is not task and m.get("role") in _RESULT_ROLES)
+    prose = content_text(tail[index])
+    failed = None
+    if after:
+        command, shell = command_of(tail[index])
+        failed = failure_reason(command, shell, texts) is not None
+    sizes = (math.log1p(len(output)), math.log1p(output.count("\n") + (1 if output else 0)), math.log1p(len(prose)))
+    found = _Outcome(sizes, failed)
+    if keep:
+        _OUTCOMES.put(tail[index], found, after, sum(map(len, texts)) + len(prose))
+    return found
+
+
+def _trend(tail: list[Message], assistants: list[int], task: Message | None, keep: bool) -> list[float]:
+    """`_TREND`: the latest turn's sizes against the tail's earlier turns (a decayed mean, the
+    first earlier turn its start), and the tail's turns' record by their status."""
+    ends = [*assistants[1:], len(tail)] if assistants else []
+    outcomes = [_outcome(tail, index, end, task, keep) for index, end in zip(assistants, ends, strict=True)]
+    rel = [0.0, 0.0, 0.0]
+    if len(outcomes) >= 2:
+        mean = outcomes[0].sizes
+        for earlier in outcomes[1:-1]:
+            mean = (
+                DECAY * mean[0] + (1 - DECAY) * earlier.sizes[0],
+                DECAY * mean[1] + (1 - DECAY) * earlier.sizes[1],
+                DECAY * mean[2] + (1 - DECAY) * earlier.sizes[2],
+            )
+        latest = outcomes[-1].sizes
+        rel = [latest[0] - mean[0], latest[1] - mean[1], latest[2] - mean[2]]
+    decayed = 0.0
+    for outcome in outcomes:
+        if outcome.failed is not None:
+            decayed = DECAY * decayed + (1 - DECAY) * outcome.failed
+    return [*rel, decayed]
 
 
 def tool_names(tools: list[dict[str, Any]] | None) -> frozenset[str] | None:
@@ -454,7 +520,7 @@ def clear_caches() -> None:
     _cached_content.cache_clear()
     _task_shape.cache_clear()
     _cached_signals.cache_clear()
-    for table in (_TURNS, _SIGNALS, _TASKS):
+    for table in (_TURNS, _SIGNALS, _TASKS, _OUTCOMES):
         table.clear()
 
 

@@ -25,9 +25,10 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "actions": ("act1_", "act2_", "act3_", "last_prose", "last_multi_call", "last_calls", "submit_in_tail"),
     "errors": ("err_",),
     "repetition": ("repeat_", "type_streak", "invalid_"),
-    "output": ("results_count", "output_", "last_text_log", "turns_since_err_log"),
+    "output": ("results_count", "output_", "last_text_", "turns_since_err_log"),
     "task": ("task_",),
-    "record": ("run_",),  # the run's own record of failures (judge/record.py)
+    # The run's own record of failures (judge/record.py), and its tail's by the same rule.
+    "record": ("run_", "tail_failed_"),
 }
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 import shlex
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -374,6 +375,14 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     # are read, so that a long output costs no more than a short one and its middle (a file's
     # content) is never read as one.
     edges = text if len(text) <= 2 * _EDGE_CHARS else f"{text[:_EDGE_CHARS]}\n{text[-_EDGE_CHARS:]}"
+    return _reason(command, shell, edges, text.lstrip().startswith(TOOL_ERROR_MARKER))
+
+
+@lru_cache(maxsize=1024)  # of edges up to 8 KB: at most 8 MB held
+def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
+    """`failure_reason` from the result's edges (whether it opens with the tool-error marker:
+    `marked`). Cached: the judge's features read each turn of the tail again at the next steps
+    (judge/features.py), and the edges, not the whole result, are what is hashed."""
     # In HARNESS_ERRORS' order (the words are), each message once.
     for index in dict.fromkeys([index for word, index in _HARNESS_WORDS if word in edges]):
         harness, _, pattern = HARNESS_ERRORS[index]
@@ -412,7 +421,7 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
         if _SHELL_SAYS.search(edges):
             return "shell error"
     if _runs_code(programs):
-        tail = text[-_TAIL_CHARS:]
+        tail = edges[-_TAIL_CHARS:]
         tail = _without_status(tail).rstrip()
         if "@" in tail[-_PROMPT_CHARS:]:
             tail = tail[:-_PROMPT_CHARS] + _PROMPT_TAIL.sub("", tail[-_PROMPT_CHARS:])
@@ -426,7 +435,7 @@ def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:
     # A flagged shell result with no exit status in it (one with a status was judged above): the
     # flag is the status, unless the command only searched (a search that finds nothing exits 1).
     searched = bool(programs) and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES)
-    if shell and not codes and not searched and text.lstrip().startswith(TOOL_ERROR_MARKER):
+    if shell and not codes and not searched and marked:
         return "tool error"
     return None
 

@@ -107,6 +107,14 @@ def _in_process(model_path: Path, steps: int, passes: int) -> Result:
     return measuring.run_all(model_path, steps, passes, trajectory, TOOLS)
 
 
+def _model_of(root: Path, model: Path) -> Path:
+    """The model a checkout is measured with: its own shipped one unless another was named (a
+    checkout of another feature version refuses this one's)."""
+    if model.resolve() == DEFAULT_MODEL.resolve():
+        return root / DEFAULT_MODEL.resolve().relative_to(ROOT)
+    return model.resolve()
+
+
 def _worker(root: Path, model_path: Path, steps: int, passes: int) -> Result:
     """One measurement of the checkout at `root`, in a process of its own."""
     script = Path(measuring.__file__).resolve()
@@ -199,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         measured: dict[str, list[Result]] = {"this checkout": [], "baseline": []}
         for _ in range(args.rounds):  # alternating: a noisy spell of the machine hits both
             for name, root in (("this checkout", ROOT), ("baseline", args.baseline.resolve())):
-                measured[name].append(_worker(root, args.model.resolve(), args.steps, args.passes))
+                measured[name].append(_worker(root, _model_of(root, args.model), args.steps, args.passes))
         runs = {name: _merge(results) for name, results in measured.items()}
         for name, result in runs.items():
             print(f"  {name}: {result['mode']}")

@@ -24,7 +24,9 @@ FAST_GBDT = {"n_estimators": 30, "max_depth": 3, "learning_rate": 0.2, "subsampl
 
 @pytest.mark.parametrize("kind", ["logreg", "gbdt"])
 def test_train_export_scores_match_sklearn(kind: str, tmp_path: Path) -> None:
-    rows = synthetic_rows()
+    # Enough runs that the held-out fifth (a share calibrated on the rest, scores in steps: the
+    # features are 0 or 1) lands near the target whatever the draw: with 120 it ranged 0.30-0.46.
+    rows = synthetic_rows(trajectories=400)
     out = tmp_path / "judge.onnx"
     result = train(rows, TrainConfig(model=kind, gbdt=FAST_GBDT), out)  # type: ignore[arg-type]
     x = matrix(rows)
@@ -38,7 +40,7 @@ def test_train_export_scores_match_sklearn(kind: str, tmp_path: Path) -> None:
     assert evaluation["cloud_share"] == pytest.approx(0.4, abs=0.08)
     assert {"precision", "recall", "brier", "reliability"} <= set(evaluation)
     assert card.training_data["held_out_trajectories"] > 0
-    assert card.training_data["train_trajectories"] + card.training_data["held_out_trajectories"] == 120
+    assert card.training_data["train_trajectories"] + card.training_data["held_out_trajectories"] == 400
 
 
 def test_the_cards_run_counts_add_up_when_some_rows_have_no_label(tmp_path: Path) -> None:
