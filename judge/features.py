@@ -21,6 +21,12 @@ before is what the error signals of the latest tool output already describe).
 Version 5 adds four draft features (judge/draft.py), each a draft its harness will refuse; the
 state features are version 4's. Version 6 types a call to a tool no table names by the verb its
 name starts with (judge/actions.py) where it was `other`: the action values of such a step differ.
+Version 7 reads the latest turn against the tail's earlier ones (`_TREND`): its output's sizes
+less their decayed mean over the earlier turns (a harness that makes every output large, or
+every reply long, divides out), and the tail's turns that failed by the harness's status, decayed
+(judge/status.py's rule, the label's, read from the messages: an import and the gateway compute
+it alike, and the step just before is in it). Chosen by leaving each agent family out in turn
+(docs/judge.md); the state judge is not given the output's own sizes any more.
 
 A model is tied to `FEATURE_VERSION`: any change to the names, order or meaning of the features
 must bump it, and models trained on another version are refused at load.

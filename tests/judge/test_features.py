@@ -276,3 +276,58 @@ def test_the_vectors_of_the_frozen_cases_are_unchanged() -> None:
         reused = step_features(messages, counters, tools)  # its objects seen before: kept by identity
         assert fresh.tolist() == golden["vectors"][name], name
         assert reused.tolist() == golden["vectors"][name], name
+
+
+def _shell_run(outputs: list[str]) -> list[dict[str, Any]]:
+    """A mini-swe-agent-style run: each turn one bash command, each result its harness's
+    `<returncode>` and output (`outputs[i]`: `CODE|TEXT`)."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "agent"},
+        {"role": "user", "content": "Please solve this issue: the parser crashes"},
+    ]
+    for index, output in enumerate(outputs):
+        code, text = output.split("|", 1)
+        command = "cat src/parser.py" if code == "view" else f"python run_{index}.py"
+        messages.append({"role": "assistant", "content": f"THOUGHT: step {index}\n\n```bash\n{command}\n```"})
+        status = "0" if code == "view" else code
+        messages.append({"role": "user", "content": f"<returncode>{status}</returncode>\n<output>\n{text}</output>"})
+    return messages
+
+
+def test_the_outputs_sizes_are_read_against_the_runs_own_recent_outputs() -> None:
+    counters = TrajectoryCounters(step=6)
+    # A harness that makes every output long: the latest, as long as the others, is no news.
+    steady = step_features(_shell_run(["0|" + "x\n" * 2000] * 5), counters)
+    assert value(steady, "output_bytes_log") > 8.0
+    assert value(steady, "output_bytes_rel") == pytest.approx(0.0, abs=1e-6)
+    assert value(steady, "output_lines_rel") == pytest.approx(0.0, abs=1e-6)
+    # The same latest output after short ones stands out, and one short after long ones falls.
+    grown = step_features(_shell_run(["0|ok\n"] * 4 + ["0|" + "x\n" * 2000]), counters)
+    shrunk = step_features(_shell_run(["0|" + "x\n" * 2000] * 4 + ["0|ok\n"]), counters)
+    assert value(grown, "output_bytes_log") == value(steady, "output_bytes_log")
+    assert value(grown, "output_bytes_rel") > 4.0 > -4.0 > value(shrunk, "output_bytes_rel")
+    # The earlier turns' mean is decayed: the one just before weighs most.
+    sizes = [math.log1p(len(f"<returncode>0</returncode>\n<output>\n{'y' * n}</output>")) for n in (10, 20, 40)]
+    mean = 0.7 * sizes[0] + 0.3 * sizes[1]
+    run = step_features(_shell_run(["0|" + "y" * n for n in (10, 20, 40)]), TrajectoryCounters(step=4))
+    assert value(run, "output_bytes_rel") == pytest.approx(sizes[2] - mean, abs=1e-5)
+    # A run with one turn has nothing to compare with.
+    assert value(step_features(_shell_run(["0|" + "x" * 500]), TrajectoryCounters(step=2)), "output_bytes_rel") == 0.0
+
+
+def test_the_tails_record_is_the_harness_status_not_the_files_content() -> None:
+    counters = TrajectoryCounters(step=5)
+    traceback = 'Traceback (most recent call last):\n  File "run.py", line 1\nValueError: bad\n'
+    # A file that holds a traceback, viewed without error, is no failure; a program's is.
+    viewed = step_features(_shell_run(["view|" + traceback] * 4), counters)
+    assert value(viewed, "tail_failed_decayed") == 0.0
+    assert value(viewed, "err_traceback") == 1.0  # the error signals still see the word
+    failed = step_features(_shell_run(["0|ok\n", "1|" + traceback, "0|ok\n", "0|ok\n"]), counters)
+    # Failures decay by 0.7 a turn: 0.3 when failed, times 0.7 for each of the two turns after.
+    assert value(failed, "tail_failed_decayed") == pytest.approx(0.3 * 0.7 * 0.7, abs=1e-6)
+    latest = step_features(_shell_run(["0|ok\n", "0|ok\n", "0|ok\n", "1|" + traceback]), counters)
+    assert value(latest, "tail_failed_decayed") == pytest.approx(0.3, abs=1e-6)  # the step just before counts
+    # A turn nothing followed yet (the request ends with it) has no status.
+    pending = _shell_run(["1|" + traceback])
+    pending.append({"role": "assistant", "content": "THOUGHT: again\n\n```bash\npython run.py\n```"})
+    assert value(step_features(pending, counters), "tail_failed_decayed") == pytest.approx(0.3, abs=1e-6)
