@@ -43,6 +43,8 @@ from typing import Any
 
 import orjson
 
+from judge.literals import Literals
+
 # 1. The harnesses' own messages about an action they could not run or that went wrong.
 # Each: the harness, words one of which the text must hold (a fast `in` scan that spares the
 # pattern's search on most results), and the pattern.
@@ -129,6 +131,8 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 _HARNESS_WORDS: tuple[tuple[str, int], ...] = tuple(
     (word, index) for index, (_, words, _) in enumerate(HARNESS_ERRORS) for word in words
 )
+# Looked for in one pass over a result's edges (each step's new turn is read with them).
+_HARNESS_LITERALS = Literals([word for word, _ in _HARNESS_WORDS])
 
 # 2. Exit statuses, as each harness reports them (the last one in the result counts).
 # Each: a word the text must hold, and the pattern (literal-led: found by a fast scan).
@@ -384,7 +388,8 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
     `marked`). Cached: the judge's features read each turn of the tail again at the next steps
     (judge/features.py), and the edges, not the whole result, are what is hashed."""
     # In HARNESS_ERRORS' order (the words are), each message once.
-    for index in dict.fromkeys([index for word, index in _HARNESS_WORDS if word in edges]):
+    found = _HARNESS_LITERALS.found(edges)
+    for index in dict.fromkeys([index for k, (_, index) in enumerate(_HARNESS_WORDS) if k in found]):
         harness, _, pattern = HARNESS_ERRORS[index]
         if pattern.search(edges):
             return f"{harness} {HARNESS_MESSAGE}"
