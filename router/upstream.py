@@ -373,10 +373,10 @@ def _first_event_unreadable(first: bytes) -> bool:
     """Whether a stream's first event, whole in its first bytes, holds data that is neither a
     JSON object nor `[DONE]` (a broken server's, or a page in an event stream's clothes). An
     event not yet whole is not judged: the relay meets it as it comes."""
-    text = first.replace(b"\r\n", b"\n")
-    end = text.find(b"\n\n")
+    text = first.replace(b"\r\n", b"\n") if b"\r" in first else first
+    start, end = 0, text.find(b"\n\n")
     while end >= 0:
-        lines = text[:end].split(b"\n")
+        lines = text[start:end].split(b"\n")
         data = [line[5:].strip() for line in lines if line.startswith(b"data:")]
         if data:
             if data[0] == b"[DONE]":
@@ -387,8 +387,7 @@ def _first_event_unreadable(first: bytes) -> bool:
             joined = b"\n".join(line for line in data if line != b"[DONE]")
             return not (_is_object(data[0]) or _is_object(joined))
         # An event of comments or fields alone (`: keep-alive`, `retry: 1000`): the next one.
-        text = text[end + 2 :]
-        end = text.find(b"\n\n")
+        start, end = end + 2, text.find(b"\n\n", end + 2)
     return False
 
 

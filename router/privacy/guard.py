@@ -224,7 +224,7 @@ class PrivacyGuard:
             self._metrics.privacy_failures.inc()
             self.failed = True
             return
-        await self._take(findings, reserved)
+        await self._take(self._new(findings), reserved)
         note = read.read(self.trajectory_id, messages, scanned, sum(map(len, new_texts)))
         self._remember(SCANNED, note)
         # Off the request path: a replica that reads a stale note only scans a few messages
@@ -235,16 +235,19 @@ class PrivacyGuard:
         else:
             await write
 
-    async def _take(self, findings: list[Finding], reserved: set[str]) -> bool:
-        """Give the values found that the trajectory does not know yet a placeholder each;
-        whether there were any."""
+    def _new(self, findings: list[Finding]) -> dict[str, str]:
+        """The values found that the trajectory does not know yet -> their kind, in the order found."""
         known = self._entry.matcher.placeholder
-        new: dict[str, str] = {}  # value -> kind, in the order found
+        new: dict[str, str] = {}
         for finding in findings:
             if finding.value not in known and finding.value not in new:
                 new[finding.value] = finding.type
+        return new
+
+    async def _take(self, new: dict[str, str], reserved: set[str]) -> None:
+        """Give each new value (`_new`) a placeholder."""
         if not new:
-            return False
+            return
         await self._allocate(new, reserved)
         detected: dict[str, int] = {}  # counted once a kind (a dump holds thousands)
         for kind in new.values():
@@ -254,7 +257,6 @@ class PrivacyGuard:
         if not self._memo.holds(self.trajectory_id, self._entry):
             self._memo.adopt(self.trajectory_id, self._entry)
         self._memo.account(self._entry)
-        return True
 
     async def written(self, text: str) -> bool:
         """Whether a text the gateway had written from the trajectory (the edge's summary of its
@@ -270,12 +272,12 @@ class PrivacyGuard:
             log.exception("privacy detection of a text written for the cloud failed")
             self._metrics.privacy_failures.inc()
             return False
-        known = self._entry.matcher.placeholder
-        if all(finding.value in known for finding in findings):
+        new = self._new(findings)
+        if not new:
             return True
         if not redacts(self.mode):
             return False
-        await self._take(findings, set(PLACEHOLDER.findall(text)))
+        await self._take(new, set(PLACEHOLDER.findall(text)))
         return True
 
     def defer_scan(self, messages: list[dict[str, Any]], fields: dict[str, Any] | None = None) -> None:

@@ -5,6 +5,7 @@ becomes a Messages answer (message / content-block / delta events)."""
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -329,6 +330,15 @@ def _event(kind: str, data: dict[str, Any]) -> bytes:
     return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
 
 
+@dataclass(slots=True)
+class _HeldCall:
+    """A tool call held while another tool's block is open: what its deltas gave so far."""
+
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
 class StreamTranslator(ChunkTranslator):
     """Chat-completion SSE chunks in, Messages events out."""
 
@@ -340,10 +350,10 @@ class StreamTranslator(ChunkTranslator):
         self._index = -1
         self._stop = "end_turn"
         # Tool calls first seen while another tool's block is open, by chat index, in the order
-        # they came: [id, name, arguments so far]. An upstream may interleave its calls' deltas
+        # they came. An upstream may interleave its calls' deltas
         # (index 1, then 0 again); a Messages stream has one open block at a time and a block
         # once stopped takes no more input, so these are sent whole, after the open one.
-        self._held: dict[int, list[Any]] = {}
+        self._held: dict[int, _HeldCall] = {}
         # The open tool block's arguments so far: sent as one delta when it stops, as an object
         # (`tool_input`), so that a model's broken JSON reaches the client as the whole answer
         # gives it (`{"_raw": ...}`), not as input the client's SDK fails to parse mid-stream.
@@ -414,11 +424,11 @@ class StreamTranslator(ChunkTranslator):
         arguments = function.get("arguments") or ""
         held = self._held.get(index)
         if held is None and self._block != key and self._block is not None and self._block[0] == "tool":
-            held = self._held[index] = ["", "", []]
+            held = self._held[index] = _HeldCall()
         if held is not None:
-            held[0] = held[0] or call.get("id") or ""
-            held[1] = held[1] or function.get("name") or ""
-            held[2].append(arguments)
+            held.id = held.id or call.get("id") or ""
+            held.name = held.name or function.get("name") or ""
+            held.arguments.append(arguments)
             return []
         out: list[bytes] = []
         if self._block != key:
@@ -435,9 +445,9 @@ class StreamTranslator(ChunkTranslator):
         """The held tool calls, each a whole block after the open one (which this stops)."""
         out = self._close()
         held, self._held = self._held, {}
-        for index, (call_id, name, arguments) in held.items():
-            out += self._open(("tool", index), {"type": "tool_use", "id": call_id, "name": name, "input": {}})
-            self._arguments = arguments
+        for index, call in held.items():
+            out += self._open(("tool", index), {"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
+            self._arguments = call.arguments
             out += self._close()
         return out
 
