@@ -129,6 +129,14 @@ def serve_process(config: Any, port: int, env: dict[str, str] | None = None) -> 
         env=env if env is not None else dict(os.environ),
     )
 
+    wait_healthy(process, port)
+    return process
+
+
+def wait_healthy(process: Any, port: int) -> None:
+    """Wait for a `tandem serve` process's `/healthz` on `port`; one that does not come up
+    within 40 s is killed and its output (piped, text) raised with the error."""
+
     def up() -> bool:
         try:
             return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
@@ -139,4 +147,3 @@ def serve_process(config: Any, port: int, env: dict[str, str] | None = None) -> 
         process.kill()
         output, _ = process.communicate(timeout=10)
         raise RuntimeError(f"tandem serve did not come up; its output:\n{output[-3000:]}")
-    return process

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from tests.fake_upstream import FakeUpstream, free_port
-from tests.gateway_server import wait_until
+from tests.gateway_server import wait_healthy, wait_until
 
 STREAMS = 4
 
@@ -55,16 +55,7 @@ def _serve(config: Path, port: int, workers: int) -> subprocess.Popen[str]:
         text=True,
         start_new_session=True,
     )
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    if not wait_until(up, timeout=40):
-        process.kill()
-        raise RuntimeError(f"tandem serve did not come up:\n{process.communicate(timeout=10)[0][-3000:]}")
+    wait_healthy(process, port)
     return process
 
 

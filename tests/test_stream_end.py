@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import orjson
@@ -193,19 +194,34 @@ def test_a_stream_that_begins_with_an_error_event_fails_over_or_is_a_502(
 ) -> None:
     """Nothing has reached the client: the other target answers where the route allows it (the
     error was relayed as the answer before, and the step never failed over), else a 502."""
+    error = _broken_start(make_gateway, client, edge, cloud, UPSTREAM_ERRORS[shape] + DONE, failover)
+    if error is not None:
+        assert "began with an error event" in error["message"]
+        assert "oops" in error["message"] and not cloud.received
+
+
+def _broken_start(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    cloud: FakeUpstream,
+    stream: bytes,
+    failover: bool,
+) -> dict[str, Any] | None:
+    """An edge route's streamed step whose upstream stream begins as `stream`: with failover,
+    the cloud's answer (None); without, the 502's error, an invalid answer."""
     server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": failover}})
-    stream = UPSTREAM_ERRORS[shape] + DONE
     edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
     body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
     response = client.post(f"{server.url}/v1/chat/completions", json=body)
     if failover:
         assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
         assert _events(response.content)[-1] == b"data: [DONE]" and len(cloud.received) == 1
-    else:
-        assert response.status_code == 502, response.text
-        error = response.json()["error"]
-        assert error["code"] == "upstream_invalid_answer" and "began with an error event" in error["message"]
-        assert "oops" in error["message"] and not cloud.received
+        return None
+    assert response.status_code == 502, response.text
+    error: dict[str, Any] = response.json()["error"]
+    assert error["code"] == "upstream_invalid_answer"
+    return error
 
 
 def test_only_whole_events_go_out_however_the_bytes_are_cut() -> None:
@@ -287,18 +303,9 @@ def test_a_stream_whose_first_event_is_no_json_object_fails_over_or_is_a_502(
 ) -> None:
     """A broken server's stream (relayed before with a 200 and a made-up usage): nothing has
     reached the client, so the other target answers where the route allows it, else a 502."""
-    server = make_gateway(routes={"tandem": {"strategy": "edge", "failover": failover}})
-    stream = UNREADABLE[shape] + DONE
-    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
-    body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-    response = client.post(f"{server.url}/v1/chat/completions", json=body)
-    if failover:
-        assert response.status_code == 200 and response.headers["x-tandem-fallback"] == "true"
-        assert _events(response.content)[-1] == b"data: [DONE]" and len(cloud.received) == 1
-    else:
-        assert response.status_code == 502, response.text
-        error = response.json()["error"]
-        assert error["code"] == "upstream_invalid_answer" and "not a JSON object" in error["message"]
+    error = _broken_start(make_gateway, client, edge, cloud, UNREADABLE[shape] + DONE, failover)
+    if error is not None:
+        assert "not a JSON object" in error["message"] and not cloud.received
 
 
 def test_a_first_event_of_json_over_several_data_lines_is_read_as_one() -> None:
