@@ -252,24 +252,52 @@ def command_of(message: dict[str, Any]) -> tuple[str, bool]:
             if not isinstance(function, dict):
                 continue
             name = str(function.get("name") or "")
-            try:
-                args = orjson.loads(function.get("arguments") or "{}")
-            except orjson.JSONDecodeError:
-                args = {}
-            args = args if isinstance(args, dict) else {}
-            command = args.get("command", args.get("cmd"))
-            if isinstance(command, list):  # Codex's ["bash", "-lc", "…"]
-                command = (
-                    command[-1] if command[:2] in (["bash", "-lc"], ["bash", "-c"]) else shlex.join(map(str, command))
-                )
-            if name.lower() in _SHELL_TOOLS and isinstance(command, str):
-                parts.append(command)
-            else:
-                shell = False
-                parts.append(f"{name} {command if isinstance(command, str) else ''}".strip())
+            raw = function.get("arguments") or "{}"
+            part, by_shell = (
+                _call_command(name, raw) if isinstance(raw, str) and len(raw) <= _CACHED_TEXT else _call_in(name, raw)
+            )
+            parts.append(part)
+            shell = shell and by_shell
         return "\n".join(parts), shell
     text = message.get("content")
     text = text if isinstance(text, str) else ""
+    # A turn is read again at the next steps (judge/features.py reads the tail's turns): its
+    # command, found by content, once.
+    return _text_command(text) if len(text) <= _CACHED_TEXT else _command_in(text)
+
+
+_CACHED_TEXT = 8192  # longer replies are read afresh: the cache must stay small
+
+
+@lru_cache(maxsize=1024)
+def _call_command(name: str, raw: str) -> tuple[str, bool]:
+    return _call_in(name, raw)
+
+
+def _call_in(name: str, raw: object) -> tuple[str, bool]:
+    """One tool call's part of the command (its arguments as the call gave them) and whether a
+    shell runs it."""
+    try:
+        args = orjson.loads(raw)  # type: ignore[arg-type]  # not text: refused as broken JSON is
+    except (orjson.JSONDecodeError, TypeError):
+        args = {}
+    args = args if isinstance(args, dict) else {}
+    command = args.get("command", args.get("cmd"))
+    if isinstance(command, list):  # Codex's ["bash", "-lc", "…"]
+        command = command[-1] if command[:2] in (["bash", "-lc"], ["bash", "-c"]) else shlex.join(map(str, command))
+    if name.lower() in _SHELL_TOOLS and isinstance(command, str):
+        return command, True
+    return f"{name} {command if isinstance(command, str) else ''}".strip(), False
+
+
+@lru_cache(maxsize=1024)
+def _text_command(text: str) -> tuple[str, bool]:
+    return _command_in(text)
+
+
+def _command_in(text: str) -> tuple[str, bool]:
+    """The command of a reply without tool calls: its last fenced shell block, or Terminus-2's
+    keystrokes."""
     blocks = _FENCE_TAGGED.findall(text) or _FENCE_BARE.findall(text)
     if blocks:
         return blocks[-1].strip(), True
