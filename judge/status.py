@@ -416,24 +416,34 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
     `marked`). Cached: the judge's features read each turn of the tail again at the next steps
     (judge/features.py), and the edges, not the whole result, are what is hashed."""
     # In HARNESS_ERRORS' order (the words are), each message once.
-    found = _HARNESS_LITERALS.found(edges)
-    for index in dict.fromkeys([index for k, (_, index) in enumerate(_HARNESS_WORDS) if k in found]):
+    for index in dict.fromkeys([_HARNESS_WORDS[k][1] for k in sorted(_HARNESS_LITERALS.found(edges))]):
         harness, _, pattern = HARNESS_ERRORS[index]
         if pattern.search(edges):
             return f"{harness} {HARNESS_MESSAGE}"
-    programs = _programs(command) if shell else []
+    # The programs the command ran: read only where a rule needs them (most results need none).
+    read: list[list[str]] = []
+
+    def programs() -> list[str]:
+        if not read:
+            read.append(_programs(command) if shell else [])
+        return read[0]
+
+    def searched() -> bool:
+        ran = programs()
+        return bool(ran) and (ran[0] in _SEARCHES or ran[-1] in _SEARCHES)
+
     codes = _exit_codes(edges)
     if codes and int(codes[-1]) != 0:
         output = _without_status(edges).strip()
         # A search that found nothing (`grep x f`, `cd d && rg x`, `sed -n 1,9p f | grep x`: the
         # shell's status is the last program's).
-        if codes[-1] == "1" and not output and programs and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES):
+        if codes[-1] == "1" and not output and searched():
             return None
         return f"exit code {codes[-1]}"
     # A shell's "not found" under an exit status of 0 (`ps aux | … || true`); not where the
     # command printed a file (a log may hold such a line), nor on a terminal screen, which shows
     # earlier commands' output too (no exit status there).
-    if codes and programs and programs[0] not in _VIEWERS and "not found" in edges and _NOT_FOUND.search(edges):
+    if codes and "not found" in edges and _NOT_FOUND.search(edges) and programs() and programs()[0] not in _VIEWERS:
         return "command not found"
     # Where the harness reports no exit status but gives each command's own output (SWE-agent
     # 0.x): the shell's own diagnostics, a "not found" for a program this command ran or from a
@@ -443,32 +453,35 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
         not codes
         and shell
         and command.strip()
-        and not (programs and programs[0] in _VIEWERS)
         and ("line " in edges or "not found" in edges)
         and not _PROMPT_TAIL.search(edges[-_PROMPT_CHARS:])
+        and not (programs() and programs()[0] in _VIEWERS)
     ):
-        if any(m.group(1) in programs for m in _NOT_FOUND.finditer(edges)):
+        if any(m.group(1) in programs() for m in _NOT_FOUND.finditer(edges)):
             return "command not found"
         if any(m.group(1) in command for m in _SCRIPT_NOT_FOUND.finditer(edges)):
             return "command not found"
         if _SHELL_SAYS.search(edges):
             return "shell error"
-    if _runs_code(programs):
+    if shell:  # a command that runs code (`_runs_code`) ends in its failure
         tail = edges[-_TAIL_CHARS:]
         tail = _without_status(tail).rstrip()
         if "@" in tail[-_PROMPT_CHARS:]:
             tail = tail[:-_PROMPT_CHARS] + _PROMPT_TAIL.sub("", tail[-_PROMPT_CHARS:])
         tail += "\n"
-        if "Traceback" in tail and _TRACEBACK_TAIL.search(tail):
+        if "Traceback" in tail and _TRACEBACK_TAIL.search(tail) and _runs_code(programs()):
             return "uncaught exception"
-        if any(word in tail for word in _FAILED_WORDS) and _TESTS_FAILED.search(tail.rstrip()):
+        if (
+            any(word in tail for word in _FAILED_WORDS)
+            and _TESTS_FAILED.search(tail.rstrip())
+            and _runs_code(programs())
+        ):
             return "failing tests"
     if command and not shell and _ERROR_OPENING.match(edges):
         return "tool error"
     # A flagged shell result with no exit status in it (one with a status was judged above): the
     # flag is the status, unless the command only searched (a search that finds nothing exits 1).
-    searched = bool(programs) and (programs[0] in _SEARCHES or programs[-1] in _SEARCHES)
-    if shell and not codes and not searched and marked:
+    if shell and not codes and marked and not searched():
         return "tool error"
     return None
 
