@@ -208,7 +208,8 @@ IDENTITY_FROM_BYTES = 64 * 1024
 _TURNS = _ByIdentity(4096, 1_000_000)  # assistant message -> _Turn (context: the declared tool names)
 _SIGNALS = _ByIdentity(4096, 3_000_000)  # tool result text -> its error signals
 _TASKS = _ByIdentity(1024, 2_000_000)  # first message of the head -> (the head's messages, the task's shape)
-_OUTCOMES = _ByIdentity(4096, 3_000_000)  # assistant message -> _Outcome (context: the messages after it)
+# assistant message -> _Outcome (context: the messages after it, and the contents read)
+_OUTCOMES = _ByIdentity(4096, 3_000_000)
 
 
 @lru_cache(maxsize=2048)
@@ -417,8 +418,11 @@ def _outcome(tail: list[Message], index: int, end: int, task: Message | None, ke
     """The turn at `index`, its results up to `end`; with `keep`, found and kept by identity (the
     turn and the messages after it: a turn read at one step is an earlier one at the next)."""
     after = tuple(tail[index + 1 : end])
+    # What the outcome is read from, by identity too: a caller that gives a message new contents
+    # (offline tools building a run step by step) is not answered from before.
+    read = (after, tail[index].get("content"), tail[index].get("tool_calls"), *[m.get("content") for m in after])
     if keep:
-        kept: _Outcome | None = _OUTCOMES.get(tail[index], after)
+        kept: _Outcome | None = _OUTCOMES.get(tail[index], read)
         if kept is not None:
             return kept
     texts = [content_text(m) for m in after]
@@ -431,7 +435,7 @@ def _outcome(tail: list[Message], index: int, end: int, task: Message | None, ke
     sizes = (math.log1p(len(output)), math.log1p(output.count("\n") + (1 if output else 0)), math.log1p(len(prose)))
     found = _Outcome(sizes, failed)
     if keep:
-        _OUTCOMES.put(tail[index], found, after, sum(map(len, texts)) + len(prose))
+        _OUTCOMES.put(tail[index], found, read, sum(map(len, texts)) + len(prose))
     return found
 
 

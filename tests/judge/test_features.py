@@ -213,6 +213,11 @@ def test_a_message_given_new_contents_is_read_again() -> None:
     second = step_features(messages, TrajectoryCounters(4), TOOLS)
     assert value(first, "invalid_last") == 0.0 and value(second, "invalid_last") == 1.0
     assert value(first, "task_mentions_test") == 0.0 and value(second, "task_mentions_test") == 1.0
+    # A result edited in place (now a harness's error) changes the tail's record.
+    before = value(second, "tail_failed_decayed")
+    messages[-1]["content"] = "ERROR: No replacement was performed, old_str `x` did not appear verbatim in f.py."
+    third = step_features(messages, TrajectoryCounters(4), TOOLS)
+    assert value(third, "tail_failed_decayed") > before
 
 
 def test_what_the_features_keep_by_identity_is_bounded_in_characters() -> None:
