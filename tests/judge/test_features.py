@@ -14,6 +14,7 @@ import orjson
 import pytest
 
 from judge.features import (
+    DECAY,
     FEATURE_NAMES,
     HEAD_MESSAGES,
     N_FEATURES,
@@ -311,9 +312,9 @@ def test_the_outputs_sizes_are_read_against_the_runs_own_recent_outputs() -> Non
     shrunk = step_features(_shell_run(["0|" + "x\n" * 2000] * 4 + ["0|ok\n"]), counters)
     assert value(grown, "output_bytes_log") == value(steady, "output_bytes_log")
     assert value(grown, "output_bytes_rel") > 4.0 > -4.0 > value(shrunk, "output_bytes_rel")
-    # The earlier turns' mean is decayed: the one just before weighs most.
+    # The earlier turns' mean is decayed: the first is the start, each later one weighs 1 - DECAY.
     sizes = [math.log1p(len(f"<returncode>0</returncode>\n<output>\n{'y' * n}</output>")) for n in (10, 20, 40)]
-    mean = 0.7 * sizes[0] + 0.3 * sizes[1]
+    mean = DECAY * sizes[0] + (1 - DECAY) * sizes[1]
     run = step_features(_shell_run(["0|" + "y" * n for n in (10, 20, 40)]), TrajectoryCounters(step=4))
     assert value(run, "output_bytes_rel") == pytest.approx(sizes[2] - mean, abs=1e-5)
     # A run with one turn has nothing to compare with.
@@ -328,11 +329,11 @@ def test_the_tails_record_is_the_harness_status_not_the_files_content() -> None:
     assert value(viewed, "tail_failed_decayed") == 0.0
     assert value(viewed, "err_traceback") == 1.0  # the error signals still see the word
     failed = step_features(_shell_run(["0|ok\n", "1|" + traceback, "0|ok\n", "0|ok\n"]), counters)
-    # Failures decay by 0.7 a turn: 0.3 when failed, times 0.7 for each of the two turns after.
-    assert value(failed, "tail_failed_decayed") == pytest.approx(0.3 * 0.7 * 0.7, abs=1e-6)
+    # Failures decay a turn at a time: 1 - DECAY when failed, times DECAY for each of the two turns after.
+    assert value(failed, "tail_failed_decayed") == pytest.approx((1 - DECAY) * DECAY * DECAY, abs=1e-6)
     latest = step_features(_shell_run(["0|ok\n", "0|ok\n", "0|ok\n", "1|" + traceback]), counters)
-    assert value(latest, "tail_failed_decayed") == pytest.approx(0.3, abs=1e-6)  # the step just before counts
+    assert value(latest, "tail_failed_decayed") == pytest.approx(1 - DECAY, abs=1e-6)  # the step just before counts
     # A turn nothing followed yet (the request ends with it) has no status.
     pending = _shell_run(["1|" + traceback])
     pending.append({"role": "assistant", "content": "THOUGHT: again\n\n```bash\npython run.py\n```"})
-    assert value(step_features(pending, counters), "tail_failed_decayed") == pytest.approx(0.3, abs=1e-6)
+    assert value(step_features(pending, counters), "tail_failed_decayed") == pytest.approx(1 - DECAY, abs=1e-6)
