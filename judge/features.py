@@ -418,15 +418,19 @@ def _outcome(tail: list[Message], index: int, end: int, task: Message | None, ke
     """The turn at `index`, its results up to `end`; with `keep`, found and kept by identity (the
     turn and the messages after it: a turn read at one step is an earlier one at the next)."""
     after = tuple(tail[index + 1 : end])
-    # What the outcome is read from, by identity too: a caller that gives a message new contents
-    # (offline tools building a run step by step) is not answered from before.
-    read = (after, tail[index].get("content"), tail[index].get("tool_calls"), *[m.get("content") for m in after])
+    read: tuple[object, ...] = ()
     if keep:
+        # What the outcome is read from, by identity too: a caller that gives a message new
+        # contents (offline tools building a run step by step) is not answered from before.
+        read = (after, tail[index].get("content"), tail[index].get("tool_calls"), *[m.get("content") for m in after])
         kept: _Outcome | None = _OUTCOMES.get(tail[index], read)
         if kept is not None:
             return kept
     texts = [content_text(m) for m in after]
-    output = "\n".join(content_text(m) for m in after if m is not task and m.get("role") in _RESULT_ROLES)
+    # The output as the latest one's is measured (`_results`): the results, not other messages.
+    output = "\n".join(
+        text for m, text in zip(after, texts, strict=True) if m is not task and m.get("role") in _RESULT_ROLES
+    )
     prose = content_text(tail[index])
     failed = None
     if after:

@@ -13,9 +13,6 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-# Below this many characters the passes of `in` cost less than encoding the text and a scan.
-_SCAN_FROM = 256
-
 
 class Literals:
     """A fixed set of words, compiled once on first use."""
@@ -50,7 +47,7 @@ class Literals:
         """The indexes (in the given order) of the words that occur in `text`."""
         if not self._tried:
             self._compile()
-        if self._database is None or len(text) < _SCAN_FROM:
+        if self._database is None:
             return {index for index, word in enumerate(self._words) if word in text}
         hits: set[int] = set()
 

@@ -355,9 +355,11 @@ def shell_words(line: str) -> list[str]:
     return words
 
 
-def _programs(command: str) -> list[str]:
+@lru_cache(maxsize=256)
+def _programs(command: str) -> tuple[str, ...]:
     """The program each simple command of a shell line runs (`cd x && python -m pytest | tail`
-    -> python, tail), with `sudo`, `timeout 60`, `VAR=1` and the like skipped."""
+    -> python, tail), with `sudo`, `timeout 60`, `VAR=1` and the like skipped. Cached: the rules
+    below ask for it only where they need it, and some ask twice."""
     programs = []
     for segment in re.split(r"&&|\|\||;|\||\n", command):
         try:
@@ -374,10 +376,10 @@ def _programs(command: str) -> list[str]:
             if program == "git" and len(words) > 1 and words[1] == "grep":
                 program = "git-grep"
             programs.append(program)
-    return programs
+    return tuple(programs)
 
 
-def _runs_code(programs: list[str]) -> bool:
+def _runs_code(programs: tuple[str, ...]) -> bool:
     return any(p in _RUNS_CODE or re.fullmatch(r"python\d(?:\.\d+)?", p) for p in programs)
 
 
@@ -420,31 +422,24 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
         harness, _, pattern = HARNESS_ERRORS[index]
         if pattern.search(edges):
             return f"{harness} {HARNESS_MESSAGE}"
-    # The programs the command ran: read only where a rule needs them (most results need none).
-    read: list[list[str]] = []
-
-    def programs() -> list[str]:
-        if not read:
-            read.append(_programs(command) if shell else [])
-        return read[0]
-
-    def searched() -> bool:
-        ran = programs()
-        return bool(ran) and (ran[0] in _SEARCHES or ran[-1] in _SEARCHES)
-
+    # The programs the command ran (`_ran`) are read only where a rule needs them: splitting a
+    # long command (a file written through a here-document) into shell words costs more than
+    # every other rule, and most results need none.
     codes = _exit_codes(edges)
     if codes and int(codes[-1]) != 0:
         output = _without_status(edges).strip()
         # A search that found nothing (`grep x f`, `cd d && rg x`, `sed -n 1,9p f | grep x`: the
         # shell's status is the last program's).
-        if codes[-1] == "1" and not output and searched():
+        if codes[-1] == "1" and not output and _searched(command, shell):
             return None
         return f"exit code {codes[-1]}"
     # A shell's "not found" under an exit status of 0 (`ps aux | … || true`); not where the
     # command printed a file (a log may hold such a line), nor on a terminal screen, which shows
     # earlier commands' output too (no exit status there).
-    if codes and "not found" in edges and _NOT_FOUND.search(edges) and programs() and programs()[0] not in _VIEWERS:
-        return "command not found"
+    if codes and "not found" in edges and _NOT_FOUND.search(edges):
+        first = _first(command, shell)
+        if first is not None and first not in _VIEWERS:
+            return "command not found"
     # Where the harness reports no exit status but gives each command's own output (SWE-agent
     # 0.x): the shell's own diagnostics, a "not found" for a program this command ran or from a
     # script it ran; not on a terminal screen (it ends in the shell's prompt), which may show an
@@ -455,9 +450,9 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
         and command.strip()
         and ("line " in edges or "not found" in edges)
         and not _PROMPT_TAIL.search(edges[-_PROMPT_CHARS:])
-        and not (programs() and programs()[0] in _VIEWERS)
+        and _first(command, shell) not in _VIEWERS
     ):
-        if any(m.group(1) in programs() for m in _NOT_FOUND.finditer(edges)):
+        if any(m.group(1) in _ran(command, shell) for m in _NOT_FOUND.finditer(edges)):
             return "command not found"
         if any(m.group(1) in command for m in _SCRIPT_NOT_FOUND.finditer(edges)):
             return "command not found"
@@ -469,21 +464,37 @@ def _reason(command: str, shell: bool, edges: str, marked: bool) -> str | None:
         if "@" in tail[-_PROMPT_CHARS:]:
             tail = tail[:-_PROMPT_CHARS] + _PROMPT_TAIL.sub("", tail[-_PROMPT_CHARS:])
         tail += "\n"
-        if "Traceback" in tail and _TRACEBACK_TAIL.search(tail) and _runs_code(programs()):
+        if "Traceback" in tail and _TRACEBACK_TAIL.search(tail) and _runs_code(_ran(command, shell)):
             return "uncaught exception"
         if (
             any(word in tail for word in _FAILED_WORDS)
             and _TESTS_FAILED.search(tail.rstrip())
-            and _runs_code(programs())
+            and _runs_code(_ran(command, shell))
         ):
             return "failing tests"
     if command and not shell and _ERROR_OPENING.match(edges):
         return "tool error"
     # A flagged shell result with no exit status in it (one with a status was judged above): the
     # flag is the status, unless the command only searched (a search that finds nothing exits 1).
-    if shell and not codes and marked and not searched():
+    if shell and not codes and marked and not _searched(command, shell):
         return "tool error"
     return None
+
+
+def _ran(command: str, shell: bool) -> tuple[str, ...]:
+    return _programs(command) if shell else ()
+
+
+def _first(command: str, shell: bool) -> str | None:
+    """The first program the command ran (None: no shell command, or none found)."""
+    ran = _ran(command, shell)
+    return ran[0] if ran else None
+
+
+def _searched(command: str, shell: bool) -> bool:
+    """Whether the command only searched (a search that finds nothing exits 1)."""
+    ran = _ran(command, shell)
+    return bool(ran) and (ran[0] in _SEARCHES or ran[-1] in _SEARCHES)
 
 
 def action_failed(action: dict[str, Any], results: list[str]) -> bool:

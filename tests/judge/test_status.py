@@ -300,10 +300,10 @@ def test_shell_words_are_shlexs_on_random_lines() -> None:
             except ValueError:
                 got = "ValueError"
             assert got == expected, repr(line)
-    assert _programs("cd repo && timeout 60 python -m pytest -x | tail -5") == ["python", "tail"]
-    assert _programs("grep -n 'a b' f.py # why") == ["grep"]
-    assert _programs("FOO=1 env git grep x") == ["git-grep"]
-    assert _programs("sed -n '1,20p' \"my file.py\" | grep -c 'def '") == ["sed", "grep"]
+    assert _programs("cd repo && timeout 60 python -m pytest -x | tail -5") == ("python", "tail")
+    assert _programs("grep -n 'a b' f.py # why") == ("grep",)
+    assert _programs("FOO=1 env git grep x") == ("git-grep",)
+    assert _programs("sed -n '1,20p' \"my file.py\" | grep -c 'def '") == ("sed", "grep")
 
 
 def test_a_result_its_client_flagged_as_an_error_is_a_failure() -> None:
