@@ -398,7 +398,9 @@ def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool
     tool-call ids, and without them for an answer whose calls had none; the same for the tool
     calls a client wrote back as text, `resent.text_calls`), and whether it is distinctive
     (`DISTINCT_TEXT`); None when the history has no assistant message."""
-    for message in reversed(messages):
+    # An index walk, not `reversed()`: mypyc (1.x) fails on a `reversed()` loop that returns.
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
         if message.get("role") == "assistant":
             return _answer_keys(message)
     return None
@@ -414,7 +416,8 @@ def rewrite_evidence(
     `resent_answer` said of the history's last assistant message, when the caller has it (its
     keys are not made again)."""
     skipped = 0
-    for message in reversed(messages):
+    for index in range(len(messages) - 1, -1, -1):  # not `reversed()`: see resent_answer
+        message = messages[index]
         if message.get("role") != "assistant":
             continue
         if last is not None:
