@@ -58,8 +58,7 @@ clients:
 # nothing is compiled, as both runs would be the same.
 NATIVE_TESTS := tests/test_native.py tests/judge/test_status.py tests/judge/test_features.py \
 	tests/judge/test_signals.py tests/judge/test_actions.py tests/test_prefix_parse.py tests/test_prefix_edits.py tests/test_chat.py \
-	tests/test_privacy_detectors.py tests/test_privacy_search_paths.py tests/test_privacy_iban.py tests/test_phone_lengths.py \
-	tests/test_engine.py tests/test_record_memory.py tests/test_stage_times.py tests/test_stitch_keys.py tests/test_http1.py
+	tests/test_privacy_detectors.py tests/test_privacy_search_paths.py tests/test_privacy_iban.py tests/test_phone_lengths.py
 test: install-test redis promtool chromium clients
 	$(BIN)/python -m pytest -q
 	if $(BIN)/python -c "import router.native as n, sys; sys.exit(not n.state().modules)"; then \

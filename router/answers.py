@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import orjson
@@ -34,13 +34,17 @@ from router.result import After, Answer, Failure, StepResult, Stream
 from router.settings import Settings
 from router.shadow import build_shadow
 from router.step import Step
-from router.streaming import STEP_SHUT_DOWN, OpenStreams, StreamOutcome, once, relay
+from router.streaming import STEP_SHUT_DOWN, OpenStreams, StreamOutcome, relay
 from router.trajectory import identify
 from router.trajectory.recorder import settle
 from router.trajectory.tracker import Tracker
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
 log = logging.getLogger("tandem")
+
+
+async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
+    yield data
 
 
 def _answer_key(step: Step, message: dict[str, Any]) -> str | None:
@@ -104,7 +108,7 @@ class Answers:
         if answer.status >= 300:
             return Failure(answer.status, read_error(answer.status, orjson.dumps(answer.body)), facts)
         if step.request.stream:
-            chunks = once(completion_to_sse(answer.body))
+            chunks = _once(completion_to_sse(answer.body))
             return Stream(facts, chunks, chunks.aclose, after)
         return Answer(facts, answer.body, orjson.dumps(answer.body), after)
 

@@ -44,17 +44,11 @@ log = logging.getLogger("tandem")
 API_PREFIXES = ("/v1", "", "/s/{session}/v1", "/s/{session}")
 
 
-async def _chat_route(request: Request) -> Response:
-    """The chat route's endpoint: a Python coroutine function, since Starlette calls only those
-    as endpoints (it takes the compiled `chat_completions` for an ASGI app)."""
-    return await chat_completions(request)
-
-
 def _routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = []
     surfaces = surface_routes()
     for prefix in API_PREFIXES:
-        routes.append(Route(f"{prefix}/chat/completions", _chat_route, methods=["POST"]))
+        routes.append(Route(f"{prefix}/chat/completions", chat_completions, methods=["POST"]))
         if prefix != "/v1":  # /v1/models and /v1/model/info are in the schema (management_routes)
             routes.append(Route(f"{prefix}/models", list_models, methods=["GET"]))
             routes.append(Route(f"{prefix}/model/info", model_info, methods=["GET"]))

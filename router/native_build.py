@@ -22,31 +22,18 @@ from pathlib import Path
 
 from router.native import BUILD_DIR, MANIFEST, MANIFEST_SCHEMA, PURE_ENV, ROOT, _read, extension_suffix, source_hash
 
-# Chosen by profile (`benchmarks.stages`, py-spy and callgrind over the gateway under load): the
-# modules every step runs through, strictly typed. What mypyc cannot take stays out: async
-# generators (moved to plain modules: `router.streaming.once`, `http1.pieces`), a Starlette
-# endpoint (Starlette calls only Python coroutine functions: `app._chat_route` wraps the
-# compiled handler), `reversed()` loops over `Any` values that return (mypyc's own error:
-# router/protocol/text.py), classes the tests subclass. Tests that replace a compiled function
-# or trace its frames run again in pure Python (tests/pure.py). Measured by
-# `benchmarks.instructions` side by side with the build before.
+# Chosen by profile (`benchmarks.stages`, cProfile of the chain): pure functions over strings,
+# dicts and lists that run on every step, with no monkeypatched names in the tests, no
+# subclassing from interpreted code and no pydantic model. Each measured by `benchmarks.cpu`.
 MODULES = (
-    # The judge's features and score.
     "judge/status.py",  # the record's failure reason of the last action, every step
     "judge/signals.py",  # the error signals of tool results (features and status)
     "judge/actions.py",  # an action's type, for the judge's features
     "judge/features.py",  # the judge route's feature vector
     "judge/trees.py",  # the judge's trees walked for one step's score
-    # The body's parse and checks.
     "router/protocol/chat.py",  # the chat body's checks
     "router/protocol/prefix.py",  # a body parsed from the trajectory's last one (new bytes only)
     "router/protocol/prefix_store.py",  # the known prefixes a body is split on
-    "router/protocol/prefix_encoded.py",
-    "router/protocol/fields.py",
-    "router/protocol/usage.py",
-    "router/protocol/numbers.py",
-    "router/protocol/completion_shape.py",
-    # The privacy scan's hot loop, and the step's guard.
     "router/privacy/taken.py",  # the kept findings' spans, asked of every privacy candidate
     "router/privacy/windows.py",  # the exact search around each candidate (value-dense text)
     "router/privacy/spans.py",  # hyperscan's match handler and the candidates' character offsets
@@ -54,36 +41,6 @@ MODULES = (
     "router/privacy/label_window.py",  # a label word before a value (phones, national ids)
     "router/privacy/phones.py",  # a phone candidate's context rules
     "router/privacy/phone_lengths.py",  # a phone candidate's validity from the metadata
-    "router/privacy/guard.py",
-    "router/privacy/scanned.py",
-    # The trajectory: stitching, the step's start, its record.
-    "router/trajectory/stitch.py",
-    "router/trajectory/identify.py",
-    "router/trajectory/history.py",
-    "router/trajectory/state.py",
-    "router/trajectory/tracker.py",
-    "router/trajectory/recorder.py",
-    "router/trajectory/eager.py",
-    "router/trajectory/store.py",
-    # The chat handler, the engine and the chain's stages, the answer and the ledger.
-    "router/api/chat.py",
-    "router/api/disconnect.py",
-    "router/engine.py",
-    "router/step.py",
-    "router/result.py",
-    "router/chain/run.py",
-    "router/chain/identify.py",
-    "router/chain/decide.py",
-    "router/chain/forward.py",
-    "router/chain/record.py",
-    "router/answers.py",
-    "router/ledger.py",
-    "router/deadlines.py",
-    # The upstream call and the built-in HTTP/1.1 client.
-    "router/upstream.py",
-    "router/transport/http1/connection.py",
-    "router/transport/http1/response.py",
-    "router/transport/http1/session.py",
 )
 
 

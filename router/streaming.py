@@ -129,12 +129,6 @@ class _Whole:
 _EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")
 
 
-async def once(data: bytes) -> AsyncGenerator[bytes, None]:
-    """A stream of one chunk (here, not in the compiled modules that use it: mypyc compiles no
-    async generator)."""
-    yield data
-
-
 def _last_end(data: bytes) -> int:
     """Where the last event's end in `data` ends (0: none)."""
     cut = 0

@@ -15,7 +15,6 @@ from router.notes import PIN
 from router.privacy.guard import exposure_summary, vault_of
 from router.result import Answer, Failure, Stream
 from tests.inprocess import InProcess, drain, engine_settings, events, in_process
-from tests.pure import compiled, rerun_pure
 
 EMAIL, CARD = "jane.doe@example.com", "4111 1111 1111 1111"
 TASK = {"role": "user", "content": f"Email the invoice for card {CARD} to {EMAIL}"}
@@ -302,11 +301,7 @@ async def test_a_failure_learning_ahead_costs_the_next_step_time_not_its_privacy
         assert EMAIL not in sent and CARD not in sent and "[EMAIL_1]" in sent
 
 
-async def test_an_allowed_cloud_call_is_on_its_way_before_it_is_measured(
-    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the guard's method is replaced
+async def test_an_allowed_cloud_call_is_on_its_way_before_it_is_measured(monkeypatch: pytest.MonkeyPatch) -> None:
     # Measuring takes none of the answer's time: the request has reached the cloud when the
     # privacy stage looks at it, and the count is in the step's record all the same.
     from router.privacy.guard import PrivacyGuard
@@ -335,11 +330,7 @@ async def test_a_measured_cloud_call_that_fails_still_counts_what_it_sent() -> N
         assert (await privacy_of(env))["exposed"] == {"EMAIL": 1, "CARD": 1}
 
 
-async def test_a_measurement_that_fails_cancels_the_cloud_call(
-    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
-) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the guard's method is replaced
+async def test_a_measurement_that_fails_cancels_the_cloud_call(monkeypatch: pytest.MonkeyPatch) -> None:
     from router.privacy.guard import PrivacyGuard
 
     async def broken(self: PrivacyGuard, messages: list[dict[str, Any]]) -> None:
@@ -358,10 +349,8 @@ async def test_a_measurement_that_fails_cancels_the_cloud_call(
 
 
 async def test_a_client_that_leaves_while_its_cloud_call_is_measured_still_has_it_counted(
-    monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the guard's method is replaced
     from router.privacy.guard import PrivacyGuard
     from router.protocol.chat import chat_request
     from router.result import StepMeta

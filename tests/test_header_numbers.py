@@ -89,33 +89,22 @@ def test_the_views_sign_in_refuses_unreadable_credentials_with_401(
 
 
 def test_an_unexpected_error_on_a_translated_surface_is_answered_in_its_shape(
-    gateway: GatewayServer, client: httpx.Client
+    gateway: GatewayServer, client: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    class Broken:
-        """The engine, but its translated step raises: a wrapper, since a compiled engine's
-        methods cannot be replaced on the instance."""
+    engine = gateway.app.state.engine
 
-        def __init__(self, real: object) -> None:
-            self._real = real
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug, with a request's text: sk-not-for-clients")
 
-        def __getattr__(self, name: str) -> object:
-            return getattr(self._real, name)
-
-        async def translated(self, *args: object, **kwargs: object) -> None:
-            raise RuntimeError("a bug, with a request's text: sk-not-for-clients")
-
-    state, real = gateway.app.state, gateway.app.state.engine
-    state.engine = Broken(real)  # set and put back by hand: Starlette's State is no plain object
+    monkeypatch.setattr(engine, "translated", broken)
     with httpx.Client(timeout=10) as http:  # one connection, kept alive between the requests
-        try:
-            messages = http.post(f"{gateway.url}/v1/messages", json=BODIES["/v1/messages"])
-            assert messages.status_code == 500
-            body = messages.json()
-            assert body["type"] == "error" and body["error"]["type"] == "api_error"
-            assert "RuntimeError" in body["error"]["message"] and "sk-not" not in messages.text
-            responses = http.post(f"{gateway.url}/v1/responses", json=BODIES["/v1/responses"])
-            assert responses.status_code == 500 and responses.json()["error"]["code"] == "internal_error"
-        finally:
-            state.engine = real
+        messages = http.post(f"{gateway.url}/v1/messages", json=BODIES["/v1/messages"])
+        assert messages.status_code == 500
+        body = messages.json()
+        assert body["type"] == "error" and body["error"]["type"] == "api_error"
+        assert "RuntimeError" in body["error"]["message"] and "sk-not" not in messages.text
+        responses = http.post(f"{gateway.url}/v1/responses", json=BODIES["/v1/responses"])
+        assert responses.status_code == 500 and responses.json()["error"]["code"] == "internal_error"
+        monkeypatch.undo()
         for _ in range(5):  # the same connection still answers
             assert http.post(f"{gateway.url}/v1/messages", json=BODIES["/v1/messages"]).status_code == 200

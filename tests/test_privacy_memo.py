@@ -296,17 +296,10 @@ async def test_a_value_named_by_another_replica_meanwhile_keeps_its_name_and_no_
 
     first, second = "first.person@example.org", "second.person@example.org"
 
-    class RacingStore:
-        """The other replica's two writes land just before this step's first vault write (a
-        wrapper of the memory store: compiled, it cannot be subclassed here)."""
+    class RacingStore(MemoryStore):
+        """The other replica's two writes land just before this step's first vault write."""
 
         raced = False
-
-        def __init__(self, size: int, ttl_s: float) -> None:
-            self._real = MemoryStore(size, ttl_s)
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(self._real, name)
 
         async def vault_notes(
             self, trajectory_id: str, entries: list[tuple[str, str]], *, keep_first: bool = False
@@ -315,7 +308,7 @@ async def test_a_value_named_by_another_replica_meanwhile_keeps_its_name_and_no_
                 RacingStore.raced = True
                 await self.vault_note(trajectory_id, IDS + guard._value_id(second), "[EMAIL_1]", keep_first=True)
                 await self.vault_note(trajectory_id, VAULT + "[EMAIL_1]", second)
-            return await self._real.vault_notes(trajectory_id, entries, keep_first=keep_first)
+            return await super().vault_notes(trajectory_id, entries, keep_first=keep_first)
 
     store = RacingStore(100, 3600.0)
     await store.begin_step(StepStart("t", "fp", False, "task", "r", "", 0.0))

@@ -10,13 +10,11 @@ import random
 from typing import Any
 
 import orjson
-import pytest
 
 from router.trajectory import identify
 from router.trajectory.history import HistoryKeys
 from router.trajectory.stitch import Stitcher
 from router.trajectory.store import MemoryStore
-from tests.pure import compiled, rerun_pure
 
 Messages = list[dict[str, Any]]
 SYSTEM = {"role": "system", "content": "You are an agent. " * 40}
@@ -105,9 +103,7 @@ def test_keys_tell_apart_what_plain_equality_would_not() -> None:
     assert identify.history_keys("", first) != identify.history_keys("", second)
 
 
-def test_a_step_hashes_only_its_new_messages(monkeypatch: Any, request: pytest.FixtureRequest) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # counts calls through a replaced function
+def test_a_step_hashes_only_its_new_messages(monkeypatch: Any) -> None:
     keys = HistoryKeys()
     rng = random.Random(99)
     history: Messages = [SYSTEM, {"role": "user", "content": "fix the test"}]
@@ -166,9 +162,7 @@ def _partition(ids: list[str]) -> list[int]:
     return [first.setdefault(i, len(first)) for i in ids]
 
 
-async def test_trajectory_assignment_is_unchanged_over_generated_runs(request: pytest.FixtureRequest) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the old keys stand in for a compiled class
+async def test_trajectory_assignment_is_unchanged_over_generated_runs() -> None:
     for seed in range(10):
         rng = random.Random(1000 + seed)
         runs = _runs(1000 + seed, count=3, steps=15)

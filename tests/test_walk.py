@@ -4,19 +4,14 @@ few returns to a module already left. Run with `-s` to see the walk."""
 
 from __future__ import annotations
 
-import pytest
-
 from router.chain import STAGES
-from tests.pure import compiled, rerun_pure
 from tests.walk import chat_walk
 
 # The modules of the chain's stages, in order (identify opens the step; the others run in turn).
 STAGE_MODULES = [stage.__module__ for stage in STAGES]
 
 
-async def test_a_chat_request_walks_the_chain_once_with_few_returns(request: pytest.FixtureRequest) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the walk is traced through Python frames
+async def test_a_chat_request_walks_the_chain_once_with_few_returns() -> None:
     walk, status, body = await chat_walk()
     print(f"\n{len(walk.visited())} modules; returns to a module already left: {walk.returns_to_left()}")
     print(walk.text())
@@ -34,9 +29,7 @@ async def test_a_chat_request_walks_the_chain_once_with_few_returns(request: pyt
     assert len(walk.returns_to_left()) <= 3
 
 
-async def test_the_walk_reaches_the_upstream_through_the_forward_stage(request: pytest.FixtureRequest) -> None:
-    if compiled():
-        return rerun_pure(request.node.nodeid)  # the walk is traced through Python frames
+async def test_the_walk_reaches_the_upstream_through_the_forward_stage() -> None:
     walk, status, _ = await chat_walk(cut=lambda path: path)
     assert status == 200
     upstream = [place for place in walk.places if place[-1] == "router.upstream"]

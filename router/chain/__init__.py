@@ -17,7 +17,7 @@ from .identify import Identify
 from .record import Record
 from .redact import Redact
 from .restore import Restore
-from .run import Chain, StageTimes, TimedChain
+from .run import Chain, StageTimes
 from .scan import Scan
 from .stage import Parts, Stage
 
@@ -27,8 +27,7 @@ STAGES: tuple[type[Stage], ...] = (Identify, Scan, Decide, Context, Redact, Forw
 def build_chain(parts: Parts, times: StageTimes | None = None) -> Chain:
     """The chain of `STAGES` as this module holds it when the engine is built, each stage
     built from `parts`."""
-    stages = [stage(parts) for stage in STAGES]
-    return Chain(stages) if times is None else TimedChain(stages, times)
+    return Chain([stage(parts) for stage in STAGES], times)
 
 
 __all__ = ["STAGES", "Chain", "Parts", "Stage", "StageTimes", "build_chain"]

@@ -1,7 +1,7 @@
 """The chain that runs a step: its stages' request hooks in order (the forward stage's call to
 the upstream among them), then their answer hooks in order. With per-stage times on
 (`TANDEM_STAGE_TIMES=1`), each hook's CPU time is added to its stage's total; off, the chain
-runs without a clock (the timed loop is another class, `TimedChain`, chosen once)."""
+runs without a clock (the timed loop is another method, chosen once)."""
 
 from __future__ import annotations
 
@@ -59,6 +59,9 @@ class Chain:
         self._answer = [s for s in stages if overrides(s, "answer")]
         self.times = times
         self._nested = 0  # time the target hooks took inside the forward stage's (timed runs)
+        if times is not None:
+            self.run = self._run_timed  # type: ignore[method-assign]
+            self.shape = self._shape_timed  # type: ignore[method-assign]
         for stage in stages:
             stage.joined(self)
 
@@ -81,11 +84,7 @@ class Chain:
             raw = await stage.target(step, target, raw)
         return raw
 
-
-class TimedChain(Chain):
-    """The chain with each hook's CPU time added to its stage's total (`times`)."""
-
-    async def run(self, step: Step) -> StepResult:
+    async def _run_timed(self, step: Step) -> StepResult:
         times, clock = self.times, time.thread_time_ns
         assert times is not None
         times.steps += 1
@@ -101,7 +100,7 @@ class TimedChain(Chain):
         assert step.result is not None, "the record stage makes every step's result"
         return step.result
 
-    async def shape(self, step: Step, target: Target, raw: dict[str, Any]) -> dict[str, Any]:
+    async def _shape_timed(self, step: Step, target: Target, raw: dict[str, Any]) -> dict[str, Any]:
         times, clock = self.times, time.thread_time_ns
         assert times is not None
         for stage in self._target:

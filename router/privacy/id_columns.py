@@ -98,4 +98,4 @@ def _accept(kind: str, rule: str, value: str) -> bool:
     return False
 
 
-COLUMNS: Columns = Columns((*_PHONE_WORDS, *(w.split("_")[0] for w in _ID_WORDS)), _classify, _accept)
+COLUMNS = Columns((*_PHONE_WORDS, *(w.split("_")[0] for w in _ID_WORDS)), _classify, _accept)

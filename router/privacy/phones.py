@@ -88,14 +88,14 @@ _FIELD_ONLY = ("desk", "direct", "office", "landline", "switchboard")
 _SAID_ONLY = ("reach", "answering", "reachable", "registered")
 # Hyperscan core of the labelled detector (caseless literals; see detect.py).
 _CORE_WORDS = _LABEL_WORDS + _FIELD_ONLY + _SAID_ONLY
-LABEL_CORE: bytes = (
+LABEL_CORE = (
     b"(?i)(?:\\b(?:"
     + b"|".join(re.escape(w).encode() for w in _CORE_WORDS if w.isascii())
     + b")\\b|"
     + b"|".join(re.escape(w).encode() for w in _CORE_WORDS if not w.isascii())
     + b")"
 )  # ASCII words whole: `sin` is not in `using`
-LABEL_SPAN: int = max(len(w.encode()) for w in _CORE_WORDS)
+LABEL_SPAN = max(len(w.encode()) for w in _CORE_WORDS)
 _NOT_PHONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:id|ids|order|invoice|ref|build|version|ver|pid|port|uid|gid|ticket|account|acct|no|nr|sku"
     r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step|line)\b|[#=@$€£¥%])"

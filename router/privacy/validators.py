@@ -10,7 +10,6 @@ import functools
 import itertools
 import math
 import re
-from collections.abc import Callable
 
 from stdnum import iban as _iban
 from stdnum import numdb
@@ -63,7 +62,8 @@ def card_given(value: str) -> bool:
     return 15 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2
 
 
-def _iban_valid(value: str) -> bool:
+@functools.lru_cache(maxsize=4096)  # overlapping candidate windows validate the same value again
+def iban(value: str) -> bool:
     """The IBAN registry's lengths and formats per country, and mod 97: python-stdnum's
     `iban.validate(value, check_country=False)` (the national check digits are not all known),
     with the registry's entry for the country read once per country rather than per value."""
@@ -98,12 +98,6 @@ def _bban(country: str) -> re.Pattern[str] | None:
         entry = numdb.get("iban").info(country)[0][1] if country else {}
         _BBAN[country] = _iban._struct_to_re(entry.get("bban", "")) if entry else None
     return _BBAN[country]
-
-
-# Declared, not decorated: a decorated function's type is not known to modules that reach this one
-# through an import cycle when mypyc compiles them together. Overlapping candidate windows
-# validate the same value again, so the answers are cached.
-iban: Callable[[str], bool] = functools.lru_cache(maxsize=4096)(_iban_valid)
 
 
 def ipv4(value: str) -> bool:

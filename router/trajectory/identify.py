@@ -398,9 +398,7 @@ def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool
     tool-call ids, and without them for an answer whose calls had none; the same for the tool
     calls a client wrote back as text, `resent.text_calls`), and whether it is distinctive
     (`DISTINCT_TEXT`); None when the history has no assistant message."""
-    # An index walk, not `reversed()`: mypyc (1.x) fails on a `reversed()` loop that returns.
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
+    for message in reversed(messages):
         if message.get("role") == "assistant":
             return _answer_keys(message)
     return None
@@ -416,8 +414,7 @@ def rewrite_evidence(
     `resent_answer` said of the history's last assistant message, when the caller has it (its
     keys are not made again)."""
     skipped = 0
-    for index in range(len(messages) - 1, -1, -1):  # not `reversed()`: see resent_answer
-        message = messages[index]
+    for message in reversed(messages):
         if message.get("role") != "assistant":
             continue
         if last is not None:

@@ -16,7 +16,6 @@ import httptools
 
 from router.protocol.numbers import whole_number
 from router.transport.errors import InvalidAnswer, TransportError
-from router.transport.http1.pieces import pieces
 
 if TYPE_CHECKING:
     from router.transport.http1.connection import Connection
@@ -73,9 +72,9 @@ class Content:
         """Whatever has arrived (waiting for some), b"" at the end of the answer."""
         return await self._response.read_some()
 
-    def iter_any(self) -> AsyncIterator[bytes]:
-        """The body's parts as they arrive."""
-        return pieces(self._response.read_some)
+    async def iter_any(self) -> AsyncIterator[bytes]:
+        while part := await self._response.read_some():
+            yield part
 
 
 class Response:

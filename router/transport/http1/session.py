@@ -7,7 +7,8 @@ import base64
 import ssl
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
@@ -118,6 +119,17 @@ class Http1Session:
         if allow_redirects:
             raise ValueError("this client does not follow redirects")
         return await self._request("POST", url, data, headers, sent)
+
+    @asynccontextmanager
+    async def get(self, url: str, headers: dict[str, str], allow_redirects: bool = False) -> AsyncIterator[Response]:
+        """GET; the answer is released on leaving. Redirects are never followed (as `post`)."""
+        if allow_redirects:
+            raise ValueError("this client does not follow redirects")
+        response = await self._request("GET", url, b"", headers, None)
+        try:
+            yield response
+        finally:
+            response.release()
 
     async def close(self) -> None:
         for connection in list(self._open):
