@@ -167,6 +167,60 @@ FOUND = [
         "Cookie: theme=dark; PHPSESSID=v4k2bq1n7h9m3s8t0c5e6r2p1a; lang=en",
         "v4k2bq1n7h9m3s8t0c5e6r2p1a",
     ),
+    (
+        "ECS task environment (JSON, one field a line)",
+        '{\n  "environment": [\n    {\n      "name": "STRIPE_SECRET_KEY",\n      "value": "aUnArl63XykWZeiNNCii"\n    }\n  ]\n}',
+        "aUnArl63XykWZeiNNCii",
+    ),
+    (
+        "SSM parameter (a path names it, a field between)",
+        '{"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": "Sunny3441#", "Version": 3}}',
+        "Sunny3441#",
+    ),
+    (
+        "terraform output -json",
+        '{"db_password": {"sensitive": true, "type": "string", "value": "I4ROnl89Sm995ytbxA"}}',
+        "I4ROnl89Sm995ytbxA",
+    ),
+    (
+        "vault kv get",
+        "====== Data ======\nKey         Value\n---         -----\npassword    Tiger4749%\nusername    app",
+        "Tiger4749%",
+    ),
+    ("redis.conf requirepass", "bind 0.0.0.0\nport 6379\nrequirepass k7jqevt0MLaMRTvetw\n", "k7jqevt0MLaMRTvetw"),
+    ("redis.conf masterauth", "replicaof 10.0.0.5 6379\nmasterauth 0tESulEETldq8b8Vw2\n", "0tESulEETldq8b8Vw2"),
+    ("redis CONFIG SET", "redis-cli CONFIG SET requirepass 'Xv8!qLm2z9K'", "Xv8!qLm2z9K"),
+    ("sqlplus user/password@db", "sqlplus scott/zbJYAxyL1a@//db.internal:1521/ORCLPDB1", "zbJYAxyL1a"),
+    ("xfreerdp /p:", "xfreerdp /v:10.0.3.17 /u:Administrator /p:'N99mhW!p708' /cert:ignore", "N99mhW!p708"),
+    ("psexec -p", "psexec \\\\fs01 -u Administrator -p XDgLVXZx3scB cmd.exe", "XDgLVXZx3scB"),
+    ("rdesktop -p", "rdesktop -u admin -p Qz7mK2pWx9 10.0.3.17", "Qz7mK2pWx9"),
+    ("zip -P", "zip -r -P nvGNx6jvr7SI backup.zip ./data", "nvGNx6jvr7SI"),
+    ("unzip -P", "unzip -P 'Lm3!vQ8zTy' secrets.zip", "Lm3!vQ8zTy"),
+    ("7z -p", "7z a -pftRutlZfOjUS -mhe=on secrets.7z ./keys", "ftRutlZfOjUS"),
+    ("lftp -u user,password", "lftp -u deploy,tEkUdfMI7zcp sftp://files.internal", "tEkUdfMI7zcp"),
+    (
+        "mc alias set",
+        "mc alias set minio http://10.0.3.17:9000 Q3VWMHT1P8KDLZ2XRA0N O5YAgkBxjd2AsjD7N2kHD9FSUuErsEzQ8vLm2K5w",
+        "O5YAgkBxjd2AsjD7N2kHD9FSUuErsEzQ8vLm2K5w",
+    ),
+    (
+        "Authorization: Token (a Python dict)",
+        "headers = {'Authorization': 'Token 1hoNP08hT5isT6CjlNlAZkeNncJgQy', 'Accept': 'application/json'}",
+        "1hoNP08hT5isT6CjlNlAZkeNncJgQy",
+    ),
+    (
+        "aws configure set",
+        "aws configure set aws_secret_access_key PwV81Aw71l33SCx9vHjHkm1x72EsSfQ8vLm2K5wZ --profile prod",
+        "PwV81Aw71l33SCx9vHjHkm1x72EsSfQ8vLm2K5wZ",
+    ),
+    ("wpa_supplicant psk", 'network={\n    ssid="office"\n    psk="eBxYimeexzzf!9Sa28"\n}', "eBxYimeexzzf!9Sa28"),
+    ("nmcli password", "nmcli dev wifi connect office password t47N6BuDDgmj", "t47N6BuDDgmj"),
+    (
+        "curl -b session cookie",
+        "curl -b 'sessionid=YgfI6kMe2UnNbCIwFBKXyHOiUa6WtS; csrftoken=abc' https://app.internal/admin/",
+        "YgfI6kMe2UnNbCIwFBKXyHOiUa6WtS",
+    ),
+    ("gh secret set --body", "gh secret set DEPLOY_TOKEN --body 'MNJnEHf5hpvYIBzaQyylWPH5n6RNuy'", "MNJnEHf5hpvYIBzaQyylWPH5n6RNuy"),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -201,6 +255,15 @@ NOT_FOUND = [
     "Cookie: theme=dark; lang=en-GB; _ga=GA1.2.1234567890.1700000000",
     "Set-Cookie: session=deleted; expires=Thu, 01 Jan 1970 00:00:00 GMT",
     "See https://discord.com/api/webhooks/<id>/<token> in the docs",
+    '{"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": "<redacted>"}}',
+    "====== Data ======\nKey         Value\n---         -----\npassword    n/a\nttl         768h",
+    "requirepass foobared\n# masterauth <master-password>",
+    "sqlplus / as sysdba && sqlplus scott@ORCL",
+    "zip -r backup.zip ./data && 7z a -p archive.7z ./keys && unzip -P \"$ZIP_PW\" a.zip",
+    "mc alias set minio http://localhost:9000 $MINIO_ACCESS_KEY $MINIO_SECRET_KEY",
+    "nmcli connection show --active && nmcli dev wifi connect office --ask",
+    "gh secret set DEPLOY_TOKEN < token.txt && gh secret set API_KEY --body \"$API_KEY\"",
+    "Authorization: Token <your-token>",
 ]
 
 

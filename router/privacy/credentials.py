@@ -25,8 +25,9 @@ _TOOLS = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dum
 
 
 def _value(match: re.Match[str]) -> tuple[int, int]:
+    groups = match.groupdict()  # a rule whose value is never quoted has `bare` only
     for group in ("dq", "sq", "bare"):
-        if match.group(group) is not None:
+        if groups.get(group) is not None:
             return match.span(group)
     return match.span()
 
@@ -161,13 +162,15 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\b" + _TOOLS.encode() + rb"\b[^\n|;&]{0,200}?[ \t]-p[^\s]",
         240,
     ),
-    # sshpass -p X, docker/podman/helm/az login -p X, mongo/mongosh -p X
+    # sshpass -p X, docker/podman/helm/az login -p X, mongo/mongosh -p X, and Windows' remote
+    # shells and desktops: rdesktop -p X, psexec / paexec / winexe -p X
     _flag(
         "tool-password",
         r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras|az)\s+(?:registry\s+)?login|mongo|mongosh"
-        r"|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
+        r"|mongodump|mongorestore|mongoexport|mongoimport|rdesktop|psexec(?:64)?(?:\.exe)?|paexec|winexe)\b"
+        r"[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
         rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|az|mongo|mongosh|mongodump|mongorestore"
-        rb"|mongoexport|mongoimport)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
+        rb"|mongoexport|mongoimport|rdesktop|psexec|paexec|winexe)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
         260,
     ),
     # redis-cli -a X (its -p is the port)
@@ -267,6 +270,77 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass",
         330,
     ),
+    # Redis's own settings, in redis.conf or at run time (`CONFIG SET requirepass X`): the
+    # password clients give and the one a replica gives its primary (`--requirepass` is above).
+    _flag(
+        "redis-setting",
+        r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + _ARG,
+        rb"(?i)(?:requirepass|masterauth)[ \t]+[^\s]",
+        24,
+    ),
+    # Oracle's tools log in with user/password@database on the command line.
+    _flag(
+        "oracle-login",
+        r"\b(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+-\w+)*[ \t]+[\"']?[\w$#.]{1,30}/"
+        r"(?P<bare>[^\s@/\"'|;&<>`]{1,100})(?=[@\s\"']|$)",
+        rb"\b(?:sqlplus|rman|expdp|impdp|sqlldr)[ \t]",
+        8,
+    ),
+    # FreeRDP's clients: /p:X (and its older -p: and +p: spellings)
+    _flag(
+        "freerdp-password",
+        r"\b(?:xfreerdp3?|wlfreerdp|sdl-freerdp3?)\b[^\n|;&]{0,300}?[ \t][/+-]p:" + _ARG,
+        rb"\b(?:xfreerdp|wlfreerdp|sdl-freerdp)",
+        16,
+    ),
+    # Archives with a password: zip / unzip / zipcloak -P X, 7-Zip's -pX (glued: `-p` alone asks)
+    _flag(
+        "archive-password",
+        r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
+        + _ARG,
+        rb"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
+        rb"[^\s]",
+        230,
+    ),
+    # lftp -u user,X
+    _flag(
+        "lftp-user",
+        r"\blftp\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s,\"']{1,100},"
+        r"(?P<bare>[^\s\"'|;&<>`]{1,200})",
+        rb"\blftp\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t]",
+        220,
+    ),
+    # MinIO's client: mc alias set NAME URL ACCESS-KEY X (and the older `config host add`)
+    _flag(
+        "minio-alias",
+        r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,100}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+"
+        + _ARG,
+        rb"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]",
+        32,
+    ),
+    # NetworkManager: nmcli … password X, wifi-sec.psk X
+    _flag(
+        "nmcli-password",
+        r"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)[ \t]+"
+        + _ARG,
+        rb"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)"
+        rb"[ \t]",
+        340,
+    ),
+    # Wi-Fi keys in wpa_supplicant.conf and hostapd.conf: psk="X", sae_password=X
+    _flag(
+        "wifi-key",
+        r"(?<![\w-])(?:psk|wpa_psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*" + _ARG,
+        rb"(?:psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*[^\s]",
+        40,
+    ),
+    # GitHub's CLI stores a secret given on its command line: gh secret set NAME --body X
+    _flag(
+        "gh-secret-body",
+        r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:=|[ \t]+)" + _ARG,
+        rb"\bgh[ \t]+secret[ \t]+set\b",
+        24,
+    ),
     # echo 'X' | docker login --password-stdin (the value before the pipe)
     _flag(
         "password-stdin",
@@ -357,10 +431,11 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "CLOUD_KEY",
         # AWS: the secret access key and the session token beside a (redacted) key id, in CLI
-        # JSON, credentials files, environment variables and CLI flags.
+        # JSON, credentials files, environment variables and CLI flags, and after its name alone
+        # (`aws configure set aws_secret_access_key X`).
         re.compile(
-            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)[\"'\\]{0,2}[ \t]*[:=][ \t]*"
-            r"[\"'\\]{0,2}([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
+            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"
+            r"(?:[\"'\\]{0,2}[ \t]*[:=][ \t]*[\"'\\]{0,2}|[ \t]+)([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
         ),
         rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)",
         validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
@@ -429,9 +504,28 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
-        # Authorization: Bearer X (a JWT there is found as one first).
-        re.compile(r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*bearer\s+([A-Za-z0-9._~+/=-]{16,4096})"),
-        rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}bearer\s",
+        # The same session cookie given to curl: `curl -b 'sessionid=X; …'`, `--cookie`.
+        re.compile(
+            r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-b|--cookie)[ \t]+[\"']?[^\n\"']{0,2000}?(?<![\w.-])"
+            r"[\w.-]{0,40}(?i:sess|sid|token|auth|jwt|remember|login)[\w.-]{0,64}=([^;\s,\"']{16,4096})"
+        ),
+        rb"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-b|--cookie)[ \t]",
+        validate=opaque_token,
+        group=1,
+        reach=6200,
+        rule="curl-session-cookie",
+        keyword_core=320,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Authorization: Bearer X (a JWT there is found as one first), and the other schemes that
+        # carry a token as it is: `Token X` (Django REST framework, GitHub), `Bot X` (Discord),
+        # `SSWS X` (Okta), `GenieKey X` (Opsgenie), `sso-key X` (GoDaddy), `ApiKey X`.
+        re.compile(
+            r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)"
+            r"\s+([A-Za-z0-9._~+/=:-]{16,4096})"
+        ),
+        rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)\s",
         validate=opaque_token,
         group=1,
         reach=4096,

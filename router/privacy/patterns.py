@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from router.privacy import phones, validators
+from router.privacy.credentials import password_value
 from router.privacy.detector import Detector
 
 _B = r"(?<![\w.+-])"  # not inside a longer token
@@ -87,15 +88,35 @@ def _falls_back(text: str, low: int, high: int) -> bool:
 _ASSIGNED_CORE = (
     b"(?i)" + SECRET_NAMES.encode() + rb"[0-9]{0,2}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])\s{0,3}[^\s\"'`,;}{<>]{8}"
 )
-# A name field holding a secret's name and, right after it, its value field: Kubernetes' and
-# ECS's environment (`- name: DB_PASSWORD` / `value: "…"`), Postman's and CloudFormation's
-# key/value pairs (`{"key": "token", "value": "…"}`, `ParameterKey`/`ParameterValue`).
+# A name field holding a secret's name and, after it, its value field: Kubernetes' and ECS's
+# environment (`- name: DB_PASSWORD` / `value: "…"`, JSON one field a line), Postman's and
+# CloudFormation's key/value pairs (`{"key": "token", "value": "…"}`, `ParameterKey` /
+# `ParameterValue`), and SSM's parameters (`"Name": "/prod/db/password", "Type": "SecureString",
+# "Value": "…"`: a path names it, and up to three short JSON fields stand between).
+_BETWEEN = r"(?:[\"'][A-Za-z]{1,20}[\"'][ \t]*:[ \t]*(?:\"[^\"\\\n]{0,100}\"|[\w.-]{1,40})[ \t]*,[ \t]*(?:\r?\n[ \t]*)?){0,3}"
 _NAMED_VALUE = (
-    r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w.-]{0,40}?"
+    r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w./-]{0,80}?"
     + _NAME_HEAD.removeprefix("(?i)")
-    + r"[\"']?[ \t]*(?:,[ \t]*|\r?\n[ \t]*(?:-[ \t]+)?)[\"']?(?:value|parametervalue)[\"']?[ \t]*[:=][ \t]*"
+    + r"[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*(?:-[ \t]+)?)"
+    + _BETWEEN
+    + r"[\"']?(?:value|parametervalue)[\"']?[ \t]*[:=][ \t]*"
     + r"(?:([\"'])((?:(?!\1)[^\\\n]|\\.){6,4096})\1|([^\s\"',}\]]{6,4096}))"
 )
+# A secret's name whose value is an object holding it under `value` (`terraform output -json`:
+# `"db_password": {"sensitive": true, "type": "string", "value": "…"}`).
+_NESTED_VALUE = (
+    _NAME_HEAD + r"[\"'][ \t]*:[ \t]*\{[^{}]{0,400}?[\"']value[\"'][ \t]*:[ \t]*\"((?:[^\"\\\n]|\\.){6,4096})\""
+)
+# `vault kv get` and `vault read` print a secret's fields as a table under `Key  Value`:
+# `password    …`, the name and its value apart by spaces alone.
+_VAULT_ROW = (
+    r"(?im)^[ \t]{0,8}[\w.-]{0,40}?" + _NAME_HEAD.removeprefix("(?i)") + r"[ \t]{2,}([^\s]{6,256})[ \t]*\r?$"
+)
+_VAULT_HEADER = re.compile(r"(?m)^Key[ \t]{2,}Value[ \t]*\r?$")
+
+
+def _under_vault_header(text: str, start: int, end: int) -> bool:
+    return _VAULT_HEADER.search(text, max(0, start - 4000), start) is not None
 
 
 def _named_value_span(match: re.Match[str]) -> tuple[int, int]:
@@ -489,13 +510,35 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(_NAMED_VALUE),
-        b"(?i)(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?[\\w.-]{0,40}" + SECRET_WORDS.encode(),
+        b"(?i)(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?[\\w./-]{0,80}" + SECRET_WORDS.encode(),
         validate=validators.quoted_secret,
         value_span=_named_value_span,
         reach=4200,
         keyword_core=100,
         rule="secret-named-value",
         head=re.compile(r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=]"),
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(_NESTED_VALUE),
+        b"(?i)" + SECRET_WORDS.encode() + rb"[\"'][ \t]*:[ \t]*\{",
+        validate=validators.quoted_secret,
+        group=1,
+        reach=4600,
+        keyword_core=60,
+        rule="secret-nested-value",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(_VAULT_ROW),
+        rb"(?i)(?:^|\n)[ \t]{0,8}[\w.-]{0,40}" + SECRET_WORDS.encode() + rb"[ \t]{2}",
+        validate=password_value,
+        check=_under_vault_header,
+        group=1,
+        reach=300,
+        lead=1,
+        keyword_core=100,
+        rule="vault-table-secret",
     ),
     Detector(
         "SECRET_ASSIGNMENT",
