@@ -220,7 +220,38 @@ FOUND = [
         "curl -b 'sessionid=YgfI6kMe2UnNbCIwFBKXyHOiUa6WtS; csrftoken=abc' https://app.internal/admin/",
         "YgfI6kMe2UnNbCIwFBKXyHOiUa6WtS",
     ),
-    ("gh secret set --body", "gh secret set DEPLOY_TOKEN --body 'MNJnEHf5hpvYIBzaQyylWPH5n6RNuy'", "MNJnEHf5hpvYIBzaQyylWPH5n6RNuy"),
+    (
+        "gh secret set --body",
+        "gh secret set DEPLOY_TOKEN --body 'MNJnEHf5hpvYIBzaQyylWPH5n6RNuy'",
+        "MNJnEHf5hpvYIBzaQyylWPH5n6RNuy",
+    ),
+    ("plink -pw", "plink -ssh -pw 1niUK8iO5YAg deploy@10.0.3.17 'uptime'", "1niUK8iO5YAg"),
+    ("pscp -pw", "pscp -pw xjd2AsjD7N2k backup.tar.gz deploy@files.internal:/tmp/", "xjd2AsjD7N2k"),
+    ("cqlsh -p", "cqlsh cass01 9042 -u cassandra -p 9FSUuErsEz5j", "9FSUuErsEz5j"),
+    ("HTTPie -a", "http -a deploy:w71l33SCx9vH GET https://api.internal/status", "w71l33SCx9vH"),
+    (
+        "ngrok add-authtoken",
+        "ngrok config add-authtoken 2x6jvr7SIftRutlZfOjUStEkUdfM_I7kQz8LmW2xVn4pQz8Lm",
+        "2x6jvr7SIftRutlZfOjUStEkUdfM_I7kQz8LmW2xVn4pQz8Lm",
+    ),
+    (
+        "nslcd bindpw",
+        "uri ldap://ldap.internal/\nbinddn cn=reader,dc=corp,dc=io\nbindpw m1x72EsSfUQUAk\n",
+        "m1x72EsSfUQUAk",
+    ),
+    ("sssd authtok", "[domain/corp]\nldap_default_authtok = tNJX3OrUbmkLCN\n", "tNJX3OrUbmkLCN"),
+    ("msmtprc password", "account default\nhost smtp.internal\nuser bot\npassword PloWRlOTcEokd5\n", "PloWRlOTcEokd5"),
+    ("fetchmailrc", 'poll mail.internal protocol imap user "bot" password "ihu9lEmJcADw"', "ihu9lEmJcADw"),
+    ("smtplib login", 'server = smtplib.SMTP("smtp.internal", 587)\nserver.login("bot", "AEVaSZJ0oVe")', "AEVaSZJ0oVe"),
+    (
+        "requests auth tuple",
+        'r = requests.get(url, auth=("deploy", "tgsIGv8Ls9w0iAA0KPIxD"), timeout=10)',
+        "tgsIGv8Ls9w0iAA0KPIxD",
+    ),
+    ("HTTPBasicAuth", 'auth = HTTPBasicAuth("deploy", "Orbit6280*")', "Orbit6280*"),
+    ("NetworkCredential", 'client.Credentials = new NetworkCredential("deploy", "Orbit1498%");', "Orbit1498%"),
+    ("PDO", "$pdo = new PDO('mysql:host=db;dbname=app', 'app', 'Mango1405!');", "Mango1405!"),
+    ("Go MySQL DSN", 'dsn := "app:oFsETyy926kMMq@tcp(db.internal:3306)/app?parseTime=true"', "oFsETyy926kMMq"),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -259,11 +290,18 @@ NOT_FOUND = [
     "====== Data ======\nKey         Value\n---         -----\npassword    n/a\nttl         768h",
     "requirepass foobared\n# masterauth <master-password>",
     "sqlplus / as sysdba && sqlplus scott@ORCL",
-    "zip -r backup.zip ./data && 7z a -p archive.7z ./keys && unzip -P \"$ZIP_PW\" a.zip",
+    'zip -r backup.zip ./data && 7z a -p archive.7z ./keys && unzip -P "$ZIP_PW" a.zip',
     "mc alias set minio http://localhost:9000 $MINIO_ACCESS_KEY $MINIO_SECRET_KEY",
     "nmcli connection show --active && nmcli dev wifi connect office --ask",
-    "gh secret set DEPLOY_TOKEN < token.txt && gh secret set API_KEY --body \"$API_KEY\"",
+    'gh secret set DEPLOY_TOKEN < token.txt && gh secret set API_KEY --body "$API_KEY"',
     "Authorization: Token <your-token>",
+    "plink -ssh -pw $SSH_PASSWORD deploy@host && pscp -pw %PW% a.txt host:/tmp",
+    "http -a deploy: GET https://api.internal/status && http --auth-type=bearer GET example.org",
+    "ngrok config add-authtoken $NGROK_AUTHTOKEN",
+    "password\nbindpw ${LDAP_BIND_PW}\npassword reset link sent\nPassword Policy",
+    'server.login(user, password)\nr = requests.get(url, auth=(user, os.environ["PW"]))',
+    'password "$MAIL_PASSWORD"',
+    'db := "app:${DB_PASSWORD}@tcp(db:3306)/app"',
 ]
 
 

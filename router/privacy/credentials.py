@@ -163,14 +163,14 @@ DETECTORS: tuple[Detector, ...] = (
         240,
     ),
     # sshpass -p X, docker/podman/helm/az login -p X, mongo/mongosh -p X, and Windows' remote
-    # shells and desktops: rdesktop -p X, psexec / paexec / winexe -p X
+    # shells and desktops: rdesktop -p X, psexec / paexec / winexe -p X; cqlsh -p X (Cassandra)
     _flag(
         "tool-password",
         r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras|az)\s+(?:registry\s+)?login|mongo|mongosh"
-        r"|mongodump|mongorestore|mongoexport|mongoimport|rdesktop|psexec(?:64)?(?:\.exe)?|paexec|winexe)\b"
+        r"|mongodump|mongorestore|mongoexport|mongoimport|rdesktop|psexec(?:64)?(?:\.exe)?|paexec|winexe|cqlsh)\b"
         r"[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
         rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|az|mongo|mongosh|mongodump|mongorestore"
-        rb"|mongoexport|mongoimport|rdesktop|psexec|paexec|winexe)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
+        rb"|mongoexport|mongoimport|rdesktop|psexec|paexec|winexe|cqlsh)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
         260,
     ),
     # redis-cli -a X (its -p is the port)
@@ -296,8 +296,7 @@ DETECTORS: tuple[Detector, ...] = (
     # Archives with a password: zip / unzip / zipcloak -P X, 7-Zip's -pX (glued: `-p` alone asks)
     _flag(
         "archive-password",
-        r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
-        + _ARG,
+        r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)" + _ARG,
         rb"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
         rb"[^\s]",
         230,
@@ -341,6 +340,41 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\bgh[ \t]+secret[ \t]+set\b",
         24,
     ),
+    # PuTTY's command-line tools: plink / pscp / psftp -pw X
+    _flag(
+        "putty-password",
+        r"\b(?:plink|pscp|psftp|putty)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-pw[ \t]+" + _ARG,
+        rb"\b(?:plink|pscp|psftp|putty)[^\n|;&]{0,220}?[ \t]-pw[ \t]+[^\s]",
+        240,
+    ),
+    # HTTPie: http -a user:X / --auth user:X
+    _flag(
+        "httpie-auth",
+        r"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"']{1,100}:" + _ARG,
+        rb"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)[ \t=]",
+        220,
+    ),
+    # ngrok's account token: ngrok config add-authtoken X, ngrok authtoken X, --authtoken X
+    _flag(
+        "ngrok-authtoken",
+        r"\bngrok\b[^\n|;&]{0,200}?(?:[ \t]add-authtoken|[ \t]authtoken|[ \t]--authtoken)(?:=|[ \t]+)" + _ARG,
+        rb"\bngrok\b[^\n|;&]{0,200}?[ \t-](?:add-)?authtoken[ \t=]",
+        230,
+    ),
+    # SSSD's bind password: ldap_default_authtok = X
+    _flag(
+        "sssd-authtok",
+        r"(?<![\w-])\w{0,30}authtok[ \t]*=[ \t]*" + _ARG,
+        rb"authtok[ \t]*=[ \t]*[^\s]",
+        24,
+    ),
+    # fetchmail's and other tools' `password "X"`, double-quoted after the bare word
+    _flag(
+        "password-quoted-word",
+        r"(?i)(?<![\w-])password[ \t]+\"(?P<dq>[^\"\n]{1,200})\"",
+        rb"(?i)password[ \t]+\"",
+        16,
+    ),
     # echo 'X' | docker login --password-stdin (the value before the pipe)
     _flag(
         "password-stdin",
@@ -349,6 +383,52 @@ DETECTORS: tuple[Detector, ...] = (
         + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?[\w./-]+[^\n|;&]{0,200}--password-stdin",
         rb"--password-stdin",
         320,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Go's MySQL DSN: user:X@tcp(host:3306)/db (no scheme, so not a URL's credentials).
+        re.compile(r"(?<![\w/:@.-])[\w.-]{1,64}:([^\s@/:\"'`]{1,200})@(?:tcp|unix|udp)\("),
+        rb"@(?:tcp|unix|udp)\(",
+        validate=command_password,
+        group=1,
+        lead=270,
+        rule="go-mysql-dsn",
+        keyword_core=6,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A configuration directive and its value apart by spaces, alone on a line: nslcd's and
+        # slapd's `bindpw X` / `rootpw X`, msmtp's and other mailers' `password X`. A line of
+        # prose after the word is no value (one word, that must look like a password).
+        re.compile(
+            r"(?im)^[ \t]{0,8}(?:bindpw|rootpw|password|passwd|passphrase|auth_pass|authpass)[ \t]+"
+            r"([^\s\"'`]{6,256})[ \t]*\r?$"
+        ),
+        rb"(?i)(?:^|\n)[ \t]{0,8}(?:bindpw|rootpw|password|passwd|passphrase|auth_pass|authpass)[ \t]+[^\s\"'`]{6}",
+        validate=password_value,
+        group=1,
+        reach=260,
+        rule="password-directive",
+        keyword_core=40,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A password written into a call beside its user: Python's `smtp.login("u", "X")`,
+        # `auth=("u", "X")`, requests' `HTTPBasicAuth("u", "X")`, .NET's `NetworkCredential("u",
+        # "X")`, PHP's `new PDO($dsn, 'u', 'X')` (the DSN first).
+        re.compile(
+            r"(?:\.login|\bauth[ \t]*=[ \t]*|\bHTTP(?:Basic|Digest|Proxy)Auth|\bNetworkCredential"
+            r"|\bUsernamePasswordCredentials|\bPDO[ \t]*\([^,\n]{1,300},)"
+            r"[ \t]*\(?[ \t]*(?:\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|[\w.$]{1,100})[ \t]*,[ \t]*"
+            r"([\"'])((?:(?!\1)[^\\\n]){4,200})\1[ \t]*[),]"
+        ),
+        rb"\.login[ \t]*\(|auth[ \t]*=[ \t]*\(|HTTP(?:Basic|Digest|Proxy)Auth[ \t]*\(|NetworkCredential[ \t]*\("
+        rb"|UsernamePasswordCredentials[ \t]*\(|PDO[ \t]*\(",
+        validate=command_password,
+        group=2,
+        reach=650,
+        rule="password-call-argument",
+        keyword_core=40,
     ),
     Detector(
         "SECRET_ASSIGNMENT",
@@ -525,7 +605,8 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)"
             r"\s+([A-Za-z0-9._~+/=:-]{16,4096})"
         ),
-        rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)\s",
+        rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}"
+        rb"(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)\s",
         validate=opaque_token,
         group=1,
         reach=4096,

@@ -93,7 +93,9 @@ _ASSIGNED_CORE = (
 # CloudFormation's key/value pairs (`{"key": "token", "value": "…"}`, `ParameterKey` /
 # `ParameterValue`), and SSM's parameters (`"Name": "/prod/db/password", "Type": "SecureString",
 # "Value": "…"`: a path names it, and up to three short JSON fields stand between).
-_BETWEEN = r"(?:[\"'][A-Za-z]{1,20}[\"'][ \t]*:[ \t]*(?:\"[^\"\\\n]{0,100}\"|[\w.-]{1,40})[ \t]*,[ \t]*(?:\r?\n[ \t]*)?){0,3}"
+_BETWEEN = (
+    r"(?:[\"'][A-Za-z]{1,20}[\"'][ \t]*:[ \t]*(?:\"[^\"\\\n]{0,100}\"|[\w.-]{1,40})[ \t]*,[ \t]*(?:\r?\n[ \t]*)?){0,3}"
+)
 _NAMED_VALUE = (
     r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w./-]{0,80}?"
     + _NAME_HEAD.removeprefix("(?i)")
@@ -109,9 +111,7 @@ _NESTED_VALUE = (
 )
 # `vault kv get` and `vault read` print a secret's fields as a table under `Key  Value`:
 # `password    …`, the name and its value apart by spaces alone.
-_VAULT_ROW = (
-    r"(?im)^[ \t]{0,8}[\w.-]{0,40}?" + _NAME_HEAD.removeprefix("(?i)") + r"[ \t]{2,}([^\s]{6,256})[ \t]*\r?$"
-)
+_VAULT_ROW = r"(?im)^[ \t]{0,8}[\w.-]{0,40}?" + _NAME_HEAD.removeprefix("(?i)") + r"[ \t]{2,}([^\s]{6,256})[ \t]*\r?$"
 _VAULT_HEADER = re.compile(r"(?m)^Key[ \t]{2,}Value[ \t]*\r?$")
 
 
