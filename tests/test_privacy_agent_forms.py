@@ -252,6 +252,9 @@ FOUND = [
     ("NetworkCredential", 'client.Credentials = new NetworkCredential("deploy", "Orbit1498%");', "Orbit1498%"),
     ("PDO", "$pdo = new PDO('mysql:host=db;dbname=app', 'app', 'Mango1405!');", "Mango1405!"),
     ("Go MySQL DSN", 'dsn := "app:oFsETyy926kMMq@tcp(db.internal:3306)/app?parseTime=true"', "oFsETyy926kMMq"),
+    ("wp-config define", "define( 'DB_PASSWORD', 'Sunny9940*' );", "Sunny9940*"),
+    ("Java setProperty", 'props.setProperty("password", "cNpOopTzynNjUt");', "cNpOopTzynNjUt"),
+    ("Ruby ENV.fetch default", "password: <%= ENV.fetch('DB_PASSWORD', 'aTTRtCFkRjbxBJ') %>", "aTTRtCFkRjbxBJ"),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -302,6 +305,7 @@ NOT_FOUND = [
     'server.login(user, password)\nr = requests.get(url, auth=(user, os.environ["PW"]))',
     'password "$MAIL_PASSWORD"',
     'db := "app:${DB_PASSWORD}@tcp(db:3306)/app"',
+    'label = t("password", "Password")\nfields = ("edge-password", "query-secret")\nos.getenv("DB_PASSWORD", "")',
 ]
 
 
@@ -350,3 +354,15 @@ def test_a_wrapped_blob_is_read_once_not_from_each_of_its_lines() -> None:
     assert detect(wrapped) == []  # binary: nothing to find
     # Read from each line the blob took ~25 s (quadratic); read once, ~30 ms.
     assert time.process_time() - started < 2.0
+
+
+def test_the_forms_written_after_the_detectors_are_found() -> None:
+    # benchmarks/privacy/later_forms.py: 112 forms scored blind once (0.43-0.90 a set), then
+    # given rules; what is left are two files of bare quoted pairs (PPP's chap-secrets,
+    # PgBouncer's userlist), which no name or tool marks as secrets.
+    from benchmarks.privacy import later_forms
+
+    found, missed, misses = later_forms.score(2)
+    recall = sum(found.values()) / (sum(found.values()) + sum(missed.values()))
+    assert recall >= 0.97, misses
+    assert {name for name, _ in misses} <= {"chap", "userlist"}, misses

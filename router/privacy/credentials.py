@@ -71,6 +71,17 @@ _STATUS_LABEL = re.compile(r"(?i)(?<![\w-])pass[ \t]*:[ \t]*$")
 _WORDS_AFTER = re.compile(r"[ \t]+[A-Za-z]{2,}")
 
 
+# Names in a list of names (`("edge-password", "query-secret")`, `("DB_PASSWORD", "DB_USER")`,
+# a lexer's keywords `"EXPASS", "*EXPORT"`): one case of letters, joined by `-`, `_` or `.`,
+# maybe after one symbol.
+_NAME_LIST_ITEM = re.compile(r"[*/$@#!%&-]?(?:[a-z]+(?:[-_.][a-z]+)*|[A-Z]+(?:[-_.][A-Z]+)*)")
+
+
+def argument_password(value: str) -> bool:
+    """A call's quoted argument after a password's name: a password, not the next name of a list."""
+    return _NAME_LIST_ITEM.fullmatch(value) is None and password_value(value)
+
+
 def not_a_status(text: str, start: int, end: int) -> bool:
     """Whether a password label's value is not a test's status line's subject."""
     if _STATUS_LABEL.search(text, max(0, start - 16), start) is None:
@@ -383,6 +394,22 @@ DETECTORS: tuple[Detector, ...] = (
         + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?[\w./-]+[^\n|;&]{0,200}--password-stdin",
         rb"--password-stdin",
         320,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A password's name as a call's argument and its value the next (`define('DB_PASSWORD',
+        # '…')`, `setProperty("password", "…")`, `ENV.fetch('DB_PASSWORD', '…')`): a password
+        # may read as words and digits (`Sunny9940*`), which the same rule for tokens
+        # (`secret-argument`) does not take.
+        re.compile(
+            r"(?i)[\"'][\w.-]{0,40}?" + _PASSWORD_NAMES + r"[\"'][ \t]{0,3},[ \t]{0,3}([\"'])([^\"'\s\\]{6,256})\1"
+        ),
+        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd)[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
+        validate=argument_password,
+        group=2,
+        reach=260,
+        rule="password-argument",
+        keyword_core=32,
     ),
     Detector(
         "SECRET_ASSIGNMENT",

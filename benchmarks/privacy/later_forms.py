@@ -1,0 +1,889 @@
+"""Credentials in forms written after the detectors: an evaluation scored blind, once.
+
+`agent_forms.py`'s forms and the detectors were written by the same hand from the same
+documentation, so its figures say that those forms are handled, not how well forms nobody wrote
+down are. These 112 forms (three sets: command lines, configuration files, CLI and API outputs,
+code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
+RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
+service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
+Wi-Fi, NetworkManager, webhooks, API-key headers and query strings, cookies, OpenSSH keys, DSNs,
+JDBC, Docker, Heroku, GitHub's CLI, Ansible, Twilio, OAuth, INI, TOML, ECS, SSM, redis.conf,
+Oracle, FreeRDP, PsExec, archives, lftp, MinIO, s3cmd, rclone, GitHub Actions, CIFS, hostapd,
+HTTP logins, Python, C#, PHP, Go and Node.js calls, PuTTY, Cassandra, HTTPie, ngrok, nslcd,
+SSSD, mailers, PPP's chap-secrets, PgBouncer's userlist) were written after the detectors and
+scored by `detect` before any rule was written for them: the first set found 141 of 156 values,
+the second 48 of 93, the third 39 of 90 (three seeds each). The misses then got rules and tests
+(`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and
+a regression check. Values come from this module's own random generator (no Faker).
+
+    python -m benchmarks.privacy.later_forms [--seeds 3] [--show-missed]
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import random
+import string
+from collections import Counter
+from collections.abc import Callable
+
+from router.privacy.detect import detect
+
+Form = tuple[str, list[str]]  # (text, the secrets in it)
+FORMS: list[tuple[str, Callable[[], Form]]] = []
+R = random.Random(0)  # reseeded per round (`score`)
+
+
+def form(batch: str) -> Callable[[Callable[[], Form]], Callable[[], Form]]:
+    def add(make: Callable[[], Form]) -> Callable[[], Form]:
+        FORMS.append((batch, make))
+        return make
+
+    return add
+
+
+def an(n: int) -> str:
+    return "".join(R.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def pw() -> str:
+    kind = R.randrange(3)
+    if kind == 0:
+        return R.choice(["Sunny", "Tiger", "Mango", "Falcon", "Orbit"]) + str(R.randint(10, 9999)) + R.choice("!#%*")
+    if kind == 1:
+        return "".join(R.choice(string.ascii_letters + string.digits + "!#%*-_") for _ in range(R.randint(10, 18)))
+    return an(R.randint(12, 22))
+
+
+def hexs(n: int) -> str:
+    return "".join(R.choice("0123456789abcdef") for _ in range(n))
+
+
+def host() -> str:
+    return R.choice(["db.internal", "10.0.3.17", "pg-main.prod.svc", "cache01"])
+
+
+def user() -> str:
+    return R.choice(["deploy", "admin", "svc_app", "jenkins", "root"])
+
+
+@form("first")
+def ldap() -> Form:
+    p = pw().replace("'", "")
+    return (f"ldapsearch -x -H ldap://{host()} -D 'cn=admin,dc=corp,dc=io' -w '{p}' -b 'dc=corp,dc=io'", [p])
+
+
+@form("first")
+def pg_url() -> Form:
+    p = an(16)
+    return (f'psql "postgresql://{user()}:{p}@{host()}:5432/app?sslmode=require" -c "\\dt"', [p])
+
+
+@form("first")
+def mongo_srv() -> Form:
+    p = an(14)
+    return (f'mongosh "mongodb+srv://{user()}:{p}@cluster0.ab12c.mongodb.net/test"', [p])
+
+
+@form("first")
+def git_clone() -> Form:
+    t = "ghp_" + an(36)
+    return (f"git clone https://{user()}:{t}@github.com/acme/infra.git", [t])
+
+
+@form("first")
+def git_clone_pw() -> Form:
+    p = an(18)
+    return (f"git remote set-url origin https://{user()}:{p}@gitlab.acme.io/team/app.git", [p])
+
+
+@form("first")
+def pip_index() -> Form:
+    p = an(20)
+    return (f"pip install --extra-index-url https://{user()}:{p}@pypi.acme.io/simple/ acme-core", [p])
+
+
+@form("first")
+def rabbit() -> Form:
+    p = an(15)
+    return (f"rabbitmqctl add_user {user()} {p}", [p])
+
+
+@form("first")
+def htpasswd() -> Form:
+    p = pw().replace("'", "")
+    return (f"htpasswd -b -c /etc/nginx/.htpasswd {user()} '{p}'", [p])
+
+
+@form("first")
+def openssl() -> Form:
+    p = an(14)
+    return (f"openssl pkcs12 -export -in cert.pem -inkey key.pem -out bundle.p12 -passout pass:{p}", [p])
+
+
+@form("first")
+def keytool() -> Form:
+    p = an(12)
+    return (f"keytool -importkeystore -srckeystore a.p12 -destkeystore b.jks -deststorepass {p} -srcstorepass {p}", [p])
+
+
+@form("first")
+def vault_tok() -> Form:
+    t = "hvs." + an(24)
+    return (f"export VAULT_TOKEN={t}\nvault kv get secret/app", [t])
+
+
+@form("first")
+def sqlcmd() -> Form:
+    p = pw().replace("'", "")
+    return (f"sqlcmd -S {host()},1433 -U sa -P '{p}' -Q 'SELECT @@VERSION'", [p])
+
+
+@form("first")
+def smb() -> Form:
+    p = an(12)
+    return (f"smbclient //fs01/share -U {user()}%{p} -c 'ls'", [p])
+
+
+@form("first")
+def wget() -> Form:
+    p = an(13)
+    return (f"wget --user={user()} --password={p} https://{host()}/backup.tar.gz", [p])
+
+
+@form("first")
+def ftp() -> Form:
+    p = an(11)
+    return (f"curl -T dump.sql ftp://{user()}:{p}@{host()}/uploads/", [p])
+
+
+@form("first")
+def az_sp() -> Form:
+    s = an(8) + "~" + an(31)
+    return (
+        f"az login --service-principal -u 3f1c2a9e-1b2c-4d5e-8f90-123456789abc -p {s} --tenant 72f988bf-86f1-41af-91ab-2d7cd011db47",
+        [s],
+    )
+
+
+@form("first")
+def aws_configure() -> Form:
+    s = an(40)
+    return (f"aws configure set aws_secret_access_key {s} --profile prod", [s])
+
+
+@form("first")
+def aws_creds() -> Form:
+    s = an(40)
+    return (
+        f"[default]\naws_access_key_id = AKIA{an(16).upper()}\naws_secret_access_key = {s}\nregion = eu-west-1",
+        [s],
+    )
+
+
+@form("first")
+def gcp_sa() -> Form:
+    k = base64.b64encode(R.randbytes(600)).decode()
+    pem = "-----BEGIN PRIVATE KEY-----\n" + k[:64] + "\n" + k[64:128] + "\n-----END PRIVATE KEY-----\n"
+    return (
+        json.dumps(
+            {
+                "type": "service_account",
+                "project_id": "acme-prod",
+                "private_key_id": hexs(40),
+                "private_key": pem,
+                "client_email": "ci@acme-prod.iam.gserviceaccount.com",
+            }
+        ),
+        [k[:64]],
+    )
+
+
+@form("first")
+def kubectl_lit() -> Form:
+    p = pw().replace("'", "")
+    return (
+        f"kubectl create secret generic db-creds --from-literal=username={user()} --from-literal=password='{p}'",
+        [p],
+    )
+
+
+@form("first")
+def compose() -> Form:
+    p = an(16)
+    return (
+        f"services:\n  db:\n    image: postgres:16\n    environment:\n      - POSTGRES_USER={user()}\n      - POSTGRES_PASSWORD={p}\n",
+        [p],
+    )
+
+
+@form("first")
+def spring() -> Form:
+    p = pw()
+    return (
+        f"spring.datasource.url=jdbc:mysql://{host()}:3306/shop\nspring.datasource.username={user()}\nspring.datasource.password={p}",
+        [p],
+    )
+
+
+@form("first")
+def django() -> Form:
+    p = pw().replace("'", "")
+    return (
+        f"DATABASES = {{\n    'default': {{\n        'ENGINE': 'django.db.backends.postgresql',\n        'NAME': 'app',\n        'USER': '{user()}',\n        'PASSWORD': '{p}',\n        'HOST': '{host()}',\n    }}\n}}",
+        [p],
+    )
+
+
+@form("first")
+def pypirc() -> Form:
+    p = "pypi-" + an(60)
+    return (f"[pypi]\nusername = __token__\npassword = {p}", [p])
+
+
+@form("first")
+def m2() -> Form:
+    p = an(18)
+    return (
+        f"<servers>\n  <server>\n    <id>nexus</id>\n    <username>{user()}</username>\n    <password>{p}</password>\n  </server>\n</servers>",
+        [p],
+    )
+
+
+@form("first")
+def wp() -> Form:
+    p = pw().replace("'", "")
+    return (
+        f"define( 'DB_NAME', 'wordpress' );\ndefine( 'DB_USER', '{user()}' );\ndefine( 'DB_PASSWORD', '{p}' );",
+        [p],
+    )
+
+
+@form("first")
+def tfvars() -> Form:
+    p = an(20)
+    return (f'db_username = "{user()}"\ndb_password = "{p}"\ninstance_class = "db.t3.micro"', [p])
+
+
+@form("first")
+def wpa() -> Form:
+    p = pw().replace('"', "")
+    return (f'network={{\n    ssid="office"\n    psk="{p}"\n}}', [p])
+
+
+@form("first")
+def nmcli() -> Form:
+    p = an(12)
+    return (f"nmcli dev wifi connect office password {p}", [p])
+
+
+@form("first")
+def slack_hook() -> Form:
+    t = f"https://hooks.slack.com/services/T{an(8).upper()}/B{an(8).upper()}/{an(24)}"
+    return (
+        f"""curl -X POST -H 'Content-type: application/json' --data '{{"text":"done"}}' {t}""",
+        [t.rsplit("/", 1)[1]],
+    )
+
+
+@form("first")
+def api_key_header() -> Form:
+    k = an(32)
+    return (f"curl -H 'X-API-Key: {k}' https://api.acme.io/v2/orders", [k])
+
+
+@form("first")
+def query_key() -> Form:
+    k = an(32)
+    return (f"GET https://maps.acme.io/api/geocode?address=Main+St&key={k} 200 OK", [k])
+
+
+@form("first")
+def access_token_url() -> Form:
+    k = an(40)
+    return (f"https://graph.acme.io/v1/me?access_token={k}&fields=id,name", [k])
+
+
+@form("first")
+def cookie() -> Form:
+    k = an(32)
+    return (f"curl -b 'sessionid={k}; csrftoken=abc' https://{host()}/admin/", [k])
+
+
+@form("first")
+def set_cookie() -> Form:
+    k = an(40)
+    return (f"HTTP/1.1 302 Found\nSet-Cookie: session={k}; Path=/; HttpOnly; Secure\nLocation: /dashboard", [k])
+
+
+@form("first")
+def openssh_key() -> Form:
+    k = base64.b64encode(R.randbytes(300)).decode()
+    body = "\n".join(k[i : i + 70] for i in range(0, len(k), 70))
+    return (
+        f"$ cat ~/.ssh/id_ed25519\n-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----",
+        [k[:70]],
+    )
+
+
+@form("first")
+def env_export() -> Form:
+    p = an(24)
+    return (f"export DATABASE_PASSWORD='{p}'\nexport APP_ENV=prod", [p])
+
+
+@form("first")
+def dsn() -> Form:
+    p = an(16)
+    return (
+        f"SENTRY_DSN=https://{hexs(32)}@o12345.ingest.sentry.io/67890\nREDIS_URL=redis://default:{p}@{host()}:6379/0",
+        [p],
+    )
+
+
+@form("first")
+def jdbc() -> Form:
+    p = an(14)
+    return (f"jdbc:sqlserver://{host()}:1433;databaseName=app;user={user()};password={p};encrypt=true", [p])
+
+
+@form("first")
+def yaml_nested() -> Form:
+    p = pw()
+    return (f"database:\n  host: {host()}\n  port: 5432\n  credentials:\n    user: {user()}\n    pass: {p}\n", [p])
+
+
+@form("first")
+def env_json() -> Form:
+    p = an(20)
+    return (json.dumps({"Env": [f"MYSQL_ROOT_PASSWORD={p}", "MYSQL_DATABASE=shop"], "Image": "mysql:8"}, indent=2), [p])
+
+
+@form("first")
+def docker_inspect() -> Form:
+    p = an(20)
+    return (json.dumps([{"Config": {"Env": ["PATH=/usr/bin", f"POSTGRES_PASSWORD={p}"]}}]), [p])
+
+
+@form("first")
+def heroku() -> Form:
+    p = an(24)
+    return (f"heroku config:set STRIPE_SECRET={p} -a acme-api", [p])
+
+
+@form("first")
+def gh_secret() -> Form:
+    p = an(30)
+    return (f"gh secret set DEPLOY_TOKEN --body '{p}'", [p])
+
+
+@form("first")
+def ansible() -> Form:
+    p = pw().replace("'", "")
+    return (f"ansible-playbook site.yml -e 'ansible_become_pass={p}' -i hosts", [p])
+
+
+@form("first")
+def mysql_dump_pw() -> Form:
+    p = an(14)
+    return (f"mysqldump --user={user()} --password={p} --all-databases > all.sql", [p])
+
+
+@form("first")
+def twilio() -> Form:
+    t = hexs(32)
+    return (f"TWILIO_ACCOUNT_SID=AC{hexs(32)}\nTWILIO_AUTH_TOKEN={t}", [t])
+
+
+@form("first")
+def oauth_json() -> Form:
+    t = an(40)
+    r2 = an(40)
+    return (
+        json.dumps(
+            {"access_token": t, "token_type": "Bearer", "expires_in": 3599, "refresh_token": r2, "scope": "read"}
+        ),
+        [t, r2],
+    )
+
+
+@form("first")
+def client_secret() -> Form:
+    s = an(34)
+    return (f"OAUTH_CLIENT_ID=123456789-abc.apps.acme.com\nOAUTH_CLIENT_SECRET={s}", [s])
+
+
+@form("first")
+def ini_pw() -> Form:
+    p = pw()
+    return (f"[client]\nuser = {user()}\npassword = {p}\nhost = {host()}", [p])
+
+
+@form("first")
+def toml_pw() -> Form:
+    p = pw().replace('"', "")
+    return (f'[database]\nurl = "postgres://{host()}/app"\npassword = "{p}"', [p])
+
+
+@form("second")
+def k8s_env() -> Form:
+    p = an(16)
+    return (
+        f'    env:\n      - name: DB_PASSWORD\n        value: "{p}"\n      - name: DB_HOST\n        value: {host()}',
+        [p],
+    )
+
+
+@form("second")
+def k8s_env_bare() -> Form:
+    p = pw()
+    return (f"        env:\n        - name: API_TOKEN\n          value: {p}\n", [p])
+
+
+@form("second")
+def ecs_env() -> Form:
+    p = an(20)
+    return (
+        json.dumps(
+            {"environment": [{"name": "STRIPE_SECRET_KEY", "value": p}, {"name": "PORT", "value": "8080"}]}, indent=2
+        ),
+        [p],
+    )
+
+
+@form("second")
+def ssm() -> Form:
+    p = pw()
+    return (
+        json.dumps(
+            {"Parameter": {"Name": "/prod/db/password", "Type": "SecureString", "Value": p, "Version": 3}}, indent=4
+        ),
+        [p],
+    )
+
+
+@form("second")
+def vault_table() -> Form:
+    p = pw()
+    return (f"====== Data ======\nKey         Value\n---         -----\npassword    {p}\nusername    {user()}", [p])
+
+
+@form("second")
+def tf_output() -> Form:
+    p = an(18)
+    return (json.dumps({"db_password": {"sensitive": True, "type": "string", "value": p}}, indent=2), [p])
+
+
+@form("second")
+def redis_conf() -> Form:
+    p = an(18)
+    return (f"bind 0.0.0.0\nport 6379\nrequirepass {p}\nmaxmemory 2gb", [p])
+
+
+@form("second")
+def masterauth() -> Form:
+    p = an(18)
+    return (f"replicaof 10.0.0.5 6379\nmasterauth {p}\n", [p])
+
+
+@form("second")
+def sqlplus() -> Form:
+    p = an(10)
+    return (f"sqlplus {user()}/{p}@//{host()}:1521/ORCLPDB1", [p])
+
+
+@form("second")
+def xfreerdp() -> Form:
+    p = pw().replace("'", "")
+    return (f"xfreerdp /v:{host()} /u:Administrator /p:'{p}' /cert:ignore", [p])
+
+
+@form("second")
+def psexec() -> Form:
+    p = an(12)
+    return (f"psexec \\\\{host()} -u Administrator -p {p} cmd.exe", [p])
+
+
+@form("second")
+def zip_p() -> Form:
+    p = an(12)
+    return (f"zip -r -P {p} backup.zip ./data", [p])
+
+
+@form("second")
+def sevenz() -> Form:
+    p = an(12)
+    return (f"7z a -p{p} -mhe=on secrets.7z ./keys", [p])
+
+
+@form("second")
+def lftp() -> Form:
+    p = an(12)
+    return (f"lftp -u {user()},{p} sftp://{host()}", [p])
+
+
+@form("second")
+def mc_alias() -> Form:
+    a = an(20).upper()
+    s = an(40)
+    return (f"mc alias set minio http://{host()}:9000 {a} {s}", [s])
+
+
+@form("second")
+def s3cfg() -> Form:
+    s = an(40)
+    return (f"[default]\naccess_key = {an(20).upper()}\nsecret_key = {s}\nhost_base = s3.amazonaws.com", [s])
+
+
+@form("second")
+def rclone() -> Form:
+    s = an(40)
+    return (
+        f"[s3remote]\ntype = s3\nprovider = AWS\naccess_key_id = AKIA{an(16).upper()}\nsecret_access_key = {s}\nregion = us-east-1",
+        [s],
+    )
+
+
+@form("second")
+def spring_default() -> Form:
+    p = an(14)
+    return (f"spring:\n  datasource:\n    password: ${{DB_PASSWORD:{p}}}", [p])
+
+
+@form("second")
+def heroku_config() -> Form:
+    p = an(64).lower()
+    return (
+        f"=== acme-api Config Vars\nDATABASE_URL:    postgres://u:{an(12)}@ec2-1-2-3-4.compute-1.amazonaws.com:5432/d\nSECRET_KEY_BASE: {p}",
+        [p],
+    )
+
+
+@form("second")
+def printenv() -> Form:
+    t = an(32)
+    return (f"HOME=/root\nSLACK_BOT_TOKEN={t}\nAPP_ENV=production", [t])
+
+
+@form("second")
+def gha() -> Form:
+    t = an(30)
+    return (f"jobs:\n  deploy:\n    env:\n      NPM_TOKEN: {t}\n      NODE_ENV: production", [t])
+
+
+@form("second")
+def conn_kv() -> Form:
+    p = an(14)
+    return (f'conn = psycopg2.connect("host={host()} dbname=app user={user()} password={p}")', [p])
+
+
+@form("second")
+def mount_cifs() -> Form:
+    p = an(12)
+    return (f"mount -t cifs //fs01/share /mnt -o username={user()},password={p},vers=3.0", [p])
+
+
+@form("second")
+def hostapd() -> Form:
+    p = an(14)
+    return (f"interface=wlan0\nssid=office\nwpa=2\nwpa_passphrase={p}", [p])
+
+
+@form("second")
+def curl_data() -> Form:
+    p = pw().replace("'", "").replace("&", "")
+    return (f"curl -X POST https://{host()}/login -d 'username={user()}&password={p}'", [p])
+
+
+@form("second")
+def json_login() -> Form:
+    p = pw()
+    return (
+        f"curl -X POST https://{host()}/api/login -H 'Content-Type: application/json' -d '{json.dumps({'email': 'a@b.io', 'password': p})}'",
+        [p],
+    )
+
+
+@form("second")
+def python_kw() -> Form:
+    p = pw().replace('"', "")
+    return (f'client = Client(host="{host()}", username="{user()}", password="{p}")', [p])
+
+
+@form("second")
+def python_dict() -> Form:
+    t = an(32)
+    return (f"headers = {{'Authorization': 'Token {t}', 'Accept': 'application/json'}}", [t])
+
+
+@form("second")
+def apikey_header_json() -> Form:
+    t = an(32)
+    return (json.dumps({"headers": {"x-api-key": t, "accept": "*/*"}}), [t])
+
+
+@form("second")
+def git_creds() -> Form:
+    p = an(20)
+    return (f"$ cat ~/.git-credentials\nhttps://{user()}:{p}@github.com", [p])
+
+
+@form("second")
+def npmrc_pw() -> Form:
+    p = an(20)
+    return (f"//registry.acme.io/:_password={p}\n//registry.acme.io/:username={user()}", [p])
+
+
+@form("third")
+def docker_run_e() -> Form:
+    p = an(16)
+    return (f"docker run -d -e POSTGRES_PASSWORD={p} -p 5432:5432 postgres:16", [p])
+
+
+@form("third")
+def helm_set() -> Form:
+    p = an(16)
+    return (f"helm install my-redis bitnami/redis --set auth.password={p} --namespace cache", [p])
+
+
+@form("third")
+def kubectl_docker_reg() -> Form:
+    p = an(20)
+    return (
+        f"kubectl create secret docker-registry regcred --docker-server=reg.acme.io --docker-username=ci --docker-password={p}",
+        [p],
+    )
+
+
+@form("third")
+def az_sp_out() -> Form:
+    p = an(8) + "~" + an(31)
+    return (
+        json.dumps(
+            {
+                "appId": "3f1c2a9e-1b2c-4d5e-8f90-123456789abc",
+                "displayName": "ci",
+                "password": p,
+                "tenant": "72f988bf-86f1-41af-91ab-2d7cd011db47",
+            },
+            indent=2,
+        ),
+        [p],
+    )
+
+
+@form("third")
+def acr_creds() -> Form:
+    p = an(32)
+    return (
+        json.dumps(
+            {
+                "passwords": [{"name": "password", "value": p}, {"name": "password2", "value": an(32)}],
+                "username": "acmereg",
+            },
+            indent=2,
+        ),
+        [p],
+    )
+
+
+@form("third")
+def gcloud_sql() -> Form:
+    p = an(14)
+    return (f"gcloud sql users set-password root --host=% --instance=prod-db --password={p}", [p])
+
+
+@form("third")
+def ngrok() -> Form:
+    t = an(27) + "_" + an(21)
+    return (f"ngrok config add-authtoken {t}", [t])
+
+
+@form("third")
+def plink() -> Form:
+    p = an(12)
+    return (f"plink -ssh -pw {p} {user()}@{host()} 'uptime'", [p])
+
+
+@form("third")
+def pscp() -> Form:
+    p = an(12)
+    return (f"pscp -pw {p} backup.tar.gz {user()}@{host()}:/tmp/", [p])
+
+
+@form("third")
+def cqlsh() -> Form:
+    p = an(12)
+    return (f"cqlsh {host()} 9042 -u cassandra -p {p}", [p])
+
+
+@form("third")
+def oauth2_bearer() -> Form:
+    t = an(40)
+    return (f"curl --oauth2-bearer {t} https://api.acme.io/v1/me", [t])
+
+
+@form("third")
+def x_auth_token() -> Form:
+    t = an(32)
+    return (f"curl -H 'X-Auth-Token: {t}' https://{host()}/v3/projects", [t])
+
+
+@form("third")
+def httpie() -> Form:
+    p = an(12)
+    return (f"http -a {user()}:{p} GET https://{host()}/api/status", [p])
+
+
+@form("third")
+def bindpw() -> Form:
+    p = an(14)
+    return (f"uri ldap://{host()}/\nbase dc=corp,dc=io\nbinddn cn=reader,dc=corp,dc=io\nbindpw {p}\n", [p])
+
+
+@form("third")
+def sssd() -> Form:
+    p = an(14)
+    return (f"[domain/corp]\nldap_default_bind_dn = cn=reader,dc=corp,dc=io\nldap_default_authtok = {p}\n", [p])
+
+
+@form("third")
+def msmtp() -> Form:
+    p = an(14)
+    return (f"account default\nhost smtp.acme.io\nport 587\nuser bot@acme.io\npassword {p}\n", [p])
+
+
+@form("third")
+def fetchmail() -> Form:
+    p = an(12)
+    return (f'poll mail.acme.io protocol imap user "bot" password "{p}"', [p])
+
+
+@form("third")
+def py_login() -> Form:
+    p = pw().replace('"', "")
+    return (f'server = smtplib.SMTP("smtp.acme.io", 587)\nserver.login("bot@acme.io", "{p}")', [p])
+
+
+@form("third")
+def py_auth_tuple() -> Form:
+    p = pw().replace('"', "")
+    return (f'r = requests.get(url, auth=("{user()}", "{p}"), timeout=10)', [p])
+
+
+@form("third")
+def basic_auth_obj() -> Form:
+    p = pw().replace('"', "")
+    return (f'auth = HTTPBasicAuth("{user()}", "{p}")', [p])
+
+
+@form("third")
+def csharp_cred() -> Form:
+    p = pw().replace('"', "")
+    return (f'client.Credentials = new NetworkCredential("{user()}", "{p}");', [p])
+
+
+@form("third")
+def node_conn() -> Form:
+    p = an(14)
+    return (f"const pool = new Pool({{ host: '{host()}', user: '{user()}', password: '{p}', database: 'app' }});", [p])
+
+
+@form("third")
+def go_dsn() -> Form:
+    p = an(14)
+    return (f'dsn := "{user()}:{p}@tcp({host()}:3306)/app?parseTime=true"', [p])
+
+
+@form("third")
+def systemd_env() -> Form:
+    p = an(24)
+    return (f'[Service]\nEnvironment="API_KEY={p}"\nExecStart=/usr/bin/app', [p])
+
+
+@form("third")
+def chap() -> Form:
+    p = an(12)
+    return (f'# client server secret IP addresses\n"{user()}" * "{p}" *', [p])
+
+
+@form("third")
+def userlist() -> Form:
+    p = an(14)
+    return (f'"{user()}" "{p}"\n"stats" "md5{hexs(32)}"', [p])
+
+
+@form("third")
+def env_file_export_dq() -> Form:
+    p = pw().replace('"', "")
+    return (f'export SMTP_PASS="{p}"', [p])
+
+
+@form("third")
+def php_pdo() -> Form:
+    p = pw().replace("'", "")
+    return (f"$pdo = new PDO('mysql:host={host()};dbname=app', '{user()}', '{p}');", [p])
+
+
+@form("third")
+def jdbc_props() -> Form:
+    p = an(14)
+    return (
+        f'Properties props = new Properties();\nprops.setProperty("user", "{user()}");\nprops.setProperty("password", "{p}");',
+        [p],
+    )
+
+
+@form("third")
+def ruby_db() -> Form:
+    p = an(14)
+    return (
+        f"production:\n  adapter: postgresql\n  url: <%= ENV['DATABASE_URL'] %>\n  password: <%= ENV.fetch('DB_PASSWORD', '{p}') %>",
+        [p],
+    )
+
+
+def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
+    """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
+    found: Counter[str] = Counter()
+    missed: Counter[str] = Counter()
+    misses: list[tuple[str, str]] = []
+    for seed in range(seeds):
+        R.seed(seed)
+        for batch, make in FORMS:
+            text, values = make()
+            findings = detect(text)
+            for value in values:
+                at = text.find(value)
+                if any(f.start <= at and at + len(value) <= f.end for f in findings):
+                    found[batch] += 1
+                else:
+                    missed[batch] += 1
+                    misses.append((make.__name__, value))
+    return found, missed, misses
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
+    parser.add_argument("--show-missed", action="store_true")
+    args = parser.parse_args(argv)
+    found, missed, misses = score(args.seeds)
+    print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
+    for batch in ("first", "second", "third"):
+        forms = sum(1 for b, _ in FORMS if b == batch)
+        total = found[batch] + missed[batch]
+        print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")
+    total = sum(found.values()) + sum(missed.values())
+    print(
+        f"{'all':8} {len(FORMS):>5} {sum(found.values()):>6} {sum(missed.values()):>6} {sum(found.values()) / total:>7.3f}"
+    )
+    if args.show_missed:
+        for name, value in misses:
+            print(f"  missed: {name}: {value[:40]!r}")
+
+
+if __name__ == "__main__":
+    main()
