@@ -1,8 +1,8 @@
-"""Credentials in forms written after the detectors: an evaluation scored blind, once.
+"""Credentials in forms written after the detectors: an evaluation scored blind, once a set.
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 112 forms (three sets: command lines, configuration files, CLI and API outputs,
+down are. These 145 forms (four sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -10,11 +10,14 @@ Wi-Fi, NetworkManager, webhooks, API-key headers and query strings, cookies, Ope
 JDBC, Docker, Heroku, GitHub's CLI, Ansible, Twilio, OAuth, INI, TOML, ECS, SSM, redis.conf,
 Oracle, FreeRDP, PsExec, archives, lftp, MinIO, s3cmd, rclone, GitHub Actions, CIFS, hostapd,
 HTTP logins, Python, C#, PHP, Go and Node.js calls, PuTTY, Cassandra, HTTPie, ngrok, nslcd,
-SSSD, mailers, PPP's chap-secrets, PgBouncer's userlist) were written after the detectors and
-scored by `detect` before any rule was written for them: the first set found 141 of 156 values,
-the second 48 of 93, the third 39 of 90 (three seeds each). The misses then got rules and tests
-(`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and
-a regression check. Values come from this module's own random generator (no Faker).
+SSSD, mailers, PPP's chap-secrets, PgBouncer's userlist; OCI and Alibaba configs, DigitalOcean
+Spaces, proxy and git Basic headers, Yarn, Terraform Cloud, Cargo, RubyGems, NuGet, Docker
+identity tokens, Codecov, SonarQube, ADO.NET strings, AMQP, Jenkins' CLI, kubectl tokens,
+Hugging Face, Stripe, SendGrid, OpenAI and Anthropic keys, expect scripts, PowerShell) were
+written after the detectors and each set scored by `detect` before any rule was written for it:
+141 of 156 values, 48 of 93, 39 of 90, 84 of 99 (three rounds each). The misses then got rules
+and tests (`tests/test_privacy_agent_forms.py`): from then on these figures are a development
+set's, and a regression check. Values come from this module's own random generator (no Faker).
 
     python -m benchmarks.privacy.later_forms [--seeds 3] [--show-missed]
 """
@@ -63,6 +66,10 @@ def hexs(n: int) -> str:
 
 def host() -> str:
     return R.choice(["db.internal", "10.0.3.17", "pg-main.prod.svc", "cache01"])
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
 
 
 def user() -> str:
@@ -845,6 +852,219 @@ def ruby_db() -> Form:
     )
 
 
+@form("fourth")
+def az_app_reset() -> Form:
+    p = an(8) + "~" + an(31)
+    return (
+        json.dumps({"appId": "3f1c2a9e-1b2c-4d5e-8f90-123456789abc", "password": p, "tenant": "72f9"}, indent=2),
+        [p],
+    )
+
+
+@form("fourth")
+def azure_client_secret_env() -> Form:
+    p = an(8) + "~" + an(31)
+    return (
+        f"AZURE_CLIENT_ID=3f1c2a9e-1b2c-4d5e-8f90-123456789abc\nAZURE_CLIENT_SECRET={p}\nAZURE_TENANT_ID=72f988bf",
+        [p],
+    )
+
+
+@form("fourth")
+def oci_config() -> Form:
+    p = an(16)
+    return (
+        f"[DEFAULT]\nuser=ocid1.user.oc1..aaaa{an(20).lower()}\nfingerprint=20:3b:97:13\nkey_file=~/.oci/oci_api_key.pem\npass_phrase={p}\ntenancy=ocid1.tenancy.oc1..aaaa",
+        [p],
+    )
+
+
+@form("fourth")
+def alibaba() -> Form:
+    s = an(30)
+    return (f"[default]\naccess_key_id = LTAI{an(20)}\naccess_key_secret = {s}\nregion_id = cn-hangzhou", [s])
+
+
+@form("fourth")
+def do_spaces() -> Form:
+    s = an(43)
+    return (f"SPACES_KEY=DO00{an(16).upper()}\nSPACES_SECRET={s}", [s])
+
+
+@form("fourth")
+def proxy_basic() -> Form:
+    v = _b64(f"{user()}:{pw()}")
+    return (f"Proxy-Authorization: Basic {v}\nHost: example.org", [v])
+
+
+@form("fourth")
+def git_extraheader() -> Form:
+    v = _b64(f"x-access-token:{an(36)}")
+    return (f'git -c http.extraheader="AUTHORIZATION: basic {v}" clone https://github.com/acme/app.git', [v])
+
+
+@form("fourth")
+def yarnrc() -> Form:
+    t = "npm_" + an(36)
+    return (f'npmRegistryServer: "https://registry.npmjs.org"\nnpmAuthToken: "{t}"', [t])
+
+
+@form("fourth")
+def yarnrc_ident() -> Form:
+    v = _b64(f"{user()}:{pw()}")
+    return (f'npmScopes:\n  acme:\n    npmRegistryServer: "https://npm.acme.io"\n    npmAuthIdent: "{v}"', [v])
+
+
+@form("fourth")
+def terraformrc() -> Form:
+    t = an(14) + ".atlasv1." + an(60)
+    return (f'credentials "app.terraform.io" {{\n  token = "{t}"\n}}', [t])
+
+
+@form("fourth")
+def tf_token_env() -> Form:
+    t = an(14) + ".atlasv1." + an(60)
+    return (f"export TF_TOKEN_app_terraform_io={t}", [t])
+
+
+@form("fourth")
+def cargo() -> Form:
+    t = "cio" + an(32)
+    return (f'[registry]\ntoken = "{t}"', [t])
+
+
+@form("fourth")
+def gem_creds() -> Form:
+    t = "rubygems_" + hexs(48)
+    return (f"---\n:rubygems_api_key: {t}", [t])
+
+
+@form("fourth")
+def nuget() -> Form:
+    t = "oy2" + an(43).lower()
+    return (f"dotnet nuget push pkg.nupkg --api-key {t} --source https://api.nuget.org/v3/index.json", [t])
+
+
+@form("fourth")
+def docker_identitytoken() -> Form:
+    t = an(60)
+    return (json.dumps({"auths": {"acme.azurecr.io": {"auth": "", "identitytoken": t}}}), [t])
+
+
+@form("fourth")
+def codecov() -> Form:
+    t = f"{hexs(8)}-{hexs(4)}-{hexs(4)}-{hexs(4)}-{hexs(12)}"
+    return (f"bash <(curl -s https://codecov.io/bash) -t {t}", [t])
+
+
+@form("fourth")
+def sonar() -> Form:
+    t = "squ_" + hexs(40)
+    return (f"sonar-scanner -Dsonar.projectKey=app -Dsonar.host.url=https://sonar.acme.io -Dsonar.token={t}", [t])
+
+
+@form("fourth")
+def sonar_login() -> Form:
+    t = hexs(40)
+    return (f"mvn sonar:sonar -Dsonar.login={t}", [t])
+
+
+@form("fourth")
+def dsn_query() -> Form:
+    p = an(14)
+    return (f"sqlserver://{host()}:1433?database=app&user id={user()}&password={p}", [p])
+
+
+@form("fourth")
+def ado_conn() -> Form:
+    p = pw().replace(";", "")
+    return (f"Server=tcp:{host()},1433;Initial Catalog=app;User ID={user()};Password={p};Encrypt=True;", [p])
+
+
+@form("fourth")
+def mongo_uri_env() -> Form:
+    p = an(16)
+    return (f"MONGO_URI=mongodb://{user()}:{p}@{host()}:27017/app?authSource=admin", [p])
+
+
+@form("fourth")
+def amqp() -> Form:
+    p = an(16)
+    return (f"CELERY_BROKER_URL=amqp://{user()}:{p}@{host()}:5672//", [p])
+
+
+@form("fourth")
+def jenkins_cli() -> Form:
+    t = hexs(34)
+    return (f"java -jar jenkins-cli.jar -s https://ci.acme.io/ -auth {user()}:{t} build deploy", [t])
+
+
+@form("fourth")
+def k8s_token_flag() -> Form:
+    t = "eyJhbGciOiJSUzI1NiIsImtpZCI6" + an(40) + "." + an(60) + "." + an(40)
+    return (f"kubectl --server=https://10.0.0.1:6443 --token={t} get pods", [t])
+
+
+@form("fourth")
+def hf_cli() -> Form:
+    t = "hf_" + an(34)
+    return (f"huggingface-cli login --token {t}", [t])
+
+
+@form("fourth")
+def stripe_cli() -> Form:
+    t = "sk_test_" + an(24)
+    return (f"stripe listen --api-key {t} --forward-to localhost:4242/webhook", [t])
+
+
+@form("fourth")
+def sendgrid_curl() -> Form:
+    t = "SG." + an(22) + "." + an(43)
+    return (
+        f'curl --request POST --url https://api.sendgrid.com/v3/mail/send --header "Authorization: Bearer {t}"',
+        [t],
+    )
+
+
+@form("fourth")
+def x_api_key_json() -> Form:
+    t = an(40)
+    return (json.dumps({"url": "https://api.acme.io", "headers": {"X-API-KEY": t}}), [t])
+
+
+@form("fourth")
+def openai_py() -> Form:
+    t = "sk-proj-" + an(48)
+    return (f'client = OpenAI(api_key="{t}")', [t])
+
+
+@form("fourth")
+def anthropic_env() -> Form:
+    t = "sk-ant-api03-" + an(80) + "AA"
+    return (f"ANTHROPIC_API_KEY={t}", [t])
+
+
+@form("fourth")
+def ssh_pass_expect() -> Form:
+    p = pw().replace('"', "")
+    return (f"""expect -c 'spawn ssh {user()}@{host()}; expect "password:"; send "{p}\\r"; interact'""", [p])
+
+
+@form("fourth")
+def powershell_cred() -> Form:
+    p = pw().replace('"', "")
+    return (
+        f'$secpw = ConvertTo-SecureString "{p}" -AsPlainText -Force\n$cred = New-Object System.Management.Automation.PSCredential ("{user()}", $secpw)',
+        [p],
+    )
+
+
+@form("fourth")
+def git_askpass() -> Form:
+    p = an(20)
+    return (f"GIT_ASKPASS=echo GIT_PASSWORD={p} git push origin main", [p])
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -872,7 +1092,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third"):
+    for batch in ("first", "second", "third", "fourth"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

@@ -20,7 +20,7 @@ from router.privacy.detector import Detector
 # A value on a command line: quoted (anything up to the closing quote) or bare (up to a space or
 # a shell operator).
 _ARG = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|(?P<bare>[^\s"'|;&<>`]{1,200}))"""
-_PASSWORD_NAMES = r"(?:pass(?:word|wd|phrase)?|pwd)"
+_PASSWORD_NAMES = r"(?:pass(?:word|wd|[_-]?phrase)?|pwd)"  # (`pass_phrase`: OCI's config)
 _TOOLS = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
 
 
@@ -386,6 +386,28 @@ DETECTORS: tuple[Detector, ...] = (
         rb"(?i)password[ \t]+\"",
         16,
     ),
+    # Jenkins' CLI: -auth user:X (an API token or a password)
+    _flag(
+        "jenkins-cli-auth",
+        r"\bjenkins-cli(?:\.jar)?\b[^\n|;&]{0,300}?[ \t]-auth[ \t]+[\"']?[^\s:@\"']{1,100}:" + _ARG,
+        rb"\bjenkins-cli[^\n|;&]{0,310}?[ \t]-auth[ \t]",
+        330,
+    ),
+    # Codecov's uploaders: -t X (the repository's upload token)
+    _flag(
+        "codecov-token",
+        r"\bcodecov(?:cli)?\b[^\n|;&]{0,200}?[ \t]-t[ \t]+" + _ARG,
+        rb"\bcodecov[^\n|;&]{0,210}?[ \t]-t[ \t]",
+        230,
+    ),
+    # expect scripts answering a password prompt: expect "password:" then send "X\r"
+    _flag(
+        "expect-send-password",
+        r"(?i)\bexpect[ \t]+(?:-\w+[ \t]+)*[\"'{][^\"'}\n]{0,40}(?:password|passphrase|passwd)[^\"'}\n]{0,20}[\"'}]"
+        r"[ \t]*(?:;[ \t]*|\r?\n[ \t]*)send[ \t]+(?:--[ \t]+)?\"(?P<dq>(?:[^\"\\\n]|\\[^rn])+)(?:\\r|\\n)?\"",
+        rb"(?i)\bexpect[ \t]+[^\n]{0,60}(?:password|passphrase|passwd)[^\n]{0,24}[;\n][ \t]*send[ \t]",
+        110,
+    ),
     # echo 'X' | docker login --password-stdin (the value before the pipe)
     _flag(
         "password-stdin",
@@ -404,7 +426,7 @@ DETECTORS: tuple[Detector, ...] = (
         re.compile(
             r"(?i)[\"'][\w.-]{0,40}?" + _PASSWORD_NAMES + r"[\"'][ \t]{0,3},[ \t]{0,3}([\"'])([^\"'\s\\]{6,256})\1"
         ),
-        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd)[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
+        rb"(?i)(?:pass(?:word|wd|[_-]?phrase)?|pwd)[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
         validate=argument_password,
         group=2,
         reach=260,
@@ -528,7 +550,7 @@ DETECTORS: tuple[Detector, ...] = (
             + _PASSWORD_NAMES
             + r"|secret|token|api[_-]?key)\\\\?\"\s*:\s*\\\\?\"([^\\\"\n]{4,500})\\\\?\""
         ),
-        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key)\\{1,2}\"\s*:\s*\\{1,2}\"",
+        rb"(?i)(?:pass(?:word|wd|[_-]?phrase)?|pwd|secret|token|api[_-]?key)\\{1,2}\"\s*:\s*\\{1,2}\"",
         validate=command_password,
         group=1,
         reach=510,
@@ -652,7 +674,7 @@ PASSWORDS: tuple[Detector, ...] = (
             r"(?i)(?<![0-9])" + _PASSWORD_NAMES + r"(?![A-Za-z0-9])\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
             r"([^\s\"'`,;}{<>\\]{6,256})"
         ),
-        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd)\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
+        rb"(?i)(?:pass(?:word|wd|[_-]?phrase)?|pwd)\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
         validate=password_value,
         check=not_a_status,
         group=1,

@@ -25,7 +25,7 @@ MAX_DEPTH = 3  # a docker config's `auth` inside a `.dockerconfigjson` is two le
 _BLOB_CHARS = MAX_DECODED * 4 // 3 + 8192  # its encoded length, line breaks allowed for
 _LINE_BREAKS = re.compile(r"\\r|\\n|\s")
 # Names whose decoded value is `user:password` (HTTP Basic, npm, docker config).
-_USER_PASSWORD_NAMES = {"auth", "_auth", "basic"}
+_USER_PASSWORD_NAMES = {"auth", "_auth", "basic", "npmauthident"}  # user:password, base64
 _NAME_BEFORE = re.compile(r"([\w.-]{1,100})[\"']?[ \t]*[:=][ \t]*[\"']?$")
 _state = threading.local()
 _HEX = re.compile(r"^(?:[0-9a-f]+|[0-9A-F]+)$")
@@ -113,6 +113,7 @@ def _blob(text: str, start: int, end: int) -> bool:
 _B64 = r"[A-Za-z0-9+/]"
 _KEYS = (
     r"client-key-data|client-certificate-data|tls\.key|ssh-privatekey|\.dockerconfigjson|\.dockercfg|_auth|auth"
+    r"|npmAuthIdent"
     r"|private[_-]?key[_-]?data|privateKeyData|service[_-]?account[_-]?key|credentials?(?:\.json)?|config\.json"
 )
 

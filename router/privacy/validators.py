@@ -127,7 +127,8 @@ def ssn(value: str) -> bool:
 # A reference to a secret, not the secret: `${DB_PASSWORD}`, `{{ secret }}`, `$TOKEN`, `%(pw)s`,
 # `<password>`, `os.environ[...]`, and stand-ins people write in examples.
 _REFERENCE = re.compile(
-    r"^(?:\$?\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|%\(\w+\)[sd]?|%\w+%|%s|\{[\w.\[\]'\"()]*\}"
+    r"^(?:\$?\$\{[^}]*\}|\$\{\{.*\}\}|\{\{.*\}\}|\{%.*%\}|\$\(.*\)|\$[A-Za-z_][\w.]*|\$(?:::)?env\(\w+\)"
+    r"|%\(\w+\)[sd]?|%\w+%|%s|\{[\w.\[\]'\"()]*\}"
     r"|<[^>]*>|\[[^\]]*\]|\*+|x+|X+|\.+|#+|(?:os\.)?(?:environ|getenv|env|process\.env|secrets?|vars|config|settings)\b.*)$"
 )
 _STAND_INS = {
@@ -333,6 +334,8 @@ def quoted_secret(value: str) -> bool:
         return False
     if not any(c.isalnum() for c in value):  # `",.:-@*?!"`: punctuation, a separator's list
         return False
+    if value[:1] in ";,)" and value[1:2] in (" ", "\t"):
+        return False  # code between two strings: `expect "password:"; send "…"`, read from `:"`
     if _SLOT.search(value):  # a format string's slot: `"prefix_{}".format(x)`, `"%s:%s"`
         return False
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
