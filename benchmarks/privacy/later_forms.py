@@ -2,7 +2,7 @@
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 145 forms (four sets: command lines, configuration files, CLI and API outputs,
+down are. These 179 forms (five sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -13,11 +13,12 @@ HTTP logins, Python, C#, PHP, Go and Node.js calls, PuTTY, Cassandra, HTTPie, ng
 SSSD, mailers, PPP's chap-secrets, PgBouncer's userlist; OCI and Alibaba configs, DigitalOcean
 Spaces, proxy and git Basic headers, Yarn, Terraform Cloud, Cargo, RubyGems, NuGet, Docker
 identity tokens, Codecov, SonarQube, ADO.NET strings, AMQP, Jenkins' CLI, kubectl tokens,
-Hugging Face, Stripe, SendGrid, OpenAI and Anthropic keys, expect scripts, PowerShell) were
-written after the detectors and each set scored by `detect` before any rule was written for it:
-141 of 156 values, 48 of 93, 39 of 90, 84 of 99 (three rounds each). The misses then got rules
-and tests (`tests/test_privacy_agent_forms.py`): from then on these figures are a development
-set's, and a regression check. Values come from this module's own random generator (no Faker).
+Hugging Face, Stripe, SendGrid, OpenAI and Anthropic keys, expect scripts, PowerShell; web
+frameworks' and services' keys in `.env` files and configs, Telegram, Asana, Kafka, Elastic)
+were written after the detectors and each set scored by `detect` before any rule was written for
+it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92 of 102 (three rounds each). The misses
+then got rules and tests (`tests/test_privacy_agent_forms.py`): from then on these figures are a
+development set's, and a regression check. Values come from this module's own random generator (no Faker).
 
     python -m benchmarks.privacy.later_forms [--seeds 3] [--show-missed]
 """
@@ -1065,6 +1066,228 @@ def git_askpass() -> Form:
     return (f"GIT_ASKPASS=echo GIT_PASSWORD={p} git push origin main", [p])
 
 
+def _b64_bytes(n: int) -> str:
+    return base64.b64encode(R.randbytes(n)).decode()
+
+
+@form("fifth")
+def gitlab_runner() -> Form:
+    t = "glrt-" + an(20)
+    return (
+        f'[[runners]]\n  name = "docker-runner"\n  url = "https://gitlab.acme.io/"\n  token = "{t}"\n  executor = "docker"',
+        [t],
+    )
+
+
+@form("fifth")
+def grafana_ini() -> Form:
+    p = pw()
+    return (f"[security]\nadmin_user = admin\nadmin_password = {p}\nsecret_key = {an(16)}", [p])
+
+
+@form("fifth")
+def airflow_fernet() -> Form:
+    k = base64.urlsafe_b64encode(R.randbytes(32)).decode()
+    return (f"[core]\nexecutor = CeleryExecutor\nfernet_key = {k}", [k])
+
+
+@form("fifth")
+def django_secret() -> Form:
+    k = "django-insecure-" + "".join(
+        R.choice(string.ascii_lowercase + string.digits + "!@#$%^&*(-_=+)") for _ in range(50)
+    )
+    return (f"SECRET_KEY = '{k}'\nDEBUG = False", [k])
+
+
+@form("fifth")
+def rails_skb() -> Form:
+    k = hexs(128)
+    return (f"production:\n  secret_key_base: {k}", [k])
+
+
+@form("fifth")
+def laravel_key() -> Form:
+    k = "base64:" + _b64_bytes(32)
+    return (f"APP_NAME=Shop\nAPP_ENV=production\nAPP_KEY={k}\nAPP_DEBUG=false", [k])
+
+
+@form("fifth")
+def jwt_secret() -> Form:
+    k = an(48)
+    return (f"JWT_SECRET={k}\nJWT_EXPIRES_IN=1h", [k])
+
+
+@form("fifth")
+def nextauth() -> Form:
+    k = _b64_bytes(32)
+    return (f"NEXTAUTH_URL=https://app.acme.io\nNEXTAUTH_SECRET={k}", [k])
+
+
+@form("fifth")
+def session_secret() -> Form:
+    k = an(40)
+    return (f"app.use(session({{ secret: '{k}', resave: false, saveUninitialized: true }}));", [k])
+
+
+@form("fifth")
+def dd_api() -> Form:
+    k = hexs(32)
+    return (f"DD_API_KEY={k}\nDD_SITE=datadoghq.eu", [k])
+
+
+@form("fifth")
+def dd_agent_yaml() -> Form:
+    k = hexs(32)
+    return (f"api_key: {k}\nsite: datadoghq.com\nlogs_enabled: true", [k])
+
+
+@form("fifth")
+def algolia() -> Form:
+    k = hexs(32)
+    return (f"ALGOLIA_APP_ID=ABCD1234EF\nALGOLIA_ADMIN_KEY={k}", [k])
+
+
+@form("fifth")
+def cf_global() -> Form:
+    k = hexs(37)
+    return (f"CF_API_EMAIL=ops@acme.io\nCF_API_KEY={k}", [k])
+
+
+@form("fifth")
+def telegram() -> Form:
+    t = f"{R.randint(10**8, 10**10)}:AA{an(33)}"
+    return (f"curl https://api.telegram.org/bot{t}/getMe", [t])
+
+
+@form("fifth")
+def telegram_env() -> Form:
+    t = f"{R.randint(10**8, 10**10)}:AA{an(33)}"
+    return (f"TELEGRAM_BOT_TOKEN={t}", [t])
+
+
+@form("fifth")
+def discord_bot() -> Form:
+    t = f"{_b64_bytes(18).rstrip('=')}.{an(6)}.{an(38)}"
+    return (f"DISCORD_TOKEN={t}", [t])
+
+
+@form("fifth")
+def mailgun() -> Form:
+    k = "key-" + hexs(32)
+    return (f"MAILGUN_API_KEY={k}\nMAILGUN_DOMAIN=mg.acme.io", [k])
+
+
+@form("fifth")
+def postmark() -> Form:
+    t = f"{hexs(8)}-{hexs(4)}-{hexs(4)}-{hexs(4)}-{hexs(12)}"
+    return (f'curl "https://api.postmarkapp.com/email" -H "X-Postmark-Server-Token: {t}"', [t])
+
+
+@form("fifth")
+def asana() -> Form:
+    t = f"1/{R.randint(10**14, 10**15)}:{hexs(32)}"
+    return (f"ASANA_PAT={t}", [t])
+
+
+@form("fifth")
+def pusher() -> Form:
+    s = hexs(20)
+    return (f"PUSHER_APP_ID=1234567\nPUSHER_KEY={hexs(20)}\nPUSHER_SECRET={s}\nPUSHER_CLUSTER=eu", [s])
+
+
+@form("fifth")
+def segment() -> Form:
+    k = an(32)
+    return (f"analytics.load('{k}');", [k])
+
+
+@form("fifth")
+def okta() -> Form:
+    t = "00" + an(40)
+    return (f"curl -H 'Authorization: SSWS {t}' https://acme.okta.com/api/v1/users", [t])
+
+
+@form("fifth")
+def auth0() -> Form:
+    s = an(64)
+    return (f"AUTH0_DOMAIN=acme.eu.auth0.com\nAUTH0_CLIENT_ID={an(32)}\nAUTH0_CLIENT_SECRET={s}", [s])
+
+
+@form("fifth")
+def paypal() -> Form:
+    s = an(80)
+    return (f"PAYPAL_CLIENT_ID=A{an(79)}\nPAYPAL_CLIENT_SECRET=E{s}", ["E" + s])
+
+
+@form("fifth")
+def braintree() -> Form:
+    k = hexs(32)
+    return (
+        f"gateway = braintree.BraintreeGateway(braintree.Configuration(environment=braintree.Environment.Production, merchant_id='{hexs(16)}', public_key='{hexs(16)}', private_key='{k}'))",
+        [k],
+    )
+
+
+@form("fifth")
+def plaid() -> Form:
+    s = hexs(30)
+    return (f"PLAID_CLIENT_ID={hexs(24)}\nPLAID_SECRET={s}\nPLAID_ENV=production", [s])
+
+
+@form("fifth")
+def mapbox_sk() -> Form:
+    t = "sk.eyJ1Ijoi" + an(40) + "." + an(22)
+    return (f"MAPBOX_SECRET_TOKEN={t}", [t])
+
+
+@form("fifth")
+def launchdarkly() -> Form:
+    t = f"sdk-{hexs(8)}-{hexs(4)}-{hexs(4)}-{hexs(4)}-{hexs(12)}"
+    return (f"LD_SDK_KEY={t}", [t])
+
+
+@form("fifth")
+def circleci() -> Form:
+    t = "CCIPAT_" + an(22) + "_" + hexs(40)
+    return (f'curl -H "Circle-Token: {t}" https://circleci.com/api/v2/me', [t])
+
+
+@form("fifth")
+def cloudinary() -> Form:
+    s = an(27)
+    return (f"CLOUDINARY_URL=cloudinary://{R.randint(10**14, 10**15)}:{s}@acme", [s])
+
+
+@form("fifth")
+def kafka_jaas() -> Form:
+    p = an(20)
+    return (
+        f'sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="{user()}" password="{p}";',
+        [p],
+    )
+
+
+@form("fifth")
+def confluent() -> Form:
+    s = _b64_bytes(48)
+    return (
+        f"bootstrap.servers=pkc-abc.eu-west-1.aws.confluent.cloud:9092\nsasl.username={an(16).upper()}\nsasl.password={s}",
+        [s],
+    )
+
+
+@form("fifth")
+def elastic() -> Form:
+    p = an(20)
+    return (f"curl -u elastic:{p} -k https://localhost:9200/_cat/indices", [p])
+
+
+@form("fifth")
+def es_apikey() -> Form:
+    k = _b64_bytes(40)
+    return (f"curl -H 'Authorization: ApiKey {k}' https://es.acme.io:9200/_cluster/health", [k])
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -1092,7 +1315,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third", "fourth"):
+    for batch in ("first", "second", "third", "fourth", "fifth"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

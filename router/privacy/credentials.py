@@ -603,6 +603,25 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "MESSAGING_TOKEN",
+        # A Telegram bot's token (`123456789:AA…`, 35 characters after the colon), bare or in
+        # the Bot API's URLs (`https://api.telegram.org/bot<token>/getMe`).
+        re.compile(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![\w-])"),
+        rb":AA[A-Za-z0-9_-]{33}",
+        lead=11,
+        rule="telegram-bot-token",
+        keyword_core=36,
+    ),
+    Detector(
+        "API_KEY",
+        # An Asana personal access token (`1/1204…:9f3c…`, `2/…/…:…`).
+        re.compile(r"(?<![\w/])[0-2]/\d{13,19}(?:/\d{13,19})?:[0-9a-f]{32}(?![\w])"),
+        rb"/\d{13,19}:[0-9a-f]{32}",
+        lead=24,
+        rule="asana-token",
+        keyword_core=54,
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
         # A chat's incoming webhook: whoever holds the URL posts as the integration (Discord's
         # id and token, a Teams connector's path).
         re.compile(

@@ -336,8 +336,8 @@ def quoted_secret(value: str) -> bool:
         return False
     if value[:1] in ";,)" and value[1:2] in (" ", "\t"):
         return False  # code between two strings: `expect "password:"; send "…"`, read from `:"`
-    if _SLOT.search(value):  # a format string's slot: `"prefix_{}".format(x)`, `"%s:%s"`
-        return False
+    if _SLOT.search(value) and not (len(value) >= 40 and " " not in value and entropy(value) >= 4.5):
+        return False  # a format string's slot: `"prefix_{}".format(x)`, `"%s:%s"` (a long random key may hold `%s`)
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
         return False
     if _CONCATENATION.search(value):  # `'…=' + PASSWORD + '…'`: code building a string
