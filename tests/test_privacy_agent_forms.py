@@ -290,6 +290,37 @@ FOUND = [
         "ASANA_PAT=1/349257755126071:2bf4508aa961c3d0e7f2a1b4c5d6e7f8",
         "1/349257755126071:2bf4508aa961c3d0e7f2a1b4c5d6e7f8",
     ),
+    (
+        "kubectl jsonpath .data",
+        "$ kubectl get secret db -o jsonpath='{.data.password}'\nVmNRZGlvSVVDSEFuTGZoYg==",
+        "VmNRZGlvSVVDSEFuTGZoYg==",
+    ),
+    (
+        "kubectl jsonpath .data | base64 -d",
+        "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d\nVcQdioIUCHAnLfhb\n$ ",
+        "VcQdioIUCHAnLfhb",
+    ),
+    (
+        "a key in base64 under a _B64 name",
+        "SSH_PRIVATE_KEY_B64="
+        + b64(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"
+        ),
+        b64(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"
+        ),
+    ),
+    (
+        "AWS CLI table",
+        "||  AccessKeyId      |  AKIA1RMC0QAVELPO5Q05              ||\n"
+        "||  SecretAccessKey  |  aREvl7ThYPXz1Ch5e05ZrO2EGl6hrN+Qz8LmW2xV  ||",
+        "aREvl7ThYPXz1Ch5e05ZrO2EGl6hrN+Qz8LmW2xV",
+    ),
+    (
+        "AWS CLI text",
+        "ACCESSKEY\tAKIA9IU0T3VJBD9LLDGI\t2024-05-01T10:00:00Z\tvonNI53zkmQ+9Ts39thGPONhPpDwHrQz8LmW2xVn\tActive\tdeploy",
+        "vonNI53zkmQ+9Ts39thGPONhPpDwHrQz8LmW2xVn",
+    ),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -342,6 +373,9 @@ NOT_FOUND = [
     'db := "app:${DB_PASSWORD}@tcp(db:3306)/app"',
     'label = t("password", "Password")\nfields = ("edge-password", "query-secret")\nos.getenv("DB_PASSWORD", "")',
     'pass_phrase=\nnpmAuthIdent: "${NPM_AUTH_IDENT}"\njava -jar jenkins-cli.jar -auth @/run/secrets/jenkins build app',
+    "$ kubectl get secrets -n prod\nNAME   TYPE     DATA   AGE\ndb     Opaque   2      5d",
+    "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d\n$ echo done",
+    "LOGO_B64=" + base64.b64encode(bytes(range(256)) * 2).decode(),
     'expect "password:"; send -- "$env(SSH_PASSWORD)\\r"\ncodecov -t ${CODECOV_TOKEN}',
 ]
 

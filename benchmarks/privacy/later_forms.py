@@ -2,7 +2,7 @@
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 179 forms (five sets: command lines, configuration files, CLI and API outputs,
+down are. These 207 forms (six sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -14,11 +14,13 @@ SSSD, mailers, PPP's chap-secrets, PgBouncer's userlist; OCI and Alibaba configs
 Spaces, proxy and git Basic headers, Yarn, Terraform Cloud, Cargo, RubyGems, NuGet, Docker
 identity tokens, Codecov, SonarQube, ADO.NET strings, AMQP, Jenkins' CLI, kubectl tokens,
 Hugging Face, Stripe, SendGrid, OpenAI and Anthropic keys, expect scripts, PowerShell; web
-frameworks' and services' keys in `.env` files and configs, Telegram, Asana, Kafka, Elastic)
-were written after the detectors and each set scored by `detect` before any rule was written for
-it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92 of 102 (three rounds each). The misses
-then got rules and tests (`tests/test_privacy_agent_forms.py`): from then on these figures are a
-development set's, and a regression check. Values come from this module's own random generator (no Faker).
+frameworks' and services' keys in `.env` files and configs, Telegram, Asana, Kafka, Elastic;
+base64 in Helm values, Secrets and env files, kubectl's output, cloud CLIs' tables and text,
+SDK calls and providers' tokens) were written after the detectors and each set scored by
+`detect` before any rule was written for it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92
+of 102, 69 of 84 (three rounds each). The misses then got rules and tests
+(`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and a
+regression check. Values come from this module's own random generator (no Faker).
 
     python -m benchmarks.privacy.later_forms [--seeds 3] [--show-missed]
 """
@@ -1288,6 +1290,224 @@ def es_apikey() -> Form:
     return (f"curl -H 'Authorization: ApiKey {k}' https://es.acme.io:9200/_cluster/health", [k])
 
 
+def _aws_secret() -> str:
+    return "".join(R.choice(string.ascii_letters + string.digits + "+/") for _ in range(40))
+
+
+@form("sixth")
+def helm_values_b64() -> Form:
+    v = _b64(pw())
+    return (f"secrets:\n  dbPassword: {v}\n  redisPassword: {_b64(an(12))}", [v])
+
+
+@form("sixth")
+def k8s_secret_json_get() -> Form:
+    v = _b64(an(16))
+    return (f"$ kubectl get secret db -o jsonpath='{{.data.password}}'\n{v}", [v])
+
+
+@form("sixth")
+def sealed_plain() -> Form:
+    v = _b64("postgres://app:" + an(14) + "@db:5432/app")
+    return (f"apiVersion: v1\nkind: Secret\nmetadata:\n  name: app-env\ntype: Opaque\ndata:\n  DATABASE_URL: {v}", [v])
+
+
+@form("sixth")
+def stringdata() -> Form:
+    p = pw()
+    return (
+        f'apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\nstringData:\n  password: "{p}"\n  username: app',
+        [p],
+    )
+
+
+@form("sixth")
+def basic_in_url_header() -> Form:
+    v = _b64(f"{user()}:{pw()}")
+    return (f"GET /v2/ HTTP/1.1\nHost: registry.acme.io\nauthorization: basic {v}", [v])
+
+
+@form("sixth")
+def docker_config_b64_file() -> Form:
+    v = _b64(json.dumps({"auths": {"reg.acme.io": {"auth": _b64("ci:" + an(20))}}}))
+    return (f".dockerconfigjson: {v}", [v])
+
+
+@form("sixth")
+def env_b64_blob() -> Form:
+    v = _b64(f"DB_PASSWORD={an(16)}\nAPI_KEY={an(32)}\n")
+    return (f'{{"name": ".env", "content": "{v}", "encoding": "base64"}}', [v])
+
+
+@form("sixth")
+def gh_contents() -> Form:
+    v = _b64(f"aws_access_key_id = AKIA{an(16).upper()}\naws_secret_access_key = {_aws_secret()}\n")
+    lines = "\\n".join(v[i : i + 60] for i in range(0, len(v), 60))
+    return (
+        json.dumps(
+            {
+                "type": "file",
+                "encoding": "base64",
+                "size": 120,
+                "name": "credentials",
+                "content": lines.replace("\\n", "\n"),
+            }
+        ),
+        [v[:60]],
+    )
+
+
+@form("sixth")
+def jenkins_b64() -> Form:
+    v = _b64(f"{user()}:{an(34)}")
+    return (f"curl -H 'Authorization: Basic {v}' https://ci.acme.io/job/app/build", [v])
+
+
+@form("sixth")
+def ssh_key_b64_env() -> Form:
+    k = (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+        + base64.b64encode(R.randbytes(200)).decode()
+        + "\n-----END OPENSSH PRIVATE KEY-----\n"
+    )
+    v = _b64(k)
+    return (f"SSH_PRIVATE_KEY_B64={v}", [v])
+
+
+@form("sixth")
+def gcp_key_b64() -> Form:
+    k = json.dumps(
+        {
+            "type": "service_account",
+            "private_key": "-----BEGIN PRIVATE KEY-----\n"
+            + base64.b64encode(R.randbytes(100)).decode()
+            + "\n-----END PRIVATE KEY-----\n",
+        }
+    )
+    v = _b64(k)
+    return (f"GOOGLE_CREDENTIALS_BASE64={v}", [v])
+
+
+@form("sixth")
+def aws_env_list() -> Form:
+    s = _aws_secret()
+    return (json.dumps({"Env": [f"AWS_ACCESS_KEY_ID=AKIA{an(16).upper()}", f"AWS_SECRET_ACCESS_KEY={s}"]}), [s])
+
+
+@form("sixth")
+def aws_cli_table() -> Form:
+    s = _aws_secret()
+    return (
+        f"-----------------------------------------------------------\n|                     CreateAccessKey                     |\n+---------------------------------------------------------+\n||                       AccessKey                       ||\n|+-------------------+-----------------------------------+|\n||  AccessKeyId      |  AKIA{an(16).upper()}             ||\n||  SecretAccessKey  |  {s}  ||\n||  Status           |  Active                           ||",
+        [s],
+    )
+
+
+@form("sixth")
+def aws_cli_text() -> Form:
+    s = _aws_secret()
+    return (f"ACCESSKEY\tAKIA{an(16).upper()}\t2024-05-01T10:00:00Z\t{s}\tActive\tdeploy", [s])
+
+
+@form("sixth")
+def boto3_call() -> Form:
+    s = _aws_secret()
+    return (f"s3 = boto3.client('s3', aws_access_key_id='AKIA{an(16).upper()}', aws_secret_access_key='{s}')", [s])
+
+
+@form("sixth")
+def terraform_aws() -> Form:
+    s = _aws_secret()
+    return (
+        f'provider "aws" {{\n  region     = "us-east-1"\n  access_key = "AKIA{an(16).upper()}"\n  secret_key = "{s}"\n}}',
+        [s],
+    )
+
+
+@form("sixth")
+def az_conn_env() -> Form:
+    k = base64.b64encode(R.randbytes(64)).decode()
+    return (
+        f'AZURE_STORAGE_CONNECTION_STRING="DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey={k};EndpointSuffix=core.windows.net"',
+        [k],
+    )
+
+
+@form("sixth")
+def az_sb() -> Form:
+    k = base64.b64encode(R.randbytes(32)).decode()
+    return (
+        f"Endpoint=sb://acme.servicebus.windows.net/;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey={k}",
+        [k],
+    )
+
+
+@form("sixth")
+def az_cosmos() -> Form:
+    k = base64.b64encode(R.randbytes(64)).decode()
+    return (f'COSMOS_KEY="{k}"\nCOSMOS_ENDPOINT=https://acme.documents.azure.com:443/', [k])
+
+
+@form("sixth")
+def az_cli_keys_table() -> Form:
+    k = base64.b64encode(R.randbytes(64)).decode()
+    return (
+        f"KeyName    Permissions    Value\n---------  -------------  {'-' * 88}\nkey1       FULL           {k}",
+        [k],
+    )
+
+
+@form("sixth")
+def gcp_hmac() -> Form:
+    s = "".join(R.choice(string.ascii_letters + string.digits + "+/") for _ in range(40))
+    return (f"accessId: GOOG1E{an(55).upper()}\nsecret: {s}\nstate: ACTIVE", [s])
+
+
+@form("sixth")
+def gcloud_token_header() -> Form:
+    t = "ya29.a0" + an(150)
+    return (f'curl -H "Authorization: Bearer {t}" https://storage.googleapis.com/storage/v1/b', [t])
+
+
+@form("sixth")
+def aliyun_cli() -> Form:
+    s = an(30)
+    return (
+        f"aliyun configure set --profile prod --mode AK --access-key-id LTAI{an(20)} --access-key-secret {s} --region cn-hangzhou",
+        [s],
+    )
+
+
+@form("sixth")
+def ibm_cloud() -> Form:
+    k = an(44)
+    return (f"ibmcloud login --apikey {k} -r us-south", [k])
+
+
+@form("sixth")
+def do_token() -> Form:
+    t = "dop_v1_" + hexs(64)
+    return (f"doctl auth init --access-token {t}", [t])
+
+
+@form("sixth")
+def linode() -> Form:
+    t = hexs(64)
+    return (f"LINODE_TOKEN={t}", [t])
+
+
+@form("sixth")
+def hcloud() -> Form:
+    t = an(64)
+    return (f"HCLOUD_TOKEN={t} hcloud server list", [t])
+
+
+@form("sixth")
+def scaleway() -> Form:
+    s = f"{hexs(8)}-{hexs(4)}-{hexs(4)}-{hexs(4)}-{hexs(12)}"
+    return (f"SCW_ACCESS_KEY=SCW{an(17).upper()}\nSCW_SECRET_KEY={s}", [s])
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -1315,7 +1535,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third", "fourth", "fifth"):
+    for batch in ("first", "second", "third", "fourth", "fifth", "sixth"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

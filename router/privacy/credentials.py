@@ -560,11 +560,11 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "CLOUD_KEY",
         # AWS: the secret access key and the session token beside a (redacted) key id, in CLI
-        # JSON, credentials files, environment variables and CLI flags, and after its name alone
-        # (`aws configure set aws_secret_access_key X`).
+        # JSON, credentials files, environment variables and CLI flags, after its name alone
+        # (`aws configure set aws_secret_access_key X`) and in the CLI's tables (`| X |`).
         re.compile(
             r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"
-            r"(?:[\"'\\]{0,2}[ \t]*[:=][ \t]*[\"'\\]{0,2}|[ \t]+)([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
+            r"(?:[\"'\\]{0,2}[ \t]*[:=|][ \t]*[\"'\\]{0,2}|[ \t]+)([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
         ),
         rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)",
         validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
@@ -573,6 +573,35 @@ DETECTORS: tuple[Detector, ...] = (
         rule="aws-secret",
         keyword_core=24,
         head=re.compile(r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"),
+    ),
+    Detector(
+        "CLOUD_KEY",
+        # The AWS CLI's text output (`--output text`): `ACCESSKEY <id> <date> <secret> <status>`
+        # (iam create-access-key), `CREDENTIALS <id> <expiration> <secret> <token>` (sts).
+        re.compile(
+            r"\b(?:ACCESSKEY|CREDENTIALS)\t(?:AKIA|ASIA)[A-Z0-9]{16}\t[^\t\n]{0,40}\t([A-Za-z0-9/+=]{40})(?=[\t\r\n]|$)"
+        ),
+        rb"(?:ACCESSKEY|CREDENTIALS)\t(?:AKIA|ASIA)",
+        validate=lambda value: validators.entropy(value) >= 3.5,
+        group=1,
+        reach=120,
+        rule="aws-text-output",
+        keyword_core=20,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A Secret's field read out and decoded (`kubectl get secret db -o jsonpath=… | base64 -d`):
+        # the password alone on the next line.
+        re.compile(
+            r"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b"
+            r"[^\n]{0,40}\r?\n[ \t]*(?P<bare>[^\s]{4,200})[ \t]*(?:\r?\n|$)"
+        ),
+        rb"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\|[ \t]*base64[ \t]+(?:-d|--decode|-D)",
+        validate=command_password,
+        reach=260,
+        rule="kubectl-secret-decoded",
+        keyword_core=760,
+        value_span=_value,
     ),
     Detector(
         "CLOUD_KEY",

@@ -93,6 +93,12 @@ def _named(text: str, start: int, end: int) -> bool:
     return holds_secret(name.group(1) if name else "", text[start:end])
 
 
+def _secret_text(text: str, start: int, end: int) -> bool:
+    """A Secret's field read out by kubectl: base64 of text (a password), not a stand-in."""
+    decoded = _decode(text[start:end])
+    return decoded is not None and len(decoded.strip()) >= 4 and not validators.is_reference(decoded.strip())
+
+
 def _basic(text: str, start: int, end: int) -> bool:
     return holds_secret("basic", text[start:end])
 
@@ -113,7 +119,7 @@ def _blob(text: str, start: int, end: int) -> bool:
 _B64 = r"[A-Za-z0-9+/]"
 _KEYS = (
     r"client-key-data|client-certificate-data|tls\.key|ssh-privatekey|\.dockerconfigjson|\.dockercfg|_auth|auth"
-    r"|npmAuthIdent"
+    r"|npmAuthIdent|[\w.-]{0,60}?(?:b64|base64)"  # (`SSH_PRIVATE_KEY_B64`, `credentialsBase64`)
     r"|private[_-]?key[_-]?data|privateKeyData|service[_-]?account[_-]?key|credentials?(?:\.json)?|config\.json"
 )
 
@@ -177,6 +183,21 @@ DETECTORS: tuple[Detector, ...] = (
         rule="encoded-under-key",
         keyword_core=80,
         head=re.compile(r"(?i)(?<![\w.-])(?:" + _KEYS + r")"),
+    ),
+    Detector(
+        "ENCODED_SECRET",
+        # A Secret's field read out by kubectl (`kubectl get secret db -o jsonpath='{.data.password}'`):
+        # its base64 value on the next line.
+        re.compile(
+            r"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\.data\b[^\n|]{0,100}\r?\n"
+            r"[ \t]*(" + _B64 + r"{4,}={0,2})[ \t]*(?:\r?\n|$)"
+        ),
+        rb"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\.data\b",
+        check=_secret_text,
+        group=1,
+        reach=_BLOB_CHARS,
+        rule="kubectl-secret-field",
+        keyword_core=760,
     ),
     Detector(
         "ENCODED_SECRET",
