@@ -44,6 +44,29 @@ def test_sql_insert_with_a_column_list() -> None:
     assert ("PHONE", "4155552671") in found(text, frozenset())
 
 
+def test_psql_output_under_its_rule_line() -> None:
+    # psql prints a rule of dashes and `+` under the header: the rows below it are the table's
+    # (read as a row, the rule ended the table, and no cell was read).
+    text = (
+        " id | first_name | last_name  |    phone\n"
+        "----+------------+------------+-------------\n"
+        "  1 | Mei        | Qureshi    | 4155552671\n"
+        "  2 | Rafael     | Whitcombe  | 4155550198\n"
+        "(2 rows)\n"
+    )
+    assert {("PERSON", "Mei"), ("PERSON", "Qureshi"), ("PERSON", "Rafael"), ("PERSON", "Whitcombe")} <= found(text)
+    assert {("PHONE", "4155552671"), ("PHONE", "4155550198")} <= found(text, frozenset())
+    assert not {f for f in found(text) if f[1] in ("1", "2", "(2 rows)")}
+
+
+def test_a_place_field_holds_no_person() -> None:
+    # `Austin` and `Madison` are given names too; under `city:` they are places.
+    text = "{ _id: 7, name: 'Esther Goldberg', address: { street: '812 Elm Street', city: 'Madison' } }"
+    assert ("PERSON", "Esther Goldberg") in found(text)
+    assert not {f for f in found(text) if f[1] == "Madison"}
+    assert not {f for f in found('{"customer": "Hannah Okafor", "city": "Austin", "state": "TX"}') if f[1] == "Austin"}
+
+
 def test_support_ticket() -> None:
     text = (
         "Ticket #4821 opened by Xanthe Nakashima (xanthe@example.org).\n"
@@ -858,3 +881,14 @@ def test_a_label_whose_value_is_a_call_or_a_diff_line_is_no_name() -> None:
     assert not {f for f in found(diff) if f[0] == "PERSON"}
     assert ("PERSON", "Ana Lima") in found("name: Ana Lima (id=42)")
     assert ("PERSON", "Maria Lopez") in found("- from the start, Maria Lopez said we should go there.")
+
+
+def test_the_people_forms_written_after_the_finders() -> None:
+    # benchmarks/privacy/later_people.py: 21 forms scored blind once (PERSON 66 of 78, every miss
+    # in psql's output), then psql's rule line read as a rule and place fields as places.
+    from benchmarks.privacy import later_people
+
+    found_, missed, wrong = later_people.score(3)
+    assert not missed, wrong
+    assert found_["false"] == 0, wrong
+    assert found_["PERSON"] > 60 and found_["ADDRESS"] > 20

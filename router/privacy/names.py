@@ -852,6 +852,14 @@ _STREET_AFTER = re.compile(
 _STREET_LAST = re.compile(_STREET_AFTER.pattern.removeprefix(rf"(?:[ \t]+{_CAP_WORD})?") + "$")
 
 
+# A field that names a place (`city: 'Austin'`, `"state": "Georgia"`): its value is no person,
+# however many people bear the name.
+_PLACE_FIELD = re.compile(
+    r"(?i)(?<![\w-])(?:city|town|state|country|county|province|region|location|place|locality|l)"
+    r"[\"']?[ \t]*[:=][ \t]*[\"']?$"
+)
+
+
 def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The findings without the uncued ones that lie in a firm's name made of surnames or that
     name a street (`_FIRM`, `_STREET_AFTER`)."""
@@ -875,6 +883,7 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         if any(s <= start and end <= e for s, e in firms)
         or _STREET_AFTER.match(text, end)
         or _STREET_LAST.search(text, start, end)
+        or _PLACE_FIELD.search(text, max(0, start - 24), start)
     }
     return [f for f in found if f[2] not in _UNCUED or (f[0], f[1]) not in dropped]
 

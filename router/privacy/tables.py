@@ -30,7 +30,9 @@ _HEADER_CELL = re.compile(r"[^\W\d][\w .#()/-]{0,48}")
 # Characters no header line holds (code, logs, key-value text): such a line is not parsed.
 _NOT_HEADER = re.compile(rb"[=:{}<>\[\]@\\]")
 _DELIMITER = re.compile(rb"[,;\t|]")
-_MARKDOWN_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+# A rule under a header: Markdown's (`|---|:--:|`) and psql's (`----+-----`), read as a row's
+# whole line (`re`'s `^` would match at the text's start only).
+_MARKDOWN_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}[-+|: \t]*\r?")
 _INSERT = re.compile(r"(?is)insert\s+(?:ignore\s+|or\s+\w+\s+)?into\s+[\w.\"`\[\]]+\s*\(([^()]{1,4000})\)\s*values\s*")
 # One SQL value: a quoted string ('' or \' escapes), or anything up to the next `,` or `)`.
 _SQL_VALUE = re.compile(
@@ -215,7 +217,7 @@ class Columns:
             if not text[row_start:row_end].strip():
                 break
             low, high = _strip_pipes(text, row_start, row_end)
-            if delimiter == "|" and _MARKDOWN_RULE.match(text, row_start, row_end):
+            if delimiter == "|" and _MARKDOWN_RULE.fullmatch(text, row_start, row_end):
                 last = row_end
                 continue
             fields = _fields(text, low, high, delimiter, len(kinds))
