@@ -321,6 +321,8 @@ FOUND = [
         "ACCESSKEY\tAKIA9IU0T3VJBD9LLDGI\t2024-05-01T10:00:00Z\tvonNI53zkmQ+9Ts39thGPONhPpDwHrQz8LmW2xVn\tActive\tdeploy",
         "vonNI53zkmQ+9Ts39thGPONhPpDwHrQz8LmW2xVn",
     ),
+    ("redis-cli AUTH", "127.0.0.1:6379> AUTH default Xv8qLm2z9K\nOK", "Xv8qLm2z9K"),
+    ("redis MONITOR AUTH", '1709643731.123456 [0 10.0.3.17:51234] "AUTH" "5U53Z4Sf0W9S1Xbf"', "5U53Z4Sf0W9S1Xbf"),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -376,6 +378,7 @@ NOT_FOUND = [
     "$ kubectl get secrets -n prod\nNAME   TYPE     DATA   AGE\ndb     Opaque   2      5d",
     "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d\n$ echo done",
     "LOGO_B64=" + base64.b64encode(bytes(range(256)) * 2).decode(),
+    "AUTH required\nAUTH <password>\n127.0.0.1:6379> AUTH $REDIS_PW\nThe AUTH command takes a password",
     'expect "password:"; send -- "$env(SSH_PASSWORD)\\r"\ncodecov -t ${CODECOV_TOKEN}',
 ]
 

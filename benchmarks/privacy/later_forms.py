@@ -2,7 +2,7 @@
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 207 forms (six sets: command lines, configuration files, CLI and API outputs,
+down are. These 231 forms (seven sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -16,9 +16,11 @@ identity tokens, Codecov, SonarQube, ADO.NET strings, AMQP, Jenkins' CLI, kubect
 Hugging Face, Stripe, SendGrid, OpenAI and Anthropic keys, expect scripts, PowerShell; web
 frameworks' and services' keys in `.env` files and configs, Telegram, Asana, Kafka, Elastic;
 base64 in Helm values, Secrets and env files, kubectl's output, cloud CLIs' tables and text,
-SDK calls and providers' tokens) were written after the detectors and each set scored by
-`detect` before any rule was written for it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92
-of 102, 69 of 84 (three rounds each). The misses then got rules and tests
+SDK calls and providers' tokens; tool output and logs: curl -v, pytest's locals, tracebacks,
+git remote -v, docker history, set -x, kubectl describe, Helm and Ansible output, Terraform plans
+and state, CI logs, npm's debug log, access logs, Redis MONITOR, MySQL's process list) were
+written after the detectors and each set scored by `detect` before any rule was written for it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92
+of 102, 69 of 84, 69 of 72 (three rounds each). The misses then got rules and tests
 (`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and a
 regression check. Values come from this module's own random generator (no Faker).
 
@@ -1508,6 +1510,190 @@ def scaleway() -> Form:
     return (f"SCW_ACCESS_KEY=SCW{an(17).upper()}\nSCW_SECRET_KEY={s}", [s])
 
 
+@form("seventh")
+def curl_verbose() -> Form:
+    t = an(40)
+    return (
+        f"*   Trying 10.0.3.17:443...\n* Connected to api.acme.io\n> GET /v1/orders HTTP/2\n> Host: api.acme.io\n> authorization: Bearer {t}\n> user-agent: curl/8.5.0\n>\n< HTTP/2 200",
+        [t],
+    )
+
+
+@form("seventh")
+def curl_verbose_basic() -> Form:
+    v = _b64(f"{user()}:{pw()}")
+    return (f"> GET /api HTTP/1.1\n> Host: ci.acme.io\n> Authorization: Basic {v}\n> Accept: */*", [v])
+
+
+@form("seventh")
+def pytest_locals() -> Form:
+    p = pw().replace("'", "")
+    return (
+        f"    def connect(host, user, password):\n>       raise ConnectionError('refused')\nE       ConnectionError: refused\n\nhost       = 'db.internal'\npassword   = '{p}'\nuser       = 'app'\n\napp/db.py:12: ConnectionError",
+        [p],
+    )
+
+
+@form("seventh")
+def traceback_url() -> Form:
+    p = an(14)
+    return (
+        f'sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) connection to server at "db.internal" failed\n(Background on this error at: https://sqlalche.me/e/20/e3q8)\n[SQL: postgresql+psycopg2://app:{p}@db.internal:5432/app]',
+        [p],
+    )
+
+
+@form("seventh")
+def git_remote_v() -> Form:
+    t = "ghp_" + an(36)
+    return (
+        f"origin\thttps://x-access-token:{t}@github.com/acme/app.git (fetch)\norigin\thttps://x-access-token:{t}@github.com/acme/app.git (push)",
+        [t],
+    )
+
+
+@form("seventh")
+def docker_history() -> Form:
+    p = an(16)
+    return (
+        f"IMAGE          CREATED        CREATED BY                                      SIZE\n3f2a9c1e4b5d   2 days ago     /bin/sh -c #(nop)  ENV DB_PASSWORD={p}      0B",
+        [p],
+    )
+
+
+@form("seventh")
+def set_x() -> Form:
+    p = an(14)
+    return (f"+ export PGPASSWORD={p}\n+ PGPASSWORD={p}\n+ pg_dump -h db -U app app", [p])
+
+
+@form("seventh")
+def bash_history_plain() -> Form:
+    p = an(14)
+    return (f"cd /srv/app\nvim .env\nmysql -uroot -p{p} shop < dump.sql\nexit", [p])
+
+
+@form("seventh")
+def journal_token() -> Form:
+    t = an(32)
+    return (f"Mar 05 14:02:11 web01 app[812]: INFO starting with config {{'api_token': '{t}', 'debug': False}}", [t])
+
+
+@form("seventh")
+def python_repr_dict() -> Form:
+    p = pw().replace("'", "")
+    return (
+        f">>> settings.DATABASES\n{{'default': {{'ENGINE': 'django.db.backends.mysql', 'NAME': 'shop', 'USER': 'app', 'PASSWORD': '{p}', 'HOST': 'db'}}}}",
+        [p],
+    )
+
+
+@form("seventh")
+def env_grep() -> Form:
+    t = an(40)
+    return (f"$ env | grep -i key\nSTRIPE_SECRET_KEY=sk_live_{an(24)}\nINTERNAL_API_KEY={t}", [t])
+
+
+@form("seventh")
+def kubectl_describe_env() -> Form:
+    p = an(16)
+    return (f"    Environment:\n      DB_HOST:      postgres\n      DB_PASSWORD:  {p}\n      LOG_LEVEL:    info", [p])
+
+
+@form("seventh")
+def helm_get_values() -> Form:
+    p = an(16)
+    return (f"USER-SUPPLIED VALUES:\nauth:\n  enabled: true\n  password: {p}\n  username: app", [p])
+
+
+@form("seventh")
+def ansible_debug() -> Form:
+    p = an(16)
+    return (f'TASK [debug] *****\nok: [db01] => {{\n    "db_password": "{p}"\n}}', [p])
+
+
+@form("seventh")
+def tf_plan() -> Form:
+    p = an(18)
+    return (
+        f'  # aws_db_instance.main will be created\n  + resource "aws_db_instance" "main" {{\n      + password             = "{p}"\n      + username             = "app"',
+        [p],
+    )
+
+
+@form("seventh")
+def tf_state() -> Form:
+    p = an(18)
+    return (
+        json.dumps(
+            {
+                "resources": [
+                    {"type": "aws_db_instance", "instances": [{"attributes": {"password": p, "username": "app"}}]}
+                ]
+            },
+            indent=2,
+        ),
+        [p],
+    )
+
+
+@form("seventh")
+def gh_actions_log() -> Form:
+    t = an(40)
+    return (f'2024-03-05T14:02:11.123Z Run curl -H "Authorization: token {t}" https://api.github.com/user', [t])
+
+
+@form("seventh")
+def npm_debug_log() -> Form:
+    t = "npm_" + an(36)
+    return (f"12 verbose config //registry.npmjs.org/:_authToken={t}", [t])
+
+
+@form("seventh")
+def pip_conf() -> Form:
+    p = an(16)
+    return (f"[global]\nindex-url = https://{user()}:{p}@pypi.acme.io/simple", [p])
+
+
+@form("seventh")
+def http_request_body() -> Form:
+    p = pw().replace('"', "")
+    return (
+        f"POST /oauth/token HTTP/1.1\nContent-Type: application/x-www-form-urlencoded\n\ngrant_type=password&username=app&password={p}&client_id=web",
+        [p],
+    )
+
+
+@form("seventh")
+def oauth_client_creds() -> Form:
+    s = an(40)
+    return (
+        f"curl -X POST https://auth.acme.io/oauth/token -d grant_type=client_credentials -d client_id=web -d client_secret={s}",
+        [s],
+    )
+
+
+@form("seventh")
+def nginx_log_token() -> Form:
+    t = an(32)
+    return (f'10.0.3.17 - - [05/Mar/2024:14:02:11 +0000] "GET /api/export?token={t}&fmt=csv HTTP/1.1" 200 512', [t])
+
+
+@form("seventh")
+def redis_monitor() -> Form:
+    p = an(16)
+    return (f'1709643731.123456 [0 10.0.3.17:51234] "AUTH" "{p}"', [p])
+
+
+@form("seventh")
+def mysql_processlist() -> Form:
+    p = an(14)
+    return (
+        f"| 42 | app | 10.0.3.17:51234 | shop | Query | 0 | init | CREATE USER 'report'@'%' IDENTIFIED BY '{p}' |",
+        [p],
+    )
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -1535,7 +1721,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third", "fourth", "fifth", "sixth"):
+    for batch in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

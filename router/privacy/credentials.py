@@ -26,7 +26,7 @@ _TOOLS = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dum
 
 def _value(match: re.Match[str]) -> tuple[int, int]:
     groups = match.groupdict()  # a rule whose value is never quoted has `bare` only
-    for group in ("dq", "sq", "bare"):
+    for group in ("dq", "sq", "bare", "mq"):
         if groups.get(group) is not None:
             return match.span(group)
     return match.span()
@@ -288,6 +288,15 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + _ARG,
         rb"(?i)(?:requirepass|masterauth)[ \t]+[^\s]",
         24,
+    ),
+    # Redis's AUTH command: at redis-cli's prompt (`127.0.0.1:6379> AUTH X`, `AUTH user X`) and
+    # as MONITOR prints it (`"AUTH" "X"`, `"auth" "user" "X"`).
+    _flag(
+        "redis-auth",
+        r"(?:(?<=> )|(?<=\n)|^)AUTH[ \t]+(?:[\w.-]{1,64}[ \t]+(?=\S))?" + _ARG + r"[ \t]*(?=\r?\n|$)"
+        r"|(?i:\"auth\")[ \t]+(?:\"[^\"\n]{1,64}\"[ \t]+)?\"(?P<mq>[^\"\n]{1,200})\"",
+        rb"(?:^|\n|> )AUTH[ \t]+[^\s]|(?i)\"auth\"[ \t]+\"",
+        12,
     ),
     # Oracle's tools log in with user/password@database on the command line.
     _flag(
