@@ -3,6 +3,7 @@ them, decoded: a value followed by an escape never reaches the cloud in clear.""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -145,3 +146,41 @@ def test_fast_and_slow_paths_find_the_same_values() -> None:
         slow = [(f.type, f.value, f.start) for f in detection._detect_all(text)]
         assert fast == slow, text[:200]
     assert [f.value for f in detection.detect(EDGE_CASES[0])] == ["abcdefghijklmnopqrstu.vwxyz@example.com"]
+
+
+def test_letters_json_escaped_as_ascii_are_read_as_letters() -> None:
+    # Python's json.dumps writes `Fernández` as `Fern\u00e1ndez`: a name, an e-mail address or a
+    # street read only up to the escape sent its rest to the cloud.
+    record = {
+        "author": "Maria Fernández",
+        "email": "jürgen.müller@bücher.de",
+        "street": "12 Åsgatan",
+        "note": "it’s 20 °C",  # escaped too, but no letters: nothing changes there
+    }
+    text = orjson.dumps(record).decode()  # UTF-8, as APIs write it
+    escaped = json.dumps(record)  # ASCII only, as Python writes it
+    assert "\\u00e1" in escaped
+    people = frozenset({"person", "address"})
+    for written in (text, escaped):
+        found = {(f.type, f.value) for f in detection.detect(written, people)}
+        as_written = {f.value for f in detection.detect(written, people)}
+        assert all(value in written for value in as_written)
+        kinds = {kind for kind, _ in found}
+        assert {"PERSON", "EMAIL", "ADDRESS"} <= kinds, (written, found)
+    by_kind = {f.type: f.value for f in detection.detect(escaped, people)}
+    assert by_kind["PERSON"] == "Maria Fern\\u00e1ndez"
+    assert by_kind["EMAIL"] == "j\\u00fcrgen.m\\u00fcller@b\\u00fccher.de"
+    assert by_kind["ADDRESS"] == "12 \\u00c5sgatan"
+    # Redacted whole, and restored byte for byte.
+    redactor = Redactor({value: f"[{kind}_1]" for kind, value in by_kind.items()})
+    redacted, count = redactor.text(escaped)
+    assert count == 3 and "Fern" not in redacted and "sgatan" not in redacted
+    assert redactor.restore_text(redacted) == escaped
+
+
+def test_an_escaped_backslash_before_u_is_no_letter() -> None:
+    # `\\u00e1` is a backslash and the text `u00e1`, not `á`.
+    text = '{"path": "C:\\\\u00e1bc\\\\Maria", "user": "Maria Fern\\u00e1ndez"}'
+    found = {f.value for f in detection.detect(text, frozenset({"person"})) if f.type == "PERSON"}
+    assert "Maria Fern\\u00e1ndez" in found
+    assert not any("u00e1bc" in value for value in found)

@@ -40,6 +40,7 @@ from router.privacy import (
 )
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
+from router.privacy.escaped_letters import with_letters
 from router.privacy.heads import first_strings, forward_reach
 from router.privacy.spans import Hits, char_spans
 from router.privacy.taken import Taken
@@ -489,25 +490,41 @@ def _without(codes: re.Pattern[str], text: str, scan: Callable[[str], list[Findi
 def _detect_written(text: str) -> list[Finding]:
     if _escaped(text):
         view = _unescaped(text)  # the same offsets as `text`
+        wide = _wide_scan(view)
         found = None
         if "\\u001" in view:  # in escaped JSON only: a search for a backslash's string costs more
-            found = _without(_COLOUR_ESCAPED, view, _detect_wide)
+            found = _without(_COLOUR_ESCAPED, view, wide)
         if found is None:
-            found = _without_escaped_invisible(view)
-        return [_as_written(text, f) for f in (_detect_wide(view) if found is None else found)]
-    # Escaped invisible characters outside a JSON document are text about them, not a value's.
-    found = _without_escaped_invisible(text) if _JSON_START.match(text) else None
-    return _detect_wide(text) if found is None else found
+            found = _without_escaped_invisible(view, wide)
+        return [_as_written(text, f) for f in (wide(view) if found is None else found)]
+    if not _JSON_START.match(text):
+        return _detect_wide(text)
+    # Escaped invisible characters and letters outside a JSON document are text about them.
+    wide = _wide_scan(text)
+    found = _without_escaped_invisible(text, wide)
+    return wide(text) if found is None else found
 
 
-def _without_escaped_invisible(text: str) -> list[Finding] | None:
+def _wide_scan(text: str) -> Callable[[str], list[Finding]]:
+    """The scan of escaped JSON: with its escaped letters read as letters, where it has any."""
+    if "\\u" not in text:
+        return _detect_wide
+
+    def scan(view: str) -> list[Finding]:
+        found = with_letters(view, _detect_wide)
+        return _detect_wide(view) if found is None else found
+
+    return scan
+
+
+def _without_escaped_invisible(text: str, scan: Callable[[str], list[Finding]]) -> list[Finding] | None:
     """JSON written ASCII-only (Python's `json.dumps`) escapes the invisible characters: the
     scan of `text` without them, or None when it has none."""
     # Looked for as strings first (~0.1 ms a MiB each): the expression's own search reads the
     # text at ~20 ms a MiB.
     if "\\u" not in text or not any(code in text for code in _INVISIBLE_CODES):
         return None
-    return _without(_INVISIBLE_ESCAPED, text, _detect_wide)
+    return _without(_INVISIBLE_ESCAPED, text, scan)
 
 
 _JSON_START = re.compile(r"\s*[\[{]")

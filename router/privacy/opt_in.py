@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from router.privacy import addresses, names
 from router.privacy.detector import Finding
+from router.privacy.escaped_letters import with_letters
 from router.privacy.taken import Taken
 
 # Setting's word -> the finder. Addresses first: `12 Martin Luther King Drive` is an address,
@@ -19,7 +20,16 @@ KINDS = {"address": "ADDRESS", "person": "PERSON"}
 
 
 def find(text: str, enabled: frozenset[str]) -> list[Finding]:
-    """The opt-in kinds' findings in `text`, non-overlapping (an earlier finder's stand)."""
+    """The opt-in kinds' findings in `text`, non-overlapping (an earlier finder's stand); in JSON
+    written ASCII-only, with its escaped letters read as letters (`Fern\\u00e1ndez`)."""
+    if "\\u" in text:
+        found = with_letters(text, lambda view: _find(view, enabled))
+        if found is not None:
+            return found
+    return _find(text, enabled)
+
+
+def _find(text: str, enabled: frozenset[str]) -> list[Finding]:
     found: list[Finding] = []
     taken = Taken()
     for word, finder in FINDERS.items():
