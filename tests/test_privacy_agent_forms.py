@@ -323,6 +323,22 @@ FOUND = [
     ),
     ("redis-cli AUTH", "127.0.0.1:6379> AUTH default Xv8qLm2z9K\nOK", "Xv8qLm2z9K"),
     ("redis MONITOR AUTH", '1709643731.123456 [0 10.0.3.17:51234] "AUTH" "5U53Z4Sf0W9S1Xbf"', "5U53Z4Sf0W9S1Xbf"),
+    ("Postfix sasl_passwd", "[smtp.gmail.com]:587 alerts@acme.io:qEXjJO4B4YlhtD49", "qEXjJO4B4YlhtD49"),
+    ("ipsec.secrets", '# /etc/ipsec.secrets\n: PSK "eJGGW98sLTLQCUCEybOX"', "eJGGW98sLTLQCUCEybOX"),
+    ("snmpd.conf", "rocommunity SriYRXzz52Oyuu 10.0.0.0/8\nsyslocation DC1", "SriYRXzz52Oyuu"),
+    ("switch user in clear", "!\nusername admin privilege 15 password 0 zKPRvJDAGVLu\n!", "zKPRvJDAGVLu"),
+    ("TACACS+ key", "tacacs-server host 10.0.0.5 key 0 EMha8iz38nZAqdzW", "EMha8iz38nZAqdzW"),
+    ("svn auth cache", "K 8\npassword\nV 14\nmW0CwoYZ81FofQ\nK 8\nusername\nV 6\ndeploy", "mW0CwoYZ81FofQ"),
+    (
+        "Spark s3a secret",
+        "spark.hadoop.fs.s3a.secret.key k7SYt1wZRmnBfzOQXwOUtbsodorkuVQz8LmW2xVn",
+        "k7SYt1wZRmnBfzOQXwOUtbsodorkuVQz8LmW2xVn",
+    ),
+    (
+        "Hadoop XML",
+        "<property>\n  <name>fs.s3a.secret.key</name>\n  <value>oaXTEJ13c7drqUOrtaJ24mssqT62qy</value>\n</property>",
+        "oaXTEJ13c7drqUOrtaJ24mssqT62qy",
+    ),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -379,6 +395,8 @@ NOT_FOUND = [
     "$ kubectl get secret db -o jsonpath='{.data.password}' | base64 -d\n$ echo done",
     "LOGO_B64=" + base64.b64encode(bytes(range(256)) * 2).decode(),
     "AUTH required\nAUTH <password>\n127.0.0.1:6379> AUTH $REDIS_PW\nThe AUTH command takes a password",
+    "auth_mode: PSK Personal\nNTLM Hash\nrocommunity public\nrwcommunity private\nsnmp-server community $SNMP RO",
+    "enable password authentication for the console\n<name>hive.metastore.password.file</name><value>/etc/pw</value>",
     'expect "password:"; send -- "$env(SSH_PASSWORD)\\r"\ncodecov -t ${CODECOV_TOKEN}',
 ]
 

@@ -2,7 +2,7 @@
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 231 forms (seven sets: command lines, configuration files, CLI and API outputs,
+down are. These 259 forms (eight sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -18,9 +18,13 @@ frameworks' and services' keys in `.env` files and configs, Telegram, Asana, Kaf
 base64 in Helm values, Secrets and env files, kubectl's output, cloud CLIs' tables and text,
 SDK calls and providers' tokens; tool output and logs: curl -v, pytest's locals, tracebacks,
 git remote -v, docker history, set -x, kubectl describe, Helm and Ansible output, Terraform plans
-and state, CI logs, npm's debug log, access logs, Redis MONITOR, MySQL's process list) were
-written after the detectors and each set scored by `detect` before any rule was written for it: 141 of 156 values, 48 of 93, 39 of 90, 84 of 99, 92
-of 102, 69 of 84, 69 of 72 (three rounds each). The misses then got rules and tests
+and state, CI logs, npm's debug log, access logs, Redis MONITOR, MySQL's process list;
+self-hosted services' and network devices' configurations: GitLab, Nextcloud, Keycloak, MinIO,
+Mattermost, Gitea, Home Assistant, Postfix, WireGuard, IPsec, SNMP, a switch, PgBouncer, ODBC,
+RabbitMQ, proxies, Subversion, Jupyter, Grafana, Airflow, Spark, Hadoop) were written after
+the detectors and each set scored by `detect` before any rule was written for it: 141 of 156
+values, 48 of 93, 39 of 90, 84 of 99, 92 of 102, 69 of 84, 69 of 72, 54 of 78 (three rounds
+each). The misses then got rules and tests
 (`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and a
 regression check. Values come from this module's own random generator (no Faker).
 
@@ -1694,6 +1698,191 @@ def mysql_processlist() -> Form:
     )
 
 
+@form("eighth")
+def gitlab_rb() -> Form:
+    p = an(16)
+    return (f"gitlab_rails['db_password'] = '{p}'\ngitlab_rails['db_host'] = '10.0.3.17'", [p])
+
+
+@form("eighth")
+def nextcloud_php() -> Form:
+    p = an(16)
+    return (f"$CONFIG = array (\n  'dbtype' => 'mysql',\n  'dbuser' => 'nextcloud',\n  'dbpassword' => '{p}',\n);", [p])
+
+
+@form("eighth")
+def keycloak_env() -> Form:
+    p = pw()
+    return (f"KEYCLOAK_ADMIN=admin\nKEYCLOAK_ADMIN_PASSWORD={p}", [p])
+
+
+@form("eighth")
+def minio_env() -> Form:
+    p = an(20)
+    return (f"MINIO_ROOT_USER=admin\nMINIO_ROOT_PASSWORD={p}", [p])
+
+
+@form("eighth")
+def mattermost() -> Form:
+    p = an(14)
+    return (
+        json.dumps(
+            {
+                "SqlSettings": {
+                    "DriverName": "postgres",
+                    "DataSource": f"postgres://mmuser:{p}@db:5432/mattermost?sslmode=disable",
+                }
+            },
+            indent=2,
+        ),
+        [p],
+    )
+
+
+@form("eighth")
+def gitea_ini() -> Form:
+    p = an(14)
+    return (
+        f"[database]\nDB_TYPE  = postgres\nHOST     = db:5432\nNAME     = gitea\nUSER     = gitea\nPASSWD   = {p}",
+        [p],
+    )
+
+
+@form("eighth")
+def gitea_jwt() -> Form:
+    s = an(43)
+    return (f"[server]\nLFS_JWT_SECRET = {s}", [s])
+
+
+@form("eighth")
+def ha_secrets() -> Form:
+    p = pw()
+    return (f"# secrets.yaml\nhttp_password: {p}\nlatitude: 52.37", [p])
+
+
+@form("eighth")
+def sasl_passwd() -> Form:
+    p = an(16)
+    return (f"[smtp.gmail.com]:587 alerts@acme.io:{p}", [p])
+
+
+@form("eighth")
+def wireguard() -> Form:
+    k = base64.b64encode(R.randbytes(32)).decode()
+    return (f"[Interface]\nAddress = 10.8.0.1/24\nListenPort = 51820\nPrivateKey = {k}", [k])
+
+
+@form("eighth")
+def ipsec_psk() -> Form:
+    p = an(20)
+    return (f'# /etc/ipsec.secrets\n: PSK "{p}"', [p])
+
+
+@form("eighth")
+def snmp_community() -> Form:
+    c = an(14)
+    return (f"rocommunity {c} 10.0.0.0/8\nsyslocation DC1", [c])
+
+
+@form("eighth")
+def cisco_user() -> Form:
+    p = an(12)
+    return (f"!\nusername admin privilege 15 password 0 {p}\nenable secret 5 $1$mERr$hx5rVt7rPNoS4wqbXKX7m0\n!", [p])
+
+
+@form("eighth")
+def cisco_key() -> Form:
+    k = an(16)
+    return (f"tacacs-server host 10.0.0.5 key 0 {k}\nradius-server key {k}", [k])
+
+
+@form("eighth")
+def pgbouncer_ini() -> Form:
+    p = an(14)
+    return (f"[databases]\napp = host=db port=5432 dbname=app user=app password={p}", [p])
+
+
+@form("eighth")
+def odbc_ini() -> Form:
+    p = an(14)
+    return (f"[Shop]\nDriver = PostgreSQL\nServername = db\nUsername = app\nPassword = {p}", [p])
+
+
+@form("eighth")
+def jdbc_url_params() -> Form:
+    p = an(14)
+    return (f"jdbc:postgresql://db:5432/app?user=app&password={p}&ssl=true", [p])
+
+
+@form("eighth")
+def rabbit_conf() -> Form:
+    p = an(14)
+    return (f"default_user = admin\ndefault_pass = {p}", [p])
+
+
+@form("eighth")
+def mongo_conf_key() -> Form:
+    k = base64.b64encode(R.randbytes(48)).decode()
+    return (f"security:\n  keyFile: /etc/mongo/keyfile\n# keyfile contents:\n{k}", [])
+
+
+@form("eighth")
+def proxy_env() -> Form:
+    p = an(12)
+    return (f"export https_proxy=http://{user()}:{p}@proxy.acme.io:3128", [p])
+
+
+@form("eighth")
+def apt_auth() -> Form:
+    p = an(16)
+    return (f"machine apt.acme.io\nlogin deploy\npassword {p}", [p])
+
+
+@form("eighth")
+def svn_auth() -> Form:
+    p = an(14)
+    return (f"K 8\npassword\nV 14\n{p}\nK 8\nusername\nV 6\ndeploy", [p])
+
+
+@form("eighth")
+def openvpn_pass() -> Form:
+    p = an(14)
+    return (f"$ cat /etc/openvpn/auth.txt\nvpnuser\n{p}", [])
+
+
+@form("eighth")
+def jupyter_token() -> Form:
+    t = hexs(48)
+    return (
+        f"    To access the server, open this file in a browser:\n    Or copy and paste one of these URLs:\n        http://127.0.0.1:8888/lab?token={t}",
+        [t],
+    )
+
+
+@form("eighth")
+def grafana_api() -> Form:
+    t = "glsa_" + an(32) + "_" + hexs(8)
+    return (f"curl -H 'Authorization: Bearer {t}' http://grafana:3000/api/dashboards", [t])
+
+
+@form("eighth")
+def airflow_conn() -> Form:
+    p = an(14)
+    return (f"AIRFLOW_CONN_POSTGRES_DEFAULT=postgresql://airflow:{p}@db:5432/airflow", [p])
+
+
+@form("eighth")
+def spark_conf() -> Form:
+    s = an(40)
+    return (f"spark.hadoop.fs.s3a.access.key AKIA{an(16).upper()}\nspark.hadoop.fs.s3a.secret.key {s}", [s])
+
+
+@form("eighth")
+def hadoop_xml() -> Form:
+    s = an(40)
+    return (f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{s}</value>\n</property>", [s])
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -1721,7 +1910,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh"):
+    for batch in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

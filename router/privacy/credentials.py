@@ -298,6 +298,49 @@ DETECTORS: tuple[Detector, ...] = (
         rb"(?:^|\n|> )AUTH[ \t]+[^\s]|(?i)\"auth\"[ \t]+\"",
         12,
     ),
+    # SNMP community strings (the password of v1/v2c): snmpd.conf's `rocommunity X`, a
+    # switch's `snmp-server community X RO` (`public` and `private`, the defaults, are words)
+    _flag(
+        "snmp-community",
+        r"(?i)(?<![\w-])(?:r[ow]community6?|snmp-server[ \t]+community|com2sec[ \t]+\S{1,64}[ \t]+\S{1,64})[ \t]+"
+        + _ARG,
+        rb"(?i)(?:r[ow]community6?|snmp-server[ \t]+community|com2sec[ \t]+[^\s]{1,64}[ \t]+[^\s]{1,64})[ \t]",
+        150,
+    ),
+    # Network devices' configurations with a password in clear (type 0, or 7: reversible):
+    # `username admin privilege 15 password 0 X`, `enable password X`, a TACACS+ or RADIUS key.
+    _flag(
+        "device-cleartext-password",
+        r"(?m)^[ \t]*(?:username[ \t]+\S{1,64}(?:[ \t]+privilege[ \t]+\d{1,2})?[ \t]+(?:password|secret)"
+        r"|enable[ \t]+(?:password|secret)|(?:tacacs|radius)-server[^\n]{0,120}?[ \t]key)(?:[ \t]+[07](?=[ \t]))?[ \t]+"
+        r"(?P<bare>[^\s\"'`]{1,200})",
+        rb"(?:(?:^|\n)[ \t]*(?:username|enable)[ \t]+[^\n]{0,100}?(?:password|secret)[ \t]"
+        rb"|(?:tacacs|radius)-server[^\n]{0,120}?[ \t]key[ \t])",
+        140,
+    ),
+    # strongSwan's and Libreswan's ipsec.secrets: `: PSK "X"`, `%any : XAUTH "X"`, EAP
+    _flag(
+        "ipsec-secret",
+        r"(?<![\w:]):[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+" + _ARG,
+        rb":[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+[\"'0-9A-Za-z]",
+        12,
+    ),
+    # Postfix's sasl_passwd: `[smtp.example.com]:587 user:X` (a host name in the brackets: not a
+    # Markdown reference `[2] https://…`)
+    _flag(
+        "postfix-sasl-password",
+        r"(?m)^\[[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\](?::\d{1,5})?[ \t]+[^\s:/]{1,100}:"
+        r"(?P<bare>[^\s/][^\s]{0,199})[ \t]*\r?$",
+        rb"(?:^|\n)\[[\w.-]{1,100}\](?::\d{1,5})?[ \t]+[^\s:]{1,100}:",
+        220,
+    ),
+    # Subversion's credential cache: `K 8` / `password` / `V 14` / X
+    _flag(
+        "svn-auth-cache",
+        r"(?m)^K \d{1,3}\r?\npassword\r?\nV \d{1,4}\r?\n(?P<bare>[^\n]{1,200})",
+        rb"(?:^|\n)K \d{1,3}\r?\npassword\r?\nV ",
+        24,
+    ),
     # Oracle's tools log in with user/password@database on the command line.
     _flag(
         "oracle-login",
@@ -528,6 +571,23 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
+        # Hadoop's and Hive's XML settings: a `<name>` that ends naming a secret, its `<value>`
+        # after it (`<name>fs.s3a.secret.key</name><value>…</value>`,
+        # `javax.jdo.option.ConnectionPassword`; not `hive.metastore.password.file`).
+        re.compile(
+            r"(?i)<name>[^<\n]{0,100}(?:secret\.key|access\.key|secret|password|passwd|token|credentials?)"
+            r"[^.<\n]{0,20}</name>\s{0,200}"
+            r"<value>([^<\n]{1,500})</value>"
+        ),
+        rb"(?i)<name>[^<\n]{0,100}(?:secret|password|passwd|token|credential|access\.key)",
+        validate=command_password,
+        group=1,
+        reach=900,
+        rule="xml-name-value-secret",
+        keyword_core=120,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
         # An XML element named as a key (`<slackKey>`, `<GITLAB_KEY>`, `<license_key>`) holding a
         # generated value; not a public key's, nor a plist's `<key>` (which names a setting).
         re.compile(r"(?i)<(?:[\w.-]{0,40}:)?(?![\w.-]*public)[\w.-]{0,40}key>([^<\s]{16,500})</"),
@@ -572,16 +632,16 @@ DETECTORS: tuple[Detector, ...] = (
         # JSON, credentials files, environment variables and CLI flags, after its name alone
         # (`aws configure set aws_secret_access_key X`) and in the CLI's tables (`| X |`).
         re.compile(
-            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"
+            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"
             r"(?:[\"'\\]{0,2}[ \t]*[:=|][ \t]*[\"'\\]{0,2}|[ \t]+)([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
         ),
-        rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)",
+        rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)",
         validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
         group=1,
         reach=2070,
         rule="aws-secret",
         keyword_core=24,
-        head=re.compile(r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token)"),
+        head=re.compile(r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"),
     ),
     Detector(
         "CLOUD_KEY",
