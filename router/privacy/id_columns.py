@@ -1,12 +1,16 @@
-"""Phone numbers and national ids in named columns (on by default): a CSV export's `phone`,
-`mobile`, `ssn`, `steuer_id`, `bsn` column, or an SQL INSERT's, names its cells, so a number
-with no label beside it (`4155552671`, `65929970489`) is taken when it is valid for that column:
-libphonenumber for phones, python-stdnum's check for ids (see tables.py for the parsing).
+"""Phone numbers, national ids and secrets in named columns (on by default): a CSV export's
+`phone`, `mobile`, `ssn`, `steuer_id`, `bsn`, `password` or `api_key` column, or an SQL INSERT's,
+names its cells, so a value with no label beside it (`4155552671`, `65929970489`, `Xk9#mQ2v`) is
+taken when it is valid for that column: libphonenumber for phones, python-stdnum's check for ids,
+a password's or a key's look for secrets (see tables.py for the parsing).
 """
 
 from __future__ import annotations
 
-from router.privacy import national_ids, phones
+import re
+
+from router.privacy import national_ids, phones, validators
+from router.privacy.credentials import password_value
 from router.privacy.tables import Columns
 
 _PHONE_WORDS = (
@@ -76,8 +80,65 @@ _VALIDATORS = {
 }
 
 
+# A column of passwords or keys (a credentials sheet, seed data): `password`, `db_pass`,
+# `api_key`, `client_secret`, `token`; not one that holds something about them (`password_hash`,
+# `token_count`, `secret_name`).
+_SECRET_PARTS = frozenset({"password", "passwd", "pwd", "pass", "passphrase", "secret", "token", "apikey"})
+_SECRET_HEADERS = frozenset({"api_key", "access_key", "secret_key", "client_secret", "private_key", "auth_token"})
+_NOT_SECRET_PARTS = frozenset(
+    [
+        "hash",
+        "hashed",
+        "digest",
+        "salt",
+        "hint",
+        "reset",
+        "expires",
+        "expiry",
+        "expiration",
+        "count",
+        "type",
+        "id",
+        "length",
+        "len",
+        "policy",
+        "changed",
+        "updated",
+        "last",
+        "created",
+        "name",
+        "names",
+        "url",
+        "uri",
+        "required",
+        "set",
+        "age",
+        "ttl",
+        "limit",
+        "max",
+        "min",
+        "used",
+        "usage",
+        "file",
+        "path",
+        "enabled",
+        "label",
+        "prompt",
+        "format",
+        "version",
+        "prefix",
+    ]
+)
+_PASSWORD_PARTS = frozenset({"password", "passwd", "pwd", "pass", "passphrase"})
+_KEY_CELL = re.compile(r"[A-Za-z0-9_\-+/=.~]{16,4096}")
+
+
 def _classify(header: str) -> tuple[str, str] | None:
     parts = header.split("_")
+    if header in _SECRET_HEADERS or (
+        parts[-1] in _SECRET_PARTS and len(parts) <= 3 and not any(p in _NOT_SECRET_PARTS for p in parts)
+    ):
+        return "SECRET_ASSIGNMENT", "SECRET_COLUMN:" + ("password" if _PASSWORD_PARTS & set(parts) else "key")
     if any(p in _PHONE_WORDS for p in parts) or header in ("phone_number", "phonenumber"):
         return "PHONE", "PHONE_COLUMN"
     for word in _ID_WORDS:
@@ -89,6 +150,14 @@ def _classify(header: str) -> tuple[str, str] | None:
 def _accept(kind: str, rule: str, value: str) -> bool:
     if kind == "PHONE":
         return phones.valid_in_column(value)
+    if kind == "SECRET_ASSIGNMENT":
+        # A password may read as words and digits; a key or a token must look generated. A cell
+        # with a space is a sentence (prose read as a table: `…, the token, …`).
+        if any(c.isspace() or c in "()[]{}<>" for c in value):
+            return False
+        if rule.endswith(":password"):
+            return password_value(value)
+        return _KEY_CELL.fullmatch(value) is not None and validators.secret_value(value)
     for module in _ID_WORDS[rule.partition(":")[2]]:
         if module == "gb_nino":
             if national_ids.nino(value):
@@ -98,4 +167,16 @@ def _accept(kind: str, rule: str, value: str) -> bool:
     return False
 
 
-COLUMNS = Columns((*_PHONE_WORDS, *(w.split("_")[0] for w in _ID_WORDS)), _classify, _accept)
+_SECRET_WORDS = (
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "access_key",
+    "private_key",
+)
+COLUMNS = Columns((*_PHONE_WORDS, *(w.split("_")[0] for w in _ID_WORDS), *_SECRET_WORDS), _classify, _accept)

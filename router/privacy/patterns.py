@@ -59,7 +59,7 @@ _QUOTED_VALUE = r"(?:[bBrRuUfF]{1,2}|@)?([\"'`])((?:(?!\1)[^\\\n]|\\.){6,4096})\
 _SUFFIX = (
     r"(?:[_.-](?!(?:hash|hashed|digest|salt|len|length|min|max|field|name|names|file|path|dir|id|ids|url|uri"
     r"|type|label|prompt|policy|reset|format|env|var|header|param|regex|pattern|placeholder|hint|help|text|message"
-    r"|msg|error|input|mode|source|provider|store|manager|endpoint|count|expires|expiry|expiration|ttl|timeout"
+    r"|msg|error|input|mode|source|provider|store|manager|endpoint|count|counts|counting|counter|expires|expiry|expiration|ttl|timeout"
     r"|version|prefix|suffix|template|widget|class|style|key|limit|size|index|col|column|ref|arn|secret|token"
     r"|valid|validity|strength|confirm|confirmation|required|enabled|changed|set|used|string|str|fmt|query|sql"
     r"|cmd|command|line|args|list|map|dict)(?![A-Za-z0-9]))"
@@ -600,18 +600,54 @@ DETECTORS: tuple[Detector, ...] = (
         # Passwords in prose: "the password is hunter2!", "password for bob: Xy7…", "my PIN is
         # 4821", "password has been reset to Xy7…", "Bearer …".
         re.compile(
-            r"(?i)(?:\b(?:password|passwd|passphrase|passcode|pwd|pin(?:\s(?:code|number))?)\b"
+            r"(?i)(?:\b(?:password|passwd|passphrase|passcode|pwd|pw|pin(?:\s(?:code|number))?)\b"
             r"(?:\s+(?:for|of|on)(?:\s+[\w@.-]{1,40}){1,4}?)?"
             r"\s{0,3}(?:\b(?:is(?:\s+now)?|was|will\s+be)\b|(?:\b(?:is|was|has\s+been|have\s+been)\s+)?"
             r"\b(?:set|changed|reset|updated)\s+to\b|:)(?:\s{0,3}:)?\s{0,3}|\bbearer\s+)"
             r"[\"'`“‘]?([^\s\"'`“”‘’,;]{3,199}[^\s\"'`“”‘’.,;:)])"
         ),
-        rb"(?i)pass(?:word|wd|phrase|code)|pwd|\bpin\b|bearer\s",
+        rb"(?i)pass(?:word|wd|phrase|code)|pwd|\bpw\b|\bpin\b|bearer\s",
         validate=validators.prose_secret,
         check=_bearer_long_enough,
         group=1,
         reach=260,
         rule="secret-in-prose",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # More ways prose gives a password: in quotes or backticks after the word (`temp password
+        # \`Xy7…\``), bare after it (`Wi-Fi: Guest, password Xy7…`: with a digit), and a user and
+        # password after a word for logging in (`Creds: admin / Xy7…`, `log in with admin:Xy7…`,
+        # `connect as report/Xy7…@ORCL`; not a URL's path, `/login/v2/token`).
+        re.compile(
+            r"(?i)\b(?:password|passwd|passphrase|pw)[ \t]+(?:[`\"'“‘]([^\s`\"'“”‘’]{6,200})[`\"'”’]"
+            r"|(?=[^\s]*\d)(?!0[xX][0-9a-fA-F]+\b)([^\s`\"'“”‘’,;=(){}\[\]<>/]{5,199}[^\s`\"'“”‘’.,;:)?=(){}\[\]<>/])(?=[\s.,;:!?)]|$))"
+            r"|(?<![/\w])(?:creds?|credentials|log[ \t]?in(?:[ \t]+with)?|sign[ \t]?in(?:[ \t]+with)?"
+            r"|conn(?:ect)?(?:[ \t]+as)?)\b[ \t]*:?[ \t]+[\w.@+-]{1,64}(?:[ \t]/[ \t]|/|:)"
+            r"(?=[^\s]*\d)([^\s`\"'“”‘’,;@/{}\[\]()<>=]{5,199}[^\s`\"'“”‘’.,;:)?@/{}\[\]()<>=])(?=[\s.,;:!?)@]|$)"
+        ),
+        rb"(?i)(?:password|passwd|passphrase|\bpw)[ \t]|creds?\b|credentials|log[ \t]?in|sign[ \t]?in|\bconn",
+        validate=validators.prose_secret,
+        value_span=lambda match: match.span(next(g for g in (1, 2, 3) if match.group(g) is not None)),
+        reach=300,
+        rule="secret-in-prose",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A token or a key given in prose after a colon a few words on (`Use this token to call
+        # the API: …`, `Here's the secret key for the bucket: …`) or a key right after its name
+        # (`hardcode api key …`): letters and digits, generated-looking.
+        re.compile(
+            r"(?i)\b(?:(?:token|api[ _-]?key|secret[ _-]key|access[ _-]key|private[ _-]key)"
+            r"(?:[ \t]+[A-Za-z'’]{1,20}){0,8}[ \t]*:[ \t]*"
+            r"|(?:api[ _-]?key|secret[ _-]key|access[ _-]key)[ \t]+)[`\"'“‘]?"
+            r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])([A-Za-z0-9][A-Za-z0-9_\-+/=.]{15,199})"
+        ),
+        rb"(?i)token|api[ _-]?key|secret[ _-]key|access[ _-]key|private[ _-]key",
+        validate=validators.secret_value,
+        group=1,
+        reach=280,
+        rule="token-in-prose",
     ),
     Detector(
         "EMAIL",

@@ -367,6 +367,8 @@ def prose_secret(value: str) -> bool:
     value = value.rstrip("\\")  # an escaped newline's backslash, in a tool result's JSON
     if is_reference(value) or value.endswith(":") or len(value) < 6 or value.isalpha() or "(" in value:
         return False
+    if "[" in value and value.endswith("]"):
+        return False  # a type or a subscript (`pw: Optional[str]`, `password = row[2]`)
     if not (any(c.isdigit() for c in value) or not value.isalnum() or any(c.isupper() for c in value[1:])):
         return False
     return entropy(value) >= 2.3
