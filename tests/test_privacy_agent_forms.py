@@ -286,11 +286,6 @@ FOUND = [
         "1611478004:AANqMbWyPVkl7IG4AnoQz8LmW2xVn4pQz8L",
     ),
     (
-        "Asana token",
-        "ASANA_PAT=1/349257755126071:2bf4508aa961c3d0e7f2a1b4c5d6e7f8",
-        "1/349257755126071:2bf4508aa961c3d0e7f2a1b4c5d6e7f8",
-    ),
-    (
         "kubectl jsonpath .data",
         "$ kubectl get secret db -o jsonpath='{.data.password}'\nVmNRZGlvSVVDSEFuTGZoYg==",
         "VmNRZGlvSVVDSEFuTGZoYg==",
@@ -499,4 +494,5 @@ def test_the_forms_written_after_the_detectors_are_found() -> None:
     recall = sum(found.values()) / (sum(found.values()) + sum(missed.values()))
     assert recall >= 0.97, misses
     # (and a password of letters alone in a chat line: prose's rule asks for a digit or a symbol)
-    assert {name for name, _ in misses} <= {"chap", "userlist", "segment", "slack_msg"}, misses
+    # An Asana token's rule was taken out again: its digit-led core cost hyperscan's pass ~3 µs/KB.
+    assert {name for name, _ in misses} <= {"chap", "userlist", "segment", "slack_msg", "asana"}, misses

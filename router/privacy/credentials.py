@@ -665,11 +665,12 @@ DETECTORS: tuple[Detector, ...] = (
             r"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\|[ \t]*base64[ \t]+(?:-d|--decode|-D)\b"
             r"[^\n]{0,40}\r?\n[ \t]*(?P<bare>[^\s]{4,200})[ \t]*(?:\r?\n|$)"
         ),
-        rb"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\|[ \t]*base64[ \t]+(?:-d|--decode|-D)",
+        rb"\|[ \t]*base64[ \t]+(?:-d|--decode|-D)",
         validate=command_password,
         reach=260,
         rule="kubectl-secret-decoded",
-        keyword_core=760,
+        lead=740,
+        keyword_core=40,
         value_span=_value,
     ),
     Detector(
@@ -708,15 +709,6 @@ DETECTORS: tuple[Detector, ...] = (
         lead=11,
         rule="telegram-bot-token",
         keyword_core=36,
-    ),
-    Detector(
-        "API_KEY",
-        # An Asana personal access token (`1/1204…:9f3c…`, `2/…/…:…`).
-        re.compile(r"(?<![\w/])[0-2]/\d{13,19}(?:/\d{13,19})?:[0-9a-f]{32}(?![\w])"),
-        rb"/\d{13,19}:[0-9a-f]{32}",
-        lead=24,
-        rule="asana-token",
-        keyword_core=54,
     ),
     Detector(
         "MESSAGING_TOKEN",

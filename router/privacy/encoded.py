@@ -192,12 +192,13 @@ DETECTORS: tuple[Detector, ...] = (
             r"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\.data\b[^\n|]{0,100}\r?\n"
             r"[ \t]*(" + _B64 + r"{4,}={0,2})[ \t]*(?:\r?\n|$)"
         ),
-        rb"\bkubectl\b[^\n]{0,300}?\bget[ \t]+secrets?\b[^\n]{0,400}?\.data\b",
+        rb"\bget[ \t]+secrets?\b",
         check=_secret_text,
         group=1,
         reach=_BLOB_CHARS,
         rule="kubectl-secret-field",
-        keyword_core=760,
+        lead=320,
+        keyword_core=16,
     ),
     Detector(
         "ENCODED_SECRET",

@@ -167,16 +167,18 @@ def _accept(kind: str, rule: str, value: str) -> bool:
     return False
 
 
+# The header words the column pass looks for (not `token` or `secret` alone: everywhere in code
+# and logs, each a header line to test; a table of tokens is found by a word beside them).
 _SECRET_WORDS = (
     "password",
     "passwd",
     "pwd",
     "passphrase",
-    "secret",
-    "token",
     "apikey",
     "api_key",
     "access_key",
+    "secret_key",
+    "client_secret",
     "private_key",
 )
 COLUMNS = Columns((*_PHONE_WORDS, *(w.split("_")[0] for w in _ID_WORDS), *_SECRET_WORDS), _classify, _accept)

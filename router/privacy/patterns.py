@@ -97,7 +97,7 @@ _BETWEEN = (
     r"(?:[\"'][A-Za-z]{1,20}[\"'][ \t]*:[ \t]*(?:\"[^\"\\\n]{0,100}\"|[\w.-]{1,40})[ \t]*,[ \t]*(?:\r?\n[ \t]*)?){0,3}"
 )
 _NAMED_VALUE = (
-    r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w./-]{0,80}?"
+    r"(?i)(?<![\w-])(?:name|key|parameterkey)[\"']?[ \t]*[:=][ \t]*[\"']?[\w./-]{0,40}?"
     + _NAME_HEAD.removeprefix("(?i)")
     + r"[\"']?[ \t]*(?:,[ \t]*(?:\r?\n[ \t]*)?|\r?\n[ \t]*(?:-[ \t]+)?)"
     + _BETWEEN
@@ -510,7 +510,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(_NAMED_VALUE),
-        b"(?i)(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?[\\w./-]{0,80}" + SECRET_WORDS.encode(),
+        b"(?i)(?:name|key)[\"']?[ \t]*[:=][ \t]*[\"']?[\\w./-]{0,40}" + SECRET_WORDS.encode(),
         validate=validators.quoted_secret,
         value_span=_named_value_span,
         reach=4200,
@@ -531,13 +531,13 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(_VAULT_ROW),
-        rb"(?i)(?:^|\n)[ \t]{0,8}[\w.-]{0,40}" + SECRET_WORDS.encode() + rb"[ \t]{2}",
+        b"(?i)" + SECRET_WORDS.encode() + rb"[ \t]{2}",
         validate=password_value,
         check=_under_vault_header,
         group=1,
         reach=300,
-        lead=1,
-        keyword_core=100,
+        lead=50,
+        keyword_core=40,
         rule="vault-table-secret",
     ),
     Detector(
@@ -620,16 +620,21 @@ DETECTORS: tuple[Detector, ...] = (
         # password after a word for logging in (`Creds: admin / Xy7…`, `log in with admin:Xy7…`,
         # `connect as report/Xy7…@ORCL`; not a URL's path, `/login/v2/token`).
         re.compile(
-            r"(?i)\b(?:password|passwd|passphrase|pw)[ \t]+(?:[`\"'“‘]([^\s`\"'“”‘’]{6,200})[`\"'”’]"
+            r"(?i)\b(?:password|passwd|passphrase|pw)[ \t]{1,4}(?:[`\"'“‘]([^\s`\"'“”‘’]{6,200})[`\"'”’]"
             r"|(?=[^\s]*\d)(?!0[xX][0-9a-fA-F]+\b)([^\s`\"'“”‘’,;=(){}\[\]<>/]{5,199}[^\s`\"'“”‘’.,;:)?=(){}\[\]<>/])(?=[\s.,;:!?)]|$))"
-            r"|(?<![/\w])(?:creds?|credentials|log[ \t]?in(?:[ \t]+with)?|sign[ \t]?in(?:[ \t]+with)?"
-            r"|conn(?:ect)?(?:[ \t]+as)?)\b[ \t]*:?[ \t]+[\w.@+-]{1,64}(?:[ \t]/[ \t]|/|:)"
+            r"|(?<![/\w])(?:creds?|credentials|log[ \t]?in(?:[ \t]{1,4}with)?|sign[ \t]?in(?:[ \t]{1,4}with)?"
+            r"|conn(?:ect)?(?:[ \t]{1,4}as)?)\b[ \t]{0,4}:?[ \t]{1,4}[\w.@+-]{1,64}(?:[ \t]/[ \t]|/|:)"
             r"(?=[^\s]*\d)([^\s`\"'“”‘’,;@/{}\[\]()<>=]{5,199}[^\s`\"'“”‘’.,;:)?@/{}\[\]()<>=])(?=[\s.,;:!?)@]|$)"
         ),
-        rb"(?i)(?:password|passwd|passphrase|\bpw)[ \t]|creds?\b|credentials|log[ \t]?in|sign[ \t]?in|\bconn",
+        # (Cores that hold the value's shape: the words alone are everywhere in code and logs.)
+        rb"(?i)(?:password|passwd|passphrase|\bpw)[ \t]{1,4}(?:[`\"'][^\s`\"']{6}|[^\s]{0,40}\d)"
+        rb"|(?:creds?|credentials|log[ \t]?in(?:[ \t]{1,4}with)?|sign[ \t]?in(?:[ \t]{1,4}with)?"
+        rb"|conn(?:ect)?(?:[ \t]{1,4}as)?)"
+        rb"[ \t]{0,4}:?[ \t]{1,4}[\w.@+-]{1,64}(?:[ \t]/[ \t]|/|:)[^\s]{0,40}\d",
         validate=validators.prose_secret,
         value_span=lambda match: match.span(next(g for g in (1, 2, 3) if match.group(g) is not None)),
         reach=300,
+        keyword_core=200,
         rule="secret-in-prose",
     ),
     Detector(
@@ -639,14 +644,17 @@ DETECTORS: tuple[Detector, ...] = (
         # (`hardcode api key …`): letters and digits, generated-looking.
         re.compile(
             r"(?i)\b(?:(?:token|api[ _-]?key|secret[ _-]key|access[ _-]key|private[ _-]key)"
-            r"(?:[ \t]+[A-Za-z'’]{1,20}){0,8}[ \t]*:[ \t]*"
+            r"(?:[ \t]{1,4}[A-Za-z']{1,15}){0,4}[ \t]{0,4}:[ \t]*"
             r"|(?:api[ _-]?key|secret[ _-]key|access[ _-]key)[ \t]+)[`\"'“‘]?"
             r"(?=[^\s]*\d)(?=[^\s]*[A-Za-z])([A-Za-z0-9][A-Za-z0-9_\-+/=.]{15,199})"
         ),
-        rb"(?i)token|api[ _-]?key|secret[ _-]key|access[ _-]key|private[ _-]key",
+        rb"(?i)(?:token|api[ _-]?key|secret[ _-]key|access[ _-]key|private[ _-]key)[A-Za-z' \t]{0,80}:[ \t]*"
+        rb"[`\"']?[A-Za-z0-9][A-Za-z0-9_\-+/=.]{15}|(?:api[ _-]?key|secret[ _-]key|access[ _-]key)[ \t]+"
+        rb"[`\"']?[A-Za-z0-9][A-Za-z0-9_\-+/=.]{15}",
         validate=validators.secret_value,
         group=1,
         reach=280,
+        keyword_core=200,
         rule="token-in-prose",
     ),
     Detector(
