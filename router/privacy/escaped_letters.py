@@ -10,9 +10,6 @@ from collections.abc import Callable
 
 from router.privacy.detector import Finding
 
-# A letter outside ASCII as JSON written ASCII-only escapes it (`Fern\u00e1ndez`, `j\u00fcrgen@…`,
-# as Python's `json.dumps` writes them): read as the letter, or a name, an address or an e-mail
-# address ends at the escape and its rest reaches the cloud.
 LETTER_ESCAPED = re.compile(r"\\u([0-9a-fA-F]{4})")
 
 
@@ -28,8 +25,7 @@ def with_letters(text: str, scan: Callable[[str], list[Finding]]) -> list[Findin
         char = chr(int(match.group(1), 16))
         if not char.isalpha() or char.isascii():
             continue
-        backslashes = len(text[: match.start()]) - len(text[: match.start()].rstrip("\\"))
-        if backslashes % 2:
+        if _escaped_backslash_before(text, match.start()):
             continue  # `\\\\u00e1`: an escaped backslash, then the text `u00e1`
         parts += (text[last : match.start()], char)
         position = match.start() - total
@@ -52,3 +48,13 @@ def with_letters(text: str, scan: Callable[[str], list[Finding]]) -> list[Findin
         start, end = placed(finding.start), placed(last_char) + (6 if last_char in letters else 1)
         out.append(Finding(finding.type, text[start:end], start, end, finding.rule))
     return out
+
+
+def _escaped_backslash_before(text: str, at: int) -> bool:
+    """Whether the backslash at `at` is the second of an escaped pair (an odd run before it),
+    counted backwards: copying the text before each escape made a text of many escapes (all of
+    a non-Latin script's letters are) quadratic."""
+    before = at
+    while before > 0 and text[before - 1] == "\\":
+        before -= 1
+    return (at - before) % 2 == 1

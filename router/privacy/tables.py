@@ -32,7 +32,7 @@ _NOT_HEADER = re.compile(rb"[=:{}<>\[\]@\\]")
 _DELIMITER = re.compile(rb"[,;\t|]")
 # A rule under a header: Markdown's (`|---|:--:|`) and psql's (`----+-----`), read as a row's
 # whole line (`re`'s `^` would match at the text's start only).
-_MARKDOWN_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}[-+|: \t]*\r?")
+_RULE_LINE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}[-+|: \t]*\r?")
 _INSERT = re.compile(r"(?is)insert\s+(?:ignore\s+|or\s+\w+\s+)?into\s+[\w.\"`\[\]]+\s*\(([^()]{1,4000})\)\s*values\s*")
 # One SQL value: a quoted string ('' or \' escapes), or anything up to the next `,` or `)`.
 _SQL_VALUE = re.compile(
@@ -217,7 +217,7 @@ class Columns:
             if not text[row_start:row_end].strip():
                 break
             low, high = _strip_pipes(text, row_start, row_end)
-            if delimiter == "|" and _MARKDOWN_RULE.fullmatch(text, row_start, row_end):
+            if delimiter == "|" and _RULE_LINE.fullmatch(text, row_start, row_end):
                 last = row_end
                 continue
             fields = _fields(text, low, high, delimiter, len(kinds))
