@@ -892,3 +892,58 @@ def test_the_people_forms_written_after_the_finders() -> None:
     assert not missed, wrong
     assert found_["false"] == 0, wrong
     assert found_["PERSON"] > 60 and found_["ADDRESS"] > 20
+
+
+def test_names_in_short_messages_written_after_the_finders() -> None:
+    # benchmarks/privacy/later_chat.py: 31 forms of short messages scored blind once (PERSON 76
+    # of 111), then short sentences read as prose and lists' members as one kind: 95 of 111.
+    from benchmarks.privacy import later_chat
+
+    found_, _missed, wrong = later_chat.score(3, later_chat.FORMS, later_chat.R)
+    assert found_["PERSON"] >= 95, wrong
+    assert found_["false"] <= 1, wrong
+    left = {name for name, what, _value in wrong if what.startswith("missed")}
+    assert left <= {
+        "thanks",
+        "possessive",
+        "send_to",
+        "belongs",
+        "birthday",
+        "chat_lines",
+        "lower_case",
+        "tell",
+        "surname_said",
+        "cc_line",
+    }, wrong
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Call Wiremu back tomorrow.", {"Wiremu"}),
+        ("Add Amara Okonkwo as a collaborator.", {"Amara Okonkwo"}),
+        # (`Sherry` is an everyday word too: never a candidate of the prose model.)
+        ("They had 6: Hleb, Sheila, Donna, Sherry, Donald and Shane.", {"Hleb", "Sheila", "Donna", "Donald", "Shane"}),
+        ("Dagny and Kenji will pair on the migration.", {"Dagny", "Kenji"}),
+        ("Attendees: Farida, Niamh, Yusuf", {"Farida", "Niamh", "Yusuf"}),
+    ],
+)
+def test_names_in_short_sentences_and_lists(text: str, names: set[str]) -> None:
+    assert {value for kind, value in found(text) if kind == "PERSON"} == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A list with a firm in it is no list of people (`Ranku`, listed with `Kenji`, is not
+        # taken; `Biovia Labs` is the model's own mistake).
+        "Kenji, Ranku and Biovia Labs will bid.",
+        "Katrina and Rúa do Paseo 46 is the address on file.",
+        # A short line that ends with no sentence mark is a heading or a cell, not prose.
+        "Install Werkzeug",
+        "Bump Werkzeug to 2.0.",
+    ],
+)
+def test_lists_of_firms_and_places_and_headings_are_not_people(text: str) -> None:
+    people = {value for kind, value in found(text) if kind == "PERSON"}
+    assert not people & {"Ranku", "Rúa", "Werkzeug"}, people

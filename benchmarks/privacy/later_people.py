@@ -351,15 +351,18 @@ def negatives() -> Item:
     )
 
 
-def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str, str]]]:
+def score(
+    seeds: int, forms: list[Callable[[], Item]] | None = None, rng: random.Random | None = None
+) -> tuple[Counter[str], Counter[str], list[tuple[str, str, str]]]:
     """Per kind, values found and missed over `seeds` rounds, and the false findings; the
-    misses and false findings as (form, kind, value)."""
+    misses and false findings as (form, kind, value). `forms` (default this module's) draw
+    their values from `rng` (default `R`), reseeded each round."""
     found: Counter[str] = Counter()
     missed: Counter[str] = Counter()
     wrong: list[tuple[str, str, str]] = []
     for seed in range(seeds):
-        R.seed(seed)
-        for make in FORMS:
+        (rng or R).seed(seed)
+        for make in forms or FORMS:
             text, labels = make()
             findings = [f for f in detect(text, PEOPLE) if f.type in ("PERSON", "ADDRESS")]
             spans = []

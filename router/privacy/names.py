@@ -762,9 +762,14 @@ def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
 
 # A list of people after a colon (`our 3 founders: Kónya, Becker and Vasquez`, `Attendees: Ana
 # Lima, Priya Nair and Tomás`): three items or more, each one to three name-cased words, the last
-# joined by `and`, `or` or `&`.
+# joined by `and`, `or` or `&`, or by a comma where the list ends the line (`Attendees: Farida,
+# Niamh, Yusuf`).
 _ITEM = rf"{_CAPITAL}(?:[ \t]+{_CAPITAL}){{0,2}}"
-_ENUMERATION = re.compile(rf":[ \t]*({_ITEM}(?:,[ \t]+{_ITEM}){{1,12}},?[ \t]+(?:and|or|&)[ \t]+{_ITEM})(?![\w'’-])")
+_ENUMERATION = re.compile(
+    rf":[ \t]*({_ITEM}(?:,[ \t]+{_ITEM}){{1,12}}"
+    rf"(?:,?[ \t]+(?:and|or|&)[ \t]+{_ITEM}(?![\w'’-])|(?=[ \t]*(?:[.;]?[ \t]*$))))",
+    re.MULTILINE,
+)
 _ITEM_PATTERN = re.compile(_ITEM)
 
 

@@ -306,6 +306,9 @@ _CODE = re.compile(
     r"|^@@ |\bfrom [\w.]+ import\b| = |==|->|=>|\(\)|;$"
     r"|\b(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL|NOTICE)\b"
 )
+# A line that ends as a sentence does: a full stop, a question or an exclamation mark (closing
+# quotes or brackets after it), not an ellipsis or a version's last dot (`to 2.0.`).
+_SENTENCE_END = re.compile(r"(?<![.\d])[.!?][\"'”’)]*[ \t]*$")
 _NEAR = 2048  # characters each side of a candidate searched for the same word in lower case
 
 
@@ -321,7 +324,13 @@ def _prose_line(text: str, start: int, last: list[int]) -> bool:
     if high < 0:
         high = min(len(text), start + 200)
     line = text[low:high]
-    prose = _CODE.search(line) is None and len(_LOWER_WORD.findall(line)) >= 3
+    if _CODE.search(line) is not None:
+        prose = False
+    else:
+        words = len(_LOWER_WORD.findall(line))
+        # A short sentence (`Call Wiremu back tomorrow.`, `Happy birthday Farida!`) is prose
+        # too: a lower-case word and the sentence's end mark, as a heading or a cell has not.
+        prose = words >= 3 or (words >= 1 and _SENTENCE_END.search(line) is not None)
     last[:] = [low, high, int(prose)]
     return prose
 
@@ -463,13 +472,67 @@ def find(text: str, known: Iterable[tuple[int, int]] = ()) -> Iterator[tuple[int
             continue
         total = partial + sum(weights.get(f, 0.0) for f in context_features(text, start, end, list(own), lexicon))
         scored.append((start, end, 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))))
+    known = list(known)
     found = list(runs(text, scored, loaded["threshold"], loaded["threshold_run"]))
     seeds = _seeds(text, scored, found, known)
     again = {start for start, end in spans if text[start:end].lower() in seeds}
+    probability = {start: p for start, _end, p in scored}
+    # A list is read as people's from its names found with confidence: the rules', and the
+    # model's whose words reach AGAIN_SEED on average (a firm the model took for a person, `Reed
+    # Elsevier`, does not make its list's other firms people).
+    sure = [
+        (start, end)
+        for start, end in found
+        if (p := [probability[s] for s, _e in spans if start <= s < end and s in probability])
+        and sum(p) / len(p) >= AGAIN_SEED
+    ]
+    again |= _coordinated(text, spans, sure + known)
     if not again:
         return iter(found)
-    # Found again: certain, so neighbouring candidates join them as in any run (`Priya` opening
-    # a sentence, then `Nair`).
-    probability = {start: p for start, _end, p in scored}
+    # Found again or listed with a name: certain, so neighbouring candidates join them as in any
+    # run (`Priya` opening a sentence, then `Nair`).
     merged = [(start, end, 1.0 if start in again else probability.get(start, 0.0)) for start, end in spans]
     return runs(text, [m for m in merged if m[2] > 0.0], loaded["threshold"], loaded["threshold_run"])
+
+
+# Between the members of a list: a comma (an `and` or `or` after it) or `and`, `or`, `&`.
+_LIST_JOIN = re.compile(r"[ \t]*,[ \t]*(?:(?:and|or)[ \t]+)?|[ \t]+(?:and|or|&)[ \t]+")
+# After a member, what makes the list one of firms or places, not of people: a firm's legal
+# form or a word a firm's name ends in (`Hicks and Brown and Abt Associates`), or a number (a
+# street's: `Anne-Lotte and Aqqusinersuaq 99`).
+_FIRM_WORDS = (
+    r"(?:Inc|Ltd|LLC|LLP|Corp|Corporation|Company|Co|Group|Associates|Technologies|Holdings|Partners|GmbH|AG|SA"
+    r"|plc|Bank|Labs|Systems|Solutions|Software|Analytics|Foundation|University|Street|St|Road|Avenue)\b"
+)
+_NOT_PEOPLE = re.compile(rf"(?:[ \t]+[^\W\d_]+){{0,2}}[ \t]+\d|[ \t]+{_FIRM_WORDS}")
+_FIRM_WORD = re.compile(rf"(?<![\w-]){_FIRM_WORDS}")
+
+
+def _coordinated(text: str, spans: list[tuple[int, int]], names: list[tuple[int, int]]) -> set[int]:
+    """The starts of candidates listed with a name (`Dagny and Kenji`, `Hleb, Sheila and
+    Donna`): the members of one list are of one kind, so where a list's members (joined by a
+    comma or a conjunction, `_LIST_JOIN`) are candidates and names, its candidates are names too,
+    unless a member is marked as a firm or a place (`_NOT_PEOPLE`). Only candidates are taken:
+    everyday words and software never were."""
+    if not names or len(spans) < 2:
+        return set()
+    # The members: the names (a found run is one member) and the candidates outside them.
+    members = sorted({*names, *((s, e) for s, e in spans if not any(a <= s < b for a, b in names))})
+    seeds = set(names)
+    candidate = {s for s, _e in spans}
+    taken: set[int] = set()
+    chain: list[tuple[int, int]] = []
+    for member in [*members, (-1, -1)]:
+        if chain and member[0] >= 0:
+            joined = _LIST_JOIN.match(text, chain[-1][1])
+            if joined is not None and joined.end() == member[0]:
+                chain.append(member)
+                continue
+        if (
+            len(chain) > 1
+            and any(m in seeds for m in chain)
+            and not any(_NOT_PEOPLE.match(text, e) or _FIRM_WORD.search(text, s, e) for s, e in chain)
+        ):
+            taken.update(s for s, _e in chain if s in candidate)
+        chain = [member]
+    return taken
