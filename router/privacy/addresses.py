@@ -44,17 +44,24 @@ _CITY = rf"{_CAP}(?:[ \t-]{_CAP}){{0,3}}"
 # `, Springfield, IL 62704`, `, London SW1A 2AA`, `, Toronto, ON M5V 2T6`, `, Sydney NSW 2000`.
 _EN_TAIL = (
     rf"(?:,?[ \t]*{_CITY},?[ \t]+(?:[A-Z]{{2,3}}[ \t]+(?:\d{{4,5}}(?:-\d{{4}})?|[A-Z]\d[A-Z][ \t]?\d[A-Z]\d)"
-    rf"|{_UK_POSTCODE}))?"
+    rf"|{_UK_POSTCODE})"
+    # `, Te Aro, Wellington 6011`, `, Cape Town City Centre, Cape Town, 8001`: a suburb or two,
+    # then a 4-digit postcode.
+    rf"|(?:,[ \t]*{_CITY}){{1,2}},?[ \t]+\d{{4}}(?![\d-]))?"
 )
 _EN = re.compile(
     rf"(?<![\w.,:/-])(?:(?:Flat|Apt|Unit|Suite)[ \t]+[\w-]{{1,5}},?[ \t]+)?\d{{1,6}}[A-Za-z]?(?:-\d{{1,6}})?,?[ \t]+"
     rf"(?:(?:N|S|E|W|North|South|East|West)\.?[ \t]+)?(?:(?:{_CAP}|{_ORDINAL})[ \t]+){{1,4}}(?:{_EN_TYPES})\.?"
-    rf"(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W))?(?![\w-]){_UNIT}?{_EN_TAIL}"
+    rf"(?:[ \t]+(?:NW|NE|SW|SE|N|S|E|W|Upper|Lower))?(?![\w-]){_UNIT}?{_EN_TAIL}"
 )
 _PO_BOX = re.compile(r"(?<![\w.])(?:P\.?[ \t]?O\.?[ \t]?Box|Postfach|Apartado|Casella Postale)[ \t]+\d{1,7}(?!\d)")
 _DE = re.compile(
-    rf"(?<![\w-])(?:{_CAP}[ \t-])?{_CAP}-?(?i:straße|strasse|str\.|weg|allee|platz|gasse|ring|damm|ufer|chaussee"
-    r"|steig|pfad|markt|graben|kai|zeile)(?:[ \t]+\d{1,4}(?:[ \t]?[a-zA-Z])?(?:[-/]\d{1,4})?)(?![\w-])"
+    rf"(?<![\w-])(?:(?:{_CAP}[ \t-])?{_CAP}-?(?i:straße|strasse|str\.|weg|allee|platz|gasse|ring|damm|ufer|chaussee"
+    r"|steig|pfad|markt|graben|kai|zeile)"
+    # The type as a word of its own after an adjective of a place (`Berliner Straße 12`,
+    # `Schönhauser Allee 86`); not `Ring` (`Boxing Ring 3`).
+    rf"|{_CAP}[ \t](?:Straße|Strasse|Str\.|Allee|Weg|Platz|Gasse|Damm|Ufer|Chaussee|Steig|Markt|Graben|Kai|Zeile))"
+    r"(?:[ \t]+\d{1,4}(?:[ \t]?[a-zA-Z])?(?:[-/]\d{1,4})?)(?![\w-])"
     rf"(?:,?[ \t]+(?:[A-Z]-)?\d{{4,5}}[ \t]+{_CITY})?"
 )
 _DE_WORDS = re.compile(
@@ -193,6 +200,21 @@ _COUNTRY_LINE = re.compile(
     rf"|{_STREET_WORDS}[ \t]+\d{{1,5}}[A-Za-z]?\.?)"
     rf"(?:{_UNIT}){{0,2}}(?:,[ \t]*{_PLACE}){{1,2}},[ \t]*(?i:{_COUNTRY})(?:[ \t]+{_POSTCODE})?)"
     r"(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
+)
+# A street line of any country on one line with the postcode and city after it, as most of
+# Europe writes them (`Overtoom 409, 1016 GV Amsterdam`, `Rådhusgata 5, 0151 Oslo`): words then a
+# house number, a comma, a Dutch, 5-digit, Polish or Swedish postcode and a city that is no
+# everyday word (`_spans`: not `Chapter 3, 12000 Miles`).
+_EU_POSTCODE = r"\d{4}[ \t]?[A-Z]{2}|\d{5}|\d{2}-\d{3}|\d{3}[ \t]\d{2}"
+_EU_LINE = re.compile(
+    rf"(?<![\w.,:/#-]){_STREET_WORDS}[ \t]+\d{{1,4}}[a-zA-Z]?(?:[-/]\d{{1,4}})?,[ \t]*(?:{_EU_POSTCODE})[ \t]+({_CITY})"
+    r"(?=[ \t]*(?:$|\r?\n|[,.;!?)]))"
+)
+# Japan in Latin letters: block numbers, the district, its ward or city (`5-30-18 Ebisu,
+# Shibuya-ku, Tokyo 150-0013`).
+_JP = re.compile(
+    rf"(?<![\w.-])\d{{1,2}}-\d{{1,3}}(?:-\d{{1,3}})?[ \t]+{_CAP}(?:[ \t-]{_CAP})?,[ \t]*{_CAP}-(?:ku|shi|cho|machi|gun)"
+    rf"(?![\w-])(?:,[ \t]*{_CITY})?(?:[ \t]+\d{{3}}-\d{{4}}(?!\d))?"
 )
 # How a street line of `_BLOCK` ends (its house number, a unit or two, the line's end): an
 # anchor of its own, so that the block's pattern runs only after a postcode line that one of the
@@ -340,6 +362,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         160,
     ),
     (_MILITARY, "address-military", r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d", False, 60, 8),
+    (_EU_LINE, "address-eu", rf"\d,[ \t]*(?:{_EU_POSTCODE})[ \t]+[A-ZÀ-ÖØ-Þ]", False, 110, 60),
+    (_JP, "address-jp", r"[a-z],[ \t]*[A-Z][a-z]+-(?:ku|shi|cho|machi|gun)(?:[^\w-]|$)", False, 60, 60),
     (
         _LABELLED,
         "address-label",
@@ -376,6 +400,11 @@ def _block_spans(text: str, ends: list[int], forward: int, street_ends: list[int
             line_start = previous - 1
         if start >= 0:
             yield start, min(size, end + forward)
+
+
+def _lexicon() -> frozenset[str]:
+    lexicon: frozenset[str] = names_model.model()["lexicon"]
+    return lexicon
 
 
 def _everyday_street(value: str) -> bool:
@@ -439,6 +468,8 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             if pattern is _DE and _english_de_type(match.group()):
                 continue
             if rule == "address-nordic" and _everyday_street(match.group()):
+                continue
+            if rule == "address-eu" and names_model.everyday(match.group(1).split()[0].lower(), _lexicon()):
                 continue
             if rule not in ("address-label", "address-cue"):
                 yield match.start(), match.end(), rule
