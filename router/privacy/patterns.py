@@ -675,6 +675,20 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "EMAIL",
+        # URL-encoded, as a query string or a form body carries one (`?email=ana.lima%40acme.io`,
+        # a `+` in it as `%2B`); redacted as written, so restore gives the encoded text back.
+        re.compile(
+            r"(?:(?<![\w.+%-])|(?<=%[0-9A-Fa-f]{2}))[A-Za-z0-9](?:[A-Za-z0-9._+-]|%(?!40)[0-9A-Fa-f]{2}){0,63}"
+            r"%40[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*"
+            r"\.[A-Za-z]{2,24}(?![A-Za-z0-9-])"
+        ),
+        rb"[A-Za-z0-9._+-]%40[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
+        reach=300,
+        lead=192,  # a local part of 64 characters, each written as `%XX` at the most
+        rule="email-url-encoded",
+    ),
+    Detector(
+        "EMAIL",
         INTL_EMAIL,
         rb"@[\x80-\xff]",  # never compiled: the candidates are `intl_email_candidates`'
         native=intl_email_candidates,
