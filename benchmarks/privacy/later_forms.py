@@ -1989,14 +1989,17 @@ def sql_comment() -> Form:
     return (f"-- connect as report/{p}@ORCL", [p])
 
 
-def score(seeds: int) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
-    """Per set, values found and values missed over `seeds` rounds; the missed (form, value)."""
+def score(
+    seeds: int, forms: list[tuple[str, Callable[[], Form]]] | None = None
+) -> tuple[Counter[str], Counter[str], list[tuple[str, str]]]:
+    """Per set, values found and values missed over `seeds` rounds; the missed (form, value).
+    `forms`: another module's sets (drawing from this module's `R`), instead of these."""
     found: Counter[str] = Counter()
     missed: Counter[str] = Counter()
     misses: list[tuple[str, str]] = []
     for seed in range(seeds):
         R.seed(seed)
-        for batch, make in FORMS:
+        for batch, make in forms or FORMS:
             text, values = make()
             findings = detect(text)
             for value in values:

@@ -37,6 +37,7 @@ from router.privacy import (
     patterns,
     provider_rules,
     service_keys,
+    web_secrets,
 )
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
@@ -79,6 +80,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     _skipping(detector)
     for detector in _SECRETS
     + credentials.DETECTORS
+    + web_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
