@@ -111,6 +111,16 @@ def _flag(rule: str, pattern: str, core: bytes, span: int, validate: object = co
 
 
 _FLAG = re.compile(r"^--?[A-Za-z][\w-]*$")
+
+
+def _in_command(text: str, start: int, tool: str) -> bool:
+    """Whether `tool` runs the command `start` is an argument of: named before it on its line,
+    with no pipe or command separator between."""
+    line = text.rfind("\n", 0, start) + 1
+    at = text.rfind(tool, line, start)
+    return at >= 0 and not any(mark in text[at:start] for mark in "|;&")
+
+
 _AZURE = re.compile(r"(?i)key[12]\b|keyName|AccountKey|storage|azure|primaryKey|secondaryKey|SharedAccessKey|FULL")
 _SAS = re.compile(r"[?&;]s[vep]=")
 
@@ -274,12 +284,34 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP]",
         220,
     ),
-    # keytool -storepass X -keypass X (-srcstorepass, -deststorepass, -new)
-    _flag(
-        "keytool-pass",
-        r"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass(?:word)?[ \t]+" + _ARG,
+    # keytool -storepass X -keypass X (-srcstorepass, -deststorepass, -new): each of the
+    # command's flags, not its first alone (the pattern starts at the flag; `_in_command` finds
+    # keytool before it).
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(r"(?<=[ \t])-(?:src|dest)?(?:store|key)?pass(?:word)?[ \t]+" + _ARG),
         rb"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass",
+        validate=command_password,
+        check=lambda text, start, _end: _in_command(text, start, "keytool"),
+        group=0,
+        reach=600,
+        rule="keytool-pass",
+        keyword_core=330,
+        value_span=_value,
+    ),
+    # twine upload -p X, conan remote login NAME USER -p X (`--password` too)
+    _flag(
+        "package-tool-password",
+        r"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + _ARG,
+        rb"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)[ \t=]",
         330,
+    ),
+    # poetry config http-basic.REPO USER X
+    _flag(
+        "poetry-http-basic",
+        r"\bpoetry[ \t]+config[ \t]+http-basic\.[\w.-]{1,64}[ \t]+[^\s]{1,64}[ \t]+" + _ARG,
+        rb"\bpoetry[ \t]+config[ \t]+http-basic\.",
+        40,
     ),
     # Redis's own settings, in redis.conf or at run time (`CONFIG SET requirepass X`): the
     # password clients give and the one a replica gives its primary (`--requirepass` is above).

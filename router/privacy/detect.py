@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import (
+    build_secrets,
     credentials,
     documents,
     encoded,
@@ -81,6 +82,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     for detector in _SECRETS
     + credentials.DETECTORS
     + web_secrets.DETECTORS
+    + build_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS

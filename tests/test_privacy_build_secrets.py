@@ -1,0 +1,52 @@
+"""Credentials of build and release tooling (router/privacy/build_secrets.py, the package tools'
+flags in credentials.py) and the set of forms that found them missing
+(benchmarks/privacy/later_build.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from router.privacy.detect import detect
+
+PASSWORD = "Kv7#pQ2mZ9xL"
+
+
+def test_the_build_forms_written_after_the_detectors() -> None:
+    # Scored blind once: 60 of 84 values; rules since.
+    from benchmarks.privacy import later_build
+
+    found, missed, misses = later_build.score(3, later_build.FORMS)
+    assert not missed["build"], misses
+    assert found["build"] == 84
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"        storePassword '{PASSWORD}'\n        keyAlias 'upload'",
+        f'    keyPassword "{PASSWORD}"',
+        f"keytool -genkeypair -keystore r.jks -storepass Ab3dE6gH9jK -keypass {PASSWORD} -dname 'CN=x'",
+        f"twine upload -u ci --password {PASSWORD} dist/*",
+        f"conan remote login artifactory ci -p {PASSWORD}",
+        f"poetry config http-basic.internal ci-user {PASSWORD}",
+        f"<settingsSecurity>\n  <master>{{{PASSWORD}abc=}}</master>\n</settingsSecurity>",
+        "channels:\n  - https://conda.anaconda.org/t/ab-Q8zRt5LmW2xVp9KdN3sYh7Jc/internal",
+    ],
+)
+def test_build_secrets_are_found(text: str) -> None:
+    values = [f.value for f in detect(text)]
+    assert any(PASSWORD in v or "Q8zRt5" in v for v in values), values
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '    password "${NEXUS_PASSWORD}"',  # a reference
+        "    storePassword System.getenv('STORE_PASSWORD')",  # a call, not a literal
+        'Enter your password "carefully" here',  # prose, not a DSL call alone on its line
+        f"keytool -list -keystore a.jks | grep x; echo -keypass {PASSWORD}",  # not keytool's flag
+        "<master>localhost</master>",  # no settings-security around it
+    ],
+)
+def test_build_look_alikes_are_not_secrets(text: str) -> None:
+    assert not detect(text), detect(text)
