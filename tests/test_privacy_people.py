@@ -900,7 +900,7 @@ def test_names_in_short_messages_written_after_the_finders() -> None:
     from benchmarks.privacy import later_chat
 
     found_, _missed, wrong = later_chat.score(3, later_chat.FORMS, later_chat.R)
-    assert found_["PERSON"] >= 95, wrong
+    assert found_["PERSON"] >= 97, wrong
     assert found_["false"] <= 1, wrong
     left = {name for name, what, _value in wrong if what.startswith("missed")}
     assert left <= {
@@ -990,3 +990,23 @@ def test_street_lines_of_more_countries(text: str, address: str) -> None:
 )
 def test_numbered_words_are_no_street_line(text: str) -> None:
     assert not [value for kind, value in found(text) if kind == "ADDRESS"], found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Thanks Anselm!", {"Anselm"}),
+        ("Thanks, Anselm.", {"Anselm"}),
+        ("Happy birthday Farida!", {"Farida"}),
+        ("Congrats Farida!", {"Farida"}),
+        ("Dear Grace,", {"Grace"}),  # an everyday word that is a listed given name
+        # Greeted or thanked, but no person: an everyday word, software, a team.
+        ("Hello World!", set()),
+        ("Thanks Jenkins!", set()),
+        ("Thanks Copilot!", set()),
+        ("Hi Team,", set()),
+        ("Welcome Back!", set()),
+    ],
+)
+def test_names_greeted_and_thanked(text: str, names: set[str]) -> None:
+    assert {value for kind, value in found(text) if kind == "PERSON"} == names

@@ -114,7 +114,7 @@ _CONTACT = re.compile(
 )
 _GREETING_WORDS = (
     r"Dear|Hi|Hello|Hey|Hallo|Liebe[rs]?|Sehr geehrte[r]?|Bonjour|Cher|Chère|Hola|Estimad[oa]|Querid[oa]|Ciao"
-    r"|Gentile|Caro|Cara|Olá|Ola"
+    r"|Gentile|Caro|Cara|Olá|Ola|Happy[ \t]+birthday|Congrats|Congratulations|Welcome(?:[ \t]+(?:aboard|back))?"
 )
 _GREETING = re.compile(
     rf"(?:^|(?<=[\s>\"']))(?:{_GREETING_WORDS})[ \t]+"
@@ -276,6 +276,23 @@ def _name_words(value: str) -> int | None:
         elif low in everyday or low in _AMBIGUOUS:
             return None
     return listed
+
+
+def _addressed_name(value: str) -> bool:
+    """A name a greeting or a sign-off addresses (`Hi Anselm,`, `Thanks Anselm!`): a listed
+    name, or words cased as names none of which is an everyday word or software's (`Hello
+    World!`, `Thanks Jenkins!`, `Hi Team,` are none)."""
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given = given_names()
+    for word in _words(value):
+        low = word.lower()
+        if _JOINING.fullmatch(word):
+            continue
+        if low in names_model.NEVER or low in _STOP or not _NAME_CASED.fullmatch(word):
+            return False
+        if low not in given and (names_model.everyday(low, everyday) or low.endswith(("ed", "ing"))):
+            return False  # (a verb's forms the lexicon lacks: `Thanks, Merged`)
+    return True
 
 
 def _handed(value: str, alone: bool = True) -> bool:
@@ -453,7 +470,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         _GREETING,
         "name-greeting",
         r"(?:Dear|Hi|Hello|Hey|Hallo|Liebe|Sehr geehrte|Bonjour|Cher|Chère|Hola|Estimad|Querid|Ciao|Gentile|Caro|Cara"
-        r"|Olá|Ola)[a-z]{0,2}[ \t]",
+        r"|Olá|Ola|Happy[ \t]+birthday|Congrats|Congratulations|Welcome|aboard|back)[a-z]{0,2}[ \t]",
         False,
         24,
         100,
@@ -567,8 +584,10 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _handed(value)
             elif rule == "name-appositive":
                 accepted = _handed(value, alone=False)
-            elif rule in ("name-title-lower", "name-signoff"):
+            elif rule == "name-title-lower":
                 accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
+            elif rule in ("name-greeting", "name-signoff"):
+                accepted = _shape(value) and len(_words(value)) <= 4 and _addressed_name(value)
             elif rule in ("name-label", "name-mail", "name-role"):
                 accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)
             else:
