@@ -32,6 +32,7 @@ from router.privacy import (
     credentials,
     documents,
     encoded,
+    env_dumps,
     id_columns,
     national_ids,
     opt_in,
@@ -87,6 +88,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + encoded.DETECTORS
     + _ASSIGNMENTS
     + credentials.PASSWORDS
+    + env_dumps.DETECTORS
     + service_keys.DETECTORS
     + _PERSONAL_FIRST
     + national_ids.detectors()
