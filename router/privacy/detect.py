@@ -34,6 +34,7 @@ from router.privacy import (
     encoded,
     env_dumps,
     id_columns,
+    key_material,
     national_ids,
     opt_in,
     patterns,
@@ -84,6 +85,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + credentials.DETECTORS
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
+    + key_material.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
