@@ -900,7 +900,7 @@ def test_names_in_short_messages_written_after_the_finders() -> None:
     from benchmarks.privacy import later_chat
 
     found_, _missed, wrong = later_chat.score(3, later_chat.FORMS, later_chat.R)
-    assert found_["PERSON"] >= 97, wrong
+    assert found_["PERSON"] >= 98, wrong
     assert found_["false"] <= 1, wrong
     left = {name for name, what, _value in wrong if what.startswith("missed")}
     assert left <= {
@@ -1006,6 +1006,12 @@ def test_numbered_words_are_no_street_line(text: str) -> None:
         ("Thanks Copilot!", set()),
         ("Hi Team,", set()),
         ("Welcome Back!", set()),
+        # Asked or told something at a sentence's head.
+        ("Tell Anselm the build is green.", {"Anselm"}),
+        ("Message Teodora Nakashima about it", {"Teodora Nakashima"}),
+        ("Ask Redis for the key.", set()),
+        ("Ping Support about it.", set()),
+        ("Email Legal about the contract.", set()),
     ],
 )
 def test_names_greeted_and_thanked(text: str, names: set[str]) -> None:

@@ -15,10 +15,11 @@ names (names_model.py `_coordinated`), and a list of people after a colon may en
 no `and` (names.py `_ENUMERATION`): 95 of 111 (0.856), the same false finding. Then a name a
 greeting or a sign-off addresses may be one in no list when no word of it is an everyday word or
 software's (`Thanks Anselm!`, `Happy birthday Farida!`; `Hello World!` and `Thanks Jenkins!` are
-no longer people): 97 of 111. Left: names in no list alone after a preposition (`send the report
-to Dagny?`) or a verb (`Tell Anselm the build is green.`), a possessive opening a request (`Per
-Yusuf's comment`), a speaker line of names in no list and a name in lower case with no family
-name after it.
+no longer people): 97 of 111; and a name a request opens with (`Tell Anselm the build is
+green.`, `Ask`, `Ping`, `Email`, … at a sentence's head) the same way: 98 of 111. Left: names in
+no list alone after a preposition (`send the report to Dagny?`), a possessive opening a request
+(`Per Yusuf's comment`), a speaker line of names in no list and a name in lower case with no
+family name after it.
 
     python -m benchmarks.privacy.later_chat [--seeds 3] [--show-missed]
 """

@@ -837,8 +837,30 @@ def _tidied(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int
     return tidy
 
 
-def find_rules(text: str) -> list[Finding]:
-    """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
+# A request to do something with a person, opening a sentence (`Ask Dagny to review it.`, `Tell
+# Anselm the build is green.`, `Ping Wiremu about it`): the verb, one or two capitalised words,
+# then a lower-case word or the clause's end.
+_ASKED = re.compile(
+    r"(?:Ask|Tell|Ping|Remind|Email|E-mail|Call|Text|Message|Invite|Thank|Notify|Contact|Congratulate|Page)"
+    rf"[ \t]+({_CAPITAL}(?:[ \t]+{_CAPITAL})?)(?=[ \t]+[a-z]|[ \t]*(?:[,.!?:;]|\r?$))",
+    re.MULTILINE,
+)
+
+
+def _asked(text: str) -> Iterator[tuple[int, int, str]]:
+    """`_ASKED`'s names: at a sentence's head, each word a name a greeting could address
+    (`_addressed_name`: not `Ask Redis`, `Tell Jenkins`, `Ping Support`)."""
+    for match in _ASKED.finditer(text):
+        start = match.start()
+        if start and not _SENTENCE_HEAD.search(text, max(0, start - 4), start):
+            continue
+        value = match.group(1)
+        if _shape(value) and _addressed_name(value):
+            yield match.start(1), match.end(1), "name-asked"
+
+
+def _by_rules(text: str) -> list[tuple[int, int, str]]:
+    """The rules' names (start, end, rule), overlapping."""
     found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
     found.extend(_spans(text))
     found.extend(_speakers(text))
@@ -846,7 +868,13 @@ def find_rules(text: str) -> list[Finding]:
     found.extend(_enumerated(text))
     found.extend(_addressed(text))
     found.extend(_addressed_last(text))
-    return longest_first("PERSON", text, _tidied(text, found))
+    found.extend(_asked(text))
+    return found
+
+
+def find_rules(text: str) -> list[Finding]:
+    """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
+    return longest_first("PERSON", text, _tidied(text, _by_rules(text)))
 
 
 # The rules that read a name from its words alone, with no cue beside it (a listed name in free
@@ -915,13 +943,7 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
 def find(text: str) -> list[Finding]:
     """Names found by their context, and names in running text the prose model finds
     (names_model.py), non-overlapping, earliest first."""
-    found = [(f.start, f.end, f.rule) for f in COLUMNS.find(text)]
-    found.extend(_spans(text))
-    found.extend(_speakers(text))
-    found.extend(_headings(text))
-    found.extend(_enumerated(text))
-    found.extend(_addressed(text))
-    found.extend(_addressed_last(text))
+    found = _by_rules(text)
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
     return longest_first("PERSON", text, _tidied(text, _not_people(text, found)))
