@@ -38,6 +38,7 @@ from router.privacy import (
     national_ids,
     opt_in,
     patterns,
+    prose_passwords,
     provider_rules,
     service_keys,
     web_secrets,
@@ -86,6 +87,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
     + key_material.DETECTORS
+    + prose_passwords.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
