@@ -11,7 +11,8 @@ phrasings the ninth set lacked: a password given after `as the password`, `reset
 Scored blind, before any rule was written for them (3 rounds): 0 of 78 values. Not one: no
 rule read a word for a password in another language, nor these English phrasings. Rules since
 (router/privacy/prose_passwords.py): 75 of 78 (253 of 260 over ten rounds; left: values of
-letters alone, which no prose rule takes, as in English). On 2.8 MB of a web framework's
+letters alone, which no prose rule takes, as in English); then the login note's rule was taken
+out for its cost (prose_passwords.py): 72 of 78. On 2.8 MB of a web framework's
 translations of its password pages into 46 languages (django-allauth's `locale/`, MIT) the rules
 first took three words for passwords (a compound's dash, `er` inside a word, read as "is"); none
 since.

@@ -42,6 +42,7 @@ DETECTORS: tuple[Detector, ...] = (
         lead=50,
         reach=560,
         rule="env-auth",
+        keyword_core=110,
     ),
     Detector(
         "SECRET_ASSIGNMENT",
@@ -53,6 +54,7 @@ DETECTORS: tuple[Detector, ...] = (
         lead=60,
         reach=560,
         rule="aligned-secret",
+        keyword_core=100,  # (a name of 40 characters at the most, its sign and spaces)
     ),
     Detector(
         "SECRET_ASSIGNMENT",
@@ -65,6 +67,7 @@ DETECTORS: tuple[Detector, ...] = (
         lead=60,
         reach=560,
         rule="table-row-secret",
+        keyword_core=80,
     ),
     Detector(
         "SECRET_ASSIGNMENT",

@@ -1,8 +1,9 @@
 """Passwords people tell in other languages, and English phrasings the prose rules in
 patterns.py miss: `Das Passwort ist X`, `Mot de passe : X`, `密码：X`, `비밀번호는 X 입니다`,
-`I reset your password to X`, `Use X as the password`, `the sudo password, it's X`, a `u:`/`p:`
-note. The value must look like a password (validators.prose_secret: a digit, a symbol or inner
-capitals), as in English prose.
+`I reset your password to X`, `Use X as the password`, `the sudo password, it's X`. The value
+must look like a password (validators.prose_secret: a digit, a symbol or inner capitals), as in
+English prose. (A login note's `u:` and `p:` lines were read too, and left out: their core cost
+hyperscan's pass ~1.8 µs a KB of typical text, a fifth of it.)
 
 The cores are the words for a password in each language (rare in English text and in code) or
 the English phrasing's own words around the value, never `password` alone.
@@ -119,17 +120,5 @@ DETECTORS: tuple[Detector, ...] = (
         reach=210,
         rule="password-in-prose-its",
         keyword_core=30,
-    ),
-    Detector(
-        "SECRET_ASSIGNMENT",
-        # A login note: `u: admin` then `p: X` on the next line.
-        re.compile(r"(?im)^[ \t]*u(?:ser)?[ \t]*:[ \t]*[^\s]{1,64}[ \t]*\r?\n[ \t]*p(?:ass)?[ \t]*:[ \t]*" + _VALUE),
-        rb"(?i)\bu(?:ser)?[ \t]{0,3}:[ \t]{0,3}[^\s]{1,40}[ \t]{0,3}\r?\n[ \t]{0,8}p(?:ass)?[ \t]{0,3}:",
-        validate=validators.prose_secret,
-        group=1,
-        reach=210,
-        lead=10,
-        rule="login-note",
-        keyword_core=70,
     ),
 )
