@@ -13,9 +13,9 @@ PASSWORD = "Kv7#pQ2mZ9xL"
 
 def test_the_build_forms_written_after_the_detectors() -> None:
     # Scored blind once: 60 of 84 values; rules since.
-    from benchmarks.privacy import later_build
+    from benchmarks.privacy import later_build, later_forms
 
-    found, missed, misses = later_build.score(3, later_build.FORMS)
+    found, missed, misses = later_forms.score(3, later_build.FORMS)
     assert not missed["build"], misses
     assert found["build"] == 84
 

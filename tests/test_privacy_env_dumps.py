@@ -14,9 +14,9 @@ def test_the_env_forms_written_after_the_detectors() -> None:
     # Scored blind once: 47 of 63 values; rules since. Left: `REDIS_AUTH` in a table's row (the
     # names tables and name/value pairs read are the assignment rules') and a word-and-digits
     # password in a .env with a comment after it.
-    from benchmarks.privacy import later_env
+    from benchmarks.privacy import later_env, later_forms
 
-    found, _missed, misses = later_env.score(3, later_env.FORMS)
+    found, _missed, misses = later_forms.score(3, later_env.FORMS)
     assert found["env"] >= 62, misses
     assert {name for name, _value in misses} <= {"doppler_table", "dotenv_comment_value"}, misses
 

@@ -11,9 +11,9 @@ from router.privacy.redact import Redactor
 
 def test_the_value_forms_written_after_the_detectors() -> None:
     # Scored blind once: 78 of 81 (the three misses URL-encoded e-mail addresses), then read.
-    from benchmarks.privacy import later_values
+    from benchmarks.privacy import later_people, later_values
 
-    found, missed, wrong = later_values.score(3, later_values.FORMS, later_values.R, later_values.KINDS)
+    found, missed, wrong = later_people.score(3, later_values.FORMS, later_values.R, later_values.KINDS)
     assert not missed, wrong
     assert found["false"] == 0, wrong
     assert sum(found.values()) == 81
@@ -55,8 +55,8 @@ def test_a_url_encoded_address_is_restored_as_written() -> None:
 def test_the_id_forms_written_after_the_detectors() -> None:
     # benchmarks/privacy/later_ids.py: 20 forms of national ids in their languages' forms,
     # scored blind once: 60 of 60, nothing changed for them.
-    from benchmarks.privacy import later_ids
+    from benchmarks.privacy import later_ids, later_people
 
-    found, missed, wrong = later_ids.score(3, later_ids.FORMS, later_ids.R, later_ids.KINDS)
+    found, missed, wrong = later_people.score(3, later_ids.FORMS, later_ids.R, later_ids.KINDS)
     assert not missed and found["false"] == 0, wrong
     assert found["NATIONAL_ID"] + found["US_SSN"] == 60

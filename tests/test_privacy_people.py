@@ -897,9 +897,9 @@ def test_the_people_forms_written_after_the_finders() -> None:
 def test_names_in_short_messages_written_after_the_finders() -> None:
     # benchmarks/privacy/later_chat.py: 31 forms of short messages scored blind once (PERSON 76
     # of 111), then short sentences read as prose and lists' members as one kind: 95 of 111.
-    from benchmarks.privacy import later_chat
+    from benchmarks.privacy import later_chat, later_people
 
-    found_, _missed, wrong = later_chat.score(3, later_chat.FORMS, later_chat.R)
+    found_, _missed, wrong = later_people.score(3, later_chat.FORMS, later_chat.R)
     assert found_["PERSON"] >= 98, wrong
     assert found_["false"] <= 1, wrong
     left = {name for name, what, _value in wrong if what.startswith("missed")}
@@ -953,9 +953,9 @@ def test_the_address_forms_written_after_the_finder() -> None:
     # benchmarks/privacy/later_addresses.py: 30 forms scored blind once (ADDRESS 79 of 87; a
     # German type as a word of its own, a Dutch street on one line, Japan's block numbers, an
     # Irish `Road Upper`; `Te Aro` taken for a person), then each given a grammar.
-    from benchmarks.privacy import later_addresses
+    from benchmarks.privacy import later_addresses, later_people
 
-    found_, missed, wrong = later_addresses.score(3, later_addresses.FORMS, later_addresses.R)
+    found_, missed, wrong = later_people.score(3, later_addresses.FORMS, later_addresses.R)
     assert not missed, wrong
     assert found_["false"] == 0, wrong
     assert found_["ADDRESS"] == 87

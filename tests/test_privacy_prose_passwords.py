@@ -14,9 +14,9 @@ def test_the_word_forms_written_after_the_detectors() -> None:
     # Scored blind once: 0 of 78 values; rules since. Left: values of letters alone (inner
     # capitals), which no prose rule takes (`the password is Secret` is a word), and a login
     # note's `p:` line (its rule cost too much: prose_passwords.py).
-    from benchmarks.privacy import later_words
+    from benchmarks.privacy import later_forms, later_words
 
-    found, _missed, misses = later_words.score(3, later_words.FORMS)
+    found, _missed, misses = later_forms.score(3, later_words.FORMS)
     assert found["words"] >= 72, misses
     assert all(value.isalpha() or name == "up_note" for name, value in misses), misses
 

@@ -14,9 +14,9 @@ SESSION = "Zq8rT2mLw9XvB4nK7pQs1dFh6JcY3eGa"
 
 def test_the_web_forms_written_after_the_detectors() -> None:
     # Scored blind once: 53 of 75; left since: a letters-only token in a REST client's variable.
-    from benchmarks.privacy import later_web
+    from benchmarks.privacy import later_forms, later_web
 
-    found, _missed, misses = later_web.score(3, later_web.FORMS)
+    found, _missed, misses = later_forms.score(3, later_web.FORMS)
     assert found["web"] >= 74, misses
     assert {name for name, _value in misses} <= {"rest_client_file"}, misses
 

@@ -20,18 +20,15 @@ the tools' flags in credentials.py): 84 of 84 (280 of 280 over ten rounds).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 
-from benchmarks.privacy.later_forms import Form, an, hexs, pw, score
+from benchmarks.privacy.later_forms import Form, an, hexs, pw, registrar, set_main
 
 FORMS: list[tuple[str, Callable[[], Form]]] = []
 
 
-def form(make: Callable[[], Form]) -> Callable[[], Form]:
-    FORMS.append(("build", make))
-    return make
+form = registrar("build", FORMS)
 
 
 @form
@@ -209,16 +206,7 @@ def sonar_scanner() -> Form:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, misses = score(args.seeds, FORMS)
-    total = found["build"] + missed["build"]
-    print(f"build: {len(FORMS)} forms, {found['build']} of {total} values found ({found['build'] / total:.3f})")
-    if args.show_missed:
-        for name, value in misses:
-            print(f"  missed: {name}: {value[:40]!r}")
+    set_main("build", FORMS, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

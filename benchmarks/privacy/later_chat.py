@@ -26,11 +26,10 @@ family name after it.
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable
 
-from benchmarks.privacy.later_people import Item, score
+from benchmarks.privacy.later_people import Item, collector, set_main
 
 FORMS: list[Callable[[], Item]] = []
 R = random.Random(0)  # reseeded per round (`score`)
@@ -85,9 +84,7 @@ LAST = [
 ]
 
 
-def form(make: Callable[[], Item]) -> Callable[[], Item]:
-    FORMS.append(make)
-    return make
+form = collector(FORMS)
 
 
 def given() -> str:
@@ -280,17 +277,7 @@ def negatives() -> Item:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, wrong = score(args.seeds, FORMS, R)
-    total = found["PERSON"] + missed["PERSON"]
-    print(f"PERSON   found {found['PERSON']} of {total} ({found['PERSON'] / total:.3f})")
-    print(f"false findings: {found['false']}")
-    if args.show_missed:
-        for name, what, value in wrong:
-            print(f"  {name}: {what}: {value!r}")
+    set_main(FORMS, R, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

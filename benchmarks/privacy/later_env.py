@@ -22,18 +22,15 @@ word-and-digits password before a comment, a short letters-only one quoted).
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 
-from benchmarks.privacy.later_forms import Form, R, an, hexs, pw, score
+from benchmarks.privacy.later_forms import Form, R, an, hexs, pw, registrar, set_main
 
 FORMS: list[tuple[str, Callable[[], Form]]] = []
 
 
-def form(make: Callable[[], Form]) -> Callable[[], Form]:
-    FORMS.append(("env", make))
-    return make
+form = registrar("env", FORMS)
 
 
 def name() -> str:
@@ -207,16 +204,7 @@ def dotenv_comment_value() -> Form:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, misses = score(args.seeds, FORMS)
-    total = found["env"] + missed["env"]
-    print(f"env: {len(FORMS)} forms, {found['env']} of {total} values found ({found['env'] / total:.3f})")
-    if args.show_missed:
-        for form_name, secret in misses:
-            print(f"  missed: {form_name}: {secret[:40]!r}")
+    set_main("env", FORMS, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

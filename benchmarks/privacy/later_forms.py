@@ -2012,6 +2012,33 @@ def score(
     return found, missed, misses
 
 
+def registrar(
+    batch: str, forms: list[tuple[str, Callable[[], Form]]]
+) -> Callable[[Callable[[], Form]], Callable[[], Form]]:
+    """A decorator adding a form function to `forms` under the set `batch` (the later sets'
+    modules: later_web.py and the others)."""
+
+    def add(make: Callable[[], Form]) -> Callable[[], Form]:
+        forms.append((batch, make))
+        return make
+
+    return add
+
+
+def set_main(batch: str, forms: list[tuple[str, Callable[[], Form]]], doc: str, argv: list[str] | None) -> None:
+    """The command line of a later set's module: scores it, prints its recall and the misses."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
+    parser.add_argument("--show-missed", action="store_true")
+    args = parser.parse_args(argv)
+    found, missed, misses = score(args.seeds, forms)
+    total = found[batch] + missed[batch]
+    print(f"{batch}: {len(forms)} forms, {found[batch]} of {total} values found ({found[batch] / total:.3f})")
+    if args.show_missed:
+        for name, value in misses:
+            print(f"  missed: {name}: {value[:40]!r}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")

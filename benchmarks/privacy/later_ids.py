@@ -17,22 +17,19 @@ over ten rounds). Nothing was changed for it: a regression check from the start.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import random
 from collections.abc import Callable
 
-from benchmarks.privacy.later_people import Item, score
+from benchmarks.privacy.later_people import Item, collector, set_main
 
 FORMS: list[Callable[[], Item]] = []
 R = random.Random(0)  # reseeded per round (`score`)
 KINDS = frozenset({"NATIONAL_ID", "US_SSN"})
 
 
-def form(make: Callable[[], Item]) -> Callable[[], Item]:
-    FORMS.append(make)
-    return make
+form = collector(FORMS)
 
 
 def valid(module: str, shape: Callable[[], str]) -> str:
@@ -228,17 +225,7 @@ def negatives() -> Item:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, wrong = score(args.seeds, FORMS, R, KINDS)
-    total = sum(found[k] + missed[k] for k in KINDS)
-    print(f"ids      found {sum(found[k] for k in KINDS)} of {total}")
-    print(f"false findings: {found['false']}")
-    if args.show_missed:
-        for name, what, value in wrong:
-            print(f"  {name}: {what}: {value!r}")
+    set_main(FORMS, R, __doc__ or "", argv, KINDS)
 
 
 if __name__ == "__main__":

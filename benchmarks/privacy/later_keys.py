@@ -20,22 +20,19 @@ over ten rounds).
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import string
 from collections.abc import Callable
 
-from benchmarks.privacy.later_forms import Form, R, an, hexs, score
+from benchmarks.privacy.later_forms import Form, R, an, hexs, registrar, set_main
 
 FORMS: list[tuple[str, Callable[[], Form]]] = []
 B64 = string.ascii_letters + string.digits + "+/"
 B64URL = string.ascii_letters + string.digits + "-_"
 
 
-def form(make: Callable[[], Form]) -> Callable[[], Form]:
-    FORMS.append(("keys", make))
-    return make
+form = registrar("keys", FORMS)
 
 
 def b64(n: int, alphabet: str = B64) -> str:
@@ -155,16 +152,7 @@ def signify_key() -> Form:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, misses = score(args.seeds, FORMS)
-    total = found["keys"] + missed["keys"]
-    print(f"keys: {len(FORMS)} forms, {found['keys']} of {total} values found ({found['keys'] / total:.3f})")
-    if args.show_missed:
-        for form_name, secret in misses:
-            print(f"  missed: {form_name}: {secret[:40]!r}")
+    set_main("keys", FORMS, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

@@ -392,6 +392,39 @@ def score(
     return found, missed, wrong
 
 
+def collector(forms: list[Callable[[], Item]]) -> Callable[[Callable[[], Item]], Callable[[], Item]]:
+    """A decorator adding a form function to `forms` (the later sets' modules of values)."""
+
+    def add(make: Callable[[], Item]) -> Callable[[], Item]:
+        forms.append(make)
+        return make
+
+    return add
+
+
+def set_main(
+    forms: list[Callable[[], Item]],
+    rng: random.Random,
+    doc: str,
+    argv: list[str] | None,
+    kinds: frozenset[str] | None = None,
+) -> None:
+    """The command line of a later set of values: per kind found of labelled, false findings,
+    and with `--show-missed` the misses (`score`'s arguments otherwise)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
+    parser.add_argument("--show-missed", action="store_true")
+    args = parser.parse_args(argv)
+    found, missed, wrong = score(args.seeds, forms, rng, kinds)
+    for kind in sorted((set(found) | set(missed)) - {"false"}):
+        total = found[kind] + missed[kind]
+        print(f"{kind:16} found {found[kind]} of {total} ({found[kind] / total:.3f})")
+    print(f"false findings: {found['false']}")
+    if args.show_missed:
+        for name, what, value in wrong:
+            print(f"  {name}: {what}: {value!r}")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")

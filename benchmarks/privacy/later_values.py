@@ -19,7 +19,6 @@ over ten rounds 270 of 270).
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from urllib.parse import quote
 
 import phonenumbers
 
-from benchmarks.privacy.later_people import Item, score
+from benchmarks.privacy.later_people import Item, collector, set_main
 
 FORMS: list[Callable[[], Item]] = []
 # The kinds scored: a finding of another kind (a secret's) is neither a find nor a false one.
@@ -40,9 +39,7 @@ PHONE_FORMS = {
 }
 
 
-def form(make: Callable[[], Item]) -> Callable[[], Item]:
-    FORMS.append(make)
-    return make
+form = collector(FORMS)
 
 
 def _luhn(body: str) -> str:
@@ -263,19 +260,7 @@ def negatives() -> Item:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, wrong = score(args.seeds, FORMS, R, KINDS)
-    for kind in sorted(set(found) | set(missed)):
-        if kind != "false":
-            total = found[kind] + missed[kind]
-            print(f"{kind:16} found {found[kind]} of {total} ({found[kind] / total:.3f})")
-    print(f"false findings: {found['false']}")
-    if args.show_missed:
-        for name, what, value in wrong:
-            print(f"  {name}: {what}: {value!r}")
+    set_main(FORMS, R, __doc__ or "", argv, KINDS)
 
 
 if __name__ == "__main__":

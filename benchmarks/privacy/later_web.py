@@ -21,18 +21,15 @@ letters-only token in a REST client's variable. Rules since (router/privacy/web_
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections.abc import Callable
 
-from benchmarks.privacy.later_forms import Form, R, _b64, an, hexs, pw, score
+from benchmarks.privacy.later_forms import Form, R, _b64, an, hexs, pw, registrar, set_main
 
 FORMS: list[tuple[str, Callable[[], Form]]] = []
 
 
-def form(make: Callable[[], Form]) -> Callable[[], Form]:
-    FORMS.append(("web", make))
-    return make
+form = registrar("web", FORMS)
 
 
 def lower(n: int) -> str:
@@ -234,16 +231,7 @@ def java_session_log() -> Form:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, misses = score(args.seeds, FORMS)
-    total = found["web"] + missed["web"]
-    print(f"web: {len(FORMS)} forms, {found['web']} of {total} values found ({found['web'] / total:.3f})")
-    if args.show_missed:
-        for name, value in misses:
-            print(f"  missed: {name}: {value[:40]!r}")
+    set_main("web", FORMS, __doc__ or "", argv)
 
 
 if __name__ == "__main__":

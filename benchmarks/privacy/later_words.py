@@ -22,17 +22,14 @@ since.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 
-from benchmarks.privacy.later_forms import Form, pw, score
+from benchmarks.privacy.later_forms import Form, pw, registrar, set_main
 
 FORMS: list[tuple[str, Callable[[], Form]]] = []
 
 
-def form(make: Callable[[], Form]) -> Callable[[], Form]:
-    FORMS.append(("words", make))
-    return make
+form = registrar("words", FORMS)
 
 
 def _said(template: str) -> Form:
@@ -171,16 +168,7 @@ def sudo_chat() -> Form:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, misses = score(args.seeds, FORMS)
-    total = found["words"] + missed["words"]
-    print(f"words: {len(FORMS)} forms, {found['words']} of {total} values found ({found['words'] / total:.3f})")
-    if args.show_missed:
-        for form_name, secret in misses:
-            print(f"  missed: {form_name}: {secret[:40]!r}")
+    set_main("words", FORMS, __doc__ or "", argv)
 
 
 if __name__ == "__main__":
