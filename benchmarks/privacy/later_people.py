@@ -426,19 +426,7 @@ def set_main(
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, default=3, help="rounds, each with its own values")
-    parser.add_argument("--show-missed", action="store_true")
-    args = parser.parse_args(argv)
-    found, missed, wrong = score(args.seeds)
-    for kind in ("PERSON", "ADDRESS"):
-        total = found[kind] + missed[kind]
-        print(f"{kind:8} found {found[kind]} of {total} ({found[kind] / total:.3f})")
-    print(f"false findings: {found['false']}")
-    if args.show_missed:
-        for name, what, value in wrong:
-            print(f"  {name}: {what}: {value!r}")
-
+    set_main(FORMS, R, __doc__ or "", argv)
 
 if __name__ == "__main__":
     main()
