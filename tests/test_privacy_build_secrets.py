@@ -50,3 +50,25 @@ def test_build_secrets_are_found(text: str) -> None:
 )
 def test_build_look_alikes_are_not_secrets(text: str) -> None:
     assert not detect(text), detect(text)
+
+
+def test_the_login_forms_written_after_the_detectors() -> None:
+    # benchmarks/privacy/later_logins.py: developer CLIs' login commands and AI tools' configs,
+    # scored blind once (54 of 57; the misses `wandb login <key>`), then that rule.
+    from benchmarks.privacy import later_forms, later_logins
+
+    found, missed, misses = later_forms.score(3, later_logins.FORMS)
+    assert not missed["logins"], misses
+    assert found["logins"] == 57
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("wandb login --relogin 4283fefc63f0cd0e873a0000c6d07ef7b77e90d3", True),
+        ("wandb login", False),
+        ("run `wandb login` to authenticate", False),
+    ],
+)
+def test_wandb_login(text: str, found: bool) -> None:
+    assert bool(detect(text)) is found, detect(text)

@@ -306,6 +306,13 @@ DETECTORS: tuple[Detector, ...] = (
         rb"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)[ \t=]",
         330,
     ),
+    # wandb login X (an API key of 40 hex digits; flags may come first)
+    _flag(
+        "wandb-login",
+        r"\bwandb[ \t]+login(?:[ \t]+--?[\w-]+)*[ \t]+(?P<bare>[0-9a-f]{40})(?![\w-])",
+        rb"\bwandb[ \t]+login\b",
+        20,
+    ),
     # poetry config http-basic.REPO USER X
     _flag(
         "poetry-http-basic",
