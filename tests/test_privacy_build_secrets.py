@@ -72,3 +72,26 @@ def test_the_login_forms_written_after_the_detectors() -> None:
 )
 def test_wandb_login(text: str, found: bool) -> None:
     assert bool(detect(text)) is found, detect(text)
+
+
+def test_the_client_forms_written_after_the_detectors() -> None:
+    # benchmarks/privacy/later_clients.py: mail, chat and sync clients' dotfiles, scored blind
+    # once (36 of 45: isync's `Pass`, NickServ's IDENTIFY, davfs2's secrets), then those rules.
+    from benchmarks.privacy import later_clients, later_forms
+
+    found, missed, misses = later_forms.score(3, later_clients.FORMS)
+    assert not missed["clients"], misses
+    assert found["clients"] == 45
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'IMAPAccount work\nHost imap.example.com\nPassCmd "pass show mail"\n',  # a command, no value
+        "Pass the salt, please\n",  # no IMAP block
+        "ask NickServ to identify you",
+        "# davfs2\n/mnt/dav alice\n",  # a user, no password
+    ],
+)
+def test_client_look_alikes(text: str) -> None:
+    assert not detect(text), detect(text)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from router.privacy import (
     build_secrets,
+    client_configs,
     credentials,
     documents,
     encoded,
@@ -86,6 +87,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + credentials.DETECTORS
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
+    + client_configs.DETECTORS
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
     + provider_rules.detectors()
