@@ -428,5 +428,6 @@ def set_main(
 def main(argv: list[str] | None = None) -> None:
     set_main(FORMS, R, __doc__ or "", argv)
 
+
 if __name__ == "__main__":
     main()
