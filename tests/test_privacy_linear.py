@@ -1,7 +1,9 @@
 """Detection time grows linearly with the text, on inputs built to make a scanner do more than
 one pass: one long line of base64, a run of digits, `a=` and `:` repeated, a CSV under a
 `phone` header, tables whose rows name columns themselves (`Ann,cell` under `name,phone`),
-SQL INSERTs, many short lines, prose dense with names and streets.
+SQL INSERTs, many short lines, prose dense with names and streets, and the later rules' cores
+repeated with no value after them (OAuth `state=`, `password to`, table rows, `NickServ
+identify`, a password's word in German).
 
 Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
 (linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
@@ -65,6 +67,13 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "sql-insert": lambda size: "INSERT INTO t (name, phone) VALUES " + "('Ann Lee', '4155552671'),\n" * (size // 28),
     "short-lines": _rows("log", lambda i: f"k{i}: v"),
     "people-prose": _rows("", lambda i: f"Dear John Smith, Mrs. Ann Lee lives at {i} Main Street, Springfield"),
+    # One token of query parameters: every `state=` an OAuth code's candidate, no `code=` after
+    # it (unbounded, each candidate was read to the token's end: minutes a MB).
+    "oauth-states": _repeat("?state=x&b=yyyyyyyyyyyyyyyyyyyy"),
+    "password-to": _repeat("password to "),
+    "password-rows": _repeat("| password | "),
+    "nickserv": _repeat("NickServ identify "),
+    "other-languages": _repeat("Das Passwort ist "),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

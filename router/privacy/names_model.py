@@ -480,19 +480,34 @@ def find(text: str, known: Iterable[tuple[int, int]] = ()) -> Iterator[tuple[int
     # A list is read as people's from its names found with confidence: the rules', and the
     # model's whose words reach AGAIN_SEED on average (a firm the model took for a person, `Reed
     # Elsevier`, does not make its list's other firms people).
-    sure = [
-        (start, end)
-        for start, end in found
-        if (p := [probability[s] for s, _e in spans if start <= s < end and s in probability])
-        and sum(p) / len(p) >= AGAIN_SEED
-    ]
-    again |= _coordinated(text, spans, sure + known)
+    again |= _coordinated(text, spans, _confident(found, spans, probability) + known)
     if not again:
         return iter(found)
     # Found again or listed with a name: certain, so neighbouring candidates join them as in any
     # run (`Priya` opening a sentence, then `Nair`).
     merged = [(start, end, 1.0 if start in again else probability.get(start, 0.0)) for start, end in spans]
     return runs(text, [m for m in merged if m[2] > 0.0], loaded["threshold"], loaded["threshold_run"])
+
+
+def _confident(
+    found: list[tuple[int, int]], spans: list[tuple[int, int]], probability: dict[int, float]
+) -> list[tuple[int, int]]:
+    """The found names whose candidates' mean probability reaches AGAIN_SEED (both lists in
+    the text's order: one pass over each, not one over the candidates a name)."""
+    sure = []
+    index = 0
+    for start, end in found:
+        while index < len(spans) and spans[index][0] < start:
+            index += 1
+        scores = []
+        inside = index
+        while inside < len(spans) and spans[inside][0] < end:
+            if spans[inside][0] in probability:
+                scores.append(probability[spans[inside][0]])
+            inside += 1
+        if scores and sum(scores) / len(scores) >= AGAIN_SEED:
+            sure.append((start, end))
+    return sure
 
 
 # Between the members of a list: a comma (an `and` or `or` after it) or `and`, `or`, `&`.
@@ -517,7 +532,15 @@ def _coordinated(text: str, spans: list[tuple[int, int]], names: list[tuple[int,
     if not names or len(spans) < 2:
         return set()
     # The members: the names (a found run is one member) and the candidates outside them.
-    members = sorted({*names, *((s, e) for s, e in spans if not any(a <= s < b for a, b in names))})
+    ordered = sorted(set(names))
+    outside = []
+    index = 0
+    for start, end in spans:  # (in the text's order) the candidates no name covers
+        while index < len(ordered) and ordered[index][1] <= start:
+            index += 1
+        if not (index < len(ordered) and ordered[index][0] <= start < ordered[index][1]):
+            outside.append((start, end))
+    members = sorted({*ordered, *outside})
     seeds = set(names)
     candidate = {s for s, _e in spans}
     taken: set[int] = set()

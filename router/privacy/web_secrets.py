@@ -71,10 +71,12 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         # An OAuth authorization code in a redirect (`/callback?code=X&state=Y`, either order):
-        # traded for tokens by whoever holds it, until it is used.
+        # traded for tokens by whoever holds it, until it is used. The two within 400
+        # characters: unbounded, a token of 20,000 `state=` and no `code=` took each to the
+        # token's end (minutes a MB).
         re.compile(
-            r"(?<=[?&#])code=([A-Za-z0-9._~%/+-]{16,512})(?=[&#][^\s\"'<>]*?\bstate=)"
-            r"|(?<=[?&#])state=[^\s\"'<>&#]{1,200}[&#](?:[^\s\"'<>]*?&)?code=([A-Za-z0-9._~%/+-]{16,512})"
+            r"(?<=[?&#])code=([A-Za-z0-9._~%/+-]{16,512})(?=[&#][^\s\"'<>]{0,400}?\bstate=)"
+            r"|(?<=[?&#])state=[^\s\"'<>&#]{1,200}[&#](?:[^\s\"'<>]{0,400}?&)?code=([A-Za-z0-9._~%/+-]{16,512})"
         ),
         rb"[?&#](?:code=[A-Za-z0-9._~%/+-]{16}|state=)",
         validate=opaque_token,
