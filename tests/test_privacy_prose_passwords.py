@@ -61,3 +61,10 @@ def test_passwords_in_other_words_are_found(template: str) -> None:
 )
 def test_password_words_without_a_password(text: str) -> None:
     assert not detect(text), detect(text)
+
+
+def test_an_english_on_after_password_is_no_copula() -> None:
+    # `on`, `er`, `es` are copulas in other languages but words in English prose: after
+    # `password` they said a host was one (`the password on server-01`).
+    assert not detect("we rotate the password on prod-db-02 weekly")
+    assert not detect("reset the password on server-01 yesterday")

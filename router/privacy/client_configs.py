@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from router.privacy.credentials import _ARG, _value, command_password
+from router.privacy.credentials import ARG, argument_span, command_password
 from router.privacy.detector import Detector
 
 _IMAP_BLOCK = re.compile(r"\bIMAP(?:Account|Store)\b")
@@ -22,7 +22,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         # isync / mbsync: `Pass X` in an account's block (`PassCmd` runs a command: no value).
-        re.compile(r"(?m)^[ \t]*Pass[ \t]+" + _ARG + r"[ \t]*\r?$"),
+        re.compile(r"(?m)^[ \t]*Pass[ \t]+" + ARG + r"[ \t]*\r?$"),
         rb"\n[ \t]{0,8}Pass[ \t]+[^\s]{4}",
         validate=command_password,
         check=_in_imap_block,
@@ -31,24 +31,24 @@ DETECTORS: tuple[Detector, ...] = (
         reach=210,
         rule="mbsync-pass",
         keyword_core=20,
-        value_span=_value,
+        value_span=argument_span,
     ),
     Detector(
         "SECRET_ASSIGNMENT",
         # IRC: `/msg NickServ IDENTIFY [account] X`, `/ns identify X`.
-        re.compile(r"(?i)(?:\bnickserv|/ns)[ \t]+identify[ \t]+(?:[^\s]{1,40}[ \t]+(?=[^\s]))?" + _ARG),
+        re.compile(r"(?i)(?:\bnickserv|/ns)[ \t]+identify[ \t]+(?:[^\s]{1,40}[ \t]+(?=[^\s]))?" + ARG),
         rb"(?i)(?:nickserv|/ns)[ \t]+identify[ \t]",
         validate=command_password,
         group=0,
         reach=260,
         rule="nickserv-identify",
         keyword_core=30,
-        value_span=_value,
+        value_span=argument_span,
     ),
     Detector(
         "SECRET_ASSIGNMENT",
         # davfs2's secrets file: `URL-or-mount-point user password` lines after its name.
-        re.compile(r"(?m)^(?:https?://|/)[^\s]{1,300}[ \t]+[^\s]{1,80}[ \t]+" + _ARG + r"[ \t]*\r?$"),
+        re.compile(r"(?m)^(?:https?://|/)[^\s]{1,300}[ \t]+[^\s]{1,80}[ \t]+" + ARG + r"[ \t]*\r?$"),
         rb"davfs2?",
         validate=command_password,
         group=0,
@@ -56,6 +56,6 @@ DETECTORS: tuple[Detector, ...] = (
         reach=4000,
         rule="davfs-secret",
         keyword_core=6,
-        value_span=_value,
+        value_span=argument_span,
     ),
 )

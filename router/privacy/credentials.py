@@ -19,12 +19,12 @@ from router.privacy.detector import Detector
 
 # A value on a command line: quoted (anything up to the closing quote) or bare (up to a space or
 # a shell operator).
-_ARG = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|(?P<bare>[^\s"'|;&<>`]{1,200}))"""
+ARG = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})'|(?P<bare>[^\s"'|;&<>`]{1,200}))"""
 _PASSWORD_NAMES = r"(?:pass(?:word|wd|[_-]?phrase)?|pwd)"  # (`pass_phrase`: OCI's config)
 _TOOLS = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)"
 
 
-def _value(match: re.Match[str]) -> tuple[int, int]:
+def argument_span(match: re.Match[str]) -> tuple[int, int]:
     groups = match.groupdict()  # a rule whose value is never quoted has `bare` only
     for group in ("dq", "sq", "bare", "mq"):
         if groups.get(group) is not None:
@@ -106,7 +106,7 @@ def _flag(rule: str, pattern: str, core: bytes, span: int, validate: object = co
         reach=210,
         rule=rule,
         keyword_core=span,
-        value_span=_value,
+        value_span=argument_span,
     )
 
 
@@ -131,7 +131,7 @@ DETECTORS: tuple[Detector, ...] = (
     _flag(
         "password-flag",
         r"(?<![\w-])--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
-        r"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t]+)" + _ARG,
+        r"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t]+)" + ARG,
         rb"--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
         rb"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t])",
         64,
@@ -143,7 +143,7 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?:(?<![\w#%])[#%]define[ \t]+\w{0,40}?(?i:password|passwd|pwd|passphrase|secret|token|api_?key|secret_?key)"
         r"|(?i:(?<![\w-])set)[ \t]+(?i:password|passwd|pwd)"
         r"|CURLOPT_(?:PASSWORD|USERPWD|PROXYPASSWORD|PROXYUSERPWD|KEYPASSWD|XOAUTH2_BEARER|TLSAUTH_PASSWORD)[ \t]*,)"
-        r"[ \t]+" + _ARG,
+        r"[ \t]+" + ARG,
         rb"[#%]define[ \t]+\w{0,40}(?i:password|passwd|pwd|passphrase|secret|token|api_?key|secret_?key)[ \t]"
         rb"|(?i:set)[ \t]+(?i:password|passwd|pwd)[ \t]"
         rb"|CURLOPT_(?:PASSWORD|USERPWD|PROXYPASSWORD|PROXYUSERPWD|KEYPASSWD|XOAUTH2_BEARER"
@@ -172,14 +172,14 @@ DETECTORS: tuple[Detector, ...] = (
         "powershell-password",
         r"(?<![\w-])(?:-(?:Password|Passphrase|ClientSecret|ApiKey|AccessToken)[ \t]+"
         r"(?:\(?ConvertTo-SecureString[ \t]+)?|ConvertTo-SecureString[ \t]+)(?:-(?:String|AsPlainText|Force)[ \t]+)*"
-        + _ARG,
+        + ARG,
         rb"-(?:Password|Passphrase|ClientSecret|ApiKey|AccessToken)[ \t]|ConvertTo-SecureString[ \t]",
         32,
     ),
     # mysql -u root -p'X' / -pX (the value glued to the flag)
     _flag(
         "mysql-password",
-        r"\b" + _TOOLS + r"\b[^\n|;&]{0,200}?[ \t]-p" + _ARG,
+        r"\b" + _TOOLS + r"\b[^\n|;&]{0,200}?[ \t]-p" + ARG,
         rb"\b" + _TOOLS.encode() + rb"\b[^\n|;&]{0,200}?[ \t]-p[^\s]",
         240,
     ),
@@ -189,7 +189,7 @@ DETECTORS: tuple[Detector, ...] = (
         "tool-password",
         r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras|az)\s+(?:registry\s+)?login|mongo|mongosh"
         r"|mongodump|mongorestore|mongoexport|mongoimport|rdesktop|psexec(?:64)?(?:\.exe)?|paexec|winexe|cqlsh)\b"
-        r"[^\n|;&]{0,200}?[ \t]-p[ \t]+" + _ARG,
+        r"[^\n|;&]{0,200}?[ \t]-p[ \t]+" + ARG,
         rb"\b(?:sshpass|docker|podman|helm|buildah|skopeo|oras|az|mongo|mongosh|mongodump|mongorestore"
         rb"|mongoexport|mongoimport|rdesktop|psexec|paexec|winexe|cqlsh)\b[^\n|;&]{0,220}?[ \t]-p[ \t]+[^\s]",
         260,
@@ -197,29 +197,28 @@ DETECTORS: tuple[Detector, ...] = (
     # redis-cli -a X (its -p is the port)
     _flag(
         "redis-cli-password",
-        r"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+" + _ARG,
+        r"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+" + ARG,
         rb"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[^\s]",
         230,
     ),
     # curl -u user:X / --user user:X (a password after the colon)
     _flag(
         "curl-user",
-        r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:" + _ARG,
+        r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:" + ARG,
         rb"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:",
         420,
     ),
     # .netrc: machine host login user password X (one line or several)
     _flag(
         "netrc",
-        r"\blogin[ \t]+\S{1,100}\s+password[ \t]+" + _ARG.replace("|;&<>`", ""),
+        r"\blogin[ \t]+\S{1,100}\s+password[ \t]+" + ARG.replace("|;&<>`", ""),
         rb"\blogin[ \t]+[^\s]{1,100}\s+password[ \t]+",
         130,
     ),
     # htpasswd -b[c] file user X (the password on the command line)
     _flag(
         "htpasswd",
-        r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+\S+[ \t]+\S+[ \t]+"
-        + _ARG,
+        r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+\S+[ \t]+\S+[ \t]+" + ARG,
         rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
         48,
     ),
@@ -227,7 +226,7 @@ DETECTORS: tuple[Detector, ...] = (
     # (`--password` is the rule above; lower case: PowerShell's parameters are below)
     _flag(
         "password-single-dash",
-        r"(?<![\w-])-(?:password|passwd|passphrase|secret|client-secret)(?:=|[ \t]+)" + _ARG,
+        r"(?<![\w-])-(?:password|passwd|passphrase|secret|client-secret)(?:=|[ \t]+)" + ARG,
         rb"[\s\"']-(?:password|passwd|passphrase|secret|client-secret)[= \t]",
         20,
         # (`grep -r -password ./src` searches for the flag: a path is no password here)
@@ -236,28 +235,28 @@ DETECTORS: tuple[Detector, ...] = (
     # SQL Server's and Sybase's clients: sqlcmd -P X, bcp … -P X
     _flag(
         "sqlcmd-password",
-        r"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*" + _ARG,
+        r"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*" + ARG,
         rb"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P",
         220,
     ),
     # LDAP's clients: the bind password after -w
     _flag(
         "ldap-bind-password",
-        r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w[ \t]*" + _ARG,
+        r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w[ \t]*" + ARG,
         rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w",
         330,
     ),
     # smbclient -U user%X
     _flag(
         "smbclient-password",
-        r"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]))[ \t]*[\"']?[^\s%\"']{1,100}%" + _ARG,
+        r"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]))[ \t]*[\"']?[^\s%\"']{1,100}%" + ARG,
         rb"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user)[^\n%]{1,104}%",
         320,
     ),
     # Windows: net use \\server\share /user:DOMAIN\name X
     _flag(
         "net-use-password",
-        r"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:[^\s]{1,100}[ \t]+" + _ARG,
+        r"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:[^\s]{1,100}[ \t]+" + ARG,
         rb"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:",
         220,
         validate=lambda value: not value.startswith("/") and command_password(value),
@@ -265,14 +264,14 @@ DETECTORS: tuple[Detector, ...] = (
     # rabbitmqctl add_user NAME X / change_password NAME X
     _flag(
         "rabbitmqctl-password",
-        r"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]+[^\s]{1,100}[ \t]+" + _ARG,
+        r"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]+[^\s]{1,100}[ \t]+" + ARG,
         rb"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]",
         48,
     ),
     # echo 'user:X' | chpasswd
     _flag(
         "chpasswd",
-        r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+" + _ARG + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b",
+        r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+" + ARG + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b",
         rb"\|[ \t]*(?:sudo[ \t]+)?chpasswd",
         320,
         validate=lambda value: command_password(value.partition(":")[2]),  # `user:$PASSWORD` is none
@@ -280,7 +279,7 @@ DETECTORS: tuple[Detector, ...] = (
     # ssh-keygen -N X / -P X (the new and the old passphrase; `-N ''` asks for none)
     _flag(
         "ssh-keygen-passphrase",
-        r"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]*" + _ARG,
+        r"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]*" + ARG,
         rb"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP]",
         220,
     ),
@@ -289,7 +288,7 @@ DETECTORS: tuple[Detector, ...] = (
     # keytool before it).
     Detector(
         "SECRET_ASSIGNMENT",
-        re.compile(r"(?<=[ \t])-(?:src|dest)?(?:store|key)?pass(?:word)?[ \t]+" + _ARG),
+        re.compile(r"(?<=[ \t])-(?:src|dest)?(?:store|key)?pass(?:word)?[ \t]+" + ARG),
         rb"\bkeytool\b[^\n|;&]{0,300}?[ \t]-(?:src|dest)?(?:store|key)?pass",
         validate=command_password,
         check=lambda text, start, _end: _in_command(text, start, "keytool"),
@@ -297,12 +296,12 @@ DETECTORS: tuple[Detector, ...] = (
         reach=600,
         rule="keytool-pass",
         keyword_core=330,
-        value_span=_value,
+        value_span=argument_span,
     ),
     # twine upload -p X, conan remote login NAME USER -p X (`--password` too)
     _flag(
         "package-tool-password",
-        r"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + _ARG,
+        r"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + ARG,
         rb"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)[ \t=]",
         330,
     ),
@@ -316,7 +315,7 @@ DETECTORS: tuple[Detector, ...] = (
     # poetry config http-basic.REPO USER X
     _flag(
         "poetry-http-basic",
-        r"\bpoetry[ \t]+config[ \t]+http-basic\.[\w.-]{1,64}[ \t]+[^\s]{1,64}[ \t]+" + _ARG,
+        r"\bpoetry[ \t]+config[ \t]+http-basic\.[\w.-]{1,64}[ \t]+[^\s]{1,64}[ \t]+" + ARG,
         rb"\bpoetry[ \t]+config[ \t]+http-basic\.",
         40,
     ),
@@ -324,7 +323,7 @@ DETECTORS: tuple[Detector, ...] = (
     # password clients give and the one a replica gives its primary (`--requirepass` is above).
     _flag(
         "redis-setting",
-        r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + _ARG,
+        r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + ARG,
         rb"(?i)(?:requirepass|masterauth)[ \t]+[^\s]",
         24,
     ),
@@ -332,7 +331,7 @@ DETECTORS: tuple[Detector, ...] = (
     # as MONITOR prints it (`"AUTH" "X"`, `"auth" "user" "X"`).
     _flag(
         "redis-auth",
-        r"(?:(?<=> )|(?<=\n)|^)AUTH[ \t]+(?:[\w.-]{1,64}[ \t]+(?=\S))?" + _ARG + r"[ \t]*(?=\r?\n|$)"
+        r"(?:(?<=> )|(?<=\n)|^)AUTH[ \t]+(?:[\w.-]{1,64}[ \t]+(?=\S))?" + ARG + r"[ \t]*(?=\r?\n|$)"
         r"|(?i:\"auth\")[ \t]+(?:\"[^\"\n]{1,64}\"[ \t]+)?\"(?P<mq>[^\"\n]{1,200})\"",
         rb"(?:^|\n|> )AUTH[ \t]+[^\s]|(?i)\"auth\"[ \t]+\"",
         12,
@@ -342,7 +341,7 @@ DETECTORS: tuple[Detector, ...] = (
     _flag(
         "snmp-community",
         r"(?i)(?<![\w-])(?:r[ow]community6?|snmp-server[ \t]+community|com2sec[ \t]+\S{1,64}[ \t]+\S{1,64})[ \t]+"
-        + _ARG,
+        + ARG,
         rb"(?i)(?:r[ow]community6?|snmp-server[ \t]+community|com2sec[ \t]+[^\s]{1,64}[ \t]+[^\s]{1,64})[ \t]",
         150,
     ),
@@ -360,7 +359,7 @@ DETECTORS: tuple[Detector, ...] = (
     # strongSwan's and Libreswan's ipsec.secrets: `: PSK "X"`, `%any : XAUTH "X"`, EAP
     _flag(
         "ipsec-secret",
-        r"(?<![\w:]):[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+" + _ARG,
+        r"(?<![\w:]):[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+" + ARG,
         rb":[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+[\"'0-9A-Za-z]",
         12,
     ),
@@ -391,14 +390,14 @@ DETECTORS: tuple[Detector, ...] = (
     # FreeRDP's clients: /p:X (and its older -p: and +p: spellings)
     _flag(
         "freerdp-password",
-        r"\b(?:xfreerdp3?|wlfreerdp|sdl-freerdp3?)\b[^\n|;&]{0,300}?[ \t][/+-]p:" + _ARG,
+        r"\b(?:xfreerdp3?|wlfreerdp|sdl-freerdp3?)\b[^\n|;&]{0,300}?[ \t][/+-]p:" + ARG,
         rb"\b(?:xfreerdp|wlfreerdp|sdl-freerdp)",
         16,
     ),
     # Archives with a password: zip / unzip / zipcloak -P X, 7-Zip's -pX (glued: `-p` alone asks)
     _flag(
         "archive-password",
-        r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)" + _ARG,
+        r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)" + ARG,
         rb"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
         rb"[^\s]",
         230,
@@ -415,15 +414,14 @@ DETECTORS: tuple[Detector, ...] = (
     _flag(
         "minio-alias",
         r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,100}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+"
-        + _ARG,
+        + ARG,
         rb"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]",
         32,
     ),
     # NetworkManager: nmcli … password X, wifi-sec.psk X
     _flag(
         "nmcli-password",
-        r"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)[ \t]+"
-        + _ARG,
+        r"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)[ \t]+" + ARG,
         rb"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)"
         rb"[ \t]",
         340,
@@ -431,42 +429,42 @@ DETECTORS: tuple[Detector, ...] = (
     # Wi-Fi keys in wpa_supplicant.conf and hostapd.conf: psk="X", sae_password=X
     _flag(
         "wifi-key",
-        r"(?<![\w-])(?:psk|wpa_psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*" + _ARG,
+        r"(?<![\w-])(?:psk|wpa_psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*" + ARG,
         rb"(?:psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*[^\s]",
         40,
     ),
     # GitHub's CLI stores a secret given on its command line: gh secret set NAME --body X
     _flag(
         "gh-secret-body",
-        r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:=|[ \t]+)" + _ARG,
+        r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:=|[ \t]+)" + ARG,
         rb"\bgh[ \t]+secret[ \t]+set\b",
         24,
     ),
     # PuTTY's command-line tools: plink / pscp / psftp -pw X
     _flag(
         "putty-password",
-        r"\b(?:plink|pscp|psftp|putty)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-pw[ \t]+" + _ARG,
+        r"\b(?:plink|pscp|psftp|putty)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-pw[ \t]+" + ARG,
         rb"\b(?:plink|pscp|psftp|putty)[^\n|;&]{0,220}?[ \t]-pw[ \t]+[^\s]",
         240,
     ),
     # HTTPie: http -a user:X / --auth user:X
     _flag(
         "httpie-auth",
-        r"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"']{1,100}:" + _ARG,
+        r"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"']{1,100}:" + ARG,
         rb"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)[ \t=]",
         220,
     ),
     # ngrok's account token: ngrok config add-authtoken X, ngrok authtoken X, --authtoken X
     _flag(
         "ngrok-authtoken",
-        r"\bngrok\b[^\n|;&]{0,200}?(?:[ \t]add-authtoken|[ \t]authtoken|[ \t]--authtoken)(?:=|[ \t]+)" + _ARG,
+        r"\bngrok\b[^\n|;&]{0,200}?(?:[ \t]add-authtoken|[ \t]authtoken|[ \t]--authtoken)(?:=|[ \t]+)" + ARG,
         rb"\bngrok\b[^\n|;&]{0,200}?[ \t-](?:add-)?authtoken[ \t=]",
         230,
     ),
     # SSSD's bind password: ldap_default_authtok = X
     _flag(
         "sssd-authtok",
-        r"(?<![\w-])\w{0,30}authtok[ \t]*=[ \t]*" + _ARG,
+        r"(?<![\w-])\w{0,30}authtok[ \t]*=[ \t]*" + ARG,
         rb"authtok[ \t]*=[ \t]*[^\s]",
         24,
     ),
@@ -480,14 +478,14 @@ DETECTORS: tuple[Detector, ...] = (
     # Jenkins' CLI: -auth user:X (an API token or a password)
     _flag(
         "jenkins-cli-auth",
-        r"\bjenkins-cli(?:\.jar)?\b[^\n|;&]{0,300}?[ \t]-auth[ \t]+[\"']?[^\s:@\"']{1,100}:" + _ARG,
+        r"\bjenkins-cli(?:\.jar)?\b[^\n|;&]{0,300}?[ \t]-auth[ \t]+[\"']?[^\s:@\"']{1,100}:" + ARG,
         rb"\bjenkins-cli[^\n|;&]{0,310}?[ \t]-auth[ \t]",
         330,
     ),
     # Codecov's uploaders: -t X (the repository's upload token)
     _flag(
         "codecov-token",
-        r"\bcodecov(?:cli)?\b[^\n|;&]{0,200}?[ \t]-t[ \t]+" + _ARG,
+        r"\bcodecov(?:cli)?\b[^\n|;&]{0,200}?[ \t]-t[ \t]+" + ARG,
         rb"\bcodecov[^\n|;&]{0,210}?[ \t]-t[ \t]",
         230,
     ),
@@ -503,7 +501,7 @@ DETECTORS: tuple[Detector, ...] = (
     _flag(
         "password-stdin",
         r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+"
-        + _ARG
+        + ARG
         + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?[\w./-]+[^\n|;&]{0,200}--password-stdin",
         rb"--password-stdin",
         320,
@@ -710,7 +708,7 @@ DETECTORS: tuple[Detector, ...] = (
         rule="kubectl-secret-decoded",
         lead=740,
         keyword_core=40,
-        value_span=_value,
+        value_span=argument_span,
     ),
     Detector(
         "CLOUD_KEY",

@@ -53,10 +53,9 @@ _MULTILINGUAL = re.compile(
     rf"[ \t]*(?:{_COPULAS})[ \t]*{_VALUE}"
 )
 # `password` itself is also Italian's, Polish's in speech, and many others': with a copula that
-# is not English (`La password dell'account è X`).
-_PASSWORD_ABROAD = re.compile(
-    rf"(?i)\bpassword{_BETWEEN}[ \t]+(?:è|ist|est|es|é|är|er|on|jest|là|adalah|είναι)[ \t]+{_VALUE}"
-)
+# is not English (`La password dell'account è X`) nor an English word (`on`, `er`, `es`: the
+# password on server-01 is no password; those languages have a word of their own, above).
+_PASSWORD_ABROAD = re.compile(rf"(?i)\bpassword{_BETWEEN}[ \t]+(?:è|ist|est|é|är|jest|là|adalah|είναι)[ \t]+{_VALUE}")
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -72,7 +71,7 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         _PASSWORD_ABROAD,
-        rb"(?i)password[^\n]{0,40}[ \t](?:\xc3\xa8|ist|est|es|\xc3\xa9|\xc3\xa4r|er|on|jest|l\xc3\xa0|adalah"
+        rb"(?i)password[^\n]{0,40}[ \t](?:\xc3\xa8|ist|est|\xc3\xa9|\xc3\xa4r|jest|l\xc3\xa0|adalah"
         rb"|\xce\xb5\xce\xaf\xce\xbd\xce\xb1\xce\xb9)[ \t]",
         validate=validators.prose_secret,
         group=1,
