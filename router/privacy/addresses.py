@@ -145,14 +145,15 @@ _BREAK = rf"[ \t]*\r?\n[ \t]*{_MARKS}"
 _POSTCODE = r"\d{4,5}(?:-\d{3,4})?(?![\w-])"
 
 
-def _countries() -> list[str]:
+def countries() -> list[str]:
+    """Country names in English (data/countries.txt), as an address's last line names them."""
     text = resources.files("router.privacy").joinpath("data", "countries.txt").read_text(encoding="utf-8")
     return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 # A country's name (data/countries.txt), the longest first, as an address's last line names it.
 _COUNTRY = (
-    "(?:" + "|".join(re.escape(c).replace("\\ ", "[ \t]+") for c in sorted(_countries(), key=len, reverse=True)) + ")"
+    "(?:" + "|".join(re.escape(c).replace("\\ ", "[ \t]+") for c in sorted(countries(), key=len, reverse=True)) + ")"
 )
 # (An address label may leave a blank line above its last line, the country's: `Riisa\n\n Estonia
 # 62488`.)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from router.privacy import names_model
+from router.privacy import addresses, names_model
 from router.privacy.anchors import LINE_MARKS, Anchor, Anchors, longest_first, search, windows
 from router.privacy.detector import Finding
 from router.privacy.tables import Columns
@@ -125,6 +125,7 @@ _TITLED = re.compile(rf"(?<![\w.])(?:{_HONORIFIC}\.?|M\.|Mme\.?)[ \t]+({_FULL})"
 # Written in lower case with its dot, as people type it (`join accounts with ms. Marcela`): the
 # name must then be no everyday word (`took 5 ms. Then`).
 _TITLED_LOWER = re.compile(rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+({_FULL})")
+_AFTER_NUMBER = re.compile(r"\d[ \t]*(?:mr|mrs|ms|mx|dr|prof)?$")  # `5 ms.`: a unit, no title
 # English sign-offs, on a line of their own above a name or before it on the same line.
 _THANKS = (
     r"best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
@@ -176,6 +177,11 @@ _LOWER_LETTER = "[a-zß-öø-ÿĀ-ſ]"
 # A name of lower-case words (`my name is ana lima.`): taken after the strongest cues only, and
 # only when its first word is a listed given name.
 _LOWER = rf"{_LOWER_LETTER}+(?:[ \t]+{_LOWER_LETTER}+){{0,2}}"
+# A title and a name all in lower case (`mr. elliott flew`, `ms. quinzia park`): the name's words
+# are the listed ones that follow the title.
+_TITLED_LOWER_CASE = re.compile(
+    rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+({_LOWER_LETTER}+(?:[ \t]+{_LOWER_LETTER}+)?)(?![\w'’-])"
+)
 # Phrases that introduce a person's name in prose or dialogue: `My name is Ana Lima`, `What's
 # your name? Ana Lima`, `her maiden name is Lima`, `I'm Ana Lima, from …`, `named her Ana`,
 # `directed by Ana Lima`. (A lower-case name after them: see _LOWER.)
@@ -207,8 +213,26 @@ _APPOSITIVE = re.compile(
     rf"(?<![\w@./\\-])({_INITIALLED}),[ \t]+(?:the|our|their|his|her|its|a|an)[ \t]+[^,\n]{{2,60}},"
     rf"[ \t]+{_REPORTING}(?![\w'’-])"
 )
-# A dialogue's speaker labels: `Ana: I'll be there.` on consecutive lines.
-_SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:[ \t]+(?=[^\W\d_\s]|[\"'“])")
+# A dialogue's speaker labels: `Ana: I'll be there.`, `Ana:"Who are you?"` on consecutive lines.
+_SPEAKER = re.compile(rf"\n[ \t]*({_CAPITAL})[ \t]*:(?:[ \t]+(?=[^\W\d_\s]|[\"'“])|(?=[\"“]))")
+# A person's family and the people of their life, said of a name: `Amanda's daughter`,
+# `Franciska's kid`; `my kid Agi`, `our colleague Dagny Berg`, `her brother Tomás`.
+_KIN_WORDS = (
+    r"daughters?|sons?|kids?|child(?:ren)?|wife|husband|spouse|mother|father|mom|mum|dad|brothers?|sisters?|parents"
+    r"|grand(?:mother|father|ma|pa|son|daughter|children)|aunt|uncle|niece|nephew|cousin|fianc[ée]e?|boyfriend"
+    r"|girlfriend|widow(?:er)?"
+)
+_OWN_WORDS = (
+    rf"{_KIN_WORDS}|colleague|co-?worker|friend|boss|manager|teammate|neighbou?r|landlord|landlady|room-?mate"
+    r"|flatmate|intern|lawyer|attorney|doctor|dentist|therapist|tutor|teacher|mentor|supervisor|caregiver"
+)
+_KIN_OF = re.compile(rf"(?<![\w@./\\-])({_INITIALLED})['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)(?![\w'’-])")
+_KIN_BEFORE = re.compile(
+    rf"(?<![\w'’-])(?i:my|our|his|her|their|your)[ \t]+(?i:{_OWN_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])"
+)
+# The speaker after a quotation (`"… direction," says Bergqvist.`): a quote's closing mark, the
+# reporting verb, then the name where the clause ends.
+_QUOTED_BY = re.compile(rf"[\"”][ \t]+{_REPORTING}[ \t]+({_INITIALLED})(?=[ \t]*(?:[.,;!?\n]|$))")
 # A record's heading line, a name alone above its contact fields or address (a business card, a
 # CV, an address label): at the start of the text or after a blank line (its lines may be quoted
 # in a reply or bulleted: `> Ana Lima`).
@@ -232,7 +256,12 @@ def _shape(value: str, allow_upper: bool = False) -> bool:
     words = _words(value)
     if not words or len(words) > 5 or len(value) > 60:
         return False
-    named = [w for w in words if not re.fullmatch(_PARTICLE, w)]
+    # Particles and a middle initial without its period (`Martim A Pereira`: `a` is a stop word).
+    named = [
+        w
+        for i, w in enumerate(words)
+        if not re.fullmatch(_PARTICLE, w) and not (0 < i < len(words) - 1 and re.fullmatch("[A-Z]", w))
+    ]
     if not named:
         return False
     for word in named:
@@ -335,12 +364,19 @@ def _free_text(value: str) -> bool:
     return first in given and last in family
 
 
+# Letters that are words of their own in many languages (articles, conjunctions, `I`): with no
+# period they make no initial between two words of prose.
+_VOWEL_WORDS = frozenset("AEIOUY")
+
+
 def _initialled(value: str) -> bool:
     """`Given I. Family` in prose: both words in a name's form and neither an everyday word
     (unless a listed name)."""
     words = _words(value)
     # (A given and a family name have two letters or more: `wanted: B C X+` is a list of letters.)
     if len(words) != 3 or not _shape(value) or len(words[0]) < 2 or len(words[2]) < 2:
+        return False
+    if words[1] in _VOWEL_WORDS:  # `Chimica A Produselor`, `Vinte E Cinco`: a word, no initial
         return False
     everyday: frozenset[str] = names_model.model()["lexicon"]
     given, family = given_names(), family_names()
@@ -505,9 +541,13 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         100,
     ),
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
+    (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
+    (_KIN_BEFORE, "name-kin", rf"(?:my|our|his|her|their|your)[ \t]+(?:{_OWN_WORDS})[ \t]+[A-Z]", True, 40, 100),
+    (_QUOTED_BY, "name-quoted", rf"[\"”][ \t]+{_REPORTING}[ \t]+[A-Z]", False, 30, 100),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
+    (_TITLED_LOWER_CASE, "name-title-lower-case", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[a-z]", False, 14, 100),
     (
         _CLOSING,
         "name-signature",
@@ -584,8 +624,40 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _handed(value)
             elif rule == "name-appositive":
                 accepted = _handed(value, alone=False)
+            elif rule == "name-title-lower-case":
+                if _AFTER_NUMBER.search(text, max(0, match.start() - 8), match.start()):
+                    continue
+                given, family = given_names(), family_names()
+                end = match.start(group)
+                for word in re.finditer(r"[^ \t]+", value):
+                    low = word.group()
+                    if not ((low in given or low in family) and low not in _STOP and low not in _AMBIGUOUS):
+                        break
+                    end = match.start(group) + word.end()
+                if end > match.start(group):
+                    yield match.start(group), end, rule
+                continue
+            elif rule in ("name-kin", "name-quoted"):
+                span = _without_lead(text, *match.span(group))
+                while (lead := _FIRST_WORD.match(text, *span)) is not None and not _shape(lead.group(1)):
+                    span = (lead.end(), span[1])  # `I'm Amanda's daughter`
+                value = text[span[0] : span[1]]
+                if len(value) > 1 and _shape(value) and len(_words(value)) <= 4 and _addressed_name(value):
+                    yield (*_trim(text, *span), rule)
+                continue
             elif rule == "name-title-lower":
-                accepted = _shape(value) and len(_words(value)) <= 4 and _not_everyday(value)
+                # `ms. Quinzia` (a name no list holds, no everyday word), not `took 5 ms. Then`.
+                accepted = (
+                    _shape(value)
+                    and len(_words(value)) <= 4
+                    and (
+                        _not_everyday(value)
+                        or (
+                            not _AFTER_NUMBER.search(text, max(0, match.start() - 8), match.start())
+                            and _addressed_name(value)
+                        )
+                    )
+                )
             elif rule in ("name-greeting", "name-signoff"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _addressed_name(value)
             elif rule in ("name-label", "name-mail", "name-role"):
@@ -731,6 +803,9 @@ def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 _STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
+# Cues a name, not a state, follows (`call me Piusz`, not `I'm Happy`): a capitalised word after
+# them is a name unless an everyday word or software's (`call me Maybe`).
+_NAMING_CUES = ("call me", "calls me", "everyone calls me")
 
 
 def _cued(match: re.Match[str]) -> int:
@@ -742,6 +817,8 @@ def _cued(match: re.Match[str]) -> int:
         words = _words(value)
         if not _shape(value) or (words[0].lower() in _AMBIGUOUS and not strong):
             return 0
+        if cue in _NAMING_CUES and len(value) > 1 and _addressed_name(value):
+            return 2
         return 2 if strong or _listed(value) or len(words) >= 2 else 0
     if match.group(3) and strong:
         first = _words(match.group(3))[0]
@@ -790,6 +867,12 @@ _ENUMERATION = re.compile(
     re.MULTILINE,
 )
 _ITEM_PATTERN = re.compile(_ITEM)
+# The same in lower case (`they had 6: silvana, adam, christopher and caleb`): single words.
+_LOWER_ITEM = rf"{_LOWER_LETTER}{{2,}}"
+_ENUMERATION_LOWER = re.compile(
+    rf":[ \t]*({_LOWER_ITEM}(?:,[ \t]+{_LOWER_ITEM}){{1,12}},?[ \t]+(?:and|or|&)[ \t]+{_LOWER_ITEM})(?![\w'’-])"
+)
+_LOWER_ITEM_PATTERN = re.compile(_LOWER_ITEM)
 
 
 def _enumerated(text: str) -> Iterator[tuple[int, int, str]]:
@@ -800,8 +883,34 @@ def _enumerated(text: str) -> Iterator[tuple[int, int, str]]:
         return
     for match in _ENUMERATION.finditer(text):
         items = list(_ITEM_PATTERN.finditer(text, *match.span(1)))
+        given = given_names()
+        # An item that is an everyday word too is a name among names when listed (`Sherry`).
         counts = [_name_words(item.group()) if _shape(item.group()) else None for item in items]
+        counts = [
+            0 if count is None and item.group().lower() in given and _shape(item.group()) else count
+            for item, count in zip(items, counts, strict=True)
+        ]
         if len(items) >= 3 and None not in counts and sum(1 for count in counts if count) >= 2:
+            for item in items:
+                yield item.start(), item.end(), "name-list"
+    yield from _enumerated_lower(text)
+
+
+def _enumerated_lower(text: str) -> Iterator[tuple[int, int, str]]:
+    """Each item of a list in lower case (`_ENUMERATION_LOWER`) when three or more items are
+    listed given names that are no everyday word and the rest are listed or no everyday word
+    either (not `colours: red, amber, olive and rose`, `deps: flask, celery and redis`)."""
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given = given_names()
+    for match in _ENUMERATION_LOWER.finditer(text):
+        items = [
+            item for item in _LOWER_ITEM_PATTERN.finditer(text, *match.span(1)) if item.group() not in ("and", "or")
+        ]
+        words = [item.group() for item in items]
+        sure = sum(1 for w in words if w in given and w not in _AMBIGUOUS and w not in everyday)
+        if sure >= 3 and all(
+            w in given or not (names_model.everyday(w, everyday) or w in _STOP or w in names_model.NEVER) for w in words
+        ):
             for item in items:
                 yield item.start(), item.end(), "name-list"
 
@@ -813,9 +922,29 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
         if len(_words(value)) < 2 or not _shape(value):
             continue
         start, end = match.start(1) - 2, match.end(1) - 2
-        after = text[end : end + 240]
-        if _contact_near(text, start, end) or _RECORD_LINE.search("\n".join(after.split("\n")[:5])):
+        after = "\n".join(text[end : end + 240].split("\n")[:5])
+        if _contact_near(text, start, end) or _RECORD_LINE.search(after) or _country_line(after):
             yield start, end, "name-heading"
+
+
+@functools.cache
+def _country_names() -> frozenset[str]:
+    return frozenset(" ".join(country.lower().split()) for country in addresses.countries())
+
+
+_LINE_BODY = re.compile(rf"[ \t]*{LINE_MARKS}(.*?)[ \t,]*(?:\d{{4,6}})?[ \t]*$")
+
+
+def _country_line(lines: str) -> bool:
+    """Whether one of `lines` (after the heading's) is a country's name alone, a postcode after
+    it at most (`Spain`, `New Zealand 34694`): an address label's last line, with a line of the
+    place between (right below the heading, the heading is the place: `Chiclana\nSpain`)."""
+    names = _country_names()
+    for line in lines.split("\n")[2:]:
+        body = _LINE_BODY.match(line)
+        if body is not None and " ".join(body.group(1).lower().split()) in names:
+            return True
+    return False
 
 
 # Greetings and thanks open a message beside a name, never as part of it (`Hi Carlos,`).
@@ -874,7 +1003,7 @@ def _by_rules(text: str) -> list[tuple[int, int, str]]:
 
 def find_rules(text: str) -> list[Finding]:
     """Every person's name found in `text` by its context (non-overlapping, earliest first)."""
-    return longest_first("PERSON", text, _tidied(text, _by_rules(text)))
+    return longest_first("PERSON", text, _tidied(text, _no_firms(text, _by_rules(text))))
 
 
 # The rules that read a name from its words alone, with no cue beside it (a listed name in free
@@ -912,9 +1041,21 @@ _PLACE_FIELD = re.compile(
 )
 
 
+# A firm's legal form or a word a firm's name ends in, last in a run or after it (`Rand
+# Corporation`, `Fernandez Inc.`, `Russell Investments`): no person's name, whatever rule took it.
+_FIRM_LAST = re.compile(rf"(?:^|[ \t]){names_model._FIRM_WORDS}\.?$")
+_FIRM_NEXT = re.compile(rf"[ \t]+{names_model._FIRM_WORDS}(?![\w'’-])")
+
+
+def _no_firms(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The findings without firms' names (`_FIRM_LAST`, `_FIRM_NEXT`)."""
+    return [f for f in found if not (_FIRM_LAST.search(text, f[0], f[1]) or _FIRM_NEXT.match(text, f[1]))]
+
+
 def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The findings without the uncued ones that lie in a firm's name made of surnames or that
-    name a street (`_FIRM`, `_STREET_AFTER`)."""
+    """The findings without firms' names (`_no_firms`), and without the uncued ones that lie in
+    a firm's name made of surnames or that name a street (`_FIRM`, `_STREET_AFTER`)."""
+    found = _no_firms(text, found)
     uncued = [(start, end) for start, end, rule in found if rule in _UNCUED]
     if not uncued:
         return found
@@ -940,10 +1081,48 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
     return [f for f in found if f[2] not in _UNCUED or (f[0], f[1]) not in dropped]
 
 
+# A name found is the same person's at its other places: the full names (two words or more)
+# found are looked for again, as whole words, in any line (a heading's name repeated in the record
+# below it, a signature's in the quoted reply). At most this many distinct names.
+_AGAIN_NAMES = 64
+
+
+def _again(text: str, found: list[Finding]) -> list[tuple[int, int, str]]:
+    """The other places of the full names in `found` that a cue found (whole words, the same
+    letters; the prose model looks for its own again, names_model.py)."""
+    # (Each word listed or no everyday word: a firm or a place taken for a name, `Kellynch Hall`,
+    # is not spread further.)
+    names = {
+        f.value
+        for f in found
+        if f.rule not in _UNCUED and " " in f.value and len(f.value) >= 6 and _name_words(f.value) is not None
+    }
+    taken = {(f.start, f.end) for f in found}
+    places: list[tuple[int, int, str]] = []
+    for name in sorted(names)[:_AGAIN_NAMES]:
+        start = text.find(name)
+        while start >= 0:
+            end = start + len(name)
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if (
+                (start, end) not in taken
+                and not (before.isalnum() or before in "_@")
+                and not (after.isalnum() or after == "_")
+            ):
+                places.append((start, end, "name-again"))
+            start = text.find(name, end)
+    return places
+
+
 def find(text: str) -> list[Finding]:
     """Names found by their context, and names in running text the prose model finds
-    (names_model.py), non-overlapping, earliest first."""
+    (names_model.py), and their other places, non-overlapping, earliest first."""
     found = _by_rules(text)
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
-    return longest_first("PERSON", text, _tidied(text, _not_people(text, found)))
+    first = longest_first("PERSON", text, _tidied(text, _not_people(text, found)))
+    places = _again(text, first)
+    if not places:
+        return first
+    return longest_first("PERSON", text, [*((f.start, f.end, f.rule) for f in first), *places])

@@ -517,7 +517,8 @@ _LIST_JOIN = re.compile(r"[ \t]*,[ \t]*(?:(?:and|or)[ \t]+)?|[ \t]+(?:and|or|&)[
 # street's: `Anne-Lotte and Aqqusinersuaq 99`).
 _FIRM_WORDS = (
     r"(?:Inc|Ltd|LLC|LLP|Corp|Corporation|Company|Co|Group|Associates|Technologies|Holdings|Partners|GmbH|AG|SA"
-    r"|plc|Bank|Labs|Systems|Solutions|Software|Analytics|Foundation|University|Street|St|Road|Avenue)\b"
+    r"|plc|Bank|Labs|Systems|Solutions|Software|Analytics|Foundation|University|Investments|Capital|Consulting"
+    r"|Industries|Enterprises|Ventures|Networks|Services|Insurance|Pharmaceuticals|Street|St|Road|Avenue)\b"
 )
 _NOT_PEOPLE = re.compile(rf"(?:[ \t]+[^\W\d_]+){{0,2}}[ \t]+\d|[ \t]+{_FIRM_WORDS}")
 _FIRM_WORD = re.compile(rf"(?<![\w-]){_FIRM_WORDS}")
