@@ -148,3 +148,62 @@ def test_a_firms_legal_form_or_last_word_makes_no_person(text: str) -> None:
     assert "Hawkins" not in found and "Hawkins Consulting" not in found
     if text.startswith("Dobrosław"):
         assert found == ["Dobrosław Tomaszewski"]
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Pt: Okafor, Ottilie    DOB 04/11/1961", ["Okafor", "Ottilie"]),
+        (
+            "@article{x,\n  author  = {Zielińska, Ximena and Achebe, Brigid},\n  year = {2021}\n}",
+            ["Zielińska", "Ximena", "Achebe", "Brigid"],
+        ),
+        ("$ git shortlog -sn\n   142\tFenna Oyelowo\n    37\tTane Brzezinski\n", ["Fenna Oyelowo", "Tane Brzezinski"]),
+        ("authors:\n  - family-names: Rautio\n    given-names: Fenna\n", ["Rautio", "Fenna"]),
+        (
+            "# Authors, in order of first contribution\n\nRuairí Oyelowo\nViggo Hamdan (documentation)\n",
+            ["Ruairí Oyelowo", "Viggo Hamdan"],
+        ),
+        ("LGTM, but let's wait for Ravindra to weigh in on the retry policy.", ["Ravindra"]),
+        ("hey kofi can you check why the deploy is stuck?", ["kofi"]),
+        (
+            "Fix the window\n\nReported-by: Hoang Halvorsen\nTested-by: Efua Rautio\n",
+            ["Hoang Halvorsen", "Efua Rautio"],
+        ),
+        (
+            "INTERVIEWER: When did you notice?\nOYELOWO: Around the second week.\nINTERVIEWER: And then?\n",
+            ["OYELOWO"],
+        ),
+        (
+            "BRIGID RAUTIO,\n        Plaintiff,\n    v.\nHARBORVIEW LOGISTICS LLC,\n        Defendant.\n",
+            ["BRIGID RAUTIO"],
+        ),
+    ],
+)
+def test_names_in_documents_forms(text: str, names: list[str]) -> None:
+    assert people(text) == names
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "UNITED STATES OF AMERICA,\n        Plaintiff,\n    v.\n",
+        "waiting for Docker to start the container",
+        "hey there can you check",
+        "HOST: Final[istr] = istr('Host')\nETAG: Final[istr] = istr('ETag')\nUSER: Final[str] = 'u'\n",
+        "# Contributors\n\nSee the Git History for the full list.\nBuild Tools\n",
+        "author = {Apache Software Foundation}",
+    ],
+)
+def test_documents_look_alikes(text: str) -> None:
+    assert people(text) == []
+
+
+def test_names_in_documents_written_after_the_finders() -> None:
+    # benchmarks/privacy/later_documents.py: 26 forms of documents scored blind once (PERSON 95
+    # of 135, no false finding), then a rule per kind of miss: 134 of 135.
+    from benchmarks.privacy import later_documents, later_people
+
+    found_, _missed, wrong = later_people.score(3, later_documents.FORMS, later_documents.R)
+    assert found_["PERSON"] >= 134, wrong
+    assert found_["false"] == 0, wrong

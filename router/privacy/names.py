@@ -79,7 +79,7 @@ _PERSON_KEYS = (
     r"(?:full|first|last|given|family|middle|display|maiden|legal|preferred|contact|customer|client"
     r"|patient|employee|recipient|sender|holder|card[_ -]?holder|account[_ -]?holder|owner|guest"
     r"|passenger|applicant|candidate|member|buyer|seller|shipping|billing|emergency[_ -]?contact)"
-    r"[_ -]?name|surname|(?:first|last|given|family|fore)name|nombre|apellidos?|prénom|prenom"
+    r"[_ -]?names?|surname|(?:first|last|given|family|fore)name|nombre|apellidos?|prénom|prenom"
     r"|nom[_ -]de[_ -]famille|vorname|nachname|cognome|nome|voornaam|achternaam"
 )
 # Keys naming a person's role: a value of two or more capitalised words is a name.
@@ -87,7 +87,7 @@ _ROLE_KEYS = (
     r"author|assignee|reporter|requester|customer|contact|patient|employee|recipient|passenger|guest|member"
     # A ticket's, a review's or a change's people: `Assigned to: Dmitri`, `Reviewed by: Ana Lima`.
     r"|(?:assigned|delegated|escalated)[ _-]?to|(?:reported|created|requested|reviewed|approved|submitted|signed"
-    r"|opened|closed|resolved|owned|raised)[ _-]?by"
+    r"|opened|closed|resolved|owned|raised|tested|acked|suggested|helped|co-developed)[ _-]?by"
 )
 # Keys that name anything (`name: Widget Pro`): a name needs a listed word or a contact beside it.
 _GENERIC_KEYS = r"name|owner|user"
@@ -484,7 +484,7 @@ def _raw_names() -> tuple[str, ...]:
 
 # A label's last word and its `:` or `=` (a key without one, `name` in prose or code, is no label).
 _LABEL_ANCHOR = (
-    r"(?:name|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
+    r"(?:names?|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
     r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam"
     r"|to|by)"
     r"[\"']?[ \t]*(?::|=|->)"
@@ -829,6 +829,13 @@ def _cued(match: re.Match[str]) -> int:
     return 0
 
 
+# Speakers named by their part, not their name: transcripts' and chat logs' roles.
+# (Not the roles that name keys of configs and code too: `HOST:`, `USER:`, `AGENT:`.)
+_SPEAKER_ROLES = frozenset(
+    ["interviewer", "interviewee", "moderator", "q", "a", "judge", "witness", "counsel", "caller", "audience"]
+)
+
+
 def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
     """Speaker labels of a dialogue: two or more consecutive `Name: …` lines of two or more
     speakers, one of them a listed given name; then each speaker that is listed, or a name in
@@ -848,11 +855,20 @@ def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
     for block in blocks:
         speakers = {word for word, _s, _e in block}
         listed = {w for w in speakers if w.lower() in given and w.lower() not in _AMBIGUOUS}
-        if len(block) < 2 or len(speakers) < 2 or not listed:
+        # A role beside them (`INTERVIEWER:`, `Q:`) says the others are people too.
+        roles = {w for w in speakers if w.lower() in _SPEAKER_ROLES}
+        if len(block) < 2 or len(speakers) < 2 or not (listed or roles):
             continue
         everyday = names_model.model()["lexicon"]
         for word, start, end in block:
-            if word in listed or (_shape(word) and len(word) > 2 and word.lower() not in everyday):
+            low = word.lower()
+            if word in listed or (
+                low not in _SPEAKER_ROLES
+                and _shape(word, allow_upper=bool(roles))
+                and len(word) > 2
+                and low not in everyday
+                and low not in names_model.NEVER
+            ):
                 yield start, end, "name-speaker"
 
 
@@ -976,6 +992,117 @@ _ASKED = re.compile(
 )
 
 
+# A field written `Last, First` (`Pt: Okafor, Ottilie`, `Patient: Quispe, Noor A.`): a person's
+# or a role's key, the family name, a comma, the given name, then the field's end.
+_INVERTED = re.compile(
+    rf"(?i:(?<![A-Za-z])(?:{_PERSON_KEYS}|{_ROLE_KEYS}|pt|name))[\"']?[ \t]*[:=][ \t]*[\"']?"
+    rf"({_CAPITAL}),[ \t]+({_CAPITAL}(?:[ \t]+[A-Z]\.?)?)(?=[\"',;\n]|[ \t]{{2,}}|[ \t]*$)",
+    re.MULTILINE,
+)
+# BibTeX's people (`author = {Okafor, Ottilie and Ken Mbeki}`), `and` between them.
+_BIBTEX_PEOPLE = re.compile(r"(?i:(?<![\w-])(?:author|editor)[ \t]*=[ \t]*)[{\"]([^{}\"\n]{3,600})[}\"]")
+_BIBTEX_AND = re.compile(r"[ \t]+and[ \t]+")
+# `git shortlog -sn`'s lines: a count, a tab, the author.
+_SHORTLOG = re.compile(rf"^[ \t]*\d+\t({_INITIALLED})[ \t]*$", re.MULTILINE)
+# A file's or a section's list of its people, under its heading (`# Authors`, `Contributors:`).
+_PEOPLE_HEADING = re.compile(
+    r"(?im)^[ \t#=*-]*(?:authors?|contributors?|maintainers?|credits|people|thanks[ \t]+to)\b[^\n]{0,60}\n"
+)
+_PEOPLE_LINE = re.compile(
+    rf"[ \t]*(?:[-*+][ \t]+)?({_INITIALLED})(?:[ \t]+(?:\([^()\n]*\)|<[^<>\n]*>|[-–—][^\n]*))?[ \t]*$"
+)
+# Waiting on a person (`let's wait for Ravindra to weigh in`): `for`, the name, `to` and a verb.
+_FOR_TO = re.compile(rf"(?<![\w'’-])for[ \t]+({_CAPITAL}(?:[ \t]+{_CAPITAL})?)[ \t]+to[ \t]+[a-z]")
+# A greeting typed in lower case (`hey kofi can you`): listed given names only.
+_GREETED_LOWER = re.compile(
+    rf"(?<![\w'’-])(?:hey|hi|hello|thanks|thank[ \t]+you|morning|cheers)[ \t]+({_LOWER_LETTER}{{2,}})(?=[ \t,!.?]|$)"
+)
+# A court filing's caption: a party in capitals, a comma, then its role on the next line.
+_CAPTION = re.compile(
+    r"^[ \t]*([A-Z][A-Z'’-]+(?:[ \t]+[A-Z][A-Z.'’-]*){1,3}),?[ \t]*\r?\n[ \t]*"
+    r"(?:Plaintiffs?|Defendants?|Petitioners?|Respondents?|Appellants?|Appellees?|Claimants?|Debtors?)\b",
+    re.MULTILINE,
+)
+
+
+def _documents(text: str) -> Iterator[tuple[int, int, str]]:
+    """Names in documents' own forms: `Last, First` fields, BibTeX's people, `git shortlog`'s
+    authors, a list under an `Authors` heading, `for Name to`, lower-case greetings, court
+    captions."""
+    if ":" in text or "=" in text:
+        for match in _INVERTED.finditer(text):
+            last, first = match.group(1), match.group(2)
+            if _shape(last) and _shape(first) and _name_words(f"{last} {first}") is not None:
+                yield match.start(1), match.end(1), "name-inverted"
+                yield match.start(2), match.end(2), "name-inverted"
+    if "=" in text:
+        for match in _BIBTEX_PEOPLE.finditer(text):
+            yield from _bibtex_people(text, *match.span(1))
+    if "\t" in text:
+        for match in _SHORTLOG.finditer(text):
+            value = match.group(1)
+            if len(_words(value)) >= 2 and _shape(value) and _name_words(value) is not None:
+                yield match.start(1), match.end(1), "name-shortlog"
+    for heading in _PEOPLE_HEADING.finditer(text):
+        yield from _people_lines(text, heading.end())
+    if "for " in text:
+        for match in _FOR_TO.finditer(text):
+            value = match.group(1)
+            if len(value) > 1 and _shape(value) and _addressed_name(value):
+                yield match.start(1), match.end(1), "name-for"
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given = given_names()
+    for match in _GREETED_LOWER.finditer(text):
+        word = match.group(1)
+        if word in given and word not in _AMBIGUOUS and word not in _STOP and word not in everyday:
+            yield match.start(1), match.end(1), "name-greeting"
+    for match in _CAPTION.finditer(text):
+        value = match.group(1)
+        title = " ".join(word.capitalize() for word in _words(value))
+        if not names_model._FIRM_WORD.search(title) and _name_words(title) is not None:
+            yield match.start(1), match.end(1), "name-caption"
+
+
+def _bibtex_people(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
+    """Each person of a BibTeX field's value (`Last, First` or `First Last`)."""
+    at = start
+    for joint in [*_BIBTEX_AND.finditer(text, start, end), None]:
+        stop = end if joint is None else joint.start()
+        part = text[at:stop]
+        pieces = part.split(",", 1)
+        offsets = [at, at + len(pieces[0]) + 1]
+        for piece, offset in zip(pieces, offsets, strict=False):
+            value = piece.strip()
+            if value and _shape(value) and _name_words(value) is not None:
+                begin = offset + piece.index(value)
+                yield begin, begin + len(value), "name-bibtex"
+        if joint is not None:
+            at = joint.end()
+
+
+_PEOPLE_LINES = 100  # lines read under a people heading
+
+
+def _people_lines(text: str, start: int) -> Iterator[tuple[int, int, str]]:
+    """The names alone on the lines under a people heading (two words or more, each listed or no
+    everyday word), to the next heading or after `_PEOPLE_LINES` lines."""
+    at = start
+    for _ in range(_PEOPLE_LINES):
+        if at >= len(text):
+            return
+        newline = text.find("\n", at)
+        stop = len(text) if newline < 0 else newline
+        line = text[at:stop]
+        if line.lstrip().startswith(("#", "=")):
+            return
+        match = _PEOPLE_LINE.match(text, at, stop)
+        if match is not None:
+            value = match.group(1)
+            if len(_words(value)) >= 2 and _shape(value) and _name_words(value) is not None:
+                yield match.start(1), match.end(1), "name-listed"
+        at = stop + 1
+
+
 def _asked(text: str) -> Iterator[tuple[int, int, str]]:
     """`_ASKED`'s names: at a sentence's head, each word a name a greeting could address
     (`_addressed_name`: not `Ask Redis`, `Tell Jenkins`, `Ping Support`)."""
@@ -998,6 +1125,7 @@ def _by_rules(text: str) -> list[tuple[int, int, str]]:
     found.extend(_addressed(text))
     found.extend(_addressed_last(text))
     found.extend(_asked(text))
+    found.extend(_documents(text))
     return found
 
 
