@@ -3,7 +3,8 @@ one pass: one long line of base64, a run of digits, `a=` and `:` repeated, a CSV
 `phone` header, tables whose rows name columns themselves (`Ann,cell` under `name,phone`),
 SQL INSERTs, many short lines, prose dense with names and streets, and the later rules' cores
 repeated with no value after them (OAuth `state=`, `password to`, table rows, `NickServ
-identify`, a password's word in German).
+identify`, a password's word in German, kin words, a quotation's `says`, lower-case lists,
+BibTeX's `author`, `git shortlog` under an `Authors` heading, `Secret(`, `New value:`).
 
 Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
 (linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
@@ -74,6 +75,13 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "password-rows": _repeat("| password | "),
     "nickserv": _repeat("NickServ identify "),
     "other-languages": _repeat("Das Passwort ist "),
+    "kin": _repeat("Ana's daughter and my kid "),
+    "quoted-by": _repeat('," says Ana ," said '),
+    "lower-list": _repeat(": ana, kofi, noor, "),
+    "author-fields": _repeat("author = {Lima, Ana and "),
+    "shortlog": _rows("# Authors", lambda i: f"  {i}\tAna Lima"),
+    "secret-calls": _repeat('Secret(value="x'),
+    "new-value": _rows("password reset", lambda _i: "New value: "),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

@@ -31,6 +31,7 @@ from router.privacy import (
     build_secrets,
     client_configs,
     credentials,
+    data_secrets,
     documents,
     encoded,
     env_dumps,
@@ -88,6 +89,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
     + client_configs.DETECTORS
+    + data_secrets.DETECTORS
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
     + provider_rules.detectors()

@@ -30,9 +30,10 @@ _HEADER_CELL = re.compile(r"[^\W\d][\w .#()/-]{0,48}")
 # Characters no header line holds (code, logs, key-value text): such a line is not parsed.
 _NOT_HEADER = re.compile(rb"[=:{}<>\[\]@\\]")
 _DELIMITER = re.compile(rb"[,;\t|]")
-# A rule under a header: Markdown's (`|---|:--:|`) and psql's (`----+-----`), read as a row's
-# whole line (`re`'s `^` would match at the text's start only).
-_RULE_LINE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}[-+|: \t]*\r?")
+# A rule under a header: Markdown's (`|---|:--:|`), psql's (`----+-----`) and tabulate's
+# (`===+===`, Airflow's tables), read as a row's whole line (`re`'s `^` would match at the text's
+# start only).
+_RULE_LINE = re.compile(r"[ \t]*\|?[ \t]*:?(?:-{2,}|={2,})[-=+|: \t]*\r?")
 _INSERT = re.compile(r"(?is)insert\s+(?:ignore\s+|or\s+\w+\s+)?into\s+[\w.\"`\[\]]+\s*\(([^()]{1,4000})\)\s*values\s*")
 # One SQL value: a quoted string ('' or \' escapes), or anything up to the next `,` or `)`.
 _SQL_VALUE = re.compile(
