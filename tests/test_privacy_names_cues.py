@@ -207,3 +207,45 @@ def test_names_in_documents_written_after_the_finders() -> None:
     found_, _missed, wrong = later_people.score(3, later_documents.FORMS, later_documents.R)
     assert found_["PERSON"] >= 134, wrong
     assert found_["false"] == 0, wrong
+
+
+def test_names_in_other_languages_written_after_the_finders() -> None:
+    # benchmarks/privacy/later_languages.py: 31 forms in nine languages scored blind once (PERSON
+    # 81 of 99, 15 false findings), then other languages' cues and no prose model on their lines.
+    from benchmarks.privacy import later_languages, later_people
+
+    found_, _missed, wrong = later_people.score(3, later_languages.FORMS, later_languages.R)
+    assert found_["PERSON"] >= 96, wrong
+    assert found_["false"] == 0, wrong
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Bonjour, je m'appelle Anatole Peyrac et je n'arrive plus à me connecter.", "Anatole Peyrac"),
+        ("Dzień dobry, nazywam się Halina Krawczyk i mam problem z logowaniem.", "Halina Krawczyk"),
+        ("Interlocuteur : Solène Vautrin\nService : Comptabilité", "Solène Vautrin"),
+        ("Madame Giraudeau,\n\nVeuillez trouver ci-joint la facture.", "Giraudeau"),
+        ("Meine Tochter Mechthild hat das Passwort vergessen.", "Mechthild"),
+        ("Fico a aguardar.\n\nCom os melhores cumprimentos,\nAnselmo Quaresma", "Anselmo Quaresma"),
+        ("« Le service sera rétabli ce soir », a déclaré Régis Lemaire, directeur technique.", "Régis Lemaire"),
+        ("Il paziente è stato visitato dal dott. Ettore Zanardi alle 10:30.", "Ettore Zanardi"),
+        ("La incidencia está asignada a Nerea Arrieta.", "Nerea Arrieta"),
+    ],
+)
+def test_names_told_by_other_languages_cues(text: str, name: str) -> None:
+    assert name in people(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sehr geehrte Damen und Herren,\n\nvielen Dank für Ihre Nachricht.",
+        "El Corte Inglés abre el domingo en Valencia.",
+        "Il Politecnico di Milano ha pubblicato il bando.",
+        "Mit freundlichen Grüßen\nIhr Kundenservice-Team\n",
+        "Vila Nossa Senhora Do Rosário",
+    ],
+)
+def test_other_languages_nouns_places_and_services_are_no_people(text: str) -> None:
+    assert people(text) == []

@@ -25,7 +25,7 @@ import builtins
 import functools
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 
 from router.privacy import addresses, names_model
@@ -73,7 +73,10 @@ _WORD = r"[^\W\d_](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
 _CAPITAL = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
 _PARTICLE = r"(?:van|von|der|den|de|del|della|di|da|du|la|le|bin|binti|ibn|al|el|dos|das|ten|ter|y|e)"
 _FULL = rf"{_CAPITAL}\.?(?:[ \t]+(?:{_PARTICLE}[ \t]+){{0,2}}(?:[A-Z]\.(?=[ \t]+[A-Z])|{_CAPITAL})){{0,3}}"
-_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|Signora|Signor|Dott)"
+_HONORIFIC = (
+    r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Herr|Frau|Mme|Mlle|Sr|Sra|Srta|Sig|Sig\.ra|Signora|Signor|Dott|Madame|Monsieur"
+    r"|Mademoiselle|Señor|Señora|Señorita|Senhor|Senhora|Pani|Fru|Mevrouw|Meneer|Paní)"
+)
 
 _PERSON_KEYS = (
     r"(?:full|first|last|given|family|middle|display|maiden|legal|preferred|contact|customer|client"
@@ -88,6 +91,9 @@ _ROLE_KEYS = (
     # A ticket's, a review's or a change's people: `Assigned to: Dmitri`, `Reviewed by: Ana Lima`.
     r"|(?:assigned|delegated|escalated)[ _-]?to|(?:reported|created|requested|reviewed|approved|submitted|signed"
     r"|opened|closed|resolved|owned|raised|tested|acked|suggested|helped|co-developed)[ _-]?by"
+    # A form's contact person in other languages (`Ansprechpartner:`, `Interlocuteur :`).
+    r"|ansprechpartner(?:in)?|interlocut(?:eur|rice)|contactpersoon|persona[ _-]de[ _-]contacto|referente"
+    r"|kontaktperson|osoba[ _-]kontaktowa|pessoa[ _-]de[ _-]contacto|kontaktní[ _-]osoba|pt"
 )
 # Keys that name anything (`name: Widget Pro`): a name needs a listed word or a contact beside it.
 _GENERIC_KEYS = r"name|owner|user"
@@ -124,7 +130,8 @@ _GREETING = re.compile(
 _TITLED = re.compile(rf"(?<![\w.])(?:{_HONORIFIC}\.?|M\.|Mme\.?)[ \t]+({_FULL})")
 # Written in lower case with its dot, as people type it (`join accounts with ms. Marcela`): the
 # name must then be no everyday word (`took 5 ms. Then`).
-_TITLED_LOWER = re.compile(rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+({_FULL})")
+_TITLED_LOWER = re.compile(rf"(?<![\w.])(?:mr|mrs|ms|mx|dr|prof|dott|sig|sr|sra|srta)\.[ \t]+({_FULL})")
+_OUR_LADY = re.compile(r"(?i:nossa|nuestra|nostra|notre)[ \t]+$")
 _AFTER_NUMBER = re.compile(r"\d[ \t]*(?:mr|mrs|ms|mx|dr|prof)?$")  # `5 ms.`: a unit, no title
 # English sign-offs, on a line of their own above a name or before it on the same line.
 _THANKS = (
@@ -135,7 +142,8 @@ _CLOSING = re.compile(
     rf"(?im)^[ \t>]*(?:{_THANKS}|sincerely yours|yours(?: truly| sincerely| faithfully)?"
     r"|mit freundlichen grüßen|mit freundlichen gruessen|viele grüße|beste grüße|liebe grüße|cordialement"
     r"|bien à vous|bien cordialement|saludos(?: cordiales)?|atentamente|un saludo|cordiali saluti|distinti saluti"
-    r"|atenciosamente|met vriendelijke groet|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
+    r"|atenciosamente|met vriendelijke groet(?:en)?|(?:com os )?(?:melhores )?cumprimentos|z poważaniem"
+    r"|s pozdravem|med vänliga hälsningar|vänliga hälsningar|mvh|--)[ \t]*[,!.]?[ \t]*\r?\n(?:[ \t>]*\r?\n)?[ \t>]*"
     rf"({_FULL})[ \t]*\r?$"
 )
 # A sign-off and a name on one line, the line's last words (`Thanks, Oluwaseun`, `Cheers - Ana`).
@@ -189,6 +197,12 @@ _CUE_WORDS = (
     r"my[ \t]+name[ \t]+is|my[ \t]+name's|(?:what's|what[ \t]+is)[ \t]+your[ \t]+(?:full[ \t]+|first[ \t]+|last[ \t]+)?"
     r"name\?(?:[ \t]+(?:user|customer|client)[ \t]*:)?|maiden[ \t]+name[ \t]+is|named[ \t]+(?:him|her)"
     r"|directed[ \t]+by|i'm|i[ \t]+am|everyone[ \t]+calls[ \t]+me|call[ \t]+me"
+    # Other languages' `my name is`: German, French, Spanish, Italian, Portuguese, Dutch,
+    # Polish, Swedish, Czech.
+    r"|ich[ \t]+heiße|ich[ \t]+heisse|mein[ \t]+name[ \t]+ist|je[ \t]+m'appelle|je[ \t]+m’appelle"
+    r"|mon[ \t]+nom[ \t]+est|me[ \t]+llamo|mi[ \t]+nombre[ \t]+es|mi[ \t]+chiamo|il[ \t]+mio[ \t]+nome[ \t]+è"
+    r"|(?:o[ \t]+)?meu[ \t]+nome[ \t]+é|mijn[ \t]+naam[ \t]+is|nazywam[ \t]+się|jag[ \t]+heter"
+    r"|jmenuji[ \t]+se"
 )
 _CUE = re.compile(
     rf"(?<![\w'])(?i:({_CUE_WORDS}))[ \t]+(?:({_INITIALLED})(?![\w'’-])|({_LOWER})(?=[ \t]*(?:[.,;!?\n]|$)))"
@@ -201,6 +215,8 @@ _HANDOFF_WORDS = (
     r"|signed(?:[ \t]+off)?)[ \t]+by|(?:escalated|forwarded|handed[ \t]+(?:it[ \t]+)?over)[ \t]+to"
     r"|on[ \t]+behalf[ \t]+of|(?:spoke|talked)[ \t]+(?:with|to)|(?:meeting|met)[ \t]+with"
     r"|reach(?:ed)?[ \t]+out[ \t]+to|follow(?:ed)?[ \t]+up[ \t]+with|check(?:ed)?[ \t]+with"
+    r"|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a|atribuíd[oa][ \t]+a"
+    r"|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till"
 )
 _HANDOFF = re.compile(rf"(?<![\w'’])(?i:{_HANDOFF_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])")
 # A word cased as a name (`Lima`, `Anne-Marie`, `McKenzie`, `O'Brien`), not as a product (`GitHub`).
@@ -230,9 +246,29 @@ _KIN_OF = re.compile(rf"(?<![\w@./\\-])({_INITIALLED})['’]s[ \t]+(?:{_KIN_WORD
 _KIN_BEFORE = re.compile(
     rf"(?<![\w'’-])(?i:my|our|his|her|their|your)[ \t]+(?i:{_OWN_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])"
 )
+# The same in the other languages agents read (`Meine Tochter Mechthild`, `mon fils Régis`,
+# `mi hija Nerea`, `mijn collega Joost`).
+_OWN_OTHER_WORDS = (
+    r"fils|fille|femme|mari|frère|s(?:œ|oe)ur|mère|père|coll[èe]gue|sohn|tochter|frau|mann|bruder|schwester|mutter"
+    r"|vater|kolleg(?:e|in)|hij[oa]|espos[oa]|marido|herman[oa]|madre|padre|colega|figli[oa]|moglie|marito"
+    r"|fratello|sorella|collega|filh[oa]|irmão|irmã|mãe|pai|zoon|dochter|vrouw|broer|zus|moeder|vader|syn|córka"
+    r"|żona|mąż|brat|siostra|dotter|bror|syster|kollega|dcera|manžel(?:ka)?|sestra|bratr"
+)
+_OWN_OTHER = (
+    r"mon|ma|mes|notre|meine?[mn]?|unsere?[mn]?|mi|mis|nuestr[oa]|il[ \t]+mio|la[ \t]+mia|mio|mia|(?:o[ \t]+)?meu"
+    r"|(?:a[ \t]+)?minha|mijn|onze|mój|moja|min|mitt|můj|moje"
+)
+_KIN_OTHER = re.compile(rf"(?<![\w'’-])(?i:{_OWN_OTHER})[ \t]+(?i:{_OWN_OTHER_WORDS})[ \t]+({_INITIALLED})(?![\w'’-])")
 # The speaker after a quotation (`"… direction," says Bergqvist.`): a quote's closing mark, the
 # reporting verb, then the name where the clause ends.
-_QUOTED_BY = re.compile(rf"[\"”][ \t]+{_REPORTING}[ \t]+({_INITIALLED})(?=[ \t]*(?:[.,;!?\n]|$))")
+# (Other languages' too: `», a déclaré Régis Vautrin,`, `", sagte …`, `", dijo …`.)
+_REPORTING_OTHER = (
+    r"(?:a[ \t]+(?:déclaré|dit|expliqué|ajouté|précisé)|sagte|erklärte|betonte|dijo|explicó|afirmó|añadió"
+    r"|ha[ \t]+(?:dichiarato|detto|spiegato)|disse|afirmou|explicou|zei|verklaarde|powiedział[a]?|sade|řekl[a]?)"
+)
+_QUOTED_BY = re.compile(
+    rf"[\"”»][ \t]*,?[ \t]+(?:{_REPORTING}|{_REPORTING_OTHER})[ \t]+({_INITIALLED})(?=[ \t]*(?:[.,;!?\n]|$))"
+)
 # A record's heading line, a name alone above its contact fields or address (a business card, a
 # CV, an address label): at the start of the text or after a blank line (its lines may be quoted
 # in a reply or bulleted: `> Ana Lima`).
@@ -482,11 +518,39 @@ def _raw_names() -> tuple[str, ...]:
     return tuple(sorted(words))
 
 
+# A field written `Last, First` (`Patient: Okafor, Ottilie`, `Pt: Quispe, Noor A.`): after a
+# label's value, a comma, the given name, then the field's end.
+_INVERTED_TAIL = re.compile(rf",[ \t]+({_CAPITAL}(?:[ \t]+[A-Z]\.?)?)(?=[\"',;\n]|[ \t]{{2,}}|[ \t]*$)", re.MULTILINE)
+# Waiting on a person (`let's wait for Ravindra to weigh in`): `for`, the name, `to` and a verb.
+_FOR_TO = re.compile(rf"(?<![\w'’-])for[ \t]+({_CAPITAL}(?:[ \t]+{_CAPITAL})?)[ \t]+to[ \t]+[a-z]")
+# A greeting typed in lower case (`hey kofi can you`): listed given names only.
+_GREETED_LOWER = re.compile(
+    rf"(?<![\w'’-])(?:hey|hi|hello|thanks|thank[ \t]+you|morning|cheers)[ \t]+({_LOWER_LETTER}{{2,}})(?=[ \t,!.?]|$)"
+)
+# BibTeX's people (`author = {Okafor, Ottilie and Ken Mbeki}`), `and` between them.
+_BIBTEX_PEOPLE = re.compile(r"(?i:(?<![\w-])(?:author|editor)[ \t]*=[ \t]*)[{\"]([^{}\"\n]{3,600})[}\"]")
+_BIBTEX_AND = re.compile(r"[ \t]+and[ \t]+")
+# `git shortlog -sn`'s lines: a count, a tab, the author.
+_SHORTLOG = re.compile(rf"^[ \t]*\d+\t({_INITIALLED})[ \t]*$", re.MULTILINE)
+# A file's or a section's list of its people, under its heading (`# Authors`, `Contributors:`).
+_PEOPLE_HEADING = re.compile(
+    r"(?im)^[ \t#=*-]*(?:authors?|contributors?|maintainers?|credits|people|thanks[ \t]+to)\b[^\n]{0,60}\n"
+)
+_PEOPLE_LINE = re.compile(
+    rf"[ \t]*(?:[-*+][ \t]+)?({_INITIALLED})(?:[ \t]+(?:\([^()\n]*\)|<[^<>\n]*>|[-–—][^\n]*))?[ \t]*$"
+)
+# A court filing's caption: a party in capitals, a comma, then its role on the next line.
+_CAPTION = re.compile(
+    r"^[ \t]*([A-Z][A-Z'’-]+(?:[ \t]+[A-Z][A-Z.'’-]*){1,3}),?[ \t]*\r?\n[ \t]*"
+    r"(?:Plaintiffs?|Defendants?|Petitioners?|Respondents?|Appellants?|Appellees?|Claimants?|Debtors?)\b",
+    re.MULTILINE,
+)
 # A label's last word and its `:` or `=` (a key without one, `name` in prose or code, is no label).
 _LABEL_ANCHOR = (
     r"(?:names?|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
     r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam"
-    r"|to|by)"
+    r"|to|by|ansprechpartner(?:in)?|interlocut(?:eur|rice)|contactpersoon|contacto|referente|kontaktperson"
+    r"|kontaktowa|osoba|(?:^|[^A-Za-z])pt)"  # (`Pt:`, not `Interrupt:`)
     r"[\"']?[ \t]*(?::|=|->)"
 )
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
@@ -516,7 +580,10 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         "name-cue",
         r"(?:my[ \t]+name[ \t]+is|my[ \t]+name's|your[ \t]+(?:full[ \t]+|first[ \t]+|last[ \t]+)?name\?"
         r"|maiden[ \t]+name[ \t]+is"
-        r"|named[ \t]+(?:him|her)|directed[ \t]+by|i'm|i[ \t]+am|calls?[ \t]+me)[ \t]",
+        r"|named[ \t]+(?:him|her)|directed[ \t]+by|i'm|i[ \t]+am|calls?[ \t]+me|ich[ \t]+hei(?:ß|ss)e"
+        r"|mein[ \t]+name[ \t]+ist|je[ \t]+m['’]appelle|mon[ \t]+nom[ \t]+est|me[ \t]+llamo|mi[ \t]+nombre[ \t]+es"
+        r"|mi[ \t]+chiamo|il[ \t]+mio[ \t]+nome[ \t]+è|meu[ \t]+nome[ \t]+é|mijn[ \t]+naam[ \t]+is"
+        r"|nazywam[ \t]+się|jag[ \t]+heter|jmenuji[ \t]+se)[ \t]",
         True,
         60,
         100,
@@ -535,7 +602,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         "name-handoff",
         r"(?:assigned[ \t]+to|(?:reported|reviewed|approved|requested|submitted|opened|closed|authored|written|off)"
         r"[ \t]+by|(?:escalated|forwarded|over)[ \t]+to|behalf[ \t]+of|(?:spoke|talked|meeting|met|up|check|checked)"
-        r"[ \t]+(?:with|to)|out[ \t]+to)[ \t]+[A-Z]",
+        r"[ \t]+(?:with|to)|out[ \t]+to|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a"
+        r"|atribuíd[oa][ \t]+a|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till)[ \t]+[A-Z]",
         True,
         60,
         100,
@@ -543,16 +611,59 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
     (_KIN_BEFORE, "name-kin", rf"(?:my|our|his|her|their|your)[ \t]+(?:{_OWN_WORDS})[ \t]+[A-Z]", True, 40, 100),
-    (_QUOTED_BY, "name-quoted", rf"[\"”][ \t]+{_REPORTING}[ \t]+[A-Z]", False, 30, 100),
+    (
+        _FOR_TO,
+        "name-for",
+        r"for[ \t]+[A-Z][^ \t\n]{0,40}(?:[ \t]+[A-Z][^ \t\n]{0,40})?[ \t]+to[ \t]+[a-z]",
+        False,
+        100,
+        8,
+    ),
+    (
+        _GREETED_LOWER,
+        "name-greeting-lower",
+        r"(?:[Hh]ey|[Hh]i|[Hh]ello|[Tt]hanks|[Tt]hank[ \t]+you|[Mm]orning|[Cc]heers)[ \t]+[a-z]",
+        False,
+        16,
+        60,
+    ),
+    (_BIBTEX_PEOPLE, "name-bibtex", r"(?:author|editor)[ \t]*=[ \t]*[{\"]", True, 16, 620),
+    (_SHORTLOG, "name-shortlog", r"\n[ \t]*\d+\t[A-Z]", False, 40, 100),
+    (
+        _PEOPLE_HEADING,
+        "name-listed",
+        r"(?:authors?|contributors?|maintainers?|credits|people|thanks[ \t]+to)",
+        True,
+        80,
+        80,
+    ),
+    (
+        _CAPTION,
+        "name-caption",
+        r"\n[ \t]*(?:Plaintiffs?|Defendants?|Petitioners?|Respondents?|Appellants?|Appellees?|Claimants?|Debtors?)",
+        False,
+        120,
+        4,
+    ),
+    (_KIN_OTHER, "name-kin", rf"(?:{_OWN_OTHER})[ \t]+(?:{_OWN_OTHER_WORDS})[ \t]+[A-Z]", True, 40, 100),
+    (
+        _QUOTED_BY,
+        "name-quoted",
+        rf"[\"”»][ \t]*,?[ \t]+(?:{_REPORTING}|{_REPORTING_OTHER})[ \t]+[A-Z]",
+        False,
+        30,
+        100,
+    ),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
-    (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[A-Z]", False, 14, 100),
+    (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof|dott|sig|sr|sra|srta)\.[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER_CASE, "name-title-lower-case", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[a-z]", False, 14, 100),
     (
         _CLOSING,
         "name-signature",
         r"(?:regards|wishes|thanks|thank you|cheers|sincerely|yours|truly|faithfully|the best|take care|grüßen"
-        r"|gruessen|grüße|cordialement|bien à vous|saludos|atentamente|saludo|saluti|atenciosamente|groet|--)"
+        r"|gruessen|grüße|cordialement|bien à vous|saludos|atentamente|saludo|saluti|atenciosamente|groet|groeten"
+        r"|cumprimentos|poważaniem|pozdravem|hälsningar|mvh|--)"
         r"[ \t]*[,!.]?[ \t]*\r?\n",
         True,
         60,
@@ -604,14 +715,19 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     for index, (pattern, rule, _anchor, _caseless, back, forward) in enumerate(_RULES):
         if index not in hits:
             continue
+        reader = _READERS.get(rule)
         for match in search(pattern, text, windows(text, hits[index], back, forward)):
-            if rule == "name-cue":
-                group = _cued(match)
-                if group:
-                    yield (*_trim(text, *match.span(group)), rule)
+            if reader is not None:
+                yield from reader(text, match, rule)
                 continue
             group = 3 if rule == "name-label" else 1
             value = match.group(group)
+            if rule == "name-label" and (tail := _INVERTED_TAIL.match(text, match.end(3))) is not None:
+                first = tail.group(1)
+                if _shape(value) and _shape(first) and _name_words(f"{value} {first}") is not None:
+                    yield match.start(3), match.end(3), "name-inverted"
+                    yield tail.start(1), tail.end(1), "name-inverted"
+                    continue
             if rule == "name-label" and match.group(1):
                 accepted = _shape(value)
             elif rule == "name-label" and not match.group(2):
@@ -624,27 +740,6 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _handed(value)
             elif rule == "name-appositive":
                 accepted = _handed(value, alone=False)
-            elif rule == "name-title-lower-case":
-                if _AFTER_NUMBER.search(text, max(0, match.start() - 8), match.start()):
-                    continue
-                given, family = given_names(), family_names()
-                end = match.start(group)
-                for word in re.finditer(r"[^ \t]+", value):
-                    low = word.group()
-                    if not ((low in given or low in family) and low not in _STOP and low not in _AMBIGUOUS):
-                        break
-                    end = match.start(group) + word.end()
-                if end > match.start(group):
-                    yield match.start(group), end, rule
-                continue
-            elif rule in ("name-kin", "name-quoted"):
-                span = _without_lead(text, *match.span(group))
-                while (lead := _FIRST_WORD.match(text, *span)) is not None and not _shape(lead.group(1)):
-                    span = (lead.end(), span[1])  # `I'm Amanda's daughter`
-                value = text[span[0] : span[1]]
-                if len(value) > 1 and _shape(value) and len(_words(value)) <= 4 and _addressed_name(value):
-                    yield (*_trim(text, *span), rule)
-                continue
             elif rule == "name-title-lower":
                 # `ms. Quinzia` (a name no list holds, no everyday word), not `took 5 ms. Then`.
                 accepted = (
@@ -674,6 +769,101 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             if _free_text(match.group(1)):
                 yield (*_without_lead(text, *_trim(text, *match.span(1))), "name-text")
         yield from _acting(text, listed)
+
+
+# The rules whose match is read by a function of its own (`_spans`): (text, match, rule) -> names.
+Reader = Callable[[str, "re.Match[str]", str], Iterator[tuple[int, int, str]]]
+
+
+def _read_cue(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    group = _cued(match)
+    if group:
+        yield (*_trim(text, *match.span(group)), rule)
+
+
+def _read_title(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    if _OUR_LADY.search(text, max(0, match.start() - 10), match.start()):
+        return  # `Nossa Senhora Aparecida`, `Nuestra Señora del Pilar`: a saint's title, a place's
+    value = match.group(1)
+    if _shape(value) and len(_words(value)) <= 4:
+        yield (*_trim(text, *match.span(1)), rule)
+
+
+def _read_title_lower_case(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """`mr. elliott flew`: the listed words after the title."""
+    if _AFTER_NUMBER.search(text, max(0, match.start() - 8), match.start()):
+        return
+    given, family = given_names(), family_names()
+    start = end = match.start(1)
+    for word in re.finditer(r"[^ \t]+", match.group(1)):
+        low = word.group()
+        if not ((low in given or low in family) and low not in _STOP and low not in _AMBIGUOUS):
+            break
+        end = start + word.end()
+    if end > start:
+        yield start, end, rule
+
+
+def _read_bibtex(text: str, match: re.Match[str], _rule: str) -> Iterator[tuple[int, int, str]]:
+    return _bibtex_people(text, *match.span(1))
+
+
+def _read_people_heading(text: str, match: re.Match[str], _rule: str) -> Iterator[tuple[int, int, str]]:
+    return _people_lines(text, match.end())
+
+
+def _read_full_name(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """A name of two words or more, each listed or no everyday word (`git shortlog`'s lines)."""
+    value = match.group(1)
+    if len(_words(value)) >= 2 and _shape(value) and _name_words(value) is not None:
+        yield match.start(1), match.end(1), rule
+
+
+def _read_caption(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """A party in capitals: its words as a name's, not a firm's."""
+    title = " ".join(word.capitalize() for word in _words(match.group(1)))
+    if not names_model._FIRM_WORD.search(title) and _name_words(title) is not None:
+        yield match.start(1), match.end(1), rule
+
+
+def _read_addressed(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """One or two words a person could be addressed by (`wait for Ravindra to`)."""
+    value = match.group(1)
+    if len(value) > 1 and _shape(value) and _addressed_name(value):
+        yield match.start(1), match.end(1), rule
+
+
+def _read_greeting_lower(text: str, match: re.Match[str], _rule: str) -> Iterator[tuple[int, int, str]]:
+    greeted = match.group(1)
+    lexicon: frozenset[str] = names_model.model()["lexicon"]
+    if greeted in given_names() and greeted not in _AMBIGUOUS | _STOP and greeted not in lexicon:
+        yield match.start(1), match.end(1), "name-greeting"
+
+
+def _read_around(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """A name the words around it tell (kin, a quotation's speaker): without the everyday words
+    and the pronoun that may lead it (`Then Amanda's`, `I'm Amanda's daughter`)."""
+    span = _without_lead(text, *match.span(1))
+    while (lead := _FIRST_WORD.match(text, *span)) is not None and not _shape(lead.group(1)):
+        span = (lead.end(), span[1])
+    value = text[span[0] : span[1]]
+    if len(value) > 1 and _shape(value) and len(_words(value)) <= 4 and _addressed_name(value):
+        yield (*_trim(text, *span), rule)
+
+
+_READERS: dict[str, Reader] = {
+    "name-cue": _read_cue,
+    "name-title": _read_title,
+    "name-title-lower-case": _read_title_lower_case,
+    "name-bibtex": _read_bibtex,
+    "name-listed": _read_people_heading,
+    "name-shortlog": _read_full_name,
+    "name-caption": _read_caption,
+    "name-for": _read_addressed,
+    "name-greeting-lower": _read_greeting_lower,
+    "name-kin": _read_around,
+    "name-quoted": _read_around,
+}
 
 
 def _acting(text: str, listed: list[int]) -> Iterator[tuple[int, int, str]]:
@@ -802,7 +992,27 @@ def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
             yield start, end, "name-addressed"
 
 
-_STRONG_CUES = ("my name", "what", "maiden", "named", "everyone")
+_STRONG_CUES = (
+    "my name",
+    "what",
+    "maiden",
+    "named",
+    "everyone",
+    "ich hei",
+    "mein name",
+    "je m",
+    "mon nom",
+    "me llamo",
+    "mi nombre",
+    "mi chiamo",
+    "il mio nome",
+    "o meu nome",
+    "meu nome",
+    "mijn naam",
+    "nazywam",
+    "jag heter",
+    "jmenuji",
+)
 # Cues a name, not a state, follows (`call me Piusz`, not `I'm Happy`): a capitalised word after
 # them is a name unless an everyday word or software's (`call me Maybe`).
 _NAMING_CUES = ("call me", "calls me", "everyone calls me")
@@ -992,77 +1202,6 @@ _ASKED = re.compile(
 )
 
 
-# A field written `Last, First` (`Pt: Okafor, Ottilie`, `Patient: Quispe, Noor A.`): a person's
-# or a role's key, the family name, a comma, the given name, then the field's end.
-_INVERTED = re.compile(
-    rf"(?i:(?<![A-Za-z])(?:{_PERSON_KEYS}|{_ROLE_KEYS}|pt|name))[\"']?[ \t]*[:=][ \t]*[\"']?"
-    rf"({_CAPITAL}),[ \t]+({_CAPITAL}(?:[ \t]+[A-Z]\.?)?)(?=[\"',;\n]|[ \t]{{2,}}|[ \t]*$)",
-    re.MULTILINE,
-)
-# BibTeX's people (`author = {Okafor, Ottilie and Ken Mbeki}`), `and` between them.
-_BIBTEX_PEOPLE = re.compile(r"(?i:(?<![\w-])(?:author|editor)[ \t]*=[ \t]*)[{\"]([^{}\"\n]{3,600})[}\"]")
-_BIBTEX_AND = re.compile(r"[ \t]+and[ \t]+")
-# `git shortlog -sn`'s lines: a count, a tab, the author.
-_SHORTLOG = re.compile(rf"^[ \t]*\d+\t({_INITIALLED})[ \t]*$", re.MULTILINE)
-# A file's or a section's list of its people, under its heading (`# Authors`, `Contributors:`).
-_PEOPLE_HEADING = re.compile(
-    r"(?im)^[ \t#=*-]*(?:authors?|contributors?|maintainers?|credits|people|thanks[ \t]+to)\b[^\n]{0,60}\n"
-)
-_PEOPLE_LINE = re.compile(
-    rf"[ \t]*(?:[-*+][ \t]+)?({_INITIALLED})(?:[ \t]+(?:\([^()\n]*\)|<[^<>\n]*>|[-–—][^\n]*))?[ \t]*$"
-)
-# Waiting on a person (`let's wait for Ravindra to weigh in`): `for`, the name, `to` and a verb.
-_FOR_TO = re.compile(rf"(?<![\w'’-])for[ \t]+({_CAPITAL}(?:[ \t]+{_CAPITAL})?)[ \t]+to[ \t]+[a-z]")
-# A greeting typed in lower case (`hey kofi can you`): listed given names only.
-_GREETED_LOWER = re.compile(
-    rf"(?<![\w'’-])(?:hey|hi|hello|thanks|thank[ \t]+you|morning|cheers)[ \t]+({_LOWER_LETTER}{{2,}})(?=[ \t,!.?]|$)"
-)
-# A court filing's caption: a party in capitals, a comma, then its role on the next line.
-_CAPTION = re.compile(
-    r"^[ \t]*([A-Z][A-Z'’-]+(?:[ \t]+[A-Z][A-Z.'’-]*){1,3}),?[ \t]*\r?\n[ \t]*"
-    r"(?:Plaintiffs?|Defendants?|Petitioners?|Respondents?|Appellants?|Appellees?|Claimants?|Debtors?)\b",
-    re.MULTILINE,
-)
-
-
-def _documents(text: str) -> Iterator[tuple[int, int, str]]:
-    """Names in documents' own forms: `Last, First` fields, BibTeX's people, `git shortlog`'s
-    authors, a list under an `Authors` heading, `for Name to`, lower-case greetings, court
-    captions."""
-    if ":" in text or "=" in text:
-        for match in _INVERTED.finditer(text):
-            last, first = match.group(1), match.group(2)
-            if _shape(last) and _shape(first) and _name_words(f"{last} {first}") is not None:
-                yield match.start(1), match.end(1), "name-inverted"
-                yield match.start(2), match.end(2), "name-inverted"
-    if "=" in text:
-        for match in _BIBTEX_PEOPLE.finditer(text):
-            yield from _bibtex_people(text, *match.span(1))
-    if "\t" in text:
-        for match in _SHORTLOG.finditer(text):
-            value = match.group(1)
-            if len(_words(value)) >= 2 and _shape(value) and _name_words(value) is not None:
-                yield match.start(1), match.end(1), "name-shortlog"
-    for heading in _PEOPLE_HEADING.finditer(text):
-        yield from _people_lines(text, heading.end())
-    if "for " in text:
-        for match in _FOR_TO.finditer(text):
-            value = match.group(1)
-            if len(value) > 1 and _shape(value) and _addressed_name(value):
-                yield match.start(1), match.end(1), "name-for"
-    everyday: frozenset[str] = names_model.model()["lexicon"]
-    given = given_names()
-    for match in _GREETED_LOWER.finditer(text):
-        word = match.group(1)
-        if word in given and word not in _AMBIGUOUS and word not in _STOP and word not in everyday:
-            yield match.start(1), match.end(1), "name-greeting"
-    for match in _CAPTION.finditer(text):
-        value = match.group(1)
-        title = " ".join(word.capitalize() for word in _words(value))
-        if not names_model._FIRM_WORD.search(title) and _name_words(title) is not None:
-            yield match.start(1), match.end(1), "name-caption"
-
-
 def _bibtex_people(text: str, start: int, end: int) -> Iterator[tuple[int, int, str]]:
     """Each person of a BibTeX field's value (`Last, First` or `First Last`)."""
     at = start
@@ -1125,7 +1264,6 @@ def _by_rules(text: str) -> list[tuple[int, int, str]]:
     found.extend(_addressed(text))
     found.extend(_addressed_last(text))
     found.extend(_asked(text))
-    found.extend(_documents(text))
     return found
 
 

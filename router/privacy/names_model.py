@@ -312,11 +312,44 @@ _SENTENCE_END = re.compile(r"(?<![.\d])[.!?][\"'”’)]*[ \t]*$")
 _NEAR = 2048  # characters each side of a candidate searched for the same word in lower case
 
 
+def _words_of(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"\S+", text))
+
+
+# Function words of the other languages agents read (German, French, Spanish, Italian,
+# Portuguese, Dutch, Polish, Swedish, Czech) that are no English word, and English's own: the
+# model learnt English prose, and reads a capitalised noun of German (`Ihre Nachricht`), a
+# place or an institution of another language's sentence (`en Valencia`, `Politecnico di
+# Milano`) as a name. A line with more of the first than of the second is left to the rules.
+_FOREIGN_WORDS = _words_of(
+    "der das und ist nicht für mit dem des ein eine einen sie ihr ihre wir ich auf zu von bei wurde sind haben"
+    " bitte auch sich le les et est pour avec une du au aux nous vous je ne pas sur dans ce cette qui été el"
+    " los las y es para con una del por su sus usted está muy se il lo gli è per della delle di che non sono"
+    " alla nel os é com uma do da dos das não em um het een en voor met van niet wij ik zijn naar jest nie"
+    " się że dla och är att det inte för på jag ett som je na ne pro jsem de",
+)
+_ENGLISH_WORDS = _words_of(
+    "the and is are was were of to in for with on at by from this that it be have has you we they not but or"
+    " will can please",
+)
+
+
+def _other_language(line: str) -> bool:
+    """Whether `line` reads as another language's prose rather than English (`_FOREIGN_WORDS`)."""
+    # (Split at spaces: a function word rarely carries a mark. Capitalised words are in neither
+    # set: a sentence's first word counts for neither.)
+    words = line.split()
+    if _FOREIGN_WORDS.isdisjoint(words):  # most lines: one set operation
+        return False
+    return sum(map(_FOREIGN_WORDS.__contains__, words)) > sum(map(_ENGLISH_WORDS.__contains__, words))
+
+
 def _prose_line(text: str, start: int, last: list[int]) -> bool:
-    """Whether the line around `start` reads as prose: three or more lower-case words, no table
-    bars and no marks of code (a CSV row, a signature's title line, a table's cells and code are
-    left to the rules). Up to 200 characters each side are read; the answer is kept for the
-    candidates after it in the same stretch (`last`: its start, end and answer)."""
+    """Whether the line around `start` reads as English prose: three or more lower-case words, no
+    table bars and no marks of code (a CSV row, a signature's title line, a table's cells and code
+    are left to the rules), not another language's (`_other_language`). Up to 200 characters each
+    side are read; the answer is kept for the candidates after it in the same stretch (`last`:
+    its start, end and answer)."""
     if last[0] <= start < last[1]:
         return bool(last[2])
     low = text.rfind("\n", max(0, start - 200), start) + 1 or max(0, start - 200)
@@ -331,6 +364,7 @@ def _prose_line(text: str, start: int, last: list[int]) -> bool:
         # A short sentence (`Call Wiremu back tomorrow.`, `Happy birthday Farida!`) is prose
         # too: a lower-case word and the sentence's end mark, as a heading or a cell has not.
         prose = words >= 3 or (words >= 1 and _SENTENCE_END.search(line) is not None)
+        prose = prose and not _other_language(line)
     last[:] = [low, high, int(prose)]
     return prose
 
