@@ -4,7 +4,8 @@ one pass: one long line of base64, a run of digits, `a=` and `:` repeated, a CSV
 SQL INSERTs, many short lines, prose dense with names and streets, and the later rules' cores
 repeated with no value after them (OAuth `state=`, `password to`, table rows, `NickServ
 identify`, a password's word in German, kin words, a quotation's `says`, lower-case lists,
-BibTeX's `author`, `git shortlog` under an `Authors` heading, `Secret(`, `New value:`).
+BibTeX's `author`, `git shortlog` under an `Authors` heading, `Secret(`, `New value:`, devices'
+`key` lines, Junos' `$9$`).
 
 Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
 (linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
@@ -82,6 +83,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "shortlog": _rows("# Authors", lambda i: f"  {i}\tAna Lima"),
     "secret-calls": _repeat('Secret(value="x'),
     "new-value": _rows("password reset", lambda _i: "New value: "),
+    "device-keys": _rows("radius server A", lambda _i: " key neighbor a password key-string "),
+    "junos-secrets": _repeat('"$9$abcdefgh'),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

@@ -38,6 +38,7 @@ from router.privacy import (
     id_columns,
     key_material,
     national_ids,
+    network_secrets,
     opt_in,
     patterns,
     prose_passwords,
@@ -90,6 +91,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + build_secrets.DETECTORS
     + client_configs.DETECTORS
     + data_secrets.DETECTORS
+    + network_secrets.DETECTORS
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
     + provider_rules.detectors()
