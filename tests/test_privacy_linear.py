@@ -85,6 +85,9 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "new-value": _rows("password reset", lambda _i: "New value: "),
     "device-keys": _rows("radius server A", lambda _i: " key neighbor a password key-string "),
     "junos-secrets": _repeat('"$9$abcdefgh'),
+    "flat-commas": _repeat("Flat 1, a, "),
+    "cyrillic-houses": _repeat("ул. Тверская, д. 1 "),
+    "map-queries": _repeat("?query=1+Oak+"),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

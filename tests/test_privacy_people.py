@@ -1016,3 +1016,49 @@ def test_numbered_words_are_no_street_line(text: str) -> None:
 )
 def test_names_greeted_and_thanked(text: str, names: set[str]) -> None:
     assert {value for kind, value in found(text) if kind == "PERSON"} == names
+
+
+def test_addresses_in_the_forms_left_out_written_after_the_finders() -> None:
+    # benchmarks/privacy/later_places.py: 19 forms scored blind once (ADDRESS 30 of 54), then a
+    # grammar per kind of miss and a Brazilian CEP alone no phone.
+    from benchmarks.privacy import later_people, later_places
+
+    found_, missed, wrong = later_people.score(3, later_places.FORMS, later_places.R)
+    assert not missed, wrong
+    assert found_["false"] == 0, wrong
+    assert found_["ADDRESS"] == 54
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Send the replacement to RR 7 Box 950, Millbrook, AL 36054.", "RR 7 Box 950"),
+        ("hey can u update my address to 7811 bramblewood lane apt 4b, springfield il 62704", "7811 bramblewood lane"),
+        (
+            "Deliver to: Flat 9A, Sunrise Apartments, near City Mall, Andheri West, Mumbai 400053",
+            "Flat 9A, Sunrise Apartments, near City Mall, Andheri West, Mumbai 400053",
+        ),
+        ("Endereço: Av. Paulista, 2632 - Bela Vista, São Paulo - SP, 01310-200", "Av. Paulista, 2632 - Bela Vista"),
+        ("Dirección: Calle 5 de Mayo #828, Col. Centro, 06000 Ciudad de México", "Calle 5 de Mayo #828, Col. Centro"),
+        ("Адрес доставки: ул. Тверская, д. 17, кв. 137, Москва, 125009", "ул. Тверская, д. 17, кв. 137"),
+        ("Office: 170 Teheran-ro, Gangnam-gu, Seoul 06142", "170 Teheran-ro, Gangnam-gu"),
+        ("https://www.google.com/maps/search/?api=1&query=9174+Bramblewood+Drive+Austin+TX", "9174+Bramblewood+Drive"),
+    ],
+)
+def test_addresses_of_the_forms_left_out(text: str, address: str) -> None:
+    spans = [(f.start, f.end) for f in detect(text, PEOPLE) if f.type == "ADDRESS"]
+    at = text.index(address)
+    assert any(start <= at and at + len(address) <= end for start, end in spans), spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "São Paulo - SP, 01310-200",  # a CEP alone is no phone
+        "the 2 way handshake took 40 ms on the way back",
+        "GET /api/v2/users/42/street HTTP/1.1",
+        "Room 404 is on floor 4; Building 7 houses the lab.",
+    ],
+)
+def test_postcodes_and_numbered_things_are_neither_phones_nor_addresses(text: str) -> None:
+    assert [f for f in detect(text, PEOPLE) if f.type in ("PHONE", "ADDRESS")] == []

@@ -75,11 +75,15 @@ _FR = re.compile(
     rf"{_CAP}(?:[ \t-]+(?:(?:de|du|des|la|le|l'|d'|sur|en)[ \t]*)?{_CAP}){{0,4}}"
     rf"(?:,?[ \t]+\d{{5}}[ \t]+{_CITY}(?:[ \t]+Cedex(?:[ \t]+\d{{1,2}})?)?)?"
 )
+# (A name may be a date, `Calle 5 de Mayo`; the number may follow `#`, `nº`; Brazil writes the
+# district after a dash, `Av. Paulista, 1578 - Bela Vista`, Mexico the colonia, `, Col. Centro`.)
 _SOUTH = re.compile(
     r"(?<![\w.-])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Plaça|Carrer|Camino|Ronda|Via|Viale|Piazza|Piazzale|Corso"
     r"|Largo|Vicolo|Rua|Travessa|Praça|Alameda|Estrada|Jirón|Carrera)[ \t]+(?:(?:de|del|la|las|los|dos|das|da|do|di"
-    rf"|della|dei|delle|degli)[ \t]+){{0,2}}{_CAP}(?:[ \t]+(?:(?:de|del|la|da|do|di|della|dei)[ \t]+)?{_CAP}){{0,3}}"
-    r",?[ \t]+(?:n[º°o.]?[ \t]*)?\d{1,4}[A-Za-z]?(?:[ \t]*[,-][ \t]*\d{1,2}º?[ \t]*[A-Za-z]?)?(?![\w-])"
+    rf"|della|dei|delle|degli)[ \t]+){{0,2}}(?:\d{{1,2}}[ \t]+de[ \t]+)?{_CAP}"
+    rf"(?:[ \t]+(?:(?:de|del|la|da|do|di|della|dei)[ \t]+)?{_CAP}){{0,3}}"
+    r",?[ \t]+(?:n[º°o.]?[ \t]*|#[ \t]*)?\d{1,4}[A-Za-z]?(?:[ \t]*[,-][ \t]*\d{1,2}º?[ \t]*[A-Za-z]?)?(?![\w-])"
+    rf"(?:[ \t]+[-–][ \t]+{_CITY}|,[ \t]*Col\.[ \t]+{_CITY})?"
     rf"(?:,?[ \t]+\d{{4,5}}(?:-\d{{3}})?[ \t]+{_CITY})?"
 )
 _NL = re.compile(
@@ -112,6 +116,37 @@ _HU = re.compile(
 _PL = re.compile(
     rf"(?<![\w.-])(?:ul|al|pl|os)\.[ \t]*{_CAP}(?:[ \t]+{_CAP}){{0,3}}[ \t]+\d{{1,4}}[A-Za-z]?(?:/\d{{1,4}})?(?![\w-])"
     rf"(?:,?[ \t]+\d{{2}}-\d{{3}}[ \t]+{_CITY})?"
+)
+# A rural route (`RR 2 Box 152`, `Rural Route 4, Box 17`, `HC 64 Box 3`).
+_RURAL = re.compile(
+    r"(?<![\w.])(?:RR|R\.R\.|Rural[ \t]+Route|HC|Star[ \t]+Route)[ \t]+\d{1,3},?[ \t]+Box[ \t]+\d{1,5}(?!\d)"
+)
+# India: a flat or a house, its building, a landmark and a locality, then the city and its PIN
+# (`Flat 9A, Sunrise Apartments, near City Mall, Andheri West, Mumbai 400053`).
+_IN = re.compile(
+    r"(?<![\w.])(?:Flat|House|H\.[ \t]?No\.?|Plot|Door|Shop|Room)[ \t]*(?:No\.?[ \t]*)?[\w/-]{1,8},[ \t]*"
+    rf"(?:[^,\n]{{2,48}},[ \t]*){{1,5}}{_CITY}[ \t]*[-–]?[ \t]*\d{{3}}[ \t]?\d{{3}}(?!\d)"
+)
+# Korea in Latin letters: the building number, the road (`-ro`, `-gil`, `-daero`), the district
+# (`170 Teheran-ro, Gangnam-gu`).
+_KR = re.compile(
+    rf"(?<![\w.-])\d{{1,4}}(?:-\d{{1,4}})?[ \t]+{_CAP}-(?:ro|daero|gil)(?:[ \t]+\d{{1,3}}(?:beon)?-gil)?,[ \t]*"
+    rf"{_CAP}-(?:gu|si|gun|dong)(?![\w-])"
+)
+# Russia, Ukraine, Belarus in Cyrillic: the street's type, its name, `д.` and the house, a flat
+# (`ул. Тверская, д. 7, кв. 12`).
+_CYR_CAP = r"[А-ЯЁЇІЄҐ][а-яёїієґ'’-]+"
+_RU = re.compile(
+    r"(?<![\w.])(?:ул\.|улица|пр\.|просп\.|проспект|пер\.|переулок|ш\.|шоссе|наб\.|набережная|бульв\.|б-р|бульвар"
+    rf"|пл\.|площадь|вул\.|вулиця)[ \t]*{_CYR_CAP}(?:[ \t]+{_CYR_CAP}){{0,2}},?[ \t]+(?:д\.|дом|буд\.)[ \t]*\d{{1,4}}"
+    r"[а-я]?(?:,?[ \t]*(?:корп\.|к\.|стр\.)[ \t]*\d{1,3})?(?:,?[ \t]*(?:кв\.|квартира|оф\.|офис)[ \t]*\d{1,4})?"
+)
+# A street line in a map link's query, its spaces written `+` or `%20`
+# (`maps/search/?api=1&query=9174+Bramblewood+Drive+Austin+TX`).
+_SEP = r"(?:\+|%20)"
+_MAP_QUERY = re.compile(
+    rf"(?:[?&](?:q|query|daddr|saddr|destination|origin)=|/maps/(?:place|dir|search)/)(\d{{1,6}}{_SEP}"
+    rf"(?:[A-Za-z][a-z]+{_SEP}){{1,4}}(?:{_EN_TYPES})(?![A-Za-z]))"
 )
 _LABEL_KEYS = (
     r"(?:street|home|postal|mailing|shipping|billing|delivery|residential|business|work|customer|contact)?"
@@ -254,8 +289,12 @@ _CLAUSE_END = (
     r"|before|the|please|tomorrow|today|tonight|at|is|was|since|from|until|near|next|opposite|behind|with|if|when"
     r"|where|which|who|that|as|so|but|or|because|every|each|this)\b))"
 )
+# (Typed in lower case after a cue, with an English street type: `update my address to 7811
+# bramblewood lane`.)
+_EN_TYPES_LOWER = _EN_TYPES.lower()
 _CUED_STREET = (
-    rf"(?:\d{{1,6}}[A-Za-z]?(?:[ \t]+\d{{1,5}})?[ \t]+{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLE})){{0,4}}"
+    rf"(?:\d{{1,6}}[a-z]?[ \t]+(?:[a-z]{{3,}}[ \t]+){{1,3}}(?:{_EN_TYPES_LOWER})\.?(?![\w-]){_CLAUSE_END}"
+    rf"|\d{{1,6}}[A-Za-z]?(?:[ \t]+\d{{1,5}})?[ \t]+{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLE})){{0,4}}"
     rf"(?:[ \t]+\d{{1,5}}[A-Za-z]?\.?)?{_CLAUSE_END}"
     rf"|{_NOT_STREET}{_CAP}(?:[ \t]+(?:{_CAP}|{_PARTICLE}|[a-zà-ÿ]{{2,}})){{0,3}}[ \t]+\d{{1,5}}[A-Za-z]?\.?"
     rf"(?![\w/:-]|[.,]\d){_CLAUSE_END})"
@@ -361,6 +400,32 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         True,
         48,
         160,
+    ),
+    (
+        _RURAL,
+        "address-rural",
+        r"(?:RR|R\.R\.|Rural[ \t]+Route|HC|Star[ \t]+Route)[ \t]+\d{1,3},?[ \t]+Box",
+        False,
+        24,
+        12,
+    ),
+    (
+        _IN,
+        "address-in",
+        r"(?:^|[^\w.])(?:Flat|House|H\.[ \t]?No|Plot|Door|Shop|Room)[ \t]*(?:No\.?[ \t]*)?[\w/-]{1,8},",
+        False,
+        12,
+        260,
+    ),
+    (_KR, "address-kr", r"-(?:ro|daero|gil),[ \t]*[A-Z][a-z]+-(?:gu|si|gun|dong)", False, 60, 4),
+    (_RU, "address-ru", r"(?:д\.|дом|буд\.)[ \t]*\d", False, 80, 60),
+    (
+        _MAP_QUERY,
+        "address-map",
+        r"(?:[?&](?:q|query|daddr|saddr|destination|origin)=|/maps/(?:place|dir|search)/)\d",
+        False,
+        60,
+        120,
     ),
     (_MILITARY, "address-military", r"(?:APO|FPO|DPO)[ \t]+(?:AA|AE|AP)[ \t]+\d", False, 60, 8),
     (_EU_LINE, "address-eu", rf"\d,[ \t]*(?:{_EU_POSTCODE})[ \t]+[A-ZÀ-ÖØ-Þ]", False, 110, 60),
@@ -471,6 +536,9 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
             if rule == "address-nordic" and _everyday_street(match.group()):
                 continue
             if rule == "address-eu" and names_model.everyday(match.group(1).split()[0].lower(), _lexicon()):
+                continue
+            if rule == "address-map":  # the query's street line, not its key
+                yield match.start(1), match.end(1), rule
                 continue
             if rule not in ("address-label", "address-cue"):
                 yield match.start(), match.end(), rule

@@ -106,8 +106,9 @@ _EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
 _NOT_DIGIT = re.compile(r"\D")
 # An SSN, an IPv4 address, a range of years (`2012-2022`): never phones.
 _SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|20)\d\d ?[-–] ?(?:19|20)\d\d$")
-# Unlabelled, these shapes are something else: a US ZIP+4, table columns split by runs of spaces.
-_NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|\s\s")
+# Unlabelled, these shapes are something else: a US ZIP+4, a Brazilian CEP (`01310-200`), table
+# columns split by runs of spaces.
+_NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|^\d{5}-\d{3}$|\s\s")
 # A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
 _DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
