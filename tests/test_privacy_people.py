@@ -4,6 +4,8 @@ the look-alikes that are none of them (log timestamps, versions, dashed IPs, pro
 
 from __future__ import annotations
 
+import itertools
+
 import httpx
 import pytest
 
@@ -1062,3 +1064,20 @@ def test_addresses_of_the_forms_left_out(text: str, address: str) -> None:
 )
 def test_postcodes_and_numbered_things_are_neither_phones_nor_addresses(text: str) -> None:
     assert [f for f in detect(text, PEOPLE) if f.type in ("PHONE", "ADDRESS")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address", "phone"),
+    [
+        ("Address: 221B Baker Street, London NW1 6XE, tel 020 7946 0958", "221B Baker Street", "020 7946 0958"),
+        ("Indirizzo: Via Roma 10, 00184 Roma RM 06 1234 5678", "Via Roma 10", "06 1234 5678"),
+    ],
+)
+def test_an_address_that_runs_into_a_phone_keeps_its_street(text: str, address: str, phone: str) -> None:
+    # The address's finding overlaps the phone's: the phone stands, and the street before it is
+    # still an address (dropped whole, it reached the cloud).
+    found_ = detect(text, PEOPLE)
+    assert ("PHONE", phone) in [(f.type, f.value) for f in found_]
+    assert any(f.type == "ADDRESS" and address in f.value for f in found_), found_
+    spans = sorted((f.start, f.end) for f in found_)
+    assert all(a_end <= b_start for (_a, a_end), (b_start, _b) in itertools.pairwise(spans))

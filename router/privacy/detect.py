@@ -364,7 +364,7 @@ def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:
     detector's stands. Offsets are in `text` (characters). `optional`: the opt-in kinds the
     route asks for besides the default ones (`person`, `address`: opt_in.py)."""
     if optional and text:
-        return _merged(detect(text), opt_in.find(text, optional))
+        return _with_opt_in(detect(text), opt_in.find(text, optional))
     global _seen_chars, _seen_with
     if not text:
         return []
@@ -405,6 +405,53 @@ def _merged(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
         taken.take(finding.start, finding.end)
     extra = [f for f in extra if taken.take(f.start, f.end)]
     return sorted(findings + extra, key=lambda f: f.start) if extra else findings
+
+
+# What an opt-in finding's piece outside a default finding is trimmed of at its ends (`221B Baker
+# Street, London NW1 6XE, tel` once the phone after it is the phone's).
+_PIECE_EDGES = " \t\r\n,;:|-"
+_PIECE_MIN = 4  # characters a piece keeps to stand as a finding of its own
+
+
+def _with_opt_in(findings: list[Finding], extra: list[Finding]) -> list[Finding]:
+    """`findings` (the default kinds') and the opt-in kinds' `extra`: where one of `extra`
+    overlaps a default finding, that stands and the pieces of the opt-in finding outside it stand
+    as findings of their own (an address whose line ends in a phone keeps its street; dropped
+    whole, the street reached the cloud)."""
+    if not extra:
+        return findings
+    spans = sorted((f.start, f.end) for f in findings)
+    taken = Taken()
+    for start, end in spans:
+        taken.take(start, end)
+    kept: list[Finding] = []
+    for finding in extra:
+        if taken.take(finding.start, finding.end):
+            kept.append(finding)
+            continue
+        at = finding.start
+        index = bisect.bisect_left(spans, (finding.start, -1))
+        while index > 0 and spans[index - 1][1] > finding.start:
+            index -= 1  # a default finding that starts before this one and reaches into it
+        pieces = []
+        while at < finding.end:
+            stop = spans[index][0] if index < len(spans) and spans[index][0] < finding.end else finding.end
+            if stop > at:
+                pieces.append((at, stop))
+            if index >= len(spans) or spans[index][0] >= finding.end:
+                break
+            at = max(at, spans[index][1])
+            index += 1
+        for start, end in pieces:
+            piece = finding.value[start - finding.start : end - finding.start]
+            lead = len(piece) - len(piece.lstrip(_PIECE_EDGES))
+            trimmed = piece.strip(_PIECE_EDGES)
+            if len(trimmed) < _PIECE_MIN or not any(c.isalnum() for c in trimmed):
+                continue
+            begin = start + lead
+            if taken.take(begin, begin + len(trimmed)):
+                kept.append(dataclasses.replace(finding, value=trimmed, start=begin, end=begin + len(trimmed)))
+    return sorted(findings + kept, key=lambda f: f.start) if kept else findings
 
 
 # Full-width forms of ASCII (`４１１１`, `ＡＫＩＡ…`, as Japanese and Chinese input methods type them)
