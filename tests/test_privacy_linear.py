@@ -88,6 +88,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "flat-commas": _repeat("Flat 1, a, "),
     "cyrillic-houses": _repeat("ул. Тверская, д. 1 "),
     "map-queries": _repeat("?query=1+Oak+"),
+    "env-sets": _repeat("env:set API_KEY "),
+    "piped-secrets": _repeat("echo x | vercel env add "),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

@@ -32,6 +32,7 @@ from router.privacy import (
     client_configs,
     credentials,
     data_secrets,
+    deploy_secrets,
     documents,
     encoded,
     env_dumps,
@@ -91,6 +92,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + build_secrets.DETECTORS
     + client_configs.DETECTORS
     + data_secrets.DETECTORS
+    + deploy_secrets.DETECTORS
     + network_secrets.DETECTORS
     + key_material.DETECTORS
     + prose_passwords.DETECTORS

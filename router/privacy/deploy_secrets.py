@@ -1,0 +1,83 @@
+"""Secrets given to CI/CD systems and deployment platforms on their command lines, where no flag
+or name says `password` beside the value: a variable named for a secret set by its name and value
+as two arguments (`netlify env:set STRIPE_SECRET X`), a value piped into a command that stores a
+secret (`echo -n X | vercel env add DB_PASSWORD`), Drone's `secret add … --data X`, Azure
+Pipelines' `variable create --secret true --value X`, Concourse's `fly … login -p X`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.privacy.credentials import ARG, argument_span, command_password
+from router.privacy.detector import Detector
+
+# A variable's name that says it holds a secret (`STRIPE_SECRET`, `DB_PASSWORD`, `SERVICE_KEY`).
+_SECRET_NAME = (
+    r"[A-Za-z0-9_]{0,40}(?i:pass(?:word|wd)?|secret|token|key|private[_-]?key|credential|pwd|auth)[A-Za-z0-9_]{0,40}"
+)
+
+
+def _secret_argument(value: str) -> bool:
+    """A command's secret argument, not a usage line's metavariable (`config set KEY VALUE`,
+    `--data <secret>`: capitals alone name what goes there)."""
+    return command_password(value) and not re.fullmatch(r"[A-Z][A-Z_]*", value)
+
+
+def _command(rule: str, pattern: str, core: bytes, span: int, lead: int = 0) -> Detector:
+    return Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(pattern),
+        core,
+        validate=_secret_argument,
+        group=0,
+        reach=210,
+        rule=rule,
+        keyword_core=span,
+        lead=lead,
+        value_span=argument_span,
+    )
+
+
+DETECTORS: tuple[Detector, ...] = (
+    # `netlify env:set NAME VALUE`, `gh variable set NAME VALUE`, `dokku config:set`-like
+    # commands written with a space: the name says it is a secret.
+    _command(
+        "platform-env-set",
+        rf"(?i:\b(?:env:set|env[ \t]+set|secrets?[ \t]+set|config:set|config[ \t]+set|variables?[ \t]+set))"
+        rf"[ \t]+(?:--?[\w-]+[ \t]+)?{_SECRET_NAME}[ \t]+(?!--?[A-Za-z])" + ARG,
+        rb"(?i)(?:env:set|env[ \t]+set|secrets?[ \t]+set|config:set|config[ \t]+set|variables?[ \t]+set)[ \t]",
+        30,
+    ),
+    # A value piped into a command that stores it as a secret.
+    _command(
+        "piped-secret",
+        r"\b(?:echo(?:[ \t]+-[neE]{1,2})?|printf(?:[ \t]+['\"]%s['\"])?)[ \t]+" + ARG + r"[ \t]*\|[ \t]*"
+        r"(?=(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|docker[ \t]+secret[ \t]+create|wrangler[ \t]+secret"
+        r"[ \t]+put|npx[ \t]+wrangler[ \t]+secret[ \t]+put|firebase[ \t]+functions:secrets:set|supabase[ \t]+secrets"
+        r"[ \t]+set|podman[ \t]+secret[ \t]+create)\b)",
+        rb"\|[ \t]*(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|docker[ \t]+secret[ \t]+create|wrangler[ \t]+"
+        rb"secret|npx[ \t]+wrangler|firebase[ \t]+functions:secrets|supabase[ \t]+secrets|podman[ \t]+secret)",
+        60,
+        lead=240,  # the value is echoed before the pipe
+    ),
+    _command(
+        "drone-secret-data",
+        r"\bdrone[ \t]+(?:orgsecret|secret)[ \t]+(?:add|update)\b[^\n|;&]{0,200}?--data[ \t=]+" + ARG,
+        rb"drone[ \t]+(?:orgsecret|secret)[ \t]+(?:add|update)",
+        40,
+    ),
+    _command(
+        "azure-pipelines-secret",
+        r"\baz[ \t]+pipelines[ \t]+variable(?:-group[ \t]+variable)?[ \t]+(?:create|update)\b"
+        r"(?=[^\n]{0,300}--secret[ \t]+true)[^\n|;&]{0,200}?--value[ \t=]+" + ARG,
+        rb"az[ \t]+pipelines[ \t]+variable",
+        40,
+    ),
+    _command(
+        "concourse-fly-login",
+        r"\bfly[ \t]+(?:-t|--target)[ \t]+[^\s]{1,64}[ \t]+(?:login|l)\b[^\n|;&]{0,200}?(?:-p|--password)[ \t=]+" + ARG,
+        rb"fly[ \t]+(?:-t|--target)[ \t]",
+        100,
+    ),
+)
