@@ -5,7 +5,7 @@ SQL INSERTs, many short lines, prose dense with names and streets, and the later
 repeated with no value after them (OAuth `state=`, `password to`, table rows, `NickServ
 identify`, a password's word in German, kin words, a quotation's `says`, lower-case lists,
 BibTeX's `author`, `git shortlog` under an `Authors` heading, `Secret(`, `New value:`, devices'
-`key` lines, Junos' `$9$`).
+`key` lines, Junos' `$9$`, deployment commands' names and pipes, plist keys, `altool`).
 
 Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
 (linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
@@ -90,6 +90,9 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "map-queries": _repeat("?query=1+Oak+"),
     "env-sets": _repeat("env:set API_KEY "),
     "piped-secrets": _repeat("echo x | vercel env add "),
+    "named-values": _repeat("--name db-token "),
+    "altool-flags": _repeat("altool -u x "),
+    "plist-keys": _repeat("<key>API_SECRET</key><string>"),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

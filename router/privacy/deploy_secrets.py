@@ -14,7 +14,7 @@ from router.privacy.detector import Detector
 
 # A variable's name that says it holds a secret (`STRIPE_SECRET`, `DB_PASSWORD`, `SERVICE_KEY`).
 _SECRET_NAME = (
-    r"[A-Za-z0-9_]{0,40}(?i:pass(?:word|wd)?|secret|token|key|private[_-]?key|credential|pwd|auth)[A-Za-z0-9_]{0,40}"
+    r"[A-Za-z0-9_-]{0,40}(?i:pass(?:word|wd)?|secret|token|key|private[_-]?key|credential|pwd|auth)[A-Za-z0-9_-]{0,40}"
 )
 
 
@@ -60,6 +60,14 @@ DETECTORS: tuple[Detector, ...] = (
         rb"secret|npx[ \t]+wrangler|firebase[ \t]+functions:secrets|supabase[ \t]+secrets|podman[ \t]+secret)",
         60,
         lead=240,  # the value is echoed before the pipe
+    ),
+    # A secret named by `--name` and given by `--value` (`eas secret:create --name SENTRY_AUTH_TOKEN
+    # --value X`, `az keyvault secret set --name db-password --value X`).
+    _command(
+        "named-secret-value",
+        rf"--name[ \t=]+['\"]?{_SECRET_NAME}['\"]?[ \t][^\n|;&]{{0,160}}?--value[ \t=]+" + ARG,
+        rb"--name[ \t=]",
+        200,
     ),
     _command(
         "drone-secret-data",

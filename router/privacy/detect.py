@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import (
+    app_secrets,
     build_secrets,
     client_configs,
     credentials,
@@ -90,6 +91,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + credentials.DETECTORS
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
+    + app_secrets.DETECTORS
     + client_configs.DETECTORS
     + data_secrets.DETECTORS
     + deploy_secrets.DETECTORS
