@@ -93,6 +93,9 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "named-values": _repeat("--name db-token "),
     "altool-flags": _repeat("altool -u x "),
     "plist-keys": _repeat("<key>API_SECRET</key><string>"),
+    "acl-setusers": _repeat("ACL SETUSER a on "),
+    "set-passwords": _repeat("SET PASSWORD FOR a "),
+    "admins-sections": _repeat("[admins]\nadmin\n"),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

@@ -44,8 +44,9 @@ _C_LITERAL = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*|[{(].*")
 
 
 def constant_password(value: str) -> bool:
-    """A macro's or a setting's value that is a password, not a number or an initialiser."""
-    return command_password(value) and _C_LITERAL.fullmatch(value) is None
+    """A macro's or a setting's value that is a password, not a number, an initialiser or a word
+    in capitals (a statement's keyword, `SET PASSWORD FROM …`; a stand-in, `"PASSWORD"`)."""
+    return command_password(value) and _C_LITERAL.fullmatch(value) is None and not (value.isalpha() and value.isupper())
 
 
 def password_value(value: str) -> bool:

@@ -46,6 +46,7 @@ from router.privacy import (
     prose_passwords,
     provider_rules,
     service_keys,
+    sql_secrets,
     web_secrets,
 )
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
@@ -98,6 +99,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + network_secrets.DETECTORS
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
+    + sql_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
