@@ -796,13 +796,14 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # Authorization: Bearer X (a JWT there is found as one first), and the other schemes that
         # carry a token as it is: `Token X` (Django REST framework, GitHub), `Bot X` (Discord),
-        # `SSWS X` (Okta), `GenieKey X` (Opsgenie), `sso-key X` (GoDaddy), `ApiKey X`.
+        # `SSWS X` (Okta), `GenieKey X` (Opsgenie), `sso-key X` (GoDaddy), `ApiKey X`, `Splunk X`
+        # (Splunk's HTTP Event Collector).
         re.compile(
-            r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)"
-            r"\s+([A-Za-z0-9._~+/=:-]{16,4096})"
+            r"(?i)\bauthorization\b[\"']?\s*[:=]\s*[\"']?\s*(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key"
+            r"|splunk)\s+([A-Za-z0-9._~+/=:-]{16,4096})"
         ),
         rb"(?i)authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?\s{0,3}"
-        rb"(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key)\s",
+        rb"(?:bearer|token|bot|ssws|genie ?key|sso-key|api-?key|splunk)\s",
         validate=opaque_token,
         group=1,
         reach=4096,

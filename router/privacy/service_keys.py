@@ -47,7 +47,9 @@ _NOT_SECRET = frozenset(
     (
         *("public", "pub", "publishable", "site", "host", "cache", "sort", "partition", "primary", "foreign"),
         *("composite", "unique", "row", "range", "hash", "idempotency", "dedup", "deduplication", "object"),
-        *("bucket", "s3", "lookup", "map", "dict", "group", "index", "routing", "shard", "sequence", "cursor"),
+        # (Not `routing`: a message broker's routing key is a word, which the value's test refuses;
+        # PagerDuty's is an integration's secret of 32 hex digits.)
+        *("bucket", "s3", "lookup", "map", "dict", "group", "index", "shard", "sequence", "cursor"),
         *("next", "page", "sync", "continuation", "marker", "websocket"),
     )
 )

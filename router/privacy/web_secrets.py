@@ -34,6 +34,17 @@ def _app_key(value: str) -> bool:
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
+        "API_KEY",
+        # A vendor's header whose name says nothing of a key (Honeycomb's `X-Honeycomb-Team`).
+        re.compile(r"(?i)\bx-honeycomb-team[\"']?[ \t]*[:=][ \t]*[\"']?([A-Za-z0-9_-]{20,128})"),
+        rb"(?i)x-honeycomb-team",
+        validate=opaque_token,
+        group=1,
+        reach=140,
+        rule="vendor-header-key",
+        keyword_core=20,
+    ),
+    Detector(
         "SECRET_ASSIGNMENT",
         re.compile(rf"(?<![\w.-])(?:{_SESSION_NAMES})=([^;\s,\"'&]{{16,4096}})"),
         rb"(?:JSESSIONID|PHPSESSID|ASP\.NET_SessionId|\.AspNetCore\.[A-Za-z.]{1,40}|connect\.sid|laravel_session"
