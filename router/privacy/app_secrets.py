@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from router.privacy.credentials import ARG, argument_span, command_password, opaque_token
+from router.privacy.credentials import ARG, command_password, command_rule, opaque_token
 from router.privacy.detector import Detector
 
 # What a key's or a setting's name says when its value is a secret.
@@ -47,15 +47,12 @@ DETECTORS: tuple[Detector, ...] = (
         rule="plist-secret",
         keyword_core=20,
     ),
-    Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(r"\baltool\b[^\n|;&]{0,240}?[ \t](?:-p|--password)[ \t=]+" + ARG),
+    command_rule(
+        "altool-password",
+        r"\baltool\b[^\n|;&]{0,240}?[ \t](?:-p|--password)[ \t=]+" + ARG,
         rb"altool",
-        validate=_not_apple_reference,
-        group=0,
+        6,
+        _not_apple_reference,
         reach=460,
-        rule="altool-password",
-        keyword_core=6,
-        value_span=argument_span,
     ),
 )

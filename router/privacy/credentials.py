@@ -13,6 +13,7 @@ A value that is a reference or a stand-in (`$PGPASSWORD`, `${VAR}`, `<password>`
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from router.privacy import validators
 from router.privacy.detector import Detector
@@ -97,14 +98,27 @@ def opaque_token(value: str) -> bool:
     return validators.entropy(value) >= 3.0 and not value.isalpha()
 
 
-def _flag(rule: str, pattern: str, core: bytes, span: int, validate: object = command_password) -> Detector:
+def command_rule(
+    rule: str,
+    pattern: str,
+    core: bytes,
+    span: int,
+    validate: Callable[[str], bool] = command_password,
+    *,
+    lead: int = 0,
+    reach: int = 210,
+) -> Detector:
+    """A detector of a secret given as a command's or a statement's argument: `pattern` ends in
+    `ARG` (or its groups), `core` is what hyperscan looks for, `span` bounds how far before its
+    end a match starts, `lead` how far before the core it may start (a value echoed before a pipe)."""
     return Detector(
         "SECRET_ASSIGNMENT",
         re.compile(pattern),
         core,
-        validate=validate,  # type: ignore[arg-type]
+        validate=validate,
         group=0,
-        reach=210,
+        reach=reach,
+        lead=lead,
         rule=rule,
         keyword_core=span,
         value_span=argument_span,
@@ -129,7 +143,7 @@ _SAS = re.compile(r"[?&;]s[vep]=")
 DETECTORS: tuple[Detector, ...] = (
     # --password X, --password=X, --db-password 'X', --requirepass X (redis-server), --masterauth X
     # (any case, words joined by `-` or `_`: `--Password`, `--passphrase`, `--super-secret_token`)
-    _flag(
+    command_rule(
         "password-flag",
         r"(?<![\w-])--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
         r"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t]+)" + ARG,
@@ -139,7 +153,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # A secret named by a C macro or an RPM spec's (`#define DB_PASSWORD "…"`, `%define token …`),
     # a batch file's `SET password "…"`, and libcurl's options (`CURLOPT_USERPWD, "user:…"`).
-    _flag(
+    command_rule(
         "named-constant",
         r"(?:(?<![\w#%])[#%]define[ \t]+\w{0,40}?(?i:password|passwd|pwd|passphrase|secret|token|api_?key|secret_?key)"
         r"|(?i:(?<![\w-])set)[ \t]+(?i:password|passwd|pwd)"
@@ -169,7 +183,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # PowerShell: a parameter named as a secret (`New-LocalUser -Password …`), and the plain
     # text made a SecureString (`ConvertTo-SecureString "…" -AsPlainText -Force`).
-    _flag(
+    command_rule(
         "powershell-password",
         r"(?<![\w-])(?:-(?:Password|Passphrase|ClientSecret|ApiKey|AccessToken)[ \t]+"
         r"(?:\(?ConvertTo-SecureString[ \t]+)?|ConvertTo-SecureString[ \t]+)(?:-(?:String|AsPlainText|Force)[ \t]+)*"
@@ -178,7 +192,7 @@ DETECTORS: tuple[Detector, ...] = (
         32,
     ),
     # mysql -u root -p'X' / -pX (the value glued to the flag)
-    _flag(
+    command_rule(
         "mysql-password",
         r"\b" + _TOOLS + r"\b[^\n|;&]{0,200}?[ \t]-p" + ARG,
         rb"\b" + _TOOLS.encode() + rb"\b[^\n|;&]{0,200}?[ \t]-p[^\s]",
@@ -186,7 +200,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # sshpass -p X, docker/podman/helm/az login -p X, mongo/mongosh -p X, and Windows' remote
     # shells and desktops: rdesktop -p X, psexec / paexec / winexe -p X; cqlsh -p X (Cassandra)
-    _flag(
+    command_rule(
         "tool-password",
         r"\b(?:sshpass|(?:docker|podman|helm|buildah|skopeo|oras|az)\s+(?:registry\s+)?login|mongo|mongosh"
         r"|mongodump|mongorestore|mongoexport|mongoimport|rdesktop|psexec(?:64)?(?:\.exe)?|paexec|winexe|cqlsh)\b"
@@ -196,28 +210,28 @@ DETECTORS: tuple[Detector, ...] = (
         260,
     ),
     # redis-cli -a X (its -p is the port)
-    _flag(
+    command_rule(
         "redis-cli-password",
         r"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+" + ARG,
         rb"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+[^\s]",
         230,
     ),
     # curl -u user:X / --user user:X (a password after the colon)
-    _flag(
+    command_rule(
         "curl-user",
         r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:" + ARG,
         rb"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:",
         420,
     ),
     # .netrc: machine host login user password X (one line or several)
-    _flag(
+    command_rule(
         "netrc",
         r"\blogin[ \t]+\S{1,100}\s+password[ \t]+" + ARG.replace("|;&<>`", ""),
         rb"\blogin[ \t]+[^\s]{1,100}\s+password[ \t]+",
         130,
     ),
     # htpasswd -b[c] file user X (the password on the command line)
-    _flag(
+    command_rule(
         "htpasswd",
         r"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*[ \t]+\S+[ \t]+\S+[ \t]+" + ARG,
         rb"\bhtpasswd(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*b",
@@ -225,7 +239,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # Go-style single-dash flags: influx -password X, -password=X, keytool's, `-secret X`
     # (`--password` is the rule above; lower case: PowerShell's parameters are below)
-    _flag(
+    command_rule(
         "password-single-dash",
         r"(?<![\w-])-(?:password|passwd|passphrase|secret|client-secret)(?:=|[ \t]+)" + ARG,
         rb"[\s\"']-(?:password|passwd|passphrase|secret|client-secret)[= \t]",
@@ -234,28 +248,28 @@ DETECTORS: tuple[Detector, ...] = (
         validate=lambda value: "/" not in value and command_password(value),
     ),
     # SQL Server's and Sybase's clients: sqlcmd -P X, bcp … -P X
-    _flag(
+    command_rule(
         "sqlcmd-password",
         r"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*" + ARG,
         rb"\b(?:sqlcmd|bcp|osql|isql)\b[^\n|;&]{0,200}?[ \t]-P",
         220,
     ),
     # LDAP's clients: the bind password after -w
-    _flag(
+    command_rule(
         "ldap-bind-password",
         r"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w[ \t]*" + ARG,
         rb"\bldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)\b[^\n|;&]{0,300}?[ \t]-w",
         330,
     ),
     # smbclient -U user%X
-    _flag(
+    command_rule(
         "smbclient-password",
         r"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]))[ \t]*[\"']?[^\s%\"']{1,100}%" + ARG,
         rb"\bsmbclient\b[^\n|;&]{0,200}?[ \t](?:-U|--user)[^\n%]{1,104}%",
         320,
     ),
     # Windows: net use \\server\share /user:DOMAIN\name X
-    _flag(
+    command_rule(
         "net-use-password",
         r"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:[^\s]{1,100}[ \t]+" + ARG,
         rb"(?i)\bnet[ \t]+use\b[^\n|;&]{0,200}?[ \t]/user:",
@@ -263,14 +277,14 @@ DETECTORS: tuple[Detector, ...] = (
         validate=lambda value: not value.startswith("/") and command_password(value),
     ),
     # rabbitmqctl add_user NAME X / change_password NAME X
-    _flag(
+    command_rule(
         "rabbitmqctl-password",
         r"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]+[^\s]{1,100}[ \t]+" + ARG,
         rb"\brabbitmqctl\b[ \t]+(?:add_user|change_password)[ \t]",
         48,
     ),
     # echo 'user:X' | chpasswd
-    _flag(
+    command_rule(
         "chpasswd",
         r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+" + ARG + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?chpasswd\b",
         rb"\|[ \t]*(?:sudo[ \t]+)?chpasswd",
@@ -278,7 +292,7 @@ DETECTORS: tuple[Detector, ...] = (
         validate=lambda value: command_password(value.partition(":")[2]),  # `user:$PASSWORD` is none
     ),
     # ssh-keygen -N X / -P X (the new and the old passphrase; `-N ''` asks for none)
-    _flag(
+    command_rule(
         "ssh-keygen-passphrase",
         r"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP][ \t]*" + ARG,
         rb"\bssh-keygen\b[^\n|;&]{0,200}?[ \t]-[NP]",
@@ -300,21 +314,21 @@ DETECTORS: tuple[Detector, ...] = (
         value_span=argument_span,
     ),
     # twine upload -p X, conan remote login NAME USER -p X (`--password` too)
-    _flag(
+    command_rule(
         "package-tool-password",
         r"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)(?:[ \t]+|=)" + ARG,
         rb"\b(?:twine|conan)\b[^\n|;&]{0,300}?[ \t](?:-p|--password)[ \t=]",
         330,
     ),
     # wandb login X (an API key of 40 hex digits; flags may come first)
-    _flag(
+    command_rule(
         "wandb-login",
         r"\bwandb[ \t]+login(?:[ \t]+--?[\w-]+)*[ \t]+(?P<bare>[0-9a-f]{40})(?![\w-])",
         rb"\bwandb[ \t]+login\b",
         20,
     ),
     # poetry config http-basic.REPO USER X
-    _flag(
+    command_rule(
         "poetry-http-basic",
         r"\bpoetry[ \t]+config[ \t]+http-basic\.[\w.-]{1,64}[ \t]+[^\s]{1,64}[ \t]+" + ARG,
         rb"\bpoetry[ \t]+config[ \t]+http-basic\.",
@@ -322,7 +336,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # Redis's own settings, in redis.conf or at run time (`CONFIG SET requirepass X`): the
     # password clients give and the one a replica gives its primary (`--requirepass` is above).
-    _flag(
+    command_rule(
         "redis-setting",
         r"(?i)(?<![\w-])(?:requirepass|masterauth)[ \t]+" + ARG,
         rb"(?i)(?:requirepass|masterauth)[ \t]+[^\s]",
@@ -330,7 +344,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # Redis's AUTH command: at redis-cli's prompt (`127.0.0.1:6379> AUTH X`, `AUTH user X`) and
     # as MONITOR prints it (`"AUTH" "X"`, `"auth" "user" "X"`).
-    _flag(
+    command_rule(
         "redis-auth",
         r"(?:(?<=> )|(?<=\n)|^)AUTH[ \t]+(?:[\w.-]{1,64}[ \t]+(?=\S))?" + ARG + r"[ \t]*(?=\r?\n|$)"
         r"|(?i:\"auth\")[ \t]+(?:\"[^\"\n]{1,64}\"[ \t]+)?\"(?P<mq>[^\"\n]{1,200})\"",
@@ -339,7 +353,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # SNMP community strings (the password of v1/v2c): snmpd.conf's `rocommunity X`, a
     # switch's `snmp-server community X RO` (`public` and `private`, the defaults, are words)
-    _flag(
+    command_rule(
         "snmp-community",
         r"(?i)(?<![\w-])(?:r[ow]community6?|snmp-server[ \t]+community|com2sec[ \t]+\S{1,64}[ \t]+\S{1,64})[ \t]+"
         + ARG,
@@ -348,7 +362,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # Network devices' configurations with a password in clear (type 0, or 7: reversible):
     # `username admin privilege 15 password 0 X`, `enable password X`, a TACACS+ or RADIUS key.
-    _flag(
+    command_rule(
         "device-cleartext-password",
         r"(?m)^[ \t]*(?:username[ \t]+\S{1,64}(?:[ \t]+privilege[ \t]+\d{1,2})?[ \t]+(?:password|secret)"
         r"|enable[ \t]+(?:password|secret)|(?:tacacs|radius)-server[^\n]{0,120}?[ \t]key)(?:[ \t]+[07](?=[ \t]))?[ \t]+"
@@ -358,7 +372,7 @@ DETECTORS: tuple[Detector, ...] = (
         140,
     ),
     # strongSwan's and Libreswan's ipsec.secrets: `: PSK "X"`, `%any : XAUTH "X"`, EAP
-    _flag(
+    command_rule(
         "ipsec-secret",
         r"(?<![\w:]):[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+" + ARG,
         rb":[ \t]*(?:PSK|XAUTH|EAP|NTLM)[ \t]+[\"'0-9A-Za-z]",
@@ -366,7 +380,7 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     # Postfix's sasl_passwd: `[smtp.example.com]:587 user:X` (a host name in the brackets: not a
     # Markdown reference `[2] https://…`)
-    _flag(
+    command_rule(
         "postfix-sasl-password",
         r"(?m)^\[[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}\](?::\d{1,5})?[ \t]+[^\s:/]{1,100}:"
         r"(?P<bare>[^\s/][^\s]{0,199})[ \t]*\r?$",
@@ -374,14 +388,14 @@ DETECTORS: tuple[Detector, ...] = (
         220,
     ),
     # Subversion's credential cache: `K 8` / `password` / `V 14` / X
-    _flag(
+    command_rule(
         "svn-auth-cache",
         r"(?m)^K \d{1,3}\r?\npassword\r?\nV \d{1,4}\r?\n(?P<bare>[^\n]{1,200})",
         rb"(?:^|\n)K \d{1,3}\r?\npassword\r?\nV ",
         24,
     ),
     # Oracle's tools log in with user/password@database on the command line.
-    _flag(
+    command_rule(
         "oracle-login",
         r"\b(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+-\w+)*[ \t]+[\"']?[\w$#.]{1,30}/"
         r"(?P<bare>[^\s@/\"'|;&<>`]{1,100})(?=[@\s\"']|$)",
@@ -389,14 +403,14 @@ DETECTORS: tuple[Detector, ...] = (
         8,
     ),
     # FreeRDP's clients: /p:X (and its older -p: and +p: spellings)
-    _flag(
+    command_rule(
         "freerdp-password",
         r"\b(?:xfreerdp3?|wlfreerdp|sdl-freerdp3?)\b[^\n|;&]{0,300}?[ \t][/+-]p:" + ARG,
         rb"\b(?:xfreerdp|wlfreerdp|sdl-freerdp)",
         16,
     ),
     # Archives with a password: zip / unzip / zipcloak -P X, 7-Zip's -pX (glued: `-p` alone asks)
-    _flag(
+    command_rule(
         "archive-password",
         r"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)" + ARG,
         rb"\b(?:(?:zip|unzip|zipcloak|funzip)\b[^\n|;&]{0,200}?[ \t]-P[ \t]+|7z[ar]?\b[^\n|;&]{0,200}?[ \t]-p)"
@@ -404,7 +418,7 @@ DETECTORS: tuple[Detector, ...] = (
         230,
     ),
     # lftp -u user,X
-    _flag(
+    command_rule(
         "lftp-user",
         r"\blftp\b[^\n|;&]{0,200}?[ \t](?:-u|--user)[ \t]+[\"']?[^\s,\"']{1,100},"
         r"(?P<bare>[^\s\"'|;&<>`]{1,200})",
@@ -412,7 +426,7 @@ DETECTORS: tuple[Detector, ...] = (
         220,
     ),
     # MinIO's client: mc alias set NAME URL ACCESS-KEY X (and the older `config host add`)
-    _flag(
+    command_rule(
         "minio-alias",
         r"\bmc[ \t]+(?:alias[ \t]+set|config[ \t]+host[ \t]+add)[ \t]+\S{1,100}[ \t]+\S{1,300}[ \t]+\S{1,200}[ \t]+"
         + ARG,
@@ -420,7 +434,7 @@ DETECTORS: tuple[Detector, ...] = (
         32,
     ),
     # NetworkManager: nmcli … password X, wifi-sec.psk X
-    _flag(
+    command_rule(
         "nmcli-password",
         r"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)[ \t]+" + ARG,
         rb"\bnmcli\b[^\n|;&]{0,300}?[ \t](?:password|wifi-sec\.psk|802-1x\.password|vpn\.secrets\.password)"
@@ -428,70 +442,70 @@ DETECTORS: tuple[Detector, ...] = (
         340,
     ),
     # Wi-Fi keys in wpa_supplicant.conf and hostapd.conf: psk="X", sae_password=X
-    _flag(
+    command_rule(
         "wifi-key",
         r"(?<![\w-])(?:psk|wpa_psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*" + ARG,
         rb"(?:psk|wpa_passphrase|sae_password)[ \t]*=[ \t]*[^\s]",
         40,
     ),
     # GitHub's CLI stores a secret given on its command line: gh secret set NAME --body X
-    _flag(
+    command_rule(
         "gh-secret-body",
         r"\bgh[ \t]+secret[ \t]+set\b[^\n|;&]{0,200}?[ \t](?:-b|--body)(?:=|[ \t]+)" + ARG,
         rb"\bgh[ \t]+secret[ \t]+set\b",
         24,
     ),
     # PuTTY's command-line tools: plink / pscp / psftp -pw X
-    _flag(
+    command_rule(
         "putty-password",
         r"\b(?:plink|pscp|psftp|putty)(?:\.exe)?\b[^\n|;&]{0,200}?[ \t]-pw[ \t]+" + ARG,
         rb"\b(?:plink|pscp|psftp|putty)[^\n|;&]{0,220}?[ \t]-pw[ \t]+[^\s]",
         240,
     ),
     # HTTPie: http -a user:X / --auth user:X
-    _flag(
+    command_rule(
         "httpie-auth",
         r"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)(?:=|[ \t]+)[\"']?[^\s:\"']{1,100}:" + ARG,
         rb"\bhttps?[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-a|--auth)[ \t=]",
         220,
     ),
     # ngrok's account token: ngrok config add-authtoken X, ngrok authtoken X, --authtoken X
-    _flag(
+    command_rule(
         "ngrok-authtoken",
         r"\bngrok\b[^\n|;&]{0,200}?(?:[ \t]add-authtoken|[ \t]authtoken|[ \t]--authtoken)(?:=|[ \t]+)" + ARG,
         rb"\bngrok\b[^\n|;&]{0,200}?[ \t-](?:add-)?authtoken[ \t=]",
         230,
     ),
     # SSSD's bind password: ldap_default_authtok = X
-    _flag(
+    command_rule(
         "sssd-authtok",
         r"(?<![\w-])\w{0,30}authtok[ \t]*=[ \t]*" + ARG,
         rb"authtok[ \t]*=[ \t]*[^\s]",
         24,
     ),
     # fetchmail's and other tools' `password "X"`, double-quoted after the bare word
-    _flag(
+    command_rule(
         "password-quoted-word",
         r"(?i)(?<![\w-])password[ \t]+\"(?P<dq>[^\"\n]{1,200})\"",
         rb"(?i)password[ \t]+\"",
         16,
     ),
     # Jenkins' CLI: -auth user:X (an API token or a password)
-    _flag(
+    command_rule(
         "jenkins-cli-auth",
         r"\bjenkins-cli(?:\.jar)?\b[^\n|;&]{0,300}?[ \t]-auth[ \t]+[\"']?[^\s:@\"']{1,100}:" + ARG,
         rb"\bjenkins-cli[^\n|;&]{0,310}?[ \t]-auth[ \t]",
         330,
     ),
     # Codecov's uploaders: -t X (the repository's upload token)
-    _flag(
+    command_rule(
         "codecov-token",
         r"\bcodecov(?:cli)?\b[^\n|;&]{0,200}?[ \t]-t[ \t]+" + ARG,
         rb"\bcodecov[^\n|;&]{0,210}?[ \t]-t[ \t]",
         230,
     ),
     # expect scripts answering a password prompt: expect "password:" then send "X\r"
-    _flag(
+    command_rule(
         "expect-send-password",
         r"(?i)\bexpect[ \t]+(?:-\w+[ \t]+)*[\"'{][^\"'}\n]{0,40}(?:password|passphrase|passwd)[^\"'}\n]{0,20}[\"'}]"
         r"[ \t]*(?:;[ \t]*|\r?\n[ \t]*)send[ \t]+(?:--[ \t]+)?\"(?P<dq>(?:[^\"\\\n]|\\[^rn])+)(?:\\r|\\n)?\"",
@@ -499,7 +513,7 @@ DETECTORS: tuple[Detector, ...] = (
         110,
     ),
     # echo 'X' | docker login --password-stdin (the value before the pipe)
-    _flag(
+    command_rule(
         "password-stdin",
         r"\b(?:echo|printf)(?:[ \t]+-[a-z]+)?[ \t]+"
         + ARG

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from router.privacy.credentials import ARG, argument_span, command_password
+from router.privacy.credentials import ARG, command_password, command_rule
 from router.privacy.detector import Detector
 
 # A variable's name that says it holds a secret (`STRIPE_SECRET`, `DB_PASSWORD`, `SERVICE_KEY`).
@@ -25,18 +25,7 @@ def _secret_argument(value: str) -> bool:
 
 
 def _command(rule: str, pattern: str, core: bytes, span: int, lead: int = 0) -> Detector:
-    return Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(pattern),
-        core,
-        validate=_secret_argument,
-        group=0,
-        reach=210,
-        rule=rule,
-        keyword_core=span,
-        lead=lead,
-        value_span=argument_span,
-    )
+    return command_rule(rule, pattern, core, span, _secret_argument, lead=lead)
 
 
 DETECTORS: tuple[Detector, ...] = (

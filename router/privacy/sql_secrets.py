@@ -11,26 +11,15 @@ from __future__ import annotations
 
 import re
 
-from router.privacy.credentials import ARG, argument_span, command_password
+from router.privacy.credentials import ARG, argument_span, command_password, command_rule
 from router.privacy.detector import Detector
 
 # A quoted argument: the password (`'X'` or `"X"`).
 _QUOTED = r"""(?:"(?P<dq>[^"\n]{1,200})"|'(?P<sq>[^'\n]{1,200})')"""
 
 
-def _statement(rule: str, pattern: str, core: bytes, span: int, lead: int = 0) -> Detector:
-    return Detector(
-        "SECRET_ASSIGNMENT",
-        re.compile(pattern),
-        core,
-        validate=command_password,
-        group=0,
-        reach=230,
-        lead=lead,
-        rule=rule,
-        keyword_core=span,
-        value_span=argument_span,
-    )
+def _statement(rule: str, pattern: str, core: bytes, span: int) -> Detector:
+    return command_rule(rule, pattern, core, span, reach=230)
 
 
 def _in_admins(text: str, start: int, _end: int) -> bool:
