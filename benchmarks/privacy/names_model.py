@@ -228,7 +228,63 @@ def read_litbank(source: Path, commit: str = "HEAD") -> list[Doc]:
     return docs
 
 
+# Universal NER's English Web Treebank (github.com/UniversalNER/UNER_English-EWT, CC BY-SA 4.0):
+# questions and answers, e-mails, newsgroups, reviews and blogs, the kind of text users write.
+# Its files hold tokens only (`do n't`, `Arafat 's`): each sentence is read as written from the
+# treebank it labels (github.com/UniversalDependencies/UD_English-EWT, CC BY-SA 4.0, at the
+# commit UNER names), its paragraphs a line each. Each `# newdoc` is a document; a `PER` span is a
+# name. The test file is scored only: never trained on, never read to write a rule.
+UNER_FILES = {"dev": "en_ewt-ud-dev.iob2", "test": "en_ewt-ud-test.iob2"}
+UD_EWT_COMMIT = "c491d62a7a0447946ac85b11308083ea61328ece"
+
+
+def _ud_sentences(source: Path, part: str) -> dict[str, tuple[str, bool]]:
+    """sent_id -> (the sentence as written, whether it opens a paragraph)."""
+    out: dict[str, tuple[str, bool]] = {}
+    sent_id, opens = "", False
+    for line in _git_show(source, UD_EWT_COMMIT, f"en_ewt-ud-{part}.conllu").splitlines():
+        if line.startswith("# sent_id = "):
+            sent_id, opens = line.removeprefix("# sent_id = "), False
+        elif line.startswith("# newpar"):
+            opens = True
+        elif line.startswith("# text = "):
+            out[sent_id] = (line.removeprefix("# text = "), opens)
+    return out
+
+
+def read_uner(source: Path, ud: Path, part: str, commit: str = "HEAD") -> list[Doc]:
+    sentences = _ud_sentences(ud, part)
+    docs: list[Doc] = []
+    doc: Doc | None = None
+    cursor = 0
+    for line in _git_show(source, commit, UNER_FILES[part]).splitlines():
+        if line.startswith("# newdoc id = "):
+            doc = Doc(f"uner-{part}:{line.removeprefix('# newdoc id = ')}", f"uner-{part}")
+            docs.append(doc)
+        elif line.startswith("# sent_id = ") and doc is not None:
+            sentence, opens = sentences[line.removeprefix("# sent_id = ")]
+            if doc.text:
+                doc.text += "\n" if opens else " "
+            cursor = len(doc.text)
+            doc.text += sentence
+        elif line and not line.startswith("#") and doc is not None:
+            cols = line.split("\t")
+            form, tag = cols[1], cols[2]
+            found = doc.text.find(form, cursor)
+            if found < 0:  # a token the sentence writes otherwise: its place unknown
+                continue
+            start, cursor = found, found + len(form)
+            if tag.endswith("-PER"):
+                if tag.startswith("I-") and doc.names and doc.text[doc.names[-1][1] : start].strip() == "":
+                    doc.names[-1] = (doc.names[-1][0], cursor)
+                else:
+                    doc.names.append((start, cursor))
+    return docs
+
+
 def held_out(doc: Doc) -> bool:
+    if doc.genre.startswith("uner-"):
+        return doc.genre == "uner-test"
     return int(hashlib.sha1(doc.name.encode()).hexdigest(), 16) % 4 == 0
 
 
@@ -418,6 +474,14 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--wnut17", type=Path, help="WNUT 2017 emerging entities (checkout or git directory)")
     parser.add_argument("--litbank", type=Path, help="LitBank (checkout or git directory)")
+    parser.add_argument(
+        "--uner",
+        type=Path,
+        help="Universal NER's English-EWT (checkout or git directory): its dev file trained on, its test file held out",
+    )
+    parser.add_argument(
+        "--ud-ewt", type=Path, help="UD English-EWT (checkout or git directory), the text --uner labels"
+    )
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--logs", type=Path, help="for `cost`: public logs as in benchmarks.privacy.people")
@@ -429,6 +493,10 @@ def main(argv: list[str] | None = None) -> None:
             docs.extend(read_conll(corpus, getattr(args, corpus)))
     if args.litbank is not None:
         docs.extend(read_litbank(args.litbank))
+    if args.uner is not None:
+        if args.ud_ewt is None:
+            parser.error("--uner needs --ud-ewt: the sentences as written")
+        docs.extend(read_uner(args.uner, args.ud_ewt, "dev") + read_uner(args.uner, args.ud_ewt, "test"))
     test = [d for d in docs if held_out(d)]
     print(
         f"GUM ({', '.join(f'{g}: {LICENCES[g]}' for g in GENRES)}): {len(docs)} documents, "

@@ -135,11 +135,14 @@ _OUR_LADY = re.compile(r"(?i:nossa|nuestra|nostra|notre)[ \t]+$")
 _AFTER_NUMBER = re.compile(r"\d[ \t]*(?:mr|mrs|ms|mx|dr|prof)?$")  # `5 ms.`: a unit, no title
 # English sign-offs, on a line of their own above a name or before it on the same line.
 _THANKS = (
-    r"best(?: regards| wishes)?|kind regards|regards|warm regards|many thanks|thanks(?: again)?"
-    r"|thank you|cheers|sincerely|all the best|take care"
+    r"best(?: regards| wishes)?|kind regards|kindest regards|regards|warm regards|warmest regards|warm wishes"
+    r"|many thanks|with thanks|thanks(?: again)?|thank you|thx|cheers|sincerely|respectfully|all the best"
+    r"|take care|keep in touch|talk soon|talk to you (?:soon|later)|see you(?: soon| later)?|love|hugs|xoxo"
 )
+# A closing opens its line, or follows a sentence on it (`… your time. Warm regards, Bill Gottlieb`).
+_CLOSING_START = r"(?:^[ \t>]*|(?<=[.!?][ \t]))"
 _CLOSING = re.compile(
-    rf"(?im)^[ \t>]*(?:{_THANKS}|sincerely yours|yours(?: truly| sincerely| faithfully)?"
+    rf"(?im){_CLOSING_START}(?:{_THANKS}|sincerely yours|yours(?: truly| sincerely| faithfully)?"
     r"|mit freundlichen grüßen|mit freundlichen gruessen|viele grüße|beste grüße|liebe grüße|cordialement"
     r"|bien à vous|bien cordialement|saludos(?: cordiales)?|atentamente|un saludo|cordiali saluti|distinti saluti"
     r"|atenciosamente|met vriendelijke groet(?:en)?|(?:com os )?(?:melhores )?cumprimentos|z poważaniem"
@@ -148,7 +151,7 @@ _CLOSING = re.compile(
 )
 # A sign-off and a name on one line, the line's last words (`Thanks, Oluwaseun`, `Cheers - Ana`).
 _SIGN_OFF = re.compile(
-    rf"(?im)^[ \t>]*(?:{_THANKS})[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
+    rf"(?im){_CLOSING_START}(?:{_THANKS})[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
     rf"(?-i:({_FULL}))[ \t]*[.!]?[ \t]*\r?$"
 )
 # A single capitalised word doing what people do (`Luiza is from Xignite`, `Asya spent a year`,
@@ -553,6 +556,57 @@ _LABEL_ANCHOR = (
     r"|kontaktowa|osoba|(?:^|[^A-Za-z])pt)"  # (`Pt:`, not `Interrupt:`)
     r"[\"']?[ \t]*(?::|=|->)"
 )
+# A message's first or last line that is a name alone: a salutation (`Renee,` above the text,
+# `Jim, Take a look`) or a signature with no closing word (`… a look at it.` then `Vince`). Taken
+# when the first word is a listed given name, no everyday word and no place (`_lone_given`).
+_SALUTATION = re.compile(rf"(?m)^[ \t]*({_CAPITAL}(?:[ \t]+{_CAPITAL})?)[ \t]*,(?:[ \t]*\r?\n[ \t]*|[ \t]+)(?=[A-Z])")
+_SIGNATURE_ALONE = re.compile(
+    rf"(?m)(?<=[.!?)]\n)[ \t]*({_CAPITAL}(?:[ \t]+(?:[A-Z]\.[ \t]*)?{_CAPITAL})?)[ \t]*[.!]?[ \t]*\r?$"
+)
+# A Lotus Notes address (`Traci Warner@ENRON`, `Rudwell Johnson/ENRON@enronXgate`): a person's
+# name, then the organisation's units, no domain.
+_NOTES_ADDRESS = re.compile(
+    rf"(?<![\w.@/])({_CAPITAL}(?:[ \t]+(?:[A-Z]\.?[ \t]+)?{_CAPITAL}){{1,2}})(?:/[A-Za-z][\w-]*){{0,3}}@[A-Za-z][\w-]*"
+    r"(?![\w-]*\.[A-Za-z])"
+)
+# A mail's sender written family name first (`"Townsend, George" <gtownsend@…>`).
+_MAIL_INVERTED = re.compile(
+    rf"(?<![\w@.])\"({_CAPITAL}(?:[ \t]+{_CAPITAL})?,[ \t]+{_CAPITAL}(?:[ \t]+[A-Z]\.?)?)\"[ \t]*"
+    r"(?:<[^<>\s@]+@[^<>\s]+>|\([^()\s@]+@[^()\s]+\))"
+)
+# Offices, ranks and callings before a name (`President Bush`, `Doctor Hank`, `Capt. Spastic`):
+# a name-cased word after the offices that go with a family name, even an everyday word
+# (`_OFFICE_ANY`); after the others a word `_addressed_name` takes, or (`_OFFICE_LISTED`: `King`,
+# `Father`, `Sister`, which also open places and titles) a listed name.
+_OFFICE_ANY = frozenset(
+    re.findall(
+        r"\S+",
+        "president senator governor judge justice sen rep gov rev sir dame prof professor drs capt sgt lt col gen adm",
+    )
+)
+_OFFICE_LISTED = frozenset(re.findall(r"\S+", "prince princess king queen lord lady father sister brother"))
+# A place's or an institution's last word after an office's (`Prince Edward Island`, `King George
+# Hospital`), and a rank's (`Professor Emeritus`): no person.
+_OFFICE_NOT_NAME = frozenset(
+    re.findall(
+        r"\S+",
+        "island islands county city valley bay park hall college university school hospital bridge street road square"
+        " station airport sound emeritus",
+    )
+)
+_OFFICE = re.compile(
+    r"(?<![\w.])((?:Sen|Rep|Gov|Rev|Prof|Drs|Capt|Sgt|Lt|Col|Gen|Adm)\.?|President|Senator|Governor|Judge|Justice|Sir"
+    r"|Dame|Professor|Doctor|Coach|Detective|Sergeant|Captain|Lieutenant|Colonel|Admiral|Minister|Mayor|Chancellor"
+    r"|Pastor|Rabbi|Imam|Sheikh|Shaikh|Bishop|Cardinal|Ambassador|Nurse|Uncle|Aunt|Auntie|Grandma|Grandpa|Prince"
+    r"|Princess|King|Queen|Lord|Lady|Father|Sister|Brother"
+    # The same in lower case after an article or a people (`the teacher Adz`, `Shiite cleric Muqtada`).
+    r"|(?<=the )(?:teacher|coach|doctor|lawyer|attorney|professor|cleric|leader|spokesman|spokeswoman|photographer"
+    r"|artist|author|writer|singer|actor|actress|director|host|owner|instructor|trainer|therapist|dentist|nurse)"
+    r"|(?<=[a-z] )(?:cleric|leader))[ \t]+"
+    rf"({_FULL})(?![\w@-])"
+)
+
+
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
@@ -591,8 +645,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (
         _SIGN_OFF,
         "name-signoff",
-        r"(?:regards|wishes|thanks|thank you|cheers|sincerely|the best|take care)[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?"
-        r"[A-Z]",
+        r"(?:regards|wishes|thanks|thank you|thx|cheers|sincerely|respectfully|the best|take care|touch|soon|later"
+        r"|see you|love|hugs|xoxo)[ \t]*[,!.]?[ \t]*(?:[-–—][ \t]*)?[A-Z]",
         True,
         60,
         100,
@@ -659,9 +713,42 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof|dott|sig|sr|sra|srta)\.[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER_CASE, "name-title-lower-case", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[a-z]", False, 14, 100),
     (
+        _SALUTATION,
+        "name-salutation",
+        r"^[ \t]*[A-Z][a-z]+(?:[ \t]+[A-Z][a-z]+)?[ \t]*,(?:[ \t]*\r?\n[ \t]*|[ \t]+)[A-Z]",
+        False,
+        60,
+        4,
+    ),
+    (
+        _SIGNATURE_ALONE,
+        "name-signature-alone",
+        r"[.!?)]\n[ \t]*[A-Z][a-z]+(?:[ \t]+(?:[A-Z]\.[ \t]*)?[A-Z][a-z]+)?[ \t]*[.!]?[ \t]*\r?$",
+        False,
+        60,
+        4,
+    ),
+    (_NOTES_ADDRESS, "name-notes", r"[A-Za-z](?:/[A-Za-z][\w-]*){0,3}@[A-Za-z]", False, 80, 40),
+    (_MAIL_INVERTED, "name-mail-inverted", r"\"[ \t]*[<(][^<>()\s@]+@[^<>()\s]+[>)]", False, 100, 4),
+    (
+        _OFFICE,
+        "name-office",
+        r"(?:President|Senator|Governor|Judge|Justice|Sen|Rep|Gov|Rev|Sir|Dame|Prof|Professor|Drs|Capt|Sgt|Lt|Col|Gen"
+        r"|Adm|Doctor|Coach|Detective|Sergeant|Captain|Lieutenant|Colonel|Admiral|Minister|Mayor|Chancellor"
+        r"|Pastor|Rabbi|Imam|Sheikh|Shaikh|Bishop|Cardinal|Ambassador|Nurse|Uncle|Aunt|Auntie|Grandma|Grandpa|Prince"
+        r"|Princess|King|Queen|Lord|Lady|Father|Sister|Brother"
+        r"|teacher|coach|doctor|lawyer|attorney|professor|cleric|leader|spokesman|spokeswoman|photographer|artist"
+        r"|author|writer|singer|actor|actress|director|host|owner|instructor|trainer|therapist|dentist|nurse)\.?[ \t]+"
+        r"[A-Z]",
+        False,
+        24,
+        100,
+    ),
+    (
         _CLOSING,
         "name-signature",
-        r"(?:regards|wishes|thanks|thank you|cheers|sincerely|yours|truly|faithfully|the best|take care|grüßen"
+        r"(?:regards|wishes|thanks|thank you|thx|cheers|sincerely|respectfully|yours|truly|faithfully|the best"
+        r"|take care|touch|soon|later|see you|love|hugs|xoxo|grüßen"
         r"|gruessen|grüße|cordialement|bien à vous|saludos|atentamente|saludo|saluti|atenciosamente|groet|groeten"
         r"|cumprimentos|poważaniem|pozdravem|hälsningar|mvh|--)"
         r"[ \t]*[,!.]?[ \t]*\r?\n",
@@ -851,7 +938,70 @@ def _read_around(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[i
         yield (*_trim(text, *span), rule)
 
 
+def _lone_given(value: str) -> bool:
+    """A name standing alone on a message's line: its first word a listed given name that is no
+    everyday word and no place, all of it as `_addressed_name` takes it."""
+    words = _words(value)
+    if not words or not _shape(value) or len(words) > 3:
+        return False
+    first = words[0].lower()
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    return (
+        first in given_names()
+        and first not in _AMBIGUOUS
+        and first not in _STOP
+        and first not in everyday
+        and value.lower() not in _places()
+        and _addressed_name(value)
+    )
+
+
+def _read_lone(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    if _lone_given(match.group(1)):
+        yield match.start(1), match.end(1), rule
+
+
+def _read_notes(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    value = match.group(1)
+    if len(_words(value)) >= 2 and _shape(value) and _name_words(value) is not None:
+        yield match.start(1), match.end(1), rule
+
+
+def _read_inverted(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    family, _, given = match.group(1).partition(",")
+    if _shape(family) and _shape(given.strip()) and _name_words(f"{given.strip()} {family}") is not None:
+        yield match.start(1), match.end(1), "name-mail"
+
+
+def _read_office(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    office = match.group(1).lower().rstrip(".")
+    span = _trim(text, *match.span(2))
+    if text.startswith(("'s", "’s"), span[1] - 2):
+        span = (span[0], span[1] - 2)  # (`Capt. Brannigan's page`)
+    value = text[span[0] : span[1]]
+    if not _shape(value) or len(_words(value)) > 4:
+        return
+    words = [w.lower() for w in _words(value)]
+    if any(w in names_model.NEVER or w in _STOP for w in words) or value.lower() in _places():
+        return
+    if words[-1] in _OFFICE_NOT_NAME:
+        return
+    if office in _OFFICE_LISTED:
+        accepted = (words[0] in given_names() or words[0] in family_names()) and words[0] not in _AMBIGUOUS
+    elif office in _OFFICE_ANY and len(words) == 1:
+        accepted = all(_NAME_CASED.fullmatch(w) for w in _words(value) if not _JOINING.fullmatch(w))
+    else:
+        accepted = _addressed_name(value)
+    if accepted:
+        yield (*span, rule)
+
+
 _READERS: dict[str, Reader] = {
+    "name-salutation": _read_lone,
+    "name-signature-alone": _read_lone,
+    "name-notes": _read_notes,
+    "name-mail-inverted": _read_inverted,
+    "name-office": _read_office,
     "name-cue": _read_cue,
     "name-title": _read_title,
     "name-title-lower-case": _read_title_lower_case,
@@ -1318,9 +1468,65 @@ def _no_firms(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, i
     return [f for f in found if not (_FIRM_LAST.search(text, f[0], f[1]) or _FIRM_NEXT.match(text, f[1]))]
 
 
+@functools.cache
+def _places() -> frozenset[str]:
+    """Places, peoples and faiths (data/places.txt, data/countries.txt), lower case, one space
+    between words."""
+    listed = (
+        line.strip().lower()
+        for file in ("places.txt", "countries.txt")
+        for line in resources.files("router.privacy").joinpath("data", file).read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    )
+    return frozenset(" ".join(place.split()) for place in listed)
+
+
+# Words that say a place follows (`preferably in San Jose`, `a day stop-over in Paris`) or a storm
+# (`Hurricane Rita`, named as people are).
+_PLACE_BEFORE = re.compile(
+    r"(?<![\w'’-])(?i:in|near|around|across|throughout|outside|inside|via|visit|visiting|visited)[ \t]+(?:the[ \t]+)?$"
+)
+_STORM_BEFORE = re.compile(r"(?<![\w'’-])(?:Hurricane|Typhoon|Cyclone|Storm)[ \t]+$")
+# The first word of a place's name (`San Francisco`, `Fort Smith`) before the word found, and a US
+# state's code after it (`Lawrence, KS`).
+_PLACE_LEAD = re.compile(r"(?<![\w'’-])(?:San|Santa|Santo|São|Los|Las|Fort|Ft\.|Port|Mount|Mt\.|Lake|Cape)[ \t]+$")
+_STATE_AFTER = re.compile(
+    r",?[ \t]+(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC"
+    r"|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)(?![\w'’-])"
+)
+
+
+# Planets are given names too (`Venus`), but far more often the planets in text that names them.
+_SKY = frozenset(["mercury", "venus", "mars", "jupiter", "saturn", "uranus", "neptune", "pluto"])
+
+
+def _a_place(text: str, start: int, end: int) -> bool:
+    """Whether an uncued finding names a place, a people or a storm rather than a person: a
+    listed place (`San Diego`, `Palestinians`; one that is also a given name, `Florence`, only
+    after a word that says a place follows), a name ending in a listed place that is no one's
+    name (`Miramar California`), a place's name's other words beside it (`San Francisco`, `Lawrence,
+    KS`), or a storm's name (`Hurricane Katrina`)."""
+    if _STORM_BEFORE.search(text, max(0, start - 16), start) or text.startswith(("Hurricane ", "Typhoon "), start):
+        return True
+    if _PLACE_LEAD.search(text, max(0, start - 8), start):
+        return True
+    if _STATE_AFTER.match(text, end) and not any(c in " \t" for c in text[start:end]):
+        return True  # (one word: a person's name is followed by a degree, `Harry Preuss, MD`)
+    words = [w.lower() for w in _words(text[start:end])]
+    if not words:
+        return False
+    places, given, family = _places(), given_names(), family_names()
+    if " ".join(words) in places:
+        people = len(words) == 1 and (words[0] in given or words[0] in family) and words[0] not in _SKY
+        return not people or _PLACE_BEFORE.search(text, max(0, start - 24), start) is not None
+    last = words[-1]
+    return len(words) >= 2 and last in places and last not in given and last not in family
+
+
 def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The findings without firms' names (`_no_firms`), and without the uncued ones that lie in
-    a firm's name made of surnames or that name a street (`_FIRM`, `_STREET_AFTER`)."""
+    a firm's name made of surnames, that name a street (`_FIRM`, `_STREET_AFTER`) or a place
+    (`_a_place`)."""
     found = _no_firms(text, found)
     uncued = [(start, end) for start, end, rule in found if rule in _UNCUED]
     if not uncued:
@@ -1343,6 +1549,7 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         or _STREET_AFTER.match(text, end)
         or _STREET_LAST.search(text, start, end)
         or _PLACE_FIELD.search(text, max(0, start - 24), start)
+        or _a_place(text, start, end)
     }
     return [f for f in found if f[2] not in _UNCUED or (f[0], f[1]) not in dropped]
 

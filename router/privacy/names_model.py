@@ -552,7 +552,10 @@ _LIST_JOIN = re.compile(r"[ \t]*,[ \t]*(?:(?:and|or)[ \t]+)?|[ \t]+(?:and|or|&)[
 _FIRM_WORDS = (
     r"(?:Inc|Ltd|LLC|LLP|Corp|Corporation|Company|Co|Group|Associates|Technologies|Holdings|Partners|GmbH|AG|SA"
     r"|plc|Bank|Labs|Systems|Solutions|Software|Analytics|Foundation|University|Investments|Capital|Consulting"
-    r"|Industries|Enterprises|Ventures|Networks|Services|Insurance|Pharmaceuticals|Street|St|Road|Avenue)\b"
+    r"|Industries|Enterprises|Ventures|Networks|Services|Insurance|Pharmaceuticals|Street|St|Road|Avenue"
+    # Trades a shop's or a firm's name ends in (`Carr Futures`, `Malcolm Smith Motorsports`).
+    r"|Futures|Motorsports|Motors|Offices|Realty|Properties|Hotels?|Resorts?|Restaurants?|Pizzeria|Bakery|Dental"
+    r"|Clinic|Guaranty|Airlines|Airways|Energy|Communications|Productions|Studios|Entertainment|Pharmacy|Motel)\b"
 )
 _NOT_PEOPLE = re.compile(rf"(?:[ \t]+[^\W\d_]+){{0,2}}[ \t]+\d|[ \t]+{_FIRM_WORDS}")
 _FIRM_WORD = re.compile(rf"(?<![\w-]){_FIRM_WORDS}")
