@@ -377,6 +377,20 @@ def _handed(value: str, alone: bool = True) -> bool:
     return len(named) >= 2 or (alone and listed > 0)
 
 
+# A manifest's list of people (`authors = [{ name = … }]`, `maintainers:` then `- name: …`).
+_PEOPLE_ARRAY = re.compile(r"(?i)(?<![\w-])(?:authors|maintainers|contributors|developers|uploaders)[\"']?[ \t]*[:=]")
+
+
+def _in_people_array(text: str, start: int, value: str) -> bool:
+    """Whether a generic `name` of two words or more, each listed or no everyday word, is an
+    item of a manifest's list of people opened at most a few lines above it."""
+    return (
+        len(_words(value)) >= 2
+        and _name_words(value) is not None
+        and _PEOPLE_ARRAY.search(text, max(0, start - 240), start) is not None
+    )
+
+
 def _contact_near(text: str, start: int, end: int) -> bool:
     """Whether a contact field (e-mail, phone, address) is beside the value, in its record."""
     low = max(start - 160, text.rfind("{", max(0, start - 160), start), text.rfind("}", max(0, start - 160), start), 0)
@@ -607,6 +621,26 @@ _OFFICE = re.compile(
 )
 
 
+# A documentation comment's author tag (Javadoc, JSDoc, PHPDoc: `@author Cosmin Raghunathan`).
+_AT_AUTHOR = re.compile(rf"(?<![\w@])@(?:author|maintainer)[ \t]+({_FULL})")
+# R's `person("Given", "Family", …)` (a DESCRIPTION's `Authors@R`).
+_R_PERSON = re.compile(
+    rf"(?<![\w.])person\([ \t]*(?:given[ \t]*=[ \t]*)?[\"']({_FULL})[\"'][ \t]*,[ \t]*"
+    rf"(?:family[ \t]*=[ \t]*)?[\"']({_FULL})[\"']"
+)
+
+
+# A licence's or a header's copyright holder (`Copyright (c) 2021-2024 Signe Lindqvist`).
+_COPYRIGHT = re.compile(
+    rf"(?i:copyright)[ \t]+(?:(?:\((?i:c)\)|©)[ \t]*)?(?:\d{{4}}(?:[ \t]*[-–,][ \t]*\d{{4}})*,?[ \t]+)?(?-i:({_FULL}))"
+)
+# A to-do's owner (`TODO(Radomir):`, `FIXME(Anouk)`).
+_TODO_OWNER = re.compile(rf"(?<![\w])(?:TODO|FIXME|XXX|HACK|NOTE)\(({_CAPITAL}(?:[ \t]+{_CAPITAL})?)\)")
+# A manifest's list of people as strings (`"contributors": ["Radomir Pryce <…>"]`).
+_PEOPLE_LIST = re.compile(r"(?i)(?<![\w-])(?:authors|maintainers|contributors|developers)[\"']?[ \t]*[:=][ \t]*\[")
+_LIST_ITEM = re.compile(rf"[\"']({_FULL})(?:[ \t]*<[^<>\s]+>)?(?:[ \t]*\([^()\s]+\))?[\"']")
+
+
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
@@ -712,6 +746,18 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof|dott|sig|sr|sra|srta)\.[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER_CASE, "name-title-lower-case", r"(?:mr|mrs|ms|mx|dr|prof)\.[ \t]+[a-z]", False, 14, 100),
+    (_AT_AUTHOR, "name-tag", r"@(?:author|maintainer)[ \t]+[A-Z]", False, 16, 100),
+    (_R_PERSON, "name-r-person", r"person\([ \t]*(?:given[ \t]*=[ \t]*)?[\"'][A-Z]", False, 40, 120),
+    (_COPYRIGHT, "name-copyright", r"copyright[ \t]", True, 16, 100),
+    (_TODO_OWNER, "name-todo", r"(?:TODO|FIXME|XXX|HACK|NOTE)\([A-Z]", False, 8, 60),
+    (
+        _PEOPLE_LIST,
+        "name-manifest",
+        r"(?:authors|maintainers|contributors|developers)[\"']?[ \t]*[:=][ \t]*\[",
+        True,
+        40,
+        4,
+    ),
     (
         _SALUTATION,
         "name-salutation",
@@ -819,7 +865,9 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                 accepted = _shape(value)
             elif rule == "name-label" and not match.group(2):
                 accepted = _shape(value) and (
-                    _listed(value) or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
+                    _listed(value)
+                    or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
+                    or _in_people_array(text, match.start(group), value)
                 )
             elif rule == "name-initial":
                 accepted = _initialled(value)
@@ -973,6 +1021,32 @@ def _read_inverted(text: str, match: re.Match[str], rule: str) -> Iterator[tuple
         yield match.start(1), match.end(1), "name-mail"
 
 
+def _read_r_person(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """R's `person("Given", "Family")`: both parts, each a name's shape."""
+    if _shape(match.group(1)) and _shape(match.group(2)):
+        yield match.start(1), match.end(1), rule
+        yield match.start(2), match.end(2), rule
+
+
+def _read_people_list(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """The strings of a manifest's list of people (up to its `]`, 600 characters at most) that
+    are full names (`_read_full_name`'s test), an address or a homepage after the name allowed."""
+    end = text.find("]", match.end(), match.end() + 600)
+    for item in _LIST_ITEM.finditer(text, match.end(), end if end >= 0 else match.end() + 600):
+        yield from _read_full_name(text, item, rule)
+
+
+def _read_copyright(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """A copyright holder that is a full name (`_read_full_name`), not an institution's first
+    words (`California Institute of Technology`: a listed place, or `of` after it)."""
+    words = [w.lower() for w in _words(match.group(1))]
+    if text.startswith((" of ", "\tof "), match.end(1)) or any(
+        w in _places() and w not in given_names() and w not in family_names() for w in words
+    ):
+        return
+    yield from _read_full_name(text, match, rule)
+
+
 def _read_office(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
     office = match.group(1).lower().rstrip(".")
     span = _trim(text, *match.span(2))
@@ -997,6 +1071,10 @@ def _read_office(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[i
 
 
 _READERS: dict[str, Reader] = {
+    "name-r-person": _read_r_person,
+    "name-copyright": _read_copyright,
+    "name-todo": _read_addressed,
+    "name-manifest": _read_people_list,
     "name-salutation": _read_lone,
     "name-signature-alone": _read_lone,
     "name-notes": _read_notes,
