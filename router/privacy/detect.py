@@ -37,6 +37,7 @@ from router.privacy import (
     documents,
     encoded,
     env_dumps,
+    home_secrets,
     id_columns,
     key_material,
     national_ids,
@@ -100,6 +101,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
     + sql_secrets.DETECTORS
+    + home_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
