@@ -37,6 +37,7 @@ from router.privacy import (
     documents,
     encoded,
     env_dumps,
+    escaped_markup,
     home_secrets,
     id_columns,
     key_material,
@@ -49,6 +50,7 @@ from router.privacy import (
     service_keys,
     sql_secrets,
     web_secrets,
+    wrapped_secrets,
 )
 from router.privacy.anchors import char_offsets, continuation_bytes, utf8
 from router.privacy.detector import Detector, Finding
@@ -101,6 +103,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + key_material.DETECTORS
     + prose_passwords.DETECTORS
     + sql_secrets.DETECTORS
+    + wrapped_secrets.DETECTORS
     + home_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
@@ -139,6 +142,8 @@ _KEYWORD_SPAN = [keyword for _core, keyword in _EXPRESSIONS]
 # The column pass's anchors, compiled after the cores: expression ids from _COLUMNS_FROM on.
 _COLUMN_ANCHORS = id_columns.COLUMNS.anchors.expressions()
 _COLUMNS_FROM = len(_EXPRESSIONS)
+# The anchor id under which the hyperscan pass reports an escaped quote or bracket.
+_MARKUP_ANCHOR = len(_COLUMN_ANCHORS)
 
 Backend = Callable[[str], list[Finding]]
 _BACKENDS: list[Backend] = []
@@ -180,6 +185,9 @@ class _Engine:
             flags.append(
                 hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_UTF8 | (hyperscan.HS_FLAG_CASELESS if caseless else 0)
             )
+        # Escaped quotes and brackets: reported as the anchor after the column pass's (`_MARKUP`).
+        cores.append(escaped_markup.CORE)
+        flags.append(0)
         version = importlib.metadata.version("hyperscan")
         key = hashlib.sha256(repr((version, cores, flags)).encode()).hexdigest()[:24]
         cache = Path(os.environ.get("TANDEM_CACHE_DIR") or Path.home() / ".cache" / "tandem") / f"hs-{key}.db"
@@ -329,6 +337,8 @@ def _own(text: str, data: bytes) -> tuple[list[Finding], list[Finding]]:
     if _ENGINE is None:
         return id_columns.COLUMNS.find(text, data), _detect_all(text)
     hits, column_ends = _ENGINE.candidates(data)
+    if column_ends.pop(_MARKUP_ANCHOR, None) is not None:
+        _MARKUP.seen = True
     continuation = None
     if len(data) != len(text):
         # Non-ASCII text: map the candidates' byte offsets to character offsets. Windows measured
@@ -524,10 +534,32 @@ def _detect(text: str) -> list[Finding]:
 
 def _detect_visible(text: str) -> list[Finding]:
     if "\x1b" in text:  # one character: found at memchr's speed
-        found = _without(_COLOUR, text, _detect_written)
+        found = _without(_COLOUR, text, _detect_markup)
         if found is not None:
             return found
-    return _detect_written(text)
+    return _detect_markup(text)
+
+
+class _Seen(threading.local):
+    seen = False  # whether a scan in this thread met an escaped quote or bracket
+
+
+_MARKUP = _Seen()
+
+
+def _detect_markup(text: str) -> list[Finding]:
+    """`_detect_written` of `text`, or where its quotes or brackets are written as HTML entities
+    or JSON escapes (the hyperscan pass tells), of the text with them read as the characters
+    (escaped_markup.py): scanned again, which only such texts pay."""
+    outer, _MARKUP.seen = _MARKUP.seen, False
+    found = _detect_written(text)
+    seen = _MARKUP.seen if _ENGINE is not None else escaped_markup.may_hold(text)
+    _MARKUP.seen = outer or seen
+    if seen:
+        view = escaped_markup.with_entities(text, _detect_written)
+        if view is not None:
+            return view
+    return found
 
 
 def _without(codes: re.Pattern[str], text: str, scan: Callable[[str], list[Finding]]) -> list[Finding] | None:
