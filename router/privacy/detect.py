@@ -47,6 +47,7 @@ from router.privacy import (
     patterns,
     prose_passwords,
     provider_rules,
+    saved_logins,
     service_keys,
     sql_secrets,
     web_secrets,
@@ -105,6 +106,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + sql_secrets.DETECTORS
     + wrapped_secrets.DETECTORS
     + home_secrets.DETECTORS
+    + saved_logins.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS

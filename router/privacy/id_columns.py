@@ -156,7 +156,9 @@ def _accept(kind: str, rule: str, value: str) -> bool:
         if any(c.isspace() or c in "()[]{}<>" for c in value):
             return False
         if rule.endswith(":password"):
-            return password_value(value)
+            # (A cell may open with `!` or `-`, which after a name in a config would be a YAML
+            # tag or a flag: under a password column it is the password's first character.)
+            return password_value(value) or (value[:1] in "!-" and password_value("x" + value[1:]))
         return _KEY_CELL.fullmatch(value) is not None and validators.secret_value(value)
     for module in _ID_WORDS[rule.partition(":")[2]]:
         if module == "gb_nino":

@@ -15,7 +15,9 @@ from router.privacy.patterns import SECRET_NAMES
 
 # A name ending in a secret word (`DB_PASSWORD`, `client_secret`), maybe numbered.
 _NAMED = r"(?:[A-Za-z0-9]+[_.-])*" + SECRET_NAMES + r"[0-9]{0,2}"
-_XML_TAGS = r"password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|apikey|token|access[_-]?token|secret[_-]?key"
+_XML_TAGS = (
+    r"password|passwd|pwd|pass|secret|client[_-]?secret|api[_-]?key|apikey|token|access[_-]?token|secret[_-]?key"
+)
 
 
 def _cell_value(value: str) -> bool:
