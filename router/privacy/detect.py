@@ -45,6 +45,7 @@ from router.privacy import (
     network_secrets,
     opt_in,
     patterns,
+    printed_secrets,
     prose_passwords,
     provider_rules,
     saved_logins,
@@ -107,6 +108,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + wrapped_secrets.DETECTORS
     + home_secrets.DETECTORS
     + saved_logins.DETECTORS
+    + printed_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
