@@ -73,9 +73,10 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(rf"(?m)^[ \t]*{_PROMPT}[ \t]+{_COMMANDS}{_BETWEEN}[ \t]*([^\s]{{4,4096}})[ \t]*\r?$"),
-        rb"(?:[$#%>]|\xe2\x9d\xaf|\xe2\x9e\x9c)[ \t]+(?:pass|gopass|security[ \t]+find-|secret-tool|op[ \t]+read"
-        rb"|bw[ \t]+get|keyring[ \t]+get|lpass[ \t]+show|aws[ \t]|gcloud[ \t]|heroku[ \t]|gh[ \t]+auth|vault[ \t]"
-        rb"|az[ \t]+account"
+        # (A prompt's last character: `$`, `%`, a `#` after a host's path, a `>` after PowerShell's.)
+        rb"(?:[$%]|[\w~\]]#|\w>|\xe2\x9d\xaf|\xe2\x9e\x9c)[ \t]+(?:pass|gopass|security[ \t]+find-|secret-tool"
+        rb"|op[ \t]+read|bw[ \t]+get|keyring[ \t]+get|lpass[ \t]+show|aws[ \t]|gcloud[ \t]|heroku[ \t]|gh[ \t]+auth"
+        rb"|vault[ \t]|az[ \t]+account"
         rb"|terraform[ \t]+output|pulumi[ \t]+config|kubectl[ \t]|jq[ \t]|echo[ \t]|printenv|docker[ \t]+exec"
         rb"|openssl[ \t]+rand|python|pwgen|head[ \t]+-c|rails[ \t]|rake[ \t]|wg[ \t]+genkey)",
         validate=_printed,
