@@ -568,15 +568,16 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         # A password written into a call beside its user: Python's `smtp.login("u", "X")`,
         # `auth=("u", "X")`, requests' `HTTPBasicAuth("u", "X")`, .NET's `NetworkCredential("u",
-        # "X")`, PHP's `new PDO($dsn, 'u', 'X')` (the DSN first).
+        # "X")`, Go's `req.SetBasicAuth("u", "X")`, PHP's `new PDO($dsn, 'u', 'X')` and JDBC's
+        # `DriverManager.getConnection(url, "u", "X")` (the DSN or URL first).
         re.compile(
-            r"(?:\.login|\bauth[ \t]*=[ \t]*|\bHTTP(?:Basic|Digest|Proxy)Auth|\bNetworkCredential"
-            r"|\bUsernamePasswordCredentials|\bPDO[ \t]*\([^,\n]{1,300},)"
+            r"(?:\.login|\bauth[ \t]*=[ \t]*|\bHTTP(?:Basic|Digest|Proxy)Auth|\bNetworkCredential|\bSetBasicAuth"
+            r"|\bUsernamePasswordCredentials|\b(?:PDO|getConnection)[ \t]*\([^,\n]{1,300},)"
             r"[ \t]*\(?[ \t]*(?:\"[^\"\n]{1,100}\"|'[^'\n]{1,100}'|[\w.$]{1,100})[ \t]*,[ \t]*"
             r"([\"'])((?:(?!\1)[^\\\n]){4,200})\1[ \t]*[),]"
         ),
         rb"\.login[ \t]*\(|auth[ \t]*=[ \t]*\(|HTTP(?:Basic|Digest|Proxy)Auth[ \t]*\(|NetworkCredential[ \t]*\("
-        rb"|UsernamePasswordCredentials[ \t]*\(|PDO[ \t]*\(",
+        rb"|UsernamePasswordCredentials[ \t]*\(|PDO[ \t]*\(|SetBasicAuth[ \t]*\(|getConnection[ \t]*\(",
         validate=command_password,
         group=2,
         reach=650,

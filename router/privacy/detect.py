@@ -30,6 +30,7 @@ from pathlib import Path
 from router.privacy import (
     app_secrets,
     build_secrets,
+    call_secrets,
     client_configs,
     credentials,
     data_secrets,
@@ -109,6 +110,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + home_secrets.DETECTORS
     + saved_logins.DETECTORS
     + printed_secrets.DETECTORS
+    + call_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS

@@ -23,9 +23,37 @@ _BAR_BYTES = rb"(?:\||\xe2\x94[\x82\x83])"
 _NO_ECHO = re.compile(r"(?i)[\"']?NoEcho[\"']?[ \t]*:[ \t]*[\"']?true\b")
 
 
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
 def _no_echo_near(text: str, start: int, _end: int) -> bool:
-    """Whether `NoEcho: true` is in the parameter `Default` belongs to: within a few lines."""
-    return _NO_ECHO.search(text, max(0, start - 300), min(len(text), start + 300)) is not None
+    """Whether `NoEcho: true` is in the parameter `Default` belongs to (within 300 characters):
+    in JSON the same object, in YAML the lines indented as deep as `Default` or deeper around it
+    (the next parameter's `Default` is no secret: `InstanceType`'s `t3.medium` after a hidden
+    `DBPassword`)."""
+    low_bound, high_bound = max(0, start - 300), min(len(text), start + 300)
+    brace, closed = text.rfind("{", low_bound, start), text.rfind("}", low_bound, start)
+    if brace > closed:  # JSON: the object `Default` is in
+        high = text.find("}", start, high_bound)
+        return _NO_ECHO.search(text, brace, high if high >= 0 else high_bound) is not None
+    line_start = text.rfind("\n", 0, start) + 1
+    indent = _indent(text[line_start:start])
+    low = line_start
+    while low > low_bound:
+        previous = text.rfind("\n", 0, low - 1) + 1
+        line = text[previous : low - 1]
+        if line.strip() and _indent(line) < indent:
+            break
+        low = previous
+    high = text.find("\n", start, high_bound)
+    while 0 <= high < high_bound:
+        following = text.find("\n", high + 1, high_bound)
+        line = text[high + 1 : following if following >= 0 else high_bound]
+        if line.strip() and _indent(line) < indent:
+            break
+        high = following
+    return _NO_ECHO.search(text, low, high if high >= 0 else high_bound) is not None
 
 
 DETECTORS: tuple[Detector, ...] = (

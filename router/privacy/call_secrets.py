@@ -1,0 +1,109 @@
+"""Credentials that code passes by position or encodes on the spot, and defaults under a declared
+secret's name: the call's or the declaration's shape, not a name beside the value, says which
+value is the password.
+
+An SSH client's `.connect(host, 22, "user", "X")`, Ruby's `Net::SMTP.start(…, "user", "X",
+:login)`, redis-py's `Redis(host, 6379, 0, "X")`; a Basic credential encoded in code
+(`btoa('user:X')`, `base64.b64encode(b"user:X")`); a default under a declared secret
+(Terraform's `variable "db_password" { default = "X" }`, CloudFormation's parameter or a GitHub
+Action's input whose name holds a secret's word, then `Default:` below it). Go's `SetBasicAuth`
+and JDBC's `getConnection(url, "user", "X")` are credentials.py's call rule."""
+
+from __future__ import annotations
+
+import re
+
+from router.privacy import validators
+from router.privacy.credentials import argument_span, command_password, password_value
+from router.privacy.detector import Detector
+from router.privacy.patterns import SECRET_WORDS
+
+_Q = r"(?:\"[^\"\n]{1,100}\"|'[^'\n]{1,100}')"  # a quoted argument (a host, a user)
+_PW = r"([\"'])((?:(?!\1)[^\\\n]){4,200})\1"  # the quoted password: groups 1 (quote), 2 (value)
+
+
+def _default_value(value: str) -> bool:
+    """A declared secret's default: a password's or a token's shape, not a placeholder."""
+    return password_value(value) or validators.secret_value(value)
+
+
+DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(rf"\.connect\([ \t]*{_Q}[ \t]*,[ \t]*\d{{1,5}}[ \t]*,[ \t]*{_Q}[ \t]*,[ \t]*{_PW}[ \t]*[,)]"),
+        rb"\.connect\([ \t]*[\"']",
+        validate=command_password,
+        group=2,
+        reach=420,
+        rule="ssh-connect-password",
+        keyword_core=16,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(
+            rf"\bNet::SMTP\.start\([^()\n]{{0,240}}?,[ \t]*{_Q}[ \t]*,[ \t]*{_PW}[ \t]*,[ \t]*:(?:login|plain|cram_md5)"
+        ),
+        rb"Net::SMTP\.start\(",
+        validate=command_password,
+        group=2,
+        reach=640,
+        rule="ruby-smtp-password",
+        keyword_core=20,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(rf"\b(?:Strict)?Redis\([ \t]*{_Q}[ \t]*,[ \t]*\d{{1,5}}[ \t]*,[ \t]*\d{{1,2}}[ \t]*,[ \t]*{_PW}"),
+        rb"Redis\([ \t]*[\"']",
+        validate=command_password,
+        group=2,
+        reach=420,
+        rule="redis-positional-password",
+        keyword_core=16,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # `user:password` encoded into a Basic header in code: the password after the colon.
+        re.compile(
+            r"\b(?:btoa|b64encode|base64_encode|encode64|strict_encode64|Buffer\.from)\([ \t]*b?([\"'`])"
+            r"[^\"'`:\s]{1,100}:((?:(?!\1)[^\\\n]){4,200})\1"
+        ),
+        rb"(?:btoa|b64encode|base64_encode|encode64|Buffer\.from)[ \t]*\([ \t]*b?[\"'`]",
+        validate=command_password,
+        group=2,
+        reach=320,
+        rule="basic-credentials-encoded",
+        keyword_core=24,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(
+            r"\bvariable[ \t]+\"[\w-]*?(?i:" + SECRET_WORDS + r")[\w-]*\"[ \t]*\{[^{}]{0,400}?\bdefault[ \t]*=[ \t]*"
+            r"\"([^\"\n]{4,200})\""
+        ),
+        rb"variable[ \t]+\"",
+        validate=_default_value,
+        group=1,
+        reach=700,
+        rule="terraform-variable-default",
+        keyword_core=16,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A YAML declaration named for a secret, its `Default:` a few lines below at a deeper indent
+        # (CloudFormation's `Parameters`, a GitHub Action's `inputs`).
+        re.compile(
+            r"(?m)^([ \t]*)[\w-]*?(?i:" + SECRET_WORDS + r")[\w-]*:[ \t]*\r?\n(?:\1[ \t]+[^\n]*\r?\n){0,8}?"
+            r"\1[ \t]+[Dd]efault:[ \t]*"
+            r"(?:\"(?P<dq>[^\"\n]{4,200})\"|'(?P<sq>[^'\n]{4,200})'|(?P<bare>[^\s\"'#]{4,200}))"
+            r"[ \t]*\r?$"
+        ),
+        rb"(?:Default|default):[ \t]*[\"']?[^\s\"']{4}",
+        validate=_default_value,
+        group=0,
+        value_span=argument_span,
+        lead=900,
+        reach=220,
+        rule="declared-secret-default",
+        keyword_core=24,
+    ),
+)
