@@ -397,10 +397,21 @@ DETECTORS: tuple[Detector, ...] = (
     # Oracle's tools log in with user/password@database on the command line.
     command_rule(
         "oracle-login",
-        r"\b(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+-\w+)*[ \t]+[\"']?[\w$#.]{1,30}/"
+        # (RMAN names its connections: `rman target sys/X@prod catalog rman/X@rcat`.)
+        r"\b(?:sqlplus|rman|expdp|impdp|sqlldr)(?:[ \t]+(?:-\w+|(?i:target|catalog|auxiliary)=?))*"
+        r"[ \t]+[\"']?[\w$#.]{1,30}/"
         r"(?P<bare>[^\s@/\"'|;&<>`]{1,100})(?=[@\s\"']|$)",
         rb"\b(?:sqlplus|rman|expdp|impdp|sqlldr)[ \t]",
         8,
+    ),
+    # RMAN's second and third connections on its line (`… catalog rman/X@rcat`).
+    command_rule(
+        "rman-catalog-login",
+        r"\brman\b[^\n|;&]{0,300}[ \t](?i:catalog|auxiliary)=?[ \t]+[\"']?[\w$#.]{1,30}/"
+        r"(?P<bare>[^\s@/\"'|;&<>`]{1,100})(?=[@\s\"']|$)",
+        rb"\brman[ \t]",
+        8,
+        reach=420,
     ),
     # FreeRDP's clients: /p:X (and its older -p: and +p: spellings)
     command_rule(

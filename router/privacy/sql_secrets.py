@@ -1,7 +1,8 @@
 """Passwords in databases' own statements and shells that no name-and-value rule reads: the
 statement's words say which argument is the password, not a name beside it.
 
-MySQL's `SET PASSWORD FOR 'u'@'h' = 'X'`, Oracle's `IDENTIFIED BY "X"`, SQL Server's
+MySQL's `SET PASSWORD FOR 'u'@'h' = 'X'`, Oracle's `IDENTIFIED BY "X"`, DB2's and Informix's
+`CONNECT TO db USER u USING X`, SQL Server's
 `sp_addlogin 'login', 'X'`, Neo4j's `SET PASSWORD FROM 'old' TO 'new'` (both), MongoDB's
 `changeUserPassword("user", "X")`, Redis' `ACL SETUSER name … >X`, and the users under
 CouchDB's `[admins]` section (`admin = X`).
@@ -46,6 +47,13 @@ DETECTORS: tuple[Detector, ...] = (
         r"(?i:\bidentified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by)[ \t]+\"(?P<dq>[^\"\n]{1,200})\"",
         rb"(?i)identified[ \t]+(?:with[ \t]+\w{1,40}[ \t]+)?by[ \t]+\"",
         70,
+    ),
+    _statement(
+        # DB2's CLP and embedded SQL, Informix: `CONNECT TO db USER u USING X`.
+        "sql-connect-using",
+        r"(?i:\bconnect[ \t]+to[ \t]+[^\s;]{1,100}[ \t]+user[ \t]+[^\s;]{1,100}[ \t]+using)[ \t]+" + ARG,
+        rb"(?i)connect[ \t]+to[ \t]",
+        20,
     ),
     _statement(
         "sql-sp-addlogin",
