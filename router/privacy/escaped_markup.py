@@ -5,11 +5,11 @@ value, and it reaches the cloud."""
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Callable
 
 from router.privacy.detector import Finding
+from router.privacy.escape_view import with_decoded
 
 _ENTITY = re.compile(
     r"&(?:quot|apos|lt|gt|amp|#0*34|#0*39|#0*60|#0*62|#0*38|#[xX]0*2[27]|#[xX]0*3[cCeE]|#[xX]0*26);"
@@ -39,35 +39,12 @@ def _char(escape: str) -> str:
     return _CHARS[name]
 
 
+def _decoded(_text: str, match: re.Match[str]) -> str:
+    return _char(match.group())
+
+
 def with_entities(text: str, scan: Callable[[str], list[Finding]]) -> list[Finding] | None:
     """`scan` of `text` with its escaped quotes and brackets read as the characters, the
     findings placed back in `text` (a value holding an escape keeps it whole); None when it has
     none."""
-    parts: list[str] = []
-    after: list[int] = []  # where in the view each decoded character ends
-    removed: list[int] = []  # the characters taken out up to and with it
-    widths: dict[int, int] = {}  # a decoded character's place in the view -> its escape's length
-    last = total = 0
-    for match in _ENTITY.finditer(text):
-        escape = match.group()
-        parts += (text[last : match.start()], _char(escape))
-        position = match.start() - total
-        widths[position] = len(escape)
-        total += len(escape) - 1
-        after.append(position + 1)
-        removed.append(total)
-        last = match.end()
-    if not parts:
-        return None
-    parts.append(text[last:])
-
-    def placed(position: int) -> int:  # a character of the view -> where it begins in `text`
-        index = bisect.bisect_right(after, position) - 1
-        return position + (removed[index] if index >= 0 else 0)
-
-    out = []
-    for finding in scan("".join(parts)):
-        last_char = finding.end - 1
-        start, end = placed(finding.start), placed(last_char) + widths.get(last_char, 1)
-        out.append(Finding(finding.type, text[start:end], start, end, finding.rule))
-    return out
+    return with_decoded(text, _ENTITY, _decoded, scan)
