@@ -96,6 +96,20 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "acl-setusers": _repeat("ACL SETUSER a on "),
     "set-passwords": _repeat("SET PASSWORD FOR a "),
     "admins-sections": _repeat("[admins]\nadmin\n"),
+    # This round's cores: HTML-escaped quotes (the escape view), wrapped and printed secrets,
+    # calls, declared defaults, connection strings, names in mail and code.
+    "html-entities": _repeat("&quot;password&quot;: &quot;"),
+    "password-inputs": _repeat('<input type="password" value="'),
+    "block-scalars": _rows("auth:", lambda _i: "  token: |"),
+    "table-cells": _repeat("| `TOKEN` | `"),
+    "printed-commands": _rows("$ echo $DB_PASSWORD", lambda _i: "$ pass show a b"),
+    "declared-defaults": _rows("Parameters:", lambda _i: "  DBPassword:\n    Default: "),
+    "positional-calls": _repeat(".connect('h', 22, 'u', "),
+    "connect-using": _repeat("CONNECT TO a USER b USING "),
+    "keyed-values": _repeat("<Key>Password</Key><Value "),
+    "offices": _repeat("President Senator Doctor King "),
+    "salutations": _rows("", lambda _i: "Anna,"),
+    "copyrights": _repeat("Copyright (c) 2024 Ana "),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {
