@@ -40,6 +40,7 @@ from router.privacy import (
     env_dumps,
     escaped_markup,
     home_secrets,
+    hosting_secrets,
     id_columns,
     key_material,
     national_ids,
@@ -111,6 +112,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + saved_logins.DETECTORS
     + printed_secrets.DETECTORS
     + call_secrets.DETECTORS
+    + hosting_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS

@@ -40,7 +40,8 @@ _COMMANDS = (
     r"|aws[ \t]+secretsmanager[ \t]+get-secret-value\b[^\n|]*?--output[ \t=]+text\b[^\n|]*"
     r"|aws[ \t]+ssm[ \t]+get-parameters?\b[^\n|]*?--with-decryption\b[^\n|]*?--output[ \t=]+text\b[^\n|]*"
     r"|gcloud[ \t]+(?:auth[ \t]+print-(?:access|identity)-token|secrets[ \t]+versions[ \t]+access)\b[^\n|]*"
-    r"|(?:heroku[ \t]+auth:token|gh[ \t]+auth[ \t]+token|vault[ \t]+print[ \t]+token)\b[^\n|]*"
+    r"|(?:heroku[ \t]+auth:token|gh[ \t]+auth[ \t]+token|vault[ \t]+print[ \t]+token|fly(?:ctl)?[ \t]+auth[ \t]+token"
+    r"|firebase[ \t]+login:ci)\b[^\n|]*"
     r"|az[ \t]+account[ \t]+get-access-token\b[^\n|]*?(?:-o|--output)[ \t=]+tsv\b[^\n|]*"
     r"|vault[ \t]+(?:kv[ \t]+get|read)\b[^\n|]*?-field[ \t=][^\n|]*"
     r"|terraform[ \t]+output[ \t]+-raw\b[^\n|]*"
@@ -76,7 +77,7 @@ DETECTORS: tuple[Detector, ...] = (
         # (A prompt's last character: `$`, `%`, a `#` after a host's path, a `>` after PowerShell's.)
         rb"(?:[$%]|[\w~\]]#|\w>|\xe2\x9d\xaf|\xe2\x9e\x9c)[ \t]+(?:pass|gopass|security[ \t]+find-|secret-tool"
         rb"|op[ \t]+read|bw[ \t]+get|keyring[ \t]+get|lpass[ \t]+show|aws[ \t]|gcloud[ \t]|heroku[ \t]|gh[ \t]+auth"
-        rb"|vault[ \t]|az[ \t]+account"
+        rb"|vault[ \t]|az[ \t]+account|fly[ \t]+auth|flyctl[ \t]+auth|firebase[ \t]+login"
         rb"|terraform[ \t]+output|pulumi[ \t]+config|kubectl[ \t]|jq[ \t]|echo[ \t]|printenv|docker[ \t]+exec"
         rb"|openssl[ \t]+rand|python|pwgen|head[ \t]+-c|rails[ \t]|rake[ \t]|wg[ \t]+genkey)",
         validate=_printed,
