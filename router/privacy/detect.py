@@ -46,6 +46,7 @@ from router.privacy import (
     national_ids,
     network_secrets,
     opt_in,
+    pair_secrets,
     patterns,
     printed_secrets,
     prose_passwords,
@@ -113,6 +114,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + printed_secrets.DETECTORS
     + call_secrets.DETECTORS
     + hosting_secrets.DETECTORS
+    + pair_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
