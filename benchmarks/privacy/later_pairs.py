@@ -11,6 +11,12 @@ scheme (`<EnvironmentVariable key="API_KEY" value="X" isEnabled="YES">`), .NET's
 list's `name`/`value`, Spring Cloud Config's `propertySources`. Values come from
 `later_forms.py`'s generator (its `R`, reseeded each round by its `score`).
 
+Scored blind, before any rule was written for them (3 rounds): 24 of 42 values (0.571). The JSON
+pairs were found; missed: XML elements with a `name` or `key` attribute naming a secret and its
+`value` (IntelliJ, Eclipse, Xcode, .NET), `web.xml`'s `param-name` then `param-value`, Helm's
+`--set env[0].name=… --set env[0].value=…`. Rules since (pair_secrets.py): 42 of 42, 140 of 140
+over 10 rounds.
+
     python -m benchmarks.privacy.later_pairs [--seeds 3] [--show-missed]
 """
 
@@ -71,7 +77,10 @@ def github_variables_api() -> Form:
 @form
 def circleci_env() -> Form:
     k = an(40)
-    return f'curl -X POST -H "Circle-Token: $CIRCLE_TOKEN" https://circleci.com/api/v2/project/gh/acme/shop/envvar -d \'{{"name":"NPM_TOKEN","value":"{k}"}}\'', [k]
+    return (
+        f'curl -X POST -H "Circle-Token: $CIRCLE_TOKEN" https://circleci.com/api/v2/project/gh/acme/shop/envvar -d \'{{"name":"NPM_TOKEN","value":"{k}"}}\'',
+        [k],
+    )
 
 
 @form
@@ -114,7 +123,9 @@ def xcode_scheme() -> Form:
 @form
 def dotnet_app_config() -> Form:
     s = an(28)
-    return f'<appSettings>\n  <add key="ApiSecret" value="{s}" />\n  <add key="Region" value="eu" />\n</appSettings>', [s]
+    return f'<appSettings>\n  <add key="ApiSecret" value="{s}" />\n  <add key="Region" value="eu" />\n</appSettings>', [
+        s
+    ]
 
 
 @form
