@@ -58,6 +58,8 @@ def password_value(value: str) -> bool:
         return False
     if "(" in value or ")" in value or "[" in value or value.endswith((":", ",")):
         return False  # code: `password=base64.b16encode(raw[8:])`, `pwd=None):`
+    if "===" in value or "!==" in value or "?." in value:
+        return False  # minified JavaScript: `auth_password:s?.type==="basic"?…`
     if value.isalpha() and not validators.looks_random(value):
         return False
     if validators.is_code(value) and not (any(c.isdigit() for c in value) or validators.looks_random(value)):
@@ -845,10 +847,11 @@ PASSWORDS: tuple[Detector, ...] = (
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(
-            r"(?i)(?<![0-9])" + _PASSWORD_NAMES + r"(?![A-Za-z0-9])\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
+            # (A bracket after the name: PHP's `print_r`, `[password] => X`.)
+            r"(?i)(?<![0-9])" + _PASSWORD_NAMES + r"(?![A-Za-z0-9])\\?[\"']?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
             r"([^\s\"'`,;}{<>\\]{6,256})"
         ),
-        rb"(?i)(?:pass(?:word|wd|[_-]?phrase)?|pwd)\\?[\"']?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
+        rb"(?i)(?:pass(?:word|wd|[_-]?phrase)?|pwd)\\?[\"']?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`,;}{<>\\]{6}",
         validate=password_value,
         check=not_a_status,
         group=1,

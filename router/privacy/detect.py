@@ -36,6 +36,7 @@ from router.privacy import (
     data_secrets,
     deploy_secrets,
     documents,
+    dump_secrets,
     encoded,
     env_dumps,
     escaped_markup,
@@ -115,6 +116,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + call_secrets.DETECTORS
     + hosting_secrets.DETECTORS
     + pair_secrets.DETECTORS
+    + dump_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS
