@@ -41,6 +41,12 @@ def command_password(value: str) -> bool:
     return not (value.isalpha() and value.islower())  # a word (`--password options` in help text)
 
 
+def attached_password(value: str) -> bool:
+    """`command_password` of a value attached to what names it (after `user:`, inside an
+    element): a leading `-` is its first character there, not the next flag."""
+    return command_password(value) or (value[:1] == "-" and command_password("x" + value[1:]))
+
+
 _C_LITERAL = re.compile(r"0[xX][0-9a-fA-F]+[uUlL]*|[0-9]+[uUlL]*|[{(].*")
 
 

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from router.privacy import (
+    admin_secrets,
     app_secrets,
     build_secrets,
     call_secrets,
@@ -117,6 +118,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + hosting_secrets.DETECTORS
     + pair_secrets.DETECTORS
     + dump_secrets.DETECTORS
+    + admin_secrets.DETECTORS
     + provider_rules.detectors()
     + encoded.DETECTORS
     + _ASSIGNMENTS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from router.privacy import validators
-from router.privacy.credentials import command_password, password_value
+from router.privacy.credentials import attached_password, command_password, password_value
 from router.privacy.detector import Detector
 from router.privacy.patterns import SECRET_NAMES
 
@@ -18,12 +18,6 @@ _NAMED = r"(?:[A-Za-z0-9]+[_.-])*" + SECRET_NAMES + r"[0-9]{0,2}"
 _XML_TAGS = (
     r"password|passwd|pwd|pass|secret|client[_-]?secret|api[_-]?key|apikey|token|access[_-]?token|secret[_-]?key"
 )
-
-
-def _element_value(value: str) -> bool:
-    """An element's text: a password's, which may open with `-` (after a name on a command line
-    it would be the next flag)."""
-    return command_password(value) or (value[:1] == "-" and command_password("x" + value[1:]))
 
 
 def _cell_value(value: str) -> bool:
@@ -54,7 +48,7 @@ DETECTORS: tuple[Detector, ...] = (
         "SECRET_ASSIGNMENT",
         re.compile(rf"<((?i:{_XML_TAGS}))[ \t][^<>]{{0,200}}>([^<>\n]{{1,200}})</\1>"),
         rb"(?i)<(?:" + _XML_TAGS.encode() + rb")[ \t]",
-        validate=_element_value,
+        validate=attached_password,
         group=2,
         reach=420,
         rule="xml-secret-element",
