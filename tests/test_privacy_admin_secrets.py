@@ -51,3 +51,44 @@ def test_admin_secrets_are_found(text: str, value: str) -> None:
 )
 def test_admin_look_alikes(text: str) -> None:
     assert [f for f in detect(text) if f.type in ("SECRET_ASSIGNMENT", "API_KEY")] == []
+
+
+def test_the_directory_forms_written_after_the_detectors() -> None:
+    # benchmarks/privacy/later_directory.py, scored blind once: 18 of 39 values; rules since.
+    from benchmarks.privacy import later_directory, later_forms
+
+    found, missed, misses = later_forms.score(3, later_directory.FORMS)
+    assert not missed["directory"], misses
+    assert found["directory"] == 39
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("dn: uid=bob,ou=people,dc=example,dc=org\nuserPassword:: RmFsY29uNzM3NCo=\n", "RmFsY29uNzM3NCo="),
+        ("replace: unicodePwd\nunicodePwd:: IgBUAGkAZwBlAHIANAAwADAAIwAiAA==\n-\n", "IgBUAGkAZwBlAHIANAAwADAAIwAiAA=="),
+        ("echo 'Tiger2460!' | kinit svc_etl@CORP.EXAMPLE.ORG", "Tiger2460!"),
+        ("echo 'Sunny3098!' | keyring set smtp ana@example.org", "Sunny3098!"),
+        ("wpa_passphrase OfficeWiFi 1f5S71IRz1THrHZp | sudo tee /etc/wpa_supplicant.conf", "1f5S71IRz1THrHZp"),
+        ("security add-generic-password -a ci -s deploy-key -w Orbit8762!x -U", "Orbit8762!x"),
+        (
+            "    Authentication         : WPA2-Personal\n    Key Content            : hToxYkvB0dgYj2So\n",
+            "hToxYkvB0dgYj2So",
+        ),
+    ],
+)
+def test_directory_and_wifi_secrets_are_found(text: str, value: str) -> None:
+    assert value in [f.value for f in detect(text)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "    Key Content            : Absent\n",
+        "echo $PASSWORD | kinit svc_etl@CORP.EXAMPLE.ORG",
+        "wpa_passphrase OfficeWiFi",
+        "userPassword:: \n",
+    ],
+)
+def test_directory_look_alikes(text: str) -> None:
+    assert [f for f in detect(text) if f.type == "SECRET_ASSIGNMENT"] == []

@@ -1,12 +1,23 @@
-"""Passwords and tokens on administrators' command lines that a tool's own syntax places:
-Windows' `net user NAME PASSWORD /add`, `vault login TOKEN`, `etcdctl --user NAME:PASSWORD`,
-Nomad's and Consul's `-token X`, and the registry tools' `--creds NAME:PASSWORD` (skopeo's
-`--src-creds` and `--dest-creds`, podman's and buildah's `--creds`)."""
+"""Passwords and tokens on administrators' command lines and in directories' files that a
+tool's own syntax places: Windows' `net user NAME PASSWORD /add`, `vault login TOKEN`, `etcdctl
+--user NAME:PASSWORD`, Nomad's and Consul's `-token X`, the registry tools' `--creds
+NAME:PASSWORD` (skopeo's `--src-creds` and `--dest-creds`, podman's and buildah's `--creds`),
+`wpa_passphrase SSID X`, macOS's `security add-generic-password … -w X`, `netsh wlan show
+profile key=clear`'s `Key Content`, and LDIF's base64 passwords (`userPassword:: …`, Active
+Directory's `unicodePwd:: …`)."""
 
 from __future__ import annotations
 
-from router.privacy.credentials import ARG, attached_password, command_rule
+import re
+
+from router.privacy.credentials import ARG, attached_password, command_password, command_rule
 from router.privacy.detector import Detector
+
+
+def _key_content(value: str) -> bool:
+    """netsh's `Key Content`: the passphrase, not the word it shows for an absent key."""
+    return value not in ("Absent", "Present", "1") and command_password(value)
+
 
 DETECTORS: tuple[Detector, ...] = (
     command_rule(
@@ -43,5 +54,41 @@ DETECTORS: tuple[Detector, ...] = (
         rb"--(?:src-|dest-)?creds[ \t=]",
         14,
         attached_password,
+    ),
+    command_rule(
+        "wpa-passphrase",
+        r"\bwpa_passphrase[ \t]+(?:\"[^\"\n]{1,64}\"|'[^'\n]{1,64}'|[^\s|;&]{1,64})[ \t]+" + ARG,
+        rb"wpa_passphrase[ \t]",
+        16,
+    ),
+    command_rule(
+        "keychain-add-password",
+        r"\bsecurity[ \t]+add-(?:generic|internet)-password\b[^\n|;&]{0,300}?[ \t]-w[ \t]+" + ARG,
+        rb"security[ \t]+add-(?:generic|internet)-password",
+        40,
+        reach=420,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(r"(?im)^[ \t]*Key Content[ \t]*:[ \t]*([^\r\n]{1,63}?)[ \t]*\r?$"),
+        rb"(?i)Key Content[ \t]*:",
+        validate=_key_content,
+        group=1,
+        reach=90,
+        rule="netsh-key-content",
+        keyword_core=20,
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        re.compile(
+            r"(?im)^(?:userPassword|unicodePwd|olcRootPW|nsslapd-rootpw|sambaNTPassword|sambaLMPassword)::[ \t]*"
+            r"([A-Za-z0-9+/]{4,}={0,2})[ \t]*\r?$"
+        ),
+        rb"(?i)(?:userPassword|unicodePwd|olcRootPW|nsslapd-rootpw|sambaNTPassword|sambaLMPassword)::",
+        validate=command_password,
+        group=1,
+        reach=600,
+        rule="ldif-base64-password",
+        keyword_core=20,
     ),
 )

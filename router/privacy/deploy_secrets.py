@@ -38,15 +38,17 @@ DETECTORS: tuple[Detector, ...] = (
         rb"(?i)(?:env:set|env[ \t]+set|secrets?[ \t]+set|config:set|config[ \t]+set|variables?[ \t]+set)[ \t]",
         30,
     ),
-    # A value piped into a command that stores it as a secret.
+    # A value piped into a command that stores it as a secret, or reads a password from its input
+    # (`echo X | kinit user@REALM`, `echo X | keyring set smtp ana`, `passwd --stdin`).
     _command(
         "piped-secret",
-        r"\b(?:echo(?:[ \t]+-[neE]{1,2})?|printf(?:[ \t]+['\"]%s['\"])?)[ \t]+" + ARG + r"[ \t]*\|[ \t]*"
+        r"\b(?:echo(?:[ \t]+-[neE]{1,2})?|printf(?:[ \t]+['\"]%s['\"])?)[ \t]+" + ARG + r"[ \t]*\|[ \t]*(?:sudo[ \t]+)?"
         r"(?=(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|docker[ \t]+secret[ \t]+create|wrangler[ \t]+secret"
         r"[ \t]+put|npx[ \t]+wrangler[ \t]+secret[ \t]+put|firebase[ \t]+functions:secrets:set|supabase[ \t]+secrets"
-        r"[ \t]+set|podman[ \t]+secret[ \t]+create)\b)",
-        rb"\|[ \t]*(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|docker[ \t]+secret[ \t]+create|wrangler[ \t]+"
-        rb"secret|npx[ \t]+wrangler|firebase[ \t]+functions:secrets|supabase[ \t]+secrets|podman[ \t]+secret)",
+        r"[ \t]+set|podman[ \t]+secret[ \t]+create|kinit|keyring[ \t]+set|passwd[ \t]+--stdin)\b)",
+        rb"\|[ \t]*(?:sudo[ \t]+)?(?:vercel[ \t]+env[ \t]+add|gh[ \t]+secret[ \t]+set|docker[ \t]+secret[ \t]+create"
+        rb"|wrangler[ \t]+secret|npx[ \t]+wrangler|firebase[ \t]+functions:secrets|supabase[ \t]+secrets"
+        rb"|podman[ \t]+secret|kinit|keyring[ \t]+set|passwd[ \t]+--stdin)",
         60,
         lead=240,  # the value is echoed before the pipe
     ),
