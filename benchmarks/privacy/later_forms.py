@@ -70,6 +70,15 @@ def pw() -> str:
     return an(R.randint(12, 22))
 
 
+def pw_without(marks: str) -> str:
+    """A password of `pw`'s kinds with none of `marks` (the characters a form's syntax splits on),
+    eight characters at least."""
+    value = pw()
+    for mark in marks:
+        value = value.replace(mark, "")
+    return value + "x9" if len(value) < 8 else value
+
+
 def hexs(n: int) -> str:
     return "".join(R.choice("0123456789abcdef") for _ in range(n))
 
