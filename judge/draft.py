@@ -110,6 +110,11 @@ _ONE_BLOCK = re.compile(
     r"\bexactly\s+one\s+(?:\w+\s+)?(?:code\s+block|action\s+in\s+triple\s+backticks)", re.IGNORECASE
 )
 _FENCE = re.compile(r"```([\w-]*)[ \t]*\n.*?```", re.DOTALL)
+# An action between a tag and its end on one line, as a format's example shows it.
+_TAG_EXAMPLE = re.compile(r"<([A-Za-z_][\w-]*)>[^<\n]+</\1>")
+_EVERY_REPLY_CALLS = re.compile(
+    r"\bmust\s+(?:include|contain|make)\s+at\s+least\s+one\s+(?:\w+\s+)?tool\s+call", re.IGNORECASE
+)
 _FENCE_OPENING = re.compile(r"```([\w-]*)[ \t]*\n")
 _PROMPT_ROLES = ("system", "developer")
 _CONTRACT_CHARS = 20_000  # of each system message: a harness states its format near the top
@@ -148,21 +153,55 @@ def _demanded_fence(prompt: str) -> str | None:
     return language
 
 
+@lru_cache(maxsize=256)
+def _demanded_tag(prompt: str) -> str | None:
+    """The tag a prompt demands exactly one of, where its example shows the action between a tag
+    and its end on one line (mini-swe-agent 2.x's XML format: `<mswea_bash_command>…
+    </mswea_bash_command>`), else None."""
+    if _ONE_BLOCK.search(prompt, 0, _CONTRACT_CHARS) is None:
+        return None
+    shown = _TAG_EXAMPLE.search(prompt, 0, _CONTRACT_CHARS)
+    return None if shown is None else shown.group(1)
+
+
+@lru_cache(maxsize=256)
+def _demands_call(prompt: str) -> bool:
+    """Whether a prompt demands a tool call in every reply (mini-swe-agent 2.x: "Your response
+    MUST include AT LEAST ONE bash tool call"; its parser refuses a reply without one)."""
+    return _EVERY_REPLY_CALLS.search(prompt, 0, _CONTRACT_CHARS) is not None
+
+
 def _breaks_format(draft: Message, messages: list[Message]) -> float:
-    """1.0 when the system prompt demands exactly one code block and the draft, a reply without
-    tool calls, holds none or several (of the language named)."""
+    """1.0 when the draft, a reply without tool calls, breaks the format its prompt demands:
+    exactly one code block (of the language named) or one action tag where the system prompt
+    says so, or a tool call where the system prompt or the task's first message says every reply
+    holds one."""
     calls = draft.get("tool_calls")
     if isinstance(calls, list) and calls:
         return 0.0
+    first_user = True
     for message in messages[:HEAD_MESSAGES]:
-        if not isinstance(message, dict) or message.get("role") not in _PROMPT_ROLES:
+        if not isinstance(message, dict):
             continue
-        fence = _demanded_fence(content_text(message))
-        if fence is None:
+        role = message.get("role")
+        if role == "user" and first_user:
+            first_user = False
+            if _demands_call(content_text(message)):
+                return 1.0
             continue
-        languages = [lang.lower() for lang in _FENCE.findall(content_text(draft))]
-        blocks = len(languages) if fence == "" else sum(lang == fence for lang in languages)
-        return float(blocks != 1)
+        if role not in _PROMPT_ROLES:
+            continue
+        prompt = content_text(message)
+        if _demands_call(prompt):
+            return 1.0
+        fence = _demanded_fence(prompt)
+        if fence is not None:
+            languages = [lang.lower() for lang in _FENCE.findall(content_text(draft))]
+            blocks = len(languages) if fence == "" else sum(lang == fence for lang in languages)
+            return float(blocks != 1)
+        tag = _demanded_tag(prompt)
+        if tag is not None:
+            return float(content_text(draft).count(f"<{tag}>") != 1)
     return 0.0
 
 

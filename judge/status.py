@@ -50,7 +50,20 @@ from judge.literals import Literals
 # pattern's search on most results), and the pattern.
 HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # mini-swe-agent: a reply without exactly one bash block, a command killed for time.
-    ("mini-swe-agent", ("EXACTLY ONE",), re.compile(r"Please always provide EXACTLY ONE action in triple backticks")),
+    # (2.x: also in the `<mswea_bash_command>` block of its XML format)
+    (
+        "mini-swe-agent",
+        ("EXACTLY ONE",),
+        re.compile(r"Please always provide EXACTLY ONE action in (?:triple backticks|the)"),
+    ),
+    # 2.x with tool calls: a reply its parser refused (no call, unknown tool, arguments not JSON,
+    # no `command`), and a reply cut off by the output-token limit before its action.
+    ("mini-swe-agent", ("Tool call error:",), re.compile(r"\A\s*Tool call error:\s*<error>")),
+    (
+        "mini-swe-agent",
+        ("output token limit",),
+        re.compile(r"\A\s*Your previous response reached the output token limit"),
+    ),
     (
         "mini-swe-agent",
         ("The last command <command>",),
@@ -76,6 +89,24 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("swe-agent", ("rror: ",), re.compile(r"^(?:Error|ERROR): (?:File|Line|<start_line>|<line>)\b", re.M)),
     ("swe-agent", ("not found",), re.compile(r"^File \S+ not found$", re.M)),
     ("swe-agent", ("TIMED OUT",), re.compile(r"^EXECUTION TIMED OUT", re.M)),  # 0.x: a command killed for time
+    # 1.x: its function-calling parser's refusals, a command `bash -n` refused, one killed for
+    # time, one on its blocklist, a reply that was no JSON or held no message.
+    (
+        "swe-agent",
+        ("Your last output", "Your action", "Your output could not"),
+        re.compile(
+            r"Your last output included multiple tool calls|Your action could not be parsed properly"
+            r"|Your output could not be parsed as JSON"
+        ),
+    ),
+    ("swe-agent", ("was NOT executed",), re.compile(r"Your bash command contained syntax errors and was NOT executed")),
+    (
+        "swe-agent",
+        ("was cancelled because",),
+        re.compile(r"\A\s*The command .* was cancelled because it took more than", re.S),
+    ),
+    ("swe-agent", ("is not supported by",), re.compile(r"\A\s*Operation '.*' is not supported by this environment\.")),
+    ("swe-agent", ("No message found",), re.compile(r"\A\s*No message found in model response\.")),
     # The str_replace editor (SWE-agent 1.x, OpenHands): its errors open its result.
     ("editor", ("No replacement",), re.compile(r"No replacement was performed")),
     (
@@ -385,7 +416,11 @@ def _runs_code(programs: tuple[str, ...]) -> bool:
 
 def _unwrapped(result: str) -> str:
     """Codex CLI's older shell results are JSON (`{"output": …, "metadata": {"exit_code": N}}`):
-    the output, then its status as Codex's newer results say it."""
+    the output, then its status as Codex's newer results say it. mini-swe-agent 2.x's own
+    configuration writes its results as JSON too (`{"returncode": N, "output": …}`): read as its
+    other formats write them (`_mini_json`)."""
+    if result.startswith("{") and '"returncode"' in result[:40]:
+        return _mini_json(result)
     if not result.startswith('{"output"'):
         return result
     try:
@@ -397,6 +432,30 @@ def _unwrapped(result: str) -> str:
     if not isinstance(parsed.get("output"), str) or not isinstance(code, int):
         return result
     return f"{parsed['output']}\nExit code: {code}"
+
+
+def _mini_json(result: str) -> str:
+    """A mini-swe-agent 2.x JSON result as its XML-tag formats write the same (`<returncode>`,
+    `<output>`; an output too long to show: its warning, head and tail; `<exception>`), so that
+    one set of rules reads all three; `result` itself where it is not one."""
+    try:
+        parsed = orjson.loads(result)
+    except orjson.JSONDecodeError:
+        return result
+    if not isinstance(parsed, dict) or not isinstance(parsed.get("returncode"), int):
+        return result
+    parts = []
+    if isinstance(exception := parsed.get("exception_info"), str) and exception:
+        parts.append(f"<exception>{exception}</exception>")
+    parts.append(f"<returncode>{parsed['returncode']}</returncode>")
+    if isinstance(output := parsed.get("output"), str):
+        parts.append(f"<output>\n{output}</output>")
+    else:
+        head, tail = parsed.get("output_head"), parsed.get("output_tail")
+        parts.append("<warning>\nThe output of your last command was too long.\n</warning>")
+        parts.append(f"<output_head>\n{head if isinstance(head, str) else ''}\n</output_head>")
+        parts.append(f"<output_tail>\n{tail if isinstance(tail, str) else ''}\n</output_tail>")
+    return "\n".join(parts)
 
 
 def failure_reason(command: str, shell: bool, results: list[str]) -> str | None:

@@ -154,7 +154,27 @@ def test_the_fence_counted_is_the_one_the_prompt_shows() -> None:
         "<format_example>\nTHOUGHT: why\n\n<mswea_bash_command>your_command_here</mswea_bash_command>\n</format_example>"
     )
     answer = _reply("THOUGHT: look\n\n<mswea_bash_command>ls -la</mswea_bash_command>")
-    assert float(draft_features(answer, [xml, TASK])[FORMAT]) == 0.0
+    twice = _reply("<mswea_bash_command>ls</mswea_bash_command>\n<mswea_bash_command>pwd</mswea_bash_command>")
+    fenced = _reply("THOUGHT: look\n\n```bash\nls -la\n```")
+    assert [float(draft_features(d, [xml, TASK])[FORMAT]) for d in (answer, twice, fenced)] == [0.0, 1.0, 1.0]
+
+
+def test_a_reply_without_a_call_where_every_reply_must_hold_one() -> None:
+    """mini-swe-agent 2.x's tool-calling format says so in the task's first message (its system
+    prompt is one line), and its parser refuses a reply with no call."""
+    system = _system("You are a helpful assistant that can interact with a computer shell to solve programming tasks.")
+    task = {
+        "role": "user",
+        "content": "<pr_description>Fix the parser.</pr_description>\n**CRITICAL REQUIREMENTS:**\n"
+        "- Your response MUST include AT LEAST ONE bash tool call.",
+    }
+    prose = _reply("THOUGHT: I should look at the parser first.")
+    call = _call({"command": "ls"}, "bash")
+    assert float(draft_features(prose, [system, task])[FORMAT]) == 1.0
+    assert float(draft_features(call, [system, task], EDITOR)[FORMAT]) == 0.0
+    # A later user turn saying so (a tool result, a file shown) is not the contract.
+    later = [system, TASK, _reply("ok"), {"role": "user", "content": task["content"]}]
+    assert float(draft_features(prose, later)[FORMAT]) == 0.0
 
 
 def test_odd_shapes_give_zeros_not_errors() -> None:

@@ -112,6 +112,57 @@ def test_mini_swe_agent_messages() -> None:
     assert action_failed(fenced("echo"), ["Please continue working on the task."])
 
 
+def mini_json(code: int, output: str) -> str:
+    """A result as mini-swe-agent 2.x's own configuration (`mini.yaml`) writes it."""
+    return orjson.dumps({"returncode": code, "output": output}, option=orjson.OPT_INDENT_2).decode()
+
+
+def test_mini_swe_agent_2_messages() -> None:
+    bash = called("bash", command="python repro.py")
+    # Its tool-call parser's refusals, whatever the error inside.
+    for error in (
+        "No tool calls found in the response. Every response MUST include at least one tool call.",
+        "Unknown tool 'python'.",
+        "Missing 'command' argument in bash tool call.",
+        "Error parsing tool call arguments: Expecting value.",
+    ):
+        refused = f"Tool call error:\n\n<error>\n{error}\n</error>\n\nHere is general guidance on how to submit"
+        assert failure_reason("", False, [refused]), error
+    cut = "Your previous response reached the output token limit (finish_reason=length) before you produced a tool call"
+    assert failure_reason("", False, [cut])
+    xml = "Please always provide EXACTLY ONE action in the `<mswea_bash_command>` block, found 0 actions."
+    assert failure_reason("", False, [xml])
+    timeout = "<exception>An error occurred while executing the command: timed out after 60 seconds</exception>"
+    assert action_failed(bash, [f"{timeout}\n<returncode>-1</returncode>\n<output>\n</output>"])
+    # Its JSON results: the exit status, a failure a pipe hid, an output too long to show.
+    assert action_failed(bash, [mini_json(2, "python: can't open file 'repro.py'\n")])
+    assert not action_failed(bash, [mini_json(0, "ok\n")])
+    assert action_failed(called("bash", command="python repro.py | tail -5"), [mini_json(0, TRACEBACK)])
+    assert not action_failed(called("bash", command="cat repro.py"), [mini_json(0, TRACEBACK)])
+    assert not action_failed(called("bash", command="grep -rn nope src/"), [mini_json(1, "")])
+    too_long = '{\n  "returncode": 0,\n  "output_head": "a",\n  "output_tail": "b",\n  "elided_chars": 12000,\n  "warning": "Output too long."\n}'
+    assert action_failed(called("bash", command="cat big.log"), [too_long])
+    # A file of JSON that happens to hold the key is the file's content.
+    assert not action_failed(called("bash", command="cat r.json"), ['{\n"a": {"returncode": 3}}'])
+
+
+def test_swe_agent_1_messages() -> None:
+    for message in (
+        "Your last output included multiple tool calls!\nPlease make sure your output includes a thought and exactly _ONE_ function call.",
+        "Your action could not be parsed properly: Unexpected argument(s): pattern.\nMake sure your function call",
+        "Your output could not be parsed as JSON. Please make sure your output 1) is valid JSON",
+        "Your bash command contained syntax errors and was NOT executed. Please fix the syntax errors and try again.",
+        "The command 'python -m http.server' was cancelled because it took more than 30 seconds. Please try",
+        "Operation 'vim' is not supported by this environment.",
+        "No message found in model response.",
+    ):
+        assert failure_reason("vim a.py", True, [message]), message
+    # The same words inside a file the step printed are the file's.
+    assert not action_failed(
+        fenced("cat notes.md"), ["# Notes\nOperation 'vim' is not supported by this environment.\n"]
+    )
+
+
 # Harnesses that report an exit status of 0 too (Claude Code's Bash tool says only a non-zero one).
 REPORTS_ZERO = ("codex", "mini-swe-agent", "openhands", "plain-chat")
 
