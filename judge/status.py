@@ -127,6 +127,9 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         ("Error",),
         re.compile(r"\A\s*(?:AgentStuckInLoopError|FunctionCallValidationError|FunctionCallNotExistsError)"),
     ),
+    # OpenHands: a command killed for time (not its soft `no new output after N seconds`: the
+    # command runs on and the agent may wait for it).
+    ("openhands", ("timed out after",), re.compile(r"^\[The command timed out after [\d.]+ seconds\.", re.M)),
     # Terminus-2: a reply it could not parse.
     (
         "terminus-2",

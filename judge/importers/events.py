@@ -66,6 +66,9 @@ def read_openhands(path: Path, events: list[Any], document: dict[str, Any]) -> R
             if event.get("observation") == "run" and isinstance(metadata.get("exit_code"), int):
                 # What the CodeAct agent shows its model after a command.
                 text += f"\n[Command finished with exit code {metadata['exit_code']}]"
+            elif event.get("observation") == "error":
+                # As the CodeAct agent shows its model an error observation (`File not found: x`).
+                text += "\n[Error occurred in processing last action]"
             cause = event.get("cause")
             if messages and messages[-1].get("tool_calls"):
                 messages.append(

@@ -316,3 +316,30 @@ def test_a_claude_code_result_flagged_as_an_error_labels_its_step_failed(tmp_pat
     assert run.messages[2]["content"] == "[tool error] Not Found"
     rows = list(replay(run))
     assert rows[0]["action_failed"] == 1 and rows[0]["failure"] == "tool error"
+
+
+def test_an_openhands_error_observation_labels_its_step_failed(tmp_path: Path) -> None:
+    """An event stream's `error` observation reads as CodeAct shows it to its model (the error,
+    then `[Error occurred in processing last action]`): the step failed, whatever the error says."""
+    history = [
+        {"id": 0, "source": "agent", "action": "system", "args": {"content": "You are OpenHands agent."}},
+        {"id": 1, "source": "user", "action": "message", "args": {"content": "Fix the parser."}},
+        {"id": 2, "source": "agent", "action": "read", "args": {"path": "/w/nope.py", "thought": "look"}},
+        {"id": 3, "source": "agent", "observation": "error", "content": "File not found: /w/nope.py", "cause": 2},
+        {"id": 4, "source": "agent", "action": "run", "args": {"command": "sleep 600", "thought": "wait"}},
+        {
+            "id": 5,
+            "source": "agent",
+            "observation": "run",
+            "content": "\n[The command timed out after 120.0 seconds. You may wait longer to see additional output]",
+            "cause": 4,
+            "extras": {"metadata": {"exit_code": -1}},
+        },
+        {"id": 6, "source": "agent", "action": "finish", "args": {}},
+    ]
+    path = tmp_path / "output.json"
+    path.write_bytes(orjson.dumps({"instance_id": "demo-1", "history": history}))
+    run = read_run(path)
+    assert run.messages[3]["content"] == "File not found: /w/nope.py\n[Error occurred in processing last action]"
+    rows = list(replay(run))
+    assert [row["failure"] for row in rows[:2]] == ["openhands error message", "openhands error message"]

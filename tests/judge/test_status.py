@@ -200,6 +200,13 @@ def test_openhands_messages() -> None:
     assert action_failed(edit, ["ERROR:\nNo replacement was performed, old_str `x` did not appear verbatim."])
     assert action_failed(edit, ["ERROR:\nInvalid `path` parameter: /w/a.py. The path /w/a.py does not exist."])
     assert action_failed(called("execute_bash", command="ls"), ["[Error occurred in processing last action]"])
+    killed = (
+        "Serving on :8000\n[The command timed out after 120.0 seconds. You may wait longer to see additional output"
+    )
+    assert action_failed(called("execute_bash", command="python -m http.server"), [killed])
+    # Its soft timeout is no failure: the command runs on, the agent may wait for it.
+    soft = "Epoch 1/10\n[The command has no new output after 30 seconds. You may wait longer to see additional output"
+    assert not action_failed(called("execute_bash", command="python train.py"), [soft])
     read = called("str_replace_editor", command="view", path="/w/a.py")
     assert not action_failed(read, ["Here's the result of running `cat -n` on /w/a.py:\n" + DOCSTRING])
 
