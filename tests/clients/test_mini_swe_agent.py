@@ -113,3 +113,20 @@ def test_mini_swe_agent_runs_of_one_task_never_cross(server: GatewayServer, edge
     assert all(code == 0 for code, *_ in results), [output for _, output, *_ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
+
+
+def test_mini_swe_agents_failed_command_is_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """`mini.yaml` writes a command's result as JSON (`{"returncode": 2, "output": …}`): the
+    gateway reads the previous step's failure from it as from the tagged formats, so the run's
+    failure record (what the judges read) holds it; a command that worked is no failure."""
+    edge.push(bash("ls /no-such-folder"), bash("echo tandem > proof.txt", "call_2"), bash(SUBMIT, "call_3"))
+    code, output, _, work = mini(server, tmp_path, "write proof.txt")
+    assert code == 0, output
+    assert (work / "proof.txt").read_text() == "tandem\n"
+    shown = edge.received[1].body["messages"][-1]["content"]
+    assert orjson.loads(shown)["returncode"] != 0  # the client's own JSON result, as sent on
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)]
