@@ -151,6 +151,18 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(r"SearchReplaceNoExactMatch|SEARCH/REPLACE blocks? failed to match"),
     ),
     ("aider", ("did not conform",), re.compile(r"The LLM did not conform to the edit format")),
+    # The OpenAI Agents SDK: a function tool that raised (its default words for any error, the
+    # error itself withheld) or that ran out of time.
+    (
+        "openai-agents",
+        ("An error occurred while", "timed out after"),
+        re.compile(
+            r"\A\s*(?:An error occurred while running the tool\. Please try again\."
+            r"|Tool '[^'\n]+' timed out after [\d.]+ seconds\.)"
+        ),
+    ),
+    # smolagents: a step whose tool call or code failed (the error, then its plea to retry).
+    ("smolagents", ("Now let's retry",), re.compile(r"^Error:\n(?:.*\n)*?Now let's retry: take care not to", re.M)),
     # A harness nudging a model that answered without acting.
     (
         "nudge",

@@ -144,8 +144,9 @@ def _old_history_keys(namespace: str, messages: Messages) -> tuple[str | None, s
 
 class _OldKeys:
     @staticmethod
-    def keyed(namespace: str, messages: Messages) -> tuple[str | None, str, str]:
-        return (*_old_history_keys(namespace, messages), _old_history_keys(namespace, messages[:1])[1])
+    def keyed(namespace: str, messages: Messages) -> tuple[str | None, str, str, str | None]:
+        head = _old_history_keys(namespace, messages[:-1])[1] if len(messages) > 1 else None
+        return (*_old_history_keys(namespace, messages), _old_history_keys(namespace, messages[:1])[1], head)
 
 
 async def _assign(stitcher: Stitcher, script: list[tuple[Messages, bool, str, str]]) -> list[str]:

@@ -196,3 +196,29 @@ def test_an_sdk_retry_while_its_first_attempt_is_in_flight_is_a_retry(
     assert edge.received[1].headers.get("x-stainless-retry-count") is None
     listed = client.get(f"{server.url}/v1/trajectories").json()["data"]
     assert [t["id"] for t in listed] == [raw.headers["x-tandem-trajectory"]]
+
+
+def test_a_last_message_amended_with_an_error_continues_its_run_once(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """smolagents reports a tool call that raised by appending the error to its last message and
+    dropping the answer: that history continues the run answered at the shorter message (a
+    rewrite), once; a task that merely begins with another run's task is another run."""
+    edge.default = {"kind": "text", "text": "Calling tools: write_file"}
+    first = post(client, server, TASK)
+    run = first.headers["x-tandem-trajectory"]
+    error = "\nError:\nError executing tool 'write_file': FileNotFoundError\nNow let's retry: take care not to"
+    amended = [TASK[0], {"role": "user", "content": TASK[1]["content"] + error}]
+    second = post(client, server, amended)
+    assert (second.headers["x-tandem-trajectory"], second.headers["x-tandem-stitch"]) == (run, "rewritten")
+    assert second.headers["x-tandem-step"] == "2"
+    # The same amendment again is not that step's continuation a second time: another run.
+    again = post(client, server, amended)
+    assert again.headers["x-tandem-trajectory"] != run
+    # Text appended without a line break (a longer task of its own) continues nothing.
+    longer = post(client, server, [TASK[0], {"role": "user", "content": TASK[1]["content"] + " and the docs"}])
+    assert longer.headers["x-tandem-trajectory"] not in (run, again.headers["x-tandem-trajectory"])
+    assert longer.headers["x-tandem-stitch"] == "new"
+    detail = trajectory(client, server, run)
+    record = max(detail["records"], key=lambda r: r["step"])
+    assert record["failed_before"] == 1  # read from the words appended (judge/status.py)

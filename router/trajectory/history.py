@@ -116,14 +116,16 @@ class HistoryKeys:
 
     def keys(self, namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str]:
         """(the key of the history before the last assistant message, the key of the whole)."""
-        previous, key, _ = self.keyed(namespace, messages)
+        previous, key, _, _ = self.keyed(namespace, messages)
         return previous, key
 
-    def keyed(self, namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str, str]:
-        """`keys`, and the key of the history's first message alone (what a rewrite keeps)."""
+    def keyed(self, namespace: str, messages: list[dict[str, Any]]) -> tuple[str | None, str, str, str | None]:
+        """`keys`, the key of the history's first message alone (what a rewrite keeps) and the
+        key of the history before its last message (None for a history of one message: what an
+        amended last message keeps, stitch.py)."""
         if not messages:
             start = chain_start(namespace).hex()
-            return None, start, start
+            return None, start, start, None
         bucket = (namespace, _probe(messages[0]))
         fresh: dict[int, tuple[bytes, int]] = {}  # digests computed for this request
         best, matched = None, 0
@@ -151,7 +153,7 @@ class HistoryKeys:
         self._keep(_Run(bucket, messages, digests, chains, sizes, odd))
         assistant = last_assistant(messages)
         previous = chains[assistant].hex() if assistant >= 0 else None
-        return previous, chains[-1].hex(), chains[1].hex()
+        return previous, chains[-1].hex(), chains[1].hex(), chains[-2].hex() if len(messages) > 1 else None
 
     @staticmethod
     def _matching(run: _Run, messages: list[dict[str, Any]], fresh: dict[int, tuple[bytes, int]]) -> int:

@@ -13,7 +13,9 @@ within their namespace (the client key) and their client scope (`user`, `metadat
 - an identical body after an answer delivered in full is another run: two runs with
   byte-identical first requests are two trajectories;
 - a history that extends no answered one continues no run, except: its last answer is still in
-  flight (its note not yet written, the request with that history is) or it is a rewrite;
+  flight (its note not yet written, the request with that history is), it is a rewrite, or it
+  amends the last message of an answered history (`amend.py`: smolagents appends a failed
+  call's error to its last message and drops the answer; "rewritten" too);
 - a rewrite ("rewritten": Aider's reflections and lint retries, a condenser, a compaction) joins
   a run when its history keeps the run's first message (system prompt) and its last
   distinctive assistant message is an answer that run was given (a tool call, whose ids are
@@ -45,7 +47,8 @@ from collections.abc import Coroutine
 from typing import Any
 
 from router.records import record
-from router.trajectory import identify
+from router.trajectory import amend, identify
+from router.trajectory.amend import Amendable
 from router.trajectory.eager import Background
 from router.trajectory.history import HistoryKeys
 from router.trajectory.store import MemoryStore, TrajectoryStore
@@ -135,6 +138,10 @@ class Stitch:
     key: str
     anchor: str
     decision: str
+    # What a later request amending this one's last message finds it by (`amend.amendable`).
+    amend: Amendable | None = None
+    # An amended request's text appended to that message: what is new in it.
+    appended: str | None = None
 
 
 def stitch_space(namespace: str, scope: str) -> str:
@@ -206,7 +213,8 @@ class Stitcher:
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
     ) -> Stitch:
         """The trajectory of a request without a session id, and how it was found."""
-        previous, key, anchor = self._keys.keyed(stitch_space(namespace, scope), messages)
+        previous, key, anchor, head = self._keys.keyed(stitch_space(namespace, scope), messages)
+        amendable = amend.amendable(messages, head)
         noting = self._noting.get(anchor)
         if noting:
             # An answer's notes are written off its request's path; a fast client's next step
@@ -229,7 +237,7 @@ class Stitcher:
             locks.release(key)
             raise
         try:
-            stitched, writes = await self._find(namespace, messages, client_retry, previous, key, anchor)
+            stitched, writes = await self._find(namespace, messages, client_retry, previous, key, anchor, amendable)
         except BaseException:
             self._release(held)
             raise
@@ -263,6 +271,7 @@ class Stitcher:
         previous: str | None,
         key: str,
         anchor: str,
+        amendable: Amendable | None = None,
     ) -> tuple[Stitch, list[tuple[str, str]]]:
         # A step's reads are one round trip and its writes go with its start (a shared store's): the
         # history's mark, and the claim on the history before it when the request resends an
@@ -271,6 +280,8 @@ class Stitcher:
         keys = ["b:" + key]
         if previous is not None and resent is not None:
             keys += ["c:" + previous, "b:" + previous]
+        if amendable is not None:  # (read with the rest: a run's first request is one)
+            keys.append(amend.PREFIX + amendable.head)
         raws = await self._store.stitch_find_many(keys)
         mark = _Mark.read(raws[0])
         flying = mark.flying()
@@ -284,7 +295,7 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            return Stitch(retried, key, anchor, RETRY), [
+            return Stitch(retried, key, anchor, RETRY, amendable), [
                 ("b:" + key, _Mark.of(retried, FLIGHT, [retried, *flying]).text())
             ]
         # In flight or answered: an identical body that is no retry is another run.
@@ -302,11 +313,18 @@ class Stitcher:
             if evidence is not None:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
+        appended = None
+        if found is None and amendable is not None:
+            amended = amend.amended_run(raws[-1], amendable.text, exclude)
+            if amended is not None:
+                found, appended, left = amended
+                decision = REWRITTEN
+                writes.append((amend.PREFIX + amendable.head, left))
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         # The claim's note first, the mark last (in order, in one round trip).
         writes.append(("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text()))
-        return Stitch(found, key, anchor, decision), writes
+        return Stitch(found, key, anchor, decision, amendable, appended), writes
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
@@ -342,7 +360,7 @@ class Stitcher:
         return None
 
     def note_answer(
-        self, trajectory_id: str, key: str, status: str, answer: str, anchor: str
+        self, trajectory_id: str, key: str, status: str, answer: str, anchor: str, amendable: Amendable | None = None
     ) -> Coroutine[Any, Any, None]:
         """`answered`, to run off the request path; registered now, so that a step that comes
         before it has run waits for it (`place`)."""
@@ -351,7 +369,7 @@ class Stitcher:
 
         async def note() -> None:
             try:
-                await self.answered(trajectory_id, key, status, answer, anchor)
+                await self.answered(trajectory_id, key, status, answer, anchor, amendable)
             finally:
                 done.set()
                 waiting = self._noting.get(anchor, set())
@@ -361,22 +379,37 @@ class Stitcher:
 
         return note()
 
-    async def answered(self, trajectory_id: str, key: str, status: str, answer: str, anchor: str = "") -> None:
+    async def answered(
+        self,
+        trajectory_id: str,
+        key: str,
+        status: str,
+        answer: str,
+        anchor: str = "",
+        amendable: Amendable | None = None,
+    ) -> None:
         """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)
         makes an identical body another run and lets the next step continue this trajectory; an
         error, or a stream the client did not read to the end (`cancelled`), makes an identical
         body a retry."""
         delivered = status == "ok"
         async with self._locks.hold(key):
-            await self._remember_answer(trajectory_id, key, delivered, answer, anchor)
+            await self._remember_answer(trajectory_id, key, delivered, answer, anchor, amendable)
 
-    async def _remember_answer(self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str) -> None:
+    async def _remember_answer(
+        self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str, amendable: Amendable | None
+    ) -> None:
         # One round trip for the reads, one for the writes (in order: the notes first, the mark
         # last, so that a mark that says `delivered` has its notes written).
         rewrite = _rewrite_key(anchor, answer) if delivered and anchor else None
+        amended = amend.PREFIX + amendable.head if delivered and amendable is not None else None
         keys = ["b:" + key, *(["c:" + key] if delivered else []), *([rewrite] if rewrite else [])]
+        if amended is not None:
+            keys.append(amended)
         raws = await self._store.stitch_find_many(keys)
         writes: list[tuple[str, str]] = []
+        if amended is not None and amendable is not None:
+            writes.append((amended, amend.noted(raws[-1], trajectory_id, amendable.text)))
         if delivered:
             entries = [*(raws[1] or "").split(), f"{trajectory_id}|{answer}"]
             writes.append(("c:" + key, " ".join(entries[-MAX_CANDIDATES:])))

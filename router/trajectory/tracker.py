@@ -31,6 +31,7 @@ from router.quota import (
 from router.records import record
 from router.settings import Settings
 from router.trajectory import identify
+from router.trajectory.amend import Amendable
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children, stitched_family
 from router.trajectory.eager import Background
 from router.trajectory.identify import namespace_of
@@ -61,6 +62,11 @@ class RunPrivacy(Protocol):
         ...
 
 
+# The action of an amended request's dropped answer: no command a rule could read, so its
+# failure is told by its harness's own words (judge/status.py), as a plain chat's tool's is.
+_DROPPED_ACTION: dict[str, Any] = {"role": "assistant", "content": ""}
+
+
 @record(frozen=True, slots=True)
 class StepIdentity:
     trajectory_id: str
@@ -81,6 +87,8 @@ class StepIdentity:
     action: dict[str, Any] | None = None
     family: str = ""  # where the sub-agents its answer starts are remembered (children.py)
     counted_apart: bool = False  # counted during a shared-store outage (`StepSlot.counted_apart`)
+    # What a later request amending its last message finds this step by (stitch.py, amend.py).
+    stitch_amend: Amendable | None = None
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -268,6 +276,11 @@ class Tracker:
         if child is not None and slot.step == 1 and slot.attempt == 1:
             self.spawn(self._link(child[1], trajectory_id, child[2]))
         results = new_tool_results(request.messages)
+        action = last_action(request.messages)
+        if stitched is not None and stitched.appended is not None:
+            # An amended last message (amend.py): what is new is the text appended, the result
+            # of an answer the client dropped from its history (its action unknown here).
+            results, action = [stitched.appended], _DROPPED_ACTION
         trajectory = fail_closed(slot, trajectory_id, self._privacy.protects(route))
         return StepIdentity(
             trajectory_id,
@@ -279,9 +292,10 @@ class Tracker:
             reservation,
             stitched.decision if stitched else None,
             stitched.anchor if stitched else "",
-            last_action(request.messages),
+            action,
             family,
             slot.counted_apart,
+            stitched.amend if stitched else None,
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -328,7 +342,9 @@ class Tracker:
         the answer's `identify.answer_key` (None when there is no answer)."""
         if identity.stitch_key is not None:
             stitcher, key = self.stitcher, identity.stitch_key
-            work = stitcher.note_answer(identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor)
+            work = stitcher.note_answer(
+                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, identity.stitch_amend
+            )
             self.spawn(work)
 
     def _thread(

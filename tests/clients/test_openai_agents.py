@@ -92,3 +92,24 @@ def test_openai_agents_runs_of_one_task_never_cross(server: GatewayServer, edge:
     assert all(result["status"] == "finished" for result, _, _ in results), [output for _, output, _ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
+
+
+def test_openai_agents_failed_tool_call_is_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A function tool that raised comes back in the SDK's own words (`An error occurred while
+    running the tool`): the gateway reads the previous step's failure from it, so the run's failure
+    record (what the judges read) holds it; a call that worked is no failure."""
+    missing = orjson.dumps({"path": "no-such-folder/proof.txt", "text": "x"}).decode()
+    edge.push(
+        {"kind": "tool_call", "name": "write_file", "arguments": missing, "call_id": "call_1"},
+        write("tandem\n", "call_2"),
+        {"text": "all done"},
+    )
+    result, output, work = agents(server, tmp_path, "write proof.txt")
+    assert result == {"status": "finished", "answer": "all done"}, output
+    assert (work / "proof.txt").read_text() == "tandem\n"
+    assert edge.received[1].body["messages"][-1]["content"].startswith("An error occurred while running the tool")
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)]

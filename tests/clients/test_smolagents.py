@@ -99,3 +99,35 @@ def test_smolagents_runs_of_one_task_never_cross(server: GatewayServer, edge: Fa
     assert all(result["status"] == "finished" for result, _, _ in results), [output for _, output, _ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
+
+
+@pytest.mark.parametrize("failing", [1, 2])
+def test_smolagents_failed_tool_call_stays_in_its_run_and_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path, failing: int
+) -> None:
+    """A tool call that raised: smolagents drops the answer that made it and appends the error to
+    its last user message (`Error:` … `Now let's retry`), so its next request extends no history
+    the gateway answered. It stays in its run (stitched as a rewrite of that message), and the
+    step's record says the previous step failed, from the words appended."""
+    good = [call("write_file", {"path": f"part{n}.txt", "text": "ok\n"}, f"call_ok{n}") for n in (1, 2)]
+    bad = call("write_file", {"path": "no-such-folder/proof.txt", "text": "x"}, "call_bad")
+    answers = [
+        *good[: failing - 1],
+        bad,
+        *good[failing - 1 :],
+        call("final_answer", {"answer": "all done"}, "call_end"),
+    ]
+    edge.push(*answers)
+    result, output, work = smolagents(server, tmp_path, "write the parts")
+    assert result == {"status": "finished", "answer": "all done"}, output
+    assert sorted(p.name for p in work.iterdir()) == ["part1.txt", "part2.txt"]
+    amended = edge.received[failing].body["messages"][-1]["content"][0]["text"]
+    assert "FileNotFoundError" in amended and "Now let's retry" in amended  # the client's own words
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    stitches = ["new", *["extended"] * len(answers)]
+    stitches[failing] = "rewritten"
+    assert [r["stitch"] for r in records] == stitches[: len(answers)]
+    failed: list[int | None] = [None, *[0] * (len(answers) - 1)]
+    failed[failing] = 1
+    assert [r["failed_before"] for r in records] == failed

@@ -1,0 +1,87 @@
+"""Amended histories: a client that reports a failed action by appending to its last message.
+
+smolagents drops the answer whose tool call raised and appends the error to the user message
+before it (`…\\nError:\\n… Now let's retry`), so its next request is the step before's history
+with a longer last message and no sign of the answer given: it extends no answered history and
+resends no answer to find a rewrite by. Such a request continues the run that was answered at that
+history (`stitch.REWRITTEN`): the history before the last message is the same, and the last
+message is that history's last one with text appended after a line break.
+
+Kept in the stitching map beside the others:
+  u:<key of a history less its last message>  "<trajectory id>|<length>|<digest> …"
+      runs answered where the history ended with a user message of that text (its length and
+      a digest of its ends), the latest last; only histories that end with a user message's
+      text. Written off the answer's path without a lock: two runs answered at one instant
+      after the same history may keep one entry, and an amendment of the other then starts a
+      trajectory of its own, as it did before amendments were read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from router.protocol.text import text_of
+from router.records import record
+
+PREFIX = "u:"
+MAX_ENTRIES = 16  # runs answered after one history less its last message (identical runs)
+
+
+@record(frozen=True, slots=True)
+class Amendable:
+    """What a request's history leaves to find it by when a later one amends it: the key of the
+    history before its last message (`head`) and that message's text."""
+
+    head: str
+    text: str
+
+
+def amendable(messages: list[dict[str, Any]], head: str | None) -> Amendable | None:
+    """The history's last message as an amendment may extend it: a user message's text, after
+    at least one message; None otherwise (tool results come as messages of their own)."""
+    if head is None or not messages or messages[-1].get("role") != "user":
+        return None
+    text = text_of(messages[-1].get("content"))
+    return Amendable(head, text) if text else None
+
+
+# A message's ends are hashed, not the whole: with its length, and the history before it fixed
+# by the key, they tell one text from another as well, and a client that sends a long user
+# message every step (Aider's files) is not made to hash it again for this.
+_ENDS = 512
+
+
+def _digest(text: str) -> str:
+    ends = text if len(text) <= 2 * _ENDS else text[:_ENDS] + text[-_ENDS:]
+    return hashlib.blake2b(ends.encode(), digest_size=8).hexdigest()
+
+
+def noted(raw: str | None, trajectory_id: str, text: str) -> str:
+    """The `u:` entry with `trajectory_id` answered after a last message of `text` (its own
+    earlier entry replaced)."""
+    entries = [e for e in (raw or "").split() if e.partition("|")[0] != trajectory_id]
+    entries.append(f"{trajectory_id}|{len(text)}|{_digest(text)}")
+    return " ".join(entries[-MAX_ENTRIES:])
+
+
+def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str, str] | None:
+    """The run whose answered last message `text` extends after a line break (the latest such
+    run not in `exclude`): (its trajectory id, the text appended, the entry without it: a run
+    is amended once from one history), or None."""
+    entries = (raw or "").split()
+    digests: dict[int, str] = {}
+    for index in range(len(entries) - 1, -1, -1):
+        trajectory_id, _, rest = entries[index].partition("|")
+        length_text, _, digest = rest.partition("|")
+        if trajectory_id in exclude or not length_text.isdigit():
+            continue
+        length = int(length_text)
+        if not 0 < length < len(text) or text[length] != "\n":
+            continue
+        if length not in digests:
+            digests[length] = _digest(text[:length])
+        if digests[length] == digest:
+            left = entries[:index] + entries[index + 1 :]
+            return trajectory_id, text[length:], " ".join(left)
+    return None

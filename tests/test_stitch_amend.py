@@ -1,0 +1,44 @@
+"""Amended histories (router/trajectory/amend.py): the entries a run leaves at a history less its
+last message, and which request text extends one."""
+
+from __future__ import annotations
+
+from router.trajectory.amend import MAX_ENTRIES, amendable, amended_run, noted
+
+TASK = "New task:\nwrite proof.txt"
+ERROR = "\nError:\nError executing tool 'write_file'\nNow let's retry"
+
+
+def test_only_a_user_messages_text_after_another_message_is_amendable() -> None:
+    assert amendable([{"role": "user", "content": TASK}], None) is None  # nothing before it
+    assert amendable([{"role": "system", "content": "s"}, {"role": "tool", "content": "x"}], "h") is None
+    parts = [{"role": "system", "content": "s"}, {"role": "user", "content": [{"type": "text", "text": TASK}]}]
+    found = amendable(parts, "h")
+    assert found is not None and (found.head, found.text) == ("h", TASK)
+
+
+def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
+    raw = noted(noted(None, "t1", "other task"), "t2", TASK)
+    found = amended_run(raw, TASK + ERROR, set())
+    assert found is not None
+    trajectory_id, appended, left = found
+    assert (trajectory_id, appended) == ("t2", ERROR)
+    assert amended_run(left, TASK + ERROR, set()) is None  # amended once
+    assert amended_run(raw, TASK + ERROR, {"t2"}) is None  # that run excluded (its step in flight)
+    assert amended_run(raw, TASK, set()) is None  # the same text: no amendment
+    assert amended_run(raw, TASK + " and more", set()) is None  # no line break where it ended
+    assert amended_run(raw, "Old task:\nwrite proof.txt" + ERROR, set()) is None  # another text
+
+
+def test_long_texts_and_damaged_entries() -> None:
+    long = "x" * 5000 + "\nend"
+    raw = noted(None, "t1", long)
+    assert amended_run(raw, long + ERROR, set()) == ("t1", ERROR, "")
+    # Another text of the same length and ends is told apart only by what the key fixes (the
+    # history before it); the same ends and length here are taken for the same text.
+    assert amended_run("t9|x|y t8 |", long + ERROR, set()) is None
+    many = None
+    for index in range(MAX_ENTRIES + 5):
+        many = noted(many, f"t{index}", f"task {index}")
+    assert many is not None and len(many.split()) == MAX_ENTRIES
+    assert noted(noted(None, "t1", "a"), "t1", "b").count("t1|") == 1  # a run's entry replaced
