@@ -48,7 +48,7 @@ def test_tool_use_and_tool_result_round_trip(gateway: GatewayServer, edge: FakeU
     first = client.messages.create(
         model="tandem",
         max_tokens=64,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
         tool_choice={"type": "any"},
         messages=[{"role": "user", "content": "list"}],
     )
@@ -61,7 +61,7 @@ def test_tool_use_and_tool_result_round_trip(gateway: GatewayServer, edge: FakeU
         model="tandem",
         max_tokens=64,
         tools=TOOLS,
-        messages=[  # type: ignore[arg-type]
+        messages=[
             {"role": "user", "content": "list"},
             {
                 "role": "assistant",
@@ -85,7 +85,7 @@ def test_streamed_text_and_tool_use(gateway: GatewayServer, edge: FakeUpstream) 
     with client.messages.stream(
         model="tandem",
         max_tokens=64,
-        tools=TOOLS,  # type: ignore[arg-type]
+        tools=TOOLS,
         messages=[{"role": "user", "content": "test"}],
     ) as stream:
         final = stream.get_final_message()
@@ -196,3 +196,23 @@ def test_an_answer_without_usable_usage_reports_the_ledgers_estimate_not_zero(
         charged = record["usage"]
         assert told == (charged["prompt_tokens"], charged["completion_tokens"])
         assert told[0] > 100 and told[1] > 10  # the estimate, not zero
+
+
+def test_each_answer_has_an_id_of_its_own_whatever_the_upstream_says(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    """Claude Code joins consecutive assistant messages of one id into one turn: an upstream that
+    repeats its completion id (this fake always does) or gives none must not make two answers one."""
+    no_id = {
+        "object": "chat.completion",
+        "model": "m",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "second"}, "finish_reason": "stop"}],
+    }
+    edge.push({"text": "first"}, {"kind": "raw", "body": json.dumps(no_id), "content_type": "application/json"})
+    edge.push({"text": "streamed"})
+    client = sdk(gateway)
+    asked = [{"role": "user", "content": "hello"}]
+    ids = [client.messages.create(model="tandem", max_tokens=16, messages=asked).id for _ in range(2)]
+    with client.messages.stream(model="tandem", max_tokens=16, messages=asked) as stream:
+        ids.append(stream.get_final_message().id)
+    assert len(set(ids)) == 3 and all(i.startswith("msg_") for i in ids), ids

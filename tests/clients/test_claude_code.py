@@ -80,3 +80,27 @@ def test_claude_code_runs_of_one_task_never_cross(server: GatewayServer, edge: F
     assert all(code == 0 for code, _, _ in results), [output for _, output, _ in results]
     assert sorted((work / "proof.txt").read_text() for *_, work in results) == [f"run-{n}\n" for n in (1, 2, 3, 4)]
     assert_uncrossed(server, runs=4, turns=(0, 1))
+
+
+def test_claude_codes_failed_command_is_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A command that exits non-zero comes back as Claude Code words it (a tool result it flags
+    as an error, `Exit code N`): the gateway reads the previous step's failure from it, so the
+    run's failure record (what the judges read) holds it; a command that worked is no failure.
+    The upstream repeats its completion id (this fake always says `chatcmpl-fake`): each answer
+    still reaches Claude Code as a message of its own, not merged with the one before."""
+
+    def bash(command: str, call_id: str) -> dict[str, Any]:
+        arguments = orjson.dumps({"command": command}).decode()
+        return {"kind": "tool_call", "name": "Bash", "arguments": arguments, "call_id": call_id}
+
+    edge.push(bash("ls /no-such-folder", "toolu_ls"), bash("echo ok > proof.txt", "toolu_ok"), {"text": "all done"})
+    code, output, work = claude(server, tmp_path, "write proof.txt")
+    assert code == 0, output
+    assert (work / "proof.txt").read_text() == "ok\n"
+    last = edge.received[2].body["messages"]
+    assert [len(m.get("tool_calls") or []) for m in last if m["role"] == "assistant"] == [1, 1]  # two turns
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)]

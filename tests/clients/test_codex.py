@@ -156,3 +156,33 @@ def test_codex_edits_a_file_with_its_freeform_apply_patch_tool(
     sent = edge.received[1].body["messages"]
     assert orjson.loads(sent[-2]["tool_calls"][0]["function"]["arguments"]) == {"input": patch}
     assert sent[-1]["role"] == "tool" and "hello.txt" in sent[-1]["content"]
+
+
+def test_codex_failed_command_and_patch_are_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A command that exits non-zero and a patch Codex cannot apply come back in Codex's own
+    words: the gateway reads each previous step's failure from them, so the run's failure record
+    (what the judges read) holds them; a command that worked is no failure."""
+
+    def shell(command: str, call_id: str) -> dict[str, Any]:
+        arguments = orjson.dumps({"cmd": command}).decode()
+        return {"kind": "tool_call", "name": "exec_command", "arguments": arguments, "call_id": call_id}
+
+    patch = "*** Begin Patch\n*** Update File: missing.txt\n@@\n-old\n+new\n*** End Patch\n"
+    bad_patch = {
+        "kind": "tool_call",
+        "name": "apply_patch",
+        "arguments": orjson.dumps({"input": patch}).decode(),
+        "call_id": "call_patch",
+    }
+    edge.push(
+        shell("ls /no-such-folder", "call_ls"), shell("echo ok > proof.txt", "call_ok"), bad_patch, {"text": "done"}
+    )
+    code, output, work = codex(server, tmp_path, "write proof.txt", model="gpt-5.5")
+    assert code == 0, output
+    assert (work / "proof.txt").read_text() == "ok\n"
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    shown = [r.body["messages"][-1]["content"] for r in edge.received[1:]]
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0), (4, 1)], shown

@@ -5,6 +5,7 @@ becomes a Messages answer (message / content-block / delta events)."""
 from __future__ import annotations
 
 import itertools
+import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,15 @@ REQUIRED = frozenset(("tools[].name", "tool_choice.type", "thinking.type"))
 # Between the text blocks of a system prompt: Claude Code sends several (identity, instructions,
 # environment) that were written as separate paragraphs.
 BLOCK_SEPARATOR = "\n\n"
+
+
+def message_id() -> str:
+    """A new answer's id. Not the upstream's completion id: Claude Code joins consecutive
+    assistant messages of one id into one turn, so an upstream that repeats its ids, or gives
+    none, would have it merge answers and resend them as one."""
+    return f"msg_{secrets.token_hex(12)}"
+
+
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
 
 
@@ -289,7 +299,7 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
             {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": arguments}
         )
     return {
-        "id": answer.get("id", "msg_tandem"),
+        "id": message_id(),
         "type": "message",
         "role": "assistant",
         "model": answer.get("model", ""),
@@ -385,7 +395,7 @@ class StreamTranslator(ChunkTranslator):
         if not self._started:
             self._started = True
             message = {
-                "id": chunk.get("id", "msg_tandem"),
+                "id": message_id(),
                 "type": "message",
                 "role": "assistant",
                 "model": chunk.get("model", ""),
