@@ -151,6 +151,15 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         re.compile(r"SearchReplaceNoExactMatch|SEARCH/REPLACE blocks? failed to match"),
     ),
     ("aider", ("did not conform",), re.compile(r"The LLM did not conform to the edit format")),
+    # Aider's own checks after an edit: its test command's output, which it sends back only when
+    # the command failed (`--auto-test`), and its linter's errors in the files edited.
+    (
+        "aider",
+        ("And got this output", "Fix any errors below"),
+        re.compile(
+            r"\A\s*(?:I ran this command:\n.*?\nAnd got this output:|# Fix any errors below, if possible\.)", re.S
+        ),
+    ),
     # The OpenAI Agents SDK: a function tool that raised (its default words for any error, the
     # error itself withheld) or that ran out of time.
     (

@@ -95,6 +95,9 @@ def test_aider_applies_an_edit_and_sends_its_test_output_back_after_an_upstream_
     [trajectory] = trajectories(server)
     assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", []), (2, 1, "ok", [])]
     assert_two_edge_steps(trajectory, ["new", "retry", "rewritten"], "write tandem into proof.txt")
+    # Aider sends its test's output back only when the test failed: the edit's step failed.
+    records = sorted(trajectory["records"], key=lambda r: (r["step"], r["attempt"]))
+    assert records[-1]["failed_before"] == 1
 
 
 def test_aider_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:

@@ -108,3 +108,22 @@ def test_openhands_task_tool_sub_agent_is_a_child_of_the_step_that_started_it(
     [child] = [t for t in found if t is not parent]
     assert child["parent"] == {"id": parent["id"], "step": 1}
     assert [c["id"] for c in parent["children"]] == [child["id"]]
+
+
+def test_openhands_failed_command_is_on_the_record(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
+    """A command that exits non-zero comes back as the SDK's terminal words it: the gateway reads
+    the previous step's failure from it, so the run's failure record (what the judges read) holds
+    it; a command that worked is no failure."""
+
+    def terminal(command: str, call_id: str) -> dict[str, Any]:
+        arguments = orjson.dumps({"command": command}).decode()
+        return {"kind": "tool_call", "name": "terminal", "arguments": arguments, "call_id": call_id}
+
+    edge.push(terminal("ls /no-such-folder", "call_ls"), terminal("echo ok > proof.txt", "call_ok"), {"text": "done"})
+    result, output, work = openhands(server, tmp_path, "write proof.txt")
+    assert result["status"] == "finished", output
+    assert (work / "proof.txt").read_text() == "ok\n"
+    shown = [str(r.body["messages"][-1]["content"])[-300:] for r in edge.received[1:]]
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)], shown

@@ -260,6 +260,15 @@ def test_aider_messages() -> None:
     assert action_failed(answer, [failed])
     assert action_failed(answer, ["The LLM did not conform to the edit format."])
     assert not action_failed(answer, ["Applied edit to dates.py"])
+    # Its checks after an edit: a test command's output (sent back only when it failed), lint errors.
+    tested = "I ran this command:\n\npytest -q tests/\n\nAnd got this output:\n\n" + PYTEST_TAIL
+    assert action_failed({"role": "assistant", "content": "Ok."}, [tested])
+    linted = (
+        "# Fix any errors below, if possible.\n\n## Running: flake8 dates.py\n\ndates.py:3:1: F821 undefined name 'x'"
+    )
+    assert action_failed(answer, [linted])
+    # The same words inside a file Aider shows are the file's.
+    assert not action_failed(answer, ["dates.py\n```\nI ran this command:\n\nls\n\nAnd got this output:\n```"])
 
 
 def test_tau_bench_tool_errors() -> None:
