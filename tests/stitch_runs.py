@@ -4,8 +4,10 @@ steps went.
 A run is a tool loop: the system prompt and task are drawn from a few (so that many runs send
 byte-identical first requests), every answer is drawn at random (tool calls with random ids and
 arguments, or text), and some histories are rewritten between steps as clients do: Aider-like
-(an earlier message edited in place, a reflection appended) and compaction-like (the middle
-replaced by a summary, the last answer and its result kept). A schedule interleaves the runs'
+(an earlier message edited in place, a reflection appended), compaction-like (the middle
+replaced by a summary, the last answer and its result kept), and the answer dropped
+(smolagents-like: an error appended to the last user message; mini-swe-agent-like: a user
+message of the client's own after the history). A schedule interleaves the runs'
 requests and answers in a random order, with client retries: an attempt that fails or is cut
 off is sent again, and an SDK retry (`x-stainless-retry-count`) may come while the first attempt
 is still in flight.
@@ -79,6 +81,16 @@ def _rewrite(rng: random.Random, history: Messages) -> Messages:
     return [*history[:2], summary, *history[-2:]]  # compaction-like
 
 
+def _dropped(rng: random.Random, history: Messages) -> Messages:
+    """The history after an answer the client dropped: smolagents-like, its error appended to
+    the last user message; mini-swe-agent-like, a user message of its own after the history."""
+    last = history[-1]
+    if last["role"] == "user" and isinstance(last.get("content"), str) and last["content"] and rng.random() < 0.5:
+        error = f"\nError:\nError executing tool 'bash': {rng.getrandbits(32)}\nNow let's retry"
+        return [*history[:-1], {**last, "content": last["content"] + error}]
+    return [*history, {"role": "user", "content": f"Tool call error: no tool calls found {rng.getrandbits(32)}"}]
+
+
 def make_runs(rng: random.Random, count: int, max_steps: int, rewrites: float = 0.2) -> list[Run]:
     runs = []
     for index in range(count):
@@ -92,6 +104,11 @@ def make_runs(rng: random.Random, count: int, max_steps: int, rewrites: float = 
             # are told apart from their second step on.
             answer = _answer(rng, must_call=number == 0)
             steps.append(Step(copy.deepcopy(history), answer, expect))
+            if number >= 1 and rng.random() < rewrites / 2:
+                # The answer dropped by the client (after the first answer: runs alike are told
+                # apart by then; before it nothing tells them apart, and none is taken).
+                history, expect = _dropped(rng, history), "rewritten"
+                continue
             history = [*history, answer, _result(rng, answer)]
             expect = "extended"
             if number >= 1 and answer.get("tool_calls") and rng.random() < rewrites:

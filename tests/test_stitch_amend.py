@@ -1,5 +1,6 @@
 """Amended histories (router/trajectory/amend.py): the entries a run leaves at a history less its
-last message, and which request text extends one."""
+last message, which request text extends one, and which run answered at a history goes on when
+its answer was dropped; never a guess between runs alike."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
     assert amended_run(raw, "Old task:\nwrite proof.txt" + ERROR, set()) is None  # another text
 
 
+def test_two_runs_amendable_alike_are_neither_taken() -> None:
+    raw = noted(noted(None, "t1", TASK), "t2", TASK)  # runs of one task at one history
+    assert amended_run(raw, TASK + ERROR, set()) is None
+    assert amended_run(raw, TASK + ERROR, {"t1"}) == ("t2", ERROR, raw.split()[0])
+
+
 def test_long_texts_and_damaged_entries() -> None:
     long = "x" * 5000 + "\nend"
     raw = noted(None, "t1", long)
@@ -42,3 +49,14 @@ def test_long_texts_and_damaged_entries() -> None:
         many = noted(many, f"t{index}", f"task {index}")
     assert many is not None and len(many.split()) == MAX_ENTRIES
     assert noted(noted(None, "t1", "a"), "t1", "b").count("t1|") == 1  # a run's entry replaced
+
+
+def test_the_earliest_run_answered_at_a_history_and_not_continued_goes_on() -> None:
+    from router.trajectory.amend import answered_before
+
+    raw = "t1|k1 t2|k2 t1|k3"
+    assert answered_before(raw, set()) is None  # two runs given that history: no telling which
+    assert answered_before(raw, {"t1"}) == ("t2", "t1|k1 t1|k3")
+    assert answered_before("t1|k1 t1|k3", set()) == ("t1", "")
+    assert answered_before(None, set()) is None
+    assert answered_before("t1|k1", {"t1"}) is None

@@ -49,7 +49,7 @@ class _Direct:
 
     async def answered(self, stitched: Stitch, status: str, answer: dict[str, Any]) -> None:
         key = identify.message_answer_key(copy.deepcopy(answer))
-        await self.stitcher.answered(stitched.trajectory_id, stitched.key, status, key, stitched.anchor)
+        await self.stitcher.answered(stitched.trajectory_id, stitched.key, status, key, stitched.anchor, stitched.amend)
 
 
 async def _play_schedules(store_for: Any, count: int, seed: int) -> Tally:

@@ -222,3 +222,20 @@ def test_a_last_message_amended_with_an_error_continues_its_run_once(
     detail = trajectory(client, server, run)
     record = max(detail["records"], key=lambda r: r["step"])
     assert record["failed_before"] == 1  # read from the words appended (judge/status.py)
+
+
+def test_a_history_given_an_answer_that_the_client_dropped_continues_its_run_once(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    """mini-swe-agent 2.x leaves a reply without a tool call out of its history and adds its
+    format error after the history it was given: that request continues the run answered there
+    (a rewrite), once; the same request again is another run."""
+    edge.default = {"kind": "text", "text": "I think it is done."}
+    run = post(client, server, TASK).headers["x-tandem-trajectory"]
+    error = {"role": "user", "content": "Tool call error:\n\n<error>\nNo tool calls found in the response.\n</error>"}
+    second = post(client, server, [*TASK, error])
+    assert (second.headers["x-tandem-trajectory"], second.headers["x-tandem-stitch"]) == (run, "rewritten")
+    again = post(client, server, [*TASK, error])
+    assert again.headers["x-tandem-trajectory"] != run
+    record = max(trajectory(client, server, run)["records"], key=lambda r: r["step"])
+    assert (record["step"], record["failed_before"]) == (2, 1)

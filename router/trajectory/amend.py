@@ -7,6 +7,11 @@ resends no answer to find a rewrite by. Such a request continues the run that wa
 history (`stitch.REWRITTEN`): the history before the last message is the same, and the last
 message is that history's last one with text appended after a line break.
 
+The same holds for a client that drops the answer and adds a user message of its own after the
+history it was given (mini-swe-agent 2.x answers a reply without a tool call with its format
+error, the reply left out): the history before that message is one the gateway answered, and
+the run answered there that no later step continued (its `c:` entry, stitch.py) goes on.
+
 Kept in the stitching map beside the others:
   u:<key of a history less its last message>  "<trajectory id>|<length>|<digest> …"
       runs answered where the history ended with a user message of that text (its length and
@@ -66,13 +71,15 @@ def noted(raw: str | None, trajectory_id: str, text: str) -> str:
 
 
 def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str, str] | None:
-    """The run whose answered last message `text` extends after a line break (the latest such
-    run not in `exclude`): (its trajectory id, the text appended, the entry without it: a run
-    is amended once from one history), or None."""
+    """The run whose answered last message `text` extends after a line break, when one run not
+    in `exclude` is (runs of one task given the same history are told apart by nothing here, so
+    none is taken): (its trajectory id, the text appended, the entry without it: a run is
+    amended once from one history), or None."""
     entries = (raw or "").split()
     digests: dict[int, str] = {}
-    for index in range(len(entries) - 1, -1, -1):
-        trajectory_id, _, rest = entries[index].partition("|")
+    matched: list[tuple[int, str, int]] = []
+    for index, entry in enumerate(entries):
+        trajectory_id, _, rest = entry.partition("|")
         length_text, _, digest = rest.partition("|")
         if trajectory_id in exclude or not length_text.isdigit():
             continue
@@ -82,6 +89,21 @@ def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str
         if length not in digests:
             digests[length] = _digest(text[:length])
         if digests[length] == digest:
-            left = entries[:index] + entries[index + 1 :]
-            return trajectory_id, text[length:], " ".join(left)
-    return None
+            matched.append((index, trajectory_id, length))
+    if len({trajectory_id for _, trajectory_id, _ in matched}) != 1:
+        return None
+    index, trajectory_id, length = matched[-1]
+    return trajectory_id, text[length:], " ".join(entries[:index] + entries[index + 1 :])
+
+
+def answered_before(raw: str | None, exclude: set[str]) -> tuple[str, str] | None:
+    """The run answered at a history (its `c:` entry, `raw`: "<trajectory id>|<answer key> …")
+    that no later step continued, when one run not in `exclude` is (with the answer dropped,
+    runs given the same history are told apart by nothing: none is taken): (its trajectory id,
+    the entry without its notes there), or None."""
+    entries = (raw or "").split()
+    runs = {entry.partition("|")[0] for entry in entries} - exclude - {""}
+    if len(runs) != 1:
+        return None
+    [trajectory_id] = runs
+    return trajectory_id, " ".join(e for e in entries if e.partition("|")[0] != trajectory_id)

@@ -144,6 +144,25 @@ class Stitch:
     appended: str | None = None
 
 
+def _amended(
+    raw_amend: str | None, raw_answered: str | None, amendable: Amendable, exclude: set[str]
+) -> tuple[str, str, tuple[str, str]] | None:
+    """The run a request continues whose client dropped that run's last answer (amend.py): the
+    one answered where its last message had the shorter text (`raw_amend`: the `u:` entry), else
+    the one answered at the history before its last message (`raw_answered`: that history's `c:`
+    entry; mini-swe-agent 2.x after a reply without a tool call). (Its trajectory id, the text
+    new in the request, the write that takes it), or None."""
+    amended = amend.amended_run(raw_amend, amendable.text, exclude)
+    if amended is not None:
+        found, appended, left = amended
+        return found, appended, (amend.PREFIX + amendable.head, left)
+    dropped = amend.answered_before(raw_answered, exclude)
+    if dropped is not None:
+        found, left = dropped
+        return found, amendable.text, ("c:" + amendable.head, left)
+    return None
+
+
 def stitch_space(namespace: str, scope: str) -> str:
     """What stitching keys are made in: the client key's namespace and the client's scope."""
     return f"{namespace}|{scope}" if scope else namespace
@@ -281,7 +300,7 @@ class Stitcher:
         if previous is not None and resent is not None:
             keys += ["c:" + previous, "b:" + previous]
         if amendable is not None:  # (read with the rest: a run's first request is one)
-            keys.append(amend.PREFIX + amendable.head)
+            keys += [amend.PREFIX + amendable.head, "c:" + amendable.head]
         raws = await self._store.stitch_find_many(keys)
         mark = _Mark.read(raws[0])
         flying = mark.flying()
@@ -306,6 +325,19 @@ class Stitcher:
             found, seen, claimed = self._claim(previous, raws[1], raws[2], resent[0], exclude)
             writes += claimed
             decision = EXTENDED
+            # A run found with no note of its answer (`_claim`'s guess: the one request in flight
+            # at that history) gives way to a run the history amends (below): an answer resent
+            # that its own run continued from already says nothing of which run this is.
+            guessed = found is not None and not claimed
+        else:
+            guessed = False
+        appended = None
+        if amendable is not None and (found is None or guessed):
+            amended = _amended(raws[-2], raws[-1], amendable, exclude)
+            if amended is not None:
+                found, appended, write = amended
+                decision = REWRITTEN
+                writes.append(write)
         if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
             # rewrite: one that was sent and continues no answered run is another run.
@@ -313,13 +345,6 @@ class Stitcher:
             if evidence is not None:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
-        appended = None
-        if found is None and amendable is not None:
-            amended = amend.amended_run(raws[-1], amendable.text, exclude)
-            if amended is not None:
-                found, appended, left = amended
-                decision = REWRITTEN
-                writes.append((amend.PREFIX + amendable.head, left))
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         # The claim's note first, the mark last (in order, in one round trip).

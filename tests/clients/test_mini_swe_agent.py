@@ -130,3 +130,28 @@ def test_mini_swe_agents_failed_command_is_on_the_record(
     [trajectory] = trajectories(server)
     records = sorted(trajectory["records"], key=lambda r: r["step"])
     assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)]
+
+
+def test_mini_swe_agents_format_error_stays_in_its_run_and_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A reply without a tool call: mini-swe-agent drops it from its history and adds its format
+    error (`Tool call error: … No tool calls found`) after the history it was given; the run goes
+    on as one trajectory (the history rewritten: its answer left out), and the reply's step is on
+    the record as failed."""
+    edge.push(
+        {"text": "I think the file should say tandem."},
+        bash("echo tandem > proof.txt", "call_2"),
+        bash(SUBMIT, "call_3"),
+    )
+    code, output, _, work = mini(server, tmp_path, "write proof.txt")
+    assert code == 0, output
+    assert (work / "proof.txt").read_text() == "tandem\n"
+    assert "Tool call error" in str(edge.received[1].body["messages"][-1]["content"])
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["stitch"], r["failed_before"]) for r in records] == [
+        (1, "new", None),
+        (2, "rewritten", 1),
+        (3, "extended", 0),
+    ]
