@@ -34,7 +34,7 @@ def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
 def test_two_runs_amendable_alike_are_neither_taken() -> None:
     raw = noted(noted(None, "t1", TASK), "t2", TASK)  # runs of one task at one history
     assert amended_run(raw, TASK + ERROR, set()) is None
-    assert amended_run(raw, TASK + ERROR, {"t1"}) == ("t2", ERROR, raw.split()[0])
+    assert amended_run(raw, TASK + ERROR, {"t1"}) is None  # nor once one of them is in flight
 
 
 def test_long_texts_and_damaged_entries() -> None:
@@ -48,7 +48,9 @@ def test_long_texts_and_damaged_entries() -> None:
     for index in range(MAX_ENTRIES + 5):
         many = noted(many, f"t{index}", f"task {index}")
     assert many is not None and len(many.split()) == MAX_ENTRIES
-    assert noted(noted(None, "t1", "a"), "t1", "b").count("t1|") == 1  # a run's entry replaced
+    # A run noted twice (an attempt answered again) is one run, and is taken whole.
+    twice = noted(noted(None, "t1", TASK), "t1", TASK)
+    assert amended_run(twice, TASK + ERROR, set()) == ("t1", ERROR, "")
 
 
 def test_the_earliest_run_answered_at_a_history_and_not_continued_goes_on() -> None:
@@ -60,3 +62,16 @@ def test_the_earliest_run_answered_at_a_history_and_not_continued_goes_on() -> N
     assert answered_before("t1|k1 t1|k3", set()) == ("t1", "")
     assert answered_before(None, set()) is None
     assert answered_before("t1|k1", {"t1"}) is None
+
+
+def test_runs_answered_after_the_same_text_make_one_entry_that_names_none() -> None:
+    """Runs of one task answered alike (a fleet, a benchmark) leave one entry, not one each: an
+    amendment of that text could be any of theirs, and reading many entries costs every step."""
+    raw = None
+    for index in range(40):
+        raw = noted(raw, f"t{index}", TASK)
+    assert raw is not None and len(raw.split()) == 1 and raw.startswith("*|")
+    assert amended_run(raw, TASK + ERROR, set()) is None
+    assert noted(raw, "t99", TASK) == raw  # nothing new to write
+    other = noted(raw, "t7", "another task")
+    assert amended_run(other, "another task" + ERROR, set()) == ("t7", ERROR, raw)

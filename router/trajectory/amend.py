@@ -24,13 +24,15 @@ Kept in the stitching map beside the others:
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from router.protocol.text import text_of
 from router.records import record
 
 PREFIX = "u:"
-MAX_ENTRIES = 16  # runs answered after one history less its last message (identical runs)
+MAX_ENTRIES = 16  # runs answered after one history less its last message (of one system prompt)
+AMBIGUOUS = "*"  # an entry's run where several were answered after the same text
 
 
 @record(frozen=True, slots=True)
@@ -62,38 +64,51 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(ends.encode(), digest_size=8).hexdigest()
 
 
+# An entry: a trajectory id, the text's length and its digest (one regex pass reads them all:
+# a run's first request reads the entries of every recent run of its system prompt).
+_ENTRY = re.compile(r"([^\s|]+)\|(\d+)\|([0-9a-f]+)")
+
+
 def noted(raw: str | None, trajectory_id: str, text: str) -> str:
-    """The `u:` entry with `trajectory_id` answered after a last message of `text` (its own
-    earlier entry replaced)."""
-    entries = [e for e in (raw or "").split() if e.partition("|")[0] != trajectory_id]
-    entries.append(f"{trajectory_id}|{len(text)}|{_digest(text)}")
-    return " ".join(entries[-MAX_ENTRIES:])
+    """The `u:` entry with `trajectory_id` answered after a last message of `text` added (the
+    oldest dropped past `MAX_ENTRIES`). Where another run was answered after the same text, the
+    two are one entry that names no run (`*`): an amendment of that text could be either's."""
+    tail = f"|{len(text)}|{_digest(text)}"
+    if not raw:
+        return trajectory_id + tail
+    if f"{tail} " in f"{raw} ":
+        entries = raw.split()
+        if f"{trajectory_id}{tail}" in entries or f"{AMBIGUOUS}{tail}" in entries:
+            return raw  # noted already (an attempt answered again), or runs alike already
+        return " ".join([*(e for e in entries if not e.endswith(tail)), AMBIGUOUS + tail])
+    if raw.count(" ") >= MAX_ENTRIES - 1:
+        raw = raw.split(" ", raw.count(" ") - MAX_ENTRIES + 2)[-1]
+    return f"{raw} {trajectory_id}{tail}"
 
 
 def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str, str] | None:
     """The run whose answered last message `text` extends after a line break, when one run not
     in `exclude` is (runs of one task given the same history are told apart by nothing here, so
-    none is taken): (its trajectory id, the text appended, the entry without it: a run is
-    amended once from one history), or None."""
-    entries = (raw or "").split()
+    none is taken): (its trajectory id, the text appended, the entry without that run's: a run
+    is amended once from one history), or None."""
+    if not raw:
+        return None
+    size = len(text)
+    matched: dict[str, int] = {}
     digests: dict[int, str] = {}
-    matched: list[tuple[int, str, int]] = []
-    for index, entry in enumerate(entries):
-        trajectory_id, _, rest = entry.partition("|")
-        length_text, _, digest = rest.partition("|")
-        if trajectory_id in exclude or not length_text.isdigit():
-            continue
+    for trajectory_id, length_text, digest in _ENTRY.findall(raw):
         length = int(length_text)
-        if not 0 < length < len(text) or text[length] != "\n":
+        if not 0 < length < size or text[length] != "\n" or trajectory_id in exclude:
             continue
         if length not in digests:
             digests[length] = _digest(text[:length])
         if digests[length] == digest:
-            matched.append((index, trajectory_id, length))
-    if len({trajectory_id for _, trajectory_id, _ in matched}) != 1:
+            matched[trajectory_id] = length
+    if len(matched) != 1 or AMBIGUOUS in matched:
         return None
-    index, trajectory_id, length = matched[-1]
-    return trajectory_id, text[length:], " ".join(entries[:index] + entries[index + 1 :])
+    [(trajectory_id, length)] = matched.items()
+    left = " ".join(e for e in raw.split() if e.partition("|")[0] != trajectory_id)
+    return trajectory_id, text[length:], left
 
 
 def answered_before(raw: str | None, exclude: set[str]) -> tuple[str, str] | None:

@@ -434,7 +434,9 @@ class Stitcher:
         raws = await self._store.stitch_find_many(keys)
         writes: list[tuple[str, str]] = []
         if amended is not None and amendable is not None:
-            writes.append((amended, amend.noted(raws[-1], trajectory_id, amendable.text)))
+            entry = amend.noted(raws[-1], trajectory_id, amendable.text)
+            if entry != raws[-1]:
+                writes.append((amended, entry))
         if delivered:
             entries = [*(raws[1] or "").split(), f"{trajectory_id}|{answer}"]
             writes.append(("c:" + key, " ".join(entries[-MAX_CANDIDATES:])))
