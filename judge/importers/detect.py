@@ -72,6 +72,9 @@ def read_all(path: Path) -> list[Run]:
             lines = _lines(path, raw)
             if lines and is_conversation(lines[0][1]):  # a chat log: each line must be one
                 return read_chat_lines(path, lines)
+            if lines and all(isinstance(line, dict) and isinstance(line.get("history"), list) for _, line in lines):
+                # OpenHands' evaluation output (`output.jsonl`): one instance's event stream a line.
+                return [read_openhands(path, line["history"], line) for _, line in lines]
         return [read_any(path, raw)]
     if is_tau_results(document):
         return read_tau(path, document)
@@ -135,7 +138,8 @@ def read_any(path: Path, raw: bytes | None = None) -> Run:
 
 _UNKNOWN = (
     "not a trajectory format this importer knows; expected one of: mini-swe-agent .traj.json, SWE-agent .traj, "
-    "OpenHands events, Claude Code session .jsonl, Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json, "
+    "OpenHands events (one run, or an evaluation's output.jsonl: a run a line), Claude Code session .jsonl, "
+    "Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json, "
     + CHAT_EXPECTED
 )
 

@@ -343,3 +343,34 @@ def test_an_openhands_error_observation_labels_its_step_failed(tmp_path: Path) -
     assert run.messages[3]["content"] == "File not found: /w/nope.py\n[Error occurred in processing last action]"
     rows = list(replay(run))
     assert [row["failure"] for row in rows[:2]] == ["openhands error message", "openhands error message"]
+
+
+def test_openhands_evaluation_output_is_one_run_a_line(tmp_path: Path) -> None:
+    """OpenHands' evaluation writes `output.jsonl`: one instance a line, its event stream under
+    `history`, its result beside it. Each line is a run of its own, named by its instance."""
+
+    def instance(name: str, code: int) -> dict[str, Any]:
+        history = [
+            {"id": 0, "source": "agent", "action": "system", "args": {"content": "You are OpenHands agent."}},
+            {"id": 1, "source": "user", "action": "message", "args": {"content": f"Fix {name}."}},
+            {"id": 2, "source": "agent", "action": "run", "args": {"command": "python -m pytest", "thought": "t"}},
+            {
+                "id": 3,
+                "source": "agent",
+                "observation": "run",
+                "content": "1 failed" if code else "1 passed",
+                "cause": 2,
+                "extras": {"metadata": {"exit_code": code}},
+            },
+            {"id": 4, "source": "agent", "action": "finish", "args": {}},
+        ]
+        return {"instance_id": name, "history": history, "report": {"resolved": code == 0}, "metadata": {}}
+
+    path = tmp_path / "output.jsonl"
+    path.write_bytes(b"\n".join(orjson.dumps(instance(n, c)) for n, c in (("a__a-1", 1), ("b__b-2", 0))) + b"\n")
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", str(tmp_path), "--out", str(out)]) == 0
+    rows = load_rows(out)
+    assert sorted({row["trajectory_id"] for row in rows}) == ["a__a-1", "b__b-2"]
+    failed = {row["trajectory_id"]: row["action_failed"] for row in rows if row["step"] == 1}
+    assert failed == {"a__a-1": 1, "b__b-2": 0}
