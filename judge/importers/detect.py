@@ -139,8 +139,7 @@ def read_any(path: Path, raw: bytes | None = None) -> Run:
 _UNKNOWN = (
     "not a trajectory format this importer knows; expected one of: mini-swe-agent .traj.json, SWE-agent .traj, "
     "OpenHands events (one run, or an evaluation's output.jsonl: a run a line), Claude Code session .jsonl, "
-    "Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json, "
-    + CHAT_EXPECTED
+    "Codex rollout .jsonl, harbor/Terminus-2 ATIF trajectory .json, " + CHAT_EXPECTED
 )
 
 
