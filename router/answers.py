@@ -99,7 +99,7 @@ class Answers:
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(step, record, usage, content)
-        self.tracker.answered(step.identity, record.status, _answer_key(step, message))
+        self.tracker.answered(step.identity, record.status, _answer_key(step, message), bool(record.tools))
         if record.status == "ok":
             self.tracker.spawned(step.identity, identify.calls_of(message))
         facts = step.facts(target, False)
@@ -166,7 +166,7 @@ class Answers:
             if self.audit.wants_content:
                 said = said or answer
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
-            self.tracker.answered(step.identity, record.status, _answer_key(step, message))
+            self.tracker.answered(step.identity, record.status, _answer_key(step, message), bool(record.tools))
             self.tracker.spawned(step.identity, identify.calls_of(message))
         else:
             self.tracker.answered(step.identity, "error", None)
@@ -206,7 +206,7 @@ class Answers:
             if capture:
                 content = {"input": step.sent_to_cloud, "output": outcome.text, "output_tools": outcome.tools}
             self._account(step, record, outcome.usage, content)
-            self.tracker.answered(step.identity, record.status, outcome.answer_key)
+            self.tracker.answered(step.identity, record.status, outcome.answer_key, bool(record.tools))
             if record.status == "ok":
                 self.tracker.spawned(step.identity, outcome.calls)
             shadow.append(self.shadow.after(step, record, message))

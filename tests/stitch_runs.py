@@ -81,11 +81,13 @@ def _rewrite(rng: random.Random, history: Messages) -> Messages:
     return [*history[:2], summary, *history[-2:]]  # compaction-like
 
 
-def _dropped(rng: random.Random, history: Messages) -> Messages:
-    """The history after an answer the client dropped: smolagents-like, its error appended to
-    the last user message; mini-swe-agent-like, a user message of its own after the history."""
+def _dropped(rng: random.Random, history: Messages, answer: dict[str, Any]) -> Messages:
+    """The history after an answer the client dropped: smolagents-like (a tool call that raised),
+    its error appended to the last user message; mini-swe-agent-like, a user message of its own
+    after the history."""
     last = history[-1]
-    if last["role"] == "user" and isinstance(last.get("content"), str) and last["content"] and rng.random() < 0.5:
+    amendable = last["role"] == "user" and isinstance(last.get("content"), str) and last["content"]
+    if amendable and answer.get("tool_calls") and rng.random() < 0.5:
         error = f"\nError:\nError executing tool 'bash': {rng.getrandbits(32)}\nNow let's retry"
         return [*history[:-1], {**last, "content": last["content"] + error}]
     return [*history, {"role": "user", "content": f"Tool call error: no tool calls found {rng.getrandbits(32)}"}]
@@ -107,7 +109,7 @@ def make_runs(rng: random.Random, count: int, max_steps: int, rewrites: float = 
             if number >= 1 and rng.random() < rewrites / 2:
                 # The answer dropped by the client (after the first answer: runs alike are told
                 # apart by then; before it nothing tells them apart, and none is taken).
-                history, expect = _dropped(rng, history), "rewritten"
+                history, expect = _dropped(rng, history, answer), "rewritten"
                 continue
             history = [*history, answer, _result(rng, answer)]
             expect = "extended"

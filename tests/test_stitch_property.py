@@ -49,7 +49,8 @@ class _Direct:
 
     async def answered(self, stitched: Stitch, status: str, answer: dict[str, Any]) -> None:
         key = identify.message_answer_key(copy.deepcopy(answer))
-        await self.stitcher.answered(stitched.trajectory_id, stitched.key, status, key, stitched.anchor, stitched.amend)
+        amend = stitched.amend if answer.get("tool_calls") else None  # as the tracker passes it
+        await self.stitcher.answered(stitched.trajectory_id, stitched.key, status, key, stitched.anchor, amend)
 
 
 async def _play_schedules(store_for: Any, count: int, seed: int) -> Tally:

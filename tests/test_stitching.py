@@ -204,7 +204,7 @@ def test_a_last_message_amended_with_an_error_continues_its_run_once(
     """smolagents reports a tool call that raised by appending the error to its last message and
     dropping the answer: that history continues the run answered at the shorter message (a
     rewrite), once; a task that merely begins with another run's task is another run."""
-    edge.default = {"kind": "text", "text": "Calling tools: write_file"}
+    edge.default = {"kind": "tool_call", "name": "write_file", "arguments": '{"path": "a/b"}', "call_id": "call_w"}
     first = post(client, server, TASK)
     run = first.headers["x-tandem-trajectory"]
     error = "\nError:\nError executing tool 'write_file': FileNotFoundError\nNow let's retry: take care not to"

@@ -14,9 +14,9 @@ the run answered there that no later step continued (its `c:` entry, stitch.py) 
 
 Kept in the stitching map beside the others:
   u:<key of a history less its last message>  "<trajectory id>|<length>|<digest> …"
-      runs answered where the history ended with a user message of that text (its length and
-      a digest of its ends), the latest last; only histories that end with a user message's
-      text. Written off the answer's path without a lock: two runs answered at one instant
+      runs answered with tool calls where the history ended with a user message of that text
+      (its length and a digest of its ends), the latest last: only a call can raise, and a
+      history that ends with a tool result, or an answer without calls, writes nothing here. Written off the answer's path without a lock: two runs answered at one instant
       after the same history may keep one entry, and an amendment of the other then starts a
       trajectory of its own, as it did before amendments were read.
 """

@@ -337,13 +337,15 @@ class Tracker:
         stitched = await self.stitcher.place(namespace, request.messages, retry, scope)
         return stitched.trajectory_id, stitched
 
-    def answered(self, identity: StepIdentity, status: str, answer_key: str | None) -> None:
+    def answered(self, identity: StepIdentity, status: str, answer_key: str | None, acted: bool = False) -> None:
         """A stitched step's answer went out (or failed): see `Stitcher.answered`. `answer_key`:
-        the answer's `identify.answer_key` (None when there is no answer)."""
+        the answer's `identify.answer_key` (None when there is no answer); `acted`: whether it
+        called tools (only such an answer can be dropped for a call that raised, amend.py)."""
         if identity.stitch_key is not None:
             stitcher, key = self.stitcher, identity.stitch_key
+            amendable = identity.stitch_amend if acted else None
             work = stitcher.note_answer(
-                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, identity.stitch_amend
+                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, amendable
             )
             self.spawn(work)
 
