@@ -16,9 +16,10 @@ Kept in the stitching map beside the others:
   u:<key of a history less its last message>  "<trajectory id>|<length>|<digest> …"
       runs answered with tool calls where the history ended with a user message of that text
       (its length and a digest of its ends), the latest last: only a call can raise, and a
-      history that ends with a tool result, or an answer without calls, writes nothing here. Written off the answer's path without a lock: two runs answered at one instant
-      after the same history may keep one entry, and an amendment of the other then starts a
-      trajectory of its own, as it did before amendments were read.
+      history that ends with a tool result, or an answer without calls, writes nothing here.
+      Written off the answer's path without a lock: two runs answered at one instant after the
+      same history may keep one entry, and an amendment of the other then starts a trajectory
+      of its own, as it did before amendments were read.
 """
 
 from __future__ import annotations
