@@ -127,6 +127,13 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         ("Error",),
         re.compile(r"\A\s*(?:AgentStuckInLoopError|FunctionCallValidationError|FunctionCallNotExistsError)"),
     ),
+    # The OpenHands SDK (V1): a call to a tool the agent lacks, arguments it refused, a tool
+    # that raised (its AgentErrorEvent, the tool result the model sees).
+    (
+        "openhands",
+        ("not found. Available", "Error validating tool", "Error executing tool"),
+        re.compile(r"\A\s*(?:Tool '[^'\n]+' not found\. Available:|Error (?:validating|executing) tool '[^'\n]+':)"),
+    ),
     # OpenHands: a command killed for time (not its soft `no new output after N seconds`: the
     # command runs on and the agent may wait for it).
     ("openhands", ("timed out after",), re.compile(r"^\[The command timed out after [\d.]+ seconds\.", re.M)),

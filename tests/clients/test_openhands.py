@@ -127,3 +127,24 @@ def test_openhands_failed_command_is_on_the_record(server: GatewayServer, edge: 
     [trajectory] = trajectories(server)
     records = sorted(trajectory["records"], key=lambda r: r["step"])
     assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)], shown
+
+
+def test_openhands_call_to_a_tool_it_lacks_is_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A call to a tool the agent does not have: the SDK answers it with its own error as the
+    call's result (`Tool '…' not found. Available: …`), and the gateway records that step failed."""
+    wrong = orjson.dumps({"command": "view", "path": "/tmp"}).decode()
+    ls = orjson.dumps({"command": "ls"}).decode()
+    edge.push(
+        {"kind": "tool_call", "name": "str_replace_editor", "arguments": wrong, "call_id": "call_wrong"},
+        {"kind": "tool_call", "name": "terminal", "arguments": ls, "call_id": "call_ls"},
+        {"text": "done"},
+    )
+    result, output, _ = openhands(server, tmp_path, "look around")
+    assert result["status"] == "finished", output
+    shown = str(edge.received[1].body["messages"][-1]["content"])
+    assert "not found" in shown, shown
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)], shown

@@ -204,6 +204,14 @@ def test_openhands_messages() -> None:
         "Serving on :8000\n[The command timed out after 120.0 seconds. You may wait longer to see additional output"
     )
     assert action_failed(called("execute_bash", command="python -m http.server"), [killed])
+    # The SDK (V1)'s errors for a call it could not run.
+    terminal = called("terminal", command="ls")
+    for error in (
+        "Tool 'str_replace_editor' not found. Available: ['terminal', 'finish']",
+        "Error validating tool 'terminal': 1 validation error for TerminalAction. Parameters: {}",
+        "Error executing tool 'terminal': invalid argument combination",
+    ):
+        assert action_failed(terminal, [error]), error
     # Its soft timeout is no failure: the command runs on, the agent may wait for it.
     soft = "Epoch 1/10\n[The command has no new output after 30 seconds. You may wait longer to see additional output"
     assert not action_failed(called("execute_bash", command="python train.py"), [soft])
