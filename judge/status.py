@@ -151,6 +151,8 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         ("apply_patch", "Invalid patch", "failed to parse"),
         re.compile(r"apply_patch verification failed|Invalid patch|failed to parse function arguments"),
     ),
+    # Codex CLI: a call to a tool it does not have.
+    ("codex", ("unsupported call",), re.compile(r"\A\s*unsupported call: ")),
     # Aider: edits that did not apply, replies not in its edit format.
     (
         "aider",

@@ -158,12 +158,13 @@ def test_codex_edits_a_file_with_its_freeform_apply_patch_tool(
     assert sent[-1]["role"] == "tool" and "hello.txt" in sent[-1]["content"]
 
 
-def test_codex_failed_command_and_patch_are_on_the_record(
+def test_codex_failed_command_patch_and_unknown_call_are_on_the_record(
     server: GatewayServer, edge: FakeUpstream, tmp_path: Path
 ) -> None:
-    """A command that exits non-zero and a patch Codex cannot apply come back in Codex's own
-    words: the gateway reads each previous step's failure from them, so the run's failure record
-    (what the judges read) holds them; a command that worked is no failure."""
+    """A command that exits non-zero, a patch Codex cannot apply and a call to a tool it lacks
+    come back in Codex's own words: the gateway reads each previous step's failure from them, so
+    the run's failure record (what the judges read) holds them; a command that worked is no
+    failure."""
 
     def shell(command: str, call_id: str) -> dict[str, Any]:
         arguments = orjson.dumps({"cmd": command}).decode()
@@ -176,13 +177,15 @@ def test_codex_failed_command_and_patch_are_on_the_record(
         "arguments": orjson.dumps({"input": patch}).decode(),
         "call_id": "call_patch",
     }
-    edge.push(
-        shell("ls /no-such-folder", "call_ls"), shell("echo ok > proof.txt", "call_ok"), bad_patch, {"text": "done"}
-    )
+    unknown = {"kind": "tool_call", "name": "nope_tool", "arguments": "{}", "call_id": "call_nope"}
+    answers = [shell("ls /no-such-folder", "call_ls"), shell("echo ok > proof.txt", "call_ok"), bad_patch, unknown]
+    edge.push(*answers, {"text": "done"})
     code, output, work = codex(server, tmp_path, "write proof.txt", model="gpt-5.5")
     assert code == 0, output
     assert (work / "proof.txt").read_text() == "ok\n"
     [trajectory] = trajectories(server)
     records = sorted(trajectory["records"], key=lambda r: r["step"])
     shown = [r.body["messages"][-1]["content"] for r in edge.received[1:]]
-    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0), (4, 1)], shown
+    assert shown[-1] == "unsupported call: nope_tool"  # a call to a tool Codex does not have
+    failed = [(r["step"], r["failed_before"]) for r in records]
+    assert failed == [(1, None), (2, 1), (3, 0), (4, 1), (5, 1)], shown

@@ -252,6 +252,7 @@ def test_codex_messages() -> None:
     assert not action_failed(patch, ["Success. Updated the following files:\nM dates.py"])
     newer = "Exit code: 1\nWall time: 0.2 seconds\nOutput:\nFAILED tests/test_dates.py::test_week\n"
     assert action_failed(called("shell", command=["bash", "-lc", "pytest -q"]), [newer])
+    assert action_failed(called("nope_tool"), ["unsupported call: nope_tool"])
 
 
 def test_claude_code_messages() -> None:
