@@ -46,8 +46,9 @@ def bash(command: str, call_id: str = "call_1") -> dict[str, Any]:
     }
 
 
-def mini(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, dict[str, Any], Path]:
-    """Runs `mini` in its yolo mode in a folder of its own; its saved trajectory (.traj.json)."""
+def mini(server: GatewayServer, tmp_path: Path, task: str, *settings: str) -> tuple[int, str, dict[str, Any], Path]:
+    """Runs `mini` in its yolo mode in a folder of its own (`settings`: more `-c` values); its
+    saved trajectory (.traj.json)."""
     binary = installed("mini-swe-agent", "bin/mini")
     tmp_path.mkdir(exist_ok=True)
     work = tmp_path / "work"
@@ -57,6 +58,7 @@ def mini(server: GatewayServer, tmp_path: Path, task: str) -> tuple[int, str, di
         str(binary),
         *("-c", "mini.yaml", "-c", f"model.model_kwargs.api_base={server.url}/v1"),
         *("-c", "model.model_kwargs.api_key=unused", "-c", "model.cost_tracking=ignore_errors"),
+        *(part for setting in settings for part in ("-c", setting)),
         *("-m", "openai/tandem", "-t", task, "--yolo", "--exit-immediately", "-o", str(saved)),
     ]
     env = {
@@ -155,3 +157,18 @@ def test_mini_swe_agents_format_error_stays_in_its_run_and_on_the_record(
         (2, "rewritten", 1),
         (3, "extended", 0),
     ]
+
+
+def test_mini_swe_agents_command_killed_for_time_is_on_the_record(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A command past the environment's timeout: `mini` reports it in its JSON result
+    (`"returncode": -1` and `exception_info`), and the step is on the record as failed."""
+    edge.push(bash("sleep 5"), bash(SUBMIT, "call_2"))
+    code, output, _, _ = mini(server, tmp_path, "wait for it", "environment.timeout=1")
+    assert code == 0, output
+    shown = orjson.loads(edge.received[1].body["messages"][-1]["content"])
+    assert shown["returncode"] == -1 and "timed out" in shown["exception_info"]
+    [trajectory] = trajectories(server)
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1)]
