@@ -481,13 +481,14 @@ def _mini_json(result: str) -> str:
     if isinstance(exception := parsed.get("exception_info"), str) and exception:
         parts.append(f"<exception>{exception}</exception>")
     parts.append(f"<returncode>{parsed['returncode']}</returncode>")
+    head, tail = parsed.get("output_head"), parsed.get("output_tail")
     if isinstance(output := parsed.get("output"), str):
         parts.append(f"<output>\n{output}</output>")
-    else:
-        head, tail = parsed.get("output_head"), parsed.get("output_tail")
+    elif isinstance(head, str) and isinstance(tail, str):
         parts.append("<warning>\nThe output of your last command was too long.\n</warning>")
-        parts.append(f"<output_head>\n{head if isinstance(head, str) else ''}\n</output_head>")
-        parts.append(f"<output_tail>\n{tail if isinstance(tail, str) else ''}\n</output_tail>")
+        parts.append(f"<output_head>\n{head}\n</output_head>\n<output_tail>\n{tail}\n</output_tail>")
+    else:
+        return result  # no output of either shape: some other JSON that names a return code
     return "\n".join(parts)
 
 

@@ -144,6 +144,7 @@ def test_mini_swe_agent_2_messages() -> None:
     assert action_failed(called("bash", command="cat big.log"), [too_long])
     # A file of JSON that happens to hold the key is the file's content.
     assert not action_failed(called("bash", command="cat r.json"), ['{\n"a": {"returncode": 3}}'])
+    assert not action_failed(called("run"), ['{"returncode": 0, "stdout": "ok"}'])  # no output of mini's shapes
 
 
 def test_swe_agent_1_messages() -> None:

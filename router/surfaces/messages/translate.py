@@ -5,7 +5,6 @@ becomes a Messages answer (message / content-block / delta events)."""
 from __future__ import annotations
 
 import itertools
-import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +24,7 @@ from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import is_overflow, overflow_tokens
 from router.protocol.usage import Usage
 from router.surfaces.messages.content import user_turn
+from router.trajectory import identify
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it), members
 # after the object that holds them: Anthropic's API reference's types and ranges.
@@ -64,7 +64,7 @@ def message_id() -> str:
     """A new answer's id. Not the upstream's completion id: Claude Code joins consecutive
     assistant messages of one id into one turn, so an upstream that repeats its ids, or gives
     none, would have it merge answers and resend them as one."""
-    return f"msg_{secrets.token_hex(12)}"
+    return f"msg_{identify.random_hex(12)}"
 
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
