@@ -5,8 +5,15 @@ its answer was dropped; never a guess between runs alike."""
 from __future__ import annotations
 
 from router.trajectory.amend import MAX_ENTRIES, amendable, amended_run, noted
+from router.trajectory.merges import merged
 
 TASK = "New task:\nwrite proof.txt"
+
+
+def _noted(raw: str | None, run: str, text: str) -> str | None:
+    """The `u:` entry after `amend.noted`'s edit is applied to `raw` (as the stores apply it)."""
+    value = merged(raw, noted("head", run, text))
+    return raw if value is None else value
 ERROR = "\nError:\nError executing tool 'write_file'\nNow let's retry"
 
 
@@ -19,7 +26,7 @@ def test_only_a_user_messages_text_after_another_message_is_amendable() -> None:
 
 
 def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
-    raw = noted(noted(None, "t1", "other task"), "t2", TASK)
+    raw = _noted(_noted(None, "t1", "other task"), "t2", TASK)
     found = amended_run(raw, TASK + ERROR, set())
     assert found is not None
     trajectory_id, appended, left = found
@@ -32,24 +39,24 @@ def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
 
 
 def test_two_runs_amendable_alike_are_neither_taken() -> None:
-    raw = noted(noted(None, "t1", TASK), "t2", TASK)  # runs of one task at one history
+    raw = _noted(_noted(None, "t1", TASK), "t2", TASK)  # runs of one task at one history
     assert amended_run(raw, TASK + ERROR, set()) is None
     assert amended_run(raw, TASK + ERROR, {"t1"}) is None  # nor once one of them is in flight
 
 
 def test_long_texts_and_damaged_entries() -> None:
     long = "x" * 5000 + "\nend"
-    raw = noted(None, "t1", long)
+    raw = _noted(None, "t1", long)
     assert amended_run(raw, long + ERROR, set()) == ("t1", ERROR, "")
     # Another text of the same length and ends is told apart only by what the key fixes (the
     # history before it); the same ends and length here are taken for the same text.
     assert amended_run("t9|x|y t8 |", long + ERROR, set()) is None
     many = None
     for index in range(MAX_ENTRIES + 5):
-        many = noted(many, f"t{index}", f"task {index}")
+        many = _noted(many, f"t{index}", f"task {index}")
     assert many is not None and len(many.split()) == MAX_ENTRIES
     # A run noted twice (an attempt answered again) is one run, and is taken whole.
-    twice = noted(noted(None, "t1", TASK), "t1", TASK)
+    twice = _noted(_noted(None, "t1", TASK), "t1", TASK)
     assert amended_run(twice, TASK + ERROR, set()) == ("t1", ERROR, "")
 
 
@@ -69,9 +76,9 @@ def test_runs_answered_after_the_same_text_make_one_entry_that_names_none() -> N
     amendment of that text could be any of theirs, and reading many entries costs every step."""
     raw = None
     for index in range(40):
-        raw = noted(raw, f"t{index}", TASK)
+        raw = _noted(raw, f"t{index}", TASK)
     assert raw is not None and len(raw.split()) == 1 and raw.startswith("*|")
     assert amended_run(raw, TASK + ERROR, set()) is None
-    assert noted(raw, "t99", TASK) == raw  # nothing new to write
-    other = noted(raw, "t7", "another task")
+    assert merged(raw, noted("head", "t99", TASK)) is None  # nothing new to write
+    other = _noted(raw, "t7", "another task")
     assert amended_run(other, "another task" + ERROR, set()) == ("t7", ERROR, raw)

@@ -17,9 +17,8 @@ Kept in the stitching map beside the others:
       runs answered with tool calls where the history ended with a user message of that text
       (its length and a digest of its ends), the latest last: only a call can raise, and a
       history that ends with a tool result, or an answer without calls, writes nothing here.
-      Written off the answer's path without a lock: two runs answered at one instant after the
-      same history may keep one entry, and an amendment of the other then starts a trajectory
-      of its own, as it did before amendments were read.
+      Written off the answer's path, as an edit applied where the entry is kept (merges.py):
+      runs answered at one instant after the same history, by one replica or two, keep both.
 """
 
 from __future__ import annotations
@@ -30,10 +29,10 @@ from typing import Any
 
 from router.protocol.text import text_of
 from router.records import record
+from router.trajectory.merges import AMBIGUOUS, NOTE, Merge
 
 PREFIX = "u:"
 MAX_ENTRIES = 16  # runs answered after one history less its last message (of one system prompt)
-AMBIGUOUS = "*"  # an entry's run where several were answered after the same text
 
 
 @record(frozen=True, slots=True)
@@ -70,21 +69,12 @@ def _digest(text: str) -> str:
 _ENTRY = re.compile(r"([^\s|]+)\|(\d+)\|([0-9a-f]+)")
 
 
-def noted(raw: str | None, trajectory_id: str, text: str) -> str:
-    """The `u:` entry with `trajectory_id` answered after a last message of `text` added (the
-    oldest dropped past `MAX_ENTRIES`). Where another run was answered after the same text, the
-    two are one entry that names no run (`*`): an amendment of that text could be either's."""
-    tail = f"|{len(text)}|{_digest(text)}"
-    if not raw:
-        return trajectory_id + tail
-    if f"{tail} " in f"{raw} ":
-        entries = raw.split()
-        if f"{trajectory_id}{tail}" in entries or f"{AMBIGUOUS}{tail}" in entries:
-            return raw  # noted already (an attempt answered again), or runs alike already
-        return " ".join([*(e for e in entries if not e.endswith(tail)), AMBIGUOUS + tail])
-    if raw.count(" ") >= MAX_ENTRIES - 1:
-        raw = raw.split(" ", raw.count(" ") - MAX_ENTRIES + 2)[-1]
-    return f"{raw} {trajectory_id}{tail}"
+def noted(head: str, trajectory_id: str, text: str) -> Merge:
+    """The edit of the `u:` entry of `head` that notes `trajectory_id` answered after a last
+    message of `text` (the oldest dropped past `MAX_ENTRIES`). Where another run was answered
+    after the same text, the two are one entry that names no run (`*`): an amendment of that
+    text could be either's. (Applied where the entry is kept: merges.py.)"""
+    return Merge(PREFIX + head, NOTE, trajectory_id, f"|{len(text)}|{_digest(text)}", str(MAX_ENTRIES))
 
 
 def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str, str] | None:

@@ -152,3 +152,80 @@ redis.call('HSET', KEYS[1], 'close_reason', ARGV[2])
 redis.call('ZREM', KEYS[2], ARGV[3])
 return redis.call('HGETALL', KEYS[1])
 """
+
+# Stitching entries edited where they are kept (router/trajectory/merges.py, whose `merged` this
+# mirrors op for op; tests/test_merges.py holds the two to the same results).
+# KEYS: the entries. ARGV: the time-to-live, then per key its op and three arguments.
+MERGE = """
+local function split(raw)
+  local tokens = {}
+  if raw then for token in string.gmatch(raw, '%S+') do tokens[#tokens + 1] = token end end
+  return tokens
+end
+local function run_of(token)
+  local bar = string.find(token, '|', 1, true)
+  if bar then return string.sub(token, 1, bar - 1) end
+  return token
+end
+local function has(tokens, value)
+  for _, token in ipairs(tokens) do if token == value then return true end end
+  return false
+end
+local function ends(token, tail) return #token >= #tail and string.sub(token, -#tail) == tail end
+local ttl = ARGV[1]
+for i, key in ipairs(KEYS) do
+  local at = 2 + (i - 1) * 4
+  local op, a, b, c = ARGV[at], ARGV[at + 1], ARGV[at + 2], ARGV[at + 3]
+  local tokens = split(redis.call('GET', key))
+  local out = nil
+  if op == 'drop' then
+    out = {}
+    for _, token in ipairs(tokens) do if run_of(token) ~= a then out[#out + 1] = token end end
+  elseif op == 'append' then
+    tokens[#tokens + 1] = a
+    out = {}
+    for j = math.max(1, #tokens - tonumber(b) + 1), #tokens do out[#out + 1] = tokens[j] end
+  elseif op == 'front' then
+    if not has(tokens, a) then
+      out = {a}
+      for j = 1, math.min(#tokens, tonumber(b) - 1) do out[#out + 1] = tokens[j] end
+    end
+  elseif op == 'mark' then
+    local flying = {}
+    if tokens[2] == 'flight' then flying[1] = tokens[1] end
+    for j = 3, #tokens do flying[#flying + 1] = tokens[j] end
+    if b ~= 'flight' then
+      for j, token in ipairs(flying) do
+        if token == a then table.remove(flying, j) break end
+      end
+    end
+    out = {a, b}
+    for j = 1, math.min(#flying, tonumber(c) - 1) do out[#out + 1] = flying[j] end
+  elseif op == 'note' then
+    if #tokens == 0 then
+      out = {a .. b}
+    else
+      local seen = false
+      for _, token in ipairs(tokens) do if ends(token, b) then seen = true break end end
+      if seen then
+        if not (has(tokens, a .. b) or has(tokens, '*' .. b)) then
+          out = {}
+          for _, token in ipairs(tokens) do if not ends(token, b) then out[#out + 1] = token end end
+          out[#out + 1] = '*' .. b
+        end
+      else
+        out = {}
+        local most = tonumber(c)
+        local first = 1
+        if #tokens >= most then first = #tokens - most + 2 end
+        for j = first, #tokens do out[#out + 1] = tokens[j] end
+        out[#out + 1] = a .. b
+      end
+    end
+  else
+    return redis.error_reply('unknown stitching merge ' .. op)
+  end
+  if out then redis.call('SET', key, table.concat(out, ' '), 'EX', ttl) end
+end
+return #KEYS
+"""

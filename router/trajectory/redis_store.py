@@ -40,8 +40,18 @@ from redis.retry import Retry
 
 from router.ledger import StepRecord
 from router.notes import read as read_notes
+from router.trajectory.merges import Merge
 from router.trajectory.redis_batch import Batcher, Script
-from router.trajectory.redis_scripts import BEGIN_STEP, CLOSE, NOTE, RECORD, SET_OUTCOME, VAULT_NOTE, VAULT_SINCE
+from router.trajectory.redis_scripts import (
+    BEGIN_STEP,
+    CLOSE,
+    MERGE,
+    NOTE,
+    RECORD,
+    SET_OUTCOME,
+    VAULT_NOTE,
+    VAULT_SINCE,
+)
 from router.trajectory.state import (
     COUNT_FIELDS,
     MONEY_FIELDS,
@@ -163,6 +173,7 @@ class RedisStore:
         self._begin = Script(BEGIN_STEP)
         self._note = Script(NOTE)
         self._vault_note = Script(VAULT_NOTE)
+        self._merge = Script(MERGE)
         self._set_outcome = self._redis.register_script(SET_OUTCOME)
         self._close = self._redis.register_script(CLOSE)
         self._vault_since = self._redis.register_script(VAULT_SINCE)
@@ -376,6 +387,17 @@ class RedisStore:
             return
         prefix, ttl = f"{self._prefix}s:", self._ttl
         await self._batch.all([self._batch.command("SET", prefix + key, value, "EX", ttl) for key, value in pairs])
+
+    async def stitch_merge(self, merges: list[Merge]) -> None:
+        """The edits in one script (atomic: another replica's edits of the same entries come
+        before or after, not between a read and a write)."""
+        if not merges:
+            return
+        prefix = f"{self._prefix}s:"
+        args: list[Any] = [self._ttl]
+        for merge in merges:
+            args += [merge.op, merge.a, merge.b, merge.c]
+        await self._batch.script(self._merge, [prefix + merge.key for merge in merges], args)
 
     async def active_count(self) -> int:
         count: int = await self._redis.zcard(f"{self._prefix}open")

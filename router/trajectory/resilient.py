@@ -35,6 +35,7 @@ from router.metrics.core import Metrics
 from router.trajectory.journal import WRITES_REFUSED, CountedStep, Journal, Note, Records, Write
 from router.trajectory.journal_codec import StoreCall
 from router.trajectory.journal_file import JournalFile
+from router.trajectory.merges import Merge
 from router.trajectory.redis_store import PoolBusy, RedisStore
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 from router.trajectory.store import MemoryStore, StoreBusy, StoreReplyError, StoreUnavailable, TrajectoryStore
@@ -344,6 +345,17 @@ class ResilientStore:
             for key, value in pairs:
                 self._keep("stitch", StoreCall("stitch_remember", (key, value)))
         await self.fallback.stitch_remember_many(pairs)
+
+    async def stitch_merge(self, merges: list[Merge]) -> None:
+        if not merges:
+            return
+        ok, _ = await self._try("stitch", lambda s: s.stitch_merge(merges))
+        # Applied here too, as every stitching write is; while the store is out, the entries
+        # this gives are what the write-back sets (each key journalled on its own, in order).
+        written = self.fallback.merge_now(merges)
+        if not ok:
+            for key, value in written:
+                self._keep("stitch", StoreCall("stitch_remember", (key, value)))
 
     # -- reads -----------------------------------------------------------------------------
 

@@ -51,6 +51,7 @@ from router.trajectory import amend, identify
 from router.trajectory.amend import Amendable
 from router.trajectory.eager import Background
 from router.trajectory.history import HistoryKeys
+from router.trajectory.merges import APPEND, DROP, FLIGHT, FRONT, MARK, Merge
 from router.trajectory.store import MemoryStore, TrajectoryStore
 
 log = logging.getLogger("tandem.stitch")
@@ -127,6 +128,7 @@ class _Hold:
 EXTENDED, REWRITTEN, NEW, RETRY = "extended", "rewritten", "new", "retry"
 MAX_REWRITE_RUNS = 4  # runs given one answer under one first message (identical runs)
 NOTE_WAIT_S = 0.5  # at most, for the notes of answers already given (a slow store's)
+NOTE_POLL_S = 0.005  # the first pause before reading another replica's notes again
 
 
 @record(frozen=True, slots=True)
@@ -146,7 +148,7 @@ class Stitch:
 
 def _amended(
     raw_amend: str | None, raw_answered: str | None, amendable: Amendable, exclude: set[str]
-) -> tuple[str, str, tuple[str, str]] | None:
+) -> tuple[str, str, Merge] | None:
     """The run a request continues whose client dropped that run's last answer (amend.py): the
     one answered where its last message had the shorter text (`raw_amend`: the `u:` entry), else
     the one answered at the history before its last message (`raw_answered`: that history's `c:`
@@ -154,12 +156,12 @@ def _amended(
     new in the request, the write that takes it), or None."""
     amended = amend.amended_run(raw_amend, amendable.text, exclude)
     if amended is not None:
-        found, appended, left = amended
-        return found, appended, (amend.PREFIX + amendable.head, left)
+        found, appended, _ = amended
+        return found, appended, Merge(amend.PREFIX + amendable.head, DROP, found)
     dropped = amend.answered_before(raw_answered, exclude)
     if dropped is not None:
-        found, left = dropped
-        return found, amendable.text, ("c:" + amendable.head, left)
+        found, _ = dropped
+        return found, amendable.text, Merge("c:" + amendable.head, DROP, found)
     return None
 
 
@@ -172,7 +174,7 @@ def _rewrite_key(anchor: str, answer: str) -> str:
     return "r:" + hashlib.blake2b(f"{anchor}|{answer}".encode(), digest_size=16).hexdigest()
 
 
-FLIGHT, DELIVERED, FAILED = "flight", "delivered", "failed"
+DELIVERED, FAILED = "delivered", "failed"  # (and merges.FLIGHT)
 MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one history's mark
 
 
@@ -192,21 +194,15 @@ class _Mark:
         parts += [""] * (2 - len(parts))
         return cls(parts[0], parts[1], parts[2:])
 
-    @classmethod
-    def of(cls, trajectory_id: str, state: str, flying: list[str]) -> _Mark:
-        """The mark after a request or answer of `trajectory_id`, with these attempts in flight
-        (the request's own among them when `state` is flight)."""
-        others = list(flying)
-        if state == FLIGHT and trajectory_id in others:
-            others.remove(trajectory_id)
-        return cls(trajectory_id, state, others[: MAX_FLYING - 1])
-
     def flying(self) -> list[str]:
         """The trajectories of the attempts with this history in flight, newest first."""
         return ([self.trajectory_id] if self.state == FLIGHT else []) + self.others
 
-    def text(self) -> str:
-        return " ".join([self.trajectory_id, self.state, *self.others])
+
+def _marked(key: str, trajectory_id: str, state: str) -> Merge:
+    """The edit of a history's mark after a request (`FLIGHT`) or an answer of `trajectory_id`:
+    the other attempts in flight stay in it (merges.py: `mark`)."""
+    return Merge("b:" + key, MARK, trajectory_id, state, str(MAX_FLYING))
 
 
 class Stitcher:
@@ -214,7 +210,8 @@ class Stitcher:
         """`background`: where the claims' writes run (the tracker's: awaited at its shutdown);
         by default eagerly in memory, in a task of its own on a shared store."""
         self._store = store
-        self._background = background or Background(eager=isinstance(store, MemoryStore))
+        self._shared = not isinstance(store, MemoryStore)  # other processes write it too
+        self._background = background or Background(eager=not self._shared)
         self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
         # The answers of this process whose notes are being written, by their first message's
@@ -246,20 +243,27 @@ class Stitcher:
                         await note.wait()
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
-        locks = self._locks
         held = (key,) if previous is None else (key, previous)
-        await locks.acquire(key)
-        try:
-            if previous is not None:
-                await locks.acquire(previous)
-        except BaseException:
-            locks.release(key)
-            raise
-        try:
-            stitched, writes = await self._find(namespace, messages, client_retry, previous, key, anchor, amendable)
-        except BaseException:
+        waited, pause = 0.0, NOTE_POLL_S
+        while True:
+            await self._acquire(held)
+            try:
+                stitched, writes, pending = await self._find(
+                    namespace, messages, client_retry, previous, key, anchor, amendable
+                )
+            except BaseException:
+                self._release(held)
+                raise
+            if not pending or waited >= NOTE_WAIT_S or not self._shared:
+                break
+            # The answer this request resends is not noted yet while attempts of the history
+            # it answered are still marked in flight: another replica's answer whose notes are
+            # on their way (this process's were waited for above; in memory there is no other).
+            # Read again shortly, the keys let go meanwhile, rather than start a trajectory.
             self._release(held)
-            raise
+            pause = min(pause, NOTE_WAIT_S - waited)
+            await asyncio.sleep(pause)
+            waited, pause = waited + pause, pause * 2
         # The claim's writes, off the request's path: on a shared store they leave with the
         # step start the caller asks for next, in one pipeline (redis_batch: what one turn of
         # the loop asks), one round trip fewer; in memory they are done before this returns.
@@ -268,13 +272,24 @@ class Stitcher:
         self._background.spawn(self._write(writes, held))
         return stitched
 
+    async def _acquire(self, held: tuple[str, ...]) -> None:
+        """The keys' locks, the longer history's first (so two finds never wait in a circle)."""
+        locks = self._locks
+        await locks.acquire(held[0])
+        try:
+            for key in held[1:]:
+                await locks.acquire(key)
+        except BaseException:
+            locks.release(held[0])
+            raise
+
     def _release(self, held: tuple[str, ...]) -> None:
         for key in reversed(held):
             self._locks.release(key)
 
-    async def _write(self, writes: list[tuple[str, str]], held: tuple[str, ...]) -> None:
+    async def _write(self, writes: list[Merge], held: tuple[str, ...]) -> None:
         try:
-            await self._store.stitch_remember_many(writes)
+            await self._store.stitch_merge(writes)
         except Exception as exc:
             # (An outage is the resilient store's to journal; this is load or a refused write:
             # the step goes on, and its run's next step may start a trajectory of its own.)
@@ -291,7 +306,7 @@ class Stitcher:
         key: str,
         anchor: str,
         amendable: Amendable | None = None,
-    ) -> tuple[Stitch, list[tuple[str, str]]]:
+    ) -> tuple[Stitch, list[Merge], bool]:
         # A step's reads are one round trip and its writes go with its start (a shared store's): the
         # history's mark, and the claim on the history before it when the request resends an
         # answer (read together even when the mark makes it a retry: one trip either way).
@@ -314,15 +329,13 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            return Stitch(retried, key, anchor, RETRY, amendable), [
-                ("b:" + key, _Mark.of(retried, FLIGHT, [retried, *flying]).text())
-            ]
+            return Stitch(retried, key, anchor, RETRY, amendable), [_marked(key, retried, FLIGHT)], False
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
-        found, decision, seen = None, NEW, False
-        writes: list[tuple[str, str]] = []
+        found, decision, seen, pending = None, NEW, False, False
+        writes: list[Merge] = []
         if previous is not None and resent is not None:
-            found, seen, claimed = self._claim(previous, raws[1], raws[2], resent[0], exclude)
+            found, seen, claimed, pending = self._claim(previous, raws[1], raws[2], resent[0], exclude)
             writes += claimed
             decision = EXTENDED
             # A run found with no note of its answer (`_claim`'s guess: the one request in flight
@@ -347,16 +360,19 @@ class Stitcher:
                 decision = REWRITTEN
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
+        else:
+            pending = False
         # The claim's note first, the mark last (in order, in one round trip).
-        writes.append(("b:" + key, _Mark.of(found, FLIGHT, [found, *flying]).text()))
-        return Stitch(found, key, anchor, decision, amendable, appended), writes
+        writes.append(_marked(key, found, FLIGHT))
+        return Stitch(found, key, anchor, decision, amendable, appended), writes, pending
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
-    ) -> tuple[str | None, bool, list[tuple[str, str]]]:
+    ) -> tuple[str | None, bool, list[Merge], bool]:
         """The run that was given the answer this history ends with, after the history before
         it (`raw`: its `c:` entry, `raw_mark`: its `b:` mark); whether that history was ever
-        sent; and the write that takes the claim."""
+        sent; the write that takes the claim; and, when no run is found, whether attempts of
+        that history are in flight whose answers may be noted soon."""
         entries = [e.partition("|") for e in (raw or "").split()]
         chosen = next((t for t, _, a in entries if t not in exclude and a in answers), None)
         if chosen is None:
@@ -365,12 +381,12 @@ class Stitcher:
             # that history, and only one, is still in flight, its answer may be this one.
             mark = _Mark.read(raw_mark)
             flying = set(mark.flying())
-            alone = flying.pop() if len(flying) == 1 else None
-            return (alone if alone not in exclude else None), bool(raw) or bool(mark.trajectory_id), []
+            alone = next(iter(flying)) if len(flying) == 1 else None
+            found = alone if alone not in exclude else None
+            return found, bool(raw) or bool(mark.trajectory_id), [], found is None and bool(flying - exclude)
         # A run continues from one history once: its other notes there (an attempt answered
         # twice) are dropped, so that no other run's step can take them.
-        left = [f"{t}|{a}" for t, _, a in entries if t != chosen]
-        return chosen, True, [("c:" + previous, " ".join(left))]
+        return chosen, True, [Merge("c:" + previous, DROP, chosen)], False
 
     async def _rewritten(self, anchor: str, answers: tuple[str, ...], exclude: set[str]) -> str | None:
         """A run given the answer this history ends with, under the same first message."""
@@ -424,31 +440,17 @@ class Stitcher:
     async def _remember_answer(
         self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str, amendable: Amendable | None
     ) -> None:
-        # One round trip for the reads, one for the writes (in order: the notes first, the mark
-        # last, so that a mark that says `delivered` has its notes written).
-        rewrite = _rewrite_key(anchor, answer) if delivered and anchor else None
-        amended = amend.PREFIX + amendable.head if delivered and amendable is not None else None
-        keys = ["b:" + key, *(["c:" + key] if delivered else []), *([rewrite] if rewrite else [])]
-        if amended is not None:
-            keys.append(amended)
-        raws = await self._store.stitch_find_many(keys)
-        writes: list[tuple[str, str]] = []
-        if amended is not None and amendable is not None:
-            entry = amend.noted(raws[-1], trajectory_id, amendable.text)
-            if entry != raws[-1]:
-                writes.append((amended, entry))
+        # One round trip: the edits applied where the entries are kept (merges.py), so that
+        # another replica's notes of the same histories, written at the same instant, stay; in
+        # order: the notes first, the mark last, so that a mark that says `delivered` has its
+        # notes written.
+        writes: list[Merge] = []
+        if delivered and amendable is not None:
+            writes.append(amend.noted(amendable.head, trajectory_id, amendable.text))
         if delivered:
-            entries = [*(raws[1] or "").split(), f"{trajectory_id}|{answer}"]
-            writes.append(("c:" + key, " ".join(entries[-MAX_CANDIDATES:])))
-            if rewrite is not None:
-                runs = (raws[2] or "").split()
-                if trajectory_id not in runs:
-                    runs = [trajectory_id, *runs][:MAX_REWRITE_RUNS]
-                    writes.append((rewrite, " ".join(runs)))
+            writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{answer}", str(MAX_CANDIDATES)))
+            if anchor:
+                writes.append(Merge(_rewrite_key(anchor, answer), FRONT, trajectory_id, str(MAX_REWRITE_RUNS)))
         # Other runs' attempts of this history still in flight stay marked.
-        flying = _Mark.read(raws[0]).flying()
-        if trajectory_id in flying:
-            flying.remove(trajectory_id)  # this attempt's; another of the same run may still fly
-        mark = _Mark.of(trajectory_id, DELIVERED if delivered else FAILED, flying)
-        writes.append(("b:" + key, mark.text()))
-        await self._store.stitch_remember_many(writes)
+        writes.append(_marked(key, trajectory_id, DELIVERED if delivered else FAILED))
+        await self._store.stitch_merge(writes)

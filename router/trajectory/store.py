@@ -16,6 +16,7 @@ from typing import Protocol
 
 from router.errors import GatewayError
 from router.ledger import StepRecord
+from router.trajectory.merges import Merge, merged
 from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 
 # A runaway client must not grow one trajectory without bound; its totals stay right anyway.
@@ -118,6 +119,12 @@ class TrajectoryStore(Protocol):
     async def stitch_remember_many(self, pairs: list[tuple[str, str]]) -> None:
         """`stitch_remember` for each (key, value), in order, in one round trip where the store
         has them."""
+        ...
+
+    async def stitch_merge(self, merges: list[Merge]) -> None:
+        """Each edit applied to its stitching entry as the entry is then (merges.py), in order,
+        all at once (one Lua script in Redis: a replica's edits of the same entries at the same
+        instant are applied in turn, none lost), in one round trip where the store has them."""
         ...
 
     async def active_count(self) -> int:
@@ -361,11 +368,27 @@ class MemoryStore:
         return self._stitch.get(key)
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
-        self._stitch[key] = trajectory_id
+        self._remember(key, trajectory_id)
+
+    def _remember(self, key: str, value: str) -> None:
+        self._stitch[key] = value
         self._stitch.move_to_end(key)
         # Only the stitching map grows here; idle trajectories go at the next step's start.
         while len(self._stitch) > self.max_trajectories:
             self._stitch.popitem(last=False)
+
+    async def stitch_merge(self, merges: list[Merge]) -> None:
+        self.merge_now(merges)
+
+    def merge_now(self, merges: list[Merge]) -> list[tuple[str, str]]:
+        """`stitch_merge` at once; the (key, value) pairs it wrote, in order."""
+        written: list[tuple[str, str]] = []
+        for merge in merges:
+            value = merged(self._stitch.get(merge.key), merge)
+            if value is not None:
+                self._remember(merge.key, value)
+                written.append((merge.key, value))
+        return written
 
     async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
         return [self._stitch.get(key) for key in keys]

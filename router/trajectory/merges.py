@@ -1,0 +1,78 @@
+"""Edits of a stitching entry made where the entry is kept, so that replicas never lose each
+other's: the entry read, changed and written in one step.
+
+A stitching entry is a line of space-separated tokens (stitch.py: a history's `b:` mark, its
+`c:` answers, a rewrite's `r:` runs, an amendment's `u:` entries). A step used to read the
+entries, change them in Python and set them back. With one process that is safe (stitch.py's
+key locks order its steps); with several replicas (or `server.workers`) sharing Redis, two
+steps of one task's runs that changed the same entry at once each set their own version, and
+the one set first was lost: a run whose note of its answer was lost started a trajectory of its
+own at its next step. So the change travels instead of the result: a `Merge` names its op, and
+the store applies it to the entry as it is now (Redis in one Lua script, redis_scripts.MERGE,
+which mirrors `merged` here; tests/test_merges.py holds the two to the same results).
+
+The ops:
+  drop    a: run id            the tokens of that run (`<run>|…`) removed
+  append  a: token, b: most     the token added last, the oldest dropped past `most`
+  front   a: token, b: most     the token added first unless there already, the last past `most`
+  mark    a: run, b: state, c: most
+                                a `b:` mark (stitch._Mark): `<run> <state> <others in flight>`,
+                                the others being the entry's attempts in flight, less this run's
+                                one when the state is an answer's, at most `most` - 1 of them
+  note    a: run, b: tail, c: most
+                                an `u:` entry (amend.noted): `<run><tail>` added, or the entries
+                                of that tail made one `*<tail>` when another run has it
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+DROP, APPEND, FRONT, MARK, NOTE = "drop", "append", "front", "mark", "note"
+FLIGHT = "flight"  # the state of a mark whose run has a request in flight
+AMBIGUOUS = "*"  # an `u:` entry that names no run
+
+
+class Merge(NamedTuple):
+    """One edit of the stitching entry at `key` (ops above; unused arguments are "")."""
+
+    key: str
+    op: str
+    a: str
+    b: str = ""
+    c: str = ""
+
+
+def merged(raw: str | None, merge: Merge) -> str | None:
+    """The entry after `merge`, from `raw` (None: no entry); None when it is left as it is."""
+    tokens = (raw or "").split()
+    op = merge.op
+    if op == DROP:
+        return " ".join(t for t in tokens if t.partition("|")[0] != merge.a)
+    if op == APPEND:
+        return " ".join([*tokens, merge.a][-int(merge.b) :])
+    if op == FRONT:
+        if merge.a in tokens:
+            return None
+        return " ".join([merge.a, *tokens][: int(merge.b)])
+    if op == MARK:
+        tokens += [""] * (2 - len(tokens))
+        flying = ([tokens[0]] if tokens[1] == FLIGHT else []) + tokens[2:]
+        if merge.b != FLIGHT and merge.a in flying:
+            flying.remove(merge.a)  # this attempt's (another of the same run may still fly)
+        return " ".join([merge.a, merge.b, *flying[: int(merge.c) - 1]])
+    if op == NOTE:
+        return _noted(tokens, merge.a, merge.b, int(merge.c))
+    raise ValueError(f"unknown stitching merge {op!r}")
+
+
+def _noted(tokens: list[str], run: str, tail: str, most: int) -> str | None:
+    if not tokens:
+        return run + tail
+    if any(t.endswith(tail) for t in tokens):
+        if run + tail in tokens or AMBIGUOUS + tail in tokens:
+            return None  # noted already (an attempt answered again), or runs alike already
+        return " ".join([*(t for t in tokens if not t.endswith(tail)), AMBIGUOUS + tail])
+    if len(tokens) >= most:
+        tokens = tokens[len(tokens) - most + 1 :]
+    return " ".join([*tokens, run + tail])

@@ -1,0 +1,67 @@
+"""Runs without a session id stitched by two gateway replicas sharing one Redis, at once: a
+fleet of runs of one task (a CI matrix, a benchmark's seeds) whose first requests are identical
+and whose steps land on either replica. Each run is one trajectory: no replica's note of an
+answer is lost to another's written at the same instant (merges.py), and a step that reaches one
+replica before the other has noted the answer it resends waits for the note (stitch.py)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable
+
+import httpx
+
+from tests.gateway_server import GatewayServer
+
+MakeGateway = Callable[..., GatewayServer]
+RUNS = 16  # at once, of one task
+SYSTEM = {"role": "system", "content": "You are a coding agent with a bash tool."}
+
+
+def _step(client: httpx.Client, server: GatewayServer, messages: list[dict[str, str]], answer: str) -> tuple[str, str]:
+    body = {"model": "tandem", "messages": messages, "fake": {"kind": "text", "text": answer}}
+    response = client.post(f"{server.url}/v1/chat/completions", json=body)
+    assert response.status_code == 200, response.text
+    return response.headers["x-tandem-trajectory"], response.headers["x-tandem-stitch"]
+
+
+def _second(task: list[dict[str, str]], run: int) -> list[dict[str, str]]:
+    return [*task, {"role": "assistant", "content": f"run {run}: ls"}, {"role": "user", "content": f"output {run}"}]
+
+
+def test_a_fleet_of_runs_on_two_replicas_is_one_trajectory_each(make_gateway: MakeGateway, redis_url: str) -> None:
+    replicas = [make_gateway(redis_url=redis_url), make_gateway(redis_url=redis_url)]
+    with httpx.Client(timeout=30) as client, concurrent.futures.ThreadPoolExecutor(RUNS) as pool:
+        for fleet in range(4):
+            task = [SYSTEM, {"role": "user", "content": f"Fix the failing test in module_{fleet}.py"}]
+            firsts = list(
+                pool.map(lambda run, task=task: _step(client, replicas[run % 2], task, f"run {run}: ls"), range(RUNS))
+            )
+            seconds = list(
+                pool.map(
+                    lambda run, task=task: _step(client, replicas[(run + 1) % 2], _second(task, run), "done"),
+                    range(RUNS),
+                )
+            )
+            assert len({trajectory for trajectory, _ in firsts}) == RUNS
+            assert [trajectory for trajectory, _ in seconds] == [trajectory for trajectory, _ in firsts]
+            assert {decision for _, decision in seconds} == {"extended"}
+
+
+def test_a_step_sent_to_the_other_replica_at_once_continues_its_run(make_gateway: MakeGateway, redis_url: str) -> None:
+    """Each run's next step sent the moment its answer arrives, to the replica that did not give
+    it (whose notes are written after the answer, off its path)."""
+    replicas = [make_gateway(redis_url=redis_url), make_gateway(redis_url=redis_url)]
+
+    def run_of_two_steps(client: httpx.Client, task: list[dict[str, str]], run: int) -> tuple[str, str]:
+        first, _ = _step(client, replicas[run % 2], task, f"run {run}: ls")
+        second, decision = _step(client, replicas[(run + 1) % 2], _second(task, run), "done")
+        assert decision == "extended", (run, decision)
+        return first, second
+
+    with httpx.Client(timeout=30) as client, concurrent.futures.ThreadPoolExecutor(RUNS) as pool:
+        for fleet in range(4):
+            task = [SYSTEM, {"role": "user", "content": f"Make the build pass in package_{fleet}"}]
+            pairs = list(pool.map(lambda run, task=task: run_of_two_steps(client, task, run), range(RUNS)))
+            assert len({first for first, _ in pairs}) == RUNS
+            assert all(first == second for first, second in pairs), pairs
