@@ -14,6 +14,8 @@ def _noted(raw: str | None, run: str, text: str) -> str | None:
     """The `u:` entry after `amend.noted`'s edit is applied to `raw` (as the stores apply it)."""
     value = merged(raw, noted("head", run, text))
     return raw if value is None else value
+
+
 ERROR = "\nError:\nError executing tool 'write_file'\nNow let's retry"
 
 
