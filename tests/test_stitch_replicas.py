@@ -2,12 +2,15 @@
 fleet of runs of one task (a CI matrix, a benchmark's seeds) whose first requests are identical
 and whose steps land on either replica. Each run is one trajectory: no replica's note of an
 answer is lost to another's written at the same instant (merges.py), and a step that reaches one
-replica before the other has noted the answer it resends waits for the note (stitch.py)."""
+replica before the other has noted the answer it resends (or the failure of the attempt it
+retries) waits for the note, and a step's claim is in Redis before its answer (stitch.py)."""
 
 from __future__ import annotations
 
 import concurrent.futures
+import random
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 
@@ -65,3 +68,57 @@ def test_a_step_sent_to_the_other_replica_at_once_continues_its_run(make_gateway
             pairs = list(pool.map(lambda run, task=task: run_of_two_steps(client, task, run), range(RUNS)))
             assert len({first for first, _ in pairs}) == RUNS
             assert all(first == second for first, second in pairs), pairs
+
+
+def _tool_loop(
+    client: httpx.Client, replicas: list[GatewayServer], task: list[dict[str, Any]], seed: int
+) -> list[tuple[str, str]]:
+    """A run of 5 tool-call steps, each sent to a replica drawn at random, some streamed; some
+    steps (after the first, whose byte-identical retry no rule can tell from another run's first
+    request: docs/concepts.md) fail once with a 500 and are sent again at once, to a replica drawn
+    again, with no retry header. (The stitch decision, trajectory) of each attempt."""
+    rng = random.Random(seed)
+    messages = list(task)
+    attempts: list[tuple[str, str]] = []
+    for step in range(5):
+        call_id = f"call_{rng.getrandbits(40):x}"
+        arguments = f'{{"cmd": "ls {step}"}}'
+        how = {"kind": "tool_call", "call_id": call_id, "name": "bash", "arguments": arguments}
+        if step > 0 and rng.random() < 0.2:
+            body = {"model": "tandem", "messages": messages, "fake": {"kind": "error", "status": 500}}
+            failed = client.post(f"{rng.choice(replicas).url}/v1/chat/completions", json=body)
+            assert failed.status_code >= 500
+            attempts.append(("failed", failed.headers["x-tandem-trajectory"]))
+        body = {"model": "tandem", "messages": messages, "fake": how, "stream": rng.random() < 0.4}
+        with client.stream("POST", f"{rng.choice(replicas).url}/v1/chat/completions", json=body) as answer:
+            answer.read()  # a stream read to its end: the answer delivered in full
+            assert answer.status_code == 200
+            attempts.append((answer.headers["x-tandem-stitch"], answer.headers["x-tandem-trajectory"]))
+        call = {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": arguments}}
+        messages += [
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call_id, "content": f"output of step {step}"},
+        ]
+    return attempts
+
+
+def test_tool_loops_with_failed_attempts_on_either_replica_are_one_trajectory_each(
+    make_gateway: MakeGateway, redis_url: str
+) -> None:
+    replicas = [make_gateway(redis_url=redis_url), make_gateway(redis_url=redis_url)]
+    with httpx.Client(timeout=30) as client, concurrent.futures.ThreadPoolExecutor(RUNS) as pool:
+        for fleet in range(4):
+            task = [SYSTEM, {"role": "user", "content": f"Port the tests of crate_{fleet} to the new API"}]
+            runs = list(
+                pool.map(
+                    lambda run, task=task, fleet=fleet: _tool_loop(client, replicas, task, 100 * fleet + run),
+                    range(RUNS),
+                )
+            )
+            trajectories = [{trajectory for _, trajectory in attempts} for attempts in runs]
+            assert all(len(found) == 1 for found in trajectories), runs  # no run split
+            assert len(set().union(*trajectories)) == RUNS, runs  # no two runs joined
+            assert {"failed", "retry"} & {decision for attempts in runs for decision, _ in attempts} == {
+                "failed",
+                "retry",
+            }  # the schedule did fail and retry attempts

@@ -92,5 +92,14 @@ class Background:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    def start(self, work: Coroutine[Any, Any, None]) -> None:
+        """`spawn`, started at once on every store (`start_eagerly`): for work whose first wait
+        is a store command it queues (so that the command leaves in the batch of the commands
+        the caller issues next), and that enters no timeout before it."""
+        task = start_eagerly(work)
+        if task is not None:
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
     async def settled(self) -> None:
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -264,12 +264,13 @@ class Stitcher:
             pause = min(pause, NOTE_WAIT_S - waited)
             await asyncio.sleep(pause)
             waited, pause = waited + pause, pause * 2
-        # The claim's writes, off the request's path: on a shared store they leave with the
-        # step start the caller asks for next, in one pipeline (redis_batch: what one turn of
-        # the loop asks), one round trip fewer; in memory they are done before this returns.
-        # The keys stay locked until they are written, so a step of this process with the same
-        # history reads them after this one's claim.
-        self._background.spawn(self._write(writes, held))
+        # The claim's writes, off the request's path: on a shared store they are queued now
+        # and leave with the step start the caller asks for next, in one pipeline (redis_batch:
+        # what one turn of the loop asks), one round trip fewer, and so are in the store before
+        # the step's answer (a next step that reaches another replica at once finds them); in
+        # memory they are done before this returns. The keys stay locked until they are
+        # written, so a step of this process with the same history reads them after this one's.
+        self._background.start(self._write(writes, held))
         return stitched
 
     async def _acquire(self, held: tuple[str, ...]) -> None:
@@ -359,6 +360,10 @@ class Stitcher:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
         if found is None:
+            # An attempt of this very history in flight, and the run it continues claimed by it:
+            # the failure of that attempt may be on its way from another replica (and this its
+            # retry), as much as a run's notes may be (`pending` from `_claim`).
+            pending = pending or (seen and bool(flying))
             found, decision = identify.new_trajectory_id(namespace), NEW
         else:
             pending = False
