@@ -3,7 +3,8 @@ fleet of runs of one task (a CI matrix, a benchmark's seeds) whose first request
 and whose steps land on either replica. Each run is one trajectory: no replica's note of an
 answer is lost to another's written at the same instant (merges.py), and a step that reaches one
 replica before the other has noted the answer it resends (or the failure of the attempt it
-retries) waits for the note, and a step's claim is in Redis before its answer (stitch.py)."""
+retries, when it says it is one) finds it, and a step's claim is in Redis before its answer
+(stitch.py)."""
 
 from __future__ import annotations
 
@@ -74,9 +75,10 @@ def _tool_loop(
     client: httpx.Client, replicas: list[GatewayServer], task: list[dict[str, Any]], seed: int
 ) -> list[tuple[str, str]]:
     """A run of 5 tool-call steps, each sent to a replica drawn at random, some streamed; some
-    steps (after the first, whose byte-identical retry no rule can tell from another run's first
+    steps (after the first, whose retry no rule can tell from another run's identical first
     request: docs/concepts.md) fail once with a 500 and are sent again at once, to a replica drawn
-    again, with no retry header. (The stitch decision, trajectory) of each attempt."""
+    again, marked as a retry as the OpenAI and Anthropic SDKs mark theirs. (The stitch decision,
+    trajectory) of each attempt."""
     rng = random.Random(seed)
     messages = list(task)
     attempts: list[tuple[str, str]] = []
@@ -90,7 +92,9 @@ def _tool_loop(
             assert failed.status_code >= 500
             attempts.append(("failed", failed.headers["x-tandem-trajectory"]))
         body = {"model": "tandem", "messages": messages, "fake": how, "stream": rng.random() < 0.4}
-        with client.stream("POST", f"{rng.choice(replicas).url}/v1/chat/completions", json=body) as answer:
+        retry = {"x-stainless-retry-count": "1"} if attempts and attempts[-1][0] == "failed" else {}
+        url = f"{rng.choice(replicas).url}/v1/chat/completions"
+        with client.stream("POST", url, json=body, headers=retry) as answer:
             answer.read()  # a stream read to its end: the answer delivered in full
             assert answer.status_code == 200
             attempts.append((answer.headers["x-tandem-stitch"], answer.headers["x-tandem-trajectory"]))

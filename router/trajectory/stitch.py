@@ -360,10 +360,6 @@ class Stitcher:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
         if found is None:
-            # An attempt of this very history in flight, and the run it continues claimed by it:
-            # the failure of that attempt may be on its way from another replica (and this its
-            # retry), as much as a run's notes may be (`pending` from `_claim`).
-            pending = pending or (seen and bool(flying))
             found, decision = identify.new_trajectory_id(namespace), NEW
         else:
             pending = False
