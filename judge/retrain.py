@@ -12,11 +12,14 @@ runs back instead left a quarter to a half of a family's runs out of what the ca
 and compared on a quarter of its failures: the family was learnt later, or never (one failing
 at 13% of its steps, 20 runs seen: +0.00 against +0.02 to +0.08 for the others).
 
-Runs whose stitching was uncertain are left out: a run the gateway found by its message history
-(no client session id: its records carry `stitch`), whether extended, rewritten (a condenser, a
-compaction, an editor's retry) or a retry. Such a "run" may be two runs joined or one run cut,
-and its `action_failed` labels, read across the join, may be wrong; they come back once runs are
-identified from the run itself.
+Runs the gateway found by their message history (no client session id: their records carry
+`stitch`) are learnt from: runs are identified from the run itself (a step extends the history
+its run was answered at; the stitching property test, docs/concepts.md, finds no run joined to
+another or cut in two, on one gateway or on replicas sharing Redis). A run with a step joined by
+evidence rather than by its history (`rewritten`: a condenser, a compaction, an editor's retry,
+an answer the client dropped) is still left out: its `action_failed` labels are read across
+the rewrite, where the failure and the action it followed are the client's account, not the
+history's.
 
 Recent rows are few against the shipped ones: they weigh so that together they make
 `recent_share` of the training weight (at least their own count).
@@ -57,15 +60,18 @@ class RetrainResult:
     reason: str
     recent_rows: int
     recent_runs: int
-    left_out_runs: int  # stitched by history: uncertain
+    left_out_runs: int  # with a step joined by evidence (`rewritten`): uncertain labels
     folds: int  # groups of recent runs the comparison was cross-fitted over (0: not compared)
     recent_weight: float
     serving_path: Path
 
 
+UNCERTAIN = "rewritten"  # the stitch decision of a step joined to its run by evidence
+
+
 def uncertain_runs(rows: list[dict[str, Any]]) -> set[str]:
-    """Runs with a step the gateway placed by its history rather than a client session id."""
-    return {str(row["trajectory_id"]) for row in rows if row.get("stitch")}
+    """Runs with a step the gateway joined to them by evidence rather than by its history."""
+    return {str(row["trajectory_id"]) for row in rows if row.get("stitch") == UNCERTAIN}
 
 
 def folds_of(rows: list[dict[str, Any]], folds: int = FOLDS) -> list[set[str]]:
@@ -322,7 +328,7 @@ def run_retrain(args: argparse.Namespace) -> int:
     )
     print(
         f"recent traffic: {outcome.recent_rows} rows of {outcome.recent_runs} runs "
-        f"({outcome.left_out_runs} run(s) stitched by history left out); "
+        f"({outcome.left_out_runs} run(s) with a rewritten history left out); "
         f"compared over {outcome.folds} group(s) of runs; "
         f"recent rows weigh {outcome.recent_weight:.3g}",
         file=sys.stderr,

@@ -37,17 +37,25 @@ def _runs(client: httpx.Client, url: str, count: int, sessions: bool = True) -> 
         history: list[dict[str, Any]] = [{"role": "user", "content": task}]
         failed = False
         for index in range(5):
-            body = {"model": "tandem", "messages": history}
+            command = rng.choice(COMMANDS)
+            call = {"id": f"c{run}-{index}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
+            call["function"]["arguments"] = json.dumps({"command": command})
+            # The answer is the one the history will hold: a run without a session id is found
+            # by it at its next step.
+            fake = {
+                "kind": "tool_call",
+                "call_id": call["id"],
+                "name": "bash",
+                "arguments": call["function"]["arguments"],
+            }
+            body = {"model": "tandem", "messages": history, "fake": fake}
             headers = {"X-Session-ID": f"run-{run}"} if sessions else {}
             assert client.post(f"{url}/v1/chat/completions", json=body, headers=headers).status_code == 200
-            command = rng.choice(COMMANDS)
-            call = {"id": f"c{index}", "type": "function", "function": {"name": "bash", "arguments": "{}"}}
-            call["function"]["arguments"] = json.dumps({"command": command})
             failed = rng.random() < (0.05 if failed else 0.6)
             result = FAILURE if failed else f"ok {rng.randrange(1000)}\n" * rng.randrange(1, 30)
             history += [
                 {"role": "assistant", "content": None, "tool_calls": [call]},
-                {"role": "tool", "tool_call_id": f"c{index}", "content": result},
+                {"role": "tool", "tool_call_id": call["id"], "content": result},
             ]
 
 
@@ -62,7 +70,7 @@ def test_the_cronjob_script_promotes_a_model_the_gateway_reloads(
     route = {"strategy": "judge", "record_features": True, "model": str(serving), "reload_check_s": 0.05}
     server = make_gateway(routes={"tandem": route}, admin_api_keys=[ADMIN])
     _runs(client, server.url, 40)
-    _runs(client, server.url, 4, sessions=False)  # found by their history: left out of training
+    _runs(client, server.url, 4, sessions=False)  # found by their history: runs as the others
 
     # Recent traffic alone (the shipped rows are a retrain test of their own: tests/judge/test_retrain.py).
     # The route here is a state judge (the chart's default retrains the draft judge's model).
@@ -89,9 +97,8 @@ def test_the_cronjob_script_promotes_a_model_the_gateway_reloads(
     output = done.stdout + done.stderr
     assert done.returncode == 0, output
     assert "wrote 220 step(s)" in output  # every step of the 44 runs, as judge rows
-    # Each step of the runs without a session id became a run of its own (its history holds
-    # answers the gateway never gave): 20 uncertain runs, none trained on.
-    assert "200 rows of 40 runs (20 run(s) stitched by history left out)" in output, output
+    # The runs without a session id, stitched by their history, are four runs learnt from.
+    assert "220 rows of 44 runs (0 run(s) with a rewritten history left out)" in output, output
     assert (work / "report" / "report.md").exists() and (work / "report" / "roc.png").exists()
     assert f"promoted to {serving}" in output, output
     card = json.loads((volume / "judge.card.json").read_text())

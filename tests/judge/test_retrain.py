@@ -1,5 +1,6 @@
 """`tandem judge retrain`: shipped + recent gateway rows -> a candidate promoted only when,
-cross-fitted over the recent runs, it is not worse there; runs stitched by history are left out."""
+cross-fitted over the recent runs, it is not worse there; runs stitched by their history are learnt
+from, runs with a history the client rewrote are left out."""
 
 from __future__ import annotations
 
@@ -51,19 +52,22 @@ def _serving(folder: Path, shipped: list[dict[str, Any]]) -> Path:
     return path
 
 
-def test_a_candidate_that_learnt_the_new_agent_is_promoted_and_stitched_runs_are_left_out(tmp_path: Path) -> None:
+def test_a_candidate_that_learnt_the_new_agent_is_promoted_and_rewritten_runs_are_left_out(tmp_path: Path) -> None:
     shipped = _rows("alpha", 150, "err_any", seed=1)
     serving = _serving(tmp_path, shipped)
     before = serving.read_bytes()
     recent = _rows("beta", 40, "act1_read", seed=2)
-    # Runs the gateway found by their history: their labels are noise here, and must not count.
-    stitched = _rows("beta", 10, "act1_read", seed=3)
-    for row in stitched:
-        row["trajectory_id"] = "stitched-" + row["trajectory_id"]
-        row["stitch"] = "extended"
+    # Runs the gateway found by their history (no session id) are runs as any other.
+    for row in recent[: len(recent) // 2]:
+        row["stitch"] = "new" if row["step"] == 1 else "extended"
+    # Runs with a step joined by evidence: their labels are noise here, and must not count.
+    rewritten = _rows("beta", 10, "act1_read", seed=3)
+    for row in rewritten:
+        row["trajectory_id"] = "rewritten-" + row["trajectory_id"]
+        row["stitch"] = "rewritten" if row["step"] == 2 else "extended"
         row["action_failed"] = 1 - row["action_failed"]
-    assert uncertain_runs(stitched + recent) == {row["trajectory_id"] for row in stitched}
-    outcome = retrain(shipped, recent + stitched, serving, model="logreg", report=tmp_path / "report")
+    assert uncertain_runs(rewritten + recent) == {row["trajectory_id"] for row in rewritten}
+    outcome = retrain(shipped, recent + rewritten, serving, model="logreg", report=tmp_path / "report")
     assert outcome.promoted, outcome.reason
     figures = orjson.loads((tmp_path / "report" / "report.json").read_bytes())
     for name in ("candidate", "serving"):  # one family: its AUC is the comparison's, pairs within groups
@@ -115,7 +119,7 @@ def test_the_cli_says_what_it_learnt_from_and_keeps_the_model_without_recent_fai
     assert main([*arguments, "--model", "logreg"]) == 0
     out = capsys.readouterr()
     assert "not promoted; still serving" in out.out and "nothing to compare the models on" in out.out
-    assert "recent traffic: 160 rows of 20 runs (0 run(s) stitched by history left out)" in out.err
+    assert "recent traffic: 160 rows of 20 runs (0 run(s) with a rewritten history left out)" in out.err
     assert serving.read_bytes() == before
     with pytest.raises(SystemExit) as refused:
         main([*arguments, "--folds", "1"])
