@@ -32,8 +32,12 @@ Kept in the trajectory store's stitching map (so replicas sharing Redis share it
 A claim is a read then a write: one process serialises the claims on one history (a lock per
 history key, so that requests of other histories, and other tenants, never wait behind its
 round trips), but two replicas claiming the same key at the same instant may both continue one
-trajectory. On a shared store the write is not waited for on the request's path: it leaves in
-the pipeline of the step start that follows, and the keys stay locked until it is written.
+trajectory (two requests of one history at once: identical runs, told apart by nothing). The
+writes are edits applied where the entries are kept (merges.py), so what another replica wrote
+between the read and the write stays. On a shared store the claim's write is not waited for on
+the request's path: it is queued at once and leaves in the pipeline of the step start that
+follows (so it is in the store before the step's answer), and the keys stay locked until it is
+written.
 """
 
 from __future__ import annotations
