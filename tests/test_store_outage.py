@@ -14,6 +14,7 @@ import pytest
 import redis
 
 from router.trajectory.journal import CountedStep, Journal, Note, Write
+from router.trajectory.merges import APPEND, FLIGHT, FRONT, MARK, Merge
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import StepStart
@@ -327,6 +328,36 @@ async def test_a_steps_stitching_batch_in_an_outage_is_kept_key_by_key_and_writt
         await store.journal.write_back(fresh)
         assert len(store.journal) == 0
         assert await fresh.stitch_find_many(["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
+    finally:
+        await fresh.aclose()
+        await store.aclose()
+
+
+async def test_a_steps_stitching_edits_in_an_outage_are_kept_as_their_results_and_written_back(
+    own_redis: RedisServer,
+) -> None:
+    """Stitching edits (merges.py) while Redis is out: applied to the mirror, whose resulting
+    entries the journal keeps key by key (setting a key again is harmless) and writes back."""
+    store = ResilientStore(RedisStore(own_redis.url), MemoryStore(), "degrade")
+    await store.stitch_merge([Merge("c:h", APPEND, "t0|z", "16")])  # before the outage: in both
+    own_redis.stop()
+    edits = [
+        Merge("c:h", APPEND, "t1|a", "16"),
+        Merge("b:h", MARK, "t1", FLIGHT, "8"),
+        Merge("b:h", MARK, "t1", "delivered", "8"),
+        Merge("r:x", FRONT, "t1", "4"),
+        Merge("r:x", FRONT, "t1", "4"),  # there already: nothing to keep
+    ]
+    await store.stitch_merge(edits)
+    assert store.degraded
+    assert await store.stitch_find_many(["b:h", "c:h", "r:x"]) == ["t1 delivered", "t0|z t1|a", "t1"]
+    assert len(store.journal) == 4
+    own_redis.start()
+    fresh = RedisStore(own_redis.url)
+    try:
+        await store.journal.write_back(fresh)
+        assert len(store.journal) == 0
+        assert await fresh.stitch_find_many(["b:h", "c:h", "r:x"]) == ["t1 delivered", "t0|z t1|a", "t1"]
     finally:
         await fresh.aclose()
         await store.aclose()
