@@ -56,8 +56,7 @@ def merged(raw: str | None, merge: Merge) -> str | None:
             return None
         return " ".join([merge.a, *tokens][: int(merge.b)])
     if op == MARK:
-        tokens += [""] * (2 - len(tokens))
-        flying = ([tokens[0]] if tokens[1] == FLIGHT else []) + tokens[2:]
+        flying = tokens[:1] + tokens[2:] if len(tokens) > 1 and tokens[1] == FLIGHT else tokens[2:]
         if merge.b != FLIGHT and merge.a in flying:
             flying.remove(merge.a)  # this attempt's (another of the same run may still fly)
         return " ".join([merge.a, merge.b, *flying[: int(merge.c) - 1]])

@@ -180,6 +180,7 @@ def _rewrite_key(anchor: str, answer: str) -> str:
 
 DELIVERED, FAILED = "delivered", "failed"  # (and merges.FLIGHT)
 MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one history's mark
+_MAX_FLYING, _MAX_CANDIDATES, _MAX_REWRITE_RUNS = str(MAX_FLYING), str(MAX_CANDIDATES), str(MAX_REWRITE_RUNS)
 
 
 @record(frozen=True, slots=True)
@@ -206,7 +207,7 @@ class _Mark:
 def _marked(key: str, trajectory_id: str, state: str) -> Merge:
     """The edit of a history's mark after a request (`FLIGHT`) or an answer of `trajectory_id`:
     the other attempts in flight stay in it (merges.py: `mark`)."""
-    return Merge("b:" + key, MARK, trajectory_id, state, str(MAX_FLYING))
+    return Merge("b:" + key, MARK, trajectory_id, state, _MAX_FLYING)
 
 
 class Stitcher:
@@ -249,8 +250,15 @@ class Stitcher:
         # history first, so two finds never wait for each other in a circle.
         held = (key,) if previous is None else (key, previous)
         waited, pause = 0.0, NOTE_POLL_S
+        locks = self._locks
         while True:
-            await self._acquire(held)
+            await locks.acquire(key)
+            try:
+                if previous is not None:
+                    await locks.acquire(previous)
+            except BaseException:
+                locks.release(key)
+                raise
             try:
                 stitched, writes, pending = await self._find(
                     namespace, messages, client_retry, previous, key, anchor, amendable
@@ -276,17 +284,6 @@ class Stitcher:
         # written, so a step of this process with the same history reads them after this one's.
         self._background.start(self._write(writes, held))
         return stitched
-
-    async def _acquire(self, held: tuple[str, ...]) -> None:
-        """The keys' locks, the longer history's first (so two finds never wait in a circle)."""
-        locks = self._locks
-        await locks.acquire(held[0])
-        try:
-            for key in held[1:]:
-                await locks.acquire(key)
-        except BaseException:
-            locks.release(held[0])
-            raise
 
     def _release(self, held: tuple[str, ...]) -> None:
         for key in reversed(held):
@@ -453,9 +450,9 @@ class Stitcher:
         if delivered and amendable is not None:
             writes.append(amend.noted(amendable.head, trajectory_id, amendable.text))
         if delivered:
-            writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{answer}", str(MAX_CANDIDATES)))
+            writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{answer}", _MAX_CANDIDATES))
             if anchor:
-                writes.append(Merge(_rewrite_key(anchor, answer), FRONT, trajectory_id, str(MAX_REWRITE_RUNS)))
+                writes.append(Merge(_rewrite_key(anchor, answer), FRONT, trajectory_id, _MAX_REWRITE_RUNS))
         # Other runs' attempts of this history still in flight stay marked.
         writes.append(_marked(key, trajectory_id, DELIVERED if delivered else FAILED))
         await self._store.stitch_merge(writes)

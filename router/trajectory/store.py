@@ -382,12 +382,17 @@ class MemoryStore:
 
     def merge_now(self, merges: list[Merge]) -> list[tuple[str, str]]:
         """`stitch_merge` at once; the (key, value) pairs it wrote, in order."""
+        stitch = self._stitch
         written: list[tuple[str, str]] = []
         for merge in merges:
-            value = merged(self._stitch.get(merge.key), merge)
+            key = merge.key
+            value = merged(stitch.get(key), merge)
             if value is not None:
-                self._remember(merge.key, value)
-                written.append((merge.key, value))
+                stitch[key] = value
+                stitch.move_to_end(key)
+                written.append((key, value))
+        while len(stitch) > self.max_trajectories:
+            stitch.popitem(last=False)
         return written
 
     async def stitch_find_many(self, keys: list[str]) -> list[str | None]:
