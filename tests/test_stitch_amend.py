@@ -5,7 +5,7 @@ its answer was dropped; never a guess between runs alike."""
 from __future__ import annotations
 
 from router.trajectory.amend import MAX_ENTRIES, amendable, amended_run, noted
-from router.trajectory.merges import merged
+from router.trajectory.merges import DROP, Merge, merged
 
 TASK = "New task:\nwrite proof.txt"
 
@@ -31,8 +31,9 @@ def test_a_text_extended_after_a_line_break_finds_its_run_once() -> None:
     raw = _noted(_noted(None, "t1", "other task"), "t2", TASK)
     found = amended_run(raw, TASK + ERROR, set())
     assert found is not None
-    trajectory_id, appended, left = found
-    assert (trajectory_id, appended) == ("t2", ERROR)
+    assert found == ("t2", ERROR)
+    left = merged(raw, Merge("u:head", DROP, "t2"))  # the stitcher's edit when it takes the run
+    assert left == raw.split()[0]
     assert amended_run(left, TASK + ERROR, set()) is None  # amended once
     assert amended_run(raw, TASK + ERROR, {"t2"}) is None  # that run excluded (its step in flight)
     assert amended_run(raw, TASK, set()) is None  # the same text: no amendment
@@ -49,7 +50,7 @@ def test_two_runs_amendable_alike_are_neither_taken() -> None:
 def test_long_texts_and_damaged_entries() -> None:
     long = "x" * 5000 + "\nend"
     raw = _noted(None, "t1", long)
-    assert amended_run(raw, long + ERROR, set()) == ("t1", ERROR, "")
+    assert amended_run(raw, long + ERROR, set()) == ("t1", ERROR)
     # Another text of the same length and ends is told apart only by what the key fixes (the
     # history before it); the same ends and length here are taken for the same text.
     assert amended_run("t9|x|y t8 |", long + ERROR, set()) is None
@@ -59,7 +60,7 @@ def test_long_texts_and_damaged_entries() -> None:
     assert many is not None and len(many.split()) == MAX_ENTRIES
     # A run noted twice (an attempt answered again) is one run, and is taken whole.
     twice = _noted(_noted(None, "t1", TASK), "t1", TASK)
-    assert amended_run(twice, TASK + ERROR, set()) == ("t1", ERROR, "")
+    assert amended_run(twice, TASK + ERROR, set()) == ("t1", ERROR)
 
 
 def test_the_earliest_run_answered_at_a_history_and_not_continued_goes_on() -> None:
@@ -67,8 +68,9 @@ def test_the_earliest_run_answered_at_a_history_and_not_continued_goes_on() -> N
 
     raw = "t1|k1 t2|k2 t1|k3"
     assert answered_before(raw, set()) is None  # two runs given that history: no telling which
-    assert answered_before(raw, {"t1"}) == ("t2", "t1|k1 t1|k3")
-    assert answered_before("t1|k1 t1|k3", set()) == ("t1", "")
+    assert answered_before(raw, {"t1"}) == "t2"
+    assert answered_before("t1|k1 t1|k3", set()) == "t1"
+    assert merged(raw, Merge("c:head", DROP, "t2")) == "t1|k1 t1|k3"  # the stitcher's edit
     assert answered_before(None, set()) is None
     assert answered_before("t1|k1", {"t1"}) is None
 
@@ -83,4 +85,5 @@ def test_runs_answered_after_the_same_text_make_one_entry_that_names_none() -> N
     assert amended_run(raw, TASK + ERROR, set()) is None
     assert merged(raw, noted("head", "t99", TASK)) is None  # nothing new to write
     other = _noted(raw, "t7", "another task")
-    assert amended_run(other, "another task" + ERROR, set()) == ("t7", ERROR, raw)
+    assert amended_run(other, "another task" + ERROR, set()) == ("t7", ERROR)
+    assert merged(other, Merge("u:head", DROP, "t7")) == raw  # taken: the other runs' entry stays

@@ -322,12 +322,17 @@ async def test_a_steps_stitching_batch_in_an_outage_is_kept_key_by_key_and_writt
     # The step goes on from the mirror, and the journal holds each key, in order.
     assert await store.stitch_find_many(["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
     assert len(store.journal) == 3
+    assert await _written_back(store, own_redis, ["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
+
+
+async def _written_back(store: ResilientStore, own_redis: RedisServer, keys: list[str]) -> list[str | None]:
+    """Redis started again and the journal written back: the stitching entries `keys` there."""
     own_redis.start()
     fresh = RedisStore(own_redis.url)
     try:
         await store.journal.write_back(fresh)
         assert len(store.journal) == 0
-        assert await fresh.stitch_find_many(["b:h", "c:h"]) == ["t1 delivered", "t1|a"]
+        return await fresh.stitch_find_many(keys)
     finally:
         await fresh.aclose()
         await store.aclose()
@@ -352,12 +357,4 @@ async def test_a_steps_stitching_edits_in_an_outage_are_kept_as_their_results_an
     assert store.degraded
     assert await store.stitch_find_many(["b:h", "c:h", "r:x"]) == ["t1 delivered", "t0|z t1|a", "t1"]
     assert len(store.journal) == 4
-    own_redis.start()
-    fresh = RedisStore(own_redis.url)
-    try:
-        await store.journal.write_back(fresh)
-        assert len(store.journal) == 0
-        assert await fresh.stitch_find_many(["b:h", "c:h", "r:x"]) == ["t1 delivered", "t0|z t1|a", "t1"]
-    finally:
-        await fresh.aclose()
-        await store.aclose()
+    assert await _written_back(store, own_redis, ["b:h", "c:h", "r:x"]) == ["t1 delivered", "t0|z t1|a", "t1"]

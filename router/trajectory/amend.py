@@ -77,11 +77,11 @@ def noted(head: str, trajectory_id: str, text: str) -> Merge:
     return Merge(PREFIX + head, NOTE, trajectory_id, f"|{len(text)}|{_digest(text)}", str(MAX_ENTRIES))
 
 
-def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str, str] | None:
+def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str] | None:
     """The run whose answered last message `text` extends after a line break, when one run not
     in `exclude` is (runs of one task given the same history are told apart by nothing here, so
-    none is taken): (its trajectory id, the text appended, the entry without that run's: a run
-    is amended once from one history), or None."""
+    none is taken): (its trajectory id, the text appended), or None. (A run is amended once from
+    one history: its entries there are dropped, `merges.DROP`.)"""
     if not raw:
         return None
     size = len(text)
@@ -98,18 +98,12 @@ def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str
     if len(matched) != 1 or AMBIGUOUS in matched:
         return None
     [(trajectory_id, length)] = matched.items()
-    left = " ".join(e for e in raw.split() if e.partition("|")[0] != trajectory_id)
-    return trajectory_id, text[length:], left
+    return trajectory_id, text[length:]
 
 
-def answered_before(raw: str | None, exclude: set[str]) -> tuple[str, str] | None:
+def answered_before(raw: str | None, exclude: set[str]) -> str | None:
     """The run answered at a history (its `c:` entry, `raw`: "<trajectory id>|<answer key> …")
     that no later step continued, when one run not in `exclude` is (with the answer dropped,
-    runs given the same history are told apart by nothing: none is taken): (its trajectory id,
-    the entry without its notes there), or None."""
-    entries = (raw or "").split()
-    runs = {entry.partition("|")[0] for entry in entries} - exclude - {""}
-    if len(runs) != 1:
-        return None
-    [trajectory_id] = runs
-    return trajectory_id, " ".join(e for e in entries if e.partition("|")[0] != trajectory_id)
+    runs given the same history are told apart by nothing: none is taken), or None."""
+    runs = {entry.partition("|")[0] for entry in (raw or "").split()} - exclude - {""}
+    return next(iter(runs)) if len(runs) == 1 else None

@@ -87,16 +87,15 @@ class Background:
         return len(self._tasks)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = start_eagerly(work) if self._eager else asyncio.get_running_loop().create_task(work)
-        if task is not None:
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        self._keep(start_eagerly(work) if self._eager else asyncio.get_running_loop().create_task(work))
 
     def start(self, work: Coroutine[Any, Any, None]) -> None:
         """`spawn`, started at once on every store (`start_eagerly`): for work whose first wait
         is a store command it queues (so that the command leaves in the batch of the commands
         the caller issues next), and that enters no timeout before it."""
-        task = start_eagerly(work)
+        self._keep(start_eagerly(work))
+
+    def _keep(self, task: asyncio.Task[None] | None) -> None:
         if task is not None:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)

@@ -12,7 +12,7 @@ the store applies it to the entry as it is now (Redis in one Lua script, redis_s
 which mirrors `merged` here; tests/test_merges.py holds the two to the same results).
 
 The ops:
-  drop    a: run id            the tokens of that run (`<run>|…`) removed
+  drop    a: run id            the tokens of that run (`<run>|…`) removed (none: no write)
   append  a: token, b: most     the token added last, the oldest dropped past `most`
   front   a: token, b: most     the token added first unless there already, the last past `most`
   mark    a: run, b: state, c: most
@@ -48,7 +48,8 @@ def merged(raw: str | None, merge: Merge) -> str | None:
     tokens = (raw or "").split()
     op = merge.op
     if op == DROP:
-        return " ".join(t for t in tokens if t.partition("|")[0] != merge.a)
+        kept = [t for t in tokens if t.partition("|")[0] != merge.a]
+        return " ".join(kept) if len(kept) < len(tokens) else None
     if op == APPEND:
         return " ".join([*tokens, merge.a][-int(merge.b) :])
     if op == FRONT:

@@ -181,6 +181,7 @@ for i, key in ipairs(KEYS) do
   if op == 'drop' then
     out = {}
     for _, token in ipairs(tokens) do if run_of(token) ~= a then out[#out + 1] = token end end
+    if #out == #tokens then out = nil end
   elseif op == 'append' then
     tokens[#tokens + 1] = a
     out = {}

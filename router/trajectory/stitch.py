@@ -160,12 +160,11 @@ def _amended(
     new in the request, the write that takes it), or None."""
     amended = amend.amended_run(raw_amend, amendable.text, exclude)
     if amended is not None:
-        found, appended, _ = amended
+        found, appended = amended
         return found, appended, Merge(amend.PREFIX + amendable.head, DROP, found)
     dropped = amend.answered_before(raw_answered, exclude)
     if dropped is not None:
-        found, _ = dropped
-        return found, amendable.text, Merge("c:" + amendable.head, DROP, found)
+        return dropped, amendable.text, Merge("c:" + amendable.head, DROP, dropped)
     return None
 
 

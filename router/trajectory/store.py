@@ -368,10 +368,7 @@ class MemoryStore:
         return self._stitch.get(key)
 
     async def stitch_remember(self, key: str, trajectory_id: str) -> None:
-        self._remember(key, trajectory_id)
-
-    def _remember(self, key: str, value: str) -> None:
-        self._stitch[key] = value
+        self._stitch[key] = trajectory_id
         self._stitch.move_to_end(key)
         # Only the stitching map grows here; idle trajectories go at the next step's start.
         while len(self._stitch) > self.max_trajectories:
