@@ -223,13 +223,13 @@ async def test_a_pool_of_one_connection_keeps_none_between_batches(tmp_path: Pat
 
 
 async def test_a_batch_reads_its_replies_off_the_parser_and_times_out_on_a_frozen_redis(tmp_path: Path) -> None:
-    """The batches write and read on the connection's own stream and hiredis parser (no task and
-    no timeout context per reply); a Redis that stops answering fails the batch with redis-py's
-    TimeoutError within the socket timeout, the connection is dropped, and once Redis answers
-    again the next batch runs on a sound one."""
+    """The batches write and read on a connection of their own (its socket's callbacks, redis-py's
+    hiredis reader; no task and no timeout context a round trip); a Redis that stops answering
+    fails the batch with redis-py's TimeoutError within the socket timeout, the connection is
+    dropped, and once Redis answers again the next batch runs on a sound one."""
     from redis.exceptions import TimeoutError as RedisTimeoutError
 
-    from router.trajectory.redis_batch import _Wire
+    from router.trajectory.redis_pipe import Pipe
 
     own = RedisServer(tmp_path / "redis").start()
     store = RedisStore(own.url, timeout_s=0.3)
@@ -241,8 +241,8 @@ async def test_a_batch_reads_its_replies_off_the_parser_and_times_out_on_a_froze
 
     try:
         first = await store.begin_step(start(1))
-        kept = store._batch._kept
-        assert kept is not None and _Wire.of(kept) is not None  # the fast path, not redis-py's calls
+        (kept,) = store._batch._idle
+        assert isinstance(kept, Pipe) and kept.sound  # the batches' own, not redis-py's calls
         own.pause()
         began = time.monotonic()
         try:
@@ -252,7 +252,7 @@ async def test_a_batch_reads_its_replies_off_the_parser_and_times_out_on_a_froze
         else:
             raise AssertionError("a frozen Redis answered")
         assert time.monotonic() - began < 2.0
-        assert store._batch._kept is None  # dropped: its stream is no longer in step
+        assert not kept.sound and kept not in store._batch._idle  # dropped: its stream is out of step
         own.resume()
         after = await store.begin_step(start(3))
         # The frozen step's command may have run once Redis resumed; the stream is in step either way.
@@ -261,4 +261,49 @@ async def test_a_batch_reads_its_replies_off_the_parser_and_times_out_on_a_froze
     finally:
         own.resume()
         await store.aclose()
+        own.stop()
+
+
+async def test_batches_in_flight_at_once_each_have_a_connection_and_hear_only_their_replies(tmp_path: Path) -> None:
+    """Batches sent in one turn after another are still waiting (each step's commands in turns
+    of their own): each goes out on a connection of its own (a slow reply delays only its own
+    batch), every caller hears its own reply, an error reply fails its own command alone, and
+    the connections are kept for the next batches (at most `MAX_PIPES`; batches beyond them
+    in flight go through redis-py on pooled connections)."""
+    from redis.exceptions import ResponseError
+
+    from router.trajectory.redis_batch import MAX_PIPES
+
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url)
+    batch = store._batch
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    try:
+        await batch.command("SET", "warm", "1")
+
+        async def turn(number: int) -> list[object]:
+            await asyncio.sleep(0)  # each in a turn of its own: one batch each
+            for _ in range(number % 3):
+                await asyncio.sleep(0)
+            return await batch.all(
+                [batch.command("SET", f"k{number}", str(number)), batch.command("GET", f"k{number}")]
+            )
+
+        results = await asyncio.gather(*(turn(number) for number in range(40)))
+        assert results == [["OK", str(number)] for number in range(40)]  # replies as Redis gives them
+        assert 1 <= len(batch._idle) <= MAX_PIPES
+        assert len(batch._pipes) == len(batch._idle)  # none left in flight
+        with_error = batch.all([batch.command("INCR", "k1"), batch.command("HGET", "k1", "f")])
+        try:
+            await with_error
+        except ResponseError as exc:
+            assert "WRONGTYPE" in str(exc)
+        else:
+            raise AssertionError("a command on a key of another type succeeded")
+        assert direct.get("k1") == "2"  # the other command of that batch ran
+        connections = int(direct.info("clients")["connected_clients"])
+        await store.aclose()
+        assert wait_until(lambda: int(direct.info("clients")["connected_clients"]) < connections, timeout=5)
+    finally:
+        direct.close()
         own.stop()

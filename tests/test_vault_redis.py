@@ -175,13 +175,13 @@ async def test_a_tool_output_full_of_values_is_written_in_two_round_trips(tmp_pa
     own = RedisServer(tmp_path / "redis").start()
     store, cipher = RedisStore(own.url), VaultCipher(b"k" * 32)
     batches: list[list[str]] = []  # per round trip, the digests of the scripts it ran
-    execute = store._batch._execute
+    start = store._batch._start
 
-    async def counted_execute(calls: list[Any], load: list[str] | None = None) -> Any:
+    def counted_start(calls: list[Any], load: list[str]) -> None:
         batches.append([call.script.sha for call in calls if call.script is not None])
-        return await execute(calls, load)
+        start(calls, load)
 
-    store._batch._execute = counted_execute  # type: ignore[method-assign]
+    store._batch._start = counted_start  # type: ignore[method-assign]
     try:
         await store.vault_note("warm", "k", "v")  # the script loaded: a fresh Redis answers NOSCRIPT once
         batches.clear()

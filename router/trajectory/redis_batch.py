@@ -8,7 +8,8 @@ and the queue is sent at the next turn of the loop, so the commands that concurr
 step's own off-path writes issue together share one checkout, one write and one read loop
 (auto-pipelining, as ioredis does it). A batch never waits for another: a command issued while
 one is in flight goes out in the next turn on its own connection, so a slow reply delays only
-its own batch, as before.
+its own batch, as before. The connections are the batches' own (redis_pipe.py): written and
+read in the socket's callbacks, kept from one batch to the next.
 
 Scripts are sent as `EVALSHA`. A Redis that lost its scripts (restarted, failed over to a
 replica that never loaded them, `SCRIPT FLUSH`) answers NOSCRIPT: the scripts are loaded
@@ -30,15 +31,8 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
-# What redis-py's hiredis parser answers while a reply is incomplete (None: another layout of
-# redis-py, whose own calls the batches then use).
-_NOT_ENOUGH_DATA: Any
-try:
-    from redis._parsers.hiredis import NOT_ENOUGH_DATA as _NOT_ENOUGH_DATA
-except ImportError:  # pragma: no cover - redis-py is pinned (constraints.txt)
-    _NOT_ENOUGH_DATA = None
+from router.trajectory.redis_pipe import Pipe, Written
 
 _pack_command: Callable[[tuple[Any, ...]], bytes] | None
 try:
@@ -76,12 +70,17 @@ class Batcher:
     def __init__(self, client: Any) -> None:
         self._client = client
         self._queued: list[_Call] = []
+        # Batches waiting for a connection, or on redis-py's own calls (a connection of another
+        # shape, a pool of one).
         self._sending: set[asyncio.Task[None]] = set()
-        # One connection kept from the last batch for the next: redis-py's checkout and return
-        # (a condition, a timeout, its health read, its event and metric hooks) cost more CPU
-        # than a step's own commands. Kept only while it is sound (`_reusable`); the pool still
-        # counts it in use, and a failure or the store going out hands it back.
-        self._kept: Any = None
+        # The connections the batches own (redis_pipe.py), and those of them with no batch in
+        # flight, the last used first: redis-py's checkout and return of a pooled connection (a
+        # condition, a timeout, its health read, its event and metric hooks) cost more CPU than
+        # a step's own commands. The pool counts them in use; a failure, the store going out or
+        # a surplus of idle ones hands them back.
+        self._pipes: set[Pipe] = set()
+        self._idle: list[Pipe] = []
+        self._releasing: set[asyncio.Task[None]] = set()
 
     def command(self, *args: Any) -> asyncio.Future[Any]:
         """Queue a command (`"MGET", key, ...`); its reply, or its error, comes in the future."""
@@ -94,10 +93,23 @@ class Batcher:
     async def all(self, replies: list[asyncio.Future[Any]]) -> list[Any]:
         """Every reply; once all have come, the first error among them is raised (as a pipeline
         that raises on error does: the others ran)."""
-        done = await asyncio.gather(*replies, return_exceptions=True)
-        for reply in done:
-            if isinstance(reply, BaseException):
-                raise reply
+        done: list[Any] = []
+        failure: BaseException | None = None
+        # Awaited in turn rather than gathered: they come in one batch's replies, mostly at once
+        # (a gather's future and callbacks cost more than the waits).
+        try:
+            for reply in replies:
+                try:
+                    done.append(await reply)
+                except Exception as exc:
+                    done.append(exc)
+                    failure = failure or exc
+        except BaseException:  # the caller was cancelled: so are its replies still to come
+            for reply in replies:
+                reply.cancel()
+            raise
+        if failure is not None:
+            raise failure
         return done
 
     def _queue(self, args: tuple[Any, ...], script: Script | None) -> asyncio.Future[Any]:
@@ -110,180 +122,204 @@ class Batcher:
 
     def _flush(self) -> None:
         calls, self._queued = self._queued, []
-        if not calls:
+        if calls:
+            self._start(calls, [])
+
+    def _start(self, calls: list[_Call], load: list[str]) -> None:
+        """Send `calls` (after loading the scripts `load`) on an idle pipe, or on a connection
+        taken from the pool in a task of their own."""
+        if getattr(self._client.connection_pool, "out", False):
+            _fail(calls, RedisConnectionError("the trajectory store is out"))
             return
-        task = asyncio.get_running_loop().create_task(self._send(calls))
+        while self._idle:
+            pipe = self._idle.pop()
+            if pipe.sound:
+                self._send_on(pipe, calls, load)
+                return
+            self._drop(pipe)
+        task = asyncio.get_running_loop().create_task(self._open(calls, load))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
 
-    async def _send(self, calls: list[_Call]) -> None:
+    def _send_on(self, pipe: Pipe, calls: list[_Call], load: list[str]) -> None:
         try:
-            replies = await self._execute(calls)
-            missing = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-            if missing:
-                # The scripts loaded and the commands sent again in one round trip: Redis runs a
-                # pipeline in order, so each `SCRIPT LOAD` comes before the commands that need it.
-                scripts = {call.script.source for call in (calls[index] for index in missing) if call.script}
-                again = await self._execute([calls[index] for index in missing], sorted(scripts))
-                for index, reply in zip(missing, again, strict=True):
-                    replies[index] = reply
+            packed = _packed(calls, load)
+        except Exception as exc:  # a value no command can carry: those callers hear it
+            _fail(calls, exc)
+            self._rest(pipe)
+            return
+        pipe.send(packed, _Batch(self, calls, load))
+
+    async def _open(self, calls: list[_Call], load: list[str]) -> None:
+        """`calls` on a connection from the pool: taken over as a pipe, or (another shape of
+        connection, a pool of one) through redis-py's calls and handed back."""
+        pool = self._client.connection_pool
+        try:
+            connection = await pool.get_connection()
         except Exception as exc:  # an outage, a busy pool: every caller of the batch hears it
-            for call in calls:
-                if not call.reply.done():
-                    call.reply.set_exception(exc)
+            _fail(calls, exc)
             return
         except BaseException:  # the sender cancelled (shutdown): so are its callers
-            for call in calls:
-                call.reply.cancel()
+            _cancel(calls)
             raise
-        for call, reply in zip(calls, replies, strict=True):
-            if call.reply.done():
+        # A pool of one keeps nothing for the batches: the store's calls outside them (a count,
+        # a listing) would wait on it for good; and the pipes leave most of a pool to them and
+        # to batches beyond the pipes' number, which go through redis-py and hand theirs back.
+        taken = _pack_command is not None and len(self._pipes) < _pipes_for(pool)
+        pipe = Pipe.take(connection, self._rest, self._lost) if taken else None
+        if pipe is not None:
+            self._pipes.add(pipe)
+            self._send_on(pipe, calls, load)
+            return
+        try:
+            replies = await _through_redis_py(connection, _commands(calls, load))
+        except Exception as exc:
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            _fail(calls, exc)
+            return
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            _cancel(calls)
+            raise
+        await pool.release(connection)
+        self._done(calls, load, replies)
+
+    def _done(self, calls: list[_Call], load: list[str], result: list[Any] | BaseException) -> None:
+        """A batch's replies to its callers; commands Redis answered NOSCRIPT (it lost its
+        scripts) are sent again after loading them, in one round trip: Redis runs a pipeline in
+        order, so each `SCRIPT LOAD` comes before the commands that need it. That is safe because
+        a command answered NOSCRIPT did nothing; the batch's other commands ran in their turn."""
+        if isinstance(result, BaseException):  # a failure of the connection: every caller hears it
+            _fail(calls, result)
+            return
+        replies = result[len(load) :]
+        missing = [] if load else [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        again = set(missing)
+        for index, (call, reply) in enumerate(zip(calls, replies, strict=True)):
+            if index in again or call.reply.done():
                 continue  # its caller gave up (cancelled): the command ran all the same
             if isinstance(reply, Exception):
                 call.reply.set_exception(reply)
             else:
                 call.reply.set_result(reply)
+        if missing:
+            scripts = sorted({call.script.source for call in (calls[index] for index in missing) if call.script})
+            # At the next turn: the pipe that read these replies is idle by then, and carries them.
+            asyncio.get_running_loop().call_soon(self._start, [calls[index] for index in missing], scripts)
 
-    async def _execute(self, calls: list[_Call], load: list[str] | None = None) -> list[Any]:
-        """The replies to `calls`, in one round trip, after loading the scripts `load`.
-
-        On a pooled connection directly: redis-py's pipeline (and its single command) would add
-        per round trip its own bookkeeping (a pipeline object, retry and timing wrappers, reply
-        callbacks) that none of these commands needs. A reply Redis answers with an error is
-        that command's; a failure to write or read drops the connection (its stream is no longer
-        in step) and fails the batch."""
-        commands: list[tuple[Any, ...]] = [("SCRIPT", "LOAD", source) for source in load or []]
-        commands += [call.args for call in calls]
-        pool = self._client.connection_pool
-        connection, self._kept = self._kept, None
-        if connection is not None and not _reusable(connection, pool):
-            # Closed for the pool to reconnect: its own check may take a closed socket for a
-            # sound one (redis-py skips it where maintenance notifications are on).
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
-            connection = None
-        if connection is None:
-            connection = await pool.get_connection()
-        try:
-            packed = (
-                b"".join([_pack_command(command) for command in commands])
-                if _pack_command is not None
-                else connection.pack_commands(commands)
-            )
-            wire = _Wire.of(connection)
-            if wire is not None:
-                replies = await wire.exchange(packed, len(commands))
-            else:
-                await connection.send_packed_command(packed, check_health=False)
-                replies = []
-                for _ in commands:
-                    try:
-                        replies.append(await connection.read_response())
-                    except ResponseError as exc:
-                        replies.append(exc)
-        except BaseException:
-            await connection.disconnect(nowait=True)
-            await pool.release(connection)
-            raise
-        if self._kept is None and pool.max_connections > 1 and _reusable(connection, pool):
-            # Every reply read: its stream is in step for the next batch. (A pool of one keeps
-            # nothing: the store's own calls outside the batches would wait on it for good.)
-            self._kept = connection
+    def _rest(self, pipe: Pipe) -> None:
+        """A pipe with no batch in flight: kept for the next, unless it is no longer sound, the
+        store is out, or redis-py marked its connection for a reconnect."""
+        if (
+            pipe.sound
+            and len(self._idle) < _pipes_for(self._client.connection_pool)
+            and not getattr(self._client.connection_pool, "out", False)
+            and not pipe.connection.should_reconnect()
+        ):
+            self._idle.append(pipe)
         else:
-            await pool.release(connection)
-        return replies[len(load or []) :]
+            self._drop(pipe)
+
+    def _lost(self, pipe: Pipe) -> None:
+        """A pipe that failed or was closed: its connection goes back to the pool, closed."""
+        self._pipes.discard(pipe)
+        if pipe in self._idle:
+            self._idle.remove(pipe)
+        try:
+            task = asyncio.get_running_loop().create_task(self._hand_back(pipe.connection))
+        except RuntimeError:  # closed with no loop running (the process ending): nothing to hand back to
+            return
+        self._releasing.add(task)
+        task.add_done_callback(self._releasing.discard)
+
+    def _drop(self, pipe: Pipe) -> None:
+        if pipe.lost:
+            return
+        pipe.close()  # calls `_lost`
+
+    async def _hand_back(self, connection: Any) -> None:
+        await connection.disconnect(nowait=True)
+        await self._client.connection_pool.release(connection)
 
     async def aclose(self) -> None:
-        """Send what is queued and wait for the batches in flight."""
+        """Send what is queued, wait for the batches in flight, hand the connections back."""
         self._flush()
-        if self._sending:
-            await asyncio.gather(*self._sending, return_exceptions=True)
-        kept, self._kept = self._kept, None
-        if kept is not None:
-            await self._client.connection_pool.release(kept)
+        for _ in range(3):  # a batch answered NOSCRIPT is sent once more
+            waiting = [
+                call.reply
+                for pipe in self._pipes
+                for written in pipe.waiting
+                if isinstance(written, _Batch)
+                for call in written.calls
+            ]
+            if not self._sending and not waiting:
+                break
+            await asyncio.gather(*self._sending, *waiting, return_exceptions=True)
+        for pipe in list(self._pipes):
+            self._drop(pipe)
+        if self._releasing:
+            await asyncio.gather(*self._releasing, return_exceptions=True)
 
 
-class _Wire:
-    """A batch's bytes out and its replies in, on a redis-py connection's own stream and reply
-    parser (hiredis's), without redis-py's per-call wrappers: its send runs the write in a task
-    of its own under `wait_for` (a task and an event-loop turn a batch), its read a timeout
-    context and three coroutines per reply. Here the bytes are written at once (the drain is
-    awaited only when the transport kept some back) and the replies taken from the parser
-    as they come, each socket read under the connection's socket timeout. Only for a connection
-    of the shape this was written against (a stream, a hiredis parser); any other goes through
-    redis-py's calls. A RESP3 push (a maintenance notification) between the replies is handed to
-    the parser's own handler, as its reads hand it."""
+class _Batch(Written):
+    """Calls written on a pipe (after loading the scripts `load`)."""
 
-    __slots__ = ("_handler", "_more", "_parser", "_push", "_stream", "_timeout", "_writer")
+    __slots__ = ("batcher", "calls", "load")
 
-    def __init__(self, connection: Any, parser: Any, more: Any) -> None:
-        self._handler = parser  # redis-py's parser: its push handler
-        self._parser = parser._reader  # the hiredis reader: feeds and replies, shared with redis-py
-        self._push: Any = getattr(parser, "_hiredis_PushNotificationType", None)
-        self._stream = connection._reader
-        self._writer = connection._writer
-        self._timeout: float | None = connection.socket_timeout
-        self._more = more  # what the hiredis reader answers while a reply is incomplete
+    def __init__(self, batcher: Batcher, calls: list[_Call], load: list[str]) -> None:
+        super().__init__(len(load) + len(calls))
+        self.batcher = batcher
+        self.calls = calls
+        self.load = load
 
-    @classmethod
-    def of(cls, connection: Any) -> _Wire | None:
-        parser = getattr(connection, "_parser", None)
-        if (
-            parser is None
-            or getattr(parser, "_reader", None) is None
-            or getattr(connection, "_reader", None) is None
-            or getattr(connection, "_writer", None) is None
-            or str(getattr(connection, "protocol", 2) or 2) not in ("2", "3")
-            or not getattr(parser, "_connected", False)
-            or _NOT_ENOUGH_DATA is None
-        ):
-            return None
-        return cls(connection, parser, _NOT_ENOUGH_DATA)
+    def done(self, result: list[Any] | BaseException) -> None:
+        self.batcher._done(self.calls, self.load, result)
 
-    async def exchange(self, packed: bytes, count: int) -> list[Any]:
-        """Write `packed` and read `count` replies: an error reply in its place (a command's own
-        failure), a failure of the connection raised (redis-py's exceptions, as its calls raise)."""
+
+# Pipes a batcher owns at most (batches beyond them in flight at once go through redis-py on a
+# pooled connection): a quarter of the pool, none where the pool holds one connection.
+MAX_PIPES = 8
+
+
+def _pipes_for(pool: Any) -> int:
+    size = int(pool.max_connections)
+    return 0 if size <= 1 else min(MAX_PIPES, max(1, size // 4))
+
+
+def _commands(calls: list[_Call], load: list[str]) -> list[tuple[Any, ...]]:
+    commands: list[tuple[Any, ...]] = [("SCRIPT", "LOAD", source) for source in load]
+    commands += [call.args for call in calls]
+    return commands
+
+
+def _packed(calls: list[_Call], load: list[str]) -> bytes:
+    pack = _pack_command
+    assert pack is not None  # pipes are taken only where hiredis packs (Batcher._open)
+    if load:
+        return b"".join([pack(command) for command in _commands(calls, load)])
+    return b"".join([pack(call.args) for call in calls])
+
+
+async def _through_redis_py(connection: Any, commands: list[tuple[Any, ...]]) -> list[Any]:
+    """The replies to `commands` by redis-py's own send and read: an error reply in its place."""
+    await connection.send_packed_command(connection.pack_commands(commands), check_health=False)
+    replies: list[Any] = []
+    for _ in commands:
         try:
-            self._writer.write(packed)
-            if self._writer.transport.get_write_buffer_size() > 0:
-                async with asyncio.timeout(self._timeout):
-                    await self._writer.drain()
-        except TimeoutError:
-            raise RedisTimeoutError("Timeout writing to the trajectory store") from None
-        except OSError as exc:
-            raise RedisConnectionError(f"Error while writing to the trajectory store: {exc}") from exc
-        replies: list[Any] = []
-        parser, more = self._parser, self._more
-        while len(replies) < count:
-            reply = parser.gets()
-            if reply is more:
-                try:
-                    async with asyncio.timeout(self._timeout):
-                        data = await self._stream.read(65536)
-                except TimeoutError:
-                    raise RedisTimeoutError("Timeout reading from the trajectory store") from None
-                except OSError as exc:
-                    raise RedisConnectionError(f"Error while reading from the trajectory store: {exc}") from exc
-                if not data:
-                    raise RedisConnectionError("The trajectory store closed the connection")
-                parser.feed(data)
-                continue
-            if self._push is not None and isinstance(reply, self._push):
-                await self._handler.handle_push_response(reply)
-                continue
-            if isinstance(reply, RedisConnectionError):
-                raise reply  # `LOADING` and the like: the store is not answering commands
-            if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
-                raise reply[0]
-            replies.append(reply)
-        return replies
+            replies.append(await connection.read_response())
+        except ResponseError as exc:
+            replies.append(exc)
+    return replies
 
 
-def _reusable(connection: Any, pool: Any) -> bool:
-    """Whether a connection may carry the next batch without the pool's checks: connected, not
-    closed by Redis since (a restart, an idle timeout: the pool would reconnect it), not marked
-    for a reconnect, and the store not out (`WaitingPool.out`)."""
-    if getattr(pool, "out", False) or not connection.is_connected or connection.should_reconnect():
-        return False
-    reader = getattr(connection, "_reader", None)
-    return reader is not None and not reader.at_eof()
+def _fail(calls: list[_Call], exc: BaseException) -> None:
+    for call in calls:
+        if not call.reply.done():
+            call.reply.set_exception(exc)
+
+
+def _cancel(calls: list[_Call]) -> None:
+    for call in calls:
+        call.reply.cancel()
