@@ -194,12 +194,21 @@ class Batcher:
         if isinstance(result, BaseException):  # a failure of the connection: every caller hears it
             _fail(calls, result)
             return
-        replies = result[len(load) :]
-        missing = [] if load else [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        replies = result[len(load) :] if load else result
+        if load or not any(type(reply) is NoScriptError for reply in replies):
+            for call, reply in zip(calls, replies, strict=True):
+                if call.reply.done():
+                    continue  # its caller gave up (cancelled): the command ran all the same
+                if isinstance(reply, Exception):
+                    call.reply.set_exception(reply)
+                else:
+                    call.reply.set_result(reply)
+            return
+        missing = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         again = set(missing)
         for index, (call, reply) in enumerate(zip(calls, replies, strict=True)):
             if index in again or call.reply.done():
-                continue  # its caller gave up (cancelled): the command ran all the same
+                continue
             if isinstance(reply, Exception):
                 call.reply.set_exception(reply)
             else:
@@ -212,12 +221,8 @@ class Batcher:
     def _rest(self, pipe: Pipe) -> None:
         """A pipe with no batch in flight: kept for the next, unless it is no longer sound, the
         store is out, or redis-py marked its connection for a reconnect."""
-        if (
-            pipe.sound
-            and len(self._idle) < _pipes_for(self._client.connection_pool)
-            and not getattr(self._client.connection_pool, "out", False)
-            and not pipe.connection.should_reconnect()
-        ):
+        pool = self._client.connection_pool
+        if pipe.sound and not getattr(pool, "out", False) and not pipe.connection.should_reconnect():
             self._idle.append(pipe)
         else:
             self._drop(pipe)

@@ -49,9 +49,12 @@ class Written:
 
 def _connection_error(reply: Any) -> RedisConnectionError | None:
     # `LOADING` and the like: the store is not answering commands (redis-py raises these).
+    kind = type(reply)
+    if kind is str or kind is int:  # most replies: told at once
+        return None
     if isinstance(reply, RedisConnectionError):
         return reply
-    if isinstance(reply, list) and reply and isinstance(reply[0], RedisConnectionError):
+    if kind is list and reply and isinstance(reply[0], RedisConnectionError):
         return reply[0]
     return None
 
@@ -132,6 +135,7 @@ class Pipe(asyncio.Protocol):
         self._last = self._loop.time()
         reader, waiting = self._reader, self.waiting
         reader.feed(data)
+        answered = False  # a batch got its last reply: the pipe may have become idle
         while True:
             reply = reader.gets()
             if reply is _MORE:
@@ -150,7 +154,8 @@ class Pipe(asyncio.Protocol):
             if len(written.replies) == written.count:
                 waiting.popleft()
                 written.done(written.replies)
-        if not waiting and not self.lost:
+                answered = True
+        if answered and not waiting and not self.lost:
             self._on_idle(self)
 
     def eof_received(self) -> bool:

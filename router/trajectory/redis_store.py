@@ -108,9 +108,27 @@ class WaitingPool(redis.BlockingConnectionPool):
         return connection
 
 
+# What each of a trajectory hash's fields holds (the rest: the notes, under NOTE_PREFIX, and the
+# fields `_trajectory` reads by name).
+_COUNTS = frozenset(COUNT_FIELDS)
+_MONEY = frozenset(MONEY_FIELDS)
+
+
 def _trajectory(fields: dict[str, str]) -> Trajectory:
     outcome = fields.get("outcome")
     closed = fields.get("closed_at")
+    # One pass over the fields (a step's start reads the hash back each step): the totals that
+    # are there, and the notes.
+    counts = dict.fromkeys(COUNT_FIELDS, 0)
+    money = dict.fromkeys(MONEY_FIELDS, 0.0)
+    notes = []
+    for key, value in fields.items():
+        if key in _COUNTS:
+            counts[key] = int(value)
+        elif key in _MONEY:
+            money[key] = float(value)
+        elif key.startswith(NOTE_PREFIX):
+            notes.append((key[len(NOTE_PREFIX) :], value))
     return Trajectory(
         id=fields.get("id", ""),
         namespace=fields.get("namespace", ""),
@@ -119,13 +137,11 @@ def _trajectory(fields: dict[str, str]) -> Trajectory:
         created_at=float(fields.get("created_at", 0)),
         updated_at=float(fields.get("updated_at", 0)),
         steps=int(fields.get("steps", 0)),
-        counts={name: int(fields.get(name, 0)) for name in COUNT_FIELDS},
-        money={name: float(fields.get(name, 0)) for name in MONEY_FIELDS},
+        counts=counts,
+        money=money,
         last_fingerprint=fields.get("last_fingerprint", ""),
         last_status=fields.get("last_status", ""),
-        notes=read_notes(
-            (key[len(NOTE_PREFIX) :], value) for key, value in fields.items() if key.startswith(NOTE_PREFIX)
-        ),
+        notes=read_notes(notes),
         closed_at=float(closed) if closed else None,
         close_reason=fields.get("close_reason"),
         outcome=Outcome.from_dict(orjson.loads(outcome)) if outcome else None,
