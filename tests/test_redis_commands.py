@@ -307,3 +307,41 @@ async def test_batches_in_flight_at_once_each_have_a_connection_and_hear_only_th
     finally:
         direct.close()
         own.stop()
+
+
+async def test_the_batches_connections_are_made_as_redis_py_makes_them(tmp_path: Path) -> None:
+    """A password and a database in the URL: the batches' connections are redis-py's, taken over
+    once made (its `AUTH` and `SELECT`), so the steps land in that database; a wrong password
+    fails the batch with redis-py's own error, not a hang."""
+    from redis.exceptions import AuthenticationError
+
+    own = RedisServer(tmp_path / "redis").start()
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    direct.config_set("requirepass", "s3cret")
+    direct = redis.Redis(port=own.port, password="s3cret", db=2, decode_responses=True)
+    store = RedisStore(f"redis://:s3cret@127.0.0.1:{own.port}/2")
+    wrong = RedisStore(f"redis://:wrong@127.0.0.1:{own.port}/2", timeout_s=0.5)
+
+    def start(number: int) -> StepStart:
+        return StepStart(
+            trajectory_id="t1", fingerprint=f"f{number}", retry=False, task="", route="r", namespace="", at=time.time()
+        )
+
+    try:
+        for number in range(3):
+            slot = await store.begin_step(start(number))
+        assert slot.step == 3
+        assert len(store._batch._pipes) == 1  # the batches' own connection, kept
+        assert direct.hget("tandem:t:t1", "steps") == "3"
+        try:
+            await wrong.begin_step(start(9))
+        except AuthenticationError:
+            pass
+        else:
+            raise AssertionError("a wrong password was taken")
+        assert direct.hget("tandem:t:t1", "steps") == "3"
+    finally:
+        direct.close()
+        await store.aclose()
+        await wrong.aclose()
+        own.stop()
