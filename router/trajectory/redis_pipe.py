@@ -108,10 +108,13 @@ class Pipe(asyncio.Protocol):
         ):
             return None
         transport = writer.transport
-        if transport.is_closing():
+        if transport.is_closing() or not callable(getattr(transport, "set_protocol", None)):
             return None
         pipe = cls(connection, parser, transport, on_idle, on_lost)
-        transport.set_protocol(pipe)
+        try:
+            transport.set_protocol(pipe)
+        except Exception:  # a transport that cannot hand its reads over: redis-py's calls then
+            return None
         return pipe
 
     @property
