@@ -127,6 +127,83 @@ async def test_a_step_waits_for_the_notes_of_an_answer_already_given() -> None:
     await noted
 
 
+class _HeldNotes(RedisStore):
+    """A Redis store whose stitching edits wait for `gate` (a slow round trip, as under load)."""
+
+    def __init__(self, url: str, prefix: str) -> None:
+        super().__init__(url, prefix)
+        self.gate = asyncio.Event()
+
+    async def stitch_merge(self, merges: list[Any]) -> None:
+        if any(merge.key.startswith("c:") for merge in merges):  # an answer's notes, not a claim
+            await self.gate.wait()
+        await super().stitch_merge(merges)
+
+
+async def test_a_step_waits_only_for_the_notes_it_may_need(redis_url: str) -> None:
+    """Notes still being written of an answer to one run do not hold up another run's first
+    step with the same system prompt (on a shared store each note is a round trip: every step
+    of an agent's runs waited for all of them), while that run's own next step still waits for
+    them and continues it."""
+    store = _HeldNotes(redis_url, "noting:")
+    stitcher = Stitcher(store, Background(eager=False))
+    system = {"role": "system", "content": "agent"}
+    first: Messages = [system, {"role": "user", "content": "fix the parser"}]
+    other: Messages = [system, {"role": "user", "content": "rename the module"}]
+    try:
+        placed = await stitcher.place("", first, False)
+        answer = {"role": "assistant", "content": "I will read parse.py and find the failing branch first."}
+        key = identify.message_answer_key(answer)
+        noted = asyncio.create_task(stitcher.note_answer(placed.trajectory_id, placed.key, "ok", key, placed.anchor))
+        await asyncio.sleep(0.01)  # the note's edits are waiting on the store
+        began = asyncio.get_running_loop().time()
+        another = await stitcher.place("", other, False)
+        assert asyncio.get_running_loop().time() - began < 0.25  # not the notes' wait (0.5 s)
+        assert another.decision == "new" and another.trajectory_id != placed.trajectory_id
+        following = asyncio.create_task(
+            stitcher.place("", [*first, answer, {"role": "user", "content": "go on"}], False)
+        )
+        await asyncio.sleep(0.05)
+        assert not following.done()  # it waits for its run's notes
+        store.gate.set()
+        await noted
+        continued = await following
+        assert (continued.trajectory_id, continued.decision) == (placed.trajectory_id, "extended")
+    finally:
+        store.gate.set()
+        await store.aclose()
+
+
+async def test_a_rewrite_that_finds_no_run_waits_for_the_notes_of_its_first_message(redis_url: str) -> None:
+    """A rewritten history (an earlier message edited, the last answer kept, as Aider's lint
+    retries send it) resends an answer whose note is still being written: it finds no run at
+    first, waits for the notes of answers under its first message, and then continues the run."""
+    store = _HeldNotes(redis_url, "rewrite-noting:")
+    stitcher = Stitcher(store, Background(eager=False))
+    system = {"role": "system", "content": "agent"}
+    first: Messages = [system, {"role": "user", "content": "fix the parser in parse.py please"}]
+    try:
+        placed = await stitcher.place("", first, False)
+        answer = {
+            "role": "assistant",
+            "content": "The failing branch is the empty-input case; I will change parse.py to return early.",
+        }
+        key = identify.message_answer_key(answer)
+        noted = asyncio.create_task(stitcher.note_answer(placed.trajectory_id, placed.key, "ok", key, placed.anchor))
+        await asyncio.sleep(0.01)
+        edited = [system, {"role": "user", "content": "fix the parser in parse.py (edited)"}, answer]
+        rewrite = asyncio.create_task(stitcher.place("", [*edited, {"role": "user", "content": "lint failed"}], False))
+        await asyncio.sleep(0.05)
+        assert not rewrite.done()  # no run found yet: it waits for the notes under its first message
+        store.gate.set()
+        await noted
+        rewritten = await rewrite
+        assert (rewritten.trajectory_id, rewritten.decision) == (placed.trajectory_id, "rewritten")
+    finally:
+        store.gate.set()
+        await store.aclose()
+
+
 async def test_steps_of_one_history_placed_at_once_on_redis_read_each_others_claims(redis_url: str) -> None:
     """A shared store's claim leaves with the step start (one round trip fewer), but its keys stay
     locked until it is written: four identical bodies placed in one turn of the loop are four

@@ -18,8 +18,11 @@ gateway CPU-second (target: 2 workers >= 0.9 x 1 worker) and requests per second
 `wrk` installed, `wrk -t1 -c64 -d5s --latency` against a second fake upstream answering after
 100 ms (as `benchmarks.wrk`), straight and through each variant after a 2 s window of its own
 (wrk has no warm-up): the added p50 and p99. `--rounds 0` leaves out the CPU part.
-`--baseline DIR` (repeatable) adds, in the same turns, one and two workers with Redis run from
-another checkout (e.g. a worktree of main): a change's before and after side by side in one run.
+`--tasks`: wrk's requests each a run's first step of a task of its own under the one system
+prompt (the agent step's user message numbered), as an agent's runs come, rather than one body
+again and again. `--baseline DIR` (repeatable) adds, in the same turns, one and two workers with
+Redis run from another checkout (e.g. a worktree of main), and its three variants to the tails:
+a change's before and after side by side in one run.
 """
 
 from __future__ import annotations
@@ -117,13 +120,14 @@ async def _round(
         gateway.stop()
 
 
-def _wrk(port: int, seconds: int, cpu: int | None) -> tuple[float, float]:
-    """wrk's p50 and p99 (ms) at c=64 for the agent step on the `fast` route, wrk on `cpu`."""
+def _wrk(port: int, seconds: int, cpu: int | None, tasks: bool = False) -> tuple[float, float]:
+    """wrk's p50 and p99 (ms) at c=64 for the agent step on the `fast` route, wrk on `cpu`
+    (`tasks`: each request a task of its own under the one system prompt)."""
     from benchmarks.wrk.__main__ import OUT as WRK_OUT
     from benchmarks.wrk.__main__ import _wrk as run_wrk
 
     WRK_OUT.mkdir(parents=True, exist_ok=True)
-    return run_wrk(port, "fast", 64, seconds, cpu)
+    return run_wrk(port, "fast", 64, seconds, cpu, tasks)
 
 
 async def main_async(args: argparse.Namespace) -> int:
@@ -146,12 +150,14 @@ async def main_async(args: argparse.Namespace) -> int:
         if args.rounds > 0:
             figures += await _scaling(args, upstream_port, redis_port, gateway_cpu)
         if not args.no_wrk and shutil.which("wrk") is not None:
-            figures += await _tails(slow_port, redis_port, gateway_cpu, other_cpu)
+            figures += await _tails(slow_port, redis_port, gateway_cpu, other_cpu, args.baseline, args.tasks)
         elif not args.no_wrk:
             print("wrk is not installed (apt-get install wrk): the tail is not measured")
         if args.json is not None:
             command = f"python -m benchmarks.workers --rounds {args.rounds} --seconds {args.seconds:g}"
-            write_result(args.json, "workers", command + (" --no-wrk" if args.no_wrk else ""), figures)
+            command += " --no-wrk" if args.no_wrk else " --tasks" if args.tasks else ""
+            command += "".join(" --baseline DIR" for _ in args.baseline)
+            write_result(args.json, "workers", command, figures)
         return 0
     finally:
         for upstream in upstreams:
@@ -205,23 +211,34 @@ async def _scaling(
 
 
 async def _tails(
-    slow_port: int, redis_port: int, gateway_cpu: int | None, other_cpu: int | None
+    slow_port: int,
+    redis_port: int,
+    gateway_cpu: int | None,
+    other_cpu: int | None,
+    trees: list[Path] | None = None,
+    tasks: bool = False,
 ) -> list[dict[str, object]]:
-    """wrk at c=64 against the 100 ms upstream, straight and through each variant: added p50/p99."""
-    direct = _wrk(slow_port, 5, other_cpu)
-    print(f"wrk c=64, straight to the 100 ms upstream: p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")
-    figures = [figure("wrk c=64, straight to the 100 ms upstream", f"p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")]
-    for workers in WORKERS:
-        gateway = _gateway(slow_port, redis_port, workers, gateway_cpu)
-        try:
-            await gateway.wait_ready("/healthz", 60)
-            _wrk(gateway.port, 2, other_cpu)  # wrk has no warm-up: the gateway's first connections
-            p50, p99 = _wrk(gateway.port, 5, other_cpu)
-        finally:
-            gateway.stop()
-        added = f"added p50 {p50 - direct[0]:.2f} ms, p99 {p99 - direct[1]:.2f} ms"
-        print(f"wrk c=64, {LABELS[workers]}: {added}")
-        figures.append(figure(f"wrk c=64 through the gateway, {LABELS[workers]}", added))
+    """wrk at c=64 against the 100 ms upstream, straight and through each variant (and each
+    baseline checkout's, `trees`): added p50/p99."""
+    direct = _wrk(slow_port, 5, other_cpu, tasks)
+    bodies = ", a task of its own each" if tasks else ""
+    print(f"wrk c=64{bodies}, straight to the 100 ms upstream: p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")
+    figures = [
+        figure(f"wrk c=64{bodies}, straight to the 100 ms upstream", f"p50 {direct[0]:.2f} ms, p99 {direct[1]:.2f} ms")
+    ]
+    for tree in [None, *(trees or [])]:
+        for workers in WORKERS:
+            gateway = _gateway(slow_port, redis_port, workers, gateway_cpu, tree)
+            try:
+                await gateway.wait_ready("/healthz", 60)
+                _wrk(gateway.port, 2, other_cpu, tasks)  # wrk has no warm-up: the gateway's first connections
+                p50, p99 = _wrk(gateway.port, 5, other_cpu, tasks)
+            finally:
+                gateway.stop()
+            added = f"added p50 {p50 - direct[0]:.2f} ms, p99 {p99 - direct[1]:.2f} ms"
+            label = _label((workers, tree))
+            print(f"wrk c=64{bodies}, {label}: {added}")
+            figures.append(figure(f"wrk c=64{bodies} through the gateway, {label}", added))
     return figures
 
 
@@ -230,6 +247,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=5.0, help="measured window per round")
     parser.add_argument("--no-wrk", action="store_true", help="leave out wrk's tail")
+    parser.add_argument(
+        "--tasks",
+        action="store_true",
+        help="wrk's requests each a run's first step of a task of its own under the one system prompt",
+    )
     parser.add_argument("--json", type=Path, help="write the figures here (benchmarks.report's shape)")
     parser.add_argument(
         "--baseline",

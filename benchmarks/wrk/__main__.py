@@ -41,6 +41,17 @@ wrk.headers["content-type"] = "application/json"
 wrk.headers["authorization"] = "Bearer sk-bench"
 wrk.body = io.open("{body}", "rb"):read("*a")
 """
+# Each request a run's first step of its own task under the one system prompt (the agent step's
+# user message numbered): an agent's runs, rather than one body sent again and again.
+LUA_TASKS = """local body = io.open("{body}", "rb"):read("*a")
+local number = 0
+local headers = {{["content-type"] = "application/json", ["authorization"] = "Bearer sk-bench"}}
+request = function()
+  number = number + 1
+  local task = body:gsub('"role": "user", "content": "', '"role": "user", "content": "task ' .. number .. ': ', 1)
+  return wrk.format("POST", nil, headers, task)
+end
+"""
 _UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
 
@@ -52,11 +63,17 @@ def _wrk_ms(output: str, label: str) -> float:
     return float(found.group(1)) * _UNITS[found.group(2)]
 
 
-def _wrk(port: int, model: str, connections: int, duration_s: int, cpu: int | None) -> tuple[float, float]:
+def _wrk(
+    port: int, model: str, connections: int, duration_s: int, cpu: int | None, tasks: bool = False
+) -> tuple[float, float]:
+    """wrk's p50 and p99 (ms) for the agent step on `model`; `tasks`: each request with a task
+    of its own (`LUA_TASKS`)."""
     body = OUT / f"body-{model}.json"
     body.write_bytes(chat_body(model, False))
-    script = OUT / f"post-{model}.lua"
-    script.write_text(LUA.format(body=body))
+    if tasks and b'"role": "user", "content": "' not in body.read_bytes():
+        raise RuntimeError("the agent step's body has no user message to number")
+    script = OUT / f"post-{model}{'-tasks' if tasks else ''}.lua"
+    script.write_text((LUA_TASKS if tasks else LUA).format(body=body))
     command = ["wrk", "-t1", f"-c{connections}", f"-d{duration_s}s", "--latency", "-s", str(script)]
     command.append(f"http://127.0.0.1:{port}/v1/chat/completions")
     output = subprocess.run(pinned(command, cpu), capture_output=True, text=True, check=True).stdout

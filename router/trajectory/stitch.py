@@ -209,6 +209,38 @@ def _marked(key: str, trajectory_id: str, state: str) -> Merge:
     return Merge("b:" + key, MARK, trajectory_id, state, _MAX_FLYING)
 
 
+# What an answer's notes being written are waited for by (`Stitcher._noting`): the history it
+# answered (a next step's previous history, a retry's history, the history a client adds a
+# message of its own to), the history before its last message when the answer called tools (an
+# amended request's, amend.py) and its first message when it was delivered (a rewrite's
+# evidence, `_rewrite_key`).
+HISTORY, AMENDED, REWRITES = "k:", "u:", "a:"
+
+
+def _noted_under(key: str, status: str, anchor: str, amendable: Amendable | None) -> list[str]:
+    names = [HISTORY + key]
+    if amendable is not None:
+        names.append(AMENDED + amendable.head)
+    if anchor and status == "ok":
+        names.append(REWRITES + anchor)
+    return names
+
+
+def _waits(key: str, previous: str | None, head: str | None, amendable: Amendable | None) -> list[str]:
+    """The notes a request waits for before it is placed: of its own history (a retry), of the
+    history its last answer was given at (its run's step before), of the history before its
+    last message (a message of the client's own after an answer), and of an answer its last
+    message may amend. A rewrite's wait comes only when it finds no run (`Stitcher.place`)."""
+    names = [HISTORY + key]
+    if previous is not None:
+        names.append(HISTORY + previous)
+    if head is not None:
+        names.append(HISTORY + head)
+    if amendable is not None:
+        names.append(AMENDED + amendable.head)
+    return names
+
+
 class Stitcher:
     def __init__(self, store: TrajectoryStore, background: Background | None = None) -> None:
         """`background`: where the claims' writes run (the tracker's: awaited at its shutdown);
@@ -218,8 +250,9 @@ class Stitcher:
         self._background = background or Background(eager=not self._shared)
         self._locks = KeyLocks()
         self._keys = HistoryKeys()  # hashes only the messages not seen at an earlier step
-        # The answers of this process whose notes are being written, by their first message's
-        # key: a step of the same first message waits for them (`NOTE_WAIT_S` at most).
+        # The answers of this process whose notes are being written, by what a later request
+        # finds them by (`_noted_under`): a step waits for those it may need (`NOTE_WAIT_S` at
+        # most), not for every answer of its first message (each a round trip on a shared store).
         self._noting: dict[str, set[asyncio.Event]] = {}
 
     async def find(
@@ -235,16 +268,12 @@ class Stitcher:
         """The trajectory of a request without a session id, and how it was found."""
         previous, key, anchor, head = self._keys.keyed(stitch_space(namespace, scope), messages)
         amendable = amend.amendable(messages, head)
-        noting = self._noting.get(anchor)
-        if noting:
-            # An answer's notes are written off its request's path; a fast client's next step
-            # (or its retry of a failed one) may come before they are: wait for those begun.
-            # (One timeout over the waits in turn: `wait_for` over a `gather` would make a task
-            # and a future of its own for each request that finds notes being written.)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(NOTE_WAIT_S):
-                    for note in list(noting):
-                        await note.wait()
+        # An answer's notes are written off its request's path; a fast client's next step (or
+        # its retry of a failed one, or its amendment of one) may come before they are: wait for
+        # those begun of the histories this request may continue.
+        if self._noting:
+            await self._notes_of(_waits(key, previous, head, amendable), NOTE_WAIT_S)
+        rewrites_waited = False
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
         held = (key,) if previous is None else (key, previous)
@@ -259,12 +288,19 @@ class Stitcher:
                 locks.release(key)
                 raise
             try:
-                stitched, writes, pending = await self._find(
+                stitched, writes, pending, unproven = await self._find(
                     namespace, messages, client_retry, previous, key, anchor, amendable
                 )
             except BaseException:
                 self._release(held)
                 raise
+            if unproven and not rewrites_waited and self._noting.get(REWRITES + anchor):
+                # A rewrite found no run it rewrites, while answers of its first message are
+                # being noted here: one of them may be what it resends. Read again once noted.
+                rewrites_waited = True
+                self._release(held)
+                await self._notes_of([REWRITES + anchor], NOTE_WAIT_S)
+                continue
             if not pending or waited >= NOTE_WAIT_S or not self._shared:
                 break
             # The answer this request resends is not noted yet while attempts of the history
@@ -283,6 +319,17 @@ class Stitcher:
         # written, so a step of this process with the same history reads them after this one's.
         self._background.start(self._write(writes, held))
         return stitched
+
+    async def _notes_of(self, names: list[str], budget: float) -> None:
+        """Wait (`budget` seconds at most) for the notes being written under `names`. (One
+        timeout over the waits in turn: `wait_for` over a `gather` would make a task and a
+        future of its own for each request that finds notes being written.)"""
+        notes = {note for name in names for note in self._noting.get(name, ())}
+        if notes:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(budget):
+                    for note in notes:
+                        await note.wait()
 
     def _release(self, held: tuple[str, ...]) -> None:
         for key in reversed(held):
@@ -307,7 +354,10 @@ class Stitcher:
         key: str,
         anchor: str,
         amendable: Amendable | None = None,
-    ) -> tuple[Stitch, list[Merge], bool]:
+    ) -> tuple[Stitch, list[Merge], bool, bool]:
+        """The request's run, the writes that take it, whether the answer it resends may be
+        noted soon by another replica (`pending`), and whether it is a new run only because no
+        run was found that it rewrites (`unproven`: an answer's rewrite note may be on its way)."""
         # A step's reads are one round trip and its writes go with its start (a shared store's): the
         # history's mark, and the claim on the history before it when the request resends an
         # answer (read together even when the mark makes it a retry: one trip either way).
@@ -330,7 +380,7 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            return Stitch(retried, key, anchor, RETRY, amendable), [_marked(key, retried, FLIGHT)], False
+            return Stitch(retried, key, anchor, RETRY, amendable), [_marked(key, retried, FLIGHT)], False, False
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
         found, decision, seen, pending = None, NEW, False, False
@@ -346,6 +396,7 @@ class Stitcher:
         else:
             guessed = False
         appended = None
+        unproven = False
         if amendable is not None and (found is None or guessed):
             amended = _amended(raws[-2], raws[-1], amendable, exclude)
             if amended is not None:
@@ -359,13 +410,14 @@ class Stitcher:
             if evidence is not None:
                 found = await self._rewritten(anchor, evidence, exclude)
                 decision = REWRITTEN
+                unproven = found is None
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         else:
             pending = False
         # The claim's note first, the mark last (in order, in one round trip).
         writes.append(_marked(key, found, FLIGHT))
-        return Stitch(found, key, anchor, decision, amendable, appended), writes, pending
+        return Stitch(found, key, anchor, decision, amendable, appended), writes, pending, unproven
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
@@ -407,17 +459,21 @@ class Stitcher:
         """`answered`, to run off the request path; registered now, so that a step that comes
         before it has run waits for it (`place`)."""
         done = asyncio.Event()
-        self._noting.setdefault(anchor, set()).add(done)
+        names = _noted_under(key, status, anchor, amendable)
+        for name in names:
+            self._noting.setdefault(name, set()).add(done)
 
         async def note() -> None:
             try:
                 await self.answered(trajectory_id, key, status, answer, anchor, amendable)
             finally:
                 done.set()
-                waiting = self._noting.get(anchor, set())
-                waiting.discard(done)
-                if not waiting:
-                    self._noting.pop(anchor, None)
+                for name in names:
+                    waiting = self._noting.get(name)
+                    if waiting is not None:
+                        waiting.discard(done)
+                        if not waiting:
+                            del self._noting[name]
 
         return note()
 
