@@ -48,7 +48,7 @@ local number = 0
 local headers = {{["content-type"] = "application/json", ["authorization"] = "Bearer sk-bench"}}
 request = function()
   number = number + 1
-  local task = body:gsub('"role": "user", "content": "', '"role": "user", "content": "task ' .. number .. ': ', 1)
+  local task = body:gsub('"role":"user","content":"', '"role":"user","content":"task ' .. number .. ': ', 1)
   return wrk.format("POST", nil, headers, task)
 end
 """
@@ -70,7 +70,7 @@ def _wrk(
     of its own (`LUA_TASKS`)."""
     body = OUT / f"body-{model}.json"
     body.write_bytes(chat_body(model, False))
-    if tasks and b'"role": "user", "content": "' not in body.read_bytes():
+    if tasks and b'"role":"user","content":"' not in body.read_bytes():
         raise RuntimeError("the agent step's body has no user message to number")
     script = OUT / f"post-{model}{'-tasks' if tasks else ''}.lua"
     script.write_text((LUA_TASKS if tasks else LUA).format(body=body))
