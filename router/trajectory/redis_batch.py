@@ -76,8 +76,8 @@ class Batcher:
         # The connections the batches own (redis_pipe.py), and those of them with no batch in
         # flight, the last used first: redis-py's checkout and return of a pooled connection (a
         # condition, a timeout, its health read, its event and metric hooks) cost more CPU than
-        # a step's own commands. The pool counts them in use; a failure, the store going out or
-        # a surplus of idle ones hands them back.
+        # a step's own commands. The pool counts them in use (at most `_pipes_for` of it); a
+        # failure, the store going out or redis-py marking one for a reconnect hands it back.
         self._pipes: set[Pipe] = set()
         self._idle: list[Pipe] = []
         self._releasing: set[asyncio.Task[None]] = set()
