@@ -345,3 +345,28 @@ async def test_the_batches_connections_are_made_as_redis_py_makes_them(tmp_path:
         await store.aclose()
         await wrong.aclose()
         own.stop()
+
+
+async def test_a_push_on_an_idle_connection_is_handed_to_redis_py_and_the_connection_kept_once(
+    tmp_path: Path,
+) -> None:
+    """A RESP3 push that comes while no batch waits (here a client-tracking invalidation; a
+    maintenance notification in production) goes to redis-py's handler as its own reads hand it;
+    the connection stays kept once (listed twice, two batches would share it) and carries the
+    next batch."""
+    own = RedisServer(tmp_path / "redis").start()
+    store = RedisStore(own.url)
+    batch = store._batch
+    direct = redis.Redis(port=own.port, decode_responses=True)
+    try:
+        assert await batch.all([batch.command("CLIENT", "TRACKING", "ON"), batch.command("GET", "k")]) == ["OK", None]
+        (kept,) = batch._idle
+        direct.set("k", "1")  # Redis pushes an invalidation of `k` to the tracking connection
+        await asyncio.sleep(0.2)  # the loop reads the push
+        assert batch._idle == [kept] and kept.sound
+        assert await batch.command("GET", "k") == "1"
+        assert batch._idle == [kept]
+    finally:
+        direct.close()
+        await store.aclose()
+        own.stop()
