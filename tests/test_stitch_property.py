@@ -140,6 +140,31 @@ class _HeldNotes(RedisStore):
         await super().stitch_merge(merges)
 
 
+async def _answered_held(
+    stitcher: Stitcher, messages: Messages, answer: dict[str, Any]
+) -> tuple[Stitch, asyncio.Task[None]]:
+    """A run's first step placed and answered with `answer`, its notes' edits held by the store
+    (`_HeldNotes.gate`): the step and the task writing its notes."""
+    placed = await stitcher.place("", messages, False)
+    key = identify.message_answer_key(answer)
+    noted = asyncio.create_task(stitcher.note_answer(placed.trajectory_id, placed.key, "ok", key, placed.anchor))
+    await asyncio.sleep(0.01)  # the note's edits are waiting on the store
+    return placed, noted
+
+
+async def _placed_once_noted(
+    store: _HeldNotes, stitcher: Stitcher, noted: asyncio.Task[None], messages: Messages
+) -> Stitch:
+    """`messages` placed while the notes are held: the placement waits for them, then, the notes
+    written (the gate opened), it is made."""
+    placing = asyncio.create_task(stitcher.place("", messages, False))
+    await asyncio.sleep(0.05)
+    assert not placing.done()  # it waits for the notes being written
+    store.gate.set()
+    await noted
+    return await placing
+
+
 async def test_a_step_waits_only_for_the_notes_it_may_need(redis_url: str) -> None:
     """Notes still being written of an answer to one run do not hold up another run's first
     step with the same system prompt (on a shared store each note is a round trip: every step
@@ -151,23 +176,15 @@ async def test_a_step_waits_only_for_the_notes_it_may_need(redis_url: str) -> No
     first: Messages = [system, {"role": "user", "content": "fix the parser"}]
     other: Messages = [system, {"role": "user", "content": "rename the module"}]
     try:
-        placed = await stitcher.place("", first, False)
         answer = {"role": "assistant", "content": "I will read parse.py and find the failing branch first."}
-        key = identify.message_answer_key(answer)
-        noted = asyncio.create_task(stitcher.note_answer(placed.trajectory_id, placed.key, "ok", key, placed.anchor))
-        await asyncio.sleep(0.01)  # the note's edits are waiting on the store
+        placed, noted = await _answered_held(stitcher, first, answer)
         began = asyncio.get_running_loop().time()
         another = await stitcher.place("", other, False)
         assert asyncio.get_running_loop().time() - began < 0.25  # not the notes' wait (0.5 s)
         assert another.decision == "new" and another.trajectory_id != placed.trajectory_id
-        following = asyncio.create_task(
-            stitcher.place("", [*first, answer, {"role": "user", "content": "go on"}], False)
+        continued = await _placed_once_noted(
+            store, stitcher, noted, [*first, answer, {"role": "user", "content": "go on"}]
         )
-        await asyncio.sleep(0.05)
-        assert not following.done()  # it waits for its run's notes
-        store.gate.set()
-        await noted
-        continued = await following
         assert (continued.trajectory_id, continued.decision) == (placed.trajectory_id, "extended")
     finally:
         store.gate.set()
@@ -183,21 +200,16 @@ async def test_a_rewrite_that_finds_no_run_waits_for_the_notes_of_its_first_mess
     system = {"role": "system", "content": "agent"}
     first: Messages = [system, {"role": "user", "content": "fix the parser in parse.py please"}]
     try:
-        placed = await stitcher.place("", first, False)
         answer = {
             "role": "assistant",
             "content": "The failing branch is the empty-input case; I will change parse.py to return early.",
         }
-        key = identify.message_answer_key(answer)
-        noted = asyncio.create_task(stitcher.note_answer(placed.trajectory_id, placed.key, "ok", key, placed.anchor))
-        await asyncio.sleep(0.01)
+        placed, noted = await _answered_held(stitcher, first, answer)
         edited = [system, {"role": "user", "content": "fix the parser in parse.py (edited)"}, answer]
-        rewrite = asyncio.create_task(stitcher.place("", [*edited, {"role": "user", "content": "lint failed"}], False))
-        await asyncio.sleep(0.05)
-        assert not rewrite.done()  # no run found yet: it waits for the notes under its first message
-        store.gate.set()
-        await noted
-        rewritten = await rewrite
+        # No run found yet: it waits for the notes under its first message.
+        rewritten = await _placed_once_noted(
+            store, stitcher, noted, [*edited, {"role": "user", "content": "lint failed"}]
+        )
         assert (rewritten.trajectory_id, rewritten.decision) == (placed.trajectory_id, "rewritten")
     finally:
         store.gate.set()
