@@ -297,8 +297,10 @@ def examples(
 
     rows, labels, groups, spans = [], [], [], []
     for index, doc in enumerate(docs):
-        for start, end in names_model.candidates(doc.text, words):
-            rows.append(names_model.features(doc.text, start, end, words))
+        found = list(names_model.candidates(doc.text, words))
+        cued = names_model.cues(doc.text, found, [names_model.near(doc.text, s, e) for s, e in found])
+        for start, end in found:
+            rows.append(names_model.features(doc.text, start, end, words, cued))
             labels.append(int(any(s <= start and end <= e for s, e in doc.names)))
             groups.append(index)
             spans.append((start, end))

@@ -218,6 +218,8 @@ _HANDOFF_WORDS = (
     r"|signed(?:[ \t]+off)?)[ \t]+by|(?:escalated|forwarded|handed[ \t]+(?:it[ \t]+)?over)[ \t]+to"
     r"|on[ \t]+behalf[ \t]+of|(?:spoke|talked)[ \t]+(?:with|to)|(?:meeting|met)[ \t]+with"
     r"|reach(?:ed)?[ \t]+out[ \t]+to|follow(?:ed)?[ \t]+up[ \t]+with|check(?:ed)?[ \t]+with"
+    # Verbs whose object is a person (`asked Ana Lima to rerun it`, `pinged Priya`).
+    r"|ask(?:ed)?|tell|told|ping(?:ed)?|e-?mail(?:ed)?|messag(?:e|ed)|texted|thank(?:ed)?|cc['’]?(?:e?d)?"
     r"|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a|atribuíd[oa][ \t]+a"
     r"|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till"
 )
@@ -341,7 +343,7 @@ def _name_words(value: str) -> int | None:
             return None
         if (low in given or low in family) and low not in _AMBIGUOUS:
             listed += 1
-        elif low in everyday or low in _AMBIGUOUS:
+        elif names_model.everyday(low, everyday) or low in _AMBIGUOUS:
             return None
     return listed
 
@@ -691,7 +693,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         r"(?:assigned[ \t]+to|(?:reported|reviewed|approved|requested|submitted|opened|closed|authored|written|off)"
         r"[ \t]+by|(?:escalated|forwarded|over)[ \t]+to|behalf[ \t]+of|(?:spoke|talked|meeting|met|up|check|checked)"
         r"[ \t]+(?:with|to)|out[ \t]+to|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a"
-        r"|atribuíd[oa][ \t]+a|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till)[ \t]+[A-Z]",
+        r"|atribuíd[oa][ \t]+a|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till|[Aa]sk(?:ed)?|[Tt]ell"
+        r"|[Tt]old|[Pp]ing(?:ed)?|[Ee]-?mail(?:ed)?|[Mm]essag(?:e|ed)|[Tt]exted|[Tt]hank(?:ed)?|[Cc]c['’]?(?:e?d)?)"
+        r"[ \t]+[A-Z]",
         True,
         60,
         100,

@@ -5,8 +5,10 @@ Candidates are capitalised words standing as words of prose: not in code (`UserM
 `os.Path`, `Foo(`, `x=Bar`), not CamelCase, not all capitals, not beside digits or
 underscores. Each is scored by a logistic regression over its word, suffixes and shape, whether
 it is in the name lists (data/first_names.txt, surnames.txt), whether it is an everyday English
-word, the words before and after it, and whether it starts a sentence. Neighbouring words that
-pass make one name (`John Smith`). The weights (data/names_model.json) were trained by
+word, the words before and after it, a verb of reporting or a title beside it, whether it starts
+a sentence, and what the rest of the text says of the same word (written after a listed given
+name or a title, before a listed family name or a verb of reporting: `Cues`, read from all the
+candidates before any is scored). Neighbouring words that pass make one name (`John Smith`). The weights (data/names_model.json) were trained by
 `python -m benchmarks.privacy.names_model train` on a public corpus with person annotations
 (data/SOURCES.md); no model is downloaded and the scan is linear in the text: one regular
 expression pass, then a few dictionary look-ups per candidate. One sense per text: the words of a
@@ -22,7 +24,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 # A capitalised word of prose: a capital then lower-case letters, parts joined by `-` or an
 # apostrophe before a capital (`Jean-Luc`, `O'Brien`, `McDonald`), not touching code characters.
@@ -54,8 +56,9 @@ NEVER = frozenset(
         # The machines and groups tickets hand work to (`assigned to Release Bot`, `opened by Dependabot`).
         " bot bots pipeline pipelines admin admins ops infra oncall automation daemon cron ci cd qa sre devops"
         " staging prod webhook sdk cli copilot renovate dependabot snyk sonarqube codecov mergify gpt llm"
-        # Software that public agent runs name as a subject (`maybe Sphinx relies on it?`).
-        " mozilla sphinx",
+        # Software that public agent runs name as a subject (`maybe Sphinx relies on it?`), and
+        # what a system log names so (`Wi-Fi will stay on.`).
+        " mozilla sphinx wi-fi bluetooth",
     )
 )
 
@@ -130,8 +133,109 @@ def _word_kind(word: str | None) -> str:
 # The features that depend on the words around a candidate (the rest depend on the word alone).
 _CONTEXT = (
     "prev=", "next=", "prevkind=", "nextkind=", "initial", "prevcap&", "nextcap&", "listed&capneighbour",
-    "unknown&", "possessive",
+    "unknown&", "possessive", "reported", "titled", "text&",
 )  # fmt: skip
+
+# Titles, offices and ranks written before a person's name (`Dr. Amara`, `President Lula`,
+# `Judge Amara`).
+_TITLES = frozenset(
+    re.findall(
+        r"\S+",
+        "mr mrs ms miss mx dr prof president senator governor judge justice king queen prince princess sir lord"
+        " lady saint pope general captain sergeant officer mayor chancellor minister premier secretary ambassador"
+        " coach detective uncle aunt father brother sister mother doctor professor colonel lieutenant major"
+        " admiral rev reverend",
+    )
+)
+
+
+class Near(NamedTuple):
+    """A candidate's neighbours: the word (or mark) before it and the one before that, whether a
+    line break is between it and the first, the word (or mark) after it and the one after that;
+    none across a mark (`Dr.`'s word is read across its dot)."""
+
+    prev: str | None
+    newline: bool
+    prev2: str | None
+    next: str | None
+    next2: str | None
+
+
+def near(text: str, start: int, end: int) -> Near:
+    """The neighbours of the candidate text[start:end]."""
+    prev, newline = _before(text, start)
+    nxt = _after(text, end)
+    prev2 = None
+    if prev is not None and (prev[0].isalnum() or prev == "."):
+        prev2 = _before(text, text.rfind(prev, max(0, start - 80), start))[0]
+    next2 = _after(text, text.find(nxt, end, end + 80) + len(nxt)) if nxt and nxt[0].isalnum() else None
+    return Near(prev, newline, prev2, nxt, next2)
+
+
+class Cues(NamedTuple):
+    """What a whole text says of its capitalised words (one sense per text), read from its
+    candidates' neighbours: the words written right after a listed given name (`Priya Nair`
+    makes `Nair` a family name wherever it stands), after a title or an office, before a listed
+    family name, and before a verb of reporting (`Nair said`, `Nair Kumar told`)."""
+
+    after_given: frozenset[str]
+    after_title: frozenset[str]
+    before_family: frozenset[str]
+    reporting: frozenset[str]
+
+
+NO_CUES = Cues(frozenset(), frozenset(), frozenset(), frozenset())
+
+
+def cues(text: str, spans: Iterable[tuple[int, int]], nears: Iterable[Near]) -> Cues:
+    """The `Cues` of a text from its candidates (`spans`) and their neighbours (`nears`)."""
+    given, family, _ambiguous, _stop = _lists()
+    us = _given_us()
+    after_given: set[str] = set()
+    after_title: set[str] = set()
+    before_family: set[str] = set()
+    reporting: set[str] = set()
+    for (start, end), around in zip(spans, nears, strict=True):
+        low = text[start:end].lower()
+        prev, nxt = around.prev, around.next
+        if prev is not None and prev[:1].isupper():
+            if prev.lower() in given or prev.lower() in us:
+                after_given.add(low)
+            if prev.lower() in _TITLES:
+                after_title.add(low)
+        elif prev == "." and around.prev2 is not None and around.prev2.lower() in _TITLES:
+            after_title.add(low)
+        if nxt is not None and nxt[:1].isupper() and nxt.lower() in family:
+            before_family.add(low)
+        if _reports(nxt) or _reports(prev) or (nxt is not None and nxt[:1].isupper() and _reports(around.next2)):
+            reporting.add(low)
+    return Cues(frozenset(after_given), frozenset(after_title), frozenset(before_family), frozenset(reporting))
+
+
+@functools.cache
+def _reporting_word() -> re.Pattern[str]:
+    from router.privacy import names
+
+    return re.compile(names._REPORTING)
+
+
+def _reports(word: str | None) -> bool:
+    """Whether a word is a verb of reporting (`said`, `told`)."""
+    return word is not None and word[:1].islower() and _reporting_word().fullmatch(word) is not None
+
+
+def text_features(low: str, cued: Cues) -> list[str]:
+    """What the text says of a candidate word (in lower case) elsewhere (`Cues`)."""
+    out = []
+    if low in cued.after_given:
+        out.append("text&after_given")
+    if low in cued.after_title:
+        out.append("text&after_title")
+    if low in cued.before_family:
+        out.append("text&before_family")
+    if low in cued.reporting:
+        out.append("text&reported")
+    return out
 
 
 def _given_us() -> frozenset[str]:
@@ -243,11 +347,13 @@ def _after(text: str, end: int) -> str | None:
 _OPENERS = (".", "!", "?", ":", ";", '"', "“", "*", "#", ">", "-")
 
 
-def context_features(text: str, start: int, end: int, own: list[str], lexicon: frozenset[str]) -> list[str]:
-    """The features of the candidate text[start:end] that depend on the words around it."""
+def context_features(
+    text: str, start: int, end: int, own: list[str], lexicon: frozenset[str], around: Near
+) -> list[str]:
+    """The features of the candidate text[start:end] that depend on the words around it
+    (`around`: `near(text, start, end)`)."""
     given, family, _ambiguous, _stop = _lists()
-    prev, newline = _before(text, start)
-    nxt = _after(text, end)
+    prev, newline, nxt = around.prev, around.newline, around.next
     prev_low = prev.lower() if prev else ""
     next_low = nxt.lower() if nxt else ""
     listed = "given" in own or "family" in own
@@ -274,16 +380,24 @@ def context_features(text: str, start: int, end: int, own: list[str], lexicon: f
         out.append(f"unknown&initial={initial}")
         if (prev_cap and prev_low not in lexicon) or (next_cap and next_low not in lexicon):
             out.append("unknown&unknowncapneighbour")
+    prev2, next2 = around.prev2, around.next2
+    if _reports(nxt) or (next_cap and _reports(next2)):
+        out.append("reported")
+    elif _reports(prev):  # `…, said Erle`
+        out.append("reported&after")
+    if prev_low in _TITLES or (prev == "." and prev2 is not None and prev2.lower() in _TITLES):
+        out.append("titled")
     return out
 
 
-def features(text: str, start: int, end: int, lexicon: frozenset[str] | None = None) -> list[str]:
+def features(text: str, start: int, end: int, lexicon: frozenset[str] | None = None, cued: Cues = NO_CUES) -> list[str]:
     """The features of the candidate word text[start:end] (`lexicon`: the everyday words, by
-    default the shipped model's)."""
+    default the shipped model's; `cued`: the text's `cues`)."""
     if lexicon is None:
         lexicon = model()["lexicon"]
     own = word_features(text[start:end], lexicon)
-    return own + context_features(text, start, end, own, lexicon)
+    context = context_features(text, start, end, own, lexicon, near(text, start, end))
+    return own + context + text_features(text[start:end].lower(), cued)
 
 
 def _logit(feats: list[str]) -> float:
@@ -499,12 +613,17 @@ def find(text: str, known: Iterable[tuple[int, int]] = ()) -> Iterator[tuple[int
     weights: dict[str, float] = loaded["weights"]
     floor: float = loaded["floor"]
     spans = list(candidates(text, lexicon))
+    # Each candidate's own and local weight first, then what the text says of its word.
+    nears = [near(text, start, end) for start, end in spans]
+    cued = cues(text, spans, nears)
     scored = []
-    for start, end in spans:
+    for (start, end), around in zip(spans, nears, strict=True):
         own, partial = _own(text[start:end])
         if partial < floor:
             continue
-        total = partial + sum(weights.get(f, 0.0) for f in context_features(text, start, end, list(own), lexicon))
+        context = context_features(text, start, end, list(own), lexicon, around)
+        context += text_features(text[start:end].lower(), cued)
+        total = partial + sum(weights.get(f, 0.0) for f in context)
         scored.append((start, end, 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, total))))))
     known = list(known)
     found = list(runs(text, scored, loaded["threshold"], loaded["threshold_run"]))
