@@ -51,6 +51,7 @@ def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
 )
 def test_the_object_of_a_verb_said_of_people_is_a_name(text: str, name: str) -> None:
     assert name in people(text)
+    assert [f.rule for f in names.find(text) if f.value == name] == ["name-asked"]
 
 
 @pytest.mark.parametrize(
@@ -58,6 +59,8 @@ def test_the_object_of_a_verb_said_of_people_is_a_name(text: str, name: str) -> 
     [
         "I asked Stack Overflow and it says the flag is deprecated.",
         "Thanks Stack Exchange for the answer.",
+        "We told Python to stop at the first failure.",
+        "I asked ChatGPT to write the migration.",
         "Jul  2 18:08:55 host kernel[0]: wl0: leaveModulePoweredForOffloads: Wi-Fi will stay on.",
     ],
 )

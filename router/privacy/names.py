@@ -218,8 +218,6 @@ _HANDOFF_WORDS = (
     r"|signed(?:[ \t]+off)?)[ \t]+by|(?:escalated|forwarded|handed[ \t]+(?:it[ \t]+)?over)[ \t]+to"
     r"|on[ \t]+behalf[ \t]+of|(?:spoke|talked)[ \t]+(?:with|to)|(?:meeting|met)[ \t]+with"
     r"|reach(?:ed)?[ \t]+out[ \t]+to|follow(?:ed)?[ \t]+up[ \t]+with|check(?:ed)?[ \t]+with"
-    # Verbs whose object is a person (`asked Ana Lima to rerun it`, `pinged Priya`).
-    r"|ask(?:ed)?|tell|told|ping(?:ed)?|e-?mail(?:ed)?|messag(?:e|ed)|texted|thank(?:ed)?|cc['’]?(?:e?d)?"
     r"|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a|atribuíd[oa][ \t]+a"
     r"|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till"
 )
@@ -343,7 +341,7 @@ def _name_words(value: str) -> int | None:
             return None
         if (low in given or low in family) and low not in _AMBIGUOUS:
             listed += 1
-        elif names_model.everyday(low, everyday) or low in _AMBIGUOUS:
+        elif low in everyday or low in _AMBIGUOUS:
             return None
     return listed
 
@@ -643,6 +641,18 @@ _PEOPLE_LIST = re.compile(r"(?i)(?<![\w-])(?:authors|maintainers|contributors|de
 _LIST_ITEM = re.compile(rf"[\"']({_FULL})(?:[ \t]*<[^<>\s]+>)?(?:[ \t]*\([^()\s]+\))?[\"']")
 
 
+# A person asked, told or thanked, anywhere in a sentence (`We asked Wendelin Thistlewood to
+# rerun it`, `pinged Priya about the flaky test`): the verb's object is a person.
+_ASKED_VERBS = (
+    r"(?:[Aa]sked|[Tt]old|[Pp]inged|[Rr]eminded|[Ee]-?mailed|[Tt]exted|[Mm]essaged|[Ii]nvited|[Tt]hanked"
+    r"|[Nn]otified|[Cc]ontacted|[Cc]ongratulated|[Pp]aged|[Cc][Cc]['’]?e?d)"
+)
+_ASKED_DONE = re.compile(
+    rf"(?<![\w'’-]){_ASKED_VERBS}[ \t]+({_CAPITAL}(?:[ \t]+{_CAPITAL})?)(?=[ \t]+[a-z]|[ \t]*(?:[,.!?:;]|\r?$))",
+    re.MULTILINE,
+)
+
+
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
@@ -693,13 +703,12 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         r"(?:assigned[ \t]+to|(?:reported|reviewed|approved|requested|submitted|opened|closed|authored|written|off)"
         r"[ \t]+by|(?:escalated|forwarded|over)[ \t]+to|behalf[ \t]+of|(?:spoke|talked|meeting|met|up|check|checked)"
         r"[ \t]+(?:with|to)|out[ \t]+to|zugewiesen[ \t]+an|assignée?[ \t]+à|asignad[oa][ \t]+a|assegnat[oa][ \t]+a"
-        r"|atribuíd[oa][ \t]+a|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till|[Aa]sk(?:ed)?|[Tt]ell"
-        r"|[Tt]old|[Pp]ing(?:ed)?|[Ee]-?mail(?:ed)?|[Mm]essag(?:e|ed)|[Tt]exted|[Tt]hank(?:ed)?|[Cc]c['’]?(?:e?d)?)"
-        r"[ \t]+[A-Z]",
+        r"|atribuíd[oa][ \t]+a|toegewezen[ \t]+aan|przypisan[eya][ \t]+do|tilldelad[ \t]+till)[ \t]+[A-Z]",
         True,
         60,
         100,
     ),
+    (_ASKED_DONE, "name-asked", rf"{_ASKED_VERBS}[ \t]+[A-Z]", False, 24, 100),
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
     (_KIN_BEFORE, "name-kin", rf"(?:my|our|his|her|their|your)[ \t]+(?:{_OWN_WORDS})[ \t]+[A-Z]", True, 40, 100),
@@ -892,7 +901,7 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                         )
                     )
                 )
-            elif rule in ("name-greeting", "name-signoff"):
+            elif rule in ("name-greeting", "name-signoff", "name-asked"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _addressed_name(value)
             elif rule in ("name-label", "name-mail", "name-role"):
                 accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)

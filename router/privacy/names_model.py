@@ -8,7 +8,8 @@ it is in the name lists (data/first_names.txt, surnames.txt), whether it is an e
 word, the words before and after it, a verb of reporting or a title beside it, whether it starts
 a sentence, and what the rest of the text says of the same word (written after a listed given
 name or a title, before a listed family name or a verb of reporting: `Cues`, read from all the
-candidates before any is scored). Neighbouring words that pass make one name (`John Smith`). The weights (data/names_model.json) were trained by
+candidates before any is scored). Neighbouring words that pass make one name (`John Smith`).
+The weights (data/names_model.json) were trained by
 `python -m benchmarks.privacy.names_model train` on a public corpus with person annotations
 (data/SOURCES.md); no model is downloaded and the scan is linear in the text: one regular
 expression pass, then a few dictionary look-ups per candidate. One sense per text: the words of a
