@@ -202,3 +202,23 @@ def test_a_possessive_is_a_feature() -> None:
     text = "though Meza's song was about a boat"
     start = text.index("Meza")
     assert "possessive" in names_model.features(text, start, start + 4)
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "expected"),
+    [
+        # Across a title's dot; two spaces are one gap.
+        ("We met Dr.  Amara there.", "Amara", (".", False, "Dr", "there", ".")),
+        # Words two gaps away, each gap of two spaces.
+        ("They  said  Nair  came.", "Nair", ("said", False, "They", "came", ".")),
+        # At the text's start; the word after next read across one word only.
+        ("Nair Kumar told us.", "Nair", (None, False, None, "Kumar", "told")),
+        # A mark after it ends the reading there.
+        ("It was Nair, who else.", "Nair", ("was", False, "It", ",", None)),
+        # A line break before it is said.
+        ("Thanks\nNair will call.", "Nair", ("Thanks", True, None, "will", "call")),
+    ],
+)
+def test_a_candidates_neighbours(text: str, word: str, expected: tuple[object, ...]) -> None:
+    start = text.index(word)
+    assert tuple(names_model.near(text, start, start + len(word))) == expected
