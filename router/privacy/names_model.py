@@ -177,7 +177,7 @@ class Cues(NamedTuple):
     """What a whole text says of its capitalised words (one sense per text), read from its
     candidates' neighbours: the words written right after a listed given name (`Priya Nair`
     makes `Nair` a family name wherever it stands), after a title or an office, before a listed
-    family name, and before a verb of reporting (`Nair said`, `Nair Kumar told`)."""
+    family name, and beside a verb of reporting (`Nair said`, `Nair Kumar told`, `said Nair`)."""
 
     after_given: frozenset[str]
     after_title: frozenset[str]
