@@ -222,3 +222,20 @@ def test_a_possessive_is_a_feature() -> None:
 def test_a_candidates_neighbours(text: str, word: str, expected: tuple[object, ...]) -> None:
     start = text.index(word)
     assert tuple(names_model.near(text, start, start + len(word))) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Later, the Colonel thought it expedient to leave the fort.",
+        "The Chancellor handled it neatly, when he could.",
+    ],
+)
+def test_a_title_or_an_office_alone_is_no_candidate(text: str) -> None:
+    lexicon = names_model.model()["lexicon"]
+    assert [text[s:e] for s, e in names_model.candidates(text, lexicon)] == []
+
+
+def test_a_family_name_that_is_a_title_too_stays_a_candidate() -> None:
+    text = "Martin Luther King spoke to the crowd that day."
+    assert people(text) == {"Martin Luther King"}

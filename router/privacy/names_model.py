@@ -150,6 +150,17 @@ _TITLES = frozenset(
 )
 
 
+# The titles and offices that are no one's name (`the Colonel thought`, `Dr. Archie`): never a
+# name's word. (`King`, `Major`, `Bishop` are family names too: they stay candidates.)
+_OFFICE_WORDS = frozenset(
+    re.findall(
+        r"\S+",
+        "mr mrs ms mx dr prof professor president senator governor chancellor ambassador colonel lieutenant"
+        " admiral sergeant captain premier minister secretary mayor pope reverend rev detective officer",
+    )
+)
+
+
 class Near(NamedTuple):
     """A candidate's neighbours: the word (or mark) before it and the one before that, whether a
     line break is between it and the first, the word (or mark) after it and the one after that;
@@ -514,7 +525,7 @@ def candidates(text: str, lexicon: frozenset[str] | None = None) -> Iterator[tup
     last = [0, 0, 0]
     for match in CANDIDATE.finditer(text):
         low = match.group().lower()
-        if low in NEVER or (everyday(low, lexicon) and low not in given and low not in family):
+        if low in NEVER or low in _OFFICE_WORDS or (everyday(low, lexicon) and low not in given and low not in family):
             continue
         if "-" in low and all(everyday(part, lexicon) and part not in given for part in low.split("-")):
             continue  # everyday words joined (`Set-Cookie`, `Read-Only`), not `Jean-Pierre`
