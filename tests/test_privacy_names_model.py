@@ -239,3 +239,16 @@ def test_a_title_or_an_office_alone_is_no_candidate(text: str) -> None:
 def test_a_family_name_that_is_a_title_too_stays_a_candidate() -> None:
     text = "Martin Luther King spoke to the crowd that day."
     assert people(text) == {"Martin Luther King"}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("They met at the Lincoln Memorial on Sunday.", set()),
+        ("She gave the Carnegie Lecture at the Brandt Foundation in May.", set()),
+        # A kind that is a family name too ends a person's name.
+        ("Stuart Hall wrote the essay in 1973.", {"Stuart Hall"}),
+    ],
+)
+def test_a_run_ending_in_an_institutions_kind_is_no_person(text: str, expected: set[str]) -> None:
+    assert people(text) == expected

@@ -1540,6 +1540,17 @@ _STREET_AFTER = re.compile(
 _STREET_LAST = re.compile(_STREET_AFTER.pattern.removeprefix(rf"(?:[ \t]+{_CAP_WORD})?") + "$")
 
 
+# A run taken for a name that ends in the kind of a place or an institution named after a person
+# (`Kennedy Space Center`, `Lincoln Memorial`, `Nobel Prize`): the kinds that are no family names
+# too (`Hall`, `Park`, `Church`, `Lake` are left out: `Stuart Hall` is a person).
+_INSTITUTIONS = (
+    r"(?:Center|Centre|Airport|Memorial|University|College|Institute|School|Academy|Hospital|Museum|Library"
+    r"|Stadium|Station|Foundation|Prize|Award|Trophy|Fellowship|Scholarship|Theatre|Theater|Cathedral"
+    r"|Observatory|Laboratory|Laboratories|District|County|Township)"
+)
+_INSTITUTION_LAST = re.compile(rf"(?<![\w'’-]){_INSTITUTIONS}$")
+
+
 # A field that names a place (`city: 'Austin'`, `"state": "Georgia"`): its value is no person,
 # however many people bear the name.
 _PLACE_FIELD = re.compile(
@@ -1616,8 +1627,8 @@ def _a_place(text: str, start: int, end: int) -> bool:
 
 def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """The findings without firms' names (`_no_firms`), and without the uncued ones that lie in
-    a firm's name made of surnames, that name a street (`_FIRM`, `_STREET_AFTER`) or a place
-    (`_a_place`)."""
+    a firm's name made of surnames, that name a street (`_FIRM`, `_STREET_AFTER`), an institution
+    (`_INSTITUTION_LAST`) or a place (`_a_place`)."""
     found = _no_firms(text, found)
     uncued = [(start, end) for start, end, rule in found if rule in _UNCUED]
     if not uncued:
@@ -1639,6 +1650,7 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         if any(s <= start and end <= e for s, e in firms)
         or _STREET_AFTER.match(text, end)
         or _STREET_LAST.search(text, start, end)
+        or _INSTITUTION_LAST.search(text, start, end)
         or _PLACE_FIELD.search(text, max(0, start - 24), start)
         or _a_place(text, start, end)
     }
