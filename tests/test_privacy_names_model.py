@@ -246,6 +246,10 @@ def test_a_family_name_that_is_a_title_too_stays_a_candidate() -> None:
     [
         ("They met at the Lincoln Memorial on Sunday.", set()),
         ("She gave the Carnegie Lecture at the Brandt Foundation in May.", set()),
+        # A single word taken for a name before the rest of the institution's name.
+        ("Pad 39A at the Kennedy Space Center on April 12 was ready.", set()),
+        # A full name before an institution's stays a person's.
+        ("Priya Nair School of Medicine wrote back.", {"Priya Nair"}),
         # A kind that is a family name too ends a person's name.
         ("Stuart Hall wrote the essay in 1973.", {"Stuart Hall"}),
     ],

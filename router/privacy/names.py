@@ -1549,6 +1549,10 @@ _INSTITUTIONS = (
     r"|Observatory|Laboratory|Laboratories|District|County|Township)"
 )
 _INSTITUTION_LAST = re.compile(rf"(?<![\w'’-]){_INSTITUTIONS}$")
+# A single word taken for a name, then capitalised words that end in such a kind (`Kennedy` of
+# `Kennedy Space Center`): a full name before an institution stays (`Priya Nair School of …`,
+# a signature's line run together).
+_INSTITUTION_AFTER = re.compile(rf"(?:[ \t]+{_CAP_WORD}){{0,2}}[ \t]+{_INSTITUTIONS}(?![\w'’-])")
 
 
 # A field that names a place (`city: 'Austin'`, `"state": "Georgia"`): its value is no person,
@@ -1651,6 +1655,7 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         or _STREET_AFTER.match(text, end)
         or _STREET_LAST.search(text, start, end)
         or _INSTITUTION_LAST.search(text, start, end)
+        or (" " not in text[start:end] and _INSTITUTION_AFTER.match(text, end))
         or _PLACE_FIELD.search(text, max(0, start - 24), start)
         or _a_place(text, start, end)
     }
