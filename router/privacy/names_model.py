@@ -151,12 +151,13 @@ _TITLES = frozenset(
 
 
 # The titles and offices that are no one's name (`the Colonel thought`, `Dr. Archie`): never a
-# name's word. (`King`, `Major`, `Bishop` are family names too: they stay candidates.)
-_OFFICE_WORDS = frozenset(
+# name's word. The others are names or everyday words too (`King`, `Major`, `Judge`, `Sir`,
+# `Miss`, `Father`): they stay candidates.
+_OFFICE_WORDS = _TITLES - frozenset(
     re.findall(
         r"\S+",
-        "mr mrs ms mx dr prof professor president senator governor chancellor ambassador colonel lieutenant"
-        " admiral sergeant captain premier minister secretary mayor pope reverend rev detective officer",
+        "miss judge justice king queen prince princess sir lord lady saint general coach uncle aunt father"
+        " brother sister mother doctor major",
     )
 )
 

@@ -195,19 +195,12 @@ class Batcher:
             _fail(calls, result)
             return
         replies = result[len(load) :] if load else result
-        if load or not any(type(reply) is NoScriptError for reply in replies):
-            for call, reply in zip(calls, replies, strict=True):
-                if call.reply.done():
-                    continue  # its caller gave up (cancelled): the command ran all the same
-                if isinstance(reply, Exception):
-                    call.reply.set_exception(reply)
-                else:
-                    call.reply.set_result(reply)
-            return
-        missing = [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
-        again = set(missing)
+        # (A batch that loaded scripts was itself the resend: nothing of it is sent again.)
+        missing = [] if load else [index for index, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
         for index, (call, reply) in enumerate(zip(calls, replies, strict=True)):
-            if index in again or call.reply.done():
+            # (A caller that gave up, cancelled: the command ran all the same. A command sent
+            # again below: its reply comes then.)
+            if call.reply.done() or (missing and index in missing):
                 continue
             if isinstance(reply, Exception):
                 call.reply.set_exception(reply)
