@@ -31,6 +31,7 @@ from router.config.serving import ModelAlias, ServerSettings, UISettings
 from router.config.stores import AuditSettings, TrajectorySettings, VaultSettings
 from router.config.strategies import CloudRoute, EdgeRoute, RandomRoute, RouteSettings
 from router.config.upstream import UpstreamSettings
+from router.config.yaml_text import load_yaml
 from router.config_errors import describe
 
 TARGETS = ("edge", "cloud")
@@ -233,7 +234,7 @@ def load_settings(path: Path | None = None, **overrides: Any) -> Settings:
         if not path.is_file():
             raise ConfigError(f"config file {path} is not a regular file (a device or a pipe): name the YAML file")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = load_yaml(path.read_text(encoding="utf-8"))
         except RecursionError as exc:
             raise ConfigError(f"config file {path} nests its values too deeply to be a configuration") from exc
         except OSError as exc:

@@ -373,6 +373,19 @@ SOURCES = [
     ("alias", BASE + "model_aliases:\n  'gpt-*': {route: nowhere}\n", "model_aliases.gpt-* names", "(tandem.yaml:5)"),
     ("no edge", "upstreams:\n  cloud: {base_url: 'https://c.example/v1', model: big}\n", "upstreams.edge is", ":1)"),
     ("YAML", BASE + "routes: [unclosed\n", "not valid YAML: expected ',' or ']'", "(tandem.yaml:5:1)"),
+    # PyYAML alone would keep the second `routes` and drop the first without a word.
+    (
+        "repeated key",
+        BASE + "routes:\n  a: {strategy: edge}\nroutes:\n  b: {strategy: cloud}\n",
+        "the key 'routes' is given twice in one mapping (first on line 4)",
+        "(tandem.yaml:6:1)",
+    ),
+    (
+        "repeated nested key",
+        BASE + "routes:\n  a: {strategy: edge, strategy: cloud}\n",
+        "the key 'strategy' is given twice in one mapping (first on line 5)",
+        "(tandem.yaml:5:23)",
+    ),
     (
         "judge model",
         BASE + "routes:\n  tandem: {strategy: judge, model: /nonexistent/judge.onnx}\n",

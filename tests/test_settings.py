@@ -152,3 +152,16 @@ def test_the_example_config_in_deploy_is_valid() -> None:
     settings = load_settings(example)
     assert settings.upstreams["cloud"].drop_params == ["return_token_ids", "session_id", "litellm_session_id"]
     assert settings.routes["tandem"].strategy == "random"
+
+
+def test_a_merged_key_may_be_overridden_but_a_key_written_twice_is_refused(tmp_path: Path) -> None:
+    # YAML's merge (`<<: *shared`) brings keys in to be overridden: that is no repeated key.
+    merged = (
+        "routes:\n  quiet: &shared {strategy: edge, failover: false}\n  loud:\n    <<: *shared\n    strategy: cloud\n"
+    )
+    upstreams = GOOD.split("routes:")[0]
+    settings = load_settings(write(tmp_path, upstreams + merged))
+    assert settings.routes["loud"].strategy == "cloud" and settings.routes["loud"].failover is False
+    assert settings.routes["quiet"].strategy == "edge"
+    with pytest.raises(ConfigError, match=r"the key 'failover' is given twice in one mapping \(first on line 2\)"):
+        load_settings(write(tmp_path, "routes:\n  quiet: {strategy: edge, failover: false,\n    failover: true}\n"))
