@@ -5,7 +5,9 @@ Redaction walks the messages (text, content parts, tool-call arguments, tool res
 replaces every known value in one pass of one alternation of the escaped values, longest
 first. Restoration replaces our own placeholders only (a placeholder-looking string the user
 typed is left alone): in plain text as the value, inside tool-call arguments (JSON text) as
-the value JSON-escaped, so that the agent's tools get the real value and valid JSON.
+the value JSON-escaped for the strings it stands in (twice inside JSON text one of their
+strings holds: a JSON file a tool writes), so that the agent's tools get the real value and
+valid JSON.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 import orjson
 
+from router.privacy.json_depth import Depths, escaped
 from router.privacy.matcher import ValueMatcher
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")
@@ -251,10 +254,19 @@ class Redactor:
             self.restorable, self.restorable_from = self.restorable_from(), None
         return self.restorable
 
-    def restore_text(self, text: str, *, json_escaped: bool = False) -> str:
+    def restore_text(self, text: str, *, json_escaped: bool = False, depths: Depths | None = None) -> str:
+        """`text` with our placeholders put back; `json_escaped`: `text` is JSON (tool-call
+        arguments; `depths`: their reader, fed what came before in a stream), and each value is
+        escaped for the strings it lies in (router/privacy/json_depth.py: once, twice inside JSON
+        text held in a string)."""
         to_value = self.matcher.value_of
         if not to_value or "[" not in text or (self.restorable is not None and not self.restorable):
+            if depths is not None:
+                depths.feed(text)
             return text
+        if json_escaped and depths is None:
+            depths = Depths()
+        read = 0
 
         def back(match: re.Match[str]) -> str:
             value = to_value.get(match.group(0))
@@ -263,9 +275,18 @@ class Redactor:
             restorable = self._restorable()
             if restorable is not None and match.group(0) not in restorable:
                 return match.group(0)
-            return orjson.dumps(value).decode()[1:-1] if json_escaped else value
+            if depths is None:
+                return value
+            nonlocal read
+            depths.feed(text[read : match.end()])
+            read = match.end()
+            # The depth where the placeholder ends is where it stands: it holds no quote.
+            return escaped(value, max(1, depths.here()))
 
-        return PLACEHOLDER.sub(back, text)
+        restored = PLACEHOLDER.sub(back, text)
+        if depths is not None:
+            depths.feed(text[read:])
+        return restored
 
     def restore_answer(self, answer: dict[str, Any]) -> dict[str, Any]:
         """A non-streamed chat completion with our placeholders put back."""
@@ -316,6 +337,8 @@ class StreamRestorer:
     def __init__(self, redactor: Redactor) -> None:
         self._redactor = redactor
         self._carry: dict[tuple[int, str, int], str] = {}
+        # Per call's arguments, what was read of them (how deep in strings a value stands).
+        self._depths: dict[tuple[int, str, int], Depths] = {}
         self._pending = b""
 
     def _piece(self, key: tuple[int, str, int], text: str, json_escaped: bool) -> str:
@@ -324,7 +347,11 @@ class StreamRestorer:
         if partial is not None:
             self._carry[key] = text[partial.start() :]
             text = text[: partial.start()]
-        return self._redactor.restore_text(text, json_escaped=json_escaped)
+        return self._restored(key, text, json_escaped)
+
+    def _restored(self, key: tuple[int, str, int], text: str, json_escaped: bool) -> str:
+        depths = self._depths.setdefault(key, Depths()) if json_escaped else None
+        return self._redactor.restore_text(text, json_escaped=json_escaped, depths=depths)
 
     def _event(self, event: dict[str, Any]) -> None:
         choices = event.get("choices")
@@ -354,15 +381,17 @@ class StreamRestorer:
                         held = self._redactor.restore_text(self._carry.pop((index, text_key, 0)))
                         delta[text_key] = (delta.get(text_key) or "") + held
                 if (index, _LEGACY, 0) in self._carry:
-                    tail = self._redactor.restore_text(self._carry.pop((index, _LEGACY, 0)), json_escaped=True)
+                    tail = self._restored((index, _LEGACY, 0), self._carry.pop((index, _LEGACY, 0)), True)
                     legacy = delta.get("function_call")
                     if isinstance(legacy, dict):
                         legacy["arguments"] = (legacy.get("arguments") or "") + tail
                     else:
                         delta["function_call"] = {"arguments": tail}
                 for key in [k for k in self._carry if k[0] == index]:
-                    tail = self._redactor.restore_text(self._carry.pop(key), json_escaped=True)
+                    tail = self._restored(key, self._carry.pop(key), True)
                     delta.setdefault("tool_calls", []).append({"index": key[2], "function": {"arguments": tail}})
+                for key in [k for k in self._depths if k[0] == index]:
+                    del self._depths[key]
                 choice["delta"] = delta
 
     def feed(self, chunk: bytes) -> bytes:
