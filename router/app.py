@@ -21,7 +21,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
 from router import __version__
-from router.api.auth_throttle import AuthThrottle
+from router.api.auth_throttle import AuthThrottle, SharedFailures
 from router.api.chat import chat_completions, scope_step
 from router.api.http import PlainAnswer, chat_response, error_response
 from router.api.models import get_model, list_models, model_info, reachable
@@ -171,9 +171,17 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     app.state.engine = engine
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)
-    app.state.auth_throttle = AuthThrottle(settings.auth_throttle, settings.server.trusted_proxies, engine.metrics)
-    # The view's sign-in sessions: in Redis beside the trajectories when they are shared.
+    # Failed key checks and the view's sign-in sessions: in Redis beside the trajectories when
+    # they are shared, so that every replica and worker counts and reads the same.
     store = engine.tracker.store
+    shared = (
+        SharedFailures(store.primary.client, settings.redis_prefix, lambda: not store.degraded)
+        if isinstance(store, ResilientStore)
+        else None
+    )
+    app.state.auth_throttle = AuthThrottle(
+        settings.auth_throttle, settings.server.trusted_proxies, engine.metrics, shared=shared
+    )
     app.state.ui_sessions = UISessions(
         store.primary.client if isinstance(store, ResilientStore) else None,
         settings.redis_prefix,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -153,3 +154,38 @@ def test_the_operator_views_sign_in_is_throttled(make_throttled: MakeGateway, cl
     assert client.post(f"{server.url}/ui/login", data={"key": ADMIN_KEY}).status_code == 429
     assert metric(client, server, "tandem_auth_failures_total", "admin") == 5
     assert metric(client, server, "tandem_auth_throttled_total", "admin") == 2
+
+
+def refused_soon(client: httpx.Client, server: GatewayServer) -> bool:
+    """Whether the right key is refused within a second (a shared count arrives off the path)."""
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        if ask(client, server, KEY).status_code == 429:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_replicas_sharing_redis_count_an_addresss_failures_together(
+    make_gateway: MakeGateway, client: httpx.Client, redis_url: str
+) -> None:
+    # Two replicas (or workers) of one deployment: each alone would let 5 guesses through.
+    settings: dict[str, Any] = {
+        "routes": {"tandem": {"strategy": "edge"}},
+        "client_api_keys": [KEY],
+        "auth_throttle": {"max_failures": 5, "window_s": 2},
+        "redis_url": redis_url,
+    }
+    first, second = make_gateway(**settings), make_gateway(**settings)
+    assert [ask(client, first, GUESS).status_code for _ in range(3)] == [401] * 3
+    assert [ask(client, second, GUESS).status_code for _ in range(2)] == [401] * 2
+    # The fifth failure, counted in Redis, reaches the bound: the replica that saw it refuses.
+    assert refused_soon(client, second)
+    # The other learns it at the address's next failure there: one guess more, not five.
+    assert ask(client, first, KEY).status_code == 200
+    assert ask(client, first, GUESS).status_code == 401
+    assert refused_soon(client, first)
+    assert ask(client, first, GUESS).status_code == 429 and ask(client, second, GUESS).status_code == 429
+    # The window (2 s here) runs from the last failure that counted, then both let it back.
+    time.sleep(2.2)
+    assert ask(client, first, KEY).status_code == 200 and ask(client, second, KEY).status_code == 200

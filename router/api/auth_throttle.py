@@ -8,19 +8,25 @@ the address is refused. Each failure counts in `tandem_auth_failures_total{key_k
 refusal in `tandem_auth_throttled_total{key_kind}`, and a log line says when an address starts
 to be refused (its address and count, never a key).
 
-Counted in each process (a gateway with N workers lets an address try N times as many keys).
-The addresses remembered are bounded (`MAX_TRACKED`, oldest forgotten first).
+With Redis (`redis_url`), each failure is also counted there, by address, for every replica and
+worker (`SharedFailures`): a process that sees the shared count reach the bound refuses the
+address too, so an address tries at most the bound plus one key per other process (plus those
+in flight while the count is read), not the bound per process. The check itself reads no Redis:
+a process learns of the others' failures when an address fails at it. While Redis is out, each
+process counts alone. The addresses remembered are bounded (`MAX_TRACKED`, oldest forgotten first).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
+import redis.exceptions
 from starlette.requests import Request
 
 from router.api.client_address import Network, client_address
@@ -32,6 +38,48 @@ from router.metrics.core import Metrics
 log = logging.getLogger("tandem.auth")
 KeyKind = Literal["client", "admin"]
 MAX_TRACKED = 100_000
+
+
+# A failure counted in Redis. KEYS: the address's counter. ARGV: the window (ms), the bound.
+# The window starts at the first failure and, once the bound is reached, again at each failure
+# (the refusal lasts the window since the last failure that counted, as in a process).
+_COUNT = """
+local failures = redis.call('INCR', KEYS[1])
+if failures == 1 or failures >= tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return failures
+"""
+
+
+class SharedFailures:
+    """Failed key checks counted by address in Redis, for every process that shares it."""
+
+    def __init__(self, redis_client: Any, prefix: str, shared_ok: Callable[[], bool] = lambda: True) -> None:
+        self._count = redis_client.register_script(_COUNT)
+        self._prefix = prefix
+        # False while the trajectory store knows Redis is out: count in the process only.
+        self._shared_ok = shared_ok
+        self._counting: set[asyncio.Task[None]] = set()
+
+    def count(self, address: str, window_s: float, bound: int, counted: Callable[[int], None]) -> None:
+        """Count a failure of `address`, off the request's path; `counted` gets the shared count."""
+        if not self._shared_ok():
+            return
+        task = asyncio.get_running_loop().create_task(self._add(address, window_s, bound, counted))
+        self._counting.add(task)
+        task.add_done_callback(self._counting.discard)
+
+    async def _add(self, address: str, window_s: float, bound: int, counted: Callable[[int], None]) -> None:
+        try:
+            failures = await self._count(keys=[f"{self._prefix}authfail:{address}"], args=[int(window_s * 1000), bound])
+        except (redis.exceptions.RedisError, OSError) as exc:
+            log.warning("auth throttle: Redis failed (%s); this failure counts in this process only", exc)
+            return
+        counted(int(failures))
+
+    async def settle(self) -> None:
+        """Wait for the counts on their way (tests; a shutdown drops them harmlessly)."""
+        while self._counting:
+            await asyncio.gather(*list(self._counting), return_exceptions=True)
 
 
 @dataclass(slots=True)
@@ -48,7 +96,9 @@ class AuthThrottle:
         trusted_proxies: Sequence[Network],
         metrics: Metrics,
         clock: Clock = SYSTEM_CLOCK,
+        shared: SharedFailures | None = None,
     ) -> None:
+        self._shared = shared
         self._max_failures = settings.max_failures
         self._window_s = settings.window_s
         self._trusted = tuple(trusted_proxies)
@@ -93,17 +143,33 @@ class AuthThrottle:
         failures.count += 1
         self._failures[address] = failures  # the most recent last: the oldest is forgotten first
         if failures.count >= self._max_failures:
-            if failures.refused_until <= now:
-                log.warning(
-                    "%d failed %s key checks from %s within %g s; refusing its requests for %g s",
-                    failures.count,
-                    kind,
-                    address,
-                    self._window_s,
-                    self._window_s,
-                )
-            failures.refused_until = now + self._window_s
+            self._refuse(address, kind, failures, failures.count, now)
         self._forget_old(now)
+        if self._shared is not None:
+            self._shared.count(
+                address, self._window_s, self._max_failures, lambda count: self._counted(address, kind, count)
+            )
+
+    def _counted(self, address: str, kind: KeyKind, count: int) -> None:
+        """The shared count of `address`'s failures, every process's: refused here too past the bound."""
+        if count < self._max_failures:
+            return
+        now = self.clock.time()
+        failures = self._failures.pop(address, None) or _Failures(since=now, count=0)
+        self._failures[address] = failures
+        self._refuse(address, kind, failures, count, now)
+
+    def _refuse(self, address: str, kind: KeyKind, failures: _Failures, count: int, now: float) -> None:
+        if failures.refused_until <= now:
+            log.warning(
+                "%d failed %s key checks from %s within %g s; refusing its requests for %g s",
+                count,
+                kind,
+                address,
+                self._window_s,
+                self._window_s,
+            )
+        failures.refused_until = now + self._window_s
 
     def _forget_old(self, now: float) -> None:
         while self._failures:
