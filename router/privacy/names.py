@@ -652,6 +652,45 @@ _ASKED_DONE = re.compile(
     re.MULTILINE,
 )
 
+# Authors cited by name and year, as papers, reports and documentation cite them: `Spang (1983)
+# noted`, `Domínguez Caparrós, (2000)`, `Smith and Jones (2020)`, `Smith et al. (2019)` in the
+# text, and `(Quilis 1964)`, `(Lewis, Simons, & Fennig, 2014)`, `(see Milekic 2010; Heidenreich &
+# Turano 2011)` in parentheses. Each author is one or two words cased as a name, none an everyday
+# word or software's (`_name_words`: not `Windows (2000)`, `(March 2020)`, `(Python 2019)`).
+_CITED_NAME = rf"{_CAPITAL}(?:[ \t]+{_CAPITAL})?"
+_CITED_AUTHORS = (
+    rf"{_CITED_NAME}(?:(?:,[ \t]+{_CITED_NAME})*,?[ \t]+(?:and|&)[ \t]+{_CITED_NAME})?(?:[ \t]+et[ \t]+al\.?)?"
+)
+_YEAR = r"(?:1[5-9]|20)\d\d[a-z]?"
+_CITE_LEAD = r"(?:(?:see(?:[ \t]+also)?|e\.g\.,?|cf\.|i\.e\.,?|also)[ \t]+)?(?:for[ \t]+(?:example|instance),?[ \t]+)?"
+_CITED = re.compile(
+    rf"(?<![\w'’@./\\-])({_CITED_AUTHORS}),?[ \t]+\({_YEAR}(?=[),;:])"
+    rf"|(?:\(|;[ \t]*){_CITE_LEAD}({_CITED_AUTHORS}),?[ \t]+{_YEAR}(?=[);,])"
+)
+_CITED_SPLIT = re.compile(r"[ \t]+et[ \t]+al\.?$|,?[ \t]+(?:and|&)[ \t]+|,[ \t]+")
+# Words a year follows that name a time or an event, not an author (`(Christmas 2019)`; months,
+# days and seasons are everyday words already).
+_DATED = frozenset(
+    (
+        "christmas",
+        "easter",
+        "thanksgiving",
+        "halloween",
+        "ramadan",
+        "diwali",
+        "hanukkah",
+        "passover",
+        "eid",
+        "lent",
+        "advent",
+        "pentecost",
+        "covid",
+        "brexit",
+        "olympics",
+        "expo",
+        "euro",
+    )
+)
 
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
@@ -709,6 +748,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         100,
     ),
     (_ASKED_DONE, "name-asked", rf"{_ASKED_VERBS}[ \t]+[A-Z]", False, 24, 100),
+    (_CITED, "name-cited", r"[ \t(](?:1[5-9]|20)[0-9][0-9][a-z]?[);,:]", False, 160, 2),
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
     (_KIN_BEFORE, "name-kin", rf"(?:my|our|his|her|their|your)[ \t]+(?:{_OWN_WORDS})[ \t]+[A-Z]", True, 40, 100),
@@ -1083,7 +1123,31 @@ def _read_office(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[i
         yield (*span, rule)
 
 
+def _read_cited(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """Each author of a citation (`_CITED`) whose words are a name's (`_name_words`)."""
+    group = 1 if match.group(1) is not None else 2
+    start, end = match.span(group)
+    authors = text[start:end]
+    position = 0
+    for separator in [*_CITED_SPLIT.finditer(authors), None]:
+        stop = separator.start() if separator is not None else len(authors)
+        name = authors[position:stop]
+        if (
+            name
+            and _shape(name)
+            and _name_words(name) is not None
+            and name.lower() not in _places()
+            and name.lower() not in _DATED
+            and _INSTITUTION_LAST.search(name) is None  # (`Smithsonian Astrophysical Observatory (2011)`)
+        ):
+            yield start + position, start + stop, rule
+        if separator is None:
+            break
+        position = separator.end()
+
+
 _READERS: dict[str, Reader] = {
+    "name-cited": _read_cited,
     "name-r-person": _read_r_person,
     "name-copyright": _read_copyright,
     "name-todo": _read_addressed,
