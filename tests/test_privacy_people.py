@@ -467,6 +467,9 @@ def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: st
         ("Patch signed off by Declan O'Rourke.", "Declan O'Rourke"),
         ("Please follow up with Ilse Vandenberghe before the release.", "Ilse Vandenberghe"),
         ('Radka Holubová, the on-call engineer, said: "the queue drained at 04:10".', "Radka Holubová"),
+        ('"The fundamentals are not right yet," Ilunga said after the review.', "Ilunga"),
+        ("“Nothing is deployed,” Harrowgate told the channel on Monday.", "Harrowgate"),
+        ('"Why is it red?" Mary Jo asked.', "Mary Jo"),
     ],
 )
 def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:
@@ -486,6 +489,7 @@ def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:
         "Escalated to Customer Success and forwarded to Product Owner.",
         "Checked with the team; met with Security Council.",
         "Release Pipeline, the nightly one, said nothing; GitHub Actions, the CI, wrote logs.",
+        '"Build passed," Jenkins said. "Done!" Docker reported. "Fine," He said. "ok," Python added.',
     ],
 )
 def test_machines_and_groups_work_is_handed_to_are_no_names(text: str) -> None:

@@ -272,6 +272,14 @@ _REPORTING_OTHER = (
 _QUOTED_BY = re.compile(
     rf"[\"”»][ \t]*,?[ \t]+(?:{_REPORTING}|{_REPORTING_OTHER})[ \t]+({_INITIALLED})(?=[ \t]*(?:[.,;!?\n]|$))"
 )
+# The speaker named after the quotation, before the verb (`"…right," Dewar said.`, `“…,” Okafor
+# told reporters`): the quotation ends in a comma, `!` or `?` inside its closing quote.
+_SAYS_AFTER = (
+    r"(?:said|says|told|asked|added|wrote|replied|answered|explained|noted|commented|announced|confirmed"
+    r"|whispered|shouted|continued|recalled|admitted|insisted|argued|warned|declared|stated|remarked|responded"
+    r"|conceded|agreed|cried|joked)"
+)
+_QUOTED_THEN = re.compile(rf"[,!?][\"”»][ \t]+({_INITIALLED})[ \t]+{_SAYS_AFTER}(?![\w'’-])")
 # A record's heading line, a name alone above its contact fields or address (a business card, a
 # CV, an address label): at the start of the text or after a blank line (its lines may be quoted
 # in a reply or bulleted: `> Ana Lima`).
@@ -795,6 +803,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         30,
         100,
     ),
+    (_QUOTED_THEN, "name-quoted", r"[,!?][\"”»][ \t]+[A-Z]", False, 4, 80),
     (_WITH_INITIAL, "name-initial", r"[^\W\d_][ \t]+[A-Z]\.?[ \t]+[A-Z]", False, 48, 48),
     (_TITLED, "name-title", rf"(?:{_HONORIFIC}|M|Mme)\.?[ \t]+[A-Z]", False, 14, 100),
     (_TITLED_LOWER, "name-title-lower", r"(?:mr|mrs|ms|mx|dr|prof|dott|sig|sr|sra|srta)\.[ \t]+[A-Z]", False, 14, 100),
