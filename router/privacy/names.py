@@ -700,6 +700,24 @@ _DATED = frozenset(
     )
 )
 
+# The justices of a court's opinion, in capitals as the reports print them: `in which KENNEDY,
+# SOUTER, and BREYER joined`, `SCALIA filed a dissenting opinion`, `ROBERTS, C. J., delivered
+# the opinion of the Court`.
+_JUSTICE = r"(?:Mc|Mac|O['’])?[A-Z]{2,}(?:-[A-Z]{2,})?(?:,[ \t]+(?:C\.[ \t]*)?J\.,)?"
+_JOINED = re.compile(
+    rf"(?<![\w'’-])(?:[Ii]n[ \t]+which|[Jj]oined[ \t]+by)[ \t]+({_JUSTICE}(?:,[ \t]+{_JUSTICE})*,?"
+    rf"(?:[ \t]+and[ \t]+{_JUSTICE})?)(?:[ \t]+joined|[ \t]*[.,;])"
+    rf"|(?<![\w'’-])({_JUSTICE})[ \t]+(?:filed|delivered|announced|wrote)[ \t]+(?:an?|the)[ \t]+"
+    r"(?:opinion|concurring|dissenting|statement|judgment)"
+)
+_JUSTICE_WORD = re.compile(r"(?:Mc|Mac|O['’])?[A-Z]{2,}(?:-[A-Z]{2,})?")
+# People listed with their age (`Cossor Ali, 24, London E17`, as news and police reports list
+# them): two to four words cased as names, then the age between commas.
+_AGED = re.compile(
+    rf"(?:^|(?<=[\n;(])|(?<=[,;:][ \t]))[ \t]*({_CAPITAL}(?:[ \t]+{_CAPITAL}){{1,3}}),[ \t]+\d{{1,2}},[ \t]+(?=[A-Z])",
+    re.MULTILINE,
+)
+
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
@@ -756,6 +774,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
         100,
     ),
     (_ASKED_DONE, "name-asked", rf"{_ASKED_VERBS}[ \t]+[A-Z]", False, 24, 100),
+    (_JOINED, "name-justice", r"(?:[Ii]n[ \t]+which|[Jj]oined[ \t]+by)[ \t]+[A-Z][A-Z]", False, 40, 200),
+    (_JOINED, "name-justice", r"(?:[A-Z][A-Z]|J\.,)[ \t]+(?:filed|delivered|announced|wrote)[ \t]", False, 60, 40),
+    (_AGED, "name-aged", r"[A-Za-z],[ \t]+[0-9]{1,2},[ \t]+[A-Z]", False, 80, 2),
     (_CITED, "name-cited", r"[ \t(](?:1[5-9]|20)[0-9][0-9][a-z]?[);,:]", False, 160, 2),
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
@@ -855,7 +876,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (
         _CLOSING,
         "name-signature",
-        r"(?:regards|wishes|thanks|thank you|thx|cheers|sincerely|respectfully|yours|truly|faithfully|the best"
+        r"(?:regards|wishes|thanks|thank you|thx|cheers|sincerely|respectfully|yours|truly|faithfully|best"
         r"|take care|touch|soon|later|see you|love|hugs|xoxo|grüßen"
         r"|gruessen|grüße|cordialement|bien à vous|saludos|atentamente|saludo|saluti|atenciosamente|groet|groeten"
         r"|cumprimentos|poważaniem|pozdravem|hälsningar|mvh|--)"
@@ -1132,6 +1153,28 @@ def _read_office(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[i
         yield (*span, rule)
 
 
+def _read_justices(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """Each justice's name of `_JOINED` whose word is no everyday word in capitals (not `THE`)."""
+    group = 1 if match.group(1) is not None else 2
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    given, family = given_names(), family_names()
+    for word in _JUSTICE_WORD.finditer(text, *match.span(group)):
+        low = word.group().lower()
+        if low in _STOP or low in names_model.NEVER or len(low) < 3:
+            continue
+        if low in everyday and low not in given and low not in family:
+            continue
+        yield word.start(), word.end(), rule
+
+
+def _read_aged(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    """A person listed with an age: words cased as names, each listed or no everyday word, and no
+    place (`High Wycombe, 24, …` is not read as a person)."""
+    value = match.group(1)
+    if _shape(value) and _name_words(value) is not None and value.lower() not in _places():
+        yield match.start(1), match.end(1), rule
+
+
 def _read_cited(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
     """Each author of a citation (`_CITED`) whose words are a name's (`_name_words`)."""
     group = 1 if match.group(1) is not None else 2
@@ -1157,6 +1200,8 @@ def _read_cited(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[in
 
 _READERS: dict[str, Reader] = {
     "name-cited": _read_cited,
+    "name-justice": _read_justices,
+    "name-aged": _read_aged,
     "name-r-person": _read_r_person,
     "name-copyright": _read_copyright,
     "name-todo": _read_addressed,
