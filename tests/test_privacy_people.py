@@ -755,6 +755,12 @@ def test_a_heading_name_with_two_particles() -> None:
         ),
         ("Acme was started by its 3 founders: Kónya, Becker and Vasquez.", {"Kónya", "Becker", "Vasquez"}),
         ("Reviewers for this PR: Hannah, Gaetane, Derek & Anna", {"Hannah", "Gaetane", "Derek", "Anna"}),
+        # An item with a word that is a make of car too, or a short given name no list holds.
+        (
+            "Members: Mary John, Russell Dyk, Webb Jennings, Martin Gonzales",
+            {"Mary John", "Russell Dyk", "Webb Jennings", "Martin Gonzales"},
+        ),
+        ("Attendees: Pam Butler, Renee Ratcliff, Larry Lewis and Tom Martin", {"Tom Martin", "Pam Butler"}),
     ],
 )
 def test_a_list_of_people_after_a_colon(text: str, names: set[str]) -> None:
@@ -771,6 +777,7 @@ def test_a_list_of_people_after_a_colon(text: str, names: set[str]) -> None:
         "Regions: Europe, Asia and Africa.",
         "Labels: Bug, Feature, Docs and Good First Issue",
         "Stack: React, Redux, Jest and Cypress",
+        "Colours: Red Orange, Deep Blue, Forest Green and Sky Blue",
     ],
 )
 def test_a_list_that_is_not_of_people_is_no_list_of_names(text: str) -> None:

@@ -1460,6 +1460,22 @@ _ENUMERATION_LOWER = re.compile(
 _LOWER_ITEM_PATTERN = re.compile(_LOWER_ITEM)
 
 
+def _among_names(value: str) -> bool:
+    """A list's item that is a name among names: a listed given name (`Sherry`), or words each
+    listed or no everyday word, none software's (`Tom Martin`)."""
+    given, family = given_names(), family_names()
+    if value.lower() in given:
+        return True
+    everyday: frozenset[str] = names_model.model()["lexicon"]
+    words = [w.lower() for w in _words(value) if not _JOINING.fullmatch(w)]
+    return len(words) >= 2 and all(
+        w not in names_model.NEVER
+        and w not in _STOP
+        and (w in given or w in family or (w not in everyday and w not in _AMBIGUOUS))
+        for w in words
+    )
+
+
 def _enumerated(text: str) -> Iterator[tuple[int, int, str]]:
     """Each item of a list of people (`_ENUMERATION`) when two items or more hold a listed name
     and every item is a name in form (`_shape`, `_name_words`). One item that is not (`Python,
@@ -1468,11 +1484,12 @@ def _enumerated(text: str) -> Iterator[tuple[int, int, str]]:
         return
     for match in _ENUMERATION.finditer(text):
         items = list(_ITEM_PATTERN.finditer(text, *match.span(1)))
-        given = given_names()
-        # An item that is an everyday word too is a name among names when listed (`Sherry`).
+        # An item that is an everyday word too is a name among names when listed (`Sherry`), and
+        # so is one whose words are each listed or no everyday word, an ambiguous one among them
+        # (`Tom Martin`, `Martin Gonzales`: `Martin` is a make of car too).
         counts = [_name_words(item.group()) if _shape(item.group()) else None for item in items]
         counts = [
-            0 if count is None and item.group().lower() in given and _shape(item.group()) else count
+            0 if count is None and _shape(item.group()) and _among_names(item.group()) else count
             for item, count in zip(items, counts, strict=True)
         ]
         if len(items) >= 3 and None not in counts and sum(1 for count in counts if count) >= 2:
