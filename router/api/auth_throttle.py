@@ -76,11 +76,6 @@ class SharedFailures:
             return
         counted(int(failures))
 
-    async def settle(self) -> None:
-        """Wait for the counts on their way (tests; a shutdown drops them harmlessly)."""
-        while self._counting:
-            await asyncio.gather(*list(self._counting), return_exceptions=True)
-
 
 @dataclass(slots=True)
 class _Failures:
