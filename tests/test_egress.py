@@ -85,6 +85,26 @@ def test_the_variable_of_the_upstreams_scheme_is_read_lower_case_first() -> None
     )
 
 
+def test_all_proxy_is_read_after_the_schemes_own_when_it_names_an_http_proxy() -> None:
+    assert proxy_for("https://api.example.com/v1", "env", "proxy", {"ALL_PROXY": "http://all:3128"}) == Proxy(
+        "all", 3128
+    )
+    assert proxy_for("http://api.example.com/v1", "env", "proxy", {"all_proxy": "all:3128"}) == Proxy("all", 3128)
+    both = {"ALL_PROXY": "http://all:3128", "HTTPS_PROXY": PROXY}
+    assert proxy_for("https://api.example.com/v1", "env", "proxy", both) == proxy_for(
+        "https://api.example.com/v1", "env", "proxy", {"HTTPS_PROXY": PROXY}
+    )
+    # A SOCKS proxy there is another tool's: passed over, never a reason not to start.
+    assert proxy_for("https://api.example.com/v1", "env", "proxy", {"ALL_PROXY": "socks5://s:1080"}) is None
+    assert (
+        proxy_for(
+            "https://api.example.com/v1", "env", "proxy", {"ALL_PROXY": "http://all:3128", "NO_PROXY": "example.com"}
+        )
+        is None
+    )
+    assert proxy_for("http://127.0.0.1:8000/v1", "env", "proxy", {"ALL_PROXY": "http://all:3128"}) is None
+
+
 def test_no_proxy_in_either_case_is_read() -> None:
     for name in ("NO_PROXY", "no_proxy"):
         environ = {"HTTPS_PROXY": PROXY, name: "api.example.com"}

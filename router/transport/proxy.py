@@ -3,7 +3,8 @@
 On-premises sites often reach the internet only through a forward proxy. An upstream's `proxy`
 setting decides: `env` (the default) reads the environment as curl and most tools do,
 `https_proxy`/`HTTPS_PROXY` for an https upstream, `http_proxy`/`HTTP_PROXY` for an http one (the
-lower-case name first), except for a loopback host (localhost, 127.0.0.0/8, ::1: a local vLLM is
+lower-case name first), then `all_proxy`/`ALL_PROXY` when it names an http:// proxy, except for a
+loopback host (localhost, 127.0.0.0/8, ::1: a local vLLM is
 never sent through the site's proxy) and what `no_proxy`/`NO_PROXY` names; `direct` never uses
 one; a URL (`http://[user:password@]host:port`) is that proxy for this upstream, whatever the
 environment says.
@@ -128,6 +129,14 @@ def _from_environment(scheme: str, environ: Mapping[str, str]) -> tuple[str, str
         value = environ.get(name, "").strip()
         if value:
             return name, value
+    # Then `all_proxy`, as curl reads it, when it names an http:// proxy. A SOCKS one there is
+    # another tool's (ssh, git, a browser's): passed over rather than refused, so that a setting
+    # meant for them does not stop the gateway (`tandem check` shows the upstream reached
+    # directly).
+    for name in ("all_proxy", "ALL_PROXY"):
+        value = environ.get(name, "").strip()
+        if value:
+            return (name, value) if "://" not in value or value.lower().startswith("http://") else None
     return None
 
 
