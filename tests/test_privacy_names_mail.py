@@ -27,6 +27,8 @@ def people(text: str) -> list[str]:
         ("We should be able to work with this.\nRosalind Achterberg\n", "Rosalind Achterberg"),
         ("Things are good here, the move went well.\nKeep in touch,\nOsman", "Osman"),
         ("Thanks for your time and attention. Warm regards, Annelise Brunhart", "Annelise Brunhart"),
+        # A given name that is an everyday word too, before a family name.
+        ("I hope this answers it. Warm regards, Bill Ostrowiecki", "Bill Ostrowiecki"),
         ("It would help if you could advise me on this. Kindest regards, Thandeka", "Thandeka"),
         ("I enjoyed working with all of you. Take care.\nTheo Okafor\nPS: drinks at five.", "Theo Okafor"),
     ],
@@ -43,6 +45,8 @@ def test_a_salutation_or_a_signature_alone_on_its_line(text: str, name: str) -> 
         "Austin, Texas is where the office is.",
         "Note, the build is green.\nHello,\nThe service restarted.",
         "It moved.\nParis\n",
+        "Paid the invoice. Thanks, Bill\n",  # alone, that given name is an everyday word
+        "Saved it. Cheers, Mark Down\n",
     ],
 )
 def test_a_word_or_a_place_alone_on_its_line_is_no_signature(text: str) -> None:

@@ -470,6 +470,7 @@ def test_a_word_that_is_no_listed_given_name_doing_something_is_no_name(text: st
         ('"The fundamentals are not right yet," Ilunga said after the review.', "Ilunga"),
         ("“Nothing is deployed,” Harrowgate told the channel on Monday.", "Harrowgate"),
         ('"Why is it red?" Mary Jo asked.', "Mary Jo"),
+        ('"You always were a shocking liar," said Biscuit severely, "though you meant well."', "Biscuit"),
     ],
 )
 def test_a_name_work_is_handed_to_or_from(text: str, name: str) -> None:

@@ -270,7 +270,9 @@ _REPORTING_OTHER = (
     r"|ha[ \t]+(?:dichiarato|detto|spiegato)|disse|afirmou|explicou|zei|verklaarde|powiedział[a]?|sade|řekl[a]?)"
 )
 _QUOTED_BY = re.compile(
-    rf"[\"”»][ \t]*,?[ \t]+(?:{_REPORTING}|{_REPORTING_OTHER})[ \t]+({_INITIALLED})(?=[ \t]*(?:[.,;!?\n]|$))"
+    rf"[\"”»][ \t]*,?[ \t]+(?:{_REPORTING}|{_REPORTING_OTHER})[ \t]+({_INITIALLED})"
+    # (the clause's end, or a manner of saying first: `said Tuppence severely.`)
+    r"(?=(?:[ \t]+[a-z]+ly)?[ \t]*(?:[.,;!?\n]|$))"
 )
 # The speaker named after the quotation, before the verb (`"…right," Dewar said.`, `“…,” Okafor
 # told reporters`): the quotation ends in a comma, `!` or `?` inside its closing quote.
@@ -354,18 +356,81 @@ def _name_words(value: str) -> int | None:
     return listed
 
 
+# Given names that are everyday words too: a name only with a family name after them (`Warm
+# regards, Bill Gottlieb`), never alone (`Thanks, Bill`, `Best, Will`).
+_EVERYDAY_GIVEN = frozenset(
+    (
+        "bill",
+        "will",
+        "mark",
+        "rich",
+        "dawn",
+        "don",
+        "pat",
+        "grace",
+        "hope",
+        "joy",
+        "faith",
+        "jack",
+        "frank",
+        "ray",
+        "art",
+        "bob",
+        "rob",
+        "drew",
+        "gene",
+        "guy",
+        "max",
+        "miles",
+        "sandy",
+        "chase",
+        "wade",
+        "cliff",
+        "dean",
+        "glen",
+        "herb",
+        "jay",
+        "lance",
+        "nick",
+        "penny",
+        "ruby",
+        "rusty",
+        "sky",
+        "summer",
+        "victor",
+        "warren",
+        "wolf",
+        "bud",
+        "chip",
+        "chuck",
+        "dick",
+        "hank",
+        "kit",
+        "matt",
+        "pete",
+        "ron",
+        "ted",
+        "tom",
+    )
+)
+
+
 def _addressed_name(value: str) -> bool:
     """A name a greeting or a sign-off addresses (`Hi Anselm,`, `Thanks Anselm!`): a listed
     name, or words cased as names none of which is an everyday word or software's (`Hello
-    World!`, `Thanks Jenkins!`, `Hi Team,` are none)."""
+    World!`, `Thanks Jenkins!`, `Hi Team,` are none); a given name that is an everyday word too
+    leads a name of two words or more (`Bill Gottlieb`)."""
     everyday: frozenset[str] = names_model.model()["lexicon"]
     given = given_names()
-    for word in _words(value):
+    words = _words(value)
+    for index, word in enumerate(words):
         low = word.lower()
         if _JOINING.fullmatch(word):
             continue
         if low in names_model.NEVER or low in _STOP or not _NAME_CASED.fullmatch(word):
             return False
+        if index == 0 and len(words) >= 2 and low in _EVERYDAY_GIVEN:
+            continue
         if low not in given and (names_model.everyday(low, everyday) or low.endswith(("ed", "ing"))):
             return False  # (a verb's forms the lexicon lacks: `Thanks, Merged`)
     return True
