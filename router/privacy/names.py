@@ -277,8 +277,7 @@ _QUOTED_BY = re.compile(
 # The speaker named after the quotation, before the verb (`"…right," Dewar said.`, `“…,” Okafor
 # told reporters`): the quotation ends in a comma, `!` or `?` inside its closing quote.
 _SAYS_AFTER = (
-    r"(?:said|says|told|asked|added|wrote|replied|answered|explained|noted|commented|announced|confirmed"
-    r"|whispered|shouted|continued|recalled|admitted|insisted|argued|warned|declared|stated|remarked|responded"
+    rf"(?:{_REPORTING}|continued|recalled|admitted|insisted|argued|warned|declared|stated|remarked|responded"
     r"|conceded|agreed|cried|joked)"
 )
 _QUOTED_THEN = re.compile(rf"[,!?][\"”»][ \t]+({_INITIALLED})[ \t]+{_SAYS_AFTER}(?![\w'’-])")
