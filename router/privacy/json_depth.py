@@ -45,14 +45,15 @@ class Depths:
     def __init__(self, json_only: bool = False, level: int = 0) -> None:
         self._json_only = json_only
         self._level = level
-        self._raw = ""  # what was fed and is still needed: from the stretch not yet read
+        self._raw = ""  # what was read for and is still needed: from the stretch not yet read
+        self._fed: list[str] = []  # fed since: joined only when read (a stream's many small pieces)
         self._open = False  # inside a string
         self._first = True  # the stretch being read is the text's first outside its strings
         self.broken = False  # json_only: the text is no JSON; it holds no strings that count
         self._inner: Depths | None = None  # the open string's content, read as JSON
 
     def feed(self, text: str) -> None:
-        self._raw += text
+        self._fed.append(text)
 
     def here(self) -> int:
         """How many strings the end of the text fed so far lies in (0: outside every string)."""
@@ -63,6 +64,8 @@ class Depths:
         return 1 + (inner.here() if inner is not None else 0)
 
     def _read(self) -> None:
+        if self._fed:
+            self._raw, self._fed = self._raw + "".join(self._fed), []
         raw, position = self._raw, 0
         while not self.broken:
             if not self._open:
