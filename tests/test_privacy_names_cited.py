@@ -21,20 +21,22 @@ def people(text: str) -> list[str]:
     [
         ("As Oyelaran (1987) noted, the second line carries the verb.", ["Oyelaran"]),
         ("The types follow Brembati Salvi (2004, p. 31) closely.", ["Brembati Salvi"]),
-        ("among others Quastenberg (1964), Iturbe Zamacona, (2000), and Vlahović (1983a)", None),
+        (
+            "among others Quastenberg (1964), Iturbe Zamacona, (2000), and Vlahović (1983a)",
+            ["Quastenberg", "Iturbe Zamacona", "Vlahović"],
+        ),
         ("a long history in scholarship (Quastenberg & Ilunga 2011), but", ["Quastenberg", "Ilunga"]),
-        ("(Trevisanato et al., 2013; Oyelaran 2010; Quastenberg and Ilunga, 2011)", None),
+        (
+            "(Trevisanato et al., 2013; Oyelaran 2010; Quastenberg and Ilunga, 2011)",
+            ["Trevisanato", "Oyelaran", "Quastenberg", "Ilunga"],
+        ),
         ("(see for example Vlahović 2014; Brembati Salvi et al., 2005) and", ["Vlahović", "Brembati Salvi"]),
         ("the model of Trevisanato et al (2006) for consistency", ["Trevisanato"]),
         ("(e.g., Iturbe Zamacona, Oyelaran, & Vlahović, 2019)", ["Iturbe Zamacona", "Oyelaran", "Vlahović"]),
     ],
 )
-def test_authors_cited_with_a_year(text: str, names: list[str] | None) -> None:
+def test_authors_cited_with_a_year(text: str, names: list[str]) -> None:
     found = people(text)
-    if names is None:  # every capitalised run before a year is an author here
-        names = [
-            n for n in ("Quastenberg", "Iturbe Zamacona", "Vlahović", "Trevisanato", "Oyelaran", "Ilunga") if n in text
-        ]
     assert sorted(found) == sorted(names), found
 
 
