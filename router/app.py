@@ -35,6 +35,7 @@ from router.privacy import backends as privacy_backends
 from router.result import Answer
 from router.settings import Settings, admin_keys
 from router.surfaces import surface_routes
+from router.surfaces.responses.stored import StoredResponses
 from router.trajectory.resilient import ResilientStore
 
 log = logging.getLogger("tandem")
@@ -186,6 +187,17 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
         store.primary.client if isinstance(store, ResilientStore) else None,
         settings.redis_prefix,
         settings.ui.max_sessions,
+    )
+    kept = settings.stored_responses
+    app.state.stored_responses = (
+        StoredResponses(
+            store.primary.client if isinstance(store, ResilientStore) else None,
+            settings.redis_prefix,
+            kept.ttl_s,
+            kept.memory_bytes,
+        )
+        if kept.enabled
+        else None
     )
     return app
 

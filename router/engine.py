@@ -46,11 +46,13 @@ from router.upstream import Upstream
 @dataclass(slots=True)
 class TranslatedStep:
     """A translating surface's step: the chat body its request became, as the surface's answer
-    reads it (`Translated.view`; None when it could not be read), and the step's result."""
+    reads it (`Translated.view`; None when it could not be read), the step's result, and the
+    surface's body as read (None when it could not be read)."""
 
     chat: dict[str, Any] | None
     request: ChatRequest | None
     result: StepResult
+    body: dict[str, Any] | None = None
 
 
 def build_vault(settings: Settings) -> VaultCipher:
@@ -202,7 +204,7 @@ class Engine:
             # Refused before it became a step, as the chat path counts its own refusals.
             return TranslatedStep(None, None, self.refused(exc))
         result = await self.run(translated.request, meta)
-        return TranslatedStep(translated.view, translated.request, result)
+        return TranslatedStep(translated.view, translated.request, result, translated.body)
 
     async def run(self, request: ChatRequest, meta: StepMeta) -> StepResult:
         """One step. A client that leaves cancels it (once `meta.on_begun` has been called);

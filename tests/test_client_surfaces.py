@@ -123,10 +123,10 @@ def test_codex_developer_messages_become_one_leading_system_message(gateway: Gat
     ]
 
 
-def test_previous_response_id_is_refused_not_ignored(gateway: GatewayServer, edge: FakeUpstream) -> None:
+def test_an_unknown_previous_response_id_is_refused_not_ignored(gateway: GatewayServer, edge: FakeUpstream) -> None:
     with pytest.raises(openai.BadRequestError) as refused:
         oai(gateway).responses.create(model="tandem", input="and then?", previous_response_id="resp_1")
-    assert refused.value.param == "previous_response_id" and "not supported" in refused.value.message
+    assert refused.value.param == "previous_response_id" and "not kept" in refused.value.message
     assert edge.received == []
 
 

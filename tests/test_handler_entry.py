@@ -12,7 +12,9 @@ ROUTER = Path(__file__).resolve().parents[1] / "router"
 HANDLERS = ("api/chat.py", "surfaces/messages/handler.py", "surfaces/responses/handler.py", "api/translated.py")
 # And the registry of open steps, which the handlers' disconnect watch joins so that a stopping
 # gateway ends a step still waiting for its answer (router/api/disconnect.py).
-ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth", "open_steps"}
+# And the route a model names: the responses surface keeps no conversation at rest for a route
+# whose privacy mode protects values (router/surfaces/responses/continued.py).
+ALLOWED = {"chat", "translated", "max_body_bytes", "max_json_depth", "open_steps", "route_for"}
 
 
 def _engine_reads(source: str) -> set[str]:

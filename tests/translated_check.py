@@ -19,7 +19,7 @@ def whole(spec: Any, body: bytes) -> Translated:
     surface_body = parsed(body, 128)
     chat = spec.to_chat(surface_body)
     view = chat if spec.answer_view is None else spec.answer_view(surface_body, chat)
-    return Translated(chat, chat_request(chat, len(body), 128), view)
+    return Translated(chat, chat_request(chat, len(body), 128), view, surface_body)
 
 
 def outcome(parse: Callable[[], Translated]) -> Outcome:
@@ -37,6 +37,7 @@ def check(parser: PrefixParser, spec: Any, body: bytes) -> None:
         return
     assert got.chat == expected.chat
     assert got.view == expected.view
+    assert got.body == expected.body  # what a kept response keeps of the request
     assert list(got.chat) == list(expected.chat)
     request, made = got.request, expected.request
     assert (request.raw, request.model, request.stream, request.size) == (made.raw, made.model, made.stream, made.size)

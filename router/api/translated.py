@@ -4,9 +4,9 @@ result out, and errors into the surface's own shape with their type, code and pa
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from starlette.requests import ClientDisconnect, Request
@@ -27,6 +27,20 @@ log = logging.getLogger("tandem")
 Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
 
 
+class Kept(Protocol):
+    """What a surface keeps of its answers (Responses' kept responses): each hook gets the
+    surface's body as read (None when it could not be read)."""
+
+    async def answered(self, body: dict[str, Any] | None, response: dict[str, Any]) -> None: ...
+
+    def streamed(self, body: dict[str, Any] | None, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]: ...
+
+
+# A surface's own work on a request's body before it becomes a step: the body to serve (a
+# continued conversation's, whole) and what of the answer it keeps (None: nothing).
+Prepare = Callable[[Engine, bytes, str], Awaitable[tuple[bytes, Kept | None]]]
+
+
 @dataclass(frozen=True, slots=True)
 class Surface:
     """What a surface supplies: how its request becomes a chat body (whole, or from the
@@ -42,16 +56,28 @@ class Surface:
     stream_error: Callable[[int, dict[str, Any]], bytes | None] = lambda status, error: None
 
 
-def _answer(result: StepResult, surface: Surface, chat: dict[str, Any], step: ChatRequest) -> Response:
+async def _answer(
+    result: StepResult,
+    surface: Surface,
+    chat: dict[str, Any],
+    step: ChatRequest,
+    kept: Kept | None,
+    body: dict[str, Any] | None,
+) -> Response:
     if isinstance(result, Failure):
         return _error(result.status, result.error, surface, chat, result.all_headers())
     headers = result.facts.headers()
     if isinstance(result, Stream):
         # What runs once the answer is sent (a shadow call) runs after the translated one.
-        return StepStream(result, surface.stream(chat, step)(result.chunks), headers=headers)
+        events = surface.stream(chat, step)(result.chunks)
+        return StepStream(result, events if kept is None else kept.streamed(body, events), headers=headers)
     assert isinstance(result, Answer)
-    body = orjson.dumps(surface.from_chat(_with_usage(result), chat))
-    return Response(body, headers=headers, media_type="application/json", background=background(result.after))
+    answer = surface.from_chat(_with_usage(result), chat)
+    if kept is not None:
+        await kept.answered(body, answer)
+    return Response(
+        orjson.dumps(answer), headers=headers, media_type="application/json", background=background(result.after)
+    )
 
 
 def _with_usage(result: Answer) -> dict[str, Any]:
@@ -73,12 +99,15 @@ def _error(
     return Response(surface.error(status, error), status_code=status, headers=headers, media_type="application/json")
 
 
-async def serve(request: Request, surface: Surface) -> Response:
+async def serve(request: Request, surface: Surface, prepare: Prepare | None = None) -> Response:
     engine: Engine = request.app.state.engine
     chat: dict[str, Any] | None = None
+    kept: Kept | None = None
     try:
         namespace = client_namespace(request)
         raw = await read_body(request, engine.max_body_bytes)
+        if prepare is not None:
+            raw, kept = await prepare(engine, raw, namespace)
         watch = ClientWatch(request.receive, engine.open_steps)
         meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
         translated = await watch.answer(engine.translated(surface.spec, raw, meta))
@@ -98,4 +127,4 @@ async def serve(request: Request, surface: Surface) -> Response:
         # Refused before it became a step.
         assert isinstance(result, Failure)
         return _error(result.status, result.error, surface, None, result.headers)
-    return _answer(result, surface, chat, step)
+    return await _answer(result, surface, chat, step, kept, translated.body)

@@ -28,6 +28,31 @@ class UISettings(Strict):
     )
 
 
+class StoredResponseSettings(Strict):
+    """Responses kept for `previous_response_id` (`POST /v1/responses`, `GET` and `DELETE
+    /v1/responses/{id}`)."""
+
+    enabled: bool = Field(
+        True,
+        description="Keep each Responses answer whose request does not say `store: false`, so that a later "
+        "request can name it in `previous_response_id` instead of resending the conversation. Never on a route "
+        "whose privacy mode protects values (redact, keep_local, block): it would keep the originals at rest.",
+    )
+    ttl_s: float = Field(
+        3600.0,
+        gt=0,
+        description="How long a kept response can be named (and read) after it was answered. Each kept answer "
+        "holds the input its request sent: a client that resends the whole conversation at every step should "
+        "send `store: false` (Codex does), or its conversation is kept once per step for this long.",
+    )
+    memory_bytes: int = Field(
+        64 * 1024 * 1024,
+        ge=0,
+        description="Bytes of kept responses one process holds when there is no Redis (the oldest go first); "
+        "with Redis they are kept there, under ttl_s.",
+    )
+
+
 class ServerSettings(Strict):
     """The HTTP server; `--host`, `--port` and `--workers` override these."""
 

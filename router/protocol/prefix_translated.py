@@ -74,6 +74,7 @@ class Translated:
     chat: dict[str, Any]  # the chat-completions body
     request: ChatRequest
     view: dict[str, Any]  # the chat body as the surface's answer reads it (SurfaceSpec.answer_view)
+    body: dict[str, Any]  # the surface's body as read (its history items the objects made when they were new)
 
 
 class TranslatedParser:
@@ -106,7 +107,9 @@ class TranslatedParser:
         self.whole += 1
         surface_body = parsed(body, self.max_depth)
         chat = spec.to_chat(surface_body)
-        translated = Translated(chat, chat_request(chat, len(body), self.max_depth), self._view(surface_body, chat))
+        translated = Translated(
+            chat, chat_request(chat, len(body), self.max_depth), self._view(surface_body, chat), surface_body
+        )
         if reusable:
             self.store.learn(body, namespace, surface_body, self.reader)
         return translated
@@ -144,7 +147,7 @@ class TranslatedParser:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)
         request = encoded_request(chat, messages, [b"[", *pieces, b"]"], size, self.max_depth)
-        return None if request is None else Translated(chat, request, self._view(body, chat))
+        return None if request is None else Translated(chat, request, self._view(body, chat), body)
 
     def _view(self, body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
         return chat if self.spec.answer_view is None else self.spec.answer_view(body, chat)

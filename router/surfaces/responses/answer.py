@@ -5,6 +5,7 @@ messages)."""
 
 from __future__ import annotations
 
+import secrets
 import time
 from typing import Any
 
@@ -42,6 +43,13 @@ def _message_item(item_id: str, text: str) -> dict[str, Any]:
 # A chat answer cut short, as the Responses API reports it: `status: "incomplete"` and the
 # reason (`response.incomplete` ends its stream), not a completed answer a client would act on.
 INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
+
+
+def new_response_id() -> str:
+    """A response's id: random, so that it names one answer of one client wherever it is kept
+    (router/surfaces/responses/stored.py); an upstream's completion ids are not unique across
+    upstreams, and some send the same one every time."""
+    return "resp_" + secrets.token_hex(16)
 
 
 def _ended(response: dict[str, Any], finish_reason: Any) -> dict[str, Any]:
@@ -85,7 +93,7 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
     `response_format` the answer's `text.format` echoes)."""
     choice = (answer.get("choices") or [{}])[0]
     message = choice.get("message") or {}
-    response_id = f"resp_{answer.get('id', 'tandem')}"
+    response_id = new_response_id()
     output: list[dict[str, Any]] = []
     tools = answer_tools(chat)
     if message.get("content"):
@@ -110,7 +118,7 @@ class StreamTranslator(ChunkTranslator):
         self._tools = tools  # what each chat tool name stands for (tools.answer_tools)
         self._sequence = 0
         self._started = False
-        self._id = "resp_tandem"
+        self._id = new_response_id()
         self._model = ""
         self._text_format = text_format
         self._text: list[str] | None = None
@@ -143,7 +151,6 @@ class StreamTranslator(ChunkTranslator):
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self._started = True
-        self._id = f"resp_{chunk.get('id', 'tandem')}"
         self._model = chunk.get("model", "")
         return [
             self._event("response.created", {"response": self._response([], "in_progress")}),

@@ -1,16 +1,23 @@
-"""`POST /v1/responses` (OpenAI Responses, Codex CLI)."""
+"""`POST /v1/responses` (OpenAI Responses, Codex CLI), and `GET` and `DELETE
+/v1/responses/{id}` for the responses kept for `previous_response_id` (stored.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from router.api.translated import Surface, Translate, serve
+from router.api.auth import client_namespace
+from router.api.http import error_response
+from router.api.translated import Kept, Surface, Translate, serve
+from router.engine import Engine
+from router.errors import GatewayError
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.surfaces.responses.answer import StreamTranslator, error_body, from_chat, stream_error
+from router.surfaces.responses.continued import continued
 from router.surfaces.responses.request import (
     chat_fields,
     check_request,
@@ -20,6 +27,7 @@ from router.surfaces.responses.request import (
     to_chat,
     usable,
 )
+from router.surfaces.responses.stored import StoredResponses
 from router.surfaces.responses.tools import answer_tools, answer_view
 
 
@@ -34,4 +42,41 @@ SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 
 async def responses(request: Request) -> Response:
-    return await serve(request, SURFACE)
+    stored: StoredResponses | None = request.app.state.stored_responses
+
+    async def prepare(engine: Engine, raw: bytes, namespace: str) -> tuple[bytes, Kept | None]:
+        return await continued(stored, engine.route_for, raw, namespace, engine.max_json_depth)
+
+    return await serve(request, SURFACE, prepare)
+
+
+def _not_found(response_id: str) -> Response:
+    return error_response(
+        GatewayError(
+            404,
+            f"no response with id {response_id!r} is kept for this client (never answered here, answered with "
+            "store: false, deleted, or past stored_responses.ttl_s)",
+            code="not_found",
+            param="response_id",
+        )
+    )
+
+
+async def kept_response(request: Request) -> Response:
+    """`GET /v1/responses/{id}`: a kept response as it was answered; `DELETE`: forget it (a
+    conversation that would continue it can no longer be continued)."""
+    response_id: str = request.path_params["response_id"]
+    try:
+        namespace = client_namespace(request)
+        stored: StoredResponses | None = request.app.state.stored_responses
+        if request.method == "DELETE":
+            if stored is None or not await stored.delete(namespace, response_id):
+                return _not_found(response_id)
+            body = {"id": response_id, "object": "response.deleted", "deleted": True}
+            return Response(orjson.dumps(body), media_type="application/json")
+        record = None if stored is None else await stored.read(namespace, response_id)
+    except GatewayError as exc:
+        return error_response(exc)
+    if record is None:
+        return _not_found(response_id)
+    return Response(orjson.dumps(record["response"]), media_type="application/json")

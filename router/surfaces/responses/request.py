@@ -295,12 +295,6 @@ def check_request(body: dict[str, Any]) -> None:
         raise bad_request(required_problem("'input'", given, expected), param="input")
     check(body, FIELDS, REQUIRED)
     _check_tool_choice(body)
-    if body.get("previous_response_id"):
-        raise bad_request(
-            "'previous_response_id' is not supported: this gateway keeps no responses; send the whole "
-            "conversation in 'input' (as Codex does with store: false)",
-            param="previous_response_id",
-        )
 
 
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:

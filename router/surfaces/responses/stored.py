@@ -1,0 +1,193 @@
+"""Responses kept for `previous_response_id`: a request that names an earlier response gets the
+conversation that response ended as the start of its input, as OpenAI's Responses API does.
+
+Each kept response holds only what its own request added (its input items) and its output, with
+the ids of the responses before it in its conversation (`chain`): a conversation of n turns is
+kept once, not n times, and is read back in two round trips whatever its length (the response
+named, then its chain's in one `MGET`). Kept in Redis beside the trajectories when the gateway
+shares them (every replica and worker reads the same), else in this process, bounded in bytes
+(the oldest go first); in both, for `stored_responses.ttl_s`. Keys are per client namespace: a
+client key's responses are not another key's to read, name or delete.
+
+While Redis is out, a response is kept in this process instead, and reads look there after
+Redis: a conversation continued on the same process goes on; one continued elsewhere is answered
+with a 400 that says to send the whole conversation (what a client with `store: false` does).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import redis.exceptions
+
+from router.errors import GatewayError, bad_request
+
+log = logging.getLogger("tandem")
+
+# A conversation longer than this many kept turns is refused rather than read back (each turn's
+# record names every turn before it).
+MAX_TURNS = 10_000
+
+
+@dataclass(slots=True)
+class Turn:
+    """What a request that names a kept response continues: the conversation's items so far (its
+    turns' inputs and outputs, in order) and the ids of its turns."""
+
+    items: list[Any]
+    chain: list[str]
+
+
+@dataclass(slots=True)
+class Keep:
+    """A request whose answer is to be kept: its own input items and the turns before it."""
+
+    namespace: str
+    input: list[Any]
+    chain: list[str] = field(default_factory=list)
+
+
+class _Memory:
+    """Kept records of this process: by key, with their expiry, bounded in bytes."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._kept: OrderedDict[str, tuple[float, bytes]] = OrderedDict()
+
+    def put(self, key: str, record: bytes, expires: float) -> None:
+        self.pop(key)
+        if len(record) > self.max_bytes:
+            return
+        self._kept[key] = (expires, record)
+        self.bytes += len(record)
+        while self.bytes > self.max_bytes:
+            _, (_, oldest) = self._kept.popitem(last=False)
+            self.bytes -= len(oldest)
+
+    def get(self, key: str, now: float) -> bytes | None:
+        kept = self._kept.get(key)
+        if kept is None:
+            return None
+        if kept[0] <= now:
+            self.pop(key)
+            return None
+        return kept[1]
+
+    def pop(self, key: str) -> bool:
+        kept = self._kept.pop(key, None)
+        if kept is None:
+            return False
+        self.bytes -= len(kept[1])
+        return True
+
+
+class StoredResponses:
+    """The kept responses of one gateway process (in Redis when `redis_client` is given)."""
+
+    def __init__(self, redis_client: Any | None, prefix: str, ttl_s: float, memory_bytes: int) -> None:
+        self._redis = redis_client
+        self._prefix = f"{prefix}response:"
+        self._ttl_s = ttl_s
+        self._memory = _Memory(memory_bytes)
+
+    def _key(self, namespace: str, response_id: str) -> str:
+        return f"{self._prefix}{namespace}:{response_id}"
+
+    async def _get_many(self, keys: list[str]) -> list[bytes | None]:
+        found: list[bytes | None] = [None] * len(keys)
+        if self._redis is not None:
+            try:
+                values = await self._redis.mget(keys)
+                found = [None if v is None else (v if isinstance(v, bytes) else v.encode()) for v in values]
+            except redis.exceptions.RedisError as exc:
+                log.warning("stored responses: reading Redis failed (%s); looking in this process", exc)
+        now = time.time()
+        memory = self._memory
+        return [memory.get(key, now) if value is None else value for key, value in zip(keys, found, strict=True)]
+
+    async def read(self, namespace: str, response_id: str) -> dict[str, Any] | None:
+        """The kept record of `response_id` (`response`, `input`, `chain`), or None."""
+        (record,) = await self._get_many([self._key(namespace, response_id)])
+        return None if record is None else _loaded(record)
+
+    async def turn(self, namespace: str, previous: str) -> Turn:
+        """The conversation `previous` ended; a 400 naming the parameter when it is not kept."""
+        record = await self.read(namespace, previous)
+        if record is None:
+            raise _not_kept(previous)
+        chain: list[str] = record["chain"]
+        records = await self._get_many([self._key(namespace, one) for one in chain]) if chain else []
+        items: list[Any] = []
+        for one, kept in zip(chain, records, strict=True):
+            if kept is None:
+                raise _not_kept(previous, one)
+            earlier = _loaded(kept)
+            items += earlier["input"]
+            items += _replayed(earlier["response"])
+        items += record["input"]
+        items += _replayed(record["response"])
+        return Turn(items, [*chain, previous])
+
+    async def keep(self, keep: Keep, response: dict[str, Any]) -> None:
+        """Keep `response` (answered to `keep`'s request); a failure is logged, never raised:
+        the answer is out, and a later request naming it gets the 400 that says what to do."""
+        response_id = response.get("id")
+        if not isinstance(response_id, str) or len(keep.chain) >= MAX_TURNS:
+            return
+        record = orjson.dumps({"response": response, "input": keep.input, "chain": keep.chain})
+        key = self._key(keep.namespace, response_id)
+        if self._redis is not None:
+            try:
+                await self._redis.set(key, record, px=int(self._ttl_s * 1000))
+                return
+            except redis.exceptions.RedisError as exc:
+                log.warning("stored responses: writing Redis failed (%s); keeping %s in this process", exc, response_id)
+        self._memory.put(key, record, time.time() + self._ttl_s)
+
+    async def delete(self, namespace: str, response_id: str) -> bool:
+        """Forget a kept response; whether it was kept."""
+        key = self._key(namespace, response_id)
+        deleted = self._memory.pop(key)
+        if self._redis is not None:
+            try:
+                deleted = bool(await self._redis.delete(key)) or deleted
+            except redis.exceptions.RedisError as exc:
+                raise GatewayError(
+                    503,
+                    f"the response could not be deleted: the shared store is out ({exc}); try again",
+                    type="server_error",
+                    code="store_unavailable",
+                ) from exc
+        return deleted
+
+
+def _loaded(record: bytes) -> dict[str, Any]:
+    loaded: dict[str, Any] = orjson.loads(record)
+    return loaded
+
+
+def _replayed(response: dict[str, Any]) -> list[Any]:
+    """A kept response's output as the next request's input items (as OpenAI replays them)."""
+    output = response.get("output")
+    return list(output) if isinstance(output, list) else []
+
+
+def _not_kept(previous: str, missing: str | None = None) -> GatewayError:
+    what = (
+        f"response {previous!r}"
+        if missing is None or missing == previous
+        else (f"response {missing!r}, an earlier turn of the conversation {previous!r} continues,")
+    )
+    return bad_request(
+        f"previous_response_id: {what} is not kept by this gateway (never answered here, answered with "
+        "store: false or on a route that keeps nothing at rest, deleted, or past stored_responses.ttl_s); "
+        "send the whole conversation in 'input' instead",
+        param="previous_response_id",
+        code="previous_response_not_found",
+    )

@@ -1,0 +1,215 @@
+"""Responses kept for `previous_response_id` (router/surfaces/responses/stored.py): a request
+that names an earlier response continues its conversation, as OpenAI's Responses API does.
+Real gateway, scripted upstream, the real openai SDK; a real redis-server where replicas share."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from tests.fake_upstream import FakeUpstream
+from tests.gateway_server import GatewayServer
+
+EDGE_ONLY = {"tandem": {"strategy": "edge", "failover": False}}
+
+
+def oai(server: GatewayServer, key: str = "unused") -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{server.url}/v1", api_key=key, max_retries=0)
+
+
+def sent(upstream: FakeUpstream, index: int = -1) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = upstream.received[index].body["messages"]
+    return messages
+
+
+@pytest.fixture()
+def kept(make_gateway: Callable[..., GatewayServer]) -> GatewayServer:
+    return make_gateway(routes=EDGE_ONLY)
+
+
+def test_a_named_response_continues_its_conversation(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    edge.push({"text": "Hello Ada."}, {"text": "Your name is Ada."}, {"text": "You asked twice."})
+    first = client.responses.create(model="tandem", instructions="Be brief.", input="My name is Ada.")
+    assert first.id.startswith("resp_") and first.output_text == "Hello Ada."
+    second = client.responses.create(
+        model="tandem", instructions="Answer in English.", input="What is my name?", previous_response_id=first.id
+    )
+    assert second.id != first.id
+    # The earlier turn's instructions are not carried over (as OpenAI's API does); its input
+    # and output are, before this request's own input.
+    assert sent(edge) == [
+        {"role": "system", "content": "Answer in English."},
+        {"role": "user", "content": "My name is Ada."},
+        {"role": "assistant", "content": "Hello Ada."},
+        {"role": "user", "content": "What is my name?"},
+    ]
+    client.responses.create(
+        model="tandem", input=[{"role": "user", "content": "Again?"}], previous_response_id=second.id
+    )
+    assert [m["content"] for m in sent(edge)] == [
+        "My name is Ada.",
+        "Hello Ada.",
+        "What is my name?",
+        "Your name is Ada.",
+        "Again?",
+    ]
+
+
+def test_a_function_call_is_answered_by_its_output_alone(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    edge.push({"kind": "tool_call", "call_id": "call_7", "name": "shell", "arguments": '{"command": "ls"}'})
+    tools: Any = [{"type": "function", "name": "shell", "parameters": {"type": "object", "properties": {}}}]
+    first = client.responses.create(model="tandem", input="list the files", tools=tools)
+    call = first.output[0]
+    assert call.type == "function_call" and call.call_id == "call_7"
+    client.responses.create(
+        model="tandem",
+        tools=tools,
+        previous_response_id=first.id,
+        input=[{"type": "function_call_output", "call_id": "call_7", "output": "a.py b.py"}],
+    )
+    messages = sent(edge)
+    assert messages[0] == {"role": "user", "content": "list the files"}
+    assert messages[1]["role"] == "assistant" and messages[1]["tool_calls"][0]["id"] == "call_7"
+    assert messages[1]["tool_calls"][0]["function"] == {"name": "shell", "arguments": '{"command": "ls"}'}
+    assert messages[2] == {"role": "tool", "tool_call_id": "call_7", "content": "a.py b.py"}
+
+
+def test_a_streamed_answer_is_kept_before_its_last_event(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    edge.push({"text": "streamed words here"})
+    with client.responses.stream(model="tandem", input="stream it") as stream:
+        final = stream.get_final_response()
+    assert final.output_text == "streamed words here"
+    # Named at once, as a client that reads the last event and sends its next step does.
+    client.responses.create(model="tandem", input="next", previous_response_id=final.id)
+    assert sent(edge)[1] == {"role": "assistant", "content": "streamed words here"}
+    assert client.responses.retrieve(final.id).output_text == "streamed words here"
+
+
+def test_store_false_keeps_nothing(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    first = client.responses.create(model="tandem", input="secret plan", store=False)
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="tandem", input="and?", previous_response_id=first.id)
+    assert refused.value.param == "previous_response_id" and refused.value.code == "previous_response_not_found"
+    assert "send the whole conversation" in refused.value.message
+    assert len(edge.received) == 1  # the refused request reached no upstream
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(first.id)
+
+
+def test_an_unknown_or_mistyped_id_is_a_400_that_names_it(kept: GatewayServer, edge: FakeUpstream) -> None:
+    with pytest.raises(openai.BadRequestError) as unknown:
+        oai(kept).responses.create(model="tandem", input="and then?", previous_response_id="resp_1")
+    assert unknown.value.param == "previous_response_id" and "'resp_1'" in unknown.value.message
+    with httpx.Client(timeout=10) as http:
+        mistyped = http.post(
+            f"{kept.url}/v1/responses", json={"model": "tandem", "input": "x", "previous_response_id": 5}
+        )
+        assert mistyped.status_code == 400
+        assert mistyped.json()["error"]["param"] == "previous_response_id"
+        # A mistyped field beside a kept id is refused as it is without one.
+        first = oai(kept).responses.create(model="tandem", input="hi")
+        bad = http.post(
+            f"{kept.url}/v1/responses",
+            json={"model": "tandem", "input": "x", "previous_response_id": first.id, "temperature": "hot"},
+        )
+        assert bad.status_code == 400 and bad.json()["error"]["param"] == "temperature"
+    assert len(edge.received) == 1
+
+
+def test_get_and_delete_a_kept_response(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    first = client.responses.create(model="tandem", input="hi")
+    again = client.responses.retrieve(first.id)
+    assert again.id == first.id and again.output_text == first.output_text
+    client.responses.delete(first.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(first.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.delete(first.id)
+    with pytest.raises(openai.BadRequestError):
+        client.responses.create(model="tandem", input="and?", previous_response_id=first.id)
+
+
+def test_one_client_key_cannot_read_or_continue_anothers(make_gateway: Callable[..., GatewayServer]) -> None:
+    server = make_gateway(routes=EDGE_ONLY, client_api_keys=["key-a", "key-b"])
+    mine = oai(server, "key-a").responses.create(model="tandem", input="my notes")
+    theirs = oai(server, "key-b")
+    with pytest.raises(openai.NotFoundError):
+        theirs.responses.retrieve(mine.id)
+    with pytest.raises(openai.NotFoundError):
+        theirs.responses.delete(mine.id)
+    with pytest.raises(openai.BadRequestError):
+        theirs.responses.create(model="tandem", input="and?", previous_response_id=mine.id)
+    assert oai(server, "key-a").responses.retrieve(mine.id).id == mine.id
+    with pytest.raises(openai.AuthenticationError):
+        oai(server, "wrong").responses.retrieve(mine.id)
+
+
+def test_a_route_that_protects_values_keeps_no_conversation(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes={**EDGE_ONLY, "private": {"strategy": "edge", "failover": False, "privacy": "redact"}})
+    client = oai(server)
+    first = client.responses.create(model="private", input="my card is 4111 1111 1111 1111")
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(first.id)
+    kept_elsewhere = client.responses.create(model="tandem", input="hi")
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="private", input="and?", previous_response_id=kept_elsewhere.id)
+    assert "privacy" in refused.value.message and refused.value.param == "previous_response_id"
+    assert len(edge.received) == 2
+
+
+def test_turned_off_the_parameter_is_refused_not_ignored(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes=EDGE_ONLY, stored_responses={"enabled": False})
+    client = oai(server)
+    first = client.responses.create(model="tandem", input="hi")
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="tandem", input="and then?", previous_response_id=first.id)
+    assert refused.value.param == "previous_response_id" and "not supported" in refused.value.message
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(first.id)
+    assert len(edge.received) == 1
+
+
+def test_a_kept_response_expires(make_gateway: Callable[..., GatewayServer]) -> None:
+    server = make_gateway(routes=EDGE_ONLY, stored_responses={"ttl_s": 0.3})
+    client = oai(server)
+    first = client.responses.create(model="tandem", input="hi")
+    assert client.responses.retrieve(first.id).id == first.id
+    time.sleep(0.4)
+    with pytest.raises(openai.BadRequestError):
+        client.responses.create(model="tandem", input="and?", previous_response_id=first.id)
+
+
+def test_memory_keeps_the_newest_within_its_bytes(make_gateway: Callable[..., GatewayServer]) -> None:
+    server = make_gateway(routes=EDGE_ONLY, stored_responses={"memory_bytes": 4000})
+    client = oai(server)
+    ids = [client.responses.create(model="tandem", input=f"turn {n} " + "x" * 900).id for n in range(6)]
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(ids[0])
+    assert client.responses.retrieve(ids[-1]).id == ids[-1]
+
+
+def test_replicas_sharing_redis_continue_each_others_conversations(
+    make_gateway: Callable[..., GatewayServer], redis_url: str, edge: FakeUpstream
+) -> None:
+    shared = {"routes": EDGE_ONLY, "redis_url": redis_url}
+    one, two = make_gateway(**shared), make_gateway(**shared)
+    edge.push({"text": "first answer"}, {"text": "second answer"})
+    first = oai(one).responses.create(model="tandem", input="start")
+    second = oai(two).responses.create(model="tandem", input="go on", previous_response_id=first.id)
+    oai(one).responses.create(model="tandem", input="and end", previous_response_id=second.id)
+    assert [m["content"] for m in sent(edge)] == ["start", "first answer", "go on", "second answer", "and end"]
+    assert oai(two).responses.retrieve(first.id).output_text == "first answer"
