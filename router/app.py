@@ -190,11 +190,12 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     )
     kept = settings.stored_responses
     app.state.stored_responses = (
-        StoredResponses(
-            store.primary.client if isinstance(store, ResilientStore) else None,
-            settings.redis_prefix,
-            kept.ttl_s,
-            kept.memory_bytes,
+        (
+            StoredResponses(
+                store.primary.client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, lambda: not store.degraded
+            )
+            if isinstance(store, ResilientStore)
+            else StoredResponses(None, settings.redis_prefix, kept.ttl_s, kept.memory_bytes)
         )
         if kept.enabled
         else None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -13,7 +14,8 @@ import openai
 import pytest
 
 from tests.fake_upstream import FakeUpstream
-from tests.gateway_server import GatewayServer
+from tests.gateway_server import GatewayServer, wait_until
+from tests.redis_server import RedisServer
 
 EDGE_ONLY = {"tandem": {"strategy": "edge", "failover": False}}
 
@@ -213,3 +215,43 @@ def test_replicas_sharing_redis_continue_each_others_conversations(
     oai(one).responses.create(model="tandem", input="and end", previous_response_id=second.id)
     assert [m["content"] for m in sent(edge)] == ["start", "first answer", "go on", "second answer", "and end"]
     assert oai(two).responses.retrieve(first.id).output_text == "first answer"
+
+
+def test_a_deletion_on_one_replica_holds_on_the_others(
+    make_gateway: Callable[..., GatewayServer], redis_url: str
+) -> None:
+    one, two = make_gateway(routes=EDGE_ONLY, redis_url=redis_url), make_gateway(routes=EDGE_ONLY, redis_url=redis_url)
+    first = oai(one).responses.create(model="tandem", input="hi")
+    oai(two).responses.delete(first.id)
+    # The replica that answered it still holds a copy: it is not read back from there.
+    with pytest.raises(openai.NotFoundError):
+        oai(one).responses.retrieve(first.id)
+    with pytest.raises(openai.BadRequestError):
+        oai(one).responses.create(model="tandem", input="and?", previous_response_id=first.id)
+
+
+def test_a_conversation_goes_on_through_a_redis_outage_on_the_replica_that_answered(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream, tmp_path: Path
+) -> None:
+    redis = RedisServer(tmp_path / "redis", persistent=True).start()
+    try:
+        server = make_gateway(routes=EDGE_ONLY, redis_url=redis.url)
+        other = make_gateway(routes=EDGE_ONLY, redis_url=redis.url)
+        client = oai(server)
+        edge.push({"text": "a1"}, {"text": "a2"}, {"text": "a3"}, {"text": "a4"})
+        first = client.responses.create(model="tandem", input="q1")
+        redis.stop()
+        # Kept in Redis before the outage and in this process: read from here.
+        second = client.responses.create(model="tandem", input="q2", previous_response_id=first.id)
+        # Kept during the outage, in this process only.
+        third = client.responses.create(model="tandem", input="q3", previous_response_id=second.id)
+        redis.start()
+        assert wait_until(lambda: not server.gateway.tracker.store.degraded, timeout=10)
+        client.responses.create(model="tandem", input="q4", previous_response_id=third.id)
+        assert [m["content"] for m in sent(edge)] == ["q1", "a1", "q2", "a2", "q3", "a3", "q4"]
+        # Another replica never saw what was kept during the outage: a 400 that says what to do.
+        with pytest.raises(openai.BadRequestError) as elsewhere:
+            oai(other).responses.create(model="tandem", input="q5", previous_response_id=third.id)
+        assert "send the whole conversation" in elsewhere.value.message
+    finally:
+        redis.stop()

@@ -9,9 +9,10 @@ shares them (every replica and worker reads the same), else in this process, bou
 (the oldest go first); in both, for `stored_responses.ttl_s`. Keys are per client namespace: a
 client key's responses are not another key's to read, name or delete.
 
-While Redis is out, a response is kept in this process instead, and reads look there after
-Redis: a conversation continued on the same process goes on; one continued elsewhere is answered
-with a 400 that says to send the whole conversation (what a client with `store: false` does).
+Every kept response is also held by the process that answered it (bounded in bytes), so that
+while Redis is out a conversation continued on the same process goes on; one continued
+elsewhere is answered with a 400 that says to send the whole conversation (what a client with
+`store: false` does). A response kept while Redis was out stays in that process only.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,6 +72,12 @@ class _Memory:
             _, (_, oldest) = self._kept.popitem(last=False)
             self.bytes -= len(oldest)
 
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._kept
+
     def get(self, key: str, now: float) -> bytes | None:
         kept = self._kept.get(key)
         if kept is None:
@@ -90,26 +98,43 @@ class _Memory:
 class StoredResponses:
     """The kept responses of one gateway process (in Redis when `redis_client` is given)."""
 
-    def __init__(self, redis_client: Any | None, prefix: str, ttl_s: float, memory_bytes: int) -> None:
+    def __init__(
+        self,
+        redis_client: Any | None,
+        prefix: str,
+        ttl_s: float,
+        memory_bytes: int,
+        available: Callable[[], bool] = lambda: True,
+    ) -> None:
         self._redis = redis_client
+        self._available = available  # False while the shared store is known to be out
         self._prefix = f"{prefix}response:"
         self._ttl_s = ttl_s
+        # Every kept record is in this process too (bounded), so that its conversations go on
+        # through an outage; with Redis, a record missing there is read here only when it was
+        # kept while Redis was out (`_unshared`): one another replica deleted stays deleted.
         self._memory = _Memory(memory_bytes)
+        self._unshared: set[str] = set()
 
     def _key(self, namespace: str, response_id: str) -> str:
         return f"{self._prefix}{namespace}:{response_id}"
 
     async def _get_many(self, keys: list[str]) -> list[bytes | None]:
-        found: list[bytes | None] = [None] * len(keys)
-        if self._redis is not None:
+        now, memory = time.time(), self._memory
+        if self._redis is not None and self._available():
             try:
                 values = await self._redis.mget(keys)
-                found = [None if v is None else (v if isinstance(v, bytes) else v.encode()) for v in values]
             except redis.exceptions.RedisError as exc:
-                log.warning("stored responses: reading Redis failed (%s); looking in this process", exc)
-        now = time.time()
-        memory = self._memory
-        return [memory.get(key, now) if value is None else value for key, value in zip(keys, found, strict=True)]
+                log.warning("stored responses: reading Redis failed (%s); reading this process's", exc)
+            else:
+                unshared = self._unshared
+                return [
+                    (memory.get(key, now) if key in unshared else None)
+                    if value is None
+                    else (value if isinstance(value, bytes) else value.encode())
+                    for key, value in zip(keys, values, strict=True)
+                ]
+        return [memory.get(key, now) for key in keys]
 
     async def read(self, namespace: str, response_id: str) -> dict[str, Any] | None:
         """The kept record of `response_id` (`response`, `input`, `chain`), or None."""
@@ -142,18 +167,24 @@ class StoredResponses:
             return
         record = orjson.dumps({"response": response, "input": keep.input, "chain": keep.chain})
         key = self._key(keep.namespace, response_id)
-        if self._redis is not None:
+        self._memory.put(key, record, time.time() + self._ttl_s)
+        if self._redis is None:
+            return
+        if self._available():
             try:
                 await self._redis.set(key, record, px=int(self._ttl_s * 1000))
                 return
             except redis.exceptions.RedisError as exc:
-                log.warning("stored responses: writing Redis failed (%s); keeping %s in this process", exc, response_id)
-        self._memory.put(key, record, time.time() + self._ttl_s)
+                log.warning("stored responses: writing Redis failed (%s); %s kept in this process", exc, response_id)
+        self._unshared.add(key)
+        if len(self._unshared) > 2 * len(self._memory):
+            self._unshared = {one for one in self._unshared if one in self._memory}
 
     async def delete(self, namespace: str, response_id: str) -> bool:
         """Forget a kept response; whether it was kept."""
         key = self._key(namespace, response_id)
         deleted = self._memory.pop(key)
+        self._unshared.discard(key)
         if self._redis is not None:
             try:
                 deleted = bool(await self._redis.delete(key)) or deleted
