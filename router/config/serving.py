@@ -48,8 +48,9 @@ class StoredResponseSettings(Strict):
     memory_bytes: int = Field(
         64 * 1024 * 1024,
         ge=0,
-        description="Bytes of kept responses one process holds when there is no Redis (the oldest go first); "
-        "with Redis they are kept there, under ttl_s.",
+        description="Bytes of kept responses one process holds (the oldest go first): all of them without Redis; "
+        "with Redis (where every replica reads them) a copy of its own, so that their conversations go on "
+        "through a Redis outage.",
     )
 
 
