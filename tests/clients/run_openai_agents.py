@@ -2,7 +2,10 @@
 its documentation shows for another provider: an `AsyncOpenAI` client with the gateway's base
 URL, tracing off (it would export to OpenAI), and one function tool of the script's own that
 writes a file. Run by the openai-agents virtualenv's Python (3.12):
-`python run_openai_agents.py BASE_URL WORKDIR TASK`. Prints the outcome as one JSON line."""
+`python run_openai_agents.py BASE_URL WORKDIR TASK [FOLLOW_UP]`. With a follow-up, the SDK chains
+its turns by `previous_response_id` (`auto_previous_response_id`: each request sends only what
+is new), then asks the follow-up as a second run continuing the first's last response. Prints
+the outcome as one JSON line."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from openai import AsyncOpenAI
 
 def main() -> None:
     base_url, workdir, task = sys.argv[1:4]
+    follow_up = sys.argv[4] if len(sys.argv) > 4 else None
     set_tracing_disabled(True)
 
     @function_tool
@@ -35,9 +39,13 @@ def main() -> None:
     agent = Agent(name="writer", instructions="You write files.", tools=[write_file], model=model)
     result: dict[str, object] = {}
     try:
-        run = Runner.run_sync(agent, task, max_turns=4)
+        run = Runner.run_sync(agent, task, max_turns=4, auto_previous_response_id=follow_up is not None)
         result["status"] = "finished"
         result["answer"] = run.final_output
+        if follow_up is not None:
+            result["first_response"] = run.last_response_id
+            run = Runner.run_sync(agent, follow_up, max_turns=4, previous_response_id=run.last_response_id)
+            result["follow_up_answer"] = run.final_output
     except Exception as exc:  # the test reads what the client made of the error
         result["status"] = "raised"
         result["error"] = f"{type(exc).__name__}: {exc}"

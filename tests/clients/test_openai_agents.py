@@ -41,11 +41,12 @@ def write(text: str, call_id: str) -> dict[str, Any]:
     return {"kind": "tool_call", "name": "write_file", "arguments": arguments, "call_id": call_id}
 
 
-def agents(server: GatewayServer, tmp_path: Path, task: str) -> tuple[dict[str, Any], str, Path]:
+def agents(server: GatewayServer, tmp_path: Path, task: str, *follow_up: str) -> tuple[dict[str, Any], str, Path]:
     python = installed("openai-agents", "bin/python")
     work = tmp_path / "work"
     work.mkdir(parents=True, exist_ok=True)
-    code, output = run([str(python), str(SCRIPT), f"{server.url}/v1", str(work), task], work, {"HOME": str(tmp_path)})
+    command = [str(python), str(SCRIPT), f"{server.url}/v1", str(work), task, *follow_up]
+    code, output = run(command, work, {"HOME": str(tmp_path)})
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
@@ -113,3 +114,43 @@ def test_openai_agents_failed_tool_call_is_on_the_record(
     [trajectory] = trajectories(server)
     records = sorted(trajectory["records"], key=lambda r: r["step"])
     assert [(r["step"], r["failed_before"]) for r in records] == [(1, None), (2, 1), (3, 0)]
+
+
+def test_openai_agents_chained_by_previous_response_id(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """The SDK's `auto_previous_response_id`: each request names the last response and sends only
+    what is new (the tool's output; the follow-up's question). The upstream still gets the whole
+    conversation, and the gateway sees one run."""
+    edge.push(write("tandem\n", "call_77"), {"text": "all done"}, {"text": "it holds tandem"})
+    result, output, work = agents(server, tmp_path, "write proof.txt", "what did you write?")
+    assert result["status"] == "finished", output
+    assert (result["answer"], result["follow_up_answer"]) == ("all done", "it holds tandem")
+    assert result["first_response"].startswith("resp_")
+    assert (work / "proof.txt").read_text() == "tandem\n"
+    second, third = (received.body["messages"] for received in edge.received[1:3])
+    assert second[0] == {"role": "system", "content": "You write files."}
+    assert second[1] == {"role": "user", "content": "write proof.txt"}
+    assert second[2]["tool_calls"][0]["id"] == "call_77"
+    assert second[3] == {"role": "tool", "tool_call_id": "call_77", "content": "tandem\n"}
+    assert third[1:] == [
+        *second[1:],
+        {"role": "assistant", "content": "all done"},
+        {"role": "user", "content": "what did you write?"},
+    ]
+    [trajectory] = trajectories(server)
+    assert [r["step"] for r in sorted(trajectory["records"], key=lambda r: r["step"])] == [1, 2, 3]
+
+
+def test_openai_agents_chained_is_told_when_nothing_is_kept(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """The chained SDK names the last response (it does not resend the history): with kept
+    responses off, the gateway says so in a 400 the SDK raises, rather than answering a request
+    that lost its history."""
+    server = make_gateway(routes=ROUTES, model_aliases=ALIASES, stored_responses={"enabled": False})
+    edge.push(write("tandem\n", "call_78"), {"text": "all done"})
+    result, output, _ = agents(server, tmp_path, "write proof.txt", "what did you write?")
+    assert result["status"] == "raised", output
+    assert result["error"].startswith("BadRequestError") and "previous_response_id" in result["error"]
+    assert len(edge.received) == 1  # the first step only: the second named a response
