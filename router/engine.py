@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,9 @@ from router.step import Route
 from router.trajectory.tracker import Tracker
 from router.transport import Transport
 from router.upstream import Upstream
+
+# A surface's reading of a body in the place of another (Engine.translated).
+Resume = Callable[[dict[str, Any]], Awaitable[bytes | None]]
 
 
 @dataclass(slots=True)
@@ -195,11 +198,20 @@ class Engine:
             times.add("parse", time.thread_time_ns() - began)
         return await self.run(request, meta)
 
-    async def translated(self, spec: SurfaceSpec, body: bytes, meta: StepMeta) -> TranslatedStep:
-        """One step of another surface's request body (`spec`: how it becomes a chat body)."""
+    async def translated(
+        self, spec: SurfaceSpec, body: bytes, meta: StepMeta, resume: Resume | None = None
+    ) -> TranslatedStep:
+        """One step of another surface's request body (`spec`: how it becomes a chat body).
+        `resume`: given the body as read, another body to read in its place (a conversation
+        continued from a kept response, whole), or None."""
         try:
             # Parsed from the trajectory's last body where it extends it (new turns only).
-            translated = self.parser.translated(spec).parse(body, meta.namespace)
+            parser = self.parser.translated(spec)
+            translated = parser.parse(body, meta.namespace)
+            if resume is not None:
+                whole = await resume(translated.body)
+                if whole is not None:
+                    translated = parser.parse(whole, meta.namespace)
         except GatewayError as exc:
             # Refused before it became a step, as the chat path counts its own refusals.
             return TranslatedStep(None, None, self.refused(exc))

@@ -4,7 +4,7 @@ result out, and errors into the surface's own shape with their type, code and pa
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,17 +28,19 @@ Translate = Callable[[AsyncIterator[bytes]], AsyncIterator[bytes]]
 
 
 class Kept(Protocol):
-    """What a surface keeps of its answers (Responses' kept responses): each hook gets the
+    """What a surface keeps of a request's answer (Responses' kept responses): `resume` may give
+    another body to read in the place of the one read (Engine.translated); the others get the
     surface's body as read (None when it could not be read)."""
+
+    async def resume(self, body: dict[str, Any]) -> bytes | None: ...
 
     async def answered(self, body: dict[str, Any] | None, response: dict[str, Any]) -> None: ...
 
     def streamed(self, body: dict[str, Any] | None, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]: ...
 
 
-# A surface's own work on a request's body before it becomes a step: the body to serve (a
-# continued conversation's, whole) and what of the answer it keeps (None: nothing).
-Prepare = Callable[[Engine, bytes, str], Awaitable[tuple[bytes, Kept | None]]]
+# What a surface keeps of a request (its client key's namespace given), made per request.
+Keeping = Callable[[Request, Engine, str], Kept]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,18 +101,19 @@ def _error(
     return Response(surface.error(status, error), status_code=status, headers=headers, media_type="application/json")
 
 
-async def serve(request: Request, surface: Surface, prepare: Prepare | None = None) -> Response:
+async def serve(request: Request, surface: Surface, keeping: Keeping | None = None) -> Response:
     engine: Engine = request.app.state.engine
     chat: dict[str, Any] | None = None
     kept: Kept | None = None
     try:
         namespace = client_namespace(request)
         raw = await read_body(request, engine.max_body_bytes)
-        if prepare is not None:
-            raw, kept = await prepare(engine, raw, namespace)
+        kept = None if keeping is None else keeping(request, engine, namespace)
         watch = ClientWatch(request.receive, engine.open_steps)
         meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
-        translated = await watch.answer(engine.translated(surface.spec, raw, meta))
+        translated = await watch.answer(
+            engine.translated(surface.spec, raw, meta, None if kept is None else kept.resume)
+        )
     except GatewayError as exc:
         return _error(exc.status, exc.error(), surface, chat, exc.headers)
     except ClientDisconnect:

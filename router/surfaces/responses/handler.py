@@ -17,7 +17,7 @@ from router.errors import GatewayError
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.surfaces.responses.answer import StreamTranslator, error_body, from_chat, stream_error
-from router.surfaces.responses.continued import continued
+from router.surfaces.responses.continued import Continuation
 from router.surfaces.responses.request import (
     chat_fields,
     check_request,
@@ -41,13 +41,12 @@ SPEC = SurfaceSpec(
 SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 
+def _continuation(request: Request, engine: Engine, namespace: str) -> Kept:
+    return Continuation(request.app.state.stored_responses, namespace, engine.route_for)
+
+
 async def responses(request: Request) -> Response:
-    stored: StoredResponses | None = request.app.state.stored_responses
-
-    async def prepare(engine: Engine, raw: bytes, namespace: str) -> tuple[bytes, Kept | None]:
-        return await continued(stored, engine.route_for, raw, namespace, engine.max_json_depth)
-
-    return await serve(request, SURFACE, prepare)
+    return await serve(request, SURFACE, _continuation)
 
 
 def _not_found(response_id: str) -> Response:
