@@ -255,3 +255,16 @@ def test_a_conversation_goes_on_through_a_redis_outage_on_the_replica_that_answe
         assert "send the whole conversation" in elsewhere.value.message
     finally:
         redis.stop()
+
+
+def test_a_conversation_longer_than_a_body_may_be_is_a_413(
+    make_gateway: Callable[..., GatewayServer], edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes=EDGE_ONLY, max_body_bytes=64 * 1024)
+    client = oai(server)
+    first = client.responses.create(model="tandem", input="a" * 40_000)
+    second = client.responses.create(model="tandem", input="b" * 20_000, previous_response_id=first.id)
+    with pytest.raises(openai.APIStatusError) as refused:
+        client.responses.create(model="tandem", input="c" * 20_000, previous_response_id=second.id)
+    assert refused.value.status_code == 413 and "max_body_bytes" in refused.value.message
+    assert len(edge.received) == 2

@@ -31,6 +31,7 @@ class Continuation:
     stored: StoredResponses | None
     namespace: str
     route_for: Callable[[str], Route]
+    max_bytes: int  # a request body's limit, which a continued conversation keeps to
     own: list[Any] | None = None  # its own input items, when it named a previous response
     chain: list[str] | None = None
 
@@ -55,11 +56,21 @@ class Continuation:
                 "no conversation at rest; send the whole conversation in 'input'",
                 param="previous_response_id",
             )
-        turn = await self.stored.turn(self.namespace, previous)
+        turn = await self.stored.turn(self.namespace, previous, self.max_bytes)
         self.own, self.chain = _items(body.get("input")), turn.chain
         whole = {key: value for key, value in body.items() if key != "previous_response_id"}
         whole["input"] = turn.items + self.own
-        return orjson.dumps(whole)
+        encoded = orjson.dumps(whole)
+        if len(encoded) > self.max_bytes:
+            raise GatewayError(
+                413,
+                f"previous_response_id: the conversation it continues and this input are {len(encoded)} bytes, "
+                f"over the limit of {self.max_bytes} bytes (max_body_bytes); start a new one, or send it shortened "
+                "in 'input'",
+                code="request_too_large",
+                param="previous_response_id",
+            )
+        return encoded
 
     def _keep(self, body: dict[str, Any] | None) -> Keep | None:
         if self.stored is None or body is None or body.get("store", True) is False:

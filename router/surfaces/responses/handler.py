@@ -42,7 +42,7 @@ SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 
 def _continuation(request: Request, engine: Engine, namespace: str) -> Kept:
-    return Continuation(request.app.state.stored_responses, namespace, engine.route_for)
+    return Continuation(request.app.state.stored_responses, namespace, engine.route_for, engine.max_body_bytes)
 
 
 async def responses(request: Request) -> Response:

@@ -141,13 +141,25 @@ class StoredResponses:
         (record,) = await self._get_many([self._key(namespace, response_id)])
         return None if record is None else _loaded(record)
 
-    async def turn(self, namespace: str, previous: str) -> Turn:
-        """The conversation `previous` ended; a 400 naming the parameter when it is not kept."""
-        record = await self.read(namespace, previous)
-        if record is None:
+    async def turn(self, namespace: str, previous: str, max_bytes: int) -> Turn:
+        """The conversation `previous` ended; a 400 naming the parameter when it is not kept, a
+        413 when its kept turns hold more than `max_bytes` (a request body's limit: a
+        conversation continued is a body that long)."""
+        (found,) = await self._get_many([self._key(namespace, previous)])
+        if found is None:
             raise _not_kept(previous)
+        record = _loaded(found)
         chain: list[str] = record["chain"]
         records = await self._get_many([self._key(namespace, one) for one in chain]) if chain else []
+        size = len(found) + sum(len(kept) for kept in records if kept is not None)
+        if size > max_bytes:
+            raise GatewayError(
+                413,
+                f"previous_response_id: the conversation {previous!r} continues holds {size} bytes, over the "
+                f"limit of {max_bytes} bytes (max_body_bytes); start a new one, or send it shortened in 'input'",
+                code="request_too_large",
+                param="previous_response_id",
+            )
         items: list[Any] = []
         for one, kept in zip(chain, records, strict=True):
             if kept is None:
