@@ -268,3 +268,24 @@ def test_a_conversation_longer_than_a_body_may_be_is_a_413(
         client.responses.create(model="tandem", input="c" * 20_000, previous_response_id=second.id)
     assert refused.value.status_code == 413 and "max_body_bytes" in refused.value.message
     assert len(edge.received) == 2
+
+
+def test_litellm_continues_a_conversation_by_its_own_encoding_of_the_id(
+    kept: GatewayServer, edge: FakeUpstream, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """LiteLLM's `responses()` wraps a response's id with its provider (for its own routing)
+    and unwraps it when the id comes back as `previous_response_id`."""
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no fetch of its price list
+    import litellm
+
+    edge.push({"text": "Hello Ada."}, {"text": "Ada."})
+    base = f"{kept.url}/v1"
+    first = litellm.responses(model="openai/tandem", api_base=base, api_key="unused", input="My name is Ada.")
+    litellm.responses(
+        model="openai/tandem", api_base=base, api_key="unused", input="Name?", previous_response_id=first.id
+    )
+    assert sent(edge) == [
+        {"role": "user", "content": "My name is Ada."},
+        {"role": "assistant", "content": "Hello Ada."},
+        {"role": "user", "content": "Name?"},
+    ]
