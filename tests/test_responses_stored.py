@@ -289,3 +289,12 @@ def test_litellm_continues_a_conversation_by_its_own_encoding_of_the_id(
         {"role": "assistant", "content": "Hello Ada."},
         {"role": "user", "content": "Name?"},
     ]
+
+
+def test_an_unknown_model_is_its_404_with_or_without_a_kept_response(kept: GatewayServer, edge: FakeUpstream) -> None:
+    client = oai(kept)
+    first = client.responses.create(model="tandem", input="hi")
+    with pytest.raises(openai.NotFoundError) as unknown:
+        client.responses.create(model="no-such-model", input="and?", previous_response_id=first.id)
+    assert unknown.value.code == "model_not_found"
+    assert len(edge.received) == 1
