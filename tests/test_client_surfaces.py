@@ -225,3 +225,24 @@ def test_claude_code_reachability_checks_answer(gateway: GatewayServer, client: 
     body = listed.json()
     assert body["has_more"] is False and body["first_id"] == body["data"][0]["id"]
     assert all(m["type"] == "model" and m["display_name"] for m in body["data"])
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("conversation", "conv_68af"),
+        ("conversation", {"id": "conv_68af"}),
+        ("prompt", {"id": "pmpt_1", "version": "2"}),
+    ],
+)
+def test_what_openai_keeps_on_its_side_is_refused_not_dropped(
+    gateway: GatewayServer, edge: FakeUpstream, field: str, value: Any
+) -> None:
+    with httpx.Client(timeout=10) as http:
+        refused = http.post(f"{gateway.url}/v1/responses", json={"model": "tandem", "input": "and?", field: value})
+        assert refused.status_code == 400
+        error = refused.json()["error"]
+        assert error["param"] == field and "not supported" in error["message"]
+        # null is the field's absence, as OpenAI reads it
+        assert http.post(f"{gateway.url}/v1/responses", json={"model": "tandem", "input": "hi", field: None}).is_success
+    assert len(edge.received) == 1

@@ -58,6 +58,14 @@ FIELDS: dict[str, Kind] = {
     "text.verbosity": "string",
 }
 REQUIRED = frozenset(("tools[].type",))
+_KEPT_ELSEWHERE = (
+    (
+        "conversation",
+        "a conversation of OpenAI's Conversations API",
+        "send the conversation in 'input', or name the last answer in 'previous_response_id'",
+    ),
+    ("prompt", "a prompt template kept by OpenAI", "send its text in 'instructions' or 'input'"),
+)
 TOOL_CHOICE_MODES = one_of("none", "auto", "required")
 
 
@@ -295,6 +303,11 @@ def check_request(body: dict[str, Any]) -> None:
         raise bad_request(required_problem("'input'", given, expected), param="input")
     check(body, FIELDS, REQUIRED)
     _check_tool_choice(body)
+    # What OpenAI keeps on its side and this gateway does not: dropped, the model would answer
+    # without the conversation or the instructions they stand for, and the client not know.
+    for field, what, instead in _KEPT_ELSEWHERE:
+        if body.get(field) is not None:
+            raise bad_request(f"'{field}' ({what}) is not supported by this gateway; {instead}", param=field)
 
 
 def to_chat(body: dict[str, Any]) -> dict[str, Any]:
