@@ -35,7 +35,7 @@ from router.privacy import backends as privacy_backends
 from router.result import Answer
 from router.settings import Settings, admin_keys
 from router.surfaces import surface_routes
-from router.surfaces.responses.stored import StoredResponses
+from router.surfaces.responses.kept import KeptResponses
 from router.trajectory.resilient import ResilientStore
 
 log = logging.getLogger("tandem")
@@ -188,14 +188,14 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
         settings.redis_prefix,
         settings.ui.max_sessions,
     )
-    kept = settings.stored_responses
-    app.state.stored_responses = (
+    kept = settings.kept_responses
+    app.state.kept_responses = (
         (
-            StoredResponses(
+            KeptResponses(
                 store.primary.client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, lambda: not store.degraded
             )
             if isinstance(store, ResilientStore)
-            else StoredResponses(None, settings.redis_prefix, kept.ttl_s, kept.memory_bytes)
+            else KeptResponses(None, settings.redis_prefix, kept.ttl_s, kept.memory_bytes)
         )
         if kept.enabled
         else None

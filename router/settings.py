@@ -27,7 +27,7 @@ from router.config.base import ConfigError as ConfigError  # what load_settings 
 from router.config.base import url_has_credentials
 from router.config.limits import AuthThrottleSettings, ClientLimitSettings, LimitSettings
 from router.config.prices import Prices
-from router.config.serving import ModelAlias, ServerSettings, StoredResponseSettings, UISettings
+from router.config.serving import KeptResponseSettings, ModelAlias, ServerSettings, UISettings
 from router.config.stores import AuditSettings, TrajectorySettings, VaultSettings
 from router.config.strategies import CloudRoute, EdgeRoute, RandomRoute, RouteSettings
 from router.config.upstream import UpstreamSettings
@@ -129,7 +129,7 @@ class Settings(BaseSettings):
     audit: AuditSettings = AuditSettings()
     vault: VaultSettings = VaultSettings()
     ui: UISettings = UISettings()
-    stored_responses: StoredResponseSettings = StoredResponseSettings()
+    kept_responses: KeptResponseSettings = KeptResponseSettings()
     server: ServerSettings = ServerSettings()
     log_level: Literal["debug", "info", "warning", "error"] = Field("info", description="the gateway's log level")
 

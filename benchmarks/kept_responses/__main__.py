@@ -33,7 +33,7 @@ import orjson
 from benchmarks.report import figure, write_result
 from router.step import Route
 from router.surfaces.responses.continued import Continuation
-from router.surfaces.responses.stored import Keep, StoredResponses
+from router.surfaces.responses.kept import Keep, KeptResponses
 
 
 def _turn(index: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -60,12 +60,12 @@ async def run(turns: int, runs: int, redis_url: str | None) -> dict[str, Any]:
         import redis.asyncio
 
         client = redis.asyncio.Redis.from_url(redis_url)
-    stored = StoredResponses(client, "bench:", 3600.0, 256 << 20)
+    kept = KeptResponses(client, "bench:", 3600.0, 256 << 20)
     chain: list[str] = []
     whole: list[dict[str, Any]] = [{"type": "message", "role": "user", "content": "fix the failing test"}]
     for index in range(turns):
         new, answer = _turn(index)
-        await stored.keep(Keep("", new if chain else whole, list(chain)), answer)
+        await kept.keep(Keep("", new if chain else whole, list(chain)), answer)
         whole += [*new, *answer["output"]] if chain else answer["output"]
         chain.append(answer["id"])
     # The route a model names, as the continuation reads it: its privacy mode only.
@@ -74,7 +74,7 @@ async def run(turns: int, runs: int, redis_url: str | None) -> dict[str, Any]:
     body = {"model": "tandem", "instructions": "You are an agent.", "input": new, "previous_response_id": chain[-1]}
 
     async def resume() -> bytes | None:
-        return await Continuation(stored, "", lambda _: route, 16 << 20).resume(body)
+        return await Continuation(kept, "", lambda _: route, 16 << 20).resume(body)
 
     resumed = await resume()
     assert resumed is not None and len(orjson.loads(resumed)["input"]) == len(whole) + 1
@@ -82,8 +82,8 @@ async def run(turns: int, runs: int, redis_url: str | None) -> dict[str, Any]:
         "turns": turns,
         "history_kb": round(len(resumed) / 1024, 1),
         "resume": await _timed(resume, runs),
-        "keep_continued": await _timed(lambda: stored.keep(Keep("", new, chain), answer), runs),
-        "keep_resent": await _timed(lambda: stored.keep(Keep("", [*whole, *new], []), answer), runs),
+        "keep_continued": await _timed(lambda: kept.keep(Keep("", new, chain), answer), runs),
+        "keep_resent": await _timed(lambda: kept.keep(Keep("", [*whole, *new], []), answer), runs),
     }
     if client is not None:
         await client.aclose()

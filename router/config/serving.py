@@ -28,7 +28,7 @@ class UISettings(Strict):
     )
 
 
-class StoredResponseSettings(Strict):
+class KeptResponseSettings(Strict):
     """Responses kept for `previous_response_id` (`POST /v1/responses`, `GET` and `DELETE
     /v1/responses/{id}`)."""
 

@@ -148,7 +148,7 @@ def test_openai_agents_chained_is_told_when_nothing_is_kept(
     """The chained SDK names the last response (it does not resend the history): with kept
     responses off, the gateway says so in a 400 the SDK raises, rather than answering a request
     that lost its history."""
-    server = make_gateway(routes=ROUTES, model_aliases=ALIASES, stored_responses={"enabled": False})
+    server = make_gateway(routes=ROUTES, model_aliases=ALIASES, kept_responses={"enabled": False})
     edge.push(write("tandem\n", "call_78"), {"text": "all done"})
     result, output, _ = agents(server, tmp_path, "write proof.txt", "what did you write?")
     assert result["status"] == "raised", output

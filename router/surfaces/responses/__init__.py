@@ -1,6 +1,6 @@
 """OpenAI Responses (`POST /v1/responses`), what Codex CLI speaks: `request.py` turns input items
 into a chat step, `answer.py` turns the answer, plain or streamed, into output items and
-`response.*` events, `handler.py` serves them; `stored.py` keeps answers for
+`response.*` events, `handler.py` serves them; `kept.py` keeps answers for
 `previous_response_id` and `continued.py` continues a conversation from them."""
 
 from __future__ import annotations

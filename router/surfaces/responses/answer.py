@@ -47,7 +47,7 @@ INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_
 
 def new_response_id() -> str:
     """A response's id: random, so that it names one answer of one client wherever it is kept
-    (router/surfaces/responses/stored.py); an upstream's completion ids are not unique across
+    (router/surfaces/responses/kept.py); an upstream's completion ids are not unique across
     upstreams, and some send the same one every time."""
     return "resp_" + secrets.token_hex(16)
 

@@ -17,7 +17,7 @@ import orjson
 from router.config.privacy import protects
 from router.errors import GatewayError, bad_request
 from router.step import Route
-from router.surfaces.responses.stored import Keep, StoredResponses
+from router.surfaces.responses.kept import Keep, KeptResponses
 
 # The events that end a Responses stream with an answer worth keeping (not `response.failed`).
 _ENDINGS = (b"event: response.completed\ndata: ", b"event: response.incomplete\ndata: ")
@@ -26,9 +26,9 @@ _ENDINGS = (b"event: response.completed\ndata: ", b"event: response.incomplete\n
 @dataclass(slots=True)
 class Continuation:
     """One request's part in the kept responses: what it continues and what of it is kept
-    (`stored` None: kept responses are off, and a request that names one is refused)."""
+    (`kept` None: kept responses are off, and a request that names one is refused)."""
 
-    stored: StoredResponses | None
+    kept: KeptResponses | None
     namespace: str
     route_for: Callable[[str], Route]
     max_bytes: int  # a request body's limit, which a continued conversation keeps to
@@ -43,10 +43,10 @@ class Continuation:
             return None
         if not isinstance(previous, str):  # the field check refuses it first; kept for direct callers
             raise bad_request("previous_response_id must be a string", param="previous_response_id")
-        if self.stored is None:
+        if self.kept is None:
             raise bad_request(
                 "'previous_response_id' is not supported: this gateway keeps no responses "
-                "(stored_responses.enabled is false); send the whole conversation in 'input'",
+                "(kept_responses.enabled is false); send the whole conversation in 'input'",
                 param="previous_response_id",
             )
         model = body["model"]
@@ -56,7 +56,7 @@ class Continuation:
                 "no conversation at rest; send the whole conversation in 'input'",
                 param="previous_response_id",
             )
-        turn = await self.stored.turn(self.namespace, previous, self.max_bytes)
+        turn = await self.kept.turn(self.namespace, previous, self.max_bytes)
         self.own, self.chain = _items(body.get("input")), turn.chain
         whole = {key: value for key, value in body.items() if key != "previous_response_id"}
         whole["input"] = turn.items + self.own
@@ -73,7 +73,7 @@ class Continuation:
         return encoded
 
     def _keep(self, body: dict[str, Any] | None) -> Keep | None:
-        if self.stored is None or body is None or body.get("store", True) is False:
+        if self.kept is None or body is None or body.get("store", True) is False:
             return None
         model = body.get("model")
         if not isinstance(model, str) or not _keeps(self.route_for, model):
@@ -84,22 +84,22 @@ class Continuation:
     async def answered(self, body: dict[str, Any] | None, response: dict[str, Any]) -> None:
         """Keep a whole answer (`body`: the request as read)."""
         keep = self._keep(body)
-        if keep is not None and self.stored is not None and response.get("status") in ("completed", "incomplete"):
-            await self.stored.keep(keep, response)
+        if keep is not None and self.kept is not None and response.get("status") in ("completed", "incomplete"):
+            await self.kept.keep(keep, response)
 
     def streamed(self, body: dict[str, Any] | None, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """`events`, the answer kept before the event that ends it is passed on."""
         keep = self._keep(body)
-        if keep is None or self.stored is None:
+        if keep is None or self.kept is None:
             return events
-        return _kept_stream(self.stored, keep, events)
+        return _kept_stream(self.kept, keep, events)
 
 
-async def _kept_stream(stored: StoredResponses, keep: Keep, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+async def _kept_stream(kept: KeptResponses, keep: Keep, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     async for piece in events:
         response = _final_response(piece)
         if response is not None:
-            await stored.keep(keep, response)
+            await kept.keep(keep, response)
         yield piece
 
 

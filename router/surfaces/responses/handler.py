@@ -1,5 +1,5 @@
 """`POST /v1/responses` (OpenAI Responses, Codex CLI), and `GET` and `DELETE
-/v1/responses/{id}` for the responses kept for `previous_response_id` (stored.py)."""
+/v1/responses/{id}` for the responses kept for `previous_response_id` (kept.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec
 from router.surfaces.responses.answer import StreamTranslator, error_body, from_chat, stream_error
 from router.surfaces.responses.continued import Continuation
+from router.surfaces.responses.kept import KeptResponses
 from router.surfaces.responses.request import (
     chat_fields,
     check_request,
@@ -27,7 +28,6 @@ from router.surfaces.responses.request import (
     to_chat,
     usable,
 )
-from router.surfaces.responses.stored import StoredResponses
 from router.surfaces.responses.tools import answer_tools, answer_view
 
 
@@ -42,7 +42,7 @@ SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 
 
 def _continuation(request: Request, engine: Engine, namespace: str) -> Kept:
-    return Continuation(request.app.state.stored_responses, namespace, engine.route_for, engine.max_body_bytes)
+    return Continuation(request.app.state.kept_responses, namespace, engine.route_for, engine.max_body_bytes)
 
 
 async def responses(request: Request) -> Response:
@@ -54,7 +54,7 @@ def _not_found(response_id: str) -> Response:
         GatewayError(
             404,
             f"no response with id {response_id!r} is kept for this client (never answered here, answered with "
-            "store: false, deleted, or past stored_responses.ttl_s)",
+            "store: false, deleted, or past kept_responses.ttl_s)",
             code="not_found",
             param="response_id",
         )
@@ -67,13 +67,13 @@ async def kept_response(request: Request) -> Response:
     response_id: str = request.path_params["response_id"]
     try:
         namespace = client_namespace(request)
-        stored: StoredResponses | None = request.app.state.stored_responses
+        kept: KeptResponses | None = request.app.state.kept_responses
         if request.method == "DELETE":
-            if stored is None or not await stored.delete(namespace, response_id):
+            if kept is None or not await kept.delete(namespace, response_id):
                 return _not_found(response_id)
             body = {"id": response_id, "object": "response.deleted", "deleted": True}
             return Response(orjson.dumps(body), media_type="application/json")
-        record = None if stored is None else await stored.read(namespace, response_id)
+        record = None if kept is None else await kept.read(namespace, response_id)
     except GatewayError as exc:
         return error_response(exc)
     if record is None:

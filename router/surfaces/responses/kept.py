@@ -6,7 +6,7 @@ the ids of the responses before it in its conversation (`chain`): a conversation
 kept once, not n times, and is read back in two round trips whatever its length (the response
 named, then its chain's in one `MGET`). Kept in Redis beside the trajectories when the gateway
 shares them (every replica and worker reads the same), else in this process, bounded in bytes
-(the oldest go first); in both, for `stored_responses.ttl_s`. Keys are per client namespace: a
+(the oldest go first); in both, for `kept_responses.ttl_s`. Keys are per client namespace: a
 client key's responses are not another key's to read, name or delete.
 
 Every kept response is also held by the process that answered it (bounded in bytes), so that
@@ -95,7 +95,7 @@ class _Memory:
         return True
 
 
-class StoredResponses:
+class KeptResponses:
     """The kept responses of one gateway process (in Redis when `redis_client` is given)."""
 
     def __init__(
@@ -125,7 +125,7 @@ class StoredResponses:
             try:
                 values = await self._redis.mget(keys)
             except redis.exceptions.RedisError as exc:
-                log.warning("stored responses: reading Redis failed (%s); reading this process's", exc)
+                log.warning("kept responses: reading Redis failed (%s); reading this process's", exc)
             else:
                 unshared = self._unshared
                 return [
@@ -187,7 +187,7 @@ class StoredResponses:
                 await self._redis.set(key, record, px=int(self._ttl_s * 1000))
                 return
             except redis.exceptions.RedisError as exc:
-                log.warning("stored responses: writing Redis failed (%s); %s kept in this process", exc, response_id)
+                log.warning("kept responses: writing Redis failed (%s); %s kept in this process", exc, response_id)
         self._unshared.add(key)
         if len(self._unshared) > 2 * len(self._memory):
             self._unshared = {one for one in self._unshared if one in self._memory}
@@ -229,7 +229,7 @@ def _not_kept(previous: str, missing: str | None = None) -> GatewayError:
     )
     return bad_request(
         f"previous_response_id: {what} is not kept by this gateway (never answered here, answered with "
-        "store: false or on a route that keeps nothing at rest, deleted, or past stored_responses.ttl_s); "
+        "store: false or on a route that keeps nothing at rest, deleted, or past kept_responses.ttl_s); "
         "send the whole conversation in 'input' instead",
         param="previous_response_id",
         code="previous_response_not_found",

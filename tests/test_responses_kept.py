@@ -1,4 +1,4 @@
-"""Responses kept for `previous_response_id` (router/surfaces/responses/stored.py): a request
+"""Responses kept for `previous_response_id` (router/surfaces/responses/kept.py): a request
 that names an earlier response continues its conversation, as OpenAI's Responses API does.
 Real gateway, scripted upstream, the real openai SDK; a real redis-server where replicas share."""
 
@@ -174,7 +174,7 @@ def test_a_route_that_protects_values_keeps_no_conversation(
 def test_turned_off_the_parameter_is_refused_not_ignored(
     make_gateway: Callable[..., GatewayServer], edge: FakeUpstream
 ) -> None:
-    server = make_gateway(routes=EDGE_ONLY, stored_responses={"enabled": False})
+    server = make_gateway(routes=EDGE_ONLY, kept_responses={"enabled": False})
     client = oai(server)
     first = client.responses.create(model="tandem", input="hi")
     with pytest.raises(openai.BadRequestError) as refused:
@@ -186,7 +186,7 @@ def test_turned_off_the_parameter_is_refused_not_ignored(
 
 
 def test_a_kept_response_expires(make_gateway: Callable[..., GatewayServer]) -> None:
-    server = make_gateway(routes=EDGE_ONLY, stored_responses={"ttl_s": 0.3})
+    server = make_gateway(routes=EDGE_ONLY, kept_responses={"ttl_s": 0.3})
     client = oai(server)
     first = client.responses.create(model="tandem", input="hi")
     assert client.responses.retrieve(first.id).id == first.id
@@ -196,7 +196,7 @@ def test_a_kept_response_expires(make_gateway: Callable[..., GatewayServer]) -> 
 
 
 def test_memory_keeps_the_newest_within_its_bytes(make_gateway: Callable[..., GatewayServer]) -> None:
-    server = make_gateway(routes=EDGE_ONLY, stored_responses={"memory_bytes": 4000})
+    server = make_gateway(routes=EDGE_ONLY, kept_responses={"memory_bytes": 4000})
     client = oai(server)
     ids = [client.responses.create(model="tandem", input=f"turn {n} " + "x" * 900).id for n in range(6)]
     with pytest.raises(openai.NotFoundError):
