@@ -298,3 +298,37 @@ def test_an_unknown_model_is_its_404_with_or_without_a_kept_response(kept: Gatew
         client.responses.create(model="no-such-model", input="and?", previous_response_id=first.id)
     assert unknown.value.code == "model_not_found"
     assert len(edge.received) == 1
+
+
+def test_a_kept_responses_input_items_are_its_conversation_a_page_at_a_time(
+    kept: GatewayServer, edge: FakeUpstream
+) -> None:
+    client = oai(kept)
+    edge.push({"text": "Hello Ada."}, {"text": "Your name is Ada."})
+    first = client.responses.create(model="tandem", input="My name is Ada.")
+    second = client.responses.create(model="tandem", input="What is my name?", previous_response_id=first.id)
+    newest_first = client.responses.input_items.list(second.id)
+    texts = [item.content[0].text for item in newest_first.data]  # type: ignore[union-attr]
+    assert texts == ["What is my name?", "Hello Ada.", "My name is Ada."]
+    assert [item.role for item in newest_first.data] == ["user", "assistant", "user"]  # type: ignore[union-attr]
+    assert len({item.id for item in newest_first.data}) == 3
+    page = client.responses.input_items.list(second.id, order="asc", limit=2)
+    assert [item.content[0].text for item in page.data] == ["My name is Ada.", "Hello Ada."]  # type: ignore[union-attr]
+    assert page.has_more
+    rest = client.responses.input_items.list(second.id, order="asc", limit=2, after=page.data[-1].id)
+    assert [item.content[0].text for item in rest.data] == ["What is my name?"]  # type: ignore[union-attr]
+    assert not rest.has_more
+    # Every page, the SDK's own paging included.
+    assert len(list(client.responses.input_items.list(second.id, limit=1))) == 3
+    with httpx.Client(timeout=10) as http:
+        url = f"{kept.url}/v1/responses/{second.id}/input_items"
+        for query, param in (
+            ("limit=0", "limit"),
+            ("limit=x", "limit"),
+            ("order=up", "order"),
+            ("after=nope", "after"),
+        ):
+            refused = http.get(f"{url}?{query}")
+            assert refused.status_code == 400 and refused.json()["error"]["param"] == param, query
+    with pytest.raises(openai.NotFoundError):
+        client.responses.input_items.list("resp_unknown")

@@ -5,6 +5,10 @@ into a chat step, `answer.py` turns the answer, plain or streamed, into output i
 
 from __future__ import annotations
 
-from router.surfaces.responses.handler import kept_response, responses
+from router.surfaces.responses.handler import kept_input_items, kept_response, responses
 
-ROUTES = [("/responses", responses, ["POST"]), ("/responses/{response_id}", kept_response, ["GET", "DELETE"])]
+ROUTES = [
+    ("/responses", responses, ["POST"]),
+    ("/responses/{response_id}", kept_response, ["GET", "DELETE"]),
+    ("/responses/{response_id}/input_items", kept_input_items, ["GET"]),
+]

@@ -79,3 +79,64 @@ async def kept_response(request: Request) -> Response:
     if record is None:
         return _not_found(response_id)
     return Response(orjson.dumps(record["response"]), media_type="application/json")
+
+
+def _listed(items: list[Any], response_id: str) -> list[dict[str, Any]]:
+    """Input items as OpenAI lists them: each with an id (items sent without one get one made of
+    the response's id and their place) and a message's text as content parts."""
+    listed = []
+    for place, item in enumerate(items):
+        shown = dict(item) if isinstance(item, dict) else {"type": "message", "content": item}
+        shown.setdefault("type", "message")
+        shown.setdefault("id", f"item_{response_id.removeprefix('resp_')}_{place}")
+        if shown["type"] == "message" and isinstance(shown.get("content"), str):
+            kind = "output_text" if shown.get("role") == "assistant" else "input_text"
+            shown["content"] = [{"type": kind, "text": shown["content"]}]
+        listed.append(shown)
+    return listed
+
+
+def _page_query(request: Request) -> tuple[int, str, str | None]:
+    """`limit` (1 to 100, 20 by default), `order` (`desc` by default) and `after` of a list."""
+    query = request.query_params
+    raw_limit = query.get("limit", "20")
+    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
+        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {raw_limit!r}", param="limit")
+    order = query.get("order", "desc")
+    if order not in ("asc", "desc"):
+        raise GatewayError(400, f"order must be 'asc' or 'desc', got {order!r}", param="order")
+    return int(raw_limit), order, query.get("after")
+
+
+async def kept_input_items(request: Request) -> Response:
+    """`GET /v1/responses/{id}/input_items`: the items a kept response answered (its
+    conversation's, the turns it continued included), a page at a time."""
+    response_id: str = request.path_params["response_id"]
+    try:
+        namespace = client_namespace(request)
+        limit, order, after = _page_query(request)
+        kept: KeptResponses | None = request.app.state.kept_responses
+        engine: Engine = request.app.state.engine
+        items = None if kept is None else await kept.inputs(namespace, response_id, engine.max_body_bytes)
+    except GatewayError as exc:
+        return error_response(exc)
+    if items is None:
+        return _not_found(response_id)
+    listed = _listed(items, response_id)
+    if order == "desc":
+        listed.reverse()
+    if after is not None:
+        ids = [item["id"] for item in listed]
+        if after not in ids:
+            error = GatewayError(400, f"after names no item of this list: {after!r}", param="after")
+            return error_response(error)
+        listed = listed[ids.index(after) + 1 :]
+    page = listed[:limit]
+    body = {
+        "object": "list",
+        "data": page,
+        "first_id": page[0]["id"] if page else None,
+        "last_id": page[-1]["id"] if page else None,
+        "has_more": len(listed) > limit,
+    }
+    return Response(orjson.dumps(body), media_type="application/json")

@@ -145,9 +145,21 @@ class KeptResponses:
         """The conversation `previous` ended; a 400 naming the parameter when it is not kept, a
         413 when its kept turns hold more than `max_bytes` (a request body's limit: a
         conversation continued is a body that long)."""
-        (found,) = await self._get_many([self._key(namespace, previous)])
-        if found is None:
+        turn = await self._conversation(namespace, previous, max_bytes)
+        if turn is None:
             raise _not_kept(previous)
+        return turn
+
+    async def inputs(self, namespace: str, response_id: str, max_bytes: int) -> list[Any] | None:
+        """The items `response_id` answered (its conversation before its own output), or None
+        when it is not kept."""
+        turn = await self._conversation(namespace, response_id, max_bytes, with_output=False)
+        return None if turn is None else turn.items
+
+    async def _conversation(self, namespace: str, last: str, max_bytes: int, with_output: bool = True) -> Turn | None:
+        (found,) = await self._get_many([self._key(namespace, last)])
+        if found is None:
+            return None
         record = _loaded(found)
         chain: list[str] = record["chain"]
         records = await self._get_many([self._key(namespace, one) for one in chain]) if chain else []
@@ -155,7 +167,7 @@ class KeptResponses:
         if size > max_bytes:
             raise GatewayError(
                 413,
-                f"previous_response_id: the conversation {previous!r} continues holds {size} bytes, over the "
+                f"previous_response_id: the conversation {last!r} continues holds {size} bytes, over the "
                 f"limit of {max_bytes} bytes (max_body_bytes); start a new one, or send it shortened in 'input'",
                 code="request_too_large",
                 param="previous_response_id",
@@ -163,13 +175,14 @@ class KeptResponses:
         items: list[Any] = []
         for one, kept in zip(chain, records, strict=True):
             if kept is None:
-                raise _not_kept(previous, one)
+                raise _not_kept(last, one)
             earlier = _loaded(kept)
             items += earlier["input"]
             items += _replayed(earlier["response"])
         items += record["input"]
-        items += _replayed(record["response"])
-        return Turn(items, [*chain, previous])
+        if with_output:
+            items += _replayed(record["response"])
+        return Turn(items, [*chain, last])
 
     async def keep(self, keep: Keep, response: dict[str, Any]) -> None:
         """Keep `response` (answered to `keep`'s request); a failure is logged, never raised:
