@@ -172,33 +172,23 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     app.state.engine = engine
     app.state.client_keys = settings.client_keys()
     app.state.admin_keys = admin_keys(settings)
-    # Failed key checks and the view's sign-in sessions: in Redis beside the trajectories when
-    # they are shared, so that every replica and worker counts and reads the same.
+    # Failed key checks, the view's sign-in sessions and kept responses: in Redis beside the
+    # trajectories when they are shared, so that every replica and worker counts and reads the
+    # same; each reads Redis only while the store is not known to be out.
     store = engine.tracker.store
-    shared = (
-        SharedFailures(store.primary.client, settings.redis_prefix, lambda: not store.degraded)
-        if isinstance(store, ResilientStore)
-        else None
-    )
+    client = store.primary.client if isinstance(store, ResilientStore) else None
+
+    def available() -> bool:
+        return not (isinstance(store, ResilientStore) and store.degraded)
+
+    shared = None if client is None else SharedFailures(client, settings.redis_prefix, available)
     app.state.auth_throttle = AuthThrottle(
         settings.auth_throttle, settings.server.trusted_proxies, engine.metrics, shared=shared
     )
-    app.state.ui_sessions = UISessions(
-        store.primary.client if isinstance(store, ResilientStore) else None,
-        settings.redis_prefix,
-        settings.ui.max_sessions,
-    )
+    app.state.ui_sessions = UISessions(client, settings.redis_prefix, settings.ui.max_sessions)
     kept = settings.kept_responses
     app.state.kept_responses = (
-        (
-            KeptResponses(
-                store.primary.client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, lambda: not store.degraded
-            )
-            if isinstance(store, ResilientStore)
-            else KeptResponses(None, settings.redis_prefix, kept.ttl_s, kept.memory_bytes)
-        )
-        if kept.enabled
-        else None
+        KeptResponses(client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, available) if kept.enabled else None
     )
     return app
 

@@ -127,30 +127,32 @@ def test_an_unknown_or_mistyped_id_is_a_400_that_names_it(kept: GatewayServer, e
     assert len(edge.received) == 1
 
 
+def assert_not_kept_for(client: openai.OpenAI, response_id: str) -> None:
+    """`client` can neither read, delete nor continue `response_id`."""
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(response_id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.delete(response_id)
+    with pytest.raises(openai.BadRequestError):
+        client.responses.create(model="tandem", input="and?", previous_response_id=response_id)
+
+
 def test_get_and_delete_a_kept_response(kept: GatewayServer, edge: FakeUpstream) -> None:
     client = oai(kept)
     first = client.responses.create(model="tandem", input="hi")
     again = client.responses.retrieve(first.id)
     assert again.id == first.id and again.output_text == first.output_text
     client.responses.delete(first.id)
-    with pytest.raises(openai.NotFoundError):
-        client.responses.retrieve(first.id)
-    with pytest.raises(openai.NotFoundError):
-        client.responses.delete(first.id)
-    with pytest.raises(openai.BadRequestError):
-        client.responses.create(model="tandem", input="and?", previous_response_id=first.id)
+    assert_not_kept_for(client, first.id)
+    # A background request is answered at once, and kept as any other.
+    queued = client.responses.create(model="tandem", input="later", background=True)
+    assert queued.status == "completed" and client.responses.retrieve(queued.id).status == "completed"
 
 
 def test_one_client_key_cannot_read_or_continue_anothers(make_gateway: Callable[..., GatewayServer]) -> None:
     server = make_gateway(routes=EDGE_ONLY, client_api_keys=["key-a", "key-b"])
     mine = oai(server, "key-a").responses.create(model="tandem", input="my notes")
-    theirs = oai(server, "key-b")
-    with pytest.raises(openai.NotFoundError):
-        theirs.responses.retrieve(mine.id)
-    with pytest.raises(openai.NotFoundError):
-        theirs.responses.delete(mine.id)
-    with pytest.raises(openai.BadRequestError):
-        theirs.responses.create(model="tandem", input="and?", previous_response_id=mine.id)
+    assert_not_kept_for(oai(server, "key-b"), mine.id)
     assert oai(server, "key-a").responses.retrieve(mine.id).id == mine.id
     with pytest.raises(openai.AuthenticationError):
         oai(server, "wrong").responses.retrieve(mine.id)

@@ -77,7 +77,8 @@ async def run(turns: int, runs: int, redis_url: str | None) -> dict[str, Any]:
         return await Continuation(kept, "", lambda _: route, 16 << 20).resume(body)
 
     resumed = await resume()
-    assert resumed is not None and len(orjson.loads(resumed)["input"]) == len(whole) + 1
+    if resumed is None or len(orjson.loads(resumed)["input"]) != len(whole) + 1:
+        raise RuntimeError("the body resumed does not hold the whole run: the figures would not measure it")
     report = {
         "turns": turns,
         "history_kb": round(len(resumed) / 1024, 1),

@@ -38,11 +38,9 @@ class Continuation:
     async def resume(self, body: dict[str, Any]) -> bytes | None:
         """The request's body with the conversation it continues at the start of its input,
         when it names a kept response (`body`: the request as read and checked); else None."""
-        previous = body.get("previous_response_id")
-        if previous is None or previous == "":
+        previous: str | None = body.get("previous_response_id")  # a string: the field check refused others
+        if not previous:
             return None
-        if not isinstance(previous, str):  # the field check refuses it first; kept for direct callers
-            raise bad_request("previous_response_id must be a string", param="previous_response_id")
         if self.kept is None:
             raise bad_request(
                 "'previous_response_id' is not supported: this gateway keeps no responses "
@@ -56,7 +54,7 @@ class Continuation:
                 "no conversation at rest; send the whole conversation in 'input'",
                 param="previous_response_id",
             )
-        turn = await self.kept.turn(self.namespace, previous, self.max_bytes)
+        turn = await self.kept.turn(self.namespace, previous)
         self.own, self.chain = _items(body.get("input")), turn.chain
         whole = {key: value for key, value in body.items() if key != "previous_response_id"}
         whole["input"] = turn.items + self.own
@@ -72,27 +70,26 @@ class Continuation:
             )
         return encoded
 
-    def _keep(self, body: dict[str, Any] | None) -> Keep | None:
+    def _keep(self, body: dict[str, Any] | None) -> tuple[KeptResponses, Keep] | None:
+        """Where and what of this request's answer is kept, or None (nothing is)."""
         if self.kept is None or body is None or body.get("store", True) is False:
             return None
         model = body.get("model")
         if not isinstance(model, str) or not _keeps(self.route_for, model):
             return None
         own = self.own if self.own is not None else _items(body.get("input"))
-        return Keep(self.namespace, own, self.chain or [])
+        return self.kept, Keep(self.namespace, own, self.chain or [])
 
     async def answered(self, body: dict[str, Any] | None, response: dict[str, Any]) -> None:
         """Keep a whole answer (`body`: the request as read)."""
-        keep = self._keep(body)
-        if keep is not None and self.kept is not None and response.get("status") in ("completed", "incomplete"):
-            await self.kept.keep(keep, response)
+        keeping = self._keep(body)
+        if keeping is not None and response.get("status") in ("completed", "incomplete"):
+            await keeping[0].keep(keeping[1], response)
 
     def streamed(self, body: dict[str, Any] | None, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """`events`, the answer kept before the event that ends it is passed on."""
-        keep = self._keep(body)
-        if keep is None or self.kept is None:
-            return events
-        return _kept_stream(self.kept, keep, events)
+        keeping = self._keep(body)
+        return events if keeping is None else _kept_stream(*keeping, events)
 
 
 async def _kept_stream(kept: KeptResponses, keep: Keep, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:

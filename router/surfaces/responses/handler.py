@@ -116,8 +116,7 @@ async def kept_input_items(request: Request) -> Response:
         namespace = client_namespace(request)
         limit, order, after = _page_query(request)
         kept: KeptResponses | None = request.app.state.kept_responses
-        engine: Engine = request.app.state.engine
-        items = None if kept is None else await kept.inputs(namespace, response_id, engine.max_body_bytes)
+        items = None if kept is None else await kept.inputs(namespace, response_id)
     except GatewayError as exc:
         return error_response(exc)
     if items is None:

@@ -119,59 +119,51 @@ class KeptResponses:
     def _key(self, namespace: str, response_id: str) -> str:
         return f"{self._prefix}{namespace}:{response_id}"
 
-    async def _get_many(self, keys: list[str]) -> list[bytes | None]:
+    async def _get_many(self, keys: list[str]) -> list[bytes | str | None]:
+        """The records under `keys`: Redis's (text: the shared client decodes replies), else
+        this process's where Redis is out or the record was kept here while it was."""
         now, memory = time.time(), self._memory
-        if self._redis is not None and self._available():
-            try:
-                values = await self._redis.mget(keys)
-            except redis.exceptions.RedisError as exc:
-                log.warning("kept responses: reading Redis failed (%s); reading this process's", exc)
+        if self._redis is None or not self._available():
+            return [memory.get(key, now) for key in keys]
+        try:
+            values: list[str | None] = await self._redis.mget(keys)
+        except redis.exceptions.RedisError as exc:
+            log.warning("kept responses: reading Redis failed (%s); reading this process's", exc)
+            return [memory.get(key, now) for key in keys]
+        found: list[bytes | str | None] = []
+        for key, value in zip(keys, values, strict=True):
+            if value is None and key in self._unshared:
+                found.append(memory.get(key, now))
             else:
-                unshared = self._unshared
-                return [
-                    (memory.get(key, now) if key in unshared else None)
-                    if value is None
-                    else (value if isinstance(value, bytes) else value.encode())
-                    for key, value in zip(keys, values, strict=True)
-                ]
-        return [memory.get(key, now) for key in keys]
+                found.append(value)
+        return found
 
     async def read(self, namespace: str, response_id: str) -> dict[str, Any] | None:
         """The kept record of `response_id` (`response`, `input`, `chain`), or None."""
         (record,) = await self._get_many([self._key(namespace, response_id)])
         return None if record is None else _loaded(record)
 
-    async def turn(self, namespace: str, previous: str, max_bytes: int) -> Turn:
-        """The conversation `previous` ended; a 400 naming the parameter when it is not kept, a
-        413 when its kept turns hold more than `max_bytes` (a request body's limit: a
-        conversation continued is a body that long)."""
-        turn = await self._conversation(namespace, previous, max_bytes)
+    async def turn(self, namespace: str, previous: str) -> Turn:
+        """The conversation `previous` ended; a 400 naming the parameter when it is not kept.
+        (Its size needs no bound here: each turn kept was a body within `max_body_bytes`, the
+        turns before it included, and the body it makes is measured before it is read.)"""
+        turn = await self._conversation(namespace, previous)
         if turn is None:
             raise _not_kept(previous)
         return turn
 
-    async def inputs(self, namespace: str, response_id: str, max_bytes: int) -> list[Any] | None:
+    async def inputs(self, namespace: str, response_id: str) -> list[Any] | None:
         """The items `response_id` answered (its conversation before its own output), or None
         when it is not kept."""
-        turn = await self._conversation(namespace, response_id, max_bytes, with_output=False)
+        turn = await self._conversation(namespace, response_id, with_output=False)
         return None if turn is None else turn.items
 
-    async def _conversation(self, namespace: str, last: str, max_bytes: int, with_output: bool = True) -> Turn | None:
-        (found,) = await self._get_many([self._key(namespace, last)])
-        if found is None:
+    async def _conversation(self, namespace: str, last: str, with_output: bool = True) -> Turn | None:
+        record = await self.read(namespace, last)
+        if record is None:
             return None
-        record = _loaded(found)
         chain: list[str] = record["chain"]
         records = await self._get_many([self._key(namespace, one) for one in chain]) if chain else []
-        size = len(found) + sum(len(kept) for kept in records if kept is not None)
-        if size > max_bytes:
-            raise GatewayError(
-                413,
-                f"previous_response_id: the conversation {last!r} continues holds {size} bytes, over the "
-                f"limit of {max_bytes} bytes (max_body_bytes); start a new one, or send it shortened in 'input'",
-                code="request_too_large",
-                param="previous_response_id",
-            )
         items: list[Any] = []
         for one, kept in zip(chain, records, strict=True):
             if kept is None:
@@ -223,7 +215,7 @@ class KeptResponses:
         return deleted
 
 
-def _loaded(record: bytes) -> dict[str, Any]:
+def _loaded(record: bytes | str) -> dict[str, Any]:
     loaded: dict[str, Any] = orjson.loads(record)
     return loaded
 
