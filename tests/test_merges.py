@@ -34,8 +34,16 @@ def test_each_op() -> None:
     assert merged("t2 flight t1 t1", Merge("b:h", MARK, "t1", "failed", "8")) == "t1 failed t2 t1"
     assert merged(None, Merge("b:h", MARK, "t1", FLIGHT, "8")) == "t1 flight"
     assert merged("t9 flight " + " ".join(f"o{i}" for i in range(9)), Merge("b:h", MARK, "t1", FLIGHT, "3")) == (
-        "t1 flight t9 o0"
+        "t1 flight t9 o0 +8"
     )
+    # Attempts past the list are counted (`+<n>`), and an answer of one of them takes one off.
+    assert merged("t2 flight t3 t4", Merge("b:h", MARK, "t1", FLIGHT, "3")) == "t1 flight t2 t3 +1"
+    assert merged("t1 flight t2 t3 +1", Merge("b:h", MARK, "t4", FLIGHT, "3")) == "t4 flight t1 t2 +2"
+    assert merged("t4 flight t1 t2 +2", Merge("b:h", MARK, "t9", "delivered", "3")) == "t9 delivered t4 t1 +2"
+    assert merged("t9 delivered t4 t1 +2", Merge("b:h", MARK, "t4", "delivered", "3")) == "t4 delivered t1 +2"
+    assert merged("t4 delivered t1 +2", Merge("b:h", MARK, "t7", "failed", "3")) == "t7 failed t1 +1"
+    assert merged("t7 failed t1 +1", Merge("b:h", MARK, "t8", "delivered", "3")) == "t8 delivered t1"
+    assert merged("t1 delivered +x t2", Merge("b:h", MARK, "t3", FLIGHT, "8")) == "t3 flight +x t2"
     # An amendment's entries: one per run, runs answered after the same text one that names none.
     assert merged(None, Merge("u:h", NOTE, "t1", "|3|ff", "16")) == "t1|3|ff"
     assert merged("t1|3|ff", Merge("u:h", NOTE, "t2", "|3|ff", "16")) == "*|3|ff"
@@ -58,6 +66,8 @@ def _random_raw(rng: random.Random) -> str | None:
             tokens.append(f"{run}|{rng.choice(['a', 'b', 'k1'])}")
         elif shape < 0.8:
             tokens.append(rng.choice(STATES))
+        elif shape < 0.85:
+            tokens.append(rng.choice(["+1", "+3", "+12", "+0", "+", "+x1"]))
         else:
             tokens.append(run)
     return " ".join(tokens)

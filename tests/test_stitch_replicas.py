@@ -8,6 +8,7 @@ retries, when it says it is one) finds it, and a step's claim is in Redis before
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import random
 from collections.abc import Callable
@@ -126,3 +127,43 @@ def test_tool_loops_with_failed_attempts_on_either_replica_are_one_trajectory_ea
                 "failed",
                 "retry",
             }  # the schedule did fail and retry attempts
+
+
+async def test_a_run_is_not_taken_for_the_one_in_flight_the_mark_lists_when_more_fly(redis_url: str) -> None:
+    """More runs of one task in flight than a history's mark lists: the oldest falls off the list
+    (counted instead). Its answer is delivered and its next step reaches the other replica
+    before its note is written, while one run is still in flight: that run is not a guess for
+    it (it is another run's); the step waits for the note and continues its own run."""
+    from router.trajectory import identify
+    from router.trajectory.redis_store import RedisStore
+    from router.trajectory.stitch import Stitcher
+
+    stores = [RedisStore(redis_url), RedisStore(redis_url)]
+    replicas = [Stitcher(stores[0]), Stitcher(stores[1])]
+    task = [SYSTEM, {"role": "user", "content": "Bump the lockfile of service_crowd"}]
+    try:
+        firsts = [await replicas[0].place("ns", task, False) for _ in range(12)]
+        runs = [stitched.trajectory_id for stitched in firsts]
+        key, anchor = firsts[0].key, firsts[0].anchor
+        for _ in range(200):  # the claims' writes are off the path: until all twelve are counted
+            mark = await stores[0].stitch_find("b:" + key)
+            if mark is not None and mark.endswith("+4"):
+                break
+            await asyncio.sleep(0.01)
+        assert mark is not None and mark.split()[:2] == [runs[-1], "flight"] and mark.endswith("+4"), mark
+        assert runs[0] not in mark.split()
+        answers = {run: identify.answer_key(f"{run}: ls", []) for run in runs}
+        for run in runs[1:-1]:  # every run answered and noted but the oldest and the newest
+            await replicas[0].answered(run, key, "ok", answers[run], anchor)
+        assert (await stores[0].stitch_find("b:" + key) or "").split()[2:] == [runs[-1], "+1"]
+
+        second = [*task, {"role": "assistant", "content": f"{runs[0]}: ls"}, {"role": "user", "content": "ok"}]
+        placing = asyncio.create_task(replicas[1].place("ns", second, False))
+        await asyncio.sleep(0.05)  # the oldest run's note, written late
+        assert not placing.done()
+        await replicas[0].answered(runs[0], key, "ok", answers[runs[0]], anchor)
+        stitched = await asyncio.wait_for(placing, timeout=5)
+        assert (stitched.trajectory_id, stitched.decision) == (runs[0], "extended")
+    finally:
+        for store in stores:
+            await store.aclose()

@@ -18,7 +18,8 @@ The ops:
   mark    a: run, b: state, c: most
                                 a `b:` mark (stitch._Mark): `<run> <state> <others in flight>`,
                                 the others being the entry's attempts in flight, less this run's
-                                one when the state is an answer's, at most `most` - 1 of them
+                                one when the state is an answer's, at most `most` - 1 of them,
+                                then `+<n>`: how many more are in flight (never forgotten)
   note    a: run, b: tail, c: most
                                 an `u:` entry (amend.noted): `<run><tail>` added, or the entries
                                 of that tail made one `*<tail>` when another run has it
@@ -57,13 +58,37 @@ def merged(raw: str | None, merge: Merge) -> str | None:
             return None
         return " ".join([merge.a, *tokens][: int(merge.b)])
     if op == MARK:
-        flying = tokens[:1] + tokens[2:] if len(tokens) > 1 and tokens[1] == FLIGHT else tokens[2:]
-        if merge.b != FLIGHT and merge.a in flying:
-            flying.remove(merge.a)  # this attempt's (another of the same run may still fly)
-        return " ".join([merge.a, merge.b, *flying[: int(merge.c) - 1]])
+        return _marked(tokens, merge.a, merge.b, int(merge.c))
     if op == NOTE:
         return _noted(tokens, merge.a, merge.b, int(merge.c))
     raise ValueError(f"unknown stitching merge {op!r}")
+
+
+def unlisted(token: str) -> int | None:
+    """The count a mark's `+<n>` token holds (attempts in flight past its list), or None."""
+    digits = token[1:]
+    return int(digits) if token[:1] == "+" and digits.isascii() and digits.isdigit() else None
+
+
+def _marked(tokens: list[str], run: str, state: str, most: int) -> str:
+    flying = tokens[:1] if len(tokens) > 1 and tokens[1] == FLIGHT else []
+    unknown = 0
+    for token in tokens[2:]:
+        count = unlisted(token)
+        if count is None:
+            flying.append(token)
+        else:
+            unknown += count
+    if state != FLIGHT:
+        if run in flying:
+            flying.remove(run)  # this attempt's (another of the same run may still fly)
+        elif unknown:
+            unknown -= 1  # an attempt the list had no room for, answered
+    # Attempts past the list are counted, never forgotten: a mark that lists one attempt in
+    # flight must mean there is one (stitch._claim guesses the answer resent is that one's).
+    keep = most - 1
+    unknown += max(0, len(flying) - keep)
+    return " ".join([run, state, *flying[:keep], *([f"+{unknown}"] if unknown else [])])
 
 
 def _noted(tokens: list[str], run: str, tail: str, most: int) -> str | None:

@@ -193,15 +193,24 @@ for i, key in ipairs(KEYS) do
     end
   elseif op == 'mark' then
     local flying = {}
+    local unknown = 0
     if tokens[2] == 'flight' then flying[1] = tokens[1] end
-    for j = 3, #tokens do flying[#flying + 1] = tokens[j] end
-    if b ~= 'flight' then
-      for j, token in ipairs(flying) do
-        if token == a then table.remove(flying, j) break end
-      end
+    for j = 3, #tokens do
+      local count = string.match(tokens[j], '^%+(%d+)$')
+      if count then unknown = unknown + tonumber(count) else flying[#flying + 1] = tokens[j] end
     end
+    if b ~= 'flight' then
+      local removed = false
+      for j, token in ipairs(flying) do
+        if token == a then table.remove(flying, j) removed = true break end
+      end
+      if not removed and unknown > 0 then unknown = unknown - 1 end
+    end
+    local keep = tonumber(c) - 1
     out = {a, b}
-    for j = 1, math.min(#flying, tonumber(c) - 1) do out[#out + 1] = flying[j] end
+    for j = 1, math.min(#flying, keep) do out[#out + 1] = flying[j] end
+    if #flying > keep then unknown = unknown + #flying - keep end
+    if unknown > 0 then out[#out + 1] = '+' .. string.format('%d', unknown) end
   elseif op == 'note' then
     if #tokens == 0 then
       out = {a .. b}

@@ -25,7 +25,8 @@ within their namespace (the client key) and their client scope (`user`, `metadat
   trajectory.
 
 Kept in the trajectory store's stitching map (so replicas sharing Redis share it):
-  b:<history key>  "<trajectory id> flight|delivered|failed"  the last request with that history
+  b:<history key>  "<trajectory id> flight|delivered|failed …"  the last request with that history,
+                                                              then the others in flight
   c:<history key>  "<trajectory id>|<answer key> …"            trajectories answered for it that
                                                               no later step has continued yet
   r:<digest of first message and answer key>  "<trajectory id> …"  runs given that answer
@@ -51,7 +52,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from router.records import record
-from router.trajectory import amend, identify
+from router.trajectory import amend, identify, merges
 from router.trajectory.amend import Amendable
 from router.trajectory.eager import Background
 from router.trajectory.history import HistoryKeys
@@ -191,12 +192,21 @@ class _Mark:
     trajectory_id: str
     state: str
     others: list[str]
+    unlisted: int = 0  # attempts in flight the mark had no room to list (merges.py: `+<n>`)
 
     @classmethod
     def read(cls, raw: str | None) -> _Mark:
         parts = (raw or "").split()
         parts += [""] * (2 - len(parts))
-        return cls(parts[0], parts[1], parts[2:])
+        others: list[str] = []
+        unlisted = 0
+        for token in parts[2:]:
+            count = merges.unlisted(token)
+            if count is None:
+                others.append(token)
+            else:
+                unlisted += count
+        return cls(parts[0], parts[1], others, unlisted)
 
     def flying(self) -> list[str]:
         """The trajectories of the attempts with this history in flight, newest first."""
@@ -432,11 +442,13 @@ class Stitcher:
             # No run was noted as given this answer. The note is written off the request path
             # (after the note, the history's mark says `delivered`): while one request with
             # that history, and only one, is still in flight, its answer may be this one.
+            # (Not when more attempts fly than the mark lists: the one listed may be another run's.)
             mark = _Mark.read(raw_mark)
             flying = set(mark.flying())
-            alone = next(iter(flying)) if len(flying) == 1 else None
+            alone = next(iter(flying)) if len(flying) == 1 and not mark.unlisted else None
             found = alone if alone not in exclude else None
-            return found, bool(raw) or bool(mark.trajectory_id), [], found is None and bool(flying - exclude)
+            pending = found is None and (bool(flying - exclude) or mark.unlisted > 0)
+            return found, bool(raw) or bool(mark.trajectory_id), [], pending
         # A run continues from one history once: its other notes there (an attempt answered
         # twice) are dropped, so that no other run's step can take them.
         return chosen, True, [Merge("c:" + previous, DROP, chosen)], False
