@@ -124,6 +124,14 @@ def test_an_unknown_or_mistyped_id_is_a_400_that_names_it(kept: GatewayServer, e
             json={"model": "tandem", "input": "x", "previous_response_id": first.id, "temperature": "hot"},
         )
         assert bad.status_code == 400 and bad.json()["error"]["param"] == "temperature"
+        # An id of any length is named in a message of bounded length (never echoed whole).
+        huge = "resp_" + "a" * 100_000
+        long_id = http.post(
+            f"{kept.url}/v1/responses", json={"model": "tandem", "input": "x", "previous_response_id": huge}
+        )
+        assert long_id.status_code == 400 and len(long_id.json()["error"]["message"]) < 500
+        missing = http.get(f"{kept.url}/v1/responses/{huge[:10_000]}")
+        assert missing.status_code == 404 and len(missing.json()["error"]["message"]) < 500
     assert len(edge.received) == 1
 
 

@@ -50,7 +50,7 @@ class Continuation:
         model = body["model"]
         if protects(self.route_for(model).settings.privacy):  # (an unknown model: its 404)
             raise bad_request(
-                f"'previous_response_id' cannot be used with the model {model!r}: its route's privacy mode keeps "
+                f"'previous_response_id' cannot be used with the model {model[:80]!r}: its route's privacy mode keeps "
                 "no conversation at rest; send the whole conversation in 'input'",
                 param="previous_response_id",
             )

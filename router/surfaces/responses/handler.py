@@ -53,7 +53,7 @@ def _not_found(response_id: str) -> Response:
     return error_response(
         GatewayError(
             404,
-            f"no response with id {response_id!r} is kept for this client (never answered here, answered with "
+            f"no response with id {response_id[:80]!r} is kept for this client (never answered here, answered with "
             "store: false, deleted, or past kept_responses.ttl_s)",
             code="not_found",
             param="response_id",
@@ -101,10 +101,10 @@ def _page_query(request: Request) -> tuple[int, str, str | None]:
     query = request.query_params
     raw_limit = query.get("limit", "20")
     if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
-        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {raw_limit!r}", param="limit")
+        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {raw_limit[:80]!r}", param="limit")
     order = query.get("order", "desc")
     if order not in ("asc", "desc"):
-        raise GatewayError(400, f"order must be 'asc' or 'desc', got {order!r}", param="order")
+        raise GatewayError(400, f"order must be 'asc' or 'desc', got {order[:80]!r}", param="order")
     return int(raw_limit), order, query.get("after")
 
 
@@ -127,7 +127,7 @@ async def kept_input_items(request: Request) -> Response:
     if after is not None:
         ids = [item["id"] for item in listed]
         if after not in ids:
-            error = GatewayError(400, f"after names no item of this list: {after!r}", param="after")
+            error = GatewayError(400, f"after names no item of this list: {after[:80]!r}", param="after")
             return error_response(error)
         listed = listed[ids.index(after) + 1 :]
     page = listed[:limit]

@@ -228,9 +228,9 @@ def _replayed(response: dict[str, Any]) -> list[Any]:
 
 def _not_kept(previous: str, missing: str | None = None) -> GatewayError:
     what = (
-        f"response {previous!r}"
+        f"response {previous[:80]!r}"
         if missing is None or missing == previous
-        else (f"response {missing!r}, an earlier turn of the conversation {previous!r} continues,")
+        else (f"response {missing[:80]!r}, an earlier turn of the conversation {previous[:80]!r} continues,")
     )
     return bad_request(
         f"previous_response_id: {what} is not kept by this gateway (never answered here, answered with "
