@@ -246,3 +246,79 @@ def test_what_openai_keeps_on_its_side_is_refused_not_dropped(
         # null is the field's absence, as OpenAI reads it
         assert http.post(f"{gateway.url}/v1/responses", json={"model": "tandem", "input": "hi", field: None}).is_success
     assert len(edge.received) == 1
+
+
+# --- every surface: a refused value is named, never echoed whole ------------------------------
+
+_HUGE = "Z" * 50_000
+_BODIES: dict[str, dict[str, Any]] = {
+    "/v1/chat/completions": {
+        "model": "tandem",
+        "messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "bash", "arguments": "{}"}}],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "out"},
+        ],
+        "tool_choice": "auto",
+        "response_format": {"type": "text"},
+    },
+    "/v1/messages": {
+        "model": "tandem",
+        "max_tokens": 8,
+        "system": [{"type": "text", "text": "sys"}],
+        "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "bash", "input": {}}]},
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "o"}]}],
+            },
+        ],
+        "tool_choice": {"type": "auto"},
+    },
+    "/v1/responses": {
+        "model": "tandem",
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+            {"type": "function_call", "call_id": "c1", "name": "bash", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        ],
+        "text": {"format": {"type": "text"}},
+        "store": False,
+    },
+}
+
+
+def _string_places(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        return [p for key, item in value.items() for p in _string_places(item, (*at, key))]
+    if isinstance(value, list):
+        return [p for index, item in enumerate(value) for p in _string_places(item, (*at, index))]
+    return [at] if isinstance(value, str) else []
+
+
+@pytest.mark.parametrize("path", sorted(_BODIES))
+def test_a_refused_value_of_any_length_gets_a_short_message(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client, path: str
+) -> None:
+    """Each string of a valid body replaced by 50,000 characters: refused or answered, a refusal
+    names the field in a message of bounded length."""
+    refused = 0
+    for place in _string_places(_BODIES[path]):
+        body = orjson.loads(orjson.dumps(_BODIES[path]))
+        parent = body
+        for key in place[:-1]:
+            parent = parent[key]
+        parent[place[-1]] = _HUGE
+        edge.push({"text": "ok"})
+        response = client.post(f"{gateway.url}{path}", json=body)
+        assert response.status_code < 500, (place, response.text[:300])
+        if response.status_code >= 400:
+            refused += 1
+            assert len(response.text) < 1_000, (place, response.text[:300])
+    assert refused >= 2  # the kinds and roles (types, roles, a tool choice) are refused

@@ -19,6 +19,7 @@ from router.engine import Engine
 from router.errors import GatewayError, bad_request
 from router.privacy.guard import exposure_summary, vault_of
 from router.protocol.chat import not_json
+from router.protocol.fields import shown
 from router.protocol.numbers import whole_number
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE
 from router.trajectory.identify import MAX_ID_CHARS, is_valid_id
@@ -104,7 +105,7 @@ async def _visible(engine: Engine, request: Request, scope: str | None) -> Traje
     await engine.tracker.recorder.flush()
     trajectory = await engine.tracker.store.get(trajectory_id)
     if trajectory is None or (scope is not None and trajectory.namespace != scope):
-        raise GatewayError(404, f"no trajectory {trajectory_id!r} is known", code="trajectory_not_found")
+        raise GatewayError(404, f"no trajectory {shown(trajectory_id)} is known", code="trajectory_not_found")
     return trajectory
 
 

@@ -11,6 +11,7 @@ from router.errors import GatewayError
 from router.inner import InnerCalls
 from router.policies.base import Decision, Reason, Target
 from router.protocol.chat import ChatRequest
+from router.protocol.fields import shown
 from router.result import Failure, StepMeta
 from router.step import Route, Step, StepInputs
 
@@ -40,7 +41,7 @@ class Identify(Stage):
             names = ", ".join(sorted(self._routes))
             raise GatewayError(
                 404,
-                f"The model '{model}' does not exist on this gateway; the models are: {names}",
+                f"The model {shown(model)} does not exist on this gateway; the models are: {names}",
                 code="model_not_found",
                 param="model",
             )

@@ -23,6 +23,19 @@ def type_name(value: object) -> str:
     )
 
 
+SHOWN_CHARS = 64  # of a refused value a message repeats: enough to recognise it
+
+
+def shown(value: object) -> str:
+    """A refused value as a message names it: a string quoted (cut to `SHOWN_CHARS`, saying how
+    long it was), anything else by its JSON type, so that a message stays short whatever was sent."""
+    if type(value) is not str:
+        return type_name(value)
+    if len(value) <= SHOWN_CHARS:
+        return repr(value)
+    return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
+
+
 def got_name(value: object) -> str:
     """What a message says a value it refuses was: its JSON type, or an empty string or array."""
     if value == "":

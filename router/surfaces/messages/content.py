@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.errors import bad_request
-from router.protocol.fields import required_problem, required_string, string_field, type_name
+from router.protocol.fields import required_problem, required_string, shown, string_field, type_name
 
 # Before the text of a tool result the client marked `is_error` (Anthropic's models are told
 # the flag; a chat model sees only the text).
@@ -43,7 +43,9 @@ def _image(block: dict[str, Any], at: str) -> dict[str, Any]:
         return {"type": "image_url", "image_url": {"url": f"data:{media};base64,{data}"}}
     if kind == "url":
         return {"type": "image_url", "image_url": {"url": required_string(source, "url", f"{at}.source")}}
-    raise _refuse(at, f"an image whose source is of type {kind!r} cannot be sent to a chat model (base64 or url only)")
+    raise _refuse(
+        at, f"an image whose source is of type {shown(kind)} cannot be sent to a chat model (base64 or url only)"
+    )
 
 
 def _document(block: dict[str, Any], at: str) -> list[dict[str, Any]]:
@@ -69,7 +71,9 @@ def _document(block: dict[str, Any], at: str) -> list[dict[str, Any]]:
             )
         return [_text_only(b, f"{at}.source.content[{n}]") for n, b in enumerate(inner)]
     raise _refuse(
-        at, f"a document whose source is of type {kind!r} cannot be sent to a chat model (base64, text or content only)"
+        at,
+        f"a document whose source is of type {shown(kind)} cannot be sent to a chat model "
+        "(base64, text or content only)",
     )
 
 
@@ -77,7 +81,7 @@ def _text_only(block: Any, at: str) -> dict[str, Any]:
     if isinstance(block, dict) and block.get("type") == "text":
         return {"type": "text", "text": string_field(block, "text", at)}
     kind = block.get("type") if isinstance(block, dict) else type_name(block)
-    raise _refuse(at, f"a block of type {kind!r} cannot be sent to a chat model here (text only)")
+    raise _refuse(at, f"a block of type {shown(kind)} cannot be sent to a chat model here (text only)")
 
 
 def content_parts(block: Any, at: str) -> list[dict[str, Any]]:
@@ -92,7 +96,7 @@ def content_parts(block: Any, at: str) -> list[dict[str, Any]]:
         return [_image(block, at)]
     if kind == "document":
         return _document(block, at)
-    raise _refuse(at, f"a content block of type {kind!r} cannot be sent to a chat model")
+    raise _refuse(at, f"a content block of type {shown(kind)} cannot be sent to a chat model")
 
 
 def _tool_result(block: dict[str, Any], at: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:

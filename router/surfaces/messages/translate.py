@@ -17,6 +17,7 @@ from router.protocol.fields import (
     one_of,
     required_problem,
     required_string,
+    shown,
     string_field,
     type_name,
 )
@@ -79,7 +80,7 @@ def _text(blocks: Any, where: str, separator: str = "") -> str:
             if kind != "text":
                 # A system prompt is text blocks only (as Anthropic's API takes it): another
                 # block would be dropped without a word.
-                got = f"type {kind!r}" if isinstance(block, dict) else type_name(block)
+                got = f"type {shown(kind)}" if isinstance(block, dict) else type_name(block)
                 raise bad_request(f"{where}[{n}] must be a text block, got {got}", param=f"{where}[{n}]")
         return separator.join(string_field(b, "text", f"{where}[{n}]") for n, b in enumerate(blocks))
     return ""

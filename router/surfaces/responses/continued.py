@@ -16,6 +16,7 @@ import orjson
 
 from router.config.privacy import protects
 from router.errors import GatewayError, bad_request
+from router.protocol.fields import shown
 from router.step import Route
 from router.surfaces.responses.kept import Keep, KeptResponses
 
@@ -50,7 +51,7 @@ class Continuation:
         model = body["model"]
         if protects(self.route_for(model).settings.privacy):  # (an unknown model: its 404)
             raise bad_request(
-                f"'previous_response_id' cannot be used with the model {model[:80]!r}: its route's privacy mode keeps "
+                f"'previous_response_id' cannot be used with the model {shown(model)}: its route's privacy mode keeps "
                 "no conversation at rest; send the whole conversation in 'input'",
                 param="previous_response_id",
             )

@@ -15,6 +15,7 @@ from router.api.translated import Kept, Surface, Translate, serve
 from router.engine import Engine
 from router.errors import GatewayError
 from router.protocol.chat import ChatRequest
+from router.protocol.fields import shown
 from router.protocol.prefix_translated import SurfaceSpec
 from router.surfaces.responses.answer import StreamTranslator, error_body, from_chat, stream_error
 from router.surfaces.responses.continued import Continuation
@@ -53,7 +54,7 @@ def _not_found(response_id: str) -> Response:
     return error_response(
         GatewayError(
             404,
-            f"no response with id {response_id[:80]!r} is kept for this client (never answered here, answered with "
+            f"no response with id {shown(response_id)} is kept for this client (never answered here, answered with "
             "store: false, deleted, or past kept_responses.ttl_s)",
             code="not_found",
             param="response_id",
@@ -86,13 +87,13 @@ def _listed(items: list[Any], response_id: str) -> list[dict[str, Any]]:
     the response's id and their place) and a message's text as content parts."""
     listed = []
     for place, item in enumerate(items):
-        shown = dict(item) if isinstance(item, dict) else {"type": "message", "content": item}
-        shown.setdefault("type", "message")
-        shown.setdefault("id", f"item_{response_id.removeprefix('resp_')}_{place}")
-        if shown["type"] == "message" and isinstance(shown.get("content"), str):
-            kind = "output_text" if shown.get("role") == "assistant" else "input_text"
-            shown["content"] = [{"type": kind, "text": shown["content"]}]
-        listed.append(shown)
+        entry = dict(item) if isinstance(item, dict) else {"type": "message", "content": item}
+        entry.setdefault("type", "message")
+        entry.setdefault("id", f"item_{response_id.removeprefix('resp_')}_{place}")
+        if entry["type"] == "message" and isinstance(entry.get("content"), str):
+            kind = "output_text" if entry.get("role") == "assistant" else "input_text"
+            entry["content"] = [{"type": kind, "text": entry["content"]}]
+        listed.append(entry)
     return listed
 
 
@@ -101,10 +102,10 @@ def _page_query(request: Request) -> tuple[int, str, str | None]:
     query = request.query_params
     raw_limit = query.get("limit", "20")
     if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
-        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {raw_limit[:80]!r}", param="limit")
+        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {shown(raw_limit)}", param="limit")
     order = query.get("order", "desc")
     if order not in ("asc", "desc"):
-        raise GatewayError(400, f"order must be 'asc' or 'desc', got {order[:80]!r}", param="order")
+        raise GatewayError(400, f"order must be 'asc' or 'desc', got {shown(order)}", param="order")
     return int(raw_limit), order, query.get("after")
 
 
@@ -127,7 +128,7 @@ async def kept_input_items(request: Request) -> Response:
     if after is not None:
         ids = [item["id"] for item in listed]
         if after not in ids:
-            error = GatewayError(400, f"after names no item of this list: {after[:80]!r}", param="after")
+            error = GatewayError(400, f"after names no item of this list: {shown(after)}", param="after")
             return error_response(error)
         listed = listed[ids.index(after) + 1 :]
     page = listed[:limit]

@@ -28,6 +28,7 @@ import orjson
 import redis.exceptions
 
 from router.errors import GatewayError, bad_request
+from router.protocol.fields import shown
 
 log = logging.getLogger("tandem")
 
@@ -228,9 +229,9 @@ def _replayed(response: dict[str, Any]) -> list[Any]:
 
 def _not_kept(previous: str, missing: str | None = None) -> GatewayError:
     what = (
-        f"response {previous[:80]!r}"
+        f"response {shown(previous)}"
         if missing is None or missing == previous
-        else (f"response {missing[:80]!r}, an earlier turn of the conversation {previous[:80]!r} continues,")
+        else (f"response {shown(missing)}, an earlier turn of the conversation {shown(previous)} continues,")
     )
     return bad_request(
         f"previous_response_id: {what} is not kept by this gateway (never answered here, answered with "

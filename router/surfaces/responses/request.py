@@ -15,6 +15,7 @@ from router.protocol.fields import (
     one_of,
     required_problem,
     required_string,
+    shown,
     string_field,
     type_name,
 )
@@ -134,7 +135,7 @@ def _content_text(content: Any, where: str) -> str | list[dict[str, Any]]:
         elif kind == "input_file":
             parts.append(_file_part(part, at))
         else:
-            raise bad_request(f"{at}: a content part of type {kind!r} cannot be sent to a chat model", param=at)
+            raise bad_request(f"{at}: a content part of type {shown(kind)} cannot be sent to a chat model", param=at)
     if all(p["type"] == "text" for p in parts):
         return "".join(p["text"] for p in parts)
     return parts
@@ -168,7 +169,7 @@ def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
             role = item.get("role")
             if role not in ("user", "assistant", "system", "developer"):
                 raise bad_request(
-                    f"input[{index}].role must be user, assistant, system or developer, got {role!r}",
+                    f"input[{index}].role must be user, assistant, system or developer, got {shown(role)}",
                     param=f"input[{index}].role",
                 )
             content = _content_text(item.get("content"), f"input[{index}].content")
@@ -367,7 +368,8 @@ def text_options(text: dict[str, Any]) -> dict[str, Any]:
         out["response_format"] = {"type": "json_schema", "json_schema": schema}
     else:
         raise bad_request(
-            f"text.format must be an object of type text, json_object or json_schema, got {kind!r}", param="text.format"
+            f"text.format must be an object of type text, json_object or json_schema, got {shown(kind)}",
+            param="text.format",
         )
     return out
 

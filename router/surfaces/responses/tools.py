@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from router.errors import bad_request
+from router.protocol.fields import shown
 
 SEPARATOR = "__"
 CUSTOM_INPUT = "input"  # the one argument of a custom tool's chat function
@@ -87,7 +88,7 @@ def chat_tools(tools: list[Any]) -> list[dict[str, Any]]:
             raise bad_request(f"{at}.name must be a non-empty string", param=f"{at}.name")
         flat = flat_name(namespace, name)
         if flat in names:
-            raise bad_request(f"{at}: two tools would be named {flat!r} for a chat model", param=at)
+            raise bad_request(f"{at}: two tools would be named {shown(flat)} for a chat model", param=at)
         names.add(flat)
         if tool.get("type") == "custom":
             function = {"name": flat, "description": _custom_description(tool), "parameters": CUSTOM_PARAMETERS}
