@@ -127,6 +127,16 @@ def _some_number(nationals: set[str] | tuple[str, ...], calling_code: int) -> bo
     return False
 
 
+def _called(digits: str) -> tuple[int, int, PhoneMetadata | None] | None:
+    """The calling code the digits after a `+` begin with (the parser's reading: the shortest
+    known one), its length and its metadata; None when they begin with none."""
+    for size in range(1, min(len(digits), _LONGEST_CALLING_CODE) + 1):
+        calling_code = int(digits[:size])
+        if calling_code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
+            return calling_code, size, _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
+    return None
+
+
 def may_be_valid(number: str, region: str | None) -> bool:
     """False only when `phonenumbers.is_valid_number(phonenumbers.parse(number, region))` is
     certainly False (or `parse` raises); True when it may be True."""
@@ -136,13 +146,10 @@ def may_be_valid(number: str, region: str | None) -> bool:
     if number.startswith("+"):
         if region is not None or digits.startswith("0"):
             return True  # left to the parser (a `+` with a region, or no calling code at all)
-        for size in range(1, min(len(digits), _LONGEST_CALLING_CODE) + 1):
-            calling_code = int(digits[:size])
-            if calling_code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
-                break
-        else:
+        called = _called(digits)
+        if called is None:
             return False  # no calling code: parse raises
-        metadata = _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
+        calling_code, size, metadata = called
         if metadata is None:
             return True
         decides, prefix = _prefix(metadata)
@@ -329,13 +336,10 @@ def decide(number: str, region: str | None) -> bool | None:
     if number.startswith("+"):
         if region is not None or digits.startswith("0") or len(digits) <= 2:
             return None
-        for size in range(1, min(len(digits), _LONGEST_CALLING_CODE) + 1):
-            calling_code = int(digits[:size])
-            if calling_code in phonenumbers.COUNTRY_CODE_TO_REGION_CODE:
-                break
-        else:
+        called = _called(digits)
+        if called is None:
             return False  # no calling code: parse raises
-        metadata = _metadata(calling_code, phonenumbers.region_code_for_country_code(calling_code))
+        _, size, metadata = called
         return _exact(metadata, digits[size:]) if metadata is not None else None
     metadata, idd = _region(region) if region is not None else (None, None)
     if metadata is None:
