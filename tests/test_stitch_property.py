@@ -236,3 +236,30 @@ async def test_steps_of_one_history_placed_at_once_on_redis_read_each_others_cla
         assert (retry.trajectory_id, retry.decision) == (placed[0].trajectory_id, "retry")
     finally:
         await store.aclose()
+
+
+async def _fleet_continues(stitcher: Stitcher, runs: int) -> list[bool]:
+    """`runs` identical first requests, each answered (distinct answers) before any run goes on,
+    then each run's next step: whether each continued its own trajectory."""
+    task = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix issue 4411"}]
+    firsts = [await stitcher.place("fleet", task, False) for _ in range(runs)]
+    for number, first in enumerate(firsts):
+        answer = identify.answer_key(f"sample {number}: I will read the failing test first", [])
+        await stitcher.answered(first.trajectory_id, first.key, "ok", answer, first.anchor)
+    continued = []
+    for number, first in enumerate(firsts):
+        said = {"role": "assistant", "content": f"sample {number}: I will read the failing test first"}
+        second = await stitcher.place("fleet", [*task, said, {"role": "user", "content": "output"}], False)
+        continued.append((second.trajectory_id, second.decision) == (first.trajectory_id, "extended"))
+    return continued
+
+
+async def test_a_fleet_of_identical_runs_answered_before_any_goes_on_is_one_trajectory_each(redis_url: str) -> None:
+    """pass@k sampling: 100 runs of one task at once, every first answer given before any run's
+    next step (a history's waiting runs were bounded at 16: the rest started new trajectories)."""
+    assert all(await _fleet_continues(Stitcher(MemoryStore(100_000, 3600)), 100))
+    store = RedisStore(redis_url, "fleet:")
+    try:
+        assert all(await _fleet_continues(Stitcher(store), 100))
+    finally:
+        await store.aclose()

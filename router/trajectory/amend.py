@@ -32,7 +32,7 @@ from router.records import record
 from router.trajectory.merges import AMBIGUOUS, NOTE, Merge
 
 PREFIX = "u:"
-MAX_ENTRIES = 16  # runs answered after one history less its last message (of one system prompt)
+MAX_ENTRIES = 256  # runs answered after one history less its last message (stitch.MAX_CANDIDATES: a fleet)
 
 
 @record(frozen=True, slots=True)

@@ -61,7 +61,11 @@ from router.trajectory.store import MemoryStore, TrajectoryStore
 
 log = logging.getLogger("tandem.stitch")
 
-MAX_CANDIDATES = 16  # runs of one task waiting to continue from the same history
+# Runs of one task waiting to continue from the same history: a fleet of identical runs (pass@k
+# sampling, a CI matrix, a benchmark's seeds) answered before any of them goes on. Past it the
+# oldest runs' notes are dropped and their next steps start trajectories of their own; an entry
+# holds one run only while it waits (a claim drops it), so the bound costs nothing otherwise.
+MAX_CANDIDATES = 256
 
 
 class KeyLocks:
