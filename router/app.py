@@ -188,7 +188,9 @@ def create_app(settings: Settings, on_started: Callable[[], None] | None = None)
     app.state.ui_sessions = UISessions(client, settings.redis_prefix, settings.ui.max_sessions)
     kept = settings.kept_responses
     app.state.kept_responses = (
-        KeptResponses(client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, available) if kept.enabled else None
+        KeptResponses(client, settings.redis_prefix, kept.ttl_s, kept.memory_bytes, available, engine.metrics)
+        if kept.enabled
+        else None
     )
     return app
 

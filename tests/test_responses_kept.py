@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
@@ -27,6 +28,16 @@ def oai(server: GatewayServer, key: str = "unused") -> openai.OpenAI:
 def sent(upstream: FakeUpstream, index: int = -1) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = upstream.received[index].body["messages"]
     return messages
+
+
+def counted(server: GatewayServer, event: str) -> float:
+    """`tandem_kept_responses_total{event}` as `server`'s /metrics shows it."""
+    text = httpx.get(f"{server.url}/metrics", timeout=10).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == "tandem_kept_responses_total" and sample.labels == {"event": event}:
+                return float(sample.value)
+    raise AssertionError(f"no tandem_kept_responses_total{{event={event!r}}} series")
 
 
 @pytest.fixture()
@@ -152,6 +163,9 @@ def test_get_and_delete_a_kept_response(kept: GatewayServer, edge: FakeUpstream)
     assert again.id == first.id and again.output_text == first.output_text
     client.responses.delete(first.id)
     assert_not_kept_for(client, first.id)
+    # Without Redis each answer is kept in the answering process only; the deletion is counted,
+    # and so is the request that named the deleted one.
+    assert [counted(kept, event) for event in ("kept", "kept_here", "deleted", "not_found")] == [0, 1, 1, 1]
     # A background request is answered at once, and kept as any other.
     queued = client.responses.create(model="tandem", input="later", background=True)
     assert queued.status == "completed" and client.responses.retrieve(queued.id).status == "completed"
@@ -263,6 +277,14 @@ def test_a_conversation_goes_on_through_a_redis_outage_on_the_replica_that_answe
         with pytest.raises(openai.BadRequestError) as elsewhere:
             oai(other).responses.create(model="tandem", input="q5", previous_response_id=third.id)
         assert "send the whole conversation" in elsewhere.value.message
+        # Counted as it went: q1's answer shared, q2's and q3's kept here during the outage, q4's
+        # shared again; three conversations continued, one named that the other replica lacks.
+        assert [counted(server, event) for event in ("kept", "kept_here", "continued")] == [2, 2, 3]
+        assert (counted(other, "not_found"), counted(other, "continued")) == (1, 0)
+        memory = httpx.get(f"{server.url}/metrics", timeout=10).text
+        assert (
+            "tandem_kept_responses_memory_bytes " in memory and "tandem_kept_responses_memory_bytes 0.0" not in memory
+        )
     finally:
         redis.stop()
 

@@ -183,6 +183,13 @@ class MetricFamilies:
             "Writes kept during a store outage and written back on recovery, by kind (step, record, note…)",
             ("kind",),
         )
+        self.kept_responses = c(
+            "tandem_kept_responses",
+            "Responses API answers kept for previous_response_id and what became of them, by event: kept "
+            "(shared by every replica), kept_here (in this process only: no Redis, or it was out), continued, "
+            "not_found (a request named one that is not kept: a 400), deleted",
+            ("event",),
+        )
         self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))
         self.audit_write_errors = c("tandem_audit_write_errors", "Failed writes to the audit log (each retried)")
         self.audit_failing = self._gauge(
@@ -291,6 +298,12 @@ class MetricFamilies:
         self.store_outage_pending = g(
             "tandem_store_outage_pending",
             "Writes kept during a store outage, waiting to be written back (steps, records, notes…)",
+            (),
+            "livesum",
+        )
+        self.kept_responses_bytes = g(
+            "tandem_kept_responses_memory_bytes",
+            "Bytes of kept responses held in the gateway's processes (each bounded by kept_responses.memory_bytes)",
             (),
             "livesum",
         )

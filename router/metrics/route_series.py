@@ -58,7 +58,10 @@ STORE_OPERATIONS = (
     "stitch",
     "vault",
     "write_back",
+    "kept_responses",
 )
+# What becomes of a kept response (router/surfaces/responses/kept.py).
+KEPT_EVENTS = ("kept", "kept_here", "continued", "not_found", "deleted")
 # Why a process switched to its write-back journal (router/trajectory/resilient.py).
 STORE_OUTAGE_CAUSES = ("unreachable", "full", "read_only")
 JOURNAL_KINDS = ("step", "record", "note", "set_outcome", "close", "stitch")
@@ -93,6 +96,7 @@ class SeriesScope:
     privacy_kinds: tuple[str, ...] = ()
     client_limits: bool = False
     edge_replicas: tuple[str, ...] = ()  # the edge pool's replicas, as labelled (public URLs)
+    kept_responses: bool = False
 
     @classmethod
     def of(cls, settings: Any, privacy_kinds: tuple[str, ...]) -> SeriesScope:
@@ -106,6 +110,7 @@ class SeriesScope:
             privacy_kinds=privacy_kinds,
             client_limits=_limited(settings.client_limits),
             edge_replicas=tuple(public_url(url) for url in settings.upstreams["edge"].endpoints),
+            kept_responses=settings.kept_responses.enabled,
         )
 
 
@@ -242,6 +247,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_limit_exceeded": lambda scope: ((limit,) for limit in LIMITS_COUNTED),
     "tandem_client_limit_refusals": _if(lambda scope: scope.client_limits, CLIENT_LIMITS),
     "tandem_audit_lines": lambda scope: (("written",), ("dropped",)),
+    "tandem_kept_responses": _if(lambda scope: scope.kept_responses, KEPT_EVENTS),
     "tandem_auth_failures": lambda scope: ((kind,) for kind in KEY_KINDS),
     "tandem_auth_throttled": lambda scope: ((kind,) for kind in KEY_KINDS),
     "tandem_privacy_values": _each_route(_privacy),

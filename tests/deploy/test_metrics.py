@@ -46,6 +46,8 @@ CATALOGUE = {
     "tandem_client_limit_refusals": ("counter", ("limit",)),
     "tandem_auth_failures": ("counter", ("key_kind",)),
     "tandem_auth_throttled": ("counter", ("key_kind",)),
+    "tandem_kept_responses": ("counter", ("event",)),
+    "tandem_kept_responses_memory_bytes": ("gauge", ()),
     "tandem_audit_lines": ("counter", ("outcome",)),
     "tandem_audit_write_errors": ("counter", ()),
     "tandem_audit_failing": ("gauge", ()),

@@ -28,6 +28,7 @@ import orjson
 import redis.exceptions
 
 from router.errors import GatewayError, bad_request
+from router.metrics.core import Metrics
 from router.protocol.fields import shown
 
 log = logging.getLogger("tandem")
@@ -106,8 +107,10 @@ class KeptResponses:
         ttl_s: float,
         memory_bytes: int,
         available: Callable[[], bool] = lambda: True,
+        metrics: Metrics | None = None,
     ) -> None:
         self._redis = redis_client
+        self._metrics = metrics
         self._available = available  # False while the shared store is known to be out
         self._prefix = f"{prefix}response:"
         self._ttl_s = ttl_s
@@ -130,6 +133,7 @@ class KeptResponses:
             values: list[str | None] = await self._redis.mget(keys)
         except redis.exceptions.RedisError as exc:
             log.warning("kept responses: reading Redis failed (%s); reading this process's", exc)
+            self._store_error()
             return [memory.get(key, now) for key in keys]
         found: list[bytes | str | None] = []
         for key, value in zip(keys, values, strict=True):
@@ -148,9 +152,14 @@ class KeptResponses:
         """The conversation `previous` ended; a 400 naming the parameter when it is not kept.
         (Its size needs no bound here: each turn kept was a body within `max_body_bytes`, the
         turns before it included, and the body it makes is measured before it is read.)"""
-        turn = await self._conversation(namespace, previous)
-        if turn is None:
-            raise _not_kept(previous)
+        try:
+            turn = await self._conversation(namespace, previous)
+            if turn is None:
+                raise _not_kept(previous)
+        except GatewayError:
+            self._count("not_found")
+            raise
+        self._count("continued")
         return turn
 
     async def inputs(self, namespace: str, response_id: str) -> list[Any] | None:
@@ -186,14 +195,19 @@ class KeptResponses:
         record = orjson.dumps({"response": response, "input": keep.input, "chain": keep.chain})
         key = self._key(keep.namespace, response_id)
         self._memory.put(key, record, time.time() + self._ttl_s)
+        self._held()
         if self._redis is None:
+            self._count("kept_here")
             return
         if self._available():
             try:
                 await self._redis.set(key, record, px=int(self._ttl_s * 1000))
+                self._count("kept")
                 return
             except redis.exceptions.RedisError as exc:
                 log.warning("kept responses: writing Redis failed (%s); %s kept in this process", exc, response_id)
+                self._store_error()
+        self._count("kept_here")
         self._unshared.add(key)
         if len(self._unshared) > 2 * len(self._memory):
             self._unshared = {one for one in self._unshared if one in self._memory}
@@ -202,18 +216,34 @@ class KeptResponses:
         """Forget a kept response; whether it was kept."""
         key = self._key(namespace, response_id)
         deleted = self._memory.pop(key)
+        self._held()
         self._unshared.discard(key)
         if self._redis is not None:
             try:
                 deleted = bool(await self._redis.delete(key)) or deleted
             except redis.exceptions.RedisError as exc:
+                self._store_error()
                 raise GatewayError(
                     503,
                     f"the response could not be deleted: the shared store is out ({exc}); try again",
                     type="server_error",
                     code="store_unavailable",
                 ) from exc
+        if deleted:
+            self._count("deleted")
         return deleted
+
+    def _count(self, event: str) -> None:
+        if self._metrics is not None:
+            self._metrics.kept_responses.labels(event).inc()
+
+    def _store_error(self) -> None:
+        if self._metrics is not None:
+            self._metrics.store_errors.labels("kept_responses").inc()
+
+    def _held(self) -> None:
+        if self._metrics is not None:
+            self._metrics.kept_responses_bytes.set(self._memory.bytes)
 
 
 def _loaded(record: bytes | str) -> dict[str, Any]:
