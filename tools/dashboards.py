@@ -361,6 +361,13 @@ OVERVIEW = (
                 ),
                 "reqps",
             ),
+            Panel(
+                "Kept responses",
+                "Responses API answers kept for previous_response_id (in Redis, or in the answering process "
+                "only), conversations continued, and ids named that were not kept (a 400), by event.",
+                (_q(f"sum by (event) (rate(tandem_kept_responses_total[{RATE}]))", "{{event}}"),),
+                "reqps",
+            ),
         ),
     ),
     Section(
