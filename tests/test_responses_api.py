@@ -103,3 +103,21 @@ def test_a_streamed_answer_a_strategy_prepared_is_streamed_as_response_events(
     assert events[-1].type == "response.completed"
     assert events[-1].response.output_text == "done here"
     assert not cloud.received
+
+
+def test_every_answer_has_ids_of_its_own_whatever_the_upstream_repeats(
+    gateway: GatewayServer, edge: FakeUpstream
+) -> None:
+    """An upstream may give every completion the same id (this one does): a response's id and its
+    message items' ids are the gateway's own, never another answer's, streamed or not (a client
+    that tracks the items it has sent by id would take a new answer's for an old one's)."""
+    edge.push({"text": "one"}, {"text": "two"}, {"text": "three"})
+    client = sdk(gateway)
+    whole = [client.responses.create(model="tandem", input="hi") for _ in range(2)]
+    with client.responses.stream(model="tandem", input="hi") as stream:
+        streamed = stream.get_final_response()
+    answers = [*whole, streamed]
+    assert len({answer.id for answer in answers}) == 3
+    items = [answer.output[0].id for answer in answers]
+    assert len(set(items)) == 3 and all(item.startswith("msg_") for item in items), items
+    assert items == [f"msg_{answer.id.removeprefix('resp_')}" for answer in answers]

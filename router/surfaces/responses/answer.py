@@ -88,6 +88,13 @@ def _response(
     }
 
 
+def message_item_id(response_id: str, place: int) -> str:
+    """A message item's id: its response's (random, so never another response's: an upstream's
+    completion id may repeat), and its place among the output items after the first."""
+    own = response_id.removeprefix("resp_")
+    return f"msg_{own}" if place == 0 else f"msg_{own}_{place}"
+
+
 def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as a Responses answer (`chat`: the body it answers, whose
     `response_format` the answer's `text.format` echoes)."""
@@ -97,7 +104,7 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
     output: list[dict[str, Any]] = []
     tools = answer_tools(chat)
     if message.get("content"):
-        output.append(_message_item(f"msg_{answer.get('id', 'tandem')}", message["content"]))
+        output.append(_message_item(message_item_id(response_id, 0), message["content"]))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
         output.append(output_item(call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools))
@@ -193,7 +200,7 @@ class StreamTranslator(ChunkTranslator):
         out = self._close()
         self._open, self._text = "text", []
         # One id per message item: a text after a function call is another item.
-        self._item_id = f"msg_{self._id}" if not self._items else f"msg_{self._id}_{len(self._items)}"
+        self._item_id = message_item_id(self._id, len(self._items))
         item = {"type": "message", "id": self._item_id, "status": "in_progress", "role": "assistant", "content": []}
         part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
