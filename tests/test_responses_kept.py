@@ -11,7 +11,9 @@ from typing import Any
 
 import httpx
 import openai
+import orjson
 import pytest
+import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.fake_upstream import FakeUpstream
@@ -364,3 +366,91 @@ def test_a_kept_responses_input_items_are_its_conversation_a_page_at_a_time(
             assert refused.status_code == 400 and refused.json()["error"]["param"] == param, query
     with pytest.raises(openai.NotFoundError):
         client.responses.input_items.list("resp_unknown")
+
+
+def _records(redis_url: str) -> dict[str, dict[str, Any]]:
+    """Every kept response in Redis, by its id."""
+    direct = redis.Redis.from_url(redis_url)
+    try:
+        return {
+            key.decode().rsplit(":", 1)[1]: orjson.loads(direct.get(key) or b"{}")
+            for key in direct.scan_iter(match="*response:*")
+        }
+    finally:
+        direct.close()
+
+
+def test_a_conversation_resent_whole_is_kept_once(
+    make_gateway: Callable[..., GatewayServer], redis_url: str, edge: FakeUpstream
+) -> None:
+    """A client that resends the whole conversation (the SDK's items sent back, then its tool
+    output) without `store: false`: each answer is kept as if the request had named the one
+    before (its own items and the chain), not with the whole input again; the conversation read
+    back is the one the client sent, and a request that names the last answer sends the upstream
+    what resending it whole does."""
+    server = make_gateway(routes=EDGE_ONLY, redis_url=redis_url)
+    client = oai(server)
+    tools: Any = [{"type": "function", "name": "shell", "parameters": {"type": "object", "properties": {}}}]
+    conversation: list[Any] = [{"role": "user", "content": "Fix the failing test."}]
+    answers = []
+    for turn in range(4):
+        edge.push({"kind": "tool_call", "call_id": f"call_{turn}", "name": "shell", "arguments": f'{{"n": {turn}}}'})
+        if turn == 2:
+            with client.responses.stream(model="tandem", input=conversation, tools=tools) as stream:
+                answer = stream.get_final_response()
+        else:
+            answer = client.responses.create(model="tandem", input=conversation, tools=tools)
+        answers.append(answer)
+        conversation += [item.model_dump(exclude_none=True) for item in answer.output]
+        conversation.append({"type": "function_call_output", "call_id": f"call_{turn}", "output": f"output {turn}"})
+    kept = _records(redis_url)
+    assert kept[answers[0].id]["chain"] == [] and len(kept[answers[0].id]["input"]) == 1
+    for turn in (1, 2, 3):
+        record = kept[answers[turn].id]
+        assert record["chain"] == [answer.id for answer in answers[:turn]]
+        assert [item["call_id"] for item in record["input"]] == [f"call_{turn - 1}"]  # its tool output alone
+    resent_whole = sent(edge)
+    listed = client.responses.input_items.list(answers[3].id, order="asc", limit=100)
+    assert [item.model_dump(exclude_none=True).get("call_id") for item in listed.data] == [
+        item.get("call_id")
+        for item in conversation[:-2]  # what it answered: up to its own call
+    ]
+    edge.push({"text": "done"})
+    client.responses.create(model="tandem", input=[conversation[-1]], tools=tools, previous_response_id=answers[3].id)
+    continued = sent(edge)
+    assert continued[: len(resent_whole)] == resent_whole
+    assert continued[-1] == {"role": "tool", "tool_call_id": "call_3", "content": "output 3"}
+
+
+def test_a_conversation_resent_with_a_change_is_kept_whole(
+    make_gateway: Callable[..., GatewayServer], redis_url: str, edge: FakeUpstream
+) -> None:
+    server = make_gateway(routes=EDGE_ONLY, redis_url=redis_url)
+    client = oai(server)
+    edge.push({"text": "First answer."}, {"text": "Second answer."})
+    first = client.responses.create(model="tandem", input="Start.")
+    # The client rewrote its first message before resending (a compaction, an edit).
+    rewritten = [{"role": "user", "content": "Start, rewritten."}, *[i.model_dump() for i in first.output]]
+    second = client.responses.create(model="tandem", input=[*rewritten, {"role": "user", "content": "Next."}])
+    record = _records(redis_url)[second.id]
+    assert record["chain"] == [] and len(record["input"]) == 3
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_conversation_lasts_ttl_s_after_its_latest_turn(
+    make_gateway: Callable[..., GatewayServer], redis_url: str, shared: bool
+) -> None:
+    """An agent's run may last longer than ttl_s: each turn kept renews the turns before it, so
+    the conversation is continued as long as its turns come within ttl_s of each other."""
+    extra = {"redis_url": redis_url} if shared else {}
+    server = make_gateway(routes=EDGE_ONLY, kept_responses={"ttl_s": 1.0}, **extra)
+    client = oai(server)
+    last = client.responses.create(model="tandem", input="turn 0")
+    for turn in range(1, 4):
+        time.sleep(0.45)
+        last = client.responses.create(model="tandem", input=f"turn {turn}", previous_response_id=last.id)
+    # 1.35 s after the first turn, which the last one still continues.
+    assert len(client.responses.input_items.list(last.id, limit=100).data) == 7
+    time.sleep(1.2)
+    with pytest.raises(openai.BadRequestError):
+        client.responses.create(model="tandem", input="too late", previous_response_id=last.id)

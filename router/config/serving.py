@@ -41,16 +41,17 @@ class KeptResponseSettings(Strict):
     ttl_s: float = Field(
         3600.0,
         gt=0,
-        description="How long a kept response can be named (and read) after it was answered. Each kept answer "
-        "holds the input its request sent: a client that resends the whole conversation at every step should "
-        "send `store: false` (Codex does), or its conversation is kept once per step for this long.",
+        description="How long a kept response can be named (and read) after its conversation's latest turn was "
+        "answered (each turn kept renews the turns before it). A client that resends the whole conversation, "
+        "sending back the answers' items as given, has it kept once; one that rewrites it at every step has it "
+        "kept once per step for this long, unless it sends `store: false` (Codex does).",
     )
     memory_bytes: int = Field(
         64 * 1024 * 1024,
         ge=0,
-        description="Bytes of kept responses one process holds (the oldest go first): all of them without Redis; "
-        "with Redis (where every replica reads them) a copy of its own, so that their conversations go on "
-        "through a Redis outage.",
+        description="Bytes of kept responses one process holds (the least recently kept or continued go "
+        "first): all of them without Redis; with Redis (where every replica reads them) a copy of its own, so "
+        "that their conversations go on through a Redis outage.",
     )
 
 

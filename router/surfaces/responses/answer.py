@@ -5,7 +5,6 @@ messages)."""
 
 from __future__ import annotations
 
-import secrets
 import time
 from typing import Any
 
@@ -14,6 +13,7 @@ import orjson
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow, openai_error_body
 from router.protocol.usage import Usage
+from router.surfaces.responses.ids import item_id, new_response_id
 from router.surfaces.responses.request import text_format
 from router.surfaces.responses.tools import ChatTools, answer_tools, output_item
 
@@ -43,13 +43,6 @@ def _message_item(item_id: str, text: str) -> dict[str, Any]:
 # A chat answer cut short, as the Responses API reports it: `status: "incomplete"` and the
 # reason (`response.incomplete` ends its stream), not a completed answer a client would act on.
 INCOMPLETE_REASONS = {"length": "max_output_tokens", "content_filter": "content_filter"}
-
-
-def new_response_id() -> str:
-    """A response's id: random, so that it names one answer of one client wherever it is kept
-    (router/surfaces/responses/kept.py); an upstream's completion ids are not unique across
-    upstreams, and some send the same one every time."""
-    return "resp_" + secrets.token_hex(16)
 
 
 def _ended(response: dict[str, Any], finish_reason: Any) -> dict[str, Any]:
@@ -88,13 +81,6 @@ def _response(
     }
 
 
-def message_item_id(response_id: str, place: int) -> str:
-    """A message item's id: its response's (random, so never another response's: an upstream's
-    completion id may repeat), and its place among the output items after the first."""
-    own = response_id.removeprefix("resp_")
-    return f"msg_{own}" if place == 0 else f"msg_{own}_{place}"
-
-
 def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as a Responses answer (`chat`: the body it answers, whose
     `response_format` the answer's `text.format` echoes)."""
@@ -104,10 +90,13 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
     output: list[dict[str, Any]] = []
     tools = answer_tools(chat)
     if message.get("content"):
-        output.append(_message_item(message_item_id(response_id, 0), message["content"]))
+        output.append(_message_item(item_id("msg", response_id, 0), message["content"]))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        output.append(output_item(call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools))
+        made = item_id("fc", response_id, len(output))
+        output.append(
+            output_item(made, call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools)
+        )
     usage = _usage(answer.get("usage"))
     response = _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
     return _ended(response, choice.get("finish_reason"))
@@ -183,7 +172,8 @@ class StreamTranslator(ChunkTranslator):
             self._text = None
         elif self._open is not None and self._open.startswith("call:"):
             call = self._calls[int(self._open[5:])]
-            item = output_item(call["id"], call["name"], "".join(call["arguments"]), self._tools)
+            made = item_id("fc", self._id, len(self._items))
+            item = output_item(made, call["id"], call["name"], "".join(call["arguments"]), self._tools)
             where = self._where()
             if item["type"] == "custom_tool_call":
                 done = {**where, "input": item["input"]}
@@ -200,7 +190,7 @@ class StreamTranslator(ChunkTranslator):
         out = self._close()
         self._open, self._text = "text", []
         # One id per message item: a text after a function call is another item.
-        self._item_id = message_item_id(self._id, len(self._items))
+        self._item_id = item_id("msg", self._id, len(self._items))
         item = {"type": "message", "id": self._item_id, "status": "in_progress", "role": "assistant", "content": []}
         part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
@@ -210,7 +200,8 @@ class StreamTranslator(ChunkTranslator):
     def _open_call(self, index: int) -> list[bytes]:
         out = self._close()
         self._open = f"call:{index}"
-        item = {**output_item(self._calls[index]["id"], self._calls[index]["name"], "", self._tools)}
+        made = item_id("fc", self._id, len(self._items))
+        item = {**output_item(made, self._calls[index]["id"], self._calls[index]["name"], "", self._tools)}
         item["status"] = "in_progress"
         self._item_id = item["id"]
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))

@@ -74,6 +74,16 @@ class _Memory:
             _, (_, oldest) = self._kept.popitem(last=False)
             self.bytes -= len(oldest)
 
+    def renew(self, keys: list[str], expires: float) -> None:
+        """The records under `keys` (a conversation's earlier turns) expire at `expires`, and are
+        the newest again (the last to go when the bytes run out)."""
+        kept = self._kept
+        for key in keys:
+            entry = kept.get(key)
+            if entry is not None:
+                kept[key] = (expires, entry[1])
+                kept.move_to_end(key)
+
     def __len__(self) -> int:
         return len(self._kept)
 
@@ -168,6 +178,14 @@ class KeptResponses:
         turn = await self._conversation(namespace, response_id, with_output=False)
         return None if turn is None else turn.items
 
+    async def conversation(self, namespace: str, response_id: str) -> Turn | None:
+        """The conversation `response_id` ended, as `turn` gives it, or None when any of its turns
+        is not kept (nothing counted: no request named it)."""
+        try:
+            return await self._conversation(namespace, response_id)
+        except GatewayError:
+            return None
+
     async def _conversation(self, namespace: str, last: str, with_output: bool = True) -> Turn | None:
         record = await self.read(namespace, last)
         if record is None:
@@ -194,14 +212,25 @@ class KeptResponses:
             return
         record = orjson.dumps({"response": response, "input": keep.input, "chain": keep.chain})
         key = self._key(keep.namespace, response_id)
-        self._memory.put(key, record, time.time() + self._ttl_s)
+        # A conversation is kept for ttl_s after its latest turn: its earlier turns are renewed
+        # with it (an agent's run may last longer than ttl_s; its first turn must not expire
+        # while its latest is continued).
+        earlier = [self._key(keep.namespace, one) for one in keep.chain]
+        expires = time.time() + self._ttl_s
+        self._memory.put(key, record, expires)
+        self._memory.renew(earlier, expires)
         self._held()
         if self._redis is None:
             self._count("kept_here")
             return
         if self._available():
             try:
-                await self._redis.set(key, record, px=int(self._ttl_s * 1000))
+                ttl_ms = int(self._ttl_s * 1000)
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    pipe.set(key, record, px=ttl_ms)
+                    for one in earlier:
+                        pipe.pexpire(one, ttl_ms)
+                    await pipe.execute()
                 self._count("kept")
                 return
             except redis.exceptions.RedisError as exc:

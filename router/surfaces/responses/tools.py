@@ -134,18 +134,19 @@ def custom_input(arguments: str) -> str:
     return value if isinstance(value, str) else arguments
 
 
-def output_item(call_id: str, name: str, arguments: str, tools: ChatTools | None) -> dict[str, Any]:
+def output_item(made: str, call_id: str, name: str, arguments: str, tools: ChatTools | None) -> dict[str, Any]:
     """A chat tool call as a Responses output item: a `function_call` (in its namespace when it
-    has one) or a `custom_tool_call` (`arguments`: what the model wrote, whole)."""
+    has one) or a `custom_tool_call` (`arguments`: what the model wrote, whole); `made`: its id
+    as a function call's (ids.item_id: `fc_…`; a custom tool call's is `ctc_…`)."""
     own = name
     namespace: str | None = None
     if tools is not None and name in tools.namespaces:
         namespace, own = tools.namespaces[name]
     if tools is not None and name in tools.custom:
-        item = {"type": "custom_tool_call", "id": f"ctc_{call_id}", "call_id": call_id, "name": own}
+        item = {"type": "custom_tool_call", "id": "ctc_" + made.removeprefix("fc_"), "call_id": call_id, "name": own}
         item["input"] = custom_input(arguments)
     else:
-        item = {"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": own}
+        item = {"type": "function_call", "id": made, "call_id": call_id, "name": own}
         item["arguments"] = arguments
     if namespace is not None:
         item["namespace"] = namespace
