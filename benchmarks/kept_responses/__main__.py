@@ -9,8 +9,12 @@ Timed, CPU-side, per step (p50 and p99 over `--runs`):
   and writing the body whole (router/surfaces/responses/continued.py), what a continued step
   adds before the chat step a client that resent the conversation would make;
 - `keep, continued`: keeping a continued step's answer (its own input is the one new item);
-- `keep, resent`: keeping the answer of a step that resent the whole conversation (its input
-  is all of it), what a client that sends neither `store: false` nor `previous_response_id` costs.
+- `resent`: for a step that resends the whole conversation (the answers' items as given, then
+  the new one) without `previous_response_id`: reading the kept conversation its items name and
+  comparing it with the input item for item (read while the step runs), after which its answer
+  is kept as a continued step's;
+- `keep, resent`: keeping the answer of a step whose input is all of the conversation, what a
+  client that rewrites its history at every step (nothing of it kept before) costs.
 
 In this process's memory by default; with `--redis`, in that Redis (wall time then, round trips
 included). The chat step itself (parse, stitching, the call) is the same for a continued step and
@@ -33,15 +37,25 @@ import orjson
 from benchmarks.report import figure, write_result
 from router.step import Route
 from router.surfaces.responses.continued import Continuation
+from router.surfaces.responses.ids import item_id
 from router.surfaces.responses.kept import Keep, KeptResponses
 
 
 def _turn(index: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """One tool round trip: the step's new input (the last call's output) and its answer."""
     call = f"call_{index}"
-    output = [{"type": "function_call", "call_id": call, "name": "bash", "arguments": '{"command":"pytest -q"}'}]
+    response_id = f"resp_{index:032x}"
+    output = [
+        {
+            "type": "function_call",
+            "id": item_id("fc", response_id, 0),
+            "call_id": call,
+            "name": "bash",
+            "arguments": '{"command":"pytest -q"}',
+        }
+    ]
     new = [{"type": "function_call_output", "call_id": f"call_{index - 1}", "output": "x" * 900 + "\n"}]
-    return new, {"id": f"resp_{index:032x}", "object": "response", "status": "completed", "output": output}
+    return new, {"id": response_id, "object": "response", "status": "completed", "output": output}
 
 
 async def _timed(work: Callable[[], Awaitable[Any]], runs: int) -> dict[str, float]:
@@ -79,11 +93,22 @@ async def run(turns: int, runs: int, redis_url: str | None) -> dict[str, Any]:
     resumed = await resume()
     if resumed is None or len(orjson.loads(resumed)["input"]) != len(whole) + 1:
         raise RuntimeError("the body resumed does not hold the whole run: the figures would not measure it")
+    resent_body = {"model": "tandem", "instructions": "You are an agent.", "input": [*whole, *new]}
+
+    async def resent() -> tuple[Any, Keep] | None:
+        continuation = Continuation(kept, "", lambda _: route, 16 << 20)
+        await continuation.resume(resent_body)
+        return await continuation.keeping(resent_body)
+
+    found = await resent()
+    if found is None or found[1].chain != chain or found[1].input != new:
+        raise RuntimeError("the resent conversation was not found kept: the figures would not measure it")
     report = {
         "turns": turns,
         "history_kb": round(len(resumed) / 1024, 1),
         "resume": await _timed(resume, runs),
         "keep_continued": await _timed(lambda: kept.keep(Keep("", new, chain), answer), runs),
+        "resent": await _timed(resent, runs),
         "keep_resent": await _timed(lambda: kept.keep(Keep("", [*whole, *new], []), answer), runs),
     }
     if client is not None:
@@ -101,14 +126,14 @@ def main(argv: list[str] | None = None) -> None:
     report = asyncio.run(run(args.turns, args.runs, args.redis))
     where = "Redis" if args.redis else "memory"
     print(f"{report['turns']} turns, {report['history_kb']} KB whole, kept in {where} (ms, p50 / p99):")
-    for name in ("resume", "keep_continued", "keep_resent"):
+    for name in ("resume", "keep_continued", "resent", "keep_resent"):
         print(f"  {name:16} {report[name]['p50_ms']:.3f} / {report[name]['p99_ms']:.3f}")
     if args.json is not None:
         command = f"python -m benchmarks.kept_responses --turns {args.turns} --runs {args.runs}"
         command += " --redis URL" if args.redis else ""
         figures = [
             figure(f"{name.replace('_', ', ')} ({where}, {report['history_kb']} KB), {stat[:3]}", f"{value:.3f} ms")
-            for name in ("resume", "keep_continued", "keep_resent")
+            for name in ("resume", "keep_continued", "resent", "keep_resent")
             for stat, value in report[name].items()
         ]
         write_result(args.json, "kept_responses.redis" if args.redis else "kept_responses", command, figures)
