@@ -186,8 +186,9 @@ class MetricFamilies:
         self.kept_responses = c(
             "tandem_kept_responses",
             "Responses API answers kept for previous_response_id and what became of them, by event: kept "
-            "(shared by every replica), kept_here (in this process only: no Redis, or it was out), continued, "
-            "not_found (a request named one that is not kept: a 400), deleted",
+            "(shared by every replica), kept_here (in this process only: no Redis, or it was out), continued (a "
+            "request named one, or resent its conversation whole), not_found (a request named one that is not "
+            "kept: a 400), deleted",
             ("event",),
         )
         self.audit_lines = c("tandem_audit_lines", "Audit lines, by outcome (written, dropped)", ("outcome",))

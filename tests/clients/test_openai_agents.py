@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pytest
 
@@ -69,6 +70,11 @@ def test_openai_agents_calls_its_function_tool_after_an_upstream_error(
     [trajectory] = trajectories(server)
     assert main_records(trajectory) == [(1, 1, "error", []), (1, 2, "ok", ["write_file"]), (2, 1, "ok", [])]
     assert_two_edge_steps(trajectory, ["new", "retry", "extended"], "write proof.txt")
+    # The SDK resends the whole conversation, its function call item as the gateway gave it: the
+    # second answer is kept as continuing the first (not with the whole input again).
+    metrics = httpx.get(f"{server.url}/metrics", timeout=10).text
+    assert 'tandem_kept_responses_total{event="continued"} 1.0' in metrics
+    assert 'tandem_kept_responses_total{event="kept_here"} 2.0' in metrics
 
 
 def test_openai_agents_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:

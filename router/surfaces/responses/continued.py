@@ -115,6 +115,7 @@ class Continuation:
             if found is not None:
                 size, chain = found
                 own = own[size:]
+                self.kept.count("continued")  # (as if the request had named the answer before)
         return self.kept, Keep(self.namespace, own, chain)
 
     async def answered(self, body: dict[str, Any] | None, response: dict[str, Any]) -> None:

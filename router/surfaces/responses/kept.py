@@ -167,9 +167,9 @@ class KeptResponses:
             if turn is None:
                 raise _not_kept(previous)
         except GatewayError:
-            self._count("not_found")
+            self.count("not_found")
             raise
-        self._count("continued")
+        self.count("continued")
         return turn
 
     async def inputs(self, namespace: str, response_id: str) -> list[Any] | None:
@@ -221,7 +221,7 @@ class KeptResponses:
         self._memory.renew(earlier, expires)
         self._held()
         if self._redis is None:
-            self._count("kept_here")
+            self.count("kept_here")
             return
         if self._available():
             try:
@@ -231,12 +231,12 @@ class KeptResponses:
                     for one in earlier:
                         pipe.pexpire(one, ttl_ms)
                     await pipe.execute()
-                self._count("kept")
+                self.count("kept")
                 return
             except redis.exceptions.RedisError as exc:
                 log.warning("kept responses: writing Redis failed (%s); %s kept in this process", exc, response_id)
                 self._store_error()
-        self._count("kept_here")
+        self.count("kept_here")
         self._unshared.add(key)
         if len(self._unshared) > 2 * len(self._memory):
             self._unshared = {one for one in self._unshared if one in self._memory}
@@ -259,10 +259,11 @@ class KeptResponses:
                     code="store_unavailable",
                 ) from exc
         if deleted:
-            self._count("deleted")
+            self.count("deleted")
         return deleted
 
-    def _count(self, event: str) -> None:
+    def count(self, event: str) -> None:
+        """One more of `event` in tandem_kept_responses_total (the metric's help says which)."""
         if self._metrics is not None:
             self._metrics.kept_responses.labels(event).inc()
 
