@@ -246,7 +246,7 @@ def test_bad_requests_are_counted(gateway: GatewayServer, client: httpx.Client) 
         (
             "messages",
             {"max_tokens": 8, "system": [{"text": "be brief"}], "messages": [{"role": "user", "content": "x"}]},
-            ["system[0] must be a text block", "None"],
+            ["system[0] must be a text block", "got type null"],
         ),
         (
             "responses",
