@@ -38,6 +38,16 @@ log = logging.getLogger("tandem")
 MAX_TURNS = 10_000
 
 
+# A record set and the conversation's earlier turns renewed, in one command (a pipeline of a
+# PEXPIRE a turn cost ~10 µs of the gateway's CPU a turn: 0.6 ms a step at 60 turns).
+# KEYS: the record's, then the earlier turns'; ARGV: the record, the time-to-live in ms.
+_KEEP = """
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+for i = 2, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+return #KEYS
+"""
+
+
 @dataclass(slots=True)
 class Turn:
     """What a request that names a kept response continues: the conversation's items so far (its
@@ -129,6 +139,7 @@ class KeptResponses:
         # kept while Redis was out (`_unshared`): one another replica deleted stays deleted.
         self._memory = _Memory(memory_bytes)
         self._unshared: set[str] = set()
+        self._keep_script: Any = None  # _KEEP, registered with the client at the first keep
 
     def _key(self, namespace: str, response_id: str) -> str:
         return f"{self._prefix}{namespace}:{response_id}"
@@ -225,12 +236,9 @@ class KeptResponses:
             return
         if self._available():
             try:
-                ttl_ms = int(self._ttl_s * 1000)
-                async with self._redis.pipeline(transaction=False) as pipe:
-                    pipe.set(key, record, px=ttl_ms)
-                    for one in earlier:
-                        pipe.pexpire(one, ttl_ms)
-                    await pipe.execute()
+                if self._keep_script is None:
+                    self._keep_script = self._redis.register_script(_KEEP)
+                await self._keep_script(keys=[key, *earlier], args=[record, int(self._ttl_s * 1000)])
                 self.count("kept")
                 return
             except redis.exceptions.RedisError as exc:
