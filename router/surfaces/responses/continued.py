@@ -155,7 +155,8 @@ async def _resent_prefix(
         return None
     if turn is None or not index < len(turn.items) <= len(items):
         return None
-    if any(_gist(ours) != _gist(sent) for ours, sent in zip(turn.items, items, strict=False)):
+    # (Most items are the client's own, kept as it sent them: equal at once, no gist made.)
+    if any(ours != sent and _gist(ours) != _gist(sent) for ours, sent in zip(turn.items, items, strict=False)):
         return None
     return len(turn.items), turn.chain
 
