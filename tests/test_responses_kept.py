@@ -366,6 +366,11 @@ def test_a_kept_responses_input_items_are_its_conversation_a_page_at_a_time(
             assert refused.status_code == 400 and refused.json()["error"]["param"] == param, query
     with pytest.raises(openai.NotFoundError):
         client.responses.input_items.list("resp_unknown")
+    # An earlier turn deleted: the conversation cannot be listed whole, a 404 (not the 400 a
+    # request naming it in previous_response_id gets).
+    client.responses.delete(first.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.input_items.list(second.id)
 
 
 def _records(redis_url: str) -> dict[str, dict[str, Any]]:

@@ -16,6 +16,9 @@ from typing import Any
 
 import httpx
 
+from router.trajectory import identify
+from router.trajectory.redis_store import RedisStore
+from router.trajectory.stitch import Stitcher
 from tests.gateway_server import GatewayServer
 
 MakeGateway = Callable[..., GatewayServer]
@@ -134,10 +137,6 @@ async def test_a_run_is_not_taken_for_the_one_in_flight_the_mark_lists_when_more
     (counted instead). Its answer is delivered and its next step reaches the other replica
     before its note is written, while one run is still in flight: that run is not a guess for
     it (it is another run's); the step waits for the note and continues its own run."""
-    from router.trajectory import identify
-    from router.trajectory.redis_store import RedisStore
-    from router.trajectory.stitch import Stitcher
-
     stores = [RedisStore(redis_url), RedisStore(redis_url)]
     replicas = [Stitcher(stores[0]), Stitcher(stores[1])]
     task = [SYSTEM, {"role": "user", "content": "Bump the lockfile of service_crowd"}]

@@ -64,21 +64,23 @@ def merged(raw: str | None, merge: Merge) -> str | None:
     raise ValueError(f"unknown stitching merge {op!r}")
 
 
-def unlisted(token: str) -> int | None:
-    """The count a mark's `+<n>` token holds (attempts in flight past its list), or None."""
-    digits = token[1:]
-    return int(digits) if token[:1] == "+" and digits.isascii() and digits.isdigit() else None
+def others_in_flight(tokens: list[str]) -> tuple[list[str], int]:
+    """A mark's tokens after its run and state: the other attempts it lists in flight, and how
+    many more its `+<n>` tokens count."""
+    listed: list[str] = []
+    unlisted = 0
+    for token in tokens:
+        digits = token[1:]
+        if token[:1] == "+" and digits.isascii() and digits.isdigit():
+            unlisted += int(digits)
+        else:
+            listed.append(token)
+    return listed, unlisted
 
 
 def _marked(tokens: list[str], run: str, state: str, most: int) -> str:
-    flying = tokens[:1] if len(tokens) > 1 and tokens[1] == FLIGHT else []
-    unknown = 0
-    for token in tokens[2:]:
-        count = unlisted(token)
-        if count is None:
-            flying.append(token)
-        else:
-            unknown += count
+    others, unknown = others_in_flight(tokens[2:])
+    flying = (tokens[:1] if len(tokens) > 1 and tokens[1] == FLIGHT else []) + others
     if state != FLIGHT:
         if run in flying:
             flying.remove(run)  # this attempt's (another of the same run may still fly)

@@ -202,15 +202,7 @@ class _Mark:
     def read(cls, raw: str | None) -> _Mark:
         parts = (raw or "").split()
         parts += [""] * (2 - len(parts))
-        others: list[str] = []
-        unlisted = 0
-        for token in parts[2:]:
-            count = merges.unlisted(token)
-            if count is None:
-                others.append(token)
-            else:
-                unlisted += count
-        return cls(parts[0], parts[1], others, unlisted)
+        return cls(parts[0], parts[1], *merges.others_in_flight(parts[2:]))
 
     def flying(self) -> list[str]:
         """The trajectories of the attempts with this history in flight, newest first."""

@@ -93,10 +93,8 @@ def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dic
         output.append(_message_item(item_id("msg", response_id, 0), message["content"]))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        made = item_id("fc", response_id, len(output))
-        output.append(
-            output_item(made, call.get("id", ""), function.get("name", ""), function.get("arguments", ""), tools)
-        )
+        call_id, name, arguments = call.get("id", ""), function.get("name", ""), function.get("arguments", "")
+        output.append(output_item(response_id, len(output), call_id, name, arguments, tools))
     usage = _usage(answer.get("usage"))
     response = _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
     return _ended(response, choice.get("finish_reason"))
@@ -172,8 +170,8 @@ class StreamTranslator(ChunkTranslator):
             self._text = None
         elif self._open is not None and self._open.startswith("call:"):
             call = self._calls[int(self._open[5:])]
-            made = item_id("fc", self._id, len(self._items))
-            item = output_item(made, call["id"], call["name"], "".join(call["arguments"]), self._tools)
+            arguments = "".join(call["arguments"])
+            item = output_item(self._id, len(self._items), call["id"], call["name"], arguments, self._tools)
             where = self._where()
             if item["type"] == "custom_tool_call":
                 done = {**where, "input": item["input"]}
@@ -200,8 +198,8 @@ class StreamTranslator(ChunkTranslator):
     def _open_call(self, index: int) -> list[bytes]:
         out = self._close()
         self._open = f"call:{index}"
-        made = item_id("fc", self._id, len(self._items))
-        item = {**output_item(made, self._calls[index]["id"], self._calls[index]["name"], "", self._tools)}
+        call = self._calls[index]
+        item = {**output_item(self._id, len(self._items), call["id"], call["name"], "", self._tools)}
         item["status"] = "in_progress"
         self._item_id = item["id"]
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))

@@ -48,6 +48,7 @@ class Continuation:
     chain: list[str] | None = None
     # A whole conversation resent: how many of its items, and the chain, a kept one holds.
     resent: asyncio.Task[tuple[int, list[str]] | None] | None = None
+    _keeps_answer: bool | None = None  # (`_keeps`, decided once a request)
 
     async def resume(self, body: dict[str, Any]) -> bytes | None:
         """The request's body with the conversation it continues at the start of its input,
@@ -97,12 +98,14 @@ class Continuation:
                 return asyncio.create_task(_resent_prefix(self.kept, self.namespace, given, items, index))
         return None
 
-    def _keeps(self, body: dict[str, Any] | None) -> bool:
-        """Whether this request's answer is to be kept at all."""
-        if self.kept is None or body is None or body.get("store", True) is False:
-            return False
-        model = body.get("model")
-        return isinstance(model, str) and _keeps(self.route_for, model)
+    def _keeps(self, body: dict[str, Any]) -> bool:
+        """Whether this request's answer is to be kept at all (kept responses on)."""
+        if self._keeps_answer is None:
+            model = body.get("model")
+            self._keeps_answer = (
+                body.get("store", True) is not False and isinstance(model, str) and _keeps(self.route_for, model)
+            )
+        return self._keeps_answer
 
     async def keeping(self, body: dict[str, Any] | None) -> tuple[KeptResponses, Keep] | None:
         """Where and what of this request's answer is kept, or None (nothing is)."""
@@ -127,7 +130,8 @@ class Continuation:
 
     def streamed(self, body: dict[str, Any] | None, events: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         """`events`, the answer kept before the event that ends it is passed on."""
-        return events if not self._keeps(body) else _kept_stream(self, body, events)
+        keeps = self.kept is not None and body is not None and self._keeps(body)
+        return _kept_stream(self, body, events) if keeps else events
 
 
 async def _kept_stream(

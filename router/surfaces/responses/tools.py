@@ -21,6 +21,7 @@ import orjson
 
 from router.errors import bad_request
 from router.protocol.fields import shown
+from router.surfaces.responses.ids import item_id
 
 SEPARATOR = "__"
 CUSTOM_INPUT = "input"  # the one argument of a custom tool's chat function
@@ -134,19 +135,21 @@ def custom_input(arguments: str) -> str:
     return value if isinstance(value, str) else arguments
 
 
-def output_item(made: str, call_id: str, name: str, arguments: str, tools: ChatTools | None) -> dict[str, Any]:
-    """A chat tool call as a Responses output item: a `function_call` (in its namespace when it
-    has one) or a `custom_tool_call` (`arguments`: what the model wrote, whole); `made`: its id
-    as a function call's (ids.item_id: `fc_…`; a custom tool call's is `ctc_…`)."""
+def output_item(
+    response_id: str, place: int, call_id: str, name: str, arguments: str, tools: ChatTools | None
+) -> dict[str, Any]:
+    """A chat tool call as a Responses output item, at `place` of the response `response_id`
+    (what its id is made of: ids.py): a `function_call` (in its namespace when it has one) or a
+    `custom_tool_call` (`arguments`: what the model wrote, whole)."""
     own = name
     namespace: str | None = None
     if tools is not None and name in tools.namespaces:
         namespace, own = tools.namespaces[name]
     if tools is not None and name in tools.custom:
-        item = {"type": "custom_tool_call", "id": "ctc_" + made.removeprefix("fc_"), "call_id": call_id, "name": own}
+        item = {"type": "custom_tool_call", "id": item_id("ctc", response_id, place), "call_id": call_id, "name": own}
         item["input"] = custom_input(arguments)
     else:
-        item = {"type": "function_call", "id": made, "call_id": call_id, "name": own}
+        item = {"type": "function_call", "id": item_id("fc", response_id, place), "call_id": call_id, "name": own}
         item["arguments"] = arguments
     if namespace is not None:
         item["namespace"] = namespace
