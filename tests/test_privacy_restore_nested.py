@@ -135,3 +135,60 @@ async def test_the_gateway_restores_a_json_file_the_cloud_writes_plain_and_strea
         deltas = [d for c in events(data)[:-1] for ch in c["choices"] for d in ch["delta"].get("tool_calls", [])]
         written = orjson.loads("".join(d["function"].get("arguments", "") for d in deltas))
         assert orjson.loads(written["content"])["db"]["password"] == PASSWORD
+
+
+# A service account's key file as a tool printed it: the key's line breaks are `\n` escapes there,
+# and the key is found (and held) as the file writes it.
+KEY_BODY = "\n".join("".join(chr(65 + (n * 7 + i) % 26) for i in range(64)) for n in range(6))
+KEY = f"-----BEGIN PRIVATE KEY-----\n{KEY_BODY}\n-----END PRIVATE KEY-----\n"
+ACCOUNT = {"type": "service_account", "client_email": "ci@proj.iam.gserviceaccount.com", "private_key": KEY}
+
+
+async def test_a_key_found_in_a_json_file_is_written_back_into_a_json_file_as_it_was() -> None:
+    printed = orjson.dumps(ACCOUNT).decode()
+    async with in_process(route()) as env:
+        messages = [
+            {"role": "user", "content": "Copy the service account file to deploy/sa.json"},
+            {"role": "assistant", "content": None, "tool_calls": [_call("c1", {"cmd": "cat sa.json"})]},
+            {"role": "tool", "tool_call_id": "c1", "content": printed},
+        ]
+        await env.run(messages=messages)
+        seen = env.cloud.received[0].body["messages"][2]["content"]
+        assert KEY_BODY.split("\n")[0] not in seen
+        # The cloud writes the file back from what it saw: the same document, placeholders and all.
+        write = orjson.dumps({"path": "deploy/sa.json", "content": seen}).decode()
+        for stream in (False, True):
+            env.cloud.push({"kind": "tool_call", "name": "write_file", "arguments": write})
+            result = await env.run(messages=messages, stream=stream)
+            if isinstance(result, Stream):
+                data = await drain(result)
+                deltas = [
+                    d for c in events(data)[:-1] for ch in c["choices"] for d in ch["delta"].get("tool_calls", [])
+                ]
+                arguments = "".join(d["function"].get("arguments", "") for d in deltas)
+            else:
+                assert isinstance(result, Answer)
+                arguments = result.completion["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+            content = orjson.loads(arguments)["content"]
+            assert content == printed, stream
+            assert orjson.loads(content)["private_key"] == KEY
+
+
+def test_a_password_with_a_backslash_found_in_json_is_written_back_into_json_as_it_was() -> None:
+    document = orjson.dumps({"db": {"password": "Rk4\\pQ9!zW2m"}}).decode()  # the file: `Rk4\\pQ9!zW2m`
+    written = document[document.index("Rk4") : document.index('"}}')]
+    redactor = Redactor({written: HOLDER})
+    arguments = orjson.dumps({"path": "db.json", "content": document.replace(written, HOLDER)}).decode()
+    content = orjson.loads(redactor.restore_text(arguments, json_escaped=True))["content"]
+    assert content == document
+    # One level deep (an argument of its own, which a tool may write into code) as written, escaped once.
+    alone = redactor.restore_text(orjson.dumps({"password": HOLDER}).decode(), json_escaped=True)
+    assert orjson.loads(alone)["password"] == written
+
+
+def _call(call_id: str, arguments: dict[str, str]) -> dict[str, object]:
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "bash", "arguments": orjson.dumps(arguments).decode()},
+    }

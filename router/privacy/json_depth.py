@@ -104,3 +104,22 @@ def escaped(value: str, levels: int) -> str:
     for _ in range(levels):
         value = orjson.dumps(value).decode()[1:-1]
     return value
+
+
+# A JSON escape: what a value found in a JSON document holds where the value itself holds a line
+# break, a quote or a backslash (a service account's `private_key`, a password with a backslash).
+_ESCAPE = re.compile(r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def written_back(value: str, levels: int) -> str:
+    """`value`, as the vault holds it, written `levels` strings deep in JSON text. A value found
+    in a file's text is held as the file wrote it: a service account's `private_key` in its JSON
+    (or a key in a string literal of code) with `\\n` for each line break, a password with `\\\\`.
+    Written into JSON text held in a string (a JSON file a tool writes), such a value is escaped
+    one level less: it is already written for the file's own strings, and escaped for both levels
+    the file would hold `\\\\n` where the key had a line break. One level deep (an argument of
+    its own) it is escaped once, as any value: there a tool may write it into code, where the
+    escapes must stay as written."""
+    if levels > 1 and "\\" in value and _ESCAPE.search(value) is not None and _decoded(value) is not None:
+        levels -= 1
+    return escaped(value, levels)

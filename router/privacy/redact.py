@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from router.privacy.json_depth import Depths, escaped
+from router.privacy.json_depth import Depths, written_back
 from router.privacy.matcher import ValueMatcher
 
 PLACEHOLDER = re.compile(r"\[[A-Z][A-Z0-9_]*_\d+\]")
@@ -281,7 +281,7 @@ class Redactor:
             depths.feed(text[read : match.end()])
             read = match.end()
             # The depth where the placeholder ends is where it stands: it holds no quote.
-            return escaped(value, max(1, depths.here()))
+            return written_back(value, max(1, depths.here()))
 
         restored = PLACEHOLDER.sub(back, text)
         if depths is not None:
