@@ -312,6 +312,9 @@ class Answers:
             else:
                 record.http_status, record.error = 500, f"internal error: {type(error).__name__}: {error}"
         self._account(step, record, usage)
+        # Its history's mark says no answer went out: the same body sent again (a client that
+        # timed out, or left before the first byte, and resends) is this step's retry.
+        self.tracker.answered(step.identity, record.status, None)
 
     def _new_record(self, step: Step, target: Target, fallback: bool) -> StepRecord:
         step.recorded = True

@@ -198,6 +198,37 @@ def test_an_sdk_retry_while_its_first_attempt_is_in_flight_is_a_retry(
     assert [t["id"] for t in listed] == [raw.headers["x-tandem-trajectory"]]
 
 
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_step_the_client_gave_up_on_and_sends_again_is_a_retry(
+    server: GatewayServer, edge: FakeUpstream, client: httpx.Client, stream: bool
+) -> None:
+    """An agent's own retry loop (no retry header): the client timed out before any byte of the
+    answer and left, then sends the same body again. The abandoned attempt is recorded
+    `cancelled`; the body sent again is its retry, in the same run, not a run of its own."""
+    edge.push({"text": "first"}, {"text": "too slow", "delay": 3.0}, {"text": "in time"})
+    first = post(client, server, TASK)
+    run = first.headers["x-tandem-trajectory"]
+    history = [*TASK, answered(first), {"role": "user", "content": "the test still fails"}]
+    with pytest.raises(httpx.TimeoutException):
+        client.post(
+            f"{server.url}/v1/chat/completions",
+            json={"model": "tandem", "messages": history, "stream": stream},
+            timeout=0.5,
+        )
+    assert wait_until(lambda: len(trajectory(client, server, run)["records"]) == 2)
+    again = post(client, server, history)
+    assert again.status_code == 200 and again.json()["choices"][0]["message"]["content"] == "in time"
+    assert (again.headers["x-tandem-trajectory"], again.headers["x-tandem-step"]) == (run, "2")
+    assert again.headers["x-tandem-stitch"] == "retry"
+    detail = trajectory(client, server, run)
+    assert [(r["step"], r["attempt"], r["status"]) for r in detail["records"]] == [
+        (1, 1, "ok"),
+        (2, 1, "cancelled"),
+        (2, 2, "ok"),
+    ]
+    assert [t["id"] for t in client.get(f"{server.url}/v1/trajectories").json()["data"]] == [run]
+
+
 def test_a_last_message_amended_with_an_error_continues_its_run_once(
     server: GatewayServer, edge: FakeUpstream, client: httpx.Client
 ) -> None:
