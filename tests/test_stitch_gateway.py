@@ -266,6 +266,50 @@ def test_a_compacted_history_stays_in_its_run(server: GatewayServer, client: htt
     assert (response.headers["x-tandem-stitch"], response.headers["x-tandem-step"]) == ("rewritten", "4")
 
 
+STOCK = "THOUGHT: I have made the change and the tests pass. I am ready to submit my work now. ```bash\necho DONE```"
+
+
+def _two_runs_given_one_stock_answer(client: httpx.Client, server: GatewayServer) -> tuple[list[str], list[Messages]]:
+    """Two runs of one agent (one system prompt, two tasks), each answered with an answer of its
+    own, then both with the same long stock answer: A's last."""
+    runs, histories = [], []
+    for task in ("fix the parser", "fix the lexer"):
+        history: Messages = [TASK[0], {"role": "user", "content": task}]
+        own = f"THOUGHT: first I will read the code that the task names, for {task}, before changing anything."
+        response = _send(client, server, history, {"kind": "text", "text": own})
+        runs.append(response.headers["x-tandem-trajectory"])
+        history += [{"role": "assistant", "content": own}, {"role": "user", "content": f"output of {task}"}]
+        histories.append(history)
+    for index in (1, 0):
+        response = _send(client, server, histories[index], {"kind": "text", "text": STOCK})
+        assert response.headers["x-tandem-trajectory"] == runs[index]
+        histories[index] += [{"role": "assistant", "content": STOCK}, {"role": "user", "content": "submitted"}]
+    return runs, histories
+
+
+def test_a_compaction_keeping_a_stock_answer_two_runs_were_given_joins_the_run_its_other_answers_name(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    runs, histories = _two_runs_given_one_stock_answer(client, server)
+    # B's history compacted: its task, its own first answer, a summary, the stock answer.
+    b = histories[1]
+    compacted = [b[0], b[1], b[2], {"role": "user", "content": "Summary: read the lexer."}, *b[-2:]]
+    response = _send(client, server, compacted, {"kind": "text", "text": "next"})
+    assert (response.headers["x-tandem-trajectory"], response.headers["x-tandem-stitch"]) == (runs[1], "rewritten")
+
+
+def test_a_compaction_keeping_only_a_stock_answer_two_runs_were_given_joins_neither(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    runs, histories = _two_runs_given_one_stock_answer(client, server)
+    b = histories[1]
+    compacted = [b[0], {"role": "user", "content": "Summary: fixed the lexer."}, *b[-2:]]
+    response = _send(client, server, compacted, {"kind": "text", "text": "next"})
+    # Either run may have been given it: a run of its own rather than another's step.
+    assert response.headers["x-tandem-trajectory"] not in runs
+    assert response.headers["x-tandem-stitch"] == "new"
+
+
 def test_a_rewrite_that_keeps_only_a_short_answer_is_a_new_run(server: GatewayServer, client: httpx.Client) -> None:
     """ "Ok." is no evidence (any run may say it): the stated rule starts a new trajectory."""
     first = _send(client, server, TASK[:2], {"kind": "text", "text": "Ok."})

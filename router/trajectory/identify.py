@@ -429,6 +429,20 @@ def rewrite_evidence(
     return None
 
 
+def distinctive_answers(messages: list[dict[str, Any]], most: int) -> list[tuple[str, ...]]:
+    """The keys of a history's distinctive assistant messages, the last first, `most` at most:
+    what else a rewritten history says of the run it belongs to."""
+    found: list[tuple[str, ...]] = []
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            keys, distinctive = _answer_keys(message)
+            if distinctive:
+                found.append(keys)
+                if len(found) == most:
+                    break
+    return found
+
+
 def last_answer_key(messages: list[dict[str, Any]]) -> str | None:
     """The key of a history's last answer as resent (with its tool-call ids)."""
     resent = resent_answer(messages)

@@ -185,6 +185,8 @@ def _rewrite_key(anchor: str, answer: str) -> str:
 DELIVERED, FAILED = "delivered", "failed"  # (and merges.FLIGHT)
 MAX_FLYING = 8  # identical attempts of other runs in flight, remembered on one history's mark
 _MAX_FLYING, _MAX_CANDIDATES, _MAX_REWRITE_RUNS = str(MAX_FLYING), str(MAX_CANDIDATES), str(MAX_REWRITE_RUNS)
+# Distinctive answers of a rewritten history read to tell apart runs given its last one.
+_MAX_EVIDENCE = 4
 
 
 @record(frozen=True, slots=True)
@@ -414,7 +416,7 @@ class Stitcher:
             # rewrite: one that was sent and continues no answered run is another run.
             evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages, resent)
             if evidence is not None:
-                found = await self._rewritten(anchor, evidence, exclude)
+                found = await self._rewritten(anchor, evidence, exclude, messages)
                 decision = REWRITTEN
                 unproven = found is None
         if found is None:
@@ -449,17 +451,32 @@ class Stitcher:
         # twice) are dropped, so that no other run's step can take them.
         return chosen, True, [Merge("c:" + previous, DROP, chosen)], False
 
-    async def _rewritten(self, anchor: str, answers: tuple[str, ...], exclude: set[str]) -> str | None:
-        """A run given the answer this history ends with, under the same first message."""
+    async def _rewritten(
+        self, anchor: str, answers: tuple[str, ...], exclude: set[str], messages: list[dict[str, Any]]
+    ) -> str | None:
+        """The run given the answer this history ends with, under the same first message; None
+        when no run was, or when several were and the history's earlier answers do not tell
+        which (an agent's stock reply, `I am ready to submit…`, given to two of its runs)."""
+        runs = await self._given(anchor, answers, exclude)
+        if len(runs) > 1:
+            for earlier in identify.distinctive_answers(messages, _MAX_EVIDENCE):
+                if earlier == answers:
+                    continue
+                given = set(await self._given(anchor, earlier, exclude))
+                narrowed = [run for run in runs if run in given]
+                runs = narrowed or runs
+                if len(runs) == 1:
+                    break
+        return runs[0] if len(runs) == 1 else None
+
+    async def _given(self, anchor: str, answers: tuple[str, ...], exclude: set[str]) -> list[str]:
+        """The runs noted as given one of `answers` (an answer's keys) under `anchor`, newest first."""
         unique = list(dict.fromkeys(answers))
         if not unique:
-            return None
+            return []
         raws = await self._store.stitch_find_many([_rewrite_key(anchor, answer) for answer in unique])
-        for raw in raws:
-            for trajectory_id in (raw or "").split():
-                if trajectory_id not in exclude:
-                    return trajectory_id
-        return None
+        runs = (trajectory_id for raw in raws for trajectory_id in (raw or "").split())
+        return list(dict.fromkeys(run for run in runs if run not in exclude))
 
     def note_answer(
         self, trajectory_id: str, key: str, status: str, answer: str, anchor: str, amendable: Amendable | None = None
