@@ -45,6 +45,7 @@ from router.privacy import (
     hosting_secrets,
     id_columns,
     key_material,
+    key_pieces,
     national_ids,
     network_secrets,
     opt_in,
@@ -108,6 +109,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + deploy_secrets.DETECTORS
     + network_secrets.DETECTORS
     + key_material.DETECTORS
+    + key_pieces.DETECTORS
     + prose_passwords.DETECTORS
     + sql_secrets.DETECTORS
     + wrapped_secrets.DETECTORS
