@@ -81,12 +81,18 @@ async def _gateway_error(request: Request, exc: Exception) -> Response:
     return error_response(exc)
 
 
+_SHOWN_PATH = 200
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
+    path = request.url.path
+    if len(path) > _SHOWN_PATH:  # a path up to the head's bound (64 KB) is not said back whole
+        path = f"{path[:_SHOWN_PATH]}… ({len(path)} characters)"
     if exc.status_code == 405:
-        message = f"method {request.method} is not allowed on {request.url.path}"
+        message = f"method {request.method} is not allowed on {path}"
     elif exc.status_code == 404:
-        message = f"no endpoint at {request.url.path}; the API is under /v1 ({_ENDPOINTS})"
+        message = f"no endpoint at {path}; the API is under /v1 ({_ENDPOINTS})"
     else:
         message = str(exc.detail)
     return Response(

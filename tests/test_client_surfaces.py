@@ -322,3 +322,26 @@ def test_a_refused_value_of_any_length_gets_a_short_message(
             refused += 1
             assert len(response.text) < 1_000, (place, response.text[:300])
     assert refused >= 2  # the kinds and roles (types, roles, a tool choice) are refused
+
+
+def test_refusals_that_list_or_repeat_what_was_sent_stay_short(gateway: GatewayServer, client: httpx.Client) -> None:
+    """Messages that say back a list of what was sent, a header or a path: bounded whatever came."""
+    kinds = [{"type": f"kind_{n}_" + "z" * 200} for n in range(5_000)]
+    refused = client.post(f"{gateway.url}/v1/responses", json={"model": "tandem", "input": kinds})
+    assert refused.status_code == 400 and len(refused.text) < 1_000
+    assert "and 4995 more" in refused.json()["error"]["message"]
+    chat = {"model": "tandem", "messages": [{"role": "user", "content": "hi"}]}
+    for header in ("x" * 30_000, ", ".join(["edge", "cloud"] * 4_000)):
+        response = client.post(f"{gateway.url}/v1/chat/completions", json=chat, headers={"x-tandem-target": header})
+        assert response.status_code == 400 and len(response.text) < 1_000, response.text[:200]
+        assert response.json()["error"]["code"] == "invalid_target"
+    for method, path in (("GET", "/" + "p" * 60_000), ("PUT", "/v1/responses/" + "r" * 60_000)):
+        response = client.request(method, f"{gateway.url}{path}")
+        assert response.status_code in (404, 405) and len(response.text) < 1_000, response.text[:200]
+        assert "60" in response.json()["error"]["message"]  # how long the path was
+
+
+def test_a_target_header_listing_one_value_twice_is_that_value(gateway: GatewayServer, client: httpx.Client) -> None:
+    chat = {"model": "tandem", "messages": [{"role": "user", "content": "hi"}]}
+    response = client.post(f"{gateway.url}/v1/chat/completions", json=chat, headers={"x-tandem-target": "edge, edge"})
+    assert response.status_code == 200 and response.headers["x-tandem-target"] == "edge"

@@ -11,7 +11,7 @@ from router.errors import GatewayError
 from router.inner import InnerCalls
 from router.policies.base import Decision, Reason, Target
 from router.protocol.chat import ChatRequest
-from router.protocol.fields import shown
+from router.protocol.fields import shown, shown_all
 from router.result import Failure, StepMeta
 from router.step import Route, Step, StepInputs
 
@@ -84,13 +84,15 @@ class Identify(Stage):
         if value == "cloud":
             return "cloud"
         if ", " in value:  # the header repeated with different values (router/api/chat.py headers_of)
-            given = ", ".join(repr(one) for one in value.split(", "))
+            values = value.split(", ")
+            if len(set(values)) == 1 and values[0] in ("edge", "cloud"):
+                return "edge" if values[0] == "edge" else "cloud"  # one value listed twice: that value
             raise GatewayError(
                 400,
-                f"header {TARGET_HEADER} was given more than one value ({given}), repeated with different "
-                "values or listed in one; send one value, 'edge' or 'cloud'",
+                f"header {TARGET_HEADER} was given more than one value ({shown_all(values)}), repeated "
+                "with different values or listed in one; send one value, 'edge' or 'cloud'",
                 code="invalid_target",
             )
         raise GatewayError(
-            400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {value!r}", code="invalid_target"
+            400, f"header {TARGET_HEADER} must be 'edge' or 'cloud', got {shown(value)}", code="invalid_target"
         )

@@ -4,7 +4,7 @@ standard OpenAI chat-completions fields that Tandem forwards (unknown fields are
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import orjson
@@ -34,6 +34,14 @@ def shown(value: object) -> str:
     if len(value) <= SHOWN_CHARS:
         return repr(value)
     return f"{value[:SHOWN_CHARS]!r}… ({len(value)} characters)"
+
+
+def shown_all(values: Iterable[object], most: int = 5) -> str:
+    """Refused values as a message lists them: the first `most` distinct ones (each `shown`),
+    then how many more there are."""
+    distinct = list(dict.fromkeys(shown(value) for value in values))
+    listed = ", ".join(distinct[:most])
+    return listed if len(distinct) <= most else f"{listed} and {len(distinct) - most} more"
 
 
 def got_name(value: object) -> str:

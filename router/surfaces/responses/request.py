@@ -16,6 +16,7 @@ from router.protocol.fields import (
     required_problem,
     required_string,
     shown,
+    shown_all,
     string_field,
     type_name,
 )
@@ -316,10 +317,10 @@ def to_chat(body: dict[str, Any]) -> dict[str, Any]:
     check_request(body)
     messages = _messages(body["input"])
     if not messages:
-        kinds = sorted({str(item.get("type")) for item in body["input"] if isinstance(item, dict)})
+        kinds = shown_all(item.get("type") for item in body["input"] if isinstance(item, dict))
         raise bad_request(
             f"'input' has no item a chat model can be sent (message, function_call, function_call_output, "
-            f"custom_tool_call, custom_tool_call_output); it has {', '.join(kinds)}",
+            f"custom_tool_call, custom_tool_call_output); it has items of type {kinds}",
             param="input",
         )
     return chat_fields(body, _leading_system(body.get("instructions"), messages))
