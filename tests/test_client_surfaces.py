@@ -91,6 +91,23 @@ def test_responses_text_and_function_call_stay_one_assistant_message(
     assert sent[1]["content"] == "I will run ls." and sent[1]["tool_calls"][0]["id"] == "c1"
 
 
+def test_responses_allowed_tools_in_its_own_shape_reach_the_model_in_chats(
+    gateway: GatewayServer, edge: FakeUpstream, client: httpx.Client
+) -> None:
+    allowed = {"type": "allowed_tools", "mode": "required", "tools": [{"type": "function", "name": "shell"}]}
+    oai(gateway).responses.create(model="tandem", tools=TOOLS, input="list files", tool_choice=allowed)  # type: ignore[arg-type]
+    chosen = {"mode": "required", "tools": [{"type": "function", "function": {"name": "shell"}}]}
+    assert edge.received[0].body["tool_choice"] == {"type": "allowed_tools", "allowed_tools": chosen}
+    # Its mode is one of the two Responses takes; its tools are objects.
+    for wrong, param in (
+        ({**allowed, "mode": "often"}, "tool_choice.mode"),
+        ({**allowed, "tools": "shell"}, "tool_choice.tools"),
+    ):
+        body = {"model": "tandem", "input": "hi", "tools": TOOLS, "tool_choice": wrong}
+        response = client.post(f"{gateway.url}/v1/responses", json=body)
+        assert response.status_code == 400 and response.json()["error"]["param"] == param, response.text
+
+
 def test_responses_steps_without_a_session_stitch_into_one_trajectory(
     gateway: GatewayServer, edge: FakeUpstream
 ) -> None:

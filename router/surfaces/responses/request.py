@@ -81,6 +81,10 @@ def _check_tool_choice(body: dict[str, Any]) -> None:
         check(body, {"tool_choice.type": "string"}, frozenset(("tool_choice.type",)))
         if choice["type"] in ("function", "custom"):
             check(body, {"tool_choice.name": "name"}, frozenset(("tool_choice.name",)))
+        elif choice["type"] == "allowed_tools" and "allowed_tools" not in choice:
+            # Responses' own shape (chat's nests the two under `allowed_tools`, checked as chat's).
+            required = frozenset(("tool_choice.mode", "tool_choice.tools"))
+            check(body, {"tool_choice.mode": one_of("auto", "required"), "tool_choice.tools": "objects"}, required)
 
 
 def _call_name(item: dict[str, Any], at: str) -> str:

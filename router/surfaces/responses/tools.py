@@ -158,9 +158,27 @@ def output_item(
 
 
 def chat_tool_choice(choice: Any) -> Any:
-    """A Responses `tool_choice` in chat's shape (a named function or custom tool, in its
-    namespace or not)."""
-    if isinstance(choice, dict) and choice.get("type") in ("function", "custom"):
-        name = flat_name(choice.get("namespace"), str(choice.get("name", "")))
-        return {"type": "function", "function": {"name": name}}
+    """A Responses `tool_choice` in chat's shape: a named function or custom tool (in its
+    namespace or not), or the tools a step may call (`allowed_tools`: Responses lists them flat
+    beside its `mode`, chat nests both under `allowed_tools`)."""
+    if not isinstance(choice, dict):
+        return choice
+    if choice.get("type") in ("function", "custom"):
+        return _named(choice)
+    if choice.get("type") == "allowed_tools":
+        nested = choice.get("allowed_tools")
+        given = nested if isinstance(nested, dict) else choice
+        tools = given.get("tools")
+        if isinstance(tools, list):
+            refs = [_named(tool) if _responses_ref(tool) else tool for tool in tools]
+            return {"type": "allowed_tools", "allowed_tools": {"mode": given.get("mode"), "tools": refs}}
     return choice
+
+
+def _named(ref: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": flat_name(ref.get("namespace"), str(ref.get("name", "")))}}
+
+
+def _responses_ref(tool: Any) -> bool:
+    """A tool named as Responses names it (`{"type": "function", "name": …}`), not as chat does."""
+    return isinstance(tool, dict) and tool.get("type") in ("function", "custom") and "function" not in tool
