@@ -224,9 +224,13 @@ class JoinedCycle(RequestResponseCycle):
     chunked response's head (a stream's) is sent at once, as is a HEAD request's (no body follows)."""
 
     _kept: bytes | None = None
+    _until_close = False  # an HTTP/1.0 client's stream: its body ends where the connection does
 
     async def send(self, message: Any) -> None:
         real = self.transport
+        if self._until_close:
+            await self._send_until_close(message)
+            return
         kept = self._kept
         if kept is not None:
             self._kept = None
@@ -250,10 +254,33 @@ class JoinedCycle(RequestResponseCycle):
             self.transport = real
         head = holding.head
         if head is not None:
-            if self.chunked_encoding:
+            if self.chunked_encoding and self.scope["http_version"] == "1.0":
+                # HTTP/1.0 has no chunked coding (RFC 9112 §6.1): a stream's body is sent as it
+                # comes and ends with the connection, which the head says it closes.
+                self._until_close, self.chunked_encoding, self.keep_alive = True, False, False
+                head = head.replace(b"transfer-encoding: chunked\r\n", b"")
+                if b"connection: close\r\n" not in head:
+                    head = head[:-2] + b"connection: close\r\n\r\n"
+                real.write(head)
+            elif self.chunked_encoding:
                 real.write(head)
             else:
                 self._kept = head
+
+    async def _send_until_close(self, message: Any) -> None:
+        """A body message of a response whose end is the connection's."""
+        if self.flow.write_paused and not self.disconnected:
+            await self.flow.drain()
+        if self.disconnected or self.response_complete:
+            return
+        body = message.get("body", b"")
+        if body:
+            self.transport.write(body)
+        if not message.get("more_body", False):
+            self.response_complete = True
+            self.message_event.set()
+            self.transport.close()
+            self.on_response()
 
     async def send_whole(self, status: int, headers: list[tuple[bytes, bytes]], body: bytes) -> None:
         """A whole response: `http.response.start` with `headers` (lower-case names, a

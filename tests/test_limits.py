@@ -354,3 +354,37 @@ def test_an_answer_given_before_the_body_reaches_a_client_that_sends_it_all(
     assert len(answer_body) == length
     assert error_of(answer)["message"]
     assert not edge.received
+
+
+def test_a_413_before_the_body_closes_a_keep_alive_connection(make_gateway: Callable[..., GatewayServer]) -> None:
+    """Refused on its declared length, the rest of the body is what would follow on the
+    connection: the answer says `connection: close` and the connection closes at once, rather
+    than read a pipelined request as that body until the body timeout."""
+    server = make_gateway(routes=EDGE_ONLY, max_body_bytes=4096)
+    head = b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    second = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head + b"Content-Length: 99999999999\r\n\r\n" + b'{"model": ' + second)
+        started = time.monotonic()
+        answer = read_answer(sock, timeout=8.0)
+    assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
+    assert b"connection: close" in answer.partition(b"\r\n\r\n")[0].lower()
+    assert error_of(answer)["code"] == "request_too_large"
+    assert time.monotonic() - started < 7.0  # closed after the linger, not held to the body timeout
+
+
+def test_a_stream_to_an_http_1_0_client_is_not_chunked(make_gateway: Callable[..., GatewayServer]) -> None:
+    """HTTP/1.0 has no chunked coding: the events are sent as they are and the body ends with the
+    connection, which the head says it closes."""
+    server = make_gateway(routes=EDGE_ONLY)
+    body = b'{"model": "tandem", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
+    head = b"POST /v1/chat/completions HTTP/1.0\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as sock:
+        sock.sendall(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        answer = read_answer(sock, timeout=8.0)
+    head_part, _, events = answer.partition(b"\r\n\r\n")
+    assert head_part.startswith(b"HTTP/1.1 200 "), answer[:300]
+    assert b"transfer-encoding" not in head_part.lower() and b"connection: close" in head_part.lower()
+    assert events.startswith(b"data: {") and events.endswith(b"data: [DONE]\n\n"), events[-200:]
+    chunks = [orjson.loads(line[6:]) for line in events.split(b"\n\n") if line.startswith(b"data: {")]
+    assert chunks and all(chunk["object"] == "chat.completion.chunk" for chunk in chunks)

@@ -101,10 +101,13 @@ def step_headers(request: Request) -> dict[str, str]:
 
 
 def _too_large(size: int, limit: int, setting: str = "max_body_bytes") -> GatewayError:
+    # Refused before the rest of the body was read: the connection cannot carry another request
+    # (what follows is that body), so it is closed after the answer, and the client told so.
     return GatewayError(
         413,
         f"request body of {size} bytes or more is over the limit of {limit} bytes ({setting})",
         code="request_too_large",
+        headers={"Connection": "close"},
     )
 
 
