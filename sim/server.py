@@ -156,11 +156,16 @@ class SimServer:
             ]
         events.append(_delta({}, answer.finish_reason))
         gap = answer.latency_s / 2 / len(events)
-        for choices in events:
-            await response.write(chunk_event(completion_id, model, created, choices))
-            await asyncio.sleep(gap)
-        if include_usage:
-            await response.write(chunk_event(completion_id, model, created, [], usage=answer.usage))
-        await response.write(b"data: [DONE]\n\n")
-        await response.write_eof()
+        try:
+            for choices in events:
+                await response.write(chunk_event(completion_id, model, created, choices))
+                await asyncio.sleep(gap)
+            if include_usage:
+                await response.write(chunk_event(completion_id, model, created, [], usage=answer.usage))
+            await response.write(b"data: [DONE]\n\n")
+            await response.write_eof()
+        except ConnectionResetError:
+            # The gateway gave the call up (its client left): a real server stops writing too,
+            # and says nothing of it in its log.
+            pass
         return response

@@ -270,6 +270,31 @@ def test_sim_answers_plain_and_streamed_like_an_openai_server() -> None:
     assert models["data"][0]["id"] == "gpt-5.4-sim"
 
 
+def test_sim_stops_quietly_when_its_client_leaves_a_stream(caplog: pytest.LogCaptureFixture) -> None:
+    """The gateway gives a call up when its own client leaves: the simulated model stops writing
+    without a traceback in the demo's log."""
+
+    async def scenario() -> None:
+        task = CATALOG[0]
+        sim = await SimServer("cloud", [task], seed=1, latency_s=0.6).start()
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": task.message()}]}
+        try:
+            for _ in range(3):
+                async with (
+                    httpx.AsyncClient(base_url=sim.base_url) as client,
+                    client.stream("POST", "/chat/completions", json=body) as reply,
+                ):
+                    async for _line in reply.aiter_lines():
+                        break  # the first event read, then the connection closed
+            await asyncio.sleep(0.8)  # the streams' writes after the client left
+        finally:
+            await sim.stop()
+
+    with caplog.at_level("DEBUG"):
+        asyncio.run(scenario())
+    assert not [r for r in caplog.records if r.exc_info or "Traceback" in r.getMessage()], caplog.text[:2000]
+
+
 def test_tasks_below_one_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert run_demo(seed=7, tasks=0, edge_vllm=True) == 2
     assert "--tasks must be at least 1" in capsys.readouterr().out
