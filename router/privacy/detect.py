@@ -606,8 +606,18 @@ def _without(codes: re.Pattern[str], text: str, scan: Callable[[str], list[Findi
     return out
 
 
+# JSON text inside a JSON string (a tool's JSON output inside an MCP result) escapes its own
+# quotes and line breaks twice (`\\\\\\"`, `\\\\n`): one escape level taken off them is text
+# escaped once, which the view below reads.
+_TWICE_ESCAPED = re.compile(r'\\\\(?=\\")|\\(?=\\n)')
+
+
 def _detect_written(text: str) -> list[Finding]:
     if _escaped(text):
+        if '\\\\\\"' in text:
+            found = _without(_TWICE_ESCAPED, text, _detect_written)
+            if found is not None:
+                return found
         view = _unescaped(text)  # the same offsets as `text`
         wide = _wide_scan(view)
         found = None
@@ -647,6 +657,9 @@ def _without_escaped_invisible(text: str, scan: Callable[[str], list[Finding]]) 
 
 
 _JSON_START = re.compile(r"\s*[\[{]")
+# A JSON document after a line of its own, to the text's end: a tool's JSON output under a
+# harness's heading (`Output:`, `Observation:`, the command run).
+_JSON_AFTER_LINE = re.compile(r"[^\n]{0,160}\n\s*(?:\{\s*\"|\[\s*[\[{\"])")
 
 
 def _first_escaped_quote(text: str) -> int:
@@ -665,7 +678,7 @@ def _escaped(text: str) -> bool:
     in it, or text where, around its first escaped quote, a third or more of the quotes are
     escaped (a JSON string quoted whole). Source code with an escaped quote here and there is
     read as written. Counted around the first one only: counting a MiB of text cost ~1.5 ms."""
-    if _JSON_START.match(text):
+    if _JSON_START.match(text) or (_JSON_AFTER_LINE.match(text) and text[-64:].rstrip().endswith(("}", "]"))):
         # A line break escaped before a token (`…\nfo1_…`) glues its `n` to the token.
         return "\\" in text and ('\\"' in text or "\\n" in text)
     first = _first_escaped_quote(text)
