@@ -570,3 +570,23 @@ def test_tool_call_arguments_nested_past_what_json_writes_are_answered(
     }
     response = client.post(f"{server.url}/v1/responses", json=responses)
     assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("path", ["/v1/chat/completions", "/v1/messages", "/v1/responses"])
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        (b"", ["request body is empty"]),
+        (b"  \n", ["request body is empty"]),
+        (b"[1, 2]", ["must be a JSON object", "got array"]),
+        (b'"hi"', ["must be a JSON object", "got string"]),
+        (b'{"model": "tandem", "x": ' + b"9" * 5_000 + b"}", ["number too large"]),
+    ],
+)
+def test_a_body_that_is_no_object_gets_the_same_message_on_every_surface(
+    gateway: GatewayServer, client: httpx.Client, path: str, content: bytes, words: list[str]
+) -> None:
+    response = client.post(f"{gateway.url}{path}", content=content, headers={"content-type": "application/json"})
+    assert response.status_code == 400, response.text
+    message = response.json()["error"]["message"]
+    assert all(word in message for word in words), message

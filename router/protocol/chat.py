@@ -256,6 +256,11 @@ def not_json(body: bytes, exc: Exception) -> GatewayError:
             f"request body is not valid UTF-8 (byte {bad.start}: {byte!r}); JSON must be UTF-8",
             code="invalid_json",
         )
+    if "number is infinity" in str(exc):
+        # Valid JSON, but past what a 64-bit float holds (a 400-digit integer, `1e400`).
+        return bad_request(
+            "request body holds a number too large to read (over what a 64-bit float holds)", code="invalid_json"
+        )
     return bad_request(f"request body is not valid JSON: {exc}", code="invalid_json")
 
 

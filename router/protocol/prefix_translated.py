@@ -27,15 +27,17 @@ from typing import Any
 
 import orjson
 
-from router.errors import GatewayError
+from router.errors import GatewayError, bad_request
 from router.protocol.chat import ChatRequest, chat_request, check_messages, encoded_request, not_json
-from router.protocol.fields import check_depth, too_deep
+from router.protocol.fields import check_depth, too_deep, type_name
 from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 
 
 def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
     """A surface's body as a JSON object, checked for depth (before translating it: no
     recursion error later); a client's mistake raises a 400."""
+    if not raw.strip():
+        raise bad_request("request body is empty; expected a JSON object")
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
@@ -43,7 +45,7 @@ def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
             raise too_deep(max_depth) from exc
         raise not_json(raw, exc) from exc
     if not isinstance(body, dict):
-        raise GatewayError(400, "request body must be a JSON object")
+        raise bad_request(f"request body must be a JSON object, got {type_name(body)}")
     check_depth(body, max_depth)
     return body
 
