@@ -64,6 +64,17 @@ def test_every_identification_source(
     assert response.headers["x-tandem-trajectory"].startswith(expected)
 
 
+@pytest.mark.parametrize("session", [".", ".."])
+def test_a_dot_segment_session_is_hashed_into_an_id_the_api_can_read(
+    gateway: GatewayServer, client: httpx.Client, session: str
+) -> None:
+    response = post(client, gateway, "/v1/chat/completions", {"X-Session-ID": session})
+    trajectory_id = response.headers["x-tandem-trajectory"]
+    assert trajectory_id.startswith("h-")
+    detail = client.get(f"{gateway.url}/v1/trajectories/{trajectory_id}")
+    assert detail.status_code == 200 and detail.json()["id"] == trajectory_id
+
+
 def test_user_is_not_a_session(gateway: GatewayServer, client: httpx.Client) -> None:
     first = post(client, gateway, user="alice").headers["x-tandem-trajectory"]
     second = post(client, gateway, user="alice", messages=[{"role": "user", "content": "other"}])

@@ -182,8 +182,9 @@ def is_valid_id(value: str) -> bool:
 
 
 def is_plain_session(value: str) -> bool:
-    """Whether `value` is kept as an id's session part as it is (else it is hashed)."""
-    return bool(TRAJECTORY_ID.fullmatch(value))
+    """Whether `value` is kept as an id's session part as it is (else it is hashed). `.` and
+    `..` are hashed: a URL's dot segments, clients drop them from `/v1/trajectories/{id}`."""
+    return value not in (".", "..") and bool(TRAJECTORY_ID.fullmatch(value))
 
 
 def fingerprint(body: bytes | memoryview) -> str:
