@@ -692,10 +692,11 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             self._refuse(400, message, "invalid_http_request")
 
     def eof_received(self) -> bool | None:  # type: ignore[override]  # asyncio reads the value: True keeps the transport open
-        """The client ended its side of the connection (a half-close). With a request still
-        coming, it is answered with a 400 before the connection closes (uvicorn closed it with
-        no word); with a whole request being answered, the answer still goes out, then the
-        connection closes."""
+        """The client ended its side of the connection. With a request still coming (its body
+        cut short), it is answered with a 400 before the connection closes (uvicorn closed it
+        with no word). Otherwise the connection closes as uvicorn closes it: a client that left
+        mid-step is told from one that only half-closed by nothing but this end, and its step
+        must stop (router/api/disconnect.py)."""
         if self._refused or self.transport.is_closing():
             return None
         if self._body_pending and self.cycle is not None and not self.cycle.response_started:
@@ -705,9 +706,6 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         if self._in_head and self._head_bytes and not self._response_in_flight():
             self._refuse(400, "the request ended before its headers did", "incomplete_request")
             return True
-        if self._response_in_flight():
-            self.cycle.keep_alive = False
-            return True  # the transport stays open to write the answer; closed after it
         return None
 
     def _response_in_flight(self) -> bool:
