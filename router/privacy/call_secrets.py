@@ -6,8 +6,9 @@ An SSH client's `.connect(host, 22, "user", "X")`, Ruby's `Net::SMTP.start(…, 
 :login)`, redis-py's `Redis(host, 6379, 0, "X")`; a Basic credential encoded in code
 (`btoa('user:X')`, `base64.b64encode(b"user:X")`); a default under a declared secret
 (Terraform's `variable "db_password" { default = "X" }`, CloudFormation's parameter or a GitHub
-Action's input whose name holds a secret's word, then `Default:` below it). Go's `SetBasicAuth`
-and JDBC's `getConnection(url, "user", "X")` are credentials.py's call rule."""
+Action's input whose name holds a secret's word, then `Default:` below it); Twilio's auth token
+beside its account SID (`Client("AC…", "X")`). Go's `SetBasicAuth` and JDBC's
+`getConnection(url, "user", "X")` are credentials.py's call rule."""
 
 from __future__ import annotations
 
@@ -105,5 +106,19 @@ DETECTORS: tuple[Detector, ...] = (
         reach=220,
         rule="declared-secret-default",
         keyword_core=24,
+    ),
+    Detector(
+        "MESSAGING_TOKEN",
+        # Twilio's client made with its account SID and auth token by position (`Client("AC…",
+        # "…")`, `TwilioRestClient(sid, token)` written out): the 32 hex digits after the SID are
+        # its auth token, which has no mark of its own.
+        re.compile(
+            r"(?<![0-9A-Za-z])AC[0-9a-f]{32}([\"'])[ \t]*,[ \t]*(?:\w{1,30}[ \t]*=[ \t]*)?([\"'])([0-9a-f]{32})\2"
+        ),
+        rb"AC[0-9a-f]{32}[\"'][ \t]{0,8},",
+        group=3,
+        reach=120,
+        rule="twilio-auth-token-by-position",
+        keyword_core=48,
     ),
 )

@@ -674,10 +674,11 @@ def _first_escaped_quote(text: str) -> int:
 
 
 def _escaped(text: str) -> bool:
-    """Escaped text: a JSON document (a tool's JSON output) with an escaped quote or line break
-    in it, or text where, around its first escaped quote, a third or more of the quotes are
-    escaped (a JSON string quoted whole). Source code with an escaped quote here and there is
-    read as written. Counted around the first one only: counting a MiB of text cost ~1.5 ms."""
+    """Escaped text: a JSON document (a tool's JSON output, alone or under a heading line to the
+    text's end) with an escaped quote or line break in it, or text where, around its first
+    escaped quote, a third or more of the quotes are escaped (a JSON string quoted whole). Source
+    code with an escaped quote here and there is read as written. Counted around the first one
+    only: counting a MiB of text cost ~1.5 ms."""
     if _JSON_START.match(text) or (_JSON_AFTER_LINE.match(text) and text[-64:].rstrip().endswith(("}", "]"))):
         # A line break escaped before a token (`…\nfo1_…`) glues its `n` to the token.
         return "\\" in text and ('\\"' in text or "\\n" in text)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 
 from router.privacy.detector import Detector
+from router.privacy.patterns import PRIVATE_KEY_BEGIN as _BEGIN
 
-_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _END = _BEGIN.replace("BEGIN", "END")
 # How a private key's encoding begins: PKCS#1 RSA, PKCS#8 (RSA; encrypted with PBES2; EC; Ed25519),
 # SEC1 EC (P-256, P-384, P-521), OpenSSH's own format. Public keys and certificates begin otherwise.

@@ -66,18 +66,4 @@ DETECTORS: tuple[Detector, ...] = (
         lead=80,
         reach=500,
     ),
-    Detector(
-        "MESSAGING_TOKEN",
-        # Twilio's client made with its account SID and auth token by position (`Client("AC…",
-        # "…")`, `TwilioRestClient(sid, token)` written out): the 32 hex digits after the SID are
-        # its auth token, which has no mark of its own.
-        re.compile(
-            r"(?<![0-9A-Za-z])AC[0-9a-f]{32}([\"'])[ \t]*,[ \t]*(?:\w{1,30}[ \t]*=[ \t]*)?([\"'])([0-9a-f]{32})\2"
-        ),
-        rb"AC[0-9a-f]{32}[\"'][ \t]{0,8},",
-        group=3,
-        reach=120,
-        rule="twilio-auth-token-by-position",
-        keyword_core=48,
-    ),
 )

@@ -263,7 +263,8 @@ _PHONE_CORE_ALTERNATIVES = (
 )
 _PHONE_CORE = _PHONE_CORE_BOUNDARY + b"(?:" + b"|".join(_PHONE_CORE_ALTERNATIVES) + b")"
 _PHONE_CORE_PARTS = tuple(_PHONE_CORE_BOUNDARY + b"(?:" + part + b")" for part in _PHONE_CORE_ALTERNATIVES)
-_PRIVATE_KEY = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+# A PEM private key's BEGIN line (key_pieces.py reads its pieces from it too).
+PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -271,8 +272,8 @@ DETECTORS: tuple[Detector, ...] = (
         # The body holds no `-----` (base64 and headers): a BEGIN line with no END after it is
         # refused at the next line of dashes, not after reading its whole window (a text of BEGIN
         # lines alone read each window once per line: quadratic).
-        re.compile(_PRIVATE_KEY + r"(?:[^-]|-(?!----))+-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-        _PRIVATE_KEY.encode(),
+        re.compile(PRIVATE_KEY_BEGIN + r"(?:[^-]|-(?!----))+-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
+        PRIVATE_KEY_BEGIN.encode(),
         reach=16384,
     ),
     Detector(
