@@ -40,6 +40,13 @@ class ForwardProxy:
         self._server: asyncio.AbstractServer | None = None
         self._tasks: set[asyncio.Task[None]] = set()
 
+    def targets(self) -> list[tuple[str, str]]:
+        """What was asked of the proxy for the hosts it knows (the tests' `.test` names, loopback):
+        a test that names the proxy in the environment names it for every library in the process,
+        and another's background request (a client library's telemetry) may pass through too."""
+        known = (*self.hosts, "127.0.0.1", "localhost")
+        return [(seen.method, seen.target) for seen in self.seen if _host(seen.target) in known]
+
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
@@ -137,3 +144,9 @@ async def _pipe(source: asyncio.StreamReader, sink: asyncio.StreamWriter) -> Non
         pass
     finally:
         sink.close()
+
+
+def _host(target: str) -> str:
+    """The host a request's target names: `host:port` (CONNECT) or an absolute URL."""
+    authority = target.split("://", 1)[1].split("/", 1)[0] if "://" in target else target
+    return authority.rsplit(":", 1)[0] if ":" in authority else authority

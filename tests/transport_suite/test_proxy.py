@@ -138,7 +138,7 @@ async def test_the_environment_names_the_proxy_of_an_https_upstream(
     base_url = f"https://cloud.test:{tls.port}/v1"
     upstream = await started(transport, base_url=base_url, ca_file=authority[1], timeouts=TIMEOUTS)
     assert b"hello from" in await answered(upstream)
-    assert [(seen.method, seen.target) for seen in proxy.seen] == [("CONNECT", f"cloud.test:{tls.port}")]
+    assert proxy.targets() == [("CONNECT", f"cloud.test:{tls.port}")]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -150,9 +150,7 @@ async def test_the_environment_names_the_proxy_of_an_http_upstream(
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")  # the other scheme's: not used
     upstream = await started(transport, base_url=f"http://edge.test:{plain.port}/v1", timeouts=TIMEOUTS)
     assert b"hello from" in await answered(upstream)
-    assert [(seen.method, seen.target) for seen in proxy.seen] == [
-        ("POST", f"http://edge.test:{plain.port}/v1/chat/completions")
-    ]
+    assert proxy.targets() == [("POST", f"http://edge.test:{plain.port}/v1/chat/completions")]
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -174,7 +172,7 @@ async def test_loopback_and_no_proxy_hosts_go_direct(
     )
     with pytest.raises(UpstreamFailure):
         await answered(upstream)
-    assert proxy.seen == []
+    assert proxy.targets() == []
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
