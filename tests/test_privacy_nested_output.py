@@ -61,3 +61,34 @@ LOOK_ALIKES = {
 @pytest.mark.parametrize("name", list(LOOK_ALIKES))
 def test_wrapped_output_without_secrets_has_no_finding(name: str) -> None:
     assert detect(LOOK_ALIKES[name]) == []
+
+
+# A password holding a quote, as a JSON document writes it (`\"` inside the value).
+QUOTED_PASSWORDS = ['p@ss"w0rd!x9', 'Tr0ub4dor"&3', 'a"b"c-91xZq', 'k7#"Qm!2vL']
+
+
+@pytest.mark.parametrize("password", QUOTED_PASSWORDS)
+@pytest.mark.parametrize("wrap", ["document", "nested", "code"])
+def test_a_password_holding_a_quote_is_found_whole(password: str, wrap: str) -> None:
+    if wrap == "document":
+        text = orjson.dumps({"db": {"host": "db.internal", "password": password}}).decode()
+    elif wrap == "nested":
+        text = orjson.dumps({"stdout": orjson.dumps({"password": password}).decode() + "\n"}).decode()
+    else:
+        text = "password = " + orjson.dumps(password).decode() + "\n"
+    assert [unescaped(f.value) for f in detect(text)] == [password], (text, detect(text))
+
+
+def unescaped(value: str) -> str:
+    """A finding's value as the JSON that wrote it (once or twice) means it; a rule's own
+    quotes around it (gitleaks' `hashicorp-tf-password` takes them) dropped."""
+    value = value.removeprefix('"').removesuffix('"')
+    while "\\" in value:
+        value = str(orjson.loads('"' + value + '"'))
+    return value
+
+
+def test_escaped_quotes_around_words_still_close_values() -> None:
+    """Quotes escaped around names and values (`\\"a\\":\\"b\\"`) open and close them as before."""
+    text = orjson.dumps({"stdout": '{"user":"svc","password":"Zq8kLm2xT9","mode":"ro"}'}).decode()
+    assert [unescaped(f.value) for f in detect(text)] == ["Zq8kLm2xT9"]

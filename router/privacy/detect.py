@@ -498,6 +498,9 @@ _AS_ASCII = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0
 # closes one (read `" `).
 _OPENS_AFTER = frozenset(' \t\r\n=:([{,"\\')
 _ENDS = frozenset(("", " ", "\t", "\r", "\n"))
+# A quote escaped between a value's characters (`"p@ss\\"w0rd"`, a password holding a quote in a
+# JSON document) is one of them: neither opens nor closes a value.
+_INSIDE_AFTER = frozenset("!#$%&*+-/<>?@^_|~")
 
 
 def _unescaped(text: str) -> str:
@@ -512,8 +515,11 @@ def _unescaped(text: str) -> str:
         # A regex with a look-behind took ~15 ms a MiB of escaped JSON; this, ~1 µs a quote.
         # After `:` or `=` a quote opens a value, unless a space or the end follows it: then it
         # closes one (`curl -u \\"user:\\" …`, a password left empty).
-        opens = (not before or before[-1] in _OPENS_AFTER) and part[:1] not in _ENDS
-        pieces.append(' "' if opens else '" ')
+        if before and before[-1] not in _OPENS_AFTER and (part[:1].isalnum() or part[:1] in _INSIDE_AFTER):
+            pieces.append("''")  # a value's own quote: its characters stay one value
+        else:
+            opens = (not before or before[-1] in _OPENS_AFTER) and part[:1] not in _ENDS
+            pieces.append(' "' if opens else '" ')
         pieces.append(part)
     view = "".join(pieces)
     if "\\n" in view:
