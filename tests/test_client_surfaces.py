@@ -124,6 +124,52 @@ def test_responses_steps_without_a_session_stitch_into_one_trajectory(
     assert second.headers["x-tandem-step"] == "2"
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "session"),
+    [
+        ("session_id", "run-7", "run-7"),
+        ("litellm_session_id", "run-8", "run-8"),
+        ("metadata", {"session_id": "run-9"}, "run-9"),
+        ("prompt_cache_key", "run-10", "run-10"),
+    ],
+)
+def test_responses_body_session_names_the_trajectory_as_on_chat(
+    gateway: GatewayServer, edge: FakeUpstream, field: str, value: Any, session: str
+) -> None:
+    """A session the Responses body names (as litellm, OpenHands V0 and harnesses send it) names
+    the trajectory; only what the chat API takes goes on to the model."""
+    edge.reset()
+    made = oai(gateway).responses.with_raw_response.create(model="tandem", input="hi", extra_body={field: value})
+    chat = httpx.post(
+        f"{gateway.url}/v1/chat/completions",
+        json={"model": "tandem", "messages": [{"role": "user", "content": "hi"}], field: value},
+    )
+    assert made.headers["x-tandem-trajectory"] == chat.headers["x-tandem-trajectory"] == session
+    sent = edge.received[0].body
+    assert "session_id" not in sent and "litellm_session_id" not in sent and "metadata" not in sent
+    assert sent.get("prompt_cache_key") == (value if field == "prompt_cache_key" else None)
+
+
+def test_responses_runs_of_two_users_with_the_same_words_stay_apart(gateway: GatewayServer, edge: FakeUpstream) -> None:
+    """`user` scopes stitching on the Responses surface as on chat: the same history sent for
+    two users is two runs; each user's second step joins that user's run, whichever comes first."""
+    runs = {}
+    for user in ("alice", "bob"):
+        edge.push({"kind": "tool_call", "name": "shell", "arguments": "{}", "call_id": "c1"})
+        first = oai(gateway).responses.with_raw_response.create(model="tandem", input="list files", user=user)
+        runs[user] = first.headers["x-tandem-trajectory"]
+    assert runs["alice"] != runs["bob"]
+    for user in ("bob", "alice"):  # unscoped, bob's step would join the run given the answer first
+        history: list[dict[str, Any]] = [
+            {"role": "user", "content": "list files"},
+            {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c1", "output": "a.py"},
+        ]
+        second = oai(gateway).responses.with_raw_response.create(model="tandem", input=history, user=user)  # type: ignore[arg-type]
+        assert second.headers["x-tandem-trajectory"] == runs[user]
+        assert second.headers["x-tandem-step"] == "2"
+
+
 def test_codex_developer_messages_become_one_leading_system_message(gateway: GatewayServer, edge: FakeUpstream) -> None:
     oai(gateway).responses.create(
         model="tandem",

@@ -39,6 +39,9 @@ class ChatRequest:
     # Where the messages array lies in `serialised`: an upstream whose body drops fields or
     # merges stream options gets those bytes around the other fields encoded again, not all.
     messages_span: tuple[int, int] | None = None
+    # What a translated surface's own body says of its sender (session ids, `user`, `metadata`)
+    # that its chat body does not carry upstream: read instead of `raw` to find the run.
+    said: dict[str, Any] | None = None
 
     def encoded(self) -> bytes | memoryview:
         """The request as JSON (the client's body re-encoded with `model` first, by the depth check)."""

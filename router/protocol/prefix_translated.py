@@ -69,6 +69,8 @@ class SurfaceSpec:
     # The chat body as the surface's answer reads it (surface body, chat body): what the answer
     # must know of the request that the chat body cannot carry upstream (None: the chat body).
     answer_view: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
+    # The body's own fields that say who sent it, where the chat body drops them (`ChatRequest.said`).
+    said: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +112,10 @@ class TranslatedParser:
         surface_body = parsed(body, self.max_depth)
         chat = spec.to_chat(surface_body)
         translated = Translated(
-            chat, chat_request(chat, len(body), self.max_depth), self._view(surface_body, chat), surface_body
+            chat,
+            self._said(chat_request(chat, len(body), self.max_depth), surface_body),
+            self._view(surface_body, chat),
+            surface_body,
         )
         if reusable:
             self.store.learn(body, namespace, surface_body, self.reader)
@@ -149,7 +154,12 @@ class TranslatedParser:
             pieces.pop()  # the lead's last comma (there are messages: the lead's)
         chat = spec.fields(body, messages)
         request = encoded_request(chat, messages, [b"[", *pieces, b"]"], size, self.max_depth)
-        return None if request is None else Translated(chat, request, self._view(body, chat), body)
+        return None if request is None else Translated(chat, self._said(request, body), self._view(body, chat), body)
+
+    def _said(self, request: ChatRequest, body: dict[str, Any]) -> ChatRequest:
+        if self.spec.said:
+            request.said = {key: body[key] for key in self.spec.said if key in body}
+        return request
 
     def _view(self, body: dict[str, Any], chat: dict[str, Any]) -> dict[str, Any]:
         return chat if self.spec.answer_view is None else self.spec.answer_view(body, chat)

@@ -326,14 +326,15 @@ class Tracker:
     async def _identify(
         self, request: ChatRequest, headers: Mapping[str, str], path_session: str | None, namespace: str, retry: bool
     ) -> tuple[str, Stitch | None]:
-        session = identify.session_id(path_session, headers, request.raw)
+        said = request.raw if request.said is None else request.said
+        session = identify.session_id(path_session, headers, said)
         if session is not None:
             return identify.trajectory_id(namespace, session), None
         if not self._settings.stitch_by_history:
             return identify.new_trajectory_id(namespace), None
         # The request as the client sent it (the privacy stage redacts later): a redacted `user`
         # still scopes its run.
-        scope = identify.client_scope(request.raw)
+        scope = identify.client_scope(said)
         stitched = await self.stitcher.place(namespace, request.messages, retry, scope)
         return stitched.trajectory_id, stitched
 
@@ -357,7 +358,8 @@ class Tracker:
         spawned = identify.spawned_thread(headers)
         if spawned is None:
             return None
-        session = path_session or identify.session_id(None, headers, request.raw)
+        said = request.raw if request.said is None else request.said
+        session = path_session or identify.session_id(None, headers, said)
         if session is None:
             return None
         return identify.thread_trajectories(namespace, session, *spawned)

@@ -21,6 +21,7 @@ from router.surfaces.responses.answer import StreamTranslator, error_body, from_
 from router.surfaces.responses.continued import Continuation
 from router.surfaces.responses.kept import KeptResponses
 from router.surfaces.responses.request import (
+    SAID,
     chat_fields,
     check_request,
     item_messages,
@@ -37,7 +38,7 @@ def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
 
 
 SPEC = SurfaceSpec(
-    "responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable, answer_view
+    "responses", to_chat, "input", check_request, item_messages, leading, chat_fields, usable, answer_view, SAID
 )
 SURFACE = Surface(SPEC, from_chat, _stream, error_body, stream_error)
 

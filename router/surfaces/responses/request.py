@@ -69,6 +69,10 @@ _KEPT_ELSEWHERE = (
     ("prompt", "a prompt template kept by OpenAI", "send its text in 'instructions' or 'input'"),
 )
 TOOL_CHOICE_MODES = one_of("none", "auto", "required")
+# What a Responses body says of its sender that its chat body does not carry upstream (OpenAI's
+# chat API refuses `session_id`; `metadata` and `user` are the client's business with OpenAI):
+# read to find the run as on the chat surface (identify.py), never sent on.
+SAID = ("session_id", "litellm_session_id", "metadata", "prompt_cache_key", "user", "safety_identifier")
 
 
 def _check_tool_choice(body: dict[str, Any]) -> None:
