@@ -177,6 +177,10 @@ class Answers:
             error = read_error(reply.status, body)
             return Failure(reply.status, error, facts, body=body, content_type=reply.content_type)
         estimated = usage if usage is not None and usage.source == "estimated" else None
+        if estimated is not None and parsed:
+            # The chat surface's client reads the usage too (smolagents fails on an answer
+            # without it): the ledger's estimate, marked, as a stream's last chunk carries it.
+            body = orjson.dumps({**parsed, "usage": estimated.to_openai()})
         after = self._after(step, target, self.shadow.after(step, record, message))
         return Answer(facts, parsed, body, after, estimated)
 

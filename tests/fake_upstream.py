@@ -12,7 +12,8 @@ answer cleanly; with drop, stall and eof, `partial` sends half of the next event
 left unfinished), no_done (end the stream without [DONE]),
 raw (`body` as it is, with `status` and `content_type`: an answer that is not a completion).
 Common options: `text`, `delay` (seconds before the first byte), `chunk_delay`, `chunks`,
-`usage` (false to leave the usage chunk out), `status`, `body`, `retry_after`, `name`,
+`usage` (false to leave the usage chunk out, or a plain answer's usage; None: a plain answer's
+`usage: null`), `status`, `body`, `retry_after`, `name`,
 `arguments`, `call_id` (the tool call's id), `prompt_tokens`, `cached_tokens`, `completion_tokens`,
 `until` (a function of nothing: the answer waits, at most `delay` seconds, until it is true).
 """
@@ -239,7 +240,7 @@ class FakeUpstream:
             tops = [{"token": f"t{i}", "logprob": lp, "bytes": None} for i, lp in enumerate(how["top_logprobs"])]
             first = tops[0] if tops else {"token": "t0", "logprob": 0.0}
             choice["logprobs"] = {"content": [{**first, "top_logprobs": tops}]}
-        return {
+        completion = {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -247,6 +248,11 @@ class FakeUpstream:
             "choices": [choice],
             "usage": self._usage(how),
         }
+        if how.get("usage", True) is False:  # as some servers answer: no usage, or `usage: null`
+            del completion["usage"]
+        elif how.get("usage") is None and "usage" in how:
+            completion["usage"] = None
+        return completion
 
     def _chunk(self, body: dict[str, Any], delta: dict[str, Any], finish: str | None = None) -> bytes:
         chunk = {

@@ -67,6 +67,21 @@ def test_openai_sdk_streaming_text_and_usage(gateway: GatewayServer, edge: FakeU
     assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 4
 
 
+@pytest.mark.parametrize("usage", [False, None], ids=["no usage", "usage null"])
+def test_a_plain_answer_without_usage_reaches_the_client_with_the_ledgers_estimate(
+    gateway: GatewayServer, edge: FakeUpstream, usage: bool | None
+) -> None:
+    """A client reads a plain answer's usage (smolagents fails on `usage: null`): where the
+    upstream sent none, the estimate the ledger charged, marked as one, as streams get it."""
+    edge.push({"text": "four words of answer", "usage": usage})
+    completion = sdk(gateway).chat.completions.create(model="tandem", messages=[{"role": "user", "content": "hi"}])
+    assert completion.choices[0].message.content == "four words of answer"
+    assert completion.usage is not None
+    assert completion.usage.prompt_tokens > 0 and completion.usage.completion_tokens > 0
+    assert completion.usage.total_tokens == completion.usage.prompt_tokens + completion.usage.completion_tokens
+    assert (completion.usage.model_extra or {}).get("tandem_estimated") is True
+
+
 def test_openai_sdk_streamed_tool_call(gateway: GatewayServer, edge: FakeUpstream) -> None:
     edge.push({"kind": "tool_call", "name": "bash", "arguments": '{"command": "cat README.md"}'})
     with sdk(gateway).chat.completions.stream(
