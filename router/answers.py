@@ -47,9 +47,12 @@ async def _once(data: bytes) -> AsyncGenerator[bytes, None]:
     yield data
 
 
-def _answer_key(step: Step, message: dict[str, Any]) -> str | None:
-    """The answer's identity, for a stitched step only (a session names the others' runs)."""
-    return identify.message_answer_key(message) if step.identity.stitch_key is not None else None
+def _answer_key(step: Step, message: dict[str, Any], completion: dict[str, Any]) -> str | None:
+    """The answer's identity, for a stitched step only (a session names the others' runs):
+    `message` its first choice's, `completion` the whole answer (every choice's, with `n` > 1)."""
+    if step.identity.stitch_key is None:
+        return None
+    return identify.completion_answer_key(completion, message)
 
 
 class Answers:
@@ -99,7 +102,7 @@ class Answers:
             said, text = audit_content(step.privacy.mode, step.privacy.redactor(), step.request.messages, parsed.text)
             content = {"input": said, "output": text, "output_tools": parsed.tools}
         self._account(step, record, usage, content)
-        self.tracker.answered(step.identity, record.status, _answer_key(step, message), bool(record.tools))
+        self.tracker.answered(step.identity, record.status, _answer_key(step, message, answer.body), bool(record.tools))
         if record.status == "ok":
             self.tracker.spawned(step.identity, identify.calls_of(message))
         facts = step.facts(target, False)
@@ -166,7 +169,7 @@ class Answers:
             if self.audit.wants_content:
                 said = said or answer
                 content = {"input": step.sent_to_cloud, "output": said.text, "output_tools": said.tools}
-            self.tracker.answered(step.identity, record.status, _answer_key(step, message), bool(record.tools))
+            self.tracker.answered(step.identity, record.status, _answer_key(step, message, parsed), bool(record.tools))
             self.tracker.spawned(step.identity, identify.calls_of(message))
         else:
             self.tracker.answered(step.identity, "error", None)

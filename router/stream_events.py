@@ -16,7 +16,7 @@ import orjson
 
 from router.protocol.upstream_error import event_error
 from router.protocol.usage import Usage
-from router.trajectory.identify import AnswerKeyer, Call
+from router.trajectory.identify import CHOICES_SEPARATOR, AnswerKeyer, Call
 
 # Captured text is joined every so many pieces: a str a delta (a token or two) costs ~50 bytes
 # beside its text, more than the text itself.
@@ -42,6 +42,7 @@ class Observer:
         "_keep_calls",
         "_keyer",
         "_max_event_bytes",
+        "_others",
         "_pending",
         "_recent",
         "error",
@@ -63,6 +64,9 @@ class Observer:
         # The tool calls by index, as their deltas add up ([id, name, argument pieces]): only
         # when keyed (the answer's identity reads their ids and arguments).
         self._calls: dict[int, list[Any]] = {}
+        # With `n` > 1, the other choices' keyers and calls, by choice index: the client goes on
+        # with any one, so each is keyed apart (`answer_key`); the captured text is the first's.
+        self._others: dict[int, tuple[AnswerKeyer, dict[int, list[Any]]]] = {}
         self._max_event_bytes = max_event_bytes
         self._pending = bytearray()
         self.usage: Usage | None = None
@@ -85,12 +89,19 @@ class Observer:
         return "".join(self.text) + "".join(self._recent)
 
     def answer_key(self) -> str | None:
-        """The stitching key of the answer's text and tool calls (when `keyed` was asked for)."""
-        return self._keyer.key(self.calls()) if self._keyer is not None else None
+        """The stitching key of the answer's text and tool calls (when `keyed` was asked for);
+        with `n` > 1, every choice's, the first choice's first (`identify.CHOICES_SEPARATOR`)."""
+        if self._keyer is None:
+            return None
+        key = self._keyer.key(self.calls())
+        if not self._others:
+            return key
+        others = (keyer.key(_whole(calls)) for _, (keyer, calls) in sorted(self._others.items()))
+        return CHOICES_SEPARATOR.join((key, *others))
 
     def calls(self) -> list[Call]:
-        """The tool calls whole (when `keyed` or `calls` was asked for; else none)."""
-        return [(c[0], c[1], "".join(c[2])) for c in self._calls.values()]
+        """The first choice's tool calls whole (when `keyed` or `calls` was asked for; else none)."""
+        return _whole(self._calls)
 
     def feed(self, chunk: bytes) -> None:
         pending = self._pending
@@ -150,19 +161,33 @@ class Observer:
             choices = event.get("choices")
             for choice in choices if isinstance(choices, list) else ():
                 if isinstance(choice, dict):
-                    self._read_delta(choice.get("delta"))
+                    index = choice.get("index")
+                    if index and isinstance(index, int):
+                        self._read_other(choice.get("delta"), index)
+                    else:
+                        self._read_delta(choice.get("delta"), self._keyer, self._calls)
 
-    def _read_delta(self, delta: Any) -> None:
+    def _read_other(self, delta: Any, index: int) -> None:
+        """A delta of a choice after the first (`n` > 1), keyed apart from it."""
+        other = self._others.get(index)
+        if other is None:
+            other = self._others[index] = (AnswerKeyer(), {})
+        self._read_delta(delta, other[0], other[1], first=False)
+
+    def _read_delta(
+        self, delta: Any, keyer: AnswerKeyer | None, kept_calls: dict[int, list[Any]], first: bool = True
+    ) -> None:
         if not isinstance(delta, dict):
             return
         if isinstance(delta.get("content"), str):
-            if self._keyer is not None:
-                self._keyer.add(delta["content"])
-            self._take(delta["content"])
+            if keyer is not None:
+                keyer.add(delta["content"])
+            if first:
+                self._take(delta["content"])
         calls = delta.get("tool_calls")
         for call in calls if isinstance(calls, list) else ():
             function = call.get("function") if isinstance(call, dict) else None
-            kept = self._call(call) if self._keep_calls and isinstance(call, dict) else None
+            kept = _call(kept_calls, call) if self._keep_calls and isinstance(call, dict) else None
             if isinstance(function, dict):
                 if isinstance(function.get("name"), str):
                     self.tools.append(function["name"])
@@ -171,15 +196,8 @@ class Observer:
                 if isinstance(function.get("arguments"), str):
                     if kept is not None:
                         kept[2].append(function["arguments"])
-                    self._take(function["arguments"])
-
-    def _call(self, call: dict[str, Any]) -> list[Any]:
-        """The call a delta adds to (by its index), its id taken from the first delta with one."""
-        index = call.get("index")
-        kept = self._calls.setdefault(index if isinstance(index, int) else -1, [None, None, []])
-        if isinstance(call.get("id"), str) and call["id"] and kept[0] is None:
-            kept[0] = call["id"]
-        return kept
+                    if first:
+                        self._take(function["arguments"])
 
     def _take(self, piece: str) -> None:
         if self._capture:
@@ -188,6 +206,19 @@ class Observer:
             if len(recent) >= TEXT_PIECES:
                 self.text.append("".join(recent))
                 recent.clear()
+
+
+def _call(kept_calls: dict[int, list[Any]], call: dict[str, Any]) -> list[Any]:
+    """The call a delta adds to (by its index), its id taken from the first delta with one."""
+    index = call.get("index")
+    kept = kept_calls.setdefault(index if isinstance(index, int) else -1, [None, None, []])
+    if isinstance(call.get("id"), str) and call["id"] and kept[0] is None:
+        kept[0] = call["id"]
+    return kept
+
+
+def _whole(kept_calls: dict[int, list[Any]]) -> list[Call]:
+    return [(c[0], c[1], "".join(c[2])) for c in kept_calls.values()]
 
 
 class EndMarker:

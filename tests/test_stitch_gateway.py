@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 
 from tests import both_stores
@@ -367,3 +368,45 @@ def test_a_restored_cloud_answer_is_continued_as_the_client_resends_it(
     second = _send(client, server, history, {"kind": "text", "text": "yes"})
     assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
     assert second.headers["x-tandem-stitch"] == "extended"
+
+
+def _choices_answer(texts: list[str], stream: bool) -> dict[str, Any]:
+    """An upstream's answer of several choices (`n` > 1): one per text; streamed, their deltas
+    interleaved as servers send them."""
+    if not stream:
+        choices = [
+            {"index": i, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+            for i, text in enumerate(texts)
+        ]
+        body = {"id": "chatcmpl-n", "object": "chat.completion", "model": "m", "choices": choices}
+        return {"kind": "raw", "body": orjson.dumps(body).decode(), "content_type": "application/json"}
+    events = []
+    words = [text.split(" ") for text in texts]
+    for position in range(max(len(w) for w in words)):
+        for i, these in enumerate(words):
+            if position < len(these):
+                piece = these[position] if position == 0 else " " + these[position]
+                choice = {"index": i, "delta": {"content": piece}, "finish_reason": None}
+                events.append({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [choice]})
+    for i in range(len(texts)):
+        choice = {"index": i, "delta": {}, "finish_reason": "stop"}
+        events.append({"id": "c", "object": "chat.completion.chunk", "model": "m", "choices": [choice]})
+    sse = "".join(f"data: {orjson.dumps(event).decode()}\n\n" for event in events) + "data: [DONE]\n\n"
+    return {"kind": "raw", "body": sse, "content_type": "text/event-stream"}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("chosen", [0, 1, 2])
+def test_a_step_going_on_with_any_choice_of_several_extends_its_run(
+    server: GatewayServer, client: httpx.Client, stream: bool, chosen: int
+) -> None:
+    """With `n` > 1 the client goes on with one of the choices (best-of-n agents): whichever it
+    resends, its next step extends the run, streamed or not."""
+    texts = [f"plan {name}: read the failing test, then fix the parser" for name in ("A", "B", "C")]
+    first = _send(client, server, TASK[:2], _choices_answer(texts, stream), n=3, stream=stream)
+    assert first.status_code == 200
+    history = [*TASK[:2], {"role": "assistant", "content": texts[chosen]}, {"role": "user", "content": "go on"}]
+    second = _send(client, server, history, {"kind": "text", "text": "ok"})
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "extended"
+    assert second.headers["x-tandem-step"] == "2"

@@ -364,6 +364,25 @@ def message_answer_key(message: Mapping[str, Any]) -> str:
     return answer_key(text_of(message.get("content")), calls_of(message))
 
 
+# The keys of an answer of several choices (`n` > 1), joined: the client goes on with any one.
+CHOICES_SEPARATOR = ","
+
+
+def completion_answer_key(completion: Mapping[str, Any], first: Mapping[str, Any]) -> str:
+    """`answer_key` of a chat completion: its first choice's (`first`, its message), and with
+    `n` > 1 every other choice's after it (`CHOICES_SEPARATOR`)."""
+    key = message_answer_key(first)
+    choices = completion.get("choices")
+    if not isinstance(choices, list) or len(choices) < 2:
+        return key
+    keys = [key]
+    for choice in choices[1:]:
+        message = choice.get("message") if isinstance(choice, dict) else None
+        if isinstance(message, dict):
+            keys.append(message_answer_key(message))
+    return CHOICES_SEPARATOR.join(keys)
+
+
 # A resent answer is evidence enough to join a rewritten history to a run only when it is hard to
 # say twice by chance: it carries a tool call (ids are drawn at random) or this much text.
 DISTINCT_TEXT = 64

@@ -530,9 +530,12 @@ class Stitcher:
         if delivered and amendable is not None:
             writes.append(amend.noted(amendable.head, trajectory_id, amendable.text))
         if delivered:
-            writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{answer}", _MAX_CANDIDATES))
-            if anchor:
-                writes.append(Merge(_rewrite_key(anchor, answer), FRONT, trajectory_id, _MAX_REWRITE_RUNS))
+            # An answer of several choices (`n` > 1) is noted under each: the client goes on
+            # with one of them, and its claim drops the others (`_claim`).
+            for one in answer.split(identify.CHOICES_SEPARATOR):
+                writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{one}", _MAX_CANDIDATES))
+                if anchor:
+                    writes.append(Merge(_rewrite_key(anchor, one), FRONT, trajectory_id, _MAX_REWRITE_RUNS))
         # Other runs' attempts of this history still in flight stay marked.
         writes.append(_marked(key, trajectory_id, DELIVERED if delivered else FAILED))
         await self._store.stitch_merge(writes)
