@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 
-.PHONY: demo test test-fast lint bench judge-model names-model venv install install-test compile redis promtool chromium clients clean
+.PHONY: demo docs test test-fast lint bench judge-model names-model venv install install-test compile redis promtool chromium clients clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ compile: $(VENV)/.installed
 
 demo: install
 	$(BIN)/tandem demo
+
+# The docs site, served at http://127.0.0.1:8000 with live reload (mkdocs is not in the demo's install).
+docs: $(VENV)/.installed
+	@$(BIN)/python -c "import mkdocs, material" 2>/dev/null || $(PIP) mkdocs mkdocs-material
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve
 
 # The tests start their own redis-server processes; Debian's package provides the binary.
 redis:

@@ -14,7 +14,7 @@ import types
 import typing
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -32,19 +32,73 @@ def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
             yield from _models_in(argument)
 
 
-def keys_at(root: type[BaseModel], parents: tuple[int | str, ...]) -> set[str]:
-    """The keys the models at `parents` accept (several models where a union sits there). Parts
-    that are no field (a dict's key, a list's index, a union's tag) keep the models they are in."""
+def _tag_field(model: type[BaseModel], part: int | str) -> str | None:
+    """The field of `model` whose only value is `part` (a union's tag: `strategy: Literal["edge"]`)."""
+    for name, field in model.model_fields.items():
+        if typing.get_origin(field.annotation) is Literal and typing.get_args(field.annotation) == (str(part),):
+            return name
+    return None
+
+
+class UnionTag(typing.NamedTuple):
+    """Where `parents` passed a union's tag: its position there, the tag's field and value, and the
+    union's models (the tagged one among them)."""
+
+    position: int
+    field: str
+    value: str
+    union: frozenset[type[BaseModel]]
+
+
+def _walk(root: type[BaseModel], parents: tuple[int | str, ...]) -> tuple[set[type[BaseModel]], UnionTag | None]:
+    """The models at `parents`, and the last union tag passed on the way. Parts that are no field (a
+    dict's key, a list's index) keep the models they are in; a union's tag keeps the tagged model."""
     current: set[type[BaseModel]] = {root}
-    for part in parents:
+    tag: UnionTag | None = None
+    for index, part in enumerate(parents):
         inner = {
             model
             for holder in current
             if str(part) in holder.model_fields
             for model in _models_in(holder.model_fields[str(part)].annotation)
         }
+        if not inner and len(current) > 1:
+            tagged = {model: name for model in current if (name := _tag_field(model, part)) is not None}
+            if tagged:
+                tag = UnionTag(index, next(iter(tagged.values())), str(part), frozenset(current))
+                inner = set(tagged)
         current = inner or current
+    return current, tag
+
+
+def keys_at(root: type[BaseModel], parents: tuple[int | str, ...]) -> set[str]:
+    """The keys the models at `parents` accept (several models where a union sits there and no tag
+    chose one)."""
+    current, _ = _walk(root, parents)
     return {name for model in current for name in model.model_fields}
+
+
+def other_union_member(root: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """For a key written where a union's tag chose a model that lacks it, but other members have
+    it (`sees` on an `edge` route): "routes.tandem.sees: not a setting of strategy 'edge' (it
+    belongs to: judge, llm_judge)", the path without the tag pydantic adds. None otherwise."""
+    if not loc:
+        return None
+    current, tag = _walk(root, loc[:-1])
+    key = str(loc[-1])
+    # Only a key written right under the tagged model: deeper, the union's members are not what
+    # holds it.
+    if tag is None or tag.position != len(loc) - 2 or any(key in model.model_fields for model in current):
+        return None
+    owners = sorted(
+        str(typing.get_args(model.model_fields[tag.field].annotation)[0])
+        for model in tag.union
+        if key in model.model_fields and tag.field in model.model_fields
+    )
+    if not owners:
+        return None
+    path = ".".join(str(part) for index, part in enumerate(loc) if index != tag.position)
+    return f"{path}: not a setting of {tag.field} '{tag.value}' (it belongs to: {', '.join(owners)})"
 
 
 def did_you_mean(key: str, root: type[BaseModel], parents: tuple[int | str, ...] = ()) -> str:
@@ -114,9 +168,12 @@ def describe(error: ValidationError, path: Path | None, root: type[BaseModel]) -
     for item in error.errors():
         loc = tuple(item["loc"])
         message = str(item["msg"]).removeprefix("Value error, ")
+        misplaced = other_union_member(root, loc) if item["type"] == "extra_forbidden" else None
         if item["type"] == "extra_forbidden" and loc:
             message = f"unknown key, not permitted here{did_you_mean(str(loc[-1]), root, loc[:-1])}"
-        if loc:
+        if misplaced is not None:
+            lines.append(f"{misplaced}{where(path, loc)}")
+        elif loc:
             lines.append(f"{'.'.join(str(part) for part in loc)}: {message}{where(path, loc)}")
         else:
             # A check across keys (a route naming an upstream): its message names the key.

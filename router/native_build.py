@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import json
 import os
 import shutil
 import sys
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from router.native import BUILD_DIR, MANIFEST, MANIFEST_SCHEMA, PURE_ENV, ROOT, _read, extension_suffix, source_hash
 
@@ -91,6 +95,29 @@ def missing_tools() -> str | None:
     return None
 
 
+def without_warnings(output: str) -> str:
+    """mypyc's messages less its warnings ("judge/x.py:12: warning: Treating generator
+    comprehension as list"): they say how it compiled a line, nothing for whoever installs."""
+    return "".join(line for line in output.splitlines(keepends=True) if ": warning: " not in line)
+
+
+def _mypycify_quietly(mypycify: Callable[..., list[Any]], modules: list[str], target_dir: str) -> list[Any]:
+    """mypycify, its printed warnings dropped when it succeeds; when it fails, everything it
+    printed (its errors) is shown, and its exit becomes an error `main` reports."""
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            extensions = mypycify(modules, opt_level="3", target_dir=target_dir)
+    except SystemExit as stop:  # mypyc exits on a type error after printing it
+        sys.stdout.write(printed.getvalue())
+        raise RuntimeError("mypyc stopped on the errors above") from stop
+    except BaseException:
+        sys.stdout.write(printed.getvalue())
+        raise
+    sys.stdout.write(without_warnings(printed.getvalue()))
+    return extensions
+
+
 def build(out: Path = BUILD_DIR, root: Path = ROOT, modules: tuple[str, ...] = MODULES) -> dict[str, object]:
     """Compile `modules` into `out` and write its manifest; the manifest."""
     from mypyc.build import mypycify
@@ -106,7 +133,7 @@ def build(out: Path = BUILD_DIR, root: Path = ROOT, modules: tuple[str, ...] = M
     here = Path.cwd()
     os.chdir(root)  # mypyc names modules by their path from the current folder
     try:
-        extensions = mypycify(list(modules), opt_level="3", target_dir=str(out / "c"))
+        extensions = _mypycify_quietly(mypycify, list(modules), str(out / "c"))
         command = build_ext(Distribution({"name": "tandem-compiled", "ext_modules": extensions}))
         command.build_lib = str(out)
         command.build_temp = str(out / "tmp")
@@ -148,6 +175,11 @@ def main(argv: list[str] | None = None) -> int:
     if why is not None:
         print(f"tandem: compiled modules not built ({why}); the pure-Python modules are used")
         return 0 if args.optional else 1
+    print(
+        f"tandem: compiling {len(MODULES)} hot modules with mypyc into {args.out} (about a minute; "
+        "optional: skipped without a C compiler, then the pure-Python modules are used)",
+        flush=True,
+    )
     started = time.monotonic()
     try:
         manifest = build(out)

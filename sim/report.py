@@ -93,9 +93,12 @@ NOTES = """  cloud share: steps the cloud answered. cloud calls: every call that
   ones (advice, plans) included. extra calls/step: the strategy's inner calls (probe, judge,
   draft, verify, advisor, plan) per step, from each step's `inner` list; their tokens are under
   inner tok (prompt + output) and their dollars in cost $. prompt/cached/output tok: the calls
-  that answered the steps. all-cloud $: those calls' tokens priced as if the cloud had answered
-  them; saved: 1 - cost / all-cloud. privacy: EC2-Bench's score from the gateway, the mean over
-  the runs (1 = nothing sensitive reached the cloud; bump-timeout's config holds an address)."""
+  that answered the steps. all-cloud $: the same row's calls' tokens priced as if the cloud had
+  answered them; saved: 1 - cost $ / all-cloud $, against the row's own all-cloud cost (not the
+  cloud-only row's). privacy: EC2-Bench's score from the gateway, the mean over the runs (1 =
+  nothing sensitive reached the cloud); the demo's files hold no value the gateway's scan counts
+  (secrets, e-mail and IP addresses, phone numbers, ids; bump-timeout's `0.0.0.0` is none), so
+  every row reads 1.00."""
 
 
 def _inner_mix(result: StrategyResult) -> str:

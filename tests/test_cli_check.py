@@ -71,8 +71,15 @@ def test_check_warns_of_a_key_variable_that_is_not_set(tmp_path: Path) -> None:
     done = tandem("check", "--config", str(config))
     assert done.returncode == 0, done.stderr
     assert "(no key: CLOUD_KEY_NOT_EXPORTED is not set, its calls will be refused)" in done.stdout
-    assert "warning: upstream cloud has a key configured, but it is empty" in done.stderr
+    said = "warning: upstream cloud: api_key_env CLOUD_KEY_NOT_EXPORTED is not set; its calls will be refused"
+    assert said in done.stderr and "empty" not in done.stderr
     assert "warning" not in tandem("check", "--config", str(config), env={"CLOUD_KEY_NOT_EXPORTED": "k"}).stderr
+    # A variable exported with nothing in it is told apart from one not exported.
+    done = tandem("check", "--config", str(config), env={"CLOUD_KEY_NOT_EXPORTED": ""})
+    assert done.returncode == 0, done.stderr
+    assert "(no key: CLOUD_KEY_NOT_EXPORTED is set but empty, its calls will be refused)" in done.stdout
+    said = "warning: upstream cloud: api_key_env CLOUD_KEY_NOT_EXPORTED is set but empty; its calls will be refused"
+    assert said in done.stderr
 
 
 def test_check_warns_of_an_audit_log_that_cannot_be_written(tmp_path: Path) -> None:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from router.config_errors import did_you_mean, env_source, keys_at, yaml_line
+import pytest
+from pydantic import ValidationError
+
+from router.config_errors import describe, did_you_mean, env_source, keys_at, yaml_line
 from router.settings import Settings
 
 
@@ -33,3 +36,22 @@ def test_env_source_names_the_variable_or_the_section_that_set_it() -> None:
     assert env_source(("limits", "max_json_depth"), environ) == "TANDEM_LIMITS__MAX_JSON_DEPTH"
     assert env_source(("server", "port"), environ) == "TANDEM_SERVER"
     assert env_source(("redis_url",), environ) is None
+
+
+def test_a_setting_of_another_strategy_names_the_strategies_it_belongs_to() -> None:
+    with pytest.raises(ValidationError) as raised:
+        Settings.model_validate({"routes": {"tandem": {"strategy": "edge", "sees": "draft"}}})
+    message = describe(raised.value, None, Settings)
+    assert message == (
+        "invalid configuration: routes.tandem.sees: not a setting of strategy 'edge' (it belongs to: judge, llm_judge)"
+    )
+    # A key no strategy has is still unknown, and the tag chose the keys suggested.
+    assert keys_at(Settings, ("routes", "tandem", "edge")) >= {"failover"}
+    assert "sees" not in keys_at(Settings, ("routes", "tandem", "edge"))
+    # Deeper than the route's own keys, the other strategies' keys are not named.
+    with pytest.raises(ValidationError) as raised:
+        Settings.model_validate({"routes": {"tandem": {"strategy": "edge", "constraints": {"sees": "x"}}}})
+    assert "unknown key, not permitted here" in describe(raised.value, None, Settings)
+    with pytest.raises(ValidationError) as raised:
+        Settings.model_validate({"routes": {"tandem": {"strategy": "judge", "thresold": 0.5}}})
+    assert "unknown key, not permitted here (did you mean threshold?)" in describe(raised.value, None, Settings)

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from router.native import BUILD_DIR, MANIFEST, MANIFEST_SCHEMA, PURE_ENV, ROOT, _read, extension_suffix, source_hash
-from router.native_build import MODULES, missing_tools, read_sources
+from router.native_build import MODULES, _mypycify_quietly, missing_tools, read_sources, without_warnings
 
 # Run in a fresh interpreter whose `router` import found no build (TANDEM_PURE=1), then install
 # the build under test by hand and import a compiled module.
@@ -147,3 +147,23 @@ def test_the_build_hashes_the_project_modules_the_compiled_ones_import() -> None
         if relative != "judge/status.py":
             module = relative.removesuffix(".py").replace("/", ".")
             assert module in text or module.rsplit(".", 1)[0] in text
+
+
+def test_the_build_hides_mypycs_warnings_but_shows_its_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    warning = "judge/features.py:12: warning: Treating generator comprehension as list\n"
+
+    def compiles(modules: list[str], **_: object) -> list[str]:
+        print(warning + "judge/features.py:12: note: a note stays", end="")
+        return modules
+
+    def fails(modules: list[str], **_: object) -> list[str]:
+        print(warning + "judge/x.py:3: error: Name 'y' is not defined")
+        sys.exit(1)
+
+    assert without_warnings(warning + "other\n") == "other\n"
+    assert _mypycify_quietly(compiles, ["judge/status.py"], "c") == ["judge/status.py"]
+    assert capsys.readouterr().out == "judge/features.py:12: note: a note stays"
+    with pytest.raises(RuntimeError, match="mypyc stopped"):
+        _mypycify_quietly(fails, ["judge/x.py"], "c")
+    printed = capsys.readouterr().out
+    assert "error: Name 'y' is not defined" in printed and "warning" in printed

@@ -126,7 +126,14 @@ def parser() -> argparse.ArgumentParser:
     # At most 100: the catalog's tasks go round again with new ids, each a column of the table
     # and 13 runs (about 4 minutes for 100); 99999999 built its task list until memory ran out.
     demo.add_argument("--tasks", type=arguments.whole(1, 100), default=6, help="tasks each strategy works")
-    demo.add_argument("--edge-vllm", action="store_true", help="use a real tiny vLLM server as the edge")
+    demo.add_argument(
+        "--edge-vllm",
+        action="store_true",
+        help=(
+            "use a real tiny vLLM server (CPU) as the edge; the first use installs vLLM into "
+            "~/.cache/tandem/vllm-venv (about 2.4 GB, several minutes)"
+        ),
+    )
     demo.add_argument("--serve", action="store_true", help="keep the simulated models and a gateway up until Ctrl-C")
     demo.add_argument("--host", default="127.0.0.1", help="with --serve: the gateway's address")
     demo.add_argument(

@@ -46,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  {native_state().describe()}")
     for line in lines:
         print(f"  {line}")
-    for name in missing_keys(settings):
-        print(f"tandem: warning: upstream {name} has a key configured, but it is empty", file=sys.stderr)
+    for name, problem in missing_keys(settings):
+        print(f"tandem: warning: upstream {name}: {problem}; its calls will be refused", file=sys.stderr)
     audit = audit_problem(settings)
     if audit is not None:
         print(f"tandem: warning: {audit}: the audit log's lines would be dropped (and counted)", file=sys.stderr)

@@ -90,6 +90,23 @@ def _check_privacy_weights(settings: Settings, path: Path | None) -> None:
             )
 
 
+def _check_journal_dir(settings: Settings, path: Path | None) -> None:
+    """The outage journal's folder is usable: one that is not (a file, a folder this process
+    cannot write) would leave the journal in memory only, the durability asked for gone."""
+    folder = settings.trajectories.outage_journal_dir
+    if folder is None or not settings.redis_url:
+        return  # without Redis the folder is not used
+    from router.trajectory.journal_file import directory_problem
+
+    problem = directory_problem(folder)
+    if problem is not None:
+        raise ConfigError(
+            f"trajectories.outage_journal_dir: {problem}: the outage journal cannot be kept there "
+            f"(name a writable folder, or remove the key to keep it in memory only)"
+            f"{where(path, ('trajectories', 'outage_journal_dir'))}"
+        )
+
+
 def validated(path: Path | None, **overrides: object) -> Settings:
     """The settings `tandem serve` would start with, checked as far as can be without serving:
     every key, the keys' files, the vault key, every route built (a judge's model loaded), and
@@ -118,6 +135,7 @@ def validated(path: Path | None, **overrides: object) -> Settings:
             egress_for(upstream, name)  # its client, CA file and proxy (the environment's too)
         except ConfigError as error:
             raise ConfigError(f"{error}{where(path, named_key(str(error)))}") from error
+    _check_journal_dir(settings, path)
     refusal = open_proxy_refusal(settings)
     if refusal is not None:
         raise ConfigError(refusal)
@@ -131,22 +149,35 @@ def validated(path: Path | None, **overrides: object) -> Settings:
     return settings
 
 
-def _why_no_key(upstream: UpstreamSettings) -> str:
-    if upstream.api_key_env is not None:
-        return f"no key: {upstream.api_key_env} is not set, its calls will be refused"
+def key_problem(upstream: UpstreamSettings) -> tuple[str, str] | None:
+    """Why an upstream with a key configured (a variable, a file) has none, as the setting and
+    what is wrong: ("api_key_env", "OPENAI_API_KEY is not set"), or "… is set but empty", or
+    ("api_key_file", "… is empty"). None when it has its key or none is asked for."""
+    if upstream.api_key():
+        return None
     if upstream.api_key_file is not None:
-        return f"no key: {upstream.api_key_file} is empty, its calls will be refused"
-    return "no key"
+        return "api_key_file", f"{upstream.api_key_file} is empty"
+    if upstream.api_key_env is not None:
+        state = "is set but empty" if upstream.api_key_env in os.environ else "is not set"
+        return "api_key_env", f"{upstream.api_key_env} {state}"
+    return None
 
 
-def missing_keys(settings: Settings) -> list[str]:
-    """The upstreams whose configured key (a variable, a file) is empty: a typo or a variable
-    not exported, which `check` warns of (the gateway starts, and its calls there fail 401)."""
-    return [
-        name
-        for name, upstream in settings.upstreams.items()
-        if (upstream.api_key_env is not None or upstream.api_key_file is not None) and not upstream.api_key()
-    ]
+def _why_no_key(upstream: UpstreamSettings) -> str:
+    problem = key_problem(upstream)
+    return "no key" if problem is None else f"no key: {problem[1]}, its calls will be refused"
+
+
+def missing_keys(settings: Settings) -> list[tuple[str, str]]:
+    """The upstreams whose configured key (a variable, a file) is missing, and why ("api_key_env
+    OPENAI_API_KEY is not set"): a typo or a variable not exported, which `check` warns of (the
+    gateway starts, and its calls there fail 401)."""
+    found = []
+    for name, upstream in settings.upstreams.items():
+        problem = key_problem(upstream)
+        if problem is not None:
+            found.append((name, " ".join(problem)))
+    return found
 
 
 def audit_problem(settings: Settings) -> str | None:
