@@ -410,3 +410,57 @@ def test_a_step_going_on_with_any_choice_of_several_extends_its_run(
     assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
     assert second.headers["x-tandem-stitch"] == "extended"
     assert second.headers["x-tandem-step"] == "2"
+
+
+def test_a_run_handed_to_another_agent_stays_one_trajectory(server: GatewayServer, client: httpx.Client) -> None:
+    """An agent hands the run to another (openai-agents' handoffs): the next request has the
+    other agent's system prompt, then the same conversation and the handoff call the gateway
+    answered. It joins the run (the call's id is random), and the steps after it extend it; a
+    run of the same task whose call was another stays apart."""
+    task = [{"role": "system", "content": "You route requests."}, {"role": "user", "content": "weather in Paris?"}]
+    runs = {}
+    for call_id in ("call_h0ff1a", "call_h0ff2b"):  # two runs of one task at once
+        handoff = {"kind": "tool_call", "name": "transfer_to_weather", "arguments": "{}", "call_id": call_id}
+        runs[call_id] = _send(client, server, task, handoff).headers["x-tandem-trajectory"]
+    assert runs["call_h0ff1a"] != runs["call_h0ff2b"]
+    for call_id in ("call_h0ff2b", "call_h0ff1a"):
+        call = {"id": call_id, "type": "function", "function": {"name": "transfer_to_weather", "arguments": "{}"}}
+        handed: Messages = [
+            {"role": "system", "content": "You answer weather questions."},
+            task[1],
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call_id, "content": '{"assistant": "weather"}'},
+        ]
+        lookup = {"kind": "tool_call", "name": "lookup", "arguments": '{"city": "Paris"}', "call_id": call_id + "-2"}
+        second = _send(client, server, handed, lookup)
+        assert second.headers["x-tandem-trajectory"] == runs[call_id]
+        assert second.headers["x-tandem-stitch"] == "rewritten"
+        assert second.headers["x-tandem-step"] == "2"
+        looked = {
+            "id": call_id + "-2",
+            "type": "function",
+            "function": {"name": "lookup", "arguments": '{"city": "Paris"}'},
+        }
+        third = _send(
+            client,
+            server,
+            [
+                *handed,
+                {"role": "assistant", "content": None, "tool_calls": [looked]},
+                {"role": "tool", "tool_call_id": call_id + "-2", "content": "sunny"},
+            ],
+            {"kind": "text", "text": "It is sunny in Paris."},
+        )
+        assert third.headers["x-tandem-trajectory"] == runs[call_id]
+        assert third.headers["x-tandem-stitch"] == "extended"
+    # A call no run of this client was given joins none.
+    call = {"id": "call_never", "type": "function", "function": {"name": "transfer_to_weather", "arguments": "{}"}}
+    stranger: Messages = [
+        {"role": "system", "content": "You answer weather questions."},
+        task[1],
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_never", "content": "{}"},
+    ]
+    response = _send(client, server, stranger, {"kind": "text", "text": "ok"})
+    assert response.headers["x-tandem-stitch"] == "new"
+    assert response.headers["x-tandem-trajectory"] not in runs.values()

@@ -449,6 +449,18 @@ def rewrite_evidence(
     return None
 
 
+def called_with_ids(messages: list[dict[str, Any]]) -> str | None:
+    """The key of a history's last assistant message when it called tools and every call has
+    its id (ids are drawn at random: such an answer was given to one run only), else None."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            calls = calls_of(message)
+            if not calls or not all(call_id for call_id, _, _ in calls):
+                return None
+            return answer_key(text_of(message.get("content")), calls)
+    return None
+
+
 def distinctive_answers(messages: list[dict[str, Any]], most: int) -> list[tuple[str, ...]]:
     """The keys of a history's distinctive assistant messages, the last first, `most` at most:
     what else a rewritten history says of the run it belongs to."""

@@ -153,6 +153,9 @@ class Stitch:
     amend: Amendable | None = None
     # An amended request's text appended to that message: what is new in it.
     appended: str | None = None
+    # The key of the stitching space (client key and scope): what an answer that called tools is
+    # noted under beside its first message, for a run whose first message changes (a handoff).
+    space: str = ""
 
 
 def _amended(
@@ -225,12 +228,14 @@ def _marked(key: str, trajectory_id: str, state: str) -> Merge:
 HISTORY, AMENDED, REWRITES = "k:", "u:", "a:"
 
 
-def _noted_under(key: str, status: str, anchor: str, amendable: Amendable | None) -> list[str]:
+def _noted_under(key: str, status: str, anchor: str, amendable: Amendable | None, space: str = "") -> list[str]:
     names = [HISTORY + key]
     if amendable is not None:
         names.append(AMENDED + amendable.head)
     if anchor and status == "ok":
         names.append(REWRITES + anchor)
+    if space and status == "ok":
+        names.append(REWRITES + space)
     return names
 
 
@@ -274,7 +279,9 @@ class Stitcher:
         self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
     ) -> Stitch:
         """The trajectory of a request without a session id, and how it was found."""
-        previous, key, anchor, head = self._keys.keyed(stitch_space(namespace, scope), messages)
+        space_name = stitch_space(namespace, scope)
+        previous, key, anchor, head = self._keys.keyed(space_name, messages)
+        space = identify.chain_start(space_name).hex()
         amendable = amend.amendable(messages, head)
         # An answer's notes are written off its request's path; a fast client's next step (or
         # its retry of a failed one, or its amendment of one) may come before they are: wait for
@@ -297,17 +304,22 @@ class Stitcher:
                 raise
             try:
                 stitched, writes, pending, unproven = await self._find(
-                    namespace, messages, client_retry, previous, key, anchor, amendable
+                    namespace, messages, client_retry, previous, key, anchor, amendable, space
                 )
             except BaseException:
                 self._release(held)
                 raise
-            if unproven and not rewrites_waited and self._noting.get(REWRITES + anchor):
-                # A rewrite found no run it rewrites, while answers of its first message are
-                # being noted here: one of them may be what it resends. Read again once noted.
+            if (
+                unproven
+                and not rewrites_waited
+                and (self._noting.get(REWRITES + anchor) or self._noting.get(REWRITES + space))
+            ):
+                # A rewrite found no run it rewrites, while answers of its first message (or
+                # calls of its space) are being noted here: one of them may be what it resends.
+                # Read again once noted.
                 rewrites_waited = True
                 self._release(held)
-                await self._notes_of([REWRITES + anchor], NOTE_WAIT_S)
+                await self._notes_of([REWRITES + anchor, REWRITES + space], NOTE_WAIT_S)
                 continue
             if not pending or waited >= NOTE_WAIT_S or not self._shared:
                 break
@@ -362,6 +374,7 @@ class Stitcher:
         key: str,
         anchor: str,
         amendable: Amendable | None = None,
+        space: str = "",
     ) -> tuple[Stitch, list[Merge], bool, bool]:
         """The request's run, the writes that take it, whether the answer it resends may be
         noted soon by another replica (`pending`), and whether it is a new run only because no
@@ -388,7 +401,8 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            return Stitch(retried, key, anchor, RETRY, amendable), [_marked(key, retried, FLIGHT)], False, False
+            stitch = Stitch(retried, key, anchor, RETRY, amendable, space=space)
+            return stitch, [_marked(key, retried, FLIGHT)], False, False
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
         found, decision, seen, pending = None, NEW, False, False
@@ -419,13 +433,21 @@ class Stitcher:
                 found = await self._rewritten(anchor, evidence, exclude, messages)
                 decision = REWRITTEN
                 unproven = found is None
+            called = identify.called_with_ids(messages) if found is None and space else None
+            if called is not None:
+                # Its first message changed too (an agent handing the run to another agent, whose
+                # instructions replace the system prompt): the calls it resends, whose ids are
+                # random, were given to one run of this client.
+                found = await self._rewritten(space, (called,), exclude, messages)
+                decision = REWRITTEN
+                unproven = found is None
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         else:
             pending = False
         # The claim's note first, the mark last (in order, in one round trip).
         writes.append(_marked(key, found, FLIGHT))
-        return Stitch(found, key, anchor, decision, amendable, appended), writes, pending, unproven
+        return Stitch(found, key, anchor, decision, amendable, appended, space), writes, pending, unproven
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
@@ -479,18 +501,25 @@ class Stitcher:
         return list(dict.fromkeys(run for run in runs if run not in exclude))
 
     def note_answer(
-        self, trajectory_id: str, key: str, status: str, answer: str, anchor: str, amendable: Amendable | None = None
+        self,
+        trajectory_id: str,
+        key: str,
+        status: str,
+        answer: str,
+        anchor: str,
+        amendable: Amendable | None = None,
+        space: str = "",
     ) -> Coroutine[Any, Any, None]:
         """`answered`, to run off the request path; registered now, so that a step that comes
         before it has run waits for it (`place`)."""
         done = asyncio.Event()
-        names = _noted_under(key, status, anchor, amendable)
+        names = _noted_under(key, status, anchor, amendable, space)
         for name in names:
             self._noting.setdefault(name, set()).add(done)
 
         async def note() -> None:
             try:
-                await self.answered(trajectory_id, key, status, answer, anchor, amendable)
+                await self.answered(trajectory_id, key, status, answer, anchor, amendable, space)
             finally:
                 done.set()
                 for name in names:
@@ -510,17 +539,26 @@ class Stitcher:
         answer: str,
         anchor: str = "",
         amendable: Amendable | None = None,
+        space: str = "",
     ) -> None:
         """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)
         makes an identical body another run and lets the next step continue this trajectory; an
         error, or a stream the client did not read to the end (`cancelled`), makes an identical
-        body a retry."""
+        body a retry. `space`: the stitching space's key, given for an answer that called tools
+        (noted under it too: `Stitch.space`)."""
         delivered = status == "ok"
         async with self._locks.hold(key):
-            await self._remember_answer(trajectory_id, key, delivered, answer, anchor, amendable)
+            await self._remember_answer(trajectory_id, key, delivered, answer, anchor, amendable, space)
 
     async def _remember_answer(
-        self, trajectory_id: str, key: str, delivered: bool, answer: str, anchor: str, amendable: Amendable | None
+        self,
+        trajectory_id: str,
+        key: str,
+        delivered: bool,
+        answer: str,
+        anchor: str,
+        amendable: Amendable | None,
+        space: str = "",
     ) -> None:
         # One round trip: the edits applied where the entries are kept (merges.py), so that
         # another replica's notes of the same histories, written at the same instant, stay; in
@@ -536,6 +574,8 @@ class Stitcher:
                 writes.append(Merge("c:" + key, APPEND, f"{trajectory_id}|{one}", _MAX_CANDIDATES))
                 if anchor:
                     writes.append(Merge(_rewrite_key(anchor, one), FRONT, trajectory_id, _MAX_REWRITE_RUNS))
+                if space:
+                    writes.append(Merge(_rewrite_key(space, one), FRONT, trajectory_id, _MAX_REWRITE_RUNS))
         # Other runs' attempts of this history still in flight stay marked.
         writes.append(_marked(key, trajectory_id, DELIVERED if delivered else FAILED))
         await self._store.stitch_merge(writes)

@@ -89,6 +89,7 @@ class StepIdentity:
     counted_apart: bool = False  # counted during a shared-store outage (`StepSlot.counted_apart`)
     # What a later request amending its last message finds this step by (stitch.py, amend.py).
     stitch_amend: Amendable | None = None
+    stitch_space: str = ""  # its stitching space's key (`Stitch.space`)
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -296,6 +297,7 @@ class Tracker:
             family,
             slot.counted_apart,
             stitched.amend if stitched else None,
+            stitched.space if stitched else "",
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -345,8 +347,11 @@ class Tracker:
         if identity.stitch_key is not None:
             stitcher, key = self.stitcher, identity.stitch_key
             amendable = identity.stitch_amend if acted else None
+            # An answer that called tools is noted in its space too: a handoff's next step,
+            # under another first message, resends those calls (`Stitcher._find`).
+            space = identity.stitch_space if acted else ""
             work = stitcher.note_answer(
-                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, amendable
+                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, amendable, space
             )
             self.spawn(work)
 

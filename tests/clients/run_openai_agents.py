@@ -2,7 +2,8 @@
 its documentation shows for another provider: an `AsyncOpenAI` client with the gateway's base
 URL, tracing off (it would export to OpenAI), and one function tool of the script's own that
 writes a file. Run by the openai-agents virtualenv's Python (3.12):
-`python run_openai_agents.py BASE_URL WORKDIR TASK [FOLLOW_UP]`. With a follow-up, the SDK chains
+`python run_openai_agents.py BASE_URL WORKDIR TASK [FOLLOW_UP]`; with `AGENTS_HANDOFF=1` in
+its environment a triage agent starts the run and hands it to the writer. With a follow-up, the SDK chains
 its turns by `previous_response_id` (`auto_previous_response_id`: each request sends only what
 is new), then asks the follow-up as a second run continuing the first's last response. Prints
 the outcome as one JSON line."""
@@ -10,6 +11,7 @@ the outcome as one JSON line."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -37,9 +39,12 @@ def main() -> None:
     client = AsyncOpenAI(base_url=base_url, api_key="unused")
     model = OpenAIResponsesModel(model="tandem", openai_client=client)
     agent = Agent(name="writer", instructions="You write files.", tools=[write_file], model=model)
+    start = agent
+    if os.environ.get("AGENTS_HANDOFF"):  # a triage agent first, which hands the run to the writer
+        start = Agent(name="triage", instructions="You route requests.", handoffs=[agent], model=model)
     result: dict[str, object] = {}
     try:
-        run = Runner.run_sync(agent, task, max_turns=4, auto_previous_response_id=follow_up is not None)
+        run = Runner.run_sync(start, task, max_turns=4, auto_previous_response_id=follow_up is not None)
         result["status"] = "finished"
         result["answer"] = run.final_output
         if follow_up is not None:

@@ -42,12 +42,14 @@ def write(text: str, call_id: str) -> dict[str, Any]:
     return {"kind": "tool_call", "name": "write_file", "arguments": arguments, "call_id": call_id}
 
 
-def agents(server: GatewayServer, tmp_path: Path, task: str, *follow_up: str) -> tuple[dict[str, Any], str, Path]:
+def agents(
+    server: GatewayServer, tmp_path: Path, task: str, *follow_up: str, handoff: bool = False
+) -> tuple[dict[str, Any], str, Path]:
     python = installed("openai-agents", "bin/python")
     work = tmp_path / "work"
     work.mkdir(parents=True, exist_ok=True)
     command = [str(python), str(SCRIPT), f"{server.url}/v1", str(work), task, *follow_up]
-    code, output = run(command, work, {"HOME": str(tmp_path)})
+    code, output = run(command, work, {"HOME": str(tmp_path), **({"AGENTS_HANDOFF": "1"} if handoff else {})})
     assert code == 0, output
     lines = [line for line in output.splitlines() if line.startswith("RESULT ")]
     assert lines, output
@@ -75,6 +77,27 @@ def test_openai_agents_calls_its_function_tool_after_an_upstream_error(
     metrics = httpx.get(f"{server.url}/metrics", timeout=10).text
     assert 'tandem_kept_responses_total{event="continued"} 1.0' in metrics
     assert 'tandem_kept_responses_total{event="kept_here"} 2.0' in metrics
+
+
+def test_a_run_handed_from_one_agent_to_another_is_one_trajectory(
+    server: GatewayServer, edge: FakeUpstream, tmp_path: Path
+) -> None:
+    """A triage agent hands the run to the writer (a handoff): the writer's requests carry its
+    own instructions, then the conversation with the handoff call. One run, one trajectory."""
+    handoff = {"kind": "tool_call", "name": "transfer_to_writer", "arguments": "{}", "call_id": "call_7f3a0c"}
+    edge.push(handoff, write("tandem\n", "call_9b21e4"), {"text": "all done"})
+    result, output, work = agents(server, tmp_path, "write proof.txt", handoff=True)
+    assert result == {"status": "finished", "answer": "all done"}, output
+    assert (work / "proof.txt").read_text() == "tandem\n"
+    assert edge.received[1].body["messages"][0] == {"role": "system", "content": "You write files."}
+    [trajectory] = trajectories(server)
+    assert main_records(trajectory) == [
+        (1, 1, "ok", ["transfer_to_writer"]),
+        (2, 1, "ok", ["write_file"]),
+        (3, 1, "ok", []),
+    ]
+    records = sorted(trajectory["records"], key=lambda r: r["step"])
+    assert [r["stitch"] for r in records] == ["new", "rewritten", "extended"]
 
 
 def test_openai_agents_recognises_a_context_overflow(server: GatewayServer, edge: FakeUpstream, tmp_path: Path) -> None:
