@@ -27,6 +27,26 @@ class EventTooLong(Exception):
     """An upstream event (its data line) grew past `limits.max_sse_line_bytes`."""
 
 
+class EventNotJson(Exception):
+    """An upstream event whose data is not JSON (a broken server, a proxy's page cut in)."""
+
+
+def _check_events(complete: bytes) -> None:
+    """Raise `EventNotJson` for the first event of `complete` (whole events) whose data, its
+    `data:` lines joined as the SSE format joins them, is not JSON."""
+    for event in complete.split(b"\n\n"):
+        lines = [line[5:] for line in event.split(b"\n") if line.startswith(b"data:")]
+        if not lines:
+            continue
+        payload = b"\n".join(line[1:] if line[:1] == b" " else line for line in lines)
+        if payload == b"[DONE]":
+            continue
+        try:
+            orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            raise EventNotJson(payload[:120].decode("utf-8", "replace")) from None
+
+
 class Observer:
     """Finds the usage chunk, the tools called and the end of a stream without parsing every
     event (unless `capture` asks for the answer's text, or `keyed` for its stitching key).
@@ -128,7 +148,13 @@ class Observer:
         self._read(complete)
 
     def _read(self, complete: bytes) -> None:
-        self.events += complete.count(b"data:")
+        data_lines = complete.count(b"data:")
+        self.events += data_lines
+        # Each event's data is one JSON object, ending its line with `}`: counted, not parsed
+        # (a raw line break cannot be inside a JSON string). Where the counts differ (`data:`
+        # inside a text, an event of several data lines, a broken one), the events are read.
+        if data_lines != complete.count(b"}\n"):
+            _check_events(complete)
         if b'"finish_reason":"' in complete or b'"finish_reason": "' in complete:
             self.finished = True
         if (

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from router.errors import error_body
 from router.protocol.chat import chunk_event
 from router.protocol.usage import Usage
-from router.stream_events import EndMarker, EventTooLong, Observer
+from router.stream_events import EndMarker, EventNotJson, EventTooLong, Observer
 from router.stream_source import StreamDeadline, StreamSource
 from router.trajectory.identify import Call
 from router.transport import TransportError
@@ -137,6 +137,11 @@ def _last_end(data: bytes) -> int:
         if at >= 0 and at + len(end) > cut:
             cut = at + len(end)
     return cut
+
+
+def _an(upstream: str) -> str:
+    """`an edge`, `a cloud`: the upstream's name with its article."""
+    return ("an " if upstream[:1].lower() in "aeiou" else "a ") + upstream
 
 
 def _error_event(message: str, code: str) -> bytes:
@@ -294,9 +299,14 @@ async def relay(
         yield _error_event(outcome.error, "upstream_event_too_long")
         await ended_and_kept()
         yield DONE_EVENT
+    except EventNotJson as exc:
+        outcome.error = f"the {upstream} upstream sent an event that is not JSON: {exc.args[0]!r}"
+        yield _error_event(outcome.error, "upstream_invalid_event")
+        await ended_and_kept()
+        yield DONE_EVENT
     except StreamDeadline as exc:
         if exc.reason == "shutdown":
-            log.warning("a %s stream still running at the shutdown timeout was ended with an error event", upstream)
+            log.warning("%s stream still running at the shutdown timeout was ended with an error event", _an(upstream))
             outcome.error = "the gateway is shutting down: the stream was ended before the upstream finished it"
             code = "gateway_shutting_down"
         else:

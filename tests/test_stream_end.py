@@ -318,3 +318,35 @@ def test_a_first_event_of_json_over_several_data_lines_is_read_as_one() -> None:
     assert not _first_event_unreadable(b"data: [DONE]\r\n\r\n")
     assert not _first_event_unreadable(b'data: {"id": "c"}\ndata: [DONE]\n\n')  # a marker on its last line
     assert _first_event_unreadable(b"data: [1, 2]\r\n\r\n")
+
+
+@pytest.mark.parametrize("where", ["chat", "messages", "responses"])
+@pytest.mark.parametrize("bad", [b"data: {not json\n\n", b"data: <html>Bad Gateway</html>\n\n"], ids=["cut", "page"])
+def test_an_event_that_is_not_json_mid_stream_ends_it_with_an_error(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream, where: str, bad: bytes
+) -> None:
+    """An upstream's event that is not JSON after its answer began was passed on to the chat
+    client (whose SDK then failed to parse it) and dropped on the other surfaces, the step
+    recorded `ok`: the stream ends there with an error event, and the step is an error."""
+    server = make_gateway(routes=EDGE_ONLY)
+    stream = _event({"role": "assistant", "content": "par"}) + bad + _event({"content": "tial"}, "stop") + USAGE + DONE
+    edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
+    session = f"not-json-{where}-{len(bad)}"
+    paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
+    body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    if where == "messages":
+        body["max_tokens"] = 10
+    elif where == "responses":
+        body = {"model": "tandem", "stream": True, "input": "hi"}
+    response = client.post(f"{server.url}{paths[where]}", json=body, headers={"X-Session-ID": session})
+    assert response.status_code == 200
+    events = _events(response.content)
+    assert bad.strip() not in response.content and b"tial" not in response.content
+    if where == "chat":
+        assert b'"code":"upstream_invalid_event"' in events[-2] and events[-1] == b"data: [DONE]", events
+    elif where == "messages":
+        assert events[-1].startswith(b"event: error\n") and b"not JSON" in events[-1], events
+    else:
+        assert events[-1].startswith(b"event: response.failed\n") and b"not JSON" in events[-1], events
+    record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
+    assert record["status"] == "error" and "not JSON" in record["error"], record
