@@ -6,6 +6,8 @@ whether each upstream answers ("reachable") and whether it takes the gateway's k
 ("authorised"): a cloud upstream that answers 401 leaves the pod ready, since edge steps still
 work, but shows in the field, in `tandem_upstream_authorised` and in a log line at start. The
 two gauges are refreshed by every /readyz and, in the background, by every scrape of /metrics.
+With `redis_failure: refuse`, a shared store (Redis) that is out makes the process unready (every
+step would be refused), with a `reason`; in `degrade` mode it stays ready (steps go on from memory).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from starlette.responses import Response
 from router.api.http import json_response
 from router.config.base import ConfigError, public_url
 from router.engine import Engine
+from router.trajectory.resilient import ResilientStore
 from router.upstream import Upstream
 from router.upstream_probe import UpstreamState
 
@@ -105,15 +108,30 @@ async def log_upstreams(engine: Engine) -> None:
             log.info("upstream %s is reachable and authorised (%s)", name, state["detail"])
 
 
+async def _store_state(engine: Engine) -> tuple[dict[str, Any], str | None]:
+    """What `/readyz` shows of the trajectory store, and why it makes the process unready."""
+    store = engine.tracker.store
+    if not isinstance(store, ResilientStore):
+        return {"shared": False, "available": True}, None
+    unready = await store.unready()
+    return {"shared": True, "available": not store.degraded}, unready
+
+
 async def readyz(request: Request) -> Response:
     engine: Engine = request.app.state.engine
-    upstreams = await check_upstreams(engine)
+    upstreams, (store, store_unready) = await asyncio.gather(check_upstreams(engine), _store_state(engine))
     # Ready while any upstream answers: an unauthorised cloud must not take edge traffic down.
-    ready = any(state["reachable"] for state in upstreams.values())
+    reasons = [] if any(state["reachable"] for state in upstreams.values()) else ["no upstream is reachable"]
+    # Out of the shared store in `redis_failure: refuse` mode every step is refused: not ready,
+    # so that a load balancer sends the steps elsewhere. In `degrade` mode steps go on.
+    if store_unready is not None:
+        reasons.append(store_unready)
     # The audit log's state is shown, not judged: a full audit disk must not take every replica
     # out of service (lines queue, then drop, counted in tandem_audit_lines).
-    body = {"ready": ready, "upstreams": upstreams, "audit": engine.audit.state}
-    return json_response(body, status=200 if ready else 503)
+    body: dict[str, Any] = {"ready": not reasons, "upstreams": upstreams, "store": store, "audit": engine.audit.state}
+    if reasons:
+        body["reason"] = "; ".join(reasons)
+    return json_response(body, status=503 if reasons else 200)
 
 
 def _refresh_upstream_gauges(request: Request) -> None:

@@ -64,9 +64,18 @@ class UpstreamReadiness(BaseModel):
     )
 
 
+class StoreReadiness(BaseModel):
+    shared: bool = Field(description="the trajectory store is Redis (redis_url), shared by the replicas")
+    available: bool = Field(description="the shared store answers (false during an outage)")
+
+
 class Readiness(BaseModel):
-    ready: bool = Field(description="any upstream reachable (503 otherwise)")
+    ready: bool = Field(
+        description="any upstream reachable and, with redis_failure: refuse, the shared store available (503 otherwise)"
+    )
+    reason: str | None = Field(None, description="why the process is not ready (only then)")
     upstreams: dict[str, UpstreamReadiness]
+    store: StoreReadiness
     audit: Literal["off", "ok", "failing"]
 
 
@@ -288,7 +297,12 @@ def management_routes() -> list[BaseRoute]:
             readyz,
             Readiness,
             "health",
-            responses={503: {"model": Readiness, "description": "no upstream reachable"}},
+            responses={
+                503: {
+                    "model": Readiness,
+                    "description": "no upstream reachable, or the shared store out with redis_failure: refuse",
+                }
+            },
             summary="The gateway can serve",
         ),
     ]

@@ -51,6 +51,7 @@ STORE_OPERATIONS = (
     "get",
     "idle",
     "note",
+    "ping",  # `/readyz` asking Redis in `redis_failure: refuse` mode
     "recent",
     "record",
     "records",

@@ -161,9 +161,10 @@ class Journal:
 
     def renumber(self, records: list[StepRecord], apart_only: bool = False) -> list[StepRecord]:
         """Records of steps counted during an outage, with the index the shared store gave.
-        With `apart_only` (records written live) only those whose step was counted apart: once
-        the store is back, a store that lost its data counts the next steps from 1 again, and
-        a live step's index may equal one that was renumbered."""
+        With `apart_only` only those whose step was counted apart: once the store is back, a
+        store that lost its data counts the next steps from 1 again, and a step it counted may
+        have the index of one that was renumbered. A record is renumbered once: the journal keeps
+        records with the index their client was told, and renumbers them as it writes them back."""
         if not self._renumbered:
             return records
         out = []
@@ -269,7 +270,7 @@ class Journal:
         notes = [(n.trajectory_id, n.key, n.value, n.keep_first, n.vault) for n in batch if isinstance(n, Note)]
         recording = None
         if kept:
-            records = self.renumber([record for entry in kept for record in entry.records])
+            records = self.renumber([record for entry in kept for record in entry.records], apart_only=True)
             recording = primary.record_many(records, [token for entry in kept for token in entry.tokens])
         await _all(recording, primary.note_many(notes) if notes else None)
         for write in batch:

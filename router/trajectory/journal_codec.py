@@ -46,7 +46,12 @@ def encode(entry: Entry) -> bytes:
     if isinstance(entry, CountedStep):
         data: dict[str, Any] = {"e": "step", "start": dataclasses.asdict(entry.start), "local": entry.local_step}
     elif isinstance(entry, Records):
-        data = {"e": "records", "records": [r.as_dict() for r in entry.records], "tokens": entry.tokens}
+        data = {
+            "e": "records",
+            "records": [r.as_dict() for r in entry.records],
+            "tokens": entry.tokens,
+            "apart": [r.counted_apart for r in entry.records],
+        }
     elif isinstance(entry, Note):
         data = {"e": "note", **dataclasses.asdict(entry)}
     elif isinstance(entry.call, StoreCall):
@@ -67,7 +72,11 @@ def decode(raw: bytes) -> Entry:
     if kind == "step":
         return CountedStep(StepStart(**data["start"]), int(data["local"]))
     if kind == "records":
-        return Records([StepRecord.from_dict(r) for r in data["records"]], list(data["tokens"]))
+        records = [StepRecord.from_dict(r) for r in data["records"]]
+        # Which were counted apart (renumbered at the write-back); a file without it: all of them.
+        for record, apart in zip(records, data.get("apart") or [True] * len(records), strict=True):
+            record.counted_apart = bool(apart)
+        return Records(records, list(data["tokens"]))
     if kind == "note":
         return Note(data["trajectory_id"], data["key"], data["value"], bool(data["keep_first"]), bool(data["vault"]))
     if kind == "write":

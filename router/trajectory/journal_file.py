@@ -24,6 +24,7 @@ import contextlib
 import fcntl
 import logging
 import os
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -38,6 +39,30 @@ from router.trajectory.journal_codec import decode, encode
 log = logging.getLogger("tandem.store")
 PREFIX, SUFFIX = "journal-", ".tj"
 MAX_FILES = 1024  # workers of one host sharing a directory
+
+
+def directory_problem(directory: Path) -> str | None:
+    """Why a journal could not be kept in `directory` (something not a folder, a folder this
+    process cannot write), or None; found before the gateway starts (`tandem check`, `tandem
+    serve`) and without creating anything that stays. A folder not there yet is made at start:
+    the nearest one above it must then be a folder this process can write."""
+    existing = directory
+    try:
+        while not existing.exists() and existing.parent != existing:
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{existing} is not a folder"
+        if existing != directory:
+            if not os.access(existing, os.W_OK | os.X_OK):
+                return f"{directory} does not exist and cannot be made ({existing} is not writable)"
+            return None
+        with tempfile.TemporaryFile(dir=directory, prefix=".tandem-check-"):
+            pass
+    except OSError as exc:
+        return f"{directory} cannot be written ({exc.strerror or exc})"
+    return None
+
+
 _AAD = b"tandem-outage-journal-v1"
 _NONCE = 12
 _LOG_EVERY_S = 10.0  # at most one log line a reason this often (a full disk fails every step)

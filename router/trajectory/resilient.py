@@ -30,6 +30,7 @@ from typing import Literal, TypeVar
 import redis.exceptions
 
 from router.clock import SYSTEM_CLOCK, Clock
+from router.config.base import ConfigError
 from router.ledger import StepRecord
 from router.metrics.core import Metrics
 from router.trajectory.journal import WRITES_REFUSED, CountedStep, Journal, Note, Records, Write
@@ -200,14 +201,12 @@ class ResilientStore:
         try:
             entries = self.journal_file.open()
         except OSError as exc:
-            log.error(
-                "outage journal: cannot use %s (%s); an outage's writes are kept in memory only",
-                self.journal_file.directory,
-                exc,
-            )
-            self._metrics.journal_lost.labels("disk_error").inc()
-            self.journal.keeper, self.journal_file = None, None
-            return
+            # Not served with the journal in memory only: the durability asked for would be gone
+            # unseen (`tandem check` and `tandem serve` find such a folder before this).
+            raise ConfigError(
+                f"trajectories.outage_journal_dir: cannot keep the outage journal in "
+                f"{self.journal_file.directory} ({exc.strerror or exc})"
+            ) from exc
         if not entries:
             return
         self.journal.restore(entries)
@@ -250,17 +249,20 @@ class ResilientStore:
         if self._handover is not None:
             # The last batch may count the steps of these records: their indexes after it.
             await self._handover.wait()
-        records = self.journal.renumber(records, apart_only=True)
+        # Renumbered for Redis and the mirror only: the journal keeps the index the client was
+        # told, and its write-back renumbers it (once; the map may have grown by then). A record
+        # renumbered here and again there would take another step's index.
+        renumbered = self.journal.renumber(records, apart_only=True)
         tokens = [uuid.uuid4().hex for _ in records]
         while True:
             try:
-                ok, shared = await self._try("record", lambda s: s.record_many(records, tokens))
+                ok, shared = await self._try("record", lambda s: s.record_many(renumbered, tokens))
                 break
             except StoreBusy:
                 # Records leave the request path: they wait for a connection, they are not lost.
                 continue
         # The mirror keeps the totals that constraints read (budgets, shares, gaps).
-        mirrored = await self.fallback.record_many(records)
+        mirrored = await self.fallback.record_many(renumbered)
         if not ok:
             self.journal.add(Records(records, tokens))
         # Out of Redis, the mirror's word on repeats (Redis decides again when the journal is
@@ -389,6 +391,20 @@ class ResilientStore:
 
     async def ping(self) -> None:
         await self.primary.ping()
+
+    async def unready(self) -> str | None:
+        """Why this process cannot serve steps now (`/readyz`), or None. Only in `refuse` mode:
+        there every step is refused while the store is out, so the process asks Redis (one
+        PING; a store that does not answer opens the breaker, as a step would) rather than wait
+        for a step to find out. In `degrade` mode steps are served from memory: ready."""
+        if self._mode != "refuse":
+            return None
+        if not self.degraded:
+            with contextlib.suppress(StoreBusy, StoreReplyError):
+                await self._try("ping", lambda s: s.ping())
+        if self.degraded:
+            return "the shared trajectory store (Redis) is out and redis_failure is refuse: every step is refused"
+        return None
 
     async def aclose(self) -> None:
         if self._recovery is not None:
