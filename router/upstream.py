@@ -22,6 +22,7 @@ import orjson
 from router.deadlines import Deadlines
 from router.errors import error_body
 from router.protocol.completion_shape import completion_problem
+from router.protocol.upstream_error import read_error
 from router.stream_source import StreamSource, bare_cr_lines
 from router.transport import ConnectFailed, InvalidAnswer, Request, Response, Sent, Transport, TransportError
 from router.transport.choose import Egress, egress_for, transport_for
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
 
 # Statuses after which the other target may still answer the step.
 RETRYABLE_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+# What an upstream answers when the gateway's own settings are wrong (its key, its model).
+GATEWAY_REFUSED = frozenset({401, 403, 404})
 QUOTED_BYTES = 200
 # Where a quote cut short ends: back to a character no e-mail address, key or number goes on
 # through (a space, a quote, JSON's punctuation), so that no value is kept in part, past the
@@ -269,11 +272,13 @@ class Upstream:
         response.close()
         self.on_limit("max_answer_bytes")
         limit = self.limits.max_answer_bytes
-        detail = f"the answer of {size} bytes or more is over the limit of {limit} bytes (limits.max_answer_bytes)"
-        body = error_body(f"the {self.name} upstream's {detail}", "upstream_error", "answer_too_large")
+        detail = f"an answer of {size} bytes or more, over the limit of {limit} bytes (limits.max_answer_bytes)"
+        body = error_body(f"the {self.name} upstream sent {detail}", "upstream_error", "answer_too_large")
         return UpstreamFailure(self.name, "too_large", detail, status=502, body=body)
 
     def _check_status(self, response: Response, payload: bytes) -> None:
+        if response.status in GATEWAY_REFUSED:
+            raise self._refused(response.status, payload)
         if response.status in RETRYABLE_STATUSES:
             raise UpstreamFailure(
                 self.name,
@@ -284,6 +289,24 @@ class Upstream:
                 content_type=response.headers.get("Content-Type", "application/json"),
                 retry_after=_retry_after(response.headers.get("Retry-After")),
             )
+
+    def _refused(self, status: int, payload: bytes) -> UpstreamFailure:
+        """A 401 or 403 (the upstream refuses the gateway's key) or a 404 (no such model or path
+        there): the gateway's settings, not the client's request, are wrong. Relayed, a 401 would
+        tell the client its own key is bad. A failure of that upstream: failed over where the
+        route allows it, else a 502 that says which setting to mend."""
+        if status == 404:
+            said = read_error(status, payload)["message"][:QUOTED_BYTES]
+            setting = f"upstreams.{self.name}.model ({self.model!r}) and base_url"
+            detail = f"HTTP 404: the upstream has no such model or path ({said!r}); check {setting}"
+            code = "upstream_model_not_found"
+        else:
+            # Its message is not quoted: providers quote part of the key they refused.
+            setting = f"upstreams.{self.name}.api_key_env or api_key_file"
+            detail = f"HTTP {status}: the upstream refused the gateway's key; check {setting}"
+            code = "upstream_auth_failed"
+        body = error_body(f"the {self.name} upstream answered {detail}", "upstream_error", code)
+        return UpstreamFailure(self.name, "status", detail, status=502, body=body)
 
     def _answer_of(self, status: int, payload: bytes) -> Any:
         """A 2xx answer parsed; one that is not a JSON object, or is an error object, is a

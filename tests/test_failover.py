@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import httpx
 import openai
@@ -79,12 +80,12 @@ OTHER_SHAPES = {
     "plain text": (500, "text/plain", "boom", "boom", "server_error", None),
     "error as text": (400, "application/json", '{"error": "bad thing"}', "bad thing", "invalid_request_error", None),
     "vllm top level": (
-        401,
+        400,
         "application/json",
-        '{"object": "error", "message": "bad key", "type": "AuthenticationError", "code": 401}',
-        "bad key",
-        "AuthenticationError",
-        401,
+        '{"object": "error", "message": "bad request", "type": "BadRequestError", "code": 400}',
+        "bad request",
+        "BadRequestError",
+        400,
     ),
     "empty": (429, "application/json", "", "upstream answered HTTP 429", "rate_limit_error", "rate_limit_exceeded"),
     "a list": (400, "application/json", '["x"]', '["x"]', "invalid_request_error", None),
@@ -104,6 +105,50 @@ def test_an_upstream_error_in_another_shape_reaches_the_client_in_openai_shape(
     assert response.headers["content-type"] == "application/json"
     assert response.json() == {"error": {"message": message, "type": kind, "code": code, "param": None}}
     assert response.headers["x-tandem-target"] == "edge"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("status", "code", "setting"),
+    [
+        (401, "upstream_auth_failed", "upstreams.cloud.api_key_env or api_key_file"),
+        (403, "upstream_auth_failed", "upstreams.cloud.api_key_env or api_key_file"),
+        (404, "upstream_model_not_found", "upstreams.cloud.model"),
+    ],
+)
+def test_an_upstream_refusing_the_gateways_own_settings_is_its_failure_not_the_clients(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    cloud: FakeUpstream,
+    status: int,
+    code: str,
+    setting: str,
+    stream: bool,
+) -> None:
+    """The cloud refuses the gateway's key (401/403) or has no such model (404): relayed, a 401
+    told the client its own key was bad. It is a failure of that upstream: failed over where
+    the route allows it, else a 502 naming the setting to mend; the record keeps the failure."""
+    said = '{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}'
+    for failover in (True, False):
+        server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": failover}})
+        cloud.push({"kind": "raw", "status": status, "content_type": "application/json", "body": said})
+        edge.push({"text": "the edge answered"})
+        session = f"refused-{status}-{stream}-{failover}"
+        response = chat(client, f"{server.url}/s/{session}", stream=stream)
+        if failover:
+            assert response.status_code == 200
+            assert response.headers["x-tandem-target"] == "edge" and response.headers["x-tandem-fallback"] == "true"
+        else:
+            assert response.status_code == 502
+            error = response.json()["error"]
+            assert error["code"] == code and setting in error["message"], error
+            # A refused key's message is not quoted (providers quote part of the key).
+            assert ("Incorrect API key provided" in error["message"]) == (status == 404)
+        record = client.get(f"{server.url}/v1/trajectories/{session}").json()["records"][0]
+        assert record["failures"][0] == {"target": "cloud", "kind": "status", "http_status": 502}, record
+        edge.reset()
+        cloud.reset()
 
 
 NOT_A_STREAM = {
