@@ -14,6 +14,7 @@ import orjson
 
 from router.audit import AuditLog
 from router.errors import GatewayError
+from router.fault_log import FAULTS
 from router.judge_rows import action_of, excerpt_of, streamed_message
 from router.ledger import (
     CACHE_NOTE,
@@ -73,6 +74,13 @@ class Answers:
         self.tracker = tracker
         self.shadow = build_shadow(settings, upstreams, metrics, tracker.store)
         self.streams = OpenStreams()  # the streams being relayed (a stopping gateway ends them)
+
+    def upstream_failed(self, step: Step, target: Target, kind: str, status: int | None, where: str) -> None:
+        """A failed upstream call of the step: counted, and logged (at most a line every few
+        seconds per upstream and kind)."""
+        name = self.upstreams[target].name
+        self.metrics.upstream_errors.labels(name, kind).inc()
+        FAULTS.failed(name, kind, status, step.route.name, step.identity.trajectory_id, step.identity.step, where)
 
     def _answered(self, step: Step, record: StepRecord, message: dict[str, Any]) -> None:
         """What a judge row needs of an answered step, when the route records features."""
@@ -205,6 +213,11 @@ class Answers:
                 step.lease.release()
             record.status = "cancelled" if outcome.cancelled else ("error" if outcome.error else "ok")
             record.error = outcome.error
+            if outcome.failure is not None:
+                # The upstream failed after its answer began: a failed call as one before it is
+                # (the record's `failures`, `tandem_upstream_errors_total`, the log).
+                self.upstream_failed(step, target, outcome.failure, None, "mid-stream")
+                record.failures.append((target, outcome.failure, None))
             record.tools = outcome.tools
             message = streamed_message(outcome.text, outcome.tools) if wants_action else {}
             if record.status == "ok":

@@ -39,6 +39,10 @@ class StreamOutcome:
     calls: list[Call] = field(default_factory=list)  # the tool calls whole, when asked for (`calls`)
     completed: bool = False  # the upstream's [DONE] (or a finish_reason and a clean end) was seen
     error: str | None = None  # why the stream was ended with an error event
+    # How the upstream failed, where it did (`UpstreamFailure.kind`'s words: `disconnected`,
+    # `timeout`, `status`, `invalid_answer`); None when it did not (the client left, the gateway
+    # stopped, or the answer was whole).
+    failure: str | None = None
     cancelled: bool = False  # the client went away
     events: int = 0
     duration_s: float = 0.0
@@ -228,6 +232,7 @@ async def relay(
                     f"the {upstream} upstream's answer passed the limit of {limits.max_answer_bytes} bytes "
                     "(limits.max_answer_bytes)"
                 )
+                outcome.failure = "invalid_answer"
                 yield _error_event(outcome.error, "answer_too_large")
                 await ended_and_kept()
                 yield DONE_EVENT
@@ -275,11 +280,13 @@ async def relay(
                 yield tail
         if observer.error is not None:
             outcome.error = f"the {upstream} upstream sent an error event in its stream: {observer.error}"
+            outcome.failure = "status"
             held = whole.flush()
             if held or observer.partial:
                 yield held + b"\n\n"  # the error event's own end, where the upstream did not send it
         elif not marker.done and not observer.finished:
             outcome.error = f"the {upstream} upstream closed the stream before it was complete"
+            outcome.failure = "disconnected"
             whole.flush()  # a half event is not sent: the error event stands alone
             yield _error_event(outcome.error, "upstream_stream_incomplete")
         elif observer.usage is None:
@@ -296,11 +303,13 @@ async def relay(
             f"the {upstream} upstream sent an event of {exc.args[0]} bytes or more without its end, over the "
             f"limit of {limits.max_sse_line_bytes} bytes (limits.max_sse_line_bytes)"
         )
+        outcome.failure = "invalid_answer"
         yield _error_event(outcome.error, "upstream_event_too_long")
         await ended_and_kept()
         yield DONE_EVENT
     except EventNotJson as exc:
         outcome.error = f"the {upstream} upstream sent an event that is not JSON: {exc.args[0]!r}"
+        outcome.failure = "invalid_answer"
         yield _error_event(outcome.error, "upstream_invalid_event")
         await ended_and_kept()
         yield DONE_EVENT
@@ -315,16 +324,19 @@ async def relay(
                 f"(upstreams.{upstream}.timeouts.stream)"
             )
             code = "upstream_stream_timeout"
+            outcome.failure = "timeout"
         yield _error_event(outcome.error, code)
         await ended_and_kept()
         yield DONE_EVENT
     except TimeoutError:
         outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
+        outcome.failure = "timeout"
         yield _error_event(outcome.error, "upstream_idle_timeout")
         await ended_and_kept()
         yield DONE_EVENT
     except TransportError as exc:
         outcome.error = f"the {upstream} upstream failed mid-stream: {exc}"
+        outcome.failure = "disconnected"
         yield _error_event(outcome.error, "upstream_stream_failed")
         await ended_and_kept()
         yield DONE_EVENT

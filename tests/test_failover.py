@@ -10,6 +10,7 @@ import openai
 import orjson
 import pytest
 
+from router.fault_log import FAULTS
 from tests.fake_upstream import FakeUpstream, free_port
 from tests.gateway_server import GatewayServer, chat, wait_until
 from tests.test_chat import sse_events
@@ -298,6 +299,50 @@ def test_idle_gap_ends_the_stream_with_an_error_event(
     events = sse_events(response.text)
     assert events[-1] == "[DONE]"
     assert orjson.loads(events[-2])["error"]["code"] == "upstream_idle_timeout"
+
+
+def _upstream_errors(client: httpx.Client, server: GatewayServer, kind: str) -> float:
+    for line in client.get(f"{server.url}/metrics").text.splitlines():
+        if line.startswith(f'tandem_upstream_errors_total{{kind="{kind}",upstream="edge"}}'):
+            return float(line.rsplit(" ", 1)[1])
+    return 0.0
+
+
+@pytest.mark.parametrize(
+    ("how", "kind"),
+    [("drop", "disconnected"), ("eof", "disconnected"), ("stall", "timeout"), ("not json", "invalid_answer")],
+)
+def test_an_upstream_failing_mid_stream_is_a_failed_call_counted_recorded_and_logged(
+    make_gateway: Callable[..., GatewayServer],
+    client: httpx.Client,
+    edge: FakeUpstream,
+    how: str,
+    kind: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A stream the upstream broke off after its answer began was a failed step, but no failed
+    call: not in `tandem_upstream_errors_total` (an edge that crashes in every stream showed
+    nothing there, and its alert could not fire), not in the record's `failures`, not logged."""
+    server = make_gateway(
+        routes={"tandem": {"strategy": "edge"}},
+        upstream_overrides={"edge": {"timeouts": {"connect": 1, "first_byte": 2, "idle": 0.3}}},
+    )
+    before = _upstream_errors(client, server, kind)
+    if how == "not json":
+        good = 'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"a"}}]}\n\n'
+        edge.push({"kind": "raw", "content_type": "text/event-stream", "body": good + "data: {oops\n\n"})
+    else:
+        edge.push({"kind": how, "after": 2, "text": "a b c d e f"})
+    FAULTS.clear()  # a line a kind every few seconds: this one's is said
+    with caplog.at_level("WARNING", logger="tandem.upstream"):
+        response = chat(client, f"{server.url}/s/mid-{how.replace(' ', '-')}", stream=True)
+        assert sse_events(response.text)[-1] == "[DONE]"
+        record = client.get(f"{server.url}/v1/trajectories/mid-{how.replace(' ', '-')}").json()["records"][0]
+    assert record["status"] == "error"
+    assert record["failures"] == [{"target": "edge", "kind": kind, "http_status": None}], record
+    assert _upstream_errors(client, server, kind) == before + 1
+    lines = [r.getMessage() for r in caplog.records if r.name == "tandem.upstream"]
+    assert any(f"kind={kind}" in line and "mid-stream" in line for line in lines), lines
 
 
 PARTIAL_ENDS = [

@@ -11,6 +11,7 @@ from typing import Any
 
 from router.config.privacy import redacts
 from router.edge_forward import send_pooled
+from router.fault_log import FAULTS
 from router.policies.base import Target, other_target
 from router.step import Replied, Step, Unanswered
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
@@ -77,6 +78,15 @@ class Forward(Stage):
                     reply = await upstream.send(body, step.request.stream, trajectory_id=step.trajectory_id)
             except UpstreamFailure as failure:
                 metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
+                FAULTS.failed(
+                    upstream.name,
+                    failure.kind,
+                    failure.status,
+                    step.route.name,
+                    step.identity.trajectory_id,
+                    step.identity.step,
+                    "before its answer" if attempt + 1 == len(targets) else "before its answer (failing over)",
+                )
                 failures.append(failure)
                 step.failures.append((target, failure.kind, failure.status))
                 if attempt + 1 < len(targets):
