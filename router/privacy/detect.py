@@ -524,6 +524,12 @@ def _unescaped(text: str) -> str:
     view = "".join(pieces)
     if "\\n" in view:
         view = view.replace("\\r\\n", "\r\n  ").replace("\\n", "\n ")
+    # A tab or carriage return escaped (a tab-separated table, `mysql -B`, in a tool's JSON
+    # output) parts values as the character does: its `t` glued to the next value hid it.
+    if "\\t" in view:
+        view = view.replace("\\t", "\t ")
+    if "\\r" in view:
+        view = view.replace("\\r", "\r ")
     return view
 
 
@@ -687,7 +693,7 @@ def _escaped(text: str) -> bool:
     only: counting a MiB of text cost ~1.5 ms."""
     if _JSON_START.match(text) or (_JSON_AFTER_LINE.match(text) and text[-64:].rstrip().endswith(("}", "]"))):
         # A line break escaped before a token (`…\nfo1_…`) glues its `n` to the token.
-        return "\\" in text and ('\\"' in text or "\\n" in text)
+        return "\\" in text and ('\\"' in text or "\\n" in text or "\\t" in text)
     first = _first_escaped_quote(text)
     if first < 0:
         return False

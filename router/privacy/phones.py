@@ -109,8 +109,16 @@ _SSN_SHAPE = re.compile(r"^\d{3}-\d{2}-\d{4}$|^\d{1,3}(?:\.\d{1,3}){3}$|^(?:19|2
 # Unlabelled, these shapes are something else: a US ZIP+4, a Brazilian CEP (`01310-200`), table
 # columns split by runs of spaces.
 _NOT_PLAIN = re.compile(r"^\d{5}-\d{4}$|^\d{5}-\d{3}$|\s\s")
+# A range of ports (`49152-65535`, `30000-32767`): two port numbers, the lower first.
+_RANGE = re.compile(r"^(\d{4,5})-(\d{4,5})$")
+
+
+def _port_range(value: str) -> bool:
+    found = _RANGE.match(value)
+    return found is not None and int(found.group(1)) <= int(found.group(2)) <= 65535
 # A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
-_DECIMAL = re.compile(r"^\d{1,3}\.\d{4,}$")
+# (A kernel log's clock, `[ 1234.567890]`, too: four to six digits, no trunk 0, then a point.)
+_DECIMAL = re.compile(r"^(?:\d{1,3}|[1-9]\d{3,5})\.\d{4,}$")
 # The tail of a longer chain of digit groups (an account number, a bad IBAN) is not a phone.
 # ... nor the rest of an international number that failed (`+46 (0)39 88 01 60`).
 _CHAIN_BEFORE = re.compile(r"(?:\d[ .-]{1,4}|\b[A-Z0-9]{4} |\(0\) ?|\+\d{1,3} ?)$")
@@ -268,7 +276,9 @@ def _value_facts(value: str) -> bool | tuple[str, bool, bool, bool]:
         and not _NOT_PHONE_GROUPS.match(value)
         and _valid("+" + digits[2 if value.startswith("00") else 3 :], None)
     )
-    plain_shape = not (_GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value) or _NOT_PHONE_GROUPS.match(value))
+    plain_shape = not (
+        _GROUPED_AMOUNT.match(value) or _NOT_PLAIN.search(value) or _NOT_PHONE_GROUPS.match(value) or _port_range(value)
+    )
     return digits, separated, dial_out, plain_shape
 
 

@@ -162,9 +162,11 @@ _STAND_INS = {
 # Code, not a value: a call, an attribute path, a name, an index.
 _CODE = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(.*\)?|\[.*\]?)?[,;)]*$|.*\w\(.*")
 # (`"…=" + PASSWORD + "…"` read from quote to quote; a password may end in `+` or `.` itself).
-_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_]|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
+# Only an operand between the operators is code (` + this.password + `): a password may begin
+# with `+` or `.` itself (`.L26#z*_DA`, an AWS secret key `+YsU4…`).
+_CONCATENATION = re.compile(r"^\s*[+.]\s*[A-Za-z_$][\w$.]*(?:\(\))?\s*[+.]?\s*$|[A-Za-z_]\w*\s+[+.]\s*$|\s\+\s")
 _LOWER_RUN = re.compile(r"[a-z]+")
-_SLOT = re.compile(r"\{\d?\}|%[sd]")
+_SLOT = re.compile(r"\{\d?\}|%[sd](?![A-Za-z0-9])")  # (`%dp85` inside a password is no slot)
 _VERSIONED = re.compile(r"^[A-Za-z]+(?:[-_ ][A-Za-z]+)*[-_.@]v?\d+(?:[.-]\d+)*$")  # `SalesResults-1.2`
 _DOTTED = re.compile(r"^[A-Za-z_-]+(?:\.[A-Za-z_-]+)+$")  # `settings.service.api_key`, a host name
 _NAME_ONLY = re.compile(r"^[A-Za-z_][A-Za-z_.]*$")
@@ -340,8 +342,8 @@ def quoted_secret(value: str) -> bool:
         return False  # a format string's slot: `"prefix_{}".format(x)`, `"%s:%s"` (a long random key may hold `%s`)
     if " " in value and (_PROSE.search(value) or value.endswith((":", "..."))):
         return False
-    if _CONCATENATION.search(value):  # `'…=' + PASSWORD + '…'`: code building a string
-        return False
+    if _CONCATENATION.search(value) and not looks_random(value.strip(" +.")):
+        return False  # `'…=' + PASSWORD + '…'`: code building a string
     if _NAME_ONLY.match(value) and not looks_random(value):
         return False  # a name: `"output_token": "NextToken"`, `API_KEY_ENV = "ANTHROPIC_API_KEY"`
     return entropy(value) >= 2.5

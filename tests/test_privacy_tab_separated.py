@@ -1,0 +1,61 @@
+"""Values in the forms a probe of agents' tool output found missed or mistaken: a tab escaped in
+a tool's JSON output (a tab-separated table) glued its `t` to the next value; passwords that
+begin with `.` or `+` were read as code joining strings, and one holding `%d` as a format
+string's slot; port ranges and a kernel log's clock were taken for phone numbers."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from router.privacy.detect import detect
+
+TAB_SEPARATED = {
+    "PHONE": "+39 312 825 7947",
+    "CARD": "4539 1488 0343 6467",
+    "US_SSN": "123-45-6789",
+    "IBAN": "DE89 3704 0044 0532 0130 00",
+    "IP_ADDRESS": "84.17.201.9",
+    "EMAIL": "ana.silva@example.org",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TAB_SEPARATED))
+@pytest.mark.parametrize("separator", ["\t", "\r\n", "\t\r"])
+def test_a_value_in_a_tab_separated_row_of_json_output_is_found_whole(kind: str, separator: str) -> None:
+    value = TAB_SEPARATED[kind]
+    text = orjson.dumps({"stdout": separator.join(["1", value, "2"]) + "\n", "exit_code": 0}).decode()
+    assert [(f.type, f.value) for f in detect(text)] == [(kind, value)], text
+
+
+PASSWORDS = [".L26#z*_DA-RyXgH", "+L26#z*_DA-RyXgH", "+YsU4zEtDy9lbSffpmjun81Eybm6Ah6DqiPRgJhh", "p_F3%jIk%dp85"]
+
+
+@pytest.mark.parametrize("password", PASSWORDS)
+@pytest.mark.parametrize("form", ['{{"password": "{}"}}', 'PASSWORD = "{}"', "SMTP_PASS='{}'"])
+def test_a_password_beginning_with_a_symbol_or_holding_a_percent_is_found(password: str, form: str) -> None:
+    text = form.format(password)
+    assert [f.value for f in detect(text)] == [password], text
+
+
+NOT_VALUES = [
+    'url = "jdbc:mysql://" + this.host + ":3306/"',
+    'query = "password=" + PASSWORD + "&user="',
+    "msg = '%s:%s' % (user, password)",
+    'line = "%d rows" % count',
+    "ephemeral ports 49152-65535 are in use",
+    "--service-node-port-range 30000-32767",
+    "net.ipv4.ip_local_port_range = 1024-65535",
+    "kernel: [ 1234.567890] usb 1-1: new high-speed USB device number 2",
+    "[  987.123456] EXT4-fs (sda1): mounted filesystem",
+]
+
+
+@pytest.mark.parametrize("text", NOT_VALUES)
+def test_code_joining_strings_port_ranges_and_kernel_clocks_are_no_findings(text: str) -> None:
+    assert detect(text) == [], text
+
+
+def test_a_mobile_written_in_two_groups_of_five_is_still_a_phone() -> None:
+    """Two groups of five digits are a port range only when both are ports (at most 65535)."""
+    assert [f.type for f in detect("call me on 98765-43210 tomorrow")] == ["PHONE"]
