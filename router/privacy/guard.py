@@ -36,6 +36,7 @@ from router.privacy.memo import PrivacyMemo, Seen, TrajectoryMemo
 from router.privacy.naming import allocate, know, value_id
 from router.privacy.redact import PLACEHOLDER, Redactor, kind_of, message_strings
 from router.privacy.request_fields import field_strings, redact_fields
+from router.privacy.url_parts import url_passwords
 from router.privacy.vault import VaultCipher
 from router.trajectory.store import TrajectoryStore
 
@@ -236,12 +237,18 @@ class PrivacyGuard:
             await write
 
     def _new(self, findings: list[Finding]) -> dict[str, str]:
-        """The values found that the trajectory does not know yet -> their kind, in the order found."""
+        """The values found that the trajectory does not know yet -> their kind, in the order found.
+        A URL's password is a value of its own too: printed bare elsewhere (a `--requirepass`
+        line, the same password in another file), it is replaced there as well."""
         known = self._entry.matcher.placeholder
         new: dict[str, str] = {}
         for finding in findings:
             if finding.value not in known and finding.value not in new:
                 new[finding.value] = finding.type
+            if finding.type == "URL_CREDENTIALS":
+                for password in url_passwords(finding.value):
+                    if password not in known and password not in new:
+                        new[password] = "SECRET_ASSIGNMENT"
         return new
 
     async def _take(self, new: dict[str, str], reserved: set[str]) -> None:
