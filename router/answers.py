@@ -215,9 +215,14 @@ class Answers:
             record.error = outcome.error
             if outcome.failure is not None:
                 # The upstream failed after its answer began: a failed call as one before it is
-                # (the record's `failures`, `tandem_upstream_errors_total`, the log).
+                # (the record's `failures`, `tandem_upstream_errors_total`, the log, and an edge
+                # replica's breaker: a replica dropping every stream is taken out).
                 self.upstream_failed(step, target, outcome.failure, None, "mid-stream")
                 record.failures.append((target, outcome.failure, None))
+                if step.lease is not None:
+                    step.lease.failed(outcome.failure)
+            elif record.status == "ok" and step.lease is not None:
+                step.lease.answered()
             record.tools = outcome.tools
             message = streamed_message(outcome.text, outcome.tools) if wants_action else {}
             if record.status == "ok":

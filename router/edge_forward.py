@@ -126,13 +126,16 @@ async def send_pooled(
         except BaseException:
             lease.release()
             raise
-        pool.answered(replica)
         if home_down:
             await _rehome(pool, step, placement, replica, store, metrics)
         if reply.stream is None:
+            pool.answered(replica)
             lease.release()
         else:
-            step.lease = lease  # given back when the stream ends (router/answers.py)
+            # Given back when the stream ends (router/answers.py), and only a stream answered
+            # whole counts as the replica's success: one that drops every stream mid-answer
+            # must reach its breaker.
+            step.lease = lease
         return reply
     assert last is not None
     raise last

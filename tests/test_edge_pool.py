@@ -383,3 +383,73 @@ def test_a_dead_replicas_runs_re_home_within_the_bound_and_idle_runs_stop_counti
     clock.now += 61  # every run idle past home_idle_s: none counts, the next new run is placed by hash alone
     placed = pool.place("ns:late", None)
     assert sorted(r.homes for r in pool.replicas) == [0, 0, 1] and placed.new_home != dead.url
+
+
+def test_a_replicas_metrics_that_are_no_load_are_ignored() -> None:
+    """`NaN`, `+Inf` and negative figures are valid exposition but no queue: one replica's made
+    every step on every route fail (placement divided by them) or drew every step to it."""
+    from router.edge.scrape import parse_load
+
+    text = b"vllm:num_requests_waiting NaN\nvllm:num_requests_running +Inf\nvllm:kv_cache_usage_perc -0.5\n"
+    load = parse_load(text, 1.0)
+    assert (load.waiting, load.running, load.kv_cache_usage) == (0.0, 0.0, 0.0)
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], clock=clock)  # type: ignore[list-item]
+    pool.replicas[0].load = parse_load(text, clock.now)
+    assert len(pool.place("run", None).replicas) == 2
+
+
+def test_a_queue_reported_long_ago_no_longer_steers_placement() -> None:
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], balance="least_loaded", stale_s=2.5, clock=clock)  # type: ignore[list-item]
+    busy = pool.replicas[0]
+    busy.load.waiting, busy.load.at = 8.0, clock.now
+    assert pool.place("run", None).replicas[0] is not busy
+    clock.now += 3  # its metrics have said nothing since (slow, failing): the reading is stale
+    assert pool.place("run", None).replicas[0] is busy  # (the lower index, as when loads tie)
+
+
+def test_a_replica_failing_streams_mid_answer_is_taken_out() -> None:
+    """A replica that drops every stream after its first bytes counted no failure: its breaker
+    never opened and its runs never moved."""
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], breaker_failures=3, clock=clock)  # type: ignore[list-item]
+    home = pool.place("run", None).replicas[0]
+    for _ in range(3):
+        lease = pool.lease(home, True)
+        lease.release()
+        lease.failed("disconnected")
+    away = pool.place("run", home.url)
+    assert home not in away.replicas and away.rehomed == "replica_down"
+
+
+def test_with_every_breaker_open_one_replica_is_tried_not_all() -> None:
+    """Every replica hung: each step waited its first-byte timeout on each of them before the
+    cloud, breakers open or not. One is tried (the one out longest), then the cloud."""
+    clock = Clock()
+    pool = EdgePool(
+        [("http://a/v1", None), ("http://b/v1", None), ("http://c/v1", None)], breaker_failures=1, clock=clock
+    )  # type: ignore[list-item]
+    for replica in (pool.replicas[1], pool.replicas[0], pool.replicas[2]):
+        pool.failed(replica, "timeout", None)
+        clock.now += 1
+    assert pool.place("run", None).replicas == [pool.replicas[1]]
+
+
+def test_a_stream_dropped_mid_answer_opens_the_replicas_breaker_through_the_gateway(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    server = pool_gateway(make_gateway, replicas, pool={"breaker_failures": 2})
+    pool = server.app.state.engine.edge_pool
+    for fake in replicas:
+        fake.default = {"kind": "drop", "after": 2, "text": "a b c d e f"}
+    body = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "task <dropped>"}]}
+    with httpx.Client(timeout=10) as client:
+        for _ in range(2):
+            response = client.post(
+                f"{server.base_url}/chat/completions", json=body, headers={"x-session-id": "dropped"}
+            )
+            assert b"upstream_stream_failed" in response.content
+    first = served(replicas, "dropped")
+    assert first[0] == first[1]  # both on the run's home
+    assert not pool.replicas[first[0]].alive(pool.clock())

@@ -81,6 +81,7 @@ class Replica:
     failures: int = 0  # consecutive unwell failures
     open_until: float = 0.0  # the breaker is open (the replica is skipped) until then
     over_since: float = 0.0  # since when it has been over the load bound (0: it is not)
+    queued: float = 0.0  # its queue as placement counts it: the last scrape's, while recent (`EdgePool._loads`)
     load: ReplicaLoad = field(default_factory=ReplicaLoad)
     salt: bytes = b""
 
@@ -98,11 +99,23 @@ class Lease:
 
     replica: Replica
     released: bool = False
+    pool: EdgePool | None = None
 
     def release(self) -> None:
         if not self.released:
             self.released = True
             self.replica.in_flight -= 1
+
+    def failed(self, kind: str) -> None:
+        """The replica failed the step after its answer began (a dropped stream, one that went
+        quiet): a failure as one before it is, for its breaker."""
+        if self.pool is not None:
+            self.pool.failed(self.replica, kind, None)
+
+    def answered(self) -> None:
+        """The replica's stream ended whole: its breaker's count of failures starts again."""
+        if self.pool is not None:
+            self.pool.answered(self.replica)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,14 +169,25 @@ class EdgePool:
         """The replicas to try for a step of `trajectory_id` whose home is `home` (None: new)."""
         now = self.clock()
         alive = [replica for replica in self.replicas if replica.alive(now)]
-        # Every breaker open: try them all anyway (one may be back) rather than none.
-        candidates = alive or self.replicas
+        if not alive:
+            # Every breaker open: one replica is tried (the one out longest: it may be back), not
+            # all of them, each waiting its first-byte timeout while the cloud could answer.
+            return Placement([min(self.replicas, key=lambda replica: (replica.open_until, replica.index))])
+        candidates = alive
+        self._loads(now)
         if self.balance == "round_robin":
             start = next(self._turn) % len(candidates)
             return Placement(candidates[start:] + candidates[:start])
         if self.balance == "least_loaded":
             return Placement(sorted(candidates, key=_busyness))
         return self._affine(trajectory_id, home, candidates, now)
+
+    def _loads(self, now: float) -> None:
+        """Each replica's queue as its metrics last said, while that is recent (`stale_s`): an
+        old reading (its metrics slow or failing since) says nothing of the queue now."""
+        for replica in self.replicas:
+            load = replica.load
+            replica.queued = load.waiting if now - load.at <= self.stale_s else 0.0
 
     def _affine(self, trajectory_id: str, home: str | None, candidates: list[Replica], now: float) -> Placement:
         self._forget(now)
@@ -256,7 +280,7 @@ class EdgePool:
         replica.in_flight += 1
         if first:
             replica.chosen += 1
-        return Lease(replica)
+        return Lease(replica, pool=self)
 
     def answered(self, replica: Replica) -> None:
         replica.failures = 0
@@ -272,8 +296,8 @@ class EdgePool:
 
 
 def _load(replica: Replica) -> float:
-    # Steps this gateway has in flight there, plus the queue its own metrics reported.
-    return replica.in_flight + replica.load.waiting
+    # Steps this gateway has in flight there, plus the queue its own metrics reported lately.
+    return replica.in_flight + replica.queued
 
 
 def _busyness(replica: Replica) -> tuple[float, int]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable
 from urllib.parse import urlsplit, urlunsplit
@@ -59,6 +60,8 @@ def parse_load(text: bytes, at: float) -> ReplicaLoad:
             value = float(line.rsplit("}", 1)[-1].split()[0])
         except (ValueError, IndexError):
             continue
+        if not math.isfinite(value) or value < 0:
+            continue  # `NaN`, `+Inf` and negatives are valid exposition but no load
         sums.setdefault(field, {}).setdefault(line[:name_end], 0.0)
         sums[field][line[:name_end]] += value
     load = ReplicaLoad(at=at)
