@@ -514,6 +514,12 @@ def test_several_vllm_replicas_are_each_addressed_and_make_the_edge_a_pool() -> 
         f"http://demo-tandem-vllm-{i}.demo-tandem-vllm-pods.{namespace}.svc:8000/v1" for i in range(2)
     ]
     assert settings.upstreams["edge"].balance == "affinity"
+    # Each pod scraped once: the vLLM ServiceMonitor selects one Service, not the headless one too.
+    services = by_kind(docs, "Service")
+    for monitor in by_kind(docs, "ServiceMonitor"):
+        selector = monitor["spec"]["selector"]["matchLabels"]
+        matched = [s["metadata"]["name"] for s in services if selector.items() <= s["metadata"]["labels"].items()]
+        assert len(matched) == 1, f"{monitor['metadata']['name']} selects {matched}"
     # One replica: as before, a Deployment behind one Service, no pool.
     single = objects(FULL_VALUES)
     assert one(single, "Deployment", "demo-tandem-vllm")["spec"]["replicas"] == 1
