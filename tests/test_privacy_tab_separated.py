@@ -59,3 +59,22 @@ def test_code_joining_strings_port_ranges_and_kernel_clocks_are_no_findings(text
 def test_a_mobile_written_in_two_groups_of_five_is_still_a_phone() -> None:
     """Two groups of five digits are a port range only when both are ports (at most 65535)."""
     assert [f.type for f in detect("call me on 98765-43210 tomorrow")] == ["PHONE"]
+
+
+KEYED_IDS = {
+    '{"ni_number": "RZ192824C"}': "RZ192824C",
+    '{"national_insurance_number": "RZ 19 28 24 C"}': "RZ 19 28 24 C",
+    '{"tax_id": "25536451989"}': "25536451989",
+    '{"steuer_id": "25536451989"}': "25536451989",
+    '{"steuerliche_identifikationsnummer": "25 536 451 989"}': "25 536 451 989",
+}
+
+
+@pytest.mark.parametrize("text", sorted(KEYED_IDS))
+def test_a_national_id_under_a_key_naming_it_in_words_joined_by_underscores_is_found(text: str) -> None:
+    assert [(f.type, f.value) for f in detect(text)] == [("NATIONAL_ID", KEYED_IDS[text])], text
+
+
+@pytest.mark.parametrize("text", ['{"order_id": "25536451989"}', '{"tin_foil_count": "25536451989"}'])
+def test_other_keys_holding_such_numbers_are_no_findings(text: str) -> None:
+    assert detect(text) == [], text

@@ -32,7 +32,8 @@ class LabelWindow:
         """A label in `text[low:start]`."""
         window = text[low:start]
         if window.isascii():
-            window = window.lower()
+            # (`_` read as a space: a key names a label in words joined so, `tax_id`.)
+            window = window.lower().replace("_", " ")
             if not any(word in window for word in self._ascii):
                 return False
         return bool(self._label.search(text, low, start))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime
 import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from router.privacy.detector import Detector
@@ -25,7 +25,7 @@ _E = r"(?![\w@/]|[.-]\w|[ -]\d)"
 
 # Words that name a national id, in the languages of the countries covered; a label-only
 # detector's core is these words (hyperscan, caseless), its value follows within `_AFTER`.
-LABEL_WORDS = (
+LABEL_WORDS: tuple[str, ...] = (
     "ssn",
     "social security",
     "sin",
@@ -58,6 +58,7 @@ LABEL_WORDS = (
     "personal number",
     "national id",
     "national insurance",
+    "national insurance number",
     "national number",
     "national identity",
     "nhs",
@@ -67,6 +68,7 @@ LABEL_WORDS = (
     "idnr",
     "identifikationsnummer",
     "steueridentifikationsnummer",
+    "steuerliche identifikationsnummer",
     "rijksregisternummer",
     "numéro national",
     "aadhaar",
@@ -110,12 +112,18 @@ LABEL_WORDS = (
     "身份證",
 )
 _AFTER = 48
-_LABEL = re.compile(
-    "(?i)(?<![A-Za-z])(?:" + "|".join(re.escape(w) for w in LABEL_WORDS) + ")(?![A-Za-z])[^\n\\d]{0,24}$"
-)
+
+
+def _words(words: Iterable[str]) -> str:
+    """The words as alternatives, a space in them also written `_`, as a key or a column names
+    them (`ni_number`, `national_insurance_number`, `tax_id`)."""
+    return "|".join(re.escape(w).replace("\\ ", "[ _]") for w in words)
+
+
+_LABEL = re.compile("(?i)(?<![A-Za-z])(?:" + _words(LABEL_WORDS) + ")(?![A-Za-z])[^\n\\d]{0,24}$")
 _LABEL_CORE = (
     b"(?i)(?:\\b(?:"
-    + b"|".join(re.escape(w).encode() for w in LABEL_WORDS if w.isascii())
+    + _words(w for w in LABEL_WORDS if w.isascii()).encode()
     + b")\\b|"
     + b"|".join(re.escape(w).encode() for w in LABEL_WORDS if not w.isascii())
     + b")"
