@@ -71,6 +71,17 @@ def _ask(client: httpx.Client, server: GatewayServer, split: int, text: str = "h
         return b"".join(response.iter_bytes())
 
 
+def _streamed(client: httpx.Client, server: GatewayServer, surface: str, session: str) -> httpx.Response:
+    """A streamed `hi` on one surface (chat, messages, responses), in the session named."""
+    paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
+    body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    if surface == "messages":
+        body["max_tokens"] = 10
+    elif surface == "responses":
+        body = {"model": "tandem", "stream": True, "input": "hi"}
+    return client.post(f"{server.url}{paths[surface]}", json=body, headers={"X-Session-ID": session})
+
+
 def _events(body: bytes) -> list[bytes]:
     return [block for block in body.replace(b"\r\n", b"\n").split(b"\n\n") if block]
 
@@ -158,13 +169,7 @@ def test_an_error_event_from_the_upstream_ends_the_stream_and_records_an_error(
     stream = before + UPSTREAM_ERRORS[shape] + DONE
     edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
     session = f"error-event-{surface}-{shape}"
-    paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
-    body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-    if surface == "messages":
-        body["max_tokens"] = 10
-    elif surface == "responses":
-        body = {"model": "tandem", "stream": True, "input": "hi"}
-    response = client.post(f"{server.url}{paths[surface]}", json=body, headers={"X-Session-ID": session})
+    response = _streamed(client, server, surface, session)
     assert response.status_code == 200
     events = _events(response.content)
     if surface == "chat":
@@ -332,13 +337,7 @@ def test_an_event_that_is_not_json_mid_stream_ends_it_with_an_error(
     stream = _event({"role": "assistant", "content": "par"}) + bad + _event({"content": "tial"}, "stop") + USAGE + DONE
     edge.push({"kind": "raw", "status": 200, "content_type": "text/event-stream", "body": stream.decode()})
     session = f"not-json-{where}-{len(bad)}"
-    paths = {"chat": "/v1/chat/completions", "messages": "/v1/messages", "responses": "/v1/responses"}
-    body: dict[str, object] = {"model": "tandem", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
-    if where == "messages":
-        body["max_tokens"] = 10
-    elif where == "responses":
-        body = {"model": "tandem", "stream": True, "input": "hi"}
-    response = client.post(f"{server.url}{paths[where]}", json=body, headers={"X-Session-ID": session})
+    response = _streamed(client, server, where, session)
     assert response.status_code == 200
     events = _events(response.content)
     assert bad.strip() not in response.content and b"tial" not in response.content
