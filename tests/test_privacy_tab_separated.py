@@ -78,3 +78,23 @@ def test_a_national_id_under_a_key_naming_it_in_words_joined_by_underscores_is_f
 @pytest.mark.parametrize("text", ['{"order_id": "25536451989"}', '{"tin_foil_count": "25536451989"}'])
 def test_other_keys_holding_such_numbers_are_no_findings(text: str) -> None:
     assert detect(text) == [], text
+
+
+AWS_SECRET = "r0skcDdu/RzoiJrLuYNWzTyxpDP26UuqPBdgKAyT"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"CELERY_BROKER_URL=sqs://AKIAJ2Q3R4S5T6U7V8W2:{AWS_SECRET}@",  # a broker URL with no host
+        f"AKIAJ2Q3R4S5T6U7V8W2:{AWS_SECRET}\n",  # s3fs's .passwd-s3fs
+        f"s3://ASIAJ2Q3R4S5T6U7V8W2:{AWS_SECRET}@bucket/key",
+    ],
+)
+def test_an_aws_secret_joined_to_its_key_id_by_a_colon_is_found(text: str) -> None:
+    assert AWS_SECRET in [f.value for f in detect(text)], detect(text)
+
+
+def test_the_documented_example_key_pair_is_no_secret() -> None:
+    found = detect("AKIAIOSFODNN7EXAMPLE:wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+    assert [f.rule for f in found] == ["aws-access-key"]

@@ -717,6 +717,17 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "CLOUD_KEY",
+        # An AWS secret key joined to its key id by a colon: a broker or storage URL's user and
+        # password (`sqs://AKIA…:SECRET@`, Celery, kombu, `s3://`) and s3fs's `.passwd-s3fs`.
+        re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}:([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        rb"(?:AKIA|ASIA)[A-Z0-9]{16}:[A-Za-z0-9/+]{40}",
+        validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
+        group=1,
+        reach=64,
+        rule="aws-secret-after-key-id",
+    ),
+    Detector(
+        "CLOUD_KEY",
         # The AWS CLI's text output (`--output text`): `ACCESSKEY <id> <date> <secret> <status>`
         # (iam create-access-key), `CREDENTIALS <id> <expiration> <secret> <token>` (sts).
         re.compile(
