@@ -152,6 +152,9 @@ def test_least_loaded_avoids_the_busy_replica(
         # One server spelt twice: the pool names each replica by its URL without these.
         ({"endpoints": ["http://a/v1", "http://user:pw@a/v1"]}, {}, "endpoints lists a base URL twice"),
         ({"endpoints": ["http://a/v1", "http://a/v1?x=1"]}, {}, "endpoints lists a base URL twice"),
+        ({"endpoints": ["http://a:8000/v1", "http://A:8000/v1"]}, {}, "endpoints lists a base URL twice"),
+        ({"endpoints": ["http://a/v1", "http://a:80/v1"]}, {}, "endpoints lists a base URL twice"),
+        ({"endpoints": ["https://a/v1", "https://a:443/v1/"]}, {}, "endpoints lists a base URL twice"),
         ({"endpoints": ["http://a/v1", "ftp://b/v1"]}, {}, "each of endpoints must start with http"),
         ({"endpoints": ["http://a/v1"], "base_url": "http://c/v1"}, {}, "is not one of endpoints"),
         ({}, {"endpoints": ["http://127.0.0.1:2/v1"]}, "endpoints (a pool of replicas) is for the edge upstream only"),

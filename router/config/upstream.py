@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import Field, model_validator
 
@@ -151,8 +152,11 @@ class UpstreamSettings(Strict):
         # Compared without credentials, query and fragment: the pool names, homes and counts each
         # replica by that public URL, so two spellings of one server would share one name (a run
         # homed on the first resolved to the second) and the server would get two shares of steps.
-        if len({public_url(url) for url in self.endpoints}) != len(self.endpoints):
-            raise ValueError("endpoints lists a base URL twice (credentials, query and fragment aside)")
+        if len({_same_server(public_url(url)) for url in self.endpoints}) != len(self.endpoints):
+            raise ValueError(
+                "endpoints lists a base URL twice (credentials, query and fragment aside; the host's "
+                "case and a default port too)"
+            )
         self.base_url = http_url(self.base_url, "base_url")
         if self.endpoints and self.base_url not in self.endpoints:
             raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
@@ -172,3 +176,14 @@ class UpstreamSettings(Strict):
         if self.api_key_env is not None:
             return os.environ.get(self.api_key_env) or None
         return None
+
+
+def _same_server(url: str) -> str:
+    """A URL as a server is named: the host in lower case, a scheme's default port left out
+    (`http://A:80/v1` and `http://a/v1` are one replica)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    port = parts.port
+    if port is not None and port != {"http": 80, "https": 443}.get(parts.scheme):
+        host = f"{host}:{port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
