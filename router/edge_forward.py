@@ -138,6 +138,17 @@ async def send_pooled(
             step.lease = lease
         return reply
     assert last is not None
+    if len(placement.replicas) > 1:
+        # The message says that every replica failed, not only what the last one did.
+        raise UpstreamFailure(
+            last.upstream,
+            last.kind,
+            f"every replica of the pool failed ({len(placement.replicas)}); the last: {last.detail}",
+            status=last.status,
+            body=last.body,
+            content_type=last.content_type,
+            retry_after=last.retry_after,
+        )
     raise last
 
 

@@ -120,6 +120,8 @@ def test_every_replica_down_fails_over_to_the_cloud_but_a_local_route_fails(
             json={"model": "local", "messages": [{"role": "user", "content": "hi"}]},
         )
         assert refused.status_code >= 500
+        # The message says every replica failed, not only the last one's error.
+        assert "every replica of the pool failed (3)" in refused.json()["error"]["message"]
     assert len(cloud.received) == 1
 
 
