@@ -116,6 +116,8 @@ _RANGE = re.compile(r"^(\d{4,5})-(\d{4,5})$")
 def _port_range(value: str) -> bool:
     found = _RANGE.match(value)
     return found is not None and int(found.group(1)) <= int(found.group(2)) <= 65535
+
+
 # A decimal number (`26.391834` in coordinates) is no phone, labelled or not.
 # (A kernel log's clock, `[ 1234.567890]`, too: four to six digits, no trunk 0, then a point.)
 _DECIMAL = re.compile(r"^(?:\d{1,3}|[1-9]\d{3,5})\.\d{4,}$")
