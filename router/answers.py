@@ -75,13 +75,6 @@ class Answers:
         self.shadow = build_shadow(settings, upstreams, metrics, tracker.store)
         self.streams = OpenStreams()  # the streams being relayed (a stopping gateway ends them)
 
-    def upstream_failed(self, step: Step, target: Target, kind: str, status: int | None, where: str) -> None:
-        """A failed upstream call of the step: counted, and logged (at most a line every few
-        seconds per upstream and kind)."""
-        name = self.upstreams[target].name
-        self.metrics.upstream_errors.labels(name, kind).inc()
-        FAULTS.failed(name, kind, status, step.route.name, step.identity.trajectory_id, step.identity.step, where)
-
     def _answered(self, step: Step, record: StepRecord, message: dict[str, Any]) -> None:
         """What a judge row needs of an answered step, when the route records features."""
         if record.features is not None:
@@ -217,7 +210,16 @@ class Answers:
                 # The upstream failed after its answer began: a failed call as one before it is
                 # (the record's `failures`, `tandem_upstream_errors_total`, the log, and an edge
                 # replica's breaker: a replica dropping every stream is taken out).
-                self.upstream_failed(step, target, outcome.failure, None, "mid-stream")
+                FAULTS.call_failed(
+                    self.metrics.upstream_errors,
+                    self.upstreams[target].name,
+                    outcome.failure,
+                    None,
+                    step.route.name,
+                    step.identity.trajectory_id,
+                    step.identity.step,
+                    "mid-stream",
+                )
                 record.failures.append((target, outcome.failure, None))
                 if step.lease is not None:
                     step.lease.failed(outcome.failure)

@@ -10,6 +10,7 @@ from router import notes
 from router.config.base import public_url
 from router.edge.pool import EdgePool, Placement, Replica
 from router.errors import GatewayError
+from router.fault_log import FAULTS
 from router.policies.base import Decision, Reason
 from router.upstream import Upstream, UpstreamFailure, UpstreamReply
 
@@ -112,7 +113,16 @@ async def send_pooled(
     for attempt, replica in enumerate(placement.replicas):
         if last is not None:
             # An earlier replica failed: counted here, as the engine counts the last one.
-            metrics.upstream_errors.labels("edge", last.kind).inc()
+            FAULTS.call_failed(
+                metrics.upstream_errors,
+                "edge",
+                last.kind,
+                last.status,
+                step.route.name,
+                step.identity.trajectory_id,
+                step.identity.step,
+                "before its answer (trying the next replica)",
+            )
             step.failures.append(("edge", last.kind, last.status))
         lease = pool.lease(replica, first=attempt == 0)
         try:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import logging
 import time
 
+from prometheus_client import Counter
+
 log = logging.getLogger("tandem.upstream")
 
 EVERY_S = 10.0  # at most one line this often per upstream and kind
@@ -25,6 +27,21 @@ class FaultLog:
         """Forget the lines said: the next failure of each kind is logged."""
         self._last.clear()
         self._unsaid.clear()
+
+    def call_failed(
+        self,
+        errors: Counter,
+        upstream: str,
+        kind: str,
+        status: int | None,
+        route: str,
+        trajectory: str,
+        step: int,
+        where: str,
+    ) -> None:
+        """A failed call of a step: counted (`tandem_upstream_errors_total`, `errors`) and logged."""
+        errors.labels(upstream, kind).inc()
+        self.failed(upstream, kind, status, route, trajectory, step, where)
 
     def failed(
         self, upstream: str, kind: str, status: int | None, route: str, trajectory: str, step: int, where: str

@@ -143,9 +143,43 @@ def _last_end(data: bytes) -> int:
     return cut
 
 
-def _an(upstream: str) -> str:
-    """`an edge`, `a cloud`: the upstream's name with its article."""
-    return ("an " if upstream[:1].lower() in "aeiou" else "a ") + upstream
+def _broken_off(
+    exc: BaseException, upstream: str, source: StreamSource, max_event_bytes: int
+) -> tuple[str, str, str | None]:
+    """Why a stream under way was ended: the record's error, the error event's code, and how the
+    upstream failed (`StreamOutcome.failure`; None where it did not: the gateway stopping)."""
+    if isinstance(exc, EventTooLong):
+        source.on_limit("max_sse_line_bytes")
+        error = (
+            f"the {upstream} upstream sent an event of {exc.args[0]} bytes or more without its end, over the "
+            f"limit of {max_event_bytes} bytes (limits.max_sse_line_bytes)"
+        )
+        return error, "upstream_event_too_long", "invalid_answer"
+    if isinstance(exc, EventNotJson):
+        return (
+            f"the {upstream} upstream sent an event that is not JSON: {exc.args[0]!r}",
+            "upstream_invalid_event",
+            "invalid_answer",
+        )
+    if isinstance(exc, StreamDeadline) and exc.reason == "shutdown":
+        log.warning(
+            "a stream of the %s upstream still running at the shutdown timeout was ended with an error event", upstream
+        )
+        error = "the gateway is shutting down: the stream was ended before the upstream finished it"
+        return error, "gateway_shutting_down", None
+    if isinstance(exc, StreamDeadline):
+        error = (
+            f"the {upstream} upstream's stream passed its deadline of {source.stream_timeout_s:g} s "
+            f"(upstreams.{upstream}.timeouts.stream)"
+        )
+        return error, "upstream_stream_timeout", "timeout"
+    if isinstance(exc, TimeoutError):
+        return (
+            f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s",
+            "upstream_idle_timeout",
+            "timeout",
+        )
+    return f"the {upstream} upstream failed mid-stream: {exc}", "upstream_stream_failed", "disconnected"
 
 
 def _error_event(message: str, code: str) -> bytes:
@@ -297,47 +331,9 @@ async def relay(
         outcome.completed = outcome.error is None
         await ended_and_kept()
         yield DONE_EVENT
-    except EventTooLong as exc:
-        source.on_limit("max_sse_line_bytes")
-        outcome.error = (
-            f"the {upstream} upstream sent an event of {exc.args[0]} bytes or more without its end, over the "
-            f"limit of {limits.max_sse_line_bytes} bytes (limits.max_sse_line_bytes)"
-        )
-        outcome.failure = "invalid_answer"
-        yield _error_event(outcome.error, "upstream_event_too_long")
-        await ended_and_kept()
-        yield DONE_EVENT
-    except EventNotJson as exc:
-        outcome.error = f"the {upstream} upstream sent an event that is not JSON: {exc.args[0]!r}"
-        outcome.failure = "invalid_answer"
-        yield _error_event(outcome.error, "upstream_invalid_event")
-        await ended_and_kept()
-        yield DONE_EVENT
-    except StreamDeadline as exc:
-        if exc.reason == "shutdown":
-            log.warning("%s stream still running at the shutdown timeout was ended with an error event", _an(upstream))
-            outcome.error = "the gateway is shutting down: the stream was ended before the upstream finished it"
-            code = "gateway_shutting_down"
-        else:
-            outcome.error = (
-                f"the {upstream} upstream's stream passed its deadline of {source.stream_timeout_s:g} s "
-                f"(upstreams.{upstream}.timeouts.stream)"
-            )
-            code = "upstream_stream_timeout"
-            outcome.failure = "timeout"
+    except (EventTooLong, EventNotJson, StreamDeadline, TimeoutError, TransportError) as exc:
+        outcome.error, code, outcome.failure = _broken_off(exc, upstream, source, limits.max_sse_line_bytes)
         yield _error_event(outcome.error, code)
-        await ended_and_kept()
-        yield DONE_EVENT
-    except TimeoutError:
-        outcome.error = f"the {upstream} upstream sent nothing for {source.idle_timeout_s:g} s"
-        outcome.failure = "timeout"
-        yield _error_event(outcome.error, "upstream_idle_timeout")
-        await ended_and_kept()
-        yield DONE_EVENT
-    except TransportError as exc:
-        outcome.error = f"the {upstream} upstream failed mid-stream: {exc}"
-        outcome.failure = "disconnected"
-        yield _error_event(outcome.error, "upstream_stream_failed")
         await ended_and_kept()
         yield DONE_EVENT
     except BaseException:

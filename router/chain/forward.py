@@ -77,8 +77,8 @@ class Forward(Stage):
                 else:
                     reply = await upstream.send(body, step.request.stream, trajectory_id=step.trajectory_id)
             except UpstreamFailure as failure:
-                metrics.upstream_errors.labels(upstream.name, failure.kind).inc()
-                FAULTS.failed(
+                FAULTS.call_failed(
+                    metrics.upstream_errors,
                     upstream.name,
                     failure.kind,
                     failure.status,

@@ -81,7 +81,6 @@ class Replica:
     failures: int = 0  # consecutive unwell failures
     open_until: float = 0.0  # the breaker is open (the replica is skipped) until then
     over_since: float = 0.0  # since when it has been over the load bound (0: it is not)
-    queued: float = 0.0  # its queue as placement counts it: the last scrape's, while recent (`EdgePool._loads`)
     load: ReplicaLoad = field(default_factory=ReplicaLoad)
     salt: bytes = b""
 
@@ -98,8 +97,8 @@ class Lease:
     """A step's hold on a replica's in-flight count, given back once (its answer ended)."""
 
     replica: Replica
+    pool: EdgePool
     released: bool = False
-    pool: EdgePool | None = None
 
     def release(self) -> None:
         if not self.released:
@@ -109,13 +108,11 @@ class Lease:
     def failed(self, kind: str) -> None:
         """The replica failed the step after its answer began (a dropped stream, one that went
         quiet): a failure as one before it is, for its breaker."""
-        if self.pool is not None:
-            self.pool.failed(self.replica, kind, None)
+        self.pool.failed(self.replica, kind, None)
 
     def answered(self) -> None:
         """The replica's stream ended whole: its breaker's count of failures starts again."""
-        if self.pool is not None:
-            self.pool.answered(self.replica)
+        self.pool.answered(self.replica)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,34 +170,37 @@ class EdgePool:
             # Every breaker open: one replica is tried (the one out longest: it may be back), not
             # all of them, each waiting its first-byte timeout while the cloud could answer.
             return Placement([min(self.replicas, key=lambda replica: (replica.open_until, replica.index))])
-        candidates = alive
-        self._loads(now)
         if self.balance == "round_robin":
-            start = next(self._turn) % len(candidates)
-            return Placement(candidates[start:] + candidates[:start])
+            start = next(self._turn) % len(alive)
+            return Placement(alive[start:] + alive[:start])
+        loads = self._loads(alive, now)
         if self.balance == "least_loaded":
-            return Placement(sorted(candidates, key=_busyness))
-        return self._affine(trajectory_id, home, candidates, now)
+            return Placement(sorted(alive, key=lambda replica: (loads[replica], replica.index)))
+        return self._affine(trajectory_id, home, alive, loads, now)
 
-    def _loads(self, now: float) -> None:
-        """Each replica's queue as its metrics last said, while that is recent (`stale_s`): an
-        old reading (its metrics slow or failing since) says nothing of the queue now."""
-        for replica in self.replicas:
-            load = replica.load
-            replica.queued = load.waiting if now - load.at <= self.stale_s else 0.0
+    def _loads(self, candidates: list[Replica], now: float) -> dict[Replica, float]:
+        """Each replica's load: the steps this gateway has in flight there, plus the queue its
+        metrics reported while that is recent (`stale_s`): an old reading (its metrics slow or
+        failing since) says nothing of the queue now."""
+        return {
+            replica: replica.in_flight + (replica.load.waiting if now - replica.load.at <= self.stale_s else 0.0)
+            for replica in candidates
+        }
 
-    def _affine(self, trajectory_id: str, home: str | None, candidates: list[Replica], now: float) -> Placement:
+    def _affine(
+        self, trajectory_id: str, home: str | None, candidates: list[Replica], loads: dict[Replica, float], now: float
+    ) -> Placement:
         self._forget(now)
         key = trajectory_id.encode()
         ranked = sorted(candidates, key=lambda replica: replica.score(key), reverse=True)
         # Each replica may hold ceil(load_bound × the mean) steps, this one counted.
-        bound = math.ceil(self.load_bound * (sum(_load(r) for r in candidates) + 1) / len(candidates))
+        bound = math.ceil(self.load_bound * (sum(loads.values()) + 1) / len(candidates))
         for replica in candidates:
-            if _load(replica) + 1 <= bound:
+            if loads[replica] + 1 <= bound:
                 replica.over_since = 0.0
             elif replica.over_since == 0.0:
                 replica.over_since = now
-        under = [replica for replica in ranked if _load(replica) + 1 <= bound] or ranked
+        under = [replica for replica in ranked if loads[replica] + 1 <= bound] or ranked
         current = self.by_url.get(home) if home is not None else None
         if current is not None and current in candidates:
             rest = [replica for replica in ranked if replica is not current]
@@ -280,7 +280,7 @@ class EdgePool:
         replica.in_flight += 1
         if first:
             replica.chosen += 1
-        return Lease(replica, pool=self)
+        return Lease(replica, self)
 
     def answered(self, replica: Replica) -> None:
         replica.failures = 0
@@ -293,12 +293,3 @@ class EdgePool:
         replica.failures += 1
         if replica.failures >= self.breaker_failures:
             replica.open_until = self.clock() + self.breaker_s
-
-
-def _load(replica: Replica) -> float:
-    # Steps this gateway has in flight there, plus the queue its own metrics reported lately.
-    return replica.in_flight + replica.queued
-
-
-def _busyness(replica: Replica) -> tuple[float, int]:
-    return (_load(replica), replica.index)
