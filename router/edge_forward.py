@@ -34,7 +34,7 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
             upstream = first
         else:
             one = edge.model_copy(update={"base_url": url, "endpoints": []})
-            upstream = Upstream("edge", one, settings.limits, metrics.limit_hit)
+            upstream = Upstream("edge", one, settings.limits, metrics.limit_hit, on_call=metrics.calls_of("edge"))
         replicas.append((public_url(url), upstream))
     pool = edge.pool
     return EdgePool(

@@ -95,7 +95,9 @@ class Engine:
         self.metrics.describe(SeriesScope.of(settings, reported_kinds(settings)))
         transports = transports or {}
         self.upstreams = {
-            name: Upstream(name, s, settings.limits, self.metrics.limit_hit, transports.get(name))
+            name: Upstream(
+                name, s, settings.limits, self.metrics.limit_hit, transports.get(name), self.metrics.calls_of(name)
+            )
             for name, s in settings.upstreams.items()
         }
         # The edge's replicas, when it lists several (`endpoints`); the first is `upstreams["edge"]`.

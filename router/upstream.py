@@ -92,11 +92,15 @@ class Upstream:
         limits: LimitSettings,
         on_limit: Callable[[str], None],
         transport: Transport | None = None,
+        on_call: Callable[[float], None] | None = None,
     ) -> None:
         self.name = name
         self.settings = settings
         self.limits = limits
         self.on_limit = on_limit  # counts a bound of `limits` cutting an answer off
+        # Counts every call sent (`tandem_upstream_calls_total`): the denominator of a share of
+        # failed calls, inner calls and each replica of a pool included.
+        self._on_call = on_call
         self.drop_params = frozenset(settings.drop_params)
         self._url = f"{settings.base_url}/chat/completions"
         key = settings.api_key()
@@ -143,6 +147,8 @@ class Upstream:
         assert self._transport is not None, "Upstream.start() was not awaited"
         timeouts = self.settings.timeouts
         started = time.perf_counter()
+        if self._on_call is not None:
+            self._on_call(1.0)
         response: Response | None = None
         try:
             async with self._first_byte.within():

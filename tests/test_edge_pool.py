@@ -296,6 +296,39 @@ def test_an_inner_edge_call_fails_over_to_the_next_replica_when_the_home_dies(
     assert cloud.received == []
 
 
+def test_every_call_sent_is_counted_so_failed_calls_are_a_share_of_them(
+    make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
+) -> None:
+    # `tandem_upstream_calls_total` is the denominator of TandemEdgeDown: it counts a step's
+    # call, each replica tried and a strategy's inner calls, as the errors counter does.
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"breaker_failures": 5}}
+    server = make_gateway(
+        routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge}
+    )
+    for fake in replicas:
+        fake.default = {"kind": "text", "top_logprobs": [-0.1, -2.5]}
+    with httpx.Client(timeout=10) as client:
+        run(client, server, "counted", 1, model="probe")  # a probe and the step: 2 calls
+        replicas[served(replicas, "counted")[0]].stop()
+        run(client, server, "counted", 2, model="probe")  # step 1 again and step 2, each: a probe
+        # to the dead home (failed), a probe to a live replica, the step: 6 calls, 2 failed
+
+    def sample(name: str, **labels: str) -> float:
+        registry = server.app.state.engine.metrics.registry
+        return sum(
+            s.value
+            for family in registry.collect()
+            for s in family.samples
+            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
+        )
+
+    answered = sum(len(fake.received) for fake in replicas)
+    assert answered == 6
+    assert sample("tandem_upstream_errors_total", upstream="edge") == 2
+    assert sample("tandem_upstream_calls_total", upstream="edge") == answered + 2 == 8
+    assert sample("tandem_upstream_calls_total", upstream="cloud") == len(cloud.received) == 0
+
+
 def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:

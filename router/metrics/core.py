@@ -99,6 +99,10 @@ class Metrics(MetricFamilies):
         """A bound of `limits` cut something off; `limit` is its key (max_header_bytes…)."""
         self.limit_exceeded.labels(limit).inc()
 
+    def calls_of(self, upstream: str) -> Callable[[float], None]:
+        """What counts one call sent to `upstream` (`tandem_upstream_calls_total`)."""
+        return self._add(self.upstream_calls, upstream)
+
     def step_closed(self, record: StepRecord) -> None:
         """A step's tokens, dollars, decision and latency, once its record is final. Every call
         is booked under the target that served it; the sum of `tandem_cost_usd_total` equals

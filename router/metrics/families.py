@@ -108,6 +108,11 @@ class MetricFamilies:
         self.upstream_errors = c(
             "tandem_upstream_errors", "Upstream failures by upstream and kind", ("upstream", "kind")
         )
+        self.upstream_calls = c(
+            "tandem_upstream_calls",
+            "Calls sent to an upstream (a step's, its fallback's and its strategy's inner calls), by upstream",
+            ("upstream",),
+        )
         self.dropped_params = c(
             "tandem_dropped_params", "Request keys dropped for an upstream (its drop_params)", ("upstream", "param")
         )

@@ -233,6 +233,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_time_to_first_token_seconds": lambda scope: ((t,) for t in TARGETS),
     "tandem_fallbacks": _each_route(_fallbacks),
     "tandem_upstream_errors": lambda scope: ((u, k) for u in scope.upstreams for k in FAILURE_KINDS),
+    "tandem_upstream_calls": lambda scope: ((u,) for u in scope.upstreams),
     "tandem_dropped_params": lambda scope: (
         (name, param) for name, upstream in scope.upstreams.items() for param in upstream.drop_params
     ),

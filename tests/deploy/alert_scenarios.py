@@ -60,6 +60,7 @@ def expect(alert: str, at: str, *firing: dict[str, str]) -> dict[str, Any]:
 # minute on the busy route, 3 on the quiet one (15 in 5 minutes: below the guard of 20).
 HEALTHY, INCIDENT, AFTER = 20, 10, 20
 END = HEALTHY + INCIDENT  # the incident's last failure is in the minute before this one
+MINUTES = HEALTHY + INCIDENT + AFTER
 
 
 def _steps(route: str, busy: float, target: str = "edge") -> list[dict[str, str]]:
@@ -192,15 +193,24 @@ def edge_scenario() -> dict[str, Any]:
             )
         )
         inputs.append(
-            series(
-                "tandem_steps_total",
-                f'instance="{instance}",route="tandem",target="edge",reason="random_draw",status="ok"',
-                counter((HEALTHY, busy), (INCIDENT, 0), (AFTER, busy)),
-            )
+            series("tandem_upstream_calls_total", f'instance="{instance}",upstream="edge"', counter((MINUTES, busy)))
         )
+    # c's steps all go to the cloud while its strategy's inner calls to the edge (drafts, probes)
+    # fail one in five during the incident: no step was answered by the edge, yet most of its
+    # calls were, and the edge is not down.
+    inputs += [
+        series("tandem_upstream_errors_total", 'instance="c:8080",upstream="edge",kind="timeout"', _incident(20)),
+        series("tandem_upstream_calls_total", 'instance="c:8080",upstream="edge"', counter((MINUTES, 100))),
+        series(
+            "tandem_steps_total",
+            'instance="c:8080",route="tandem",target="edge",reason="judge",status="ok"',
+            counter((MINUTES, 0)),
+        ),
+    ]
     labels = {"job": "tandem", "instance": "a:8080", "severity": "critical"}
     return {
-        "name": "TandemEdgeDown: fires for a busy gateway, not for a quiet one, resolves within 2 minutes",
+        "name": "TandemEdgeDown: fires for a busy gateway, not for a quiet one nor for one whose failed edge "
+        "calls are a few of many, resolves within 2 minutes",
         "interval": "1m",
         "input_series": inputs,
         "alert_rule_test": [

@@ -29,6 +29,7 @@ CATALOGUE = {
     "tandem_time_to_first_token_seconds": ("histogram", ("target",)),
     "tandem_fallbacks": ("counter", ("route", "from_target", "to_target", "kind")),
     "tandem_upstream_errors": ("counter", ("upstream", "kind")),
+    "tandem_upstream_calls": ("counter", ("upstream",)),
     "tandem_dropped_params": ("counter", ("upstream", "param")),
     "tandem_bad_requests": ("counter", ("code",)),
     "tandem_policy_failures": ("counter", ("route", "kind")),
