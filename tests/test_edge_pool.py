@@ -214,6 +214,40 @@ def test_the_breaker_takes_a_failing_replica_out_then_tries_it_again() -> None:
     assert home in pool.place("run", away.new_home).replicas
 
 
+def test_after_the_breakers_wait_one_step_tries_the_replica_while_the_others_pass_it_by() -> None:
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], breaker_failures=1, breaker_s=10, clock=clock)  # type: ignore[list-item]
+    sick = pool.replicas[0]
+    pool.failed(sick, "timeout", None)
+    clock.now += 11
+    assert sick in pool.place("one", None).replicas
+    trial = pool.lease(sick, True)  # a step tries it (it may still hang)...
+    # ...and the burst behind it passes it by until that step ends.
+    assert all(sick not in pool.place(f"run{i}", None).replicas for i in range(20))
+    trial.release()
+    pool.failed(sick, "timeout", None)  # the trial failed: out for another wait
+    assert sick not in pool.place("two", None).replicas
+    clock.now += 11
+    again = pool.lease(sick, True)
+    assert sick not in pool.place("three", None).replicas
+    pool.answered(sick)  # this trial answered: back for every step
+    again.release()
+    assert all(sick in pool.place(f"run{i}", None).replicas for i in range(5))
+    clock.now += 100
+    pool.lease(sick, True).release()  # a closed breaker: a step is no trial
+    assert not sick.trial
+
+
+def test_a_trial_that_ends_without_a_verdict_lets_the_next_step_try() -> None:
+    clock = Clock()
+    pool = EdgePool([("http://a/v1", None), ("http://b/v1", None)], breaker_failures=1, breaker_s=10, clock=clock)  # type: ignore[list-item]
+    sick = pool.replicas[0]
+    pool.failed(sick, "connect", None)
+    clock.now += 11
+    pool.lease(sick, True).release()  # cancelled by its client, or a request the replica refused
+    assert sick in pool.place("next", None).replicas
+
+
 def test_a_streamed_step_holds_its_replica_until_its_stream_ends(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:

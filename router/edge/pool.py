@@ -80,12 +80,15 @@ class Replica:
     chosen: int = 0  # steps sent to it first
     failures: int = 0  # consecutive unwell failures
     open_until: float = 0.0  # the breaker is open (the replica is skipped) until then
+    # Its breaker's wait is over and one step is trying it (half-open): the others skip it until
+    # that step ends, rather than each waiting out a replica that may still hang.
+    trial: bool = False
     over_since: float = 0.0  # since when it has been over the load bound (0: it is not)
     load: ReplicaLoad = field(default_factory=ReplicaLoad)
     salt: bytes = b""
 
     def alive(self, now: float) -> bool:
-        return now >= self.open_until
+        return now >= self.open_until and not self.trial
 
     def score(self, key: bytes) -> int:
         digest = hashlib.blake2b(key, digest_size=8, key=self.salt).digest()
@@ -104,6 +107,9 @@ class Lease:
         if not self.released:
             self.released = True
             self.replica.in_flight -= 1
+            # A trial that ended without a verdict (cancelled, a refused request): the next
+            # step tries again.
+            self.replica.trial = False
 
     def failed(self, kind: str) -> None:
         """The replica failed the step after its answer began (a dropped stream, one that went
@@ -278,6 +284,8 @@ class EdgePool:
 
     def lease(self, replica: Replica, first: bool) -> Lease:
         replica.in_flight += 1
+        if replica.open_until:
+            replica.trial = True  # its breaker opened and its wait is over: this step tries it
         if first:
             replica.chosen += 1
         return Lease(replica, self)
@@ -285,11 +293,14 @@ class EdgePool:
     def answered(self, replica: Replica) -> None:
         replica.failures = 0
         replica.open_until = 0.0
+        replica.trial = False
 
     def failed(self, replica: Replica, kind: str, status: int | None) -> None:
-        """Count a failure; past `breaker_failures` in a row the replica is skipped a while."""
+        """Count a failure; past `breaker_failures` in a row the replica is skipped a while (a
+        trial's failure too: it opens again at once)."""
         if kind not in UNWELL or (kind == "status" and status is not None and status < 500):
             return
         replica.failures += 1
         if replica.failures >= self.breaker_failures:
             replica.open_until = self.clock() + self.breaker_s
+            replica.trial = False
