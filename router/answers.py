@@ -278,8 +278,10 @@ class Answers:
 
         return Stream(step.facts(target, fallback), chunks, close, after_sent)
 
-    def failure(self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure]) -> Failure:
-        last = failures[-1]
+    def failure(
+        self, step: Step, target: Target, fallback: bool, failures: list[UpstreamFailure], relayed: int = -1
+    ) -> Failure:
+        last = failures[relayed]
         facts = step.facts(target, fallback)
         headers: dict[str, str] = {}
         record = self._new_record(step, target, fallback)

@@ -59,11 +59,13 @@ class Replied:
 
 @dataclass(slots=True)
 class Unanswered:
-    """The forward stage's outcome: no target answered; the last tried and every failure."""
+    """The forward stage's outcome: no target answered; the last tried and every failure, and
+    which of them the client gets (the last, unless a later one says less: see forward)."""
 
     target: Target
     fallback: bool
     failures: list[UpstreamFailure]
+    relayed: int = -1
 
 
 @dataclass(slots=True)

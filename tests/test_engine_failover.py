@@ -123,6 +123,36 @@ async def test_failover_off_relays_the_upstream_error_with_retry_after() -> None
         assert not env.cloud.received
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_edges_refusal_after_the_cloud_failed_does_not_hide_the_clouds_429(stream: bool) -> None:
+    # A long history the cloud was chosen for: the cloud is rate-limited, and the edge (its
+    # smaller context) refuses the request. The client gets the 429 to retry, not a context
+    # error that would make an agent condense its history.
+    routes = {"tandem": {"strategy": "cloud", "failover": True}}
+    async with in_process(engine_settings(routes=routes)) as env:
+        env.cloud.push({"kind": "status", "status": 429, "text": "slow down", "retry_after": 7})
+        context = b'{"error": {"message": "maximum context length is 8192 tokens", "type": "BadRequestError"}}'
+        env.edge.push({"kind": "raw", "status": 400, "body": context})
+        result = await env.run(stream=stream)
+        assert isinstance(result, Failure) and result.status == 429
+        assert result.error["message"] == "slow down" and result.all_headers()["Retry-After"] == "7"
+        assert len(env.edge.received) == 1
+        (record,) = await env.records("s1")
+        assert (record.status, record.http_status, record.target, record.fallback) == ("error", 429, "edge", True)
+        assert [(t, k, s) for t, k, s in record.failures] == [("cloud", "status", 429), ("edge", "status", 400)]
+        assert "maximum context length" in (record.error or "")
+
+
+async def test_the_clouds_refusal_after_the_edge_failed_is_relayed() -> None:
+    # The other way round the cloud's 4xx is about the request itself: relayed as it said it.
+    async with in_process(engine_settings(routes=EDGE_FAILS_OVER)) as env:
+        env.edge.push({"kind": "status", "status": 503})
+        env.cloud.push({"kind": "raw", "status": 400, "body": b'{"error": {"message": "bad tool schema"}}'})
+        result = await env.run()
+        assert isinstance(result, Failure) and result.status == 400
+        assert result.error["message"] == "bad tool schema"
+
+
 async def test_both_targets_down_is_a_503_naming_both() -> None:
     async with in_process(engine_settings(routes=EDGE_FAILS_OVER)) as env:
         env.edge.push({"kind": "connect"})

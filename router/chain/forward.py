@@ -28,6 +28,19 @@ async def _measure_anyway(step: Step, messages: list[dict[str, Any]]) -> None:
         log.exception("privacy: counting what a cancelled cloud call sent failed")
 
 
+def _refusal(upstream: Upstream, reply: UpstreamReply) -> UpstreamFailure:
+    """An upstream's 4xx answer as a failure, for the step's record."""
+    text = reply.body[:200].decode("utf-8", "replace")
+    return UpstreamFailure(
+        upstream.name,
+        "status",
+        f"HTTP {reply.status}: {text}",
+        status=reply.status,
+        body=reply.body,
+        content_type=reply.content_type,
+    )
+
+
 class Forward(Stage):
     name = "forward"
 
@@ -92,6 +105,16 @@ class Forward(Stage):
                 if attempt + 1 < len(targets):
                     metrics.fallbacks.labels(step.route.name, target, targets[attempt + 1], failure.kind).inc()
                 continue
+            if failures and target == "edge" and 400 <= reply.status < 500:
+                # The edge, tried because the cloud failed, refused the request (its smaller
+                # context, a parameter it lacks): that says nothing of the request the cloud was
+                # chosen for. The client gets the cloud's failure (a 429 and its Retry-After, a
+                # 503), which it retries, not a refusal it would act on (an agent condensing its
+                # history for a context error of the edge's).
+                failures.append(_refusal(upstream, reply))
+                step.failures.append((target, "status", reply.status))
+                step.outcome = Unanswered(target, True, failures, relayed=0)
+                return
             step.outcome = Replied(target, attempt > 0, reply, len(body))
             return
         step.outcome = Unanswered(targets[-1], len(targets) > 1, failures)

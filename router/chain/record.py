@@ -25,4 +25,4 @@ class Record(Stage):
             else:
                 step.result = answers.plain(step, target, fallback, reply)
         elif outcome is not None:
-            step.result = answers.failure(step, outcome.target, outcome.fallback, outcome.failures)
+            step.result = answers.failure(step, outcome.target, outcome.fallback, outcome.failures, outcome.relayed)
