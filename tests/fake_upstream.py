@@ -222,7 +222,7 @@ class FakeUpstream:
         if how.get("kind") == "tool_call":
             message = {
                 "role": "assistant",
-                "content": None,
+                "content": how.get("text"),  # text before the call, when scripted
                 "tool_calls": [
                     {
                         "id": how.get("call_id", "call_1"),
@@ -274,6 +274,8 @@ class FakeUpstream:
             name = how.get("name", "bash")
             arguments = how.get("arguments", '{"command": "ls"}')
             half = len(arguments) // 2
+            if how.get("text"):
+                events.append(self._chunk(body, {"content": how["text"]}))
             events.append(
                 self._chunk(
                     body,

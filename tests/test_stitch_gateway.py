@@ -464,3 +464,94 @@ def test_a_run_handed_to_another_agent_stays_one_trajectory(server: GatewayServe
     response = _send(client, server, stranger, {"kind": "text", "text": "ok"})
     assert response.headers["x-tandem-stitch"] == "new"
     assert response.headers["x-tandem-trajectory"] not in runs.values()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("stop", "written_back"),
+    [
+        (["</function"], "</function>"),  # OpenHands without native tool calls
+        (["Observation:"], "\nObservation:"),  # a ReAct loop
+        (["Observation:", "Calling tools:", "</code>"], "</code>"),  # smolagents' CodeAgent
+    ],
+)
+def test_a_stop_string_the_client_writes_back_after_the_answer_continues_its_run(
+    server: GatewayServer, client: httpx.Client, stream: bool, stop: list[str], written_back: str
+) -> None:
+    """Providers leave the stop string out of the answer; these clients write it back after the
+    answer they keep. Two runs of one task stay two, and each is one trajectory."""
+    task: Messages = [{"role": "system", "content": "You act in a shell."}, {"role": "user", "content": "fix the bug"}]
+    runs: dict[str, str] = {}
+    answers = {
+        name: f"Thought: run {name}: look at the parser first\n<function=execute_bash>\ncat parser.py {name}\n"
+        for name in ("a", "b")
+    }
+    for name, text in answers.items():
+        first = _send(client, server, task, {"kind": "text", "text": text}, stop=stop, stream=stream)
+        runs[name] = first.headers["x-tandem-trajectory"]
+    assert runs["a"] != runs["b"]
+    for name in ("b", "a"):
+        history = [
+            *task,
+            {"role": "assistant", "content": answers[name] + written_back},
+            {"role": "user", "content": f"EXECUTION RESULT of run {name}: def parse(): ..."},
+        ]
+        second = _send(client, server, history, {"kind": "text", "text": "done"}, stop=stop, stream=stream)
+        assert (second.headers["x-tandem-trajectory"], second.headers["x-tandem-stitch"]) == (runs[name], "extended")
+        assert second.headers["x-tandem-step"] == "2"
+
+
+def test_smolagents_code_agent_steps_with_calls_of_its_own_making_continue_their_run(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    """smolagents' CodeAgent: the model writes code (stopped before `</code>`); the agent keeps
+    the answer with `</code>` written back and a tool call of its own making after it, as text."""
+    stop = ["Observation:", "Calling tools:", "</code>"]
+    task: Messages = [{"role": "system", "content": "You write Python."}, {"role": "user", "content": "New task: 2+2"}]
+    code = "Thought: compute it.\n<code>\nresult = 2 + 2\nprint(result)\n"
+    first = _send(client, server, task, {"kind": "text", "text": code}, stop=stop)
+    made_up = [
+        {
+            "id": "call_1",
+            "type": "function",
+            "function": {"name": "python_interpreter", "arguments": "result = 2 + 2\nprint(result)"},
+        }
+    ]
+    resent = code.strip() + "\n</code>\nCalling tools:\n" + str(made_up)
+    history = [
+        *task,
+        {"role": "assistant", "content": [{"type": "text", "text": resent}]},
+        {"role": "user", "content": [{"type": "text", "text": "Observation:\nExecution logs:\n4"}]},
+    ]
+    second = _send(client, server, history, {"kind": "text", "text": "final_answer(4)"}, stop=stop)
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("extended", "2")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("split", [False, True])
+def test_an_answer_of_text_and_calls_resent_without_its_text_continues_its_run(
+    server: GatewayServer, client: httpx.Client, stream: bool, split: bool
+) -> None:
+    """Some clients keep an answer's tool calls without its text, or as two assistant messages
+    (the text, then the calls): the calls' random ids name the run."""
+    task: Messages = [{"role": "system", "content": "You act."}, {"role": "user", "content": "list the files"}]
+    runs = {}
+    for call_id in ("call_t3xt1", "call_t3xt2"):
+        how = {"kind": "tool_call", "text": "Let me look.", "call_id": call_id, "arguments": '{"command": "ls"}'}
+        runs[call_id] = _send(client, server, task, how, stream=stream).headers["x-tandem-trajectory"]
+    assert runs["call_t3xt1"] != runs["call_t3xt2"]
+    for call_id in ("call_t3xt2", "call_t3xt1"):
+        call = {"id": call_id, "type": "function", "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+        said: Messages = [{"role": "assistant", "content": "Let me look."}] if split else []
+        history = [
+            *task,
+            *said,
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": call_id, "content": "a.py b.py"},
+        ]
+        second = _send(client, server, history, {"kind": "text", "text": "two files"}, stream=stream)
+        assert second.headers["x-tandem-trajectory"] == runs[call_id]
+        # Split, the history before the calls (ending in the text) was never sent: a rewrite.
+        decision = "rewritten" if split else "extended"
+        assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == (decision, "2")

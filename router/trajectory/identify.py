@@ -280,6 +280,35 @@ def history_keys(namespace: str, messages: list[dict[str, Any]]) -> tuple[str | 
 Call = tuple[str | None, str | None, str | None]
 
 
+# An answer noted under several keys (each choice's with `n` > 1; an answer's calls alone),
+# joined: the client goes on with any one.
+CHOICES_SEPARATOR = ","
+
+# At most this many of a request's stop strings are tried on the answer it resends.
+MAX_STOPS = 8
+
+
+def stop_strings(body: Mapping[str, Any]) -> tuple[str, ...]:
+    """A request's stop strings (`stop`: a string or a list), `MAX_STOPS` at most."""
+    stop = body.get("stop")
+    if isinstance(stop, str):
+        return (stop,) if stop.strip() else ()
+    if not isinstance(stop, list):
+        return ()
+    return tuple(s for s in stop[:MAX_STOPS] if isinstance(s, str) and s.strip())
+
+
+def _without_stop(text: str, stop: str) -> str | None:
+    """`text` without the stop string a client wrote back after the answer (providers leave
+    it out of the answer; OpenHands writes `</function>` back after a `</function` stop,
+    smolagents `</code>`, a ReAct loop `Observation:`), or None when it does not end so."""
+    end = text.rstrip()
+    for tail in (stop.strip(), stop.strip() + ">"):
+        if len(end) > len(tail) and end.endswith(tail):
+            return end[: -len(tail)]
+    return None
+
+
 def _arguments_form(arguments: str | None) -> bytes:
     """Arguments as the identity compares them: parsed JSON re-serialised with sorted keys (a
     client may re-serialise what it was given), else the string as it is."""
@@ -335,6 +364,11 @@ class AnswerKeyer:
         self._hash.update((self._space + core).encode())
         self._space = piece[len(core) :]
 
+    @property
+    def said(self) -> bool:
+        """Whether the text has a character other than whitespace."""
+        return self._started
+
     def key(self, calls: list[Call]) -> str:
         digest = self._hash.copy()
         digest.update(_calls_form(calls, all(call_id for call_id, _, _ in calls)))
@@ -360,12 +394,22 @@ def calls_of(message: Mapping[str, Any]) -> list[Call]:
 
 
 def message_answer_key(message: Mapping[str, Any]) -> str:
-    """`answer_key` of an answer's message (a chat completion's first choice)."""
-    return answer_key(text_of(message.get("content")), calls_of(message))
+    """`answer_key` of an answer's message (a chat completion's first choice), and of its calls
+    alone after it where it has text too (`calls_alone_key`)."""
+    text, calls = text_of(message.get("content")), calls_of(message)
+    key = answer_key(text, calls)
+    alone = calls_alone_key(calls) if text.strip() else None
+    return key if alone is None else key + CHOICES_SEPARATOR + alone
 
 
-# The keys of an answer of several choices (`n` > 1), joined: the client goes on with any one.
-CHOICES_SEPARATOR = ","
+def calls_alone_key(calls: list[Call]) -> str | None:
+    """The key of an answer's tool calls without its text, when every call has an id (ids are
+    drawn at random: they name the answer on their own), else None. An answer of text and calls
+    is noted under it too: some clients resend such an answer without its text, or as two
+    assistant messages (the text, then the calls)."""
+    if not calls or not all(call_id for call_id, _, _ in calls):
+        return None
+    return answer_key("", calls)
 
 
 def completion_answer_key(completion: Mapping[str, Any], first: Mapping[str, Any]) -> str:
@@ -394,13 +438,21 @@ DISTINCT_TEXT = 64
 MAX_SKIPPED_ANSWERS = 8
 
 
-def _answer_keys(message: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
+def _answer_keys(message: dict[str, Any], stops: tuple[str, ...] = ()) -> tuple[tuple[str, ...], bool]:
     text, calls = text_of(message.get("content")), calls_of(message)
     forms = [(text, calls)]
     if not calls:
         written = text_calls(text)  # tool calls a client sends back as text (smolagents)
         if written is not None:
             forms.append(written)
+            # smolagents' CodeAgent writes calls of its own making after an answer that had
+            # none (the model wrote code): the text alone is what was delivered.
+            forms.append((written[0], []))
+    for stop in stops:
+        for said, called in forms[:]:
+            cut = _without_stop(said, stop)
+            if cut is not None:
+                forms.append((cut, called))
     keys: list[str] = []
     distinctive = False
     for text, calls in forms:
@@ -413,19 +465,20 @@ def _answer_keys(message: dict[str, Any]) -> tuple[tuple[str, ...], bool]:
     return tuple(keys), distinctive
 
 
-def resent_answer(messages: list[dict[str, Any]]) -> tuple[tuple[str, ...], bool] | None:
+def resent_answer(messages: list[dict[str, Any]], stops: tuple[str, ...] = ()) -> tuple[tuple[str, ...], bool] | None:
     """The keys the last assistant message of a history may have been delivered under (with its
     tool-call ids, and without them for an answer whose calls had none; the same for the tool
     calls a client wrote back as text, `resent.text_calls`), and whether it is distinctive
-    (`DISTINCT_TEXT`); None when the history has no assistant message."""
+    (`DISTINCT_TEXT`); None when the history has no assistant message. `stops`: the request's
+    stop strings, which a client may have written back after the answer (`_without_stop`)."""
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            return _answer_keys(message)
+            return _answer_keys(message, stops)
     return None
 
 
 def rewrite_evidence(
-    messages: list[dict[str, Any]], last: tuple[tuple[str, ...], bool] | None = None
+    messages: list[dict[str, Any]], last: tuple[tuple[str, ...], bool] | None = None, stops: tuple[str, ...] = ()
 ) -> tuple[str, ...] | None:
     """The keys of a history's last distinctive assistant message: the answer a rewritten
     history must have been given by its run. Short assistant messages after it are skipped
@@ -440,7 +493,7 @@ def rewrite_evidence(
         if last is not None:
             (keys, distinctive), last = last, None
         else:
-            keys, distinctive = _answer_keys(message)
+            keys, distinctive = _answer_keys(message, stops)
         if distinctive:
             return keys
         skipped += 1
@@ -461,13 +514,15 @@ def called_with_ids(messages: list[dict[str, Any]]) -> str | None:
     return None
 
 
-def distinctive_answers(messages: list[dict[str, Any]], most: int) -> list[tuple[str, ...]]:
+def distinctive_answers(
+    messages: list[dict[str, Any]], most: int, stops: tuple[str, ...] = ()
+) -> list[tuple[str, ...]]:
     """The keys of a history's distinctive assistant messages, the last first, `most` at most:
     what else a rewritten history says of the run it belongs to."""
     found: list[tuple[str, ...]] = []
     for message in reversed(messages):
         if message.get("role") == "assistant":
-            keys, distinctive = _answer_keys(message)
+            keys, distinctive = _answer_keys(message, stops)
             if distinctive:
                 found.append(keys)
                 if len(found) == most:

@@ -276,9 +276,15 @@ class Stitcher:
         return stitched.trajectory_id, stitched.key
 
     async def place(
-        self, namespace: str, messages: list[dict[str, Any]], client_retry: bool, scope: str = ""
+        self,
+        namespace: str,
+        messages: list[dict[str, Any]],
+        client_retry: bool,
+        scope: str = "",
+        stops: tuple[str, ...] = (),
     ) -> Stitch:
-        """The trajectory of a request without a session id, and how it was found."""
+        """The trajectory of a request without a session id, and how it was found. `stops`: the
+        request's stop strings (`identify.stop_strings`)."""
         space_name = stitch_space(namespace, scope)
         previous, key, anchor, head = self._keys.keyed(space_name, messages)
         space = identify.chain_start(space_name).hex()
@@ -304,7 +310,7 @@ class Stitcher:
                 raise
             try:
                 stitched, writes, pending, unproven = await self._find(
-                    namespace, messages, client_retry, previous, key, anchor, amendable, space
+                    namespace, messages, client_retry, previous, key, anchor, amendable, space, stops
                 )
             except BaseException:
                 self._release(held)
@@ -375,6 +381,7 @@ class Stitcher:
         anchor: str,
         amendable: Amendable | None = None,
         space: str = "",
+        stops: tuple[str, ...] = (),
     ) -> tuple[Stitch, list[Merge], bool, bool]:
         """The request's run, the writes that take it, whether the answer it resends may be
         noted soon by another replica (`pending`), and whether it is a new run only because no
@@ -382,7 +389,7 @@ class Stitcher:
         # A step's reads are one round trip and its writes go with its start (a shared store's): the
         # history's mark, and the claim on the history before it when the request resends an
         # answer (read together even when the mark makes it a retry: one trip either way).
-        resent = identify.resent_answer(messages)
+        resent = identify.resent_answer(messages, stops)
         keys = ["b:" + key]
         if previous is not None and resent is not None:
             keys += ["c:" + previous, "b:" + previous]
@@ -428,9 +435,9 @@ class Stitcher:
         if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
             # rewrite: one that was sent and continues no answered run is another run.
-            evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages, resent)
+            evidence = resent[0] if resent[1] else identify.rewrite_evidence(messages, resent, stops)
             if evidence is not None:
-                found = await self._rewritten(anchor, evidence, exclude, messages)
+                found = await self._rewritten(anchor, evidence, exclude, messages, stops)
                 decision = REWRITTEN
                 unproven = found is None
             called = identify.called_with_ids(messages) if found is None and space else None
@@ -438,7 +445,7 @@ class Stitcher:
                 # Its first message changed too (an agent handing the run to another agent, whose
                 # instructions replace the system prompt): the calls it resends, whose ids are
                 # random, were given to one run of this client.
-                found = await self._rewritten(space, (called,), exclude, messages)
+                found = await self._rewritten(space, (called,), exclude, messages, stops)
                 decision = REWRITTEN
                 unproven = found is None
         if found is None:
@@ -474,14 +481,19 @@ class Stitcher:
         return chosen, True, [Merge("c:" + previous, DROP, chosen)], False
 
     async def _rewritten(
-        self, anchor: str, answers: tuple[str, ...], exclude: set[str], messages: list[dict[str, Any]]
+        self,
+        anchor: str,
+        answers: tuple[str, ...],
+        exclude: set[str],
+        messages: list[dict[str, Any]],
+        stops: tuple[str, ...] = (),
     ) -> str | None:
         """The run given the answer this history ends with, under the same first message; None
         when no run was, or when several were and the history's earlier answers do not tell
         which (an agent's stock reply, `I am ready to submit…`, given to two of its runs)."""
         runs = await self._given(anchor, answers, exclude)
         if len(runs) > 1:
-            for earlier in identify.distinctive_answers(messages, _MAX_EVIDENCE):
+            for earlier in identify.distinctive_answers(messages, _MAX_EVIDENCE, stops):
                 if earlier == answers:
                     continue
                 given = set(await self._given(anchor, earlier, exclude))

@@ -337,7 +337,8 @@ class Tracker:
         # The request as the client sent it (the privacy stage redacts later): a redacted `user`
         # still scopes its run.
         scope = identify.client_scope(said)
-        stitched = await self.stitcher.place(namespace, request.messages, retry, scope)
+        stops = identify.stop_strings(request.raw)
+        stitched = await self.stitcher.place(namespace, request.messages, retry, scope, stops)
         return stitched.trajectory_id, stitched
 
     def answered(self, identity: StepIdentity, status: str, answer_key: str | None, acted: bool = False) -> None:
