@@ -296,8 +296,8 @@ async def test_the_vault_expires_with_its_trajectory_in_redis(redis_url: str) ->
     await store.begin_step(start("brief", "a"))
     await store.vault_note("brief", "vault:value:[EMAIL_1]", "sealed")
     await store.record_many([record("brief", 1)])
-    keys = ["tandem:t:brief", "tandem:t:brief:v", "tandem:t:brief:vl"]
-    assert [0 < await store.client.pttl(key) <= 1000 for key in keys] == [True] * 3
+    keys = ["tandem:t:brief", "tandem:t:brief:v", "tandem:t:brief:vl", "tandem:t:brief:a"]
+    assert [0 < await store.client.pttl(key) <= 1000 for key in keys] == [True] * 4
     for _ in range(50):  # expired after 1 s; Redis drops expired keys within moments
         if not await store.client.exists(*keys):
             break
@@ -322,12 +322,19 @@ async def test_a_step_counts_once_under_the_target_that_answered_it(store: Traje
     await store.record_many([attempt(3, 1, "cloud"), attempt(2, 1, "edge")])
     # Step 4 cancelled on the cloud: neither.
     await store.record_many([attempt(4, 1, "cloud", "cancelled")])
+    # Step 5's first attempt cancelled; its retry answered after step 6 was: both count.
+    await store.record_many([attempt(5, 1, "edge", "cancelled")])
+    await store.record_many([attempt(6, 1, "cloud")])
+    repeats = await store.record_many([attempt(5, 2, "edge")])
+    assert repeats == [False]
+    # The same body of step 5 once more after its answer: a repeat, not a step.
+    assert await store.record_many([attempt(5, 3, "edge")]) == [True]
     trajectory = await store.get("t9")
     assert trajectory is not None
-    assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (2, 1)
-    assert trajectory.counts["last_cloud_step"] == 3 and trajectory.cloud_share == pytest.approx(1 / 3)
+    assert (trajectory.counts["edge_steps"], trajectory.counts["cloud_steps"]) == (3, 2)
+    assert trajectory.counts["last_cloud_step"] == 6 and trajectory.cloud_share == pytest.approx(2 / 5)
     records = await store.records("t9")
-    assert [r.answered_by for r in records] == ["none", "edge", "cloud", "cloud", "edge", "none"]
+    assert [r.answered_by for r in records][:6] == ["none", "edge", "cloud", "cloud", "edge", "none"]
     assert records[1].failures == [("cloud", "timeout", None)] and records[1].decided == "cloud"
 
 

@@ -63,10 +63,12 @@ return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 """
 
 # One step record, once: KEYS: the trajectory hash, its record list, the record's token key, the
-# vault hash and log (their time-to-live follows the trajectory's).
+# vault hash and log (their time-to-live follows the trajectory's), and the bitmap of the steps
+# whose answers are counted.
 # ARGV: the record, its status, the target that answered it or '', ttl, records kept, token ttl,
-# its step, '1' on the step's first attempt, then pairs of ('i:' or 'f:' + total name, increment).
-# An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule.
+# its step, then pairs of ('i:' or 'f:' + total name, increment).
+# An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule: once
+# per step, whichever of its answered attempts is recorded first.
 # Returns 0 for a record written already (its token), 2 for an answer its step had counted
 # already (a repeat), else 1.
 RECORD = """
@@ -76,17 +78,19 @@ redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
 local written = 1
 if ARGV[3] ~= '' then
   local step = tonumber(ARGV[7])
-  local counted = tonumber(redis.call('HGET', KEYS[1], 'answered_step') or '0')
-  if ARGV[8] ~= '1' and counted >= step then written = 2 end
-  if ARGV[8] == '1' or counted < step then
+  if redis.call('SETBIT', KEYS[6], step, 1) == 1 then
+    written = 2
+  else
     redis.call('HINCRBY', KEYS[1], ARGV[3] .. '_steps', 1)
-    if counted < step then redis.call('HSET', KEYS[1], 'answered_step', step) end
+    if tonumber(redis.call('HGET', KEYS[1], 'answered_step') or '0') < step then
+      redis.call('HSET', KEYS[1], 'answered_step', step)
+    end
     if ARGV[3] == 'cloud' and tonumber(redis.call('HGET', KEYS[1], 'last_cloud_step') or '0') < step then
       redis.call('HSET', KEYS[1], 'last_cloud_step', step)
     end
   end
 end
-for i = 9, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   local name = string.sub(ARGV[i], 3)
   if string.sub(ARGV[i], 1, 1) == 'i' then
     redis.call('HINCRBY', KEYS[1], name, ARGV[i + 1])
@@ -99,6 +103,7 @@ redis.call('EXPIRE', KEYS[1], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[6], tonumber(ARGV[4]))
 return written
 """
 

@@ -8,6 +8,8 @@ Layout (prefix `tandem:` by default):
                 exposure), apart from its hash so that a step's start does not read it
   {p}t:{id}:vl  list: the vault's keys in the order written (a new or changed value once), so
                 that a replica reads only the entries written since it last read (VAULT_SINCE)
+  {p}t:{id}:a   bitmap: the steps whose answers are counted in `cloud_steps`/`edge_steps` (a
+                step counts once, whichever of its answered attempts is recorded first)
   {p}recent     sorted set: id by last update (listing, export)
   {p}open       sorted set: id by last update, open trajectories only (the idle sweep)
   {p}s:{key}    string: message-history stitching key -> trajectory id
@@ -309,7 +311,7 @@ class RedisStore:
             answered = "" if record.answered_by == "none" else record.answered_by
             reply = self._batch.script(
                 self._record,
-                [key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl"],
+                [key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl", f"{key}:a"],
                 [
                     orjson.dumps(record.as_dict()),
                     record.status,
@@ -318,7 +320,6 @@ class RedisStore:
                     MAX_RECORDS_KEPT,
                     TOKEN_TTL_S,
                     record.step,
-                    "1" if record.attempt == 1 else "0",
                     *totals,
                 ],
             )

@@ -80,17 +80,15 @@ MONEY_FIELDS = ("cost_usd", "counterfactual_usd", "cloud_spend_usd")
 NOTE_PREFIX = "n:"
 
 
-def counts_answer(record: StepRecord, answered_step: int) -> bool:
+def counts_answer(record: StepRecord, counted_already: bool) -> bool:
     """Whether the record's answer is its step's, in `cloud_steps` or `edge_steps` under the
     target that answered it (`StepRecord.answered_by`): a step refused, failed or cancelled
-    counts in neither; a step counts once, at its answered attempt (a client's retry after a
-    failure included). `answered_step` is the highest step already counted: a first attempt
-    always counts (a step's later record may come first when a run's steps overlap); a retry
-    counts unless its step's answer is counted already (the same body sent again after an
-    answer). The Redis store's RECORD script keeps the same rule."""
-    if record.answered_by == "none":
-        return False
-    return record.attempt == 1 or answered_step < record.step
+    counts in neither; a step counts once, at the first of its answered attempts to be recorded
+    (`counted_already`: one was): a client's retry after a failure counts, the same body sent
+    again after an answer is a repeat. Records of a run's steps may come in any order (a retry
+    answered after the next step, writes kept through a store outage), so the count is kept per
+    step. The Redis store's RECORD script keeps the same rule."""
+    return record.answered_by != "none" and not counted_already
 
 
 def increments(record: StepRecord) -> tuple[dict[str, int], dict[str, float]]:
@@ -141,14 +139,18 @@ class Trajectory:
     # Entries in the trajectory's vault log when the step began (set by `begin_step` only): a
     # reader that has read as many has nothing to read.
     vault_size: int = 0
+    # The steps whose answers are counted (`counts_answer`), in memory; the Redis store keeps a
+    # bitmap. Not in `as_dict` nor in a snapshot: only `apply` reads it.
+    answered: set[int] = field(default_factory=set)
 
     def apply(self, record: StepRecord) -> bool:
         """Add the record to the sums; whether its answer counted (`counts_answer`)."""
         counts, money = increments(record)
         for name, value in counts.items():
             self.counts[name] += value
-        counted = counts_answer(record, self.counts["answered_step"])
+        counted = counts_answer(record, record.step in self.answered)
         if counted:
+            self.answered.add(record.step)
             self.counts[f"{record.answered_by}_steps"] += 1
             self.counts["answered_step"] = max(self.counts["answered_step"], record.step)
             if record.answered_by == "cloud":
