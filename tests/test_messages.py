@@ -39,7 +39,7 @@ def test_plain_text(gateway: GatewayServer, edge: FakeUpstream) -> None:
     assert raw.headers["x-tandem-target"] == "edge"
     sent = edge.received[0].body
     assert sent["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-    assert sent["max_tokens"] == 64
+    assert sent["max_completion_tokens"] == 64 and "max_tokens" not in sent
 
 
 def test_tool_use_and_tool_result_round_trip(gateway: GatewayServer, edge: FakeUpstream) -> None:

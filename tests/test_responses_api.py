@@ -44,7 +44,7 @@ def test_plain_text_with_instructions(gateway: GatewayServer, edge: FakeUpstream
     assert raw.headers["x-tandem-target"] == "edge"
     sent = edge.received[0].body
     assert sent["messages"] == [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}]
-    assert sent["max_tokens"] == 64
+    assert sent["max_completion_tokens"] == 64 and "max_tokens" not in sent
 
 
 def test_function_call_and_its_output(gateway: GatewayServer, edge: FakeUpstream) -> None:

@@ -4,7 +4,8 @@ A plain answer that is not the shape of a chat completion (`choices` not an arra
 that is not an object, tool calls whose name or arguments are not strings…) is the upstream's
 failure (`invalid_answer`: the other target may answer, or the client gets a 502), found once
 at the boundary instead of by each reader. A stream is relayed as the upstream sends it; what a
-translated surface reads of each chunk is `clean_chunk`'s copy, with what is malformed left out.
+translated surface reads of each chunk is `clean_chunk`'s copy, with what is malformed left out
+(the chat surface's relay never parses its chunks: none of this is on its path).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from router.protocol.fields import calls_problem, type_name
-from router.protocol.usage import Usage
+from router.protocol.usage import Usage, token_count
 
 MAX_INDEX = 2**31
 
@@ -80,26 +81,59 @@ def _call(call: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _choice(choice: dict[str, Any]) -> dict[str, Any]:
-    delta = choice.get("delta")
-    delta = delta if isinstance(delta, dict) else {}
+def reasoning_text(message: dict[str, Any]) -> str:
+    """The reasoning of a chat message or delta: `reasoning_content` (vLLM's reasoning parsers,
+    DeepSeek, Kimi), else `reasoning` (OpenRouter, newer vLLM); "" when it has none. One of the
+    two only: a server moving from one name to the other may send both with the same text."""
+    for key in ("reasoning_content", "reasoning"):
+        text = message.get(key)
+        if isinstance(text, str) and text:
+            return text
+    return ""
+
+
+def reasoning_tokens(usage: Any) -> int:
+    """The reasoning tokens an upstream's usage counts among its completion tokens
+    (`completion_tokens_details.reasoning_tokens`); 0 when it gives none that is a count."""
+    details = usage.get("completion_tokens_details") if isinstance(usage, dict) else None
+    found = token_count(details.get("reasoning_tokens")) if isinstance(details, dict) else None
+    return found or 0
+
+
+def _delta(delta: dict[str, Any]) -> dict[str, Any]:
     clean: dict[str, Any] = {}
-    if isinstance(delta.get("role"), str):
-        clean["role"] = delta["role"]
-    if isinstance(delta.get("content"), str):
-        clean["content"] = delta["content"]
+    for key in ("role", "content", "refusal"):
+        if isinstance(delta.get(key), str):
+            clean[key] = delta[key]
+    reasoning = reasoning_text(delta)
+    if reasoning:
+        clean["reasoning_content"] = reasoning
     calls = delta.get("tool_calls")
     if isinstance(calls, list):
         clean["tool_calls"] = [_call(call) for call in calls if isinstance(call, dict)]
+    return clean
+
+
+def _choice(choice: dict[str, Any]) -> dict[str, Any]:
+    delta = choice.get("delta")
     reason = choice.get("finish_reason")
-    finish = reason if isinstance(reason, str) else None
-    return {"index": _index(choice.get("index", 0)), "delta": clean, "finish_reason": finish}
+    clean = {
+        "index": _index(choice.get("index", 0)),
+        "delta": _delta(delta) if isinstance(delta, dict) else {},
+        "finish_reason": reason if isinstance(reason, str) else None,
+    }
+    # vLLM names the stop string that ended the answer here (a token id, an int, for a stop
+    # token): what a Messages answer reports as its `stop_sequence`.
+    if isinstance(choice.get("stop_reason"), str):
+        clean["stop_reason"] = choice["stop_reason"]
+    return clean
 
 
 def clean_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
     """A `chat.completion.chunk` as a translator reads it: the fields it uses, of their types;
     what is malformed is left out (a usage whose counts are not counts, a choice that is not an
-    object, tool-call fields that are not strings)."""
+    object, tool-call fields that are not strings). A delta's reasoning is `reasoning_content`
+    whichever name the upstream gave it."""
     clean: dict[str, Any] = {key: chunk[key] for key in ("id", "model") if isinstance(chunk.get(key), str)}
     usage = Usage.from_openai(chunk.get("usage"))
     if usage is not None:
@@ -108,6 +142,7 @@ def clean_chunk(chunk: dict[str, Any]) -> dict[str, Any]:
             "completion_tokens": usage.completion_tokens,
             "total_tokens": usage.prompt_tokens + usage.completion_tokens,
             "prompt_tokens_details": {"cached_tokens": usage.cached_tokens},
+            "completion_tokens_details": {"reasoning_tokens": reasoning_tokens(chunk["usage"])},
         }
     choices = chunk.get("choices")
     clean["choices"] = [_choice(c) for c in choices if isinstance(c, dict)] if isinstance(choices, list) else []

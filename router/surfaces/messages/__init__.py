@@ -1,7 +1,7 @@
 """Anthropic Messages (`POST /v1/messages`, `/v1/messages/count_tokens`), what Claude Code speaks:
-`translate.py` turns a request into a chat step and the answer, plain or streamed, back into
-Messages events; `content.py` reads a user turn's content blocks (images, documents, tool
-results); `token_estimate.py` is count_tokens' estimate; `handler.py` serves them."""
+`translate.py` turns a request into a chat step, `answer.py` its answer, plain or streamed, into
+a Messages answer or events; `content.py` reads a user turn's content blocks (images, documents,
+tool results); `token_estimate.py` is count_tokens' estimate; `handler.py` serves them."""
 
 from __future__ import annotations
 

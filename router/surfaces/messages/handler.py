@@ -16,13 +16,11 @@ from router.engine import Engine
 from router.errors import GatewayError, internal_error
 from router.protocol.chat import ChatRequest
 from router.protocol.prefix_translated import SurfaceSpec, parsed
+from router.surfaces.messages.answer import StreamTranslator, error_body, from_chat
 from router.surfaces.messages.token_estimate import encoded_tokens, input_tokens
 from router.surfaces.messages.translate import (
-    StreamTranslator,
     chat_fields,
     check_request,
-    error_body,
-    from_chat,
     leading,
     system_messages,
     to_chat,
@@ -40,7 +38,7 @@ SPEC = SurfaceSpec("messages", to_chat, "messages", check_request, _turns, leadi
 
 
 def _stream(chat: dict[str, Any], step: ChatRequest) -> Translate:
-    return StreamTranslator(encoded_tokens(step.encoded(), chat)).translate
+    return StreamTranslator(encoded_tokens(step.encoded(), chat), chat.get("stop")).translate
 
 
 SURFACE = Surface(SPEC, from_chat, _stream, error_body)

@@ -1,11 +1,9 @@
 """Anthropic Messages (`POST /v1/messages`, what Claude Code speaks), translated to and from the
-internal chat step: a request becomes a chat-completions body; the answer, plain or streamed,
-becomes a Messages answer (message / content-block / delta events)."""
+internal chat step: a request becomes a chat-completions body (here); the answer, plain or
+streamed, becomes a Messages answer (message / content-block / delta events: answer.py)."""
 
 from __future__ import annotations
 
-import itertools
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -21,11 +19,9 @@ from router.protocol.fields import (
     string_field,
     type_name,
 )
-from router.protocol.sse import ChunkTranslator
-from router.protocol.upstream_error import is_overflow, overflow_tokens
-from router.protocol.usage import Usage
+from router.surfaces.messages.answer import StreamTranslator as StreamTranslator
+from router.surfaces.messages.answer import from_chat as from_chat
 from router.surfaces.messages.content import user_turn
-from router.trajectory import identify
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it), members
 # after the object that holds them: Anthropic's API reference's types and ranges.
@@ -61,16 +57,6 @@ REQUIRED = frozenset(("tools[].name", "tool_choice.type", "thinking.type"))
 BLOCK_SEPARATOR = "\n\n"
 
 
-def message_id() -> str:
-    """A new answer's id. Not the upstream's completion id: Claude Code joins consecutive
-    assistant messages of one id into one turn, so an upstream that repeats its ids, or gives
-    none, would have it merge answers and resend them as one."""
-    return f"msg_{identify.random_hex(12)}"
-
-
-STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal"}
-
-
 def _text(blocks: Any, where: str, separator: str = "") -> str:
     if isinstance(blocks, str):
         return blocks
@@ -91,6 +77,7 @@ def _assistant_turn(content: Any, where: str) -> dict[str, Any]:
         return {"role": "assistant", "content": content}
     text = []
     calls = []
+    thinking = []
     for n, block in enumerate(content if isinstance(content, list) else []):
         kind = block.get("type") if isinstance(block, dict) else None
         at = f"{where}[{n}]"
@@ -108,10 +95,17 @@ def _assistant_turn(content: Any, where: str) -> dict[str, Any]:
                     "function": {"name": required_string(block, "name", at), "arguments": arguments},
                 }
             )
-        # thinking blocks stay with the model that wrote them; they are not sent on.
+        elif kind == "thinking":
+            thinking.append(string_field(block, "thinking", at))
+        # A redacted_thinking block is Anthropic's encrypted reasoning: no text a chat model
+        # can read, so it is not sent on.
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or None}
     if calls:
         message["tool_calls"] = calls
+    if any(thinking):
+        # The turn's reasoning goes back as the model wrote it, as chat servers take it (vLLM's
+        # chat templates; DeepSeek's thinking mode refuses a tool-call turn without it).
+        message["reasoning_content"] = "".join(thinking)
     return message
 
 
@@ -235,7 +229,9 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     chat: dict[str, Any] = {
         "model": body["model"],
         "messages": messages,
-        "max_tokens": body["max_tokens"],
+        # Not `max_tokens`: OpenAI's reasoning models (o-series, gpt-5) refuse it; vLLM and
+        # the other chat servers take this one.
+        "max_completion_tokens": body["max_tokens"],
         "stream": bool(body.get("stream", False)),
     }
     # top_k is not a chat-completions field; vLLM (the edge) takes it as an extra one.
@@ -262,222 +258,3 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
         if isinstance(choice, dict) and choice.get("disable_parallel_tool_use") is True:
             chat["parallel_tool_calls"] = False
     return chat
-
-
-def _usage(usage: Any) -> dict[str, int]:
-    counts = Usage.from_openai(usage) or Usage(0, 0, 0)
-    return {
-        "input_tokens": max(counts.prompt_tokens - counts.cached_tokens, 0),
-        "output_tokens": counts.completion_tokens,
-        "cache_read_input_tokens": counts.cached_tokens,
-    }
-
-
-def tool_input(arguments: Any) -> dict[str, Any]:
-    """A chat tool call's arguments as a `tool_use` block's `input`, which is an object: the
-    arguments' JSON object, `{}` for none, else the text as the model wrote it under `_raw`
-    (broken JSON, or JSON that is no object)."""
-    if not arguments:
-        return {}
-    try:
-        parsed = orjson.loads(arguments)
-    except orjson.JSONDecodeError:
-        parsed = None
-    return parsed if isinstance(parsed, dict) else {"_raw": arguments}
-
-
-def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A chat completion as a Messages answer (`chat`: the body it answers)."""
-    choice = (answer.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
-    content: list[dict[str, Any]] = []
-    if message.get("content"):
-        content.append({"type": "text", "text": message["content"]})
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        arguments = tool_input(function.get("arguments") or "")
-        content.append(
-            {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": arguments}
-        )
-    return {
-        "id": message_id(),
-        "type": "message",
-        "role": "assistant",
-        "model": answer.get("model", ""),
-        "content": content,
-        "stop_reason": STOP_REASONS.get(choice.get("finish_reason") or "stop", "end_turn"),
-        "stop_sequence": None,
-        "usage": _usage(answer.get("usage")),
-    }
-
-
-ERROR_TYPES = {
-    400: "invalid_request_error",
-    401: "authentication_error",
-    403: "permission_error",
-    404: "not_found_error",
-    413: "request_too_large",
-    429: "rate_limit_error",
-    529: "overloaded_error",
-}
-
-
-def error_body(status: int, error: dict[str, Any]) -> bytes:
-    """An error in the Messages shape. A context overflow is worded as Anthropic words it
-    ("prompt is too long: N tokens > M maximum"), the only wording Claude Code recognises."""
-    message = str(error.get("message") or "")
-    # A client's mistake the table does not name (405, 408, 415, 422…) is still the client's, not
-    # the server's (`api_error`, which a client may retry).
-    kind = ERROR_TYPES.get(status, "invalid_request_error" if 400 <= status < 500 else "api_error")
-    if is_overflow(status, error):
-        kind = "invalid_request_error"
-        tokens = overflow_tokens(message)
-        detail = f"{tokens[0]} tokens > {tokens[1]} maximum" if tokens else message
-        message = f"prompt is too long: {detail}"
-    return orjson.dumps({"type": "error", "error": {"type": kind, "message": message}})
-
-
-def _event(kind: str, data: dict[str, Any]) -> bytes:
-    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
-
-
-@dataclass(slots=True)
-class _HeldCall:
-    """A tool call held while another tool's block is open: what its deltas gave so far."""
-
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-class StreamTranslator(ChunkTranslator):
-    """Chat-completion SSE chunks in, Messages events out."""
-
-    def __init__(self, input_estimate: int = 0) -> None:
-        super().__init__()
-        self._started = False
-        self._block: tuple[str, int] | None = None  # ("text", -1) or ("tool", tool index)
-        self._blocks = itertools.count()
-        self._index = -1
-        self._stop = "end_turn"
-        # Tool calls first seen while another tool's block is open, by chat index, in the order
-        # they came. An upstream may interleave its calls' deltas
-        # (index 1, then 0 again); a Messages stream has one open block at a time and a block
-        # once stopped takes no more input, so these are sent whole, after the open one.
-        self._held: dict[int, _HeldCall] = {}
-        # The open tool block's arguments so far: sent as one delta when it stops, as an object
-        # (`tool_input`), so that a model's broken JSON reaches the client as the whole answer
-        # gives it (`{"_raw": ...}`), not as input the client's SDK fails to parse mid-stream.
-        self._arguments: list[str] = []
-        # message_start goes out before the upstream's usage (the stream's last chunk): it
-        # carries an estimate; message_delta carries the upstream's figures.
-        self._usage: dict[str, int] = {"input_tokens": input_estimate, "output_tokens": 0}
-
-    def _open(self, key: tuple[str, int], block: dict[str, Any]) -> list[bytes]:
-        out = self._close()
-        self._block, self._index = key, next(self._blocks)
-        out.append(_event("content_block_start", {"index": self._index, "content_block": block}))
-        return out
-
-    def _close(self) -> list[bytes]:
-        if self._block is None:
-            return []
-        out = []
-        if self._block[0] == "tool":
-            text, self._arguments = "".join(self._arguments), []
-            if text:
-                out.append(self._input_delta(orjson.dumps(tool_input(text)).decode()))
-        self._block = None
-        out.append(_event("content_block_stop", {"index": self._index}))
-        return out
-
-    def on_chunk(self, chunk: dict[str, Any]) -> list[bytes]:
-        out: list[bytes] = []
-        if not self._started:
-            self._started = True
-            message = {
-                "id": message_id(),
-                "type": "message",
-                "role": "assistant",
-                "model": chunk.get("model", ""),
-                "content": [],
-                "stop_reason": None,
-                "stop_sequence": None,
-                "usage": dict(self._usage),
-            }
-            out.append(_event("message_start", {"message": message}))
-        if chunk.get("usage"):
-            self._usage = _usage(chunk["usage"])
-        for choice in chunk.get("choices") or []:
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                if self._block != ("text", -1):
-                    out += self._release()
-                    out += self._open(("text", -1), {"type": "text", "text": ""})
-                out.append(
-                    _event(
-                        "content_block_delta",
-                        {"index": self._index, "delta": {"type": "text_delta", "text": delta["content"]}},
-                    )
-                )
-            for call in delta.get("tool_calls") or []:
-                out += self._tool_delta(call)
-            if choice.get("finish_reason"):
-                self._stop = STOP_REASONS.get(choice["finish_reason"], "end_turn")
-        return out
-
-    def _tool_delta(self, call: dict[str, Any]) -> list[bytes]:
-        """One chat tool-call delta: streamed into its block when that block is the open one (or
-        none is), held when another tool's block is open (sent by `_release`)."""
-        function = call.get("function") or {}
-        index = int(call.get("index", 0))
-        key = ("tool", index)
-        arguments = function.get("arguments") or ""
-        held = self._held.get(index)
-        if held is None and self._block != key and self._block is not None and self._block[0] == "tool":
-            held = self._held[index] = _HeldCall()
-        if held is not None:
-            held.id = held.id or call.get("id") or ""
-            held.name = held.name or function.get("name") or ""
-            held.arguments.append(arguments)
-            return []
-        out: list[bytes] = []
-        if self._block != key:
-            block = {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}}
-            out += self._open(key, block)
-        self._arguments.append(arguments)
-        return out
-
-    def _input_delta(self, partial_json: str) -> bytes:
-        delta = {"type": "input_json_delta", "partial_json": partial_json}
-        return _event("content_block_delta", {"index": self._index, "delta": delta})
-
-    def _release(self) -> list[bytes]:
-        """The held tool calls, each a whole block after the open one (which this stops)."""
-        out = self._close()
-        held, self._held = self._held, {}
-        for index, call in held.items():
-            out += self._open(("tool", index), {"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
-            self._arguments = call.arguments
-            out += self._close()
-        return out
-
-    def on_done(self) -> list[bytes]:
-        out = self._release()
-        out.append(
-            _event(
-                "message_delta",
-                {
-                    "delta": {"stop_reason": self._stop, "stop_sequence": None},
-                    "usage": dict(self._usage),
-                },
-            )
-        )
-        out.append(_event("message_stop", {}))
-        return out
-
-    def on_error(self, error: dict[str, Any]) -> list[bytes]:
-        code = error.get("code")
-        status = code if isinstance(code, int) else 500
-        payload = orjson.loads(error_body(status, error))
-        return [_event("error", {"error": payload["error"]})]

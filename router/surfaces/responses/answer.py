@@ -1,7 +1,7 @@
 """OpenAI Responses' answer (`POST /v1/responses`, what Codex CLI speaks): a chat step's answer,
-plain or streamed, becomes output items (messages and function calls) with `response.*` events
-and a final usage; errors take the Responses shape (request.py turns input items into chat
-messages)."""
+plain or streamed, becomes output items (its reasoning, messages, a refusal, function calls) with
+`response.*` events and a final usage; errors take the Responses shape (request.py turns input
+items into chat messages)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from router.protocol.completion_shape import reasoning_text, reasoning_tokens
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow, openai_error_body
 from router.protocol.usage import Usage
@@ -26,18 +27,30 @@ def _usage(usage: Any) -> dict[str, Any]:
         "output_tokens": completion,
         "total_tokens": prompt + completion,
         "input_tokens_details": {"cached_tokens": counts.cached_tokens},
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": reasoning_tokens(usage)},
     }
 
 
-def _message_item(item_id: str, text: str) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": item_id,
-        "status": "completed",
-        "role": "assistant",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
-    }
+def _text_part(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": []}
+
+
+def _refusal_part(text: str) -> dict[str, Any]:
+    return {"type": "refusal", "refusal": text}
+
+
+def _message_item(item_id: str, part: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "message", "id": item_id, "status": "completed", "role": "assistant", "content": [part]}
+
+
+def _reasoning_item(item_id: str, text: str) -> dict[str, Any]:
+    """A chat answer's reasoning as a reasoning item: its whole text as the summary, what Codex
+    shows and what a client sends back (request.py reads it into `reasoning_content` again)."""
+    return {"type": "reasoning", "id": item_id, "status": "completed", "summary": [_summary_part(text)]}
+
+
+def _summary_part(text: str) -> dict[str, Any]:
+    return {"type": "summary_text", "text": text}
 
 
 # A chat answer cut short, as the Responses API reports it: `status: "incomplete"` and the
@@ -81,23 +94,42 @@ def _response(
     }
 
 
+def _output(message: dict[str, Any], response_id: str, tools: ChatTools | None) -> list[dict[str, Any]]:
+    """A chat answer's message as output items: its reasoning, its text, its refusal (a message
+    of a refusal part, as OpenAI gives one), then its tool calls."""
+    output: list[dict[str, Any]] = []
+    reasoning = reasoning_text(message)
+    if reasoning:
+        output.append(_reasoning_item(item_id("rs", response_id, 0), reasoning))
+    for key, part in (("content", _text_part), ("refusal", _refusal_part)):
+        if isinstance(message.get(key), str) and message[key]:
+            output.append(_message_item(item_id("msg", response_id, len(output)), part(message[key])))
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") or {}
+        call_id, name, arguments = call.get("id", ""), function.get("name", ""), function.get("arguments") or ""
+        output.append(output_item(response_id, len(output), call_id, name, arguments, tools))
+    return output
+
+
 def from_chat(answer: dict[str, Any], chat: dict[str, Any] | None = None) -> dict[str, Any]:
     """A chat completion as a Responses answer (`chat`: the body it answers, whose
     `response_format` the answer's `text.format` echoes)."""
     choice = (answer.get("choices") or [{}])[0]
-    message = choice.get("message") or {}
     response_id = new_response_id()
-    output: list[dict[str, Any]] = []
-    tools = answer_tools(chat)
-    if message.get("content"):
-        output.append(_message_item(item_id("msg", response_id, 0), message["content"]))
-    for call in message.get("tool_calls") or []:
-        function = call.get("function") or {}
-        call_id, name, arguments = call.get("id", ""), function.get("name", ""), function.get("arguments", "")
-        output.append(output_item(response_id, len(output), call_id, name, arguments, tools))
+    output = _output(choice.get("message") or {}, response_id, answer_tools(chat))
     usage = _usage(answer.get("usage"))
     response = _response(response_id, answer.get("model", ""), output, usage, text_format=text_format(chat))
     return _ended(response, choice.get("finish_reason"))
+
+
+# What the stream's open text-like item is (StreamTranslator._open): its kind of content and the
+# events of its text. A reasoning's text is its summary's one part; a message's, its one content
+# part (output text, or a refusal).
+_TEXT_EVENTS = {
+    "text": ("response.output_text.delta", "response.output_text.done", "text"),
+    "refusal": ("response.refusal.delta", "response.refusal.done", "refusal"),
+    "reasoning": ("response.reasoning_summary_text.delta", "response.reasoning_summary_text.done", "text"),
+}
 
 
 class StreamTranslator(ChunkTranslator):
@@ -115,11 +147,11 @@ class StreamTranslator(ChunkTranslator):
         self._id = new_response_id()
         self._model = ""
         self._text_format = text_format
-        self._text: list[str] | None = None
+        self._text: list[str] = []  # the open reasoning's, text's or refusal's text so far
         self._calls: dict[int, dict[str, Any]] = {}
         self._items: list[dict[str, Any]] = []
         self._usage: dict[str, Any] | None = None
-        self._open: str | None = None  # "text" or "call:<index>"
+        self._open: str | None = None  # "reasoning", "text", "refusal" or "call:<index>"
         # Chat indexes of the calls first seen while another call's item is open, in the order
         # they came (their id, name and arguments are in `_calls`). An upstream may interleave
         # its calls' deltas (index 1, then 0 again); an item once done takes no more arguments
@@ -154,45 +186,76 @@ class StreamTranslator(ChunkTranslator):
     def _where(self) -> dict[str, Any]:
         return {"item_id": self._item_id, "output_index": len(self._items)}
 
+    def _part_where(self) -> dict[str, Any]:
+        """Where the open item's one part is: a message's content part, a reasoning's summary part."""
+        index = "summary_index" if self._open == "reasoning" else "content_index"
+        return {**self._where(), index: 0}
+
     def _close(self) -> list[bytes]:
-        out: list[bytes] = []
-        if self._open == "text" and self._text is not None:
-            text = "".join(self._text)
-            item = _message_item(self._item_id, text)
-            where = self._where()
-            part = item["content"][0]
-            out.append(
-                self._event("response.output_text.done", {**where, "content_index": 0, "text": text, "logprobs": []})
-            )
-            out.append(self._event("response.content_part.done", {**where, "content_index": 0, "part": part}))
-            out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
-            self._items.append(item)
-            self._text = None
-        elif self._open is not None and self._open.startswith("call:"):
-            call = self._calls[int(self._open[5:])]
-            arguments = "".join(call["arguments"])
-            item = output_item(self._id, len(self._items), call["id"], call["name"], arguments, self._tools)
-            where = self._where()
-            if item["type"] == "custom_tool_call":
-                done = {**where, "input": item["input"]}
-                out.append(self._event("response.custom_tool_call_input.done", done))
-            else:
-                done = {**where, "name": item["name"], "arguments": item["arguments"]}
-                out.append(self._event("response.function_call_arguments.done", done))
-            out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
-            self._items.append(item)
+        if self._open in _TEXT_EVENTS:
+            out = self._close_text()
+        elif self._open is not None:
+            out = self._close_call(int(self._open.removeprefix("call:")))
+        else:
+            out = []
         self._open = None
         return out
 
-    def _open_text(self) -> list[bytes]:
+    def _close_text(self) -> list[bytes]:
+        """The open reasoning or message done: its text, its part, the item."""
+        assert self._open is not None
+        text, self._text = "".join(self._text), []
+        _, done, key = _TEXT_EVENTS[self._open]
+        where = self._part_where()
+        extra: dict[str, Any] = {"logprobs": []} if self._open == "text" else {}
+        out = [self._event(done, {**where, key: text, **extra})]
+        if self._open == "reasoning":
+            item = _reasoning_item(self._item_id, text)
+            part = item["summary"][0]
+            out.append(self._event("response.reasoning_summary_part.done", {**where, "part": part}))
+        else:
+            item = _message_item(self._item_id, (_text_part if self._open == "text" else _refusal_part)(text))
+            part = item["content"][0]
+            out.append(self._event("response.content_part.done", {**where, "part": part}))
+        out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
+        self._items.append(item)
+        return out
+
+    def _close_call(self, index: int) -> list[bytes]:
+        call = self._calls[index]
+        arguments = "".join(call["arguments"])
+        item = output_item(self._id, len(self._items), call["id"], call["name"], arguments, self._tools)
+        where = self._where()
+        out: list[bytes] = []
+        if item["type"] == "custom_tool_call":
+            out.append(self._event("response.custom_tool_call_input.done", {**where, "input": item["input"]}))
+        else:
+            if not arguments:
+                # Arguments given as nothing are `{}` (output_item): the deltas add up to them.
+                out += self._arguments_delta(index, item["arguments"])
+            done = {**where, "name": item["name"], "arguments": item["arguments"]}
+            out.append(self._event("response.function_call_arguments.done", done))
+        out.append(self._event("response.output_item.done", {"output_index": where["output_index"], "item": item}))
+        self._items.append(item)
+        return out
+
+    def _open_text(self, kind: str) -> list[bytes]:
+        """A reasoning item (`kind` "reasoning") or a message item of text or a refusal, opened
+        with its one part."""
         out = self._close()
-        self._open, self._text = "text", []
-        # One id per message item: a text after a function call is another item.
-        self._item_id = item_id("msg", self._id, len(self._items))
-        item = {"type": "message", "id": self._item_id, "status": "in_progress", "role": "assistant", "content": []}
-        part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
+        self._open, self._text = kind, []
+        # One id per item: a text after a function call is another item.
+        self._item_id = item_id("rs" if kind == "reasoning" else "msg", self._id, len(self._items))
+        item: dict[str, Any]
+        if kind == "reasoning":
+            item = {"type": "reasoning", "id": self._item_id, "status": "in_progress", "summary": []}
+            opened, part = "response.reasoning_summary_part.added", _summary_part("")
+        else:
+            item = {"type": "message", "id": self._item_id, "status": "in_progress", "role": "assistant", "content": []}
+            opened = "response.content_part.added"
+            part = {**_text_part(""), "logprobs": []} if kind == "text" else _refusal_part("")
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
-        out.append(self._event("response.content_part.added", {**self._where(), "content_index": 0, "part": part}))
+        out.append(self._event(opened, {**self._part_where(), "part": part}))
         return out
 
     def _open_call(self, index: int) -> list[bytes]:
@@ -201,6 +264,8 @@ class StreamTranslator(ChunkTranslator):
         call = self._calls[index]
         item = {**output_item(self._id, len(self._items), call["id"], call["name"], "", self._tools)}
         item["status"] = "in_progress"
+        if item["type"] == "function_call":
+            item["arguments"] = ""  # (the deltas add up to its arguments)
         self._item_id = item["id"]
         out.append(self._event("response.output_item.added", {"output_index": len(self._items), "item": item}))
         return out
@@ -212,16 +277,23 @@ class StreamTranslator(ChunkTranslator):
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or {}
             self._finish = choice.get("finish_reason") or self._finish
-            if delta.get("content"):
-                if self._open != "text":
-                    out += self._release()
-                    out += self._open_text()
-                assert self._text is not None
-                self._text.append(delta["content"])
-                data = {**self._where(), "content_index": 0, "delta": delta["content"], "logprobs": []}
-                out.append(self._event("response.output_text.delta", data))
+            for kind, key in (("reasoning", "reasoning_content"), ("text", "content"), ("refusal", "refusal")):
+                if delta.get(key):
+                    out += self._text_delta(kind, delta[key])
             for call in delta.get("tool_calls") or []:
                 out += self._call_delta(call)
+        return out
+
+    def _text_delta(self, kind: str, text: str) -> list[bytes]:
+        out: list[bytes] = []
+        if self._open != kind:
+            out += self._release()
+            out += self._open_text(kind)
+        self._text.append(text)
+        data = {**self._part_where(), "delta": text}
+        if kind == "text":
+            data["logprobs"] = []
+        out.append(self._event(_TEXT_EVENTS[kind][0], data))
         return out
 
     def _call_delta(self, call: dict[str, Any]) -> list[bytes]:

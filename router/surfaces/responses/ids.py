@@ -2,7 +2,7 @@
 
 A response's id is random (`resp_` and 32 hex digits): it names one answer of one client wherever
 it is kept (kept.py); an upstream's completion ids are not unique across upstreams, and some send
-the same one every time. Its output items' ids are made from it (`msg_`, `fc_` or `ctc_`, the
+the same one every time. Its output items' ids are made from it (`rs_`, `msg_`, `fc_` or `ctc_`, the
 same hex digits, then the item's place after the first), so an item a client sends back names the
 response that gave it (continued.py: a client that resends the whole conversation)."""
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 
-_OWN_ITEM = re.compile(r"(?:msg|fc|ctc)_([0-9a-f]{32})(?:_[0-9]{1,6})?")
+_OWN_ITEM = re.compile(r"(?:rs|msg|fc|ctc)_([0-9a-f]{32})(?:_[0-9]{1,6})?")
 
 
 def new_response_id() -> str:
@@ -19,8 +19,8 @@ def new_response_id() -> str:
 
 
 def item_id(kind: str, response_id: str, place: int) -> str:
-    """The id of the output item at `place` of the response `response_id` (`kind`: `msg`, `fc`
-    or `ctc`)."""
+    """The id of the output item at `place` of the response `response_id` (`kind`: `rs`, `msg`,
+    `fc` or `ctc`)."""
     own = response_id.removeprefix("resp_")
     return f"{kind}_{own}" if place == 0 else f"{kind}_{own}_{place}"
 

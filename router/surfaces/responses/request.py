@@ -1,6 +1,7 @@
 """OpenAI Responses requests (`POST /v1/responses`) as chat-completions bodies: input items
-become chat messages, one assistant turn one message, the leading instructions one system
-message; a mistyped field or an unsupported one is a 400 that names it."""
+become chat messages, one assistant turn one message (its reasoning items its
+`reasoning_content`), the leading instructions one system message; a mistyped field or an
+unsupported one is a 400 that names it."""
 
 from __future__ import annotations
 
@@ -159,71 +160,145 @@ def _messages(items: Any) -> list[dict[str, Any]]:
 
 
 def item_messages(items: list[Any], first: int) -> list[list[dict[str, Any]]]:
-    """The chat messages each of `input[first:]` (`items`) adds. A function call joins the
-    assistant message before it, so an item's translation depends on the one before: a body is
-    split only after an item whose last message is not an assistant's (`usable`)."""
+    """The chat messages each of `input[first:]` (`items`) adds. A function call or a reasoning
+    item joins the assistant message before it, so an item's translation depends on the one
+    before: a body is split only after an item whose last message is not an assistant's
+    (`usable`)."""
+    turns = _Translation()
     out: list[list[dict[str, Any]]] = []
-    last: dict[str, Any] | None = None
-    # The attachments message this translation made, if any, and the made list that holds it:
-    # known by identity, since a user may write the note's words too.
-    attachments: dict[str, Any] | None = None
-    holder: list[dict[str, Any]] = []
     for index, item in enumerate(items, start=first):
         made: list[dict[str, Any]] = []
         out.append(made)
         if not isinstance(item, dict):
             raise bad_request(f"input[{index}] must be an object, got {type_name(item)}", param=f"input[{index}]")
         kind = item.get("type", "message")
-        if kind == "message":
-            role = item.get("role")
-            if role not in ("user", "assistant", "system", "developer"):
-                raise bad_request(
-                    f"input[{index}].role must be user, assistant, system or developer, got {shown(role)}",
-                    param=f"input[{index}].role",
-                )
-            content = _content_text(item.get("content"), f"input[{index}].content")
-            last = {"role": "system" if role == "developer" else role, "content": content}
-            made.append(last)
-        elif kind in ("function_call", "custom_tool_call"):
-            at = f"input[{index}]"
-            if kind == "function_call":
-                arguments = string_field(item, "arguments", at)
-            else:  # a custom tool's call: its chat function takes the text as its one argument
-                arguments = orjson.dumps({CUSTOM_INPUT: string_field(item, "input", at)}).decode()
-            call = {
-                "id": required_string(item, "call_id", at),
-                "type": "function",
-                "function": {"name": _call_name(item, at), "arguments": arguments},
-            }
-            if last is not None and last.get("role") == "assistant":
-                # One assistant turn (its text, then each of its calls) is one chat message,
-                # as the chat model wrote it; two would be a different conversation.
-                last.setdefault("tool_calls", []).append(call)
-            else:
-                last = {"role": "assistant", "content": None, "tool_calls": [call]}
-                made.append(last)
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            tool, media = _call_output(item, f"input[{index}]")
-            if last is not None and last is attachments:
-                # Every tool message follows the calls directly: this one goes before the
-                # attachments of the outputs before it, which then take this output's too.
-                holder.insert(next(n for n, m in enumerate(holder) if m is last), tool)
-                last["content"] += media
-            elif media:
-                last = attachments = {"role": "user", "content": media}
-                holder = made
-                made += [tool, last]
-            else:
-                last = tool
-                made.append(last)
-        elif not isinstance(kind, str):
+        if not isinstance(kind, str):
             raise bad_request(
                 f"input[{index}].type must be a string, got {type_name(kind)}", param=f"input[{index}].type"
             )
-        # Reasoning items stay with the model that wrote them; items the provider ran itself
-        # (web search, computer use…) and types newer than this gateway have no chat form and are
-        # not sent on (Codex sends its whole history, such items included, every turn).
+        turns.add(kind, item, f"input[{index}]", made)
     return out
+
+
+class _Translation:
+    """The chat messages of input items, one item at a time (`add`), with what a later item
+    joins: the last message made, the attachments message, and the message of a reasoning no
+    output has joined yet (each known by identity)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, Any] | None = None
+        # The attachments message made, if any, and its made list: known by identity, since a
+        # user may write the note's words too.
+        self.attachments: dict[str, Any] | None = None
+        self.holder: list[dict[str, Any]] = []
+        # The assistant message a reasoning item made: the assistant output that follows it (a
+        # message, a call) joins it. Alone (a history cut after it), it says nothing: its
+        # content "", which every chat server takes. It stays in the messages either way, so a
+        # body is never split after a reasoning (it is an assistant's: `usable`).
+        self.reasoning: dict[str, Any] | None = None
+
+    def add(self, kind: str, item: dict[str, Any], at: str, made: list[dict[str, Any]]) -> None:
+        if kind == "message":
+            self._message(item, at, made)
+        elif kind in ("function_call", "custom_tool_call"):
+            self._call(kind, item, at, made)
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            self._output(item, at, made)
+        elif kind == "reasoning":
+            self._reasoning(item, at, made)
+        # Items the provider ran itself (web search, computer use…) and types newer than this
+        # gateway have no chat form and are not sent on (Codex sends its whole history, such
+        # items included, every turn).
+
+    def _message(self, item: dict[str, Any], at: str, made: list[dict[str, Any]]) -> None:
+        role = item.get("role")
+        if role not in ("user", "assistant", "system", "developer"):
+            raise bad_request(
+                f"{at}.role must be user, assistant, system or developer, got {shown(role)}", param=f"{at}.role"
+            )
+        content = _content_text(item.get("content"), f"{at}.content")
+        reasoning, self.reasoning = self.reasoning, None
+        if role == "assistant" and reasoning is not None:
+            reasoning["content"] = content  # the output the reasoning before it was for
+            return
+        self.last = {"role": "system" if role == "developer" else role, "content": content}
+        made.append(self.last)
+
+    def _call(self, kind: str, item: dict[str, Any], at: str, made: list[dict[str, Any]]) -> None:
+        if kind == "function_call":
+            arguments = string_field(item, "arguments", at)
+        else:  # a custom tool's call: its chat function takes the text as its one argument
+            arguments = orjson.dumps({CUSTOM_INPUT: string_field(item, "input", at)}).decode()
+        call = {
+            "id": required_string(item, "call_id", at),
+            "type": "function",
+            "function": {"name": _call_name(item, at), "arguments": arguments},
+        }
+        if self.reasoning is not None:
+            self.reasoning["content"] = None  # a turn of calls only, as it is without reasoning
+            self.reasoning = None
+        if self.last is not None and self.last.get("role") == "assistant":
+            # One assistant turn (its text, then each of its calls) is one chat message,
+            # as the chat model wrote it; two would be a different conversation.
+            self.last.setdefault("tool_calls", []).append(call)
+        else:
+            self.last = {"role": "assistant", "content": None, "tool_calls": [call]}
+            made.append(self.last)
+
+    def _output(self, item: dict[str, Any], at: str, made: list[dict[str, Any]]) -> None:
+        tool, media = _call_output(item, at)
+        self.reasoning = None
+        last = self.last
+        if last is not None and last is self.attachments:
+            # Every tool message follows the calls directly: this one goes before the
+            # attachments of the outputs before it, which then take this output's too.
+            self.holder.insert(_place(self.holder, last), tool)
+            last["content"] += media
+        elif media:
+            self.last = self.attachments = {"role": "user", "content": media}
+            self.holder = made
+            made += [tool, self.last]
+        else:
+            self.last = tool
+            made.append(tool)
+
+    def _reasoning(self, item: dict[str, Any], at: str, made: list[dict[str, Any]]) -> None:
+        """A reasoning item's text as the `reasoning_content` of the assistant message it was
+        for (chat servers take it back so: vLLM's chat templates, DeepSeek's thinking mode,
+        which refuses a tool-call turn without it). Without text (an encrypted reasoning only)
+        there is nothing a chat model can read: not sent on."""
+        text = _reasoning_text(item, at)
+        if not text:
+            return
+        last = self.last
+        if last is not None and last.get("role") == "assistant":
+            # (Several reasoning items in a row, or reasoning between a turn's text and calls.)
+            last["reasoning_content"] = last.get("reasoning_content", "") + text
+            return
+        self.last = self.reasoning = {"role": "assistant", "content": "", "reasoning_content": text}
+        made.append(self.last)
+
+
+def _place(messages: list[dict[str, Any]], message: dict[str, Any]) -> int:
+    """Where `message` is in `messages`, by identity (two messages may be equal)."""
+    return next(n for n, one in enumerate(messages) if one is message)
+
+
+def _reasoning_text(item: dict[str, Any], at: str) -> str:
+    """A reasoning item's text: its reasoning text (`content`, as open-weight models' servers
+    give it), else its summary's parts (each a paragraph); "" when it has neither."""
+    for key, kind, separator in (("content", "reasoning_text", ""), ("summary", "summary_text", "\n\n")):
+        parts = item.get(key)
+        if not isinstance(parts, list):
+            continue
+        texts = [
+            string_field(part, "text", f"{at}.{key}[{n}]")
+            for n, part in enumerate(parts)
+            if isinstance(part, dict) and part.get("type") == kind
+        ]
+        if any(texts):
+            return separator.join(texts)
+    return ""
 
 
 ATTACHMENTS_NOTE = "Attachments of the output of function call "
@@ -338,7 +413,9 @@ def chat_fields(body: dict[str, Any], messages: list[dict[str, Any]]) -> dict[st
     """The chat-completions body of a checked Responses request whose messages are `messages`."""
     chat: dict[str, Any] = {"model": body["model"], "messages": messages, "stream": bool(body.get("stream", False))}
     if body.get("max_output_tokens") is not None:
-        chat["max_tokens"] = body["max_output_tokens"]
+        # Not `max_tokens`: OpenAI's reasoning models (o-series, gpt-5) refuse it; vLLM and the
+        # other chat servers take this one.
+        chat["max_completion_tokens"] = body["max_output_tokens"]
     for key in ("temperature", "top_p", "parallel_tool_calls", "prompt_cache_key"):
         if key in body:
             chat[key] = body[key]

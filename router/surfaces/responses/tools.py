@@ -140,7 +140,7 @@ def output_item(
 ) -> dict[str, Any]:
     """A chat tool call as a Responses output item, at `place` of the response `response_id`
     (what its id is made of: ids.py): a `function_call` (in its namespace when it has one) or a
-    `custom_tool_call` (`arguments`: what the model wrote, whole)."""
+    `custom_tool_call` (`arguments`: what the model wrote, whole; none is `{}`)."""
     own = name
     namespace: str | None = None
     if tools is not None and name in tools.namespaces:
@@ -150,7 +150,9 @@ def output_item(
         item["input"] = custom_input(arguments)
     else:
         item = {"type": "function_call", "id": item_id("fc", response_id, place), "call_id": call_id, "name": own}
-        item["arguments"] = arguments
+        # A call without arguments (some servers give "") has the JSON object OpenAI gives it:
+        # clients parse the arguments as one (the openai SDK's parse helpers, Codex).
+        item["arguments"] = arguments if arguments.strip() else "{}"
     if namespace is not None:
         item["namespace"] = namespace
     item["status"] = "completed"
