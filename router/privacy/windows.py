@@ -9,6 +9,7 @@ text, the candidates' spans, the detector's patterns and callables and the kept 
 from __future__ import annotations
 
 import re
+from time import sleep
 from typing import Final
 
 from router.privacy.detector import Detector
@@ -24,6 +25,10 @@ _RETRY_BUDGET: Final = 4
 _REFUSAL_COST: Final = 128
 # Its budget has this much besides, so that a small window's few refusals never reach it.
 _SMALL_WINDOW: Final = 4096
+# Every this many matches tried, the GIL is let go for a moment (`sleep(0)`): compiled, the
+# loop never lets it go on its own, and a scan in a worker thread of megabytes of values (8 MB
+# of IP addresses: 10 s) would hold every other request of the gateway's event loop meanwhile.
+YIELD_EVERY: Final = 1024
 
 
 def windows(
@@ -66,6 +71,7 @@ def windows(
         spans = _joined(spans, lead)
     match: re.Match[str] | None
     places: list[int] = []
+    tried = 0
     for index, (start, end) in enumerate(spans):
         low = start - lead if start > lead else 0
         high = end + reach if end + reach < size else size
@@ -85,6 +91,9 @@ def windows(
             places = starts[index]
         next_place = 0
         while position < high:
+            tried += 1
+            if tried % YIELD_EVERY == 0:
+                sleep(0)
             if starts is not None:
                 # The next place a match may begin, at or after `position` (ascending).
                 while next_place < len(places) and places[next_place] < position:
