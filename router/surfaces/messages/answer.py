@@ -33,6 +33,13 @@ STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_
 SIGNATURE_PREFIX = "tandem:"
 
 
+def call_id(given: object) -> str:
+    """A tool call's id, or a new one where the upstream gave it none or an empty one (Gemini's
+    OpenAI-compatible endpoint, NVIDIA NIM, older llama.cpp): the client answers a `tool_use`
+    by its id, and two calls of one answer without ids could not be told apart."""
+    return given if isinstance(given, str) and given else f"toolu_{identify.random_hex(12)}"
+
+
 def message_id() -> str:
     """A new answer's id. Not the upstream's completion id: Claude Code joins consecutive
     assistant messages of one id into one turn, so an upstream that repeats its ids, or gives
@@ -101,7 +108,7 @@ def _content(message: dict[str, Any]) -> list[dict[str, Any]]:
         function = call.get("function") or {}
         arguments = tool_input(function.get("arguments") or "")
         content.append(
-            {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": arguments}
+            {"type": "tool_use", "id": call_id(call.get("id")), "name": function.get("name", ""), "input": arguments}
         )
     return content
 
@@ -302,7 +309,7 @@ class StreamTranslator(ChunkTranslator):
             return []
         out: list[bytes] = []
         if self._block != key:
-            block = {"type": "tool_use", "id": call.get("id", ""), "name": function.get("name", ""), "input": {}}
+            block = {"type": "tool_use", "id": call_id(call.get("id")), "name": function.get("name", ""), "input": {}}
             out += self._open(key, block)
         self._arguments.append(arguments)
         return out
@@ -315,7 +322,8 @@ class StreamTranslator(ChunkTranslator):
         out = self._close()
         held, self._held = self._held, {}
         for index, call in held.items():
-            out += self._open(("tool", index), {"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
+            block = {"type": "tool_use", "id": call_id(call.id), "name": call.name, "input": {}}
+            out += self._open(("tool", index), block)
             self._arguments = call.arguments
             out += self._close()
         return out

@@ -14,7 +14,7 @@ from router.protocol.completion_shape import reasoning_text, reasoning_tokens
 from router.protocol.sse import ChunkTranslator
 from router.protocol.upstream_error import OVERFLOW_CODE, is_overflow, openai_error_body
 from router.protocol.usage import Usage
-from router.surfaces.responses.ids import item_id, new_response_id
+from router.surfaces.responses.ids import call_id, item_id, new_response_id
 from router.surfaces.responses.request import text_format
 from router.surfaces.responses.tools import ChatTools, answer_tools, output_item
 
@@ -106,8 +106,8 @@ def _output(message: dict[str, Any], response_id: str, tools: ChatTools | None) 
             output.append(_message_item(item_id("msg", response_id, len(output)), part(message[key])))
     for call in message.get("tool_calls") or []:
         function = call.get("function") or {}
-        call_id, name, arguments = call.get("id", ""), function.get("name", ""), function.get("arguments") or ""
-        output.append(output_item(response_id, len(output), call_id, name, arguments, tools))
+        name, arguments = function.get("name", ""), function.get("arguments") or ""
+        output.append(output_item(response_id, len(output), call_id(call.get("id")), name, arguments, tools))
     return output
 
 
@@ -308,7 +308,7 @@ class StreamTranslator(ChunkTranslator):
             held["id"] = held["id"] or call.get("id") or ""
             held["name"] = held["name"] or function.get("name") or ""
         elif self._open != f"call:{index}":
-            self._calls[index] = {"id": call.get("id", ""), "name": function.get("name", ""), "arguments": []}
+            self._calls[index] = {"id": call_id(call.get("id")), "name": function.get("name", ""), "arguments": []}
             if self._open is not None and self._open.startswith("call:"):
                 self._held.append(index)
             else:

@@ -18,6 +18,13 @@ def new_response_id() -> str:
     return "resp_" + secrets.token_hex(16)
 
 
+def call_id(given: object) -> str:
+    """A function call's `call_id`, or a new one where the upstream gave it none or an empty one
+    (Gemini's OpenAI-compatible endpoint, NVIDIA NIM, older llama.cpp): the client answers a
+    call by it, and two calls of one answer without ids could not be told apart."""
+    return given if isinstance(given, str) and given else "call_" + secrets.token_hex(12)
+
+
 def item_id(kind: str, response_id: str, place: int) -> str:
     """The id of the output item at `place` of the response `response_id` (`kind`: `rs`, `msg`,
     `fc` or `ctc`)."""
