@@ -126,3 +126,42 @@ async def test_a_kept_record_of_a_step_the_store_counted_keeps_its_index(own_red
         assert by_index == Counter({1: 1, 4: 1})
     finally:
         await primary.aclose()
+
+
+async def test_a_retry_the_store_counted_late_keeps_its_attempt_apart_from_the_first(own_redis: RedisServer) -> None:
+    """Step 2's first attempt was cancelled; Redis froze; its client's retry reached another
+    replica, which counted it apart (as a first attempt: it did not know the run) while the
+    frozen Redis executed the retry's start late, as step 2's attempt 2. Written back, the record
+    is attempt 2 of step 2 (not a second record of attempt 1), and its answer counts."""
+    primary = RedisStore(own_redis.url)
+    journal = Journal(100)
+    try:
+        own_redis.flush()
+        first = StepStart(RUN, "history-1", False, "task", "tandem", "", time.time(), token="a" * 32)
+        second = StepStart(RUN, "history-2", False, "task", "tandem", "", time.time(), token="b" * 32)
+        assert (await primary.begin_step(first)).step == 1
+        await primary.record_many([record_of(1, counted_apart=False)])
+        assert (await primary.begin_step(second)).step == 2
+        cancelled = record_of(2, counted_apart=False)
+        cancelled.status = "cancelled"
+        await primary.record_many([cancelled])
+        # The retry's start, executed late by the frozen store: the same history, its own token.
+        retry = StepStart(RUN, "history-2", False, "task", "tandem", "", time.time(), token="c" * 32)
+        late = await primary.begin_step(retry)
+        assert (late.step, late.attempt) == (2, 2)
+        # What the other replica kept: the step counted apart as its step 1, and its answer.
+        journal.add(CountedStep(retry, 1))
+        journal.add(Records([record_of(1, counted_apart=True)], ["tok-retry"]))
+        await journal.write_back(primary)
+        with redis.Redis.from_url(own_redis.url, decode_responses=True) as direct:
+            records = [orjson.loads(line) for line in direct.lrange(f"tandem:t:{RUN}:r", 0, -1)]
+            edge_steps = int(direct.hget(f"tandem:t:{RUN}", "edge_steps") or 0)
+            steps = int(direct.hget(f"tandem:t:{RUN}", "steps") or 0)
+        assert [(r["step"], r["attempt"], r["status"]) for r in records] == [
+            (1, 1, "ok"),
+            (2, 1, "cancelled"),
+            (2, 2, "ok"),
+        ]
+        assert (steps, edge_steps) == (2, 2)
+    finally:
+        await primary.aclose()

@@ -107,8 +107,10 @@ class Journal:
         self._on_size = on_size
         self._on_dropped = on_dropped
         self._on_written = on_written
-        # (trajectory id, index its client was told) -> the index the shared store gave it.
-        self._renumbered: OrderedDict[tuple[str, int], int] = OrderedDict()
+        # (trajectory id, index its client was told) -> the index the shared store gave it and
+        # the attempts it had counted of that step before (a retry whose start the store
+        # executed late, while this replica counted it apart as a step's first attempt).
+        self._renumbered: OrderedDict[tuple[str, int], tuple[int, int]] = OrderedDict()
         # Steps dropped (the journal was full): their records are dropped too, not written back
         # as records of steps the shared store never counted.
         self._lost: OrderedDict[tuple[str, int], None] = OrderedDict()
@@ -164,7 +166,9 @@ class Journal:
         With `apart_only` only those whose step was counted apart: once the store is back, a
         store that lost its data counts the next steps from 1 again, and a step it counted may
         have the index of one that was renumbered. A record is renumbered once: the journal keeps
-        records with the index their client was told, and renumbers them as it writes them back."""
+        records with the index their client was told, and renumbers them as it writes them back.
+        Their attempts follow the store's: a step it counted as a retry (attempt 2) has its
+        attempts counted apart (1, 2, …) after that one, not two records of one attempt."""
         if not self._renumbered:
             return records
         out = []
@@ -172,8 +176,12 @@ class Journal:
             if apart_only and not record.counted_apart:
                 out.append(record)
                 continue
-            index = self._renumbered.get((record.trajectory_id, record.step))
-            out.append(record if index is None else dataclasses.replace(record, step=index))
+            slot = self._renumbered.get((record.trajectory_id, record.step))
+            if slot is None:
+                out.append(record)
+            else:
+                index, before = slot
+                out.append(dataclasses.replace(record, step=index, attempt=record.attempt + before))
         return out
 
     async def write_back(self, primary: RedisStore, catch_up: bool = False) -> None:
@@ -221,8 +229,9 @@ class Journal:
             return
         slots = await primary.count_new_steps([counted.start for counted in steps])
         for counted, slot in zip(steps, slots, strict=True):
-            if slot.step != counted.local_step:
-                self._renumbered[(counted.start.trajectory_id, counted.local_step)] = slot.step
+            if slot.step != counted.local_step or slot.attempt != 1:
+                key = (counted.start.trajectory_id, counted.local_step)
+                self._renumbered[key] = (slot.step, slot.attempt - 1)
         while len(self._renumbered) > self.max_items:
             self._renumbered.popitem(last=False)
 
