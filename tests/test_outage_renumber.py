@@ -9,6 +9,7 @@ not be renumbered again by the write-back.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -163,5 +164,21 @@ async def test_a_retry_the_store_counted_late_keeps_its_attempt_apart_from_the_f
             (2, 2, "ok"),
         ]
         assert (steps, edge_steps) == (2, 2)
+    finally:
+        await primary.aclose()
+
+
+async def test_a_record_sent_again_gets_the_word_it_got_the_first_time(own_redis: RedisServer) -> None:
+    """A record Redis wrote although its reply was lost (a frozen Redis that resumed) is sent
+    again on write-back: written once, and its reply says again whether it counted."""
+    primary = RedisStore(own_redis.url)
+    try:
+        await primary.begin_step(start_of("a", 0))
+        answered = record_of(1, counted_apart=False)
+        again = dataclasses.replace(answered, attempt=2)
+        assert await primary.record_many([answered, again], ["tok-first", "tok-again"]) == [False, True]
+        assert await primary.record_many([again, answered], ["tok-again", "tok-first"]) == [True, False]
+        by_index, _ = shared_records(own_redis.url)
+        assert by_index == Counter({1: 2})
     finally:
         await primary.aclose()

@@ -121,20 +121,21 @@ class Metrics(MetricFamilies):
         # ledger's and the view's definition too): a failover step under the one that answered
         # it, a refused, failed or cancelled step under "none"; money above stays where it went.
         answered = record.answered_by
-        if not may_repeat(record):
+        if answered == "none":  # (an answered step is booked once the store has said: `steps_written`)
             add(self.steps, route, answered, record.reason, record.status)(1)
         add(self.latency, answered)(record.latency_s)
         if answered != "none":  # a step no target answered has no first byte of an answer
             add(self.ttft, answered)(record.ttft_s)
 
     def steps_written(self, records: list[StepRecord], repeats: list[bool]) -> None:
-        """The steps of answered retries, once the store said whether each repeats an answer its
-        step counted already (the same request sent again after its answer): a repeat is booked
-        in `tandem_step_repeats_total`, not as a step, so that `tandem_steps_total` of a target
+        """Answered steps, once the store said whether each repeats an answer its step counted
+        already (the same request sent again after its answer; a step counts once, whichever
+        of its answered attempts is recorded first): a repeat is booked in
+        `tandem_step_repeats_total`, not as a step, so that `tandem_steps_total` of a target
         counts what the ledger's `cloud_steps` and `edge_steps` do."""
         add = self._add
         for record, repeat in zip(records, repeats, strict=True):
-            if not may_repeat(record):
+            if record.answered_by == "none":
                 continue  # booked when it closed
             if repeat:
                 add(self.step_repeats, record.route, record.answered_by)(1)
@@ -200,9 +201,3 @@ class Metrics(MetricFamilies):
         registry = CollectorRegistry()
         MultiProcessCollector(registry, os.environ[MULTIPROC_ENV])  # type: ignore[no-untyped-call]
         return generate_latest(registry)
-
-
-def may_repeat(record: StepRecord) -> bool:
-    """Whether the record may repeat an answer its step counted already (an answered retry):
-    its step is booked once the store has said (`Metrics.steps_written`)."""
-    return record.attempt > 1 and record.answered_by != "none"

@@ -69,10 +69,13 @@ return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 # its step, then pairs of ('i:' or 'f:' + total name, increment).
 # An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule: once
 # per step, whichever of its answered attempts is recorded first.
-# Returns 0 for a record written already (its token), 2 for an answer its step had counted
-# already (a repeat), else 1.
+# Returns 2 for an answer its step had counted already (a repeat), else 1; for a record written
+# already (its token), 10 more than it returned then (kept in the token's key): a write-back of a
+# record whose reply was lost learns whether it counted.
 RECORD = """
-if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[6])) then return 0 end
+local seen = redis.call('GET', KEYS[3])
+if seen then return 10 + tonumber(seen) end
+redis.call('SET', KEYS[3], '1', 'EX', tonumber(ARGV[6]))
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
 local written = 1
@@ -104,6 +107,7 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[6], tonumber(ARGV[4]))
+if written == 2 then redis.call('SET', KEYS[3], '2', 'EX', tonumber(ARGV[6])) end
 return written
 """
 

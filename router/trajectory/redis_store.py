@@ -325,7 +325,7 @@ class RedisStore:
             )
             replies.append(reply)
         written: list[int] = await self._batch.all(replies)
-        return [int(reply) == 2 for reply in written]
+        return [int(reply) % 10 == 2 for reply in written]
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
         fields = await self._redis.hgetall(self._key(trajectory_id))

@@ -265,8 +265,9 @@ class ResilientStore:
         mirrored = await self.fallback.record_many(renumbered)
         if not ok:
             self.journal.add(Records(records, tokens))
-        # Out of Redis, the mirror's word on repeats (Redis decides again when the journal is
-        # written back; a repeat across replicas during the outage is not seen).
+        # Out of Redis, the mirror's word on repeats, so that the metrics go on counting steps
+        # through an outage (Redis decides again when the journal is written back; a step
+        # answered on two replicas during the outage is booked by both, counted once there).
         return shared if ok and shared is not None else mirrored
 
     async def note(self, trajectory_id: str, key: str, value: str, *, keep_first: bool = False) -> str:

@@ -106,6 +106,8 @@ redis_url: "{redis_url}"
             body = {"model": "tandem", "messages": [{"role": "user", "content": f"step {sent}"}]}
             assert fresh(f"{url}/v1/chat/completions", "POST", json=body).status_code == 200
             sent += 1
+        # (An answered step is booked once its record is written, just after its answer.)
+        wait_until(lambda: sum(steps_served(folder, pid) for pid in workers) == sent)
         per_worker = {pid: steps_served(folder, pid) for pid in workers}
         assert all(per_worker.values()), f"one worker served everything: {per_worker}"
         assert sum(per_worker.values()) == sent
