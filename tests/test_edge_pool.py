@@ -304,15 +304,20 @@ def test_a_run_whose_home_refuses_moves_to_the_replica_that_answered_before_the_
     assert cloud.received == []
 
 
+def probing_gateway(make: MakeGateway, replicas: list[FakeUpstream]) -> GatewayServer:
+    """A gateway whose `probe` route's entropy strategy probes the pool's replicas (an inner call
+    a step before its own), the breaker opening only after 5 failures."""
+    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"breaker_failures": 5}}
+    server = make(routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge})
+    for fake in replicas:
+        fake.default = {"kind": "text", "top_logprobs": [-0.1, -2.5]}  # a probe the strategy can read
+    return server
+
+
 def test_an_inner_edge_call_fails_over_to_the_next_replica_when_the_home_dies(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:
-    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"breaker_failures": 5}}
-    server = make_gateway(
-        routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge}
-    )
-    for fake in replicas:
-        fake.default = {"kind": "text", "top_logprobs": [-0.1, -2.5]}  # a probe the strategy can read
+    server = probing_gateway(make_gateway, replicas)
     with httpx.Client(timeout=10) as client:
         run(client, server, "orphan", 1, model="probe")
         home = served(replicas, "orphan")[0]
@@ -335,12 +340,7 @@ def test_every_call_sent_is_counted_so_failed_calls_are_a_share_of_them(
 ) -> None:
     # `tandem_upstream_calls_total` is the denominator of TandemEdgeDown: it counts a step's
     # call, each replica tried and a strategy's inner calls, as the errors counter does.
-    edge = {"endpoints": [r.base_url for r in replicas], "base_url": None, "pool": {"breaker_failures": 5}}
-    server = make_gateway(
-        routes={"probe": {"strategy": "entropy", "threshold": 9.0}}, upstream_overrides={"edge": edge}
-    )
-    for fake in replicas:
-        fake.default = {"kind": "text", "top_logprobs": [-0.1, -2.5]}
+    server = probing_gateway(make_gateway, replicas)
     with httpx.Client(timeout=10) as client:
         run(client, server, "counted", 1, model="probe")  # a probe and the step: 2 calls
         replicas[served(replicas, "counted")[0]].stop()
