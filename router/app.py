@@ -34,7 +34,7 @@ from router.errors import GatewayError, bad_request, error_body, internal_error
 from router.privacy import backends as privacy_backends
 from router.result import Answer
 from router.settings import Settings, admin_keys
-from router.surfaces import surface_routes
+from router.surfaces import surface_error_bodies, surface_routes
 from router.surfaces.responses.kept import KeptResponses
 from router.trajectory.resilient import ResilientStore
 
@@ -82,6 +82,8 @@ async def _gateway_error(request: Request, exc: Exception) -> Response:
 
 
 _SHOWN_PATH = 200
+# Endpoints of a surface whose errors have its own shape (Anthropic's, on /v1/messages).
+_SURFACE_ERRORS = surface_error_bodies()
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -95,8 +97,15 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         message = f"no endpoint at {path}; the API is under /v1 ({_ENDPOINTS})"
     else:
         message = str(exc.detail)
+    code = "not_found" if exc.status_code == 404 else "bad_method"
+    # A 405 comes from a route whose path matched (Starlette put its endpoint in the scope).
+    shape = _SURFACE_ERRORS.get(request.scope.get("endpoint"))  # type: ignore[arg-type]
+    if shape is not None:
+        body = shape(exc.status_code, {"message": message, "type": "invalid_request_error", "code": code})
+    else:
+        body = error_body(message, "invalid_request_error", code)
     return Response(
-        error_body(message, "invalid_request_error", "not_found" if exc.status_code == 404 else "bad_method"),
+        body,
         status_code=exc.status_code,
         media_type="application/json",
         headers=exc.headers,  # a 405's `Allow` (RFC 9110: the methods the path takes)

@@ -12,6 +12,16 @@ the connection of a client that leaves an answer unread `limits.send_timeout_s` 
 buffer is full (a stream's relay waits on it, its upstream and step held, and no upstream
 timeout runs while it waits). Each time it counts `tandem_limit_exceeded_total{limit=…}`.
 
+Request bodies being received hold memory, and each costs the event loop its decoding and
+parsing once complete: with no bound across connections, a few dozen clients sending
+`max_body_bytes` at once held gigabytes and kept the loop busy long enough for the others to be
+timed out as slow. `BodiesInFlight` counts, per worker process, the body bytes received that the
+application has not yet taken whole; a body that would take the count past
+`limits.max_body_bytes_in_flight` gets 503 with `Retry-After` (a body alone is never refused by
+it: `max_body_bytes` bounds that). A body that is late because the gateway did not read it (the
+loop was busy, or flow control held the socket) is not blamed on its client: the body timeout is
+extended (`_gateway_behind`), up to as long again.
+
 An answer given before its request's body was read (a 413 for a declared length over
 `max_body_bytes`, a 401, a 408, a 431) closes the connection of a client that asked for that
 (`Connection: close`, HTTP/1.0) with the body still coming: closed at once, the kernel would
@@ -30,6 +40,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import select
 import signal
 import threading
 from collections import OrderedDict
@@ -82,6 +93,34 @@ def without_upgrade(data: bytes, end: int) -> bytes:
     return renamed + data[len(head) :] if count else data
 
 
+class BodiesInFlight:
+    """Body bytes received and not yet taken whole by the application, across the worker's
+    connections, within `limit` (a connection's count is its own; see `take`)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.held = 0
+
+    def take(self, held_here: int, size: int) -> bool:
+        """Count `size` more bytes of a body of which `held_here` are counted already; False
+        (nothing counted) when that would pass the limit while other bodies are held too: a
+        body alone always fits, however large (`max_body_bytes` is its bound)."""
+        if self.held + size > self.limit and self.held > held_here:
+            return False
+        self.held += size
+        return True
+
+    def give_back(self, size: int) -> None:
+        self.held -= size
+
+
+# Retry-After of a body refused because too many bytes of bodies were in flight: they are
+# complete, or refused, within seconds.
+BODIES_RETRY_AFTER_S = 1
+# A body late for the gateway's sake is checked again this often, for `body_timeout_s` more at most.
+_BEHIND_RECHECK_S = 1.0
+
+
 class BoundedConfig(uvicorn.Config):
     """uvicorn's config with Tandem's `limits`; picklable, since uvicorn hands it to each worker
     process, which loads the application (and so finds its metrics and streams) itself."""
@@ -92,6 +131,7 @@ class BoundedConfig(uvicorn.Config):
         super().__init__(app, http=BoundedHttpToolsProtocol, **kwargs)
         self.limits = limits
         self.on_limit: OnLimit = _uncounted
+        self.bodies = BodiesInFlight(limits.max_body_bytes_in_flight)
         # Ends the gateway's running streams within so many seconds (returns how many run).
         self.end_streams: Callable[[float], int] = _no_streams
         self._shutdown_seen = False
@@ -225,6 +265,16 @@ class JoinedCycle(RequestResponseCycle):
 
     _kept: bytes | None = None
     _until_close = False  # an HTTP/1.0 client's stream: its body ends where the connection does
+    # Called once the application has taken the body whole (or learnt the client left): its
+    # bytes no longer count as bodies in flight (`BodiesInFlight`).
+    body_taken: Callable[[], None] | None = None
+
+    async def receive(self) -> Any:
+        message = await super().receive()
+        if self.body_taken is not None and not message.get("more_body", False):
+            self.body_taken()
+            self.body_taken = None
+        return message
 
     async def send(self, message: Any) -> None:
         real = self.transport
@@ -438,6 +488,9 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._linger_timer: asyncio.TimerHandle | None = None  # while a close lingers
         self._lingered = 0  # bytes dropped while the close lingers
         self._refused = False
+        self._bodies = config.bodies
+        self._body_held = 0  # bytes of this connection's body counted in `_bodies`
+        self._body_extended_s = 0.0  # time the body timeout was extended for the gateway's sake
         # Steps watching for their client to leave (router/api/disconnect.py): cycle -> callback.
         self._watchers: dict[object, Callable[[], None]] = {}
 
@@ -455,6 +508,8 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def _start_asgi_task(self, cycle: RequestResponseCycle, app: Any) -> None:
         # Before its task first runs, so that the application is handed the joining `send`.
         cycle.__class__ = JoinedCycle
+        assert isinstance(cycle, JoinedCycle)
+        cycle.body_taken = self._give_back_body
         super()._start_asgi_task(cycle, app)
 
     def shutdown(self) -> None:
@@ -469,6 +524,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         # uvicorn's, but a connection left idle is timed by the server's one idle timer
         # (`BoundedConfig.went_idle`), not by a timer of its own.
+        self._give_back_body()  # answered without taking its body whole (a 401, a 413)
         self.server_state.total_requests += 1
         if self.transport.is_closing():
             return
@@ -499,6 +555,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_timers()
+        self._give_back_body()
         super().connection_lost(exc)
         watchers, self._watchers = self._watchers, {}
         for cycle, on_left in watchers.items():
@@ -542,12 +599,41 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head = False
         self._body_pending = True
+        self._body_extended_s = 0.0
         if self._head_timer is not None:
             self._head_timer.cancel()
             self._head_timer = None
         super().on_headers_complete()
 
+    def on_body(self, body: bytes) -> None:
+        if self._refused:
+            return  # the rest of a read after a refusal: no request takes it
+        if self.cycle.response_complete:
+            return  # answered already (a 401): uvicorn drops the rest of the body, uncounted
+        # Counted as it comes, not by its Content-Length: a client that declares a large body
+        # and sends it slowly holds no more of the bound than it has sent.
+        if not self._bodies.take(self._body_held, len(body)):
+            self._bodies_full()
+            return
+        self._body_held += len(body)
+        super().on_body(body)
+
+    def _give_back_body(self) -> None:
+        if self._body_held:
+            self._bodies.give_back(self._body_held)
+            self._body_held = 0
+
+    def _bodies_full(self) -> None:
+        self._on_limit("max_body_bytes_in_flight")
+        message = (
+            f"the gateway is receiving other request bodies of {self._bodies.held} bytes in all, at its limit of "
+            f"{self._bodies.limit} bytes (limits.max_body_bytes_in_flight); retry in {BODIES_RETRY_AFTER_S} s"
+        )
+        self._refuse_body(503, message, "bodies_in_flight_full", retry_after_s=BODIES_RETRY_AFTER_S)
+
     def on_message_complete(self) -> None:
+        if self._refused:
+            return
         super().on_message_complete()
         self._body_pending = False
         if self._body_timer is not None:
@@ -614,9 +700,31 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self._body_timer = None
         if self.transport.is_closing() or not self._body_pending:
             return
+        if self._body_extended_s < self._limits.body_timeout_s and self._gateway_behind():
+            # Not the client's delay: looked at again shortly, for as long again at most (a
+            # client dribbling its body cannot count on the race of a byte with this check).
+            step = min(_BEHIND_RECHECK_S, self._limits.body_timeout_s)
+            self._body_extended_s += step
+            self._body_timer = self.loop.call_later(step, self._body_too_slow)
+            return
         self._on_limit("body_timeout_s")
         message = f"request body not complete within {self._limits.body_timeout_s:g} s (limits.body_timeout_s)"
         self._refuse_body(408, message, "request_timeout")
+
+    def _gateway_behind(self) -> bool:
+        """Whether the body is late for the gateway's sake: reading is paused until the
+        application takes what came (flow control), or bytes wait unread in the socket (the
+        event loop was busy elsewhere when they came)."""
+        if self.flow.read_paused:
+            return True
+        sock = self.transport.get_extra_info("socket")
+        if sock is None:
+            return False
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+        except (OSError, ValueError):
+            return False
+        return bool(readable)
 
     # -- closing with a request still coming -------------------------------------------------
 
@@ -648,11 +756,12 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
 
     # -- refusing ----------------------------------------------------------------------------
 
-    def _refuse_body(self, status: int, message: str, code: str) -> None:
+    def _refuse_body(self, status: int, message: str, code: str, retry_after_s: int | None = None) -> None:
         """Stop reading the body of the request being read, and answer `status` instead: its
         handler, waiting for the body, sees the client leave."""
         cycle = self.cycle
         self._refused = True
+        self._give_back_body()
         if cycle.response_started:
             # The application answered without waiting for the body (a 413, say): stop here.
             if cycle.response_complete:
@@ -662,7 +771,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
             return
         cycle.disconnected = True
         cycle.message_event.set()
-        self._write_error(status, message, code)
+        self._write_error(status, message, code, retry_after_s)
 
     def _refuse_head(self) -> None:
         self._on_limit("max_header_bytes")
@@ -715,11 +824,15 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
         self.cycle.keep_alive = False
         self.flow.pause_reading()
 
-    def _write_error(self, status: int, message: str, code: str) -> None:
-        body = error_body(message, "invalid_request_error", code)
+    def _write_error(self, status: int, message: str, code: str, retry_after_s: int | None = None) -> None:
+        # A 503 is the gateway's state, not the client's mistake (OpenAI's type for it).
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        body = error_body(message, kind, code)
         head = [STATUS_LINE[status]]
         for name, value in self.server_state.default_headers:
             head += [name, b": ", value, b"\r\n"]
+        if retry_after_s is not None:
+            head.append(b"retry-after: %d\r\n" % retry_after_s)
         head += [
             b"content-type: application/json\r\n",
             b"content-length: %d\r\n" % len(body),

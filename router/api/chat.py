@@ -15,7 +15,7 @@ from starlette.types import Receive, Scope
 from router.api.auth import scope_namespace
 from router.api.auth_throttle import AuthThrottle
 from router.api.disconnect import ClientWatch
-from router.api.encoding import decoded
+from router.api.encoding import decoded_off_loop, needs_decoding
 from router.api.http import chat_response
 from router.chain.identify import TARGET_HEADER
 from router.engine import Engine
@@ -29,7 +29,9 @@ async def read_body(
 ) -> bytes:
     """The request body, refused with 413 as soon as it passes `limit` bytes (`headers`: the
     request's, already read into a dict, else read here; `setting`: what sets the limit)."""
-    declared = whole_number((request.headers if headers is None else headers).get("content-length"))
+    if headers is None:
+        headers = step_headers(request)  # a repeated Content-Encoding line counts, as on the chat path
+    declared = whole_number(headers.get("content-length"))
     if declared is not None and declared > limit:
         raise _too_large(declared, limit, setting)
     parts: list[bytes] = []
@@ -39,7 +41,7 @@ async def read_body(
         if size > limit:
             raise _too_large(size, limit, setting)
         parts.append(chunk)
-    return decoded(b"".join(parts), request.headers if headers is None else headers, limit)
+    return await decoded_off_loop(b"".join(parts), headers, limit)
 
 
 async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str]) -> bytes:
@@ -53,9 +55,9 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
         body: bytes = message.get("body", b"")  # the whole body in one message: nearly always
         if len(body) > limit:
             raise _too_large(len(body), limit)
-        if "content-encoding" not in headers and "transfer-encoding" not in headers:
+        if not needs_decoding(headers):
             return body
-        return decoded(body, headers, limit)
+        return await decoded_off_loop(body, headers, limit)
     parts: list[bytes] = []
     size = 0
     while True:
@@ -68,26 +70,32 @@ async def receive_body(receive: Receive, limit: int, headers: Mapping[str, str])
                 raise _too_large(size, limit)
             parts.append(chunk)
             if not message.get("more_body", False):
-                return decoded(b"".join(parts), headers, limit)
+                return await decoded_off_loop(b"".join(parts), headers, limit)
         message = await receive()
 
 
 # Headers whose repeats must agree: each different value is kept, joined with ", " (as HTTP
 # joins a repeated field), for the engine to refuse rather than follow the first one silently.
 SINGLE_VALUED = frozenset((TARGET_HEADER,))
+# Headers that are lists (RFC 9110 5.3: repeated lines are one list, in order): every repeat is
+# joined, equal ones too (`Content-Encoding: gzip` twice is a body gzipped twice). Kept first
+# only, a second coding line was ignored: a body read still compressed, or `br` let through.
+LIST_VALUED = frozenset(("content-encoding", "transfer-encoding"))
 
 
 def headers_of(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     """A request's headers as the engine reads them: lower-case names (as the server gives
     them), the first of a repeated name (as Starlette's `Headers.get` gives it), decoded once;
-    a `SINGLE_VALUED` name repeated with another value has its values joined. The engine looks
-    up seven names a step; a lookup in Starlette's headers decodes and compares them all, one
-    by one."""
+    a `SINGLE_VALUED` name repeated with another value has its values joined, a `LIST_VALUED`
+    one all its values. The engine looks up seven names a step; a lookup in Starlette's
+    headers decodes and compares them all, one by one."""
     headers: dict[str, str] = {}
     for name, value in raw:
         key = name.decode("latin-1")
         if key not in headers:
             headers[key] = value.decode("latin-1")
+        elif key in LIST_VALUED:
+            headers[key] = f"{headers[key]}, {value.decode('latin-1')}"
         elif key in SINGLE_VALUED:
             given, seen = value.decode("latin-1"), headers[key]
             if given not in seen.split(", "):

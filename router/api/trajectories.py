@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 import time
 from datetime import datetime
 from typing import Any
@@ -15,6 +14,7 @@ from starlette.responses import Response
 from router.api.auth import outcome_scope, trajectory_scope
 from router.api.chat import read_body
 from router.api.http import json_response
+from router.api.query import decimal_number, known_only, single, whole_param
 from router.engine import Engine
 from router.errors import GatewayError, bad_request
 from router.privacy.guard import exposure_summary, vault_of
@@ -31,15 +31,12 @@ MAX_LIMIT = 500
 MAX_TIME = 253_402_300_799.0
 MAX_ROUTE_CHARS = 200
 LIST_PARAMS = ("limit", "before", "since", "until", "route")
-LIMIT_TEXT = re.compile(r"[0-9]{1,6}")
 
 
 def parse_time(value: str, name: str) -> float:
-    """Unix seconds or an ISO 8601 time (UTC when no zone is given), from 1970 to 9999."""
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = None
+    """Unix seconds (ASCII digits, a decimal point, an exponent) or an ISO 8601 time (UTC
+    when no zone is given), from 1970 to 9999."""
+    seconds = decimal_number(value)
     if seconds is None:
         try:
             moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
@@ -58,13 +55,6 @@ def parse_time(value: str, name: str) -> float:
     return seconds
 
 
-def _single(request: Request, name: str) -> str | None:
-    values = request.query_params.getlist(name)
-    if len(values) > 1:
-        raise bad_request(f"query parameter '{name}' is given {len(values)} times; give it once", param=name)
-    return values[0] if values else None
-
-
 def no_query(request: Request) -> None:
     """Endpoints that take no query parameters say so rather than ignore them."""
     if request.query_params:
@@ -73,26 +63,17 @@ def no_query(request: Request) -> None:
 
 
 def _query(request: Request, namespace: str | None) -> ListQuery:
-    unknown = sorted(set(request.query_params.keys()) - set(LIST_PARAMS))
-    if unknown:
-        raise bad_request(
-            f"unknown query parameter '{unknown[0][:80]}'; the parameters are {', '.join(LIST_PARAMS)}",
-            param=unknown[0][:80],
-        )
-    limit_text = _single(request, "limit") or "50"
-    if not LIMIT_TEXT.fullmatch(limit_text) or not 1 <= int(limit_text) <= MAX_LIMIT:
-        raise bad_request(
-            f"'limit' must be a whole number from 1 to {MAX_LIMIT}, got {limit_text[:80]!r}", param="limit"
-        )
+    known_only(request, LIST_PARAMS)
+    limit = whole_param(single(request, "limit") or "50", "limit", 1, MAX_LIMIT)
     times: dict[str, float] = {}
     for name in ("before", "since", "until"):
-        text = _single(request, name)
+        text = single(request, name)
         if text is not None:
             times[name] = parse_time(text, name)
-    route = _single(request, "route")
+    route = single(request, "route")
     if route is not None and (not route or len(route) > MAX_ROUTE_CHARS or not route.isprintable()):
         raise bad_request(f"'route' must be a route name of 1 to {MAX_ROUTE_CHARS} printable characters", param="route")
-    return ListQuery(limit=int(limit_text), route=route, namespace=namespace, **times)
+    return ListQuery(limit=limit, route=route, namespace=namespace, **times)
 
 
 async def _visible(engine: Engine, request: Request, scope: str | None) -> Trajectory:

@@ -107,10 +107,11 @@ async def serve(request: Request, surface: Surface, keeping: Keeping | None = No
     kept: Kept | None = None
     try:
         namespace = client_namespace(request)
-        raw = await read_body(request, engine.max_body_bytes)
+        headers = step_headers(request)
+        raw = await read_body(request, engine.max_body_bytes, headers)
         kept = None if keeping is None else keeping(request, engine, namespace)
         watch = ClientWatch(request.receive, engine.open_steps)
-        meta = StepMeta(step_headers(request), namespace, request.path_params.get("session"), watch.start)
+        meta = StepMeta(headers, namespace, request.path_params.get("session"), watch.start)
         translated = await watch.answer(
             engine.translated(surface.spec, raw, meta, None if kept is None else kept.resume)
         )

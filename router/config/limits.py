@@ -41,7 +41,8 @@ class LimitSettings(Strict):
     max_header_bytes: int = Field(64 * 1024, ge=1024)
     # From a request's first byte (or the connection's opening) until its headers are complete.
     header_timeout_s: float = Field(10.0, gt=0)
-    # From the end of a request's headers until its body is complete; then 408.
+    # From the end of a request's headers until its body is complete; then 408. Extended, up to
+    # as long again, while the body waits on the gateway (bytes unread in its socket).
     body_timeout_s: float = Field(30.0, gt=0)
     send_timeout_s: float = Field(
         60.0,
@@ -49,6 +50,13 @@ class LimitSettings(Strict):
         description="seconds a client may leave an answer unread once the gateway's send buffer is full; past it "
         "the connection is closed and a streamed step ends as cancelled (counted in "
         "tandem_limit_exceeded_total{limit=send_timeout_s})",
+    )
+    max_body_bytes_in_flight: int = Field(
+        64 * 1024 * 1024,
+        ge=1024,
+        description="request body bytes received and not yet read whole by the gateway, across all connections, per "
+        "worker process; a body that would pass it gets 503 with Retry-After (a body alone always fits: "
+        "max_body_bytes bounds it), counted in tandem_limit_exceeded_total{limit=max_body_bytes_in_flight}",
     )
     # Nesting of a request's JSON body; deeper: 400 at parse time.
     max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254

@@ -73,6 +73,7 @@ LIMITS_COUNTED = (
     "max_header_bytes",
     "header_timeout_s",
     "body_timeout_s",
+    "max_body_bytes_in_flight",
     "send_timeout_s",
     "max_answer_bytes",
     "max_sse_line_bytes",

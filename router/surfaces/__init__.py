@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -21,6 +22,9 @@ from starlette.responses import Response
 Endpoint = Callable[[Request], Awaitable[Response]]
 # (path under the API prefix, endpoint, HTTP methods)
 SurfaceRoute = tuple[str, Endpoint, list[str]]
+# A surface's error body for a status and an OpenAI error object (`ERROR_BODY` in its folder's
+# `__init__`; a surface without one answers errors in OpenAI's shape).
+ErrorBody = Callable[[int, dict[str, Any]], bytes]
 
 
 def surface_routes() -> list[SurfaceRoute]:
@@ -35,4 +39,18 @@ def surface_routes() -> list[SurfaceRoute]:
     twice = sorted({path for path in paths if paths.count(path) > 1})
     if twice:
         raise ValueError(f"surfaces serve a path twice: {', '.join(twice)}")
+    return found
+
+
+def surface_error_bodies() -> dict[Endpoint, ErrorBody]:
+    """Each endpoint of a surface that answers errors in its own shape (its folder's
+    `ERROR_BODY`), with that shape: for errors its handler does not make itself (a 405)."""
+    found: dict[Endpoint, ErrorBody] = {}
+    for module_info in pkgutil.iter_modules(__path__):
+        if not module_info.ispkg:
+            continue
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        shape = getattr(module, "ERROR_BODY", None)
+        if shape is not None:
+            found.update((endpoint, shape) for _, endpoint, _ in getattr(module, "ROUTES", ()))
     return found

@@ -5,6 +5,9 @@ tool results); `token_estimate.py` is count_tokens' estimate; `handler.py` serve
 
 from __future__ import annotations
 
+from router.surfaces.messages.answer import error_body
 from router.surfaces.messages.handler import count_tokens, messages
 
+# Errors the handlers do not make (a 405) in Anthropic's shape too, as every other error here.
+ERROR_BODY = error_body
 ROUTES = [("/messages", messages, ["POST"]), ("/messages/count_tokens", count_tokens, ["POST"])]

@@ -11,9 +11,10 @@ from starlette.responses import Response
 
 from router.api.auth import client_namespace
 from router.api.http import error_response
+from router.api.query import known_only, single, whole_param
 from router.api.translated import Kept, Surface, Translate, serve
 from router.engine import Engine
-from router.errors import GatewayError
+from router.errors import GatewayError, bad_request
 from router.protocol.chat import ChatRequest
 from router.protocol.fields import shown
 from router.protocol.prefix_translated import SurfaceSpec
@@ -98,16 +99,19 @@ def _listed(items: list[Any], response_id: str) -> list[dict[str, Any]]:
     return listed
 
 
+# What OpenAI's endpoint takes; `include` asks for fields of items that are returned whole here.
+PAGE_PARAMS = ("limit", "order", "after", "include", "include[]")
+
+
 def _page_query(request: Request) -> tuple[int, str, str | None]:
-    """`limit` (1 to 100, 20 by default), `order` (`desc` by default) and `after` of a list."""
-    query = request.query_params
-    raw_limit = query.get("limit", "20")
-    if not raw_limit.isdigit() or not 1 <= int(raw_limit) <= 100:
-        raise GatewayError(400, f"limit must be an integer from 1 to 100, got {shown(raw_limit)}", param="limit")
-    order = query.get("order", "desc")
+    """`limit` (1 to 100, 20 by default), `order` (`desc` by default) and `after` of a list,
+    checked as the trajectory API checks its query (router/api/query.py)."""
+    known_only(request, PAGE_PARAMS)
+    limit = whole_param(single(request, "limit") or "20", "limit", 1, 100)
+    order = single(request, "order") or "desc"
     if order not in ("asc", "desc"):
-        raise GatewayError(400, f"order must be 'asc' or 'desc', got {shown(order)}", param="order")
-    return int(raw_limit), order, query.get("after")
+        raise bad_request(f"'order' must be 'asc' or 'desc', got {shown(order)}", param="order")
+    return limit, order, single(request, "after")
 
 
 async def kept_input_items(request: Request) -> Response:
@@ -129,7 +133,7 @@ async def kept_input_items(request: Request) -> Response:
     if after is not None:
         ids = [item["id"] for item in listed]
         if after not in ids:
-            error = GatewayError(400, f"after names no item of this list: {shown(after)}", param="after")
+            error = bad_request(f"'after' names no item of this list: {shown(after)}", param="after")
             return error_response(error)
         listed = listed[ids.index(after) + 1 :]
     page = listed[:limit]
