@@ -37,7 +37,7 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
             upstream = Upstream("edge", one, settings.limits, metrics.limit_hit, on_call=metrics.calls_of("edge"))
         replicas.append((public_url(url), upstream))
     pool = edge.pool
-    return EdgePool(
+    built = EdgePool(
         replicas,
         edge.balance,
         load_bound=pool.load_bound,
@@ -49,6 +49,9 @@ def build_pool(settings: Settings, first: Upstream, metrics: Metrics) -> EdgePoo
         # Three reads missed: what the pool last read of a replica's queue no longer counts.
         stale_s=3 * pool.scrape_interval_s + 1.0,
     )
+    failures = metrics.edge.replica_failures
+    built.on_failed = lambda url, kind: failures.labels(url, kind).inc()
+    return built
 
 
 async def for_load(

@@ -343,7 +343,8 @@ def test_every_call_sent_is_counted_so_failed_calls_are_a_share_of_them(
     server = probing_gateway(make_gateway, replicas)
     with httpx.Client(timeout=10) as client:
         run(client, server, "counted", 1, model="probe")  # a probe and the step: 2 calls
-        replicas[served(replicas, "counted")[0]].stop()
+        dead = replicas[served(replicas, "counted")[0]]
+        dead.stop()
         run(client, server, "counted", 2, model="probe")  # step 1 again and step 2, each: a probe
         # to the dead home (failed), a probe to a live replica, the step: 6 calls, 2 failed
 
@@ -361,6 +362,9 @@ def test_every_call_sent_is_counted_so_failed_calls_are_a_share_of_them(
     assert sample("tandem_upstream_errors_total", upstream="edge") == 2
     assert sample("tandem_upstream_calls_total", upstream="edge") == answered + 2 == 8
     assert sample("tandem_upstream_calls_total", upstream="cloud") == len(cloud.received) == 0
+    # Which replica failed: its own series.
+    assert sample("tandem_edge_replica_failures_total", replica=dead.base_url) == 2
+    assert sample("tandem_edge_replica_failures_total") == 2
 
 
 def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(

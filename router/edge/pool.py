@@ -163,6 +163,9 @@ class EdgePool:
         self.breaker_failures = breaker_failures
         self.breaker_s = breaker_s
         self.stale_s = stale_s  # a scraped load older than this says nothing
+        # Told each failed call of a replica (its URL, the failure's kind): the gateway counts
+        # them per replica (`tandem_edge_replica_failures_total`).
+        self.on_failed: Callable[[str, str], None] = _nothing
         self.clock = clock
         self._turn = itertools.count()
 
@@ -298,9 +301,14 @@ class EdgePool:
     def failed(self, replica: Replica, kind: str, status: int | None) -> None:
         """Count a failure; past `breaker_failures` in a row the replica is skipped a while (a
         trial's failure too: it opens again at once)."""
+        self.on_failed(replica.url, kind)
         if kind not in UNWELL or (kind == "status" and status is not None and status < 500):
             return
         replica.failures += 1
         if replica.failures >= self.breaker_failures:
             replica.open_until = self.clock() + self.breaker_s
             replica.trial = False
+
+
+def _nothing(url: str, kind: str) -> None:
+    pass

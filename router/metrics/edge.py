@@ -24,6 +24,7 @@ REHOME_REASONS = ("replica_down", "replica_removed", "overloaded")
 @dataclass(frozen=True, slots=True)
 class EdgeSeries:
     replica_steps: Counter
+    replica_failures: Counter
     rehomes: Counter
     load_spills: Counter
     in_flight: Gauge
@@ -58,6 +59,11 @@ def edge_series(
     return EdgeSeries(
         replica_steps=counter(
             "tandem_edge_replica_steps", "Steps placed first on each edge replica (its base URL)", replica
+        ),
+        replica_failures=counter(
+            "tandem_edge_replica_failures",
+            "Failed calls to each edge replica (a step's, an inner call's), by kind as in tandem_upstream_errors_total",
+            ("replica", "kind"),
         ),
         rehomes=counter(
             "tandem_edge_rehomes",

@@ -270,6 +270,7 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_upstream_authorised": _per_upstream,
     "tandem_build_info": lambda scope: ((__version__,),),
     "tandem_edge_replica_steps": _per_replica,
+    "tandem_edge_replica_failures": lambda scope: ((url, k) for url in scope.edge_replicas for k in FAILURE_KINDS),
     "tandem_edge_rehomes": _if(lambda scope: bool(scope.edge_replicas), REHOME_REASONS),
     "tandem_edge_load_spills": _each_route(
         lambda name, route, scope: ((name,),) if scope.edge_replicas and route.edge_full == "cloud" else ()
