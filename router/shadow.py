@@ -116,10 +116,11 @@ def agree(own: dict[str, Any], other: dict[str, Any]) -> bool:
 
 
 def shadow_body(raw: dict[str, Any], max_tokens: int, drop: frozenset[str]) -> dict[str, Any]:
-    """The step's request as the other target is asked it: not streamed, its answer bounded."""
+    """The step's request as the other target is asked it: not streamed, its answer bounded
+    (`max_completion_tokens`: OpenAI's reasoning models refuse `max_tokens`; vLLM takes both)."""
     body = {k: v for k, v in raw.items() if k not in drop and k not in ("stream", "stream_options", "n")}
     asked = [v for v in (body.pop("max_tokens", None), body.pop("max_completion_tokens", None)) if isinstance(v, int)]
-    body["max_tokens"] = min([max_tokens, *asked])
+    body["max_completion_tokens"] = min([max_tokens, *asked])
     return body
 
 

@@ -69,7 +69,7 @@ def test_a_sampled_step_is_asked_again_and_its_label_reaches_the_judge_rows(
     assert wait_until(lambda: len(cloud.received) == 2)
     asked = cloud.received[0].body
     assert asked["messages"][0]["content"] == "Fix the failing test in calc.py"
-    assert asked["stream"] is False and asked["max_tokens"] == 1024 and asked["model"] == "cloud-model"
+    assert asked["stream"] is False and asked["max_completion_tokens"] == 1024 and "max_tokens" not in asked and asked["model"] == "cloud-model"
     assert cloud.received[1].body["stream"] is False and "stream_options" not in cloud.received[1].body
     assert wait_until(lambda: shadow_calls(client, server, "cloud", "disagree") == 1)
     assert shadow_calls(client, server, "cloud", "agree") == 1
@@ -231,7 +231,7 @@ def test_translated_surfaces_are_shadowed_too_and_in_flight_shadows_are_bounded(
         response = client.post(f"{server.url}/v1/messages", json={**body, "stream": stream})
         assert response.status_code == 200, response.text
     assert wait_until(lambda: shadow_calls(client, server, "cloud", "agree") == 2)
-    assert all(received.body["max_tokens"] == 64 for received in cloud.received)  # the client's, smaller
+    assert all(received.body["max_completion_tokens"] == 64 for received in cloud.received)  # the client's, smaller
 
     monkeypatch.setattr(router.shadow, "MAX_IN_FLIGHT", 1)
     cloud.default = {"kind": "hang"}
@@ -255,5 +255,5 @@ def test_agreement_and_the_shadow_request() -> None:
     assert not agree({"role": "assistant", "tool_calls": [{"function": "broken"}]}, {"content": "done"})
     assert agree({"content": "```bash\nls\n```"}, {"content": "```bash\nfind . -name '*.py'\n```"})
     raw = {"messages": [], "stream": True, "stream_options": {}, "n": 2, "max_completion_tokens": 10, "seed_x": 1}
-    assert shadow_body(raw, 100, frozenset({"seed_x"})) == {"messages": [], "max_tokens": 10}
-    assert shadow_body({"messages": [], "max_tokens": 5000}, 100, frozenset())["max_tokens"] == 100
+    assert shadow_body(raw, 100, frozenset({"seed_x"})) == {"messages": [], "max_completion_tokens": 10}
+    assert shadow_body({"messages": [], "max_tokens": 5000}, 100, frozenset())["max_completion_tokens"] == 100

@@ -53,7 +53,7 @@ class AdvisorPolicy:
         prompt = ADVICE.format(
             words=settings.max_words, task=task_of(messages), transcript=flatten(messages, settings.max_chars)
         )
-        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": settings.max_words * 2}
+        body = {"messages": [{"role": "user", "content": prompt}], "max_completion_tokens": settings.max_words * 2}
         try:
             return message_text(await step.calls.complete("cloud", body, "advisor")) or "No advice."
         except InnerCallError:

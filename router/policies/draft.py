@@ -28,7 +28,7 @@ class DraftPolicy:
         proposal = first_message(draft)
         quoted = step.calls.shown(settings.verifier, [*last_k(step.request.messages, settings.k), proposal])
         shown = flatten(quoted, settings.max_chars)
-        body = {"messages": [{"role": "user", "content": VERIFY + shown}], "max_tokens": 8, "temperature": 0}
+        body = {"messages": [{"role": "user", "content": VERIFY + shown}], "max_completion_tokens": 8, "temperature": 0}
         try:
             verdict = await step.calls.complete(settings.verifier, body, "verify")
             score = parse_score(message_text(verdict))

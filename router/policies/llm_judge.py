@@ -32,7 +32,11 @@ class LLMJudgePolicy:
 
     async def decide(self, step: AsksModels) -> Decision:
         settings = self._settings
-        body = {"messages": [{"role": "user", "content": self._prompt(step)}], "max_tokens": 8, "temperature": 0}
+        body = {
+            "messages": [{"role": "user", "content": self._prompt(step)}],
+            "max_completion_tokens": 8,
+            "temperature": 0,
+        }
         try:
             answer = await step.calls.complete(settings.judge, body, "judge")
         except InnerCallError:

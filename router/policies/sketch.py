@@ -43,7 +43,10 @@ class SketchPolicy:
     async def _write_plan(self, step: StepContext) -> str:
         task = task_of(step.calls.shown("cloud", step.request.messages))
         prompt = PLAN.format(steps=self._settings.max_plan_steps, task=task)
-        body = {"messages": [{"role": "user", "content": prompt}], "max_tokens": self._settings.max_plan_tokens}
+        body = {
+            "messages": [{"role": "user", "content": prompt}],
+            "max_completion_tokens": self._settings.max_plan_tokens,
+        }
         try:
             plan = message_text(await step.calls.complete("cloud", body, "plan")).strip()
         except InnerCallError:
