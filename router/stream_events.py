@@ -16,7 +16,7 @@ import orjson
 
 from router.protocol.upstream_error import event_error
 from router.protocol.usage import Usage
-from router.trajectory.identify import CHOICES_SEPARATOR, AnswerKeyer, Call, calls_alone_key
+from router.trajectory.identify import CHOICES_SEPARATOR, AnswerKeyer, Call
 
 # Captured text is joined every so many pieces: a str a delta (a token or two) costs ~50 bytes
 # beside its text, more than the text itself.
@@ -114,10 +114,7 @@ class Observer:
         if self._keyer is None:
             return None
         calls = self.calls()
-        key = self._keyer.key(calls)
-        alone = calls_alone_key(calls) if self._keyer.said else None
-        if alone is not None:
-            key += CHOICES_SEPARATOR + alone  # (`identify.message_answer_key`)
+        key = CHOICES_SEPARATOR.join([self._keyer.key(calls), *self._keyer.other_keys(calls)])
         if not self._others:
             return key
         others = (keyer.key(_whole(calls)) for _, (keyer, calls) in sorted(self._others.items()))

@@ -18,6 +18,7 @@ from tests import both_stores
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
 from tests.stitch_runs import Messages, Run, make_runs
+from tests.translated_answers import plain
 
 MakeGateway = Callable[..., GatewayServer]
 make_gateway = both_stores.make_gateway
@@ -555,3 +556,119 @@ def test_an_answer_of_text_and_calls_resent_without_its_text_continues_its_run(
         # Split, the history before the calls (ending in the text) was never sent: a rewrite.
         decision = "rewritten" if split else "extended"
         assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == (decision, "2")
+
+
+THOUGHT = "<think>\nThe user wants the files listed; ls will do.\n</think>\n\n"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    "resend",
+    [
+        lambda text: text.split("</think>", 1)[1].strip(),  # Roo Code, Agno, AutoGen: the block dropped
+        lambda text: "<think>\nmy own words\n</think>\n\n" + text.split("</think>", 1)[1].strip(),  # pydantic-ai
+    ],
+)
+def test_an_answer_resent_without_its_reasoning_block_continues_its_run(
+    server: GatewayServer, client: httpx.Client, stream: bool, resend: Callable[[str], str]
+) -> None:
+    """Qwen3 or DeepSeek-R1 served without a reasoning parser write their reasoning in the text;
+    many clients resend the text after it, or write the block back their own way."""
+    task: Messages = [{"role": "system", "content": "You act."}, {"role": "user", "content": "list the files"}]
+    runs = {}
+    for name in ("a", "b"):
+        text = THOUGHT + f"Run {name}: I will list the files of the repository first, then read the README."
+        runs[name] = (_send(client, server, task, {"kind": "text", "text": text}, stream=stream), text)
+    assert runs["a"][0].headers["x-tandem-trajectory"] != runs["b"][0].headers["x-tandem-trajectory"]
+    for name in ("b", "a"):
+        first, text = runs[name]
+        history = [*task, {"role": "assistant", "content": resend(text)}, {"role": "user", "content": "go on"}]
+        second = _send(client, server, history, {"kind": "text", "text": "ok"}, stream=stream)
+        assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+        assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("extended", "2")
+
+
+def test_crewai_s_observation_inside_the_assistant_message_continues_its_run(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    """CrewAI's ReAct loop appends the tool's result to the answer, in the same assistant
+    message, after the stop string the provider stopped at."""
+    stop = ["\nObservation:"]
+    task: Messages = [{"role": "system", "content": "You are a researcher."}, {"role": "user", "content": "Find X"}]
+    answer = 'Thought: I should search.\nAction: search\nAction Input: {"query": "X"}'
+    first = _send(client, server, task, {"kind": "text", "text": answer}, stop=stop)
+    history = [*task, {"role": "assistant", "content": answer + "\nObservation: X is a letter."}]
+    second = _send(client, server, history, {"kind": "text", "text": "Thought: done"}, stop=stop)
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("extended", "2")
+
+
+@pytest.mark.parametrize(
+    ("given", "resent"),
+    [("", "{}"), ("null", "{}"), ("{}", "{}")],
+)
+def test_empty_arguments_resent_as_an_empty_object_continue_their_run(
+    server: GatewayServer, client: httpx.Client, given: str, resent: str
+) -> None:
+    """LangChain parses empty, `null` and `[]` arguments as `{}` and resends `{}`."""
+    task: Messages = [{"role": "system", "content": "You act."}, {"role": "user", "content": "what time is it?"}]
+    how = {"kind": "tool_call", "call_id": "call_n0args", "name": "now", "arguments": given}
+    first = _send(client, server, task, how)
+    call = {"id": "call_n0args", "type": "function", "function": {"name": "now", "arguments": resent}}
+    history = [
+        *task,
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_n0args", "content": "12:00"},
+    ]
+    second = _send(client, server, history, {"kind": "text", "text": "noon"})
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "extended"
+
+
+def test_a_call_id_a_client_rewrote_to_its_own_characters_continues_its_run(
+    server: GatewayServer, client: httpx.Client
+) -> None:
+    """Roo Code resends each call id with every character but letters, digits, `_` and `-` as
+    `_` (Kimi's ids are `functions.read_file:0`)."""
+    task: Messages = [{"role": "system", "content": "You code."}, {"role": "user", "content": "read main.py"}]
+    how = {
+        "kind": "tool_call",
+        "call_id": "functions.read_file:0",
+        "name": "read_file",
+        "arguments": '{"p": "main.py"}',
+    }
+    first = _send(client, server, task, how)
+    call = {
+        "id": "functions_read_file_0",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"p": "main.py"}'},
+    }
+    history = [
+        *task,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "functions_read_file_0", "content": "print(1)"},
+    ]
+    second = _send(client, server, history, {"kind": "text", "text": "it prints 1"})
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "extended"
+
+
+@pytest.mark.parametrize("kept", ["first", "last"])
+def test_one_of_several_calls_resent_alone_continues_its_run(
+    server: GatewayServer, client: httpx.Client, kept: str
+) -> None:
+    """CrewAI resends the first of an answer's parallel calls only (when one of them ends its
+    run); a client that resends each call as an assistant message of its own ends with the last."""
+    task: Messages = [{"role": "system", "content": "You act."}, {"role": "user", "content": "weather in two cities"}]
+    calls = [("call_p4r1", "weather", '{"city": "Paris"}'), ("call_p4r2", "weather", '{"city": "Rome"}')]
+    first = _send(client, server, task, plain({}, finish="tool_calls", calls=calls))
+    call_id, name, arguments = calls[0] if kept == "first" else calls[1]
+    call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    history = [
+        *task,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": call_id, "content": "sunny"},
+    ]
+    second = _send(client, server, history, {"kind": "text", "text": "sunny"})
+    assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
+    assert second.headers["x-tandem-stitch"] == "extended"

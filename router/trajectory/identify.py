@@ -299,33 +299,69 @@ def stop_strings(body: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _without_stop(text: str, stop: str) -> str | None:
-    """`text` without the stop string a client wrote back after the answer (providers leave
-    it out of the answer; OpenHands writes `</function>` back after a `</function` stop,
-    smolagents `</code>`, a ReAct loop `Observation:`), or None when it does not end so."""
-    end = text.rstrip()
-    for tail in (stop.strip(), stop.strip() + ">"):
-        if len(end) > len(tail) and end.endswith(tail):
-            return end[: -len(tail)]
-    return None
+    """`text` up to the stop string a client wrote back after the answer, or None when it has
+    none. A provider stops at the stop string's first place and leaves it out, so the answer
+    it gave never holds one: what follows it is the client's (OpenHands writes `</function>`
+    back after a `</function` stop, smolagents `</code>`, a ReAct loop `Observation:`, and
+    CrewAI the tool's result after it, in the same assistant message)."""
+    at = text.find(stop.strip())
+    return text[:at] if at > 0 else None
 
 
 def _arguments_form(arguments: str | None) -> bytes:
     """Arguments as the identity compares them: parsed JSON re-serialised with sorted keys (a
-    client may re-serialise what it was given), else the string as it is."""
+    client may re-serialise what it was given), else the string as it is. No arguments, `null`,
+    `{}` and `[]` are one form: LangChain resends any of them as `{}`."""
     if not arguments:
         return b""
     try:
-        return orjson.dumps(orjson.loads(arguments), option=orjson.OPT_SORT_KEYS)
+        parsed = orjson.loads(arguments)
+        return orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS) if parsed or parsed is False else b""
     except (orjson.JSONDecodeError, orjson.JSONEncodeError):  # not JSON, or too deep to write
         return arguments.encode()
+
+
+# Characters a client may rewrite in a call's id: Roo Code resends each id with every character
+# but letters, digits, `_` and `-` as `_` (Kimi's ids are `functions.read_file:0`).
+_ID_REWRITTEN = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def _calls_form(calls: list[Call], with_ids: bool) -> bytes:
     out = bytearray(b"\x1f")
     for call_id, name, arguments in calls:
-        out += b"\x1e" + ((call_id or "").encode() if with_ids else b"") + b"\x1d" + (name or "").encode()
+        given = _ID_REWRITTEN.sub("_", call_id) if with_ids and call_id else ""
+        out += b"\x1e" + given.encode() + b"\x1d" + (name or "").encode()
         out += b"\x1d" + _arguments_form(arguments)
     return bytes(out)
+
+
+# The end of a reasoning block a model writes in its text (Qwen3, DeepSeek-R1 served without a
+# reasoning parser); clients (Roo Code, Agno, AutoGen, pydantic-ai) resend the text after it.
+THINK_END = "</think>"
+
+
+def after_thinking(text: str) -> str | None:
+    """The text after its first reasoning block's end, or None without one. The block's start
+    is not asked for: a chat template may open it in the prompt (Agno reads it so too)."""
+    at = text.find(THINK_END)
+    return None if at < 0 else text[at + len(THINK_END) :]
+
+
+def other_keys(said: bool, calls: list[Call], after_think: str | None) -> list[str]:
+    """The keys an answer is noted under besides its own (`answer_key`), for the forms clients
+    resend it in: its calls alone where it has text too (`calls_alone_key`); its text after its
+    reasoning block (`after_think`: that text's `answer_key` with the calls); its first call
+    alone and its last alone, where it made several with ids (CrewAI resends the first only;
+    one message a call ends with the last)."""
+    keys: list[str] = []
+    alone = calls_alone_key(calls) if said else None
+    if alone is not None:
+        keys.append(alone)
+    if after_think is not None:
+        keys.append(after_think)
+    if len(calls) > 1 and all(call_id for call_id, _, _ in calls):
+        keys += [answer_key("", calls[:1]), answer_key("", calls[-1:])]
+    return keys
 
 
 def answer_key(text: str, calls: list[Call]) -> str:
@@ -344,14 +380,28 @@ class AnswerKeyer:
     """`answer_key` of a text that arrives in pieces (a stream's deltas), without keeping the
     text: the pieces are hashed as they come, the whitespace `strip` would drop held back."""
 
-    __slots__ = ("_hash", "_space", "_started")
+    __slots__ = ("_after", "_hash", "_space", "_started", "_tail")
 
-    def __init__(self) -> None:
+    def __init__(self, follow_thinking: bool = True) -> None:
         self._hash = hashlib.blake2b(digest_size=8)
         self._started = False  # a character other than whitespace was seen
         self._space = ""  # whitespace at the end so far: hashed only if more text follows
+        # The text after a reasoning block's end (`after_thinking`), keyed apart once it is
+        # seen; until then the last characters, where the end may begin.
+        self._tail: str | None = "" if follow_thinking else None
+        self._after: AnswerKeyer | None = None
 
     def add(self, piece: str) -> None:
+        if self._after is not None:
+            self._after.add(piece)
+        elif self._tail is not None:
+            seen = self._tail + piece
+            at = seen.find(THINK_END)
+            if at >= 0:
+                self._after, self._tail = AnswerKeyer(follow_thinking=False), None
+                self._after.add(seen[at + len(THINK_END) :])
+            else:
+                self._tail = seen[-(len(THINK_END) - 1) :]
         if not self._started:
             piece = piece.lstrip()
             if not piece:
@@ -364,10 +414,9 @@ class AnswerKeyer:
         self._hash.update((self._space + core).encode())
         self._space = piece[len(core) :]
 
-    @property
-    def said(self) -> bool:
-        """Whether the text has a character other than whitespace."""
-        return self._started
+    def other_keys(self, calls: list[Call]) -> list[str]:
+        """`other_keys` of the text so far and `calls`."""
+        return other_keys(self._started, calls, None if self._after is None else self._after.key(calls))
 
     def key(self, calls: list[Call]) -> str:
         digest = self._hash.copy()
@@ -394,12 +443,12 @@ def calls_of(message: Mapping[str, Any]) -> list[Call]:
 
 
 def message_answer_key(message: Mapping[str, Any]) -> str:
-    """`answer_key` of an answer's message (a chat completion's first choice), and of its calls
-    alone after it where it has text too (`calls_alone_key`)."""
+    """`answer_key` of an answer's message (a chat completion's first choice), then its
+    `other_keys`."""
     text, calls = text_of(message.get("content")), calls_of(message)
-    key = answer_key(text, calls)
-    alone = calls_alone_key(calls) if text.strip() else None
-    return key if alone is None else key + CHOICES_SEPARATOR + alone
+    after = after_thinking(text)
+    thought = None if after is None else answer_key(after, calls)
+    return CHOICES_SEPARATOR.join([answer_key(text, calls), *other_keys(bool(text.strip()), calls, thought)])
 
 
 def calls_alone_key(calls: list[Call]) -> str | None:
@@ -453,6 +502,10 @@ def _answer_keys(message: dict[str, Any], stops: tuple[str, ...] = ()) -> tuple[
             cut = _without_stop(said, stop)
             if cut is not None:
                 forms.append((cut, called))
+    for said, called in forms[:]:
+        after = after_thinking(said)  # a client that wrote the reasoning block back its own way
+        if after is not None:
+            forms.append((after, called))
     keys: list[str] = []
     distinctive = False
     for text, calls in forms:
