@@ -702,18 +702,23 @@ DETECTORS: tuple[Detector, ...] = (
         "CLOUD_KEY",
         # AWS: the secret access key and the session token beside a (redacted) key id, in CLI
         # JSON, credentials files, environment variables and CLI flags, after its name alone
-        # (`aws configure set aws_secret_access_key X`) and in the CLI's tables (`| X |`).
+        # (`aws configure set aws_secret_access_key X`), in the CLI's tables (`| X |`) and as
+        # `aws configure` asks for it, in words with the value it holds in brackets (`AWS Secret
+        # Access Key [None]: X`, `[****************7t2Q]: X`).
         re.compile(
-            r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"
+            r"(?i)(?:secret[_ -]?access[_ -]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"
+            r"(?:[ \t]*\[[^\]\n]{0,40}\])?"
             r"(?:[\"'\\]{0,2}[ \t]*[:=|][ \t]*[\"'\\]{0,2}|[ \t]+)([A-Za-z0-9/+=]{40,2048})(?![A-Za-z0-9/+=])"
         ),
-        rb"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)",
+        rb"(?i)(?:secret[_ -]?access[_ -]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)",
         validate=lambda value: validators.entropy(value) >= 3.5 and not validators.is_reference(value),
         group=1,
         reach=2070,
         rule="aws-secret",
         keyword_core=24,
-        head=re.compile(r"(?i)(?:secret[_-]?access[_-]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"),
+        head=re.compile(
+            r"(?i)(?:secret[_ -]?access[_ -]?key|session[_-]?token|security[_-]?token|s3[an]?\.secret\.key)"
+        ),
     ),
     Detector(
         "CLOUD_KEY",

@@ -82,7 +82,8 @@ _PERSON_KEYS = (
     r"(?:full|first|last|given|family|middle|display|maiden|legal|preferred|contact|customer|client"
     r"|patient|employee|recipient|sender|holder|card[_ -]?holder|account[_ -]?holder|owner|guest"
     r"|passenger|applicant|candidate|member|buyer|seller|shipping|billing|emergency[_ -]?contact)"
-    r"[_ -]?names?|surname|(?:first|last|given|family|fore)name|nombre|apellidos?|prénom|prenom"
+    # (`fname`, `l_name`, `mname`: the short column names of exports and schemas.)
+    r"[_ -]?names?|surname|(?:first|last|given|family|fore)name|[flm][_-]?name|nombre|apellidos?|prénom|prenom"
     r"|nom[_ -]de[_ -]famille|vorname|nachname|cognome|nome|voornaam|achternaam"
 )
 # Keys naming a person's role: a value of two or more capitalised words is a name.
@@ -561,11 +562,31 @@ def _column_value(_kind: str, rule: str, value: str) -> bool:
 _CONTACT_COLUMN = re.compile(r"(?:^|_)(?:e_?mail|phone|mobile|tel|telephone|address|street|city|zip|postcode)(?:_|$)")
 
 
+# `first` and `last` (and `middle`) name a person's names only as a pair of columns: alone, a
+# `first` column holds anything (a date, a count, a flag). Beside a contact column they are a
+# person's; without one their cells are taken as a generic `name` column's (a listed name).
+_PAIRED = frozenset(("first", "last", "middle"))
+
+
 def _refine(headers: list[str], kinds: list[tuple[str, str] | None]) -> list[tuple[str, str] | None]:
-    """A generic `name` column of a table that also has contact columns holds people."""
-    if not any(_CONTACT_COLUMN.search(h) for h in headers):
+    """A generic `name` column of a table that also has contact columns holds people; so do
+    `first` and `last` columns in one table."""
+    contact = any(_CONTACT_COLUMN.search(h) for h in headers)
+    if "first" in headers and "last" in headers:
+        paired = ("PERSON", "name-column" if contact else "name-column-generic")
+        kinds = [paired if h in _PAIRED else k for h, k in zip(headers, kinds, strict=True)]
+    if not contact:
         return kinds
     return [("PERSON", "name-column-contact") if k == ("PERSON", "name-column-generic") else k for k in kinds]
+
+
+# A header line naming `first` and `last` side by side, either way round (`first,last,email`,
+# `| Last | First |`), maybe with `middle` between: what makes the table's header found.
+_CELL_GAP = r"[ \t\"'`]*[,;\t|][ \t\"'`]*"
+_FIRST_LAST = (
+    rf"(?:^|[^a-z_])(?:first{_CELL_GAP}(?:middle{_CELL_GAP})?last"
+    rf"|last{_CELL_GAP}(?:middle{_CELL_GAP})?first)(?:[^a-z_]|$)"
+)
 
 
 COLUMNS = Columns(
@@ -590,10 +611,14 @@ COLUMNS = Columns(
         "prénom",
         "cognome",
         "apellido",
+        "fname",
+        "lname",
+        "mname",
     ),
     _column_kind,
     _column_value,
     _refine,
+    headers=(_FIRST_LAST,),
 )
 
 

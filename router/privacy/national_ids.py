@@ -18,10 +18,13 @@ from typing import Any
 
 from router.privacy.detector import Detector
 from router.privacy.label_window import LabelWindow
+from router.privacy.scripts import WORD
 
-# Not inside a longer token, nor a group of a longer run of digit groups (a card, an account).
-_D = r"(?<![\w.+/-])(?<!\d[ -])"
-_E = r"(?![\w@/]|[.-]\w|[ -]\d)"
+# Not inside a longer token, nor a group of a longer run of digit groups (a card, an account);
+# Chinese, Japanese, Korean or Thai text right against the number is no part of it (scripts.py:
+# `身份证号11010519491231002X`). Every shape begins with a digit or a capital, looked at first.
+_D = rf"(?=[0-9A-Z])(?<!{WORD})(?<![.+/-])(?<!\d[ -])"
+_E = rf"(?!{WORD}|[@/]|[.-]\w|[ -]\d)"
 
 # Words that name a national id, in the languages of the countries covered; a label-only
 # detector's core is these words (hyperscan, caseless), its value follows within `_AFTER`.
@@ -232,7 +235,9 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("IN_AADHAAR_PLAIN", "in_.aadhaar", r"[2-9]\d{11}", rb"\d{12}", True),
     ("JP_MY_NUMBER", "jp.in_", r"\d{4} ?\d{4} ?\d{4}", rb"\d{4} ?\d{4} ?\d{4}", True),
     ("AU_TFN", "au.tfn", r"\d{3} ?\d{3} ?\d{2,3}", rb"\d{3} ?\d{3} ?\d\d", True),
-    ("US_SSN_PLAIN", "us.ssn", r"\d{9}", rb"\d{9}", True),
+    # Beside its label an SSN may be written with spaces or dots (`SSN: 109 99 6000`, `social
+    # security number is 109.99.6000`), one separator throughout; hyphens are the unlabelled rule's.
+    ("US_SSN_PLAIN", "us.ssn", r"\d{3}([ .]?)\d{2}\1\d{4}", rb"\d{3}[ .]?\d\d[ .]?\d{4}", True),
     ("SE_PERSONNUMMER_PLAIN", "se.personnummer", r"(?:19|20)\d{10}", rb"\d{12}", True),
     ("TR_TCKIMLIK", "tr.tckimlik", r"[1-9]\d{10}", rb"\d{11}", True),
     ("TH_PIN", "th.pin", r"[1-8]\d{12}", rb"\d{13}", True),
@@ -259,7 +264,15 @@ def _rrn_said(text: str, start: int, end: int) -> bool:
     return _RRN(text[start:end]) or _labelled(text, start, end)
 
 
-_OWN_VALIDATORS = {"us.itin": _itin, "kr.rrn": _rrn_date}
+_SSN = _validator("us.ssn")
+
+
+def _ssn_separated(value: str) -> bool:
+    """A labelled SSN, with its spaces or dots taken out (stdnum's takes hyphens only)."""
+    return _SSN(value.replace(" ", "").replace(".", ""))
+
+
+_OWN_VALIDATORS = {"us.itin": _itin, "kr.rrn": _rrn_date, "us.ssn": _ssn_separated}
 _OWN_CHECKS = {"KR_RRN": _rrn_said}
 
 

@@ -76,6 +76,14 @@ _LABEL_WORDS = (
     "手机",
     "携帯",
     "전화",
+    # Hindi: phone, mobile, telephone, number (`मेरा फोन नंबर 9834257234 है`), as written with the
+    # nukta and without.
+    "फोन",
+    "फ़ोन",
+    "मोबाइल",
+    "दूरभाष",
+    "नंबर",
+    "नम्बर",
     "☎",
     "📞",
 )
@@ -96,11 +104,26 @@ LABEL_CORE = (
     + b")"
 )  # ASCII words whole: `sin` is not in `using`
 LABEL_SPAN = max(len(w.encode()) for w in _CORE_WORDS)
+# (And a part's or a product's number: `Part number: 555-123-4567-A`, `Model 415-555-2671`.)
 _NOT_PHONE_BEFORE = re.compile(
     r"(?i)(?:\b(?:id|ids|order|invoice|ref|build|version|ver|pid|port|uid|gid|ticket|account|acct|no|nr|sku"
-    r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step|line)\b|[#=@$€£¥%])"
-    r"[\s:#=.]{0,3}$"
+    r"|serial|size|bytes|ms|ns|epoch|timestamp|ts|seq|offset|commit|issue|pr|job|run|step"
+    r"|(?:part|model|product|item|catalog(?:ue)?|article|mpn|upc|ean)(?:[ _-]?(?:number|num|no|nr|code|id))?)\b"
+    r"|[#=@$€£¥%])[\s:#=.]{0,3}$"
 )
+# How far back it is read: the longest phrase and its separators (`catalogue number: `).
+_NOT_PHONE_SPAN = 24
+# `line` before a number is a source line's or a log's (`see line 120 450 789`), but before a
+# number written as North American phones are (`Main line 415-555-2671`, `hot line (415) 555-2671`)
+# it is a telephone line: that shape is no line number.
+_LINE_BEFORE = re.compile(r"(?i)\bline[\s:#=.]{0,3}$")
+_NANP_SHAPE = re.compile(r"^(?:1[ .-]?)?(?:\(\d{3}\)[ .-]?|\d{3}([ .-]))\d{3}(?(1)\1|[ .-])\d{4}$")
+# A letter code after a hyphen (`555-123-4567-A`, `…-B2`) makes the number a part's, not a phone's
+# (a word there names a phone: `(37) 788-063-Office`).
+_CODE_AFTER = re.compile(r"-(?:[A-Z]{1,2}|[A-Z]\d{1,3})(?![A-Za-z0-9])")
+# After a colon a number is a phone only where the word before the colon names one (`Office:`,
+# `电话：`, `Tel.:`) or a phone URI's scheme does (`tel:+44…`): `uid:4155552671`, `ERROR:…` are none.
+_SCHEME = re.compile(r"(?i)(?<![A-Za-z])(?:whatsapp|tel|sms|callto):$")
 _DATE = re.compile(r"^(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4})$")
 _EXTENSION = re.compile(r"\s?(?:x|ext\.?|#)\s?\d{1,6}$")
 _NOT_DIGIT = re.compile(r"\D")
@@ -133,9 +156,13 @@ _GROUPED_AMOUNT = re.compile(_MARKED_AMOUNT + r"|^\d{1,2}(?: \d{3})+$")
 # Unlabelled, these groupings are log fields, not a country's phone format: a first group of six
 # digits or more (`081109 203615 148`: a date and a time), four groups of four or five and four
 # without a trunk 0 (rows of numbers), an IPv4 address written with dashes (`82-68-222-194.dsl…`).
+# Nor are groups of four with a shorter tail (`1234 5678 90`: how cards and accounts are
+# printed), an SSN's groups with a longer tail (`123-45-67890`: an SSN mistyped), or a list of
+# scores or ranges (`5-15 15-11 15-11`).
 _NOT_PHONE_GROUPS = re.compile(
     r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^[1-9]\d{4} \d{4}$"
     r"|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
+    r"|^[1-9]\d{3} \d{4} \d{1,3}$|^\d{3}-\d{2}-\d{5,}$|^\d{1,2}-\d{1,2}(?: \d{1,2}-\d{1,2})+$"
 )
 # A host name goes on after the number (`195-154-37-122.rev.example.eu`).
 _HOST_AFTER = re.compile(r"\.[A-Za-z]")
@@ -165,6 +192,11 @@ def digits_within(text: str, low: int, high: int) -> bool:
     return _SEVEN_DIGITS.search(text, low, high) is not None
 
 
+def slash_within(text: str, low: int, high: int) -> bool:
+    """Whether text[low:high] holds a slash and seven digits: the slashed phone's window."""
+    return text.find("/", low, high) >= 0 and digits_within(text, low, high)
+
+
 _LABEL_WINDOW = LabelWindow(_LABEL_WORDS, _LABEL)
 
 
@@ -177,7 +209,7 @@ def _label_before(text: str, start: int) -> bool:
 # so: a local number without its area code, a number in a range not issued yet. Only the words
 # that name such a field, right before its value:
 # `call` and `contact` begin sentences; the words for "number" name order and account numbers.
-_NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "sms")
+_NOT_FIELDS = ("call", "contact", "numéro", "numero", "número", "nummer", "नंबर", "नम्बर", "sms")
 # A line a signature or a contact page names by what it reaches (`Support line:`, `Main line:`;
 # `Direct line:` and `Office line:` are a field word and `line`).
 _LINE_FIELDS = ("support line", "main line", "help line", "service line", "sales line", "emergency line")
@@ -192,12 +224,17 @@ _FIELD_WINDOW = LabelWindow(_FIELD_WORDS, _FIELD)
 # A sentence that says a phone number follows (`call me at`, `they're not answering at`, `my
 # mobile number is`, `my registered number`; not `registered 1234567 users`): what follows is
 # one as a field's value is.
-_SAID_WORDS = ("call", "text", "ring", "whatsapp", "phone", "mobile", "cell", *_SAID_ONLY)
+_SAID_WORDS = ("call", "text", "ring", "whatsapp", "phone", "mobile", "cell", *_SAID_ONLY, "नंबर", "नम्बर")
 _SAID = re.compile(
     r"(?i)(?<![A-Za-z])(?:(?:call|text|reach|ring|whatsapp|phone)[ \t]+(?:me|us|him|her|them)[ \t]+(?:at|on)"
     r"|(?:answering|reachable)[ \t]+(?:at|on)"
     r"|(?:phone|mobile|cell)(?:[ \t]+number)?[ \t]+(?:is|was)"
-    r"|(?:my|your|his|her|our|their)[ \t]+registered(?:[ \t]+(?:phone|mobile|cell))?(?:[ \t]+number)?)[ \t]*:?[ \t]*$"
+    r"|(?:my|your|his|her|our|their)[ \t]+registered(?:[ \t]+(?:phone|mobile|cell))?(?:[ \t]+number)?"
+    # Hindi puts the verb after the number (`मेरा फोन नंबर 26741570 है`): "phone number" says it.
+    r"|(?:फोन|फ़ोन|मोबाइल)[ \t]+(?:नंबर|नम्बर)"
+    # Chinese, Japanese and Korean: "(my) phone number is" (`我的电话号是…`, `電話番号は…`, `전화번호는…`).
+    r"|(?:电话|電話|手机|手機|携帯)(?:号码|號碼|号|號|番号|番號)?[ \t]*(?:是|为|為|は)"
+    r"|(?:전화|휴대폰|핸드폰)[ \t]*(?:번호)?(?:는|은))[ \t]*:?[ \t]*$"
 )
 _SAID_WINDOW = LabelWindow(_SAID_WORDS, _SAID)
 
@@ -289,26 +326,70 @@ def _national_cached(value: str, first_digit: str, regions: tuple[str, ...]) -> 
     return _national(value, first_digit, regions)
 
 
+def _named_before_colon(text: str, start: int) -> bool:
+    """Whether the colon right before `start` ends a phone URI's scheme or a phone's or a phone
+    field's name (the pattern lets a candidate begin after a colon only where a letter precedes it)."""
+    low = max(0, start - 40)
+    return bool(
+        _SCHEME.search(text, max(0, start - 9), start)
+        or _label_before(text, start)
+        or _FIELD_WINDOW.before(text, low, start)
+    )
+
+
+_SLASH = re.compile(r"[ \t]*/[ \t]*")
+
+
+def check_slashed(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], a number with a slash after its area code (`0176/12345678`,
+    `+49 176/12345678`, `030 / 1234567`: German, Austrian and Swiss lines write them so), is a
+    phone: beside a phone word or in a phone field (a slash parts dates, fractions and paths
+    too), and valid for the country it names, else in one of the labelled regions."""
+    if start and text[start - 1] == ":" and not _named_before_colon(text, start):
+        return False
+    if not (_label_before(text, start) or _FIELD_WINDOW.before(text, max(0, start - 32), start)):
+        return False
+    value = _SLASH.sub(" ", text[start:end])
+    digits = _phone_digits(value)
+    if digits is None:
+        return False
+    if value.startswith("+"):
+        return _valid(value.replace("(0)", ""), None)
+    if value.startswith("00"):
+        return _valid("+" + digits[2:], None)
+    return _national_cached(value, digits[0], LABELLED_REGIONS)
+
+
+def _plain_context(text: str, start: int, value: str) -> bool:
+    """No id's or part's word right before the value, nor the digits of a longer chain."""
+    return not (
+        _NOT_PHONE_BEFORE.search(text, max(0, start - _NOT_PHONE_SPAN), start)
+        or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
+        or (_LINE_BEFORE.search(text, max(0, start - 8), start) and not _NANP_SHAPE.match(value))
+    )
+
+
 def check(text: str, start: int, end: int) -> bool:
     """Whether text[start:end], a phone-shaped candidate, is a phone number in its context.
     What the value alone decides is cached by value; the context rules run only where needed."""
+    if start and text[start - 1] == ":" and not _named_before_colon(text, start):
+        return False
+    if end < len(text) and text[end] == "-" and _CODE_AFTER.match(text, end):
+        return False
     value = text[start:end]
     facts = _value_facts(value)
     if isinstance(facts, bool):
         return facts or _in_field(text, start, end)
     digits, separated, dial_out, plain_shape = facts
-    plain_context = not (
-        _NOT_PHONE_BEFORE.search(text, max(0, start - 12), start)
-        or _CHAIN_BEFORE.search(text, max(0, start - 6), start)
-    )
-    if dial_out and plain_context:
+    # (The context before it is read only for the shapes that stand without a label.)
+    if dial_out and _plain_context(text, start, value):
         return True
     if (
         separated
         and len(digits) >= 8
         and plain_shape
-        and plain_context
         and not _HOST_AFTER.match(text, end)
+        and _plain_context(text, start, value)
         and _national_cached(value, digits[0], REGIONS)
     ):
         return True

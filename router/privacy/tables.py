@@ -143,13 +143,26 @@ class Columns:
     """The columns of one or more kinds, found by their header names."""
 
     def __init__(
-        self, words: tuple[str, ...], classify: Classify, accept: Accept, refine: Refine | None = None
+        self,
+        words: tuple[str, ...],
+        classify: Classify,
+        accept: Accept,
+        refine: Refine | None = None,
+        headers: tuple[str, ...] = (),
     ) -> None:
         self._refine = refine
         self._classify = classify
         self._accept = accept
-        # The header words, then an INSERT's start (caseless): one pass over the text.
-        self._anchors = Anchors([*(Anchor(_word_core(w)) for w in words), Anchor(r"insert\s+(?:\w+\s+)?into", True)])
+        # The header words, then an INSERT's start (caseless), then other ways a header line may
+        # be told (`headers`: caseless expressions, for words that name a column only beside
+        # another, `first,last`): one pass over the text.
+        self._anchors = Anchors(
+            [
+                *(Anchor(_word_core(w)) for w in words),
+                Anchor(r"insert\s+(?:\w+\s+)?into", True),
+                *(Anchor(h, True) for h in headers),
+            ]
+        )
         self._insert = len(words)
 
     @property
