@@ -356,7 +356,7 @@ def test_a_wrong_value_of_each_field_gets_400_naming_it(
 
 # --- what real clients send still passes ---------------------------------------------------------
 # Shapes from the client tests and fixtures (tests/test_clients.py, tests/test_client_surfaces.py,
-# tests/test_fuzz_surfaces.py, tests/test_messages_fidelity.py) and /work/shared/reference/clients.md.
+# tests/test_fuzz_surfaces.py, tests/test_messages_fidelity.py) and the shapes real clients send (docs/clients/).
 
 BASH = {
     "type": "function",
