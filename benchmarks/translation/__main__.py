@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from router.surfaces.messages import answer as messages_answer
 from router.surfaces.messages import translate as messages
 from router.surfaces.responses import answer as responses
 from router.surfaces.responses import request as responses_request
@@ -120,7 +121,7 @@ def main() -> None:
         "messages_plain": _time(
             lambda: (
                 orjson.dumps(messages.to_chat(orjson.loads(msg_body))),
-                orjson.dumps(messages.from_chat(orjson.loads(answer))),
+                orjson.dumps(messages_answer.from_chat(orjson.loads(answer))),
             ),
             args.runs,
         ),
@@ -132,7 +133,7 @@ def main() -> None:
             args.runs,
         ),
         "messages_stream_60_chunks": _time(
-            lambda: loop.run_until_complete(_drain(messages.StreamTranslator(100).translate, chunks)), args.runs
+            lambda: loop.run_until_complete(_drain(messages_answer.StreamTranslator(100).translate, chunks)), args.runs
         ),
         "responses_stream_60_chunks": _time(
             lambda: loop.run_until_complete(_drain(responses.StreamTranslator().translate, chunks)), args.runs

@@ -19,8 +19,6 @@ from router.protocol.fields import (
     string_field,
     type_name,
 )
-from router.surfaces.messages.answer import StreamTranslator as StreamTranslator
-from router.surfaces.messages.answer import from_chat as from_chat
 from router.surfaces.messages.content import user_turn
 
 # The request fields whose type is checked (a mistyped one is a 400 that names it), members
