@@ -249,3 +249,41 @@ def test_names_told_by_other_languages_cues(text: str, name: str) -> None:
 )
 def test_other_languages_nouns_places_and_services_are_no_people(text: str) -> None:
     assert people(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Seen by Bartholomew Zyzzlewick, M.D., on 03/04.", "Bartholomew Zyzzlewick"),
+        ("Signed electronically by: Ondine Velarquez, RN 2019-01-02", "Ondine Velarquez"),
+        ("Provider: Zhang Wei, PA-C", "Zhang Wei"),
+        ("Xiomara Quillfeather, MD, PhD\nDepartment of Cardiology", "Xiomara Quillfeather"),
+        ("Consult note by Ifeoma Nwachukwu-Bright, NP", "Ifeoma Nwachukwu-Bright"),
+        ("Quillfeather, RN, checked the line at 0400.", "Quillfeather"),
+        ("Attending: Xiomara Quillfeather", "Xiomara Quillfeather"),
+        ("PCP: Quillfeather Zyxwvut", "Quillfeather Zyxwvut"),
+        ("Referring physician: Ondine Velarquez", "Ondine Velarquez"),
+    ],
+)
+def test_a_clinical_notes_people(text: str, name: str) -> None:
+    """A degree after a name and a clinical note's roles are cues, for names no list holds."""
+    assert name in people(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Silver Spring, MD 20910",
+        "offices in Baltimore, MD and Dover, DE",
+        "Annapolis, MD",
+        "set DO, RN flags",
+        "Tested, OD",
+        "Use Kubernetes, PhD level",
+        "Provider: Amazon Web Services",
+        "Pt's daughter at bedside.",
+        "attending: true",
+    ],
+)
+def test_a_clinical_cues_look_alikes(text: str) -> None:
+    """Maryland's `MD` after a town, degrees after everyday words, `Pt` (the patient)."""
+    assert people(text) == []

@@ -68,6 +68,9 @@ def stop_words() -> frozenset[str]:
 _AMBIGUOUS = _names("ambiguous_words.txt")
 # Capitalised words that are not names wherever they stand (teams, products, places in prose).
 _STOP = _names("stop_words.txt")
+# Clinical notes' abbreviations, capitalised as names are (`Pt's daughter`, `Hx:`). (Kept apart
+# from the stop words, which the prose model was trained with.)
+_CLINICAL = frozenset({"pt", "pts", "hx", "dx", "rx", "sx", "tx"})
 _WORD = r"[^\W\d_](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
 # A capitalised word (Latin scripts): names are runs of them.
 _CAPITAL = r"[A-ZÀ-ÖØ-Þ\u0100-\u017F](?:[^\W\d_]|['’](?=[^\W\d_])|-(?=[^\W\d_]))*"
@@ -91,7 +94,11 @@ _ROLE_KEYS = (
     r"author|assignee|reporter|requester|customer|contact|patient|employee|recipient|passenger|guest|member"
     # A ticket's, a review's or a change's people: `Assigned to: Dmitri`, `Reviewed by: Ana Lima`.
     r"|(?:assigned|delegated|escalated)[ _-]?to|(?:reported|created|requested|reviewed|approved|submitted|signed"
-    r"|opened|closed|resolved|owned|raised|tested|acked|suggested|helped|co-developed)[ _-]?by"
+    r"|opened|closed|resolved|owned|raised|tested|acked|suggested|helped|co-developed"
+    # A clinical note's people (`Dictated by:`, `Attending:`, `PCP:`).
+    r"|dictated|transcribed|co-?signed|referred|seen|examined|evaluated|interpreted|authenticated)[ _-]?by"
+    r"|attending(?:[ _-]?physician)?|pcp|physician|surgeon|clinician"
+    r"|(?:referring|primary[ _-]?care)[ _-]?(?:physician|provider)"
     # A form's contact person in other languages (`Ansprechpartner:`, `Interlocuteur :`).
     r"|ansprechpartner(?:in)?|interlocut(?:eur|rice)|contactpersoon|persona[ _-]de[ _-]contacto|referente"
     r"|kontaktperson|osoba[ _-]kontaktowa|pessoa[ _-]de[ _-]contacto|kontaktní[ _-]osoba|pt"
@@ -314,7 +321,7 @@ def _shape(value: str, allow_upper: bool = False) -> bool:
     if not named:
         return False
     for word in named:
-        if word.lower() in _STOP or re.fullmatch(r"I['’](?:m|d|ll|ve)", word):
+        if word.lower() in _STOP or word.lower() in _CLINICAL or re.fullmatch(r"I['’](?:m|d|ll|ve)", word):
             return False
         if not (_capitalised(word) or (allow_upper and word.isupper())):
             return False
@@ -664,7 +671,8 @@ _LABEL_ANCHOR = (
     r"(?:names?|author|assignee|reporter|requester|customer|contact|owner|patient|employee|recipient|passenger"
     r"|guest|member|user|nombre|apellidos?|pr[ée]nom|famille|vorname|nachname|cognome|nome|voornaam|achternaam"
     r"|to|by|ansprechpartner(?:in)?|interlocut(?:eur|rice)|contactpersoon|contacto|referente|kontaktperson"
-    r"|kontaktowa|osoba|(?:^|[^A-Za-z])pt)"  # (`Pt:`, not `Interrupt:`)
+    r"|kontaktowa|osoba|(?:^|[^A-Za-z])pt"  # (`Pt:`, not `Interrupt:`)
+    r"|attending|physician|pcp|surgeon|clinician|provider)"
     r"[\"']?[ \t]*(?::|=|->)"
 )
 # A message's first or last line that is a name alone: a salutation (`Renee,` above the text,
@@ -807,6 +815,16 @@ _AGED = re.compile(
     re.MULTILINE,
 )
 
+# A clinician's name before a degree (`Xiomara Quillfeather, MD`, `Ondine Velarquez, RN`, `Zhang
+# Wei, PA-C`), as clinical notes sign and attribute them. `MD` alone is also Maryland
+# (`Silver Spring, MD 20910`): `_read_degree` asks more of it.
+_DEGREES = (
+    r"M\.D\.|MD|D\.O\.|DO|R\.N\.|RN|N\.P\.|NP|PA-C|Ph\.D\.|PhD|MBBS|MBChB|DDS|DMD|FRCP|FRCS|MRCP|FACP|FACS"
+    r"|CRNA|LPN|APRN|FNP|FNP-BC|PharmD|LCSW|DNP|MSN|BSN|DPM|OD|PsyD"
+)
+_DEGREE = re.compile(rf"(?<![\w@./\\-])({_INITIALLED}),[ \t]*({_DEGREES})(?![\w-])(?:,[ \t]*(?:{_DEGREES})(?![\w-]))?")
+_ZIP_AFTER = re.compile(r"[ \t]+\d{5}(?!\d)")
+
 # (pattern, rule, anchor, caseless, characters before the anchor's end, after it)
 _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_LABELLED, "name-label", _LABEL_ANCHOR, True, 48, 140),
@@ -866,6 +884,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, str, bool, int, int], ...] = (
     (_JOINED, "name-justice", r"(?:[Ii]n[ \t]+which|[Jj]oined[ \t]+by)[ \t]+[A-Z][A-Z]", False, 40, 200),
     (_JOINED, "name-justice", r"(?:[A-Z][A-Z]|J\.,)[ \t]+(?:filed|delivered|announced|wrote)[ \t]", False, 60, 40),
     (_AGED, "name-aged", r"[A-Za-z],[ \t]+[0-9]{1,2},[ \t]+[A-Z]", False, 80, 2),
+    (_DEGREE, "name-degree", rf"[A-Za-z],[ \t]*(?:{_DEGREES})", False, 80, 16),
     (_CITED, "name-cited", r"[ \t(](?:1[5-9]|20)[0-9][0-9][a-z]?[);,:]", False, 160, 2),
     (_APPOSITIVE, "name-appositive", rf",[ \t]+{_REPORTING}", False, 140, 16),
     (_KIN_OF, "name-kin", rf"['’]s[ \t]+(?:{_KIN_WORDS}|birthday|wedding|funeral)", True, 64, 16),
@@ -1082,6 +1101,25 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
 Reader = Callable[[str, "re.Match[str]", str], Iterator[tuple[int, int, str]]]
 
 
+def _read_degree(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
+    value, degree = match.group(1), match.group(2)
+    # (Each word cased as a name and listed or no everyday word: not `Tested, OD`, `set DO, RN`.)
+    if not _shape(value) or len(_words(value)) > 4 or _name_words(value) is None or value.lower() in _places():
+        return
+    if degree == "MD" and match.group(0).count(",") == 1:
+        # Maryland unless the name reads as a person's: two words or more, the first a listed
+        # given name or an initial, no postcode after and no listed place at its end.
+        words = _words(value)
+        if (
+            _ZIP_AFTER.match(text, match.end())
+            or len(words) < 2
+            or not (words[0].lower() in given_names() or len(words[0]) == 1)
+            or _a_place(text, *match.span(1))
+        ):
+            return
+    yield (*_trim(text, *match.span(1)), rule)
+
+
 def _read_cue(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
     group = _cued(match)
     if group:
@@ -1291,6 +1329,7 @@ _READERS: dict[str, Reader] = {
     "name-cited": _read_cited,
     "name-justice": _read_justices,
     "name-aged": _read_aged,
+    "name-degree": _read_degree,
     "name-r-person": _read_r_person,
     "name-copyright": _read_copyright,
     "name-todo": _read_addressed,
