@@ -590,3 +590,53 @@ def test_a_body_that_is_no_object_gets_the_same_message_on_every_surface(
     assert response.status_code == 400, response.text
     message = response.json()["error"]["message"]
     assert all(word in message for word in words), message
+
+
+def _turns(count: int) -> list[dict[str, str]]:
+    return [{"role": "user" if i % 2 == 0 else "assistant", "content": f"turn {i}"} for i in range(count)]
+
+
+def test_a_history_over_max_messages_gets_400_on_every_surface(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client, edge: FakeUpstream
+) -> None:
+    """Each message costs the step's bookkeeping time whatever its size: a body of 400,000
+    one-letter messages fit the body limit and held every other client for seconds."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}}, limits={"max_messages": 40})
+    before = len(edge.received)
+    response = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": _turns(41)})
+    error = assert_error(response, 400, "41 messages", "40", "limits.max_messages")
+    assert (error["code"], error["param"]) == ("array_above_max_length", "messages")
+    anthropic = client.post(
+        f"{server.url}/v1/messages", json={"model": "tandem", "max_tokens": 5, "messages": _turns(41)}
+    )
+    assert anthropic.status_code == 400, anthropic.text
+    assert "limits.max_messages" in anthropic.json()["error"]["message"]
+    responses = client.post(f"{server.url}/v1/responses", json={"model": "tandem", "input": _turns(41)})
+    assert responses.status_code == 400, responses.text
+    assert "limits.max_messages" in responses.json()["error"]["message"]
+    assert len(edge.received) == before  # nothing went upstream
+    # At the limit, a step; and the next step extending it (parsed from the last body) too.
+    history = _turns(39)
+    for _ in range(2):
+        response = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": history})
+        assert response.status_code == 200, response.text
+        history = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}][-40:]
+
+
+def test_a_long_history_parsed_from_its_last_body_keeps_its_depth_check(
+    make_gateway: Callable[..., GatewayServer], client: httpx.Client
+) -> None:
+    """The next body of a 3,000-message history is parsed from the last one; a message nested
+    past max_json_depth among its new messages is still refused."""
+    server = make_gateway(routes={"tandem": {"strategy": "edge"}})
+    history = _turns(3_001)
+    for _ in range(3):
+        response = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": history})
+        assert response.status_code == 200, response.text
+        history = [*history, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}]
+    deep: object = "x"
+    for _ in range(200):
+        deep = [deep]
+    history = [*history[:-1], {"role": "user", "content": "more", "deep": deep}]
+    response = client.post(f"{server.url}/v1/chat/completions", json={"model": "tandem", "messages": history})
+    assert_error(response, 400, "more than 128 levels")

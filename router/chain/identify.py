@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from router.aliases import aliased_route
-from router.errors import GatewayError
+from router.errors import GatewayError, bad_request
 from router.inner import InnerCalls
 from router.policies.base import Decision, Reason, Target
 from router.protocol.chat import ChatRequest
@@ -57,6 +57,7 @@ class Identify(Stage):
         try:
             route = self.route_for(request.model)
             forced = self._forced_target(meta.headers)
+            self._check_count(len(request.messages))
         except GatewayError as exc:
             return self.refused(exc)
         try:
@@ -74,6 +75,19 @@ class Identify(Stage):
         calls = InnerCalls(self._upstreams, guard, self._metrics, identity.trajectory_id)
         inputs = StepInputs(route, request, identity, forced, started, started_at)
         return Step(inputs, calls, guard, UNDECIDED)
+
+    def _check_count(self, count: int) -> None:
+        # Each message costs the step some microseconds of the event loop (stitching, privacy,
+        # the record): a body of 400,000 one-letter messages fits max_body_bytes and held every
+        # client for seconds. No agent's history comes near the default (OpenAI's own: 2,048).
+        limit = self._settings.limits.max_messages
+        if count > limit:
+            raise bad_request(
+                f"'messages' holds {count:,} messages, more than this gateway takes ({limit:,}, "
+                "limits.max_messages); send a shorter history",
+                param="messages",
+                code="array_above_max_length",
+            )
 
     def _forced_target(self, headers: Mapping[str, str]) -> Target | None:
         value = headers.get(TARGET_HEADER)

@@ -58,6 +58,12 @@ class LimitSettings(Strict):
         "worker process; a body that would pass it gets 503 with Retry-After (a body alone always fits: "
         "max_body_bytes bounds it), counted in tandem_limit_exceeded_total{limit=max_body_bytes_in_flight}",
     )
+    max_messages: int = Field(
+        10_000,
+        ge=1,
+        description="messages in one request, after a translated surface's become chat messages; more: 400 "
+        "array_above_max_length (each costs the step's bookkeeping time, whatever its size)",
+    )
     # Nesting of a request's JSON body; deeper: 400 at parse time.
     max_json_depth: int = Field(128, ge=2, le=254)  # orjson re-serialises no deeper than 254
     # Bytes held to parse a trajectory's next body from its last (only the new messages are

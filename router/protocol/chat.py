@@ -276,7 +276,7 @@ def chat_request(raw: dict[str, Any], size: int, max_depth: int = MAX_JSON_DEPTH
     # pass in all, so that the messages' place in it is known (ChatRequest.messages_span).
     span: tuple[int, int] | None = None
     if isinstance(model, str) and "messages" in raw:
-        array = check_depth(raw["messages"], max_depth - 1)
+        array = check_depth(raw["messages"], max_depth - 1, max_depth)
         whole, span = serialised_with(raw, "messages", [array], max_depth)
         serialised = memoryview(whole)
     else:

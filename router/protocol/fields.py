@@ -82,8 +82,10 @@ def kept_json(value: Any) -> bytes:
     return bytes(memoryview(orjson.dumps(value)))
 
 
-def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> memoryview:
+def check_depth(value: Any, limit: int = MAX_JSON_DEPTH, body_limit: int | None = None) -> memoryview:
     """Raise a 400 when `value` nests deeper than `limit` levels; else `value` serialised.
+    `body_limit`: the body's limit that `limit` stands for, for a part of the body (what the
+    error names: the client set that one).
 
     No Python walk over the request: it is serialised once inside `254 - limit` levels of
     one-item lists, so that orjson's own recursion limit (254) trips exactly when the request
@@ -104,7 +106,7 @@ def check_depth(value: Any, limit: int = MAX_JSON_DEPTH) -> memoryview:
     try:
         out = orjson.dumps(outer if limit < ORJSON_MAX_DEPTH else value)
     except orjson.JSONEncodeError as exc:
-        raise too_deep(limit) from exc
+        raise too_deep(limit if body_limit is None else body_limit) from exc
     finally:
         inner[0] = None
     lists = ORJSON_MAX_DEPTH - limit if limit < ORJSON_MAX_DEPTH else 0

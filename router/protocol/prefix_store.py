@@ -244,12 +244,16 @@ def _made(
     bytes so far), and the bytes so far."""
     parts: list[bytes | memoryview] = []
     marks: list[Mark] = []
-    for made in reader.translate(items, count):
-        for message in made:
-            piece = check_depth(message, reader.max_depth - 2)
+    made = reader.translate(items, count)
+    # The depth checked once for all the messages (a one-item wrapper per message cost ~6 µs
+    # each: seconds for a history of 100,000 short messages); then each encoded alone.
+    check_depth([message for one in made for message in one], reader.max_depth - 1, reader.max_depth)
+    for one in made:
+        for message in one:
+            piece = orjson.dumps(message)
             parts += [piece, b","]
             size += len(piece) + 1
-        messages += made
+        messages += one
         marks.append((len(messages), size))
     return parts, marks, size
 

@@ -123,7 +123,7 @@ class TranslatedParser:
 
     def _translate(self, items: list[Any], first: int) -> list[list[dict[str, Any]]]:
         assert self.spec.items is not None
-        check_depth(items, self.max_depth - 1)  # the surface body's depth, for these items
+        check_depth(items, self.max_depth - 1, self.max_depth)  # the surface body's depth, for these items
         made = self.spec.items(items, first)
         messages = [message for one in made for message in one]
         if messages:
@@ -144,7 +144,7 @@ class TranslatedParser:
             check_messages(lead)  # the history's were checked when they were made
         pieces: list[bytes | memoryview] = []
         for message in lead:
-            pieces += [check_depth(message, self.max_depth - 2), b","]
+            pieces += [check_depth(message, self.max_depth - 2, self.max_depth), b","]
         # Where the messages the lead stands for end in the encoding (a few, at its start).
         offset = sum(len(check_depth(message, self.max_depth - 2)) + 1 for message in split.messages[:skip])
         rest = split.encoded.array(offset)
