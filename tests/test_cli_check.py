@@ -82,6 +82,22 @@ def test_check_warns_of_a_key_variable_that_is_not_set(tmp_path: Path) -> None:
     assert said in done.stderr
 
 
+def test_a_key_pasted_as_api_key_env_is_refused_and_never_printed(tmp_path: Path) -> None:
+    """`api_key_env` names a variable; a key pasted in its place was printed back by `check`,
+    the start-up warning and /readyz. Now the config is refused, and the error does not echo it."""
+    config = tmp_path / "tandem.yaml"
+    config.write_text(
+        "upstreams:\n"
+        "  edge: {base_url: 'http://127.0.0.1:8000/v1', model: small}\n"
+        f"  cloud: {{base_url: 'https://cloud.example/v1', model: big, api_key_env: {UPSTREAM_KEY}}}\n"
+    )
+    for command in ("check", "serve"):
+        done = tandem(command, "--config", str(config))
+        assert done.returncode == 2, done.stderr
+        assert "upstreams.cloud.api_key_env: must be the name of an environment variable" in done.stderr
+        assert UPSTREAM_KEY not in done.stdout + done.stderr
+
+
 def test_check_warns_of_an_audit_log_that_cannot_be_written(tmp_path: Path) -> None:
     """The gateway starts, but would drop every audit line: a folder as the path, a file where a
     folder should be. A folder still to be made is none of that (the sink makes it)."""

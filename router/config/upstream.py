@@ -4,14 +4,17 @@ the edge's replicas share its steps."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from router.config.base import ConfigError, Strict, http_url, public_url
 from router.config.prices import Prices, PromptCacheRules
+
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # an environment variable's name
 
 
 class Timeouts(Strict):
@@ -98,7 +101,9 @@ class UpstreamSettings(Strict):
         "must not learn the ids",
     )
     model: str = Field(min_length=1, description="model name sent upstream")
-    api_key_env: str | None = Field(None, description="variable holding the key (read at start-up, never logged)")
+    api_key_env: str | None = Field(
+        None, description="the name of the variable holding the key (read at start-up, never logged)"
+    )
     api_key_file: Path | None = Field(None, description="file holding the key (read at start-up, never logged)")
     timeouts: Timeouts = Timeouts()
     prices: Prices = Field(Prices(), description="dollars per million tokens: input, cached_input, output")
@@ -132,6 +137,18 @@ class UpstreamSettings(Strict):
     # The provider's prompt-cache rules, used to price the all-cloud counterfactual (cloud
     # upstream only; null: the provider caches nothing). Defaults: OpenAI's automatic caching.
     prompt_cache: PromptCacheRules | None = PromptCacheRules()
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _variable_name(cls, value: str | None) -> str | None:
+        # A key pasted here in place of its variable's name was printed back by `check`, the
+        # start-up warning and /readyz; the value is not echoed in the error either.
+        if value is not None and not _VARIABLE.fullmatch(value):
+            raise ValueError(
+                "must be the name of an environment variable (letters, digits and _, e.g. OPENAI_API_KEY), "
+                "not the key itself: put the key in that variable, or in a file named by api_key_file"
+            )
+        return value
 
     @model_validator(mode="before")
     @classmethod
