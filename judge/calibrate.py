@@ -12,9 +12,15 @@ Online (`OnlineThreshold`), the rule:
   fixed point is the threshold at which the long-run share of cloud decisions equals the target,
   whatever the score distribution of the traffic, and it follows that distribution as it drifts.
 - per trajectory: a proportional term on the trajectory's running share, smoothed towards the
-  target by `prior_steps` pseudo-steps so that a run's first steps do not swing it:
-  `threshold = base + gain × (smoothed_share − target)`. A run that has used more than its
-  share of cloud steps needs a higher score for the next one, and one that used less a lower.
+  target by `prior_steps` pseudo-steps so that a run's first steps do not swing it, relative to
+  the base: `threshold = base × (1 + gain × (smoothed_share − target))`. A run that has used
+  more than its share of cloud steps needs a higher score for the next one, and one that used
+  less a lower. The term scales with the base because the scores do: an agent family the judge
+  never saw can score every step under 0.05, where a term in score units (0.5 × the excess
+  share, as it was) outweighed the score itself and made the route a per-run quota; on the
+  shipped rows, each family scored by a judge trained without it, the relative term sends 1 to
+  16 points more of the failing steps to the cloud at the same share
+  (`benchmarks/judge_gain/README.md`).
 - both clamped to [lower, upper], so a burst of odd traffic cannot push the judge to all-edge or
   all-cloud.
 
@@ -28,6 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
+
+from judge.defaults import MAX_TRAJECTORY_GAIN, TRAJECTORY_GAIN
 
 
 def threshold_for_share(scores: npt.ArrayLike, share: float) -> float:
@@ -57,7 +65,7 @@ class OnlineThreshold:
     lower: float = 0.0
     upper: float = 1.0
     rate: float = 0.01  # step of the global tracker per decision, in score units
-    trajectory_gain: float = 0.5  # threshold change per unit of a trajectory's excess share
+    trajectory_gain: float = TRAJECTORY_GAIN  # relative threshold change per unit of a run's excess share
     prior_steps: float = 4.0  # pseudo-steps at the target share that smooth a young trajectory
     base: float = field(init=False)
     decisions: int = field(default=0, init=False)
@@ -66,6 +74,8 @@ class OnlineThreshold:
     def __post_init__(self) -> None:
         if not 0.0 <= self.target_share <= 1.0:
             raise ValueError(f"target_share must be in [0, 1], got {self.target_share}")
+        if not 0.0 <= self.trajectory_gain <= MAX_TRAJECTORY_GAIN:
+            raise ValueError(f"trajectory_gain must be in [0, {MAX_TRAJECTORY_GAIN}], got {self.trajectory_gain}")
         if self.lower > self.upper:
             raise ValueError(f"lower bound {self.lower} is above upper bound {self.upper}")
         self.base = self._clamp(self.initial)
@@ -80,7 +90,7 @@ class OnlineThreshold:
     def threshold_for(self, cloud_steps: int, answered_steps: int) -> float:
         """The threshold for a trajectory's next step, given its counts so far."""
         smoothed = (cloud_steps + self.prior_steps * self.target_share) / (answered_steps + self.prior_steps)
-        return self._clamp(self.base + self.trajectory_gain * (smoothed - self.target_share))
+        return self._clamp(self.base * (1.0 + self.trajectory_gain * (smoothed - self.target_share)))
 
     def observe(self, cloud: bool) -> None:
         """Move the global threshold after a decision (`decide` calls it)."""

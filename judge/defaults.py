@@ -9,3 +9,7 @@ instead of 40% on replay (`tandem judge share`).
 
 ADAPT_RATE = 0.01  # threshold step per decision, in score units
 THRESHOLD_BOUNDS = (0.0, 1.0)
+# The per-trajectory term of the controller, relative to its threshold (`calibrate.OnlineThreshold`):
+# a run at a cloud share 0.6 over the target needs a score 30% higher for its next cloud step.
+TRAJECTORY_GAIN = 0.5
+MAX_TRAJECTORY_GAIN = 4.0  # (the threshold stays within its bounds whatever the gain)

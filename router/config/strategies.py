@@ -13,7 +13,7 @@ from typing import Literal, TypeAlias
 from pydantic import Field, field_validator, model_validator
 
 import judge as judge_package
-from judge.defaults import ADAPT_RATE, THRESHOLD_BOUNDS
+from judge.defaults import ADAPT_RATE, MAX_TRAJECTORY_GAIN, THRESHOLD_BOUNDS, TRAJECTORY_GAIN
 from router.config.routes import BOTH, Reasons, RouteBase
 from router.result import Reason, Target
 
@@ -239,6 +239,13 @@ class JudgeRoute(RouteBase):
         THRESHOLD_BOUNDS, description="lowest and highest threshold when holding target_cloud_share"
     )
     adapt_rate: float = Field(ADAPT_RATE, gt=0, le=0.5, description="threshold step per decision when holding a share")
+    trajectory_gain: float = Field(
+        TRAJECTORY_GAIN,
+        ge=0,
+        le=MAX_TRAJECTORY_GAIN,
+        description="when holding a share: how much a run's own cloud share moves its threshold, relative to the "
+        "threshold (0.5: a run 0.6 over the share needs a score 30% higher); 0: the share is held globally only",
+    )
     on_failure: Target = Field("cloud", description="target when the judge fails (or, in draft mode, the draft)")
     record_features: bool = Field(False, description="keep each step's features in its record (for retraining)")
     reload_check_s: float = Field(1.0, gt=0, description="how often the model file is checked for a new version")

@@ -91,6 +91,7 @@ class JudgePolicy:
                 lower=settings.threshold_bounds[0],
                 upper=settings.threshold_bounds[1],
                 rate=settings.adapt_rate,
+                trajectory_gain=settings.trajectory_gain,
             )
             if share is not None
             else None

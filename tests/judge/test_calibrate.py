@@ -69,3 +69,31 @@ def test_young_trajectories_are_smoothed() -> None:
     many_cloud = controller.threshold_for(20, 20)
     assert 0.5 < one_cloud < many_cloud
     assert controller.threshold_for(0, 20) < 0.5
+
+
+def test_a_family_that_scores_low_is_routed_by_its_scores_not_by_a_quota_per_run() -> None:
+    """An agent family the judge never saw can score every step under 0.05. The per-run term is
+    relative to the threshold, so it cannot outweigh the scores there: the steps that go to the
+    cloud are still the highest-scored ones (as with no per-run term), at the same share."""
+    rng = np.random.default_rng(7)
+    runs = [rng.uniform(0.0, 0.05, 30) for _ in range(200)]
+    high = np.quantile(np.concatenate(runs), 0.8)  # the steps that most need the cloud
+
+    def caught(gain: float) -> tuple[float, float]:
+        controller = OnlineThreshold(target_share=0.4, initial=0.12, trajectory_gain=gain)
+        cloud, top = [], []
+        for scores in runs:
+            cloud_steps = 0
+            for answered, score in enumerate(scores):
+                decided, _ = controller.decide(float(score), cloud_steps, answered)
+                cloud_steps += int(decided)
+                cloud.append(decided)
+                top.append(score >= high)
+        sent, wanted = np.asarray(cloud), np.asarray(top)
+        return float(sent[len(sent) // 2 :].mean()), float(sent[wanted].mean())
+
+    share, with_term = caught(0.5)
+    _, without_term = caught(0.0)
+    assert share == pytest.approx(0.4, abs=0.03)
+    assert with_term >= without_term - 0.05
+    assert with_term > 0.85
