@@ -1,5 +1,9 @@
 # Tandem: `make demo` and `make test` are all a newcomer needs.
-PYTHON ?= python3.11
+# .venv is made with Python 3.11 or newer (pyproject's requires-python): the first of python3.11,
+# python3.12, python3.13, python3 that runs and is one (each is run: a pyenv shim is on the PATH
+# even for a version it cannot run); `make PYTHON=/path/to/python3.x` names another.
+PY_OK := -c 'import sys; sys.exit(sys.version_info < (3, 11))'
+PYTHON ?= $(firstword $(foreach p,python3.11 python3.12 python3.13 python3,$(shell $(p) $(PY_OK) >/dev/null 2>&1 && echo $(p))))
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
@@ -7,7 +11,10 @@ PIP := $(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt
 .PHONY: demo docs test test-fast lint bench judge-model names-model venv install install-test compile redis promtool chromium clients clean
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@py='$(PYTHON)'; \
+	if [ -z "$$py" ]; then echo "make: Tandem needs Python 3.11 or newer, and none of python3.11, python3.12, python3.13, python3 on the PATH is one: install one, or name it with make PYTHON=/path/to/python3.x" >&2; exit 1; fi; \
+	$$py $(PY_OK) 2>/dev/null || { echo "make: Tandem needs Python 3.11 or newer; PYTHON=$$py is not one (or does not run)" >&2; exit 1; }; \
+	echo "$$py -m venv $(VENV)"; $$py -m venv $(VENV)
 
 # Stamps make a second `make` skip the install; they are redone when the pins change.
 $(VENV)/.installed: $(BIN)/python pyproject.toml constraints.txt
