@@ -42,8 +42,8 @@ class UpstreamState:
 
 
 async def probe(transport: Transport, base_url: str, headers: dict[str, str], timeout_s: float) -> UpstreamState:
-    """GET `{base_url}/models` once: any status but a redirect counts as reachable (a 401 is
-    alive, though not authorised)."""
+    """GET `{base_url}/models` once: any status but a redirect, a 404 or 405 (no API there) or a
+    web page counts as reachable (a 401 is alive, though not authorised)."""
     try:
         async with asyncio.timeout(timeout_s):
             response = await transport.send(Request("GET", f"{base_url}/models", headers))
@@ -55,5 +55,19 @@ async def probe(transport: Transport, base_url: str, headers: dict[str, str], ti
         return UpstreamState(False, f"{type(exc).__name__}: {exc}")
     if 300 <= status < 400:
         detail = f"HTTP {status}: the upstream redirects (not followed); set its base_url to the final address"
+        return UpstreamState(False, detail, status=status)
+    if status in (404, 405):
+        # Something answers HTTP there, but no OpenAI-compatible API: a base_url without its
+        # `/v1`, or another server on the port (a docs server, a web app). Every step sent
+        # there would fail, so the upstream is not ready.
+        detail = (
+            f"HTTP {status} at {base_url}/models: no OpenAI-compatible API at this base_url "
+            "(does it need its /v1? is another server on that port?)"
+        )
+        return UpstreamState(False, detail, status=status)
+    kind = (response.headers.get("content-type") or "").lower()
+    if 200 <= status < 300 and "html" in kind:
+        page = kind.split(";")[0]
+        detail = f"HTTP {status} with a web page ({page}) at {base_url}/models: not an OpenAI-compatible API"
         return UpstreamState(False, detail, status=status)
     return UpstreamState(True, f"HTTP {status}", status=status)

@@ -190,6 +190,36 @@ def test_probe_asks_each_upstream_and_fails_on_one_that_refuses_its_key(tmp_path
         cloud.stop()
 
 
+def test_probe_fails_where_something_answers_http_but_no_api(tmp_path: Path) -> None:
+    """A base_url without its /v1 (the server's 404), or another server on the port (a docs
+    site's page): every step sent there would fail, so the probe says so and exits 1."""
+
+    async def models(request: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": []})
+
+    async def page(request: web.Request) -> web.Response:
+        return web.Response(text="<html><body>docs</body></html>", content_type="text/html")
+
+    api = RawUpstream({("GET", "/v1/models"): models}).start()
+    docs = RawUpstream({("GET", "/v1/models"): page}).start()
+    try:
+        config = tmp_path / "tandem.yaml"
+        without_v1 = api.base_url.removesuffix("/v1")
+        config.write_text(
+            "upstreams:\n"
+            f"  edge: {{base_url: '{without_v1}', model: small}}\n"
+            f"  cloud: {{base_url: '{docs.base_url}', model: big}}\n"
+        )
+        done = tandem("check", "--config", str(config), "--probe")
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"probe edge: not reachable (HTTP 404 at {without_v1}/models: no OpenAI-compatible API" in done.stdout
+        assert "does it need its /v1?" in done.stdout
+        assert "probe cloud: not reachable (HTTP 200 with a web page (text/html)" in done.stdout
+    finally:
+        api.stop()
+        docs.stop()
+
+
 def test_probe_reports_an_upstream_that_does_not_answer(tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
     config = tmp_path / "tandem.yaml"
