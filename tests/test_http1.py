@@ -319,6 +319,23 @@ async def test_an_idle_connection_the_upstream_dropped_is_retried_once_on_a_new_
     await fresh.close()
 
 
+async def test_a_kept_alive_connection_closed_after_the_upstream_began_is_not_sent_again(server: ByteServer) -> None:
+    # The upstream read the request on a kept-alive connection and closed it a while later
+    # with no answer (a crash while it generates): sending the request again would run, and
+    # bill, the prompt twice with nothing to show it. The failure is the caller's.
+    async def close_later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: Request) -> bool:
+        await asyncio.sleep(0.3)
+        return False
+
+    server.scripts = [answer(b"one"), close_later, answer(b"never")]
+    session = session_for(server)
+    assert await read_all(await session.post(server.url, data=b"{}", headers={})) == b"one"
+    with pytest.raises(TransportError, match="before answering"):
+        await session.post(server.url, data=b"{}", headers={})
+    assert len(server.requests) == 2  # sent once
+    await session.close()
+
+
 async def test_a_refused_connection_is_a_connect_failure() -> None:
     port = await refused_port()
     session = Http1Session(f"http://127.0.0.1:{port}/v1", 4, connect_timeout=2.0)

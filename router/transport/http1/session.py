@@ -19,6 +19,10 @@ from router.transport.http1.response import Response
 from router.transport.proxy import Proxy
 from router.transport.types import Request, Sent
 
+# How soon after a request on a kept-alive connection its close reads as the upstream's idle
+# close (the close was on its way as the connection was taken), not as a failure after it read.
+STALE_CLOSE_S = 0.05
+
 
 class _Origin:
     """Where an upstream's base URL points, and the head lines every request to it carries."""
@@ -198,11 +202,13 @@ class Http1Session:
             connection = self._take_idle()
             reused = connection is not None
             response: Response | None = None
+            written = time.monotonic()
             try:
                 if connection is None:
                     connection = await self._connect()
                 response = Response(connection)
                 connection.send(response, head, body)
+                written = time.monotonic()  # (a send that raises: the stale case, at once)
                 if sent is not None:
                     # Once, though a stale connection's request goes again: it is the same one.
                     pending = sent
@@ -214,9 +220,12 @@ class Http1Session:
                 if response is None:
                     self._slots.release()  # no connection was made
                     raise
-                # One retry, on a fresh connection, when a reused one closed before a byte of
-                # the answer came: the upstream dropped it while idle and never read the request.
-                if reused and attempt == 0 and not response.received:
+                # One retry, on a fresh connection, when a reused one closed at once, before a
+                # byte of the answer came: the upstream dropped it while idle, as it was taken.
+                # Later, the upstream may have read the request and begun (a crash while it
+                # generates): sending it again would run, and bill, the prompt twice unseen, so
+                # the failure is the caller's to see, count and fail over.
+                if reused and attempt == 0 and not response.received and time.monotonic() - written < STALE_CLOSE_S:
                     continue
                 raise
             except BaseException:
