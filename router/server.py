@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import logging
 import re
 import select
@@ -850,6 +851,25 @@ def server_config(app: Any, limits: LimitSettings, **options: Any) -> BoundedCon
     # Tandem reads no client address; parsing forwarded headers cost every request.
     options.setdefault("proxy_headers", False)
     return BoundedConfig(app, limits, **options)
+
+
+def logging_config(level: str) -> dict[str, Any]:
+    """uvicorn's logging, and the gateway's own loggers (`tandem`, `tandem.store`, …) at `level`
+    through the same handler: without a handler of theirs only warnings reached stderr (Python's
+    last resort, with no level or name), and `log_level: info` showed none of their info lines.
+    (`tandem serve`'s: a process that embeds the app keeps its own logging.)"""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["formatters"]["tandem"] = {
+        "()": "uvicorn.logging.DefaultFormatter",
+        "fmt": "%(levelprefix)s %(name)s: %(message)s",
+    }
+    config["handlers"]["tandem"] = {
+        "formatter": "tandem",
+        "class": "logging.StreamHandler",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"]["tandem"] = {"handlers": ["tandem"], "level": level.upper()}
+    return config
 
 
 class SingleServer(uvicorn.Server):

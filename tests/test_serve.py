@@ -45,3 +45,24 @@ server: {{port: 1}}
     assert process.returncode in (0, -signal.SIGTERM), output
     assert "Finished server process" in output
     assert "sk-serve-secret" not in output
+
+
+def test_log_level_reaches_the_gateways_own_lines(tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream) -> None:
+    """`log_level: info` shows the gateway's info lines (each upstream's state at start), with
+    their level and logger; `warning` leaves them out. (Without a handler of their own only
+    warnings got out, with no level or name.)"""
+    said = {}
+    for level in ("info", "warning"):
+        config = tmp_path / f"{level}.yaml"
+        config.write_text(
+            f"log_level: {level}\n"
+            "upstreams:\n"
+            f"  edge: {{base_url: '{edge.base_url}', model: small}}\n"
+            f"  cloud: {{base_url: '{cloud.base_url}', model: big}}\n"
+        )
+        process = serve_process(config, free_port())
+        httpx.get(f"http://127.0.0.1:{process.args[-1]}/readyz", timeout=10)
+        process.send_signal(signal.SIGTERM)
+        said[level], _ = process.communicate(timeout=30)
+    assert "INFO:     tandem: upstream edge is reachable and authorised (HTTP 200)" in said["info"], said["info"]
+    assert "upstream edge is reachable" not in said["warning"], said["warning"]

@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
 
     # With several workers each process keeps its metrics in files that /metrics sums.
     prepare_multiprocess(settings.server.workers)
-    from router.server import serve, server_config
+    from router.server import logging_config, serve, server_config
 
     config = server_config(
         "router.cli:serve_app",
@@ -112,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
         port=settings.server.port,
         workers=settings.server.workers,
         log_level=settings.log_level,
+        log_config=logging_config(settings.log_level),
         access_log=settings.server.access_log,
         timeout_graceful_shutdown=settings.server.shutdown_timeout_s,
         timeout_keep_alive=settings.server.keep_alive_s,
