@@ -79,6 +79,21 @@ def test_redis_out_in_degrade_mode_leaves_the_process_ready(
     assert answer.json()["store"] == {"shared": True, "available": False}
 
 
+def test_an_idle_process_in_degrade_mode_shows_redis_out_without_a_step(
+    make_gateway: MakeGateway, client: httpx.Client, own_redis: RedisServer
+) -> None:
+    """No step and no scrape since Redis went: `/readyz` itself asks it, and says it is out
+    (still ready: steps are served from memory); and back once it is."""
+    server = make_gateway(redis_url=own_redis.url, routes=ROUTES)
+    assert client.get(f"{server.url}/readyz").json()["store"] == {"shared": True, "available": True}
+    own_redis.stop()
+    answer = client.get(f"{server.url}/readyz")
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["store"] == {"shared": True, "available": False}
+    own_redis.start()
+    assert wait_until(lambda: client.get(f"{server.url}/readyz").json()["store"]["available"] is True, timeout=15)
+
+
 def test_a_process_without_redis_shows_its_store_in_memory(make_gateway: MakeGateway, client: httpx.Client) -> None:
     answer = client.get(f"{make_gateway(routes=ROUTES).url}/readyz")
     assert answer.status_code == 200

@@ -195,8 +195,12 @@ class ResilientStore:
 
     async def start(self) -> None:
         """Take over what earlier runs kept on disk, and write it back now if Redis answers
-        (before the first step: their steps come before any new one)."""
+        (before the first step: their steps come before any new one). Without a journal on
+        disk, one PING: a Redis that is out at start is said in the log now, not at the first
+        step (`_enter_outage`)."""
         if self.journal_file is None:
+            with contextlib.suppress(StoreBusy, StoreReplyError):
+                await self._try("ping", lambda s: s.ping())
             return
         try:
             entries = self.journal_file.open()
@@ -394,15 +398,16 @@ class ResilientStore:
         await self.primary.ping()
 
     async def unready(self) -> str | None:
-        """Why this process cannot serve steps now (`/readyz`), or None. Only in `refuse` mode:
-        there every step is refused while the store is out, so the process asks Redis (one
-        PING; a store that does not answer opens the breaker, as a step would) rather than wait
-        for a step to find out. In `degrade` mode steps are served from memory: ready."""
-        if self._mode != "refuse":
-            return None
+        """Why this process cannot serve steps now (`/readyz`), or None. The process asks Redis
+        (one PING; a store that does not answer opens the breaker, as a step would) rather than
+        wait for a step to find out, so that `/readyz` shows the store's state on an idle
+        process too. Only in `refuse` mode does an outage make it unready: there every step is
+        refused; in `degrade` mode steps are served from memory."""
         if not self.degraded:
             with contextlib.suppress(StoreBusy, StoreReplyError):
                 await self._try("ping", lambda s: s.ping())
+        if self._mode != "refuse":
+            return None
         if self.degraded:
             return "the shared trajectory store (Redis) is out and redis_failure is refuse: every step is refused"
         return None
