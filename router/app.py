@@ -86,6 +86,22 @@ _SHOWN_PATH = 200
 _SURFACE_ERRORS = surface_error_bodies()
 
 
+# Endpoints of OpenAI's API that the gateway does not serve, and what to send instead.
+_NOT_SERVED = {
+    "completions": "the legacy completions API is not served: send chat/completions",
+    "embeddings": "embeddings are not served: call the embedding model directly",
+}
+
+
+def _hint(path: str) -> str:
+    """What a client that reached no endpoint most likely did wrong, or ""."""
+    if "/v1/v1/" in path:
+        # Anthropic's SDK (and others) add /v1 themselves: a base URL ending in /v1 doubles it.
+        return "; the client added /v1 to a base URL that already ends in /v1: drop /v1 from its base URL"
+    tail = path.rstrip("/").rsplit("/v1/", 1)[-1]
+    return f"; {_NOT_SERVED[tail]}" if tail in _NOT_SERVED else ""
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     path = request.url.path
@@ -94,7 +110,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     if exc.status_code == 405:
         message = f"method {request.method} is not allowed on {path}"
     elif exc.status_code == 404:
-        message = f"no endpoint at {path}; the API is under /v1 ({_ENDPOINTS})"
+        message = f"no endpoint at {path}; the API is under /v1 ({_ENDPOINTS}){_hint(request.url.path)}"
     else:
         message = str(exc.detail)
     code = "not_found" if exc.status_code == 404 else "bad_method"

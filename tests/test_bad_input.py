@@ -349,6 +349,22 @@ def test_an_unknown_path_gets_a_404_naming_every_endpoint(
         assert endpoint in str(error["message"])
 
 
+@pytest.mark.parametrize(
+    ("path", "hint"),
+    [
+        ("/v1/v1/messages", "drop /v1 from its base URL"),
+        ("/s/run-1/v1/v1/chat/completions", "drop /v1 from its base URL"),
+        ("/v1/completions", "send chat/completions"),
+        ("/v1/embeddings", "embeddings are not served"),
+    ],
+)
+def test_a_404_says_what_the_client_most_likely_did_wrong(
+    gateway: GatewayServer, client: httpx.Client, path: str, hint: str
+) -> None:
+    """Anthropic's SDK adds /v1 to its base URL itself; the legacy completions API is not served."""
+    assert_error(client.post(f"{gateway.url}{path}", json={"model": "tandem"}), 404, path, hint)
+
+
 USER = [{"role": "user", "content": "x"}]
 
 
