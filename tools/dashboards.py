@@ -274,6 +274,23 @@ OVERVIEW = (
                 width=6,
             ),
             Panel(
+                "Replica availability, failures and re-homes",
+                "Per replica: 1 while its breaker lets steps through in every gateway process, 0 while it is out "
+                "in one (a dead replica flaps: it is tried again each time its breaker's wait is over); its failed "
+                "calls per second by kind; and the runs given a new home per second, by reason. A replica out for "
+                "10 minutes fires TandemEdgeReplicaOut.",
+                (
+                    _q("min by (replica) (tandem_edge_replica_available)", "{{replica}} available"),
+                    _q(
+                        f"sum by (replica, kind) (rate(tandem_edge_replica_failures_total[{RATE}]))",
+                        "{{replica}} {{kind}} failures/s",
+                    ),
+                    _q(f"sum by (reason) (rate(tandem_edge_rehomes_total[{RATE}]))", "re-homed: {{reason}}"),
+                ),
+                "short",
+                width=6,
+            ),
+            Panel(
                 "In flight and queued per replica",
                 "Steps the gateways have in flight on each replica, and the requests waiting in its own queue "
                 "(vLLM's num_requests_waiting, read from its /metrics).",

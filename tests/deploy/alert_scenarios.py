@@ -8,9 +8,11 @@ incident below the volume guard (silent), and the minutes after the incident's e
 within 2 minutes). The step-error alert also gets a busy block route refusing every step on
 purpose beside a failing one (only the failing one fires). The spend alerts get a $75/h burst
 and a 10x burst over a day's baseline, both seen within 10 minutes; the upstream gauges an
-outage and a refused key; the outage journal a full file and a long outage. Which alerts fire
-is written here by hand; promtool's own rendering of their annotations is filled in after
-checking that promtool fired exactly those label sets (as tests/deploy/record_series.py does).
+outage and a refused key; the outage journal a full file and a long outage; the edge pool a
+replica that died (its breaker flapping), one kept out, a degraded one and one out 5 minutes at
+a time. Which alerts fire is written here by hand; promtool's own rendering of their
+annotations is filled in after checking that promtool fired exactly those label sets (as
+tests/deploy/record_series.py does).
 """
 
 from __future__ import annotations
@@ -370,6 +372,66 @@ def edge_pool_scenario() -> dict[str, Any]:
     }
 
 
+def edge_replica_scenario() -> dict[str, Any]:
+    """Gateway a's pool of three replicas (r0, r1, r2) and gateway b's replica of another job.
+    r0 dies at minute 20 and is back at 50: each time its breaker's wait is over, a new run's
+    first step tries it and fails to connect (6 a minute), so that a scrape finds it available
+    one minute in three, and its failures equal the steps placed on it. r1 serves on with one
+    call in four failing (inner calls included): degraded, not out. r2's breaker stays open from
+    minute 20 to 50 with nothing tried (a long breaker_s). b's replica is out 5 minutes at a time
+    (restarts). r0 and r2 fire, r1 and b never; both resolve within 2 minutes of the return."""
+    incident = 30  # minutes out, from minute 20 to 50
+    end = HEALTHY + incident
+    total = end + AFTER
+    a = 'instance="a:8080",replica="http://r{}:8000/v1"'
+    flapping = " ".join(["0", "0", "1"] * (incident // 3))
+    inputs = [
+        series("tandem_edge_replica_available", a.format(0), f"1x{HEALTHY - 1} {flapping} 1x{AFTER - 1}"),
+        series("tandem_edge_replica_steps_total", a.format(0), counter((HEALTHY, 20), (incident, 6), (AFTER, 20))),
+        series(
+            "tandem_edge_replica_failures_total",
+            a.format(0) + ',kind="connect"',
+            counter((HEALTHY, 0), (incident, 6), (AFTER, 0)),
+        ),
+        series("tandem_edge_replica_available", a.format(1), f"1x{total - 1}"),
+        series("tandem_edge_replica_steps_total", a.format(1), counter((total, 20))),
+        series("tandem_edge_replica_failures_total", a.format(1) + ',kind="status"', counter((total, 5))),
+        series("tandem_edge_replica_available", a.format(2), f"1x{HEALTHY - 1} 0x{incident - 1} 1x{AFTER - 1}"),
+        series("tandem_edge_replica_steps_total", a.format(2), counter((HEALTHY, 20), (incident, 0), (AFTER, 20))),
+        series("tandem_edge_replica_failures_total", a.format(2) + ',kind="connect"', counter((total, 0))),
+        {
+            "series": 'tandem_edge_replica_available{job="other",instance="b:8080",replica="http://b0:8000/v1"}',
+            "values": "1x9 0x4 1x9 0x4 1x39",
+        },
+        {
+            "series": 'tandem_edge_replica_steps_total{job="other",instance="b:8080",replica="http://b0:8000/v1"}',
+            "values": counter((10, 20), (5, 3), (10, 20), (5, 3), (40, 20)),
+        },
+        {
+            "series": 'tandem_edge_replica_failures_total{job="other",instance="b:8080",replica="http://b0:8000/v1",'
+            'kind="connect"}',
+            "values": counter((10, 0), (5, 3), (10, 0), (5, 3), (40, 0)),
+        },
+    ]
+
+    def out(replica: int) -> dict[str, str]:
+        return {"job": "tandem", "replica": f"http://r{replica}:8000/v1", "severity": "warning"}
+
+    return {
+        "name": "TandemEdgeReplicaOut: a dead replica whose breaker flaps, one kept out, not a degraded one "
+        "nor one out 5 minutes at a time, resolved within 2 minutes",
+        "interval": "1m",
+        "input_series": inputs,
+        "alert_rule_test": [
+            expect("TandemEdgeReplicaOut", f"{HEALTHY - 1}m"),
+            expect("TandemEdgeReplicaOut", f"{HEALTHY + 9}m"),
+            expect("TandemEdgeReplicaOut", f"{HEALTHY + 16}m", out(0), out(2)),
+            expect("TandemEdgeReplicaOut", f"{end - 1}m", out(0), out(2)),
+            expect("TandemEdgeReplicaOut", f"{end + 2}m"),
+        ],
+    }
+
+
 def journal_scenario() -> dict[str, Any]:
     """Gateway a: its journal file fills at minute 10 (3 writes kept in memory only), and writes
     wait in its journal from minute 6 to 35 (a long outage). Gateway b: nothing lost, writes
@@ -417,6 +479,7 @@ def scenarios() -> list[dict[str, Any]]:
         *spend_scenarios(),
         upstream_scenario(),
         edge_pool_scenario(),
+        edge_replica_scenario(),
         journal_scenario(),
     ]
 

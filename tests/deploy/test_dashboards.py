@@ -188,3 +188,21 @@ def test_the_docs_explain_every_panel() -> None:
     page = (ROOT / "docs" / "operations" / "observability.md").read_text()
     unexplained = [p["title"] for p in panels() if f"**{p['title']}**" not in page]
     assert unexplained == [], "docs/operations/observability.md should explain these panels"
+
+
+def test_the_edge_pool_row_shows_each_replicas_availability_failures_and_rehomes() -> None:
+    # A replica out of the pool (its breaker open, its calls failing) shows on a panel of its own,
+    # beside the alert TandemEdgeReplicaOut.
+    board = dashboards()["tandem-overview.json"]["panels"]
+    start = next(i for i, p in enumerate(board) if p["type"] == "row" and p["title"] == "Edge pool") + 1
+    end = next(i for i, p in enumerate(board) if i >= start and p["type"] == "row")
+    in_row = board[start:end]
+    (panel,) = [p for p in in_row if p["title"] == "Replica availability, failures and re-homes"]
+    used = [metric_names(t["expr"]) for t in panel["targets"]]
+    assert used == [
+        {"tandem_edge_replica_available"},
+        {"tandem_edge_replica_failures_total"},
+        {"tandem_edge_rehomes_total"},
+    ]
+    assert "by (replica)" in panel["targets"][0]["expr"] and "by (replica, kind)" in panel["targets"][1]["expr"]
+    assert "by (reason)" in panel["targets"][2]["expr"]

@@ -525,3 +525,141 @@ def test_several_vllm_replicas_are_each_addressed_and_make_the_edge_a_pool() -> 
     assert one(single, "Deployment", "demo-tandem-vllm")["spec"]["replicas"] == 1
     assert not [d for d in by_kind(single, "StatefulSet") if d["metadata"]["name"] == "demo-tandem-vllm"]
     assert gateway_config(single)["upstreams"]["edge"].get("endpoints") is None
+
+
+# An edge pool the chart does not run (docs/operations/edge-pool.md): `endpoints` in place of
+# `base_url`. Helm merges values.yaml's default `base_url` (http://vllm:8000/v1) into the user's
+# edge, which the gateway refuses beside endpoints that do not list it.
+EXTERNAL_POOL = ["http://10.0.0.11:8000/v1", "http://10.0.0.12:8000/v1"]
+
+
+@pytest.mark.parametrize(
+    ("edge", "base_url"),
+    [
+        ({"endpoints": EXTERNAL_POOL}, EXTERNAL_POOL[0]),
+        ({"endpoints": EXTERNAL_POOL, "base_url": None}, EXTERNAL_POOL[0]),
+        ({"endpoints": EXTERNAL_POOL, "base_url": ""}, EXTERNAL_POOL[0]),
+        # A base_url that is one of the replicas is the user's own choice: kept.
+        ({"endpoints": EXTERNAL_POOL, "base_url": EXTERNAL_POOL[1]}, EXTERNAL_POOL[1]),
+    ],
+    ids=["endpoints-only", "base_url-null", "base_url-empty", "base_url-one-of-them"],
+)
+def test_an_external_edge_pool_renders_a_config_the_gateway_loads(edge: dict[str, Any], base_url: str) -> None:
+    values = {"config": {"upstreams": {"edge": {**edge, "model": "Qwen/Qwen3.5-9B", "balance": "affinity"}}}}
+    docs = objects(values)
+    rendered = gateway_config(docs)["upstreams"]["edge"]
+    assert rendered["endpoints"] == EXTERNAL_POOL
+    assert rendered.get("base_url") in (None, base_url), "values.yaml's default base_url is not merged in"
+    settings = load_settings(**gateway_config(docs))  # the gateway's own loader accepts it
+    assert settings.upstreams["edge"].endpoints == EXTERNAL_POOL
+    assert settings.upstreams["edge"].base_url == base_url
+    assert settings.upstreams["edge"].model == "Qwen/Qwen3.5-9B"
+    notes = render(values)["tandem/templates/NOTES.txt"]
+    assert f"Edge: a pool of 2 replicas (config.upstreams.edge.endpoints): {', '.join(EXTERNAL_POOL)}" in notes
+
+
+def test_the_charts_own_vllm_replaces_endpoints_left_in_the_config() -> None:
+    # vllm.enabled with one replica: the chart's vLLM is the edge, endpoints left in `config`
+    # (from an external pool before) no longer name it and are dropped, not merged beside it.
+    docs = objects({"vllm": {"enabled": True}, "config": {"upstreams": {"edge": {"endpoints": EXTERNAL_POOL}}}})
+    rendered = gateway_config(docs)["upstreams"]["edge"]
+    assert "endpoints" not in rendered
+    settings = load_settings(**gateway_config(docs))
+    assert settings.upstreams["edge"].base_url == "http://demo-tandem-vllm:8000/v1"
+    assert settings.upstreams["edge"].endpoints == []
+    # Several replicas: the chart's own endpoints, whatever `config` listed.
+    docs = objects(
+        {"vllm": {"enabled": True, "replicas": 3}, "config": {"upstreams": {"edge": {"endpoints": EXTERNAL_POOL}}}}
+    )
+    settings = load_settings(**gateway_config(docs))
+    assert settings.upstreams["edge"].endpoints == [
+        f"http://demo-tandem-vllm-{i}.demo-tandem-vllm-pods.ai.svc:8000/v1" for i in range(3)
+    ]
+
+
+@pytest.mark.parametrize(
+    "edge",
+    [{"base_url": None}, {"base_url": "", "endpoints": []}, {"base_url": None, "endpoints": []}],
+    ids=["no-base_url", "empty-both", "null-and-empty"],
+)
+def test_an_edge_with_neither_base_url_nor_endpoints_fails_naming_both(edge: dict[str, Any]) -> None:
+    with pytest.raises(helm().HelmError) as caught:
+        render({"config": {"upstreams": {"edge": edge}}})
+    message = str(caught.value)
+    assert "config.upstreams.edge.base_url is required" in message and "endpoints" in message
+
+
+def test_notes_name_the_charts_edge_pool() -> None:
+    notes = render({"vllm": {"enabled": True, "replicas": 3}})["tandem/templates/NOTES.txt"]
+    assert "a pool of 3 replicas" in notes
+    assert "StatefulSet demo-tandem-vllm" in notes and "headless Service demo-tandem-vllm-pods" in notes
+    single = render({"vllm": {"enabled": True}})["tandem/templates/NOTES.txt"]
+    assert "pool" not in single and "(demo-tandem-vllm)" in single
+    assert "Edge: http://vllm:8000/v1." in render()["tandem/templates/NOTES.txt"]
+
+
+# The chart's Redis has a memory limit: without maxmemory it grows until the kernel OOM-kills it
+# (an AOF replay, an outage); at maxmemory with noeviction it refuses writes instead, which the
+# gateway keeps in its write-back journal (docs/operations/redis.md, cause "full").
+def redis_args(values: dict[str, Any]) -> list[str]:
+    redis = one(objects({"replicaCount": 2, **values}), "StatefulSet", "demo-tandem-redis")
+    args: list[str] = redis["spec"]["template"]["spec"]["containers"][0]["args"]
+    return args
+
+
+@pytest.mark.parametrize(
+    ("redis", "maxmemory"),
+    [
+        ({}, str(512 * 2**20 * 80 // 100)),  # 80% of the default 512Mi limit
+        ({"resources": {"limits": {"memory": "2Gi"}}}, str(2 * 2**30 * 80 // 100)),
+        ({"resources": {"limits": {"memory": "1G"}}, "maxmemoryPercent": 50}, str(500_000_000)),
+        ({"resources": {"limits": {"memory": 1073741824}}}, str(2**30 * 80 // 100)),
+        ({"maxmemory": "300mb"}, "300mb"),
+        ({"maxmemory": 419430400}, "419430400"),
+    ],
+    ids=["default", "2Gi", "1G-at-50%", "bytes", "explicit", "explicit-bytes"],
+)
+def test_chart_redis_refuses_writes_below_its_memory_limit(redis: dict[str, Any], maxmemory: str) -> None:
+    args = redis_args({"redis": redis})
+    assert args[args.index("--maxmemory") + 1] == maxmemory
+    assert args[args.index("--maxmemory-policy") + 1] == "noeviction"
+
+
+def test_chart_redis_without_a_memory_limit_has_no_maxmemory_unless_given() -> None:
+    # `limits: {}` would merge with the default; null takes the default limit out.
+    args = redis_args({"redis": {"resources": {"limits": {"memory": None}}}})
+    assert "--maxmemory" not in args and args[args.index("--maxmemory-policy") + 1] == "noeviction"
+    args = redis_args({"redis": {"resources": {"limits": {"memory": None}}, "maxmemory": "1gb"}})
+    assert args[args.index("--maxmemory") + 1] == "1gb"
+
+
+@pytest.mark.parametrize(
+    ("redis", "message"),
+    [
+        ({"maxmemoryPercent": 0}, "at '/redis/maxmemoryPercent'"),
+        ({"maxmemoryPercent": 101}, "at '/redis/maxmemoryPercent'"),
+        ({"maxmemory": "lots"}, "at '/redis/maxmemory'"),
+    ],
+)
+def test_bad_redis_maxmemory_values_fail(redis: dict[str, Any], message: str) -> None:
+    with pytest.raises(helm().HelmError) as caught:
+        render({"replicaCount": 2, "redis": redis})
+    assert message in str(caught.value)
+
+
+def test_the_edge_replica_alert_takes_its_failure_ratio_from_the_values() -> None:
+    def replica_rule(values: dict[str, Any]) -> dict[str, Any]:
+        rule = one(objects({"prometheusRule": {"enabled": True}, **values}), "PrometheusRule")
+        found: dict[str, Any] = next(
+            r for g in rule["spec"]["groups"] for r in g["rules"] if r["alert"] == "TandemEdgeReplicaOut"
+        )
+        return found
+
+    default = replica_rule({})
+    assert ">= 0.9 * sum by (namespace, job, replica)" in default["expr"]
+    tuned = replica_rule({"alerts": {"edgeReplicaFailureRatio": 1.5}})
+    assert ">= 1.5 * sum by (namespace, job, replica)" in tuned["expr"]
+    assert "at least 1.5 times as many calls" in tuned["annotations"]["description"]
+    with pytest.raises(helm().HelmError) as caught:
+        render({"alerts": {"edgeReplicaFailureRatio": 0}})
+    assert "at '/alerts/edgeReplicaFailureRatio'" in str(caught.value)

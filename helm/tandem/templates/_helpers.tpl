@@ -103,11 +103,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- $_ := set $edge "endpoints" $endpoints -}}
 {{- $_ := unset $edge "base_url" -}}
 {{- else -}}
+{{- /* The chart's one vLLM is the edge: endpoints left in `config` name other servers. */ -}}
 {{- $_ := set $edge "base_url" (printf "http://%s-vllm:%d/v1" $name $port) -}}
+{{- $_ := unset $edge "endpoints" -}}
 {{- end -}}
 {{- $_ := set $edge "model" .Values.vllm.servedModelName -}}
+{{- else if get $edge "endpoints" -}}
+{{- /* An external pool. Helm merges values.yaml's default base_url into the user's edge; the
+gateway refuses a base_url that is not one of endpoints, so it is dropped unless it is one (the
+gateway then takes the first endpoint). */ -}}
+{{- if not (has (get $edge "base_url") (get $edge "endpoints")) -}}
+{{- $_ := unset $edge "base_url" -}}
+{{- end -}}
 {{- else if not (get $edge "base_url") -}}
-{{- fail "config.upstreams.edge.base_url is required when vllm.enabled is false (point it at your vLLM server, e.g. http://vllm:8000/v1)" -}}
+{{- fail "config.upstreams.edge.base_url is required when vllm.enabled is false, unless config.upstreams.edge.endpoints lists the replicas of an edge pool (point it at your vLLM server, e.g. http://vllm:8000/v1)" -}}
 {{- end -}}
 {{- $_ := set $upstreams "edge" $edge -}}
 {{- $_ := set $config "upstreams" $upstreams -}}
@@ -186,4 +195,32 @@ app.kubernetes.io/component: {{ .component }}
 {{/* The file the judge-training CronJob promotes into (and a judge route's `model`). */}}
 {{- define "tandem.judgeModelFile" -}}
 {{- printf "%s/%s" .Values.judgeTraining.modelVolume.mountPath (ternary "judge-draft.onnx" "judge.onnx" (eq .Values.judgeTraining.sees "draft")) -}}
+{{- end -}}
+
+{{/* The chart's Redis' --maxmemory: redis.maxmemory as given, else redis.maxmemoryPercent of its
+memory limit in bytes (a Kubernetes quantity: 512Mi, 1G, or a number of bytes); empty without
+either (no limit, no maxmemory). */}}
+{{- define "tandem.redisMaxmemory" -}}
+{{- $redis := .Values.redis -}}
+{{- $limit := get (default dict (default dict $redis.resources).limits) "memory" -}}
+{{- if and (kindIs "string" $redis.maxmemory) $redis.maxmemory -}}
+{{- $redis.maxmemory -}}
+{{- else if $redis.maxmemory -}}
+{{- /* a number of bytes: Helm reads it as a float, which would print as 4.194304e+08 */ -}}
+{{- printf "%d" (int64 $redis.maxmemory) -}}
+{{- else if $limit -}}
+{{- $bytes := 0.0 -}}
+{{- if kindIs "string" $limit -}}
+{{- $number := regexFind "^[0-9.]+([eE][0-9]+)?" $limit -}}
+{{- $units := dict "" 1.0 "n" 1e-9 "u" 1e-6 "m" 0.001 "k" 1e3 "M" 1e6 "G" 1e9 "T" 1e12 "P" 1e15 "E" 1e18 "Ki" 1024.0 "Mi" 1048576.0 "Gi" 1073741824.0 "Ti" 1099511627776.0 "Pi" 1125899906842624.0 "Ei" 1152921504606846976.0 -}}
+{{- $bytes = mulf (float64 $number) (get $units (trimPrefix $number $limit)) -}}
+{{- else -}}
+{{- $bytes = float64 $limit -}}
+{{- end -}}
+{{- $maxmemory := int64 (floor (divf (mulf $bytes (float64 $redis.maxmemoryPercent)) 100)) -}}
+{{- if gt $maxmemory 0 -}}
+{{- /* (0 would be Redis' "no limit") */ -}}
+{{- printf "%d" $maxmemory -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
