@@ -282,6 +282,28 @@ def test_a_value_from_the_environment_names_the_variable(tmp_path: Path) -> None
     assert f"{config}:" not in done.stderr
 
 
+def test_a_tandem_variable_that_sets_nothing_is_warned_about(tmp_path: Path) -> None:
+    """The settings read the environment by name: a misspelt variable was silently ignored (a
+    gateway without the client keys it was given, on another port)."""
+    config = write(tmp_path, "tandem.yaml", BASE)
+    env = {
+        "TANDEM_CLIENT_API_KEY": '["sk-x"]',
+        "TANDEM_PORT": "9000",
+        "TANDEM_PURE": "1",
+        "TANDEM_SERVER__PORT": "9001",
+    }
+    done = tandem("check", "--config", config, env=env)
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "warning: environment variable" in line]
+    assert said == [
+        "tandem: warning: environment variable TANDEM_CLIENT_API_KEY sets no setting and is ignored "
+        "(did you mean TANDEM_CLIENT_API_KEYS?)",
+        "tandem: warning: environment variable TANDEM_PORT sets no setting and is ignored "
+        "(did you mean TANDEM_SERVER__PORT?)",
+    ], done.stderr
+    assert "sk-x" not in done.stderr + done.stdout
+
+
 def test_an_empty_config_file_is_warned_about(tmp_path: Path) -> None:
     config = write(tmp_path, "tandem.yaml", "# nothing yet\n")
     done = tandem("check", "--config", config)

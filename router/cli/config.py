@@ -9,9 +9,11 @@ import ipaddress
 import os
 import socket
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import yaml
+from pydantic import BaseModel
 
 from router.config.base import public_url, url_has_credentials
 from router.config.upstream import UpstreamSettings
@@ -107,11 +109,59 @@ def _check_journal_dir(settings: Settings, path: Path | None) -> None:
         )
 
 
+# Variables of Tandem's own that are not settings (read by the CLI, the build, the tests' tools).
+_NOT_SETTINGS = frozenset(
+    {
+        "TANDEM_PURE",
+        "TANDEM_VAULT_KEY",
+        "TANDEM_ADMIN_KEY",
+        "TANDEM_KEY",
+        "TANDEM_CACHE_DIR",
+        "TANDEM_CONFIG",
+        "TANDEM_JUDGE_RUNTIME",
+        "TANDEM_STAGE_TIMES",
+        "TANDEM_TINY_MODEL_DIR",
+        "TANDEM_VLLM_VENV",
+    }
+)
+
+
+def _setting_variables() -> list[str]:
+    """The variables that set a setting: each top-level key's, and each key of a section's."""
+    names = []
+    for name, field in Settings.model_fields.items():
+        names.append(f"TANDEM_{name.upper()}")
+        section = field.annotation
+        if isinstance(section, type) and issubclass(section, BaseModel):
+            names += [f"TANDEM_{name.upper()}__{key.upper()}" for key in section.model_fields]
+    return names
+
+
+def unknown_variables(environ: Mapping[str, str]) -> list[str]:
+    """A warning for each `TANDEM_` variable that sets nothing: the settings read the
+    environment by name, so a misspelt one (`TANDEM_CLIENT_API_KEY`, `TANDEM_PORT`) was
+    silently ignored, the gateway serving without the keys or on the port it named."""
+    known = _setting_variables()
+    tops = {name.split("__")[0] for name in known}
+    said = []
+    for variable in sorted(environ):
+        upper = variable.upper()
+        if not upper.startswith("TANDEM_") or upper in _NOT_SETTINGS or upper.split("__")[0] in tops:
+            continue
+        leaf = "__" + upper.removeprefix("TANDEM_")
+        close = [name for name in known if name.endswith(leaf)] or difflib.get_close_matches(upper, known, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        said.append(f"environment variable {variable} sets no setting and is ignored{hint}")
+    return said
+
+
 def validated(path: Path | None, **overrides: object) -> Settings:
     """The settings `tandem serve` would start with, checked as far as can be without serving:
     every key, the keys' files, the vault key, every route built (a judge's model loaded), and
     the open-proxy rule. Raises ConfigError naming what is wrong."""
     _warn_if_empty(path)
+    for warning in unknown_variables(os.environ):
+        print(f"tandem: warning: {warning}", file=sys.stderr)
     settings = load_settings(path, **overrides)
     _check_privacy_weights(settings, path)
     if settings.server.workers > 1 and not settings.redis_url:
