@@ -4,8 +4,8 @@ With `sees: draft` the edge drafts the step first and the judge scores the state
 (judge/features.py) together with these: the draft's action type, its size and shape, whether its
 tool calls are valid, whether it repeats an earlier turn, the run's own record of steps of the
 draft's action type (judge/record.py: how many, the share that failed), and whether its harness
-will refuse it: an editor call without what its command needs or creating a path the recent
-turns show, a reply out of the format the prompt demands, a call without an argument its tool
+will refuse it: an editor call without what its command needs or creating a path a recent tool
+result showed, a reply out of the format the prompt demands, a call without an argument its tool
 requires. The action about to be taken is the strongest evidence of whether it will fail; a
 refusal raises the score to a floor (`SLIP_FLOORS`, `floored`) rather than being learned. A draft
 model's feature names are `FEATURE_NAMES + DRAFT_FEATURE_NAMES`; its card says `sees: draft`.
@@ -44,7 +44,7 @@ DRAFT_FEATURE_NAMES: tuple[str, ...] = (
     "draft_heredoc",
     "draft_install",
     "draft_edit_incomplete",  # an editor's command without what it needs (str_replace, no old_str)
-    "draft_creates_shown",  # an editor's create of a path the recent turns show: it exists
+    "draft_creates_shown",  # an editor's create of a path a recent tool result showed: it exists
     "draft_breaks_format",  # a reply without exactly one code block where the prompt demands one
     "draft_misses_required",  # a call without an argument its tool's schema requires
     *DRAFT_RECORD_FEATURE_NAMES,
@@ -53,8 +53,8 @@ STATE_AND_DRAFT_NAMES: tuple[str, ...] = (*FEATURE_NAMES, *DRAFT_FEATURE_NAMES)
 
 # The least a draft judge's score is when the harness will refuse the draft: its contract, not
 # something learned, so it holds for a family no model was trained on (docs/judge.md). An editor
-# call without what its command needs is always refused; a `create` of a path the recent turns
-# show is refused when the file exists, which a path shown makes as likely as not; a reply that
+# call without what its command needs is always refused; a `create` of a path a recent tool result
+# showed is refused when the file exists, which a path shown makes as likely as not; a reply that
 # breaks the format the prompt demands, or a call without an argument its tool's declared schema
 # requires, is always refused.
 SLIP_FLOORS: dict[str, float] = {
@@ -242,24 +242,33 @@ def _misses_required(calls: list[tuple[str, dict[str, Any]]], tools: list[dict[s
     return float(any(any(need not in args for need in required.get(name, ())) for name, args in calls))
 
 
+# A line of a tool result that names a path only to say it is not there (an editor's `The path
+# /x does not exist`, a shell's `No such file or directory`): it shows no file.
+_ABSENT = re.compile(r"does not exist|No such file or directory|not found|cannot access|cannot open", re.IGNORECASE)
+
+
 def _shown(path: str, messages: list[Message]) -> bool:
-    """Whether `path` appears in the messages' text or in their tool calls' arguments."""
+    """Whether a tool result among `messages` showed `path`: listed it or showed it (an `ls`, an
+    editor's view, `File created successfully at:`), not only said it is missing. Only what the
+    tools returned counts: a path the task or the user names (the file to create) is not known to
+    exist, nor is one the agent's own calls named."""
     for message in messages:
-        if not isinstance(message, dict):
+        if not isinstance(message, dict) or message.get("role") != "tool":
             continue
-        if path in content_text(message):
-            return True
-        calls = message.get("tool_calls")
-        for call in calls if isinstance(calls, list) else ():
-            function = call.get("function") if isinstance(call, dict) else None
-            if isinstance(function, dict) and path in str(function.get("arguments") or ""):
+        text = content_text(message)
+        at = text.find(path)
+        while at >= 0:
+            start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+            if _ABSENT.search(text, start, end if end >= 0 else len(text)) is None:
                 return True
+            at = text.find(path, at + len(path))
     return False
 
 
 def _editor_values(calls: list[tuple[str, dict[str, Any]]], tail: list[Message]) -> tuple[float, float]:
     """(`draft_edit_incomplete`, `draft_creates_shown`) of the draft's `calls`: those to an editor
-    driven by a `command` argument (see `_EDITOR_NEEDS`); 0 without such calls."""
+    driven by a `command` argument (see `_EDITOR_NEEDS`), the path of a `create` looked for in the
+    tool results of `tail` (`_shown`); 0 without such calls."""
     incomplete = creates_shown = False
     for _name, args in calls:
         command = args.get("command")

@@ -77,6 +77,7 @@ def run_import(args: argparse.Namespace) -> int:
     families: Counter[str] = Counter()
     failures: list[str] = []
     passed_over: list[str] = []
+    left_out: list[str] = []  # runs with no step to read, in files of several runs
     runs = 0
 
     def rows() -> Iterator[dict[str, Any]]:
@@ -84,7 +85,7 @@ def run_import(args: argparse.Namespace) -> int:
         files = list(trajectory_files(args.paths))
         for file, loose in progress(files, "importing trajectories"):
             try:
-                read = read_runs(file)
+                read = read_runs(file, left_out)
             except TrajectoryFormatError as exc:
                 if loose:
                     passed_over.append(str(exc))
@@ -114,6 +115,8 @@ def run_import(args: argparse.Namespace) -> int:
             print(f"  skipped {failure}", file=sys.stderr)
         for note in passed_over:
             print(f"  passed over {note}", file=sys.stderr)
+        for note in left_out:
+            print(f"  {note}", file=sys.stderr)
         unread = unread_files(args.paths)
         if unread:
             kinds = ", ".join(sorted({file.suffix or file.name for file in unread})[:6])
@@ -128,11 +131,12 @@ def run_import(args: argparse.Namespace) -> int:
         said()
         if runs == 0:
             # Raised while the rows are written, so that no (empty) output file is left behind.
-            reasons = failures + passed_over
+            reasons = failures + passed_over + left_out
             detail = ("; " + "; ".join(reasons[:5])) if reasons else "; no file matched in the folders given"
             raise TrajectoryFormatError(args.out, None, "no trajectory was read; nothing to write" + detail)
 
     count = write_rows(args.out, every_row())
     by_family = ", ".join(f"{family} {n}" for family, n in sorted(families.items()))
-    print(f"wrote {count} rows of {runs} runs to {args.out} ({by_family}); {len(failures)} file(s) skipped")
+    empty = f", {len(left_out)} run(s) with no step left out" if left_out else ""
+    print(f"wrote {count} rows of {runs} runs to {args.out} ({by_family}); {len(failures)} file(s) skipped{empty}")
     return 0

@@ -9,14 +9,19 @@ source):
 |---|---|---|
 | `mini-swe-agent` | `*.traj.json` (`trajectory_format` `mini-swe-agent-1`, `-1.1`) | mini-swe-agent 1.x, 2.x |
 | `swe-agent` | `*.traj` (`history` and/or `trajectory`) | SWE-agent 0.7, 1.0–1.1 |
-| `openhands` | event stream: a JSON list of events, or an object with `history` | OpenHands 0.x (V0 events) |
+| `openhands` | event stream: a JSON list of events, an object with `history`, `output.jsonl` | OpenHands 0.x (V0) |
+| `openhands` | the same, of OpenHands agent-SDK events (`kind`: `ActionEvent`, …): `openhands-1` | agent SDK (V1) |
 | `claude-code` | session `*.jsonl` (`type` user/assistant lines) | Claude Code 1.x, 2.x |
 | `codex` | rollout `*.jsonl` (`session_meta` / `response_item` lines, or the older bare items) | Codex CLI 0.x |
 | `terminus-2` | harbor trajectory JSON (ATIF `schema_version` `ATIF-v1.*`) | harbor Terminus-2, ATIF v1.0–1.5 |
 | `openai-chat` | plain OpenAI chat logs: `.jsonl` of message lists, a JSON array, one per file | any |
+| `tau-bench-tool-calling` | tau-bench results: a JSON list of `{task_id, reward, traj}` | tau-bench |
+| `tau2-bench-1` | tau2-bench results: an object of `info`, `tasks`, `simulations` | tau2-bench 0.x–1.x |
 
 A file that is none of these, or is broken, raises `TrajectoryFormatError` naming the file, the
 line (of a JSON-lines file, or of a JSON syntax error; the JSON path otherwise) and the problem.
+In a file of several runs, a run with no step to read (a conversation without an assistant turn,
+an instance whose history is empty) is left out and said (`read_runs`' `skipped`), not an error.
 """
 
 from __future__ import annotations
@@ -81,8 +86,16 @@ def read_run(path: Path) -> Run:
     return read_any(path)
 
 
-def read_runs(path: Path) -> list[Run]:
-    """The runs in one file: a trajectory file holds one, a chat log one per conversation."""
+def read_runs(path: Path, skipped: list[str] | None = None) -> list[Run]:
+    """The runs in one file: a trajectory file holds one, a chat log one per conversation. A run
+    of a file of several that has no step to read is left out, and said in `skipped` (where
+    given): the file, its line or place, the run's id and why."""
     from judge.importers.detect import read_all
 
-    return read_all(path)
+    return read_all(path, skipped)
+
+
+def empty_run(path: Path | str, line: int | None, run_id: str, why: str) -> str:
+    """What `read_runs` says of a run it left out: the file, the line (or place), the id, why."""
+    place = f"{path}:{line}" if line is not None else str(path)
+    return f"{place}: run {run_id!r} left out: {why}"

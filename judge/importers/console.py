@@ -40,6 +40,27 @@ def is_console_log(raw: bytes) -> bool:
     return all(marker in raw for marker in MARKERS)
 
 
+# What a terminal recording is named (terminal-bench's `sessions/agent.log`, asciinema's `.cast`
+# played back to text) and holds: escape codes, a shell prompt.
+RECORDING_NAMES = (".log", ".cast")
+_PROMPT = re.compile(rb"^\S*@\S*:\S*[#$] ", re.M)
+NOT_A_CONSOLE_LOG = (
+    "a terminal recording this importer does not read: of recordings, only mini-swe-agent 1.x's console "
+    "output is read (its `mini-swe-agent (step N, $cost):` headers and `<returncode>` results), and this one "
+    "holds none; another harness's recording shows no steps with their results: import that harness's own "
+    "trajectory files"
+)
+
+
+def is_recording(path: Path, raw: bytes) -> bool:
+    """Whether a file that is not JSON is a terminal recording (of some harness): named as one,
+    or holding escape codes or a shell prompt, and not opening as JSON does."""
+    head = raw[:4096]
+    if head.lstrip()[:1] in (b"{", b"["):
+        return False  # JSON, broken somewhere: its syntax error says more
+    return path.name.endswith(RECORDING_NAMES) or b"\x1b[" in head or _PROMPT.search(head) is not None
+
+
 def _clean(text: str) -> str:
     text = _SPINNER.sub("", _ANSI.sub("", text)).replace("\r\n", "\n").replace("\r", "")
     lines, skipping = [], False

@@ -12,6 +12,10 @@ Messages are OpenAI chat messages (`system`, `user`, `assistant` with `tool_call
 messages, are read as tool calls, results and tools); other roles are left out, as the model
 never saw them. The family is
 `openai-chat` unless `--family` names the agent.
+
+A conversation without an assistant turn has no step to read: in a file of several it is left
+out and said (its line or place, and its id), the others read; a file of that one conversation
+alone is an error.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judge.importers import Run, TrajectoryFormatError
+from judge.importers import Run, TrajectoryFormatError, empty_run
 from judge.importers.chats import _chat_message, _stem
 
 FAMILY = "openai-chat"
@@ -76,34 +80,63 @@ def _tools(document: dict[str, Any]) -> list[dict[str, Any]] | None:
     return None
 
 
-def conversation_run(path: Path, value: Any, run_id: str, where: str) -> Run:
-    """One conversation (a list of messages, or an object with `messages`) as a run."""
+NO_STEP = "a conversation with no assistant message: no step to read"
+
+
+def conversation_run(path: Path, value: Any, run_id: str, where: str, line: int | None = None) -> Run:
+    """One conversation (a list of messages, or an object with `messages`) as a run; its
+    messages' places are `where` (and `line`, of a JSON-lines file). A run with no assistant
+    message is returned as it is (`read_chat_document`, `read_chat_lines` decide)."""
     document = value if isinstance(value, dict) else {"messages": value}
     raw = _legacy(document["messages"])
-    messages = [m for i, e in enumerate(raw) if (m := _chat_message(e, path, f"{where}messages[{i}]")) is not None]
-    if not any(m["role"] == "assistant" for m in messages):
-        raise TrajectoryFormatError(path, None, "a chat log with no assistant message: no step to read", where or "")
+    messages = []
+    for i, entry in enumerate(raw):
+        try:
+            message = _chat_message(entry, path, f"{where}messages[{i}]")
+        except TrajectoryFormatError as exc:
+            if line is None:
+                raise
+            raise TrajectoryFormatError(path, line, exc.problem, f"{where}messages[{i}]") from None
+        if message is not None:
+            messages.append(message)
     tools = _tools(document)
     meta = {"model": document.get("model")} if isinstance(document.get("model"), str) else {}
     chosen = document.get("id") or document.get("trajectory_id")
     return Run(str(chosen or run_id), FAMILY, messages, tools, _outcome(document), str(path), meta)
 
 
-def read_chat_document(path: Path, document: Any) -> list[Run]:
-    """The runs of a JSON file of one conversation or a list of them."""
+def _has_step(run: Run) -> bool:
+    return any(m["role"] == "assistant" for m in run.messages)
+
+
+def read_chat_document(path: Path, document: Any, skipped: list[str] | None = None) -> list[Run]:
+    """The runs of a JSON file of one conversation or a list of them; of a list, a conversation
+    with no assistant message is left out (and said in `skipped`)."""
     if is_conversation(document):
-        return [conversation_run(path, document, _stem(path), "")]
-    return [
-        conversation_run(path, value, f"{_stem(path)}-{index + 1}", f"[{index}].")
-        for index, value in enumerate(document)
-    ]
+        run = conversation_run(path, document, _stem(path), "")
+        if not _has_step(run):
+            raise TrajectoryFormatError(path, None, NO_STEP)
+        return [run]
+    runs = []
+    for index, value in enumerate(document):
+        run = conversation_run(path, value, f"{_stem(path)}-{index + 1}", f"[{index}].")
+        if _has_step(run):
+            runs.append(run)
+        elif skipped is not None:
+            skipped.append(empty_run(path, None, run.trajectory_id, f"{NO_STEP} (at [{index}])"))
+    return runs
 
 
-def read_chat_lines(path: Path, lines: list[tuple[int, Any]]) -> list[Run]:
-    """The runs of a JSON-lines file, one conversation a line."""
+def read_chat_lines(path: Path, lines: list[tuple[int, Any]], skipped: list[str] | None = None) -> list[Run]:
+    """The runs of a JSON-lines file, one conversation a line; a conversation with no assistant
+    message is left out (and said in `skipped`: its line and id)."""
     runs = []
     for number, value in lines:
         if not is_conversation(value):
             raise TrajectoryFormatError(path, number, f"expected {EXPECTED}")
-        runs.append(conversation_run(path, value, f"{_stem(path)}-{number}", f"line {number}: "))
+        run = conversation_run(path, value, f"{_stem(path)}-{number}", "", number)
+        if _has_step(run):
+            runs.append(run)
+        elif skipped is not None:
+            skipped.append(empty_run(path, number, run.trajectory_id, NO_STEP))
     return runs

@@ -58,8 +58,8 @@ def test_creating_a_path_the_recent_turns_show() -> None:
     earlier = _call({"command": "create", "path": "/repo/reproduce.py", "file_text": "print(0)\n"})
     assert _values(create, [TASK]) == (0.0, 0.0)
     assert _values(create, [TASK, earlier, _result("File created successfully at: /repo/reproduce.py")])[1] == 1.0
-    # The path in an earlier call's arguments alone (the result said nothing of it)
-    assert _values(create, [TASK, earlier, _result("ok")])[1] == 1.0
+    # The path in an earlier call's arguments alone (the result said nothing of it): not shown
+    assert _values(create, [TASK, earlier, _result("ok")])[1] == 0.0
     # ... or in an output that lists it
     listing = _call({"command": "view", "path": "/repo"})
     assert _values(create, [TASK, listing, _result("/repo/calc.py\n/repo/reproduce.py\n")])[1] == 1.0
