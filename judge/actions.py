@@ -204,8 +204,10 @@ TOOL_TABLE: dict[str, Callable[[Args], ActionType]] = {
     # shells: OpenHands, SWE-agent, Claude Code, Codex, generic
     **dict.fromkeys(("execute_bash", "bash", "shell", "exec_command", "local_shell", "run_command"), _shell),
     **dict.fromkeys(("terminal", "execute_command", "run_shell_command", "container.exec"), _shell),
-    # file editors: OpenHands / SWE-agent
-    **dict.fromkeys(("str_replace_editor", "str_replace_based_edit_tool", "edit_tool", "text_editor"), _editor),
+    # file editors: OpenHands / SWE-agent (`file_editor`: the OpenHands agent SDK's)
+    **dict.fromkeys(
+        ("str_replace_editor", "str_replace_based_edit_tool", "edit_tool", "text_editor", "file_editor"), _editor
+    ),
     # Claude Code
     **dict.fromkeys(("read", "notebookread", "webfetch", "view", "open", "goto", "scroll_up", "scroll_down"), _READ),
     **dict.fromkeys(("grep", "glob", "ls", "websearch", "search_file", "search_dir", "find_file"), _SEARCH),

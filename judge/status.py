@@ -134,6 +134,16 @@ HARNESS_ERRORS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
         ("not found. Available", "Error validating tool", "Error executing tool"),
         re.compile(r"\A\s*(?:Tool '[^'\n]+' not found\. Available:|Error (?:validating|executing) tool '[^'\n]+':)"),
     ),
+    # The OpenHands SDK's own words in a tool result: a command or tool that failed, arguments
+    # it could not validate, an action the confirmation policy rejected.
+    (
+        "openhands",
+        ("An error occurred during", "There was an error during", "Error validating args", "Action rejected"),
+        re.compile(
+            r"\[An error occurred during execution\.\]|\[There was an error during command execution\.\]"
+            r"|\A\s*(?:Error validating args|Action rejected:)"
+        ),
+    ),
     # OpenHands: a command killed for time (not its soft `no new output after N seconds`: the
     # command runs on and the agent may wait for it).
     ("openhands", ("timed out after",), re.compile(r"^\[The command timed out after [\d.]+ seconds\.", re.M)),

@@ -32,6 +32,8 @@ TOOL_CASES = [
     ("execute_bash", {"command": "cd /workspace && python -m pytest tests/ -x"}, T),
     ("execute_bash", {"command": "python reproduce.py"}, X),
     ("str_replace_editor", {"command": "view", "path": "/repo/a.py"}, R),
+    ("file_editor", {"command": "view", "path": "/repo/a.py"}, R),  # the OpenHands agent SDK's
+    ("file_editor", {"command": "create", "path": "/repo/b.py", "file_text": "x = 1"}, W),
     ("str_replace_editor", {"command": "create", "path": "/repo/b.py", "file_text": "x = 1"}, W),
     ("str_replace_editor", {"command": "str_replace", "path": "a.py", "old_str": "a", "new_str": "b"}, E),
     ("str_replace_editor", {"command": "insert", "path": "a.py", "insert_line": 3, "new_str": "b"}, E),

@@ -211,6 +211,11 @@ def test_openhands_messages() -> None:
         "Tool 'str_replace_editor' not found. Available: ['terminal', 'finish']",
         "Error validating tool 'terminal': 1 validation error for TerminalAction. Parameters: {}",
         "Error executing tool 'terminal': invalid argument combination",
+        # Its own words in the tool result the model sees.
+        "Traceback (most recent call last):\n  ...\n[An error occurred during execution.]",
+        "npm ERR! missing script: build\n[There was an error during command execution.]",
+        "Error validating args {'command': 'ls'} for tool 'terminal': field required",
+        "Action rejected: the user declined to run this command",
     ):
         assert action_failed(terminal, [error]), error
     # Its soft timeout is no failure: the command runs on, the agent may wait for it.
