@@ -78,7 +78,22 @@ def test_client_errors_pass_through_unchanged_without_failover(
 
 # Upstream errors in other shapes than OpenAI's: relayed as they were, no client could read them.
 OTHER_SHAPES = {
-    "plain text": (500, "text/plain", "boom", "boom", "server_error", None),
+    "plain text": (
+        500,
+        "text/plain",
+        "boom",
+        "upstream answered HTTP 500 with no error object: boom",
+        "server_error",
+        None,
+    ),
+    "a page": (
+        502,
+        "text/html",
+        "<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>",
+        "upstream answered HTTP 502 with no error object: 502 Bad Gateway Bad Gateway",
+        "server_error",
+        None,
+    ),
     "error as text": (400, "application/json", '{"error": "bad thing"}', "bad thing", "invalid_request_error", None),
     "vllm top level": (
         400,
@@ -89,7 +104,14 @@ OTHER_SHAPES = {
         400,
     ),
     "empty": (429, "application/json", "", "upstream answered HTTP 429", "rate_limit_error", "rate_limit_exceeded"),
-    "a list": (400, "application/json", '["x"]', '["x"]', "invalid_request_error", None),
+    "a list": (
+        400,
+        "application/json",
+        '["x"]',
+        'upstream answered HTTP 400 with no error object: ["x"]',
+        "invalid_request_error",
+        None,
+    ),
 }
 
 

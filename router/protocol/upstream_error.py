@@ -22,6 +22,9 @@ _LIMIT = re.compile(r"(?:maximum context length is|context length of|context win
 _ASKED = re.compile(r"(?:you requested|prompt contains(?: at least)?|resulted in)\D{0,20}(\d+)", re.IGNORECASE)
 
 
+_MARKUP = re.compile(r"<[^>]*>")
+
+
 def read_error(status: int, body: bytes) -> dict[str, Any]:
     """`{"message", "type", "code", "param"}` from an error body: OpenAI's `{"error": {...}}`,
     vLLM's older top-level `{"object": "error", ...}`, or anything else as its text."""
@@ -30,9 +33,13 @@ def read_error(status: int, body: bytes) -> dict[str, Any]:
     except orjson.JSONDecodeError:
         parsed = None
     error: Any = parsed.get("error", parsed) if isinstance(parsed, dict) else None
-    if not isinstance(error, dict):
-        text = error if isinstance(error, str) else body.decode(errors="replace")[:500]
-        error = {"message": text or f"upstream answered HTTP {status}"}
+    if isinstance(error, str):
+        error = {"message": error or f"upstream answered HTTP {status}"}
+    elif not isinstance(error, dict):
+        # No error object (a proxy's or a web server's page): what it says, without its markup.
+        text = " ".join(_MARKUP.sub(" ", body[:4096].decode(errors="replace")).split())[:300]
+        said = f" with no error object: {text}" if text else ""
+        error = {"message": f"upstream answered HTTP {status}{said}"}
     message = error.get("message")
     return {
         "message": message if isinstance(message, str) else str(message or f"upstream answered HTTP {status}"),
