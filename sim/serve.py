@@ -103,7 +103,8 @@ def run_serve(host: str, port: int, seed: int) -> int:
     try:
         asyncio.run(serve_demo(host, port, seed))
     except OSError as error:  # the port is taken, the address is not this machine's
-        print(f"tandem demo: cannot serve on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        said = f"{error.strerror or error} (choose another --host or --port; --port 0 takes a free one)"
+        print(f"tandem demo: cannot serve on {host}:{port}: {said}", file=sys.stderr)
         return 2
     print("tandem demo: stopped", file=sys.stderr, flush=True)
     return 0

@@ -123,4 +123,5 @@ def test_demo_serve_on_a_taken_port_says_so_in_one_line() -> None:
         )
     assert done.returncode == 2
     assert f"cannot serve on 127.0.0.1:{port}" in done.stderr
+    assert "(choose another --host or --port; --port 0 takes a free one)" in done.stderr
     assert "Traceback" not in done.stderr
