@@ -169,6 +169,14 @@ class Upstream:
                         answer=self._answer_of(response.status, payload),
                     )
                 first = await response.read_some()
+                # Comments alone (`: keep-alive`, a router's `: PROCESSING`) are no answer yet:
+                # the first-byte timeout still runs (a stream of nothing but keep-alives held
+                # its step for the whole `timeouts.stream` and never failed over).
+                while first and len(first) < _COMMENTS_HELD and _comments_alone(first):
+                    more = await response.read_some()
+                    if not more:
+                        break
+                    first += more
                 bare_cr = bare_cr_lines(first)
                 if bare_cr:
                     first = first.replace(b"\r", b"\n")
@@ -391,6 +399,18 @@ def _is_event_stream(content_type: str | None, first: bytes) -> bool:
 _FIELDS = (b"data:", b"event:", b"id:", b"retry:", b":")
 # An error object in place of a chunk: OpenAI's `{"error": …}`, vLLM's `{"object": "error", …}`.
 _ERROR_EVENT = re.compile(rb'(?:\xef\xbb\xbf)?\s*data:\s*\{\s*(?:"error"\s*:|"object"\s*:\s*"error")')
+
+
+# The comments held while waiting for a stream's first event (a bound, so that an upstream
+# spilling comments cannot grow what is held): past it, the stream is taken as begun.
+_COMMENTS_HELD = 64 * 1024
+
+
+def _comments_alone(head: bytes) -> bool:
+    """Whether a stream's bytes so far are whole lines of comments (or blank lines) only."""
+    if not head.endswith(b"\n"):
+        return False
+    return all(not line.strip() or line.startswith(b":") for line in head.split(b"\n"))
 
 
 def _begins_with_error(first: bytes) -> bool:

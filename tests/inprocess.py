@@ -88,6 +88,9 @@ class ScriptedTransport(MockTransport):
             response = MockResponse(status, {**json, **extra}, [orjson.dumps(error)])
         elif kind == "raw":
             response = MockResponse(how.get("status", 200), {}, [how["body"]])
+        elif kind == "keepalives":  # an event stream of comments alone, then nothing
+            comments = [b": keep-alive\n\n"] * int(how.get("count", 3))
+            response = MockResponse(200, {"Content-Type": "text/event-stream"}, comments, end="stall")
         elif body.get("stream"):
             events = self._events(how)
             end: End = "cut" if kind == "drop" else "stall" if kind == "stall" else ""

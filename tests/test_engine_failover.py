@@ -256,3 +256,19 @@ async def test_a_stream_cut_mid_way_is_charged_an_estimate() -> None:
         assert record.status == "error"
         assert record.usage is not None and record.usage.source == "estimated"
         assert record.usage.completion_tokens > 0 and record.cost_usd > 0
+
+
+async def test_a_stream_of_keep_alive_comments_alone_fails_over_at_the_first_byte_timeout() -> None:
+    """Comments are no answer: an upstream that sends `: keep-alive` and never an event held its
+    step for the whole `timeouts.stream` (600 s) and never failed over."""
+    async with in_process(failing_over(first_byte=1)) as env:
+        env.edge.push({"kind": "keepalives"})
+        env.cloud.push({"text": "rescued"})
+        started = asyncio.get_running_loop().time()
+        result = await env.run(stream=True)
+        assert isinstance(result, Stream)
+        data = await drain(result)
+        assert b"rescued" in data and events(data)[-1] == "[DONE]"
+        assert asyncio.get_running_loop().time() - started < 4
+        assert (result.facts.target, result.facts.fallback) == ("cloud", True)
+        assert env.metric("tandem_upstream_errors_total", upstream="edge", kind="timeout") == 1
