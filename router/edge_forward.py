@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from router import notes
 from router.config.base import public_url
-from router.edge.pool import EdgePool, Placement, Replica
+from router.edge.pool import INVALID, EdgePool, Placement, Replica
 from router.errors import GatewayError
 from router.fault_log import FAULTS
 from router.policies.base import Decision, Reason
@@ -111,8 +111,12 @@ async def send_pooled(
     none does (the engine then fails over to the cloud where the route allows it)."""
     placement = step.placement or await place_step(pool, step.identity, store, metrics)
     metrics.edge.replica_steps.labels(placement.replicas[0].url).inc()
+    if placement.spilled:
+        metrics.edge.home_spills.inc()
     last: UpstreamFailure | None = None
+    failed: list[tuple[Replica, UpstreamFailure]] = []
     home_down = False  # the run's home refused or dropped the connection: it moves where answered
+    home_invalid = False  # its home answered with no chat completion: it moves where one is
     for attempt, replica in enumerate(placement.replicas):
         if last is not None:
             # An earlier replica failed: counted here, as the engine counts the last one.
@@ -132,14 +136,23 @@ async def send_pooled(
             reply = await replica.upstream.send(body, step.request.stream, trajectory_id=step.trajectory_id)
         except UpstreamFailure as failure:
             lease.release()
-            pool.failed(replica, failure.kind, failure.status)
+            pool.failed(replica, failure.kind, failure.status, failure.detail)
             last = failure
-            home_down = home_down or (attempt == 0 and not placement.spilled and failure.kind in _DOWN)
+            failed.append((replica, failure))
+            at_home = attempt == 0 and not placement.spilled
+            home_down = home_down or (at_home and failure.kind in _DOWN)
+            home_invalid = home_invalid or (at_home and failure.kind == INVALID)
             continue
         except BaseException:
             lease.release()
             raise
-        if home_down:
+        if reply.status < 300:
+            # A chat completion (or a stream that began as one) where earlier replicas answered
+            # none: theirs was their own fault, not the request's (router/edge/pool.py, INVALID).
+            for other, theirs in failed:
+                if theirs.kind == INVALID:
+                    pool.answered_instead(other)
+        if home_down or (home_invalid and reply.status < 300):
             await _rehome(pool, step, placement, replica, store, metrics)
         if reply.stream is None:
             pool.answered(replica)
@@ -151,12 +164,13 @@ async def send_pooled(
             step.lease = lease
         return reply
     assert last is not None
-    if len(placement.replicas) > 1:
-        # The message says that every replica failed, not only what the last one did.
+    if len(pool.replicas) > 1:
+        # The message says that the whole pool failed, not only what the last replica did: a
+        # placement names every replica whose breaker lets steps through, so the others are out.
         raise UpstreamFailure(
             last.upstream,
             last.kind,
-            f"every replica of the pool failed ({len(placement.replicas)}); the last: {last.detail}",
+            _pool_failed(pool, placement, failed),
             status=last.status,
             body=last.body,
             content_type=last.content_type,
@@ -165,8 +179,30 @@ async def send_pooled(
     raise last
 
 
+def _pool_failed(pool: EdgePool, placement: Placement, failed: list[tuple[Replica, UpstreamFailure]]) -> str:
+    """What a step every replica failed says, whichever it tried last: that the whole pool
+    failed, whether the pool is out (every breaker open; not so for a request that every replica
+    refused), and each replica's last error (this step's where it was tried, else the one that
+    took it out)."""
+    now = pool.clock()
+    out = placement.pool_out or not any(replica.alive(now) for replica in pool.replicas)
+    now_failed = {replica: failure for replica, failure in failed}
+    errors = []
+    for replica in pool.replicas:
+        failure = now_failed.get(replica)
+        if failure is not None:
+            errors.append(f"{replica.url}: {failure.kind}: {failure.detail}")
+        else:
+            why = "another step is trying it" if replica.trial else "its breaker is open"
+            errors.append(f"{replica.url} (not tried: {why}): {replica.last_error or 'no failure seen here'}")
+    said = "; the edge pool is out, every breaker open" if out else ""
+    return f"every replica of the pool failed ({len(pool.replicas)}){said}; the last errors: {'; '.join(errors)}"
+
+
 # A replica that refused the connection or dropped it: nothing answers there now. (A timeout or
-# an error status may pass: the run keeps its home and its cache until the breaker opens.)
+# an error status may pass: the run keeps its home and its cache until the breaker opens.) An
+# invalid answer moves the run too, but only where another replica answered the step with a chat
+# completion (a client's bad request, invalid everywhere, moves nothing).
 _DOWN = frozenset({"connect", "disconnected"})
 
 

@@ -24,7 +24,9 @@ class Timeouts(Strict):
     an error event), so that an upstream dripping a byte now and then cannot hold it open."""
 
     connect: float = Field(5.0, gt=0, description="seconds to open a connection")
-    first_byte: float = Field(120.0, gt=0, description="seconds until the first byte of the answer")
+    first_byte: float = Field(
+        120.0, gt=0, description="seconds until the first byte of the answer (a stream's keep-alive comments are not)"
+    )
     idle: float = Field(60.0, gt=0, description="longest gap between stream chunks, seconds")
     stream: float = Field(
         600.0,
@@ -57,10 +59,16 @@ class PoolSettings(Strict):
         "home note stays)",
     )
     rehome_after_s: float = Field(
-        5.0, ge=0, description="affinity: a run re-homes once its home has stayed over load_bound this long (seconds)"
+        5.0,
+        ge=0,
+        description="affinity: a run re-homes once its steps have spilled from its home (over load_bound) this long, "
+        "seconds (or three steps in a row)",
     )
     breaker_failures: int = Field(
-        3, ge=1, description="failures in a row (connect, timeout, dropped, 5xx) that take a replica out of the pool"
+        3,
+        ge=1,
+        description="failures in a row (connect, timeout, dropped, 5xx, an answer that is no completion where another "
+        "replica answered the step) that take a replica out of the pool",
     )
     breaker_s: float = Field(10.0, gt=0, description="seconds a replica stays out before it is tried again")
     scrape_interval_s: float = Field(
@@ -70,7 +78,9 @@ class PoolSettings(Strict):
         "waiting, KV-cache usage, prefix-cache hits), in the background; 0: not read (no route can then find "
         "the pool full)",
     )
-    metrics_path: str = Field("/metrics", pattern=r"^/", description="where on each replica's host its metrics are")
+    metrics_path: str = Field(
+        "/metrics", pattern=r"^/", description="where each replica's metrics are, under its base URL less its final /v1"
+    )
 
 
 class UpstreamSettings(Strict):
@@ -174,12 +184,45 @@ class UpstreamSettings(Strict):
                 "endpoints lists a base URL twice (credentials, query and fragment aside; the host's "
                 "case and a default port too)"
             )
+        self._one_metrics_url_each()
         self.base_url = http_url(self.base_url, "base_url")
         if self.endpoints and self.base_url not in self.endpoints:
             raise ValueError(f"base_url {self.base_url!r} is not one of endpoints; leave it out with endpoints")
+        if not self.endpoints:
+            self._no_pool_settings()
         if self.ca_file is not None and not any(url.startswith("https://") for url in [self.base_url, *self.endpoints]):
             raise ValueError("ca_file is set, but this upstream is not https://: there is no certificate to check")
         return self
+
+    def _one_metrics_url_each(self) -> None:
+        # Each replica's load is read from its own metrics (router/edge/scrape.py): two that
+        # shared one URL would each be placed and found full by the other's queue.
+        seen: dict[str, str] = {}
+        for url in self.endpoints:
+            metrics = _same_server(replica_metrics_url(public_url(url), self.pool.metrics_path))
+            if metrics in seen:
+                raise ValueError(
+                    f"endpoints {public_url(seen[metrics])} and {public_url(url)} would have their load read from "
+                    f"one metrics URL ({metrics}); a replica's is its base URL less its final /v1, then "
+                    "pool.metrics_path: give each replica its own host:port, or its own path before /v1 (behind a "
+                    "path-routing proxy, http://host/<replica>/v1)"
+                )
+            seen[metrics] = url
+
+    def _no_pool_settings(self) -> None:
+        # Set without endpoints they would do nothing, silently: refused, as ca_file is without
+        # https. Their defaults pass (deploy/tandem.example.yaml spells every key out).
+        unused = [] if self.balance == "affinity" else [f"balance ({self.balance})"]
+        unused += [
+            f"pool.{name}" for name in PoolSettings.model_fields if getattr(self.pool, name) != getattr(_POOL, name)
+        ]
+        if unused:
+            said = unused[0] if len(unused) == 1 else f"{', '.join(unused[:-1])} and {unused[-1]}"
+            raise ValueError(
+                f"{said} {'is' if len(unused) == 1 else 'are'} set, but this upstream has no endpoints: balance and "
+                "pool place steps on a pool of replicas; list the replicas' base URLs in endpoints, or leave "
+                f"{'it' if len(unused) == 1 else 'them'} out"
+            )
 
     def api_key(self) -> str | None:
         """The key, read at start-up from the named variable or file; never logged."""
@@ -193,6 +236,20 @@ class UpstreamSettings(Strict):
         if self.api_key_env is not None:
             return os.environ.get(self.api_key_env) or None
         return None
+
+
+_POOL = PoolSettings()
+
+
+def replica_metrics_url(base_url: str, path: str) -> str:
+    """Where an edge replica's own metrics are: its server's root, the base URL less the
+    OpenAI API's final `/v1` (the host's root, or the path a path-routing proxy gives that
+    replica: http://gpu-box:8000/gpu0/v1 -> http://gpu-box:8000/gpu0), then `path`."""
+    parts = urlsplit(base_url)
+    root = parts.path.rstrip("/")
+    if root.endswith("/v1"):
+        root = root[: -len("/v1")]
+    return urlunsplit((parts.scheme, parts.netloc, root + path, "", ""))
 
 
 def _same_server(url: str) -> str:

@@ -14,8 +14,18 @@ a step of within `home_idle_s` (a run idle that long is forgotten); gateway proc
 share it, each one's steps spread what it sees. The home itself is kept in the
 trajectory's notes (`router.notes.POOL_HOME`), which every step's start reads already, so the
 gateway's own replicas agree on it without another round trip. A run re-homes only when its
-replica's breaker is open, the replica left the configuration, or the replica stayed over the
-bound for `rehome_after_s`; a step that spills while its home is busy leaves the home as it is.
+replica's breaker is open, the replica left the configuration, or the run's steps kept spilling
+from it: `REHOME_AFTER_SPILLS` steps in a row, or for `rehome_after_s`, found it over the load
+bound (counted per run, not per replica: a slow replica passes in and out of the bound from one
+placement to the next, so "the replica stayed over it" never held while its runs were served
+elsewhere step after step). A step that spills while its home is busy for a moment leaves the
+home as it is.
+
+A replica whose breaker's wait is over is tried by one step (half-open) while the others pass it
+by. A run that starts meanwhile and whose home would be that replica is counted there but its
+home is not written: its first step goes elsewhere, and its next step chooses again, homing it
+there once the trial answered. Runs that start together as a replica comes back are then homed
+on it (it holds the fewest), not all on the others for good.
 
 `balance: least_loaded` and `round_robin` ignore homes (for comparison, and for edges whose
 replicas share no cache). Every choice is a few dictionary reads and hashes: no I/O.
@@ -36,8 +46,18 @@ if TYPE_CHECKING:
     from router.upstream import Upstream
 
 Balance = Literal["affinity", "least_loaded", "round_robin"]
-# The failures that say a replica is unwell (not a bad request, nor an answer too large).
+# The failures that say at once that a replica is unwell (not a bad request, nor an answer too
+# large; a status only from 500 up).
 UNWELL = frozenset({"connect", "timeout", "disconnected", "status"})
+# A 2xx that is no chat completion (an HTML page, an error object with status 200, a stream that
+# begins with an error event) says so only once another replica answered the same call
+# (`EdgePool.answered_instead`): on its own it may be the request's doing (vLLM streams some bad
+# requests as an error event after a 200), and counted at once, one client's bad request, tried
+# on each replica in turn, would open every breaker of the pool.
+INVALID = "invalid_answer"
+# Steps in a row that spilled from a run's busy home, after which the run moves (or after
+# `rehome_after_s`): its prefix is cached where those steps went by then, less so at home.
+REHOME_AFTER_SPILLS = 3
 
 
 @dataclass(slots=True)
@@ -83,7 +103,9 @@ class Replica:
     # Its breaker's wait is over and one step is trying it (half-open): the others skip it until
     # that step ends, rather than each waiting out a replica that may still hang.
     trial: bool = False
-    over_since: float = 0.0  # since when it has been over the load bound (0: it is not)
+    # Its last failure, "kind: detail", for the message of a step that every replica failed:
+    # the replicas skipped with their breaker open say why they are out.
+    last_error: str = ""
     load: ReplicaLoad = field(default_factory=ReplicaLoad)
     salt: bytes = b""
 
@@ -130,6 +152,23 @@ class Placement:
     spilled: bool = False  # the home was over the load bound: this step went elsewhere
     # Why a trajectory that had a home got a new one: replica_down, replica_removed, overloaded.
     rehomed: str | None = None
+    # Every breaker is open: the one replica to try is the one out longest, and its failure is
+    # the whole pool's.
+    pool_out: bool = False
+    # A new run whose home is to be a replica on trial: no home is written yet, its next step
+    # chooses again (there, once the trial answered).
+    home_pending: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class _Home:
+    """A live run as this gateway process counts it: its home, when a step of it was last
+    placed, and the steps in a row that spilled from that home (since when)."""
+
+    replica: Replica
+    seen: float
+    spills: int = 0
+    spilled_since: float = 0.0
 
 
 class EdgePool:
@@ -157,8 +196,8 @@ class EdgePool:
         self.load_bound = load_bound
         self.home_bound = home_bound
         self.home_idle_s = home_idle_s
-        # Trajectory id -> (its home, when a step of it was last placed), the least recent first.
-        self._homes: OrderedDict[str, tuple[Replica, float]] = OrderedDict()
+        # Trajectory id -> its home as counted here, the least recently placed first.
+        self._homes: OrderedDict[str, _Home] = OrderedDict()
         self.rehome_after_s = rehome_after_s
         self.breaker_failures = breaker_failures
         self.breaker_s = breaker_s
@@ -178,7 +217,8 @@ class EdgePool:
         if not alive:
             # Every breaker open: one replica is tried (the one out longest: it may be back), not
             # all of them, each waiting its first-byte timeout while the cloud could answer.
-            return Placement([min(self.replicas, key=lambda replica: (replica.open_until, replica.index))])
+            out_longest = min(self.replicas, key=lambda replica: (replica.open_until, replica.index))
+            return Placement([out_longest], pool_out=True)
         if self.balance == "round_robin":
             start = next(self._turn) % len(alive)
             return Placement(alive[start:] + alive[:start])
@@ -204,37 +244,90 @@ class EdgePool:
         ranked = sorted(candidates, key=lambda replica: replica.score(key), reverse=True)
         # Each replica may hold ceil(load_bound × the mean) steps, this one counted.
         bound = math.ceil(self.load_bound * (sum(loads.values()) + 1) / len(candidates))
-        for replica in candidates:
-            if loads[replica] + 1 <= bound:
-                replica.over_since = 0.0
-            elif replica.over_since == 0.0:
-                replica.over_since = now
         under = [replica for replica in ranked if loads[replica] + 1 <= bound] or ranked
         current = self.by_url.get(home) if home is not None else None
+        homes_from, homes_under = ranked, under  # where a new home is chosen
         if current is not None and current in candidates:
             rest = [replica for replica in ranked if replica is not current]
-            if current.over_since == 0.0:
-                self.homed(trajectory_id, current, now)  # the count of homes never moves a run
-                return Placement([current, *rest])
-            if now - current.over_since < self.rehome_after_s:
-                # Busy for a moment: this step spills, the run stays at home.
+            if loads[current] + 1 <= bound:
+                # The count of homes never moves a run; a step at home ends a streak of spills.
                 self.homed(trajectory_id, current, now)
-                first = under[0] if under[0] is not current else rest[0] if rest else current
+                return Placement([current, *rest])
+            if not self._spill_moves(trajectory_id, current, now):
+                # Busy for a moment: this step spills, the run stays at home.
+                first = under[0] if under[0] is not current else rest[0]
                 return Placement([first, *[r for r in ranked if r is not first]], spilled=True)
-        # New, or its home died, left, or stayed over the bound: a new home, under both bounds
-        # where one is, else under the bound on homes (a burst of steps passes, a home stays).
-        first = self._new_home(trajectory_id, ranked, under, candidates)
+            # Its steps kept spilling: a new home, not the busy one again (still tried last).
+            homes_from, homes_under = rest, [replica for replica in under if replica is not current] or rest
+        elif current is not None and current.trial:
+            # Its home's breaker's wait is over and a step is trying it: the run keeps its home
+            # (back in a moment, with the run's prefix cached) and this step goes elsewhere.
+            self.homed(trajectory_id, current, now)
+            return Placement([under[0], *[r for r in ranked if r is not under[0]]])
+        elif home is None:
+            trying = [replica for replica in self.replicas if replica.trial]
+            if trying:
+                pending = self._home_on_trial(trajectory_id, ranked, under, candidates, trying, key, now)
+                if pending is not None:
+                    return pending
+        # New, or its home died, left, or kept spilling: a new home, under both bounds where one
+        # is, else under the bound on homes (a burst of steps passes, a home stays).
+        first = self._new_home(trajectory_id, homes_from, homes_under, candidates)
         self.homed(trajectory_id, first, now)
         why = None
         if home is not None:
             why = "replica_removed" if current is None else "overloaded" if current in candidates else "replica_down"
         return Placement([first, *[r for r in ranked if r is not first]], new_home=first.url, rehomed=why)
 
+    def _spill_moves(self, trajectory_id: str, current: Replica, now: float) -> bool:
+        """Whether a run whose home is over the load bound moves now (else this step spills,
+        and is counted in the run's streak). It moves once `REHOME_AFTER_SPILLS` steps in a
+        row spilled, or its first spill in a row was `rehome_after_s` ago (0: at once)."""
+        known = self._homes.get(trajectory_id)
+        if known is None or known.replica is not current:
+            # Homed by another gateway process, or forgotten here: its streak starts now.
+            self.homed(trajectory_id, current, now)
+            known = self._homes[trajectory_id]
+        else:
+            known.seen = now
+            self._homes.move_to_end(trajectory_id)
+        since = known.spilled_since if known.spills else now
+        if known.spills >= REHOME_AFTER_SPILLS or now - since >= self.rehome_after_s:
+            return True
+        known.spills += 1
+        known.spilled_since = since
+        return False
+
+    def _home_on_trial(
+        self,
+        trajectory_id: str,
+        ranked: list[Replica],
+        under: list[Replica],
+        candidates: list[Replica],
+        trying: list[Replica],
+        key: bytes,
+        now: float,
+    ) -> Placement | None:
+        """A new run's placement while replicas are on trial (their breaker's wait over, one
+        step trying them): with them counted, the home it would have; None where that is a
+        live replica (placed as usual). Where it is one on trial, the run is counted there, so
+        that runs starting together spread as if it were back, but its home is left unwritten
+        and its step goes to a live replica; its next step chooses again, once the trial ended."""
+        widened = sorted([*candidates, *trying], key=lambda replica: replica.score(key), reverse=True)
+        # A replica on trial has only its trial step in flight: the load bound passes it.
+        chosen = self._new_home(
+            trajectory_id, widened, [r for r in widened if r.trial or r in under], [*candidates, *trying]
+        )
+        if not chosen.trial:
+            return None
+        self.homed(trajectory_id, chosen, now)
+        return Placement([under[0], *[r for r in ranked if r is not under[0]]], home_pending=True)
+
     def _new_home(
         self, trajectory_id: str, ranked: list[Replica], under: list[Replica], candidates: list[Replica]
     ) -> Replica:
         known = self._homes.get(trajectory_id)
-        mine = known[0] if known is not None else None  # this run's own count is not held against it
+        mine = known.replica if known is not None else None  # this run's own count is not held against it
 
         def homes(replica: Replica) -> int:
             return replica.homes - (replica is mine)
@@ -249,23 +342,24 @@ class EdgePool:
         return under[0]
 
     def homed(self, trajectory_id: str, replica: Replica, now: float | None = None) -> None:
-        """Count `trajectory_id` as a live run homed on `replica` (moved there if it was elsewhere)."""
+        """Count `trajectory_id` as a live run homed on `replica` (moved there if it was
+        elsewhere), its streak of spills ended."""
         known = self._homes.pop(trajectory_id, None)
         if known is not None:
-            known[0].homes -= 1
+            known.replica.homes -= 1
         replica.homes += 1
-        self._homes[trajectory_id] = (replica, self.clock() if now is None else now)
+        self._homes[trajectory_id] = _Home(replica, self.clock() if now is None else now)
 
     def _forget(self, now: float) -> None:
         # Runs idle for home_idle_s ended or left: their homes stop counting. The least recent
         # come first, so this stops at the first live one (a few steps' work at most, amortised).
         homes = self._homes
         while homes:
-            trajectory_id, (replica, seen) = next(iter(homes.items()))
-            if now - seen < self.home_idle_s:
+            trajectory_id, known = next(iter(homes.items()))
+            if now - known.seen < self.home_idle_s:
                 return
             del homes[trajectory_id]
-            replica.homes -= 1
+            known.replica.homes -= 1
 
     def full(self, max_waiting: int, max_wait_s: float | None = None) -> bool:
         """Whether every replica able to take a step is full: `max_waiting` or more requests
@@ -298,12 +392,23 @@ class EdgePool:
         replica.open_until = 0.0
         replica.trial = False
 
-    def failed(self, replica: Replica, kind: str, status: int | None) -> None:
+    def failed(self, replica: Replica, kind: str, status: int | None, detail: str = "") -> None:
         """Count a failure; past `breaker_failures` in a row the replica is skipped a while (a
-        trial's failure too: it opens again at once)."""
+        trial's failure too: it opens again at once). An invalid answer counts toward the
+        breaker only through `answered_instead`."""
         self.on_failed(replica.url, kind)
+        replica.last_error = f"{kind}: {detail}" if detail else kind
         if kind not in UNWELL or (kind == "status" and status is not None and status < 500):
             return
+        self._strike(replica)
+
+    def answered_instead(self, replica: Replica) -> None:
+        """`replica` answered a call with something that is not a chat completion (counted by
+        `failed`), and another replica then answered the same call with one: the fault is the
+        replica's, not the request's, and it counts toward its breaker."""
+        self._strike(replica)
+
+    def _strike(self, replica: Replica) -> None:
         replica.failures += 1
         if replica.failures >= self.breaker_failures:
             replica.open_until = self.clock() + self.breaker_s

@@ -21,8 +21,8 @@ import logging
 import math
 import time
 from collections.abc import Callable, Iterable
-from urllib.parse import urlsplit, urlunsplit
 
+from router.config.upstream import replica_metrics_url
 from router.edge.pool import EdgePool, Replica, ReplicaLoad
 from router.transport import Request, TransportError
 
@@ -75,9 +75,10 @@ def parse_load(text: bytes, at: float) -> ReplicaLoad:
 
 
 def metrics_url(base_url: str, path: str) -> str:
-    """The server's metrics address: its base URL's scheme and host, with `path`."""
-    parts = urlsplit(base_url)
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+    """The replica's metrics address: its base URL less the final `/v1`, with `path`. Not its
+    host's root alone: two replicas behind one host:port (a path-routing proxy) have one
+    each, and reading one for both gave each the other's queue."""
+    return replica_metrics_url(base_url, path)
 
 
 async def scrape(replica: Replica, path: str, timeout_s: float) -> bool:

@@ -1,8 +1,9 @@
 """The edge pool's series (router/edge/pool.py): per replica, the steps placed on it, what it
 holds in flight, its own queue, estimated wait, KV cache and prefix-cache hit ratio as its
-/metrics said, and whether its breaker lets steps through; for the pool, the runs re-homed and the steps spilled to
-the cloud for load (by route), and whether it is full now. Labels are bounded: a replica is one
-of the configured `endpoints`.
+/metrics said, and whether its breaker lets steps through; for the pool, the runs re-homed, the
+steps that spilled from a busy home to another replica, the steps spilled to the cloud for load
+(by route), and whether it is full now. Labels are bounded: a replica is one of the configured
+`endpoints`.
 
 The gauges are set when /metrics is scraped (`refresh`), from what the pool holds then.
 """
@@ -26,6 +27,7 @@ class EdgeSeries:
     replica_steps: Counter
     replica_failures: Counter
     rehomes: Counter
+    home_spills: Counter
     load_spills: Counter
     in_flight: Gauge
     waiting: Gauge
@@ -68,8 +70,17 @@ def edge_series(
         rehomes=counter(
             "tandem_edge_rehomes",
             "Trajectories given a new home replica, by why: it was down (its breaker opened, or it refused or "
-            "dropped a step's connection), it left the configuration, it stayed over the load bound",
+            "dropped a step's connection, or answered it with no chat completion where another replica answered), "
+            "it left the configuration, the run's steps kept spilling from it over the load bound",
             ("reason",),
+        ),
+        # Unlabelled (it shows its zero by itself): which home was busy is in the per-replica
+        # in-flight and queue series.
+        home_spills=counter(
+            "tandem_edge_home_spills",
+            "Edge steps of a run with a home replica sent first to another replica of the pool because the home "
+            "was over the load bound",
+            (),
         ),
         load_spills=counter(
             "tandem_edge_load_spills",
