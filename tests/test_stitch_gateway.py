@@ -672,3 +672,63 @@ def test_one_of_several_calls_resent_alone_continues_its_run(
     second = _send(client, server, history, {"kind": "text", "text": "sunny"})
     assert second.headers["x-tandem-trajectory"] == first.headers["x-tandem-trajectory"]
     assert second.headers["x-tandem-stitch"] == "extended"
+
+
+_REACT_PROMPT = (
+    "Answer the following questions as best you can. You have access to the following tools:\n\n"
+    "search(query: str) -> str - search the project's issues\ncalculator(expression: str) -> str - do arithmetic\n\n"
+    "Use the following format:\n\nQuestion: the input question you must answer\nThought: you should always think "
+    "about what to do\nAction: the action to take, one of [search, calculator]\nAction Input: the input to the "
+    "action\nObservation: the result of the action\n... (this Thought/Action/Action Input/Observation can repeat N "
+    "times)\nThought: I now know the final answer\nFinal Answer: the final answer to the original input question\n\n"
+    "Begin!\n\nQuestion: {question}\nThought:"
+)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_react_loop_that_writes_each_answer_into_its_one_prompt_is_one_run(
+    server: GatewayServer, client: httpx.Client, stream: bool
+) -> None:
+    """LangChain's classic AgentExecutor with a chat model sends one user message a step: the
+    prompt, then each answer (stopped before `\\nObservation`) and its tool's result appended.
+    No answer is resent as a message; each step continues the run its appended text answers.
+    Two runs of one question stay two; a prompt extended with text that is not the answer given
+    is another run."""
+    stop = ["\nObservation"]
+    prompt = _REACT_PROMPT.format(question="How many open issues mention the judge?")
+    runs: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    for name in ("a", "b"):
+        answer = f" I should search the issues (run {name}).\nAction: search\nAction Input: judge open"
+        first = _send(
+            client,
+            server,
+            [{"role": "user", "content": prompt}],
+            {"kind": "text", "text": answer},
+            stop=stop,
+            stream=stream,
+        )
+        runs[name] = first.headers["x-tandem-trajectory"]
+        texts[name] = prompt + answer + f"\nObservation: 7 issues (run {name})\nThought:"
+    assert runs["a"] != runs["b"]
+    for step in (2, 3):
+        for name in ("b", "a"):
+            answer = f" Now compute (run {name}, step {step}).\nAction: calculator\nAction Input: 7*{step}"
+            reply = _send(
+                client,
+                server,
+                [{"role": "user", "content": texts[name]}],
+                {"kind": "text", "text": answer},
+                stop=stop,
+                stream=stream,
+            )
+            assert (reply.headers["x-tandem-trajectory"], reply.headers["x-tandem-step"]) == (runs[name], str(step))
+            assert reply.headers["x-tandem-stitch"] == "extended"
+            texts[name] += answer + f"\nObservation: {7 * step}\nThought:"
+    # The prompt with an answer no run was given appended: a run of its own.
+    other = prompt + " I made this up.\nAction: search\nAction Input: x\nObservation: none\nThought:"
+    stranger = _send(
+        client, server, [{"role": "user", "content": other}], {"kind": "text", "text": "Final Answer: 7"}, stop=stop
+    )
+    assert stranger.headers["x-tandem-trajectory"] not in runs.values()
+    assert stranger.headers["x-tandem-stitch"] == "new"

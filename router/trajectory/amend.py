@@ -59,7 +59,7 @@ def amendable(messages: list[dict[str, Any]], head: str | None) -> Amendable | N
 _ENDS = 512
 
 
-def _digest(text: str) -> str:
+def ends_digest(text: str) -> str:
     ends = text if len(text) <= 2 * _ENDS else text[:_ENDS] + text[-_ENDS:]
     return hashlib.blake2b(ends.encode(), digest_size=8).hexdigest()
 
@@ -74,7 +74,7 @@ def noted(head: str, trajectory_id: str, text: str) -> Merge:
     message of `text` (the oldest dropped past `MAX_ENTRIES`). Where another run was answered
     after the same text, the two are one entry that names no run (`*`): an amendment of that
     text could be either's. (Applied where the entry is kept: merges.py.)"""
-    return Merge(PREFIX + head, NOTE, trajectory_id, f"|{len(text)}|{_digest(text)}", str(MAX_ENTRIES))
+    return Merge(PREFIX + head, NOTE, trajectory_id, f"|{len(text)}|{ends_digest(text)}", str(MAX_ENTRIES))
 
 
 def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str] | None:
@@ -92,7 +92,7 @@ def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str
         if not 0 < length < size or text[length] != "\n" or trajectory_id in exclude:
             continue
         if length not in digests:
-            digests[length] = _digest(text[:length])
+            digests[length] = ends_digest(text[:length])
         if digests[length] == digest:
             matched[trajectory_id] = length
     if len(matched) != 1 or AMBIGUOUS in matched:

@@ -14,6 +14,8 @@ within their namespace (the client key) and their client scope (`user`, `metadat
   byte-identical first requests are two trajectories;
 - a history that extends no answered one continues no run, except: its last answer is still in
   flight (its note not yet written, the request with that history is), it is a rewrite, or it
+  continues the last message of a history answered with text, the answer written into it
+  (`continued.py`: LangChain's classic AgentExecutor), or it
   amends the last message of an answered history (`amend.py`: smolagents appends a failed
   call's error to its last message and drops the answer; "rewritten" too);
 - a rewrite ("rewritten": Aider's reflections and lint retries, a condenser, a compaction) joins
@@ -52,8 +54,9 @@ from collections.abc import Coroutine
 from typing import Any
 
 from router.records import record
-from router.trajectory import amend, identify, merges
+from router.trajectory import amend, continued, identify, merges
 from router.trajectory.amend import Amendable
+from router.trajectory.continued import Continuable
 from router.trajectory.eager import Background
 from router.trajectory.history import HistoryKeys
 from router.trajectory.merges import APPEND, DROP, FLIGHT, FRONT, MARK, Merge
@@ -156,6 +159,9 @@ class Stitch:
     # The key of the stitching space (client key and scope): what an answer that called tools is
     # noted under beside its first message, for a run whose first message changes (a handoff).
     space: str = ""
+    # What a later request that writes this one's answer into its last message finds it by
+    # (`continued.continuable`).
+    continued: Continuable | None = None
 
 
 def _amended(
@@ -228,10 +234,19 @@ def _marked(key: str, trajectory_id: str, state: str) -> Merge:
 HISTORY, AMENDED, REWRITES = "k:", "u:", "a:"
 
 
-def _noted_under(key: str, status: str, anchor: str, amendable: Amendable | None, space: str = "") -> list[str]:
+def _noted_under(
+    key: str,
+    status: str,
+    anchor: str,
+    amendable: Amendable | None,
+    space: str = "",
+    continued: Continuable | None = None,
+) -> list[str]:
     names = [HISTORY + key]
     if amendable is not None:
         names.append(AMENDED + amendable.head)
+    if continued is not None:
+        names.append(continued.key)
     if anchor and status == "ok":
         names.append(REWRITES + anchor)
     if space and status == "ok":
@@ -239,7 +254,13 @@ def _noted_under(key: str, status: str, anchor: str, amendable: Amendable | None
     return names
 
 
-def _waits(key: str, previous: str | None, head: str | None, amendable: Amendable | None) -> list[str]:
+def _waits(
+    key: str,
+    previous: str | None,
+    head: str | None,
+    amendable: Amendable | None,
+    continuable: Continuable | None = None,
+) -> list[str]:
     """The notes a request waits for before it is placed: of its own history (a retry), of the
     history its last answer was given at (its run's step before), of the history before its
     last message (a message of the client's own after an answer), and of an answer its last
@@ -251,6 +272,8 @@ def _waits(key: str, previous: str | None, head: str | None, amendable: Amendabl
         names.append(HISTORY + head)
     if amendable is not None:
         names.append(AMENDED + amendable.head)
+    if continuable is not None:
+        names.append(continuable.key)
     return names
 
 
@@ -289,11 +312,12 @@ class Stitcher:
         previous, key, anchor, head = self._keys.keyed(space_name, messages)
         space = identify.chain_start(space_name).hex()
         amendable = amend.amendable(messages, head)
+        goes_on = continued.continuable(messages, head or space)
         # An answer's notes are written off its request's path; a fast client's next step (or
         # its retry of a failed one, or its amendment of one) may come before they are: wait for
         # those begun of the histories this request may continue.
         if self._noting:
-            await self._notes_of(_waits(key, previous, head, amendable), NOTE_WAIT_S)
+            await self._notes_of(_waits(key, previous, head, amendable, goes_on), NOTE_WAIT_S)
         rewrites_waited = False
         # The whole history's key, then the previous one's (its claim): always the longer
         # history first, so two finds never wait for each other in a circle.
@@ -310,7 +334,7 @@ class Stitcher:
                 raise
             try:
                 stitched, writes, pending, unproven = await self._find(
-                    namespace, messages, client_retry, previous, key, anchor, amendable, space, stops
+                    namespace, messages, client_retry, previous, key, anchor, amendable, space, stops, goes_on
                 )
             except BaseException:
                 self._release(held)
@@ -382,6 +406,7 @@ class Stitcher:
         amendable: Amendable | None = None,
         space: str = "",
         stops: tuple[str, ...] = (),
+        goes_on: Continuable | None = None,
     ) -> tuple[Stitch, list[Merge], bool, bool]:
         """The request's run, the writes that take it, whether the answer it resends may be
         noted soon by another replica (`pending`), and whether it is a new run only because no
@@ -395,7 +420,10 @@ class Stitcher:
             keys += ["c:" + previous, "b:" + previous]
         if amendable is not None:  # (read with the rest: a run's first request is one)
             keys += [amend.PREFIX + amendable.head, "c:" + amendable.head]
+        if goes_on is not None:
+            keys.append(goes_on.key)
         raws = await self._store.stitch_find_many(keys)
+        raw_goes_on = raws.pop() if goes_on is not None else None
         mark = _Mark.read(raws[0])
         flying = mark.flying()
         retried = None
@@ -408,7 +436,7 @@ class Stitcher:
         elif client_retry and mark.trajectory_id:
             retried = mark.trajectory_id
         if retried is not None:
-            stitch = Stitch(retried, key, anchor, RETRY, amendable, space=space)
+            stitch = Stitch(retried, key, anchor, RETRY, amendable, space=space, continued=goes_on)
             return stitch, [_marked(key, retried, FLIGHT)], False, False
         # In flight or answered: an identical body that is no retry is another run.
         exclude = {mark.trajectory_id, *flying}
@@ -432,6 +460,12 @@ class Stitcher:
                 found, appended, write = amended
                 decision = REWRITTEN
                 writes.append(write)
+        if goes_on is not None and (found is None or guessed) and appended is None:
+            went_on = continued.continued_run(raw_goes_on, goes_on.text, stops, exclude)
+            if went_on is not None:
+                found, appended = went_on
+                decision = EXTENDED
+                writes.append(Merge(goes_on.key, DROP, found))
         if found is None and not seen and resent is not None:
             # Only a history whose beginning (before its last answer) was never sent can be a
             # rewrite: one that was sent and continues no answered run is another run.
@@ -454,7 +488,8 @@ class Stitcher:
             pending = False
         # The claim's note first, the mark last (in order, in one round trip).
         writes.append(_marked(key, found, FLIGHT))
-        return Stitch(found, key, anchor, decision, amendable, appended, space), writes, pending, unproven
+        stitch = Stitch(found, key, anchor, decision, amendable, appended, space, goes_on)
+        return stitch, writes, pending, unproven
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
@@ -521,17 +556,18 @@ class Stitcher:
         anchor: str,
         amendable: Amendable | None = None,
         space: str = "",
+        goes_on: Continuable | None = None,
     ) -> Coroutine[Any, Any, None]:
         """`answered`, to run off the request path; registered now, so that a step that comes
         before it has run waits for it (`place`)."""
         done = asyncio.Event()
-        names = _noted_under(key, status, anchor, amendable, space)
+        names = _noted_under(key, status, anchor, amendable, space, goes_on)
         for name in names:
             self._noting.setdefault(name, set()).add(done)
 
         async def note() -> None:
             try:
-                await self.answered(trajectory_id, key, status, answer, anchor, amendable, space)
+                await self.answered(trajectory_id, key, status, answer, anchor, amendable, space, goes_on)
             finally:
                 done.set()
                 for name in names:
@@ -552,6 +588,7 @@ class Stitcher:
         anchor: str = "",
         amendable: Amendable | None = None,
         space: str = "",
+        goes_on: Continuable | None = None,
     ) -> None:
         """After a step's answer (`answer`: its `identify.answer_key`): `ok` (delivered in full)
         makes an identical body another run and lets the next step continue this trajectory; an
@@ -560,7 +597,7 @@ class Stitcher:
         (noted under it too: `Stitch.space`)."""
         delivered = status == "ok"
         async with self._locks.hold(key):
-            await self._remember_answer(trajectory_id, key, delivered, answer, anchor, amendable, space)
+            await self._remember_answer(trajectory_id, key, delivered, answer, anchor, amendable, space, goes_on)
 
     async def _remember_answer(
         self,
@@ -571,6 +608,7 @@ class Stitcher:
         anchor: str,
         amendable: Amendable | None,
         space: str = "",
+        goes_on: Continuable | None = None,
     ) -> None:
         # One round trip: the edits applied where the entries are kept (merges.py), so that
         # another replica's notes of the same histories, written at the same instant, stay; in
@@ -579,6 +617,9 @@ class Stitcher:
         writes: list[Merge] = []
         if delivered and amendable is not None:
             writes.append(amend.noted(amendable.head, trajectory_id, amendable.text))
+        if delivered and goes_on is not None and answer:
+            # (A text answer: the client writes it into its next prompt, `continued.py`.)
+            writes.append(continued.noted(goes_on, trajectory_id, answer.split(identify.CHOICES_SEPARATOR)[0]))
         if delivered:
             # An answer of several choices (`n` > 1) is noted under each: the client goes on
             # with one of them, and its claim drops the others (`_claim`).

@@ -33,6 +33,7 @@ from router.settings import Settings
 from router.trajectory import identify
 from router.trajectory.amend import Amendable
 from router.trajectory.children import CHILD_NOTE, PARENT_NOTE, Children, stitched_family
+from router.trajectory.continued import Continuable
 from router.trajectory.eager import Background
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
@@ -90,6 +91,8 @@ class StepIdentity:
     # What a later request amending its last message finds this step by (stitch.py, amend.py).
     stitch_amend: Amendable | None = None
     stitch_space: str = ""  # its stitching space's key (`Stitch.space`)
+    # What a later request writing its answer into its last message finds it by (continued.py).
+    stitch_continued: Continuable | None = None
 
 
 def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None = None) -> TrajectoryStore:
@@ -298,6 +301,7 @@ class Tracker:
             slot.counted_apart,
             stitched.amend if stitched else None,
             stitched.space if stitched else "",
+            stitched.continued if stitched else None,
         )
 
     async def _admit(self, request: ChatRequest, namespace: str, route: str) -> Reservation | None:
@@ -351,8 +355,10 @@ class Tracker:
             # An answer that called tools is noted in its space too: a handoff's next step,
             # under another first message, resends those calls (`Stitcher._find`).
             space = identity.stitch_space if acted else ""
+            # A text answer may be written into the client's next prompt (continued.py).
+            goes_on = identity.stitch_continued if not acted else None
             work = stitcher.note_answer(
-                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, amendable, space
+                identity.trajectory_id, key, status, answer_key or "", identity.stitch_anchor, amendable, space, goes_on
             )
             self.spawn(work)
 
