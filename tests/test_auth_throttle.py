@@ -157,8 +157,9 @@ def test_the_operator_views_sign_in_is_throttled(make_throttled: MakeGateway, cl
 
 
 def refused_soon(client: httpx.Client, server: GatewayServer) -> bool:
-    """Whether the right key is refused within a second (a shared count arrives off the path)."""
-    deadline = time.monotonic() + 1.0
+    """Whether the right key is refused within 3 s (a shared count arrives off the path; on a
+    loaded machine a step's record and the count's round trip take their time)."""
+    deadline = time.monotonic() + 3.0
     while time.monotonic() < deadline:
         if ask(client, server, KEY).status_code == 429:
             return True
@@ -173,19 +174,27 @@ def test_replicas_sharing_redis_count_an_addresss_failures_together(
     settings: dict[str, Any] = {
         "routes": {"tandem": {"strategy": "edge"}},
         "client_api_keys": [KEY],
-        "auth_throttle": {"max_failures": 5, "window_s": 2},
+        # (A window long enough that five requests fit it on a loaded machine.)
+        "auth_throttle": {"max_failures": 5, "window_s": 6},
         "redis_url": redis_url,
     }
     first, second = make_gateway(**settings), make_gateway(**settings)
     assert [ask(client, first, GUESS).status_code for _ in range(3)] == [401] * 3
     assert [ask(client, second, GUESS).status_code for _ in range(2)] == [401] * 2
-    # The fifth failure, counted in Redis, reaches the bound: the replica that saw it refuses.
-    assert refused_soon(client, second)
+    # The fifth failure, counted in Redis, reaches the bound: the replica whose count reached it
+    # refuses. (Each count is sent off the request's path: which of the two replicas' counts
+    # comes fifth is a race.)
+    deadline = time.monotonic() + 3.0
+    refusing = None
+    while refusing is None and time.monotonic() < deadline:
+        refusing = next((server for server in (second, first) if ask(client, server, KEY).status_code == 429), None)
+    assert refusing is not None
+    other = first if refusing is second else second
     # The other learns it at the address's next failure there: one guess more, not five.
-    assert ask(client, first, KEY).status_code == 200
-    assert ask(client, first, GUESS).status_code == 401
-    assert refused_soon(client, first)
+    assert ask(client, other, KEY).status_code == 200
+    assert ask(client, other, GUESS).status_code == 401
+    assert refused_soon(client, other)
     assert ask(client, first, GUESS).status_code == 429 and ask(client, second, GUESS).status_code == 429
-    # The window (2 s here) runs from the last failure that counted, then both let it back.
-    time.sleep(2.2)
+    # The window (6 s here) runs from the last failure that counted, then both let it back.
+    time.sleep(6.2)
     assert ask(client, first, KEY).status_code == 200 and ask(client, second, KEY).status_code == 200
