@@ -33,10 +33,23 @@ CARD = "4111 1111 1111 1111"
 HIDDEN_CARD = "5500 0000 0000 0004"
 
 
+_WORD = "[A-Za-z0-9_]"
+
+
 def _regex_redaction(values: dict[str, str], text: str) -> str:
-    """The redactor as it was: one alternation of the escaped values, longest first."""
+    """The redactor as it was: one alternation of the escaped values, longest first; a short
+    value (or a person's name, an address) matched only as a whole word (ASCII word characters)."""
     ordered = sorted(values, key=len, reverse=True)
-    pattern = re.compile("|".join(re.escape(v) for v in ordered))
+
+    def alternative(value: str) -> str:
+        escaped = re.escape(value)
+        if len(value) > matcher_module.WHOLE_WORDS_UNDER and not values[value].startswith(("[PERSON", "[ADDRESS")):
+            return escaped
+        before = f"(?<!{_WORD})" if re.match(_WORD, value[0]) else ""
+        after = f"(?!{_WORD})" if re.match(_WORD, value[-1]) else ""
+        return before + escaped + after
+
+    pattern = re.compile("|".join(alternative(v) for v in ordered))
     return pattern.sub(lambda match: values[match.group(0)], text)
 
 
@@ -48,7 +61,8 @@ def test_matcher_replaces_what_one_alternation_longest_first_replaces(
     rng = random.Random(7)
     alphabet = "ab@.é€\U0001f600 "
     for _ in range(300):
-        values = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 5))) for _ in range(rng.randint(1, 12))}
+        # Values of 1 to 8 characters: some matched anywhere, the short ones as whole words only.
+        values = {"".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))) for _ in range(rng.randint(1, 12))}
         mapping = {value: f"[V_{n}]" for n, value in enumerate(sorted(values))}
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 80)))
         matcher = ValueMatcher()
@@ -320,3 +334,16 @@ async def test_a_value_named_by_another_replica_meanwhile_keeps_its_name_and_no_
     vault = await store.vault("t")
     assert vault[VAULT + "[EMAIL_1]"] == second and vault[VAULT + guard.vault[first]] == first
     assert vault[IDS + guard._value_id(first)] == guard.vault[first]
+
+
+def test_a_name_or_a_short_value_is_replaced_only_as_a_whole_word() -> None:
+    """A name found once in prose was replaced inside every identifier holding it (real agent
+    runs: `Lasso[PERSON_1]IC`, `[PERSON_2]nomialError`); a long secret is replaced wherever it
+    stands, and a name against a word of a script written without spaces still is."""
+    matcher = ValueMatcher(
+        {"Lars": "[PERSON_1]", "Poly": "[PERSON_2]", "田中": "[PERSON_3]", "sk-live-0123456789abcdef": "[SECRET_1]"}
+    )
+    text = "LassoLarsIC and Lars; PolynomialError, Poly. 田中さん; x=sk-live-0123456789abcdefZ"
+    assert matcher.replace(text)[0] == (
+        "LassoLarsIC and [PERSON_1]; PolynomialError, [PERSON_2]. [PERSON_3]さん; x=[SECRET_1]Z"
+    )

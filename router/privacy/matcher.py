@@ -9,7 +9,10 @@ a text is read once per level (there are at most log2(values) of them); the newe
 are looked for one by one until there are enough of them for a level of their own.
 
 What is replaced is exactly what one alternation of the values, longest first, replaces: at the
-leftmost position where a value starts, the longest value starting there, then on after it.
+leftmost position where a value starts, the longest value starting there, then on after it;
+except that a person's name, an address or a value of `WHOLE_WORDS_UNDER` characters or fewer is
+replaced only as a whole word (not `Lars` in `LassoLarsIC`, `Poly` in `PolynomialError`: a
+name found once in prose otherwise mangled every identifier holding it, for the rest of the run).
 """
 
 from __future__ import annotations
@@ -22,6 +25,24 @@ Occurrence = tuple[int, int, str]  # start, end, the value
 # Values added since the last automaton was built, looked for one by one (`str.find`) until
 # there are more than this: a trajectory adding a value or two a step rebuilds nothing.
 LOOSE = 16
+# Values this short (any kind) are replaced only where they stand as whole words.
+WHOLE_WORDS_UNDER = 5
+# Kinds whose values are words of ordinary text (a name, a street): whole words only.
+_WORD_KINDS = ("[PERSON", "[ADDRESS")
+
+
+def _wordy(char: str) -> bool:
+    # ASCII only: scripts written without spaces (Chinese, Japanese, Thai) put a name right
+    # against the next word (`田中さん`), and a name found there is still replaced.
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _whole(text: str, begin: int, end: int) -> bool:
+    """Whether text[begin:end] stands as a whole word: no letter, digit or `_` joins it on a
+    side where it begins or ends with one."""
+    if begin > 0 and _wordy(text[begin]) and _wordy(text[begin - 1]):
+        return False
+    return not (end < len(text) and _wordy(text[end - 1]) and _wordy(text[end]))
 
 
 def _occurrences(value: str, text: str) -> list[Occurrence]:
@@ -69,6 +90,7 @@ class ValueMatcher:
         self._built = 0  # values[:_built] are in the levels
         # The automaton of values[start:end] last asked for, over their UTF-8 (start, end, it).
         self._recent_bytes: tuple[int, int, BytesAhoCorasick] | None = None
+        self._whole_words: set[str] = set()  # values replaced only as whole words
         for value, placeholder in (values or {}).items():
             self.add(value, placeholder)
 
@@ -83,6 +105,8 @@ class ValueMatcher:
         old = self.placeholder.get(value)
         self.placeholder[value] = placeholder
         self.value_of[placeholder] = value
+        if len(value) <= WHOLE_WORDS_UNDER or placeholder.startswith(_WORD_KINDS):
+            self._whole_words.add(value)
         if old is not None:
             return False
         self.values.append(value)
@@ -110,6 +134,9 @@ class ValueMatcher:
                 hits.append((begin, end, values[start + index]))
         for value in values[self._built :]:
             hits.extend(_occurrences(value, text))
+        if self._whole_words:
+            words = self._whole_words
+            hits = [hit for hit in hits if hit[2] not in words or _whole(text, hit[0], hit[1])]
         return leftmost_longest(hits)
 
     def spans_since(self, known: int, data: bytes | bytearray) -> list[tuple[int, int]]:
