@@ -17,7 +17,9 @@ from tests.gateway_server import GatewayServer
 def test_a_body_dense_with_values_does_not_hold_other_clients_requests(
     make_gateway: Callable[..., GatewayServer],
 ) -> None:
-    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False}})
+    # (The cloud's first-byte timeout is the scan's too: seconds on a loaded machine.)
+    slow_scan = {"cloud": {"timeouts": {"connect": 2, "first_byte": 60, "idle": 10}}}
+    server = make_gateway(routes={"tandem": {"strategy": "cloud", "failover": False}}, upstream_overrides=slow_scan)
     body = {"model": "tandem", "messages": [{"role": "user", "content": "1.2.3.4 " * 250_000}]}  # 2 MB
     answered: list[int] = []
 
