@@ -60,7 +60,8 @@ def password_value(value: str) -> bool:
     """An unquoted value under a password name (`DB_PASS=Tr0ub4dor`, `password: s3cr3t!x`):
     shorter and less random than a token may be, but it must look like one (a digit, a symbol
     or an inner capital) and not be code, a reference or a YAML tag."""
-    if validators.is_reference(value) or value.startswith(("!", "-", "/")) or not 6 <= len(value) <= 256:
+    # (`&`, `?`: the next parameter of a query string whose password is empty.)
+    if validators.is_reference(value) or value.startswith(("!", "-", "/", "&", "?")) or not 6 <= len(value) <= 256:
         return False
     if "(" in value or ")" in value or "[" in value or value.endswith((":", ",")):
         return False  # code: `password=base64.b16encode(raw[8:])`, `pwd=None):`
@@ -78,7 +79,8 @@ def password_value(value: str) -> bool:
 # A test's status line (`PASS: .a/foo.py was ignored`): `pass` alone as the label and words after
 # the value on its line. `PASS: hunter22` alone on its line, `DB_PASS=…`, stay passwords.
 _STATUS_LABEL = re.compile(r"(?i)(?<![\w-])pass[ \t]*:[ \t]*$")
-_WORDS_AFTER = re.compile(r"[ \t]+[A-Za-z]{2,}")
+# (Or the string it is printed from closing after it: `print("PASS: 1e-200")`.)
+_WORDS_AFTER = re.compile(r"[ \t]+[A-Za-z]{2,}|[\"')]")
 
 
 # Names in a list of names (`("edge-password", "query-secret")`, `("DB_PASSWORD", "DB_USER")`,

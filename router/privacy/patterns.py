@@ -290,6 +290,13 @@ _PHONE_CORE_PARTS = tuple(_PHONE_CORE_BOUNDARY + b"(?:" + part + b")" for part i
 # A PEM private key's BEGIN line (key_pieces.py reads its pieces from it too).
 PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 
+
+def _no_git_user(value: str) -> bool:
+    """Not the `git` user of a forge's SSH remotes (`git@github.com:owner/repo.git`): no one's
+    mailbox, and in every Maven `scm:git:` line and `git clone` an agent runs."""
+    return not value.lower().startswith("git@")
+
+
 DETECTORS: tuple[Detector, ...] = (
     Detector(
         "PRIVATE_KEY",
@@ -691,6 +698,7 @@ DETECTORS: tuple[Detector, ...] = (
         ),
         rb"[A-Za-z0-9._%+-]@[A-Za-z0-9][A-Za-z0-9.-]*\.[A-Za-z]{2}",
         native=email_candidates,
+        validate=_no_git_user,
         # Where a match may begin: a local part's first character at a boundary (see
         # _PHONE_HEAD). Searched for, the pattern was tried at every character of the window
         # before the `@`, each try reading up to 64 characters of local part.

@@ -104,8 +104,9 @@ def ipv4(value: str) -> bool:
     parts = value.split(".")
     if not (len(parts) == 4 and all(p.isdigit() and int(p) <= 255 and (p == "0" or p[0] != "0") for p in parts)):
         return False
-    # The unspecified, loopback and broadcast addresses name no host of anyone's.
-    return value != "0.0.0.0" and parts[0] != "127" and value != "255.255.255.255"
+    # The unspecified, loopback and broadcast addresses name no host of anyone's, nor does a
+    # netmask (255.0.0.0/8 is reserved: `netmask 255.255.0.0` in ifconfig's output).
+    return value != "0.0.0.0" and parts[0] not in ("127", "255")
 
 
 def ipv6(value: str) -> bool:
@@ -286,10 +287,17 @@ def _generated_part(value: str) -> bool:
     return False
 
 
+_ABSOLUTE_PATH = re.compile(r"/[\w.@+-]+(?:/[\w.@+-]*)*")
+
+
 def secret_value(value: str) -> bool:
     """An unquoted assigned secret: long enough, high entropy; not a reference, a stand-in or code
     (`token = some_call(x)`, `self._token = _app.set(self)`, `password = user.password`)."""
     if is_reference(value) or not 8 <= len(value) <= 4096:
+        return False
+    # The next parameter of a query string whose value is empty (`?password=&namespace=x`), and
+    # a path (`PWD=/repo/project`, `"$PWD":/usr/src/app`: the working directory, no password).
+    if value.startswith(("&", "?")) or _ABSOLUTE_PATH.fullmatch(value):
         return False
     # (an index is code too: `token[:-1]`, `auth_info[2]`)
     # (a name's shape is code too, unless its letters switch case as a generated value's do:
@@ -386,7 +394,9 @@ def url_credentials(value: str) -> bool:
 # (and a document's numbered parts: `RFC 7231 section 7.1.1.1.`, `§ 4.2.1.3`)
 _VERSION_BEFORE = re.compile(
     r"(?i)(?:\b(?:version|ver|release|build|rev|revision|firmware|v|section|sections|sec|chapter|clause|paragraph"
-    r"|para|figure|fig|table|appendix|article|art|step|item)\b\.?|§|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-)\s*[:=]?\s*$"
+    r"|para|figure|fig|table|appendix|article|art|step|item)\b\.?|§|==|>=|<=|~=|!=|[A-Za-z]/|[A-Za-z]-"
+    # pip's `Requirement already satisfied: … (from …) (9.10.2.21)`: the version installed.
+    r"|\)[ \t]*\()\s*[:=]?\s*$"
 )
 _VERSION_AFTER = re.compile(r"^(?:[-+~]\w|\.(?:dev|post|rc|final)|[ab]\d|rc\d)")  # `1.2.5.1-2` (Debian)
 
