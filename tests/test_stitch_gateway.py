@@ -732,3 +732,34 @@ def test_a_react_loop_that_writes_each_answer_into_its_one_prompt_is_one_run(
     )
     assert stranger.headers["x-tandem-trajectory"] not in runs.values()
     assert stranger.headers["x-tandem-stitch"] == "new"
+
+
+@pytest.mark.parametrize("form", ["smolagents-text", "native"])
+def test_parallel_calls_resent_in_another_order_continue_their_run(
+    server: GatewayServer, client: httpx.Client, form: str
+) -> None:
+    """smolagents writes an answer's parallel calls back in the order they finished, not the
+    order given (`Calling tools:` and the list); a client may reorder native calls too."""
+    task: Messages = [TASK[0], {"role": "user", "content": "weather in Paris, and 17 x 23"}]
+    calls = [("call_zq81", "get_weather", '{"city": "Paris"}'), ("call_ab27", "multiply", '{"a": 17, "b": 23}')]
+    first = _send(client, server, task, plain({}, finish="tool_calls", calls=calls))
+    finished = list(reversed(calls))
+    if form == "native":
+        resent: dict[str, Any] = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": i, "type": "function", "function": {"name": n, "arguments": a}} for i, n, a in finished
+            ],
+        }
+    else:
+        written = [
+            {"id": i, "type": "function", "function": {"name": n, "arguments": orjson.loads(a)}} for i, n, a in finished
+        ]
+        resent = {"role": "assistant", "content": [{"type": "text", "text": "Calling tools:\n" + str(written)}]}
+    history = [*task, resent, {"role": "user", "content": "Observation:\nsunny; 391"}]
+    second = _send(client, server, history, {"kind": "text", "text": "done"})
+    assert (second.headers["x-tandem-trajectory"], second.headers["x-tandem-stitch"]) == (
+        first.headers["x-tandem-trajectory"],
+        "extended",
+    )

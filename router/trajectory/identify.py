@@ -347,6 +347,10 @@ def after_thinking(text: str) -> str | None:
     return None if at < 0 else text[at + len(THINK_END) :]
 
 
+def _call_order(call: Call) -> tuple[str, str, str]:
+    return (call[0] or "", call[1] or "", call[2] or "")
+
+
 def other_keys(said: bool, calls: list[Call], after_think: str | None) -> list[str]:
     """The keys an answer is noted under besides its own (`answer_key`), for the forms clients
     resend it in: its calls alone where it has text too (`calls_alone_key`); its text after its
@@ -361,6 +365,9 @@ def other_keys(said: bool, calls: list[Call], after_think: str | None) -> list[s
         keys.append(after_think)
     if len(calls) > 1 and all(call_id for call_id, _, _ in calls):
         keys += [answer_key("", calls[:1]), answer_key("", calls[-1:])]
+        # Its calls alone in the order of their ids: smolagents writes parallel calls back in
+        # the order they finished, not the order given (`_answer_keys` sorts a resent list so).
+        keys.append(answer_key("", sorted(calls, key=_call_order)))
     return keys
 
 
@@ -506,6 +513,9 @@ def _answer_keys(message: dict[str, Any], stops: tuple[str, ...] = ()) -> tuple[
         after = after_thinking(said)  # a client that wrote the reasoning block back its own way
         if after is not None:
             forms.append((after, called))
+    for said, called in forms[:]:
+        if len(called) > 1 and all(call_id for call_id, _, _ in called) and not said.strip():
+            forms.append(("", sorted(called, key=_call_order)))  # resent in another order (`other_keys`)
     keys: list[str] = []
     distinctive = False
     for text, calls in forms:
