@@ -515,8 +515,10 @@ def _initialled(value: str) -> bool:
     given, family = given_names(), family_names()
     for word in (words[0], words[2]):
         low = word.lower()
-        if low in _AMBIGUOUS or (low in everyday and low not in given and low not in family):
-            return False
+        if low in _AMBIGUOUS or (len(word) > 1 and word.isupper()):
+            return False  # (`GNU R Polygon`: an acronym, no given name)
+        if low not in given and low not in family and (low in everyday or (len(low) >= 6 and low.endswith("ing"))):
+            return False  # everyday words and a verb's `-ing` form (`Developing R Packages`)
     return True
 
 
@@ -533,6 +535,22 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 _FIRST_WORD = re.compile(r"([^ \t]+)[ \t]+")
+_POSSESSIVE_WORD = re.compile(r"[^\W\d_]['’]s(?=[ \t])")
+# A contraction opening a run (`It's Ivan Rossi`, `You're Chen Smith`): a pronoun and a verb.
+_CONTRACTION = re.compile(r"([^\W\d_]+)['’](?:s|re|m|ll|ve|d)[ \t]+")
+
+
+def _to_possessive(text: str, start: int, end: int) -> tuple[int, int]:
+    """A run without a contraction of everyday words opening it (`It's Ivan Rossi` is `Ivan
+    Rossi`), and up to the first possessive after its first word (`Larry Wall's Practical
+    Extraction` is `Larry Wall's`): what follows a possessive is the thing owned, not more of
+    the name."""
+    lead = _CONTRACTION.match(text, start, end)
+    if lead is not None and lead.group(1).lower() in names_model.model()["lexicon"]:
+        start = lead.end()
+    first = _FIRST_WORD.match(text, start, end)
+    inner = _POSSESSIVE_WORD.search(text, first.end(), end) if first is not None else None
+    return (start, inner.end()) if inner is not None else (start, end)
 
 
 def _without_lead(text: str, start: int, end: int) -> tuple[int, int]:
@@ -1052,13 +1070,19 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                     yield match.start(3), match.end(3), "name-inverted"
                     yield tail.start(1), tail.end(1), "name-inverted"
                     continue
-            if rule == "name-label" and match.group(1):
+            if rule == "name-label" and any(_software_word(w.lower()) for w in _words(value)):
+                accepted = False  # `display_name = 'SQLite'`: software's name
+            elif rule == "name-label" and match.group(1):
                 accepted = _shape(value)
             elif rule == "name-label" and not match.group(2):
-                accepted = _shape(value) and (
-                    _listed(value)
-                    or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
-                    or _in_people_array(text, match.start(group), value)
+                accepted = (
+                    _shape(value)
+                    and not _generic_not_person(text, match.start(group), match.end(group))
+                    and (
+                        _listed(value)
+                        or (len(_words(value)) >= 2 and _contact_near(text, *match.span(group)))
+                        or _in_people_array(text, match.start(group), value)
+                    )
                 )
             elif rule == "name-initial":
                 accepted = _initialled(value)
@@ -1079,8 +1103,12 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
                         )
                     )
                 )
+            elif rule == "name-asked" and len(value) < 2:
+                accepted = False  # `I was told I didn't need it`: the pronoun, no initial
             elif rule in ("name-greeting", "name-signoff", "name-asked"):
                 accepted = _shape(value) and len(_words(value)) <= 4 and _addressed_name(value)
+            elif rule == "name-role" and _ROLE_NOT_NAME.search(value):
+                accepted = False  # `your user ID. Could you`: an abbreviation, then the next sentence
             elif rule in ("name-label", "name-mail", "name-role"):
                 accepted = _shape(value) and (_listed(value) or len(_words(value)) >= 2)
             else:
@@ -1093,8 +1121,30 @@ def _spans(text: str) -> Iterator[tuple[int, int, str]]:
     if listed:
         for match in search(_CAPITALISED_RUN, text, windows(text, listed, 64, 64)):
             if _free_text(match.group(1)):
-                yield (*_without_lead(text, *_trim(text, *match.span(1))), "name-text")
+                yield (*_without_lead(text, *_trim(text, *_to_possessive(text, *match.span(1)))), "name-text")
         yield from _acting(text, listed)
+
+
+# After a role word (`user`, `customer`), words that are no name: one in capitals (`user ID`,
+# `customer IBAN`) or a word of two letters or more ending a sentence before the next word
+# (`…your user ID. Please hold`; an initial, `Ana M. Lima`, has one letter).
+_ROLE_NOT_NAME = re.compile(r"^[A-Z]{2,}(?![a-z])|[^\W\d_]{2,}\.[ \t]")
+
+
+# A quoted value that goes on in lower case after the words a name was read from (`{'name': 'Can
+# view report'}`: a permission's name, whose first word is a listed given name).
+_QUOTED_ON = re.compile(r"[ \t]+[a-z][^\"'\n]{0,200}[\"']")
+
+
+def _generic_not_person(text: str, start: int, end: int) -> bool:
+    """Whether the value text[start:end] of a generic label (`name`, `owner`, `user`) is no
+    person's name: a quoted value that is more than the name read from it (`_QUOTED_ON`), or one
+    word that is an everyday word too (`'name': 'Can'`; a listed given name so needs a family
+    name after it)."""
+    if start and text[start - 1] in "\"'" and _QUOTED_ON.match(text, end):
+        return True
+    words = _words(text[start:end])
+    return len(words) == 1 and names_model.everyday(words[0].lower(), names_model.model()["lexicon"])
 
 
 # The rules whose match is read by a function of its own (`_spans`): (text, match, rule) -> names.
@@ -1130,8 +1180,22 @@ def _read_title(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[in
     if _OUR_LADY.search(text, max(0, match.start() - 10), match.start()):
         return  # `Nossa Senhora Aparecida`, `Nuestra Señora del Pilar`: a saint's title, a place's
     value = match.group(1)
-    if _shape(value) and len(_words(value)) <= 4:
+    words = _words(value)
+    if len(words) == 1 and _short_everyday(words[0].lower()):
+        return  # `Dr Who`, `Dr. Go`: a short everyday word after the title, no listed name
+    if _shape(value) and len(words) <= 4:
         yield (*_trim(text, *match.span(1)), rule)
+
+
+def _short_everyday(low: str) -> bool:
+    """Whether a word (lower case) of three letters at most is an everyday word and no listed
+    name (`who`, `go`; not `li`, `wu`, `ng`)."""
+    return (
+        len(low) <= 3
+        and low in names_model.model()["lexicon"]
+        and low not in given_names()
+        and low not in family_names()
+    )
 
 
 def _read_title_lower_case(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int, int, str]]:
@@ -1416,6 +1480,8 @@ def _lower_case(text: str, ends: list[int]) -> Iterator[tuple[int, int, str]]:
         last = rest.group(1)
         if last in everyday or last in _STOP or last in names_model.NEVER or last in _CODE_WORDS:
             continue
+        if _software_word(last):
+            continue  # software's or a format's name (`search_dir "jackson xml"`), no family name
         if last in given and last not in family_names():
             continue  # two given names (`anna maria`)
         yield start, rest.end(1), "name-lower"
@@ -1444,6 +1510,18 @@ def _addressed_last(text: str) -> Iterator[tuple[int, int, str]]:
             yield match.start(1), match.end(1), "name-addressed"
 
 
+# Interjections and the yes and no of the languages customers write, which open a sentence
+# before a comma as a name does (`Hmm, I don't remember`, `Oui, please proceed`): the prose
+# lexicon lacks most of them.
+_INTERJECTIONS = frozenset(
+    re.findall(
+        r"\S+",
+        "hmm hmmm hm umm uhm uhh ahh aha ahem erm huh meh mhm mmm oops whoa wow yay yeah yep yup nope nah okay"
+        " alright oui non merci nein danke bitte gracias claro vale bueno obrigado obrigada grazie prego certo",
+    )
+)
+
+
 def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
     """One or two capitalised words opening a sentence, a comma, then a request: a name when
     each word is a listed name (not also an everyday word) or no word of the lexicon at all (an
@@ -1462,6 +1540,8 @@ def _addressed(text: str) -> Iterator[tuple[int, int, str]]:
             if len(word) < 3 or not _capitalised(word) or not word[1:].islower():
                 break
             low = word.lower()
+            if low in _INTERJECTIONS:
+                break
             listed = (low in given or low in family) and low not in _AMBIGUOUS and low not in everyday
             if not listed and (names_model.everyday(low, everyday) or low in _STOP or low in names_model.NEVER):
                 break
@@ -1551,7 +1631,11 @@ def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
     given = given_names()
     for block in blocks:
         speakers = {word for word, _s, _e in block}
-        listed = {w for w in speakers if w.lower() in given and w.lower() not in _AMBIGUOUS}
+        # (Cased as a name: `NaN:` and `Inf:` printed by a script are no speakers, though `Nan` is a
+        # given name.)
+        listed = {
+            w for w in speakers if w.lower() in given and w.lower() not in _AMBIGUOUS and _NAME_CASED.fullmatch(w)
+        }
         # A role beside them (`INTERVIEWER:`, `Q:`) says the others are people too.
         roles = {w for w in speakers if w.lower() in _SPEAKER_ROLES}
         if len(block) < 2 or len(speakers) < 2 or not (listed or roles):
@@ -1561,6 +1645,7 @@ def _speakers(text: str) -> Iterator[tuple[int, int, str]]:
             low = word.lower()
             if word in listed or (
                 low not in _SPEAKER_ROLES
+                and (_NAME_CASED.fullmatch(word) or (roles and word.isupper()))
                 and _shape(word, allow_upper=bool(roles))
                 and len(word) > 2
                 and low not in everyday
@@ -1818,6 +1903,27 @@ _INSTITUTION_LAST = re.compile(rf"(?<![\w'’-]){_INSTITUTIONS}$")
 _INSTITUTION_AFTER = re.compile(rf"(?:[ \t]+{_CAP_WORD}){{0,2}}[ \t]+{_INSTITUTIONS}(?![\w'’-])")
 
 
+# The value of a field that names a work (`Book.objects.create(title="Jane Eyre")`, `"album":
+# "Billie Jean"`): a title, no person, though a listed name opens it.
+_WORK_FIELD = re.compile(r"(?i)(?<![\w-])(?:title|book|album|song|film|movie|novel|track)[\"']?[ \t]*[:=][ \t]*[\"']?$")
+# A run of several words ending in an everyday word that is no listed name, then an institution's
+# kind (`John F. Kennedy International Airport`): the place's name, not a person's (`Priya Nair
+# School` ends in a listed name, `Chiang Kai Shek Memorial` in no everyday word: they stay).
+_INSTITUTION_NEXT = re.compile(rf"[ \t]+{_INSTITUTIONS}(?![\w'’-])")
+
+
+def _last_not_listed(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is two words or more, the last an everyday word and no listed name."""
+    words = _words(text[start:end])
+    last = words[-1].lower() if words else ""
+    return (
+        len(words) >= 2
+        and last in names_model.model()["lexicon"]
+        and last not in given_names()
+        and last not in family_names()
+    )
+
+
 # A field that names a place (`city: 'Austin'`, `"state": "Georgia"`): its value is no person,
 # however many people bear the name.
 _PLACE_FIELD = re.compile(
@@ -1865,6 +1971,14 @@ _STATE_AFTER = re.compile(
 )
 
 
+# A journey's two ends, each with its airport's code (`from Boston (BOS) to Orlando (MCO)`): places.
+# (One code alone is no sign: `send it to Priya (CTO)`.)
+_PLACE_WORDS = r"[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}"
+_AIRPORT = r"[ \t]+\([A-Z]{3}\)"
+_JOURNEY_FROM = re.compile(rf"{_AIRPORT}[ \t]+(?i:to)[ \t]+{_PLACE_WORDS}{_AIRPORT}")
+_JOURNEY_TO = re.compile(rf"(?<![\w'’-])(?i:from)[ \t]+{_PLACE_WORDS}{_AIRPORT}[ \t]+(?i:to)[ \t]+$")
+
+
 # Planets are given names too (`Venus`), but far more often the planets in text that names them.
 _SKY = frozenset(["mercury", "venus", "mars", "jupiter", "saturn", "uranus", "neptune", "pluto"])
 
@@ -1881,6 +1995,10 @@ def _a_place(text: str, start: int, end: int) -> bool:
         return True
     if _STATE_AFTER.match(text, end) and not any(c in " \t" for c in text[start:end]):
         return True  # (one word: a person's name is followed by a degree, `Harry Preuss, MD`)
+    if _JOURNEY_FROM.match(text, end) or (
+        text.startswith((" (", "\t("), end) and _JOURNEY_TO.search(text, max(0, start - 80), start)
+    ):
+        return True  # `from Boston (BOS) to Orlando (MCO)`: the cities of a flight
     words = [w.lower() for w in _words(text[start:end])]
     if not words:
         return False
@@ -1890,6 +2008,169 @@ def _a_place(text: str, start: int, end: int) -> bool:
         return not people or _PLACE_BEFORE.search(text, max(0, start - 24), start) is not None
     last = words[-1]
     return len(words) >= 2 and last in places and last not in given and last not in family
+
+
+@functools.cache
+def software() -> frozenset[str]:
+    """Names of software, languages and formats (data/software.txt), lower case."""
+    return _names("software.txt")
+
+
+def _software_word(low: str) -> bool:
+    """Whether a word (lower case) is software's name and no listed person's (`gradle`, `kotlin`,
+    `macos`; not `jackson`, `julia`, which people bear too): never a name alone. (Not the
+    prose model's `NEVER` words: those hold the calendar and words of code, `sat`, `any`.)"""
+    return low in software() and low not in given_names() and low not in family_names()
+
+
+# Words after a name that make it a product's, a library's or an eponym's (`the Jackson library`,
+# `Jackson Databind`, `Jackson Core JAR`, `Cohen Algorithm`, `Xavier initialization`, `Pearson
+# correlation`, `the Bareiss algorithm`, `Haskell bindings`, `Dvorak keyboards`, `Smith-Normal
+# form`): nouns a person's name is not followed by. Not `test`, `code`, `space`, `law` or
+# `releases`, which a sentence goes on with after a name (`let Sam test it`, `give Ana space`,
+# `Ana's law firm`, `Ana releases it`); nouns that are verbs too (`form`, `filter`, `transform`,
+# `function`, `index`) only where the phrase ends or `of` follows (`the Smith-Normal form)`, not
+# `let Ana form a team`).
+_PRODUCT_WORDS = (
+    r"Core|JARs?|XML|JSON|YAML|CSV|Databind|Annotations?|Engine|Plugins?|Algorithms?|APIs?|SDKs?|Library|Libraries"
+    r"|Framework|Modules?|Packages?|Bindings|Extensions?|Runtime|Toolkit|Compiler|Parser|Mapper|Serializer"
+    r"|Deserializer|Dataformats?|Datatypes?|CLI|Wrapper|Codebase"
+)
+_EPONYM_WORDS = (
+    r"algorithms?|theorem|lemma|conjecture|formula|equations?|inequality|principle|paradox|constant|criterion"
+    r"|transformation|distribution|correlation|coefficient|initiali[sz]ation|decomposition|reduction|integral"
+    r"|polynomials?|normal[ \t]+form|methods?|distance|matrix|series|notation"
+    r"|(?:form|transform|filter|function|index)(?=[ \t]*(?:[^\w \t]|$|of[ \t]))"
+)
+_PRODUCT_LOWER = (
+    r"library|libraries|codebase|classes|project|modules?|packages?|plugins?|framework|bindings|api|sdk|jars?"
+    r"|databind|annotations|core|dependency|dependencies|integration|software|wrapper|engine|repository|repo"
+    r"|versions?|docs|documentation|installation|functionality|syntax|keyboards?|xml|json|yaml"
+)
+# (A product word after the name, or an eponym's after the name or its possessive; the product
+# word may own something in turn: `the Jackson library's equivalent`.)
+_PRODUCT_AFTER = re.compile(
+    rf"(?:[ \t]+(?:{_PRODUCT_WORDS})|[ \t]+(?:{_PRODUCT_LOWER}|{_EPONYM_WORDS})|['’]s[ \t]+(?:{_EPONYM_WORDS}))"
+    r"(?:['’]s)?(?![\w'’-])"
+)
+# A version or a section's number after the name (`Cohen 2.4.5`, `Jackson 2.17`): three parts
+# after any name, two only after a word of software (`paid Priya 12.50` is an amount).
+_VERSION_AFTER = re.compile(r"[ \t]+v?\d+\.\d+(\.\d+)*(?![\w-]|\.\d)")
+_PRODUCT_LAST = re.compile(rf"[ \t](?:{_PRODUCT_WORDS})$|-(?:processor|parser|mapper|core|databind)$")
+# A list joins words of one kind (`Maven or Gradle`, `Jackson and JUnit`, `Python, R, Julia, and
+# Scala`): beside a word of software, a name is software too. The word before and the one after.
+_JOINED_AFTER = re.compile(r",?[ \t]+(?:and|or|&|nor)[ \t]+([A-Za-z][\w+#.-]*)|,[ \t]+([A-Za-z][\w+#.-]*)")
+_JOINED_BEFORE = re.compile(r"([A-Za-z][\w+#.-]*),?[ \t]+(?:and|or|&|nor)[ \t]+$|([A-Za-z][\w+#.-]*),[ \t]+$")
+# A release named after its system (`Debian Jessie`, `macOS Ventura`): a software word right before.
+_WORD_BEFORE = re.compile(r"([A-Za-z][\w+#-]*)[ \t]+$")
+# A word of a path, a package or an identifier in lower case (`com.fasterxml.jackson.core`,
+# `jackson-databind`, `build.gradle`, `matplotlib.axes`): joined to another part by a dot, a
+# slash, a hyphen, an underscore or a colon, and no part of an e-mail address (`ana.lima@…` is a
+# person's). The text is searched for the word itself (few words are asked about), at most
+# `_IDENTIFIER_TRIES` places.
+_JOINERS = "./_:\\-"
+_IDENTIFIER_TRIES = 64
+# At most this many distinct words are searched for in one text (each search reads the text once).
+_IDENTIFIER_WORDS = 32
+_TOKEN_SPAN = 120  # how far a token is read each side for an `@`
+
+
+def _in_mail_address(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is in an e-mail address's local part or domain (not after a path
+    that follows one: `git@github.com:FasterXML/jackson-databind.git` is a remote)."""
+    low = start
+    while low > max(0, start - _TOKEN_SPAN) and not text[low - 1].isspace():
+        low -= 1
+    high = end
+    while high < min(len(text), end + _TOKEN_SPAN) and not text[high].isspace():
+        high += 1
+    at = text.find("@", low, high)
+    if at < 0:
+        return False
+    if end <= at:
+        return True
+    between = text[at:start]
+    return ":" not in between and "/" not in between
+
+
+def _in_identifier(text: str, low: str) -> bool:
+    """Whether `low` (a lower-case word) is written in `text` as a whole part of a path, a
+    package or an identifier (`_JOINERS`), outside e-mail addresses."""
+    at = text.find(low)
+    tries = 0
+    while at >= 0 and tries < _IDENTIFIER_TRIES:
+        end = at + len(low)
+        before = text[at - 1] if at else " "
+        after = text[end] if end < len(text) else " "
+        if not before.isalnum() and not after.isalnum():
+            joined = (before in _JOINERS and at >= 2 and text[at - 2].isalnum()) or (
+                after in _JOINERS and end + 1 < len(text) and text[end + 1].isalnum()
+            )
+            if joined and not _in_mail_address(text, at, end):
+                return True
+        at = text.find(low, end)
+        tries += 1
+    return False
+
+
+def _joined_software(text: str, start: int, end: int) -> bool:
+    """Whether the word before or after text[start:end], in a list or right before it, is
+    software's name (`_software_word`)."""
+    words = []
+    after = _JOINED_AFTER.match(text, end)
+    if after is not None:
+        words.append(after.group(1) or after.group(2))
+    before = _JOINED_BEFORE.search(text, max(0, start - 48), start)
+    if before is not None:
+        words.append(before.group(1) or before.group(2))
+    right_before = _WORD_BEFORE.search(text, max(0, start - 32), start)
+    if right_before is not None:
+        words.append(right_before.group(1))
+    return any(_software_word(word.lower().rstrip(".")) for word in words)
+
+
+def _software(text: str, found: list[tuple[int, int, str]], rules: frozenset[str]) -> list[tuple[int, int, str]]:
+    """The findings without software's, products' and eponyms' names that the rules in `rules`
+    (those with no cue, or a weak one) took for people's: a word of software that no name list
+    holds (`Gradle`; first in a name of several words, `Macos Ventura`), a product or an eponym's
+    word after the name or ending it (`_PRODUCT_AFTER`, `_PRODUCT_LAST`), software listed with
+    it or right before it (`_joined_software`), or, for one word of software or one no name list
+    holds, the same word in lower case in a path, a package or an identifier of the text
+    (`_in_identifier`: `Jackson` beside `com.fasterxml.jackson`)."""
+    given, family = given_names(), family_names()
+    searched: dict[str, bool] = {}  # word -> `_in_identifier` (each word searched once)
+    kept = []
+    for start, end, rule in found:
+        if rule not in rules:
+            kept.append((start, end, rule))
+            continue
+        words = [w.lower() for w in _words(text[start:end])]
+        version = _VERSION_AFTER.match(text, end)
+        if (
+            # (The first word: a product line, `Jupyter Notebooks`, `Macos Ventura`; not a family
+            # name that no list holds and software bears too, `Piotr Helm`.)
+            (words and _software_word(words[0]))
+            or (version is not None and (version.group(1) is not None or all(w in software() for w in words)))
+            or _PRODUCT_AFTER.match(text, end)
+            or _PRODUCT_LAST.search(text, start, end)
+            or _joined_software(text, start, end)
+        ):
+            continue
+        # (Only a word of software in a longer name: `Extends Jackson` beside `jackson-mapper`,
+        # not `Priya Nair` beside `priya-nair`, a person's handle.)
+        telling = [w for w in words if w in software() or (len(words) == 1 and w not in given and w not in family)]
+        for word in telling:
+            if word not in searched and len(searched) < _IDENTIFIER_WORDS:
+                searched[word] = _in_identifier(text, word)
+        if any(searched.get(w, False) for w in telling):
+            continue
+        kept.append((start, end, rule))
+    return kept
+
+
+# The rules `_software` reads: no cue (a listed name in free text, a listed given name acting,
+# the prose model) or a weak one (`for Jackson to offer`).
+_SOFTWARE_READ = frozenset({"name-text", "name-acts", "name-model", "name-for"})
 
 
 def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -1919,7 +2200,9 @@ def _not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int,
         or _STREET_LAST.search(text, start, end)
         or _INSTITUTION_LAST.search(text, start, end)
         or (" " not in text[start:end] and _INSTITUTION_AFTER.match(text, end))
+        or (_INSTITUTION_NEXT.match(text, end) and _last_not_listed(text, start, end))
         or _PLACE_FIELD.search(text, max(0, start - 24), start)
+        or _WORK_FIELD.search(text, max(0, start - 24), start)
         or _a_place(text, start, end)
     }
     return [f for f in found if f[2] not in _UNCUED or (f[0], f[1]) not in dropped]
@@ -1965,7 +2248,8 @@ def find(text: str) -> list[Finding]:
     found = _by_rules(text)
     known = [(start, end) for start, end, _rule in found]
     found.extend((start, end, "name-model") for start, end in names_model.find(text, known))
-    first = longest_first("PERSON", text, _tidied(text, _not_people(text, found)))
+    found = _software(text, _not_people(text, found), _SOFTWARE_READ)
+    first = longest_first("PERSON", text, _tidied(text, found))
     places = _again(text, first)
     if not places:
         return first

@@ -3,7 +3,8 @@ and context rules so that dates, timestamps, ids and amounts are not phones.
 
 - International (`+44 20 7946 0958`, `0044…`, `001-415-…`): valid for the country it names.
 - National with separators (`(415) 555-2671`, `020 7946 0958`, `06 12 34 56 78`): valid in one
-  of the regions below, and not shaped like a date, a time or a grouped amount.
+  of the regions below, and not shaped like a date, a time or a grouped amount, nor laid out as a
+  dump's cells or a table's columns (`od` rows, a memory listing's lines).
 - National without separators (`4155552671`): only beside a phone word or label.
 """
 
@@ -159,10 +160,15 @@ _GROUPED_AMOUNT = re.compile(_MARKED_AMOUNT + r"|^\d{1,2}(?: \d{3})+$")
 # Nor are groups of four with a shorter tail (`1234 5678 90`: how cards and accounts are
 # printed), an SSN's groups with a longer tail (`123-45-67890`: an SSN mistyped), or a list of
 # scores or ranges (`5-15 15-11 15-11`).
+# Nor two to four digits with no trunk 0 and then six (`deposit 144 000004`, `16 000150`: an
+# address and a word of a memory listing): none of the regions read unlabelled writes its
+# numbers so (an area code there has a trunk 0 before it, or the local part is not six digits:
+# `(415) 555-2671`, `138 0013 8000`, `98765 43210`); beside a phone word such a number stands.
 _NOT_PHONE_GROUPS = re.compile(
     r"^\d{6,}[ .-]|^[1-9]\d{3} \d{4} \d{4}$|^[1-9]\d{4} \d{4}$"
     r"|^(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:-(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}$"
     r"|^[1-9]\d{3} \d{4} \d{1,3}$|^\d{3}-\d{2}-\d{5,}$|^\d{1,2}-\d{1,2}(?: \d{1,2}-\d{1,2})+$"
+    r"|^[1-9]\d{1,3}[ .-]\d{6}$"
 )
 # A host name goes on after the number (`195-154-37-122.rev.example.eu`).
 _HOST_AFTER = re.compile(r"\.[A-Za-z]")
@@ -360,6 +366,109 @@ def check_slashed(text: str, start: int, end: int) -> bool:
     return _national_cached(value, digits[0], LABELLED_REGIONS)
 
 
+# A hex or octal dump's row: an offset column (six hex digits or more, one a digit: `od`,
+# `hexdump`, `xxd`'s `00000010:`, a debugger's `0x7ffe…:`) then eight cells or more, each two to
+# four hex digits or one character, maybe escaped (`07 01 26 04 1e 00 3c 02 14 01 …`, `od -c`'s
+# `226   %  \0  \n 001 211`), or a line of bytes alone (`od -An`): eight hex pairs or more, a
+# letter among them, or sixteen. Its digit groups are bytes and words (`02 14 01 00 00 00 00` is
+# valid for Germany). The text column after the cells (`|…|`, or xxd's) is not a cell: a phone
+# printed there stays one.
+_DUMP_CELL = r"[ \t]+(?:[0-9A-Fa-f]{2,4}|\\?[^\s|])(?!\S)"
+_DUMP_OFFSET = re.compile(rf"[ \t]*(?:0x)?(?=[0-9A-Fa-f]*\d)[0-9A-Fa-f]{{6,16}}:?(?:{_DUMP_CELL}){{8,}}")
+_DUMP_BYTES = re.compile(r"[ \t]*(?:[0-9A-Fa-f]{2}[ \t]+){7,}[0-9A-Fa-f]{2}[ \t]*\r?$")
+_HEX_LETTER = re.compile(r"[A-Fa-f]")
+# The longest line read around a candidate (a dump's row or a listing's line is far shorter; a
+# longer line, minified JSON or a log's, is neither, and is not read again per candidate).
+_LINE_SPAN = 200
+
+
+def _line(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """The bounds of the line holding text[start:end], or None when it is longer than `_LINE_SPAN`
+    on either side."""
+    low = max(0, start - _LINE_SPAN)
+    line_start = text.rfind("\n", low, start) + 1
+    if line_start == 0 and low > 0:
+        return None
+    line_end = text.find("\n", end, end + _LINE_SPAN)
+    if line_end < 0:
+        if end + _LINE_SPAN < len(text):
+            return None
+        line_end = len(text)
+    return line_start, line_end
+
+
+def _in_dump_row(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is among the cells of a hex or octal dump's row (`_DUMP_OFFSET`,
+    `_DUMP_BYTES`)."""
+    bounds = _line(text, start, end)
+    if bounds is None:
+        return False
+    row = _DUMP_OFFSET.match(text, *bounds)
+    if row is not None:
+        return end <= row.end()
+    row = _DUMP_BYTES.match(text, *bounds)
+    return row is not None and (
+        _HEX_LETTER.search(text, *bounds) is not None or len(text[bounds[0] : bounds[1]].split()) >= 16
+    )
+
+
+# A line's shape: its digit runs as one digit, its blanks as one space (`sim> deposit 1734 020027`
+# and `sim> deposit 36 000004` are one shape).
+_DIGIT_RUN = re.compile(r"\d+")
+_BLANKS = re.compile(r"[ \t\r]+")
+# Two numbers side by side on each line of a run of lines of one shape are a table's columns (a
+# memory listing, `deposit 1734 020027` line after line, an assembler's addresses and words), not
+# a phone on each line: three lines or more, the same words on each (a letter among them: a list
+# of bare numbers may be a list of phones). Numbers written in three groups or more, as phones
+# mostly are (`dialing 020 7946 0958` in a log), are left to the other rules.
+_RUN = 3
+_TWO_GROUPS = re.compile(r"^\(?\d+\)?[ .-]{1,2}\d+$")
+
+
+def _shape_of(text: str, start: int, end: int) -> str:
+    return _BLANKS.sub(" ", _DIGIT_RUN.sub("0", text[start:end])).strip()
+
+
+def _in_columns(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], two groups of digits, stands on a line of a run of `_RUN` lines
+    or more of one shape with a letter in it (`_RUN`)."""
+    bounds = _line(text, start, end)
+    if bounds is None:
+        return False
+    shape = _shape_of(text, *bounds)
+    if not any(c.isalpha() for c in shape):
+        return False
+    same = 1
+    # The lines before, then the lines after, while they have the candidate's line's shape.
+    # (A neighbour longer than `_LINE_SPAN` has another shape.)
+    at = bounds[0]
+    while same < _RUN and at > 0:
+        low = max(0, at - 1 - _LINE_SPAN)
+        line_start = text.rfind("\n", low, at - 1) + 1
+        if (line_start == 0 and low > 0) or _shape_of(text, line_start, at - 1) != shape:
+            break
+        same += 1
+        at = line_start
+    at = bounds[1]
+    while same < _RUN and at < len(text):
+        line_end = text.find("\n", at + 1, at + 1 + _LINE_SPAN)
+        if line_end < 0:
+            if at + 1 + _LINE_SPAN < len(text):
+                break
+            line_end = len(text)
+        if _shape_of(text, at + 1, line_end) != shape:
+            break
+        same += 1
+        at = line_end
+    return same >= _RUN
+
+
+def _laid_out(text: str, start: int, end: int, value: str) -> bool:
+    """Whether an unlabelled candidate is laid out as a dump's cells or a table's columns
+    (`_in_dump_row`, `_in_columns`): read last, for the few candidates every other rule took."""
+    return _in_dump_row(text, start, end) or (_TWO_GROUPS.match(value) is not None and _in_columns(text, start, end))
+
+
 def _plain_context(text: str, start: int, value: str) -> bool:
     """No id's or part's word right before the value, nor the digits of a longer chain."""
     return not (
@@ -382,7 +491,7 @@ def check(text: str, start: int, end: int) -> bool:
         return facts or _in_field(text, start, end)
     digits, separated, dial_out, plain_shape = facts
     # (The context before it is read only for the shapes that stand without a label.)
-    if dial_out and _plain_context(text, start, value):
+    if dial_out and _plain_context(text, start, value) and not _in_dump_row(text, start, end):
         return True
     if (
         separated
@@ -391,6 +500,7 @@ def check(text: str, start: int, end: int) -> bool:
         and not _HOST_AFTER.match(text, end)
         and _plain_context(text, start, value)
         and _national_cached(value, digits[0], REGIONS)
+        and not _laid_out(text, start, end, value)
     ):
         return True
     # Unseparated, short, or after an id-like word: a phone only beside a phone word or label.
