@@ -51,7 +51,8 @@ def test_other_clients_are_answered_while_a_huge_step_is_scanned(
     # The scan is what took the big step its time: the others were answered in its course.
     assert len(waits) >= 5, (done, waits)
     # Before, the scan held the loop for the whole step: no other request went through. What
-    # still runs on the loop (the body's parse, the placeholders' allocation) takes well under 2 s.
-    assert max(waits) < 2.0, (done, sorted(waits)[-5:])
+    # still runs on the loop (the body's parse, the placeholders' allocation) takes well under 2 s
+    # on a quiet machine (up to 2.5 s seen with another test run beside it; the scan takes 6-9 s).
+    assert max(waits) < 3.0, (done, sorted(waits)[-5:])
     sent = orjson.dumps(cloud.received[-1].body).decode()
     assert "ann59999@example.com" not in sent and "+1 415 555 9999" not in sent
