@@ -61,6 +61,17 @@ def home_of(server: GatewayServer, trajectory: str) -> str | None:
     return None if state is None else state.notes.get(notes.POOL_HOME)
 
 
+def sample(server: GatewayServer, name: str, **labels: str) -> float:
+    """A metric's samples with `labels`, summed (every process's series of the gateway)."""
+    registry = server.app.state.engine.metrics.registry
+    return sum(
+        s.value
+        for family in registry.collect()
+        for s in family.samples
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
+    )
+
+
 def test_affinity_keeps_each_run_on_one_replica(
     make_gateway: MakeGateway, replicas: list[FakeUpstream], cloud: FakeUpstream
 ) -> None:
@@ -348,23 +359,14 @@ def test_every_call_sent_is_counted_so_failed_calls_are_a_share_of_them(
         run(client, server, "counted", 2, model="probe")  # step 1 again and step 2, each: a probe
         # to the dead home (failed), a probe to a live replica, the step: 6 calls, 2 failed
 
-    def sample(name: str, **labels: str) -> float:
-        registry = server.app.state.engine.metrics.registry
-        return sum(
-            s.value
-            for family in registry.collect()
-            for s in family.samples
-            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
-        )
-
     answered = sum(len(fake.received) for fake in replicas)
     assert answered == 6
-    assert sample("tandem_upstream_errors_total", upstream="edge") == 2
-    assert sample("tandem_upstream_calls_total", upstream="edge") == answered + 2 == 8
-    assert sample("tandem_upstream_calls_total", upstream="cloud") == len(cloud.received) == 0
+    assert sample(server, "tandem_upstream_errors_total", upstream="edge") == 2
+    assert sample(server, "tandem_upstream_calls_total", upstream="edge") == answered + 2 == 8
+    assert sample(server, "tandem_upstream_calls_total", upstream="cloud") == len(cloud.received) == 0
     # Which replica failed: its own series.
-    assert sample("tandem_edge_replica_failures_total", replica=dead.base_url) == 2
-    assert sample("tandem_edge_replica_failures_total") == 2
+    assert sample(server, "tandem_edge_replica_failures_total", replica=dead.base_url) == 2
+    assert sample(server, "tandem_edge_replica_failures_total") == 2
 
 
 def test_readyz_shows_each_replica_and_the_pool_is_reachable_while_one_is(

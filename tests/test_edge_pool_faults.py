@@ -23,7 +23,7 @@ from tests.both_stores import MakeGateway
 from tests.both_stores import make_gateway as make_gateway
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, wait_until
-from tests.test_edge_pool import Clock, home_of, pool_gateway, run, served
+from tests.test_edge_pool import Clock, home_of, pool_gateway, run, sample, served
 from tests.test_edge_pool import replicas as replicas
 
 HTML = {"kind": "raw", "status": 200, "content_type": "text/html", "body": "<html>502 Bad Gateway</html>"}
@@ -46,16 +46,6 @@ def steps(
             headers={"x-session-id": trajectory},
         )
         assert response.status_code == 200, response.text
-
-
-def sample(server: GatewayServer, name: str, **labels: str) -> float:
-    registry = server.app.state.engine.metrics.registry
-    return sum(
-        s.value
-        for family in registry.collect()
-        for s in family.samples
-        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
-    )
 
 
 # -- a replica answering 200 with no chat completion --------------------------------------------

@@ -240,13 +240,13 @@ def _noted_under(
     anchor: str,
     amendable: Amendable | None,
     space: str = "",
-    continued: Continuable | None = None,
+    goes_on: Continuable | None = None,
 ) -> list[str]:
     names = [HISTORY + key]
     if amendable is not None:
         names.append(AMENDED + amendable.head)
-    if continued is not None:
-        names.append(continued.key)
+    if goes_on is not None:
+        names.append(goes_on.key)
     if anchor and status == "ok":
         names.append(REWRITES + anchor)
     if space and status == "ok":
@@ -259,7 +259,7 @@ def _waits(
     previous: str | None,
     head: str | None,
     amendable: Amendable | None,
-    continuable: Continuable | None = None,
+    goes_on: Continuable | None = None,
 ) -> list[str]:
     """The notes a request waits for before it is placed: of its own history (a retry), of the
     history its last answer was given at (its run's step before), of the history before its
@@ -272,8 +272,8 @@ def _waits(
         names.append(HISTORY + head)
     if amendable is not None:
         names.append(AMENDED + amendable.head)
-    if continuable is not None:
-        names.append(continuable.key)
+    if goes_on is not None:
+        names.append(goes_on.key)
     return names
 
 
