@@ -763,3 +763,73 @@ def test_parallel_calls_resent_in_another_order_continue_their_run(
         first.headers["x-tandem-trajectory"],
         "extended",
     )
+
+
+def _react(name: str, before: str = "") -> str:
+    """A text ReAct step of run `name` as a model writes it (JSON input)."""
+    return (
+        f"{before}Thought: run {name}: I need the weather in Paris first.\n"
+        f'Action: get_weather\nAction Input: {{"city": "Paris", "units": "metric", "days": 2, "alerts": true}}'
+    )
+
+
+def _rebuilt(name: str, before: str = "") -> str:
+    """The same step as LlamaIndex's `ReActAgent` resends it: rebuilt from its parsed parts, the
+    input as a Python literal, `Thought: ` before whatever the model wrote first."""
+    thought = f"{before}Thought: run {name}: I need the weather in Paris first."
+    thought = thought if thought.startswith("Thought: ") else "Thought: " + thought
+    literal = {"city": "Paris", "units": "metric", "days": 2, "alerts": True}
+    return f"{thought}\nAction: get_weather\nAction Input: {literal}"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("given", "resent"),
+    [
+        (_react, _rebuilt),  # LlamaIndex ReActAgent
+        (lambda name: _react(name, THOUGHT), lambda name: _rebuilt(name, THOUGHT)),  # with a reasoning block
+        # CrewAI in text mode: no `stop` sent; the answer cut at `\nObservation` and the tool's
+        # result appended in the same message (when the model wrote past the action too).
+        (_react, lambda name: _react(name) + "\nObservation: WEATHER sunny, 22C"),
+        (
+            lambda name: _react(name) + "\nObservation: (a result the model made up)\nThought: done",
+            lambda name: _react(name) + "\nObservation: WEATHER sunny, 22C",
+        ),
+    ],
+    ids=["llamaindex", "llamaindex-thinking", "crewai-text", "crewai-text-past-the-action"],
+)
+def test_a_text_react_step_rebuilt_or_extended_by_its_client_continues_its_run(
+    server: GatewayServer,
+    client: httpx.Client,
+    stream: bool,
+    given: Callable[[str], str],
+    resent: Callable[[str], str],
+) -> None:
+    """Text ReAct agents that send no stop string and resend each step in their own form: the
+    thought, the tool and the input's value name the run. Two runs of one task stay two."""
+    task: Messages = [{"role": "system", "content": "Answer with tools."}, {"role": "user", "content": "Weather?"}]
+    runs = {}
+    for name in ("a", "b"):
+        runs[name] = _send(client, server, task, {"kind": "text", "text": given(name)}, stream=stream)
+    assert runs["a"].headers["x-tandem-trajectory"] != runs["b"].headers["x-tandem-trajectory"]
+    for name in ("b", "a"):
+        history = [
+            *task,
+            {"role": "assistant", "content": resent(name)},
+            {"role": "user", "content": "Observation: WEATHER sunny, 22C in Paris"},
+        ]
+        second = _send(client, server, history, {"kind": "text", "text": "Thought: done\nAnswer: sunny"}, stream=stream)
+        assert second.headers["x-tandem-trajectory"] == runs[name].headers["x-tandem-trajectory"]
+        assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("extended", "2")
+
+
+def test_a_text_react_step_with_another_input_is_no_resend_of_it(server: GatewayServer, client: httpx.Client) -> None:
+    """The parts are compared whole: the same thought and tool with another input's value is
+    another answer, so the request does not extend the run that was given the first."""
+    task: Messages = [{"role": "system", "content": "Answer with tools."}, {"role": "user", "content": "Weather?"}]
+    first = _send(client, server, task, {"kind": "text", "text": _react("a")})
+    other = _rebuilt("a").replace("'Paris'", "'Lyon'")
+    history = [*task, {"role": "assistant", "content": other}, {"role": "user", "content": "Observation: rain"}]
+    second = _send(client, server, history, {"kind": "text", "text": "Thought: done"})
+    assert second.headers["x-tandem-trajectory"] != first.headers["x-tandem-trajectory"]
+    assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("new", "1")

@@ -21,7 +21,7 @@ import orjson
 
 from router.protocol.numbers import whole_number
 from router.protocol.text import text_of
-from router.trajectory.resent import text_calls
+from router.trajectory.resent import react_form, text_calls
 
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
 SESSION_BODY_KEYS = ("session_id", "litellm_session_id")
@@ -351,18 +351,22 @@ def _call_order(call: Call) -> tuple[str, str, str]:
     return (call[0] or "", call[1] or "", call[2] or "")
 
 
-def other_keys(said: bool, calls: list[Call], after_think: str | None) -> list[str]:
+def other_keys(said: bool, calls: list[Call], after_think: str | None, text: str | None = None) -> list[str]:
     """The keys an answer is noted under besides its own (`answer_key`), for the forms clients
     resend it in: its calls alone where it has text too (`calls_alone_key`); its text after its
-    reasoning block (`after_think`: that text's `answer_key` with the calls); its first call
-    alone and its last alone, where it made several with ids (CrewAI resends the first only;
-    one message a call ends with the last)."""
+    reasoning block (`after_think`: that text's `answer_key` with the calls); a text ReAct
+    step's parts (`resent.react_form` of `text`, the answer's text where it is at hand); its
+    first call alone and its last alone, where it made several with ids (CrewAI resends the
+    first only; one message a call ends with the last)."""
     keys: list[str] = []
     alone = calls_alone_key(calls) if said else None
     if alone is not None:
         keys.append(alone)
     if after_think is not None:
         keys.append(after_think)
+    react = react_form(text) if text is not None and not calls else None
+    if react is not None:
+        keys.append(answer_key(react, []))
     if len(calls) > 1 and all(call_id for call_id, _, _ in calls):
         keys += [answer_key("", calls[:1]), answer_key("", calls[-1:])]
         # Its calls alone in the order of their ids: smolagents writes parallel calls back in
@@ -383,13 +387,23 @@ def answer_key(text: str, calls: list[Call]) -> str:
     return digest.hexdigest()
 
 
-class AnswerKeyer:
-    """`answer_key` of a text that arrives in pieces (a stream's deltas), without keeping the
-    text: the pieces are hashed as they come, the whitespace `strip` would drop held back."""
+# The most text of a streamed answer kept to read a text ReAct step's parts from (a step is a
+# thought and a call: far shorter).
+KEPT_TEXT = 32 * 1024
 
-    __slots__ = ("_after", "_hash", "_space", "_started", "_tail")
+
+class AnswerKeyer:
+    """`answer_key` of a text that arrives in pieces (a stream's deltas): the pieces are hashed
+    as they come, the whitespace `strip` would drop held back (the text itself is kept only up
+    to `KEPT_TEXT`, for `other_keys`)."""
+
+    __slots__ = ("_after", "_hash", "_kept", "_pieces", "_space", "_started", "_tail")
 
     def __init__(self, follow_thinking: bool = True) -> None:
+        # The text itself, up to `KEPT_TEXT` characters: a text ReAct step is also keyed by its
+        # parts (`resent.react_form`), read from the whole text at the end.
+        self._pieces: list[str] | None = []
+        self._kept = 0
         self._hash = hashlib.blake2b(digest_size=8)
         self._started = False  # a character other than whitespace was seen
         self._space = ""  # whitespace at the end so far: hashed only if more text follows
@@ -399,6 +413,12 @@ class AnswerKeyer:
         self._after: AnswerKeyer | None = None
 
     def add(self, piece: str) -> None:
+        if self._pieces is not None:
+            self._kept += len(piece)
+            if self._kept > KEPT_TEXT:
+                self._pieces = None
+            else:
+                self._pieces.append(piece)
         if self._after is not None:
             self._after.add(piece)
         elif self._tail is not None:
@@ -406,6 +426,7 @@ class AnswerKeyer:
             at = seen.find(THINK_END)
             if at >= 0:
                 self._after, self._tail = AnswerKeyer(follow_thinking=False), None
+                self._after._pieces = None  # keyed by its text alone (`other_keys` reads ours)
                 self._after.add(seen[at + len(THINK_END) :])
             else:
                 self._tail = seen[-(len(THINK_END) - 1) :]
@@ -423,7 +444,8 @@ class AnswerKeyer:
 
     def other_keys(self, calls: list[Call]) -> list[str]:
         """`other_keys` of the text so far and `calls`."""
-        return other_keys(self._started, calls, None if self._after is None else self._after.key(calls))
+        text = None if self._pieces is None else "".join(self._pieces)
+        return other_keys(self._started, calls, None if self._after is None else self._after.key(calls), text)
 
     def key(self, calls: list[Call]) -> str:
         digest = self._hash.copy()
@@ -455,7 +477,7 @@ def message_answer_key(message: Mapping[str, Any]) -> str:
     text, calls = text_of(message.get("content")), calls_of(message)
     after = after_thinking(text)
     thought = None if after is None else answer_key(after, calls)
-    return CHOICES_SEPARATOR.join([answer_key(text, calls), *other_keys(bool(text.strip()), calls, thought)])
+    return CHOICES_SEPARATOR.join([answer_key(text, calls), *other_keys(bool(text.strip()), calls, thought, text)])
 
 
 def calls_alone_key(calls: list[Call]) -> str | None:
@@ -513,6 +535,10 @@ def _answer_keys(message: dict[str, Any], stops: tuple[str, ...] = ()) -> tuple[
         after = after_thinking(said)  # a client that wrote the reasoning block back its own way
         if after is not None:
             forms.append((after, called))
+    for said, called in forms[:]:
+        react = None if called else react_form(said)  # a text ReAct step rebuilt or extended
+        if react is not None and (react, called) not in forms:
+            forms.append((react, called))
     for said, called in forms[:]:
         if len(called) > 1 and all(call_id for call_id, _, _ in called) and not said.strip():
             forms.append(("", sorted(called, key=_call_order)))  # resent in another order (`other_keys`)
