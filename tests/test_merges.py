@@ -44,9 +44,9 @@ def test_each_op() -> None:
     assert merged("t4 delivered t1 +2", Merge("b:h", MARK, "t7", "failed", "3")) == "t7 failed t1 +1"
     assert merged("t7 failed t1 +1", Merge("b:h", MARK, "t8", "delivered", "3")) == "t8 delivered t1"
     assert merged("t1 delivered +x t2", Merge("b:h", MARK, "t3", FLIGHT, "8")) == "t3 flight +x t2"
-    # An amendment's entries: one per run, runs answered after the same text one that names none.
+    # An amendment's entries: one per run, runs answered after the same text each their own, oldest first.
     assert merged(None, Merge("u:h", NOTE, "t1", "|3|ff", "16")) == "t1|3|ff"
-    assert merged("t1|3|ff", Merge("u:h", NOTE, "t2", "|3|ff", "16")) == "*|3|ff"
+    assert merged("t1|3|ff", Merge("u:h", NOTE, "t2", "|3|ff", "16")) == "t1|3|ff t2|3|ff"
     assert merged("t1|3|ff", Merge("u:h", NOTE, "t1", "|3|ff", "16")) is None
     assert merged("a|1|0 b|1|1", Merge("u:h", NOTE, "t1", "|3|ff", "2")) == "b|1|1 t1|3|ff"
     with pytest.raises(ValueError, match="unknown stitching merge"):

@@ -13,12 +13,24 @@ error, the reply left out): the history before that message is one the gateway a
 the run answered there that no later step continued (its `c:` entry, stitch.py) goes on.
 
 Kept in the stitching map beside the others:
-  u:<key of a history less its last message>  "<trajectory id>|<length>|<digest> …"
+  u:<key of a history less its last message>  "<trajectory id>|<length>|<digest>|<history key> …"
       runs answered with tool calls where the history ended with a user message of that text
-      (its length and a digest of its ends), the latest last: only a call can raise, and a
-      history that ends with a tool result, or an answer without calls, writes nothing here.
-      Written off the answer's path, as an edit applied where the entry is kept (merges.py):
-      runs answered at one instant after the same history, by one replica or two, keep both.
+      (its length and a digest of its ends) and whose whole history had that key, the latest
+      last: only a call can raise, and a history that ends with a tool result, or an answer
+      without calls, writes nothing here. Written off the answer's path, as an edit applied where
+      the entry is kept (merges.py): runs answered at one instant after the same history, by one
+      replica or two, keep both.
+
+Runs of one task given the same history are noted alike (the same text, the same history key)
+and nothing in an amended request tells which of them it is: it continues the oldest that is
+still waiting there, as a resent answer continues the oldest run given it (stitch._claim), and
+takes that run's notes in both entries (merges.DROP), so that the next such request continues
+the next run. A run waits while its answer at that history is in the history's `c:` entry
+(stitch.py): a run whose next step went on from there normally took that note with it, so an
+earlier run of the task that went on is not taken for the one whose call raised now. (Its `u:`
+note stays until it ages out: the step that goes on knows the history it extends, not the key
+of that history less its last message, which it would have to hash again.) A run whose last
+answer was given there and that sent no other step still waits: nothing says it ended.
 """
 
 from __future__ import annotations
@@ -29,7 +41,7 @@ from typing import Any
 
 from router.protocol.text import text_of
 from router.records import record
-from router.trajectory.merges import AMBIGUOUS, NOTE, Merge
+from router.trajectory.merges import NO_RUN, NOTE, Merge
 
 PREFIX = "u:"
 MAX_ENTRIES = 256  # runs answered after one history less its last message (stitch.MAX_CANDIDATES: a fleet)
@@ -64,46 +76,73 @@ def ends_digest(text: str) -> str:
     return hashlib.blake2b(ends.encode(), digest_size=8).hexdigest()
 
 
-# An entry: a trajectory id, the text's length and its digest (one regex pass reads them all:
-# a run's first request reads the entries of every recent run of its system prompt).
-_ENTRY = re.compile(r"([^\s|]+)\|(\d+)\|([0-9a-f]+)")
+# An entry: a trajectory id, the text's length, its digest and the key of the history answered
+# (left out by earlier versions): one regex pass reads them all (a run's first request reads the
+# entries of every recent run of its system prompt).
+_ENTRY = re.compile(r"([^\s|]+)\|(\d+)\|([0-9a-f]+)(?:\|([0-9a-f]+))?")
 
 
-def noted(head: str, trajectory_id: str, text: str) -> Merge:
+def noted(head: str, trajectory_id: str, text: str, answered: str = "") -> Merge:
     """The edit of the `u:` entry of `head` that notes `trajectory_id` answered after a last
-    message of `text` (the oldest dropped past `MAX_ENTRIES`). Where another run was answered
-    after the same text, the two are one entry that names no run (`*`): an amendment of that
-    text could be either's. (Applied where the entry is kept: merges.py.)"""
-    return Merge(PREFIX + head, NOTE, trajectory_id, f"|{len(text)}|{ends_digest(text)}", str(MAX_ENTRIES))
+    message of `text`, at the history of key `answered` (the oldest dropped past
+    `MAX_ENTRIES`). Runs answered after the same text each keep their note, oldest first.
+    (Applied where the entry is kept: merges.py.)"""
+    tail = f"|{len(text)}|{ends_digest(text)}" + (f"|{answered}" if answered else "")
+    return Merge(PREFIX + head, NOTE, trajectory_id, tail, str(MAX_ENTRIES))
 
 
-def amended_run(raw: str | None, text: str, exclude: set[str]) -> tuple[str, str] | None:
-    """The run whose answered last message `text` extends after a line break, when one run not
-    in `exclude` is (runs of one task given the same history are told apart by nothing here, so
-    none is taken): (its trajectory id, the text appended), or None. (A run is amended once from
-    one history: its entries there are dropped, `merges.DROP`.)"""
+@record(frozen=True, slots=True)
+class Amended:
+    """The runs an amended last message may continue: noted alike, oldest first (none in the
+    request's `exclude`), the text the request appended, and the key of the history they were
+    answered at ("" where the note does not say: written by an earlier version)."""
+
+    runs: tuple[str, ...]
+    appended: str
+    answered: str
+
+
+def amended_runs(raw: str | None, text: str, exclude: set[str]) -> Amended | None:
+    """The runs whose answered last message `text` extends after a line break, when they were
+    all noted alike (the same shorter text at the same history: told apart by nothing here), or
+    None. Runs noted after different texts that `text` extends both are not guessed between."""
     if not raw:
         return None
     size = len(text)
-    matched: dict[str, int] = {}
+    runs: dict[str, None] = {}  # oldest first, each once (a fleet's entry holds hundreds)
+    tails: dict[tuple[int, str, str], None] = {}
     digests: dict[int, str] = {}
-    for trajectory_id, length_text, digest in _ENTRY.findall(raw):
+    for trajectory_id, length_text, digest, answered in _ENTRY.findall(raw):
         length = int(length_text)
         if not 0 < length < size or text[length] != "\n" or trajectory_id in exclude:
             continue
+        if trajectory_id.startswith(NO_RUN):
+            continue  # an earlier version's note of runs alike, naming none of them
         if length not in digests:
             digests[length] = ends_digest(text[:length])
         if digests[length] == digest:
-            matched[trajectory_id] = length
-    if len(matched) != 1 or AMBIGUOUS in matched:
+            tails[length, digest, answered] = None
+            runs[trajectory_id] = None
+    if not runs or (len(tails) > 1 and len(runs) > 1):
         return None
-    [(trajectory_id, length)] = matched.items()
-    return trajectory_id, text[length:]
+    length, _, answered = next(iter(tails))
+    return Amended(tuple(runs), text[length:], answered)
+
+
+def unclaimed(raw_answered: str | None) -> set[str]:
+    """The runs a history's `c:` entry (`raw_answered`: "<trajectory id>|<answer key> …") notes
+    as answered there and not gone on from it."""
+    return {entry.partition("|")[0] for entry in (raw_answered or "").split()} - {""}
 
 
 def answered_before(raw: str | None, exclude: set[str]) -> str | None:
     """The run answered at a history (its `c:` entry, `raw`: "<trajectory id>|<answer key> …")
-    that no later step continued, when one run not in `exclude` is (with the answer dropped,
-    runs given the same history are told apart by nothing: none is taken), or None."""
-    runs = {entry.partition("|")[0] for entry in (raw or "").split()} - exclude - {""}
-    return next(iter(runs)) if len(runs) == 1 else None
+    that no later step continued, when one run not in `exclude` is, or when every such run was
+    given the same answer (runs alike: the oldest); None where they were given different answers
+    (with the answer dropped, nothing tells which run drops it)."""
+    entries = [entry.partition("|") for entry in (raw or "").split()]
+    waiting = [(run, answer) for run, _, answer in entries if run and run not in exclude]
+    runs = list(dict.fromkeys(run for run, _ in waiting))
+    if len(runs) == 1 or (runs and len({answer for _, answer in waiting}) == 1):
+        return runs[0]
+    return None

@@ -13,8 +13,11 @@ Kept in the stitching map beside the others:
       "<trajectory id>|<length>|<digest>|<answer key> …"
       runs answered with text (no tool call) after a last user message of that beginning: its
       length, a digest of its ends (amend.py's) and the answer's key (identify.answer_key).
-      A run is continued once from one entry (merges.DROP); two runs answered alike after the
-      same text are one entry that names no run (merges.AMBIGUOUS).
+      A run is continued once from one entry (merges.DROP). Runs answered alike after the same
+      text (a deterministic model: two runs of one question) are told apart by nothing in the
+      request that continues it: it continues the oldest of them still noted there, and the
+      next such request the next (as a resent answer continues the oldest run given it,
+      stitch._claim), so that they are as many trajectories as runs.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from router.protocol.text import text_of
 from router.records import record
 from router.trajectory import identify
 from router.trajectory.amend import MAX_ENTRIES, ends_digest
-from router.trajectory.merges import AMBIGUOUS, NOTE, Merge
+from router.trajectory.merges import NO_RUN, NOTE, Merge
 
 PREFIX = "v:"
 # The last message's first characters that key its entry: what the next request's longer text
@@ -68,23 +71,32 @@ def noted(continued: Continuable, trajectory_id: str, answer: str) -> Merge:
 
 
 def continued_run(raw: str | None, text: str, stops: tuple[str, ...], exclude: set[str]) -> tuple[str, str] | None:
-    """The run whose last message `text` continues with the answer it was given, when one run
-    not in `exclude` is: (its trajectory id, the text appended), or None. The answer is read up
-    to the first of the request's `stops` in the appended text, or else as all of it."""
+    """The run whose last message `text` continues with the answer it was given, of the runs
+    not in `exclude`: (its trajectory id, the text appended), or None. Of runs noted alike (the
+    same text, the same answer) the oldest; runs noted after different texts or answers that
+    `text` continues alike are not guessed between. The answer is read up to the first of the
+    request's `stops` in the appended text, or else as all of it."""
     if not raw:
         return None
     size = len(text)
-    found: dict[str, int] = {}
+    found: list[tuple[str, int]] = []  # (run, the length of its text), oldest first
+    fits: dict[tuple[int, str, str], bool] = {}  # whether `text` continues a tail: each read once
     for trajectory_id, length_text, digest, answer in _ENTRY.findall(raw):
         length = int(length_text)
-        if not 0 < length < size or trajectory_id in exclude or ends_digest(text[:length]) != digest:
-            continue
-        appended = text[length:]
-        if any(identify.answer_key(said, []) == answer for said in _answers(appended, stops)):
-            found[trajectory_id] = length
-    if len(found) != 1 or AMBIGUOUS in found:
+        if not 0 < length < size or trajectory_id in exclude or trajectory_id.startswith(NO_RUN):
+            continue  # (`NO_RUN`: an earlier version's note of runs alike, naming none of them)
+        tail = (length, digest, answer)
+        fit = fits.get(tail)
+        if fit is None:
+            appended = text[length:]
+            fit = fits[tail] = ends_digest(text[:length]) == digest and any(
+                identify.answer_key(said, []) == answer for said in _answers(appended, stops)
+            )
+        if fit:
+            found.append((trajectory_id, length))
+    if not found or (sum(fits.values()) > 1 and len({run for run, _ in found}) > 1):
         return None
-    [(trajectory_id, length)] = found.items()
+    trajectory_id, length = found[0]
     return trajectory_id, text[length:]
 
 

@@ -21,8 +21,15 @@ The ops:
                                 one when the state is an answer's, at most `most` - 1 of them,
                                 then `+<n>`: how many more are in flight (never forgotten)
   note    a: run, b: tail, c: most
-                                an `u:` entry (amend.noted): `<run><tail>` added, or the entries
-                                of that tail made one `*<tail>` when another run has it
+                                an `u:` or `v:` entry (amend.noted, continued.noted): `<run><tail>`
+                                added last unless there already (an attempt answered again),
+                                the oldest dropped past `most`. Runs noted with the same tail
+                                (runs of one task given the same history) each keep their token,
+                                oldest first: the request that amends or continues that text
+                                takes the oldest still waiting and drops it, as a `c:` claim does
+                                (stitch.py), so that runs alike are as many trajectories as runs.
+                                (They were once made one `*<tail>` that named no run: it was
+                                never cleared, and split every later run of that task.)
 """
 
 from __future__ import annotations
@@ -31,7 +38,9 @@ from typing import NamedTuple
 
 DROP, APPEND, FRONT, MARK, NOTE = "drop", "append", "front", "mark", "note"
 FLIGHT = "flight"  # the state of a mark whose run has a request in flight
-AMBIGUOUS = "*"  # an `u:` entry that names no run
+# What an `u:` or `v:` token written by an earlier version began with where it named no run
+# (runs noted alike): such a token is read as no run's (amend.py, continued.py) until it ages out.
+NO_RUN = "*"
 
 
 class Merge(NamedTuple):
@@ -94,12 +103,9 @@ def _marked(tokens: list[str], run: str, state: str, most: int) -> str:
 
 
 def _noted(tokens: list[str], run: str, tail: str, most: int) -> str | None:
-    if not tokens:
-        return run + tail
-    if any(t.endswith(tail) for t in tokens):
-        if run + tail in tokens or AMBIGUOUS + tail in tokens:
-            return None  # noted already (an attempt answered again), or runs alike already
-        return " ".join([*(t for t in tokens if not t.endswith(tail)), AMBIGUOUS + tail])
+    token = run + tail
+    if token in tokens:
+        return None  # noted already: an attempt answered again
     if len(tokens) >= most:
         tokens = tokens[len(tokens) - most + 1 :]
-    return " ".join([*tokens, run + tail])
+    return " ".join([*tokens, token])

@@ -180,7 +180,6 @@ local function has(tokens, value)
   for _, token in ipairs(tokens) do if token == value then return true end end
   return false
 end
-local function ends(token, tail) return #token >= #tail and string.sub(token, -#tail) == tail end
 local ttl = ARGV[1]
 for i, key in ipairs(KEYS) do
   local at = 2 + (i - 1) * 4
@@ -221,25 +220,13 @@ for i, key in ipairs(KEYS) do
     if #flying > keep then unknown = unknown + #flying - keep end
     if unknown > 0 then out[#out + 1] = '+' .. string.format('%d', unknown) end
   elseif op == 'note' then
-    if #tokens == 0 then
-      out = {a .. b}
-    else
-      local seen = false
-      for _, token in ipairs(tokens) do if ends(token, b) then seen = true break end end
-      if seen then
-        if not (has(tokens, a .. b) or has(tokens, '*' .. b)) then
-          out = {}
-          for _, token in ipairs(tokens) do if not ends(token, b) then out[#out + 1] = token end end
-          out[#out + 1] = '*' .. b
-        end
-      else
-        out = {}
-        local most = tonumber(c)
-        local first = 1
-        if #tokens >= most then first = #tokens - most + 2 end
-        for j = first, #tokens do out[#out + 1] = tokens[j] end
-        out[#out + 1] = a .. b
-      end
+    local token = a .. b
+    if not has(tokens, token) then
+      out = {}
+      local first = 1
+      if #tokens >= tonumber(c) then first = #tokens - tonumber(c) + 2 end
+      for j = first, #tokens do out[#out + 1] = tokens[j] end
+      out[#out + 1] = token
     end
   else
     return redis.error_reply('unknown stitching merge ' .. op)

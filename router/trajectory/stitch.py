@@ -164,24 +164,6 @@ class Stitch:
     continued: Continuable | None = None
 
 
-def _amended(
-    raw_amend: str | None, raw_answered: str | None, amendable: Amendable, exclude: set[str]
-) -> tuple[str, str, Merge] | None:
-    """The run a request continues whose client dropped that run's last answer (amend.py): the
-    one answered where its last message had the shorter text (`raw_amend`: the `u:` entry), else
-    the one answered at the history before its last message (`raw_answered`: that history's `c:`
-    entry; mini-swe-agent 2.x after a reply without a tool call). (Its trajectory id, the text
-    new in the request, the write that takes it), or None."""
-    amended = amend.amended_run(raw_amend, amendable.text, exclude)
-    if amended is not None:
-        found, appended = amended
-        return found, appended, Merge(amend.PREFIX + amendable.head, DROP, found)
-    dropped = amend.answered_before(raw_answered, exclude)
-    if dropped is not None:
-        return dropped, amendable.text, Merge("c:" + amendable.head, DROP, dropped)
-    return None
-
-
 def stitch_space(namespace: str, scope: str) -> str:
     """What stitching keys are made in: the client key's namespace and the client's scope."""
     return f"{namespace}|{scope}" if scope else namespace
@@ -455,11 +437,11 @@ class Stitcher:
         appended = None
         unproven = False
         if amendable is not None and (found is None or guessed):
-            amended = _amended(raws[-2], raws[-1], amendable, exclude)
+            amended = await self._amended(raws[-2], raws[-1], amendable, exclude)
             if amended is not None:
-                found, appended, write = amended
+                found, appended, taken = amended
                 decision = REWRITTEN
-                writes.append(write)
+                writes += taken
         if goes_on is not None and (found is None or guessed) and appended is None:
             went_on = continued.continued_run(raw_goes_on, goes_on.text, stops, exclude)
             if went_on is not None:
@@ -490,6 +472,42 @@ class Stitcher:
         writes.append(_marked(key, found, FLIGHT))
         stitch = Stitch(found, key, anchor, decision, amendable, appended, space, goes_on)
         return stitch, writes, pending, unproven
+
+    async def _amended(
+        self, raw_amend: str | None, raw_answered: str | None, amendable: Amendable, exclude: set[str]
+    ) -> tuple[str, str, list[Merge]] | None:
+        """The run a request continues whose client dropped that run's last answer (amend.py): of
+        the runs answered where its last message had the shorter text (`raw_amend`: the `u:`
+        entry), the oldest still waiting at the history it was answered at; else the one answered
+        at the history before its last message (`raw_answered`: that history's `c:` entry;
+        mini-swe-agent 2.x after a reply without a tool call). (Its trajectory id, the text new in
+        the request, the writes that take it), or None."""
+        amended = amend.amended_runs(raw_amend, amendable.text, exclude)
+        if amended is not None:
+            runs = amended.runs
+            if amended.answered:
+                # A run's note here outlives its wait: a run that went on from that history (or
+                # whose step there was amended already) took its answer's note in the history's
+                # `c:` entry with it, and must not be taken for a later run of the task whose
+                # call raised (one read more, only for a request that amends a noted text).
+                [raw_waiting] = await self._store.stitch_find_many(["c:" + amended.answered])
+                waiting = amend.unclaimed(raw_waiting)
+                runs = tuple(run for run in runs if run in waiting)
+            if runs:
+                # Runs noted alike are told apart by nothing here: the oldest goes on (as a
+                # resent answer continues the oldest run given it, `_claim`), its notes taken so
+                # that the next such request continues the next run.
+                found = runs[0]
+                taken = [Merge(amend.PREFIX + amendable.head, DROP, found)]
+                if amended.answered:
+                    # (Its answer there too: a run alike that goes on from that history normally,
+                    # given the same answer, continues its own trajectory, not this one.)
+                    taken.append(Merge("c:" + amended.answered, DROP, found))
+                return found, amended.appended, taken
+        dropped = amend.answered_before(raw_answered, exclude)
+        if dropped is not None:
+            return dropped, amendable.text, [Merge("c:" + amendable.head, DROP, dropped)]
+        return None
 
     def _claim(
         self, previous: str, raw: str | None, raw_mark: str | None, answers: tuple[str, ...], exclude: set[str]
@@ -616,7 +634,7 @@ class Stitcher:
         # notes written.
         writes: list[Merge] = []
         if delivered and amendable is not None:
-            writes.append(amend.noted(amendable.head, trajectory_id, amendable.text))
+            writes.append(amend.noted(amendable.head, trajectory_id, amendable.text, key))
         if delivered and goes_on is not None and answer:
             # (A text answer: the client writes it into its next prompt, `continued.py`.)
             writes.append(continued.noted(goes_on, trajectory_id, answer.split(identify.CHOICES_SEPARATOR)[0]))
