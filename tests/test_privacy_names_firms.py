@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from router.privacy import names
 from router.privacy.detect import detect
+from router.privacy.names import person
 
 PEOPLE = frozenset({"person", "address"})
 
@@ -64,5 +64,5 @@ def test_people_listed_or_cited_stay_names(text: str, expected: set[str]) -> Non
 
 def test_firm_rule_leaves_cued_names_alone() -> None:
     text = "Name: Hawkins, Mercer and Whitfield\nPhone: +44 20 7946 0958\n"
-    rules = {text[f.start : f.end] for f in names.find_rules(text)}
-    assert {text[f.start : f.end] for f in names.find(text)} >= rules
+    rules = {text[f.start : f.end] for f in person.find_rules(text)}
+    assert {text[f.start : f.end] for f in person.find(text)} >= rules

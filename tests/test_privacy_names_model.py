@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from router.privacy import names, names_model
+from router.privacy import names_model
 from router.privacy.detect import detect
+from router.privacy.names import person
 from router.privacy.redact import Redactor
 
 PERSON = frozenset({"person"})
@@ -35,8 +36,8 @@ def test_the_shipped_model_loads() -> None:
 def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
     assert name in people(text)
     # Found by the model: the rules alone miss these (no listed word, no cue).
-    assert name not in {f.value for f in names.find_rules(text)}
-    assert [f.rule for f in names.find(text) if f.value == name] == ["name-model"]
+    assert name not in {f.value for f in person.find_rules(text)}
+    assert [f.rule for f in person.find(text) if f.value == name] == ["name-model"]
 
 
 @pytest.mark.parametrize(
@@ -51,7 +52,7 @@ def test_names_in_bare_prose_are_found(text: str, name: str) -> None:
 )
 def test_the_object_of_a_verb_said_of_people_is_a_name(text: str, name: str) -> None:
     assert name in people(text)
-    assert [f.rule for f in names.find(text) if f.value == name] == ["name-asked"]
+    assert [f.rule for f in person.find(text) if f.value == name] == ["name-asked"]
 
 
 @pytest.mark.parametrize(
@@ -113,7 +114,7 @@ def test_a_word_the_text_names_as_a_family_name_elsewhere_scores_higher() -> Non
 )
 def test_a_found_name_is_found_again_in_the_same_text(text: str, again: str) -> None:
     second = text.rindex(again)
-    assert (second, second + len(again)) in {(f.start, f.end) for f in names.find(text)}
+    assert (second, second + len(again)) in {(f.start, f.end) for f in person.find(text)}
     # The second place alone is not enough for the model.
     assert not list(names_model.find(text[text.index(".") + 1 :]))
 
@@ -121,7 +122,7 @@ def test_a_found_name_is_found_again_in_the_same_text(text: str, again: str) -> 
 def test_an_everyday_name_is_not_found_again() -> None:
     """`Victoria` names a person once; the word is also everyday (`Victoria station`)."""
     text = "Thanks to Victoria Okonkwo for the review. Victoria station was closed, so the team met online."
-    assert [f.value for f in names.find(text)] == ["Victoria Okonkwo"]
+    assert [f.value for f in person.find(text)] == ["Victoria Okonkwo"]
 
 
 @pytest.mark.parametrize(
@@ -137,7 +138,7 @@ def test_an_everyday_name_is_not_found_again() -> None:
     ],
 )
 def test_code_products_and_everyday_capitals_are_not_names(text: str) -> None:
-    assert not [f for f in names.find(text) if f.rule == "name-model"]
+    assert not [f for f in person.find(text) if f.rule == "name-model"]
 
 
 def test_default_detectors_find_no_names() -> None:

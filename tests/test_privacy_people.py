@@ -207,9 +207,10 @@ def test_a_name_after_a_title_a_sign_off_or_a_ticket_role(text: str, name: str) 
 def test_every_listed_name_is_an_anchor_however_long_the_lists_grow() -> None:
     """The listed names are split over several hyperscan expressions (one is bounded in length):
     a name of each part is found as a listed name in free text."""
-    from router.privacy.names import _LISTED_CHUNK, _listed_ends, _raw_names, given_names
+    from router.privacy.names.free_text import _LISTED_CHUNK, _listed_ends
+    from router.privacy.names.lists import given_names, raw_names
 
-    listed = _raw_names()
+    listed = raw_names()
     assert len(listed) > 2 * _LISTED_CHUNK
     for name in (listed[0], listed[_LISTED_CHUNK], listed[-1]):
         text = f"we asked {name} about it"
@@ -583,19 +584,20 @@ def test_numbered_lines_are_not_multi_line_addresses(text: str) -> None:
 
 
 def test_given_names_from_the_us_records_are_taken_in_free_text_and_everyday_words_are_not() -> None:
-    from router.privacy import names, names_model
+    from router.privacy import names_model
+    from router.privacy.names.lists import given_names, hand_given_names
 
     # Listed only by the US records' list (data/given_names_us.txt), not the hand-written one.
-    assert "leland" in names.given_names() and "leland" not in names.hand_given_names()
+    assert "leland" in given_names() and "leland" not in hand_given_names()
     assert ("PERSON", "Leland Achterberg") in found("The invoice was approved by Leland Achterberg yesterday.")
     # Names that are everyday or software words first are left out of the list.
-    assert not {"chase", "summer", "jenkins", "will", "ruby"} & (names.given_names() - names.hand_given_names())
+    assert not {"chase", "summer", "jenkins", "will", "ruby"} & (given_names() - hand_given_names())
     assert not [f for f in found("Chase the Summer release with Jenkins before Ruby upgrades.") if f[0] == "PERSON"]
     # ... and so are places that are given names too (`Boston Dynamics`, `Arizona State`).
-    assert not {"boston", "arizona", "america", "rome", "brooklyn"} & names.given_names()
+    assert not {"boston", "arizona", "america", "rome", "brooklyn"} & given_names()
     assert not [f for f in found("Boston Dynamics and Arizona State met in Rome.") if f[0] == "PERSON"]
     # The prose model reads the list it was trained with.
-    assert names_model._lists()[0] == names.hand_given_names()
+    assert names_model._lists()[0] == hand_given_names()
 
 
 def test_a_gateway_builds_the_opt_in_finders_tables_at_its_start() -> None:
@@ -607,7 +609,7 @@ def test_a_gateway_builds_the_opt_in_finders_tables_at_its_start() -> None:
     script = """
 import asyncio, sys
 from router.engine import Engine
-from router.privacy import names
+from router.privacy.names import free_text
 from tests.gateway_server import settings_for
 detect = sys.argv[1].split(",") if sys.argv[1] else []
 settings = settings_for("http://127.0.0.1:1", "http://127.0.0.1:2",
@@ -617,7 +619,7 @@ async def main():
     await engine.start()
     await engine.close()
 asyncio.run(main())
-print(names._listed_anchor.cache_info().currsize)
+print(free_text._listed_anchor.cache_info().currsize)
 """
     built = [
         subprocess.run(

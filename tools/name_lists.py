@@ -26,7 +26,8 @@ import sys
 import zoneinfo
 from pathlib import Path
 
-from router.privacy import names, names_model
+from router.privacy import names_model
+from router.privacy.names.lists import hand_given_names
 
 _DICTIONARY = Path("/usr/share/dict/american-english")
 # US states, countries, continents and large cities that are also given names in the records.
@@ -58,7 +59,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"{_DICTIONARY} is missing: install Debian's wamerican (apt-get install wamerican)")
     everyday = {w for w in _DICTIONARY.read_text(encoding="utf-8").split() if w.islower()}
     lexicon: frozenset[str] = names_model.model()["lexicon"]
-    listed = names.hand_given_names()
+    listed = hand_given_names()
     places = set(_PLACES)
     for zone in zoneinfo.available_timezones():
         places.update(word.lower() for word in zone.replace("/", " ").replace("_", " ").replace("-", " ").split())

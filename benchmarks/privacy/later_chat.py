@@ -12,7 +12,7 @@ Scored blind, before anything was changed for them (3 rounds): PERSON 76 of 111 
 false finding (`Jenkins` in `Tell Jenkins to rebuild.`). Then a short sentence became a line of
 prose (a lower-case word and a sentence's end mark), the members of a list with a name in it
 names (names_model.py `_coordinated`), and a list of people after a colon may end the line with
-no `and` (names.py `_ENUMERATION`): 95 of 111 (0.856), the same false finding. Then a name a
+no `and` (names/enumerations.py `_ENUMERATION`): 95 of 111 (0.856), the same false finding. Then a name a
 greeting or a sign-off addresses may be one in no list when no word of it is an everyday word or
 software's (`Thanks Anselm!`, `Happy birthday Farida!`; `Hello World!` and `Thanks Jenkins!` are
 no longer people): 97 of 111; and a name a request opens with (`Tell Anselm the build is

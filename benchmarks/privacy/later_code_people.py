@@ -15,8 +15,8 @@ Scored blind, before anything was changed for them (3 rounds): PERSON 80 of 87 (
 false finding. Missed: R's `person("Given", "Family")`, a `name` in `pyproject.toml`'s
 `maintainers` (a generic key, with no contact beside it), Javadoc's `@author` before a name in
 no list; over 10 rounds also a string in `package.json`'s `contributors`, a copyright line's
-holder before `and contributors`, `TODO(name)`. Then each form got its rule (names.py
-`_AT_AUTHOR`, `_R_PERSON`, `_COPYRIGHT`, `_TODO_OWNER`, `_PEOPLE_LIST`, `_in_people_array`): 87
+holder before `and contributors`, `TODO(name)`. Then each form got its rule (names/authorship.py
+`AT_AUTHOR`, `R_PERSON`, `COPYRIGHT`, `TODO_OWNER`, `PEOPLE_LIST`; names/labels.py `_in_people_array`): 87
 of 87, 290 of 290 over 10 rounds, no false finding.
 
     python -m benchmarks.privacy.later_code_people [--seeds 3] [--show-missed]

@@ -15,7 +15,7 @@ false finding. Missed: court captions' parties in capitals, BibTeX's `author` fi
 shortlog`'s authors, CITATION.cff's `family-names` and `given-names` (a key in the plural), an
 AUTHORS file's lines, `wait for Ravindra to`, interview speakers in capitals beside
 `INTERVIEWER:`, `hey kofi` in lower case, `Pt: Okafor, Ottilie` (family name first), `Tested-by:`.
-Then each form got its rule (names.py `_documents`, `_SPEAKER_ROLES`, the keys): 134 of 135 (3
+Then each form got its rule (names/: citations.py, authorship.py, messages.py `_SPEAKER_ROLES`, the keys): 134 of 135 (3
 rounds), 429 of 450 (0.953) over 10 rounds, no false finding. Left: a full name of unlisted
 words opening a sentence before `'s` (`Soledad Nakagawa's pull request`), the first author of an
 APA citation, a lower-case greeting of a name in no list.

@@ -20,7 +20,7 @@ findings (5 a round: the prose model, which learnt English, took `Ihre Nachricht
 …`. Then the model reads no line with more of another language's function words than of
 English's (names_model.py `_other_language`), other languages' self-introductions, contact
 labels, honorifics, closings, hand-offs, reporting verbs and family words became cues
-(names.py), and their possessives stop words: 96 of 99, no false finding. Left: a German
+(names/), and their possessives stop words: 96 of 99, no false finding. Left: a German
 sentence's verb-final hand-off (`Das Ticket wurde Lutz Ostermann zugewiesen.`), which the model
 had found before it stopped reading German lines.
 

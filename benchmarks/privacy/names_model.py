@@ -413,14 +413,15 @@ def _spans_score(found: list[tuple[int, int]], truth: list[tuple[int, int]]) -> 
 
 
 def evaluate(docs: list[Doc]) -> dict[str, tuple[int, int, int]]:
-    from router.privacy import names, names_model
+    from router.privacy import names_model
+    from router.privacy.names import person
 
     test = [d for d in docs if held_out(d)]
     totals: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0, 0])
     for doc in test:
-        rules = [(f.start, f.end) for f in names.find_rules(doc.text)]
+        rules = [(f.start, f.end) for f in person.find_rules(doc.text)]
         model = list(names_model.find(doc.text))
-        both = [(f.start, f.end) for f in names.find(doc.text)]
+        both = [(f.start, f.end) for f in person.find(doc.text)]
         corpus = "GUM" if doc.genre in GENRES else doc.genre.upper()
         for label, found in (("rules", rules), ("model alone", model), ("rules and model", both)):
             for i, n in enumerate(_spans_score(found, doc.names)):
@@ -436,15 +437,15 @@ def cost(test: list[Doc], logs: Path | None, rounds: int) -> None:
 
     from benchmarks.privacy.people import real_text
     from benchmarks.privacy.people_forms import items
-    from router.privacy import names
+    from router.privacy.names import person
 
     texts = {
         "real text": [text for _source, text in real_text(logs)],
         "agent forms": ["\n".join(item.text for item in items(700, seed=1, part=1))],
         "prose (held-out documents)": [doc.text for doc in test],
     }
-    finders = {"rules (before)": names.find_rules, "rules and model": names.find}
-    names.find(texts["prose (held-out documents)"][0])  # load the model and the lists
+    finders = {"rules (before)": person.find_rules, "rules and model": person.find}
+    person.find(texts["prose (held-out documents)"][0])  # load the model and the lists
     times: dict[tuple[str, str], list[float]] = collections.defaultdict(list)
     for round_ in range(rounds):
         for label, parts in texts.items():

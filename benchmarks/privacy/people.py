@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 from benchmarks.privacy.people_forms import Item, items
-from router.privacy import addresses, names
+from router.privacy import addresses
 from router.privacy.detect import detect
+from router.privacy.names import person
 
 OPT_IN = frozenset({"person", "address"})
 TARGETS = {"PERSON": (0.90, 0.85), "ADDRESS": (0.90, 0.80)}  # kind -> (precision, recall)
@@ -111,7 +112,7 @@ def _cpu(call: object, repeat: int = 3) -> float:
 def speed(dense: str, typical: str) -> dict[str, tuple[float, float]]:
     """Per finder: (ms per MiB of typical text, µs per KB of value-dense text)."""
     figures = {}
-    for name, finder in (("names", names.find), ("addresses", addresses.find)):
+    for name, finder in (("names", person.find), ("addresses", addresses.find)):
         figures[name] = (
             _cpu(lambda f=finder: f(typical)) * 1e3 * (1 << 20) / len(typical.encode()),
             _cpu(lambda f=finder: f(dense)) * 1e6 * 1024 / len(dense.encode()),

@@ -1,5 +1,5 @@
 """Names in running text with no cue (`…spoke to Priya Nair yesterday…`), by a small linear model
-over cheap features (opt-in kind PERSON only; the rules in names.py find labelled names).
+over cheap features (opt-in kind PERSON only; the rules of names/ find labelled names).
 
 Candidates are capitalised words standing as words of prose: not in code (`UserManager`,
 `os.Path`, `Foo(`, `x=Bar`), not CamelCase, not all capitals, not beside digits or
@@ -101,9 +101,9 @@ def everyday(low: str, lexicon: frozenset[str]) -> bool:
 
 
 def _lists() -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
-    from router.privacy import names  # (names.py imports this module lazily too)
+    from router.privacy.names import lists  # (the names package imports this module)
 
-    return names.hand_given_names(), names.family_names(), names.ambiguous_words(), names.stop_words()
+    return lists.hand_given_names(), lists.family_names(), lists.ambiguous_words(), lists.stop_words()
 
 
 def _shape(word: str) -> str:
@@ -227,9 +227,9 @@ def cues(text: str, spans: Iterable[tuple[int, int]], nears: Iterable[Near]) -> 
 
 @functools.cache
 def _reporting_word() -> re.Pattern[str]:
-    from router.privacy import names
+    from router.privacy.names.forms import REPORTING
 
-    return re.compile(names._REPORTING)
+    return re.compile(REPORTING)
 
 
 def _reports(word: str | None) -> bool:
@@ -252,9 +252,9 @@ def text_features(low: str, cued: Cues) -> list[str]:
 
 
 def _given_us() -> frozenset[str]:
-    from router.privacy import names
+    from router.privacy.names.lists import given_names
 
-    return names.given_names()
+    return given_names()
 
 
 @functools.lru_cache(maxsize=4)
@@ -601,7 +601,7 @@ def _seeds(
     """The words (lower case) of the names found with confidence: in `known` spans, or scored at
     AGAIN_SEED or more inside a found name; not titles or particles, not everyday words unless
     listed as names, not names that are also everyday capitalised words (`Victoria`, `Jordan`:
-    names.ambiguous_words)."""
+    names/lists.py, `ambiguous_words`)."""
     seeds = {match.group().lower() for start, end in known for match in CANDIDATE.finditer(text, start, end)}
     index = 0
     for start, end, p in scored:

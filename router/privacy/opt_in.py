@@ -1,6 +1,6 @@
 """Kinds a route detects only when it asks for them (`privacy_detect: [person, address]`):
 person names and postal addresses. Off by default: they cost more per KB than the default
-kinds and are found by context rules whose precision depends on the text (see names.py and
+kinds and are found by context rules whose precision depends on the text (see names/ and
 addresses.py); a route handling customer records turns them on.
 """
 
@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from router.privacy import addresses, names
+from router.privacy import addresses
 from router.privacy.detector import Finding
 from router.privacy.escaped_letters import with_letters
+from router.privacy.names import person
 from router.privacy.taken import Taken
 
 # Setting's word -> the finder. Addresses first: `12 Martin Luther King Drive` is an address,
 # not a person.
-FINDERS: dict[str, Callable[[str], list[Finding]]] = {"address": addresses.find, "person": names.find}
+FINDERS: dict[str, Callable[[str], list[Finding]]] = {"address": addresses.find, "person": person.find}
 KINDS = {"address": "ADDRESS", "person": "PERSON"}
 
 
