@@ -6,6 +6,7 @@ redacted. Both stores: in memory and a real redis-server."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -833,3 +834,65 @@ def test_a_text_react_step_with_another_input_is_no_resend_of_it(server: Gateway
     second = _send(client, server, history, {"kind": "text", "text": "Thought: done"})
     assert second.headers["x-tandem-trajectory"] != first.headers["x-tandem-trajectory"]
     assert (second.headers["x-tandem-stitch"], second.headers["x-tandem-step"]) == ("new", "1")
+
+
+DSPY_SYSTEM = "Your input fields are:\n1. `question` (str): \n2. `trajectory` (str):\nYour output fields are: …"
+DSPY_EXTRACT = (
+    "Your input fields are:\n1. `question` (str): \n2. `trajectory` (str):\nYour output fields are: reasoning, answer"
+)
+DSPY_CLOSE = "\n\nRespond with the corresponding output fields, starting with the field `[[ ## next_thought ## ]]`."
+
+
+def _dspy_answer(thought: str, tool: str, args: str) -> str:
+    return (
+        f"[[ ## next_thought ## ]]\n{thought}\n\n[[ ## next_tool_name ## ]]\n{tool}\n\n"
+        f"[[ ## next_tool_args ## ]]\n{args}\n\n[[ ## completed ## ]]"
+    )
+
+
+def _dspy_prompt(steps: list[tuple[str, str, str, str]]) -> str:
+    """DSPy ReAct's user message: the question, then the steps so far as numbered fields."""
+    listed = "\n\n".join(
+        f"[[ ## thought_{i} ## ]]\n{thought}\n\n[[ ## tool_name_{i} ## ]]\n{tool}\n\n"
+        f"[[ ## tool_args_{i} ## ]]\n{args}\n\n[[ ## observation_{i} ## ]]\n{seen}"
+        for i, (thought, tool, args, seen) in enumerate(steps)
+    )
+    return f"[[ ## question ## ]]\nWeather in Paris?\n\n[[ ## trajectory ## ]]\n{listed}{DSPY_CLOSE}"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_dspy_react_prompts_rebuilt_every_step_are_one_run_each(
+    server: GatewayServer, client: httpx.Client, stream: bool
+) -> None:
+    """DSPy's ReAct sends no history: each step is a system message and one user message rebuilt
+    with the steps so far, its answers' values listed as numbered fields (the tool's input
+    re-serialised), and its last call is an extraction under another system message. Two runs of
+    one question stay two, each one trajectory."""
+    runs: dict[str, list[str]] = {"a": [], "b": []}
+    done: dict[str, list[tuple[str, str, str, str]]] = {"a": [], "b": []}
+    plan = [("get_weather", '{"city": "Paris"}'), ("multiply", '{"a": 17, "b": 23}'), ("finish", "{}")]
+    for number, (tool, args) in enumerate(plan):
+        for name in ("a", "b"):
+            thought = f"Run {name}, step {number}: I call {tool} now, as planned."
+            messages = [
+                {"role": "system", "content": DSPY_SYSTEM},
+                {"role": "user", "content": _dspy_prompt(done[name])},
+            ]
+            answer = _dspy_answer(thought, tool, args)
+            response = _send(client, server, messages, {"kind": "text", "text": answer}, stream=stream)
+            assert response.status_code == 200
+            runs[name].append(response.headers["x-tandem-trajectory"])
+            # DSPy writes the input back parsed and dumped again (json.dumps: spaces after `:`).
+            written = json.dumps(json.loads(args))
+            done[name].append((thought, tool, written, f"RESULT {number} of {name}"))
+    for name in ("a", "b"):
+        extract = [
+            {"role": "system", "content": DSPY_EXTRACT},
+            {"role": "user", "content": _dspy_prompt(done[name])},
+        ]
+        answer = "[[ ## reasoning ## ]]\nBoth found.\n\n[[ ## answer ## ]]\nSunny; 391.\n\n[[ ## completed ## ]]"
+        response = _send(client, server, extract, {"kind": "text", "text": answer}, stream=stream)
+        runs[name].append(response.headers["x-tandem-trajectory"])
+        assert response.headers["x-tandem-step"] == "4"
+    assert len(set(runs["a"])) == 1 and len(set(runs["b"])) == 1
+    assert runs["a"][0] != runs["b"][0]

@@ -21,6 +21,7 @@ import orjson
 
 from router.protocol.numbers import whole_number
 from router.protocol.text import text_of
+from router.trajectory.fields import answer_form, transcript_forms
 from router.trajectory.resent import react_form, text_calls
 
 SESSION_HEADERS = ("x-session-id", "x-claude-code-session-id", "session-id", "x-litellm-session-id")
@@ -355,7 +356,8 @@ def other_keys(said: bool, calls: list[Call], after_think: str | None, text: str
     """The keys an answer is noted under besides its own (`answer_key`), for the forms clients
     resend it in: its calls alone where it has text too (`calls_alone_key`); its text after its
     reasoning block (`after_think`: that text's `answer_key` with the calls); a text ReAct
-    step's parts (`resent.react_form` of `text`, the answer's text where it is at hand); its
+    step's parts (`resent.react_form` of `text`, the answer's text where it is at hand), or an
+    answer of fields' values (`fields.answer_form`, its key after `FIELDS`); its
     first call alone and its last alone, where it made several with ids (CrewAI resends the
     first only; one message a call ends with the last)."""
     keys: list[str] = []
@@ -364,15 +366,33 @@ def other_keys(said: bool, calls: list[Call], after_think: str | None, text: str
         keys.append(alone)
     if after_think is not None:
         keys.append(after_think)
-    react = react_form(text) if text is not None and not calls else None
-    if react is not None:
-        keys.append(answer_key(react, []))
+    if text is not None and not calls:
+        react = react_form(text)
+        if react is not None:
+            keys.append(answer_key(react, []))
+        fields = answer_form(text)
+        if fields is not None:
+            keys.append(FIELDS + answer_key(fields, []))
     if len(calls) > 1 and all(call_id for call_id, _, _ in calls):
         keys += [answer_key("", calls[:1]), answer_key("", calls[-1:])]
         # Its calls alone in the order of their ids: smolagents writes parallel calls back in
         # the order they finished, not the order given (`_answer_keys` sorts a resent list so).
         keys.append(answer_key("", sorted(calls, key=_call_order)))
     return keys
+
+
+# Before the key of an answer of fields (`fields.answer_form`): such an answer is also noted in
+# its client's stitching space, where a rebuilt prompt that lists it finds it (`transcript_keys`).
+FIELDS = "t"  # not a hex digit: no other key starts so
+
+
+def transcript_keys(messages: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The keys of the answer a rebuilt prompt's last message lists as its last step
+    (`fields.transcript_forms`), noted so by `other_keys`; none for other histories."""
+    if not messages or messages[-1].get("role") != "user":
+        return ()
+    forms = transcript_forms(text_of(messages[-1].get("content")))
+    return tuple(FIELDS + answer_key(form, []) for form in forms)
 
 
 def answer_key(text: str, calls: list[Call]) -> str:

@@ -76,12 +76,13 @@ def react_form(text: str) -> str | None:
     thought = before[before.rfind(_THOUGHT) + len(_THOUGHT) :] if _THOUGHT in before else before
     end = text.find(_OBSERVATION, match.end())
     given = text[match.end() : end if end >= 0 else len(text)].strip()
-    return "\x1f".join((REACT, " ".join(thought.split()), match.group(1), _input_form(given)))
+    return "\x1f".join((REACT, " ".join(thought.split()), match.group(1), value_form(given)))
 
 
-def _input_form(given: str) -> str:
-    """An action's input as sorted JSON where it, or the braces in it, read as JSON or a Python
-    literal (LlamaIndex reads the input from its first `{` to its last `}`), else as written."""
+def value_form(given: str) -> str:
+    """A value a client may write back in another form (an action's input, a field's value) as
+    sorted JSON where it, or the braces in it, read as JSON or a Python literal (LlamaIndex reads
+    an action's input from its first `{` to its last `}`), else as written."""
     candidates = [given]
     start, end = given.find("{"), given.rfind("}")
     if 0 <= start < end:

@@ -464,6 +464,15 @@ class Stitcher:
                 found = await self._rewritten(space, (called,), exclude, messages, stops)
                 decision = REWRITTEN
                 unproven = found is None
+        if found is None and resent is None and space:
+            listed = identify.transcript_keys(messages)
+            if listed:
+                # A prompt rebuilt at every step from named fields (fields.py: DSPy's ReAct)
+                # lists its run's answers: the last one, noted in the client's space, names it
+                # (under any first message: the run's last call extracts under another).
+                found = await self._rewritten(space, listed, exclude, messages, stops)
+                decision = REWRITTEN
+                unproven = found is None
         if found is None:
             found, decision = identify.new_trajectory_id(namespace), NEW
         else:

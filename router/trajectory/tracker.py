@@ -353,8 +353,10 @@ class Tracker:
             stitcher, key = self.stitcher, identity.stitch_key
             amendable = identity.stitch_amend if acted else None
             # An answer that called tools is noted in its space too: a handoff's next step,
-            # under another first message, resends those calls (`Stitcher._find`).
-            space = identity.stitch_space if acted else ""
+            # under another first message, resends those calls (`Stitcher._find`); so is an
+            # answer of fields, which a rebuilt prompt lists (`identify.transcript_keys`).
+            fields = answer_key is not None and identify.FIELDS in answer_key
+            space = identity.stitch_space if acted or fields else ""
             # A text answer may be written into the client's next prompt (continued.py).
             goes_on = identity.stitch_continued if not acted else None
             work = stitcher.note_answer(

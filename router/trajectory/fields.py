@@ -1,0 +1,72 @@
+"""Field transcripts: a client that rebuilds its prompt every step from named fields.
+
+DSPy's `ReAct` (its chat adapter) asks for each step as fields, one `[[ ## name ## ]]` line
+before each value (`next_thought`, `next_tool_name`, `next_tool_args`, then `completed`), and
+sends no history: each request is a system message and one user message, rebuilt, whose
+`trajectory` field lists the steps so far as numbered fields (`thought_0`, `tool_name_0`,
+`tool_args_0`, `observation_0`, …) before the closing instruction. Its last step's values, less
+the observation the tool gave, are the values of the answer it was given; the run's last call
+(a final extraction under another system message) lists them too. So an answer of fields is
+known by its values (`answer_form`), and such a request by its last step's (`transcript_forms`),
+values read as JSON or Python literals where they are (`resent.value_form`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from router.trajectory.resent import value_form
+
+MARK = "[[ ## "
+_FIELD = re.compile(r"^\[\[ ## (\w{1,64}) ## \]\][ \t]*$", re.MULTILINE)
+_NUMBERED = re.compile(r"(\w+?)_(\d{1,6})")
+FORM = "\x1ffields\x1f"  # no text a model writes starts so: the form is never a text's own key
+_END = "completed"  # the field that closes an answer: no value
+MAX_FIELDS = 4096  # a transcript of more fields than this is not read
+
+
+def _sections(text: str) -> list[tuple[str, str]]:
+    marks = []
+    for mark in _FIELD.finditer(text):
+        marks.append(mark)
+        if len(marks) > MAX_FIELDS:
+            return []
+    return [
+        (mark.group(1), text[mark.end() : marks[i + 1].start() if i + 1 < len(marks) else len(text)])
+        for i, mark in enumerate(marks)
+    ]
+
+
+def _form(values: list[str]) -> str:
+    return FORM + "\x1f".join(value_form(value.strip()) for value in values)
+
+
+def answer_form(text: str) -> str | None:
+    """An answer of two fields or more as its values, in order; None for other texts."""
+    if MARK not in text:
+        return None
+    values = [value for name, value in _sections(text) if name != _END]
+    return _form(values) if len(values) > 1 else None
+
+
+def transcript_forms(text: str) -> tuple[str, ...]:
+    """The forms the answer a rebuilt prompt's last listed step holds may have had: its last
+    numbered step's values, and the same less its last (the tool's observation, which the
+    answer did not hold). None for a text that lists no numbered step."""
+    if MARK not in text:
+        return ()
+    steps: dict[int, list[str]] = {}
+    for name, value in _sections(text):
+        numbered = _NUMBERED.fullmatch(name)
+        if numbered is not None:
+            steps.setdefault(int(numbered.group(2)), []).append(value)
+    if not steps:
+        return ()
+    values = steps[max(steps)]
+    # The last value runs on to the prompt's closing instruction: it is dropped in the first
+    # form, and in the whole one kept only up to a blank line.
+    whole = [*values[:-1], values[-1].split("\n\n", 1)[0]]
+    forms = [_form(values[:-1])] if len(values) > 2 else []
+    if len(values) > 1:
+        forms.append(_form(whole))
+    return tuple(forms)
