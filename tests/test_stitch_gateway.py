@@ -896,3 +896,61 @@ def test_dspy_react_prompts_rebuilt_every_step_are_one_run_each(
         assert response.headers["x-tandem-step"] == "4"
     assert len(set(runs["a"])) == 1 and len(set(runs["b"])) == 1
     assert runs["a"][0] != runs["b"][0]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_answer_left_empty_after_its_call_raised_continues_its_run(
+    server: GatewayServer, client: httpx.Client, stream: bool
+) -> None:
+    """smolagents streaming its outputs keeps an empty assistant message where the answer whose
+    call raised was, and adds the error as a user message of its own. A clean run of the task
+    before (whose next step went on from that history) is not taken for it."""
+    task: Messages = [
+        {"role": "system", "content": [{"type": "text", "text": "You solve tasks with tools."}]},
+        {"role": "user", "content": [{"type": "text", "text": "New task:\nWeather in Paris?"}]},
+    ]
+    runs = {}
+    for name in ("clean", "raising"):
+        how = {"kind": "tool_call", "call_id": f"call_{name}", "name": "get_weather", "arguments": '{"city": "Paris"}'}
+        runs[name] = _send(client, server, task, how, stream=stream).headers["x-tandem-trajectory"]
+        if name == "clean":
+            call = {
+                "id": "call_clean",
+                "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+            }
+            history = [
+                *task,
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "call_clean", "content": "sunny"},
+            ]
+            went_on = _send(client, server, history, {"kind": "text", "text": "Sunny."}, stream=stream)
+            assert went_on.headers["x-tandem-trajectory"] == runs["clean"]
+    assert runs["clean"] != runs["raising"]
+    error = "Error:\nError executing tool 'get_weather' with arguments {'city': 'Paris'}: ValueError: timed out"
+    history = [
+        *task,
+        {"role": "assistant", "content": [{"type": "text", "text": ""}]},
+        {"role": "user", "content": [{"type": "text", "text": error}]},
+    ]
+    again = _send(client, server, history, {"kind": "text", "text": "Trying again."}, stream=stream)
+    assert again.headers["x-tandem-trajectory"] == runs["raising"]
+    assert (again.headers["x-tandem-stitch"], again.headers["x-tandem-step"]) == ("rewritten", "2")
+
+
+def test_two_runs_at_once_that_each_leave_an_answer_empty_stay_two(server: GatewayServer, client: httpx.Client) -> None:
+    """Two runs of one task answered at once, each call raising: their requests are alike but
+    for nothing, so each takes the oldest run still waiting; two runs stay two trajectories."""
+    task: Messages = [
+        {"role": "system", "content": "You solve tasks."},
+        {"role": "user", "content": "New task: weather?"},
+    ]
+    first = []
+    for call_id in ("call_pair1", "call_pair2"):
+        how = {"kind": "tool_call", "call_id": call_id, "name": "get_weather", "arguments": '{"city": "Paris"}'}
+        first.append(_send(client, server, task, how).headers["x-tandem-trajectory"])
+    error = "Error:\nError executing tool 'get_weather' with arguments {'city': 'Paris'}: timed out"
+    history = [*task, {"role": "assistant", "content": ""}, {"role": "user", "content": error}]
+    second = [_send(client, server, history, {"kind": "text", "text": "again"}) for _ in range(2)]
+    assert sorted(r.headers["x-tandem-trajectory"] for r in second) == sorted(first)
+    assert [r.headers["x-tandem-step"] for r in second] == ["2", "2"]

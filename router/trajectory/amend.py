@@ -135,6 +135,15 @@ def unclaimed(raw_answered: str | None) -> set[str]:
     return {entry.partition("|")[0] for entry in (raw_answered or "").split()} - {""}
 
 
+def oldest_waiting(raw: str | None, exclude: set[str]) -> str | None:
+    """The oldest run answered at a history (its `c:` entry, `raw`) that no later step continued,
+    not in `exclude`: for a client that kept an empty turn where the answer was, runs of one task
+    answered there at once are told apart by nothing it sends (taking the oldest, each such
+    request a run of its own, keeps as many trajectories as runs; refusing would split each)."""
+    runs = (entry.partition("|")[0] for entry in (raw or "").split())
+    return next((run for run in runs if run and run not in exclude), None)
+
+
 def answered_before(raw: str | None, exclude: set[str]) -> str | None:
     """The run answered at a history (its `c:` entry, `raw`: "<trajectory id>|<answer key> …")
     that no later step continued, when one run not in `exclude` is, or when every such run was

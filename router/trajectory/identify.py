@@ -586,6 +586,16 @@ def resent_answer(messages: list[dict[str, Any]], stops: tuple[str, ...] = ()) -
     return None
 
 
+def emptied_answer(messages: list[dict[str, Any]]) -> bool:
+    """Whether a history's last assistant message is empty: no text, no tool call (where a
+    client dropped the answer it was given and kept the turn: smolagents streaming its outputs,
+    after the answer's call raised)."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant":
+            return not message.get("tool_calls") and not text_of(message.get("content")).strip()
+    return False
+
+
 def rewrite_evidence(
     messages: list[dict[str, Any]], last: tuple[tuple[str, ...], bool] | None = None, stops: tuple[str, ...] = ()
 ) -> tuple[str, ...] | None:

@@ -428,6 +428,16 @@ class Stitcher:
             found, seen, claimed, pending = self._claim(previous, raws[1], raws[2], resent[0], exclude)
             writes += claimed
             decision = EXTENDED
+            if found is None and not pending and identify.emptied_answer(messages):
+                # An empty message where the answer was: the client dropped it (smolagents
+                # streaming its outputs, after the answer's call raised) and added the error as
+                # a message of its own. The oldest run answered there that no later step
+                # continued goes on.
+                found = amend.oldest_waiting(raws[1], exclude)
+                if found is not None:
+                    decision = REWRITTEN
+                    claimed = [Merge("c:" + previous, DROP, found)]
+                    writes += claimed
             # A run found with no note of its answer (`_claim`'s guess: the one request in flight
             # at that history) gives way to a run the history amends (below): an answer resent
             # that its own run continued from already says nothing of which run this is.
