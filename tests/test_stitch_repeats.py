@@ -259,8 +259,8 @@ def test_runs_of_one_task_whose_first_calls_raise_together_are_one_trajectory_ea
     seconds = [_placed(_send(client, server, _amended(task), _call(f"call_r{n}", "multiply", "{}"))) for n in (1, 2)]
     assert {trajectory_id for trajectory_id, _, _ in firsts} == {trajectory_id for trajectory_id, _, _ in seconds}
     assert [second[1:] for second in seconds] == [(2, "rewritten")] * 2
-    # (The oldest run noted goes on first.)
-    assert [second[0] for second in seconds] == [first[0] for first in firsts]
+    # (The newest run noted goes on first: the oldest may be a run that ended there.)
+    assert [second[0] for second in seconds] == [first[0] for first in reversed(firsts)]
     alone = _placed(_send(client, server, task, _call("call_c3", "get_weather", _WEATHER)))
     again = _placed(_send(client, server, _amended(task), _call("call_r3", "multiply", "{}")))
     assert again == (alone[0], 2, "rewritten")
@@ -367,3 +367,24 @@ def test_the_earliest_of_runs_given_the_same_answer_goes_on_when_its_client_drop
     assert amend.answered_before("t1|k1 t2|k1", {"t1"}) == "t2"
     assert amend.answered_before("t1|k1 t2|k2", set()) is None  # told apart by their answers: not guessed
     assert amend.answered_before("t1|k1 t2|k2 t1|k3", {"t2"}) == "t1"
+
+
+@pytest.mark.parametrize("emptied", [False, True])
+def test_a_run_that_ended_at_the_history_is_not_taken_for_a_later_run_that_raises_there(
+    server: GatewayServer, client: httpx.Client, emptied: bool
+) -> None:
+    """A run whose last answer, a call, was given at a history and that never sent another step
+    (its client was stopped, or the call was its final answer) stays noted there. A later run of
+    the task whose call raises at that history continues its own trajectory, not that one's:
+    amended (the error appended to the last message) or emptied (an empty turn kept where the
+    answer was and the error as a message of its own, smolagents streaming its outputs)."""
+    task = _task("List the failing tests and fix the first one. Use the tools.")
+    ended = _placed(_send(client, server, task, _call("call_end1", "final_answer", '{"answer": "none"}')))
+    later = _placed(_send(client, server, task, _call("call_new2", "get_weather", _WEATHER)))
+    assert ended[0] != later[0]
+    error = "Error:\nError executing tool 'get_weather' with arguments {'city': 'Paris'}: timed out"
+    history = (
+        [*task, {"role": "assistant", "content": ""}, {"role": "user", "content": error}] if emptied else _amended(task)
+    )
+    second = _placed(_send(client, server, history, _call("call_new3", "multiply", "{}")))
+    assert second == (later[0], 2, "rewritten")

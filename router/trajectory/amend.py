@@ -135,13 +135,15 @@ def unclaimed(raw_answered: str | None) -> set[str]:
     return {entry.partition("|")[0] for entry in (raw_answered or "").split()} - {""}
 
 
-def oldest_waiting(raw: str | None, exclude: set[str]) -> str | None:
-    """The oldest run answered at a history (its `c:` entry, `raw`) that no later step continued,
-    not in `exclude`: for a client that kept an empty turn where the answer was, runs of one task
-    answered there at once are told apart by nothing it sends (taking the oldest, each such
-    request a run of its own, keeps as many trajectories as runs; refusing would split each)."""
-    runs = (entry.partition("|")[0] for entry in (raw or "").split())
-    return next((run for run in runs if run and run not in exclude), None)
+def newest_waiting(raw: str | None, exclude: set[str]) -> str | None:
+    """The newest run answered at a history (its `c:` entry, `raw`, oldest first) that no later
+    step continued, not in `exclude`: for a client that kept an empty turn where the answer was,
+    runs of one task answered there at once are told apart by nothing it sends (each such
+    request takes one, so there are as many trajectories as runs; refusing would split each), and
+    a run that ended there long ago is the oldest (its last answer a call, or its client
+    stopped), not the run that goes on."""
+    runs = [entry.partition("|")[0] for entry in (raw or "").split()]
+    return next((run for run in reversed(runs) if run and run not in exclude), None)
 
 
 def answered_before(raw: str | None, exclude: set[str]) -> str | None:

@@ -431,9 +431,9 @@ class Stitcher:
             if found is None and not pending and identify.emptied_answer(messages):
                 # An empty message where the answer was: the client dropped it (smolagents
                 # streaming its outputs, after the answer's call raised) and added the error as
-                # a message of its own. The oldest run answered there that no later step
-                # continued goes on.
-                found = amend.oldest_waiting(raws[1], exclude)
+                # a message of its own. The newest run answered there that no later step
+                # continued goes on (as for an amended message, `_amended`).
+                found = amend.newest_waiting(raws[1], exclude)
                 if found is not None:
                     decision = REWRITTEN
                     claimed = [Merge("c:" + previous, DROP, found)]
@@ -513,10 +513,12 @@ class Stitcher:
                 waiting = amend.unclaimed(raw_waiting)
                 runs = tuple(run for run in runs if run in waiting)
             if runs:
-                # Runs noted alike are told apart by nothing here: the oldest goes on (as a
-                # resent answer continues the oldest run given it, `_claim`), its notes taken so
-                # that the next such request continues the next run.
-                found = runs[0]
+                # Runs noted alike are told apart by nothing here: the newest goes on, its notes
+                # taken so that the next such request continues the one before. (Not the oldest:
+                # a run that ended there, its last answer a call, or whose client was stopped,
+                # stays noted, and a later run of the task must not continue it in place of its
+                # own. Runs answered there at once may swap this step, as identical runs can.)
+                found = runs[-1]
                 taken = [Merge(amend.PREFIX + amendable.head, DROP, found)]
                 if amended.answered:
                     # (Its answer there too: a run alike that goes on from that history normally,
