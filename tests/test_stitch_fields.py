@@ -4,7 +4,7 @@ rebuilt prompt that lists it as its last step have one form; other texts have no
 from __future__ import annotations
 
 from router.trajectory import identify
-from router.trajectory.fields import MAX_FIELDS, answer_form, transcript_forms
+from router.trajectory.fields import MAX_FIELDS, MAX_STEP_FIELDS, answer_form, transcript_forms
 
 ANSWER = (
     "[[ ## next_thought ## ]]\nLook up the weather.\n\n[[ ## next_tool_name ## ]]\nget_weather\n\n"
@@ -50,4 +50,6 @@ def test_texts_without_fields_or_steps_have_no_form() -> None:
 def test_a_transcript_of_too_many_fields_is_not_read() -> None:
     steps = "".join(f"[[ ## thought_{i} ## ]]\nx\n\n" for i in range(MAX_FIELDS + 1))
     assert transcript_forms(steps) == ()
+    many = "".join(f"[[ ## thought_1 ## ]]\nx{i}\n\n" for i in range(MAX_STEP_FIELDS + 1))
+    assert transcript_forms(many) == ()  # no step of a transcript: its values are not parsed
     assert transcript_forms("".join(f"[[ ## thought_{i} ## ]]\nx\n\n" for i in range(3)) + "[[ ## tool_name_2 ## ]]\ny")

@@ -23,6 +23,7 @@ _NUMBERED = re.compile(r"(\w+?)_(\d{1,6})")
 FORM = "\x1ffields\x1f"  # no text a model writes starts so: the form is never a text's own key
 _END = "completed"  # the field that closes an answer: no value
 MAX_FIELDS = 4096  # a transcript of more fields than this is not read
+MAX_STEP_FIELDS = 16  # a step of more fields than this is none (DSPy's has four)
 
 
 def _sections(text: str) -> list[tuple[str, str]]:
@@ -46,7 +47,7 @@ def answer_form(text: str) -> str | None:
     if MARK not in text:
         return None
     values = [value for name, value in _sections(text) if name != _END]
-    return _form(values) if len(values) > 1 else None
+    return _form(values) if 1 < len(values) <= MAX_STEP_FIELDS else None
 
 
 def transcript_forms(text: str) -> tuple[str, ...]:
@@ -63,6 +64,8 @@ def transcript_forms(text: str) -> tuple[str, ...]:
     if not steps:
         return ()
     values = steps[max(steps)]
+    if len(values) > MAX_STEP_FIELDS:
+        return ()  # not a step of a transcript: each value would be parsed
     # The last value runs on to the prompt's closing instruction: it is dropped in the first
     # form, and in the whole one kept only up to a blank line.
     whole = [*values[:-1], values[-1].split("\n\n", 1)[0]]
