@@ -22,8 +22,8 @@ def audit(url: str, prefix: str = "tandem:") -> Audit:
     found = Audit()
     with redis.Redis.from_url(url, decode_responses=True) as direct:
         for key in direct.scan_iter(f"{prefix}t:*", count=1000):
-            if key.endswith((":r", ":v", ":vl", ":a")):
-                continue  # a trajectory's records, its privacy vault, its counted steps
+            if key.endswith((":r", ":v", ":vl", ":a", ":d")):
+                continue  # a trajectory's records, its privacy vault, its counted and recorded steps
             steps = int(direct.hget(key, "steps") or 0)
             records = [orjson.loads(line) for line in direct.lrange(f"{key}:r", 0, -1)]
             first = Counter(r["step"] for r in records if r["attempt"] == 1)

@@ -54,6 +54,16 @@ class TrajectorySettings(Strict):
     )
     # Trajectory ids kept in Redis' `recent` index (listing, export); the oldest leave first.
     max_listed: int = Field(1_000_000, ge=1)
+    lost_step_after_s: float | None = Field(
+        None,
+        gt=0,
+        description="With Redis: a step counted with no record (its worker was killed, or its start reached Redis "
+        "after the gateway refused it) is recorded lost, status error, when the idle sweep finds its trajectory "
+        "idle and this long has passed since the trajectory's last step start and since any replica began "
+        "writing back an outage's journal; a trajectory with such a step stays open until then. null: the "
+        "longest a step can run by the upstreams' timeouts (with the defaults ~28 min, under idle_close_s). Set "
+        "it below that and a step still running may be recorded lost (its own record is then kept too)",
+    )
 
 
 class AuditSettings(Strict):

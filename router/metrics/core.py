@@ -142,6 +142,15 @@ class Metrics(MetricFamilies):
             else:
                 add(self.steps, record.route, record.answered_by, record.reason, record.status)(1)
 
+    def steps_lost(self, records: list[StepRecord]) -> None:
+        """Lost steps' records this process wrote (router/trajectory/lost.py): each a failed step
+        in `tandem_steps_total` (under target none, as the ledger counts it in `errors`), and in
+        `tandem_steps_lost_total`. No latency, tokens or dollars: none are known."""
+        add = self._add
+        for record in records:
+            add(self.steps, record.route, record.answered_by, record.reason, record.status)(1)
+            add(self.lost_steps, record.route)(1)
+
     def judge_scored(self, route: str, score: float, seconds: float) -> None:
         """The judge's score of a step on `route` and the time its decision took."""
         self.judge_latency.observe(seconds)

@@ -67,6 +67,14 @@ class MetricFamilies:
             "Answered attempts of a step whose answer counted already (sent again after its answer), by route, target",
             ("route", "target"),
         )
+        # Also in tandem_steps_total (target none, status error), as the ledger counts them in
+        # `errors`: this says which of those failed steps were lost (router/trajectory/lost.py).
+        self.lost_steps = c(
+            "tandem_steps_lost",
+            "Steps counted in the shared store that were never recorded (their worker was killed, or their start "
+            "reached Redis after the gateway refused it), recorded lost by the idle sweep, by the run's route",
+            ("route",),
+        )
         # `call`: "step" for the call that answered the agent, else the inner call's purpose
         # (probe, judge, draft, verify, edge, advisor, plan, summary); each call is booked under
         # the target that served it, so that an edge probe of a cloud step counts as edge.

@@ -227,6 +227,8 @@ SERIES: dict[str, Callable[[SeriesScope], Iterable[Labels]]] = {
     "tandem_step_repeats": _each_route(
         lambda name, route, scope: ((name, t) for t in reachable_targets(route, scope.header_forced))
     ),
+    # Only a shared store counts a step that no process recorded (router/trajectory/lost.py).
+    "tandem_steps_lost": lambda scope: ((name,) for name in scope.routes if scope.store),
     "tandem_tokens": _each_route(_tokens),
     "tandem_cost_usd": _each_route(_cost),
     "tandem_counterfactual_cost_usd": _each_route(_route_histogram),

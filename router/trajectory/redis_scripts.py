@@ -1,10 +1,14 @@
 """The Lua scripts of the Redis trajectory store: each one atomic, one round trip."""
 
-# KEYS: the trajectory hash, recent, open, the start's token key, the vault hash, the vault log.
+# KEYS: the trajectory hash, recent, open, the start's token key, the vault hash, the vault log,
+# the bitmap of its steps that have a record.
 # Returns the step, the attempt, the trajectory's hash and the length of its vault log (the vault
 # itself is not returned: a reader reads what it does not know yet, VAULT_SINCE).
 # ARGV: fingerprint, retry flag, now, task, route, namespace, ttl, id, force-new flag, token ttl,
 # the oldest time kept in the indexes, the most ids kept in `recent`.
+# `begun_at` is Redis' own clock when an attempt of a step was last counted (a write-back's too,
+# whatever time its step was told): the time LOST_STEPS measures the lost-step bound from, on one
+# clock whatever the replicas' clocks say.
 BEGIN_STEP = """
 local h = KEYS[1]
 local seen = redis.call('GET', KEYS[4])
@@ -28,20 +32,26 @@ if is_retry then
   attempt = redis.call('HINCRBY', h, 'attempts', 1)
 else
   if steps == 0 then
-    -- A trajectory begun anew under this id: a vault left by an earlier one is not its own.
-    redis.call('DEL', KEYS[5], KEYS[6])
+    -- A trajectory begun anew under this id: a vault left by an earlier one is not its own, nor
+    -- its recorded steps. Bit 0 (steps count from 1) says the bitmap holds every record since
+    -- the first step: only then can LOST_STEPS read a missing bit as a step without a record.
+    redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
+    redis.call('SETBIT', KEYS[7], 0, 1)
     redis.call('HSET', h, 'id', id, 'created_at', now, 'task', ARGV[4], 'route', ARGV[5], 'namespace', ARGV[6])
   end
   steps = redis.call('HINCRBY', h, 'steps', 1)
   redis.call('HSET', h, 'attempts', 1, 'last_fingerprint', fp)
 end
-redis.call('HSET', h, 'last_status', 'pending')
+local clock = redis.call('TIME')
+local begun = clock[1] .. '.' .. string.format('%06d', tonumber(clock[2]))
+redis.call('HSET', h, 'last_status', 'pending', 'begun_at', begun)
 if tonumber(redis.call('HGET', h, 'updated_at') or '0') < tonumber(now) then
   redis.call('HSET', h, 'updated_at', now)
 end
 redis.call('EXPIRE', h, tonumber(ARGV[7]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[7]))
 redis.call('EXPIRE', KEYS[6], tonumber(ARGV[7]))
+redis.call('EXPIRE', KEYS[7], tonumber(ARGV[7]))
 redis.call('SET', KEYS[4], steps .. ':' .. attempt, 'EX', tonumber(ARGV[10]))
 -- The indexes are the gateway's own: one of another type (written by hand, another program)
 -- would fail every step of every run; it is dropped and built again from here.
@@ -63,24 +73,32 @@ return {steps, attempt, redis.call('HGETALL', h), redis.call('LLEN', KEYS[6])}
 """
 
 # One step record, once: KEYS: the trajectory hash, its record list, the record's token key, the
-# vault hash and log (their time-to-live follows the trajectory's), and the bitmap of the steps
-# whose answers are counted.
+# vault hash and log (their time-to-live follows the trajectory's), the bitmap of the steps
+# whose answers are counted, and the bitmap of the steps that have a record.
 # ARGV: the record, its status, the target that answered it or '', ttl, records kept, token ttl,
-# its step, then pairs of ('i:' or 'f:' + total name, increment).
+# its step, 'lost' for a lost step's record (router/trajectory/lost.py) or '', then pairs of
+# ('i:' or 'f:' + total name, increment).
 # An answer counts in `<target>_steps` by `router.trajectory.state.counts_answer`'s rule: once
 # per step, whichever of its answered attempts is recorded first.
-# Returns 2 for an answer its step had counted already (a repeat), else 1; for a record written
-# already (its token), 10 more than it returned then (kept in the token's key): a write-back of a
-# record whose reply was lost learns whether it counted.
+# Returns 2 for an answer its step had counted already (a repeat), else 1; 0 for a lost step's
+# record refused because its step has a record (its real one came, or another replica's sweep
+# wrote one first: a step is recorded lost once); for a record written already (its token), 10
+# more than it returned then (kept in the token's key): a write-back of a record whose reply was
+# lost learns whether it counted.
 RECORD = """
 local seen = redis.call('GET', KEYS[3])
 if seen then return 10 + tonumber(seen) end
+local step = tonumber(ARGV[7])
+if ARGV[8] == 'lost' and redis.call('GETBIT', KEYS[7], step) == 1 then
+  redis.call('SET', KEYS[3], '0', 'EX', tonumber(ARGV[6]))
+  return 0
+end
 redis.call('SET', KEYS[3], '1', 'EX', tonumber(ARGV[6]))
 redis.call('RPUSH', KEYS[2], ARGV[1])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[5]) - 1)
+redis.call('SETBIT', KEYS[7], step, 1)
 local written = 1
 if ARGV[3] ~= '' then
-  local step = tonumber(ARGV[7])
   if redis.call('SETBIT', KEYS[6], step, 1) == 1 then
     written = 2
   else
@@ -93,7 +111,7 @@ if ARGV[3] ~= '' then
     end
   end
 end
-for i = 8, #ARGV, 2 do
+for i = 9, #ARGV, 2 do
   local name = string.sub(ARGV[i], 3)
   if string.sub(ARGV[i], 1, 1) == 'i' then
     redis.call('HINCRBY', KEYS[1], name, ARGV[i + 1])
@@ -107,8 +125,76 @@ redis.call('EXPIRE', KEYS[2], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[4], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[5], tonumber(ARGV[4]))
 redis.call('EXPIRE', KEYS[6], tonumber(ARGV[4]))
+redis.call('EXPIRE', KEYS[7], tonumber(ARGV[4]))
 if written == 2 then redis.call('SET', KEYS[3], '2', 'EX', tonumber(ARGV[6])) end
 return written
+"""
+
+# The steps of a trajectory counted with no record whose start is older than any step could
+# still be running (router/trajectory/lost.py). Their records are not written here but by RECORD
+# with its 'lost' flag, which refuses a second one; this writes only the bits of steps whose
+# record it finds in the list alone.
+# KEYS: the trajectory hash, the bitmap of its steps that have a record, its record list, the
+# write-back mark (set, for the bound, when a replica begins writing an outage's journal back).
+# ARGV: the bound (seconds since the trajectory's last step start, by Redis' clock), the most
+# indexes returned.
+# Returns {0} (nothing to repair: closed, gone, begun before the bitmap was kept, no gap), {1,
+# seconds} (a gap, but a step may still be running or a write-back may still bring its record:
+# not before that many seconds), or {2, route, updated_at, more (1 when more than ARGV[2] are
+# missing), index, ...}.
+LOST_STEPS = """
+local h, done = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', h, 'closed_at') == 1 then return {0} end
+local steps = tonumber(redis.call('HGET', h, 'steps') or '0')
+if steps == 0 or redis.call('GETBIT', done, 0) == 0 then return {0} end
+-- Bit 0 and one bit a recorded step: a count below steps + 1 is a gap (the usual case, none, is
+-- told by this count alone).
+if redis.call('BITCOUNT', done) > steps then return {0} end
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+-- The later of Redis' clock at the last start and the replica's (`updated_at`): a step begun by
+-- a gateway that sets no `begun_at` (a rolling upgrade) still moves the bound.
+local begun = tonumber(redis.call('HGET', h, 'begun_at') or '0')
+local updated = tonumber(redis.call('HGET', h, 'updated_at') or '0')
+local wait = math.max(begun, updated) + tonumber(ARGV[1]) - now
+local marked = redis.call('PTTL', KEYS[4])
+if marked > 0 and marked / 1000 > wait then wait = marked / 1000 end
+if wait > 0 then return {1, tostring(wait)} end
+local bits = redis.call('GET', done) or ''
+local missing = {}
+for i = 0, math.floor(steps / 8) do
+  local byte = string.byte(bits, i + 1) or 0
+  if byte ~= 255 then
+    for b = 0, 7 do
+      local step = i * 8 + b
+      if step >= 1 and step <= steps and math.floor(byte / 2 ^ (7 - b)) % 2 == 0 then
+        missing[#missing + 1] = step
+      end
+    end
+  end
+end
+-- A record of a gateway that kept no bitmap (during a rolling upgrade) is in the list only: a
+-- step it recorded is not lost. Read only for a trajectory with a gap, once.
+local wanted = {}
+for _, step in ipairs(missing) do wanted[step] = true end
+for _, line in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  local step = tonumber(string.match(line, '"step":(%d+)'))
+  if step and wanted[step] then
+    wanted[step] = nil
+    redis.call('SETBIT', done, step, 1)
+  end
+end
+local reply = {2, redis.call('HGET', h, 'route') or '', redis.call('HGET', h, 'updated_at') or '0', 0}
+for _, step in ipairs(missing) do
+  if wanted[step] then
+    if #reply - 4 >= tonumber(ARGV[2]) then
+      reply[4] = 1
+      break
+    end
+    reply[#reply + 1] = step
+  end
+end
+return reply
 """
 
 # A vault note: KEYS: the vault hash, the vault log. ARGV: key, value, keep-first flag, ttl.

@@ -10,10 +10,14 @@ Layout (prefix `tandem:` by default):
                 that a replica reads only the entries written since it last read (VAULT_SINCE)
   {p}t:{id}:a   bitmap: the steps whose answers are counted in `cloud_steps`/`edge_steps` (a
                 step counts once, whichever of its answered attempts is recorded first)
+  {p}t:{id}:d   bitmap: the steps that have a record (bit 0: kept since the trajectory's first
+                step), so that a step counted with no record is found (router/trajectory/lost.py)
   {p}recent     sorted set: id by last update (listing, export)
   {p}open       sorted set: id by last update, open trajectories only (the idle sweep)
   {p}s:{key}    string: message-history stitching key -> trajectory id
   {p}k:{token}  string, an hour: a step start's or a record's token, so each counts once
+  {p}writeback  string, for the lost-step bound: a replica began writing an outage's journal
+                back (no step is recorded lost meanwhile: its record may be in a journal)
   {p}q:…        client limits' counters (router/quota.py)
 Starting a step is one Lua script (atomic: a retry and a new step cannot both count); each
 record is one script (written once, by its token). A step's commands, and those of the steps
@@ -47,6 +51,7 @@ from router.trajectory.redis_batch import Batcher, Script
 from router.trajectory.redis_scripts import (
     BEGIN_STEP,
     CLOSE,
+    LOST_STEPS,
     MERGE,
     NOTE,
     RECORD,
@@ -59,6 +64,7 @@ from router.trajectory.state import (
     MONEY_FIELDS,
     NOTE_PREFIX,
     ListQuery,
+    LostSteps,
     Outcome,
     StepSlot,
     StepStart,
@@ -194,6 +200,7 @@ class RedisStore:
         self._merge = Script(MERGE)
         self._set_outcome = self._redis.register_script(SET_OUTCOME)
         self._close = self._redis.register_script(CLOSE)
+        self._lost_steps = self._redis.register_script(LOST_STEPS)
         self._vault_since = self._redis.register_script(VAULT_SINCE)
 
     def _key(self, trajectory_id: str) -> str:
@@ -225,6 +232,7 @@ class RedisStore:
             f"{self._prefix}open",
             f"{self._prefix}k:{token}",
             *self._vault_keys(start.trajectory_id),
+            f"{self._key(start.trajectory_id)}:d",
         ]
         args = [
             start.fingerprint,
@@ -293,39 +301,69 @@ class RedisStore:
         fields: dict[str, str] = await self._redis.hgetall(self._vault_keys(trajectory_id)[0])
         return fields
 
+    def _record_call(self, record: StepRecord, token: str, lost: bool) -> Any:
+        key = self._key(record.trajectory_id)
+        counts, money = increments(record)
+        totals: list[Any] = []
+        for name, value in counts.items():
+            if value:
+                totals += [f"i:{name}", value]
+        for name, amount in money.items():
+            if amount:
+                totals += [f"f:{name}", repr(amount)]
+        answered = "" if record.answered_by == "none" else record.answered_by
+        return self._batch.script(
+            self._record,
+            [key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl", f"{key}:a", f"{key}:d"],
+            [
+                orjson.dumps(record.as_dict()),
+                record.status,
+                answered,
+                self._ttl,
+                MAX_RECORDS_KEPT,
+                TOKEN_TTL_S,
+                record.step,
+                "lost" if lost else "",
+                *totals,
+            ],
+        )
+
     async def record_many(self, records: list[StepRecord], tokens: list[str] | None = None) -> list[bool]:
         """Write step records; a record whose token was written already is not written again.
         For each, whether it repeats an answer its step counted already."""
-        replies = []
-        for index, record in enumerate(records):
-            key = self._key(record.trajectory_id)
-            token = tokens[index] if tokens is not None else uuid.uuid4().hex
-            counts, money = increments(record)
-            totals: list[Any] = []
-            for name, value in counts.items():
-                if value:
-                    totals += [f"i:{name}", value]
-            for name, amount in money.items():
-                if amount:
-                    totals += [f"f:{name}", repr(amount)]
-            answered = "" if record.answered_by == "none" else record.answered_by
-            reply = self._batch.script(
-                self._record,
-                [key, f"{key}:r", f"{self._prefix}k:{token}", f"{key}:v", f"{key}:vl", f"{key}:a"],
-                [
-                    orjson.dumps(record.as_dict()),
-                    record.status,
-                    answered,
-                    self._ttl,
-                    MAX_RECORDS_KEPT,
-                    TOKEN_TTL_S,
-                    record.step,
-                    *totals,
-                ],
-            )
-            replies.append(reply)
+        replies = [
+            self._record_call(record, tokens[index] if tokens is not None else uuid.uuid4().hex, lost=False)
+            for index, record in enumerate(records)
+        ]
         written: list[int] = await self._batch.all(replies)
         return [int(reply) % 10 == 2 for reply in written]
+
+    async def record_lost(self, records: list[StepRecord], tokens: list[str]) -> list[bool]:
+        """Write lost steps' records (router/trajectory/lost.py), each only while its step has no
+        record: for each, whether this call wrote it (not when the step's own record came first,
+        nor another replica's lost record; a token written already says what it did then)."""
+        replies = [self._record_call(record, token, lost=True) for record, token in zip(records, tokens, strict=True)]
+        written: list[int] = await self._batch.all(replies)
+        return [int(reply) % 10 == 1 for reply in written]
+
+    async def lost_steps(self, trajectory_id: str, lost_after_s: float, limit: int = MAX_RECORDS_KEPT) -> LostSteps:
+        """The trajectory's steps counted with no record and begun more than `lost_after_s` ago
+        by Redis' clock (the LOST_STEPS script: one round trip, most trajectories answered by a
+        count of bits alone)."""
+        key = self._key(trajectory_id)
+        keys = [key, f"{key}:d", f"{key}:r", f"{self._prefix}writeback"]
+        reply = await self._lost_steps(keys=keys, args=[repr(float(lost_after_s)), limit])
+        if int(reply[0]) == 1:
+            return LostSteps(wait_s=float(reply[1]))
+        if int(reply[0]) == 0:
+            return LostSteps()
+        route, at, more = reply[1], float(reply[2]), int(reply[3]) == 1
+        return LostSteps(tuple(int(step) for step in reply[4:]), route, at, more)
+
+    async def mark_write_back(self, seconds: float) -> None:
+        """Say that this replica writes an outage's journal back: for `seconds` no replica
+        records a step lost (its record may be in this journal, or in another's)."""
+        await self._redis.set(f"{self._prefix}writeback", "1", px=max(int(seconds * 1000), 1))
 
     async def get(self, trajectory_id: str) -> Trajectory | None:
         fields = await self._redis.hgetall(self._key(trajectory_id))

@@ -38,7 +38,7 @@ from router.trajectory.journal_codec import StoreCall
 from router.trajectory.journal_file import JournalFile
 from router.trajectory.merges import Merge
 from router.trajectory.redis_store import PoolBusy, RedisStore
-from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
+from router.trajectory.state import ListQuery, LostSteps, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 from router.trajectory.store import MemoryStore, StoreBusy, StoreReplyError, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.store")
@@ -47,6 +47,10 @@ T = TypeVar("T")
 OUTAGE_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError, TimeoutError)
 # How often a store that stays full (or read-only) is logged again while writes wait.
 STILL_REFUSING_LOG_S = 60.0
+# How long after a write-back began no step is recorded lost (router/trajectory/lost.py), unless
+# told: the gateway gives its lost-step bound, so that the end of an outage counts as a step
+# start of every trajectory (another replica's journal may hold a record of any of them).
+WRITE_BACK_MARK_S = 300.0
 
 
 class ResilientStore:
@@ -60,8 +64,10 @@ class ResilientStore:
         journal_max: int = 100_000,
         clock: Clock = SYSTEM_CLOCK,
         journal_file: JournalFile | None = None,
+        write_back_mark_s: float = WRITE_BACK_MARK_S,
     ) -> None:
         self.primary = primary
+        self._write_back_mark_s = write_back_mark_s
         self.fallback = fallback
         self._mode = mode
         self._metrics = metrics or Metrics()
@@ -174,6 +180,9 @@ class ResilientStore:
     async def _write_back(self) -> None:
         """Write the journal back while new writes still join it; then the last batch, with new
         calls waiting (each at most that batch's round trips), and leave degraded mode."""
+        # First, whatever this journal holds: the other replicas may be writing theirs back (or
+        # about to), and until then a step whose record waits in one is not lost.
+        await self.primary.mark_write_back(self._write_back_mark_s)
         await self.journal.write_back(self.primary, catch_up=True)
         handover = self._handover = asyncio.Event()
         try:
@@ -217,6 +226,7 @@ class ResilientStore:
         log.warning("writing back %d write(s) kept on disk by an earlier run", len(self.journal))
         try:
             await self.primary.ping()
+            await self.primary.mark_write_back(self._write_back_mark_s)
             await self.journal.write_back(self.primary)
         except Exception as exc:
             # Redis out or refusing writes: the probe writes them back once it takes them.
@@ -327,6 +337,23 @@ class ResilientStore:
         self._keep("set_outcome", StoreCall("set_outcome", (trajectory_id, outcome)))
         return await self.fallback.set_outcome(trajectory_id, outcome)
 
+    async def lost_steps(self, trajectory_id: str, lost_after_s: float) -> LostSteps:
+        ok, found = await self._try("close", lambda s: s.lost_steps(trajectory_id, lost_after_s))
+        if ok and found is not None:
+            return found
+        # Out (the sweep closes nothing during an outage anyway): not now.
+        return LostSteps(wait_s=self._breaker_s)
+
+    async def record_lost(self, records: list[StepRecord], tokens: list[str]) -> list[bool]:
+        ok, written = await self._try("record", lambda s: s.record_lost(records, tokens))
+        if not ok or written is None:
+            # Not journalled: whether Redis ran them before it went out is not known, and the
+            # caller sends them again with the same tokens once it is back (which tells).
+            raise StoreUnavailable("the shared trajectory store (Redis) went out while lost steps were recorded")
+        # The mirror keeps the totals that constraints read, as for any record.
+        await self.fallback.record_many([record for record, wrote in zip(records, written, strict=True) if wrote])
+        return written
+
     async def close(self, trajectory_id: str, reason: str, at: float) -> Trajectory | None:
         ok, closed = await self._try("close", lambda s: s.close(trajectory_id, reason, at))
         if ok:
@@ -420,6 +447,7 @@ class ResilientStore:
             await asyncio.gather(self._recovery, return_exceptions=True)
             if len(self.journal):
                 with contextlib.suppress(Exception):
+                    await self.primary.mark_write_back(self._write_back_mark_s)
                     await asyncio.wait_for(self.journal.write_back(self.primary), timeout=5)
         if self.journal_file is not None:
             await self.journal_file.aclose()  # synced, with a log line when writes remain in it

@@ -223,6 +223,22 @@ class VaultRead:
 
 
 @record(frozen=True, slots=True)
+class LostSteps:
+    """A trajectory's steps counted with no record, as the idle sweep finds them
+    (router/trajectory/lost.py). Nothing found: nothing to repair, the trajectory may close."""
+
+    # Lost: counted, no record, and begun before the bound (no step of the run can still run).
+    steps: tuple[int, ...] = ()
+    route: str = ""  # the trajectory's route (its first step's)
+    at: float = 0.0  # the trajectory's last step start: the latest a lost step can have begun
+    # More than a sweep repairs at once are lost: the rest at the next sweep (it stays open).
+    more: bool = False
+    # > 0: some step has no record yet but may still be running (or an outage's write-back may
+    # still bring its record); look again no sooner than this many seconds. It stays open.
+    wait_s: float = 0.0
+
+
+@record(frozen=True, slots=True)
 class ListQuery:
     limit: int = 50
     before: float | None = None  # cursor: only trajectories updated strictly before this time

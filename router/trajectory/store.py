@@ -17,7 +17,7 @@ from typing import Protocol
 from router.errors import GatewayError
 from router.ledger import StepRecord
 from router.trajectory.merges import Merge, merged
-from router.trajectory.state import ListQuery, Outcome, StepSlot, StepStart, Trajectory, VaultRead
+from router.trajectory.state import ListQuery, LostSteps, Outcome, StepSlot, StepStart, Trajectory, VaultRead
 
 # A runaway client must not grow one trajectory without bound; its totals stay right anyway.
 MAX_RECORDS_KEPT = 10_000
@@ -106,6 +106,20 @@ class TrajectoryStore(Protocol):
 
     async def idle(self, updated_before: float, limit: int) -> list[str]:
         """Open trajectories not updated since `updated_before`."""
+        ...
+
+    async def lost_steps(self, trajectory_id: str, lost_after_s: float) -> LostSteps:
+        """The trajectory's steps counted with no record whose start is more than `lost_after_s`
+        ago (router/trajectory/lost.py): what the idle sweep records lost before it closes it;
+        `wait_s` when a step without a record may still be running."""
+        ...
+
+    async def record_lost(self, records: list[StepRecord], tokens: list[str]) -> list[bool]:
+        """Write lost steps' records (`lost.lost_record`), each only while its step has no
+        record (a real one that came meanwhile, or another replica's lost one, wins); for each,
+        whether this call wrote it: the metrics count what it wrote, once over all replicas.
+        Each carries a token: sent again with the same tokens after a failure (a reply lost),
+        a record written then is not written twice, and this call says it was written."""
         ...
 
     async def stitch_find(self, key: str) -> str | None: ...
@@ -363,6 +377,20 @@ class MemoryStore:
             for e in self._entries.values()
             if e.trajectory.closed_at is None and e.trajectory.updated_at < updated_before
         ][:limit]
+
+    async def lost_steps(self, trajectory_id: str, lost_after_s: float) -> LostSteps:
+        # In one process a step either records itself or dies with the process and this memory:
+        # none is ever counted here without a record that could still be repaired.
+        return LostSteps()
+
+    async def record_lost(self, records: list[StepRecord], tokens: list[str]) -> list[bool]:
+        written = []
+        for record in records:
+            entry = self._entries.get(record.trajectory_id)
+            written.append(entry is not None)
+            if entry is not None:
+                await self.record_many([record])
+        return written
 
     async def stitch_find(self, key: str) -> str | None:
         return self._stitch.get(key)

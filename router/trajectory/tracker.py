@@ -37,6 +37,7 @@ from router.trajectory.continued import Continuable
 from router.trajectory.eager import Background
 from router.trajectory.identify import namespace_of
 from router.trajectory.journal_file import JournalFile
+from router.trajectory.lost import lost_after_s, lost_record
 from router.trajectory.recorder import Recorder
 from router.trajectory.redis_store import RedisStore
 from router.trajectory.resilient import ResilientStore
@@ -45,6 +46,8 @@ from router.trajectory.stitch import NEW, RETRY, Stitch, Stitcher
 from router.trajectory.store import MemoryStore, StoreUnavailable, TrajectoryStore
 
 log = logging.getLogger("tandem.trajectory")
+# Lost steps' records whose write failed (a reply lost), kept to be sent again: at most this many.
+MAX_UNSURE_LOST = 10_000
 
 
 class RunPrivacy(Protocol):
@@ -131,6 +134,7 @@ def build_store(settings: Settings, metrics: Metrics, journal_key: bytes | None 
         metrics,
         journal_max=trajectories.outage_journal_max,
         journal_file=journal_file,
+        write_back_mark_s=lost_after_s(settings),
     )
 
 
@@ -204,6 +208,10 @@ class Tracker:
         self.stitcher = Stitcher(self.store, self.background)
         self.children = Children()  # the sub-agents this process's answers started
         self._sweeper: asyncio.Task[None] | None = None
+        # How long after a trajectory's last step start a step without a record is lost (lost.py).
+        self._lost_after_s = lost_after_s(settings)
+        # Lost steps' records (and their tokens) whose write failed: sent again at the next sweep.
+        self._unsure_lost: list[tuple[StepRecord, str]] = []
 
     async def start(self) -> None:
         if isinstance(self.store, ResilientStore):
@@ -452,8 +460,47 @@ class Tracker:
             # (another replica may be serving it): close nothing until the store is back.
             return 0
         closed = 0
+        if self._unsure_lost:
+            unsure, self._unsure_lost = self._unsure_lost, []
+            await self._write_lost([record for record, _ in unsure], [token for _, token in unsure])
         idle = await self.store.idle(self.clock.time() - self._settings.idle_close_s, 500)
+        if idle:
+            await self.recorder.flush()  # this process's records first: their steps are not lost
         for trajectory_id in idle:
+            if not await self._repair_lost(trajectory_id):
+                continue  # a step of it may still be running: it is not idle yet
             if await self.close(trajectory_id, "idle") is not None:
                 closed += 1
         return closed
+
+    async def _repair_lost(self, trajectory_id: str) -> bool:
+        """Record the trajectory's lost steps (lost.py: counted with no record, and older than
+        any step could still be running); whether it may close now. False while one of its
+        steps without a record may still be running: closed then, its per-run figures would
+        miss that step's record."""
+        found = await self.store.lost_steps(trajectory_id, self._lost_after_s)
+        if found.wait_s > 0:
+            return False
+        if found.steps:
+            records = [lost_record(trajectory_id, step, found.route, found.at) for step in found.steps]
+            await self._write_lost(records, [identify.random_hex(16) for _ in records])
+            log.warning(
+                "trajectory %s: step(s) %s were counted but never recorded (a worker killed with them in "
+                "flight, or a start Redis ran after it was refused): recorded lost",
+                trajectory_id,
+                ", ".join(str(step) for step in found.steps),
+            )
+        return not found.more
+
+    async def _write_lost(self, records: list[StepRecord], tokens: list[str]) -> None:
+        """Write lost steps' records and count in the metrics those this call wrote (another
+        replica's sweep may have written one first, or the step's own record come)."""
+        try:
+            written = await self.store.record_lost(records, tokens)
+        except BaseException:
+            # Whether the store wrote them is not known (its reply may be what was lost): sent
+            # again with the same tokens at the next sweep, whose answer says, so that each is
+            # written once and counted once.
+            self._unsure_lost = [*self._unsure_lost, *zip(records, tokens, strict=True)][-MAX_UNSURE_LOST:]
+            raise
+        self._metrics.steps_lost([record for record, wrote in zip(records, written, strict=True) if wrote])

@@ -22,6 +22,7 @@ from tests.deploy.tools import ROOT, promtool
 CATALOGUE = {
     "tandem_steps": ("counter", ("route", "target", "reason", "status")),
     "tandem_step_repeats": ("counter", ("route", "target")),
+    "tandem_steps_lost": ("counter", ("route",)),
     "tandem_tokens": ("counter", ("route", "target", "kind", "call")),
     "tandem_cost_usd": ("counter", ("route", "target", "call")),
     "tandem_counterfactual_cost_usd": ("counter", ("route",)),
