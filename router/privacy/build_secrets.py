@@ -1,15 +1,25 @@
 """Credentials in build and release tooling that no name-and-value rule reads: a Gradle (Groovy)
 or Ruby DSL call whose argument is the password (`storePassword 'X'`, `keyPassword "X"`), Maven's
 master password in `settings-security.xml` (encrypted with a key every Maven knows, so as good as
-plain), and Anaconda's channel tokens in a URL's path (`conda.anaconda.org/t/<token>/…`).
+plain), Anaconda's channel tokens in a URL's path (`conda.anaconda.org/t/<token>/…`), and a
+Dockerfile's `ENV` in its older form, the name and the value apart by a space (`ENV DB_PASSWORD X`).
 """
 
 from __future__ import annotations
 
 import re
 
-from router.privacy.credentials import command_password, opaque_token
+from router.privacy import validators
+from router.privacy.credentials import ARG, command_password, command_rule, opaque_token, password_value
 from router.privacy.detector import Detector
+from router.privacy.patterns import SECRET_NAMES
+
+
+def _env_value(value: str) -> bool:
+    """A Dockerfile `ENV`'s value under a secret's name: a password's or a token's shape, not a
+    reference (`$TOKEN`, `{{ TOKEN }}`) nor a URL."""
+    return "://" not in value and (password_value(value) or validators.secret_value(value))
+
 
 DETECTORS: tuple[Detector, ...] = (
     Detector(
@@ -50,5 +60,14 @@ DETECTORS: tuple[Detector, ...] = (
         reach=128,
         rule="anaconda-channel-token",
         keyword_core=40,
+    ),
+    # `ENV NAME value` (the `=` form is any assignment's): the name ends in a secret's word; at
+    # a line's start or a string's (a Dockerfile's line quoted in a tool's JSON output).
+    command_rule(
+        "dockerfile-env-secret",
+        r"(?m)(?:^|(?<=[\"'`]))[ \t]*ENV[ \t]+[\w.-]{0,60}?(?i:" + SECRET_NAMES + r")[0-9]{0,2}[ \t]+" + ARG,
+        rb"(?:^|[\n\"'`])[ \t]*ENV[ \t]+[\w.-]{0,60}(?i:" + SECRET_NAMES.encode() + rb")[0-9]{0,2}[ \t]+[^\s=]",
+        100,
+        _env_value,
     ),
 )

@@ -7,8 +7,11 @@ An SSH client's `.connect(host, 22, "user", "X")`, Ruby's `Net::SMTP.start(…, 
 (`btoa('user:X')`, `base64.b64encode(b"user:X")`); a default under a declared secret
 (Terraform's `variable "db_password" { default = "X" }`, CloudFormation's parameter or a GitHub
 Action's input whose name holds a secret's word, then `Default:` below it); Twilio's auth token
-beside its account SID (`Client("AC…", "X")`). Go's `SetBasicAuth` and JDBC's
-`getConnection(url, "user", "X")` are credentials.py's call rule."""
+beside its account SID (`Client("AC…", "X")`); a C++ string constructed or assigned with the
+literal under a secret's name (`std::string secret("X")`, `QString token{"X"}`,
+`api_key.assign("X")`); the second value of a parallel assignment whose second name is a
+secret's (`user, password = "admin", "X"`, Go's `id, secret := "…", "X"`). Go's `SetBasicAuth`
+and JDBC's `getConnection(url, "user", "X")` are credentials.py's call rule."""
 
 from __future__ import annotations
 
@@ -28,7 +31,47 @@ def _default_value(value: str) -> bool:
     return password_value(value) or validators.secret_value(value)
 
 
+_CXX_STRING = r"(?:std::)?(?:w?string|u(?:8|16|32)string|string_view|QString|CString|String)"
+
 DETECTORS: tuple[Detector, ...] = (
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # Two names and two values (Python's, Go's, Ruby's, Lua's parallel assignment; Go's with a
+        # type after the names): the second name a secret's, the second value its literal.
+        re.compile(
+            r"(?<![\w.])[\w.]{1,40}[ \t]*,[ \t]*[\w.]{0,40}?(?i:" + SECRET_WORDS + r")[0-9]{0,2}(?![A-Za-z0-9])"
+            r"(?:[ \t]+[A-Za-z_][\w.]{0,30})?[ \t]*:?=(?!=)[ \t]*"
+            r"(?:[bru]?\"[^\"\n]{0,200}\"|[bru]?'[^'\n]{0,200}'|[\w.]{1,40})[ \t]*,[ \t]*"
+            r"[bru]?([\"'])((?:(?!\1)[^\\\n]){6,200})\1"
+        ),
+        # (The core starts at the secret's word: led by the comma and the name's first characters,
+        # it cost hyperscan's pass ~3 % of typical text.)
+        b"(?i)"
+        + SECRET_WORDS.encode()
+        + rb"[0-9]{0,2}(?:[ \t]+[A-Za-z_][\w.]{0,30})?[ \t]*:?=[ \t]*[^\n,=]{1,203},[ \t]*[bru]?[\"']",
+        validate=validators.quoted_secret,
+        group=2,
+        lead=100,
+        reach=220,
+        keyword_core=300,
+        rule="parallel-assignment-secret",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # C++'s direct initialisation of a string named for a secret, and `assign` of a literal.
+        re.compile(
+            r"(?:\b" + _CXX_STRING + r"[ \t]*&?[ \t]+[\w]{0,40}?(?i:" + SECRET_WORDS + r")[0-9]{0,2}[ \t]*[({]"
+            r"|(?<![\w.])[\w]{0,40}?(?i:" + SECRET_WORDS + r")[0-9]{0,2}\.assign\()"
+            r"[ \t]*(?:L|u8|u|U)?\"((?:[^\"\\\n]|\\.){6,4096})\""
+        ),
+        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}(?:[ \t]*[({]|\.assign\()[ \t]*(?:L|u8|u|U)?\"",
+        validate=validators.quoted_secret,
+        group=1,
+        lead=90,
+        reach=4100,
+        keyword_core=60,
+        rule="string-constructed-secret",
+    ),
     Detector(
         "SECRET_ASSIGNMENT",
         re.compile(rf"\.connect\([ \t]*{_Q}[ \t]*,[ \t]*\d{{1,5}}[ \t]*,[ \t]*{_Q}[ \t]*,[ \t]*{_PW}[ \t]*[,)]"),

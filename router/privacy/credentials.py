@@ -152,14 +152,19 @@ _SAS = re.compile(r"[?&;]s[vep]=")
 
 DETECTORS: tuple[Detector, ...] = (
     # --password X, --password=X, --db-password 'X', --requirepass X (redis-server), --masterauth X
-    # (any case, words joined by `-` or `_`: `--Password`, `--passphrase`, `--super-secret_token`)
+    # (any case, words joined by `-` or `_`: `--Password`, `--passphrase`, `--super-secret_token`;
+    # or glued to the word before: curl's `--tlspassword`, `--proxy-tlspassword`, `--keystorepassword`,
+    # not `pass` glued, `--bypass`, `--compass`). A URL after the flag is the command's next
+    # argument: the flag was given no value (`curl --tlspassword https://host`).
     command_rule(
         "password-flag",
-        r"(?<![\w-])--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
-        r"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t]+)" + ARG,
-        rb"--(?:[A-Za-z]+[-_])*(?i:password|passwd|pass|passphrase|requirepass|masterauth|secret|token"
-        rb"|api-?key|secret-key|access-token|auth-token|client-secret)(?:=|[ \t])",
+        r"(?<![\w-])--(?:[A-Za-z]+[-_])*(?:(?i:[a-z]{0,20}?(?:password|passwd|passphrase|secret|token))"
+        r"|(?i:pass|requirepass|masterauth|api-?key|secret-key|access-token|auth-token|client-secret))(?:=|[ \t]+)"
+        + ARG,
+        rb"--(?:[A-Za-z]+[-_])*(?:(?i:[a-z]{0,20}(?:password|passwd|passphrase|secret|token))"
+        rb"|(?i:pass|requirepass|masterauth|api-?key|secret-key|access-token|auth-token|client-secret))(?:=|[ \t])",
         64,
+        lambda value: "://" not in value and command_password(value),
     ),
     # A secret named by a C macro or an RPM spec's (`#define DB_PASSWORD "…"`, `%define token …`),
     # a batch file's `SET password "…"`, and libcurl's options (`CURLOPT_USERPWD, "user:…"`).
@@ -231,6 +236,14 @@ DETECTORS: tuple[Detector, ...] = (
         "curl-user",
         r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:" + ARG,
         rb"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)[ \t]*[\"']?[^\s:\"']{1,100}:",
+        420,
+    ),
+    # curl's proxy credentials, -U user:X / --proxy-user user:X (`--proxy-user` is curl's alone,
+    # so the flag is read on a continued line of the command too)
+    command_rule(
+        "curl-proxy-user",
+        r"(?:\bcurl\b[^\n|;&]{0,300}?[ \t]-U|(?<![\w-])--proxy-user)(?:[ \t]+|=)[\"']?[^\s:\"']{1,100}:" + ARG,
+        rb"(?:\bcurl\b[^\n|;&]{0,300}?[ \t]-U|--proxy-user)[ \t=][ \t]*[\"']?[^\s:\"']{1,100}:",
         420,
     ),
     # .netrc: machine host login user password X (one line or several)
@@ -631,12 +644,13 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
-        # XML elements (Maven settings.xml, NuGet, Tomcat): <password>X</password>
+        # XML elements (Maven settings.xml, NuGet, Tomcat): <password>X</password>, a key's
+        # passphrase (`<passphrase>`), and names in the plural (`<static_passwords>`)
         re.compile(
-            r"(?i)<(?:[\w.-]{0,40}:)?[\w.-]{0,40}(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key)>"
+            r"(?i)<(?:[\w.-]{0,40}:)?[\w.-]{0,40}(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key)s?>"
             r"([^<\n]{1,500})</"
         ),
-        rb"(?i)(?:pass(?:word|wd)?|pwd|secret|token|api[_-]?key|access[_-]?key)>[^<\n]",
+        rb"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|access[_-]?key)s?>[^<\n]",
         validate=command_password,
         group=1,
         reach=510,
@@ -803,12 +817,17 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "MESSAGING_TOKEN",
         # A chat's incoming webhook: whoever holds the URL posts as the integration (Discord's
-        # id and token, a Teams connector's path).
+        # id and token, of any length from 16 characters; a Teams connector's path, and its
+        # older form under `outlook.office.com/webhook/`); and Zapier's catch hooks, whose URL
+        # starts the integration's workflow with whatever is posted to it.
         re.compile(
-            r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/[A-Za-z0-9_-]{60,80}"
+            r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d{17,20}/[A-Za-z0-9_-]{16,100}"
             r"|https://[\w-]{1,63}\.webhook\.office\.com/webhookb2/[\w@/-]{60,300}"
+            r"|https://outlook\.office(?:365)?\.com/webhook/[\w@/-]{40,300}"
+            r"|https://hooks\.zapier\.com/hooks/catch/\d{3,12}/[A-Za-z0-9]{5,40}/?"
         ),
-        rb"discord(?:app)?\.com/api/webhooks/\d|\.webhook\.office\.com/webhookb2/",
+        rb"discord(?:app)?\.com/api/webhooks/\d|\.webhook\.office\.com/webhookb2/|outlook\.office(?:365)?\.com/webhook/"
+        rb"|hooks\.zapier\.com/hooks/catch/",
         reach=380,
         lead=40,
         rule="chat-webhook-url",

@@ -46,11 +46,13 @@ from router.privacy import (
     id_columns,
     key_material,
     key_pieces,
+    list_secrets,
     national_ids,
     network_secrets,
     opt_in,
     pair_secrets,
     patterns,
+    prefixed_tokens,
     printed_secrets,
     prose_passwords,
     provider_rules,
@@ -100,6 +102,7 @@ def _skipping(detector: Detector) -> Detector:
 DETECTORS: tuple[Detector, ...] = tuple(
     _skipping(detector)
     for detector in _SECRETS
+    + prefixed_tokens.DETECTORS
     + credentials.DETECTORS
     + web_secrets.DETECTORS
     + build_secrets.DETECTORS
@@ -110,6 +113,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + network_secrets.DETECTORS
     + key_material.DETECTORS
     + key_pieces.DETECTORS
+    + list_secrets.DETECTORS
     + prose_passwords.DETECTORS
     + sql_secrets.DETECTORS
     + wrapped_secrets.DETECTORS

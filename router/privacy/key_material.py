@@ -1,7 +1,8 @@
 """Key material that is no PEM block: a JSON Web Key's private members, minisign's and
-signify's secret keys, a Tink keyset's key data, a Fernet key under its name. Each core is the
-format's own mark (`"d": "…"` of base64url, `untrusted comment: … secret key`, `"keyData"`,
-`fernet`), so text without one costs nothing.
+signify's secret keys, a Tink keyset's key data, a Fernet key under its name, a PuTTY key file's
+private lines (`.ppk`). Each core is the format's own mark (`"d": "…"` of base64url,
+`untrusted comment: … secret key`, `"keyData"`, `fernet`, `Private-Lines:`), so text without one
+costs nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +45,22 @@ DETECTORS: tuple[Detector, ...] = (
         reach=1100,
         rule="minisign-secret-key",
         keyword_core=150,
+    ),
+    Detector(
+        "PRIVATE_KEY",
+        # A PuTTY key file's private part: `Private-Lines: N`, then N lines of base64 (the key,
+        # in clear when the file's `Encryption` is `none`; encrypted by a passphrase otherwise,
+        # as a PEM block may be). The public lines before it and the MAC after it are not secret.
+        # (Lines may be indented: a JSON string's `\n` is read as a line break and a space.)
+        re.compile(
+            r"Private-Lines:[ \t]*\d{1,3}\r?\n[ \t]*"
+            r"((?:[A-Za-z0-9+/=]{4,128}\r?\n[ \t]*){0,399}[A-Za-z0-9+/=]{4,128})(?![^\r\n])"
+        ),
+        rb"Private-Lines:",
+        group=1,
+        reach=52000,
+        rule="putty-private-key",
+        keyword_core=20,
     ),
     Detector(
         "PRIVATE_KEY",

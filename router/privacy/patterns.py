@@ -10,6 +10,9 @@ numbers, version strings, hashes, dates, snowflake ids, code) out.
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import re
 
 from router.privacy import phones, validators
@@ -80,6 +83,28 @@ _DEFAULTED = (
     + r"[ \t]*[bru@]?([\"'`])([^\"'`\s\\]{16,512})\1"
 )
 _FALLBACK = re.compile(r"\|\||\?\?|\?:| or |get\(|env\(")
+# The same where the environment is read by name and the literal is a branch the expression
+# takes without it, in any declaration: a type between the name and its sign (Kotlin's
+# `TOKEN: String = System.getenv("API_TOKEN") ?: "…"`, C's `const char *TOKEN = getenv(…) ?
+# getenv(…) : "…"`), a PHP constant's definition (`define("TOKEN", getenv(…) ? … : "…")`),
+# Ruby's `ENV[…] || "…"`, C#'s `GetEnvironmentVariable(…) ?? "…"`. Matched from the lookup's
+# name (its core: typical text seldom holds one; Python's `environ`, everywhere in scripts, is
+# left to the rule above, whose `get(` and ` or ` forms are Python's), the secret's name looked
+# for before it on its line only where a literal was found (searched for first, the names cost
+# value-dense text a tenth of its scan).
+_LOOKUP = r"\b(?:getenv|GetEnvironmentVariable|ENV)\b"
+_LOOKUP_DEFAULTED = (
+    _LOOKUP
+    + r"[^\n;]{0,100}?(?:\|\||\?\?|\?:|\bor\b|\?[^\n;:?]{0,100}:|\?)"
+    + r"[ \t]*[bru@]?([\"'`])([^\"'`\s\\]{16,512})\1"
+)
+_NAMED_LOOKUP = re.compile(_NAME_HEAD + r"[\"']?[^\n;=]{0,40}?(?:=|,)(?!=)[^\n;]{0,60}?" + _LOOKUP)
+
+
+def _named_lookup(text: str, start: int, _end: int) -> bool:
+    """Whether a secret's name is given the lookup's value on the literal's line."""
+    line = text.rfind("\n", 0, start) + 1
+    return _NAMED_LOOKUP.search(text, max(line, start - 400), start) is not None
 
 
 def _falls_back(text: str, low: int, high: int) -> bool:
@@ -87,6 +112,35 @@ def _falls_back(text: str, low: int, high: int) -> bool:
     hold none, and the pattern's search for one cost value-dense text ~7 % of its scan."""
     end = text.find("\n", low + 20, high)
     return _FALLBACK.search(text, low, high if end < 0 else end) is not None
+
+
+# An unquoted value holding brackets of different kinds, an opener and a closer of another kind
+# after it (`k8]Pq(3x{Lm)`, `m{{h}o)p${e]…`): the plain assignment's value stops at a brace, and
+# a password's test refuses brackets as code's. Its core asks for that pair, which calls and
+# indexes (`get_password()`, `cfg["db"]`) do not hold.
+_MIXED_BRACKETS = r"(?:\{[^\s\"'`]{0,40}[)\]]|\([^\s\"'`]{0,40}[}\]]|\[[^\s\"'`]{0,40}[)}])"
+_CLOSES = {")": "(", "]": "[", "}": "{"}
+
+
+def _mis_nested(value: str) -> bool:
+    """Whether a bracket in `value` closes one of another kind (`{…)`): never code, whose
+    brackets nest, nor a reference or a pattern; a generated password's symbols fall anyhow."""
+    opened: list[str] = []
+    for char in value:
+        if char in "([{":
+            opened.append(char)
+        elif char in _CLOSES and opened and opened.pop() != _CLOSES[char]:
+            return True
+    return False
+
+
+def symbol_password(value: str) -> bool:
+    """An unquoted secret of letters, digits and symbols whose brackets do not nest."""
+    if validators.is_reference(value) or "://" in value or not 8 <= len(value) <= 256:
+        return False
+    if not any(c.isalpha() for c in value) or validators.entropy(value) < 3.0:
+        return False
+    return _mis_nested(value)
 
 
 # The unquoted assignment's hyperscan core (a name, its sign, 8 characters of a value).
@@ -110,9 +164,12 @@ _NAMED_VALUE = (
     + r"(?:([\"'])((?:(?!\1)[^\\\n]|\\.){6,4096})\1|([^\s\"',}\]]{6,4096}))"
 )
 # A secret's name whose value is an object holding it under `value` (`terraform output -json`:
-# `"db_password": {"sensitive": true, "type": "string", "value": "…"}`).
+# `"db_password": {"sensitive": true, "type": "string", "value": "…"}`), or declaring it with a
+# default (CloudFormation's JSON `Parameters`, `"DBPassword": {"Type": "String", "Default": "…"}`;
+# Terraform's JSON `variable` blocks).
 _NESTED_VALUE = (
-    _NAME_HEAD + r"[\"'][ \t]*:[ \t]*\{[^{}]{0,400}?[\"']value[\"'][ \t]*:[ \t]*\"((?:[^\"\\\n]|\\.){6,4096})\""
+    _NAME_HEAD
+    + r"[\"'][ \t]*:[ \t]*\{[^{}]{0,400}?[\"'](?:value|default)[\"'][ \t]*:[ \t]*\"((?:[^\"\\\n]|\\.){6,4096})\""
 )
 # `vault kv get` and `vault read` print a secret's fields as a table under `Key  Value`:
 # `password    …`, the name and its value apart by spaces alone.
@@ -291,6 +348,22 @@ _PHONE_CORE_PARTS = tuple(_PHONE_CORE_BOUNDARY + b"(?:" + part + b")" for part i
 PRIVATE_KEY_BEGIN = r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
 
 
+def _json_object(part: str) -> bool:
+    """Whether a JWT's part is base64url of a JSON object."""
+    try:
+        return isinstance(json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))), dict)
+    except (binascii.Error, ValueError):
+        return False
+
+
+def _jwt_parts(value: str) -> bool:
+    """A JWT with its signature part (or its empty signature's dot) stands on its shape; one with
+    no third part only when its header and its claims are JSON objects (no run of `eyJ…` base64
+    cut short)."""
+    parts = value.split(".")
+    return len(parts) > 2 or (_json_object(parts[0]) and _json_object(parts[1]))
+
+
 def _no_git_user(value: str) -> bool:
     """Not the `git` user of a forge's SSH remotes (`git@github.com:owner/repo.git`): no one's
     mailbox, and in every Maven `scm:git:` line and `git clone` an agent runs."""
@@ -309,9 +382,13 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "JWT",
-        # Signed or not (`alg: none` tokens end with the second dot).
-        re.compile(r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.(?:[A-Za-z0-9_-]{16,}|(?![\w-]))"),
-        rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.",
+        # Signed or not (`alg: none` tokens end with the second dot, or with the claims when the
+        # empty signature's dot is left off: then both parts must read as JSON objects).
+        re.compile(
+            r"(?<![\w-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}(?:\.(?:[A-Za-z0-9_-]{16,}|(?![\w-]))|(?![\w.-]))"
+        ),
+        rb"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8}",
+        validate=_jwt_parts,
         reach=4096,
     ),
     Detector(
@@ -402,13 +479,13 @@ DETECTORS: tuple[Detector, ...] = (
             r"(?<![\w-])(?:cf(?:at|ut|k)_[A-Za-z0-9]{40,60}|vc[pikar]_[A-Za-z0-9]{40,70}|nfp_[A-Za-z0-9]{36,40}"
             r"|HRKU-(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[A-Za-z0-9_-]{60})"
             r"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}-[a-z0-9]{25}|NRAK-[A-Z0-9]{27}"
-            r"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[a-z0-9]{16}-[a-z0-9]{16}|dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}"
+            r"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[A-Za-z0-9]{16}-[A-Za-z0-9]{16}|dnkey-[A-Z0-9]{26}-[A-Z0-9]{52}"
             r"|ops_eyJ[A-Za-z0-9_-]{40,2000})"
             r"(?![\w-])"
         ),
         rb"cf(?:at|ut|k)_[A-Za-z0-9]{40}|vc[pikar]_[A-Za-z0-9]{40}|nfp_[A-Za-z0-9]{36}|HRKU-[A-Za-z0-9_-]{36}"
         rb"|sbp_(?:v0_)?[a-f0-9]{40}|GOCSPX-[A-Za-z0-9_-]{28}|SWMTKN-1-[a-z0-9]{50}|NRAK-[A-Z0-9]{27}"
-        rb"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[a-z0-9]{16}-[a-z0-9]{16}|dnkey-[A-Z0-9]{26}|ops_eyJ[A-Za-z0-9_-]{40}",
+        rb"|SWMKEY-1-[A-Za-z0-9+/]{43}|akab-[A-Za-z0-9]{16}-[A-Za-z0-9]{16}|dnkey-[A-Z0-9]{26}|ops_eyJ[A-Za-z0-9_-]{40}",
         reach=2048,
         validate=validators.prefixed_token,
         rule="platform-token",
@@ -604,6 +681,18 @@ DETECTORS: tuple[Detector, ...] = (
     ),
     Detector(
         "SECRET_ASSIGNMENT",
+        re.compile(_LOOKUP_DEFAULTED),
+        rb"getenv|GetEnvironmentVariable|ENV[\[.]",
+        validate=validators.service_key,
+        check=_named_lookup,
+        group=2,
+        reach=760,
+        keyword_core=24,
+        rule="secret-default",
+        head=re.compile(_LOOKUP),
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
         # A quoted value compared with a secret's name after it (`if ("…" == password)`).
         re.compile(
             r"(?i)(?<![\w\\])([\"'`])((?:(?!\1)[^\\\n]|\\.){6,256})\1[ \t]{0,3}[!=]==?[ \t]{0,3}[\w$.]{0,40}?"
@@ -616,6 +705,30 @@ DETECTORS: tuple[Detector, ...] = (
         lead=270,
         keyword_core=96,
         rule="secret-compared",
+    ),
+    Detector(
+        "SECRET_ASSIGNMENT",
+        # A password of symbols, brackets among them (a trailing comma is the line's syntax),
+        # under a secret's name, maybe with words after it (`db_pass_secure := …`).
+        re.compile(
+            _NAME_HEAD
+            + "(?:"
+            + _SUFFIX
+            + r")?\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])(?:[ \t\r]|\n(?=[ \t])){0,3}"
+            + r"(?=[^\s\"'`]{0,40}"
+            + _MIXED_BRACKETS
+            + r")([^\s\"'`]{7,255}[^\s\"'`,;])"
+        ),
+        b"(?i)"
+        + SECRET_NAMES.encode()
+        + rb"[0-9]{0,2}(?:[_.-][A-Za-z0-9]{1,20}){0,3}\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}[^\s\"'`]{0,40}"
+        + _MIXED_BRACKETS.encode(),
+        validate=symbol_password,
+        group=1,
+        reach=300,
+        keyword_core=160,
+        rule="secret-assignment-symbols",
+        head=NAME_HEAD,
     ),
     Detector(
         "SECRET_ASSIGNMENT",

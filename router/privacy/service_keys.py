@@ -30,7 +30,7 @@ from router.privacy.patterns import SECRET_WORDS
 _BARE_NAME = r"(?=[kK])(?<![A-Za-z0-9_.-])(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
 # Hyperscan's cores: a name's character before a named `key` (a bare `"Key":`, an object
 # listing's field, is then no candidate at all), `=` after a bare one.
-_NAMED_CORE = rb"(?:[A-Za-z0-9][_.-](?:key|Key|KEY)|[a-z0-9]Key)[0-9]{0,2}"
+_NAMED_CORE = rb"(?:[A-Za-z0-9][_.-](?:key|Key|KEY)|[a-z0-9]Key|[A-Z]{3}KEY)[0-9]{0,2}"
 _BARE_CORE = rb"(?:key|Key|KEY)[0-9]{0,2}"
 # Then `=` or `:` (maybe after a closing quote or bracket and aligning spaces), and the value.
 _SIGN = r"\\?[\"']? ?\]?[ \t]{0,32}(?::=|=>|[:=])[ \t]{0,3}"
@@ -58,18 +58,23 @@ _NOT_SECRET = frozenset(
 _COVERED = frozenset(("api", "access", "secret", "private", "account", "auth", "encryption", "signing"))
 
 
-def _not_after(words: frozenset[str]) -> str:
+def _not_after(words: frozenset[str], separators: str = "_.-") -> str:
     """Look-behinds that refuse a `key` right after one of `words`, or after one and a separator
     (fixed widths, so a look-behind per length): a cache key is refused by the pattern, before
     any validation runs."""
     lengths = sorted({len(word) for word in words})
     alternatives = ["|".join(sorted(w for w in words if len(w) == size)) for size in lengths]
-    return "".join(rf"(?<!(?i:{alt}))(?<!(?i:{alt})[_.-])" for alt in alternatives)
+    return "".join(rf"(?<!(?i:{alt}))(?<!(?i:{alt})[{separators}])" for alt in alternatives)
 
 
+# A named `key` after a separator, a camel-case step (`godaddyKey`) or glued to a name in
+# capitals (`GITHUBKEY=`, `MAPSKEY`: `MONKEY`, `HOTKEY` hold no generated value). The covered
+# names are the assignment rules' only joined by `_` or `-`: a properties file's dotted
+# `api.key=`, `aws.secret.key=` are read here.
 _NAMED = (
-    r"(?=[kK])(?:(?<=[_.-])|(?<=[a-z0-9])(?=K))"
-    + _not_after(_NOT_SECRET | _COVERED)
+    r"(?=[kK])(?:(?<=[_.-])|(?<=[a-z0-9])(?=K)|(?<=[A-Z]{3})(?=KEY))"
+    + _not_after(_NOT_SECRET)
+    + _not_after(_COVERED, "_-")
     + r"(?:key|Key|KEY)[0-9]{0,2}(?![A-Za-z0-9])"
 )
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -141,12 +146,14 @@ DETECTORS: tuple[Detector, ...] = (
     _key("service-key", _BARE_NAME, _EQUALS, _BARE, _BARE_CORE + _EQUALS_CORE + _BARE_VALUE_CORE, _bare_key, 1),
     Detector(
         "SECRET_ASSIGNMENT",
-        # ("X-Api-Key", "…"): a secret's name as a string, its value the next argument.
+        # ("X-Api-Key", "…"): a secret's name as a string, its value the next argument; or a
+        # map's pair written with its language's infix (Kotlin's `"token" to "…"`, Scala's and
+        # Groovy's `"token" -> "…"`).
         re.compile(
-            r"(?i)[\"'][\w.-]{0,40}?" + SECRET_WORDS + r"[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}"
+            r"(?i)[\"'][\w.-]{0,40}?" + SECRET_WORDS + r"[0-9]{0,2}[\"'](?:[ \t]{0,3}(?:,|->)|[ \t]+to)[ \t]{0,3}"
             r"([\"'])([^\"'\s\\]{8,4096})\1"
         ),
-        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}[\"'][ \t]{0,3},[ \t]{0,3}[\"']",
+        b"(?i)" + SECRET_WORDS.encode() + rb"[0-9]{0,2}[\"'](?:[ \t]{0,3}(?:,|->)|[ \t]+to)[ \t]{0,3}[\"']",
         validate=validators.argument_secret,
         group=2,
         reach=4100,
