@@ -291,7 +291,8 @@ def test_identical_replies_dropped_by_their_client_continue_one_run_each(
     firsts = [_placed(_send(client, server, task, reply)) for _ in range(2)]
     error = {"role": "user", "content": "Tool call error:\n\n<error>\nNo tool calls found in the response.\n</error>"}
     seconds = [_placed(_send(client, server, [*task, error], {"kind": "text", "text": "ok"})) for _ in range(2)]
-    assert [second[0] for second in seconds] == [first[0] for first in firsts]
+    # (The newest waiting run goes on first: the oldest may be a run that ended there.)
+    assert [second[0] for second in seconds] == [first[0] for first in reversed(firsts)]
     assert [second[1:] for second in seconds] == [(2, "rewritten")] * 2
     third = _placed(_send(client, server, [*task, error], {"kind": "text", "text": "ok"}))
     assert third[0] not in {first[0] for first in firsts} and third[2] == "new"
@@ -362,9 +363,12 @@ def test_the_note_op_keeps_every_run() -> None:
     assert merged("*|3|ff", Merge("u:h", NOTE, "t1", "|3|ff", "16")) == "*|3|ff t1|3|ff"
 
 
-def test_the_earliest_of_runs_given_the_same_answer_goes_on_when_its_client_drops_it() -> None:
-    assert amend.answered_before("t1|k1 t2|k1", set()) == "t1"
-    assert amend.answered_before("t1|k1 t2|k1", {"t1"}) == "t2"
+def test_the_newest_of_runs_given_the_same_answer_goes_on_when_its_client_drops_it() -> None:
+    # (The newest, as for every dropped answer: the oldest may be a run that ended there.)
+    assert amend.answered_before("t1|k1 t2|k1", set()) == "t2"
+    assert amend.answered_before("t1|k1 t2|k1", {"t2"}) == "t1"
+    assert amend.newest_waiting("t1|k1 t2|k2", {"t2"}) == "t1"
+    assert amend.newest_waiting("t1|k1 t2|k2", set()) == "t2"
     assert amend.answered_before("t1|k1 t2|k2", set()) is None  # told apart by their answers: not guessed
     assert amend.answered_before("t1|k1 t2|k2 t1|k3", {"t2"}) == "t1"
 

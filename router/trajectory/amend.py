@@ -129,31 +129,35 @@ def amended_runs(raw: str | None, text: str, exclude: set[str]) -> Amended | Non
     return Amended(tuple(runs), text[length:], answered)
 
 
+def _waiting(raw: str | None) -> list[tuple[str, str]]:
+    """A history's `c:` entry ("<trajectory id>|<answer key> …", oldest first) as (run, answer)
+    pairs: the runs answered there that no later step went on from."""
+    pairs = (entry.partition("|") for entry in (raw or "").split())
+    return [(run, answer) for run, _, answer in pairs if run]
+
+
 def unclaimed(raw_answered: str | None) -> set[str]:
-    """The runs a history's `c:` entry (`raw_answered`: "<trajectory id>|<answer key> …") notes
-    as answered there and not gone on from it."""
-    return {entry.partition("|")[0] for entry in (raw_answered or "").split()} - {""}
+    """The runs a history's `c:` entry (`raw_answered`) notes as answered there and not gone on
+    from it."""
+    return {run for run, _ in _waiting(raw_answered)}
 
 
 def newest_waiting(raw: str | None, exclude: set[str]) -> str | None:
-    """The newest run answered at a history (its `c:` entry, `raw`, oldest first) that no later
-    step continued, not in `exclude`: for a client that kept an empty turn where the answer was,
-    runs of one task answered there at once are told apart by nothing it sends (each such
-    request takes one, so there are as many trajectories as runs; refusing would split each), and
-    a run that ended there long ago is the oldest (its last answer a call, or its client
-    stopped), not the run that goes on."""
-    runs = [entry.partition("|")[0] for entry in (raw or "").split()]
-    return next((run for run in reversed(runs) if run and run not in exclude), None)
+    """The newest run answered at a history (its `c:` entry, `raw`) that no later step continued,
+    not in `exclude`: for a client that kept an empty turn where the answer was, runs of one task
+    answered there at once are told apart by nothing it sends (each such request takes one, so
+    there are as many trajectories as runs; refusing would split each), and a run that ended
+    there long ago is the oldest (its last answer a call, or its client stopped), not the run
+    that goes on."""
+    return next((run for run, _ in reversed(_waiting(raw)) if run not in exclude), None)
 
 
 def answered_before(raw: str | None, exclude: set[str]) -> str | None:
-    """The run answered at a history (its `c:` entry, `raw`: "<trajectory id>|<answer key> …")
-    that no later step continued, when one run not in `exclude` is, or when every such run was
-    given the same answer (runs alike: the oldest); None where they were given different answers
-    (with the answer dropped, nothing tells which run drops it)."""
-    entries = [entry.partition("|") for entry in (raw or "").split()]
-    waiting = [(run, answer) for run, _, answer in entries if run and run not in exclude]
-    runs = list(dict.fromkeys(run for run, _ in waiting))
-    if len(runs) == 1 or (runs and len({answer for _, answer in waiting}) == 1):
-        return runs[0]
+    """The run answered at a history (its `c:` entry, `raw`) that no later step continued, when
+    one run not in `exclude` is, or when every such run was given the same answer (runs alike:
+    the newest, as `newest_waiting`); None where they were given different answers (with the
+    answer dropped, nothing tells which run drops it)."""
+    waiting = [(run, answer) for run, answer in _waiting(raw) if run not in exclude]
+    if len({answer for _, answer in waiting}) == 1 or len({run for run, _ in waiting}) == 1:
+        return waiting[-1][0]
     return None
