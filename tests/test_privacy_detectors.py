@@ -353,6 +353,10 @@ def _scan_seconds(text: str) -> tuple[float, list[Any]]:
     ],
 )
 def test_bad_input_is_bounded_and_never_raises(text: str) -> None:
+    # The half is scanned first: the first scan of a process pays once for what later scans
+    # reuse (the scanner's tables, the allocator growing to tens of MB), which would otherwise
+    # land on the full text's side of the ratio.
+    half = _scan_seconds(text[: len(text) // 2])[0] if len(text) >= 1_000_000 else 0.0
     elapsed, findings = _scan_seconds(text)
     if "jane@" in text:
         assert len(findings) == 50
@@ -361,8 +365,9 @@ def test_bad_input_is_bounded_and_never_raises(text: str) -> None:
     # alike: twice the text takes about twice the time (a quadratic scan would take four
     # times), and the absolute bound leaves room for a busy CI core.
     assert elapsed < 0.5 + 5 * len(text) / 1e6, elapsed
-    if len(text) >= 1_000_000:
-        half, _ = _scan_seconds(text[: len(text) // 2])
+    if half and elapsed >= 3 * half + 0.25:
+        elapsed = min(elapsed, _scan_seconds(text)[0])  # once more before failing: a quadratic stays so
+    if half:
         assert elapsed < 3 * half + 0.25, (elapsed, half)
 
 

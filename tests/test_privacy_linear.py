@@ -80,7 +80,8 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "quoted-by": _repeat('," says Ana ," said '),
     "lower-list": _repeat(": ana, kofi, noor, "),
     "author-fields": _repeat("author = {Lima, Ana and "),
-    "shortlog": _rows("# Authors", lambda i: f"  {i}\tAna Lima"),
+    # Counts from 1000 for the same reason: a 4-digit count is a postcode's candidate.
+    "shortlog": _rows("# Authors", lambda i: f"  {1000 + i}\tAna Lima"),
     "secret-calls": _repeat('Secret(value="x'),
     "new-value": _rows("password reset", lambda _i: "New value: "),
     "device-keys": _rows("radius server A", lambda _i: " key neighbor a password key-string "),
@@ -148,10 +149,19 @@ def test_detection_time_is_linear(name: str, finder: str) -> None:
     small, large = INPUTS[name](SMALL), INPUTS[name](LARGE)
     find(small[:4096])  # compiled databases and name lists are loaded outside the timing
     loops = _loops(lambda: find(small))
-    small_time = _best(lambda: find(small), loops)
-    large_time = _best(lambda: find(large), max(1, loops // 4))
-    # Below a fifth of a millisecond the ratio is the clock's grain: a floor keeps it meaningful.
-    ratio = large_time / max(small_time, 0.0002)
+
+    def measure() -> tuple[float, float, float]:
+        small_time = _best(lambda: find(small), loops)
+        large_time = _best(lambda: find(large), max(1, loops // 4))
+        # Below a fifth of a millisecond the ratio is the clock's grain: a floor keeps it meaningful.
+        return small_time, large_time, large_time / max(small_time, 0.0002)
+
+    small_time, large_time, ratio = measure()
+    if ratio >= MAX_RATIO:
+        # A second measurement before failing: on a loaded two-core machine another process can
+        # evict the caches through every one of the large size's few calls; a quadratic scan
+        # stays quadratic when measured again.
+        small_time, large_time, ratio = min(measure(), (small_time, large_time, ratio), key=lambda m: m[2])
     assert ratio < MAX_RATIO, (
         f"{name} ({finder}): {small_time * 1000:.1f} ms -> {large_time * 1000:.1f} ms, x{ratio:.1f}"
     )
