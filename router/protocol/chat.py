@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 import orjson
 
 from router.errors import GatewayError, bad_request
+from router.protocol.containers import check_containers
 from router.protocol.fields import (
     MAX_JSON_DEPTH,
     calls_problem,
@@ -237,6 +238,7 @@ def parse_chat_request(body: bytes, max_depth: int = MAX_JSON_DEPTH) -> ChatRequ
     """Parse a `/chat/completions` body; a client's mistake raises a 400 that names it."""
     if not body.strip():
         raise bad_request("request body is empty; expected a JSON object")
+    check_containers(body)
     try:
         raw = orjson.loads(body)
     except orjson.JSONDecodeError as exc:

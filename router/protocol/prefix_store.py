@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from router.errors import GatewayError
+from router.protocol.containers import check_containers
 from router.protocol.fields import check_depth
 from router.protocol.prefix_bytes import (
     WHITESPACE,
@@ -287,6 +288,7 @@ def _split(key: tuple[str, bytes], entry: Entry, cut: int, body: bytes, reader: 
     if added:
         if not added.startswith(b","):
             return None
+        check_containers(added)
         new = orjson.loads(b"[" + added[1:] + b"]")
         if not isinstance(new, list) or not new:
             return None

@@ -29,6 +29,7 @@ import orjson
 
 from router.errors import GatewayError, bad_request
 from router.protocol.chat import ChatRequest, chat_request, check_messages, encoded_request, not_json
+from router.protocol.containers import check_containers
 from router.protocol.fields import check_depth, too_deep, type_name
 from router.protocol.prefix_store import KEY_BYTES, PrefixStore, Reader, Split
 
@@ -38,6 +39,7 @@ def parsed(raw: bytes, max_depth: int) -> dict[str, Any]:
     recursion error later); a client's mistake raises a 400."""
     if not raw.strip():
         raise bad_request("request body is empty; expected a JSON object")
+    check_containers(raw)
     try:
         body = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
