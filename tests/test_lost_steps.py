@@ -15,8 +15,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -35,13 +33,13 @@ from router.trajectory.resilient import ResilientStore
 from router.trajectory.state import LostSteps, StepStart
 from router.trajectory.store import MemoryStore
 from tests.fake_clock import FakeClock
-from tests.fake_upstream import FakeUpstream, free_port
+from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer, settings_for, wait_until
 from tests.redis_server import RedisServer
+from tests.serve_workers import serve_workers
 
 MakeGateway = Callable[..., GatewayServer]
 ROUTES = {"tandem": {"strategy": "edge"}}
-SERVE = [sys.executable, "-m", "router.cli", "serve"]
 
 
 @pytest.fixture()
@@ -92,22 +90,6 @@ def assert_lost(record: dict[str, Any], step: int) -> None:
 # -- a worker killed with a step in flight ----------------------------------------------------
 
 
-def workers_of(parent: int) -> list[int]:
-    """The worker processes of a `tandem serve --workers N` (spawned by uvicorn)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == parent and b"spawn_main" in command:
-            found.append(int(entry.name))
-    return found
-
-
 def holder_of(local_port: int, pids: list[int]) -> int | None:
     """Which of the processes holds the TCP connection whose local port is `local_port` (the
     worker whose call to the upstream arrived from that port)."""
@@ -133,37 +115,9 @@ def holder_of(local_port: int, pids: list[int]) -> int | None:
 def test_a_killed_workers_step_in_flight_is_recorded_lost_and_the_metrics_equal_the_ledger(
     tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream, redis_url: str, client: httpx.Client
 ) -> None:
-    config = tmp_path / "tandem.yaml"
-    config.write_text(
-        f"""
-upstreams:
-  edge:  {{base_url: "{edge.base_url}", model: small, prices: {{input: 0.1, output: 0.2}}}}
-  cloud: {{base_url: "{cloud.base_url}", model: big, prices: {{input: 2.5, output: 15}}}}
-routes:
-  tandem: {{strategy: edge}}
-redis_url: "{redis_url}"
-trajectories: {{idle_close_s: 1, lost_step_after_s: 4}}
-"""
-    )
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {key: value for key, value in os.environ.items() if key != "PROMETHEUS_MULTIPROC_DIR"}
-    log = (tmp_path / "serve.log").open("w")
-    process = subprocess.Popen(
-        [*SERVE, "--config", str(config), "--port", str(port), "--workers", "2"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    try:
-
-        def up() -> bool:
-            try:
-                return client.get(f"{url}/healthz").status_code == 200 and len(workers_of(process.pid)) == 2
-            except httpx.TransportError:
-                return False
-
-        assert wait_until(up, timeout=60), (tmp_path / "serve.log").read_text()
+    more = "trajectories: {idle_close_s: 1, lost_step_after_s: 4}"
+    with serve_workers(tmp_path, edge, cloud, redis_url, more) as served:
+        url = served.url
         first = [{"role": "user", "content": "fix the failing test"}]
         for session in ("kept", "killed"):
             for number in range(2 if session == "kept" else 1):
@@ -192,7 +146,7 @@ trajectories: {{idle_close_s: 1, lost_step_after_s: 4}}
         sender.start()
         assert wait_until(lambda: any("fake" in r.body for r in edge.received), timeout=20)
         call = next(r for r in edge.received if "fake" in r.body)
-        victim = holder_of(call.peer[1], workers_of(process.pid))
+        victim = holder_of(call.peer[1], list(served.workers()))
         assert victim is not None, "no worker holds the step's call to the upstream"
         os.kill(victim, signal.SIGKILL)
         sender.join(30)
@@ -221,13 +175,6 @@ trajectories: {{idle_close_s: 1, lost_step_after_s: 4}}
         assert metric_sum(text, "tandem_steps_total", target="none", reason="undecided", status="error") == 1
         assert_metrics_equal_ledger(text, [killed, kept])
         assert "recorded lost" in (tmp_path / "serve.log").read_text()
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
 
 
 # -- a step refused while Redis was frozen (refuse mode) ----------------------------------------

@@ -8,8 +8,6 @@ import contextlib
 import os
 import signal
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -17,29 +15,9 @@ import httpx
 from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fake_upstream import FakeUpstream, free_port
+from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import wait_until
-
-SERVE = [sys.executable, "-m", "router.cli", "serve"]
-
-
-def workers_of(parent: int) -> dict[int, dict[str, str]]:
-    """Worker processes of the uvicorn parent (spawned: `spawn_main` in their command line)
-    and their environments."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            command = (entry / "cmdline").read_bytes()
-            environ = (entry / "environ").read_bytes()
-        except (OSError, IndexError, ValueError):
-            continue
-        if ppid == parent and b"spawn_main" in command:
-            pairs = (item.split(b"=", 1) for item in environ.split(b"\0") if b"=" in item)
-            found[int(entry.name)] = {k.decode(): v.decode() for k, v in pairs}
-    return found
+from tests.serve_workers import serve_workers, workers_of
 
 
 def steps_served(folder: Path, pid: int) -> float:
@@ -64,36 +42,8 @@ def fresh(url: str, method: str = "GET", **kwargs: object) -> httpx.Response:
 def test_metrics_sum_every_worker_and_survive_a_dead_worker(
     tmp_path: Path, edge: FakeUpstream, cloud: FakeUpstream, redis_url: str
 ) -> None:
-    config = tmp_path / "tandem.yaml"
-    config.write_text(
-        f"""
-upstreams:
-  edge:  {{base_url: "{edge.base_url}", model: small, prices: {{input: 0.1, output: 0.2}}}}
-  cloud: {{base_url: "{cloud.base_url}", model: big, prices: {{input: 2.5, output: 15}}}}
-routes:
-  tandem: {{strategy: edge}}
-redis_url: "{redis_url}"
-"""
-    )
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {key: value for key, value in os.environ.items() if key != "PROMETHEUS_MULTIPROC_DIR"}
-    log = (tmp_path / "serve.log").open("w")
-    process = subprocess.Popen(
-        [*SERVE, "--config", str(config), "--port", str(port), "--workers", "2"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    try:
-
-        def up() -> bool:
-            try:
-                return fresh(f"{url}/healthz").status_code == 200 and len(workers_of(process.pid)) == 2
-            except httpx.TransportError:
-                return False
-
-        assert wait_until(up, timeout=30), (tmp_path / "serve.log").read_text()
+    with serve_workers(tmp_path, edge, cloud, redis_url) as served:
+        process, port, url = served.process, served.port, served.url
         workers = workers_of(process.pid)
         folders = {environment.get("PROMETHEUS_MULTIPROC_DIR") for environment in workers.values()}
         assert len(folders) == 1 and None not in folders, "tandem serve did not set up multiprocess mode"
@@ -143,12 +93,5 @@ redis_url: "{redis_url}"
         assert wait_until(scraped_after_restart, timeout=20)
         assert not (folder / f"gauge_livemostrecent_{victim}.db").exists()
         assert (folder / f"counter_{victim}.db").exists()
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
     time.sleep(0.1)
     assert not folder.exists(), "tandem serve removes the folder it made when it exits"
