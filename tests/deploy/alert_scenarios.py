@@ -10,9 +10,9 @@ purpose beside a failing one (only the failing one fires). The spend alerts get 
 and a 10x burst over a day's baseline, both seen within 10 minutes; the upstream gauges an
 outage and a refused key; the outage journal a full file and a long outage; the edge pool a
 replica that died (its breaker flapping), one kept out, a degraded one and one out 5 minutes at
-a time. Which alerts fire is written here by hand; promtool's own rendering of their
-annotations is filled in after checking that promtool fired exactly those label sets (as
-tests/deploy/record_series.py does).
+a time; lost steps on one route of two. Which alerts fire is written here by hand; promtool's
+own rendering of their annotations is filled in after checking that promtool fired exactly
+those label sets (as tests/deploy/record_series.py does).
 """
 
 from __future__ import annotations
@@ -460,6 +460,28 @@ def journal_scenario() -> dict[str, Any]:
     }
 
 
+def lost_scenario() -> dict[str, Any]:
+    """Route `tandem`: one step recorded lost at minute 10 (a worker killed with it in flight,
+    swept on another instance), two more at minute 50; route `other`: none. The alert holds for
+    the 30 minutes each increase stays in its window."""
+    route = {"job": "tandem", "route": "tandem", "severity": "warning"}
+    return {
+        "name": "TandemStepsLost: a step lost, then two, on one route of two",
+        "interval": "1m",
+        "input_series": [
+            series("tandem_steps_lost_total", 'instance="b:8080",route="tandem"', "0x10 1x40 3x20"),
+            series("tandem_steps_lost_total", 'instance="a:8080",route="other"', "0x70"),
+        ],
+        "alert_rule_test": [
+            expect("TandemStepsLost", "9m"),
+            expect("TandemStepsLost", "11m", route),
+            expect("TandemStepsLost", "38m", route),
+            expect("TandemStepsLost", "45m"),
+            expect("TandemStepsLost", "52m", route),
+        ],
+    }
+
+
 def scenarios() -> list[dict[str, Any]]:
     return [
         # A route whose every step fails (an upstream answering 429 to all): critical within 3 minutes.
@@ -481,6 +503,7 @@ def scenarios() -> list[dict[str, Any]]:
         edge_pool_scenario(),
         edge_replica_scenario(),
         journal_scenario(),
+        lost_scenario(),
     ]
 
 
