@@ -5,7 +5,8 @@ SQL INSERTs, many short lines, prose dense with names and streets, and the later
 repeated with no value after them (OAuth `state=`, `password to`, table rows, `NickServ
 identify`, a password's word in German, kin words, a quotation's `says`, lower-case lists,
 BibTeX's `author`, `git shortlog` under an `Authors` heading, `Secret(`, `New value:`, devices'
-`key` lines, Junos' `$9$`, deployment commands' names and pipes, plist keys, `altool`).
+`key` lines, Junos' `$9$`, deployment commands' names and pipes, plist keys, `altool`, wallets'
+cues).
 
 Each input is timed at two sizes four times apart; the larger may cost at most 8x the smaller
 (linear gives ~4x, quadratic ~16x). Ratios, not absolute times: the test holds on a loaded
@@ -111,6 +112,12 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "offices": _repeat("President Senator Doctor King "),
     "salutations": _rows("", lambda _i: "Anna,"),
     "copyrights": _repeat("Copyright (c) 2024 Ana "),
+    # Wallets' cues with no key after them: a keypair's array begun, dumpwallet's `# addr=`, a
+    # seed phrase's notice, an extended key's prefix.
+    "keypair-arrays": _repeat("keypair id.json [1,2,3,"),
+    "wallet-dump-lines": _repeat("L1aW4aubDFB7yfras2S1mN3bqg9 2024-02-11T09:13:55Z reserve=1 # addr="),
+    "phrase-notices": _repeat("seed phrase:\nabandon ability "),
+    "extended-prefixes": _repeat("xprv9s21ZrQH143K"),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

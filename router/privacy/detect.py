@@ -59,6 +59,7 @@ from router.privacy import (
     saved_logins,
     service_keys,
     sql_secrets,
+    wallet_secrets,
     web_secrets,
     wrapped_secrets,
 )
@@ -118,6 +119,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + sql_secrets.DETECTORS
     + wrapped_secrets.DETECTORS
     + home_secrets.DETECTORS
+    + wallet_secrets.DETECTORS
     + saved_logins.DETECTORS
     + printed_secrets.DETECTORS
     + call_secrets.DETECTORS
