@@ -33,6 +33,20 @@ def test_the_answer_and_the_prompt_that_lists_it_have_one_form() -> None:
     assert key in identify.transcript_keys(messages)
 
 
+def test_an_answer_of_one_json_object_has_the_form_of_its_fields() -> None:
+    """DSPy's JSON adapter (its fallback where the chat adapter cannot read an answer) asks for the
+    same fields as one JSON object; the next prompt lists its values as any other answer's."""
+    form = answer_form(ANSWER)
+    plain = '{"next_thought": "Look up the weather.", "next_tool_name": "get_weather", "next_tool_args": {"days": 2, "city": "Paris"}}'
+    fenced = f"```json\n{plain}\n```"
+    assert answer_form(plain) == form and answer_form(fenced) == form
+    assert answer_form(plain) in transcript_forms(_prompt('{"city": "Paris", "days": 2}'))
+    assert answer_form('{"next_thought": "Look up the weather."}') is None  # one value names nothing
+    assert answer_form('{"next thought": "x", "b": "y"}') is None  # names that are not fields'
+    assert answer_form('[{"a": 1}, {"b": 2}]') is None and answer_form("{not json}") is None
+    assert answer_form("{" + ", ".join(f'"f{i}": {i}' for i in range(MAX_STEP_FIELDS + 1)) + "}") is None
+
+
 def test_another_value_is_another_form() -> None:
     form = answer_form(ANSWER)
     assert form not in transcript_forms(_prompt('{"city": "Lyon", "days": 2}'))

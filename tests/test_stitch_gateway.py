@@ -899,6 +899,40 @@ def test_dspy_react_prompts_rebuilt_every_step_are_one_run_each(
 
 
 @pytest.mark.parametrize("stream", [False, True])
+def test_dspy_react_falling_back_to_json_answers_stays_one_run(
+    server: GatewayServer, client: httpx.Client, stream: bool
+) -> None:
+    """Where DSPy's chat adapter cannot read an answer (a small model's loose text), it asks again
+    at once with its JSON adapter: another system message, the same prompt, an answer of one JSON
+    object. The next step lists that answer's values: the run goes on, one trajectory."""
+    json_system = DSPY_SYSTEM + "\nOutputs will be a JSON object with the following fields."
+    seen: list[str] = []
+    first = [{"role": "system", "content": DSPY_SYSTEM}, {"role": "user", "content": _dspy_prompt([])}]
+    answer = _dspy_answer("I look up the weather.", "get_weather", '{"city": "Paris"}')
+    seen.append(
+        _send(client, server, first, {"kind": "text", "text": answer}, stream=stream).headers["x-tandem-trajectory"]
+    )
+    done = [("I look up the weather.", "get_weather", '{"city": "Paris"}', "sunny")]
+    second = [{"role": "system", "content": DSPY_SYSTEM}, {"role": "user", "content": _dspy_prompt(done)}]
+    loose = {"kind": "text", "text": "Let me multiply the two numbers now."}
+    seen.append(_send(client, server, second, loose, stream=stream).headers["x-tandem-trajectory"])
+    fallback = [{"role": "system", "content": json_system}, second[1]]
+    thought = "Now I multiply 17 by 23 (#5977)."
+    reply = json.dumps({"next_thought": thought, "next_tool_name": "multiply", "next_tool_args": {"a": 17, "b": 23}})
+    seen.append(
+        _send(client, server, fallback, {"kind": "text", "text": reply}, stream=stream).headers["x-tandem-trajectory"]
+    )
+    done.append((thought, "multiply", '{"a": 17, "b": 23}', "391"))
+    third = [{"role": "system", "content": DSPY_SYSTEM}, {"role": "user", "content": _dspy_prompt(done)}]
+    response = _send(
+        client, server, third, {"kind": "text", "text": _dspy_answer("Done.", "finish", "{}")}, stream=stream
+    )
+    seen.append(response.headers["x-tandem-trajectory"])
+    assert len(set(seen)) == 1, seen
+    assert response.headers["x-tandem-step"] == "4" and response.headers["x-tandem-stitch"] == "rewritten"
+
+
+@pytest.mark.parametrize("stream", [False, True])
 def test_an_answer_left_empty_after_its_call_raised_continues_its_run(
     server: GatewayServer, client: httpx.Client, stream: bool
 ) -> None:

@@ -8,18 +8,26 @@ sends no history: each request is a system message and one user message, rebuilt
 the observation the tool gave, are the values of the answer it was given; the run's last call
 (a final extraction under another system message) lists them too. So an answer of fields is
 known by its values (`answer_form`), and such a request by its last step's (`transcript_forms`),
-values read as JSON or Python literals where they are (`resent.value_form`).
+values read as JSON or Python literals where they are (`resent.value_form`). Where the chat
+adapter cannot read a model's answer, DSPy asks again with its JSON adapter (the same fields, the
+answer a JSON object: `{"next_thought": …, "next_tool_name": …}`), and the next step lists that
+answer's values as any other's: an answer that is one JSON object of two fields or more is known
+by its values too.
 """
 
 from __future__ import annotations
 
 import re
 
-from router.trajectory.resent import value_form
+import orjson
+
+from router.trajectory.resent import MAX_VALUE_CHARS, value_form
 
 MARK = "[[ ## "
 _FIELD = re.compile(r"^\[\[ ## (\w{1,64}) ## \]\][ \t]*$", re.MULTILINE)
 _NUMBERED = re.compile(r"(\w+?)_(\d{1,6})")
+_NAME = re.compile(r"\w{1,64}")
+_FENCE = re.compile(r"\A```(?:json)?[ \t]*\n(.*)\n```\Z", re.DOTALL)
 FORM = "\x1ffields\x1f"  # no text a model writes starts so: the form is never a text's own key
 _END = "completed"  # the field that closes an answer: no value
 MAX_FIELDS = 4096  # a transcript of more fields than this is not read
@@ -43,11 +51,35 @@ def _form(values: list[str]) -> str:
 
 
 def answer_form(text: str) -> str | None:
-    """An answer of two fields or more as its values, in order; None for other texts."""
+    """An answer of two fields or more (marked, or one JSON object) as its values, in order;
+    None for other texts."""
     if MARK not in text:
-        return None
+        values = _object_values(text)
+        return _form(values) if values is not None else None
     values = [value for name, value in _sections(text) if name != _END]
     return _form(values) if 1 < len(values) <= MAX_STEP_FIELDS else None
+
+
+def _object_values(text: str) -> list[str] | None:
+    """The values of an answer that is one JSON object of fields (in a code fence or not), a
+    value that is not a string as JSON; None for other texts."""
+    body = text.strip()
+    if not body.startswith(("{", "`")) or len(body) > MAX_VALUE_CHARS:
+        return None
+    fenced = _FENCE.match(body)
+    if fenced is not None:
+        body = fenced.group(1).strip()
+    if not (body.startswith("{") and body.endswith("}")):
+        return None
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(parsed, dict) or not 1 < len(parsed) <= MAX_STEP_FIELDS:
+        return None
+    if not all(_NAME.fullmatch(name) for name in parsed):
+        return None
+    return [value if isinstance(value, str) else orjson.dumps(value).decode() for value in parsed.values()]
 
 
 def transcript_forms(text: str) -> tuple[str, ...]:
