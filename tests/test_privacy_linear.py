@@ -118,6 +118,10 @@ INPUTS: dict[str, Callable[[int], str]] = {
     "wallet-dump-lines": _repeat("L1aW4aubDFB7yfras2S1mN3bqg9 2024-02-11T09:13:55Z reserve=1 # addr="),
     "phrase-notices": _repeat("seed phrase:\nabandon ability "),
     "extended-prefixes": _repeat("xprv9s21ZrQH143K"),
+    # Bank details' labels before digits that are no value: the cores hold the first digits.
+    "account-digits": _repeat("account number 123456 routing 1234567 "),
+    "card-codes": _repeat("card cvv 12 security code 12 "),
+    "bank-columns": _rows("routing_number,account_number,cvv", lambda i: f"{i},{i},{i}"),
 }
 
 FINDERS: dict[str, Callable[[str], object]] = {

@@ -30,6 +30,7 @@ from pathlib import Path
 from router.privacy import (
     admin_secrets,
     app_secrets,
+    bank_details,
     build_secrets,
     call_secrets,
     client_configs,
@@ -120,6 +121,7 @@ DETECTORS: tuple[Detector, ...] = tuple(
     + wrapped_secrets.DETECTORS
     + home_secrets.DETECTORS
     + wallet_secrets.DETECTORS
+    + bank_details.DETECTORS
     + saved_logins.DETECTORS
     + printed_secrets.DETECTORS
     + call_secrets.DETECTORS
