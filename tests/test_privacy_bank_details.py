@@ -57,6 +57,9 @@ def test_bank_details_beside_their_labels_are_found(text: str, value: str, kind:
     "text",
     [
         "AWS account number 123456789012 (prod)",
+        '{"aws_account_number": "123456789012", "region": "us-east-1"}',
+        '{"UserId": "AIDAEXAMPLE", "Account": "123456789012", "Arn": "arn:aws:iam::123456789012:user/ci"}',
+        "Azure account no. 123456789012",
         "Account: 123456789012 in us-east-1",  # no bank's word before it
         "account 12345678 was locked after 5 failed logins",
         "Routing number: 021000022",  # its check does not hold
