@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from router.errors import GatewayError
-from router.protocol.containers import MAX_JSON_CONTAINERS, MAX_JSON_VALUES, check_containers, counts
+from router.protocol.containers import COUNT_FROM, MAX_JSON_CONTAINERS, MAX_JSON_VALUES, check_containers, counts
 from router.protocol.prefix import PrefixParser
 from tests.fake_upstream import FakeUpstream
 from tests.gateway_server import GatewayServer
@@ -63,16 +63,26 @@ def test_the_count_is_exact_whatever_the_strings_hold() -> None:
         assert counts(data) == _count(value), data
 
 
+def test_bodies_under_the_counting_floor_are_not_read() -> None:
+    """An agent's body of a few hundred KB is not counted (the count would cost more than its
+    parse); a body that small holds the gateway briefly whatever it holds."""
+    check_containers(_tiny_lists(COUNT_FROM // 5), max_containers=100, max_values=1000)
+    with pytest.raises(GatewayError):
+        check_containers(_tiny_lists(COUNT_FROM // 2 + 10), max_containers=100, max_values=1000)
+
+
 def test_brackets_and_commas_in_strings_count_for_nothing() -> None:
-    check_containers(b"[" * 150, max_containers=100, max_values=1000)  # too short to hold more: passed unread
+    check_containers(
+        b"[" * 150, max_containers=100, max_values=1000, count_from=0
+    )  # too short to hold more: passed unread
     text = orjson.dumps({"code": "[{," * 3000})
     assert counts(text) == (1, 1)
-    check_containers(text, max_containers=100, max_values=1000)
+    check_containers(text, max_containers=100, max_values=1000, count_from=0)
     with pytest.raises(GatewayError) as refused:
-        check_containers(_tiny_lists(1000), max_containers=100, max_values=10_000)
+        check_containers(_tiny_lists(1000), max_containers=100, max_values=10_000, count_from=0)
     assert refused.value.status == 400 and "1,001 JSON arrays" in refused.value.message
     with pytest.raises(GatewayError) as refused:
-        check_containers(orjson.dumps([1] * 2000), max_containers=100, max_values=1000)
+        check_containers(orjson.dumps([1] * 2000), max_containers=100, max_values=1000, count_from=0)
     assert refused.value.status == 400 and "2,000 JSON values" in refused.value.message
 
 
