@@ -153,8 +153,16 @@ _LABEL_KEYS = (
     r"[_ -]?(?:address|addr)(?:[_ -]?(?:line)?[_ -]?1)?|street(?:[_ -]?address)?|address[_ -]?line[_ -]?1"
     r"|adresse|anschrift|straße|strasse|dirección|direccion|domicilio|indirizzo|endereço|endereco|adres"
 )
+# An address of something else (`IP address:`, `Bitcoin address:`, `MAC address:`, `wallet
+# address:`): its value is a network's or a ledger's, and the sentence after it no street.
+_OTHER_WORDS = re.split(
+    r"\s+",
+    "ip ipv4 ipv6 mac mail bitcoin btc ethereum eth litecoin coin wallet crypto contract deposit server"
+    " network host memory web node hardware virtual link broadcast proxy gateway base",
+)
+_OTHER_ADDRESS = "".join(rf"(?<!{word}[ _-])" for word in _OTHER_WORDS)
 _LABELLED = re.compile(
-    rf"(?i:(?<![A-Za-z])(?:{_LABEL_KEYS}))[\"']?[ \t]*(?::|=|=>)[ \t]*"
+    rf"(?i:(?<![A-Za-z]){_OTHER_ADDRESS}(?:{_LABEL_KEYS}))[\"']?[ \t]*(?::|=|=>)[ \t]*"
     # The value on the label's line, or alone on the next (a form, a CV: `Address:` then the
     # street line), unless that line is a key of its own (YAML's `address:` over `street: …`).
     r"(?:\r?\n(?![ \t]*[\w-]+[ \t]*[:=])[ \t]*)?[\"']?"

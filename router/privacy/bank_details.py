@@ -25,6 +25,18 @@ from router.privacy.detector import Detector
 # Between a label and its value: a closing quote, a colon, `=`, `#` or `is`, an opening quote.
 _SEP = r"[\"']?[ \t]*(?:[:=#]|\bis\b)?[ \t]*[\"']?"
 _NUMBER = r"(?:[ \t_-]*(?:number|num|no\b\.?|nr\b|#))?"
+# A bank's kinds of account, as statements and banking apps name them (`Checking Account
+# (93766956)`, `Money Market Account's 54065365`, `Home Loan Account (#53901976)`).
+_ACCOUNT_TYPES = (
+    r"bank|checking|chequing|savings|deposit|money[ \t]+market|investment|brokerage|(?:home|auto|car|personal"
+    r"|student)[ \t]+loan|loan|mortgage|credit[ \t]+card|retirement|escrow|trust"
+)
+# After a named account also a possessive, a bracket, `to` or `with the number` (`update the
+# account number to …`).
+_TYPED_SEP = (
+    r"(?:['’]s\b|[ \t]+to\b|[ \t]+with(?:[ \t]+the)?[ \t]+number\b)?"
+    r"[\"']?[ \t]*(?:[:=#]|\bis\b)?[ \t]*(?:\(#?|[\"'#])?"
+)
 _BANK_CONTEXT = re.compile(r"(?i)\b(?:routing|aba|sort[ \t_-]?code|bsb|bank|iban|swift|wire|deposit|transit)\b")
 _CARD_CONTEXT = re.compile(r"(?i)\b(?:card|visa|mastercard|amex|american express|discover|exp(?:iry|iration)?)\b")
 # The cores hold the value's first digits: the labels' words alone (`account`, `routing`,
@@ -82,9 +94,9 @@ DETECTORS: tuple[Detector, ...] = (
     Detector(
         "IBAN",
         re.compile(
-            r"(?i:(?:\b(?:bank|checking|chequing|savings|deposit)[ \t_-]+(?:account|acct)" + _NUMBER + ")"
+            rf"(?i:(?:\b(?:{_ACCOUNT_TYPES})[ \t_-]+(?:account|acct)" + _NUMBER + ")"
             r"|\b(?:account|acct)(?:[ \t_-]*(?:number|num|no\b\.?|nr\b|#)))"
-            rf"{_SEP}(\d{{6,17}})(?![\d-])"
+            rf"{_TYPED_SEP}(\d{{6,17}})(?![\d-])"
         ),
         _ACCOUNT_CORE,
         validate=account_number,

@@ -258,11 +258,23 @@ def _bearer_long_enough(text: str, start: int, end: int) -> bool:
     return end - start >= 8 or not text[max(0, start - 12) : start].rstrip(" \t\"'`“‘").lower().endswith("bearer")
 
 
-# Words that say the number after them is a card's (a check digit aside): not `pan`, `visa` or
-# `credit`, which name other numbers too (a company, a travel visa, credits).
+# Words that say the number after them is a card's (a check digit aside): a card's word in the
+# languages people write it in, or an issuer's name (`issued by jcb`, `american_express credit
+# card`); not `pan` or `credit` alone, which name other numbers too (an Indian tax id, credits).
+# `visa` is one: the numbers the validator takes (15-19 digits) are no travel visa's.
+# `discover` only before `card`: alone it is a verb (`… discover more`).
+_ISSUERS = r"visa|master[ _-]?card|amex|american[ _-]express|jcb|maestro|diners(?:[ _-]club)?|union[ _-]?pay|rupay"
 _CARD_SAID = re.compile(
-    r"(?i)(?<![\w-])(?:(?:credit|debit|bank|payment)[ -]?card|card|cc)(?:[ -]?(?:number|no|num|nr|#))?"
-    r"(?![\w-])[^\n\d]{0,16}$"
+    r"(?i)(?<![\w-])(?:(?:(?:credit|debit|bank|payment|discover|" + _ISSUERS + r")[ _-]?card|card|cc)"
+    r"(?:[ -]?(?:number|no|num|nr|#))?|" + _ISSUERS + r"|carte(?: bancaire| de cr[ée]dit| de d[ée]bit)?"
+    r"|(?:kredit|bank|ec|giro|debit)?karte(?:nnummer)?|tarjeta(?: de cr[ée]dito| de d[ée]bito)?"
+    r"|carta di credito|cart[ãa]o(?: de cr[ée]dito| de d[ée]bito)?|(?:credit|betaal|bank)?kaart(?:nummer)?"
+    r"|creditcard(?:nummer)?)(?![\w-])[^\n\d]{0,16}$"
+)
+# After the number: its security code or its issuer (`4119… with CVV 071`, `… issued by jcb`).
+_CARD_AFTER = re.compile(
+    r"(?i)[^\n\d]{0,24}?(?<![\w-])(?:cvv2?|cvc2?|csc|security code|expir(?:y|es|ation)|exp(?:\.| date)"
+    r"|" + _ISSUERS + r")(?![\w-])"
 )
 
 
@@ -273,7 +285,9 @@ _CARD_CORE = rb"(?:^|[^\w.+-])\d{4}[ -]?(?:\d[ -]?){7}\d"
 
 
 def _card_said(text: str, start: int, end: int) -> bool:
-    return _card_context(text, start, end) and bool(_CARD_SAID.search(text, max(0, start - 30), start))
+    return _card_context(text, start, end) and bool(
+        _CARD_SAID.search(text, max(0, start - 40), start) or _CARD_AFTER.match(text, end, end + 48)
+    )
 
 
 def _card_context(text: str, start: int, end: int) -> bool:

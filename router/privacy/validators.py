@@ -52,14 +52,15 @@ def card(value: str) -> bool:
 
 
 def card_given(value: str) -> bool:
-    """A number a sentence calls a card's (`my card 3598 8993 2305 3410 is lost`) whose issuer
-    range or check digit is wrong: a mistyped or made-up number someone gives as their card's is
-    still one. 15-19 digits (most cards; shorter runs are mostly ids), printed as cards are, from a
-    card industry's first digit (2-6)."""
+    """A number a sentence calls a card's (`my card 3598 8993 2305 3410 is lost`, `card number
+    8914673251949775`) whose issuer range or check digit is wrong: a mistyped or made-up number
+    someone gives as their card's is still one, whatever its first digit. 15-19 digits (most
+    cards; shorter runs are mostly ids), printed as cards are, not one or two digits repeated nor
+    zeros in half the places (a placeholder's or a round timestamp's: `1700000000000000`)."""
     if (" " in value or "-" in value) and not _CARD_GROUPS.match(value):
         return False
     digits = value.replace(" ", "").replace("-", "")
-    return 15 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 2
+    return 15 <= len(digits) <= 19 and len(set(digits)) > 2 and digits.count("0") * 2 < len(digits)
 
 
 @functools.lru_cache(maxsize=4096)  # overlapping candidate windows validate the same value again
