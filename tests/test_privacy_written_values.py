@@ -122,3 +122,30 @@ def test_a_user_agent_names_no_person(text: str) -> None:
 def test_a_person_beside_a_user_agent_is_still_found() -> None:
     text = "Dear Hannelore Vasquez, a sign-in from Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) was seen."
     assert ("PERSON", "Hannelore Vasquez") in found(text, OPT_IN)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("AHV-Nr.: 756.1234.5678.97", "756.1234.5678.97", "NATIONAL_ID"),  # EAN-13 check holds
+        ("Versichertennummer 756.9217.0769.85 laut Ausweis", "756.9217.0769.85", "NATIONAL_ID"),
+        ("AVS 7569217076985", "7569217076985", "NATIONAL_ID"),
+        ("SSN: 980-10-8849", "980-10-8849", "US_SSN"),  # an area stdnum refuses, named an SSN
+        ("her social security number is 912 00 4512?", None, None),  # a group of zeros: a filler
+    ],
+)
+def test_social_security_numbers_as_written(text: str, value: str | None, kind: str | None) -> None:
+    ids = [(k, v) for k, v in found(text) if k in ("US_SSN", "NATIONAL_ID")]
+    assert ids == ([(kind, value)] if value else [])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ref 756.1234.5678.98 in the ledger",  # its check digit off
+        "tax id 980-10-8849",  # only `SSN` or `social security` vouches for a number stdnum refuses
+        "build 7569217076985 finished",  # a plain 13-digit run with no label
+    ],
+)
+def test_numbers_that_are_no_social_security_number(text: str) -> None:
+    assert not [k for k, _v in found(text) if k in ("US_SSN", "NATIONAL_ID")]

@@ -31,6 +31,11 @@ _E = rf"(?!{WORD}|[@/]|[.-]\w|[ -]\d)"
 LABEL_WORDS: tuple[str, ...] = (
     "ssn",
     "social security",
+    "ahv",
+    "avs",
+    "ahv-nr",
+    "ahv-nummer",
+    "sozialversicherungsnummer",
     "sin",
     "social insurance",
     "nas",
@@ -222,6 +227,9 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     ("AR_CUIT", "ar.cuit", r"\d{2}-\d{8}-\d", rb"\d\d-\d{8}-\d", False),
     ("IN_AADHAAR", "in_.aadhaar", r"[2-9]\d{3} \d{4} \d{4}", rb"\d{4} \d{4} \d{4}", False),
     ("US_ITIN", "us.itin", r"9\d{2}-\d{2}-\d{4}", rb"9\d\d-\d\d-\d{4}", False),
+    # Switzerland's AHV/AVS number (its social security number): 756, then nine digits and an
+    # EAN-13 check digit; printed with its dots it stands alone, plain beside its label.
+    ("CH_SSN", "ch.ssn", r"756\.\d{4}\.\d{4}\.\d{2}", rb"756\.\d{4}\.\d{4}\.\d\d", False),
     ("IN_PAN", "in_.pan", r"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", rb"[A-Z]{3}[ABCFGHLJPT][A-Z]\d{4}[A-Z]", False),
     ("GB_NHS", "gb.nhs", r"\d{3}[ -]?\d{3}[ -]?\d{4}", rb"\d{3}[ -]?\d{3}[ -]?\d{4}", True),
     ("CA_SIN", "ca.sin", r"\d{3}[ -]?\d{3}[ -]?\d{3}", rb"\d{3}[ -]?\d{3}[ -]?\d{3}", True),
@@ -238,6 +246,11 @@ _TABLE: tuple[tuple[str, str, str, bytes, bool], ...] = (
     # Beside its label an SSN may be written with spaces or dots (`SSN: 109 99 6000`, `social
     # security number is 109.99.6000`), one separator throughout; hyphens are the unlabelled rule's.
     ("US_SSN_PLAIN", "us.ssn", r"\d{3}([ .]?)\d{2}\1\d{4}", rb"\d{3}[ .]?\d\d[ .]?\d{4}", True),
+    # A number a sentence calls an SSN (`SSN: 980-10-8849`) is one whatever its area and group
+    # (stdnum refuses the 9xx areas and numbers never issued): only beside `SSN` or `social
+    # security`, not the other labels (`_ssn_said`).
+    ("US_SSN_SAID", "us.ssn.said", r"\d{3}([ .-]?)\d{2}\1\d{4}", rb"\d{3}[ .-]?\d\d[ .-]?\d{4}", True),
+    ("CH_SSN_PLAIN", "ch.ssn", r"756\d{10}", rb"756\d{10}", True),
     ("SE_PERSONNUMMER_PLAIN", "se.personnummer", r"(?:19|20)\d{10}", rb"\d{12}", True),
     ("TR_TCKIMLIK", "tr.tckimlik", r"[1-9]\d{10}", rb"\d{11}", True),
     ("TH_PIN", "th.pin", r"[1-8]\d{12}", rb"\d{13}", True),
@@ -272,14 +285,30 @@ def _ssn_separated(value: str) -> bool:
     return _SSN(value.replace(" ", "").replace(".", ""))
 
 
-_OWN_VALIDATORS = {"us.itin": _itin, "kr.rrn": _rrn_date, "us.ssn": _ssn_separated}
-_OWN_CHECKS = {"KR_RRN": _rrn_said}
+_SSN_LABEL = re.compile(r"(?i)(?<![A-Za-z])(?:ssn|social[ _-]security)(?![A-Za-z])[^\n\d]{0,24}$")
+
+
+def _ssn_given(value: str) -> bool:
+    """Nine digits that are no valid SSN (the valid ones are the other rules'), none of their
+    three groups all zeros, not one or two digits repeated."""
+    digits = value.replace(" ", "").replace(".", "").replace("-", "")
+    if digits[:3] == "000" or digits[3:5] == "00" or digits[5:] == "0000" or len(set(digits)) <= 2:
+        return False
+    return not _SSN(digits)
+
+
+def _ssn_said(text: str, start: int, _end: int) -> bool:
+    return _SSN_LABEL.search(text, max(0, start - _AFTER), start) is not None
+
+
+_OWN_VALIDATORS = {"us.itin": _itin, "kr.rrn": _rrn_date, "us.ssn": _ssn_separated, "us.ssn.said": _ssn_given}
+_OWN_CHECKS = {"KR_RRN": _rrn_said, "US_SSN_SAID": _ssn_said}
 
 
 def detectors() -> tuple[Detector, ...]:
     out = []
     for rule, module, shape, core, needs_label in _TABLE:
-        kind = "US_SSN" if module == "us.ssn" else "NATIONAL_ID"
+        kind = "US_SSN" if module.startswith("us.ssn") else "NATIONAL_ID"
         pattern = re.compile(_D + "(?:" + shape + ")" + _E)
         validate = _OWN_VALIDATORS.get(module) or _validator(module)
         if needs_label:
@@ -290,7 +319,7 @@ def detectors() -> tuple[Detector, ...]:
                 _LABEL_CORE,
                 validate=validate,
                 rule=rule,
-                check=_labelled,
+                check=_OWN_CHECKS.get(rule, _labelled),
                 reach=_AFTER + 24,
                 keyword_core=_LABEL_SPAN,
                 follows=True,
