@@ -149,3 +149,36 @@ def test_social_security_numbers_as_written(text: str, value: str | None, kind: 
 )
 def test_numbers_that_are_no_social_security_number(text: str) -> None:
     assert not [k for k, _v in found(text) if k in ("US_SSN", "NATIONAL_ID")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The audit was done by Kemmer - Becker last spring.",  # a firm: two surnames, a spaced dash
+        "Paucek, Rath and O'Hara offers discounts on tutoring.",  # a firm of three, an O' among them
+        "Regards, Feil, McCullough and Jacobs Finance Services.",
+        "We saw odd sign-ins on our Herzog and Sons account.",
+        "The fee is 755,082.02 in Swiss Franc, due Friday.",  # currencies
+        "A transfer of Malagasy Ariary 834.9k was made.",
+        "We will pay you Rand 270.68k for the event.",
+        "Reports came in from West Lenore and East Allison.",  # places named by a compass point
+        "Hello Designer, please look into the bug.",  # a job's title
+        "Contact our Customer Metrics Architect for access.",
+        "Hi Cisgender, your results are ready.",  # a gender
+    ],
+)
+def test_firms_currencies_places_and_titles_are_no_people(text: str) -> None:
+    assert not [value for kind, value in found(text, OPT_IN) if kind == "PERSON"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("The endocrinology conference, attendee - Brooke Haldane, paid in full.", "Brooke Haldane"),
+        ("Dear Sofia Trans, your order shipped.", "Sofia Trans"),
+        ("I had lunch with Rand yesterday and he agreed.", "Rand"),
+        ("Mr. Gislason-Tillman will join the call.", "Gislason-Tillman"),
+    ],
+)
+def test_people_beside_those_words_are_still_found(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text, OPT_IN)

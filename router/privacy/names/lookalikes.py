@@ -18,14 +18,35 @@ from router.privacy.names.words import words_of
 # a person's, which `not_people` drops.
 UNCUED = frozenset({"name-text", "name-acts", "name-model"})
 _CAP_WORD = rf"{names_model._UPPER}{names_model._LOWER}+"
+# A surname in a firm's name, `Mc`, `Mac` and `O'` ones too (`Feil, McCullough and Jacobs`).
+_SURNAME = rf"(?:Mc|Mac|O['’])?{_CAP_WORD}"
 # A firm named after its partners (`Hawkins, Richardson and Santana`, `the Jones, Smith and Davis
 # Orchestra`): three to five single capitalised words, commas between them, `and` or `&` before
 # the last. People listed so follow a colon (`our 3 founders: Kónya, Becker and Vasquez`, read by
 # `enumerated`) or hold a given name (`Tom, Dick and Harry`): those stay names.
 _FIRM = re.compile(
-    rf"(?<![\w'’-])(?:{_CAP_WORD})(?:,[ \t]+{_CAP_WORD}){{1,3}},?[ \t]+(?:and|&)[ \t]+{_CAP_WORD}(?![\w'’-])"
+    rf"(?<![\w'’-])(?:{_SURNAME})(?:,[ \t]+{_SURNAME}){{1,3}},?[ \t]+(?:and|&)[ \t]+{_SURNAME}"
+    r"(?![\w-]|['’](?!s\b))"
 )
-_FIRM_ITEM = re.compile(_CAP_WORD)
+_FIRM_ITEM = re.compile(_SURNAME)
+# Two surnames a spaced dash joins (`Kemmer - Becker`, `Ritchie - Lindgren`): a firm's name; a
+# person's double surname is written without the spaces (`Gislason-Tillman`). A firm of one
+# family (`Herzog and Sons`).
+_FIRM_PAIR = re.compile(rf"(?<![\w'’-]){_SURNAME}[ \t]+[-–][ \t]+{_SURNAME}(?![\w-]|['’](?!s\b))")
+_SONS_NEXT = re.compile(r"[ \t]+(?:and|&)[ \t]+(?:Sons|Daughters|Brothers|Bros\.?)(?![\w'’-])")
+# A currency's name taken for a person's (`Swiss Franc`, `Malagasy Ariary`, `Rand 270.68k`): its
+# unit last in a run, or a unit alone beside an amount.
+_CURRENCY_UNITS = (
+    r"Franc|Peso|Rupee|Dollar|Pound|Lev|Leu|Dram|Ariary|Sol|Rial|Riyal|Dinar|Dirham|Krona|Krone|Kuna|Lira"
+    r"|Shilling|Yen|Yuan|Won|Rand|Kip|Kina|Leone|Sheqel|Shekel|Real|Ruble|Rouble|Rupiah|Ringgit|Baht|Dong"
+    r"|Zloty|Forint|Koruna|Lari|Manat|Som|Tenge|Taka|Kwacha|Cedi|Naira|Birr|Afghani|Lempira|Quetzal|Colon"
+    r"|Balboa|Guarani|Boliviano|Escudo|Ouguiya|Pula|Loti|Lilangeni|Metical|Kwanza|Dalasi|Nakfa|Ngultrum"
+    r"|Tala|Vatu|Rufiyaa|Kyat|Riel|Tugrik|Pataca|Denar|Hryvnia|Gourde|Dobra|Somoni|Sum|Afghani"
+)
+_CURRENCY_LAST = re.compile(rf"[ \t](?:{_CURRENCY_UNITS})$|^(?:Rial|Riyal|Dinar|Peso)[ \t]")
+_CURRENCY_ALONE = re.compile(rf"(?:{_CURRENCY_UNITS})$")
+_AMOUNT_NEXT = re.compile(r"[ \t]?(?:[\d.,]+[kmb]?\b|\(code)")
+_AMOUNT_BEFORE = re.compile(r"(?:\d[kmb]?|(?i:currency|paid[ \t]+in|pay[ \t]+in|payment[ \t]+of))[ \t]*$")
 _CITED_YEAR = re.compile(r",?[ \t]*\(?(?:1[5-9]|20)\d\d\b")
 # A street's name (`Marina Fort Street`, `Zachary Cliffs`, `Monika Union`: a person's name then the
 # street's type, one word between at most): the types that are neither everyday words beside a
@@ -90,9 +111,80 @@ _FIRM_LAST = re.compile(rf"(?:^|[ \t]){names_model._FIRM_WORDS}\.?$")
 _FIRM_NEXT = re.compile(rf"[ \t]+{names_model._FIRM_WORDS}(?![\w'’-])")
 
 
+def _currency(text: str, start: int, end: int) -> bool:
+    if _CURRENCY_LAST.search(text, start, end):
+        return True
+    return bool(
+        _CURRENCY_ALONE.match(text, start, end)
+        and (_AMOUNT_NEXT.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 16), start))
+    )
+
+
+# A job's title or a gender taken for a name (`Hello Designer`, `our Customer Metrics Architect`,
+# `Hi Cisgender`): words no name list holds, whatever rule took them.
+_ROLES = (
+    r"(?:Designer|Planner|Liaison|Architect|Producer|Manager|Director|Officer|Engineer|Specialist"
+    r"|Consultant|Coordinator|Administrator|Analyst|Developer|Associate|Assistant|Executive|Facilitator"
+    r"|Orchestrator|Representative|Strategist|Supervisor|Technician|Committee|Guardians"
+    r"|Cisgender|Transgender|Trans|Omnigender|Multigender|Bigender|Agender|Genderqueer|Genderfluid|Nonbinary"
+    r"|Non-binary|Intersex|Demi-boy|Demi-girl)"
+)
+_ROLE_LAST = re.compile(rf"(?<![\w'’-]){_ROLES}$")
+# A word of a job's title before its last word (`Metrics` of `Customer Metrics Architect`).
+_ROLE_NEXT = re.compile(rf"[ \t]+{_ROLES}(?![\w'’-])")
+
+
+def _role(text: str, start: int, end: int) -> bool:
+    if not (_ROLE_LAST.search(text, start, end) or _ROLE_NEXT.match(text, end)):
+        return False
+    given, family = given_names(), family_names()
+    return not any(word.lower() in given or word.lower() in family for word in words_of(text[start:end]))
+
+
 def no_firms(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
-    """The findings without firms' names (`_FIRM_LAST`, `_FIRM_NEXT`)."""
-    return [f for f in found if not (_FIRM_LAST.search(text, f[0], f[1]) or _FIRM_NEXT.match(text, f[1]))]
+    """The findings without firms' names (`_FIRM_LAST`, `_FIRM_NEXT`) and jobs' titles (`_role`)."""
+    return [
+        f
+        for f in found
+        if not (_FIRM_LAST.search(text, f[0], f[1]) or _FIRM_NEXT.match(text, f[1]) or _role(text, f[0], f[1]))
+    ]
+
+
+# How far around an uncued name a firm's name holding it is looked for (five surnames, their
+# commas and `and`): the text between the names is never searched.
+_FIRM_REACH = 160
+
+
+def _firms(text: str, uncued: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Firms' names (`_FIRM`, `_FIRM_PAIR`) around the uncued names: searched in windows around
+    them, not the whole text (a scan of every capital of a MiB of logs cost a third of the names'
+    time)."""
+    windows: list[tuple[int, int]] = []
+    for start, end in sorted(uncued):
+        low, high = max(0, start - _FIRM_REACH), min(len(text), end + _FIRM_REACH)
+        if windows and low <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], high))
+        else:
+            windows.append((low, high))
+    firms: list[tuple[int, int]] = []
+    given, family = given_names(), family_names()
+    lexicon = names_model.model()["lexicon"]
+    for low, high in windows:
+        for match in _FIRM.finditer(text, low, high):
+            if text[max(0, match.start() - 8) : match.start()].rstrip(" \t").endswith((":", "(", ";")):
+                continue  # people listed after a colon, authors cited (`(Lewis, Simons, & Fennig, 2014)`)
+            if _CITED_YEAR.match(text, match.end()):
+                continue
+            items = [m.group().lower() for m in _FIRM_ITEM.finditer(match.group())]
+            if any(item in given and item not in family for item in items):
+                continue
+            firms.append(match.span())
+        for match in _FIRM_PAIR.finditer(text, low, high):
+            items = [m.group().lower() for m in _FIRM_ITEM.finditer(match.group())]
+            # (`Attendee - Brooke`: a word and a name; `Tom - Becker`: a person named)
+            if not any((item in given and item not in family) or item in lexicon for item in items):
+                firms.append(match.span())
+    return firms
 
 
 def not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -103,21 +195,13 @@ def not_people(text: str, found: list[tuple[int, int, str]]) -> list[tuple[int, 
     uncued = [(start, end) for start, end, rule in found if rule in UNCUED]
     if not uncued:
         return found
-    firms: list[tuple[int, int]] = []
-    given, family = given_names(), family_names()
-    for match in _FIRM.finditer(text):
-        if text[max(0, match.start() - 8) : match.start()].rstrip(" \t").endswith((":", "(", ";")):
-            continue  # people listed after a colon, authors cited (`(Lewis, Simons, & Fennig, 2014)`)
-        if _CITED_YEAR.match(text, match.end()):
-            continue
-        items = [m.group().lower() for m in _FIRM_ITEM.finditer(match.group())]
-        if any(item in given and item not in family for item in items):
-            continue
-        firms.append(match.span())
+    firms = _firms(text, uncued)
     dropped = {
         (start, end)
         for start, end in uncued
         if any(s <= start and end <= e for s, e in firms)
+        or _SONS_NEXT.match(text, end)
+        or _currency(text, start, end)
         or _STREET_AFTER.match(text, end)
         or _STREET_LAST.search(text, start, end)
         or INSTITUTION_LAST.search(text, start, end)

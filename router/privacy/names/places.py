@@ -16,9 +16,14 @@ _PLACE_BEFORE = re.compile(
     r"(?<![\w'’-])(?i:in|near|around|across|throughout|outside|inside|via|visit|visiting|visited)[ \t]+(?:the[ \t]+)?$"
 )
 _STORM_BEFORE = re.compile(r"(?<![\w'’-])(?:Hurricane|Typhoon|Cyclone|Storm)[ \t]+$")
-# The first word of a place's name (`San Francisco`, `Fort Smith`) before the word found, and a US
+# The first word of a place's name (`San Francisco`, `Fort Smith`, `East Allison`) before the word
+# found, and a US
 # state's code after it (`Lawrence, KS`).
-_PLACE_LEAD = re.compile(r"(?<![\w'’-])(?:San|Santa|Santo|São|Los|Las|Fort|Ft\.|Port|Mount|Mt\.|Lake|Cape)[ \t]+$")
+_PLACE_LEAD = re.compile(
+    r"(?<![\w'’-])(?:San|Santa|Santo|São|Los|Las|Fort|Ft\.|Port|Mount|Mt\.|Lake|Cape|North|South|East|West|New)[ \t]+$"
+)
+# A place named by a compass point and a name (`West Lenore`, `South Julie`, `North Carolina`).
+_COMPASS_FIRST = re.compile(r"(?:North|South|East|West)[ \t]+[A-Z]")
 _STATE_AFTER = re.compile(
     r",?[ \t]+(?:AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC"
     r"|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC)(?![\w'’-])"
@@ -45,7 +50,7 @@ def a_place(text: str, start: int, end: int) -> bool:
     KS`), or a storm's name (`Hurricane Katrina`)."""
     if _STORM_BEFORE.search(text, max(0, start - 16), start) or text.startswith(("Hurricane ", "Typhoon "), start):
         return True
-    if _PLACE_LEAD.search(text, max(0, start - 8), start):
+    if _PLACE_LEAD.search(text, max(0, start - 8), start) or _COMPASS_FIRST.match(text, start, end):
         return True
     if _STATE_AFTER.match(text, end) and not any(c in " \t" for c in text[start:end]):
         return True  # (one word: a person's name is followed by a degree, `Harry Preuss, MD`)
