@@ -182,3 +182,22 @@ def test_firms_currencies_places_and_titles_are_no_people(text: str) -> None:
 )
 def test_people_beside_those_words_are_still_found(text: str, name: str) -> None:
     assert ("PERSON", name) in found(text, OPT_IN)
+
+
+@pytest.mark.parametrize(
+    ("text", "street"),
+    [
+        ("Please be at 842 Nolan Expressway, East Jermey, by noon.", "842 Nolan Expressway"),
+        ("The lien is on 5120 Harlow Dale, Tulsa.", "5120 Harlow Dale"),
+        ("Ship it to 77 Kerluke Throughway next week.", "77 Kerluke Throughway"),
+        ("Our office moved to 301 Birch Hollow.", "301 Birch Hollow"),
+    ],
+)
+def test_streets_by_the_postal_services_other_suffixes(text: str, street: str) -> None:
+    spans = [value for kind, value in found(text, OPT_IN) if kind == "ADDRESS"]
+    assert any(street in value for value in spans), spans
+
+
+@pytest.mark.parametrize("text", ["we run 3 Paper Mills and 2 Silver Springs", "4 Oil Wells were capped"])
+def test_counted_things_are_no_streets(text: str) -> None:
+    assert not [kind for kind, _value in found(text, OPT_IN) if kind == "ADDRESS"]

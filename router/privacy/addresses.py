@@ -37,6 +37,12 @@ _EN_TYPES = (
     r"Street|St|Avenue|Ave|Av|Road|Rd|Boulevard|Blvd|Drive|Dr|Lane|Ln|Way|Court|Ct|Place|Pl|Terrace|Ter|Parkway"
     r"|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Trail|Trl|Close|Crescent|Cres|Gardens|Gdns|Grove|Mews|Row|Hill"
     r"|Walk|Green|Rise|Vale|View|Parade|Esplanade|Loop|Alley|Pike|Plaza|Ridge|Path|Crossing|Wharf|Quay|Gate"
+    # USPS's other street suffixes that are no count's noun after a number and a name (`842 Nolan
+    # Expressway`, `856 Bridget Dale`; singular only: `3 Paper Mills`, `4 Oil Wells` are counts).
+    r"|Expressway|Expy|Freeway|Fwy|Throughway|Turnpike|Tpke|Trafficway|Stravenue|Causeway|Viaduct|Overpass"
+    r"|Underpass|Skyway|Motorway|Bypass|Dale|Oval|Manor|Meadow|Orchard|Knoll|Hollow|Glen|Harbou?r|Haven"
+    r"|Junction|Summit|Trace|Vista|Crest|Creek|Brook|Burg|Cove|Ferry|Forge|Inlet|Isle|Lodge|Prairie|Ranch"
+    r"|Rapid|Shoal|Shore|Tunnel|Valley|Village|Ville|Crossroad|Landing"
 )
 _UNIT = r"(?:,?[ \t]*(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|Room|Rm|#)\.?[ \t]*#?[\w-]{1,6})"
 _UK_POSTCODE = r"[A-Z]{1,2}\d[A-Z\d]?[ \t]?\d[A-Z]{2}"
