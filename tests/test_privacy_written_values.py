@@ -201,3 +201,21 @@ def test_streets_by_the_postal_services_other_suffixes(text: str, street: str) -
 @pytest.mark.parametrize("text", ["we run 3 Paper Mills and 2 Silver Springs", "4 Oil Wells were capped"])
 def test_counted_things_are_no_streets(text: str) -> None:
     assert not [kind for kind, _value in found(text, OPT_IN) if kind == "ADDRESS"]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Hello J\u200bed Bartlett, your order shipped.", "J\u200bed Bartlett"),  # a zero-width space
+        ("Dear Mar\u00adgarita Fernández, thanks for writing.", "Mar\u00adgarita Fernández"),  # a soft hyphen
+    ],
+)
+def test_a_name_with_an_invisible_character_inside_is_found_whole(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text, OPT_IN)
+
+
+def test_a_street_with_an_invisible_character_inside_is_found() -> None:
+    text = "Ship it to 12 Oak La\u200bne, Springfield, IL 62704 today."
+    assert [value for kind, value in found(text, OPT_IN) if kind == "ADDRESS"] == [
+        "12 Oak La\u200bne, Springfield, IL 62704"
+    ]

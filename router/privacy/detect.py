@@ -406,7 +406,7 @@ def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:
     detector's stands. Offsets are in `text` (characters). `optional`: the opt-in kinds the
     route asks for besides the default ones (`person`, `address`: opt_in.py)."""
     if optional and text:
-        return _with_opt_in(detect(text), opt_in.find(text, optional))
+        return _with_opt_in(detect(text), _opt_in(text, optional))
     global _seen_chars, _seen_with
     if not text:
         return []
@@ -430,6 +430,17 @@ def detect(text: str, optional: frozenset[str] = frozenset()) -> list[Finding]:
         while _seen_chars > _SEEN_MAX_CHARS and len(_SEEN) > 1:
             _seen_chars -= len(_SEEN.pop(next(iter(_SEEN))))
     return list(kept)
+
+
+def _opt_in(text: str, optional: frozenset[str]) -> list[Finding]:
+    """The opt-in kinds' findings, read as the default kinds are past invisible characters (a
+    name with a zero-width space or a soft hyphen inside it, `J\u200bed`, `Fern\u00adández`:
+    copied web text, or a value split to slip past a filter)."""
+    if not text.isascii() and any(char in text for char in _INVISIBLE_CHARS):
+        found = _without(_INVISIBLE, text, lambda view: opt_in.find(view, optional))
+        if found is not None:
+            return found
+    return opt_in.find(text, optional)
 
 
 def detect_uncached(text: str) -> list[Finding]:
