@@ -219,3 +219,20 @@ def test_a_street_with_an_invisible_character_inside_is_found() -> None:
     assert [value for kind, value in found(text, OPT_IN) if kind == "ADDRESS"] == [
         "12 Oak La\u200bne, Springfield, IL 62704"
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Name: JOHN SMITH", "JOHN SMITH"),  # a form or an export in capitals
+        ("customer_name: MARIA GARCIA\nphone: 555-0100", "MARIA GARCIA"),
+        ("Reviewed by: ANA LIMA", "ANA LIMA"),
+    ],
+)
+def test_a_labelled_name_in_capitals_is_found(text: str, name: str) -> None:
+    assert ("PERSON", name) in found(text, OPT_IN)
+
+
+@pytest.mark.parametrize("text", ["Owner: ADMIN", "name: UNKNOWN", "user: ROOT", "name: NGINX", "Name: N/A"])
+def test_a_labelled_word_in_capitals_is_no_name(text: str) -> None:
+    assert not [kind for kind, _value in found(text, OPT_IN) if kind == "PERSON"]

@@ -120,6 +120,12 @@ def read_label(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int
     listed or of two words or more, a generic key's (`name`, `owner`, `user`) when it looks like a
     person's; a value written `Last, First` is read as both names."""
     value = match.group(3)
+    if value.isupper() and len(value) > 3:
+        # A form or an export in capitals (`Name: JOHN SMITH`): read as a name is written, and
+        # taken only where a word is a listed name (`Status: UNKNOWN`, `Owner: ADMIN` are none).
+        value = value.title()
+        if not any_listed(value) or any(software_word(w.lower()) for w in words_of(value)):
+            return
     if (tail := _INVERTED_TAIL.match(text, match.end(3))) is not None:
         first = tail.group(1)
         if name_shaped(value) and name_shaped(first) and name_words(f"{value} {first}") is not None:
