@@ -31,6 +31,7 @@ def test_the_card_number_fails_its_check() -> None:
         f"The fee is billed to {UNCHECKED} issued by jcb.",
         f"Please use {UNCHECKED} with CVV 512 to complete the order.",
         f"It was paid from {UNCHECKED}, security code 044, last week.",
+        f"Saved {UNCHECKED} exp. 04/2027 for the renewal.",
         f"Handled by maestro via {UNCHECKED} as agreed.",
         f"Votre numéro de carte de crédit {UNCHECKED} est nécessaire.",
         f"Ihre Kreditkartennummer {UNCHECKED} ist abgelaufen.",
@@ -49,6 +50,7 @@ def test_a_number_the_sentence_calls_a_card_is_one(text: str) -> None:
         f"trace {UNCHECKED} discover more",  # `discover` alone is a verb
         "card 1700000000000000 expires",  # a round timestamp's zeros
         "card 4444444444444444 declined",  # one digit repeated
+        f"session {UNCHECKED} expires in 3600 s",  # an id's expiry, no month and year
     ],
 )
 def test_numbers_no_sentence_calls_a_card_are_not_taken(text: str) -> None:

@@ -271,10 +271,12 @@ _CARD_SAID = re.compile(
     r"|carta di credito|cart[ãa]o(?: de cr[ée]dito| de d[ée]bito)?|(?:credit|betaal|bank)?kaart(?:nummer)?"
     r"|creditcard(?:nummer)?)(?![\w-])[^\n\d]{0,16}$"
 )
-# After the number: its security code or its issuer (`4119… with CVV 071`, `… issued by jcb`).
+# After the number: its security code, its expiry date or its issuer (`4119… with CVV 071`,
+# `… exp. 04/27`, `… issued by jcb`); an expiry only with its month and year (`session 8374…
+# expires in 3600 s` is an id's).
 _CARD_AFTER = re.compile(
-    r"(?i)[^\n\d]{0,24}?(?<![\w-])(?:cvv2?|cvc2?|csc|security code|expir(?:y|es|ation)|exp(?:\.| date)"
-    r"|" + _ISSUERS + r")(?![\w-])"
+    r"(?i)[^\n\d]{0,24}?(?<![\w-])(?:(?:cvv2?|cvc2?|csc|security code|" + _ISSUERS + r")(?![\w-])"
+    r"|(?:expir(?:y|es|ation)|exp\.?)(?:[ \t]+date)?[ \t:]*(?:on[ \t]+)?(?:0?[1-9]|1[0-2])[ \t]*/[ \t]*\d\d(?:\d\d)?\b)"
 )
 
 
