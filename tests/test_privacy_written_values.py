@@ -180,6 +180,8 @@ def test_firms_currencies_places_and_titles_are_no_people(text: str) -> None:
         ("Dear Sofia Trans, your order shipped.", "Sofia Trans"),
         ("I had lunch with Rand yesterday and he agreed.", "Rand"),
         ("Mr. Gislason-Tillman will join the call.", "Gislason-Tillman"),
+        ("I met Jose Colon yesterday and he agreed.", "Jose Colon"),  # a surname that is a currency's unit
+        ("Kim Won signed the form.", "Kim Won"),
     ],
 )
 def test_people_beside_those_words_are_still_found(text: str, name: str) -> None:

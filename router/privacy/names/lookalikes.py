@@ -41,7 +41,7 @@ _CURRENCY_UNITS = (
     r"|Shilling|Yen|Yuan|Won|Rand|Kip|Kina|Leone|Sheqel|Shekel|Real|Ruble|Rouble|Rupiah|Ringgit|Baht|Dong"
     r"|Zloty|Forint|Koruna|Lari|Manat|Som|Tenge|Taka|Kwacha|Cedi|Naira|Birr|Afghani|Lempira|Quetzal|Colon"
     r"|Balboa|Guarani|Boliviano|Escudo|Ouguiya|Pula|Loti|Lilangeni|Metical|Kwanza|Dalasi|Nakfa|Ngultrum"
-    r"|Tala|Vatu|Rufiyaa|Kyat|Riel|Tugrik|Pataca|Denar|Hryvnia|Gourde|Dobra|Somoni|Sum|Afghani"
+    r"|Tala|Vatu|Rufiyaa|Kyat|Riel|Tugrik|Pataca|Denar|Hryvnia|Gourde|Dobra|Somoni|Sum"
 )
 _CURRENCY_LAST = re.compile(rf"[ \t](?:{_CURRENCY_UNITS})$|^(?:Rial|Riyal|Dinar|Peso)[ \t]")
 _CURRENCY_ALONE = re.compile(rf"(?:{_CURRENCY_UNITS})$")
@@ -112,12 +112,16 @@ _FIRM_NEXT = re.compile(rf"[ \t]+{names_model._FIRM_WORDS}(?![\w'’-])")
 
 
 def _currency(text: str, start: int, end: int) -> bool:
+    """A currency's name: beside an amount, or a run ending in its unit where no other word is a
+    listed given name and the unit no listed name (`Swiss Franc`; not `Jose Colon`, `Kim Won`)."""
+    amount = bool(_AMOUNT_NEXT.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 16), start))
     if _CURRENCY_LAST.search(text, start, end):
-        return True
-    return bool(
-        _CURRENCY_ALONE.match(text, start, end)
-        and (_AMOUNT_NEXT.match(text, end) or _AMOUNT_BEFORE.search(text, max(0, start - 16), start))
-    )
+        if amount:
+            return True
+        given, family = given_names(), family_names()
+        words = [word.lower() for word in words_of(text[start:end])]
+        return not any(word in given for word in words[:-1]) and words[-1] not in given and words[-1] not in family
+    return amount and _CURRENCY_ALONE.match(text, start, end) is not None
 
 
 # A job's title or a gender taken for a name (`Hello Designer`, `our Customer Metrics Architect`,
