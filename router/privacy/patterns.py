@@ -267,7 +267,7 @@ _ISSUERS = r"visa|master[ _-]?card|amex|american[ _-]express|jcb|maestro|diners(
 _CARD_SAID = re.compile(
     r"(?i)(?<![\w-])(?:(?:(?:credit|debit|bank|payment|discover|" + _ISSUERS + r")[ _-]?card|card|cc)"
     r"(?:[ -]?(?:number|no|num|nr|#))?|" + _ISSUERS + r"|carte(?: bancaire| de cr[ée]dit| de d[ée]bit)?"
-    r"|(?:kredit|bank|ec|giro|debit)?karte(?:nnummer)?|tarjeta(?: de cr[ée]dito| de d[ée]bito)?"
+    r"|(?:(?:kredit|bank|ec|giro|debit)[ -]?)?karte(?:nnummer)?|tarjeta(?: de cr[ée]dito| de d[ée]bito)?"
     r"|carta di credito|cart[ãa]o(?: de cr[ée]dito| de d[ée]bito)?|(?:credit|betaal|bank)?kaart(?:nummer)?"
     r"|creditcard(?:nummer)?)(?![\w-])[^\n\d]{0,16}$"
 )
