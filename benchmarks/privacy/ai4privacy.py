@@ -1,6 +1,6 @@
 """Tandem's detector on rows of ai4privacy's PII-masking datasets, as two public repositories keep them.
 
-    python -m benchmarks.privacy.ai4privacy --openlabels DIR [--safeingest DIR] [--json PATH] [--show N]
+    python -m benchmarks.privacy.ai4privacy --openlabels DIR [--safeingest DIR] [--perturbed] [--json PATH] [--show N]
 
 ai4privacy's datasets (huggingface.co/ai4privacy) are the most used public labelled PII corpora:
 sentences of customer support, education, health and legal text written by language models
@@ -54,6 +54,9 @@ OPENLABELS = (
     "a87031af29c81e09742bfe4ce91c6546a7fe4c0d",
     "openrisk/tests/benchmark_data/outputs/ai4privacy_samples.jsonl",
 )
+# The same rows, and 723 of them perturbed by that repository (`adversarial_type`: zero-width
+# characters, homoglyphs, case, delimiters, spaces inside values, partial masks).
+PERTURBED = ("a87031af29c81e09742bfe4ce91c6546a7fe4c0d", "openrisk/data/ai4privacy.jsonl")
 SAFEINGEST = ("e7c2ef6671e2885a521abd9ef6267f1c85794076", "tests/fixtures/ai4privacy_fr_nl/subset.jsonl")
 OPT_IN = frozenset({"person", "address"})
 KINDS: dict[str, frozenset[str]] = {
@@ -93,6 +96,17 @@ def english_rows(source: str) -> list[Row]:
         item = json.loads(line)
         labels = tuple((e["label"], e["start"], e["end"]) for e in item["entities"])
         rows.append(Row(item["text"], "en", labels))
+    return rows
+
+
+def perturbed_rows(source: str) -> list[Row]:
+    """The perturbed English rows, their kind of perturbation as their language (`en unicode`)."""
+    rows = []
+    for line in _read(source, *PERTURBED).splitlines():
+        item = json.loads(line)
+        if item.get("is_adversarial"):
+            labels = tuple((e["label"], e["start"], e["end"]) for e in item["entities"])
+            rows.append(Row(item["text"], f"en {item['adversarial_type']}", labels))
     return rows
 
 
@@ -139,12 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--openlabels", required=True, help="checkout, bare git dir or the file (English rows)")
     parser.add_argument("--safeingest", help="checkout, bare git dir or the file (French and Dutch rows)")
+    parser.add_argument("--perturbed", action="store_true", help="also the English rows the repository perturbed")
     parser.add_argument("--json", type=Path, help="write the figures there (benchmarks/results/ shape)")
     parser.add_argument("--show", type=int, default=0, help="print N missed labels of each label")
     args = parser.parse_args(argv)
     parts = [score(english_rows(args.openlabels), OPT_IN)]
     if args.safeingest:
         parts.append(score(other_rows(args.safeingest), frozenset()))
+    if args.perturbed:
+        parts.append(score(perturbed_rows(args.openlabels), OPT_IN))
     figures = []
     print(f"{'label':24} {'found':>12} {'recall':>7}")
     for part in parts:
