@@ -42,10 +42,10 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.privacy.repo_files import file_at
 from benchmarks.report import figure, write_result
 from router.privacy.detect import detect
 
@@ -84,10 +84,7 @@ class Row:
 def _read(source: str, commit: str, path: str) -> str:
     """The file at `path` of `commit` in a checkout or bare git directory, or `source` itself."""
     place = Path(source)
-    if place.is_file():
-        return place.read_text(encoding="utf-8")
-    git = ["git", "-C", str(place)] if (place / ".git").exists() else ["git", f"--git-dir={place}"]
-    return subprocess.run([*git, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True).stdout
+    return place.read_text(encoding="utf-8") if place.is_file() else file_at(place, commit, path)
 
 
 def english_rows(source: str) -> list[Row]:

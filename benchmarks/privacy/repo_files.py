@@ -20,3 +20,10 @@ def files_under(repo: Path, folder: str) -> dict[str, str]:
         raw = subprocess.run([*git, "show", f"HEAD:{name}"], capture_output=True, check=True).stdout
         out[name.removeprefix(folder + "/")] = raw.decode(errors="replace")
     return out
+
+
+def file_at(repo: Path, commit: str, path: str) -> str:
+    """The text of `path` at `commit` of a checkout or a bare git directory (a file a repository
+    dropped later is still read at the commit that holds it)."""
+    git = ["git", "-C", str(repo)] if (repo / ".git").exists() else ["git", "--git-dir", str(repo)]
+    return subprocess.run([*git, "show", f"{commit}:{path}"], check=True, capture_output=True, text=True).stdout

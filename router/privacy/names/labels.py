@@ -122,9 +122,10 @@ def read_label(text: str, match: re.Match[str], rule: str) -> Iterator[tuple[int
     value = match.group(3)
     if value.isupper() and len(value) > 3:
         # A form or an export in capitals (`Name: JOHN SMITH`): read as a name is written, and
-        # taken only where a word is a listed name (`Status: UNKNOWN`, `Owner: ADMIN` are none).
+        # taken only where a word is a listed name (`Status: UNKNOWN`, `Owner: ADMIN` are none;
+        # software's names, `NGINX`, are refused below as in any case).
         value = value.title()
-        if not any_listed(value) or any(software_word(w.lower()) for w in words_of(value)):
+        if not any_listed(value):
             return
     if (tail := _INVERTED_TAIL.match(text, match.end(3))) is not None:
         first = tail.group(1)
